@@ -1,0 +1,5 @@
+"""Agents for pirate_envs: the :class:`Agent` protocol, random, heuristic and search baselines."""
+
+from agents.base import Agent, RandomAgent
+
+__all__ = ["Agent", "RandomAgent"]

@@ -1,0 +1,39 @@
+"""pirate_envs: multi-agent RL environments for four pirate tabletop games.
+
+Use :func:`make` with an id from :data:`ENV_IDS`::
+
+    import pirate_envs
+    env = pirate_envs.make("piraten_kapern_v0", num_players=3)
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from pettingzoo import AECEnv
+
+__version__ = "0.1.0"
+
+#: Registered environment ids and the module that defines each (``env`` and ``raw_env``).
+_REGISTRY: dict[str, str] = {
+    "piraten_kapern_v0": "pirate_envs.piraten_kapern_v0",
+}
+
+ENV_IDS: tuple[str, ...] = tuple(_REGISTRY)
+
+
+def env_module(env_id: str) -> Any:
+    """The entry module of ``env_id`` (it exposes ``env`` and ``raw_env``)."""
+    if env_id not in _REGISTRY:
+        raise ValueError(f"unknown env id {env_id!r}; valid ids: {list(ENV_IDS)}")
+    return importlib.import_module(_REGISTRY[env_id])
+
+
+def make(env_id: str, *, raw: bool = False, **kwargs: Any) -> AECEnv:
+    """Build the environment ``env_id`` (wrapped, or the ``raw_env`` with ``raw=True``)."""
+    module = env_module(env_id)
+    return module.raw_env(**kwargs) if raw else module.env(**kwargs)
+
+
+__all__ = ["ENV_IDS", "make", "env_module", "__version__"]

@@ -1,0 +1,1 @@
+"""Plumbing shared by every game: engine base, observation and action tables, rewards, errors, rendering."""

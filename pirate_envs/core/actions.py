@@ -1,0 +1,89 @@
+"""Action tables: one ``Discrete(n)`` space split into named blocks.
+
+A game declares its blocks once, each with a label per action::
+
+    ACTIONS = ActionTable([("stop", ["stop"]), ("bid", [f"bid {b}" for b in range(11)])])
+    ACTIONS.offset("bid") + 3   # the action "bid 3"
+    ACTIONS.to_string(a)        # its label
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ActionBlock:
+    """A contiguous block of actions sharing one meaning."""
+
+    name: str
+    start: int
+    labels: tuple[str, ...]
+
+    @property
+    def stop(self) -> int:
+        """One past the last action of the block."""
+        return self.start + len(self.labels)
+
+    def __contains__(self, action: int) -> bool:
+        return self.start <= action < self.stop
+
+
+class ActionTable:
+    """An ordered table of action blocks with a readable label for every action."""
+
+    def __init__(self, blocks: Iterable[tuple[str, Sequence[str]]]):
+        self.blocks: list[ActionBlock] = []
+        start = 0
+        for name, labels in blocks:
+            if any(b.name == name for b in self.blocks):
+                raise ValueError(f"duplicate action block {name!r}")
+            block = ActionBlock(name, start, tuple(labels))
+            self.blocks.append(block)
+            start = block.stop
+        self.size = start
+        self._labels: list[str] = [label for b in self.blocks for label in b.labels]
+        self._by_name = {b.name: b for b in self.blocks}
+        self._index = {label: i for i, label in enumerate(self._labels)}
+        if len(self._index) != self.size:
+            raise ValueError("action labels must be unique")
+
+    def __len__(self) -> int:
+        return self.size
+
+    def block(self, name: str) -> ActionBlock:
+        """The block called ``name``."""
+        return self._by_name[name]
+
+    def offset(self, name: str) -> int:
+        """First action of block ``name``."""
+        return self._by_name[name].start
+
+    def block_of(self, action: int) -> ActionBlock:
+        """The block that contains ``action``."""
+        for b in self.blocks:
+            if action in b:
+                return b
+        raise IndexError(f"action {action} is outside 0..{self.size - 1}")
+
+    def to_string(self, action: int) -> str:
+        """The label of ``action``."""
+        if not 0 <= action < self.size:
+            raise IndexError(f"action {action} is outside 0..{self.size - 1}")
+        return self._labels[action]
+
+    def from_string(self, label: str) -> int:
+        """The action with this label."""
+        try:
+            return self._index[label]
+        except KeyError:
+            raise KeyError(f"no action labelled {label!r}") from None
+
+    def table(self) -> str:
+        """A markdown table of the blocks."""
+        lines = ["| actions | block | first label | last label |", "|---|---|---|---|"]
+        for b in self.blocks:
+            span = f"{b.start}" if len(b.labels) == 1 else f"{b.start}-{b.stop - 1}"
+            lines.append(f"| {span} | {b.name} | {b.labels[0]} | {b.labels[-1]} |")
+        return "\n".join(lines)

@@ -1,0 +1,34 @@
+"""Reward rules shared by every game (see ``DESIGN.md``).
+
+* ``"win"`` (default): terminal and zero-sum. The winners share +1 and the losers share -1:
+  a sole winner gets +1 and each loser -1/(n-1); with ``w`` tied winners each gets ``1/w``
+  and each loser ``-1/(n-w)``; when everybody ties, everybody gets 0. A truncated game
+  (turn-limit guard) pays 0 to everybody.
+* ``"score"``: every change of a player's game score as it happens, times the game's
+  ``score_scale`` (chosen so a typical change lies in [-1, 1]). Not zero-sum.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+REWARD_MODES = ("win", "score")
+
+
+def win_rewards(winners: Sequence[int], num_players: int) -> np.ndarray:
+    """Zero-sum terminal rewards for ``winners`` among ``num_players`` seats."""
+    rewards = np.zeros(num_players, dtype=np.float64)
+    w = len(winners)
+    if w == 0 or w == num_players:
+        return rewards
+    rewards[:] = -1.0 / (num_players - w)
+    rewards[list(winners)] = 1.0 / w
+    return rewards
+
+
+def winners_by_score(scores: Sequence[float]) -> list[int]:
+    """Seats with the highest score (several on a tie)."""
+    best = max(scores)
+    return [i for i, s in enumerate(scores) if s == best]
