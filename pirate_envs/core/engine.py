@@ -7,6 +7,7 @@ are legal and how to apply one. It imports no gymnasium or pettingzoo. The AEC a
 
 from __future__ import annotations
 
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -97,10 +98,14 @@ class Engine(ABC):
 
 
 def check_options(options: Mapping[str, Any] | None, allowed: Mapping[str, str]) -> dict[str, Any]:
-    """Return ``options`` as a dict, raising ``ValueError`` on an unknown key."""
+    """Return ``options`` as a dict; warn (naming the valid ones) about unknown keys.
+
+    Unknown keys are ignored rather than rejected because PettingZoo's ``api_test`` resets
+    with a dummy option; the warning still makes a typo visible.
+    """
     options = dict(options or {})
     unknown = sorted(set(options) - set(allowed))
     if unknown:
         valid = ", ".join(f"{k} ({v})" for k, v in allowed.items()) or "none"
-        raise ValueError(f"unknown reset option(s) {unknown}; valid options: {valid}")
+        warnings.warn(f"ignoring unknown reset option(s) {unknown}; valid options: {valid}", stacklevel=3)
     return options

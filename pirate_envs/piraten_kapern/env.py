@@ -1,0 +1,117 @@
+"""Piraten Kapern (``piraten_kapern_v0``): press-your-luck dice with fortune cards.
+
+Rules summary
+-------------
+2 to 5 players take turns. A turn draws a fortune card and rolls eight dice (coin, diamond,
+monkey, parrot, sabre, skull). The player stops and scores, or re-rolls at least two dice
+that are not skulls. Three skulls end the turn with nothing (card skulls count). Four or more
+skulls on the first roll send him to the Island of Skulls: he re-rolls while each roll brings
+a skull, and every opponent loses 100 per skull. Sets of 3..8 identical objects score
+100/200/500/1000/2000/4000, each coin and diamond 100 more, eight scoring dice 500 more (full
+chest). When a player ends a turn at the target (6000), every other player gets one more
+turn; the highest score wins, a tie is a shared win.
+
+Fortune cards: Treasure Chest (dice on the card score even after three skulls), Captain
+(double everything), Sorceress (re-roll one skull once), Gold / Diamond (one more coin /
+diamond), Monkey Business (monkeys and parrots form one set), Sea Battle 2/3/4 (that many
+sabres win 300/500/1000, otherwise lose it; no Island), Skulls 1/2 (start with skulls).
+Promo cards (option ``promo_cards``): After the Storm and Peace.
+
+Arguments
+---------
+``num_players`` (2..5, default 2), ``target_score`` (6000), ``promo_cards`` (False),
+``promo_copies`` (1), ``max_turns`` (1000, the turn-limit guard), ``reward_mode``
+(``"win"`` or ``"score"``), ``render_mode`` (``"ansi"`` or ``"human"``).
+Reset option: ``options={"first_card": "captain"}`` deals that card to the first turn
+(the rest of the deck is shuffled as usual).
+
+Observation (``env.unwrapped.observation_layout``; for 2 players, 50 floats)
+---------------------------------------------------------------------------
+| index | name | shape | meaning |
+|---|---|---|---|
+| 0-1 | on_turn | (2,) | one-hot: player on turn, seat-relative (index 0 = me) |
+| 2-14 | card | (13,) | one-hot: fortune card of the turn in play |
+| 15-20 | dice | (6,) | free dice per face (coin diamond monkey parrot sabre skull) / 8 |
+| 21-26 | chest | (6,) | dice on the Treasure Chest per face / 8 |
+| 27 | rolls | (1,) | rolls made this turn / 10 |
+| 28 | sorceress_available | (1,) | 1 if the Sorceress skull re-roll is still unused |
+| 29 | island | (1,) | 1 on the Island of Skulls |
+| 30 | skulls | (1,) | skulls counting this turn (dice + card) / 8 |
+| 31 | turn_points | (1,) | points at stake if the player on turn stops now / 1000 |
+| 32-33 | scores | (2,) | scores / target score, seat-relative |
+| 34 | final_round | (1,) | 1 once the final round is triggered |
+| 35-36 | final_turn_left | (2,) | 1 for players who still have their final turn, seat-relative |
+| 37-49 | deck_left | (13,) | fortune cards of each kind left in the deck / 4 |
+
+Card order: treasure_chest captain sorceress gold diamond monkey_business sea_battle_2
+sea_battle_3 sea_battle_4 skulls_1 skulls_2 storm peace. With n players the per-player pieces
+have n entries and the later indices shift.
+
+Actions (``Discrete(2084)``, ``env.unwrapped.action_to_string(a)``)
+------------------------------------------------------------------
+| actions | block | meaning |
+|---|---|---|
+| 0 | stop | end the turn and score |
+| 1-2073 | reroll | re-roll a count of free dice per face, ``(coin, diamond, monkey, parrot, sabre, skull<=1)`` |
+| 2074-2078 | chest_put | put one free die of a face on the Treasure Chest |
+| 2079-2083 | chest_take | take one die of a face off the Treasure Chest |
+
+Dice of one face are interchangeable, so a re-roll is a count per face: one action for each
+distinct choice, never one per die. The mask allows exactly the legal ones: at least two
+non-skull dice, or a single skull (with or without others) under an unused Sorceress; chest
+moves only with the Treasure Chest, between rolls.
+
+Rewards
+-------
+``"win"``: at the end, winners share +1 and losers share -1 (zero-sum); truncation pays 0.
+``"score"``: every change of a player's score (his turns, Island penalties) / 1000.
+
+Assumptions (beyond the printed rules; see RULINGS)
+---------------------------------------------------
+* A tie for the highest score is a shared win.
+* Seat 0 takes the first turn.
+* The Sorceress cannot be used on the Island of Skulls (its re-rolls take non-skull dice).
+* Chest moves are not allowed on the Island of Skulls (its dice score nothing); at most 16
+  chest moves between two rolls (a guard against loops: any arrangement needs at most 8).
+* The final round is cancelled if its trigger falls below the target; the next player who
+  ends a turn at the target triggers a new one.
+* After the Storm (assumption): one re-roll at most, also on the Island; only coins and
+  diamonds score (100 each plus their sets), doubled, no full chest; three skulls end the
+  turn as an Island turn (each opponent loses 100 per skull, not doubled).
+* Peace (assumption): a turn that ends with sabres showing, three skulls included, scores
+  -1000 per sabre; an Island turn that ends with a sabre showing costs the opponents nothing.
+* ``promo_copies`` (1): copies of each promo card in the deck.
+
+Version history
+---------------
+v0: first release.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pirate_envs.core.aec import PirateAECEnv
+from pirate_envs.core.observation import ObservationLayout
+from pirate_envs.piraten_kapern.observation import KapernEncoder, build_layout
+from pirate_envs.piraten_kapern.rules import KapernConfig, KapernEngine
+from pirate_envs.piraten_kapern.view import KapernView
+
+SCORE_SCALE = 1.0 / 1000.0
+
+
+class raw_env(PirateAECEnv):  # noqa: N801 (PettingZoo naming)
+    """Piraten Kapern as a PettingZoo AEC environment (see the module docstring)."""
+
+    metadata = {**PirateAECEnv.metadata, "name": "piraten_kapern_v0"}
+    CONFIG = KapernConfig
+    ENGINE = KapernEngine
+    SCORE_SCALE = SCORE_SCALE
+
+    def build_layout(self) -> ObservationLayout:
+        layout = build_layout(self.config.num_players)
+        self._encoder = KapernEncoder(layout)
+        return layout
+
+    def encode(self, view: KapernView) -> np.ndarray:
+        return self._encoder(view)
