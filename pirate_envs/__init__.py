@@ -36,4 +36,4 @@ def make(env_id: str, *, raw: bool = False, **kwargs: Any) -> AECEnv:
     return module.raw_env(**kwargs) if raw else module.env(**kwargs)
 
 
-__all__ = ["ENV_IDS", "make", "env_module", "__version__"]
+__all__ = ["ENV_IDS", "__version__", "env_module", "make"]

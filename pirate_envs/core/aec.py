@@ -29,9 +29,7 @@ def config_from_kwargs(config_cls: type, kwargs: dict[str, Any]) -> Any:
     valid = [f.name for f in dataclasses.fields(config_cls)]
     unknown = sorted(set(kwargs) - set(valid))
     if unknown:
-        raise TypeError(
-            f"unknown keyword argument(s) {unknown}; valid: {valid + ['render_mode', 'reward_mode']}"
-        )
+        raise TypeError(f"unknown keyword argument(s) {unknown}; valid: {valid + ['render_mode', 'reward_mode']}")
     return config_cls(**kwargs)
 
 

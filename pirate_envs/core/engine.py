@@ -16,7 +16,6 @@ from typing import Any, ClassVar
 import numpy as np
 
 from pirate_envs.core.actions import ActionTable
-from pirate_envs.core.observation import ObservationLayout
 
 
 @dataclass

@@ -11,7 +11,7 @@ class IllegalActionError(ValueError):
     def __init__(self, action: int, legal: Sequence[int], describe: Callable[[int], str] | None = None):
         self.action = action
         self.legal = list(legal)
-        name = f" ({describe(action)})" if describe is not None and 0 <= action else ""
+        name = f" ({describe(action)})" if describe is not None and action >= 0 else ""
         if describe is not None:
             shown = ", ".join(f"{a}={describe(a)}" for a in self.legal[:20])
         else:

@@ -100,7 +100,7 @@ from pirate_envs.piraten_kapern.view import KapernView
 SCORE_SCALE = 1.0 / 1000.0
 
 
-class raw_env(PirateAECEnv):  # noqa: N801 (PettingZoo naming)
+class raw_env(PirateAECEnv):
     """Piraten Kapern as a PettingZoo AEC environment (see the module docstring)."""
 
     metadata = {**PirateAECEnv.metadata, "name": "piraten_kapern_v0"}
