@@ -1,0 +1,25 @@
+"""Skull King (first edition): the trick-taking bidding game, as a PettingZoo AEC environment."""
+
+from pirate_envs.skull_king.rules import (
+    ACTIONS,
+    Config,
+    Phase,
+    SkullKingEngine,
+    hand_score,
+    legal_cards,
+    trick_bonus,
+    trick_winner,
+)
+from pirate_envs.skull_king.view import SkullKingView
+
+__all__ = [
+    "ACTIONS",
+    "Config",
+    "Phase",
+    "SkullKingEngine",
+    "SkullKingView",
+    "hand_score",
+    "legal_cards",
+    "trick_bonus",
+    "trick_winner",
+]

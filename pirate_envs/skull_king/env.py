@@ -1,0 +1,114 @@
+"""Skull King (first edition, Schmidt Spiele), ``skull_king_v0``.
+
+A trick-taking game in which every player bids, each hand, exactly how many tricks he will
+win.
+
+Rules
+-----
+* 66 cards: yellow, red, blue and black (trump) 1..13, 5 Escapes, 5 Pirates, 2 Mermaids,
+  Scary Mary and the Skull King. 2..6 players; ten hands (configurable), hand k deals k cards.
+* The dealer moves one seat to the left each hand. Every player bids 0..k tricks; the bids are
+  simultaneous: they are asked in seat order starting left of the dealer, and nobody sees
+  another's bid until all have bid, then all bids are public.
+* The player left of the dealer leads the first trick; each trick's winner leads the next.
+  A player must follow the suit of the first suit card of the trick if he can (if a special
+  card leads, the first suit card played sets the suit); special cards may always be played.
+* Trick winner, first matching rule: Skull King with a Mermaid: the first Mermaid (+50 bonus);
+  the Skull King (+30 per Pirate in the trick, Scary Mary counting even as an Escape); the first
+  Pirate (Scary Mary as Pirate included); the first Mermaid; the highest black; the highest card
+  of the led suit; only Escapes (Scary Mary as Escape included): the first one.
+* Score per hand k, bid b: b > 0 made exactly: 20 b + bonuses; b > 0 missed: -10 per trick off
+  (no bonus); b = 0 made: +10 k; b = 0 missed: -10 k. The highest total after the last hand
+  wins (a tie is a shared win).
+
+Arguments
+---------
+``skull_king_v0.env(num_players=4, num_hands=10, first_dealer=0, reward_mode="win",
+render_mode=None)``
+
+* ``num_players``: 2..6. ``num_hands``: 1..10 (``num_hands * num_players`` must fit the
+  66-card deck). ``first_dealer``: the seat that deals hand 1 (*assumption*, see below).
+* ``reward_mode``: ``"win"`` (terminal, zero-sum: winners share +1, losers -1) or
+  ``"score"`` (each hand's scores as they are settled, times ``SCORE_SCALE = 0.01``).
+* ``reset(seed=..., options=...)``: options ``deal`` (the cards of the first hand played, one
+  list of names per seat), ``deals`` (several consecutive hands), ``first_hand`` (start at a
+  later hand). Example: ``options={"deal": [["yellow-2"], ["yellow-12"], ["blue-13"],
+  ["black-1"]]}``.
+
+Observation (``num_players=4``; per-player rows are seat-relative: the observer first, then
+the others in play order; ``env.unwrapped.observation_layout``)
+
+| index | name | shape | meaning |
+|---|---|---|---|
+| 0-56 | hand | (57,) | own cards per kind / copies in the deck (kind order: cards.KIND_NAMES) |
+| 57-66 | hand_number | (10,) | one-hot hand number 1..10 (hand k deals k cards) |
+| 67-69 | phase | (3,) | one-hot: bidding, playing, game over |
+| 70-301 | trick | (4, 58) | one-hot card each player put into the current trick (token order) |
+| 302-305 | led_suit | (4,) | one-hot suit to follow (yellow, red, blue, black); zeros if none yet |
+| 306-349 | bids | (4, 11) | one-hot bid 0..10 of each player; zeros while not visible |
+| 350 | bids_revealed | (1,) | 1 once every player has bid this hand |
+| 351-354 | tricks_won | (4,) | tricks won this hand / 10 |
+| 355-358 | scores | (4,) | total score / 500 |
+| 359-415 | played | (57,) | cards played this hand per kind / copies (current trick included) |
+| 416-431 | voids | (4, 4) | 1 where a player did not follow that led suit this hand |
+| 432-435 | leader | (4,) | one-hot player who leads the current trick |
+| 436-439 | dealer | (4,) | one-hot dealer of this hand |
+
+Card kinds (hand, played): ``yellow-1..13, red-1..13, blue-1..13, black-1..13, escape, pirate,
+mermaid, skull_king, scary_mary``. Trick tokens: the same, with ``scary_mary:pirate`` (56) and
+``scary_mary:escape`` (57) in place of ``scary_mary``.
+
+Actions (one ``Discrete(69)`` for every player; ``env.unwrapped.action_to_string(a)``)
+
+| actions | block | first label | last label |
+|---|---|---|---|
+| 0-10 | bid | bid 0 | bid 10 |
+| 11-68 | card | play yellow-1 | play scary_mary:escape |
+
+One action per card kind (identical Escapes, Pirates and Mermaids are interchangeable); Scary
+Mary has two actions, as Pirate and as Escape. The mask allows bids 0..k in hand k, and
+exactly the cards the follow-suit rule allows.
+
+Assumptions (beyond the rule text and RULINGS.md)
+-------------------------------------------------
+* *assumption*: the rule text does not say who deals first; seat 0 deals hand 1, so seat 1
+  bids and leads first. Option ``first_dealer``.
+* The observation adds the public voids (a player who did not follow a led suit holds none of
+  it this hand); they are what an attentive player remembers from the earlier tricks.
+
+Version history
+---------------
+* v0: first edition rules.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from pirate_envs.core.aec import PirateAECEnv
+from pirate_envs.core.observation import ObservationLayout
+from pirate_envs.skull_king.observation import Encoder, build_layout
+from pirate_envs.skull_king.rules import Config, SkullKingEngine
+from pirate_envs.skull_king.view import SkullKingView
+
+
+class raw_env(PirateAECEnv):
+    """Skull King as a PettingZoo AEC environment (see the module docstring)."""
+
+    metadata: ClassVar[dict[str, Any]] = {**PirateAECEnv.metadata, "name": "skull_king_v0"}
+    CONFIG = Config
+    ENGINE = SkullKingEngine
+    #: Score-mode rewards: a hand's score (typically -100..+200) times 0.01.
+    SCORE_SCALE = 0.01
+
+    def build_layout(self) -> ObservationLayout:
+        """The observation layout for this config."""
+        layout = build_layout(self.config)
+        self._encoder = Encoder(layout, self.config.num_players)
+        return layout
+
+    def encode(self, view: SkullKingView) -> np.ndarray:
+        """The observation vector of a view."""
+        return self._encoder(view)

@@ -1,0 +1,546 @@
+"""Skull King (first edition) rules: config, pure helpers and the rules engine.
+
+No gymnasium or pettingzoo here. The pure helpers take card names (see
+:mod:`pirate_envs.skull_king.cards`):
+
+* :func:`legal_cards` (the distinct playable cards of a hand, sorted),
+* :func:`trick_winner` (index in play order of the card that wins a trick),
+* :func:`trick_bonus` (the bonus the winner earns if his bid is made),
+* :func:`hand_score` (one player's score for one hand).
+
+Each is the named-card face of an integer function the engine calls on its hot path
+(:func:`playable_kinds`, :func:`winner_of_tokens`, :func:`bonus_of_tokens`); ``hand_score``
+is called as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any
+
+import numpy as np
+
+from pirate_envs.core.actions import ActionTable
+from pirate_envs.core.engine import Engine, check_options
+from pirate_envs.core.errors import check_range
+from pirate_envs.core.render import format_block, format_table, seat_name
+from pirate_envs.skull_king.cards import (
+    BONUS_PIRATE_TOKENS,
+    COPIES,
+    DECK,
+    DECK_SIZE,
+    KIND_NAMES,
+    KIND_OF_TOKEN,
+    MARY_PIRATE,
+    MERMAID,
+    NO_SUIT,
+    NUM_KINDS,
+    NUM_RANKS,
+    NUM_SUIT_CARDS,
+    NUM_SUITS,
+    PIRATE,
+    SKULL_KING,
+    SUITS,
+    TOKEN_NAMES,
+    TRUMP_SUIT,
+    counts_of,
+    kind_index,
+    names_of,
+    suit_of,
+    token_index,
+)
+from pirate_envs.skull_king.view import SkullKingView
+
+# ----------------------------------------------------------------------------- rule constants
+MIN_PLAYERS = 2
+MAX_PLAYERS = 6
+DEFAULT_PLAYERS = 4
+#: Hands in a game; hand k deals k cards to each player.
+DEFAULT_HANDS = 10
+#: Highest bid the action space holds, hence the most hands (and cards per hand) a game may have.
+MAX_BID = 10
+MAX_HANDS = MAX_BID
+POINTS_PER_TRICK_BID = 20
+PENALTY_PER_TRICK_MISSED = 10
+ZERO_BID_POINTS_PER_HAND = 10
+PIRATE_CAUGHT_BONUS = 30
+SKULL_KING_CAUGHT_BONUS = 50
+
+ACTIONS = ActionTable(
+    [
+        ("bid", [f"bid {b}" for b in range(MAX_BID + 1)]),
+        ("card", [f"play {name}" for name in TOKEN_NAMES]),
+    ]
+)
+BID_OFFSET = ACTIONS.offset("bid")
+CARD_OFFSET = ACTIONS.offset("card")
+
+
+class Phase(IntEnum):
+    """What the player on turn decides."""
+
+    BID = 0
+    PLAY = 1
+    DONE = 2
+
+
+@dataclass(frozen=True)
+class Config:
+    """Game settings (validated).
+
+    * ``num_players``: 2..6.
+    * ``num_hands``: 1..10; hand k deals k cards, so ``num_hands * num_players`` must also fit
+      the 66-card deck (never binding with 6 players or fewer: 6 x 10 = 60).
+    * ``first_dealer``: the seat that deals hand 1 (the rule text does not say; seat 0 by
+      default). The dealer moves one seat to the left (seat + 1) each hand.
+    """
+
+    num_players: int = DEFAULT_PLAYERS
+    num_hands: int = DEFAULT_HANDS
+    first_dealer: int = 0
+
+    def __post_init__(self) -> None:
+        check_range("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
+        # the last hand deals num_hands cards to everybody: it must fit the bid range and the deck
+        check_range("num_hands", self.num_hands, 1, min(MAX_HANDS, DECK_SIZE // self.num_players))
+        check_range("first_dealer", self.first_dealer, 0, self.num_players - 1)
+
+
+# ----------------------------------------------------------------------------- integer core
+#: Per led suit, the card kinds a player holding that suit may play: the suit and the specials.
+_FOLLOW_KINDS = np.zeros((NUM_SUITS, NUM_KINDS), dtype=bool)
+for _suit in range(NUM_SUITS):
+    _FOLLOW_KINDS[_suit, _suit * NUM_RANKS : (_suit + 1) * NUM_RANKS] = True
+    _FOLLOW_KINDS[_suit, NUM_SUIT_CARDS:] = True
+_SUIT_SLICES = tuple(slice(s * NUM_RANKS, (s + 1) * NUM_RANKS) for s in range(NUM_SUITS))
+_KIND_OF_TOKEN_LIST: list[int] = KIND_OF_TOKEN.tolist()
+
+
+def led_suit_of(tokens: Sequence[int]) -> int:
+    """The suit to follow: that of the first suit card in the trick (``NO_SUIT`` if none yet)."""
+    for t in tokens:
+        if t < NUM_SUIT_CARDS:
+            return t // NUM_RANKS
+    return NO_SUIT
+
+
+def playable_kinds(hand_counts: np.ndarray, led_suit: int) -> np.ndarray:
+    """Boolean mask over card kinds of the cards a hand may play when ``led_suit`` is to be followed.
+
+    Special cards may always be played; a player holding the led suit must otherwise follow it.
+    """
+    has = hand_counts > 0
+    if led_suit != NO_SUIT and has[_SUIT_SLICES[led_suit]].any():
+        return has & _FOLLOW_KINDS[led_suit]
+    return has
+
+
+def winner_of_tokens(trick: Sequence[int]) -> int:
+    """Index in play order of the winning token (the order of RULINGS.md, first match wins)."""
+    if SKULL_KING in trick:
+        if MERMAID in trick:
+            return trick.index(MERMAID)
+        return trick.index(SKULL_KING)
+    for i, t in enumerate(trick):
+        if t in (PIRATE, MARY_PIRATE):
+            return i
+    if MERMAID in trick:
+        return trick.index(MERMAID)
+    best, best_token = -1, -1
+    for suit in (TRUMP_SUIT, led_suit_of(trick)):
+        if suit == NO_SUIT:
+            break
+        for i, t in enumerate(trick):
+            if suit_of(t) == suit and t > best_token:
+                best, best_token = i, t
+        if best >= 0:
+            return best
+    return 0  # only Escapes (Scary Mary as Escape included): the first one wins
+
+
+def bonus_of_tokens(trick: Sequence[int]) -> int:
+    """The bonus the trick's winner earns if his bid is made."""
+    if SKULL_KING not in trick:
+        return 0
+    if MERMAID in trick:
+        return SKULL_KING_CAUGHT_BONUS
+    return PIRATE_CAUGHT_BONUS * sum(1 for t in trick if t in BONUS_PIRATE_TOKENS)
+
+
+def _tokens_of(trick: Sequence[str]) -> list[int]:
+    """Trick tokens of played card names, checked (non-empty, no more copies than the deck)."""
+    if len(trick) == 0:
+        raise ValueError("trick must hold at least one card")
+    tokens = [token_index(name) for name in trick]
+    kinds = np.bincount(KIND_OF_TOKEN[tokens], minlength=NUM_KINDS)
+    over = np.flatnonzero(kinds > np.asarray(COPIES))
+    if over.size:
+        raise ValueError(f"trick holds too many {KIND_NAMES[int(over[0])]!r} cards")
+    return tokens
+
+
+# ----------------------------------------------------------------------------- pure helpers
+def legal_cards(hand: Sequence[str], trick: Sequence[str]) -> list[str]:
+    """The distinct cards of ``hand`` that may be played into ``trick`` (names, sorted).
+
+    ``hand`` holds card names (``scary_mary`` is one card); ``trick`` holds the cards already
+    played, in order (Scary Mary as ``scary_mary:pirate`` or ``scary_mary:escape``). A player
+    holding the suit of the first suit card of the trick must play that suit or a special card.
+    """
+    counts = counts_of(hand)
+    led = led_suit_of([token_index(name) for name in trick])
+    return sorted(KIND_NAMES[k] for k in np.flatnonzero(playable_kinds(counts, led)))
+
+
+def trick_winner(trick: Sequence[str]) -> int:
+    """Index in play order of the card that wins the trick.
+
+    First matching rule: Skull King with a Mermaid: the first Mermaid; the Skull King; the first
+    Pirate (``scary_mary:pirate`` included); the first Mermaid; the highest black; the highest
+    card of the led suit; only Escapes (``scary_mary:escape`` included): the first one.
+    """
+    return winner_of_tokens(_tokens_of(trick))
+
+
+def trick_bonus(trick: Sequence[str]) -> int:
+    """The bonus the trick's winner earns if his bid is made.
+
+    +50 when a Mermaid catches the Skull King; +30 per Pirate caught by the Skull King (Scary
+    Mary counts as a Pirate even when played as an Escape); otherwise 0.
+    """
+    return bonus_of_tokens(_tokens_of(trick))
+
+
+def hand_score(bid: int, tricks: int, hand_number: int, bonus: int) -> int:
+    """One player's score for hand ``hand_number`` (which deals ``hand_number`` cards).
+
+    Bid ``b > 0`` made exactly: ``20 * b + bonus``; missed: ``-10 * |tricks - b|`` (no bonus).
+    Bid 0 made: ``+10 * hand_number``; missed (any number of tricks): ``-10 * hand_number``.
+    """
+    check_range("hand_number", hand_number, 1)
+    check_range("bid", bid, 0, hand_number)
+    check_range("tricks", tricks, 0, hand_number)
+    check_range("bonus", bonus, 0)
+    if bonus and not tricks:
+        raise ValueError(f"bonus={bonus} needs at least one trick won; tricks=0")
+    if bid == 0:
+        points = ZERO_BID_POINTS_PER_HAND * hand_number
+        return points if tricks == 0 else -points
+    if tricks == bid:
+        return POINTS_PER_TRICK_BID * bid + bonus
+    return -PENALTY_PER_TRICK_MISSED * abs(tricks - bid)
+
+
+# ----------------------------------------------------------------------------- engine
+def _bid_mask(max_bid: int) -> np.ndarray:
+    """Read-only action mask of the bids ``0..max_bid``."""
+    mask = np.zeros(len(ACTIONS), dtype=np.int8)
+    mask[BID_OFFSET : BID_OFFSET + max_bid + 1] = 1
+    mask.flags.writeable = False
+    return mask
+
+
+_BID_MASKS = tuple(_bid_mask(k) for k in range(MAX_BID + 1))
+_NO_ACTION_MASK = _bid_mask(-1)
+#: Pseudo-seat of the undealt cards when redealing hidden hands.
+_DECK_SEAT = -1
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """The record of one settled hand."""
+
+    hand_number: int
+    dealer: int
+    bids: tuple[int, ...]
+    tricks: tuple[int, ...]
+    bonuses: tuple[int, ...]
+    points: tuple[int, ...]
+
+
+class SkullKingEngine(Engine):
+    """The full state of one game of Skull King and its transitions."""
+
+    ACTIONS = ACTIONS
+    RESET_OPTIONS: Mapping[str, str] = {
+        "deal": "the hands of the first hand played: one list of card names per seat (seat order), "
+        "each as long as the hand number",
+        "deals": "a list of such deals for consecutive hands from the first hand played; later hands are shuffled",
+        "first_hand": "start at this hand number (1..num_hands, default 1); earlier hands are skipped "
+        "and the dealer is the one of that hand",
+    }
+
+    def __init__(self, config: Config | None = None):
+        self.config = config if config is not None else Config()
+        n = self.num_players = self.config.num_players
+        self.hands = np.zeros((n, NUM_KINDS), dtype=np.int8)
+        self.played = np.zeros(NUM_KINDS, dtype=np.int8)
+        self.voids = [[False] * NUM_SUITS for _ in range(n)]
+        self._next_seat = [(s + 1) % n for s in range(n)]
+        self.reset(np.random.default_rng(0))
+
+    # ------------------------------------------------------------------ setup
+    def reset(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> None:
+        opts = check_options(options, self.RESET_OPTIONS)
+        first_hand = opts.get("first_hand", 1)
+        check_range("first_hand", first_hand, 1, self.config.num_hands)
+        self._pending_deals = self._parse_deals(opts, first_hand)
+        self.rng = rng
+        self.score = [0] * self.num_players
+        self.results: list[HandResult] = []
+        self.terminated = False
+        self.truncated = False
+        self._start_hand(first_hand)
+
+    def _parse_deals(self, opts: dict[str, Any], first_hand: int) -> list[np.ndarray]:
+        """Chosen deals as per-seat kind counts, checked against the hand sizes and the deck."""
+        if "deal" in opts and "deals" in opts:
+            raise ValueError("give either the 'deal' or the 'deals' reset option, not both")
+        deals = [opts["deal"]] if "deal" in opts else list(opts.get("deals", []))
+        last = self.config.num_hands
+        if len(deals) > last - first_hand + 1:
+            raise ValueError(f"deals: {len(deals)} deals given but only hands {first_hand}..{last} are played")
+        parsed = []
+        for i, deal in enumerate(deals):
+            k = first_hand + i
+            if len(deal) != self.num_players or any(len(cards) != k for cards in deal):
+                raise ValueError(
+                    f"deal of hand {k}: expected {self.num_players} lists of {k} card names, got "
+                    f"{[len(cards) for cards in deal]}"
+                )
+            counts_of(name for cards in deal for name in cards)  # the deck holds them all
+            parsed.append(np.stack([counts_of(cards) for cards in deal]))
+        return parsed
+
+    def _start_hand(self, hand_number: int) -> None:
+        """Deal hand ``hand_number`` and ask for bids, starting left of the dealer."""
+        n = self.num_players
+        self.hand_number = hand_number
+        self.dealer = (self.config.first_dealer + hand_number - 1) % n
+        if self._pending_deals:
+            self.hands[:] = self._pending_deals.pop(0)
+        else:
+            cards = self.rng.permutation(DECK)[: n * hand_number].reshape(n, hand_number)
+            for seat in range(n):
+                self.hands[seat] = np.bincount(cards[seat], minlength=NUM_KINDS)
+        self.played[:] = 0
+        self.voids = [[False] * NUM_SUITS for _ in range(n)]
+        self.bids = [-1] * n
+        self.bids_revealed = False
+        self.tricks_won = [0] * n
+        self.bonuses = [0] * n
+        self.trick: list[int] = []
+        self.led_suit = NO_SUIT
+        self.leader = self._next_seat[self.dealer]
+        self.tricks_done = 0
+        self.phase = Phase.BID
+        self.current_player = self.leader
+        self._mask: np.ndarray | None = None
+
+    # ------------------------------------------------------------------ contract
+    def legal_mask(self) -> np.ndarray:
+        """Read-only ``int8`` mask over ``ACTIONS`` for the player on turn (cached per state)."""
+        mask = self._mask
+        if mask is None:
+            if self.phase == Phase.BID:
+                mask = _BID_MASKS[self.hand_number]
+            elif self.phase == Phase.PLAY:
+                kinds = playable_kinds(self.hands[self.current_player], self.led_suit)
+                mask = np.zeros(len(ACTIONS), dtype=np.int8)
+                mask[CARD_OFFSET:] = kinds[KIND_OF_TOKEN]
+            else:
+                mask = _NO_ACTION_MASK
+            self._mask = mask
+        return mask
+
+    def apply(self, action: int) -> None:
+        """Apply a legal bid or card of the player on turn."""
+        self._mask = None
+        if self.phase == Phase.BID:
+            self._apply_bid(action - BID_OFFSET)
+        else:
+            self._apply_card(action - CARD_OFFSET)
+
+    def _apply_bid(self, bid: int) -> None:
+        seat = self.current_player
+        self.bids[seat] = bid
+        nxt = self._next_seat[seat]
+        if nxt == self.leader:  # everybody has bid: the bids are revealed together
+            self.bids_revealed = True
+            self.phase = Phase.PLAY
+        self.current_player = nxt
+
+    def _apply_card(self, token: int) -> None:
+        seat = self.current_player
+        kind = _KIND_OF_TOKEN_LIST[token]
+        self.hands[seat, kind] -= 1
+        self.played[kind] += 1
+        trick = self.trick
+        trick.append(token)
+        if token < NUM_SUIT_CARDS:
+            if self.led_suit == NO_SUIT:
+                self.led_suit = token // NUM_RANKS
+            elif token // NUM_RANKS != self.led_suit:
+                self.voids[seat][self.led_suit] = True
+        if len(trick) < self.num_players:
+            self.current_player = self._next_seat[seat]
+            return
+        winner = (self.leader + winner_of_tokens(trick)) % self.num_players
+        self.tricks_won[winner] += 1
+        self.bonuses[winner] += bonus_of_tokens(trick)
+        self.last_trick = (self.leader, tuple(trick))
+        self.trick = []
+        self.led_suit = NO_SUIT
+        self.leader = self.current_player = winner
+        self.tricks_done += 1
+        if self.tricks_done == self.hand_number:
+            self._settle_hand()
+
+    def _settle_hand(self) -> None:
+        """Score the hand, then deal the next one or end the game."""
+        k = self.hand_number
+        points = tuple(
+            hand_score(self.bids[s], self.tricks_won[s], k, self.bonuses[s]) for s in range(self.num_players)
+        )
+        for seat, p in enumerate(points):
+            self.score[seat] += p
+        self.results.append(
+            HandResult(k, self.dealer, tuple(self.bids), tuple(self.tricks_won), tuple(self.bonuses), points)
+        )
+        if k == self.config.num_hands:
+            self.phase = Phase.DONE
+            self.terminated = True
+        else:
+            self._start_hand(k + 1)
+
+    def scores(self) -> np.ndarray:
+        """Every seat's total score so far."""
+        return np.array(self.score, dtype=np.float64)
+
+    def winners(self) -> list[int]:
+        """Seats with the highest total (several on a tie)."""
+        best = max(self.score)
+        return [s for s, v in enumerate(self.score) if v == best]
+
+    def view(self, seat: int) -> SkullKingView:
+        """What ``seat`` knows now: his hand, the public table, and bids once all are made."""
+        hand = self.hands[seat].copy()
+        hand.flags.writeable = False
+        played = self.played.copy()
+        played.flags.writeable = False
+        if self.bids_revealed:
+            bids = tuple(self.bids)
+        else:
+            bids = tuple(b if s == seat else -1 for s, b in enumerate(self.bids))
+        return SkullKingView(
+            seat=seat,
+            num_players=self.num_players,
+            num_hands=self.config.num_hands,
+            hand_number=self.hand_number,
+            phase=int(self.phase),
+            dealer=self.dealer,
+            leader=self.leader,
+            current_player=self.current_player,
+            hand=hand,
+            trick=tuple(self.trick),
+            led_suit=self.led_suit,
+            bids=bids,
+            bids_revealed=self.bids_revealed,
+            tricks_won=tuple(self.tricks_won),
+            scores=tuple(self.score),
+            played=played,
+            voids=tuple(tuple(v) for v in self.voids),
+        )
+
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
+        """Redeal the cards ``seat`` cannot see to the other seats and redraw their hidden bids.
+
+        The redeal keeps every hand size and every publicly shown void (a seat that did not
+        follow a led suit gets no card of it); unrevealed bids of the others become uniform.
+        """
+        others = [s for s in range(self.num_players) if s != seat]
+        unseen = np.asarray(COPIES) - self.hands[seat] - self.played
+        pool = np.repeat(np.arange(NUM_KINDS), unseen)
+        sizes = {s: int(self.hands[s].sum()) for s in others}
+        dealt = _deal_respecting_voids(pool, sizes, {s: self.voids[s] for s in others}, rng)
+        if dealt is not None:
+            for s, cards in dealt.items():
+                self.hands[s] = np.bincount(cards, minlength=NUM_KINDS)
+        if not self.bids_revealed:
+            for s in others:
+                if self.bids[s] >= 0:
+                    self.bids[s] = int(rng.integers(0, self.hand_number + 1))
+        self._mask = None
+
+    def render(self) -> str:
+        """The full state as text: scores, bids, tricks, hands and the current trick."""
+        rows = []
+        for s in range(self.num_players):
+            role = "dealer" if s == self.dealer else ("on turn" if s == self.current_player else "")
+            bid = "-" if self.bids[s] < 0 else self.bids[s]
+            hand = " ".join(names_of(self.hands[s]))
+            rows.append([seat_name(s), role, bid, self.tricks_won[s], self.bonuses[s], self.score[s], hand])
+        table = format_table(["seat", "", "bid", "tricks", "bonus", "score", "hand"], rows)
+        n = self.num_players
+        played = [f"{seat_name((self.leader + i) % n)}: {TOKEN_NAMES[t]}" for i, t in enumerate(self.trick)]
+        led = SUITS[self.led_suit] if self.led_suit != NO_SUIT else "none"
+        lines = [*table.splitlines(), f"trick: {', '.join(played) or '(empty)'}; led suit: {led}"]
+        title = f"Skull King: hand {self.hand_number} of {self.config.num_hands}, {self.phase.name.lower()}"
+        return format_block(title, lines)
+
+
+def _deal_respecting_voids(
+    pool: np.ndarray, sizes: dict[int, int], voids: dict[int, list[bool]], rng: np.random.Generator
+) -> dict[int, np.ndarray] | None:
+    """Randomly deal ``pool`` (card kinds) into hands of ``sizes``, no seat getting a suit it is void in.
+
+    The cards left over stay in the undealt deck. Each card goes to a random seat (or the deck)
+    with room for it, weighted by the room left: a uniform deal when no voids are known. With
+    voids, the cards that fewer seats may hold are placed first. ``None`` if 100 attempts fail.
+    """
+    room_of_deck = len(pool) - sum(sizes.values())
+    suits = [suit_of(int(k)) for k in pool]
+
+    def may_hold(seat: int, card: int) -> bool:
+        return seat == _DECK_SEAT or suits[card] == NO_SUIT or not voids[seat][suits[card]]
+
+    destinations = [*sizes, _DECK_SEAT]
+    eligible = [sum(may_hold(s, i) for s in destinations) for i in range(len(pool))]
+    for _ in range(100):
+        room = {**sizes, _DECK_SEAT: room_of_deck}
+        hands: dict[int, list[int]] = {s: [] for s in destinations}
+        for i in sorted(rng.permutation(len(pool)).tolist(), key=eligible.__getitem__):
+            seats = [s for s in destinations if room[s] > 0 and may_hold(s, i)]
+            if not seats:
+                break
+            weights = np.array([room[s] for s in seats], dtype=np.float64)
+            seat = seats[int(rng.choice(len(seats), p=weights / weights.sum()))]
+            hands[seat].append(int(pool[i]))
+            room[seat] -= 1
+        else:
+            return {s: np.array(hands[s], dtype=np.int64) for s in sizes}
+    return None
+
+
+__all__ = [
+    "ACTIONS",
+    "BID_OFFSET",
+    "CARD_OFFSET",
+    "MAX_BID",
+    "Config",
+    "HandResult",
+    "Phase",
+    "SkullKingEngine",
+    "bonus_of_tokens",
+    "hand_score",
+    "kind_index",
+    "led_suit_of",
+    "legal_cards",
+    "playable_kinds",
+    "token_index",
+    "trick_bonus",
+    "trick_winner",
+    "winner_of_tokens",
+]
