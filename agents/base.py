@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -23,20 +24,47 @@ class Agent(Protocol):
         """Choose a legal action."""
 
 
+def sample_legal(mask: np.ndarray, rng: np.random.Generator, blocks: Sequence[tuple[int, int]] = ()) -> int:
+    """A random legal action: a block with a legal action uniformly, then an action in it.
+
+    ``blocks`` are ``(start, stop)`` ranges of the action table; with none, the draw is uniform
+    over all legal actions. Sampling by block keeps a huge block (Piraten Kapern's 2073
+    re-rolls) from drowning a small one (its single ``stop``).
+    """
+    legal = np.flatnonzero(mask)
+    if legal.size == 0:
+        raise ValueError("no legal action in the mask: is it this agent's turn?")
+    if len(blocks) > 1:
+        bounds = [start for start, _ in blocks] + [blocks[-1][1]]
+        positions = np.searchsorted(legal, bounds).tolist()
+        present = [b for b in range(len(blocks)) if positions[b + 1] > positions[b]]
+        if len(present) > 1:
+            b = present[int(rng.integers(len(present)))]
+            return int(legal[positions[b] + int(rng.integers(positions[b + 1] - positions[b]))])
+    return int(legal[rng.integers(legal.size)])
+
+
 class RandomAgent:
-    """Uniformly random over the legal actions (``observation["action_mask"]``)."""
+    """Random legal actions, uniform over action blocks and then within the block drawn.
+
+    Give ``blocks`` (``[(start, stop), ...]`` of the env's action table, see
+    :func:`action_blocks`) for block-uniform play, or leave it empty for plain uniform play.
+    """
 
     name = "random"
 
-    def __init__(self, seed: int | None = None):
+    def __init__(self, seed: int | None = None, blocks: Sequence[tuple[int, int]] = ()):
         self.rng = np.random.default_rng(seed)
+        self.blocks = list(blocks)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
 
     def act(self, observation: dict[str, np.ndarray], view: Any = None) -> int:
-        legal = np.flatnonzero(observation["action_mask"])
-        if legal.size == 0:
-            raise ValueError("no legal action in the mask: is it this agent's turn?")
-        return int(legal[self.rng.integers(legal.size)])
+        return sample_legal(observation["action_mask"], self.rng, self.blocks)
+
+
+def action_blocks(env: Any) -> list[tuple[int, int]]:
+    """The ``(start, stop)`` ranges of an env's action table (wrapped or raw)."""
+    return [(b.start, b.stop) for b in env.unwrapped.actions.blocks]

@@ -16,12 +16,15 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from pirate_envs.core.engine import Engine
 from pirate_envs.core.errors import IllegalActionError, check_choice
 from pirate_envs.core.observation import ObservationLayout
 from pirate_envs.core.render import seat_name
 from pirate_envs.core.rewards import REWARD_MODES, win_rewards
+
+ILLEGAL_MOVE_REWARD = -1.0
 
 
 def config_from_kwargs(config_cls: type, kwargs: dict[str, Any]) -> Any:
@@ -72,8 +75,10 @@ class PirateAECEnv(AECEnv):
         act_space = spaces.Discrete(len(self.actions))
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
-        self._zero_mask = np.zeros(len(self.actions), dtype=np.int8)
+        self.num_actions = len(self.actions)
+        self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
+        self._mask: np.ndarray | None = None
         self._rng = np.random.default_rng()
         self._scores = np.zeros(n)
 
@@ -104,6 +109,7 @@ class PirateAECEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._obs_cache.clear()
+        self._mask = None
         self._scores = self.game.scores()
         self.agent_selection = self.possible_agents[self.game.current_player]
         self._after_game_step()
@@ -114,13 +120,31 @@ class PirateAECEnv(AECEnv):
             return cached
         seat = self._seat[agent]
         game = self.game
-        if seat == game.current_player and not game.done:
-            mask = np.array(game.legal_mask(), dtype=np.int8)
-        else:
-            mask = self._zero_mask.copy()
+        on_turn = seat == game.current_player and not game.done
+        mask = self._legal_mask().copy() if on_turn else self._zero_mask.copy()
         obs = {"observation": self.encode(game.view(seat)), "action_mask": mask}
         self._obs_cache[agent] = obs
         return obs
+
+    def _legal_mask(self) -> np.ndarray:
+        """The engine's mask for the player on turn, computed once per state."""
+        if self._mask is None:
+            self._mask = self.game.legal_mask()
+        return self._mask
+
+    def is_legal(self, action: Any) -> bool:
+        """Whether ``action`` is legal for the agent on turn."""
+        legal = self._legal_mask()
+        return action is not None and 0 <= int(action) < len(legal) and bool(legal[int(action)])
+
+    def end_on_illegal_move(self, agent: str, reward: float) -> None:
+        """End the game because ``agent`` chose an illegal action (PettingZoo's convention)."""
+        self._cumulative_rewards[agent] = 0.0
+        for a in self.agents:
+            self.rewards[a] = reward if a == agent else 0.0
+            self.terminations[a] = True
+        self._obs_cache.clear()
+        self._accumulate_rewards()
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -128,14 +152,16 @@ class PirateAECEnv(AECEnv):
             self._was_dead_step(action)
             return
         game = self.game
-        legal = game.legal_mask()
-        if action is None or not 0 <= int(action) < len(legal) or not legal[int(action)]:
+        if not self.is_legal(action):
             raise IllegalActionError(
-                -1 if action is None else int(action), np.flatnonzero(legal).tolist(), self.action_to_string
+                -1 if action is None else int(action),
+                np.flatnonzero(self._legal_mask()).tolist(),
+                self.action_to_string,
             )
         self._cumulative_rewards[agent] = 0.0
         game.apply(int(action))
         self._obs_cache.clear()
+        self._mask = None
         self._after_game_step()
 
     def _after_game_step(self) -> None:
@@ -185,15 +211,84 @@ class PirateAECEnv(AECEnv):
         return self._seat[agent]
 
 
+def _forward(name: str) -> property:
+    """A read-only attribute of the wrapper that reads the raw env's attribute directly."""
+    return property(lambda self: getattr(self._raw, name), doc=f"The raw env's ``{name}``.")
+
+
+class PirateWrapper(wrappers.OrderEnforcingWrapper):
+    """What ``env()`` returns: PettingZoo's three standard wrappers fused into one layer.
+
+    It behaves as ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(TerminateIllegalWrapper(
+    raw, illegal_reward=-1)))``: calls before ``reset`` are errors, an action outside the
+    action space fails an assertion, and an illegal action ends the game with -1 for its
+    player (0 for the others). Fusing them saves PettingZoo's attribute forwarding through
+    three ``__getattr__`` layers on every access, which dominates a cheap env's step.
+    """
+
+    agents = _forward("agents")
+    possible_agents = _forward("possible_agents")
+    agent_selection = _forward("agent_selection")
+    rewards = _forward("rewards")
+    _cumulative_rewards = _forward("_cumulative_rewards")
+    terminations = _forward("terminations")
+    truncations = _forward("truncations")
+    infos = _forward("infos")
+    observation_spaces = _forward("observation_spaces")
+    action_spaces = _forward("action_spaces")
+
+    def __init__(self, env: PirateAECEnv):
+        super().__init__(env)
+        self._raw = env
+
+    @property
+    def num_agents(self) -> int:
+        return len(self._raw.agents)
+
+    @property
+    def max_num_agents(self) -> int:
+        return len(self._raw.possible_agents)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        raw = self._raw
+        agent = raw.agent_selection
+        observation = raw.observe(agent) if observe else None
+        return (
+            observation,
+            raw._cumulative_rewards[agent],
+            raw.terminations[agent],
+            raw.truncations[agent],
+            raw.infos[agent],
+        )
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        raw = self._raw
+        if not raw.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        self._has_updated = True
+        agent = raw.agent_selection
+        if raw.terminations[agent] or raw.truncations[agent]:
+            raw.step(action)
+            return
+        assert isinstance(action, (int, np.integer)) and 0 <= action < raw.num_actions, "action is not in action space"
+        if raw.is_legal(action):
+            raw.step(action)
+        else:
+            EnvLogger.warn_on_illegal_move()
+            raw.end_on_illegal_move(agent, ILLEGAL_MOVE_REWARD)
+
+
 def wrap(raw_env_cls: type[PirateAECEnv]) -> Callable[..., AECEnv]:
-    """The ``env()`` factory of a game: illegal moves end the game the PettingZoo way."""
+    """The ``env()`` factory of a game (see :class:`PirateWrapper`)."""
 
     def env(**kwargs: Any) -> AECEnv:
-        e: AECEnv = raw_env_cls(**kwargs)
-        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-        e = wrappers.AssertOutOfBoundsWrapper(e)
-        e = wrappers.OrderEnforcingWrapper(e)
-        return e
+        return PirateWrapper(raw_env_cls(**kwargs))
 
-    env.__doc__ = f"{raw_env_cls.__name__} wrapped the PettingZoo way (illegal moves end the game with -1)."
+    env.__doc__ = f"{raw_env_cls.__name__} in :class:`PirateWrapper` (illegal moves end the game with -1)."
     return env

@@ -36,43 +36,37 @@ def build_layout(num_players: int) -> ObservationLayout:
 
 
 class KapernEncoder:
-    """Encodes views into observation vectors with precomputed slice offsets."""
+    """Encodes views into observation vectors (offsets precomputed, one array built per call)."""
 
     def __init__(self, layout: ObservationLayout):
         self.layout = layout
-        self.on_turn = layout["on_turn"].start
-        self.card = layout["card"].start
-        self.dice = layout["dice"]
-        self.chest = layout["chest"]
-        self.rolls = layout["rolls"].start
-        self.sorceress = layout["sorceress_available"].start
-        self.island = layout["island"].start
-        self.skulls = layout["skulls"].start
-        self.turn_points = layout["turn_points"].start
-        self.scores = layout["scores"]
-        self.final_round = layout["final_round"].start
-        self.final_left = layout["final_turn_left"]
-        self.deck_left = layout["deck_left"]
+        self.size = layout.size
+        self.offsets = {p.name: p.start for p in layout.pieces}
 
     def __call__(self, view: KapernView) -> np.ndarray:
-        vec = np.zeros(self.layout.size, dtype=np.float32)
+        o = self.offsets
+        vec = [0.0] * self.size
         n = view.num_players
-        order = [(view.seat + k) % n for k in range(n)]
-        vec[self.on_turn + (view.current_player - view.seat) % n] = 1.0
-        vec[self.card + CARD_INDEX[view.card]] = 1.0
-        vec[self.dice] = view.free
-        vec[self.dice] /= NUM_DICE
-        vec[self.chest] = view.chest
-        vec[self.chest] /= NUM_DICE
-        vec[self.rolls] = view.rolls / ROLLS_SCALE
-        vec[self.sorceress] = view.card == "sorceress" and not view.sorceress_used
-        vec[self.island] = view.island
+        seat = view.seat
+        vec[o["on_turn"] + (view.current_player - seat) % n] = 1.0
+        vec[o["card"] + CARD_INDEX[view.card]] = 1.0
+        base, chest = o["dice"], o["chest"]
+        for face in range(NUM_FACES):
+            vec[base + face] = view.free[face] / NUM_DICE
+            vec[chest + face] = view.chest[face] / NUM_DICE
+        vec[o["rolls"]] = view.rolls / ROLLS_SCALE
+        vec[o["sorceress_available"]] = float(view.card == "sorceress" and not view.sorceress_used)
+        vec[o["island"]] = float(view.island)
         skulls = view.island_skulls if view.island else view.free[-1] + card_skulls(view.card)
-        vec[self.skulls] = skulls / NUM_DICE
-        vec[self.turn_points] = view.turn_points / POINTS_SCALE
-        vec[self.scores] = [view.scores[s] / view.target_score for s in order]
-        vec[self.final_round] = view.final_trigger is not None
-        vec[self.final_left] = [view.final_turns_left[s] for s in order]
-        vec[self.deck_left] = view.deck_counts
-        vec[self.deck_left] /= DECK_SCALE
-        return vec
+        vec[o["skulls"]] = skulls / NUM_DICE
+        vec[o["turn_points"]] = view.turn_points / POINTS_SCALE
+        scores, final_left = o["scores"], o["final_turn_left"]
+        for k in range(n):
+            other = (seat + k) % n
+            vec[scores + k] = view.scores[other] / view.target_score
+            vec[final_left + k] = float(view.final_turns_left[other])
+        vec[o["final_round"]] = float(view.final_trigger is not None)
+        deck = o["deck_left"]
+        for i, count in enumerate(view.deck_counts):
+            vec[deck + i] = count / DECK_SCALE
+        return np.array(vec, dtype=np.float32)

@@ -8,6 +8,7 @@ game's documentation page.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,12 +33,16 @@ from pirate_envs.piraten_kapern.actions import (
 from pirate_envs.piraten_kapern.scoring import (
     CARD_INDEX,
     CARDS,
+    COIN,
+    DIAMOND,
     DISQUALIFYING_SKULLS,
     FACES,
     ISLAND_SKULLS,
+    MONKEY,
     NON_SKULL_FACES,
     NUM_DICE,
     NUM_FACES,
+    PARROT,
     PROMO_CARDS,
     SABRE,
     SEA_BATTLES,
@@ -109,11 +114,27 @@ class Phase(enum.Enum):
     GAME_OVER = "game_over"
 
 
+_FACE_PROBABILITIES = np.full(NUM_FACES, 1.0 / NUM_FACES)
+
+
 def _roll_with(rng: np.random.Generator) -> DiceSource:
+    """A dice source: counts per face of ``n`` fair dice (a multinomial draw)."""
+
     def roll(n: int) -> list[int]:
-        return np.bincount(rng.integers(0, NUM_FACES, size=n), minlength=NUM_FACES).tolist()
+        return rng.multinomial(n, _FACE_PROBABILITIES).tolist()
 
     return roll
+
+
+@functools.cache
+def _reroll_mask(coin: int, diamond: int, monkey: int, parrot: int, sabre: int, skull_ok: bool) -> np.ndarray:
+    """Mask of the re-roll block (stop and chest moves zero) for these free non-skull dice."""
+    free = np.array([coin, diamond, monkey, parrot, sabre])
+    fits = (REROLL_VECTORS[:, :SKULL] <= free).all(axis=1) & (REROLL_VECTORS[:, SKULL] <= int(skull_ok))
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask[REROLL_OFFSET : REROLL_OFFSET + len(REROLL_VECTORS)] = fits
+    mask.flags.writeable = False
+    return mask
 
 
 @dataclass
@@ -147,7 +168,6 @@ class KapernEngine(Engine):
         self.num_players = config.num_players
         deck = config.deck()
         self.deck_cards = [card for card in CARDS for _ in range(deck.get(card, 0))]
-        self._mask_cache: dict[tuple, np.ndarray] = {}
         self.rng = np.random.default_rng()
         self.roll_dice: DiceSource = _roll_with(self.rng)
         self._reset_state()
@@ -161,6 +181,7 @@ class KapernEngine(Engine):
         self.phase = Phase.ROLLING
         self.guard = TurnGuard(self.config.max_turns)
         self.deck: list[str] = []
+        self._deck_counts = [0] * len(CARDS)
         self.final_trigger: int | None = None
         self.final_turns_left = [False] * n
         self.turn: TurnState = TurnState(card=CARDS[0])
@@ -186,11 +207,16 @@ class KapernEngine(Engine):
     def _shuffle_deck(self) -> None:
         self.deck = list(self.deck_cards)
         self.rng.shuffle(self.deck)
+        self._deck_counts = [0] * len(CARDS)
+        for card in self.deck:
+            self._deck_counts[CARD_INDEX[card]] += 1
 
     def _draw_card(self) -> str:
         if not self.deck:
             self._shuffle_deck()
-        return self.deck.pop()
+        card = self.deck.pop()
+        self._deck_counts[CARD_INDEX[card]] -= 1
+        return card
 
     def _start_turn(self) -> None:
         """Draw a fortune card and make the first roll of the current player's turn."""
@@ -212,41 +238,29 @@ class KapernEngine(Engine):
 
     # ------------------------------------------------------------------ legal actions
     def legal_mask(self) -> np.ndarray:
-        """Legal actions of the current player (a cached, read-only array)."""
+        """Legal actions of the current player (a new array)."""
         t = self.turn
         free = t.free
+        may_reroll = self._may_reroll()
         if self.phase is Phase.ISLAND:
-            key: tuple = ("island", *free[:SKULL], self._may_reroll())
+            skull_ok = chest_ok = False
         else:
             skull_ok = t.card == "sorceress" and not t.sorceress_used and free[SKULL] > 0
             chest_ok = t.card == "treasure_chest" and t.chest_moves < MAX_CHEST_MOVES_PER_ROLL
-            key = (*free, *t.chest, skull_ok, chest_ok, self._may_reroll())
-        mask = self._mask_cache.get(key)
-        if mask is None:
-            mask = self._build_mask(key)
-            self._mask_cache[key] = mask
+        if may_reroll:
+            mask = _reroll_mask(free[COIN], free[DIAMOND], free[MONKEY], free[PARROT], free[SABRE], skull_ok).copy()
+        else:
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask[STOP] = 1
+        if chest_ok:
+            for i, face in enumerate(NON_SKULL_FACES):
+                mask[CHEST_PUT_OFFSET + i] = free[face] > 0
+                mask[CHEST_TAKE_OFFSET + i] = t.chest[face] > 0
         return mask
 
     def _may_reroll(self) -> bool:
+        """After the Storm allows a single re-roll."""
         return not (self.turn.card == "storm" and self.turn.rolls >= 2)
-
-    def _build_mask(self, key: tuple) -> np.ndarray:
-        t = self.turn
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        mask[STOP] = 1
-        island = self.phase is Phase.ISLAND
-        skull_ok = False if island else key[12]
-        chest_ok = False if island else key[13]
-        if self._may_reroll():
-            free = np.array(t.free[:SKULL])
-            fits = (REROLL_VECTORS[:, :SKULL] <= free).all(axis=1) & (REROLL_VECTORS[:, SKULL] <= int(skull_ok))
-            mask[REROLL_OFFSET : REROLL_OFFSET + len(REROLL_VECTORS)] = fits
-        if chest_ok:
-            for i, face in enumerate(NON_SKULL_FACES):
-                mask[CHEST_PUT_OFFSET + i] = t.free[face] > 0
-                mask[CHEST_TAKE_OFFSET + i] = t.chest[face] > 0
-        mask.flags.writeable = False
-        return mask
 
     # ------------------------------------------------------------------ effects
     def apply(self, action: int) -> None:
@@ -368,10 +382,7 @@ class KapernEngine(Engine):
 
     def deck_counts(self) -> tuple[int, ...]:
         """Cards of each kind left in the fortune deck (public: the discards are face up)."""
-        counts = [0] * len(CARDS)
-        for card in self.deck:
-            counts[CARD_INDEX[card]] += 1
-        return tuple(counts)
+        return tuple(self._deck_counts)
 
     def view(self, seat: int) -> KapernView:
         t = self.turn

@@ -6,6 +6,7 @@ Dice are handled as counts per face in the order of :data:`FACES`. Every number 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 FACES: tuple[str, ...] = ("coin", "diamond", "monkey", "parrot", "sabre", "skull")
@@ -133,6 +134,11 @@ def disqualified_score(counts: Sequence[int], card: str) -> int:
 
 def score_counts(counts: Sequence[int], card: str) -> int:
     """Points of stopping voluntarily with these face counts showing (see :func:`score_dice`)."""
+    return _score_counts(tuple(counts), card)
+
+
+@functools.cache
+def _score_counts(counts: tuple[int, ...], card: str) -> int:
     if counts[SKULL] + card_skulls(card) >= DISQUALIFYING_SKULLS:
         return disqualified_score(counts, card)
     if card == "storm":

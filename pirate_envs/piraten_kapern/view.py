@@ -7,12 +7,14 @@ discards are face up).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class KapernView:
-    """One seat's view of the game (absolute seats; the encoder makes them seat-relative)."""
+class KapernView(NamedTuple):
+    """One seat's view of the game (absolute seats; the encoder makes them seat-relative).
+
+    A named tuple: immutable and cheap to build on every observation.
+    """
 
     seat: int
     num_players: int
