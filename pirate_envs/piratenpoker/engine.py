@@ -1,0 +1,455 @@
+"""The Piratenpoker rules engine: full state, legal actions and their effects.
+
+Bids are built card by card (see :data:`ACTIONS` and the env docstring); the round is
+revealed when the last player has committed. All other decisions belong to a round winner.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from pirate_envs.core.actions import ActionTable
+from pirate_envs.core.engine import Engine, check_options
+from pirate_envs.core.render import format_table
+from pirate_envs.piratenpoker.cards import (
+    BACK_SIDE,
+    COLOURS,
+    DECK_COUNTS,
+    DISPLAYED_NAMES,
+    FRONT_INDEX,
+    FRONT_SIDE,
+    FRONT_VALUES,
+    HAND_SIZE,
+    NEGATIVE_KINDS,
+    NUM_COLOURS,
+    NUM_DISPLAYED_KINDS,
+    NUM_POKER_KINDS,
+    POKER_NAMES,
+    displayed_kind,
+    parse_colour,
+    parse_poker_card,
+)
+from pirate_envs.piratenpoker.rules import MAX_PLAYERS, Config, bid_winner, final_score, final_winners
+from pirate_envs.piratenpoker.view import TableView, View
+
+ROUNDS_PER_GAME = 3
+OVERBOARD_ROUND, BELOW_DECK_ROUND, LOOT_ROUND = 0, 1, 2
+
+
+class Phase(enum.IntEnum):
+    """Whose decision it is and of which kind."""
+
+    BID = 0  # every player in seat order builds a bid or passes
+    PICK_LOOT = 1  # round winner: the loot card going overboard (round 1) / below deck (round 2)
+    GIFT = 2  # round-2 winner: give one of his negative cards, or keep them
+    RECIPIENT = 3  # round winner: who receives the pending loot card (relative seat)
+    OVER = 4
+
+
+NUM_PHASES = 4  # decision phases (OVER excluded)
+
+ACTIONS = ActionTable(
+    [
+        ("add", [f"bid {name}" for name in POKER_NAMES]),
+        ("commit", ["commit bid"]),
+        ("pass", ["pass"]),
+        ("loot", [f"choose {c} loot" for c in COLOURS]),
+        ("give", [f"give {DISPLAYED_NAMES[k]}" for k in NEGATIVE_KINDS]),
+        ("keep", ["keep negatives"]),
+        ("recipient", ["to self"] + [f"to seat +{r}" for r in range(1, MAX_PLAYERS)]),
+    ]
+)
+ADD = ACTIONS.offset("add")
+COMMIT = ACTIONS.offset("commit")
+PASS = ACTIONS.offset("pass")
+LOOT = ACTIONS.offset("loot")
+GIVE = ACTIONS.offset("give")
+KEEP = ACTIONS.offset("keep")
+RECIPIENT = ACTIONS.offset("recipient")
+_NEGATIVE_KINDS = np.array(NEGATIVE_KINDS)
+_KINDS = np.arange(NUM_POKER_KINDS)
+
+RESET_OPTIONS: dict[str, str] = {
+    "hands": "list of num_players lists of poker card names dealt to each seat (refilled to 6)",
+    "deck": "poker card names on top of the draw pile, first drawn first",
+    "discard": "poker card names lying face up next to the draw pile",
+    "rest_to_discard": "bool: cards not placed by the options go to the discard (default: shuffled under the deck)",
+    "loot": "{colour: [front values, top first]} on top of each loot stack (the rest shuffled below)",
+}
+
+
+def _readonly(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
+
+
+class PiratenpokerEngine(Engine):
+    """Full Piratenpoker state; see the env module docstring for the rules and the actions."""
+
+    ACTIONS = ACTIONS
+    RESET_OPTIONS = RESET_OPTIONS
+
+    def __init__(self, config: Config):
+        self.config = config
+        self.num_players = config.num_players
+        self._base_mask = np.zeros(len(ACTIONS), dtype=np.int8)
+        self.reset(np.random.default_rng(0))
+
+    # ----------------------------------------------------------------- setup
+    def reset(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> None:
+        opts = check_options(options, RESET_OPTIONS)
+        n = self.num_players
+        self.rng = rng
+        self.terminated = self.truncated = False
+        self.hands = np.zeros((n, NUM_POKER_KINDS), dtype=np.int16)
+        self.bids = np.zeros((n, NUM_POKER_KINDS), dtype=np.int16)
+        self.hand_size = [0] * n
+        self.bid_size = [0] * n
+        self.committed = [False] * n
+        self.passed = [False] * n
+        self.pass_available = [True] * n
+        self.discard = np.zeros(NUM_POKER_KINDS, dtype=np.int16)
+        self.draw: list[int] = []  # top of the pile = end of the list
+        self.displayed = np.zeros((n, NUM_DISPLAYED_KINDS), dtype=np.int16)
+        self.face_up = [-1] * NUM_COLOURS
+        self.stacks: list[list[int]] = []  # front indices, top first
+        self.known_bottom = [0] * NUM_COLOURS  # cards put under a stack in public view
+        self.round = 0
+        self.phase = Phase.BID
+        self.chooser = -1
+        self.pending = -1
+        self.may_give_to_self = False
+        self.games_played = 0
+        self.last_bids = np.zeros((n, NUM_POKER_KINDS), dtype=np.int16)
+        self.last_passed = np.zeros(n, dtype=bool)
+        self.last_winner = -1
+        self.last_round = -1
+        self._scores = np.zeros(n)
+        self._mask: np.ndarray | None = None
+        self._table: TableView | None = None
+        self._setup_poker_cards(opts)
+        self._setup_loot(opts)
+        self._start_game()
+
+    def _setup_poker_cards(self, opts: dict[str, Any]) -> None:
+        remaining = DECK_COUNTS.copy()
+
+        def take(field: str, names: Sequence[str]) -> list[int]:
+            kinds = [parse_poker_card(name) for name in names]
+            for k in kinds:
+                remaining[k] -= 1
+                if remaining[k] < 0:
+                    raise ValueError(f"reset option {field!r}: more copies of {POKER_NAMES[k]} than the deck holds")
+            return kinds
+
+        hands = opts.get("hands")
+        if hands is not None:
+            if len(hands) != self.num_players or any(len(h) > HAND_SIZE for h in hands):
+                raise ValueError(f"reset option 'hands' needs {self.num_players} lists of at most {HAND_SIZE} cards")
+            for seat, names in enumerate(hands):
+                for k in take("hands", names):
+                    self._add_to_hand(seat, k)
+        top = take("deck", opts.get("deck", []))
+        for k in take("discard", opts.get("discard", [])):
+            self.discard[k] += 1
+        rest = np.repeat(_KINDS, remaining)
+        if opts.get("rest_to_discard", False):
+            self.discard += remaining
+            rest = rest[:0]
+        self.draw = self.rng.permutation(rest).tolist() + top[::-1]
+        if hands is None:
+            for seat in range(self.num_players):
+                for _ in range(HAND_SIZE):
+                    self._add_to_hand(seat, self.draw.pop())
+
+    def _setup_loot(self, opts: dict[str, Any]) -> None:
+        chosen = dict(opts.get("loot", {}))
+        for colour in chosen:
+            parse_colour(colour)
+        for colour in COLOURS:
+            rest = [FRONT_INDEX[f] for f in self.config.loot_fronts]
+            top = []
+            for front in chosen.get(colour, []):
+                if front not in FRONT_VALUES or FRONT_INDEX[front] not in rest:
+                    raise ValueError(
+                        f"reset option 'loot': {colour} front {front!r} is not left in loot_fronts "
+                        f"{self.config.loot_fronts}"
+                    )
+                rest.remove(FRONT_INDEX[front])
+                top.append(FRONT_INDEX[front])
+            self.stacks.append(top + self.rng.permutation(rest).tolist())
+
+    # ----------------------------------------------------------------- game flow
+    def _add_to_hand(self, seat: int, kind: int) -> None:
+        self.hands[seat, kind] += 1
+        self.hand_size[seat] += 1
+
+    def _draw_card(self) -> int | None:
+        """Top card of the draw pile; an empty pile is first refilled by shuffling the discard."""
+        if not self.draw:
+            self.draw = self.rng.permutation(np.repeat(_KINDS, self.discard)).tolist()
+            self.discard[:] = 0
+            if not self.draw:
+                return None
+        return self.draw.pop()
+
+    def _start_game(self) -> None:
+        """Refill hands, return Pass cards, reveal three loot cards; or end the episode."""
+        if any(not stack for stack in self.stacks):
+            self.terminated = True
+        elif self.games_played >= self.config.max_games:
+            self.truncated = True
+        if self.done:
+            self.phase = Phase.OVER
+            return
+        self.games_played += 1
+        for seat in range(self.num_players):
+            while self.hand_size[seat] < HAND_SIZE:
+                kind = self._draw_card()
+                if kind is None:
+                    break
+                self._add_to_hand(seat, kind)
+            self.pass_available[seat] = True
+        for colour, stack in enumerate(self.stacks):
+            self.face_up[colour] = stack.pop(0)
+            self.known_bottom[colour] = min(self.known_bottom[colour], len(stack))
+        self.round = OVERBOARD_ROUND
+        self._start_round()
+
+    def _start_round(self) -> None:
+        self.phase = Phase.BID
+        self.chooser = -1
+        self.committed = [False] * self.num_players
+        self._next_bidder(0)
+
+    def _next_bidder(self, seat: int) -> None:
+        """Hand the bid to the first seat from ``seat`` on that has a choice; reveal after the last."""
+        for s in range(seat, self.num_players):
+            if self.hand_size[s] or self.pass_available[s]:
+                self.current_player = s
+                return
+            self.committed[s] = True  # nothing to play: bids nothing
+        self._reveal()
+
+    def _reveal(self) -> None:
+        """Reveal every bid at once, discard the cards and act on the winner."""
+        n = self.num_players
+        self._table = None
+        remaining = [c for c in range(NUM_COLOURS) if self.face_up[c] >= 0]
+        loot_colour = COLOURS[remaining[0]] if self.round == LOOT_ROUND else None
+        bids = [[POKER_NAMES[k] for k in np.repeat(_KINDS, self.bids[s])] for s in range(n)]
+        winner = bid_winner(bids, loot_colour)
+        self.discard += self.bids.sum(axis=0, dtype=np.int16)
+        self.last_bids = self.bids
+        self.bids = np.zeros_like(self.last_bids)
+        self.bid_size = [0] * n
+        self.last_passed = np.array(self.passed)
+        self.passed = [False] * n
+        self.last_winner = -1 if winner is None else winner
+        self.last_round = self.round
+        if winner is None:  # all tied: the game ends at once, unclaimed loot goes under its stack
+            for colour in remaining:
+                self._put_under_stack(colour)
+            self._start_game()
+        elif self.round == LOOT_ROUND:
+            colour = remaining[0]
+            self.displayed[winner, displayed_kind(colour, FRONT_SIDE, self.face_up[colour])] += 1
+            self.face_up[colour] = -1
+            self._update_scores()
+            self._start_game()
+        else:
+            self.phase = Phase.PICK_LOOT
+            self.chooser = self.current_player = winner
+
+    def _put_under_stack(self, colour: int) -> None:
+        self.stacks[colour].append(self.face_up[colour])
+        self.known_bottom[colour] += 1
+        self.face_up[colour] = -1
+
+    def _next_round(self) -> None:
+        self.pending = -1
+        self.round += 1
+        self._start_round()
+
+    def _update_scores(self) -> None:
+        self._scores = np.array([float(final_score(names)) for names in self.displayed_names()])
+
+    def displayed_names(self) -> list[list[str]]:
+        """Every seat's displayed loot as names (``"green:+8"``...)."""
+        return [[DISPLAYED_NAMES[k] for k in np.repeat(np.arange(NUM_DISPLAYED_KINDS), row)] for row in self.displayed]
+
+    # ----------------------------------------------------------------- decisions
+    def legal_mask(self) -> np.ndarray:
+        if self._mask is None:
+            self._mask = self._compute_mask()
+        return self._mask
+
+    def _compute_mask(self) -> np.ndarray:
+        mask = self._base_mask.copy()
+        if self.done:
+            return mask
+        phase = self.phase
+        if phase == Phase.BID:
+            p = self.current_player
+            mask[ADD:COMMIT] = self.hands[p] > 0
+            mask[COMMIT] = self.bid_size[p] > 0
+            mask[PASS] = self.pass_available[p] and not self.bid_size[p]
+        elif phase == Phase.PICK_LOOT:
+            for colour in range(NUM_COLOURS):
+                mask[LOOT + colour] = self.face_up[colour] >= 0
+        elif phase == Phase.GIFT:
+            mask[GIVE:KEEP] = self.displayed[self.chooser, _NEGATIVE_KINDS] > 0
+            mask[KEEP] = 1
+        else:
+            mask[RECIPIENT : RECIPIENT + self.num_players] = 1
+            mask[RECIPIENT] = self.may_give_to_self
+        return mask
+
+    def apply(self, action: int) -> None:
+        self._mask = None
+        phase = self.phase
+        if phase == Phase.BID:
+            p = self.current_player
+            if action < COMMIT:
+                self.hands[p, action] -= 1
+                self.bids[p, action] += 1
+                self.hand_size[p] -= 1
+                self.bid_size[p] += 1
+                return  # nothing public changed
+            if action == PASS:
+                self.pass_available[p] = False
+                self.passed[p] = True
+            self.committed[p] = True
+            self._next_bidder(p + 1)  # the table changes only on the reveal
+            return
+        if phase == Phase.PICK_LOOT:
+            self._pick_loot(action - LOOT)
+        elif phase == Phase.GIFT:
+            if action == KEEP:
+                self._next_round()
+            else:
+                kind = NEGATIVE_KINDS[action - GIVE]
+                self.displayed[self.chooser, kind] -= 1
+                self._give(kind, to_self=False)
+        else:
+            target = (self.chooser + action - RECIPIENT) % self.num_players
+            self.displayed[target, self.pending] += 1
+            self._update_scores()
+            self._next_round()
+        self._table = None
+
+    def _pick_loot(self, colour: int) -> None:
+        if self.round == OVERBOARD_ROUND:
+            kind = displayed_kind(colour, BACK_SIDE, self.face_up[colour])
+            self.face_up[colour] = -1
+            self._give(kind, to_self=True)
+        else:
+            self._put_under_stack(colour)
+            if self.displayed[self.chooser, _NEGATIVE_KINDS].any():
+                self.phase = Phase.GIFT
+            else:
+                self._next_round()
+
+    def _give(self, kind: int, to_self: bool) -> None:
+        self.pending = kind
+        self.may_give_to_self = to_self
+        self.phase = Phase.RECIPIENT
+
+    # ----------------------------------------------------------------- results
+    def scores(self) -> np.ndarray:
+        return self._scores.copy()
+
+    def winners(self) -> list[int]:
+        return final_winners(self.displayed_names())
+
+    # ----------------------------------------------------------------- information
+    def view(self, seat: int) -> View:
+        table = self._table
+        if table is None:
+            table = self._table = self._table_view()
+        return View(
+            seat=seat,
+            hand=_readonly(self.hands[seat].copy()),
+            bid=_readonly(self.bids[seat].copy()),
+            pass_available=self.pass_available[seat],
+            committed=self.committed[seat],
+            passed=self.passed[seat],
+            on_turn=self.current_player == seat and not self.done,
+            table=table,
+        )
+
+    def _table_view(self) -> TableView:
+        pass_at_start = np.logical_or(self.pass_available, self.passed)
+        return TableView(
+            num_players=self.num_players,
+            games_played=self.games_played,
+            round=self.round,
+            phase=int(self.phase),
+            chooser=self.chooser,
+            pending=self.pending,
+            may_give_to_self=self.may_give_to_self,
+            face_up=_readonly(np.array(self.face_up)),
+            stack_sizes=_readonly(np.array([len(s) for s in self.stacks])),
+            stack_tops=_readonly(np.array([s[0] if s else -1 for s in self.stacks])),
+            draw_size=len(self.draw),
+            discard=_readonly(self.discard.copy()),
+            displayed=_readonly(self.displayed.copy()),
+            scores=_readonly(self._scores.copy()),
+            pass_available=_readonly(pass_at_start),
+            hand_sizes=_readonly(np.add(self.hand_size, self.bid_size)),
+            last_bids=_readonly(self.last_bids.copy()),
+            last_passed=_readonly(self.last_passed.copy()),
+            last_winner=self.last_winner,
+            last_round=self.last_round,
+        )
+
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
+        """Redeal the draw pile, the other hands and their unrevealed bids, and the unseen loot."""
+        others = [s for s in range(self.num_players) if s != seat]
+        pool = np.concatenate(
+            [np.array(self.draw, dtype=np.int64)]
+            + [np.repeat(_KINDS, self.hands[s]) for s in others]
+            + [np.repeat(_KINDS, self.bids[s]) for s in others]
+        )
+        pool = rng.permutation(pool).tolist()
+        for s in others:
+            for array, size in ((self.hands, self.hand_size[s]), (self.bids, self.bid_size[s])):
+                array[s] = 0
+                for _ in range(size):
+                    array[s, pool.pop()] += 1
+        self.draw = pool
+        for colour, stack in enumerate(self.stacks):
+            hidden_end = len(stack) - self.known_bottom[colour]
+            if hidden_end > 1:  # the top card's back is face up
+                stack[1:hidden_end] = rng.permutation(stack[1:hidden_end]).tolist()
+        self._mask = None
+        self._table = None
+
+    def render(self) -> str:
+        names = self.displayed_names()
+        rows = []
+        for s in range(self.num_players):
+            hand = " ".join(POKER_NAMES[k] for k in np.repeat(_KINDS, self.hands[s]))
+            bid = "PASS" if self.passed[s] else " ".join(POKER_NAMES[k] for k in np.repeat(_KINDS, self.bids[s]))
+            turn = "*" if s == self.current_player and not self.done else ""
+            rows.append(
+                [
+                    f"{turn}{s}",
+                    hand,
+                    bid,
+                    "yes" if self.pass_available[s] else "no",
+                    " ".join(names[s]),
+                    int(self._scores[s]),
+                ]
+            )
+        loot = ", ".join(
+            f"{c}: {'-' if f < 0 else '+' + str(FRONT_VALUES[f])} ({len(st)} in stack)"
+            for c, f, st in zip(COLOURS, self.face_up, self.stacks)
+        )
+        head = f"game {self.games_played}, round {self.round + 1}, phase {self.phase.name}; loot {loot}"
+        table = format_table(["seat", "hand", "bid", "pass", "displayed", "score"], rows)
+        return f"{head}\n{table}"

@@ -1,0 +1,121 @@
+"""Piratenpoker rules: the config and the pure helpers (who wins a round, final scores, ranking).
+
+The helpers work on readable names (see :mod:`pirate_envs.piratenpoker.cards`) and are the
+ones the engine uses:
+
+* :func:`bid_winner` - the round's winner from everybody's revealed bid;
+* :func:`final_score` - one player's total of displayed loot with the set bonuses;
+* :func:`final_winners` - the final ranking's winners with the loot-card tie-break.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pirate_envs.core.errors import check_choice, check_range
+from pirate_envs.piratenpoker.cards import (
+    COLOUR_MULTIPLIER,
+    DEFAULT_LOOT_FRONTS,
+    DISPLAYED_POINTS,
+    FRONT_VALUES,
+    IS_FRONT,
+    IS_SHARK,
+    KIND_COLOUR,
+    KIND_VALUE,
+    SET_BONUS,
+    SET_SIZE,
+    parse_colour,
+    parse_displayed,
+    parse_poker_card,
+)
+
+MIN_PLAYERS, MAX_PLAYERS = 3, 5
+MAX_LOOT_PER_COLOUR = 20
+
+
+@dataclass(frozen=True)
+class Config:
+    """Options of a Piratenpoker episode (validated; a bad value raises ``ValueError``).
+
+    * ``num_players``: 3 to 5.
+    * ``loot_fronts``: front values of the loot cards of *each* colour (values among +5, +6,
+      +8, +10; backs are fixed by the front). Default ``(5, 5, 6, 6, 8, 8, 10)``: 7 per colour,
+      21 in all (*assumption*, the published distribution is not in the rule text).
+    * ``max_games``: guard; the episode is truncated when this many games (three-round deals
+      of loot, aborted all-tied games included) have been played without a stack running out.
+    """
+
+    num_players: int = 4
+    loot_fronts: tuple[int, ...] = DEFAULT_LOOT_FRONTS
+    max_games: int = 100
+
+    def __post_init__(self) -> None:
+        check_range("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
+        if isinstance(self.loot_fronts, (str, bytes)) or not isinstance(self.loot_fronts, Sequence):
+            raise ValueError(f"loot_fronts={self.loot_fronts!r} must be a sequence of front values")
+        object.__setattr__(self, "loot_fronts", tuple(self.loot_fronts))
+        check_range("len(loot_fronts)", len(self.loot_fronts), 1, MAX_LOOT_PER_COLOUR)
+        for i, front in enumerate(self.loot_fronts):
+            check_choice(f"loot_fronts[{i}]", front, FRONT_VALUES)
+        check_range("max_games", self.max_games, 1)
+
+
+# ----------------------------------------------------------------------------- rounds
+def bid_strength(bid: Sequence[str], loot_colour: str | None) -> tuple[int, tuple[int, ...]]:
+    """``(total, card values high to low)`` of a bid; cards of ``loot_colour`` count double."""
+    doubled = None if loot_colour is None else parse_colour(loot_colour)
+    values = []
+    for name in bid:
+        kind = parse_poker_card(name)
+        value = KIND_VALUE[kind]
+        values.append(value * COLOUR_MULTIPLIER if KIND_COLOUR[kind] == doubled else value)
+    values.sort(reverse=True)
+    return sum(values), tuple(values)
+
+
+def bid_winner(bids: Sequence[Sequence[str]], loot_colour: str | None) -> int | None:
+    """Index of the round's winner, or ``None`` when nobody can win (all tied).
+
+    ``bids[i]`` is player ``i``'s revealed poker cards (``[]``: the Pass, worth 0, or nothing
+    to play). ``loot_colour`` is the last loot card's colour in round 3 (its cards count
+    double) and ``None`` in rounds 1 and 2. The highest total wins; a tie goes to the higher
+    card values compared from the highest down; players still exactly tied are set aside and
+    the best of the others wins (the second-highest total, and so on).
+    """
+    strengths = [bid_strength(bid, loot_colour) for bid in bids]
+    copies = Counter(strengths)
+    contenders = [i for i, s in enumerate(strengths) if copies[s] == 1]
+    if not contenders:
+        return None
+    return max(contenders, key=strengths.__getitem__)
+
+
+# ----------------------------------------------------------------------------- scoring
+def final_score(displayed: Sequence[str]) -> int:
+    """One player's total: displayed loot points plus the bonuses.
+
+    Front cards score their value, backs their (negative) value, a shark back 4. Bonuses:
+    +5 for each complete set of three sharks and +5 for each set of three front cards of the
+    same value (colour ignored; a card counts in at most one set).
+    """
+    kinds = [parse_displayed(name) for name in displayed]
+    total = sum(DISPLAYED_POINTS[k] for k in kinds)
+    sharks = sum(IS_SHARK[k] for k in kinds)
+    fronts = Counter(DISPLAYED_POINTS[k] for k in kinds if IS_FRONT[k])
+    sets = sharks // SET_SIZE + sum(n // SET_SIZE for n in fronts.values())
+    return total + SET_BONUS * sets
+
+
+def final_rank_key(displayed: Sequence[str]) -> tuple[int, tuple[int, ...]]:
+    """Sort key of the final ranking: the total, then loot card values from the highest down."""
+    values = sorted((DISPLAYED_POINTS[parse_displayed(name)] for name in displayed), reverse=True)
+    return final_score(displayed), tuple(values)
+
+
+def final_winners(displayed: Sequence[Sequence[str]]) -> list[int]:
+    """Players with the best final total, ties broken by the highest loot cards (a remaining tie is shared)."""
+    keys = [final_rank_key(d) for d in displayed]
+    best = max(keys)
+    return [i for i, k in enumerate(keys) if k == best]

@@ -1,0 +1,64 @@
+"""What one Piratenpoker player knows: his :class:`View` around the shared public :class:`TableView`.
+
+The table is one record for every seat (absolute seat indices); the observation vector makes
+per-player pieces seat-relative. Arrays are read-only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """The public table; it changes only when bids are revealed or a round winner decides.
+
+    ``face_up[c]`` / ``stack_tops[c]``: the front value *index* (into ``FRONT_VALUES``) of
+    colour ``c``'s face-up loot card / of its stack's top card (whose back is face up, and the
+    back fixes the front), ``-1`` when there is none. Hand sizes and Pass cards are those at
+    the start of the current round: nobody sees a bid of this round before all have bid.
+    ``phase`` is a :class:`~pirate_envs.piratenpoker.engine.Phase` value; ``chooser`` the seat
+    of the round winner deciding now (-1 while bidding); ``pending`` the displayed loot kind
+    he is giving in the recipient phase (-1 otherwise).
+    """
+
+    num_players: int
+    games_played: int
+    round: int  # 0: overboard, 1: below deck, 2: loot
+    phase: int
+    chooser: int
+    pending: int
+    may_give_to_self: bool
+    face_up: np.ndarray  # (3,) front index or -1
+    stack_sizes: np.ndarray  # (3,)
+    stack_tops: np.ndarray  # (3,) front index or -1
+    draw_size: int
+    discard: np.ndarray  # (24,) poker kinds face up next to the draw pile
+    displayed: np.ndarray  # (n, 24) displayed loot kinds per seat
+    scores: np.ndarray  # (n,) final_score of each seat's displayed loot
+    pass_available: np.ndarray  # (n,) bool, at the start of the round
+    hand_sizes: np.ndarray  # (n,) cards in hand at the start of the round
+    last_bids: np.ndarray  # (n, 24) the last revealed bids (poker kinds)
+    last_passed: np.ndarray  # (n,) bool: played the Pass in the last revealed round
+    last_winner: int  # seat, -1: nobody (all tied) or no round revealed yet
+    last_round: int  # 0..2, -1: no round revealed yet
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """Everything ``seat`` knows now: his hand, his own unrevealed bid and the public table."""
+
+    seat: int
+    hand: np.ndarray  # (24,) poker kinds in hand, not counting the pending bid
+    bid: np.ndarray  # (24,) own bid being built this round (unrevealed)
+    pass_available: bool
+    committed: bool  # own bid (or Pass) for this round is final
+    passed: bool  # own Pass played this round
+    on_turn: bool
+    table: TableView
+
+    def relative(self, seat: int) -> int:
+        """Seat-relative index of ``seat`` (0 = the observer), as used by the recipient actions."""
+        return (seat - self.seat) % self.table.num_players
