@@ -18,6 +18,8 @@ __version__ = "0.1.0"
 #: Registered environment ids and the module that defines each (``env`` and ``raw_env``).
 _REGISTRY: dict[str, str] = {
     "piraten_kapern_v0": "pirate_envs.piraten_kapern_v0",
+    "skull_king_v0": "pirate_envs.skull_king_v0",
+    "piratenpoker_v0": "pirate_envs.piratenpoker_v0",
 }
 
 ENV_IDS: tuple[str, ...] = tuple(_REGISTRY)

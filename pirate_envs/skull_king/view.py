@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 
 from pirate_envs.skull_king.cards import NO_SUIT, TOKEN_NAMES, names_of
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class SkullKingView:
     """One seat's knowledge. Seats are absolute (``0..num_players-1``); the play order is seat + 1.
 
@@ -17,7 +18,8 @@ class SkullKingView:
     ``trick`` holds the tokens played so far into the current trick, in play order from
     ``leader``. ``bids`` shows ``-1`` for a bid not visible to this seat: before all have bid
     only the seat's own bid is visible. ``voids[s][suit]`` is public: seat ``s`` did not follow
-    that led suit this hand, so he holds none of it.
+    that led suit this hand, so he holds none of it. Views compare equal field by field
+    (arrays by value); they are not hashable.
     """
 
     seat: int
@@ -38,6 +40,13 @@ class SkullKingView:
     played: np.ndarray
     voids: tuple[tuple[bool, ...], ...]
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SkullKingView):
+            return NotImplemented
+        return all(_same(getattr(self, f.name), getattr(other, f.name)) for f in fields(self))
+
+    __hash__ = None  # type: ignore[assignment]
+
     def hand_cards(self) -> list[str]:
         """The seat's hand as card names (one per physical card)."""
         return names_of(self.hand)
@@ -54,3 +63,10 @@ class SkullKingView:
     def has_led_suit(self) -> bool:
         """Whether a suit card has set the suit to follow in the current trick."""
         return self.led_suit != NO_SUIT
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equality of two view fields (numpy arrays by value)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return bool(np.array_equal(a, b))
+    return bool(a == b)

@@ -217,3 +217,11 @@ def test_render_and_labels() -> None:
     assert env.unwrapped.action_to_string(CARD_OFFSET + MARY_ESCAPE) == "play scary_mary:escape"
     assert env.unwrapped.action_to_string(3) == "bid 3"
     assert len(ACTIONS) == 69
+
+
+def test_views_compare_by_value() -> None:
+    a, b = SkullKingEngine(), SkullKingEngine()  # both dealt from seed 0
+    assert a.view(2) == b.view(2) and a.view(2) is not b.view(2)
+    assert a.view(2) != a.view(3)
+    a.apply(a.legal_actions()[0])
+    assert a.view(2) != b.view(2)
