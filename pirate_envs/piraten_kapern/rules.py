@@ -163,13 +163,15 @@ class KapernEngine(Engine):
         "first_card": "fortune card name dealt to the first turn (the rest of the deck is shuffled as usual)",
     }
 
-    def __init__(self, config: KapernConfig):
+    def __init__(self, config: KapernConfig, dice_source: DiceSource | None = None):
+        """``dice_source(n)``, if given, replaces the random dice (tests script rolls with it)."""
         self.config = config
         self.num_players = config.num_players
         deck = config.deck()
         self.deck_cards = [card for card in CARDS for _ in range(deck.get(card, 0))]
         self.rng = np.random.default_rng()
-        self.roll_dice: DiceSource = _roll_with(self.rng)
+        self.dice_source = dice_source
+        self.roll_dice: DiceSource = dice_source or _roll_with(self.rng)
         self._reset_state()
 
     def _reset_state(self) -> None:
@@ -192,7 +194,7 @@ class KapernEngine(Engine):
     def reset(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> None:
         options = check_options(options, self.RESET_OPTIONS)
         self.rng = rng
-        self.roll_dice = _roll_with(rng)
+        self.roll_dice = self.dice_source or _roll_with(rng)
         self._reset_state()
         self._shuffle_deck()
         first = options.get("first_card")
@@ -267,7 +269,10 @@ class KapernEngine(Engine):
         """Apply a legal action of the current player."""
         t = self.turn
         if action == STOP:
-            self._end_turn(busted=False)
+            if self.phase is Phase.ISLAND:
+                self._end_island_turn()
+            else:
+                self._end_turn(busted=False)
         elif action >= CHEST_TAKE_OFFSET:
             face = NON_SKULL_FACES[action - CHEST_TAKE_OFFSET]
             t.chest[face] -= 1
