@@ -14,7 +14,7 @@ import numpy as np
 
 from pirate_envs.core.actions import ActionTable
 from pirate_envs.core.engine import Engine, check_options
-from pirate_envs.core.render import format_table
+from pirate_envs.core.render import format_table, seat_name
 from pirate_envs.piratenpoker.cards import (
     BACK_SIDE,
     COLOURS,
@@ -435,10 +435,10 @@ class PiratenpokerEngine(Engine):
         for s in range(self.num_players):
             hand = " ".join(POKER_NAMES[k] for k in np.repeat(_KINDS, self.hands[s]))
             bid = "PASS" if self.passed[s] else " ".join(POKER_NAMES[k] for k in np.repeat(_KINDS, self.bids[s]))
-            turn = "*" if s == self.current_player and not self.done else ""
+            turn = " *" if s == self.current_player and not self.done else ""
             rows.append(
                 [
-                    f"{turn}{s}",
+                    seat_name(s) + turn,
                     hand,
                     bid,
                     "yes" if self.pass_available[s] else "no",
@@ -451,5 +451,5 @@ class PiratenpokerEngine(Engine):
             for c, f, st in zip(COLOURS, self.face_up, self.stacks)
         )
         head = f"game {self.games_played}, round {self.round + 1}, phase {self.phase.name}; loot {loot}"
-        table = format_table(["seat", "hand", "bid", "pass", "displayed", "score"], rows)
+        table = format_table(["player", "hand", "bid", "pass", "displayed", "score"], rows)
         return f"{head}\n{table}"

@@ -1,4 +1,131 @@
-"""DOC"""
+"""Piratenpoker (Michael Schacht, Piatnik): 3 to 5 pirates bid poker cards for loot.
+
+Rules summary
+=============
+84 poker cards (green, red, yellow x values 1..8; per colour 1:1, 2:2, 3:4, 4:7, 5:7, 6:4,
+7:2, 8:1), 21 loot cards in three colour stacks, back side up (the top card's back is public
+and fixes its front: +5/shark (+4), +6/-3, +8/-4, +10/-5), one Pass card per player. Each
+player holds 6 poker cards. A *game* reveals the top loot card of each stack and plays three
+rounds; the *episode* (this env) runs games until a stack is empty when a game should start.
+
+In every round each player secretly bids a non-empty set of his hand cards, or his Pass
+(worth 0, once per game; it comes back at the next game). A player with no card and no Pass
+bids nothing. The bids are revealed at once; the highest total wins, a tie goes to the higher
+card values compared from the highest down, players still exactly tied are set aside and the
+best of the others wins (a Pass can win that way); when nobody can win (everybody tied) the
+game ends at once, the unclaimed loot goes under its stacks and a new game starts.
+
+* Round 1 (overboard): the winner picks one face-up loot card and gives it back side up to any
+  player, himself included.
+* Round 2 (below deck): the winner puts one of the two remaining cards under its stack, then
+  may give one of his displayed negative cards (-3/-4/-5, not a shark) to another player.
+* Round 3 (loot): cards of the last loot card's colour count double; the winner displays the
+  loot front side up.
+
+Played cards go face up beside the draw pile; between games everybody draws back to six (an
+empty draw pile is refilled by shuffling those cards). Final score: the displayed cards'
+values (shark 4) plus 5 per set of three sharks and 5 per set of three front cards of equal
+value (colour ignored). Highest total wins; ties go to the highest loot card, then the next;
+a remaining tie is a shared win.
+
+Arguments
+=========
+``env(num_players=4, loot_fronts=(5, 5, 6, 6, 8, 8, 10), max_games=100, reward_mode="win",
+render_mode=None)``
+
+* ``num_players``: 3 to 5.
+* ``loot_fronts``: front values of the loot cards of each colour (*assumption*, see below).
+* ``max_games``: guard; the episode is truncated when it has not ended after this many games.
+* ``reward_mode``: ``"win"`` (terminal, zero-sum, from the final ranking) or ``"score"``
+  (changes of each player's final score of his displayed loot, times ``SCORE_SCALE = 0.1``:
+  a card moves a score by 3 to 10, a set adds 5).
+
+Reset options (``env.reset(options=...)``), for scripted games: ``hands`` (a list of card
+names per seat; hands are then refilled to six in seat order), ``deck`` (the top of the draw
+pile, first drawn first), ``discard``, ``rest_to_discard`` (cards not placed go to the discard
+instead of under the deck, e.g. to test reshuffling) and ``loot`` (``{colour: [front values,
+top first]}``; the rest of each stack is shuffled below). Without ``hands`` the first
+6 x ``num_players`` cards of the draw pile are dealt, seat 0 first.
+
+Actions
+=======
+One ``Discrete(44)`` space; the mask shows the legal ones.
+
+| actions | block | first label | last label |
+|---|---|---|---|
+| 0-23 | add | bid green-1 | bid yellow-8 |
+| 24 | commit | commit bid | commit bid |
+| 25 | pass | pass | pass |
+| 26-28 | loot | choose green loot | choose yellow loot |
+| 29-37 | give | give green:-3 | give yellow:-5 |
+| 38 | keep | keep negatives | keep negatives |
+| 39-43 | recipient | to self | to seat +4 |
+
+*Bid encoding.* A bid is built card by card: ``bid <card>`` moves one card of that kind from
+the hand into the player's unrevealed bid, ``commit bid`` ends it (legal once it holds a
+card), ``pass`` plays the Pass (legal with an empty bid while the Pass is available). Identical
+cards are one kind, so the encoding has no duplicates, every action keeps one fixed meaning
+(a learner sees "green-8" always in the same place, unlike subsets of sorted hand slots) and
+it stays small (26 actions instead of the multisets of a 6-card hand). The partial bid is only
+in the bidder's own View (``bid``); the others see nothing of this round's bids (not even
+their size) until the last player has committed, when all bids are revealed together in
+``last_bids``. Bidders are asked in seat order; a player without a choice is skipped.
+``choose <colour> loot`` picks the overboard card (round 1) or the below-deck card (round 2);
+``give``/``keep negatives`` is the round-2 winner's gift; ``to self`` / ``to seat +r``
+names the receiver relative to the chooser (``+r``: r seats further in play order).
+
+Observation
+===========
+``{"observation": float32 vector, "action_mask": int8 vector}``. Per-seat pieces are
+seat-relative (row 0 is the observer, then the others in play order). Displayed loot kinds
+are, per colour (green, red, yellow): fronts +5, +6, +8, +10, then backs shark, -3, -4, -5.
+Layout for 4 players (``env.unwrapped.observation_layout.table()`` for another count):
+
+| index | name | shape | meaning |
+|---|---|---|---|
+| 0-23 | hand | (24,) | own poker cards in hand per kind (green 1..8, red 1..8, yellow 1..8), x0.5 |
+| 24-47 | bid | (24,) | own bid being built this round (unrevealed), per kind, x0.5 |
+| 48-50 | own_status | (3,) | own Pass still available, own bid committed, own Pass played this round |
+| 51-54 | phase | (4,) | one-hot: bid, pick loot, give a negative card, choose recipient |
+| 55-57 | round | (3,) | one-hot: overboard, below deck, loot |
+| 58-61 | chooser | (4,) | one-hot relative seat of the round winner deciding now |
+| 62-85 | pending | (24,) | one-hot displayed kind about to be given (recipient phase) |
+| 86-97 | face_up | (3, 4) | per colour: one-hot front value (+5,+6,+8,+10) face up |
+| 98-109 | stack_tops | (3, 4) | per colour: one-hot front of the stack's top card |
+| 110-112 | stack_sizes | (3,) | loot cards left in each stack / loot per colour |
+| 113 | draw_size | (1,) | poker cards in the draw pile / 84 |
+| 114-137 | discard | (24,) | poker cards face up next to the draw pile, per kind, x0.25 |
+| 138-233 | displayed | (4, 24) | per seat: displayed loot per kind (colour, side, front), x0.5 |
+| 234-237 | scores | (4,) | per seat: final score of the displayed loot so far / 40 |
+| 238-241 | pass_available | (4,) | per seat: Pass card available at the start of the round |
+| 242-245 | hand_sizes | (4,) | per seat: cards in hand at the start of the round / 6 |
+| 246-341 | last_bids | (4, 24) | per seat: the last revealed bid per kind, x0.5 |
+| 342-345 | last_passed | (4,) | per seat: played the Pass in the last revealed round |
+| 346-349 | last_winner | (4,) | one-hot relative seat that won the last revealed round (zeros: all tied) |
+| 350-352 | last_round | (3,) | one-hot round of the last revealed bids |
+| 353 | games_played | (1,) | games started so far / max_games |
+
+Rewards
+=======
+``"win"``: at the end the winners share +1 and the losers share -1 (a truncated episode pays
+0). ``"score"``: each change of ``final_score`` of a player's displayed loot, x0.1.
+
+Assumptions (RULINGS)
+=====================
+* *Assumption*: the loot distribution per colour is 2x(+5/shark), 2x(+6/-3), 2x(+8/-4),
+  1x(+10/-5); option ``loot_fronts``.
+* The Pass may be played once per game; afterwards the player must bid cards (the English
+  "cannot play in the following rounds" is read with the French text and RULINGS as "cannot
+  play the Pass again"). The all-tied restart refills hands and returns the Pass cards.
+* A Pass (total 0) takes part in the tie rules like any bid: it wins when all bids above it
+  are exactly tied (the text: "the player who has the second-highest total wins").
+* The final ranking compares loot card values (shark 4, backs negative) from the highest
+  down; a player with more cards wins over one whose cards are a prefix of his.
+
+Version history
+===============
+* v0: first version.
+"""
 
 from __future__ import annotations
 

@@ -6,12 +6,25 @@ per-player pieces seat-relative. Arrays are read-only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 
 
-@dataclass(frozen=True, slots=True)
+def _records_equal(a: Any, b: Any) -> bool:
+    """Field-by-field equality of two records holding numpy arrays."""
+    if type(a) is not type(b):
+        return NotImplemented
+    for f in fields(a):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        same = np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y
+        if not same:
+            return False
+    return True
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class TableView:
     """The public table; it changes only when bids are revealed or a round winner decides.
 
@@ -45,8 +58,10 @@ class TableView:
     last_winner: int  # seat, -1: nobody (all tied) or no round revealed yet
     last_round: int  # 0..2, -1: no round revealed yet
 
+    __eq__ = _records_equal
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, eq=False)
 class View:
     """Everything ``seat`` knows now: his hand, his own unrevealed bid and the public table."""
 
@@ -58,6 +73,8 @@ class View:
     passed: bool  # own Pass played this round
     on_turn: bool
     table: TableView
+
+    __eq__ = _records_equal
 
     def relative(self, seat: int) -> int:
         """Seat-relative index of ``seat`` (0 = the observer), as used by the recipient actions."""

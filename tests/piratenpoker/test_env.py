@@ -1,0 +1,101 @@
+"""The Piratenpoker AEC env: a scripted episode with its rewards, hidden bids, seat-relative observations."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pirate_envs.piratenpoker.cards import POKER_INDEX
+from pirate_envs.piratenpoker.engine import ACTIONS
+from pirate_envs.piratenpoker_v0 import env as make_env
+from pirate_envs.piratenpoker_v0 import raw_env
+
+HANDS = [
+    ["green-8", "green-7", "red-6", "yellow-5", "green-1", "red-2"],
+    ["red-8", "yellow-7", "green-6", "red-5", "yellow-4", "green-3"],
+    ["yellow-8", "red-7", "yellow-6", "green-5", "red-4", "red-3"],
+]
+# one +10 per colour; seat 0 wins round 1 (8 > 5 > 3) and throws the green -5 to seat 2, seat 1
+# wins round 2 (8 > 7 > 3) and puts red under its stack, seat 2 wins round 3 (yellow-8 = 16 > 14 > 10);
+# then the green stack is empty: the episode ends, seat 2 wins with -5 + 10 = 5
+SCRIPT = [
+    "bid green-8", "commit bid", "bid green-3", "commit bid", "bid green-5", "commit bid",
+    "choose green loot", "to seat +2",
+    "bid green-1", "bid red-2", "commit bid", "bid red-8", "commit bid", "bid red-7", "commit bid",
+    "choose red loot",
+    "bid yellow-5", "commit bid", "bid yellow-7", "commit bid", "bid yellow-8", "commit bid",
+]  # fmt: skip
+
+
+def play_script(reward_mode: str) -> tuple[raw_env, list[dict[str, float]]]:
+    env = raw_env(num_players=3, loot_fronts=(10,), reward_mode=reward_mode)
+    env.reset(seed=0, options={"hands": HANDS})
+    rewards = []
+    for label in SCRIPT:
+        env.step(ACTIONS.from_string(label))
+        rewards.append(dict(env.rewards))
+    return env, rewards
+
+
+def test_scripted_episode_win_rewards():
+    env, rewards = play_script("win")
+    assert env.game.displayed_names() == [[], [], ["green:-5", "yellow:+10"]]
+    assert env.game.scores().tolist() == [0, 0, 5]
+    assert all(env.terminations.values())
+    assert rewards[-1] == {"player_0": -0.5, "player_1": -0.5, "player_2": 1.0}
+    assert all(r == 0 for step in rewards[:-1] for r in step.values())
+
+
+def test_scripted_episode_score_rewards():
+    _, rewards = play_script("score")
+    gift, loot = SCRIPT.index("to seat +2"), len(SCRIPT) - 1
+    assert rewards[gift]["player_2"] == pytest.approx(-0.5)
+    assert rewards[loot]["player_2"] == pytest.approx(1.0)
+    assert sum(r["player_2"] for r in rewards) == pytest.approx(0.5)
+    assert all(r == 0 for i, step in enumerate(rewards) if i not in (gift, loot) for r in step.values())
+
+
+def test_bids_stay_hidden_until_all_have_bid():
+    env = raw_env(num_players=3)
+    env.reset(seed=0, options={"hands": HANDS})
+    layout = env.observation_layout
+    before = [env.observe(a)["observation"].copy() for a in ("player_1", "player_2")]
+    for label in ("bid green-8", "bid green-7", "commit bid"):
+        env.step(ACTIONS.from_string(label))
+        for agent, obs in zip(("player_1", "player_2"), before):
+            np.testing.assert_array_equal(env.observe(agent)["observation"], obs)
+    own = env.observe("player_0")["observation"][layout["bid"]]
+    assert own[POKER_INDEX["green-8"]] == own[POKER_INDEX["green-7"]] == 0.5
+    for label in ("bid red-8", "commit bid", "bid red-7", "commit bid"):
+        env.step(ACTIONS.from_string(label))
+    # revealed: player_1 sees player_0's bid in the row of seat +2, his own in row 0
+    bids = layout.unpack(env.observe("player_1")["observation"])["last_bids"]
+    assert bids[2, POKER_INDEX["green-8"]] == bids[2, POKER_INDEX["green-7"]] == 0.5
+    assert bids[0, POKER_INDEX["red-8"]] == 0.5 and bids[1, POKER_INDEX["red-7"]] == 0.5
+    # player_0 won with 15 and chooses now
+    chooser = layout.unpack(env.observe("player_1")["observation"])["chooser"]
+    assert chooser.tolist() == [0, 0, 1]
+    assert env.agent_selection == "player_0"
+
+
+def test_displayed_rows_are_seat_relative():
+    env, _ = play_script("win")
+    layout = env.observation_layout
+    for seat in range(3):
+        rows = layout.unpack(env.observe(f"player_{seat}")["observation"])["displayed"]
+        assert rows[(2 - seat) % 3].sum() == 1.0  # two cards x0.5, in seat 2's row
+        assert rows.sum() == 1.0
+
+
+def test_wrapped_env_plays_a_random_episode():
+    env = make_env(num_players=5)
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    steps = 0
+    for agent in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        action = None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        env.step(action)
+        steps += 1
+        assert agent in env.possible_agents
+    assert steps > 50 and env.unwrapped.game.terminated
