@@ -1,0 +1,47 @@
+"""Build agents by name for any env id: ``make_agent("heuristic", "skull_king_v0", seed=1)``.
+
+Names: ``random``; ``heuristic`` (the game's honest heuristic); ``oracle`` (Piraten Kapern's
+exact one-turn dynamic programme). Trained policies are added by ``experiments``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import pirate_envs
+from agents.base import Agent, RandomAgent, action_blocks
+
+#: ``kind -> env id -> "module:Class"`` of the game-specific agents.
+GAME_AGENTS: dict[str, dict[str, str]] = {
+    "heuristic": {
+        "piraten_kapern_v0": "agents.kapern_heuristic:KapernHeuristic",
+        "skull_king_v0": "agents.skull_king_heuristic:SkullKingHeuristic",
+        "piratenpoker_v0": "agents.piratenpoker_heuristic:PiratenpokerHeuristic",
+        "lucky_pirate_v0": "agents.lucky_pirate_heuristic:LuckyPirateHeuristic",
+    },
+    "oracle": {
+        "piraten_kapern_v0": "agents.kapern_oracle:KapernOracleAgent",
+    },
+}
+
+
+def agent_names(env_id: str) -> list[str]:
+    """The agent names available for ``env_id``."""
+    return ["random"] + [kind for kind, table in GAME_AGENTS.items() if env_id in table]
+
+
+def make_agent(name: str, env_id: str, seed: int | None = None, env: Any = None) -> Agent:
+    """A fresh agent called ``name`` for ``env_id`` (``env``, if given, supplies the action table)."""
+    if env_id not in pirate_envs.ENV_IDS:
+        raise ValueError(f"unknown env id {env_id!r}; valid ids: {list(pirate_envs.ENV_IDS)}")
+    if name == "random":
+        env = env if env is not None else pirate_envs.make(env_id, raw=True)
+        return RandomAgent(seed=seed, blocks=action_blocks(env))
+    table = GAME_AGENTS.get(name, {})
+    if env_id not in table:
+        raise ValueError(f"no agent {name!r} for {env_id}; available: {agent_names(env_id)}")
+    module_name, class_name = table[env_id].split(":")
+    agent = getattr(importlib.import_module(module_name), class_name)()
+    agent.reset(seed)
+    return agent
