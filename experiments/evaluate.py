@@ -15,8 +15,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 import pirate_envs
 from agents.base import Agent
 from agents.registry import make_agent
