@@ -40,7 +40,7 @@ the others in play order; ``env.unwrapped.observation_layout``)
 
 | index | name | shape | meaning |
 |---|---|---|---|
-| 0-56 | hand | (57,) | own cards per kind / copies in the deck (kind order: cards.KIND_NAMES) |
+| 0-56 | hand | (57,) | number of own cards of each kind, 0..5 (kind order: cards.KIND_NAMES) |
 | 57-66 | hand_number | (10,) | one-hot hand number 1..10 (hand k deals k cards) |
 | 67-69 | phase | (3,) | one-hot: bidding, playing, game over |
 | 70-301 | trick | (4, 58) | one-hot card each player put into the current trick (token order) |
@@ -49,7 +49,7 @@ the others in play order; ``env.unwrapped.observation_layout``)
 | 350 | bids_revealed | (1,) | 1 once every player has bid this hand |
 | 351-354 | tricks_won | (4,) | tricks won this hand / 10 |
 | 355-358 | scores | (4,) | total score / 500 |
-| 359-415 | played | (57,) | cards played this hand per kind / copies (current trick included) |
+| 359-415 | played | (57,) | number of cards of each kind played this hand, 0..5 (current trick included) |
 | 416-431 | voids | (4, 4) | 1 where a player did not follow that led suit this hand |
 | 432-435 | leader | (4,) | one-hot player who leads the current trick |
 | 436-439 | dealer | (4,) | one-hot dealer of this hand |

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from pirate_envs.core.observation import ObservationLayout
-from pirate_envs.skull_king.cards import COPIES, NO_SUIT, NUM_KINDS, NUM_SUITS, NUM_TOKENS
+from pirate_envs.skull_king.cards import NO_SUIT, NUM_KINDS, NUM_SUITS, NUM_TOKENS
 from pirate_envs.skull_king.rules import MAX_BID, MAX_HANDS, Config, Phase
 from pirate_envs.skull_king.view import SkullKingView
 
@@ -16,7 +16,6 @@ from pirate_envs.skull_king.view import SkullKingView
 SCORE_OBS_SCALE = 1.0 / 500.0
 #: Multiplier of the tricks won in the observation.
 TRICKS_OBS_SCALE = 1.0 / MAX_BID
-_INV_COPIES = (1.0 / np.asarray(COPIES, dtype=np.float32)).astype(np.float32)
 
 
 def build_layout(config: Config) -> ObservationLayout:
@@ -24,7 +23,7 @@ def build_layout(config: Config) -> ObservationLayout:
     n = config.num_players
     return ObservationLayout(
         [
-            ("hand", (NUM_KINDS,), "own cards per kind / copies in the deck (kind order: cards.KIND_NAMES)"),
+            ("hand", (NUM_KINDS,), "number of own cards of each kind, 0..5 (kind order: cards.KIND_NAMES)"),
             ("hand_number", (MAX_HANDS,), "one-hot hand number 1..10 (hand k deals k cards)"),
             ("phase", (len(Phase),), "one-hot: bidding, playing, game over"),
             ("trick", (n, NUM_TOKENS), "one-hot card each player put into the current trick (token order)"),
@@ -33,7 +32,7 @@ def build_layout(config: Config) -> ObservationLayout:
             ("bids_revealed", (1,), "1 once every player has bid this hand"),
             ("tricks_won", (n,), "tricks won this hand / 10"),
             ("scores", (n,), "total score / 500"),
-            ("played", (NUM_KINDS,), "cards played this hand per kind / copies (current trick included)"),
+            ("played", (NUM_KINDS,), "number of cards of each kind played this hand, 0..5 (current trick included)"),
             ("voids", (n, NUM_SUITS), "1 where a player did not follow that led suit this hand"),
             ("leader", (n,), "one-hot player who leads the current trick"),
             ("dealer", (n,), "one-hot dealer of this hand"),
@@ -46,43 +45,49 @@ class Encoder:
 
     def __init__(self, layout: ObservationLayout, num_players: int):
         self.layout = layout
-        self.n = num_players
-        n = num_players
-        self._start = {p.name: p.start for p in layout.pieces}
-        self._hand = layout["hand"]
-        self._played = layout["played"]
-        #: For each observer seat, the absolute seats in seat-relative order.
+        self.n = n = num_players
+        start = {p.name: p.start for p in layout.pieces}
+        self._hand, self._played = layout["hand"], layout["played"]
+        self._tricks, self._scores = layout["tricks_won"], layout["scores"]
+        self._hand_number = start["hand_number"] - 1  # hand numbers start at 1
+        self._phase, self._trick, self._led = start["phase"], start["trick"], start["led_suit"]
+        self._revealed, self._leader, self._dealer = start["bids_revealed"], start["leader"], start["dealer"]
+        #: For each observer seat: ``(row, absolute seat, first index of the row's bids, of its voids)``.
+        self._rows = [
+            [(r, (seat + r) % n, start["bids"] + r * (MAX_BID + 1), start["voids"] + r * NUM_SUITS) for r in range(n)]
+            for seat in range(n)
+        ]
         self._order = [[(seat + r) % n for r in range(n)] for seat in range(n)]
 
     def __call__(self, view: SkullKingView) -> np.ndarray:
         """The observation vector of ``view``."""
-        n = self.n
-        seat = view.seat
-        start = self._start
+        n, seat = self.n, view.seat
         vec = np.zeros(self.layout.size, dtype=np.float32)
-        np.multiply(view.hand, _INV_COPIES, out=vec[self._hand])
-        np.multiply(view.played, _INV_COPIES, out=vec[self._played])
-        vec[start["hand_number"] + view.hand_number - 1] = 1.0
-        vec[start["phase"] + view.phase] = 1.0
-        trick_start = start["trick"]
+        vec[self._hand] = view.hand
+        vec[self._played] = view.played
         first_row = (view.leader - seat) % n
+        ones = [
+            self._hand_number + view.hand_number,
+            self._phase + view.phase,
+            self._leader + first_row,
+            self._dealer + (view.dealer - seat) % n,
+        ]
         for i, token in enumerate(view.trick):
-            vec[trick_start + ((first_row + i) % n) * NUM_TOKENS + token] = 1.0
+            ones.append(self._trick + ((first_row + i) % n) * NUM_TOKENS + token)
         if view.led_suit != NO_SUIT:
-            vec[start["led_suit"] + view.led_suit] = 1.0
-        bids, tricks, scores, voids = view.bids, view.tricks_won, view.scores, view.voids
-        bid_start, tricks_start, score_start = start["bids"], start["tricks_won"], start["scores"]
-        void_start = start["voids"]
-        for row, s in enumerate(self._order[seat]):
+            ones.append(self._led + view.led_suit)
+        if view.bids_revealed:
+            ones.append(self._revealed)
+        bids, voids = view.bids, view.voids
+        for _, s, bid_start, void_start in self._rows[seat]:
             if bids[s] >= 0:
-                vec[bid_start + row * (MAX_BID + 1) + bids[s]] = 1.0
-            vec[tricks_start + row] = tricks[s] * TRICKS_OBS_SCALE
-            vec[score_start + row] = scores[s] * SCORE_OBS_SCALE
-            if any(voids[s]):
-                vec[void_start + row * NUM_SUITS : void_start + (row + 1) * NUM_SUITS] = voids[s]
-        vec[start["bids_revealed"]] = float(view.bids_revealed)
-        vec[start["leader"] + first_row] = 1.0
-        vec[start["dealer"] + (view.dealer - seat) % n] = 1.0
+                ones.append(bid_start + bids[s])
+            if True in voids[s]:
+                ones.extend(void_start + suit for suit in range(NUM_SUITS) if voids[s][suit])
+        vec[ones] = 1.0
+        order = self._order[seat]
+        vec[self._tricks] = [view.tricks_won[s] * TRICKS_OBS_SCALE for s in order]
+        vec[self._scores] = [view.scores[s] * SCORE_OBS_SCALE for s in order]
         return vec
 
 

@@ -9,7 +9,7 @@ No gymnasium or pettingzoo here. The pure helpers take card names (see
 * :func:`hand_score` (one player's score for one hand).
 
 Each is the named-card face of an integer function the engine calls on its hot path
-(:func:`playable_kinds`, :func:`winner_of_tokens`, :func:`bonus_of_tokens`); ``hand_score``
+(:func:`playable_card_actions`, :func:`winner_of_tokens`, :func:`bonus_of_tokens`); ``hand_score``
 is called as it is.
 """
 
@@ -40,6 +40,7 @@ from pirate_envs.skull_king.cards import (
     NUM_RANKS,
     NUM_SUIT_CARDS,
     NUM_SUITS,
+    NUM_TOKENS,
     PIRATE,
     SKULL_KING,
     SUITS,
@@ -109,13 +110,17 @@ class Config:
 
 
 # ----------------------------------------------------------------------------- integer core
-#: Per led suit, the card kinds a player holding that suit may play: the suit and the specials.
-_FOLLOW_KINDS = np.zeros((NUM_SUITS, NUM_KINDS), dtype=bool)
-for _suit in range(NUM_SUITS):
-    _FOLLOW_KINDS[_suit, _suit * NUM_RANKS : (_suit + 1) * NUM_RANKS] = True
-    _FOLLOW_KINDS[_suit, NUM_SUIT_CARDS:] = True
 _SUIT_SLICES = tuple(slice(s * NUM_RANKS, (s + 1) * NUM_RANKS) for s in range(NUM_SUITS))
 _KIND_OF_TOKEN_LIST: list[int] = KIND_OF_TOKEN.tolist()
+#: Card actions of each card kind (two for Scary Mary).
+_ACTIONS_OF_KIND: tuple[tuple[int, ...], ...] = tuple(
+    tuple(CARD_OFFSET + t for t in range(NUM_TOKENS) if _KIND_OF_TOKEN_LIST[t] == k) for k in range(NUM_KINDS)
+)
+#: Per led suit, the card actions a player holding that suit may choose: the suit and the specials.
+_FOLLOW_ACTIONS = np.zeros((NUM_SUITS, len(ACTIONS)), dtype=np.int8)
+for _suit in range(NUM_SUITS):
+    _FOLLOW_ACTIONS[_suit, CARD_OFFSET + _suit * NUM_RANKS : CARD_OFFSET + (_suit + 1) * NUM_RANKS] = 1
+    _FOLLOW_ACTIONS[_suit, CARD_OFFSET + NUM_SUIT_CARDS :] = 1
 
 
 def led_suit_of(tokens: Sequence[int]) -> int:
@@ -126,15 +131,22 @@ def led_suit_of(tokens: Sequence[int]) -> int:
     return NO_SUIT
 
 
-def playable_kinds(hand_counts: np.ndarray, led_suit: int) -> np.ndarray:
-    """Boolean mask over card kinds of the cards a hand may play when ``led_suit`` is to be followed.
+def held_card_actions(hand_counts: np.ndarray) -> np.ndarray:
+    """``int8`` mask over ``ACTIONS`` of the card actions of a hand (per-kind counts), legal or not."""
+    held = np.zeros(len(ACTIONS), dtype=np.int8)
+    held[CARD_OFFSET:] = hand_counts[KIND_OF_TOKEN] > 0
+    return held
 
-    Special cards may always be played; a player holding the led suit must otherwise follow it.
+
+def playable_card_actions(held: np.ndarray, led_suit: int, holds_led_suit: bool) -> np.ndarray:
+    """The legal card actions (a new ``int8`` mask) of a hand whose card actions are ``held``.
+
+    Special cards may always be played; a player holding the suit to follow (``led_suit``, the
+    suit of the first suit card of the trick) must otherwise follow it.
     """
-    has = hand_counts > 0
-    if led_suit != NO_SUIT and has[_SUIT_SLICES[led_suit]].any():
-        return has & _FOLLOW_KINDS[led_suit]
-    return has
+    if holds_led_suit and led_suit != NO_SUIT:
+        return held & _FOLLOW_ACTIONS[led_suit]
+    return held.copy()
 
 
 def winner_of_tokens(trick: Sequence[int]) -> int:
@@ -191,7 +203,10 @@ def legal_cards(hand: Sequence[str], trick: Sequence[str]) -> list[str]:
     """
     counts = counts_of(hand)
     led = led_suit_of([token_index(name) for name in trick])
-    return sorted(KIND_NAMES[k] for k in np.flatnonzero(playable_kinds(counts, led)))
+    holds_led_suit = led != NO_SUIT and bool(counts[_SUIT_SLICES[led]].any())
+    playable = playable_card_actions(held_card_actions(counts), led, holds_led_suit)
+    tokens = np.flatnonzero(playable) - CARD_OFFSET
+    return sorted({KIND_NAMES[k] for k in KIND_OF_TOKEN[tokens]})
 
 
 def trick_winner(trick: Sequence[str]) -> int:
@@ -277,7 +292,9 @@ class SkullKingEngine(Engine):
         n = self.num_players = self.config.num_players
         self.hands = np.zeros((n, NUM_KINDS), dtype=np.int8)
         self.played = np.zeros(NUM_KINDS, dtype=np.int8)
-        self.voids = [[False] * NUM_SUITS for _ in range(n)]
+        #: Per seat: the card actions of his hand, and his number of cards of each suit.
+        self.held = np.zeros((n, len(ACTIONS)), dtype=np.int8)
+        self.suit_counts = [[0] * NUM_SUITS for _ in range(n)]
         self._next_seat = [(s + 1) % n for s in range(n)]
         self.reset(np.random.default_rng(0))
 
@@ -320,13 +337,14 @@ class SkullKingEngine(Engine):
         self.hand_number = hand_number
         self.dealer = (self.config.first_dealer + hand_number - 1) % n
         if self._pending_deals:
-            self.hands[:] = self._pending_deals.pop(0)
+            deal = self._pending_deals.pop(0)
         else:
             cards = self.rng.permutation(DECK)[: n * hand_number].reshape(n, hand_number)
-            for seat in range(n):
-                self.hands[seat] = np.bincount(cards[seat], minlength=NUM_KINDS)
+            deal = [np.bincount(cards[seat], minlength=NUM_KINDS) for seat in range(n)]
+        for seat in range(n):
+            self._set_hand(seat, deal[seat])
         self.played[:] = 0
-        self.voids = [[False] * NUM_SUITS for _ in range(n)]
+        self.voids: tuple[tuple[bool, ...], ...] = ((False,) * NUM_SUITS,) * n
         self.bids = [-1] * n
         self.bids_revealed = False
         self.tricks_won = [0] * n
@@ -339,6 +357,12 @@ class SkullKingEngine(Engine):
         self.current_player = self.leader
         self._mask: np.ndarray | None = None
 
+    def _set_hand(self, seat: int, counts: np.ndarray) -> None:
+        """Give ``seat`` the hand of per-kind ``counts`` (keeping the derived tables in step)."""
+        self.hands[seat] = counts
+        self.held[seat] = held_card_actions(self.hands[seat])
+        self.suit_counts[seat] = [int(self.hands[seat, sl].sum()) for sl in _SUIT_SLICES]
+
     # ------------------------------------------------------------------ contract
     def legal_mask(self) -> np.ndarray:
         """Read-only ``int8`` mask over ``ACTIONS`` for the player on turn (cached per state)."""
@@ -347,9 +371,9 @@ class SkullKingEngine(Engine):
             if self.phase == Phase.BID:
                 mask = _BID_MASKS[self.hand_number]
             elif self.phase == Phase.PLAY:
-                kinds = playable_kinds(self.hands[self.current_player], self.led_suit)
-                mask = np.zeros(len(ACTIONS), dtype=np.int8)
-                mask[CARD_OFFSET:] = kinds[KIND_OF_TOKEN]
+                seat, led = self.current_player, self.led_suit
+                holds_led_suit = led != NO_SUIT and self.suit_counts[seat][led] > 0
+                mask = playable_card_actions(self.held[seat], led, holds_led_suit)
             else:
                 mask = _NO_ACTION_MASK
             self._mask = mask
@@ -375,15 +399,20 @@ class SkullKingEngine(Engine):
     def _apply_card(self, token: int) -> None:
         seat = self.current_player
         kind = _KIND_OF_TOKEN_LIST[token]
-        self.hands[seat, kind] -= 1
+        hand = self.hands[seat]
+        hand[kind] -= 1
+        if hand[kind] == 0:
+            self.held[seat, _ACTIONS_OF_KIND[kind]] = 0
         self.played[kind] += 1
         trick = self.trick
         trick.append(token)
         if token < NUM_SUIT_CARDS:
+            suit = token // NUM_RANKS
+            self.suit_counts[seat][suit] -= 1
             if self.led_suit == NO_SUIT:
-                self.led_suit = token // NUM_RANKS
-            elif token // NUM_RANKS != self.led_suit:
-                self.voids[seat][self.led_suit] = True
+                self.led_suit = suit
+            elif suit != self.led_suit:
+                self._record_void(seat, self.led_suit)
         if len(trick) < self.num_players:
             self.current_player = self._next_seat[seat]
             return
@@ -397,6 +426,12 @@ class SkullKingEngine(Engine):
         self.tricks_done += 1
         if self.tricks_done == self.hand_number:
             self._settle_hand()
+
+    def _record_void(self, seat: int, suit: int) -> None:
+        """Note publicly that ``seat`` holds no card of ``suit`` (he did not follow it)."""
+        voids = list(self.voids)
+        voids[seat] = tuple(v or s == suit for s, v in enumerate(voids[seat]))
+        self.voids = tuple(voids)
 
     def _settle_hand(self) -> None:
         """Score the hand, then deal the next one or end the game."""
@@ -451,7 +486,7 @@ class SkullKingEngine(Engine):
             tricks_won=tuple(self.tricks_won),
             scores=tuple(self.score),
             played=played,
-            voids=tuple(tuple(v) for v in self.voids),
+            voids=self.voids,
         )
 
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
@@ -467,7 +502,7 @@ class SkullKingEngine(Engine):
         dealt = _deal_respecting_voids(pool, sizes, {s: self.voids[s] for s in others}, rng)
         if dealt is not None:
             for s, cards in dealt.items():
-                self.hands[s] = np.bincount(cards, minlength=NUM_KINDS)
+                self._set_hand(s, np.bincount(cards, minlength=NUM_KINDS))
         if not self.bids_revealed:
             for s in others:
                 if self.bids[s] >= 0:
@@ -535,10 +570,11 @@ __all__ = [
     "SkullKingEngine",
     "bonus_of_tokens",
     "hand_score",
+    "held_card_actions",
     "kind_index",
     "led_suit_of",
     "legal_cards",
-    "playable_kinds",
+    "playable_card_actions",
     "token_index",
     "trick_bonus",
     "trick_winner",

@@ -16,6 +16,7 @@ from pirate_envs.skull_king.rules import (
     Config,
     Phase,
     SkullKingEngine,
+    held_card_actions,
     legal_cards,
 )
 
@@ -108,6 +109,14 @@ def test_cards_are_conserved_and_hand_sizes_match(num_players: int) -> None:
             seat = (game.leader + i) % num_players
             assert sizes[seat] == game.hand_number - game.tricks_done - 1
         assert game.played.sum() == game.tricks_done * num_players + len(game.trick)
+        assert_derived_tables_match_hands(game)
+
+
+def assert_derived_tables_match_hands(game: SkullKingEngine) -> None:
+    """The engine's incremental card-action masks and suit counts agree with its hands."""
+    np.testing.assert_array_equal(game.held, np.stack([held_card_actions(h) for h in game.hands]))
+    suits = [[int(h[s * 13 : (s + 1) * 13].sum()) for s in range(NUM_SUITS)] for h in game.hands]
+    assert game.suit_counts == suits
 
 
 def test_a_void_is_recorded_only_when_a_suit_card_does_not_follow() -> None:
@@ -137,6 +146,7 @@ def test_resampling_hidden_information_keeps_every_observation(num_players: int)
         np.testing.assert_array_equal(env.encode(game.view(seat)), before)
         np.testing.assert_array_equal(game.hands[seat], hands_before[seat])
         np.testing.assert_array_equal(game.hands.sum(axis=1), sizes)
+        assert_derived_tables_match_hands(game)
         assert (game.hands.sum(axis=0) + game.played <= np.asarray(COPIES)).all()
         for s in range(num_players):
             for k in np.flatnonzero(game.hands[s]):
@@ -225,3 +235,10 @@ def test_views_compare_by_value() -> None:
     assert a.view(2) != a.view(3)
     a.apply(a.legal_actions()[0])
     assert a.view(2) != b.view(2)
+
+
+def test_docstring_tables_match_the_layout_and_actions() -> None:
+    import pirate_envs.skull_king.env as env_module
+
+    assert raw_env().observation_layout.table() in env_module.__doc__
+    assert ACTIONS.table() in env_module.__doc__
