@@ -71,6 +71,7 @@ from pirate_envs.piraten_kapern.view import KapernView
 __all__ = [
     "KapernOracleAgent",
     "TurnSolution",
+    "decision_view",
     "optimal_turn_value",
     "oracle_plan",
     "policy_turn_value",
@@ -379,7 +380,7 @@ def policy_turn_value(card: str, plan: Callable[[KapernView], Sequence[int] | No
         chosen = [np.full_like(o.actions[:, :1], -1) for o in legal]
         kept = [np.full_like(o.kept[:, :1], len(t.kept)) for o in legal]
         for s, counts in enumerate(t.states):
-            reroll = plan(_decision_view(card, tuple(int(c) for c in counts), option_open))
+            reroll = plan(decision_view(card, tuple(int(c) for c in counts), option_open))
             for block, options in enumerate(legal):
                 column = np.flatnonzero(options.actions[s] == _reroll_id(reroll))
                 if column.size:
@@ -400,8 +401,8 @@ def _reroll_id(reroll: Sequence[int] | None) -> int:
         return -1
 
 
-def _decision_view(card: str, counts: tuple[int, ...], option_open: bool) -> KapernView:
-    """A view of seat 0 deciding with these dice showing (none on the chest), for :func:`policy_turn_value`."""
+def decision_view(card: str, counts: tuple[int, ...], option_open: bool) -> KapernView:
+    """Seat 0's view of a turn with these dice showing (none on the chest) and this option status."""
     return KapernView(
         seat=0,
         num_players=2,

@@ -243,5 +243,5 @@ def test_bad_dice_counts_are_rejected():
     solution = solve_turn("gold")
     with pytest.raises(ValueError, match="face counts of eight dice"):
         solution.state_value(counts(coin=7))
-    with pytest.raises(ValueError, match="face counts of 0..7 kept dice"):
+    with pytest.raises(ValueError, match=r"face counts of 0\.\.7 kept dice"):
         solution.kept_value(counts(coin=8))
