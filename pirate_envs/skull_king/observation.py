@@ -5,6 +5,8 @@ Per-player pieces are seat-relative: row 0 is the observer, then the others in p
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from pirate_envs.core.observation import ObservationLayout
@@ -48,16 +50,23 @@ class Encoder:
         self.n = n = num_players
         start = {p.name: p.start for p in layout.pieces}
         self._hand, self._played = layout["hand"], layout["played"]
-        self._tricks, self._scores = layout["tricks_won"], layout["scores"]
         self._hand_number = start["hand_number"] - 1  # hand numbers start at 1
         self._phase, self._trick, self._led = start["phase"], start["trick"], start["led_suit"]
         self._revealed, self._leader, self._dealer = start["bids_revealed"], start["leader"], start["dealer"]
-        #: For each observer seat: ``(row, absolute seat, first index of the row's bids, of its voids)``.
-        self._rows = [
-            [(r, (seat + r) % n, start["bids"] + r * (MAX_BID + 1), start["voids"] + r * NUM_SUITS) for r in range(n)]
-            for seat in range(n)
-        ]
+        #: For each observer seat, the absolute seats in seat-relative order.
         self._order = [[(seat + r) % n for r in range(n)] for seat in range(n)]
+        #: Per row, the first index of its one-hot bid.
+        self._bid_rows = [start["bids"] + r * (MAX_BID + 1) for r in range(n)]
+        #: Per row, the indices set by each possible tuple of void flags.
+        self._void_rows = [
+            {
+                flags: [start["voids"] + r * NUM_SUITS + suit for suit in range(NUM_SUITS) if flags[suit]]
+                for flags in itertools.product((False, True), repeat=NUM_SUITS)
+            }
+            for r in range(n)
+        ]
+        self._counts = slice(start["tricks_won"], start["scores"] + n)
+        assert start["scores"] == start["tricks_won"] + n, "tricks_won and scores must be adjacent"
 
     def __call__(self, view: SkullKingView) -> np.ndarray:
         """The observation vector of ``view``."""
@@ -66,28 +75,24 @@ class Encoder:
         vec[self._hand] = view.hand
         vec[self._played] = view.played
         first_row = (view.leader - seat) % n
-        ones = [
-            self._hand_number + view.hand_number,
-            self._phase + view.phase,
-            self._leader + first_row,
-            self._dealer + (view.dealer - seat) % n,
-        ]
+        vec[self._hand_number + view.hand_number] = 1.0
+        vec[self._phase + view.phase] = 1.0
+        vec[self._leader + first_row] = 1.0
+        vec[self._dealer + (view.dealer - seat) % n] = 1.0
         for i, token in enumerate(view.trick):
-            ones.append(self._trick + ((first_row + i) % n) * NUM_TOKENS + token)
+            vec[self._trick + ((first_row + i) % n) * NUM_TOKENS + token] = 1.0
         if view.led_suit != NO_SUIT:
-            ones.append(self._led + view.led_suit)
+            vec[self._led + view.led_suit] = 1.0
         if view.bids_revealed:
-            ones.append(self._revealed)
-        bids, voids = view.bids, view.voids
-        for _, s, bid_start, void_start in self._rows[seat]:
-            if bids[s] >= 0:
-                ones.append(bid_start + bids[s])
-            if True in voids[s]:
-                ones.extend(void_start + suit for suit in range(NUM_SUITS) if voids[s][suit])
-        vec[ones] = 1.0
+            vec[self._revealed] = 1.0
+        bids, voids, tricks, scores = view.bids, view.voids, view.tricks_won, view.scores
         order = self._order[seat]
-        vec[self._tricks] = [view.tricks_won[s] * TRICKS_OBS_SCALE for s in order]
-        vec[self._scores] = [view.scores[s] * SCORE_OBS_SCALE for s in order]
+        for row, s in enumerate(order):
+            if bids[s] >= 0:
+                vec[self._bid_rows[row] + bids[s]] = 1.0
+            for i in self._void_rows[row][voids[s]]:
+                vec[i] = 1.0
+        vec[self._counts] = [tricks[s] * TRICKS_OBS_SCALE for s in order] + [scores[s] * SCORE_OBS_SCALE for s in order]
         return vec
 
 

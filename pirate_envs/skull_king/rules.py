@@ -112,9 +112,10 @@ class Config:
 # ----------------------------------------------------------------------------- integer core
 _SUIT_SLICES = tuple(slice(s * NUM_RANKS, (s + 1) * NUM_RANKS) for s in range(NUM_SUITS))
 _KIND_OF_TOKEN_LIST: list[int] = KIND_OF_TOKEN.tolist()
-#: Card actions of each card kind (two for Scary Mary).
-_ACTIONS_OF_KIND: tuple[tuple[int, ...], ...] = tuple(
-    tuple(CARD_OFFSET + t for t in range(NUM_TOKENS) if _KIND_OF_TOKEN_LIST[t] == k) for k in range(NUM_KINDS)
+#: The card actions of each card kind, as a slice (two actions for Scary Mary, one for the others).
+_ACTIONS_OF_KIND: tuple[slice, ...] = tuple(
+    slice(CARD_OFFSET + _KIND_OF_TOKEN_LIST.index(k), CARD_OFFSET + NUM_TOKENS - _KIND_OF_TOKEN_LIST[::-1].index(k))
+    for k in range(NUM_KINDS)
 )
 #: Per led suit, the card actions a player holding that suit may choose: the suit and the specials.
 _FOLLOW_ACTIONS = np.zeros((NUM_SUITS, len(ACTIONS)), dtype=np.int8)
@@ -469,24 +470,24 @@ class SkullKingEngine(Engine):
             bids = tuple(self.bids)
         else:
             bids = tuple(b if s == seat else -1 for s, b in enumerate(self.bids))
-        return SkullKingView(
-            seat=seat,
-            num_players=self.num_players,
-            num_hands=self.config.num_hands,
-            hand_number=self.hand_number,
-            phase=int(self.phase),
-            dealer=self.dealer,
-            leader=self.leader,
-            current_player=self.current_player,
-            hand=hand,
-            trick=tuple(self.trick),
-            led_suit=self.led_suit,
-            bids=bids,
-            bids_revealed=self.bids_revealed,
-            tricks_won=tuple(self.tricks_won),
-            scores=tuple(self.score),
-            played=played,
-            voids=self.voids,
+        return SkullKingView(  # positional, in field order: keywords cost a lot on the hot path
+            seat,
+            self.num_players,
+            self.config.num_hands,
+            self.hand_number,
+            int(self.phase),
+            self.dealer,
+            self.leader,
+            self.current_player,
+            hand,
+            tuple(self.trick),
+            self.led_suit,
+            bids,
+            self.bids_revealed,
+            tuple(self.tricks_won),
+            tuple(self.score),
+            played,
+            self.voids,
         )
 
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:

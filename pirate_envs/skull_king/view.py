@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from pirate_envs.skull_king.cards import NO_SUIT, TOKEN_NAMES, names_of
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class SkullKingView:
+class SkullKingView(NamedTuple):
     """One seat's knowledge. Seats are absolute (``0..num_players-1``); the play order is seat + 1.
 
     ``hand`` and ``played`` are read-only per-kind counts (see :mod:`~pirate_envs.skull_king.cards`);
     ``trick`` holds the tokens played so far into the current trick, in play order from
     ``leader``. ``bids`` shows ``-1`` for a bid not visible to this seat: before all have bid
     only the seat's own bid is visible. ``voids[s][suit]`` is public: seat ``s`` did not follow
-    that led suit this hand, so he holds none of it. Views compare equal field by field
-    (arrays by value); they are not hashable.
+    that led suit this hand, so he holds none of it.
+
+    A named tuple (immutable, and cheap to build on every observation); views compare equal
+    field by field, arrays by value, and are not hashable.
     """
 
     seat: int
@@ -43,7 +43,11 @@ class SkullKingView:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SkullKingView):
             return NotImplemented
-        return all(_same(getattr(self, f.name), getattr(other, f.name)) for f in fields(self))
+        return all(_same(a, b) for a, b in zip(self, other))
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
 
     __hash__ = None  # type: ignore[assignment]
 
