@@ -133,9 +133,12 @@ def led_suit_of(tokens: Sequence[int]) -> int:
 
 
 def held_card_actions(hand_counts: np.ndarray) -> np.ndarray:
-    """``int8`` mask over ``ACTIONS`` of the card actions of a hand (per-kind counts), legal or not."""
-    held = np.zeros(len(ACTIONS), dtype=np.int8)
-    held[CARD_OFFSET:] = hand_counts[KIND_OF_TOKEN] > 0
+    """``int8`` mask over ``ACTIONS`` of the card actions of a hand (per-kind counts), legal or not.
+
+    Works row by row on a stack of hands (shape ``(..., NUM_KINDS)``).
+    """
+    held = np.zeros((*hand_counts.shape[:-1], len(ACTIONS)), dtype=np.int8)
+    held[..., CARD_OFFSET:] = hand_counts[..., KIND_OF_TOKEN] > 0
     return held
 
 
@@ -297,6 +300,8 @@ class SkullKingEngine(Engine):
         self.held = np.zeros((n, len(ACTIONS)), dtype=np.int8)
         self.suit_counts = [[0] * NUM_SUITS for _ in range(n)]
         self._next_seat = [(s + 1) % n for s in range(n)]
+        #: ``seat * NUM_KINDS`` per seat: turns card kinds dealt to seats into one bincount.
+        self._kind_offsets = np.arange(n) * NUM_KINDS
         self.reset(np.random.default_rng(0))
 
     # ------------------------------------------------------------------ setup
@@ -338,12 +343,10 @@ class SkullKingEngine(Engine):
         self.hand_number = hand_number
         self.dealer = (self.config.first_dealer + hand_number - 1) % n
         if self._pending_deals:
-            deal = self._pending_deals.pop(0)
+            self._set_hands(self._pending_deals.pop(0))
         else:
-            cards = self.rng.permutation(DECK)[: n * hand_number].reshape(n, hand_number)
-            deal = [np.bincount(cards[seat], minlength=NUM_KINDS) for seat in range(n)]
-        for seat in range(n):
-            self._set_hand(seat, deal[seat])
+            cards = self.rng.permutation(DECK)[: n * hand_number] + np.repeat(self._kind_offsets, hand_number)
+            self._set_hands(np.bincount(cards, minlength=n * NUM_KINDS).reshape(n, NUM_KINDS))
         self.played[:] = 0
         self.voids: tuple[tuple[bool, ...], ...] = ((False,) * NUM_SUITS,) * n
         self.bids = [-1] * n
@@ -358,11 +361,12 @@ class SkullKingEngine(Engine):
         self.current_player = self.leader
         self._mask: np.ndarray | None = None
 
-    def _set_hand(self, seat: int, counts: np.ndarray) -> None:
-        """Give ``seat`` the hand of per-kind ``counts`` (keeping the derived tables in step)."""
-        self.hands[seat] = counts
-        self.held[seat] = held_card_actions(self.hands[seat])
-        self.suit_counts[seat] = [int(self.hands[seat, sl].sum()) for sl in _SUIT_SLICES]
+    def _set_hands(self, counts: np.ndarray) -> None:
+        """Set every seat's hand from per-kind ``counts`` (shape ``(n, NUM_KINDS)``) and the derived tables."""
+        self.hands[:] = counts
+        self.held[:] = held_card_actions(self.hands)
+        suits = self.hands[:, :NUM_SUIT_CARDS].reshape(self.num_players, NUM_SUITS, NUM_RANKS).sum(axis=2)
+        self.suit_counts = suits.tolist()
 
     # ------------------------------------------------------------------ contract
     def legal_mask(self) -> np.ndarray:
@@ -502,8 +506,10 @@ class SkullKingEngine(Engine):
         sizes = {s: int(self.hands[s].sum()) for s in others}
         dealt = _deal_respecting_voids(pool, sizes, {s: self.voids[s] for s in others}, rng)
         if dealt is not None:
+            hands = self.hands.copy()
             for s, cards in dealt.items():
-                self._set_hand(s, np.bincount(cards, minlength=NUM_KINDS))
+                hands[s] = np.bincount(cards, minlength=NUM_KINDS)
+            self._set_hands(hands)
         if not self.bids_revealed:
             for s in others:
                 if self.bids[s] >= 0:
