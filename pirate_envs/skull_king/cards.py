@@ -70,21 +70,22 @@ _TOKEN_INDEX = {name: i for i, name in enumerate(TOKEN_NAMES)}
 
 def kind_index(name: str) -> int:
     """The card kind of a hand card name (``scary_mary``, not one of her modes)."""
-    try:
-        return _KIND_INDEX[name]
-    except KeyError:
-        raise ValueError(
-            f"unknown card {name!r}; expected a suit card like 'yellow-7' or one of {list(KIND_NAMES[ESCAPE:])}"
-        ) from None
+    return _lookup(_KIND_INDEX, name, "card", KIND_NAMES)
 
 
 def token_index(name: str) -> int:
     """The trick token of a played card name (Scary Mary as ``scary_mary:pirate``/``:escape``)."""
+    return _lookup(_TOKEN_INDEX, name, "trick card", TOKEN_NAMES)
+
+
+def _lookup(index: dict[str, int], name: str, what: str, names: tuple[str, ...]) -> int:
+    """``index[name]``, or a ``ValueError`` listing the valid special-card names."""
     try:
-        return _TOKEN_INDEX[name]
+        return index[name]
     except KeyError:
+        specials = list(names[ESCAPE:])
         raise ValueError(
-            f"unknown trick card {name!r}; expected a suit card like 'yellow-7' or one of {list(TOKEN_NAMES[ESCAPE:])}"
+            f"unknown {what} {name!r}; expected a suit card like 'yellow-7' or one of {specials}"
         ) from None
 
 
