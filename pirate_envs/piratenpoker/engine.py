@@ -37,6 +37,7 @@ from pirate_envs.piratenpoker.rules import MAX_PLAYERS, Config, bid_winner, fina
 from pirate_envs.piratenpoker.view import TableView, View
 
 ROUNDS_PER_GAME = 3
+HAND_ROW, BID_ROW = 0, 1  # rows of ``PiratenpokerEngine.cards[seat]``
 OVERBOARD_ROUND, BELOW_DECK_ROUND, LOOT_ROUND = 0, 1, 2
 
 
@@ -82,6 +83,14 @@ RESET_OPTIONS: dict[str, str] = {
 }
 
 
+def _names(counts: np.ndarray, names: Sequence[str]) -> list[str]:
+    """One name per counted item: ``counts[k]`` copies of ``names[k]``."""
+    out: list[str] = []
+    for k in np.flatnonzero(counts).tolist():
+        out += [names[k]] * int(counts[k])
+    return out
+
+
 def _readonly(array: np.ndarray) -> np.ndarray:
     array.setflags(write=False)
     return array
@@ -105,8 +114,7 @@ class PiratenpokerEngine(Engine):
         n = self.num_players
         self.rng = rng
         self.terminated = self.truncated = False
-        self.hands = np.zeros((n, NUM_POKER_KINDS), dtype=np.int16)
-        self.bids = np.zeros((n, NUM_POKER_KINDS), dtype=np.int16)
+        self.cards = np.zeros((n, 2, NUM_POKER_KINDS), dtype=np.int16)  # per seat: hand, own bid
         self.hand_size = [0] * n
         self.bid_size = [0] * n
         self.committed = [False] * n
@@ -125,7 +133,7 @@ class PiratenpokerEngine(Engine):
         self.may_give_to_self = False
         self.games_played = 0
         self.last_bids = np.zeros((n, NUM_POKER_KINDS), dtype=np.int16)
-        self.last_passed = np.zeros(n, dtype=bool)
+        self.last_passed = (False,) * n
         self.last_winner = -1
         self.last_round = -1
         self._scores = np.zeros(n)
@@ -182,6 +190,16 @@ class PiratenpokerEngine(Engine):
                 rest.remove(FRONT_INDEX[front])
                 top.append(FRONT_INDEX[front])
             self.stacks.append(top + self.rng.permutation(rest).tolist())
+
+    @property
+    def hands(self) -> np.ndarray:
+        """Cards in hand, ``(num_players, 24)`` counts per poker kind (a view of ``cards``)."""
+        return self.cards[:, HAND_ROW]
+
+    @property
+    def bids(self) -> np.ndarray:
+        """Unrevealed bids of this round, ``(num_players, 24)`` counts (a view of ``cards``)."""
+        return self.cards[:, BID_ROW]
 
     # ----------------------------------------------------------------- game flow
     def _add_to_hand(self, seat: int, kind: int) -> None:
@@ -241,13 +259,13 @@ class PiratenpokerEngine(Engine):
         self._table = None
         remaining = [c for c in range(NUM_COLOURS) if self.face_up[c] >= 0]
         loot_colour = COLOURS[remaining[0]] if self.round == LOOT_ROUND else None
-        bids = [[POKER_NAMES[k] for k in np.repeat(_KINDS, self.bids[s])] for s in range(n)]
+        bids = [_names(row, POKER_NAMES) for row in self.bids]
         winner = bid_winner(bids, loot_colour)
         self.discard += self.bids.sum(axis=0, dtype=np.int16)
-        self.last_bids = self.bids
-        self.bids = np.zeros_like(self.last_bids)
+        self.last_bids = self.bids.copy()
+        self.cards[:, BID_ROW] = 0
         self.bid_size = [0] * n
-        self.last_passed = np.array(self.passed)
+        self.last_passed = tuple(self.passed)
         self.passed = [False] * n
         self.last_winner = -1 if winner is None else winner
         self.last_round = self.round
@@ -259,7 +277,7 @@ class PiratenpokerEngine(Engine):
             colour = remaining[0]
             self.displayed[winner, displayed_kind(colour, FRONT_SIDE, self.face_up[colour])] += 1
             self.face_up[colour] = -1
-            self._update_scores()
+            self._rescore(winner)
             self._start_game()
         else:
             self.phase = Phase.PICK_LOOT
@@ -275,12 +293,14 @@ class PiratenpokerEngine(Engine):
         self.round += 1
         self._start_round()
 
-    def _update_scores(self) -> None:
-        self._scores = np.array([float(final_score(names)) for names in self.displayed_names()])
+    def _rescore(self, *seats: int) -> None:
+        """Recompute the scores of ``seats`` after their displayed loot changed."""
+        for seat in seats:
+            self._scores[seat] = final_score(_names(self.displayed[seat], DISPLAYED_NAMES))
 
     def displayed_names(self) -> list[list[str]]:
         """Every seat's displayed loot as names (``"green:+8"``...)."""
-        return [[DISPLAYED_NAMES[k] for k in np.repeat(np.arange(NUM_DISPLAYED_KINDS), row)] for row in self.displayed]
+        return [_names(row, DISPLAYED_NAMES) for row in self.displayed]
 
     # ----------------------------------------------------------------- decisions
     def legal_mask(self) -> np.ndarray:
@@ -295,7 +315,7 @@ class PiratenpokerEngine(Engine):
         phase = self.phase
         if phase == Phase.BID:
             p = self.current_player
-            mask[ADD:COMMIT] = self.hands[p] > 0
+            np.greater(self.cards[p, HAND_ROW], 0, out=mask[ADD:COMMIT])
             mask[COMMIT] = self.bid_size[p] > 0
             mask[PASS] = self.pass_available[p] and not self.bid_size[p]
         elif phase == Phase.PICK_LOOT:
@@ -315,8 +335,8 @@ class PiratenpokerEngine(Engine):
         if phase == Phase.BID:
             p = self.current_player
             if action < COMMIT:
-                self.hands[p, action] -= 1
-                self.bids[p, action] += 1
+                self.cards[p, HAND_ROW, action] -= 1
+                self.cards[p, BID_ROW, action] += 1
                 self.hand_size[p] -= 1
                 self.bid_size[p] += 1
                 return  # nothing public changed
@@ -338,7 +358,7 @@ class PiratenpokerEngine(Engine):
         else:
             target = (self.chooser + action - RECIPIENT) % self.num_players
             self.displayed[target, self.pending] += 1
-            self._update_scores()
+            self._rescore(target, self.chooser)
             self._next_round()
         self._table = None
 
@@ -372,18 +392,16 @@ class PiratenpokerEngine(Engine):
         if table is None:
             table = self._table = self._table_view()
         return View(
-            seat=seat,
-            hand=_readonly(self.hands[seat].copy()),
-            bid=_readonly(self.bids[seat].copy()),
-            pass_available=self.pass_available[seat],
-            committed=self.committed[seat],
-            passed=self.passed[seat],
-            on_turn=self.current_player == seat and not self.done,
-            table=table,
+            seat,
+            self.cards[seat].copy(),
+            self.pass_available[seat],
+            self.committed[seat],
+            self.passed[seat],
+            self.current_player == seat and not self.done,
+            table,
         )
 
     def _table_view(self) -> TableView:
-        pass_at_start = np.logical_or(self.pass_available, self.passed)
         return TableView(
             num_players=self.num_players,
             games_played=self.games_played,
@@ -392,17 +410,17 @@ class PiratenpokerEngine(Engine):
             chooser=self.chooser,
             pending=self.pending,
             may_give_to_self=self.may_give_to_self,
-            face_up=_readonly(np.array(self.face_up)),
-            stack_sizes=_readonly(np.array([len(s) for s in self.stacks])),
-            stack_tops=_readonly(np.array([s[0] if s else -1 for s in self.stacks])),
+            face_up=tuple(self.face_up),
+            stack_sizes=tuple(len(s) for s in self.stacks),
+            stack_tops=tuple(s[0] if s else -1 for s in self.stacks),
             draw_size=len(self.draw),
             discard=_readonly(self.discard.copy()),
             displayed=_readonly(self.displayed.copy()),
-            scores=_readonly(self._scores.copy()),
-            pass_available=_readonly(pass_at_start),
-            hand_sizes=_readonly(np.add(self.hand_size, self.bid_size)),
+            scores=tuple(self._scores.tolist()),
+            pass_available=tuple(a or p for a, p in zip(self.pass_available, self.passed)),
+            hand_sizes=tuple(h + b for h, b in zip(self.hand_size, self.bid_size)),
             last_bids=_readonly(self.last_bids.copy()),
-            last_passed=_readonly(self.last_passed.copy()),
+            last_passed=self.last_passed,
             last_winner=self.last_winner,
             last_round=self.last_round,
         )
@@ -417,10 +435,10 @@ class PiratenpokerEngine(Engine):
         )
         pool = rng.permutation(pool).tolist()
         for s in others:
-            for array, size in ((self.hands, self.hand_size[s]), (self.bids, self.bid_size[s])):
-                array[s] = 0
+            for row, size in ((HAND_ROW, self.hand_size[s]), (BID_ROW, self.bid_size[s])):
+                self.cards[s, row] = 0
                 for _ in range(size):
-                    array[s, pool.pop()] += 1
+                    self.cards[s, row, pool.pop()] += 1
         self.draw = pool
         for colour, stack in enumerate(self.stacks):
             hidden_end = len(stack) - self.known_bottom[colour]
@@ -433,8 +451,8 @@ class PiratenpokerEngine(Engine):
         names = self.displayed_names()
         rows = []
         for s in range(self.num_players):
-            hand = " ".join(POKER_NAMES[k] for k in np.repeat(_KINDS, self.hands[s]))
-            bid = "PASS" if self.passed[s] else " ".join(POKER_NAMES[k] for k in np.repeat(_KINDS, self.bids[s]))
+            hand = " ".join(_names(self.hands[s], POKER_NAMES))
+            bid = "PASS" if self.passed[s] else " ".join(_names(self.bids[s], POKER_NAMES))
             turn = " *" if s == self.current_player and not self.done else ""
             rows.append(
                 [

@@ -69,6 +69,8 @@ PER_SEAT_PIECES = (
     "last_passed",
     "last_winner",
 )
+#: Public pieces written from a flat list of numbers, in this order (see ``Encoder._small_values``).
+SMALL_PIECES = ("stack_sizes", "draw_size", "scores", "pass_available", "hand_sizes", "last_passed", "games_played")
 
 
 def seat_permutations(layout: ObservationLayout, num_players: int) -> list[np.ndarray]:
@@ -84,16 +86,23 @@ def seat_permutations(layout: ObservationLayout, num_players: int) -> list[np.nd
     return perms
 
 
-def _one_hot_rows(vec: np.ndarray, piece: slice, rows: np.ndarray, width: int) -> None:
-    """Set ``vec[piece]`` (``len(rows) x width``) to one-hot rows; a row of -1 stays zero."""
-    block = vec[piece].reshape(len(rows), width)
-    present = rows >= 0
-    block[np.flatnonzero(present), rows[present]] = 1.0
-
-
-def _set_one_hot(vec: np.ndarray, piece: slice, index: int) -> None:
-    if index >= 0:
-        vec[piece.start + index] = 1.0
+def piece_scales(layout: ObservationLayout, config: Config) -> np.ndarray:
+    """The factor of every index of the vector (raw counts and numbers are written, then scaled)."""
+    scales = np.ones(layout.size, dtype=np.float32)
+    for name, scale in (
+        ("hand", CARD_SCALE),
+        ("bid", CARD_SCALE),
+        ("stack_sizes", 1 / len(config.loot_fronts)),
+        ("draw_size", 1 / DECK_SIZE),
+        ("discard", DISCARD_SCALE),
+        ("displayed", CARD_SCALE),
+        ("scores", SCORE_SCALE),
+        ("hand_sizes", 1 / HAND_SIZE),
+        ("last_bids", CARD_SCALE),
+        ("games_played", 1 / config.max_games),
+    ):
+        scales[layout[name]] = scale
+    return scales
 
 
 class Encoder:
@@ -103,11 +112,14 @@ class Encoder:
         self.config = config
         self.layout = layout = build_layout(config)
         self._perms = seat_permutations(layout, config.num_players)
+        self._scales = piece_scales(layout, config)
+        self._card_values = np.arange(HAND_SIZE * 4 + 1, dtype=np.float32) * CARD_SCALE
+        self._small_index = np.concatenate([np.arange(layout[name].start, layout[name].stop) for name in SMALL_PIECES])
         self._table: TableView | None = None
         self._table_vec = layout.zeros()
-        self._hand = layout["hand"]
-        self._bid = layout["bid"]
-        self._status = layout["own_status"].start
+        self._cards = slice(layout["hand"].start, layout["bid"].stop)
+        self._status = layout["own_status"]
+        self._starts = {p.name: p.start for p in layout.pieces}
 
     def encode(self, view: View) -> np.ndarray:
         """The observation vector of ``view`` (per-seat pieces relative to ``view.seat``)."""
@@ -115,35 +127,37 @@ class Encoder:
             self._table_vec = self.encode_table(view.table)
             self._table = view.table
         vec = self._table_vec[self._perms[view.seat]]
-        vec[self._hand] = view.hand
-        vec[self._hand] *= CARD_SCALE
-        vec[self._bid] = view.bid
-        vec[self._bid] *= CARD_SCALE
-        vec[self._status] = view.pass_available
-        vec[self._status + 1] = view.committed
-        vec[self._status + 2] = view.passed
+        vec[self._cards] = self._card_values.take(view.cards).ravel()
+        vec[self._status] = (view.pass_available, view.committed, view.passed)
         return vec
 
     def encode_table(self, table: TableView) -> np.ndarray:
         """The public pieces in absolute seat order (the private ones left at zero)."""
-        layout = self.layout
+        layout, start = self.layout, self._starts
         vec = layout.zeros()
-        _set_one_hot(vec, layout["phase"], table.phase)
-        _set_one_hot(vec, layout["round"], table.round)
-        _set_one_hot(vec, layout["chooser"], table.chooser)
-        _set_one_hot(vec, layout["pending"], table.pending)
-        _one_hot_rows(vec, layout["face_up"], table.face_up, NUM_FRONTS)
-        _one_hot_rows(vec, layout["stack_tops"], table.stack_tops, NUM_FRONTS)
-        vec[layout["stack_sizes"]] = table.stack_sizes / len(self.config.loot_fronts)
-        vec[layout["draw_size"]] = table.draw_size / DECK_SIZE
-        vec[layout["discard"]] = table.discard * DISCARD_SCALE
-        vec[layout["displayed"]] = table.displayed.ravel() * CARD_SCALE
-        vec[layout["scores"]] = table.scores * SCORE_SCALE
-        vec[layout["pass_available"]] = table.pass_available
-        vec[layout["hand_sizes"]] = table.hand_sizes / HAND_SIZE
-        vec[layout["last_bids"]] = table.last_bids.ravel() * CARD_SCALE
-        vec[layout["last_passed"]] = table.last_passed
-        _set_one_hot(vec, layout["last_winner"], table.last_winner)
-        _set_one_hot(vec, layout["last_round"], table.last_round)
-        vec[layout["games_played"]] = table.games_played / self.config.max_games
+        vec[self._small_index] = [
+            *table.stack_sizes,
+            table.draw_size,
+            *table.scores,
+            *table.pass_available,
+            *table.hand_sizes,
+            *table.last_passed,
+            table.games_played,
+        ]
+        vec[layout["discard"]] = table.discard
+        vec[layout["displayed"]] = table.displayed.ravel()
+        vec[layout["last_bids"]] = table.last_bids.ravel()
+        ones = [start["phase"] + table.phase, start["round"] + table.round]
+        for name, index in (
+            ("chooser", table.chooser),
+            ("pending", table.pending),
+            ("last_winner", table.last_winner),
+            ("last_round", table.last_round),
+        ):
+            if index >= 0:
+                ones.append(start[name] + index)
+        for name, rows in (("face_up", table.face_up), ("stack_tops", table.stack_tops)):
+            ones.extend(start[name] + row * NUM_FRONTS + index for row, index in enumerate(rows) if index >= 0)
+        vec[ones] = 1.0
+        vec *= self._scales
         return vec

@@ -1,31 +1,25 @@
 """What one Piratenpoker player knows: his :class:`View` around the shared public :class:`TableView`.
 
 The table is one record for every seat (absolute seat indices); the observation vector makes
-per-player pieces seat-relative. Arrays are read-only.
+per-player pieces seat-relative. Both are named tuples (cheap to build every step) that
+compare by value; their arrays are copies, the table's read-only.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 
-def _records_equal(a: Any, b: Any) -> bool:
-    """Field-by-field equality of two records holding numpy arrays."""
+def _records_equal(a: tuple, b: Any) -> bool:
+    """Field-by-field equality of two records that may hold numpy arrays."""
     if type(a) is not type(b):
-        return NotImplemented
-    for f in fields(a):
-        x, y = getattr(a, f.name), getattr(b, f.name)
-        same = np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y
-        if not same:
-            return False
-    return True
+        return False
+    return all(np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y for x, y in zip(a, b))
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class TableView:
+class TableView(NamedTuple):
     """The public table; it changes only when bids are revealed or a round winner decides.
 
     ``face_up[c]`` / ``stack_tops[c]``: the front value *index* (into ``FRONT_VALUES``) of
@@ -44,37 +38,45 @@ class TableView:
     chooser: int
     pending: int
     may_give_to_self: bool
-    face_up: np.ndarray  # (3,) front index or -1
-    stack_sizes: np.ndarray  # (3,)
-    stack_tops: np.ndarray  # (3,) front index or -1
+    face_up: tuple[int, ...]  # (3,) front index or -1
+    stack_sizes: tuple[int, ...]  # (3,)
+    stack_tops: tuple[int, ...]  # (3,) front index or -1
     draw_size: int
     discard: np.ndarray  # (24,) poker kinds face up next to the draw pile
     displayed: np.ndarray  # (n, 24) displayed loot kinds per seat
-    scores: np.ndarray  # (n,) final_score of each seat's displayed loot
-    pass_available: np.ndarray  # (n,) bool, at the start of the round
-    hand_sizes: np.ndarray  # (n,) cards in hand at the start of the round
+    scores: tuple[float, ...]  # (n,) final_score of each seat's displayed loot
+    pass_available: tuple[bool, ...]  # (n,) at the start of the round
+    hand_sizes: tuple[int, ...]  # (n,) cards in hand at the start of the round
     last_bids: np.ndarray  # (n, 24) the last revealed bids (poker kinds)
-    last_passed: np.ndarray  # (n,) bool: played the Pass in the last revealed round
+    last_passed: tuple[bool, ...]  # (n,) played the Pass in the last revealed round
     last_winner: int  # seat, -1: nobody (all tied) or no round revealed yet
     last_round: int  # 0..2, -1: no round revealed yet
 
-    __eq__ = _records_equal
+    __eq__ = _records_equal  # type: ignore[assignment]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class View:
+class View(NamedTuple):
     """Everything ``seat`` knows now: his hand, his own unrevealed bid and the public table."""
 
     seat: int
-    hand: np.ndarray  # (24,) poker kinds in hand, not counting the pending bid
-    bid: np.ndarray  # (24,) own bid being built this round (unrevealed)
+    cards: np.ndarray  # (2, 24) poker kinds: row 0 the hand, row 1 his own bid of this round
     pass_available: bool
     committed: bool  # own bid (or Pass) for this round is final
     passed: bool  # own Pass played this round
     on_turn: bool
     table: TableView
 
-    __eq__ = _records_equal
+    __eq__ = _records_equal  # type: ignore[assignment]
+
+    @property
+    def hand(self) -> np.ndarray:
+        """Poker cards in hand per kind, not counting the bid being built."""
+        return self.cards[0]
+
+    @property
+    def bid(self) -> np.ndarray:
+        """His own bid of this round per kind (nobody else sees it before the reveal)."""
+        return self.cards[1]
 
     def relative(self, seat: int) -> int:
         """Seat-relative index of ``seat`` (0 = the observer), as used by the recipient actions."""
