@@ -45,7 +45,7 @@ the others in play order; ``env.unwrapped.observation_layout``)
 | 67-69 | phase | (3,) | one-hot: bidding, playing, game over |
 | 70-301 | trick | (4, 58) | one-hot card each player put into the current trick (token order) |
 | 302-305 | led_suit | (4,) | one-hot suit to follow (yellow, red, blue, black); zeros if none yet |
-| 306-349 | bids | (4, 11) | one-hot bid 0..10 of each player; zeros while not visible |
+| 306-349 | bids | (4, 11) | one-hot bid 0..10: own bid once made, the others' once all have bid |
 | 350 | bids_revealed | (1,) | 1 once every player has bid this hand |
 | 351-354 | tricks_won | (4,) | tricks won this hand / 10 |
 | 355-358 | scores | (4,) | total score / 500 |

@@ -30,7 +30,7 @@ def build_layout(config: Config) -> ObservationLayout:
             ("phase", (len(Phase),), "one-hot: bidding, playing, game over"),
             ("trick", (n, NUM_TOKENS), "one-hot card each player put into the current trick (token order)"),
             ("led_suit", (NUM_SUITS,), "one-hot suit to follow (yellow, red, blue, black); zeros if none yet"),
-            ("bids", (n, MAX_BID + 1), "one-hot bid 0..10 of each player; zeros while not visible"),
+            ("bids", (n, MAX_BID + 1), "one-hot bid 0..10: own bid once made, the others' once all have bid"),
             ("bids_revealed", (1,), "1 once every player has bid this hand"),
             ("tricks_won", (n,), "tricks won this hand / 10"),
             ("scores", (n,), "total score / 500"),

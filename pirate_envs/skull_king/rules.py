@@ -33,6 +33,7 @@ from pirate_envs.skull_king.cards import (
     DECK_SIZE,
     KIND_NAMES,
     KIND_OF_TOKEN,
+    MARY_ESCAPE,
     MARY_PIRATE,
     MERMAID,
     NO_SUIT,
@@ -40,8 +41,8 @@ from pirate_envs.skull_king.cards import (
     NUM_RANKS,
     NUM_SUIT_CARDS,
     NUM_SUITS,
-    NUM_TOKENS,
     PIRATE,
+    SCARY_MARY,
     SKULL_KING,
     SUITS,
     TOKEN_NAMES,
@@ -113,9 +114,8 @@ class Config:
 _SUIT_SLICES = tuple(slice(s * NUM_RANKS, (s + 1) * NUM_RANKS) for s in range(NUM_SUITS))
 _KIND_OF_TOKEN_LIST: list[int] = KIND_OF_TOKEN.tolist()
 #: The card actions of each card kind, as a slice (two actions for Scary Mary, one for the others).
-_ACTIONS_OF_KIND: tuple[slice, ...] = tuple(
-    slice(CARD_OFFSET + _KIND_OF_TOKEN_LIST.index(k), CARD_OFFSET + NUM_TOKENS - _KIND_OF_TOKEN_LIST[::-1].index(k))
-    for k in range(NUM_KINDS)
+_ACTIONS_OF_KIND: tuple[slice, ...] = tuple(slice(CARD_OFFSET + k, CARD_OFFSET + k + 1) for k in range(SCARY_MARY)) + (
+    slice(CARD_OFFSET + MARY_PIRATE, CARD_OFFSET + MARY_ESCAPE + 1),
 )
 #: Per led suit, the card actions a player holding that suit may choose: the suit and the specials.
 _FOLLOW_ACTIONS = np.zeros((NUM_SUITS, len(ACTIONS)), dtype=np.int8)
