@@ -315,7 +315,7 @@ class PiratenpokerEngine(Engine):
         phase = self.phase
         if phase == Phase.BID:
             p = self.current_player
-            np.greater(self.cards[p, HAND_ROW], 0, out=mask[ADD:COMMIT])
+            mask[ADD:COMMIT] = self.cards[p, HAND_ROW] > 0
             mask[COMMIT] = self.bid_size[p] > 0
             mask[PASS] = self.pass_available[p] and not self.bid_size[p]
         elif phase == Phase.PICK_LOOT:

@@ -119,6 +119,11 @@ Assumptions (RULINGS)
   play the Pass again"). The all-tied restart refills hands and returns the Pass cards.
 * A Pass (total 0) takes part in the tie rules like any bid: it wins when all bids above it
   are exactly tied (the text: "the player who has the second-highest total wins").
+* Where the French text differs, the English one is followed: in round 1 the winner may give
+  any card to any player (French: a negative card to another player, a shark kept); in round
+  2 he gives at most one negative card (French: "the card(s)"); when everybody ties the
+  unclaimed loot goes back under its stacks (French: removed from the game); hands hold six
+  poker cards besides the Pass.
 * The final ranking compares loot card values (shark 4, backs negative) from the highest
   down; a player with more cards wins over one whose cards are a prefix of his.
 
