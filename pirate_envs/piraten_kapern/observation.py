@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from pirate_envs.core.observation import ObservationLayout
@@ -36,37 +38,84 @@ def build_layout(num_players: int) -> ObservationLayout:
 
 
 class KapernEncoder:
-    """Encodes views into observation vectors (offsets precomputed, one array built per call)."""
+    """Encodes views into observation vectors.
+
+    The vector has two halves that change at different rates: the turn in play (card, dice,
+    chest...) and the table (scores, final round, deck). Each half is memoised on the view
+    fields it reads, so most observations only join two cached lists.
+    """
 
     def __init__(self, layout: ObservationLayout):
         self.layout = layout
-        self.size = layout.size
-        self.offsets = {p.name: p.start for p in layout.pieces}
+        self.turn_size = layout.piece("scores").start
+        self.table_size = layout.size - self.turn_size
+        self._turn_part = functools.lru_cache(maxsize=1 << 16)(self._encode_turn)
+        self._table_part = functools.lru_cache(maxsize=1 << 10)(self._encode_table)
 
     def __call__(self, view: KapernView) -> np.ndarray:
-        o = self.offsets
-        vec = [0.0] * self.size
         n = view.num_players
-        seat = view.seat
-        vec[o["on_turn"] + (view.current_player - seat) % n] = 1.0
-        vec[o["card"] + CARD_INDEX[view.card]] = 1.0
-        base, chest = o["dice"], o["chest"]
+        turn = self._turn_part(
+            (view.current_player - view.seat) % n,
+            view.card,
+            view.free,
+            view.chest,
+            view.rolls,
+            view.sorceress_used,
+            view.island,
+            view.island_skulls,
+            view.turn_points,
+        )
+        table = self._table_part(
+            view.seat, view.scores, view.target_score, view.final_trigger, view.final_turns_left, view.deck_counts
+        )
+        return np.array(turn + table, dtype=np.float32)
+
+    def _encode_turn(
+        self,
+        on_turn: int,
+        card: str,
+        free: tuple[int, ...],
+        chest: tuple[int, ...],
+        rolls: int,
+        sorceress_used: bool,
+        island: bool,
+        island_skulls: int,
+        turn_points: int,
+    ) -> tuple[float, ...]:
+        n = self.layout.piece("on_turn").size
+        vec = [0.0] * self.turn_size
+        vec[on_turn] = 1.0
+        base = n
+        vec[base + CARD_INDEX[card]] = 1.0
+        base += len(CARDS)
         for face in range(NUM_FACES):
-            vec[base + face] = view.free[face] / NUM_DICE
-            vec[chest + face] = view.chest[face] / NUM_DICE
-        vec[o["rolls"]] = view.rolls / ROLLS_SCALE
-        vec[o["sorceress_available"]] = float(view.card == "sorceress" and not view.sorceress_used)
-        vec[o["island"]] = float(view.island)
-        skulls = view.island_skulls if view.island else view.free[-1] + card_skulls(view.card)
-        vec[o["skulls"]] = skulls / NUM_DICE
-        vec[o["turn_points"]] = view.turn_points / POINTS_SCALE
-        scores, final_left = o["scores"], o["final_turn_left"]
-        for k in range(n):
-            other = (seat + k) % n
-            vec[scores + k] = view.scores[other] / view.target_score
-            vec[final_left + k] = float(view.final_turns_left[other])
-        vec[o["final_round"]] = float(view.final_trigger is not None)
-        deck = o["deck_left"]
-        for i, count in enumerate(view.deck_counts):
-            vec[deck + i] = count / DECK_SCALE
-        return np.array(vec, dtype=np.float32)
+            vec[base + face] = free[face] / NUM_DICE
+            vec[base + NUM_FACES + face] = chest[face] / NUM_DICE
+        base += 2 * NUM_FACES
+        skulls = island_skulls if island else free[-1] + card_skulls(card)
+        vec[base : base + 5] = [
+            rolls / ROLLS_SCALE,
+            float(card == "sorceress" and not sorceress_used),
+            float(island),
+            skulls / NUM_DICE,
+            turn_points / POINTS_SCALE,
+        ]
+        return tuple(vec)
+
+    def _encode_table(
+        self,
+        seat: int,
+        scores: tuple[int, ...],
+        target: int,
+        final_trigger: int | None,
+        final_turns_left: tuple[bool, ...],
+        deck_counts: tuple[int, ...],
+    ) -> tuple[float, ...]:
+        n = len(scores)
+        order = [(seat + k) % n for k in range(n)]
+        return (
+            *(scores[s] / target for s in order),
+            float(final_trigger is not None),
+            *(float(final_turns_left[s]) for s in order),
+            *(count / DECK_SCALE for count in deck_counts),
+        )
