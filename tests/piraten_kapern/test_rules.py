@@ -275,3 +275,28 @@ def test_final_round_is_cancelled_when_the_trigger_falls_below_target():
     assert e.current_player == 1
     e.apply(STOP)
     assert e.final_trigger == 1 and e.final_turns_left == [True, False]
+
+
+def test_deck_is_reshuffled_when_it_runs_out():
+    e = engine_with("sorceress", num_players=2, max_turns=100)  # everyone rolls 8 monkeys
+    e.deck = []  # the next draw finds the deck empty
+    e.apply(STOP)
+    # a full 35-card deck was reshuffled and one card drawn from it
+    assert sum(e.deck_counts()) == 34
+
+
+def test_dice_are_conserved_in_random_play():
+    from agents.base import sample_legal
+
+    rng = np.random.default_rng(5)
+    engine = KapernEngine(KapernConfig(num_players=4, promo_cards=True))
+    blocks = [(b.start, b.stop) for b in engine.ACTIONS.blocks]
+    for seed in range(30):
+        engine.reset(np.random.default_rng(seed))
+        while not engine.done:
+            t = engine.turn
+            assert sum(t.free) + sum(t.chest) == 8
+            assert t.chest[-1] == 0  # skulls never sit on the chest
+            assert all(c >= 0 for c in t.free + t.chest)
+            assert sum(engine.deck_counts()) == len(engine.deck)
+            engine.apply(sample_legal(engine.legal_mask(), rng, blocks))
