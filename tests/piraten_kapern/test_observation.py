@@ -53,3 +53,16 @@ def test_resampling_hidden_information_changes_the_future():
         env.game.resample_hidden(0, np.random.default_rng(seed))
         decks.add(tuple(env.game.deck))
     assert len(decks) > 1
+
+
+def test_docstring_tables_match_the_code():
+    from pirate_envs.piraten_kapern import env as env_module
+    from pirate_envs.piraten_kapern.actions import ACTIONS
+    from pirate_envs.piraten_kapern.observation import build_layout
+
+    doc = env_module.__doc__
+    assert build_layout(2).table() in doc
+    for block in ACTIONS.blocks:
+        span = f"{block.start}" if len(block.labels) == 1 else f"{block.start}-{block.stop - 1}"
+        assert f"| {span} | {block.name} |" in doc
+    assert f"Discrete({len(ACTIONS)})" in doc
