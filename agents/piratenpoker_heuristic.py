@@ -27,6 +27,7 @@ from pirate_envs.piratenpoker.cards import (
     NEGATIVE_KINDS,
     NUM_COLOURS,
     displayed_kind,
+    names_of,
 )
 from pirate_envs.piratenpoker.engine import ADD, COMMIT, GIVE, KEEP, LOOT, PASS, RECIPIENT, Phase
 from pirate_envs.piratenpoker.rules import final_score
@@ -36,10 +37,6 @@ CHEAP_VALUE = 2  # cards this low are spent freely
 GIFT_BID_TARGET = 8  # round-2 bid when holding a negative card to give away
 LOOT_BID_MARGIN = 10  # round-3 bid target = margin + worth of the loot
 UNWANTED_WEIGHT = 0.3  # how much sending a wanted card overboard counts against it
-
-
-def _names(counts: np.ndarray) -> list[str]:
-    return [DISPLAYED_NAMES[k] for k in np.flatnonzero(counts).tolist() for _ in range(int(counts[k]))]
 
 
 class PiratenpokerHeuristic:
@@ -73,7 +70,7 @@ class PiratenpokerHeuristic:
 
     # ----------------------------------------------------------------- values
     def _mine(self, view: View) -> list[str]:
-        return _names(view.table.displayed[view.seat])
+        return names_of(view.table.displayed[view.seat], DISPLAYED_NAMES)
 
     def _gain(self, view: View, kind: int) -> int:
         """How much displaying loot ``kind`` would change its own final score."""

@@ -12,6 +12,8 @@ shark back, worth 4). A displayed *kind* is an index ``0..23``:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 COLOURS: tuple[str, ...] = ("green", "red", "yellow")
@@ -83,6 +85,14 @@ IS_SHARK: tuple[bool, ...] = tuple(s == BACK_SIDE and BACK_OF_FRONT[f] == SHARK 
 IS_FRONT: tuple[bool, ...] = tuple(s == FRONT_SIDE for _, s, _f in _DISPLAYED)
 #: Displayed kinds showing a negative number (the cards a round-2 winner may give away).
 NEGATIVE_KINDS: tuple[int, ...] = tuple(i for i, p in enumerate(DISPLAYED_POINTS) if p < 0)
+
+
+def names_of(counts: np.ndarray, names: Sequence[str]) -> list[str]:
+    """One name per counted item: ``counts[k]`` copies of ``names[k]`` (e.g. a hand as card names)."""
+    out: list[str] = []
+    for k in np.flatnonzero(counts).tolist():
+        out += [names[k]] * int(counts[k])
+    return out
 
 
 def parse_poker_card(name: str) -> int:

@@ -30,6 +30,7 @@ from pirate_envs.piratenpoker.cards import (
     NUM_POKER_KINDS,
     POKER_NAMES,
     displayed_kind,
+    names_of,
     parse_colour,
     parse_poker_card,
 )
@@ -38,7 +39,7 @@ from pirate_envs.piratenpoker.view import TableView, View
 
 ROUNDS_PER_GAME = 3
 HAND_ROW, BID_ROW = 0, 1  # rows of ``PiratenpokerEngine.cards[seat]``
-OVERBOARD_ROUND, BELOW_DECK_ROUND, LOOT_ROUND = 0, 1, 2
+OVERBOARD_ROUND, LOOT_ROUND = 0, 2  # round indices (round 2, index 1: below deck)
 
 
 class Phase(enum.IntEnum):
@@ -81,14 +82,6 @@ RESET_OPTIONS: dict[str, str] = {
     "rest_to_discard": "bool: cards not placed by the options go to the discard (default: shuffled under the deck)",
     "loot": "{colour: [front values, top first]} on top of each loot stack (the rest shuffled below)",
 }
-
-
-def _names(counts: np.ndarray, names: Sequence[str]) -> list[str]:
-    """One name per counted item: ``counts[k]`` copies of ``names[k]``."""
-    out: list[str] = []
-    for k in np.flatnonzero(counts).tolist():
-        out += [names[k]] * int(counts[k])
-    return out
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
@@ -259,7 +252,7 @@ class PiratenpokerEngine(Engine):
         self._table = None
         remaining = [c for c in range(NUM_COLOURS) if self.face_up[c] >= 0]
         loot_colour = COLOURS[remaining[0]] if self.round == LOOT_ROUND else None
-        bids = [_names(row, POKER_NAMES) for row in self.bids]
+        bids = [names_of(row, POKER_NAMES) for row in self.bids]
         winner = bid_winner(bids, loot_colour)
         self.discard += self.bids.sum(axis=0, dtype=np.int16)
         self.last_bids = self.bids.copy()
@@ -296,11 +289,11 @@ class PiratenpokerEngine(Engine):
     def _rescore(self, *seats: int) -> None:
         """Recompute the scores of ``seats`` after their displayed loot changed."""
         for seat in seats:
-            self._scores[seat] = final_score(_names(self.displayed[seat], DISPLAYED_NAMES))
+            self._scores[seat] = final_score(names_of(self.displayed[seat], DISPLAYED_NAMES))
 
     def displayed_names(self) -> list[list[str]]:
         """Every seat's displayed loot as names (``"green:+8"``...)."""
-        return [_names(row, DISPLAYED_NAMES) for row in self.displayed]
+        return [names_of(row, DISPLAYED_NAMES) for row in self.displayed]
 
     # ----------------------------------------------------------------- decisions
     def legal_mask(self) -> np.ndarray:
@@ -330,15 +323,20 @@ class PiratenpokerEngine(Engine):
         return mask
 
     def apply(self, action: int) -> None:
-        self._mask = None
+        previous_mask, self._mask = self._mask, None
         phase = self.phase
         if phase == Phase.BID:
             p = self.current_player
             if action < COMMIT:
-                self.cards[p, HAND_ROW, action] -= 1
+                left = self.cards[p, HAND_ROW, action] = self.cards[p, HAND_ROW, action] - 1
                 self.cards[p, BID_ROW, action] += 1
                 self.hand_size[p] -= 1
                 self.bid_size[p] += 1
+                if previous_mask is not None:  # the same bidder: only three entries change
+                    mask = self._mask = previous_mask.copy()
+                    mask[action] = left > 0
+                    mask[COMMIT] = 1
+                    mask[PASS] = 0
                 return  # nothing public changed
             if action == PASS:
                 self.pass_available[p] = False
@@ -451,8 +449,8 @@ class PiratenpokerEngine(Engine):
         names = self.displayed_names()
         rows = []
         for s in range(self.num_players):
-            hand = " ".join(_names(self.hands[s], POKER_NAMES))
-            bid = "PASS" if self.passed[s] else " ".join(_names(self.bids[s], POKER_NAMES))
+            hand = " ".join(names_of(self.hands[s], POKER_NAMES))
+            bid = "PASS" if self.passed[s] else " ".join(names_of(self.bids[s], POKER_NAMES))
             turn = " *" if s == self.current_player and not self.done else ""
             rows.append(
                 [

@@ -241,3 +241,23 @@ def test_unknown_reset_option_warns():
 def test_bad_reset_options(options, message):
     with pytest.raises(ValueError, match=message):
         new_engine(options)
+
+
+@pytest.mark.parametrize("num_players", [3, 4, 5])
+def test_random_play_keeps_cards_loot_and_masks_consistent(num_players):
+    engine = PiratenpokerEngine(Config(num_players=num_players))
+    rng = np.random.default_rng(num_players)
+    loot_cards = 3 * len(engine.config.loot_fronts)
+    for _game in range(20):
+        engine.reset(rng)
+        while not engine.done:
+            poker = engine.hands.sum() + engine.bids.sum() + engine.discard.sum() + len(engine.draw)
+            pending = engine.phase == Phase.RECIPIENT
+            loot = engine.displayed.sum() + sum(map(len, engine.stacks)) + sum(f >= 0 for f in engine.face_up)
+            assert (poker, loot + pending) == (DECK_SIZE, loot_cards)
+            assert all(0 <= size <= 6 for size in engine.hand_size)
+            mask = engine.legal_mask()
+            np.testing.assert_array_equal(mask, engine._compute_mask())  # the incremental bid mask
+            legal = np.flatnonzero(mask)
+            engine.apply(int(legal[rng.integers(legal.size)]))
+        assert engine.terminated and any(not stack for stack in engine.stacks)
