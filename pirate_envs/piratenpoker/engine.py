@@ -196,7 +196,7 @@ class PiratenpokerEngine(Engine):
 
     # ----------------------------------------------------------------- game flow
     def _add_to_hand(self, seat: int, kind: int) -> None:
-        self.hands[seat, kind] += 1
+        self.cards[seat, HAND_ROW, kind] += 1
         self.hand_size[seat] += 1
 
     def _draw_card(self) -> int | None:
@@ -424,7 +424,12 @@ class PiratenpokerEngine(Engine):
         )
 
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
-        """Redeal the draw pile, the other hands and their unrevealed bids, and the unseen loot."""
+        """Redeal the draw pile, the other hands and their unrevealed bids, and the unseen loot.
+
+        The sizes of the others' unrevealed bids and whether they passed this round are kept
+        (only the cards are redrawn); the loot stacks keep their visible top card and the cards
+        seen going under them.
+        """
         others = [s for s in range(self.num_players) if s != seat]
         pool = np.concatenate(
             [np.array(self.draw, dtype=np.int64)]

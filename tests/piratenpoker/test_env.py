@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from pirate_envs.piratenpoker import env as env_module
 from pirate_envs.piratenpoker.cards import POKER_INDEX
 from pirate_envs.piratenpoker.engine import ACTIONS
 from pirate_envs.piratenpoker_v0 import env as make_env
@@ -99,3 +100,8 @@ def test_wrapped_env_plays_a_random_episode():
         steps += 1
         assert agent in env.possible_agents
     assert steps > 50 and env.unwrapped.game.terminated
+
+
+def test_docstring_tables_match_the_code():
+    assert raw_env(num_players=4).observation_layout.table() in env_module.__doc__
+    assert ACTIONS.table() in env_module.__doc__
