@@ -1,7 +1,8 @@
 """Build agents by name for any env id: ``make_agent("heuristic", "skull_king_v0", seed=1)``.
 
 Names: ``random``; ``heuristic`` (the game's honest heuristic); ``oracle`` (Piraten Kapern's
-exact one-turn dynamic programme). Trained policies are added by ``experiments``.
+exact one-turn dynamic programme); ``ppo:<checkpoint path or shipped name>`` (a trained
+MaskablePPO policy, see ``agents.policy_agent``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 import pirate_envs
 from agents.base import Agent, RandomAgent, action_blocks
+from agents.policy_agent import make_policy_agent, shipped_checkpoints
 
 #: ``kind -> env id -> "module:Class"`` of the game-specific agents.
 GAME_AGENTS: dict[str, dict[str, str]] = {
@@ -28,7 +30,8 @@ GAME_AGENTS: dict[str, dict[str, str]] = {
 
 def agent_names(env_id: str) -> list[str]:
     """The agent names available for ``env_id``."""
-    return ["random"] + [kind for kind, table in GAME_AGENTS.items() if env_id in table]
+    shipped = [f"ppo:{name}" for name in shipped_checkpoints() if name.startswith(env_id)]
+    return ["random"] + [kind for kind, table in GAME_AGENTS.items() if env_id in table] + shipped
 
 
 def make_agent(name: str, env_id: str, seed: int | None = None, env: Any = None) -> Agent:
@@ -38,6 +41,8 @@ def make_agent(name: str, env_id: str, seed: int | None = None, env: Any = None)
     if name == "random":
         env = env if env is not None else pirate_envs.make(env_id, raw=True)
         return RandomAgent(seed=seed, blocks=action_blocks(env))
+    if name.startswith("ppo:"):
+        return make_policy_agent(name[len("ppo:") :], env_id, seed=seed, env=env)
     table = GAME_AGENTS.get(name, {})
     if env_id not in table:
         raise ValueError(f"no agent {name!r} for {env_id}; available: {agent_names(env_id)}")

@@ -2,14 +2,18 @@
 
     python -m experiments.evaluate --env-id piraten_kapern_v0 --agents oracle heuristic random --games 30
 
-``--agents`` lists one agent per seat (names from ``agents.registry``; a name may repeat).
-Game ``g`` seats agent ``k`` at seat ``(k + g) mod n`` so every agent plays every seat. A win
-shared by ``w`` players counts ``1/w``; a truncated game counts as no win. Writes
-``results.md`` and ``results.json`` to ``--out`` when given.
+``--agents`` lists one agent per seat (names from ``agents.registry``, ``ppo:<checkpoint>``
+included; a name may repeat). Game ``g`` seats agent ``k`` at seat ``(k + g) mod n`` so every
+agent plays every seat. A win shared by ``w`` players counts ``1/w``; a truncated game counts
+as no win. With ``--players p`` smaller than the number of agents, every combination of ``p``
+agents plays ``--games`` games (a league) and the figures pool over all of them. OpenSkill
+ratings (``experiments.ratings``) are fitted on every game. Writes ``results.md``,
+``results.json`` and ``results.png`` to ``--out`` when given.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -19,6 +23,7 @@ import pirate_envs
 from agents.base import Agent
 from agents.registry import make_agent
 from experiments.cli import parse_args
+from experiments.ratings import rate_games
 from experiments.stats import mean_interval, wilson_interval
 
 
@@ -32,6 +37,7 @@ class EvalArgs:
     )
     games: int = field(default=30, metadata={"help": "number of games"})
     seed: int = field(default=0, metadata={"help": "seed of the first game (game g uses seed + g)"})
+    players: int = field(default=0, metadata={"help": "players per game (0: one seat per agent; fewer: a league)"})
     out: str | None = field(default=None, metadata={"help": "folder for results.md and results.json"})
 
 
@@ -47,6 +53,8 @@ class AgentResult:
     mean_score: float
     score_low: float
     score_high: float
+    rating: float | None = None
+    rating_sigma: float | None = None
 
 
 @dataclass
@@ -56,6 +64,11 @@ class GameRecord:
     scores: list[float]
     win_shares: list[float]
     truncated: bool
+
+
+def seating(num_agents: int, game: int) -> list[int]:
+    """The seat of each agent in game ``game`` of a rotation: agent ``k`` sits at ``(k + game) % n``."""
+    return [(k + game) % num_agents for k in range(num_agents)]
 
 
 def play_game(env: Any, seat_agents: list[Agent], seed: int) -> GameRecord:
@@ -88,7 +101,7 @@ def run_tournament(
     scores: dict[str, list[float]] = {name: [] for name in agent_names}
     records = []
     for g in range(games):
-        seat_of = [(k + g) % n for k in range(n)]
+        seat_of = seating(n, g)
         seat_agents: list[Agent] = [lineup[0]] * n
         for k, seat in enumerate(seat_of):
             seat_agents[seat] = lineup[k]
@@ -105,34 +118,96 @@ def run_tournament(
     return results, records
 
 
+def seat_names(agent_names: list[str], records: list[GameRecord]) -> list[list[str]]:
+    """The agent name at each seat of each game of :func:`run_tournament`."""
+    n = len(agent_names)
+    names_by_game = []
+    for g in range(len(records)):
+        names = [""] * n
+        for k, seat in enumerate(seating(n, g)):
+            names[seat] = agent_names[k]
+        names_by_game.append(names)
+    return names_by_game
+
+
+def summarise(games: list[tuple[list[str], GameRecord]]) -> list[AgentResult]:
+    """Win rate, mean score (95% intervals) and OpenSkill rating per agent name, pooled over games."""
+    shares: dict[str, list[float]] = {}
+    scores: dict[str, list[float]] = {}
+    for names, record in games:
+        for seat, name in enumerate(names):
+            shares.setdefault(name, []).append(record.win_shares[seat])
+            scores.setdefault(name, []).append(record.scores[seat])
+    ratings = rate_games(games)
+    results = []
+    for name in shares:
+        p, lo, hi = wilson_interval(sum(shares[name]), len(shares[name]))
+        m, mlo, mhi = mean_interval(scores[name])
+        mu, sigma = ratings.get(name, (None, None))
+        results.append(AgentResult(name, len(shares[name]), p, lo, hi, m, mlo, mhi, mu, sigma))
+    return results
+
+
+def run_league(
+    env_id: str, agent_names: list[str], players: int, games: int, seed: int = 0, **env_kwargs: Any
+) -> tuple[list[AgentResult], list[GameRecord]]:
+    """Every combination of ``players`` distinct agents plays ``games`` seat-rotated games; pooled results."""
+    distinct = list(dict.fromkeys(agent_names))
+    if not 1 <= players <= len(distinct):
+        raise ValueError(f"players must be in 1..{len(distinct)} (the distinct agents), got {players}")
+    played: list[tuple[list[str], GameRecord]] = []
+    for lineup in itertools.combinations(distinct, players):
+        _, records = run_tournament(env_id, list(lineup), games, seed, **env_kwargs)
+        played.extend(zip(seat_names(list(lineup), records), records))
+    return summarise(played), [record for _, record in played]
+
+
 def markdown_table(results: list[AgentResult]) -> str:
-    """The results as a markdown table."""
+    """The results as a markdown table (with a rating column when rated)."""
+    rated = all(r.rating is not None for r in results)
     lines = [
-        "| agent | seats played | win rate [95% CI] | mean score [95% CI] |",
-        "|---|---|---|---|",
+        "| agent | seats played | win rate [95% CI] | mean score [95% CI] |" + (" rating μ ± σ |" if rated else ""),
+        "|---|---|---|---|" + ("---|" if rated else ""),
     ]
     for r in results:
+        rating = f" {r.rating:.1f} ± {r.rating_sigma:.1f} |" if rated else ""
         lines.append(
             f"| {r.agent} | {r.seats_played} | {r.win_rate:.3f} [{r.win_low:.3f}, {r.win_high:.3f}] "
-            f"| {r.mean_score:.1f} [{r.score_low:.1f}, {r.score_high:.1f}] |"
+            f"| {r.mean_score:.1f} [{r.score_low:.1f}, {r.score_high:.1f}] |" + rating
         )
     return "\n".join(lines)
 
 
+def evaluate(args: EvalArgs) -> tuple[list[AgentResult], list[GameRecord]]:
+    """Play the tournament (or league) of ``args``; results with ratings."""
+    players = args.players or len(args.agents)
+    if players < len(args.agents):
+        return run_league(args.env_id, args.agents, players, args.games, args.seed)
+    if players > len(args.agents):
+        raise ValueError(f"players must be at most the number of agents ({len(args.agents)}), got {players}")
+    _, records = run_tournament(args.env_id, args.agents, args.games, args.seed)
+    return summarise(list(zip(seat_names(args.agents, records), records))), records
+
+
 def main(argv: list[str] | None = None) -> list[AgentResult]:
     args = parse_args(EvalArgs, argv)
-    results, records = run_tournament(args.env_id, args.agents, args.games, args.seed)
+    results, records = evaluate(args)
     truncated = sum(r.truncated for r in records)
-    header = f"{args.env_id}: {args.games} games, seats rotated, seed {args.seed}, {truncated} truncated"
+    mode = f"league of {args.players} players" if args.players and args.players < len(args.agents) else "seats rotated"
+    header = f"{args.env_id}: {len(records)} games, {mode}, seed {args.seed}, {truncated} truncated"
     table = markdown_table(results)
     print(header)
     print(table)
     if args.out:
+        from experiments.plots import tournament_chart
+
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         (out / "results.md").write_text(f"{header}\n\n{table}\n")
         payload = {"args": asdict(args), "results": [asdict(r) for r in results], "truncated": truncated}
         (out / "results.json").write_text(json.dumps(payload, indent=2))
+        tournament_chart([asdict(r) for r in results], out / "results.png", header)
+        print(f"wrote {out / 'results.md'}, results.json and results.png")
     return results
 
 

@@ -1,0 +1,102 @@
+"""The opponent pool of self-play: frozen snapshots of the learner plus registry agents.
+
+Opponents are drawn per seat and per episode: first a kind by its weight (``"self"`` for the
+snapshots, or any agent name of ``agents.registry`` such as ``heuristic`` or ``random``),
+then, for ``"self"``, a snapshot uniformly among the most recent ``max_snapshots``.
+Snapshots are numpy :class:`~agents.policy_agent.MlpPolicy` copies, cheap to pickle into env
+worker processes and to run there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from collections import deque
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent
+from agents.policy_agent import MlpPolicy, PolicyAgent
+from agents.registry import make_agent
+
+#: The pool kind that stands for the learner's frozen snapshots.
+SELF = "self"
+
+
+def parse_weights(specs: list[str]) -> dict[str, float]:
+    """``["self:0.6", "heuristic:0.3", "random"]`` -> ``{"self": 0.6, "heuristic": 0.3, "random": 1.0}``."""
+    weights: dict[str, float] = {}
+    for spec in specs:
+        name, weight = spec, 1.0
+        head, sep, tail = spec.rpartition(":")
+        if sep:
+            with contextlib.suppress(ValueError):  # no weight after a colon in the name, e.g. ppo:<path>
+                name, weight = head, float(tail)
+        if weight < 0:
+            raise ValueError(f"opponents: weight of {name!r} must be >= 0, got {weight}")
+        weights[name] = weights.get(name, 0.0) + weight
+    if sum(weights.values()) <= 0:
+        raise ValueError(f"opponents: the weights must sum to more than 0, got {specs}")
+    return weights
+
+
+class OpponentPool:
+    """Draws opponents for one env; agents are built once per (kind, seat) and reused."""
+
+    def __init__(
+        self,
+        env_id: str,
+        env: Any,
+        weights: dict[str, float],
+        max_snapshots: int = 10,
+        snapshot_deterministic: bool = False,
+    ):
+        if max_snapshots < 1:
+            raise ValueError(f"max_snapshots must be >= 1, got {max_snapshots}")
+        self.env_id = env_id
+        self.env = env
+        self.snapshots: deque[MlpPolicy] = deque(maxlen=max_snapshots)
+        self.snapshot_deterministic = snapshot_deterministic
+        self._agents: dict[tuple[str, int], Agent] = {}
+        self.weights = {k: w for k, w in weights.items() if w > 0 and (k == SELF or self._available(k))}
+        if not self.weights:
+            raise ValueError(f"opponents: none of {sorted(weights)} is available for {env_id}")
+
+    def _available(self, name: str) -> bool:
+        """Whether the registry can build ``name`` for this env (warns and drops it if not)."""
+        try:
+            self._agents[(name, 0)] = make_agent(name, self.env_id, seed=0, env=self.env)
+        except (ValueError, ImportError) as error:
+            warnings.warn(f"opponent {name!r} dropped from the pool: {error}", stacklevel=3)
+            return False
+        return True
+
+    def add_snapshot(self, policy: MlpPolicy) -> None:
+        """Add a frozen copy of the learner (the oldest goes once ``max_snapshots`` are held)."""
+        self.snapshots.append(policy)
+
+    def kinds(self) -> tuple[list[str], np.ndarray]:
+        """The kinds that can be drawn now and their probabilities."""
+        names = [k for k in self.weights if k != SELF or self.snapshots]
+        if not names:
+            raise ValueError("opponents: only 'self' is in the pool and no snapshot was added yet")
+        p = np.array([self.weights[k] for k in names])
+        return names, p / p.sum()
+
+    def draw(self, seat: int, rng: np.random.Generator) -> Agent:
+        """An opponent for ``seat`` in the next episode."""
+        names, p = self.kinds()
+        kind = names[int(rng.choice(len(names), p=p))] if len(names) > 1 else names[0]
+        if kind == SELF:
+            policy = self.snapshots[int(rng.integers(len(self.snapshots)))]
+            agent = self._agents.get((SELF, seat))
+            if agent is None:
+                agent = PolicyAgent(policy, name=SELF, deterministic=self.snapshot_deterministic)
+                self._agents[(SELF, seat)] = agent
+            agent.policy = policy  # type: ignore[attr-defined]
+            return agent
+        agent = self._agents.get((kind, seat))
+        if agent is None:
+            agent = self._agents[(kind, seat)] = make_agent(kind, self.env_id, seed=seat, env=self.env)
+        return agent

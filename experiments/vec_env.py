@@ -1,0 +1,200 @@
+"""Vectorised self-play envs: all in this process, or batches of envs in worker processes.
+
+SB3's ``SubprocVecEnv`` runs one env per process and asks for the action masks in a second
+round trip every step. :class:`BatchedSubprocVecEnv` runs several envs per worker (one
+process per core), steps a whole batch per message and returns the masks with the
+observations, so ``env_method("action_masks")`` costs no round trip.
+"""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing as mp
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecMonitor
+from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper
+
+from experiments.selfplay_env import SelfPlayEnv
+
+#: Extra episode figures that ``VecMonitor`` copies from the final ``info`` into the episode info.
+EPISODE_KEYS = ("win_share", "final_score")
+
+
+def _reset_one(env: SelfPlayEnv, seed: int | None, options: dict | None) -> tuple[np.ndarray, np.ndarray]:
+    obs, _ = env.reset(seed=seed, options=options)
+    return obs, env.action_masks()
+
+
+def _step_one(env: SelfPlayEnv, action: int) -> tuple[np.ndarray, float, bool, dict, np.ndarray]:
+    obs, reward, terminated, truncated, info = env.step(action)
+    done = terminated or truncated
+    if done:
+        info["terminal_observation"] = obs
+        info["TimeLimit.truncated"] = truncated and not terminated
+        obs, _ = env.reset()
+    return obs, reward, done, info, env.action_masks()
+
+
+def _worker(remote: Any, parent_remote: Any, env_fns: CloudpickleWrapper) -> None:
+    """A worker's loop: it owns a batch of envs and answers one message per command."""
+    parent_remote.close()
+    envs = [fn() for fn in env_fns.var]
+    while True:
+        command, data = remote.recv()
+        if command == "step":
+            results = [_step_one(env, int(a)) for env, a in zip(envs, data)]
+            obs, rewards, dones, infos, masks = zip(*results)
+            remote.send((np.stack(obs), rewards, dones, infos, np.stack(masks)))
+        elif command == "reset":
+            seeds, options = data
+            obs, masks = zip(*[_reset_one(env, s, o) for env, s, o in zip(envs, seeds, options)])
+            remote.send((np.stack(obs), np.stack(masks)))
+        elif command == "env_method":
+            name, args, kwargs, local = data
+            remote.send([getattr(envs[i], name)(*args, **kwargs) for i in local])
+        elif command == "get_attr":
+            name, local = data
+            remote.send([getattr(envs[i], name) for i in local])
+        elif command == "set_attr":
+            name, value, local = data
+            for i in local:
+                setattr(envs[i], name, value)
+            remote.send(None)
+        elif command == "close":
+            remote.close()
+            return
+        else:
+            raise ValueError(f"unknown worker command {command!r}")
+
+
+class BatchedSubprocVecEnv(VecEnv):
+    """``num_envs`` envs split evenly over ``num_workers`` processes (see the module docstring)."""
+
+    def __init__(
+        self, env_fns: Sequence[Callable[[], gymnasium.Env]], num_workers: int, start_method: str = "forkserver"
+    ):
+        if not 1 <= num_workers <= len(env_fns):
+            raise ValueError(f"num_workers must be in 1..{len(env_fns)} (the number of envs), got {num_workers}")
+        context = mp.get_context(start_method)
+        bounds = np.linspace(0, len(env_fns), num_workers + 1).astype(int)
+        self._slices = [slice(int(a), int(b)) for a, b in itertools.pairwise(bounds.tolist())]
+        self.remotes, self.processes = [], []
+        for part in self._slices:
+            remote, work_remote = context.Pipe()
+            args = (work_remote, remote, CloudpickleWrapper(list(env_fns[part])))
+            process = context.Process(target=_worker, args=args, daemon=True)
+            process.start()
+            work_remote.close()
+            self.remotes.append(remote)
+            self.processes.append(process)
+        probe = env_fns[0]()
+        super().__init__(len(env_fns), probe.observation_space, probe.action_space)
+        probe.close()
+        self._masks = np.ones((len(env_fns), probe.action_space.n), dtype=bool)
+        self._actions: np.ndarray | None = None
+        self.closed = False
+
+    # ------------------------------------------------------------------ stepping
+    def reset(self) -> np.ndarray:
+        for remote, part in zip(self.remotes, self._slices):
+            remote.send(("reset", (self._seeds[part], self._options[part])))
+        obs, masks = zip(*[remote.recv() for remote in self.remotes])
+        self._masks = np.concatenate(masks)
+        self._reset_seeds()
+        self._reset_options()
+        return np.concatenate(obs)
+
+    def step_async(self, actions: np.ndarray) -> None:
+        for remote, part in zip(self.remotes, self._slices):
+            remote.send(("step", actions[part]))
+
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
+        obs, rewards, dones, infos, masks = [], [], [], [], []
+        for remote in self.remotes:
+            o, r, d, i, m = remote.recv()
+            obs.append(o)
+            rewards.extend(r)
+            dones.extend(d)
+            infos.extend(i)
+            masks.append(m)
+        self._masks = np.concatenate(masks)
+        return np.concatenate(obs), np.array(rewards, dtype=np.float32), np.array(dones), infos
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        for remote in self.remotes:
+            remote.send(("close", None))
+        for process in self.processes:
+            process.join()
+        self.closed = True
+
+    # ------------------------------------------------------------------ attributes and methods
+    def _by_worker(self, indices: Any) -> list[tuple[Any, list[int]]]:
+        """``(remote, local indices)`` of the workers that hold the given env indices."""
+        wanted = set(self._get_indices(indices))
+        pairs = []
+        for remote, part in zip(self.remotes, self._slices):
+            local = [i - part.start for i in range(part.start, part.stop) if i in wanted]
+            if local:
+                pairs.append((remote, local))
+        return pairs
+
+    def _ask(self, command: str, payload: Callable[[list[int]], tuple], indices: Any) -> list[Any]:
+        pairs = self._by_worker(indices)
+        for remote, local in pairs:
+            remote.send((command, payload(local)))
+        return [value for remote, _ in pairs for value in remote.recv()]
+
+    def env_method(self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any) -> list[Any]:
+        if method_name == "action_masks":
+            return list(self._masks[self._get_indices(indices)])
+        return self._ask("env_method", lambda local: (method_name, method_args, method_kwargs, local), indices)
+
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        if attr_name == "action_masks":  # sb3-contrib only checks that the method exists
+            return [None] * len(list(self._get_indices(indices)))
+        return self._ask("get_attr", lambda local: (attr_name, local), indices)
+
+    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        pairs = self._by_worker(indices)
+        for remote, local in pairs:
+            remote.send(("set_attr", (attr_name, value, local)))
+        for remote, _ in pairs:
+            remote.recv()
+
+    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
+        return [False] * len(list(self._get_indices(indices)))
+
+    def has_attr(self, attr_name: str) -> bool:
+        return attr_name == "action_masks" or super().has_attr(attr_name)
+
+
+def make_vec_env(
+    env_id: str,
+    num_envs: int,
+    num_workers: int,
+    seed: int,
+    opponents: dict[str, float],
+    reward_mode: str = "win",
+    max_snapshots: int = 10,
+    env_kwargs: dict[str, Any] | None = None,
+) -> VecEnv:
+    """``num_envs`` seeded :class:`SelfPlayEnv`s (env ``i`` gets ``seed + i``) in a ``VecMonitor``."""
+    if num_envs < 1:
+        raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+    if num_workers < 0:
+        raise ValueError(f"num_workers must be >= 0, got {num_workers}")
+    kwargs = dict(env_kwargs or {})
+
+    def factory() -> SelfPlayEnv:
+        return SelfPlayEnv(env_id, opponents, reward_mode=reward_mode, max_snapshots=max_snapshots, **kwargs)
+
+    fns = [factory] * num_envs
+    vec: VecEnv = BatchedSubprocVecEnv(fns, num_workers) if num_workers > 0 else DummyVecEnv(fns)
+    vec.seed(seed)
+    return VecMonitor(vec, info_keywords=EPISODE_KEYS)
