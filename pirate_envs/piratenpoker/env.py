@@ -66,7 +66,8 @@ the hand into the player's unrevealed bid, ``commit bid`` ends it (legal once it
 card), ``pass`` plays the Pass (legal with an empty bid while the Pass is available). Identical
 cards are one kind, so the encoding has no duplicates, every action keeps one fixed meaning
 (a learner sees "green-8" always in the same place, unlike subsets of sorted hand slots) and
-it stays small (26 actions instead of the multisets of a 6-card hand). The partial bid is only
+it stays small (26 actions instead of the multisets of a 6-card hand). Only the order in which
+the cards are added is free (it changes nothing; the heuristic adds them by kind). The partial bid is only
 in the bidder's own View (``bid``); the others see nothing of this round's bids (not even
 their size) until the last player has committed, when all bids are revealed together in
 ``last_bids``. Bidders are asked in seat order; a player without a choice is skipped.

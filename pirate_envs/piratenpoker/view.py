@@ -19,6 +19,10 @@ def _records_equal(a: tuple, b: Any) -> bool:
     return all(np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y for x, y in zip(a, b))
 
 
+def _records_differ(a: tuple, b: Any) -> bool:
+    return not _records_equal(a, b)
+
+
 class TableView(NamedTuple):
     """The public table; it changes only when bids are revealed or a round winner decides.
 
@@ -53,6 +57,7 @@ class TableView(NamedTuple):
     last_round: int  # 0..2, -1: no round revealed yet
 
     __eq__ = _records_equal  # type: ignore[assignment]
+    __ne__ = _records_differ  # type: ignore[assignment]
 
 
 class View(NamedTuple):
@@ -67,6 +72,7 @@ class View(NamedTuple):
     table: TableView
 
     __eq__ = _records_equal  # type: ignore[assignment]
+    __ne__ = _records_differ  # type: ignore[assignment]
 
     @property
     def hand(self) -> np.ndarray:

@@ -105,3 +105,16 @@ def test_wrapped_env_plays_a_random_episode():
 def test_docstring_tables_match_the_code():
     assert raw_env(num_players=4).observation_layout.table() in env_module.__doc__
     assert ACTIONS.table() in env_module.__doc__
+
+
+def test_views_compare_by_value():
+    env = raw_env(num_players=3)
+    env.reset(seed=0, options={"hands": HANDS})
+    game = env.game
+    first = game.view(1)
+    assert first == game.view(1)
+    assert (first != game.view(1)) is False
+    assert first != game.view(2) and first.table == game.view(2).table
+    env.step(ACTIONS.from_string("bid green-8"))  # seat 0's bid changes nothing seat 1 sees
+    assert game.view(1) == first
+    assert game.view(0).bid[POKER_INDEX["green-8"]] == 1 and game.view(0).hand[POKER_INDEX["green-8"]] == 0
