@@ -43,6 +43,7 @@ def build_layout(config: Config) -> ObservationLayout:
             ("face_up", (NUM_COLOURS, NUM_FRONTS), "per colour: one-hot front value (+5,+6,+8,+10) face up"),
             ("stack_tops", (NUM_COLOURS, NUM_FRONTS), "per colour: one-hot front of the stack's top card"),
             ("stack_sizes", (NUM_COLOURS,), "loot cards left in each stack / loot per colour"),
+            ("stack_contents", (NUM_COLOURS, NUM_FRONTS), "per colour: cards of each front left in the stack, x0.5"),
             ("draw_size", (1,), "poker cards in the draw pile / 84"),
             ("discard", (k,), "poker cards face up next to the draw pile, per kind, x0.25"),
             ("displayed", (n, NUM_DISPLAYED_KINDS), "per seat: displayed loot per kind (colour, side, front), x0.5"),
@@ -69,8 +70,17 @@ PER_SEAT_PIECES = (
     "last_passed",
     "last_winner",
 )
-#: Public pieces written from a flat list of numbers, in this order (see ``Encoder._small_values``).
-SMALL_PIECES = ("stack_sizes", "draw_size", "scores", "pass_available", "hand_sizes", "last_passed", "games_played")
+#: Public pieces written from one flat list of numbers, in this order (see ``Encoder.encode_table``).
+SMALL_PIECES = (
+    "stack_sizes",
+    "stack_contents",
+    "draw_size",
+    "scores",
+    "pass_available",
+    "hand_sizes",
+    "last_passed",
+    "games_played",
+)
 
 
 def seat_permutations(layout: ObservationLayout, num_players: int) -> list[np.ndarray]:
@@ -93,6 +103,7 @@ def piece_scales(layout: ObservationLayout, config: Config) -> np.ndarray:
         ("hand", CARD_SCALE),
         ("bid", CARD_SCALE),
         ("stack_sizes", 1 / len(config.loot_fronts)),
+        ("stack_contents", CARD_SCALE),
         ("draw_size", 1 / DECK_SIZE),
         ("discard", DISCARD_SCALE),
         ("displayed", CARD_SCALE),
@@ -137,6 +148,7 @@ class Encoder:
         vec = layout.zeros()
         vec[self._small_index] = [
             *table.stack_sizes,
+            *table.stack_contents,
             table.draw_size,
             *table.scores,
             *table.pass_available,

@@ -28,7 +28,8 @@ class TableView(NamedTuple):
 
     ``face_up[c]`` / ``stack_tops[c]``: the front value *index* (into ``FRONT_VALUES``) of
     colour ``c``'s face-up loot card / of its stack's top card (whose back is face up, and the
-    back fixes the front), ``-1`` when there is none. Hand sizes and Pass cards are those at
+    back fixes the front), ``-1`` when there is none. What each stack holds is public (the
+    distribution minus every card seen), its order below the top card is not. Hand sizes and Pass cards are those at
     the start of the current round: nobody sees a bid of this round before all have bid.
     ``phase`` is a :class:`~pirate_envs.piratenpoker.engine.Phase` value; ``chooser`` the seat
     of the round winner deciding now (-1 while bidding); ``pending`` the displayed loot kind
@@ -44,6 +45,7 @@ class TableView(NamedTuple):
     may_give_to_self: bool
     face_up: tuple[int, ...]  # (3,) front index or -1
     stack_sizes: tuple[int, ...]  # (3,)
+    stack_contents: tuple[int, ...]  # (3 x 4,) cards of each front value left in each stack
     stack_tops: tuple[int, ...]  # (3,) front index or -1
     draw_size: int
     discard: np.ndarray  # (24,) poker kinds face up next to the draw pile

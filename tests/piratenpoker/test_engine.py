@@ -140,6 +140,8 @@ def test_all_tied_round_restarts_with_new_loot():
     assert face_up(engine) == [6, 5, 8]
     assert [FRONT_VALUES[s[-1]] for s in engine.stacks] == [8, 10, 6]
     assert [len(s) for s in engine.stacks] == [6, 6, 6]
+    # public stack contents (+5, +6, +8, +10): green lost a +6, red a +5, yellow a +8
+    assert engine.view(0).table.stack_contents == (2, 1, 2, 1) + (1, 2, 2, 1) + (2, 2, 1, 1)
     assert engine.pass_available == [True, True, True]
     assert [hand_of(engine, s) for s in range(3)] == hands_before
     assert engine.round == 0 and engine.phase == Phase.BID
