@@ -253,11 +253,14 @@ class PiratenpokerEngine(Engine):
         self._table = None
         remaining = [c for c in range(NUM_COLOURS) if self.face_up[c] >= 0]
         loot_colour = COLOURS[remaining[0]] if self.round == LOOT_ROUND else None
-        bids = [names_of(row, POKER_NAMES) for row in self.bids]
-        winner = bid_winner(bids, loot_colour)
-        self.discard += self.bids.sum(axis=0, dtype=np.int16)
         self.last_bids = self.bids.copy()
         self.cards[:, BID_ROW] = 0
+        bids: list[list[str]] = [[] for _ in range(n)]
+        seats, kinds = np.nonzero(self.last_bids)
+        for s, k, count in zip(seats.tolist(), kinds.tolist(), self.last_bids[seats, kinds].tolist()):
+            bids[s] += [POKER_NAMES[k]] * count
+        winner = bid_winner(bids, loot_colour)
+        self.discard += self.last_bids.sum(axis=0, dtype=np.int16)
         self.bid_size = [0] * n
         self.last_passed = tuple(self.passed)
         self.passed = [False] * n
