@@ -29,13 +29,27 @@ from pirate_envs.piratenpoker.cards import (
     displayed_kind,
     names_of,
 )
-from pirate_envs.piratenpoker.engine import ADD, COMMIT, GIVE, KEEP, LOOT, PASS, RECIPIENT, Phase
+from pirate_envs.piratenpoker.engine import (
+    ADD,
+    BELOW_DECK_ROUND,
+    COMMIT,
+    GIVE,
+    KEEP,
+    LOOT,
+    LOOT_ROUND,
+    OVERBOARD_ROUND,
+    PASS,
+    RECIPIENT,
+    Phase,
+)
 from pirate_envs.piratenpoker.rules import final_score
 from pirate_envs.piratenpoker.view import View
 
 CHEAP_VALUE = 2  # cards this low are spent freely
 GIFT_BID_TARGET = 8  # round-2 bid when holding a negative card to give away
+KEEP_FOR_LOOT = 2  # highest cards never spent on that round-2 bid
 LOOT_BID_MARGIN = 10  # round-3 bid target = margin + worth of the loot
+STRENGTH_SCALE = 20  # colour strength (sum of its card values) that doubles a loot card's appeal
 UNWANTED_WEIGHT = 0.3  # how much sending a wanted card overboard counts against it
 
 
@@ -97,7 +111,7 @@ class PiratenpokerHeuristic:
         kinds = [k for k in np.flatnonzero(full).tolist() for _ in range(int(full[k]))]
         cheap = [k for k in kinds if KIND_VALUE[k] <= CHEAP_VALUE]
         table = view.table
-        if table.round == 2:
+        if table.round == LOOT_ROUND:
             colour = next(c for c in range(NUM_COLOURS) if table.face_up[c] >= 0)
             worth = self._gain(view, displayed_kind(colour, FRONT_SIDE, table.face_up[colour]))
             chosen = [k for k in kinds if KIND_COLOUR[k] == colour or KIND_VALUE[k] <= CHEAP_VALUE]
@@ -108,9 +122,9 @@ class PiratenpokerHeuristic:
                     break
                 chosen.append(k)
                 total += KIND_VALUE[k]
-        elif table.round == 1 and view.table.displayed[view.seat, list(NEGATIVE_KINDS)].any():
+        elif table.round == BELOW_DECK_ROUND and table.displayed[view.seat, list(NEGATIVE_KINDS)].any():
             chosen, total = [], 0
-            for k in sorted(kinds, key=KIND_VALUE.__getitem__)[:-2]:
+            for k in sorted(kinds, key=KIND_VALUE.__getitem__)[:-KEEP_FOR_LOOT]:
                 if total >= GIFT_BID_TARGET:
                     break
                 chosen.append(k)
@@ -130,7 +144,7 @@ class PiratenpokerHeuristic:
     def _pick_loot(self, view: View, mask: np.ndarray) -> int:
         table = view.table
         colours = [c for c in range(NUM_COLOURS) if mask[LOOT + c]]
-        if table.round == 0:
+        if table.round == OVERBOARD_ROUND:
 
             def overboard_value(c: int) -> float:
                 back = displayed_kind(c, BACK_SIDE, table.face_up[c])

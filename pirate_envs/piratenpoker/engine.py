@@ -40,7 +40,7 @@ from pirate_envs.piratenpoker.view import TableView, View
 
 ROUNDS_PER_GAME = 3
 HAND_ROW, BID_ROW = 0, 1  # rows of ``PiratenpokerEngine.cards[seat]``
-OVERBOARD_ROUND, LOOT_ROUND = 0, 2  # round indices (round 2, index 1: below deck)
+OVERBOARD_ROUND, BELOW_DECK_ROUND, LOOT_ROUND = 0, 1, 2  # round indices
 
 
 class Phase(enum.IntEnum):
