@@ -157,7 +157,7 @@ class PiratenpokerHeuristic:
 
         def prize_value(c: int) -> float:
             strength = sum(KIND_VALUE[k] * int(hand[k]) for k in range(len(hand)) if KIND_COLOUR[k] == c)
-            return self._gain(view, displayed_kind(c, FRONT_SIDE, table.face_up[c])) * (1 + strength / 20)
+            return self._gain(view, displayed_kind(c, FRONT_SIDE, table.face_up[c])) * (1 + strength / STRENGTH_SCALE)
 
         return LOOT + min(colours, key=prize_value)  # the less wanted card goes below deck
 
