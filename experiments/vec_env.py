@@ -75,10 +75,12 @@ class BatchedSubprocVecEnv(VecEnv):
     """``num_envs`` envs split evenly over ``num_workers`` processes (see the module docstring)."""
 
     def __init__(
-        self, env_fns: Sequence[Callable[[], gymnasium.Env]], num_workers: int, start_method: str = "forkserver"
+        self, env_fns: Sequence[Callable[[], gymnasium.Env]], num_workers: int, start_method: str | None = None
     ):
         if not 1 <= num_workers <= len(env_fns):
             raise ValueError(f"num_workers must be in 1..{len(env_fns)} (the number of envs), got {num_workers}")
+        if start_method is None:  # fork starts in milliseconds; workers never touch torch
+            start_method = "fork" if "fork" in mp.get_all_start_methods() else "forkserver"
         context = mp.get_context(start_method)
         bounds = np.linspace(0, len(env_fns), num_workers + 1).astype(int)
         self._slices = [slice(int(a), int(b)) for a, b in itertools.pairwise(bounds.tolist())]

@@ -1,0 +1,128 @@
+"""Training throughput: our self-play MaskablePPO beside the PettingZoo SB3 tutorial pattern.
+
+    python benchmarks/bench_training.py --timesteps 32768 --workers 2
+
+Prints learner steps per second of ``MaskablePPO.learn`` (rollouts and gradient updates
+together, after one warm-up rollout) for
+
+* ours: ``skull_king_v0`` with 4 players through ``experiments.vec_env`` (``--num-envs``
+  envs over ``--workers`` processes, default network and PPO settings of
+  ``experiments.train``, the default opponent pool);
+* the tutorial: PettingZoo's ``sb3_connect_four_action_mask.py`` pattern, one
+  ``connect_four_v3`` env behind its ``SB3ActionMaskWrapper`` and ``ActionMasker``, default
+  ``MaskablePPO`` (there every move of either player is a learner step).
+
+Both run in this process, one after the other, so the machine load is comparable. Needs
+``pygame`` for connect_four.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+from typing import Any
+
+import torch
+from pettingzoo.utils import BaseWrapper
+from sb3_contrib import MaskablePPO
+from sb3_contrib.common.wrappers import ActionMasker
+
+from agents.policy_agent import policy_from_sb3
+from experiments.opponents import parse_weights
+from experiments.train import TrainArgs
+from experiments.vec_env import make_vec_env
+
+
+class SB3ActionMaskWrapper(BaseWrapper):
+    """The wrapper of PettingZoo's SB3 action-mask tutorial, unchanged in substance."""
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
+        super().reset(seed, options)
+        self.observation_space = super().observation_space(self.possible_agents[0])["observation"]
+        self.action_space = super().action_space(self.possible_agents[0])
+        return self.observe(self.agent_selection), {}
+
+    def step(self, action: int) -> tuple[Any, float, bool, bool, dict]:
+        current_agent = self.agent_selection
+        super().step(action)
+        next_agent = self.agent_selection
+        return (
+            self.observe(next_agent),
+            self._cumulative_rewards[current_agent],
+            self.terminations[current_agent],
+            self.truncations[current_agent],
+            self.infos[current_agent],
+        )
+
+    def observe(self, agent: str) -> Any:
+        return super().observe(agent)["observation"]
+
+    def action_mask(self) -> Any:
+        return super().observe(self.agent_selection)["action_mask"]
+
+
+def timed_learn(model: MaskablePPO, timesteps: int, warmup: int) -> float:
+    """Steps per second of ``learn(timesteps)`` after a ``warmup``-step run."""
+    model.learn(warmup)
+    start = time.perf_counter()
+    model.learn(timesteps, reset_num_timesteps=False)
+    return timesteps / (time.perf_counter() - start)
+
+
+def bench_ours(timesteps: int, num_envs: int, workers: int, threads: int) -> float:
+    defaults = TrainArgs()
+    torch.set_num_threads(threads)
+    vec = make_vec_env(
+        "skull_king_v0",
+        num_envs,
+        workers,
+        seed=0,
+        opponents=parse_weights(defaults.opponents),
+        env_kwargs={"num_players": 4},
+    )
+    model = MaskablePPO(
+        "MlpPolicy",
+        vec,
+        n_steps=max(1, defaults.n_steps * defaults.num_envs // num_envs),
+        batch_size=defaults.batch_size,
+        n_epochs=defaults.n_epochs,
+        policy_kwargs={"net_arch": defaults.net_arch},
+        device="cpu",
+        seed=0,
+    )
+    vec.env_method("add_snapshot", policy_from_sb3(model.policy))
+    rate = timed_learn(model, timesteps, model.n_steps * num_envs)
+    vec.close()
+    return rate
+
+
+def bench_tutorial(timesteps: int, threads: int) -> float:
+    from pettingzoo.classic import connect_four_v3
+
+    torch.set_num_threads(threads)
+    env = SB3ActionMaskWrapper(connect_four_v3.env())
+    env.reset(seed=0)
+    env = ActionMasker(env, lambda e: e.action_mask())
+    model = MaskablePPO("MlpPolicy", env, device="cpu", seed=0)
+    return timed_learn(model, timesteps, model.n_steps)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--timesteps", type=int, default=32768, help="timed steps of ours")
+    parser.add_argument("--tutorial-timesteps", type=int, default=8192, help="timed steps of the tutorial")
+    parser.add_argument("--num-envs", type=int, default=16)
+    parser.add_argument("--workers", type=int, default=2, help="env processes (0: in this process)")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads")
+    args = parser.parse_args()
+    warnings.filterwarnings("ignore")
+    ours = bench_ours(args.timesteps, args.num_envs, args.workers, args.threads)
+    tutorial = bench_tutorial(args.tutorial_timesteps, args.threads)
+    print(f"ours: skull_king_v0 4 players, {args.num_envs} envs / {args.workers} workers: {ours:8.0f} learner steps/s")
+    print(f"tutorial: connect_four_v3, one env, default MaskablePPO:          {tutorial:8.0f} learner steps/s")
+    print(f"ratio: {ours / tutorial:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""Subprocess smoke runs of the train, evaluate and play scripts with tiny budgets."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_module(module: str, *args: str, stdin: str = "", timeout: int = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", module, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=timeout,
+    )
+
+
+def test_train_writes_a_run_folder_and_resumes(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    tiny = ["--num-envs", "2", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--eval-games", "2"]
+    common = ["--env-id", "piraten_kapern_v0", "--out-dir", str(tmp_path), "--run-name", "run", "--no-progress"]
+    result = run_module("experiments.train", *common, *tiny, "--total-timesteps", "128", "--eval-every", "128")
+    assert result.returncode == 0, result.stderr
+    run = tmp_path / "run"
+    for name in ("config.json", "progress.csv", "learning_curve.png", "summary.json", "eval/history.json"):
+        assert (run / name).is_file(), name
+    assert (run / "checkpoints" / "latest.zip").is_file()
+    assert "| learner |" in result.stdout
+    history = json.loads((run / "eval" / "history.json").read_text())
+    assert [h["timesteps"] for h in history] == [128, 128]  # one row per evaluation opponent
+
+    from experiments.train import main
+
+    main(["--resume", str(run), "--total-timesteps", "256", "--no-progress"])
+    history = json.loads((run / "eval" / "history.json").read_text())
+    assert sorted({h["timesteps"] for h in history}) == [128, 256]
+    assert json.loads((run / "summary.json").read_text())["timesteps"] == 256
+
+
+def test_evaluate_prints_and_writes_tables_ratings_and_plot(tmp_path):
+    out = tmp_path / "eval"
+    result = run_module(
+        "experiments.evaluate",
+        *("--env-id", "piraten_kapern_v0", "--agents", "heuristic", "random", "random"),
+        *("--players", "2", "--games", "4", "--out", str(out)),
+    )
+    assert result.returncode == 0, result.stderr
+    assert "rating" in result.stdout and "league of 2 players" in result.stdout
+    payload = json.loads((out / "results.json").read_text())
+    assert [r["agent"] for r in payload["results"]] == ["heuristic", "random"]
+    assert all(r["rating"] is not None for r in payload["results"])
+    assert payload["results"][0]["seats_played"] == 4  # one pairing (heuristic, random), four games
+    assert (out / "results.md").is_file() and (out / "results.png").stat().st_size > 1000
+
+
+def test_play_asks_again_on_bad_input_and_quits():
+    bad_then_quit = "hello\n0\n99999\nq\n"
+    result = run_module("experiments.play", "--env-id", "piraten_kapern_v0", "--seed", "1", stdin=bad_then_quit)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("is not a move") == 3
+    assert result.stdout.rstrip().endswith("quit")
+    assert "1. stop" in result.stdout
+
+
+def test_play_ends_on_end_of_input_and_finishes_a_game():
+    eof = run_module("experiments.play", "--env-id", "skull_king_v0", "--agents", "random", "--seed", "2", stdin="")
+    assert eof.returncode == 0, eof.stderr
+    assert eof.stdout.rstrip().endswith("quit")
+    full = run_module(
+        "experiments.play",
+        *("--env-id", "skull_king_v0", "--agents", "random", "random", "--seed", "2", "--reveal"),
+        stdin="1\n" * 200,
+    )
+    assert full.returncode == 0, full.stderr
+    assert "game over; scores" in full.stdout
