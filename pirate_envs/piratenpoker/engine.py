@@ -130,7 +130,7 @@ class PiratenpokerEngine(Engine):
         self.last_passed = (False,) * n
         self.last_winner = -1
         self.last_round = -1
-        self._scores = np.zeros(n)
+        self._scores = [0.0] * n  # final_score of each seat's displayed loot
         self._mask: np.ndarray | None = None
         self._table: TableView | None = None
         self._setup_poker_cards(opts)
@@ -184,6 +184,7 @@ class PiratenpokerEngine(Engine):
                 rest.remove(FRONT_INDEX[front])
                 top.append(FRONT_INDEX[front])
             self.stacks.append(top + self.rng.permutation(rest).tolist())
+        self._stacks_changed()
 
     @property
     def hands(self) -> np.ndarray:
@@ -220,15 +221,19 @@ class PiratenpokerEngine(Engine):
             return
         self.games_played += 1
         for seat in range(self.num_players):
-            while self.hand_size[seat] < HAND_SIZE:
+            drawn = []
+            while self.hand_size[seat] + len(drawn) < HAND_SIZE:
                 kind = self._draw_card()
                 if kind is None:
                     break
-                self._add_to_hand(seat, kind)
+                drawn.append(kind)
+            self.cards[seat, HAND_ROW] += np.bincount(drawn, minlength=NUM_POKER_KINDS).astype(np.int16)
+            self.hand_size[seat] += len(drawn)
             self.pass_available[seat] = True
         for colour, stack in enumerate(self.stacks):
             self.face_up[colour] = stack.pop(0)
             self.known_bottom[colour] = min(self.known_bottom[colour], len(stack))
+        self._stacks_changed()
         self.round = OVERBOARD_ROUND
         self._start_round()
 
@@ -284,6 +289,15 @@ class PiratenpokerEngine(Engine):
         self.stacks[colour].append(self.face_up[colour])
         self.known_bottom[colour] += 1
         self.face_up[colour] = -1
+        self._stacks_changed()
+
+    def _stacks_changed(self) -> None:
+        """Recompute the public facts of the loot stacks: sizes, contents per front, top cards."""
+        self._stack_facts = (
+            tuple(len(s) for s in self.stacks),
+            tuple(s.count(f) for s in self.stacks for f in range(NUM_FRONTS)),
+            tuple(s[0] if s else -1 for s in self.stacks),
+        )
 
     def _next_round(self) -> None:
         self.pending = -1
@@ -293,7 +307,7 @@ class PiratenpokerEngine(Engine):
     def _rescore(self, *seats: int) -> None:
         """Recompute the scores of ``seats`` after their displayed loot changed."""
         for seat in seats:
-            self._scores[seat] = final_score(names_of(self.displayed[seat], DISPLAYED_NAMES))
+            self._scores[seat] = float(final_score(names_of(self.displayed[seat], DISPLAYED_NAMES)))
 
     def displayed_names(self) -> list[list[str]]:
         """Every seat's displayed loot as names (``"green:+8"``...)."""
@@ -383,7 +397,7 @@ class PiratenpokerEngine(Engine):
 
     # ----------------------------------------------------------------- results
     def scores(self) -> np.ndarray:
-        return self._scores.copy()
+        return np.array(self._scores)
 
     def winners(self) -> list[int]:
         return final_winners(self.displayed_names())
@@ -413,13 +427,13 @@ class PiratenpokerEngine(Engine):
             pending=self.pending,
             may_give_to_self=self.may_give_to_self,
             face_up=tuple(self.face_up),
-            stack_sizes=tuple(len(s) for s in self.stacks),
-            stack_contents=tuple(s.count(f) for s in self.stacks for f in range(NUM_FRONTS)),
-            stack_tops=tuple(s[0] if s else -1 for s in self.stacks),
+            stack_sizes=self._stack_facts[0],
+            stack_contents=self._stack_facts[1],
+            stack_tops=self._stack_facts[2],
             draw_size=len(self.draw),
             discard=_readonly(self.discard.copy()),
             displayed=_readonly(self.displayed.copy()),
-            scores=tuple(self._scores.tolist()),
+            scores=tuple(self._scores),
             pass_available=tuple(a or p for a, p in zip(self.pass_available, self.passed)),
             hand_sizes=tuple(h + b for h, b in zip(self.hand_size, self.bid_size)),
             last_bids=_readonly(self.last_bids.copy()),

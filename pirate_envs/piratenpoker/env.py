@@ -93,19 +93,19 @@ Layout for 4 players (``env.unwrapped.observation_layout.table()`` for another c
 | 62-85 | pending | (24,) | one-hot displayed kind about to be given (recipient phase) |
 | 86-97 | face_up | (3, 4) | per colour: one-hot front value (+5,+6,+8,+10) face up |
 | 98-109 | stack_tops | (3, 4) | per colour: one-hot front of the stack's top card |
-| 110-112 | stack_sizes | (3,) | loot cards left in each stack / loot per colour |
-| 113-124 | stack_contents | (3, 4) | per colour: cards of each front left in the stack, x0.5 |
-| 125 | draw_size | (1,) | poker cards in the draw pile / 84 |
-| 126-149 | discard | (24,) | poker cards face up next to the draw pile, per kind, x0.25 |
-| 150-245 | displayed | (4, 24) | per seat: displayed loot per kind (colour, side, front), x0.5 |
-| 246-249 | scores | (4,) | per seat: final score of the displayed loot so far / 40 |
-| 250-253 | pass_available | (4,) | per seat: Pass card available at the start of the round |
-| 254-257 | hand_sizes | (4,) | per seat: cards in hand at the start of the round / 6 |
-| 258-353 | last_bids | (4, 24) | per seat: the last revealed bid per kind, x0.5 |
-| 354-357 | last_passed | (4,) | per seat: played the Pass in the last revealed round |
-| 358-361 | last_winner | (4,) | one-hot relative seat that won the last revealed round (zeros: all tied) |
-| 362-364 | last_round | (3,) | one-hot round of the last revealed bids |
-| 365 | games_played | (1,) | games started so far / max_games |
+| 110-113 | last_winner | (4,) | one-hot relative seat that won the last revealed round (zeros: all tied) |
+| 114-116 | last_round | (3,) | one-hot round of the last revealed bids |
+| 117-119 | stack_sizes | (3,) | loot cards left in each stack / loot per colour |
+| 120-131 | stack_contents | (3, 4) | per colour: cards of each front left in the stack, x0.5 |
+| 132 | draw_size | (1,) | poker cards in the draw pile / 84 |
+| 133-136 | scores | (4,) | per seat: final score of the displayed loot so far / 40 |
+| 137-140 | pass_available | (4,) | per seat: Pass card available at the start of the round |
+| 141-144 | hand_sizes | (4,) | per seat: cards in hand at the start of the round / 6 |
+| 145-148 | last_passed | (4,) | per seat: played the Pass in the last revealed round |
+| 149 | games_played | (1,) | games started so far / max_games |
+| 150-173 | discard | (24,) | poker cards face up next to the draw pile, per kind, x0.25 |
+| 174-269 | displayed | (4, 24) | per seat: displayed loot per kind (colour, side, front), x0.5 |
+| 270-365 | last_bids | (4, 24) | per seat: the last revealed bid per kind, x0.5 |
 
 Rewards
 =======

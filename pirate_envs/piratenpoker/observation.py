@@ -33,28 +33,32 @@ def build_layout(config: Config) -> ObservationLayout:
     k = NUM_POKER_KINDS
     return ObservationLayout(
         [
+            # private
             ("hand", (k,), "own poker cards in hand per kind (green 1..8, red 1..8, yellow 1..8), x0.5"),
             ("bid", (k,), "own bid being built this round (unrevealed), per kind, x0.5"),
             ("own_status", (3,), "own Pass still available, own bid committed, own Pass played this round"),
+            # public one-hots
             ("phase", (NUM_PHASES,), "one-hot: bid, pick loot, give a negative card, choose recipient"),
             ("round", (ROUNDS_PER_GAME,), "one-hot: overboard, below deck, loot"),
             ("chooser", (n,), "one-hot relative seat of the round winner deciding now"),
             ("pending", (NUM_DISPLAYED_KINDS,), "one-hot displayed kind about to be given (recipient phase)"),
             ("face_up", (NUM_COLOURS, NUM_FRONTS), "per colour: one-hot front value (+5,+6,+8,+10) face up"),
             ("stack_tops", (NUM_COLOURS, NUM_FRONTS), "per colour: one-hot front of the stack's top card"),
+            ("last_winner", (n,), "one-hot relative seat that won the last revealed round (zeros: all tied)"),
+            ("last_round", (ROUNDS_PER_GAME,), "one-hot round of the last revealed bids"),
+            # public numbers
             ("stack_sizes", (NUM_COLOURS,), "loot cards left in each stack / loot per colour"),
             ("stack_contents", (NUM_COLOURS, NUM_FRONTS), "per colour: cards of each front left in the stack, x0.5"),
             ("draw_size", (1,), "poker cards in the draw pile / 84"),
-            ("discard", (k,), "poker cards face up next to the draw pile, per kind, x0.25"),
-            ("displayed", (n, NUM_DISPLAYED_KINDS), "per seat: displayed loot per kind (colour, side, front), x0.5"),
             ("scores", (n,), "per seat: final score of the displayed loot so far / 40"),
             ("pass_available", (n,), "per seat: Pass card available at the start of the round"),
             ("hand_sizes", (n,), "per seat: cards in hand at the start of the round / 6"),
-            ("last_bids", (n, k), "per seat: the last revealed bid per kind, x0.5"),
             ("last_passed", (n,), "per seat: played the Pass in the last revealed round"),
-            ("last_winner", (n,), "one-hot relative seat that won the last revealed round (zeros: all tied)"),
-            ("last_round", (ROUNDS_PER_GAME,), "one-hot round of the last revealed bids"),
             ("games_played", (1,), "games started so far / max_games"),
+            # public counts
+            ("discard", (k,), "poker cards face up next to the draw pile, per kind, x0.25"),
+            ("displayed", (n, NUM_DISPLAYED_KINDS), "per seat: displayed loot per kind (colour, side, front), x0.5"),
+            ("last_bids", (n, k), "per seat: the last revealed bid per kind, x0.5"),
         ]
     )
 
@@ -70,7 +74,7 @@ PER_SEAT_PIECES = (
     "last_passed",
     "last_winner",
 )
-#: Public pieces written from one flat list of numbers, in this order (see ``Encoder.encode_table``).
+#: Public pieces written from one flat list of numbers (contiguous, in layout order; see ``Encoder.encode_table``).
 SMALL_PIECES = (
     "stack_sizes",
     "stack_contents",
@@ -125,7 +129,9 @@ class Encoder:
         self._perms = seat_permutations(layout, config.num_players)
         self._scales = piece_scales(layout, config)
         self._card_values = np.arange(HAND_SIZE * 4 + 1, dtype=np.float32) * CARD_SCALE
-        self._small_index = np.concatenate([np.arange(layout[name].start, layout[name].stop) for name in SMALL_PIECES])
+        self._small = slice(layout[SMALL_PIECES[0]].start, layout[SMALL_PIECES[-1]].stop)
+        if self._small.stop - self._small.start != sum(layout.piece(name).size for name in SMALL_PIECES):
+            raise AssertionError("the SMALL_PIECES must be contiguous in the layout")
         self._table: TableView | None = None
         self._table_vec = layout.zeros()
         self._cards = slice(layout["hand"].start, layout["bid"].stop)
@@ -146,7 +152,7 @@ class Encoder:
         """The public pieces in absolute seat order (the private ones left at zero)."""
         layout, start = self.layout, self._starts
         vec = layout.zeros()
-        vec[self._small_index] = [
+        vec[self._small] = [
             *table.stack_sizes,
             *table.stack_contents,
             table.draw_size,
