@@ -260,10 +260,7 @@ class PiratenpokerEngine(Engine):
         loot_colour = COLOURS[remaining[0]] if self.round == LOOT_ROUND else None
         self.last_bids = self.bids.copy()
         self.cards[:, BID_ROW] = 0
-        bids: list[list[str]] = [[] for _ in range(n)]
-        seats, kinds = np.nonzero(self.last_bids)
-        for s, k, count in zip(seats.tolist(), kinds.tolist(), self.last_bids[seats, kinds].tolist()):
-            bids[s] += [POKER_NAMES[k]] * count
+        bids = [[POKER_NAMES[k] for k, c in enumerate(row) if c for _ in range(c)] for row in self.last_bids.tolist()]
         winner = bid_winner(bids, loot_colour)
         self.discard += self.last_bids.sum(axis=0, dtype=np.int16)
         self.bid_size = [0] * n

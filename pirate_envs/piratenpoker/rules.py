@@ -18,12 +18,14 @@ from pirate_envs.core.errors import check_choice, check_range
 from pirate_envs.piratenpoker.cards import (
     COLOUR_MULTIPLIER,
     DEFAULT_LOOT_FRONTS,
+    DISPLAYED_INDEX,
     DISPLAYED_POINTS,
     FRONT_VALUES,
     IS_FRONT,
     IS_SHARK,
     KIND_COLOUR,
     KIND_VALUE,
+    POKER_INDEX,
     SET_BONUS,
     SET_SIZE,
     parse_colour,
@@ -68,7 +70,9 @@ def bid_strength(bid: Sequence[str], loot_colour: str | None) -> tuple[int, tupl
     doubled = None if loot_colour is None else parse_colour(loot_colour)
     values = []
     for name in bid:
-        kind = parse_poker_card(name)
+        kind = POKER_INDEX.get(name)
+        if kind is None:
+            kind = parse_poker_card(name)  # raises the ValueError naming the card
         value = KIND_VALUE[kind]
         values.append(value * COLOUR_MULTIPLIER if KIND_COLOUR[kind] == doubled else value)
     values.sort(reverse=True)
@@ -86,10 +90,11 @@ def bid_winner(bids: Sequence[Sequence[str]], loot_colour: str | None) -> int | 
     """
     strengths = [bid_strength(bid, loot_colour) for bid in bids]
     copies = Counter(strengths)
-    contenders = [i for i, s in enumerate(strengths) if copies[s] == 1]
-    if not contenders:
-        return None
-    return max(contenders, key=strengths.__getitem__)
+    best = None
+    for i, strength in enumerate(strengths):
+        if copies[strength] == 1 and (best is None or strength > strengths[best]):
+            best = i
+    return best
 
 
 # ----------------------------------------------------------------------------- scoring
@@ -100,10 +105,18 @@ def final_score(displayed: Sequence[str]) -> int:
     +5 for each complete set of three sharks and +5 for each set of three front cards of the
     same value (colour ignored; a card counts in at most one set).
     """
-    kinds = [parse_displayed(name) for name in displayed]
-    total = sum(DISPLAYED_POINTS[k] for k in kinds)
-    sharks = sum(IS_SHARK[k] for k in kinds)
-    fronts = Counter(DISPLAYED_POINTS[k] for k in kinds if IS_FRONT[k])
+    total = sharks = 0
+    fronts: dict[int, int] = {}
+    for name in displayed:
+        kind = DISPLAYED_INDEX.get(name)
+        if kind is None:
+            kind = parse_displayed(name)  # raises the ValueError naming the card
+        points = DISPLAYED_POINTS[kind]
+        total += points
+        if IS_SHARK[kind]:
+            sharks += 1
+        elif IS_FRONT[kind]:
+            fronts[points] = fronts.get(points, 0) + 1
     sets = sharks // SET_SIZE + sum(n // SET_SIZE for n in fronts.values())
     return total + SET_BONUS * sets
 
