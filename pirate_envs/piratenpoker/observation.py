@@ -134,6 +134,7 @@ class Encoder:
             raise AssertionError("the SMALL_PIECES must be contiguous in the layout")
         self._table: TableView | None = None
         self._table_vec = layout.zeros()
+        self._seat_vecs: dict[int, np.ndarray] = {}  # the table vector made relative to each seat
         self._cards = slice(layout["hand"].start, layout["bid"].stop)
         self._status = layout["own_status"]
         self._starts = {p.name: p.start for p in layout.pieces}
@@ -143,7 +144,11 @@ class Encoder:
         if view.table is not self._table:
             self._table_vec = self.encode_table(view.table)
             self._table = view.table
-        vec = self._table_vec[self._perms[view.seat]]
+            self._seat_vecs.clear()
+        seat_vec = self._seat_vecs.get(view.seat)
+        if seat_vec is None:
+            seat_vec = self._seat_vecs[view.seat] = self._table_vec[self._perms[view.seat]]
+        vec = seat_vec.copy()
         vec[self._cards] = self._card_values.take(view.cards).ravel()
         vec[self._status] = (view.pass_available, view.committed, view.passed)
         return vec
