@@ -10,7 +10,6 @@ ones the engine uses:
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -67,7 +66,10 @@ class Config:
 # ----------------------------------------------------------------------------- rounds
 def bid_strength(bid: Sequence[str], loot_colour: str | None) -> tuple[int, tuple[int, ...]]:
     """``(total, card values high to low)`` of a bid; cards of ``loot_colour`` count double."""
-    doubled = None if loot_colour is None else parse_colour(loot_colour)
+    return _strength(bid, None if loot_colour is None else parse_colour(loot_colour))
+
+
+def _strength(bid: Sequence[str], doubled: int | None) -> tuple[int, tuple[int, ...]]:
     values = []
     for name in bid:
         kind = POKER_INDEX.get(name)
@@ -88,8 +90,11 @@ def bid_winner(bids: Sequence[Sequence[str]], loot_colour: str | None) -> int | 
     card values compared from the highest down; players still exactly tied are set aside and
     the best of the others wins (the second-highest total, and so on).
     """
-    strengths = [bid_strength(bid, loot_colour) for bid in bids]
-    copies = Counter(strengths)
+    doubled = None if loot_colour is None else parse_colour(loot_colour)
+    strengths = [_strength(bid, doubled) for bid in bids]
+    copies: dict[tuple[int, tuple[int, ...]], int] = {}
+    for strength in strengths:
+        copies[strength] = copies.get(strength, 0) + 1
     best = None
     for i, strength in enumerate(strengths):
         if copies[strength] == 1 and (best is None or strength > strengths[best]):
