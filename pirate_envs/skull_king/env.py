@@ -41,18 +41,18 @@ the others in play order; ``env.unwrapped.observation_layout``)
 | index | name | shape | meaning |
 |---|---|---|---|
 | 0-56 | hand | (57,) | number of own cards of each kind, 0..5 (kind order: cards.KIND_NAMES) |
-| 57-66 | hand_number | (10,) | one-hot hand number 1..10 (hand k deals k cards) |
-| 67-69 | phase | (3,) | one-hot: bidding, playing, game over |
-| 70-301 | trick | (4, 58) | one-hot card each player put into the current trick (token order) |
-| 302-305 | led_suit | (4,) | one-hot suit to follow (yellow, red, blue, black); zeros if none yet |
-| 306-349 | bids | (4, 11) | one-hot bid 0..10: own bid once made, the others' once all have bid |
-| 350 | bids_revealed | (1,) | 1 once every player has bid this hand |
-| 351-354 | tricks_won | (4,) | tricks won this hand / 10 |
-| 355-358 | scores | (4,) | total score / 500 |
-| 359-415 | played | (57,) | number of cards of each kind played this hand, 0..5 (current trick included) |
-| 416-431 | voids | (4, 4) | 1 where a player did not follow that led suit this hand |
-| 432-435 | leader | (4,) | one-hot player who leads the current trick |
-| 436-439 | dealer | (4,) | one-hot dealer of this hand |
+| 57-113 | played | (57,) | number of cards of each kind played this hand, 0..5 (current trick included) |
+| 114-345 | trick | (4, 58) | one-hot card each player put into the current trick (token order) |
+| 346-349 | led_suit | (4,) | one-hot suit to follow (yellow, red, blue, black); zeros if none yet |
+| 350-353 | leader | (4,) | one-hot player who leads the current trick |
+| 354-357 | tricks_won | (4,) | tricks won this hand / 10 |
+| 358-373 | voids | (4, 4) | 1 where a player did not follow that led suit this hand |
+| 374-383 | hand_number | (10,) | one-hot hand number 1..10 (hand k deals k cards) |
+| 384-386 | phase | (3,) | one-hot: bidding, playing, game over |
+| 387-390 | dealer | (4,) | one-hot dealer of this hand |
+| 391-434 | bids | (4, 11) | one-hot bid 0..10: own bid once made, the others' once all have bid |
+| 435 | bids_revealed | (1,) | 1 once every player has bid this hand |
+| 436-439 | scores | (4,) | total score / 500 |
 
 Card kinds (hand, played): ``yellow-1..13, red-1..13, blue-1..13, black-1..13, escape, pirate,
 mermaid, skull_king, scary_mary``. Trick tokens: the same, with ``scary_mary:pirate`` (56) and

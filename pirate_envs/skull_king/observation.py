@@ -1,6 +1,10 @@
 """The Skull King observation vector: a layout of named pieces and ``encode(view)``.
 
 Per-player pieces are seat-relative: row 0 is the observer, then the others in play order.
+The layout has two parts: the pieces that change with every card (hand, played cards, the
+trick, the suit to follow, the leader, tricks won, voids), then the *table*, the pieces that
+change a few times per hand (hand number, phase, dealer, bids, scores). The encoder keeps each
+seat's last table segment and reuses it while that part of the view is unchanged.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from pirate_envs.skull_king.view import SkullKingView
 SCORE_OBS_SCALE = 1.0 / 500.0
 #: Multiplier of the tricks won in the observation.
 TRICKS_OBS_SCALE = 1.0 / MAX_BID
+#: The first piece of the table part of the layout.
+FIRST_TABLE_PIECE = "hand_number"
 
 
 def build_layout(config: Config) -> ObservationLayout:
@@ -26,18 +32,18 @@ def build_layout(config: Config) -> ObservationLayout:
     return ObservationLayout(
         [
             ("hand", (NUM_KINDS,), "number of own cards of each kind, 0..5 (kind order: cards.KIND_NAMES)"),
-            ("hand_number", (MAX_HANDS,), "one-hot hand number 1..10 (hand k deals k cards)"),
-            ("phase", (len(Phase),), "one-hot: bidding, playing, game over"),
+            ("played", (NUM_KINDS,), "number of cards of each kind played this hand, 0..5 (current trick included)"),
             ("trick", (n, NUM_TOKENS), "one-hot card each player put into the current trick (token order)"),
             ("led_suit", (NUM_SUITS,), "one-hot suit to follow (yellow, red, blue, black); zeros if none yet"),
+            ("leader", (n,), "one-hot player who leads the current trick"),
+            ("tricks_won", (n,), "tricks won this hand / 10"),
+            ("voids", (n, NUM_SUITS), "1 where a player did not follow that led suit this hand"),
+            (FIRST_TABLE_PIECE, (MAX_HANDS,), "one-hot hand number 1..10 (hand k deals k cards)"),
+            ("phase", (len(Phase),), "one-hot: bidding, playing, game over"),
+            ("dealer", (n,), "one-hot dealer of this hand"),
             ("bids", (n, MAX_BID + 1), "one-hot bid 0..10: own bid once made, the others' once all have bid"),
             ("bids_revealed", (1,), "1 once every player has bid this hand"),
-            ("tricks_won", (n,), "tricks won this hand / 10"),
             ("scores", (n,), "total score / 500"),
-            ("played", (NUM_KINDS,), "number of cards of each kind played this hand, 0..5 (current trick included)"),
-            ("voids", (n, NUM_SUITS), "1 where a player did not follow that led suit this hand"),
-            ("leader", (n,), "one-hot player who leads the current trick"),
-            ("dealer", (n,), "one-hot dealer of this hand"),
         ]
     )
 
@@ -48,25 +54,31 @@ class Encoder:
     def __init__(self, layout: ObservationLayout, num_players: int):
         self.layout = layout
         self.n = n = num_players
-        start = {p.name: p.start for p in layout.pieces}
         self._hand, self._played = layout["hand"], layout["played"]
-        self._hand_number = start["hand_number"] - 1  # hand numbers start at 1
-        self._phase, self._trick, self._led = start["phase"], start["trick"], start["led_suit"]
-        self._revealed, self._leader, self._dealer = start["bids_revealed"], start["leader"], start["dealer"]
+        self._trick, self._led = layout.piece("trick").start, layout.piece("led_suit").start
+        self._leader, self._tricks = layout.piece("leader").start, layout["tricks_won"]
+        self._table = slice(layout.piece(FIRST_TABLE_PIECE).start, layout.size)
+        # offsets inside the table segment
+        table = {p.name: p.start - self._table.start for p in layout.pieces if p.start >= self._table.start}
+        self._table_size = layout.size - self._table.start
+        self._hand_number = table["hand_number"] - 1  # hand numbers start at 1
+        self._phase, self._dealer, self._revealed = table["phase"], table["dealer"], table["bids_revealed"]
+        self._scores = slice(table["scores"], table["scores"] + n)
         #: For each observer seat, the absolute seats in seat-relative order.
         self._order = [[(seat + r) % n for r in range(n)] for seat in range(n)]
         #: Per row, the first index of its one-hot bid.
-        self._bid_rows = [start["bids"] + r * (MAX_BID + 1) for r in range(n)]
+        self._bid_rows = [table["bids"] + r * (MAX_BID + 1) for r in range(n)]
         #: Per row, the indices set by each possible tuple of void flags.
+        voids = layout.piece("voids").start
         self._void_rows = [
             {
-                flags: [start["voids"] + r * NUM_SUITS + suit for suit in range(NUM_SUITS) if flags[suit]]
+                flags: [voids + r * NUM_SUITS + suit for suit in range(NUM_SUITS) if flags[suit]]
                 for flags in itertools.product((False, True), repeat=NUM_SUITS)
             }
             for r in range(n)
         ]
-        self._counts = slice(start["tricks_won"], start["scores"] + n)
-        assert start["scores"] == start["tricks_won"] + n, "tricks_won and scores must be adjacent"
+        #: Per observer seat, the last table key and its encoded segment.
+        self._last_table: list[tuple[tuple, np.ndarray] | None] = [None] * n
 
     def __call__(self, view: SkullKingView) -> np.ndarray:
         """The observation vector of ``view``."""
@@ -75,25 +87,42 @@ class Encoder:
         vec[self._hand] = view.hand
         vec[self._played] = view.played
         first_row = (view.leader - seat) % n
-        vec[self._hand_number + view.hand_number] = 1.0
-        vec[self._phase + view.phase] = 1.0
         vec[self._leader + first_row] = 1.0
-        vec[self._dealer + (view.dealer - seat) % n] = 1.0
         for i, token in enumerate(view.trick):
             vec[self._trick + ((first_row + i) % n) * NUM_TOKENS + token] = 1.0
         if view.led_suit != NO_SUIT:
             vec[self._led + view.led_suit] = 1.0
-        if view.bids_revealed:
-            vec[self._revealed] = 1.0
-        bids, voids, tricks, scores = view.bids, view.voids, view.tricks_won, view.scores
-        order = self._order[seat]
+        tricks, voids, order = view.tricks_won, view.voids, self._order[seat]
+        vec[self._tricks] = [tricks[s] * TRICKS_OBS_SCALE for s in order]
         for row, s in enumerate(order):
-            if bids[s] >= 0:
-                vec[self._bid_rows[row] + bids[s]] = 1.0
-            for i in self._void_rows[row][voids[s]]:
-                vec[i] = 1.0
-        vec[self._counts] = [tricks[s] * TRICKS_OBS_SCALE for s in order] + [scores[s] * SCORE_OBS_SCALE for s in order]
+            if True in voids[s]:
+                for i in self._void_rows[row][voids[s]]:
+                    vec[i] = 1.0
+        key = (view.hand_number, view.phase, view.dealer, view.bids, view.bids_revealed, view.scores)
+        last = self._last_table[seat]
+        if last is None or last[0] != key:
+            last = (key, self._encode_table(view))
+            self._last_table[seat] = last
+        vec[self._table] = last[1]
         return vec
+
+    def _encode_table(self, view: SkullKingView) -> np.ndarray:
+        """The table segment of ``view``'s observation (the pieces that change a few times per hand)."""
+        seat, n = view.seat, self.n
+        segment = np.zeros(self._table_size, dtype=np.float32)
+        segment[self._hand_number + view.hand_number] = 1.0
+        segment[self._phase + view.phase] = 1.0
+        segment[self._dealer + (view.dealer - seat) % n] = 1.0
+        if view.bids_revealed:
+            segment[self._revealed] = 1.0
+        order = self._order[seat]
+        segment[self._scores] = [view.scores[s] * SCORE_OBS_SCALE for s in order]
+        for row, s in enumerate(order):
+            bid = view.bids[s]
+            if bid >= 0:
+                segment[self._bid_rows[row] + bid] = 1.0
+        segment.setflags(write=False)
+        return segment
 
 
 def encode(view: SkullKingView, layout: ObservationLayout) -> np.ndarray:

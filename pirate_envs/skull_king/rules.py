@@ -257,7 +257,7 @@ def _bid_mask(max_bid: int) -> np.ndarray:
     """Read-only action mask of the bids ``0..max_bid``."""
     mask = np.zeros(len(ACTIONS), dtype=np.int8)
     mask[BID_OFFSET : BID_OFFSET + max_bid + 1] = 1
-    mask.flags.writeable = False
+    mask.setflags(write=False)
     return mask
 
 
@@ -467,9 +467,9 @@ class SkullKingEngine(Engine):
     def view(self, seat: int) -> SkullKingView:
         """What ``seat`` knows now: his hand, the public table, and bids once all are made."""
         hand = self.hands[seat].copy()
-        hand.flags.writeable = False
+        hand.setflags(write=False)
         played = self.played.copy()
-        played.flags.writeable = False
+        played.setflags(write=False)
         if self.bids_revealed:
             bids = tuple(self.bids)
         else:

@@ -10,6 +10,7 @@ from pirate_envs import skull_king_v0
 from pirate_envs.core.errors import IllegalActionError
 from pirate_envs.skull_king.cards import COPIES, KIND_NAMES, MARY_ESCAPE, NUM_SUITS, TOKEN_NAMES, suit_of
 from pirate_envs.skull_king.env import raw_env
+from pirate_envs.skull_king.observation import encode
 from pirate_envs.skull_king.rules import (
     ACTIONS,
     CARD_OFFSET,
@@ -242,3 +243,13 @@ def test_docstring_tables_match_the_layout_and_actions() -> None:
 
     assert raw_env().observation_layout.table() in env_module.__doc__
     assert ACTIONS.table() in env_module.__doc__
+
+
+def test_cached_table_segments_match_a_fresh_encoding() -> None:
+    env = raw_env(num_players=3)
+    layout = env.observation_layout
+    for game in random_states(3, seed=9, games=1):
+        env.game = game
+        for seat in range(3):
+            view = game.view(seat)
+            np.testing.assert_array_equal(env.encode(view), encode(view, layout))
