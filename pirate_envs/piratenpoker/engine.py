@@ -312,8 +312,9 @@ class PiratenpokerEngine(Engine):
 
     # ----------------------------------------------------------------- decisions
     def legal_mask(self) -> np.ndarray:
+        """The cached, read-only mask of ``current_player``."""
         if self._mask is None:
-            self._mask = self._compute_mask()
+            self._mask = _readonly(self._compute_mask())
         return self._mask
 
     def _compute_mask(self) -> np.ndarray:
@@ -348,10 +349,11 @@ class PiratenpokerEngine(Engine):
                 self.hand_size[p] -= 1
                 self.bid_size[p] += 1
                 if previous_mask is not None:  # the same bidder: only three entries change
-                    mask = self._mask = previous_mask.copy()
+                    mask = previous_mask.copy()
                     mask[action] = left > 0
                     mask[COMMIT] = 1
                     mask[PASS] = 0
+                    self._mask = _readonly(mask)
                 return  # nothing public changed
             if action == PASS:
                 self.pass_available[p] = False
