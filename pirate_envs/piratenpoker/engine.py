@@ -163,10 +163,10 @@ class PiratenpokerEngine(Engine):
             self.discard += remaining
             rest = rest[:0]
         self.draw = self.rng.permutation(rest).tolist() + top[::-1]
-        if hands is None:
+        if hands is None:  # deal from the top, seat 0 first (reshuffling the discard if needed)
             for seat in range(self.num_players):
                 for _ in range(HAND_SIZE):
-                    self._add_to_hand(seat, self.draw.pop())
+                    self._add_to_hand(seat, self._draw_card())
 
     def _setup_loot(self, opts: dict[str, Any]) -> None:
         chosen = dict(opts.get("loot", {}))
