@@ -220,16 +220,17 @@ class PiratenpokerEngine(Engine):
             self.phase = Phase.OVER
             return
         self.games_played += 1
+        seats, kinds = [], []  # the refill, in seat order, added to the hands at once
         for seat in range(self.num_players):
-            drawn = []
-            while self.hand_size[seat] + len(drawn) < HAND_SIZE:
+            while self.hand_size[seat] < HAND_SIZE:
                 kind = self._draw_card()
                 if kind is None:
                     break
-                drawn.append(kind)
-            self.cards[seat, HAND_ROW] += np.bincount(drawn, minlength=NUM_POKER_KINDS).astype(np.int16)
-            self.hand_size[seat] += len(drawn)
+                seats.append(seat)
+                kinds.append(kind)
+                self.hand_size[seat] += 1
             self.pass_available[seat] = True
+        np.add.at(self.cards, (seats, HAND_ROW, kinds), 1)
         for colour, stack in enumerate(self.stacks):
             self.face_up[colour] = stack.pop(0)
             self.known_bottom[colour] = min(self.known_bottom[colour], len(stack))
