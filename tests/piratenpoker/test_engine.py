@@ -172,6 +172,36 @@ def test_all_tied_second_round_returns_both_cards_and_refills():
     assert engine.displayed_names()[1] == ["red:-5"]
 
 
+def test_all_tied_third_round_returns_the_loot():
+    hands = [
+        ["green-5", "green-4", "red-3", "yellow-5", "red-1", "green-1"],
+        ["red-5", "yellow-1", "red-4", "yellow-4", "green-6", "red-6"],
+        ["red-5", "green-2", "yellow-4", "green-6", "red-6", "yellow-6"],
+    ]
+    engine = new_engine({"hands": hands, "loot": {"green": [8, 6], "red": [10, 5], "yellow": [6, 8]}})
+    # round 1: 4 against two Passes (0 and 0 tie exactly): seat 0 throws red -5 to seat 1
+    bid(engine, 0, ["green-4"])
+    bid(engine, 1, [])
+    bid(engine, 2, [])
+    act(engine, "choose red loot")
+    act(engine, "to seat +1")
+    # round 2: 3, 1, 2 (the Passes are spent): seat 0 puts yellow +6 under its stack
+    bid(engine, 0, ["red-3"])
+    bid(engine, 1, ["yellow-1"])
+    bid(engine, 2, ["green-2"])
+    act(engine, "choose yellow loot")
+    # round 3, green +8: no green card, three times (5,): nobody wins, the +8 goes under its stack
+    assert engine.round == 2
+    bid(engine, 0, ["yellow-5"])
+    bid(engine, 1, ["red-5"])
+    bid(engine, 2, ["red-5"])
+    assert engine.last_winner == -1 and engine.games_played == 2
+    assert engine.displayed_names() == [[], ["red:-5"], []]
+    assert [FRONT_VALUES[s[-1]] for s in (engine.stacks[0], engine.stacks[2])] == [8, 6]
+    assert face_up(engine) == [6, 5, 8]
+    assert engine.hand_size == [6, 6, 6] and engine.pass_available == [True, True, True]
+
+
 def test_reshuffle_when_the_draw_pile_runs_out():
     engine = new_engine({"hands": HANDS, "deck": ["green-2", "green-2"], "rest_to_discard": True})
     assert len(engine.draw) == 2 and int(engine.discard.sum()) == DECK_SIZE - 18 - 2
