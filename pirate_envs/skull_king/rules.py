@@ -296,7 +296,9 @@ class SkullKingEngine(Engine):
         n = self.num_players = self.config.num_players
         self.hands = np.zeros((n, NUM_KINDS), dtype=np.int8)
         self.played = np.zeros(NUM_KINDS, dtype=np.int8)
-        #: Per seat: the card actions of his hand, and his number of cards of each suit.
+        #: Mirrors kept in step with ``hands`` and ``played`` on the hot path: the same counts as
+        #: Python lists (``counts[seat][kind]``, ``played_counts[kind]``), the card actions of each
+        #: hand, and each seat's number of cards of each suit.
         self.held = np.zeros((n, len(ACTIONS)), dtype=np.int8)
         self.suit_counts = [[0] * NUM_SUITS for _ in range(n)]
         self._next_seat = [(s + 1) % n for s in range(n)]
@@ -348,6 +350,7 @@ class SkullKingEngine(Engine):
             cards = self.rng.permutation(DECK)[: n * hand_number] + np.repeat(self._kind_offsets, hand_number)
             self._set_hands(np.bincount(cards, minlength=n * NUM_KINDS).reshape(n, NUM_KINDS))
         self.played[:] = 0
+        self.played_counts = [0] * NUM_KINDS
         self.voids: tuple[tuple[bool, ...], ...] = ((False,) * NUM_SUITS,) * n
         self.bids = [-1] * n
         self.bids_revealed = False
@@ -364,6 +367,7 @@ class SkullKingEngine(Engine):
     def _set_hands(self, counts: np.ndarray) -> None:
         """Set every seat's hand from per-kind ``counts`` (shape ``(n, NUM_KINDS)``) and the derived tables."""
         self.hands[:] = counts
+        self.counts = self.hands.tolist()
         self.held[:] = held_card_actions(self.hands)
         suits = self.hands[:, :NUM_SUIT_CARDS].reshape(self.num_players, NUM_SUITS, NUM_RANKS).sum(axis=2)
         self.suit_counts = suits.tolist()
@@ -404,11 +408,12 @@ class SkullKingEngine(Engine):
     def _apply_card(self, token: int) -> None:
         seat = self.current_player
         kind = _KIND_OF_TOKEN_LIST[token]
-        hand = self.hands[seat]
-        hand[kind] -= 1
-        if hand[kind] == 0:
+        counts = self.counts[seat]
+        left = counts[kind] = counts[kind] - 1
+        self.hands[seat, kind] = left
+        if left == 0:
             self.held[seat, _ACTIONS_OF_KIND[kind]] = 0
-        self.played[kind] += 1
+        self.played[kind] = self.played_counts[kind] = self.played_counts[kind] + 1
         trick = self.trick
         trick.append(token)
         if token < NUM_SUIT_CARDS:

@@ -115,6 +115,7 @@ def test_cards_are_conserved_and_hand_sizes_match(num_players: int) -> None:
 
 def assert_derived_tables_match_hands(game: SkullKingEngine) -> None:
     """The engine's incremental card-action masks and suit counts agree with its hands."""
+    assert game.counts == game.hands.tolist() and game.played_counts == game.played.tolist()
     np.testing.assert_array_equal(game.held, np.stack([held_card_actions(h) for h in game.hands]))
     suits = [[int(h[s * 13 : (s + 1) * 13].sum()) for s in range(NUM_SUITS)] for h in game.hands]
     assert game.suit_counts == suits
