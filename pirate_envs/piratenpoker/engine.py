@@ -110,7 +110,7 @@ class PiratenpokerEngine(Engine):
         self.terminated = self.truncated = False
         self.cards = np.zeros((n, 2, NUM_POKER_KINDS), dtype=np.int16)  # per seat: hand, own bid
         self.hand_size = [0] * n
-        self.bid_size = [0] * n
+        self.bid_names: list[list[str]] = [[] for _ in range(n)]  # unrevealed bids, card names
         self.committed = [False] * n
         self.passed = [False] * n
         self.pass_available = [True] * n
@@ -261,10 +261,9 @@ class PiratenpokerEngine(Engine):
         loot_colour = COLOURS[remaining[0]] if self.round == LOOT_ROUND else None
         self.last_bids = self.bids.copy()
         self.cards[:, BID_ROW] = 0
-        bids = [[POKER_NAMES[k] for k, c in enumerate(row) if c for _ in range(c)] for row in self.last_bids.tolist()]
-        winner = bid_winner(bids, loot_colour)
+        winner = bid_winner(self.bid_names, loot_colour)
         self.discard += self.last_bids.sum(axis=0, dtype=np.int16)
-        self.bid_size = [0] * n
+        self.bid_names = [[] for _ in range(n)]
         self.last_passed = tuple(self.passed)
         self.passed = [False] * n
         self.last_winner = -1 if winner is None else winner
@@ -326,8 +325,8 @@ class PiratenpokerEngine(Engine):
         if phase == Phase.BID:
             p = self.current_player
             mask[ADD:COMMIT] = self.cards[p, HAND_ROW] > 0
-            mask[COMMIT] = self.bid_size[p] > 0
-            mask[PASS] = self.pass_available[p] and not self.bid_size[p]
+            mask[COMMIT] = len(self.bid_names[p]) > 0
+            mask[PASS] = self.pass_available[p] and not self.bid_names[p]
         elif phase == Phase.PICK_LOOT:
             for colour in range(NUM_COLOURS):
                 mask[LOOT + colour] = self.face_up[colour] >= 0
@@ -348,7 +347,7 @@ class PiratenpokerEngine(Engine):
                 left = self.cards[p, HAND_ROW, action] = self.cards[p, HAND_ROW, action] - 1
                 self.cards[p, BID_ROW, action] += 1
                 self.hand_size[p] -= 1
-                self.bid_size[p] += 1
+                self.bid_names[p].append(POKER_NAMES[action])
                 if previous_mask is not None:  # the same bidder: only three entries change
                     mask = previous_mask.copy()
                     mask[action] = left > 0
@@ -435,7 +434,7 @@ class PiratenpokerEngine(Engine):
             displayed=_readonly(self.displayed.copy()),
             scores=tuple(self._scores),
             pass_available=tuple(a or p for a, p in zip(self.pass_available, self.passed)),
-            hand_sizes=tuple(h + b for h, b in zip(self.hand_size, self.bid_size)),
+            hand_sizes=tuple(h + len(b) for h, b in zip(self.hand_size, self.bid_names)),
             last_bids=_readonly(self.last_bids.copy()),
             last_passed=self.last_passed,
             last_winner=self.last_winner,
@@ -457,10 +456,11 @@ class PiratenpokerEngine(Engine):
         )
         pool = rng.permutation(pool).tolist()
         for s in others:
-            for row, size in ((HAND_ROW, self.hand_size[s]), (BID_ROW, self.bid_size[s])):
+            for row, size in ((HAND_ROW, self.hand_size[s]), (BID_ROW, len(self.bid_names[s]))):
                 self.cards[s, row] = 0
                 for _ in range(size):
                     self.cards[s, row, pool.pop()] += 1
+            self.bid_names[s] = names_of(self.cards[s, BID_ROW], POKER_NAMES)
         self.draw = pool
         for colour, stack in enumerate(self.stacks):
             hidden_end = len(stack) - self.known_bottom[colour]

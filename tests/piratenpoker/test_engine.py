@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from pirate_envs.piratenpoker.cards import DECK_SIZE, FRONT_VALUES, POKER_INDEX
+from pirate_envs.piratenpoker.cards import DECK_SIZE, FRONT_VALUES, POKER_INDEX, POKER_NAMES, names_of
 from pirate_envs.piratenpoker.engine import ACTIONS, Phase, PiratenpokerEngine
 from pirate_envs.piratenpoker.rules import Config
 
@@ -288,6 +288,8 @@ def test_random_play_keeps_cards_loot_and_masks_consistent(num_players):
             loot = engine.displayed.sum() + sum(map(len, engine.stacks)) + sum(f >= 0 for f in engine.face_up)
             assert (poker, loot + pending) == (DECK_SIZE, loot_cards)
             assert all(0 <= size <= 6 for size in engine.hand_size)
+            for seat, names in enumerate(engine.bid_names):  # the names kept for the reveal
+                assert sorted(names) == names_of(engine.bids[seat], POKER_NAMES)
             mask = engine.legal_mask()
             np.testing.assert_array_equal(mask, engine._compute_mask())  # the incremental bid mask
             legal = np.flatnonzero(mask)
