@@ -80,6 +80,10 @@ class Encoder:
         #: Per observer seat, the last table key and its encoded segment.
         self._last_table: list[tuple[tuple, np.ndarray] | None] = [None] * n
 
+    def __deepcopy__(self, memo: dict) -> Encoder:
+        """Copies of an env share its encoder: a pure function of the view (the cache is keyed by content)."""
+        return self
+
     def __call__(self, view: SkullKingView) -> np.ndarray:
         """The observation vector of ``view``."""
         n, seat = self.n, view.seat

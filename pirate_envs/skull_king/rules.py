@@ -53,6 +53,7 @@ from pirate_envs.skull_king.cards import (
     suit_of,
     token_index,
 )
+from pirate_envs.skull_king.redeal import redeal
 from pirate_envs.skull_king.view import SkullKingView
 
 # ----------------------------------------------------------------------------- rule constants
@@ -263,8 +264,6 @@ def _bid_mask(max_bid: int) -> np.ndarray:
 
 _BID_MASKS = tuple(_bid_mask(k) for k in range(MAX_BID + 1))
 _NO_ACTION_MASK = _bid_mask(-1)
-#: Pseudo-seat of the undealt cards when redealing hidden hands.
-_DECK_SEAT = -1
 
 
 @dataclass(frozen=True)
@@ -503,13 +502,15 @@ class SkullKingEngine(Engine):
         """Redeal the cards ``seat`` cannot see to the other seats and redraw their hidden bids.
 
         The redeal keeps every hand size and every publicly shown void (a seat that did not
-        follow a led suit gets no card of it); unrevealed bids of the others become uniform.
+        follow a led suit gets no card of it; see :func:`~pirate_envs.skull_king.redeal.redeal`);
+        should no such redeal be found, the hands stay as they are. Unrevealed bids of the others
+        become uniform over 0..k.
         """
         others = [s for s in range(self.num_players) if s != seat]
         unseen = np.asarray(COPIES) - self.hands[seat] - self.played
         pool = np.repeat(np.arange(NUM_KINDS), unseen)
         sizes = {s: int(self.hands[s].sum()) for s in others}
-        dealt = _deal_respecting_voids(pool, sizes, {s: self.voids[s] for s in others}, rng)
+        dealt = redeal(pool, sizes, {s: self.voids[s] for s in others}, rng)
         if dealt is not None:
             hands = self.hands.copy()
             for s, cards in dealt.items():
@@ -536,39 +537,6 @@ class SkullKingEngine(Engine):
         lines = [*table.splitlines(), f"trick: {', '.join(played) or '(empty)'}; led suit: {led}"]
         title = f"Skull King: hand {self.hand_number} of {self.config.num_hands}, {self.phase.name.lower()}"
         return format_block(title, lines)
-
-
-def _deal_respecting_voids(
-    pool: np.ndarray, sizes: dict[int, int], voids: dict[int, list[bool]], rng: np.random.Generator
-) -> dict[int, np.ndarray] | None:
-    """Randomly deal ``pool`` (card kinds) into hands of ``sizes``, no seat getting a suit it is void in.
-
-    The cards left over stay in the undealt deck. Each card goes to a random seat (or the deck)
-    with room for it, weighted by the room left: a uniform deal when no voids are known. With
-    voids, the cards that fewer seats may hold are placed first. ``None`` if 100 attempts fail.
-    """
-    room_of_deck = len(pool) - sum(sizes.values())
-    suits = [suit_of(int(k)) for k in pool]
-
-    def may_hold(seat: int, card: int) -> bool:
-        return seat == _DECK_SEAT or suits[card] == NO_SUIT or not voids[seat][suits[card]]
-
-    destinations = [*sizes, _DECK_SEAT]
-    eligible = [sum(may_hold(s, i) for s in destinations) for i in range(len(pool))]
-    for _ in range(100):
-        room = {**sizes, _DECK_SEAT: room_of_deck}
-        hands: dict[int, list[int]] = {s: [] for s in destinations}
-        for i in sorted(rng.permutation(len(pool)).tolist(), key=eligible.__getitem__):
-            seats = [s for s in destinations if room[s] > 0 and may_hold(s, i)]
-            if not seats:
-                break
-            weights = np.array([room[s] for s in seats], dtype=np.float64)
-            seat = seats[int(rng.choice(len(seats), p=weights / weights.sum()))]
-            hands[seat].append(int(pool[i]))
-            room[seat] -= 1
-        else:
-            return {s: np.array(hands[s], dtype=np.int64) for s in sizes}
-    return None
 
 
 __all__ = [
