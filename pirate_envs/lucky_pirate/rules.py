@@ -161,8 +161,9 @@ class Config:
             "porthole_on_empty_pile",
             "captain_counts_in_runs",
         ):
-            check_choice(name, getattr(self, name), (True, False))
-        object.__setattr__(self, "deck", MappingProxyType(check_deck(self.deck, self.num_players)))
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name}={getattr(self, name)!r} must be True or False")
+        object.__setattr__(self, "deck", check_deck(self.deck, self.num_players))  # a validated copy
 
     @property
     def pile_rules(self) -> PileRules:

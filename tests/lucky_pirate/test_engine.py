@@ -1,0 +1,245 @@
+"""Lucky Pirate engine: hand-traced turns and whole games from chosen deals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pirate_envs.lucky_pirate.actions import ACTIONS, PICK_UP, down_action, play_action
+from pirate_envs.lucky_pirate.engine import LuckyPirateEngine
+from pirate_envs.lucky_pirate.rules import DEFAULT_DECK, KIND_INDEX, KINDS, MAX_COPIES, NUM_KINDS, Config, Mode
+
+FILLER = {"up": ["1"], "down": ["2"]}  # keeps a seat in the game while its hand empties
+#: A deck large enough for every scripted deal (the deck only bounds what a deal may use).
+BIG_DECK = dict.fromkeys(KINDS, MAX_COPIES)
+
+
+def start(deal, dealer=None, pile=(), **config) -> LuckyPirateEngine:
+    """An engine reset to a chosen deal (the seat left of ``dealer`` plays first)."""
+    n = len(deal)
+    config.setdefault("deck", BIG_DECK)
+    game = LuckyPirateEngine(Config(num_players=n, **config))
+    options = {"deal": deal, "dealer": n - 1 if dealer is None else dealer}
+    if pile:
+        options["pile"] = list(pile)
+    game.reset(np.random.default_rng(0), options)
+    return game
+
+
+def legal(game: LuckyPirateEngine) -> list[str]:
+    return [ACTIONS.to_string(a) for a in game.legal_actions()]
+
+
+def play(game: LuckyPirateEngine, card: str, count: int = 1) -> None:
+    action = play_action(KIND_INDEX[card], count)
+    assert action in game.legal_actions(), f"{ACTIONS.to_string(action)} not in {legal(game)}"
+    game.apply(action)
+
+
+def hand(game: LuckyPirateEngine, seat: int) -> dict[str, int]:
+    return {KINDS[k]: int(c) for k, c in enumerate(game.hands[seat]) if c}
+
+
+def test_must_play_a_legal_set_and_pick_up_only_when_stuck():
+    game = start([{"hand": ["8", "2"], **FILLER}, {"hand": ["3", "4"], **FILLER}, {"hand": ["5", "6"], **FILLER}])
+    assert game.current_player == 0
+    assert legal(game) == ["play 1 x 2", "play 1 x 8"]
+    play(game, "8")
+    assert game.current_player == 1
+    assert legal(game) == ["pick up the pile"]
+    game.apply(PICK_UP)
+    assert hand(game, 1) == {"3": 1, "4": 1, "8": 1}
+    assert game.pile == [] and game.top.value == 0
+    assert game.current_player == 2  # the next player starts a new pile
+    assert legal(game) == ["play 1 x 5", "play 1 x 6"]
+
+
+def test_hand_first_then_up_cards_then_down_cards_blind():
+    # seat 0 cannot beat the 7 from its hand: it must pick up even though its Kraken (up) could
+    game = start([{"hand": ["2"], "up": ["kraken"], "down": ["3"]}, {"hand": ["4"], **FILLER}], pile=["7"])
+    assert legal(game) == ["pick up the pile"]
+    # hand empty: the up cards are the source
+    game = start([{"up": ["kraken", "2"], "down": ["3", "6"]}, {"hand": ["4"], **FILLER}], pile=["7"])
+    assert legal(game) == ["play 1 x kraken"]
+    # only down cards: every remaining slot may be chosen, blind
+    game = start([{"down": ["3", "kraken"]}, {"hand": ["4"], **FILLER}], pile=["7"])
+    assert legal(game) == ["play down card 1 blind", "play down card 2 blind"]
+
+
+def test_blind_down_card_that_fails_goes_into_the_hand_with_the_pile():
+    game = start([{"down": ["3", "kraken"]}, {"hand": ["4", "6"], **FILLER}], pile=["5", "7"])
+    game.apply(down_action(0))  # the 3 cannot beat the 7
+    assert hand(game, 0) == {"3": 1, "5": 1, "7": 1}
+    assert game.downs[0] == [-1, KIND_INDEX["kraken"]] and game.down_left[0] == 1
+    assert game.pile == [] and game.current_player == 1
+
+
+def test_blind_down_card_that_plays_can_win_the_game():
+    game = start([{"down": ["kraken"]}, {"hand": ["4"], **FILLER}], pile=["8"])
+    game.apply(down_action(0))
+    assert game.terminated and not game.truncated
+    assert game.winners() == [0]
+    assert game.scores().tolist() == [1.0, 0.0]
+
+
+def test_three_in_a_row_across_players_clear_and_the_clearer_plays_again():
+    deal = [{"hand": ["5", "2"], **FILLER}, {"hand": ["5", "5", "3"], **FILLER}, {"hand": ["6"], **FILLER}]
+    game = start(deal)
+    play(game, "5")
+    play(game, "5", 2)
+    assert game.pile == [] and game.top.value == 0
+    assert game.removed[KIND_INDEX["5"]] == 3 and game.removed.sum() == 3
+    assert game.current_player == 1
+    game = start(deal, run_clear_plays_again=False)
+    play(game, "5")
+    play(game, "5", 2)
+    assert game.current_player == 2
+
+
+def test_porthole_interrupts_the_run():
+    deal = [{"hand": ["5", "5", "2"], **FILLER}, {"hand": ["porthole", "3"], **FILLER}, {"hand": ["5", "5"], **FILLER}]
+    game = start(deal)
+    play(game, "5", 2)
+    play(game, "porthole")
+    assert (game.top.value, game.top.run_length) == (5, 0)
+    play(game, "5", 2)  # 5 5 porthole 5 5: not three in a row
+    assert len(game.pile) == 5 and game.top.run_length == 2 and game.removed.sum() == 0
+    assert game.current_player == 0
+
+
+def test_walk_the_plank_clears_and_its_player_plays_again():
+    deal = [{"hand": ["kraken", "2"], **FILLER}, {"hand": ["walk_the_plank", "3"], **FILLER}, {"hand": ["6"], **FILLER}]
+    game = start(deal, pile=["4"])
+    play(game, "kraken")
+    play(game, "walk_the_plank")
+    assert game.pile == [] and game.current_player == 1
+    removed = {k: int(game.removed[KIND_INDEX[k]]) for k in ("4", "kraken", "walk_the_plank")}
+    assert removed == {"4": 1, "kraken": 1, "walk_the_plank": 1} and game.removed.sum() == 3
+    game = start(deal, pile=["4"], plank_plays_again=False)
+    play(game, "kraken")
+    play(game, "walk_the_plank")
+    assert game.current_player == 2
+
+
+def test_captain_first_mate_and_porthole():
+    deal = [
+        {"hand": ["captain", "2"], **FILLER},
+        {"hand": ["first_mate", "8", "porthole"], **FILLER},
+        {"hand": ["kraken", "captain", "8"], **FILLER},
+    ]
+    game = start(deal, pile=["6"])
+    play(game, "captain")
+    assert legal(game) == ["play 1 x first_mate", "play 1 x porthole"]
+    play(game, "porthole")  # copies the Captain
+    assert (game.top.value, game.top.mode) == (9, Mode.CAPTAIN)
+    assert legal(game) == ["pick up the pile"]
+    game = start(deal, pile=["6"])
+    play(game, "captain")
+    play(game, "first_mate")  # a plain 9 now
+    assert (game.top.value, game.top.mode) == (9, Mode.NORMAL)
+    assert legal(game) == ["play 1 x captain", "play 1 x kraken"]
+    play(game, "kraken")
+    assert legal(game) == ["pick up the pile"]  # seat 0: a 2, and no Captain on a Kraken
+
+
+def test_mermaid_and_parrot():
+    deal = [{"hand": ["mermaid", "2"], **FILLER}, {"hand": ["6", "7", "parrot"], **FILLER}, {"hand": ["3"], **FILLER}]
+    game = start(deal, pile=["kraken"])
+    play(game, "mermaid")
+    assert game.top.value == 7
+    assert legal(game) == ["play 1 x 7", "play 1 x parrot"]
+    play(game, "parrot")
+    assert (game.top.value, game.top.mode) == (0, Mode.FREE)
+    assert legal(game) == ["play 1 x 3"]
+
+
+def test_reverse_and_skip_change_who_plays_next():
+    deal = [
+        {"hand": ["reverse", "4"], **FILLER},
+        {"hand": ["skip", "skip", "6"], **FILLER},
+        {"hand": ["reverse", "reverse", "7"], **FILLER},
+        {"hand": ["skip", "8"], **FILLER},
+    ]
+    game = start(deal, pile=["3"])
+    play(game, "reverse")
+    assert (game.direction, game.current_player, game.top.value) == (-1, 3, 3)
+    play(game, "skip")  # seat 2 is skipped
+    assert game.current_player == 1
+    play(game, "skip", 2)  # seats 0 and 3 are skipped
+    assert game.current_player == 2
+    play(game, "reverse", 2)  # two Reverses cancel out
+    assert (game.direction, game.current_player) == (-1, 1)
+    assert game.top.value == 3 and len(game.pile) == 7
+
+
+def test_whole_two_player_game_from_a_chosen_deal():
+    game = start([{"hand": ["2"], "up": ["4"], "down": ["kraken"]}, {"hand": ["3"], "up": ["1"], "down": ["6"]}])
+    assert game.current_player == 0
+    play(game, "2")
+    play(game, "3")
+    play(game, "4")  # seat 0's hand is empty: an up card
+    assert legal(game) == ["pick up the pile"]  # seat 1's up 1 cannot beat the 4
+    game.apply(PICK_UP)
+    assert hand(game, 1) == {"2": 1, "3": 1, "4": 1}
+    assert legal(game) == ["play down card 1 blind"]
+    game.apply(down_action(0))  # the Kraken starts the new pile: seat 0 is out of cards
+    assert game.terminated and game.winners() == [0] and game.guard.turns == 4
+
+
+def test_tournament_the_winner_deals_the_next_game():
+    game = start(
+        [{"down": ["kraken"]}, {"hand": ["4"], **FILLER}, {"hand": ["5"], **FILLER}], pile=["8"], wins_to_win=2
+    )
+    game.apply(down_action(0))
+    assert not game.terminated and game.wins.tolist() == [1, 0, 0]
+    assert game.dealer == 0 and game.current_player == 1 and game.direction == 1
+    assert game.hand_size.sum() + game.up_size.sum() + game.down_left.sum() == 6 * NUM_KINDS  # a full deal
+    assert game.scores().tolist() == [1.0, 0.0, 0.0] and game.winners() == []
+
+
+@pytest.mark.parametrize(("n", "down", "hand_size"), [(2, 4, 12), (3, 4, 12), (4, 3, 9), (5, 2, 8), (6, 2, 6)])
+def test_random_deal_sizes_and_card_conservation(n, down, hand_size):
+    game = LuckyPirateEngine(Config(num_players=n))
+    game.reset(np.random.default_rng(n))
+    assert game.down_left.tolist() == [down] * n and game.up_size.tolist() == [down] * n
+    assert game.hand_size.tolist() == [hand_size] * n
+    downs = np.bincount([k for d in game.downs for k in d], minlength=NUM_KINDS)
+    total = game.hands.sum(0) + game.ups.sum(0) + downs + game.set_aside
+    assert total.tolist() == [DEFAULT_DECK[k] for k in DEFAULT_DECK]
+    assert game.set_aside.sum() == (20 if n == 2 else 0)
+
+
+def test_chosen_deal_errors():
+    game = LuckyPirateEngine(Config(num_players=2))  # the default deck: two Parrots
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="deal has 1 seats"):
+        game.reset(rng, {"deal": [{"hand": ["1"]}]})
+    with pytest.raises(ValueError, match="more cards than the deck holds of \\['parrot'\\]"):
+        game.reset(rng, {"deal": [{"hand": ["parrot"] * 2}, {"hand": ["parrot"]}]})
+    with pytest.raises(ValueError, match="unknown zone"):
+        game.reset(rng, {"deal": [{"hands": ["1"]}, {}]})
+    with pytest.raises(ValueError, match="needs a chosen 'deal'"):
+        game.reset(rng, {"pile": ["1"]})
+
+
+def test_turn_limit_truncates():
+    game = start([{"hand": ["first_mate"], **FILLER}, {"hand": ["first_mate"], **FILLER}], max_turns=3)
+    play(game, "first_mate")  # a First Mate may start an empty pile
+    assert legal(game) == ["pick up the pile"]  # a First Mate only goes on a Captain
+    game.apply(PICK_UP)
+    assert hand(game, 1) == {"first_mate": 2} and not game.done
+    play(game, "1")  # seat 0's up card; the third turn reaches the guard
+    assert game.truncated and not game.terminated and game.winners() == []
+
+
+def test_resample_hidden_keeps_what_the_seat_sees():
+    game = LuckyPirateEngine(Config(num_players=3))
+    game.reset(np.random.default_rng(5))
+    for _ in range(10):
+        game.apply(game.legal_actions()[0])
+    before = game.view(1)
+    sizes = (game.hand_size.copy(), game.down_left.copy())
+    game.resample_hidden(1, np.random.default_rng(9))
+    assert game.view(1) == before
+    assert (game.hand_size.tolist(), game.down_left.tolist()) == (sizes[0].tolist(), sizes[1].tolist())
+    assert [int(game.hands[q].sum()) for q in range(3)] == game.hand_size.tolist()

@@ -1,0 +1,114 @@
+"""Lucky Pirate AEC env: observation layout and values, rewards, the heuristic agent."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.base import Agent, RandomAgent
+from agents.lucky_pirate_heuristic import LuckyPirateHeuristic
+from pirate_envs.lucky_pirate.actions import ACTIONS, PICK_UP, play_action
+from pirate_envs.lucky_pirate.rules import KIND_INDEX
+from pirate_envs.lucky_pirate_v0 import env as make_env
+from pirate_envs.lucky_pirate_v0 import raw_env
+
+SHORT_GAME = [{"hand": ["2"], "up": ["4"], "down": ["kraken"]}, {"hand": ["3"], "up": ["1"], "down": ["6"]}]
+
+
+def short_game(**kwargs) -> raw_env:
+    env = raw_env(num_players=2, **kwargs)
+    env.reset(seed=0, options={"deal": SHORT_GAME, "dealer": 1})
+    return env
+
+
+def test_layout_sizes_and_docstring_table():
+    import pirate_envs.lucky_pirate.env as doc
+
+    for n in range(2, 7):
+        layout = raw_env(num_players=n).observation_layout
+        assert layout.size == 17 + 20 * n + 17 + 4 + 3 + 51 + 11 + 3 + 10 + n
+    assert raw_env().observation_layout.table() in doc.__doc__
+    assert ACTIONS.table() in doc.__doc__ and len(ACTIONS) == 107
+
+
+def test_observation_values_after_one_play():
+    env = short_game()
+    env.step(play_action(KIND_INDEX["2"], 1))  # seat 0 plays its 2; seat 1 is on turn
+    obs = env.observe("player_1")
+    parts = env.observation_layout.unpack(obs["observation"])
+    assert parts["hand"].tolist() == [0, 0, 0.25] + [0] * 14  # one 3, out of at most 4 copies
+    me, other = parts["players"]
+    assert me[0] == 0.25 and me[17:].tolist() == pytest.approx([1 / 60, 0.25, 0])  # up 1, hand 1, down 1
+    assert other[3] == 0.25 and other[17:].tolist() == pytest.approx([0, 0.25, 0])  # up 4, empty hand
+    assert parts["down_slots"].tolist() == [1, 0, 0, 0]
+    assert parts["pile_size"][0] == pytest.approx(1 / 60) and parts["run_length"][0] == pytest.approx(1 / 3)
+    assert parts["direction"][0] == 1 and not parts["removed"].any()
+    assert np.flatnonzero(parts["pile_top"][0]).tolist() == [KIND_INDEX["2"]] and not parts["pile_top"][1:].any()
+    assert np.flatnonzero(parts["pile_value"]).tolist() == [2]
+    assert parts["pile_mode"].tolist() == [1, 0, 0]
+    assert np.flatnonzero(parts["run_kind"]).tolist() == [KIND_INDEX["2"]]
+    assert parts["to_play"].tolist() == [1, 0]
+    assert np.flatnonzero(obs["action_mask"]).tolist() == [play_action(KIND_INDEX["3"], 1)]
+    assert not env.observe("player_0")["action_mask"].any()
+
+
+@pytest.mark.parametrize("reward_mode", ["win", "score"])
+def test_rewards_of_the_whole_short_game(reward_mode):
+    env = short_game(reward_mode=reward_mode)
+    for card in ("2", "3", "4"):
+        env.step(play_action(KIND_INDEX[card], 1))
+    env.step(PICK_UP)
+    env.step(env.game.legal_actions()[0])  # seat 0's Kraken, blind: it wins
+    assert all(env.terminations.values())
+    assert env._cumulative_rewards == {"player_0": 1.0, "player_1": -1.0 if reward_mode == "win" else 0.0}
+
+
+def test_wrapped_random_games_end_for_three_to_six_players():
+    for n in range(3, 7):
+        env = make_env(num_players=n)
+        agent = RandomAgent(seed=n)
+        for game in range(5):
+            env.reset(seed=game)
+            for _ in env.agent_iter():
+                obs, _, terminated, truncated, _ = env.last()
+                assert not truncated
+                env.step(None if terminated else agent.act(obs))
+
+
+def test_heuristic_plays_low_numbers_first_and_specials_when_stuck():
+    agent = LuckyPirateHeuristic()
+    assert isinstance(agent, Agent)
+    env = raw_env(num_players=2)
+    hand = ["3", "3", "5", "captain", "porthole", "parrot"]
+    env.reset(seed=0, options={"deal": [{**SHORT_GAME[1], "hand": hand}, SHORT_GAME[0]], "dealer": 1})
+    view = env.game.view(0)
+    assert ACTIONS.to_string(agent.act(env.observe("player_0"), view)) == "play 2 x 3"
+    env.reset(seed=0, options={"deal": [{**SHORT_GAME[1], "hand": hand}, SHORT_GAME[0]], "dealer": 1, "pile": ["8"]})
+    assert ACTIONS.to_string(agent.act(env.observe("player_0"), env.game.view(0))) == "play 1 x porthole"
+
+
+def heuristic_results(games: int, num_players: int) -> tuple[int, int]:
+    """Wins of one heuristic seat (rotating) against random agents, and games that ended."""
+    env = make_env(num_players=num_players)
+    heuristic, random_agent = LuckyPirateHeuristic(), RandomAgent(seed=1)
+    wins = ended = 0
+    for game in range(games):
+        env.reset(seed=game)
+        seat = game % num_players
+        for agent in env.agent_iter():
+            obs, reward, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                if agent == f"player_{seat}":
+                    wins += reward > 0
+                    ended += terminated
+                env.step(None)
+                continue
+            player = heuristic if agent == f"player_{seat}" else random_agent
+            env.step(player.act(obs, env.unwrapped.game.view(env.unwrapped.seat_of(agent))))
+    return wins, ended
+
+
+def test_heuristic_beats_random_players():
+    wins, ended = heuristic_results(games=120, num_players=4)
+    assert ended == 120
+    assert wins / ended > 0.45  # random seats win 25% on average
