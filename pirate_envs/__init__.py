@@ -20,6 +20,7 @@ _REGISTRY: dict[str, str] = {
     "piraten_kapern_v0": "pirate_envs.piraten_kapern_v0",
     "skull_king_v0": "pirate_envs.skull_king_v0",
     "piratenpoker_v0": "pirate_envs.piratenpoker_v0",
+    "lucky_pirate_v0": "pirate_envs.lucky_pirate_v0",
 }
 
 ENV_IDS: tuple[str, ...] = tuple(_REGISTRY)
