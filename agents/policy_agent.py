@@ -166,8 +166,19 @@ def check_compatible(policy: MlpPolicy, meta: dict[str, Any], env_id: str, env: 
         )
 
 
+#: Suffix of a ``ppo:`` source that makes the agent sample its masked softmax instead of argmax.
+SAMPLE_SUFFIX = "#sample"
+
+
 def make_policy_agent(source: str, env_id: str, seed: int | None = None, env: Any = None) -> PolicyAgent:
-    """A deterministic :class:`PolicyAgent` from a checkpoint path or shipped name."""
-    policy, meta = load_checkpoint(source)
-    check_compatible(policy, meta, env_id, None if env is None else env.unwrapped, source)
-    return PolicyAgent(policy, name=f"ppo:{source}", seed=seed)
+    """A :class:`PolicyAgent` from a checkpoint path or shipped name.
+
+    Deterministic (masked argmax) by default; ``<source>#sample`` samples the masked softmax.
+    Argmax picks the single likeliest action, which over a huge action table can differ from
+    the likeliest kind of move (Piraten Kapern: ``stop`` against hundreds of re-rolls).
+    """
+    sample = source.endswith(SAMPLE_SUFFIX)
+    path = source.removesuffix(SAMPLE_SUFFIX)
+    policy, meta = load_checkpoint(path)
+    check_compatible(policy, meta, env_id, None if env is None else env.unwrapped, path)
+    return PolicyAgent(policy, name=f"ppo:{source}", deterministic=not sample, seed=seed)

@@ -2,7 +2,7 @@
 
 Names: ``random``; ``heuristic`` (the game's honest heuristic); ``oracle`` (Piraten Kapern's
 exact one-turn dynamic programme); ``ppo:<checkpoint path or shipped name>`` (a trained
-MaskablePPO policy, see ``agents.policy_agent``).
+MaskablePPO policy, masked argmax; ``ppo:<...>#sample`` samples it; see ``agents.policy_agent``).
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ import time
 import warnings
 from typing import Any
 
+import gymnasium
 import torch
 from pettingzoo.utils import BaseWrapper
 from sb3_contrib import MaskablePPO
@@ -34,7 +35,7 @@ from experiments.train import TrainArgs
 from experiments.vec_env import make_vec_env
 
 
-class SB3ActionMaskWrapper(BaseWrapper):
+class SB3ActionMaskWrapper(BaseWrapper, gymnasium.Env):
     """The wrapper of PettingZoo's SB3 action-mask tutorial, unchanged in substance."""
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:

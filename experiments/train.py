@@ -10,12 +10,13 @@ are drawn from ``--opponents`` (``self`` = frozen snapshots of the learner, adde
 
     config.json           the arguments
     checkpoints/          step_<n>.zip and latest.zip (MaskablePPO; ``ppo:<path>`` loads them)
-    progress.csv, tb/     SB3 metrics as CSV and TensorBoard events (win share of the rollouts too)
+    progress.csv, events.out.tfevents.*   SB3 metrics as CSV and TensorBoard (rollout win share too)
     eval/                 step_<n>.md / .json tables, history.json
     learning_curve.png    win rate against each evaluation opponent over steps
 
 ``--resume <run folder>`` continues its latest checkpoint up to ``--total-timesteps`` with the
-saved config (the snapshot pool restarts from the resumed policy).
+saved config (the snapshot pool restarts from the resumed policy). An existing run folder is
+never reused without ``--resume`` or ``--overwrite`` (which deletes its checkpoints and tables).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import json
+import shutil
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -31,10 +33,10 @@ from typing import Any
 import numpy as np
 
 import pirate_envs
-from agents.policy_agent import policy_from_sb3
+from agents.policy_agent import SAMPLE_SUFFIX, policy_from_sb3
 from experiments.cli import parse_args
 from experiments.evaluate import markdown_table, run_tournament
-from experiments.opponents import parse_weights
+from experiments.opponents import SELF, parse_weights
 from experiments.plots import learning_curve
 from experiments.vec_env import make_vec_env
 
@@ -49,7 +51,7 @@ class TrainArgs:
     reward_mode: str = field(default="win", metadata={"help": "win (terminal +-1) or score (score changes)"})
     total_timesteps: int = field(default=200_000, metadata={"help": "learner steps in all"})
     num_envs: int = field(default=16, metadata={"help": "environments in all"})
-    num_workers: int = field(default=0, metadata={"help": "env worker processes (0: all envs in this process)"})
+    num_workers: int = field(default=2, metadata={"help": "env worker processes (0: all envs in this process)"})
     n_steps: int = field(default=256, metadata={"help": "steps per env per rollout"})
     batch_size: int = field(default=1024, metadata={"help": "minibatch size"})
     n_epochs: int = field(default=4, metadata={"help": "epochs per rollout"})
@@ -57,7 +59,9 @@ class TrainArgs:
     gamma: float = field(default=0.995, metadata={"help": "discount"})
     gae_lambda: float = field(default=0.95, metadata={"help": "GAE lambda"})
     clip_range: float = field(default=0.2, metadata={"help": "PPO clip range"})
-    ent_coef: float = field(default=0.01, metadata={"help": "entropy bonus"})
+    ent_coef: float = field(
+        default=0.0, metadata={"help": "entropy bonus (over a huge action table it favours the big blocks)"}
+    )
     net_arch: list[int] = field(default_factory=lambda: [64, 64], metadata={"help": "hidden layer sizes"})
     opponents: list[str] = field(
         default_factory=lambda: ["self:0.5", "heuristic:0.3", "random:0.2"],
@@ -68,12 +72,16 @@ class TrainArgs:
     eval_every: int = field(default=50_000, metadata={"help": "steps between evaluations (0: only at the end)"})
     eval_games: int = field(default=100, metadata={"help": "games per evaluation opponent"})
     eval_opponents: list[str] = field(default_factory=lambda: ["heuristic", "random"], metadata={"help": "agent names"})
+    eval_sample: bool = field(
+        default=False, metadata={"help": "evaluate the sampled policy (ppo:<checkpoint>#sample), not its argmax"}
+    )
     checkpoint_every: int = field(default=50_000, metadata={"help": "steps between checkpoints"})
     seed: int = field(default=1, metadata={"help": "seed of everything"})
     torch_threads: int = field(default=1, metadata={"help": "torch intra-op threads"})
     out_dir: str = field(default="runs", metadata={"help": "parent folder of the run folder"})
     run_name: str | None = field(default=None, metadata={"help": "run folder name (default: env id, seed, time)"})
     resume: str | None = field(default=None, metadata={"help": "run folder to resume"})
+    overwrite: bool = field(default=False, metadata={"help": "start afresh in an existing run folder"})
     progress: bool = field(default=True, metadata={"help": "show a progress bar"})
 
 
@@ -108,7 +116,7 @@ def seed_everything(seed: int, torch_threads: int) -> None:
 def evaluate_checkpoint(args: TrainArgs, checkpoint: Path, timesteps: int, run_dir: Path) -> list[dict[str, Any]]:
     """Tournaments of the checkpoint against each evaluation opponent; rows of the history."""
     env_kwargs = parse_env_kwargs(args.env_kwargs)
-    learner = f"ppo:{checkpoint}"
+    learner = f"ppo:{checkpoint}" + (SAMPLE_SUFFIX if args.eval_sample else "")
     rows, tables = [], []
     for opponent in args.eval_opponents:
         lineup = [learner] + [opponent] * (args.num_players - 1)
@@ -120,7 +128,9 @@ def evaluate_checkpoint(args: TrainArgs, checkpoint: Path, timesteps: int, run_d
         tables.append(f"### vs {opponent}\n\n{markdown_table(results)}")
     eval_dir = run_dir / "eval"
     eval_dir.mkdir(exist_ok=True)
-    header = f"{args.env_id} after {timesteps} learner steps: {args.eval_games} games per opponent, seats rotated"
+    policy = "sampled policy" if args.eval_sample else "argmax policy"
+    games = f"{args.eval_games} games per opponent, seats rotated"
+    header = f"{args.env_id}, {policy} after {timesteps} learner steps: {games}"
     (eval_dir / f"step_{timesteps}.md").write_text(header + "\n\n" + "\n\n".join(tables) + "\n")
     (eval_dir / f"step_{timesteps}.json").write_text(json.dumps(rows, indent=2))
     return rows
@@ -135,15 +145,21 @@ def build_callback(args: TrainArgs, run_dir: Path) -> Any:
             super().__init__()
             self.history: list[dict[str, Any]] = []
             history_file = run_dir / "eval" / "history.json"
-            if history_file.exists():
+            if args.resume and history_file.exists():
                 self.history = json.loads(history_file.read_text())
 
         def _on_training_start(self) -> None:
-            self._add_snapshot()
+            # The first snapshot comes after ``snapshot_every`` steps: an untrained policy as an
+            # opponent makes endless games (in Piraten Kapern it never stops rolling); unless
+            # snapshots are the only opponents, or the run resumes a trained policy.
+            if args.resume or set(parse_weights(args.opponents)) == {SELF}:
+                self._add_snapshot()
             now = self.num_timesteps
             self.next_snapshot = now + args.snapshot_every
             self.next_checkpoint = now + args.checkpoint_every
             self.next_eval = now + args.eval_every if args.eval_every > 0 else float("inf")
+            if args.eval_every > 0 and not any(row["timesteps"] == now for row in self.history):
+                self.evaluate()  # the starting point of the learning curve
 
         def _add_snapshot(self) -> None:
             self.training_env.env_method("add_snapshot", policy_from_sb3(self.model.policy))
@@ -204,6 +220,11 @@ def prepare_run(args: TrainArgs) -> tuple[TrainArgs, Path]:
         return resumed, run_dir
     name = args.run_name or f"{args.env_id}__s{args.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
     run_dir = Path(args.out_dir) / name
+    if (run_dir / "config.json").exists():
+        if not args.overwrite:
+            raise ValueError(f"run folder {run_dir} exists: pass --resume {run_dir}, --overwrite or another --run-name")
+        for stale in ("checkpoints", "eval"):
+            shutil.rmtree(run_dir / stale, ignore_errors=True)
     run_dir.mkdir(parents=True, exist_ok=True)
     return args, run_dir
 
@@ -253,10 +274,14 @@ def train(args: TrainArgs) -> Path:
         model.learn(remaining, callback=callback, progress_bar=args.progress, reset_num_timesteps=not args.resume)
     elapsed = time.perf_counter() - start
     save_checkpoint(model, run_dir, args, model.num_timesteps)
-    if not callback.history or callback.history[-1]["timesteps"] != model.num_timesteps:
+    if not any(row["timesteps"] == model.num_timesteps for row in callback.history):
         callback.evaluate()
     vec_env.close()
-    summary = {"timesteps": model.num_timesteps, "wall_s": round(elapsed, 1), "steps_per_s": round(remaining / elapsed)}
+    summary = {
+        "timesteps": model.num_timesteps,
+        "learn_wall_s": round(elapsed, 1),  # evaluations during training included
+        "steps_per_s": round(max(remaining, 0) / max(elapsed, 1e-9)),
+    }
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     print(f"run folder: {run_dir}\n{json.dumps(summary)}")
     print((run_dir / "eval" / f"step_{model.num_timesteps}.md").read_text())

@@ -69,6 +69,7 @@ def test_ppo_prefix_loads_a_checkpoint_and_checks_the_env(tmp_path):
     agent = make_agent(f"ppo:{path}", "piraten_kapern_v0", env=env)
     record = play_game(env, [agent, make_agent("random", "piraten_kapern_v0", seed=1, env=env)], seed=0)
     assert record.truncated or sum(record.win_shares) == pytest.approx(1.0)
+    assert agent.deterministic and not make_agent(f"ppo:{path}#sample", "piraten_kapern_v0", env=env).deterministic
     with pytest.raises(ValueError, match="expects observations of size"):
         three = pirate_envs.make("piraten_kapern_v0", raw=True, num_players=3)
         make_agent(f"ppo:{path}", "piraten_kapern_v0", env=three)

@@ -35,14 +35,16 @@ def test_train_writes_a_run_folder_and_resumes(tmp_path):
     assert (run / "checkpoints" / "latest.zip").is_file()
     assert "| learner |" in result.stdout
     history = json.loads((run / "eval" / "history.json").read_text())
-    assert [h["timesteps"] for h in history] == [128, 128]  # one row per evaluation opponent
+    assert [h["timesteps"] for h in history] == [0, 0, 128, 128]  # one row per evaluation opponent
 
     from experiments.train import main
 
     main(["--resume", str(run), "--total-timesteps", "256", "--no-progress"])
     history = json.loads((run / "eval" / "history.json").read_text())
-    assert sorted({h["timesteps"] for h in history}) == [128, 256]
+    assert sorted({h["timesteps"] for h in history}) == [0, 128, 256]
     assert json.loads((run / "summary.json").read_text())["timesteps"] == 256
+    with pytest.raises(ValueError, match="exists"):  # a finished run is never overwritten by accident
+        main([*common, "--total-timesteps", "128"])
 
 
 def test_evaluate_prints_and_writes_tables_ratings_and_plot(tmp_path):
