@@ -69,12 +69,22 @@ One action per card kind (identical Escapes, Pirates and Mermaids are interchang
 Mary has two actions, as Pirate and as Escape. The mask allows bids 0..k in hand k, and
 exactly the cards the follow-suit rule allows.
 
+Views and agents
+----------------
+``env.unwrapped.game.view(seat)`` is the seat's :class:`~pirate_envs.skull_king.view.SkullKingView`
+(its hand, the public table, bids once all are made); the observation is ``encode(view)``.
+``game.resample_hidden(seat, rng)`` redeals the cards the seat cannot see, keeping hand sizes
+and public voids, and redraws unrevealed bids. ``agents/skull_king_heuristic.py`` bids its
+hand's strength and plays to make its bid exactly.
+
 Assumptions (beyond the rule text and RULINGS.md)
 -------------------------------------------------
 * *assumption*: the rule text does not say who deals first; seat 0 deals hand 1, so seat 1
   bids and leads first. Option ``first_dealer``.
 * The observation adds the public voids (a player who did not follow a led suit holds none of
   it this hand); they are what an attentive player remembers from the earlier tricks.
+* A tie for the highest total is a shared win (the project's convention; the rule text is
+  silent).
 
 Version history
 ---------------
