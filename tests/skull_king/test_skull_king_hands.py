@@ -153,3 +153,23 @@ def test_dealer_rotates_and_the_player_left_of_him_bids_first() -> None:
     expected = [(k, (3 + k - 1) % 5, (3 + k) % 5, 5 * k) for k in range(1, 8)]
     assert seen == expected
     assert [r.dealer for r in game.results] == [d for _, d, _, _ in expected]
+
+
+# ----------------------------------------------------------------------------- hand 4: 60 and +40
+def test_exact_bid_of_three_and_zero_bid_in_hand_four() -> None:
+    env = raw_env(num_players=3, num_hands=4)
+    eloise = ["escape", "escape", "escape", "red-1"]
+    david = ["black-13", "black-12", "black-11", "escape"]
+    other = ["yellow-5", "yellow-6", "yellow-7", "yellow-13"]
+    env.reset(seed=0, options={"first_hand": 4, "deal": [eloise, david, other]})
+    game = env.game
+    assert (game.dealer, game.leader) == (0, 1)
+    run_script(env, bids_of({1: 3, 2: 1, 0: 0}))
+    for black, yellow in [("black-13", "yellow-5"), ("black-12", "yellow-6"), ("black-11", "yellow-7")]:
+        run_script(env, [(1, f"play {black}"), (2, f"play {yellow}"), (0, "play escape")])
+    # David's Escape leads; yellow-13 sets the suit and wins over Eloise's red-1
+    run_script(env, [(1, "play escape"), (2, "play yellow-13"), (0, "play red-1")])
+    # David: 3 of 3 -> 60; Eloise: zero bid made in hand 4 -> 40; the other: 1 of 1 -> 20
+    assert game.tricks_won == [0, 3, 1]
+    assert game.score == [40, 60, 20]
+    assert game.terminated and game.winners() == [1]
