@@ -87,7 +87,7 @@ Layout for 4 players (``env.unwrapped.observation_layout.table()`` for another c
 | 0-23 | hand | (24,) | own poker cards in hand per kind (green 1..8, red 1..8, yellow 1..8), x0.5 |
 | 24-47 | bid | (24,) | own bid being built this round (unrevealed), per kind, x0.5 |
 | 48-50 | own_status | (3,) | own Pass still available, own bid committed, own Pass played this round |
-| 51-54 | phase | (4,) | one-hot: bid, pick loot, give a negative card, choose recipient |
+| 51-54 | phase | (4,) | one-hot: bid, pick loot, give a negative card, choose recipient (zeros: over) |
 | 55-57 | round | (3,) | one-hot: overboard, below deck, loot |
 | 58-61 | chooser | (4,) | one-hot relative seat of the round winner deciding now |
 | 62-85 | pending | (24,) | one-hot displayed kind about to be given (recipient phase) |

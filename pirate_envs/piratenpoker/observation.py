@@ -38,7 +38,7 @@ def build_layout(config: Config) -> ObservationLayout:
             ("bid", (k,), "own bid being built this round (unrevealed), per kind, x0.5"),
             ("own_status", (3,), "own Pass still available, own bid committed, own Pass played this round"),
             # public one-hots
-            ("phase", (NUM_PHASES,), "one-hot: bid, pick loot, give a negative card, choose recipient"),
+            ("phase", (NUM_PHASES,), "one-hot: bid, pick loot, give a negative card, choose recipient (zeros: over)"),
             ("round", (ROUNDS_PER_GAME,), "one-hot: overboard, below deck, loot"),
             ("chooser", (n,), "one-hot relative seat of the round winner deciding now"),
             ("pending", (NUM_DISPLAYED_KINDS,), "one-hot displayed kind about to be given (recipient phase)"),
@@ -128,7 +128,7 @@ class Encoder:
         self.layout = layout = build_layout(config)
         self._perms = seat_permutations(layout, config.num_players)
         self._scales = piece_scales(layout, config)
-        self._card_values = np.arange(HAND_SIZE * 4 + 1, dtype=np.float32) * CARD_SCALE
+        self._card_values = np.arange(HAND_SIZE + 1, dtype=np.float32) * CARD_SCALE  # by count
         self._small = slice(layout[SMALL_PIECES[0]].start, layout[SMALL_PIECES[-1]].stop)
         if self._small.stop - self._small.start != sum(layout.piece(name).size for name in SMALL_PIECES):
             raise AssertionError("the SMALL_PIECES must be contiguous in the layout")
@@ -170,8 +170,9 @@ class Encoder:
         vec[layout["discard"]] = table.discard
         vec[layout["displayed"]] = table.displayed.ravel()
         vec[layout["last_bids"]] = table.last_bids.ravel()
-        ones = [start["phase"] + table.phase, start["round"] + table.round]
+        ones = [start["round"] + table.round]
         for name, index in (
+            ("phase", table.phase if table.phase < NUM_PHASES else -1),  # all zeros once the episode is over
             ("chooser", table.chooser),
             ("pending", table.pending),
             ("last_winner", table.last_winner),

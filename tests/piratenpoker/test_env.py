@@ -118,3 +118,10 @@ def test_views_compare_by_value():
     env.step(ACTIONS.from_string("bid green-8"))  # seat 0's bid changes nothing seat 1 sees
     assert game.view(1) == first
     assert game.view(0).bid[POKER_INDEX["green-8"]] == 1 and game.view(0).hand[POKER_INDEX["green-8"]] == 0
+
+
+def test_final_observation_has_no_phase_and_a_clean_round():
+    env, _ = play_script("win")
+    pieces = env.observation_layout.unpack(env.observe("player_0")["observation"])
+    assert pieces["phase"].tolist() == [0, 0, 0, 0]
+    assert pieces["round"].tolist() == [0, 0, 1]
