@@ -104,6 +104,9 @@ class LuckyPirateEngine(Engine):
         self.pile_counts = np.zeros(NUM_KINDS, dtype=np.int64)
         self.top: PileTop = EMPTY_TOP
         self.removed = np.zeros(NUM_KINDS, dtype=np.int64)
+        #: Read-only copies handed to views, rebuilt only when the cards change.
+        self._removed_copy = _frozen(self.removed.copy())
+        self._slots_filled: list[tuple[bool, ...]] = [() for _ in range(n)]
         self.set_aside = np.zeros(NUM_KINDS, dtype=np.int64)
         self.direction = 1
         self.dealer = 0
@@ -154,6 +157,7 @@ class LuckyPirateEngine(Engine):
         self.hand_size[seat] = len(hand)
         self.up_size[seat] = len(up)
         self.downs[seat] = list(down)
+        self._slots_filled[seat] = (True,) * len(down)
         self.down_left[seat] = len(down)
 
     def _clear_table(self) -> None:
@@ -161,6 +165,7 @@ class LuckyPirateEngine(Engine):
         self.pile_counts[:] = 0
         self.top = EMPTY_TOP
         self.removed[:] = 0
+        self._removed_copy = _frozen(self.removed.copy())
 
     def _set_deal(self, deal: Sequence[Mapping[str, Sequence[str]]], pile: Sequence[str]) -> None:
         """Lay out a chosen deal (the ``deal`` and ``pile`` reset options)."""
@@ -221,7 +226,7 @@ class LuckyPirateEngine(Engine):
                 mask[DOWN_OFFSET + slot] = kind != EMPTY_SLOT
             return mask
         playable = cards * self._playable[self.top.value, self.top.mode]
-        if playable.any():
+        if np.count_nonzero(playable):
             mask[:NUM_PLAY_ACTIONS] = self._count_ok[playable].ravel()
         else:
             mask[PICK_UP] = 1
@@ -246,6 +251,7 @@ class LuckyPirateEngine(Engine):
             kind = self.downs[p][slot]
             self.downs[p][slot] = EMPTY_SLOT
             self.down_left[p] -= 1
+            self._slots_filled[p] = tuple(k != EMPTY_SLOT for k in self.downs[p])
             if self._playable[self.top.value, self.top.mode, kind]:
                 self._play(p, kind, 1)
             else:  # the revealed card goes into the hand with the pile
@@ -267,6 +273,7 @@ class LuckyPirateEngine(Engine):
         top, cleared = place(self.top, kind, count, self.rules)
         if cleared:
             self.removed += self.pile_counts
+            self._removed_copy = _frozen(self.removed.copy())
             self.pile_counts[:] = 0
             self.pile.clear()
             self.top = EMPTY_TOP
@@ -315,9 +322,9 @@ class LuckyPirateEngine(Engine):
             seat,
             self.num_players,
             (self.current_player - seat) % self.num_players,
-            _frozen(self.hands[seat].copy()),
-            _frozen(self.table[self._order[seat]]),
-            tuple(kind != EMPTY_SLOT for kind in self.downs[seat]),
+            self.hands[seat].copy(),
+            self.table[self._order[seat]],
+            self._slots_filled[seat],
             tuple(self.pile[: -PILE_TOP_CARDS - 1 : -1]),
             len(self.pile),
             top.value,
@@ -325,7 +332,7 @@ class LuckyPirateEngine(Engine):
             top.run_kind,
             top.run_length,
             self.direction,
-            _frozen(self.removed.copy()),
+            self._removed_copy,
         )
 
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:

@@ -71,8 +71,9 @@ class LuckyPirateEncoder:
         self.scale = np.concatenate(
             [np.full(NUM_KINDS, 1.0 / copies), np.tile(row, n), np.full(NUM_KINDS, 1.0 / copies)]
         ).astype(np.float32)
-        self.down_slots = layout["down_slots"].start
-        self.scalars = slice(layout["pile_size"].start, layout["direction"].stop)
+        #: down_slots, pile_size, run_length and direction: one contiguous stretch
+        self.tail = slice(layout["down_slots"].start, layout["direction"].stop)
+        self.slot_padding = [(False,) * (MAX_UP_DOWN - filled) for filled in range(MAX_UP_DOWN + 1)]
         self.pile_top = [layout["pile_top"].start + NUM_KINDS * i for i in range(PILE_TOP_CARDS)]
         self.value = layout["pile_value"].start
         self.mode = layout["pile_mode"].start
@@ -85,8 +86,13 @@ class LuckyPirateEncoder:
         np.concatenate((view.hand, view.table.ravel(), view.removed), out=counts, casting="unsafe")
         counts *= self.scale
         slots = view.down_slots
-        vec[self.down_slots : self.down_slots + len(slots)] = slots
-        vec[self.scalars] = (view.pile_size * self.inv_deck, view.run_length / RUN_TO_CLEAR, view.direction)
+        vec[self.tail] = (
+            *slots,
+            *self.slot_padding[len(slots)],
+            view.pile_size * self.inv_deck,
+            view.run_length / RUN_TO_CLEAR,
+            view.direction,
+        )
         hot = [self.value + view.pile_value, self.mode + view.pile_mode, self.to_play + view.to_play]
         if view.run_kind >= 0:
             hot.append(self.run_kind + view.run_kind)

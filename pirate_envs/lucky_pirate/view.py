@@ -26,7 +26,7 @@ WINS_COLUMN = NUM_KINDS + 2
 
 @dataclass(frozen=True, slots=True, eq=False)
 class LuckyPirateView:
-    """One seat's view of the game (arrays are read-only copies; ``==`` compares contents)."""
+    """One seat's view of the game (arrays are fresh copies; ``==`` compares contents)."""
 
     seat: int
     num_players: int
