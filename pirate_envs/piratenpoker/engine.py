@@ -369,11 +369,12 @@ class PiratenpokerEngine(Engine):
             else:
                 kind = NEGATIVE_KINDS[action - GIVE]
                 self.displayed[self.chooser, kind] -= 1
+                self._rescore(self.chooser)
                 self._give(kind, to_self=False)
         else:
             target = (self.chooser + action - RECIPIENT) % self.num_players
             self.displayed[target, self.pending] += 1
-            self._rescore(target, self.chooser)
+            self._rescore(target)
             self._next_round()
         self._table = None
 

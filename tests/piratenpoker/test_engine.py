@@ -9,7 +9,7 @@ import pytest
 
 from pirate_envs.piratenpoker.cards import DECK_SIZE, FRONT_VALUES, POKER_INDEX, POKER_NAMES, names_of
 from pirate_envs.piratenpoker.engine import ACTIONS, Phase, PiratenpokerEngine
-from pirate_envs.piratenpoker.rules import Config
+from pirate_envs.piratenpoker.rules import Config, final_score
 
 HANDS = [
     ["green-8", "green-7", "red-6", "yellow-5", "green-1", "red-2"],
@@ -114,6 +114,7 @@ def test_scripted_whole_game():
     legal = sorted(ACTIONS.to_string(a) for a in engine.legal_actions())
     assert legal == ["give yellow:-5", "keep negatives"]
     act(engine, "give yellow:-5")
+    assert engine.scores().tolist() == [0, 9, 0]  # the giver's score changes at once (seat 1: 5 + 4)
     assert "to self" not in [ACTIONS.to_string(a) for a in engine.legal_actions()]
     act(engine, "to seat +2")  # seat 0 -> seat 2
     # round 3, yellow +5: yellow-5 = 10, yellow-7 = 14, red-4 red-1 = 5
@@ -288,6 +289,7 @@ def test_random_play_keeps_cards_loot_and_masks_consistent(num_players):
             loot = engine.displayed.sum() + sum(map(len, engine.stacks)) + sum(f >= 0 for f in engine.face_up)
             assert (poker, loot + pending) == (DECK_SIZE, loot_cards)
             assert all(0 <= size <= 6 for size in engine.hand_size)
+            assert engine.scores().tolist() == [final_score(names) for names in engine.displayed_names()]
             for seat, names in enumerate(engine.bid_names):  # the names kept for the reveal
                 assert sorted(names) == names_of(engine.bids[seat], POKER_NAMES)
             mask = engine.legal_mask()
