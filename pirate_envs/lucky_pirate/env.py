@@ -113,8 +113,9 @@ Settled points and assumptions (see RULINGS; each is an option)
   (with these assumptions) allow endless cycles, mostly with two players: e.g. one player
   holds a First Mate and a Kraken, the other a Kraken and low cards, no Captain is left: First
   Mate on the empty pile, Kraken, pick up, low card, Kraken, pick up, ... every move forced.
-  About 5% of random two-player games end in such a cycle and hit the guard; random games of
-  three to six players end well within it (longest of 300 per count: about 1200 turns).
+  About 3% of random two-player games end in such a cycle and hit the guard (34 of 1000);
+  random games of three to six players end well within it (none of 1000 per count went past
+  1100 turns).
 
 Version history
 ---------------
