@@ -243,3 +243,22 @@ def test_resample_hidden_keeps_what_the_seat_sees():
     assert game.view(1) == before
     assert (game.hand_size.tolist(), game.down_left.tolist()) == (sizes[0].tolist(), sizes[1].tolist())
     assert [int(game.hands[q].sum()) for q in range(3)] == game.hand_size.tolist()
+
+
+def test_two_players_a_skip_lets_the_player_play_again():
+    game = start([{"hand": ["skip", "4"], **FILLER}, {"hand": ["6"], **FILLER}], pile=["3"])
+    play(game, "skip")
+    assert game.current_player == 0 and game.top.value == 3
+
+
+def test_first_dealer_option_and_random_dealer():
+    game = LuckyPirateEngine(Config(num_players=5, first_dealer=2))
+    game.reset(np.random.default_rng(0))
+    assert (game.dealer, game.current_player) == (2, 3)
+    dealers = set()
+    game = LuckyPirateEngine(Config(num_players=5))
+    for seed in range(40):
+        game.reset(np.random.default_rng(seed))
+        dealers.add(game.dealer)
+        assert game.current_player == (game.dealer + 1) % 5
+    assert dealers == {0, 1, 2, 3, 4}
