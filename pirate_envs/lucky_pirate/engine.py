@@ -90,6 +90,10 @@ class LuckyPirateEngine(Engine):
         )
         #: count_ok[c, j] = 1: holding c copies allows a set of j + 1.
         self._count_ok = (np.arange(MAX_COPIES + 1)[:, None] > np.arange(MAX_COPIES)[None, :]).astype(np.int8)
+        self._no_other_actions = np.zeros(NUM_ACTIONS - NUM_PLAY_ACTIONS, dtype=np.int8)
+        self._pick_up_only = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._pick_up_only[PICK_UP] = 1
+        _frozen(self._pick_up_only)
         self._order = [np.array([(s + i) % n for i in range(n)]) for s in range(n)]
         self.hands = np.zeros((n, NUM_KINDS), dtype=np.int64)
         #: Public per-seat table (columns ``TABLE_COLUMNS``); the named arrays below are views of it.
@@ -211,26 +215,25 @@ class LuckyPirateEngine(Engine):
     def legal_mask(self) -> np.ndarray:
         mask = self._mask
         if mask is None:
-            mask = self._mask = _frozen(self._compute_mask())
+            mask = self._mask = self._compute_mask()
         return mask
 
     def _compute_mask(self) -> np.ndarray:
+        """The read-only mask of the player on turn (plays, else a blind down card, else pick up)."""
         p = self.current_player
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if self.hand_size[p]:
             cards = self.hands[p]
         elif self.up_size[p]:
             cards = self.ups[p]
         else:  # only down cards: any of them, blind (it may fail)
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
             for slot, kind in enumerate(self.downs[p]):
                 mask[DOWN_OFFSET + slot] = kind != EMPTY_SLOT
-            return mask
+            return _frozen(mask)
         playable = cards * self._playable[self.top.value, self.top.mode]
-        if np.count_nonzero(playable):
-            mask[:NUM_PLAY_ACTIONS] = self._count_ok[playable].ravel()
-        else:
-            mask[PICK_UP] = 1
-        return mask
+        if not np.count_nonzero(playable):
+            return self._pick_up_only
+        return _frozen(np.concatenate((self._count_ok[playable].ravel(), self._no_other_actions)))
 
     # ------------------------------------------------------------------ effects
     def apply(self, action: int) -> None:

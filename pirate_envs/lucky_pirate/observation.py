@@ -1,7 +1,7 @@
 """Lucky Pirate observation: layout table and encoder (seat-relative per-player rows).
 
 The counting pieces come first and are filled by one concatenation and one scaling; the
-one-hot pieces follow and are set by one indexed assignment.
+one-hot pieces and the few scalars follow, set entry by entry (cheaper than index arrays).
 """
 
 from __future__ import annotations
@@ -71,9 +71,10 @@ class LuckyPirateEncoder:
         self.scale = np.concatenate(
             [np.full(NUM_KINDS, 1.0 / copies), np.tile(row, n), np.full(NUM_KINDS, 1.0 / copies)]
         ).astype(np.float32)
-        #: down_slots, pile_size, run_length and direction: one contiguous stretch
-        self.tail = slice(layout["down_slots"].start, layout["direction"].stop)
-        self.slot_padding = [(False,) * (MAX_UP_DOWN - filled) for filled in range(MAX_UP_DOWN + 1)]
+        self.tail_start = layout["down_slots"].start
+        self.pile_size = layout["pile_size"].start
+        self.run_length = layout["run_length"].start
+        self.direction = layout["direction"].start
         self.pile_top = [layout["pile_top"].start + NUM_KINDS * i for i in range(PILE_TOP_CARDS)]
         self.value = layout["pile_value"].start
         self.mode = layout["pile_mode"].start
@@ -85,17 +86,19 @@ class LuckyPirateEncoder:
         counts = vec[self.counts]
         np.concatenate((view.hand, view.table.ravel(), view.removed), out=counts, casting="unsafe")
         counts *= self.scale
-        slots = view.down_slots
-        vec[self.tail] = (
-            *slots,
-            *self.slot_padding[len(slots)],
-            view.pile_size * self.inv_deck,
-            view.run_length / RUN_TO_CLEAR,
-            view.direction,
-        )
-        hot = [self.value + view.pile_value, self.mode + view.pile_mode, self.to_play + view.to_play]
+        # a handful of single entries: scalar assignments beat building index arrays here
+        i = self.tail_start
+        for filled in view.down_slots:
+            vec[i] = filled
+            i += 1
+        vec[self.pile_size] = view.pile_size * self.inv_deck
+        vec[self.run_length] = view.run_length / RUN_TO_CLEAR
+        vec[self.direction] = view.direction
+        vec[self.value + view.pile_value] = 1.0
+        vec[self.mode + view.pile_mode] = 1.0
+        vec[self.to_play + view.to_play] = 1.0
         if view.run_kind >= 0:
-            hot.append(self.run_kind + view.run_kind)
-        hot += [start + kind for start, kind in zip(self.pile_top, view.pile_top)]
-        vec[hot] = 1.0
+            vec[self.run_kind + view.run_kind] = 1.0
+        for start, kind in zip(self.pile_top, view.pile_top):
+            vec[start + kind] = 1.0
         return vec
