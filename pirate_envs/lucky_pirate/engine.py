@@ -59,7 +59,7 @@ ZONES = ("hand", "up", "down")
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
-    """``array`` marked read-only (views hold copies that nobody may change)."""
+    """``array`` marked read-only (it is shared: cached masks, the removed counts of views)."""
     array.flags.writeable = False
     return array
 
