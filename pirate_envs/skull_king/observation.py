@@ -56,7 +56,7 @@ class Encoder:
         self.n = n = num_players
         self._hand, self._played = layout["hand"], layout["played"]
         self._trick, self._led = layout.piece("trick").start, layout.piece("led_suit").start
-        self._leader, self._tricks = layout.piece("leader").start, layout["tricks_won"]
+        self._leader, self._tricks = layout.piece("leader").start, layout.piece("tricks_won").start
         self._table = slice(layout.piece(FIRST_TABLE_PIECE).start, layout.size)
         # offsets inside the table segment
         table = {p.name: p.start - self._table.start for p in layout.pieces if p.start >= self._table.start}
@@ -96,9 +96,10 @@ class Encoder:
             vec[self._trick + ((first_row + i) % n) * NUM_TOKENS + token] = 1.0
         if view.led_suit != NO_SUIT:
             vec[self._led + view.led_suit] = 1.0
-        tricks, voids, order = view.tricks_won, view.voids, self._order[seat]
-        vec[self._tricks] = [tricks[s] * TRICKS_OBS_SCALE for s in order]
-        for row, s in enumerate(order):
+        tricks, voids = view.tricks_won, view.voids
+        for row, s in enumerate(self._order[seat]):
+            if tricks[s]:
+                vec[self._tricks + row] = tricks[s] * TRICKS_OBS_SCALE
             if True in voids[s]:
                 for i in self._void_rows[row][voids[s]]:
                     vec[i] = 1.0
