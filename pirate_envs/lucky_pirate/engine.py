@@ -88,9 +88,10 @@ class LuckyPirateEngine(Engine):
             ],
             dtype=np.int64,
         )
-        #: count_ok[c, j] = 1: holding c copies allows a set of j + 1.
-        self._count_ok = (np.arange(MAX_COPIES + 1)[:, None] > np.arange(MAX_COPIES)[None, :]).astype(np.int8)
-        self._no_other_actions = np.zeros(NUM_ACTIONS - NUM_PLAY_ACTIONS, dtype=np.int8)
+        #: sets_allowed[c]: the mask bytes of one kind's play actions when c copies may be played
+        #: (a set of j + 1 needs c > j); joined into a read-only mask with ``np.frombuffer``.
+        self._sets_allowed = [bytes(j < c for j in range(MAX_COPIES)) for c in range(MAX_COPIES + 1)]
+        self._no_other_actions = bytes(NUM_ACTIONS - NUM_PLAY_ACTIONS)
         self._pick_up_only = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._pick_up_only[PICK_UP] = 1
         _frozen(self._pick_up_only)
@@ -230,10 +231,11 @@ class LuckyPirateEngine(Engine):
             for slot, kind in enumerate(self.downs[p]):
                 mask[DOWN_OFFSET + slot] = kind != EMPTY_SLOT
             return _frozen(mask)
-        playable = cards * self._playable[self.top.value, self.top.mode]
-        if not np.count_nonzero(playable):
+        playable = (cards * self._playable[self.top.value, self.top.mode]).tolist()
+        if not any(playable):
             return self._pick_up_only
-        return _frozen(np.concatenate((self._count_ok[playable].ravel(), self._no_other_actions)))
+        sets = self._sets_allowed
+        return np.frombuffer(b"".join([sets[c] for c in playable]) + self._no_other_actions, dtype=np.int8)
 
     # ------------------------------------------------------------------ effects
     def apply(self, action: int) -> None:
