@@ -428,7 +428,6 @@ class SkullKingEngine(Engine):
         winner = (self.leader + winner_of_tokens(trick)) % self.num_players
         self.tricks_won[winner] += 1
         self.bonuses[winner] += bonus_of_tokens(trick)
-        self.last_trick = (self.leader, tuple(trick))
         self.trick = []
         self.led_suit = NO_SUIT
         self.leader = self.current_player = winner
