@@ -262,3 +262,23 @@ def test_first_dealer_option_and_random_dealer():
         dealers.add(game.dealer)
         assert game.current_player == (game.dealer + 1) % 5
     assert dealers == {0, 1, 2, 3, 4}
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_random_tournament_conserves_cards_and_counts(n):
+    game = LuckyPirateEngine(Config(num_players=n, wins_to_win=2, max_turns=3000))
+    deck = np.array([DEFAULT_DECK[k] for k in KINDS])
+    rng = np.random.default_rng(n)
+    for _ in range(3):
+        game.reset(rng)
+        while not game.done:
+            downs = np.bincount([k for d in game.downs for k in d if k >= 0], minlength=NUM_KINDS)
+            on_table = game.hands.sum(0) + game.ups.sum(0) + downs + game.pile_counts
+            assert (on_table + game.removed + game.set_aside).tolist() == deck.tolist()
+            assert game.hands.sum(1).tolist() == game.hand_size.tolist()
+            assert game.ups.sum(1).tolist() == game.up_size.tolist()
+            assert len(game.pile) == game.pile_counts.sum()
+            legal = game.legal_actions()
+            game.apply(legal[rng.integers(len(legal))])
+        if game.terminated:
+            assert game.wins.max() == 2 and game.winners() == [int(game.wins.argmax())]
