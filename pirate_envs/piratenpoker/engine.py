@@ -492,5 +492,9 @@ class PiratenpokerEngine(Engine):
             for c, f, st in zip(COLOURS, self.face_up, self.stacks)
         )
         head = f"game {self.games_played}, round {self.round + 1}, phase {self.phase.name}; loot {loot}"
+        if self.pending >= 0:
+            head += f"; player_{self.chooser} gives {DISPLAYED_NAMES[self.pending]}"
+        if self.done:
+            head += "; episode " + ("truncated" if self.truncated else "over")
         table = format_table(["player", "hand", "bid", "pass", "displayed", "score"], rows)
         return f"{head}\n{table}"
