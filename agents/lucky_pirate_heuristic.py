@@ -8,13 +8,15 @@
 * Empties its hand before using up cards (the rules force that order: the mask only offers
   the current source) and turns its down cards over from the first slot on.
 * Picks up the pile only when nothing else is legal.
+* Set-up (option ``choose_up_cards``): lays its strongest cards face up (they come into play
+  late, when it most needs them): clearing and wild cards first, then high numbers.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from pirate_envs.lucky_pirate.actions import DOWN_OFFSET, NUM_PLAY_ACTIONS, PICK_UP, play_action
+from pirate_envs.lucky_pirate.actions import DOWN_OFFSET, LAY_UP_OFFSET, NUM_PLAY_ACTIONS, PICK_UP, play_action
 from pirate_envs.lucky_pirate.rules import (
     CAPTAIN,
     FIRST_MATE,
@@ -34,6 +36,19 @@ from pirate_envs.lucky_pirate.view import LuckyPirateView
 NUMBERS_LOW_TO_HIGH = (*range(len(NUMBER_CARDS)), KRAKEN)
 #: Special cards, cheapest to give up first.
 SPECIALS_CHEAPEST_FIRST = (PORTHOLE, SKIP, REVERSE, MERMAID, PARROT, FIRST_MATE, WALK_THE_PLANK, CAPTAIN)
+#: Set-up: the cards laid face up first (the strongest).
+LAY_UP_FIRST = (
+    WALK_THE_PLANK,
+    CAPTAIN,
+    KRAKEN,
+    PARROT,
+    MERMAID,
+    PORTHOLE,
+    *reversed(range(len(NUMBER_CARDS))),
+    SKIP,
+    REVERSE,
+    FIRST_MATE,
+)
 
 
 class LuckyPirateHeuristic:
@@ -46,6 +61,9 @@ class LuckyPirateHeuristic:
 
     def act(self, observation: dict[str, np.ndarray], view: LuckyPirateView) -> int:
         mask = observation["action_mask"]
+        for kind in LAY_UP_FIRST:
+            if mask[LAY_UP_OFFSET + kind]:
+                return LAY_UP_OFFSET + kind
         # plays[kind, count - 1]: that set is legal
         plays = mask[:NUM_PLAY_ACTIONS].reshape(-1, MAX_COPIES)
         for kind in NUMBERS_LOW_TO_HIGH:

@@ -4,6 +4,8 @@
   the hand (or, once the hand is empty, from the up cards).
 * ``down``: one per down-card slot: turn that card over and play it if it can be played.
 * ``pick_up``: take the pile into the hand (only when nothing can be played).
+* ``lay_up``: one per kind: during the set-up (option ``choose_up_cards``), lay one card of
+  that kind from the hand face up.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ ACTIONS = ActionTable(
         ("play", [f"play {count} x {kind}" for kind in KINDS for count in range(1, MAX_COPIES + 1)]),
         ("down", [f"play down card {slot + 1} blind" for slot in range(MAX_UP_DOWN)]),
         ("pick_up", ["pick up the pile"]),
+        ("lay_up", [f"lay {kind} face up" for kind in KINDS]),
     ]
 )
 NUM_ACTIONS = len(ACTIONS)
@@ -23,6 +26,7 @@ PLAY_OFFSET = ACTIONS.offset("play")
 NUM_PLAY_ACTIONS = NUM_KINDS * MAX_COPIES
 DOWN_OFFSET = ACTIONS.offset("down")
 PICK_UP = ACTIONS.offset("pick_up")
+LAY_UP_OFFSET = ACTIONS.offset("lay_up")
 
 
 def play_action(kind: int, count: int) -> int:

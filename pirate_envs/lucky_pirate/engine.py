@@ -18,6 +18,7 @@ from pirate_envs.core.render import format_table, seat_name
 from pirate_envs.lucky_pirate.actions import (
     ACTIONS,
     DOWN_OFFSET,
+    LAY_UP_OFFSET,
     NUM_ACTIONS,
     NUM_PLAY_ACTIONS,
     PICK_UP,
@@ -104,6 +105,9 @@ class LuckyPirateEngine(Engine):
         self.down_left = self.table[:, DOWN_LEFT_COLUMN]
         self.wins = self.table[:, WINS_COLUMN]
         self.up_size = np.zeros(n, dtype=np.int64)
+        #: Set-up phase (option ``choose_up_cards``): up cards each seat has still to lay.
+        self.setting_up = False
+        self.to_lay = np.zeros(n, dtype=np.int64)
         self.downs: list[list[int]] = [[] for _ in range(n)]
         self.pile: list[int] = []
         self.pile_counts = np.zeros(NUM_KINDS, dtype=np.int64)
@@ -144,15 +148,21 @@ class LuckyPirateEngine(Engine):
         cards = self._rng.permutation(self._deck)
         hands_dealt = TWO_PLAYER_HANDS if n == 2 else n
         d = self.config.up_down
+        choose = self.config.choose_up_cards
         for h in range(hands_dealt):
             dealt = cards[h::hands_dealt]
             if h >= n:  # the two-player extra hand, put aside unseen
                 self.set_aside[:] = np.bincount(dealt, minlength=NUM_KINDS)
                 continue
             seat = (dealer + 1 + h) % n
-            self._seat_cards(seat, dealt[2 * d :], dealt[d : 2 * d], dealt[:d].tolist())
+            if choose:  # the up cards stay in the hand until the player lays them
+                self._seat_cards(seat, dealt[d:], (), dealt[:d].tolist())
+            else:
+                self._seat_cards(seat, dealt[2 * d :], dealt[d : 2 * d], dealt[:d].tolist())
         if hands_dealt == n:
             self.set_aside[:] = 0
+        self.setting_up = choose
+        self.to_lay[:] = d if choose else 0
         self._clear_table()
 
     def _seat_cards(self, seat: int, hand: Sequence[int], up: Sequence[int], down: list[int]) -> None:
@@ -192,6 +202,8 @@ class LuckyPirateEngine(Engine):
         if over:
             raise ValueError(f"deal uses more cards than the deck holds of {over}")
         self._clear_table()
+        self.setting_up = False
+        self.to_lay[:] = 0
         self.set_aside[:] = deck - used
         self.pile[:] = [kind_index(c) for c in pile]
         self.pile_counts[:] = np.bincount(np.asarray(self.pile, dtype=np.int64), minlength=NUM_KINDS)
@@ -222,6 +234,10 @@ class LuckyPirateEngine(Engine):
     def _compute_mask(self) -> np.ndarray:
         """The read-only mask of the player on turn (plays, else a blind down card, else pick up)."""
         p = self.current_player
+        if self.setting_up:  # lay one card of any kind held
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+            mask[LAY_UP_OFFSET : LAY_UP_OFFSET + NUM_KINDS] = self.hands[p] > 0
+            return _frozen(mask)
         if self.hand_size[p]:
             cards = self.hands[p]
         elif self.up_size[p]:
@@ -263,8 +279,10 @@ class LuckyPirateEngine(Engine):
                 self.hands[p, kind] += 1
                 self.hand_size[p] += 1
                 self._pick_up(p)
-        else:
+        elif action == PICK_UP:
             self._pick_up(p)
+        else:
+            self._lay_up(p, action - LAY_UP_OFFSET)
         if not self.terminated and self.guard is guard and guard.tick():
             self.truncated = True
 
@@ -291,6 +309,17 @@ class LuckyPirateEngine(Engine):
             self.direction = -self.direction
         skipped = count if kind == SKIP else 0
         self.current_player = (p + self.direction * (1 + skipped)) % self.num_players
+
+    def _lay_up(self, p: int, kind: int) -> None:
+        """Set-up: ``p`` lays one card of ``kind`` from the hand face up."""
+        self.hands[p, kind] -= 1
+        self.hand_size[p] -= 1
+        self.ups[p, kind] += 1
+        self.up_size[p] += 1
+        self.to_lay[p] -= 1
+        if not self.to_lay[p]:  # the next seat lays; after the dealer, play begins at his left
+            self.current_player = (p + 1) % self.num_players
+            self.setting_up = bool(self.to_lay.any())
 
     def _pick_up(self, p: int) -> None:
         """``p`` takes the pile into the hand; the next player starts a new pile."""
@@ -323,12 +352,15 @@ class LuckyPirateEngine(Engine):
     # ------------------------------------------------------------------ information
     def view(self, seat: int) -> LuckyPirateView:
         top = self.top
+        table = self.table[self._order[seat]]
+        if self.setting_up:  # nobody sees the others' up cards before all are laid
+            table[1:, :NUM_KINDS] = 0
         return LuckyPirateView(
             seat,
             self.num_players,
             (self.current_player - seat) % self.num_players,
             self.hands[seat].copy(),
-            self.table[self._order[seat]],
+            table,
             self._slots_filled[seat],
             tuple(self.pile[: -PILE_TOP_CARDS - 1 : -1]),
             len(self.pile),
@@ -338,12 +370,18 @@ class LuckyPirateEngine(Engine):
             top.run_length,
             self.direction,
             self._removed_copy,
+            self.setting_up,
         )
 
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
-        """Redeal the other hands, every down card and the cards put aside, keeping all sizes."""
+        """Redeal the other hands, every down card and the cards put aside, keeping all sizes.
+
+        During the set-up the up cards the others have laid are hidden too, and redealt.
+        """
         others = [q for q in range(self.num_players) if q != seat]
         pool = [np.repeat(np.arange(NUM_KINDS), self.hands[q]) for q in others]
+        if self.setting_up:
+            pool += [np.repeat(np.arange(NUM_KINDS), self.ups[q]) for q in others]
         pool.append(np.array([k for downs in self.downs for k in downs if k != EMPTY_SLOT], dtype=np.int64))
         pool.append(np.repeat(np.arange(NUM_KINDS), self.set_aside))
         cards = rng.permutation(np.concatenate(pool)).tolist()
@@ -351,6 +389,10 @@ class LuckyPirateEngine(Engine):
             size = int(self.hand_size[q])
             self.hands[q] = np.bincount(np.asarray(cards[:size], dtype=np.int64), minlength=NUM_KINDS)
             del cards[:size]
+            if self.setting_up:
+                size = int(self.up_size[q])
+                self.ups[q] = np.bincount(np.asarray(cards[:size], dtype=np.int64), minlength=NUM_KINDS)
+                del cards[:size]
         for downs in self.downs:
             for slot, kind in enumerate(downs):
                 if kind != EMPTY_SLOT:
@@ -383,6 +425,8 @@ class LuckyPirateEngine(Engine):
             f"turn {self.guard.turns}/{self.guard.limit}",
             f"cleared out of the game: {names(self.removed)}",
         ]
+        if self.setting_up:
+            lines.append(f"set-up: up cards still to lay {self.to_lay.tolist()}")
         if self.done:
             lines.append("truncated by the turn limit" if self.truncated else f"winners: {self.winners()}")
         return "\n".join(lines)

@@ -25,8 +25,9 @@ Arguments
 ---------
 ``num_players`` (2..6, default 4), ``deck`` (mapping card kind -> copies, 0..6 each;
 default below), ``first_dealer`` (``None``: random seat, or a seat), ``wins_to_win`` (1),
-``run_clear_plays_again``, ``plank_plays_again``, ``first_mate_only_on_captain``,
-``first_mate_on_empty_pile``, ``porthole_on_empty_pile`` (all ``True``),
+``choose_up_cards`` (``False``), ``run_clear_plays_again``, ``plank_plays_again``,
+``first_mate_only_on_captain``, ``first_mate_on_empty_pile``, ``porthole_on_empty_pile``
+(all ``True``),
 ``reverse_skip_value`` (``"keep"`` or ``"reset"``), ``captain_counts_in_runs`` (``True``),
 ``max_turns`` (5000, the turn-limit guard, per game), ``reward_mode`` (``"win"`` or
 ``"score"``), ``render_mode`` (``"ansi"`` or ``"human"``).
@@ -40,7 +41,7 @@ Card kinds (observation and action order): ``1`` .. ``8``, ``captain``, ``kraken
 ``first_mate``, ``porthole``, ``walk_the_plank``, ``mermaid``, ``parrot``, ``reverse``,
 ``skip``.
 
-Observation (``env.unwrapped.observation_layout``; for 4 players, 200 floats)
+Observation (``env.unwrapped.observation_layout``; for 4 players, 201 floats)
 ----------------------------------------------------------------------------
 | index | name | shape | meaning |
 |---|---|---|---|
@@ -51,24 +52,26 @@ Observation (``env.unwrapped.observation_layout``; for 4 players, 200 floats)
 | 118 | pile_size | (1,) | cards in the pile / deck size |
 | 119 | run_length | (1,) | equal numbers in a row on top of the pile / 3 |
 | 120 | direction | (1,) | +1: play passes to seat + 1; -1: to seat - 1 |
-| 121-171 | pile_top | (3, 17) | one-hot kind of the top 3 pile cards, topmost first |
-| 172-182 | pile_value | (11,) | one-hot effective value of the pile 0..10 (0: empty or Parrot) |
-| 183-185 | pile_mode | (3,) | one-hot: normal, captain (only First Mate/Porthole), free (Parrot) |
-| 186-195 | run_kind | (10,) | one-hot number 1..10 of the run on top (all 0: no run) |
-| 196-199 | to_play | (4,) | one-hot player on turn, seat-relative (index 0 = me) |
+| 121 | setting_up | (1,) | 1 while up cards are being laid (option choose_up_cards) |
+| 122-172 | pile_top | (3, 17) | one-hot kind of the top 3 pile cards, topmost first |
+| 173-183 | pile_value | (11,) | one-hot effective value of the pile 0..10 (0: empty or Parrot) |
+| 184-186 | pile_mode | (3,) | one-hot: normal, captain (only First Mate/Porthole), free (Parrot) |
+| 187-196 | run_kind | (10,) | one-hot number 1..10 of the run on top (all 0: no run) |
+| 197-200 | to_play | (4,) | one-hot player on turn, seat-relative (index 0 = me) |
 
 The 20 columns of a ``players`` row: up cards of each kind (17) / most copies, hand size /
 deck size, down cards left / 4, games won / ``wins_to_win``. With n players, ``players`` and
 ``to_play`` have n rows and later indices shift. Card counts are divided by the most copies of
 a kind in the deck (4 by default).
 
-Actions (``Discrete(107)``, ``env.unwrapped.action_to_string(a)``)
+Actions (``Discrete(124)``, ``env.unwrapped.action_to_string(a)``)
 -----------------------------------------------------------------
 | actions | block | first label | last label |
 |---|---|---|---|
 | 0-101 | play | play 1 x 1 | play 6 x skip |
 | 102-105 | down | play down card 1 blind | play down card 4 blind |
 | 106 | pick_up | pick up the pile | pick up the pile |
+| 107-123 | lay_up | lay 1 face up | lay skip face up |
 
 Action ``kind * 6 + count - 1`` plays ``count`` cards of ``kind`` from the current source
 (hand, or up cards once the hand is empty). The mask allows exactly the legal plays; pick up
@@ -88,7 +91,9 @@ Settled points and assumptions (see RULINGS; each is an option)
 * Dealer: the text's cut for the lowest card gives every seat the same chance, so the first
   dealer is a random seat (``first_dealer`` fixes one); later the previous winner deals.
 * Up cards are dealt at random and are public (*assumption*: the text says they are laid
-  "without looking"); no option, since no alternative set-up is described.
+  "without looking"). ``choose_up_cards=True`` adds a set-up phase instead: from the seat
+  left of the dealer round to the dealer, each player lays his up cards one at a time from
+  his hand (``lay_up`` actions); nobody sees the others' up cards until all are laid.
 * Source order: hand, then up cards, then down cards; one source and one kind per play. A
   set of equal cards is legal when its first card is; the cards land one after the other.
 * Picking up: the whole pile goes into the hand and the next player starts a new pile.

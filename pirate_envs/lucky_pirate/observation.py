@@ -44,6 +44,7 @@ def build_layout(config: Config) -> ObservationLayout:
             ("pile_size", (1,), "cards in the pile / deck size"),
             ("run_length", (1,), "equal numbers in a row on top of the pile / 3"),
             ("direction", (1,), "+1: play passes to seat + 1; -1: to seat - 1"),
+            ("setting_up", (1,), "1 while up cards are being laid (option choose_up_cards)"),
             ("pile_top", (PILE_TOP_CARDS, NUM_KINDS), "one-hot kind of the top 3 pile cards, topmost first"),
             ("pile_value", (MAX_VALUE + 1,), "one-hot effective value of the pile 0..10 (0: empty or Parrot)"),
             ("pile_mode", (NUM_MODES,), "one-hot: normal, captain (only First Mate/Porthole), free (Parrot)"),
@@ -75,6 +76,7 @@ class LuckyPirateEncoder:
         self.pile_size = layout["pile_size"].start
         self.run_length = layout["run_length"].start
         self.direction = layout["direction"].start
+        self.setting_up = layout["setting_up"].start
         self.pile_top = [layout["pile_top"].start + NUM_KINDS * i for i in range(PILE_TOP_CARDS)]
         self.value = layout["pile_value"].start
         self.mode = layout["pile_mode"].start
@@ -94,6 +96,7 @@ class LuckyPirateEncoder:
         vec[self.pile_size] = view.pile_size * self.inv_deck
         vec[self.run_length] = view.run_length / RUN_TO_CLEAR
         vec[self.direction] = view.direction
+        vec[self.setting_up] = view.setting_up
         vec[self.value + view.pile_value] = 1.0
         vec[self.mode + view.pile_mode] = 1.0
         vec[self.to_play + view.to_play] = 1.0

@@ -134,6 +134,9 @@ class Config:
     first_dealer: int | None = None
     #: Episode = first to this many game wins (1: one game; the text's tournament is 5).
     wins_to_win: int = 1
+    #: Assumption (False): up cards are dealt at random, unseen. True: each player, having seen
+    #: all his cards but the down ones, lays his up cards himself (a set-up phase).
+    choose_up_cards: bool = False
     #: Assumption: the player who clears the pile with three equal numbers plays again.
     run_clear_plays_again: bool = True
     #: Assumption: the player of Walk the Plank plays again on the empty pile.
@@ -156,6 +159,7 @@ class Config:
         for name in (
             "run_clear_plays_again",
             "plank_plays_again",
+            "choose_up_cards",
             "first_mate_only_on_captain",
             "first_mate_on_empty_pile",
             "porthole_on_empty_pile",

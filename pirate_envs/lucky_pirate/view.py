@@ -42,6 +42,7 @@ class LuckyPirateView:
     run_length: int
     direction: int  # +1: play passes to seat + 1; -1: to seat - 1
     removed: np.ndarray  # (17,) cards cleared out of the game, per kind
+    setting_up: bool  # set-up phase (option choose_up_cards): the others' up cards read 0
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, LuckyPirateView):

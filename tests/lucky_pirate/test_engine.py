@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
-from pirate_envs.lucky_pirate.actions import ACTIONS, PICK_UP, down_action, play_action
+from pirate_envs.lucky_pirate.actions import ACTIONS, LAY_UP_OFFSET, PICK_UP, down_action, play_action
 from pirate_envs.lucky_pirate.engine import LuckyPirateEngine
 from pirate_envs.lucky_pirate.rules import DEFAULT_DECK, KIND_INDEX, KINDS, MAX_COPIES, NUM_KINDS, Config, Mode
 
@@ -264,9 +266,11 @@ def test_first_dealer_option_and_random_dealer():
     assert dealers == {0, 1, 2, 3, 4}
 
 
+@pytest.mark.parametrize("choose_up_cards", [False, True])
 @pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
-def test_random_tournament_conserves_cards_and_counts(n):
-    game = LuckyPirateEngine(Config(num_players=n, wins_to_win=2, max_turns=3000))
+def test_random_tournament_conserves_cards_and_counts(n, choose_up_cards):
+    config = Config(num_players=n, wins_to_win=2, max_turns=3000, choose_up_cards=choose_up_cards)
+    game = LuckyPirateEngine(config)
     deck = np.array([DEFAULT_DECK[k] for k in KINDS])
     rng = np.random.default_rng(n)
     for _ in range(3):
@@ -282,3 +286,31 @@ def test_random_tournament_conserves_cards_and_counts(n):
             game.apply(legal[rng.integers(len(legal))])
         if game.terminated:
             assert game.wins.max() == 2 and game.winners() == [int(game.wins.argmax())]
+
+
+def test_chosen_up_cards_are_laid_in_turn_and_hidden_until_all_are_laid():
+    game = LuckyPirateEngine(Config(num_players=3, choose_up_cards=True, first_dealer=2))
+    game.reset(np.random.default_rng(4))
+    assert game.setting_up and game.up_size.tolist() == [0, 0, 0]
+    assert game.hand_size.tolist() == [16, 16, 16] and game.down_left.tolist() == [4, 4, 4]
+    assert game.current_player == 0
+    labels = legal(game)
+    assert labels and all(label.startswith("lay ") for label in labels)
+    held = {KINDS[k] for k in np.flatnonzero(game.hands[0])}
+    assert {label.split()[1] for label in labels} == held
+    kind = int(np.flatnonzero(game.hands[0])[0])
+    for _ in range(4):
+        game.apply(LAY_UP_OFFSET + kind if game.hands[0, kind] else game.legal_actions()[0])
+    assert game.current_player == 1 and game.up_size.tolist() == [4, 0, 0]
+    view = game.view(1)
+    assert not view.up[2].any() and view.setting_up  # seat 0's up cards are hidden from seat 1
+    assert game.view(0).up[0].sum() == 4  # but not from seat 0
+    resampled = copy.deepcopy(game)
+    resampled.resample_hidden(1, np.random.default_rng(1))
+    assert resampled.view(1) == view and resampled.up_size.tolist() == [4, 0, 0]
+    for _ in range(8):
+        game.apply(game.legal_actions()[0])
+    assert not game.setting_up and game.up_size.tolist() == [4, 4, 4]
+    assert game.hand_size.tolist() == [12, 12, 12] and game.current_player == 0
+    assert game.view(1).up[2].sum() == 4
+    assert legal(game)[0].startswith("play ")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from agents.base import Agent, RandomAgent
-from agents.lucky_pirate_heuristic import LuckyPirateHeuristic
+from agents.lucky_pirate_heuristic import LAY_UP_FIRST, LuckyPirateHeuristic
 from pirate_envs.lucky_pirate.actions import ACTIONS, PICK_UP, play_action
 from pirate_envs.lucky_pirate.rules import KIND_INDEX
 from pirate_envs.lucky_pirate_v0 import env as make_env
@@ -26,9 +26,9 @@ def test_layout_sizes_and_docstring_table():
 
     for n in range(2, 7):
         layout = raw_env(num_players=n).observation_layout
-        assert layout.size == 17 + 20 * n + 17 + 4 + 3 + 51 + 11 + 3 + 10 + n
+        assert layout.size == 17 + 20 * n + 17 + 4 + 4 + 51 + 11 + 3 + 10 + n
     assert raw_env().observation_layout.table() in doc.__doc__
-    assert ACTIONS.table() in doc.__doc__ and len(ACTIONS) == 107
+    assert ACTIONS.table() in doc.__doc__ and len(ACTIONS) == 124
 
 
 def test_observation_values_after_one_play():
@@ -42,7 +42,7 @@ def test_observation_values_after_one_play():
     assert other[3] == 0.25 and other[17:].tolist() == pytest.approx([0, 0.25, 0])  # up 4, empty hand
     assert parts["down_slots"].tolist() == [1, 0, 0, 0]
     assert parts["pile_size"][0] == pytest.approx(1 / 60) and parts["run_length"][0] == pytest.approx(1 / 3)
-    assert parts["direction"][0] == 1 and not parts["removed"].any()
+    assert parts["direction"][0] == 1 and not parts["removed"].any() and not parts["setting_up"].any()
     assert np.flatnonzero(parts["pile_top"][0]).tolist() == [KIND_INDEX["2"]] and not parts["pile_top"][1:].any()
     assert np.flatnonzero(parts["pile_value"]).tolist() == [2]
     assert parts["pile_mode"].tolist() == [1, 0, 0]
@@ -85,6 +85,26 @@ def test_heuristic_plays_low_numbers_first_and_specials_when_stuck():
     assert ACTIONS.to_string(agent.act(env.observe("player_0"), view)) == "play 2 x 3"
     env.reset(seed=0, options={"deal": [{**SHORT_GAME[1], "hand": hand}, SHORT_GAME[0]], "dealer": 1, "pile": ["8"]})
     assert ACTIONS.to_string(agent.act(env.observe("player_0"), env.game.view(0))) == "play 1 x porthole"
+
+
+def test_heuristic_lays_its_strongest_cards_up_and_plays_a_whole_game():
+    env = make_env(num_players=3, choose_up_cards=True)
+    env.reset(seed=2)
+    game = env.unwrapped.game
+    agent = LuckyPirateHeuristic()
+    seat = game.current_player
+    before = game.hands[seat].copy()
+    for _ in range(3):
+        env.step(agent.act(env.observe(env.agent_selection), game.view(seat)))
+    laid = game.ups[seat]
+    assert laid.sum() == 3 and (before - laid >= 0).all()
+    strongest = [k for k in LAY_UP_FIRST for _ in range(before[k])][:3]
+    assert np.bincount(strongest, minlength=len(laid)).tolist() == laid.tolist()
+    for agent_name in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        view = game.view(env.unwrapped.seat_of(agent_name))
+        env.step(None if terminated or truncated else agent.act(obs, view))
+    assert game.terminated
 
 
 def heuristic_results(games: int, num_players: int) -> tuple[int, int]:
