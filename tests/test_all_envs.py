@@ -14,7 +14,8 @@ from agents.base import action_blocks, sample_legal
 from pirate_envs.core.errors import IllegalActionError
 from tests.helpers import play_random_game, supported_player_counts
 
-RANDOM_GAMES = 400  # per env id, spread over the supported player counts
+RANDOM_GAMES = 1000  # per env id, spread over the supported player counts
+MAX_CYCLING_SHARE = 0.02  # of random games that may hit the guard where Engine.CAN_CYCLE
 
 
 def test_registry_lists_every_id():
@@ -54,9 +55,14 @@ def test_pettingzoo_seed(env_id):
 
 
 def test_random_games_are_sound(env_id):
-    """Random play: no error, a legal move always exists, zero-sum win rewards, no truncation."""
+    """Random play: no error, a legal move always exists, zero-sum win rewards, no truncation.
+
+    A game whose rules allow endless forced cycles (``Engine.CAN_CYCLE``) may reach its turn
+    guard, but only in a small share of games (the share its docstring reports).
+    """
     rng = np.random.default_rng(0)
     counts = supported_player_counts(env_id)
+    truncated = 0
     for game in range(RANDOM_GAMES):
         n = counts[game % len(counts)]
         env = pirate_envs.make(env_id, raw=True, num_players=n)
@@ -72,12 +78,19 @@ def test_random_games_are_sound(env_id):
 
         totals = play_random_game(env, rng, check)
         game_state = env.game
-        assert game_state.terminated and not game_state.truncated, f"game {game} hit the guard"
+        assert game_state.done
+        if game_state.truncated:
+            assert game_state.CAN_CYCLE, f"game {game} hit the guard"
+            assert game_state.guard.reached
+            truncated += 1
+            assert all(total == 0 for total in totals.values())
+            continue
         assert sum(totals.values()) == pytest.approx(0.0, abs=1e-9)
         winners = game_state.winners()
         assert winners
         if len(winners) < n:
             assert all(totals[env.possible_agents[w]] > 0 for w in winners)
+    assert truncated <= MAX_CYCLING_SHARE * RANDOM_GAMES
 
 
 def test_score_mode_rewards_sum_to_scaled_scores(env_id):

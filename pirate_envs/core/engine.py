@@ -48,6 +48,9 @@ class Engine(ABC):
     ACTIONS: ClassVar[ActionTable]
     #: Reset options the engine understands, with a one-line description each.
     RESET_OPTIONS: ClassVar[Mapping[str, str]] = {}
+    #: Whether the rules allow endless forced play (every move forced, nobody progresses): such
+    #: a game relies on its turn guard, and the env docstring says how often it truncates.
+    CAN_CYCLE: ClassVar[bool] = False
 
     num_players: int
     current_player: int = 0

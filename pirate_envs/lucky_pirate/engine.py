@@ -69,6 +69,8 @@ class LuckyPirateEngine(Engine):
     """One Lucky Pirate episode: a game, or a tournament of games to ``wins_to_win`` wins."""
 
     ACTIONS = ACTIONS
+    #: Forced cycles exist (mostly with two players); the turn guard ends them (see env docstring).
+    CAN_CYCLE = True
     RESET_OPTIONS: Mapping[str, str] = {
         "deal": "a chosen deal: per seat a mapping with 'hand', 'up' and 'down' lists of card "
         "names (down cards in slot order); deck cards not dealt are put aside unseen",
