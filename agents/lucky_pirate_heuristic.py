@@ -1,6 +1,7 @@
 """An honest Lucky Pirate heuristic: it reads only its view and the action mask.
 
-* Plays its lowest legal plain number (1..8, Kraken 10), all the copies it may, so sets and
+* Sheds its First Mates whenever one is legal (only on a Captain, a rare chance).
+* Otherwise plays its lowest legal plain number (1..8, Kraken 10), all the copies it may, so sets and
   runs of three leave its hand together.
 * Keeps the special cards for when it is stuck: with no number to play it spends one special,
   the cheapest first (Porthole, Skip, Reverse, Mermaid, Parrot, First Mate, Walk the Plank,
@@ -66,7 +67,7 @@ class LuckyPirateHeuristic:
                 return LAY_UP_OFFSET + kind
         # plays[kind, count - 1]: that set is legal
         plays = mask[:NUM_PLAY_ACTIONS].reshape(-1, MAX_COPIES)
-        for kind in NUMBERS_LOW_TO_HIGH:
+        for kind in (FIRST_MATE, *NUMBERS_LOW_TO_HIGH):
             legal_counts = np.flatnonzero(plays[kind])
             if legal_counts.size:
                 return play_action(kind, int(legal_counts[-1]) + 1)

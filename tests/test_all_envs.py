@@ -15,7 +15,7 @@ from pirate_envs.core.errors import IllegalActionError
 from tests.helpers import play_random_game, supported_player_counts
 
 RANDOM_GAMES = 1000  # per env id, spread over the supported player counts
-MAX_CYCLING_SHARE = 0.02  # of random games that may hit the guard where Engine.CAN_CYCLE
+MAX_CYCLING_SHARE = 0.10  # of random games that may hit the guard where Engine.CAN_CYCLE
 
 
 def test_registry_lists_every_id():

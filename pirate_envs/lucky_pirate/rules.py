@@ -107,9 +107,9 @@ class PileRules:
 
     #: Assumption: the First Mate is playable only on a Captain (else also wherever a 9 is).
     first_mate_only_on_captain: bool = True
-    #: Not in RULINGS: a First Mate may start a pile of value 0 (empty), then a plain 9. Without
-    #: it, First Mates are dead once every Captain is cleared out and a game may never end.
-    first_mate_on_empty_pile: bool = True
+    #: Beyond RULINGS (off by default, as RULINGS says "only on a Captain"): a First Mate may start
+    #: an empty pile, then a plain 9. Turning it on ends most forced cycles (see the env docstring).
+    first_mate_on_empty_pile: bool = False
     #: Assumption: a Porthole may start an empty pile (it copies nothing: value 0).
     porthole_on_empty_pile: bool = True
     #: Assumption: Reverse and Skip ``"keep"`` the pile's value and mode (``"reset"``: value 0).
@@ -142,7 +142,7 @@ class Config:
     #: Assumption: the player of Walk the Plank plays again on the empty pile.
     plank_plays_again: bool = True
     first_mate_only_on_captain: bool = True
-    first_mate_on_empty_pile: bool = True
+    first_mate_on_empty_pile: bool = False
     porthole_on_empty_pile: bool = True
     reverse_skip_value: str = "keep"
     captain_counts_in_runs: bool = True

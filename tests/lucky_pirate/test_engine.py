@@ -225,8 +225,12 @@ def test_chosen_deal_errors():
 
 
 def test_turn_limit_truncates():
-    game = start([{"hand": ["first_mate"], **FILLER}, {"hand": ["first_mate"], **FILLER}], max_turns=3)
-    play(game, "first_mate")  # a First Mate may start an empty pile
+    game = start(
+        [{"hand": ["first_mate"], **FILLER}, {"hand": ["first_mate"], **FILLER}],
+        max_turns=3,
+        first_mate_on_empty_pile=True,
+    )
+    play(game, "first_mate")  # with the option, a First Mate may start an empty pile
     assert legal(game) == ["pick up the pile"]  # a First Mate only goes on a Captain
     game.apply(PICK_UP)
     assert hand(game, 1) == {"first_mate": 2} and not game.done
@@ -314,3 +318,9 @@ def test_chosen_up_cards_are_laid_in_turn_and_hidden_until_all_are_laid():
     assert game.hand_size.tolist() == [12, 12, 12] and game.current_player == 0
     assert game.view(1).up[2].sum() == 4
     assert legal(game)[0].startswith("play ")
+
+
+def test_by_default_a_first_mate_cannot_start_a_pile():
+    """RULINGS: the First Mate is playable only on a Captain, so not on an empty pile."""
+    game = start([{"hand": ["first_mate", "2"], **FILLER}, {"hand": ["6"], **FILLER}])
+    assert legal(game) == ["play 1 x 2"]

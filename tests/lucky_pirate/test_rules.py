@@ -33,10 +33,9 @@ def test_empty_pile_takes_any_card_and_every_set_size():
         ("3", 1),
         ("3", 2),
         ("captain", 1),
-        ("first_mate", 1),
     ]
-    strict = PileRules(first_mate_on_empty_pile=False)
-    assert legal_plays([], ["first_mate"], strict) == []
+    lenient = PileRules(first_mate_on_empty_pile=True)
+    assert legal_plays([], ["first_mate"], lenient) == [("first_mate", 1)]
     assert legal_plays([], ["porthole"], PileRules(porthole_on_empty_pile=False)) == []
 
 
