@@ -5,9 +5,10 @@
 Prints learner steps per second of ``MaskablePPO.learn`` (rollouts and gradient updates
 together, after one warm-up rollout) for
 
-* ours: ``skull_king_v0`` with 4 players through ``experiments.vec_env`` (``--num-envs``
-  envs over ``--workers`` processes, default network and PPO settings of
-  ``experiments.train``, the default opponent pool);
+* ours: ``skull_king_v0`` with 4 players (``--env-id``, ``--num-players``) through
+  ``experiments.vec_env`` (``--num-envs`` envs over ``--workers`` processes, the default
+  network and PPO settings of ``experiments.train``, the default opponent pool with one
+  snapshot of the learner; opponents with no agent for the game are dropped);
 * the tutorial: PettingZoo's ``sb3_connect_four_action_mask.py`` pattern, one
   ``connect_four_v3`` env behind its ``SB3ActionMaskWrapper`` and ``ActionMasker``, default
   ``MaskablePPO`` (there every move of either player is a learner step).
@@ -71,16 +72,16 @@ def timed_learn(model: MaskablePPO, timesteps: int, warmup: int) -> float:
     return timesteps / (time.perf_counter() - start)
 
 
-def bench_ours(timesteps: int, num_envs: int, workers: int, threads: int) -> float:
+def bench_ours(timesteps: int, num_envs: int, workers: int, threads: int, env_id: str, num_players: int) -> float:
     defaults = TrainArgs()
     torch.set_num_threads(threads)
     vec = make_vec_env(
-        "skull_king_v0",
+        env_id,
         num_envs,
         workers,
         seed=0,
         opponents=parse_weights(defaults.opponents),
-        env_kwargs={"num_players": 4},
+        env_kwargs={"num_players": num_players},
     )
     model = MaskablePPO(
         "MlpPolicy",
@@ -116,12 +117,15 @@ def main() -> None:
     parser.add_argument("--num-envs", type=int, default=16)
     parser.add_argument("--workers", type=int, default=2, help="env processes (0: in this process)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
+    parser.add_argument("--env-id", default="skull_king_v0", help="our env")
+    parser.add_argument("--num-players", type=int, default=4)
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
-    ours = bench_ours(args.timesteps, args.num_envs, args.workers, args.threads)
+    ours = bench_ours(args.timesteps, args.num_envs, args.workers, args.threads, args.env_id, args.num_players)
     tutorial = bench_tutorial(args.tutorial_timesteps, args.threads)
-    print(f"ours: skull_king_v0 4 players, {args.num_envs} envs / {args.workers} workers: {ours:8.0f} learner steps/s")
-    print(f"tutorial: connect_four_v3, one env, default MaskablePPO:          {tutorial:8.0f} learner steps/s")
+    setup = f"{args.env_id} {args.num_players} players, {args.num_envs} envs / {args.workers} workers"
+    print(f"ours: {setup}: {ours:8.0f} learner steps/s")
+    print(f"tutorial: connect_four_v3, one env, default MaskablePPO: {tutorial:8.0f} learner steps/s")
     print(f"ratio: {ours / tutorial:.2f}x")
 
 

@@ -16,7 +16,8 @@ are drawn from ``--opponents`` (``self`` = frozen snapshots of the learner, adde
 
 ``--resume <run folder>`` continues its latest checkpoint up to ``--total-timesteps`` with the
 saved config (the snapshot pool restarts from the resumed policy). An existing run folder is
-never reused without ``--resume`` or ``--overwrite`` (which deletes its checkpoints and tables).
+never reused without ``--resume`` or ``--overwrite`` (which deletes its checkpoints, tables and
+TensorBoard events).
 """
 
 from __future__ import annotations
@@ -225,6 +226,8 @@ def prepare_run(args: TrainArgs) -> tuple[TrainArgs, Path]:
             raise ValueError(f"run folder {run_dir} exists: pass --resume {run_dir}, --overwrite or another --run-name")
         for stale in ("checkpoints", "eval"):
             shutil.rmtree(run_dir / stale, ignore_errors=True)
+        for events in run_dir.glob("events.out.tfevents.*"):
+            events.unlink()
     run_dir.mkdir(parents=True, exist_ok=True)
     return args, run_dir
 

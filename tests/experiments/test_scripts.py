@@ -83,3 +83,24 @@ def test_play_ends_on_end_of_input_and_finishes_a_game():
     )
     assert full.returncode == 0, full.stderr
     assert "game over; scores" in full.stdout
+
+
+def test_seeded_training_runs_repeat(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    import numpy as np
+
+    from agents.policy_agent import load_checkpoint
+    from experiments.train import main
+
+    def final_logits(name: str, seed: int) -> np.ndarray:
+        tiny = ["--num-envs", "2", "--num-workers", "0", "--n-steps", "32", "--batch-size", "32", "--n-epochs", "1"]
+        args = ["--out-dir", str(tmp_path), "--run-name", name, "--total-timesteps", "64", "--eval-every", "0"]
+        game = ["--env-id", "skull_king_v0", "--env-kwargs", "num_hands=1", "--opponents", "random", "self"]
+        evaluation = ["--eval-games", "1", "--eval-opponents", "random"]
+        main([*tiny, *args, *game, *evaluation, "--seed", str(seed), "--no-progress"])
+        policy, _ = load_checkpoint(str(tmp_path / name / "checkpoints" / "latest.zip"))
+        return policy.logits(np.linspace(-1, 1, policy.obs_size, dtype=np.float32))
+
+    first = final_logits("a", 5)
+    np.testing.assert_array_equal(first, final_logits("b", 5))
+    assert not np.array_equal(first, final_logits("c", 6))
