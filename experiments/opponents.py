@@ -41,6 +41,16 @@ def parse_weights(specs: list[str]) -> dict[str, float]:
     return weights
 
 
+def available(name: str, env_id: str, env: Any, where: str) -> bool:
+    """Whether the registry can build agent ``name`` for ``env_id``; warns (naming ``where``) if not."""
+    try:
+        make_agent(name, env_id, seed=0, env=env)
+    except (ValueError, ImportError) as error:
+        warnings.warn(f"agent {name!r} dropped from {where}: {error}", stacklevel=3)
+        return False
+    return True
+
+
 class OpponentPool:
     """Draws opponents for one env; agents are built once per (kind, seat) and reused."""
 
@@ -64,13 +74,7 @@ class OpponentPool:
             raise ValueError(f"opponents: none of {sorted(weights)} is available for {env_id}")
 
     def _available(self, name: str) -> bool:
-        """Whether the registry can build ``name`` for this env (warns and drops it if not)."""
-        try:
-            self._agents[(name, 0)] = make_agent(name, self.env_id, seed=0, env=self.env)
-        except (ValueError, ImportError) as error:
-            warnings.warn(f"opponent {name!r} dropped from the pool: {error}", stacklevel=3)
-            return False
-        return True
+        return available(name, self.env_id, self.env, "the opponent pool")
 
     def add_snapshot(self, policy: MlpPolicy) -> None:
         """Add a frozen copy of the learner (the oldest goes once ``max_snapshots`` are held)."""

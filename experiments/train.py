@@ -37,7 +37,7 @@ import pirate_envs
 from agents.policy_agent import SAMPLE_SUFFIX, policy_from_sb3
 from experiments.cli import parse_args
 from experiments.evaluate import markdown_table, run_tournament
-from experiments.opponents import SELF, parse_weights
+from experiments.opponents import SELF, available, parse_weights
 from experiments.plots import learning_curve
 from experiments.vec_env import make_vec_env
 
@@ -117,9 +117,11 @@ def seed_everything(seed: int, torch_threads: int) -> None:
 def evaluate_checkpoint(args: TrainArgs, checkpoint: Path, timesteps: int, run_dir: Path) -> list[dict[str, Any]]:
     """Tournaments of the checkpoint against each evaluation opponent; rows of the history."""
     env_kwargs = parse_env_kwargs(args.env_kwargs)
+    env = pirate_envs.make(args.env_id, raw=True, **env_config(args))
+    opponents = [name for name in args.eval_opponents if available(name, args.env_id, env, "the evaluation")]
     learner = f"ppo:{checkpoint}" + (SAMPLE_SUFFIX if args.eval_sample else "")
     rows, tables = [], []
-    for opponent in args.eval_opponents:
+    for opponent in opponents:
         lineup = [learner] + [opponent] * (args.num_players - 1)
         results, _ = run_tournament(args.env_id, lineup, args.eval_games, seed=10_000 + args.seed, **env_kwargs)
         for r in results:
