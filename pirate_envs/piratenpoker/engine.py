@@ -348,11 +348,13 @@ class PiratenpokerEngine(Engine):
                 self.cards[p, BID_ROW, action] += 1
                 self.hand_size[p] -= 1
                 self.bid_names[p].append(POKER_NAMES[action])
-                if previous_mask is not None:  # the same bidder: only three entries change
+                if previous_mask is not None:  # the same bidder: at most three entries change
                     mask = previous_mask.copy()
-                    mask[action] = left > 0
-                    mask[COMMIT] = 1
-                    mask[PASS] = 0
+                    if not left:
+                        mask[action] = 0
+                    if len(self.bid_names[p]) == 1:  # his first card: he may commit, no longer pass
+                        mask[COMMIT] = 1
+                        mask[PASS] = 0
                     self._mask = _readonly(mask)
                 return  # nothing public changed
             if action == PASS:
