@@ -274,9 +274,12 @@ def train(args: TrainArgs) -> Path:
     model.set_logger(configure(str(run_dir), ["csv", "tensorboard"]))
     callback = build_callback(args, run_dir)
     remaining = args.total_timesteps - model.num_timesteps
+    if remaining <= 0:
+        vec_env.close()
+        print(f"{run_dir} already has {model.num_timesteps} learner steps (--total-timesteps {args.total_timesteps})")
+        return run_dir
     start = time.perf_counter()
-    if remaining > 0:
-        model.learn(remaining, callback=callback, progress_bar=args.progress, reset_num_timesteps=not args.resume)
+    model.learn(remaining, callback=callback, progress_bar=args.progress, reset_num_timesteps=not args.resume)
     elapsed = time.perf_counter() - start
     save_checkpoint(model, run_dir, args, model.num_timesteps)
     if not any(row["timesteps"] == model.num_timesteps for row in callback.history):
@@ -285,7 +288,7 @@ def train(args: TrainArgs) -> Path:
     summary = {
         "timesteps": model.num_timesteps,
         "learn_wall_s": round(elapsed, 1),  # evaluations during training included
-        "steps_per_s": round(max(remaining, 0) / max(elapsed, 1e-9)),
+        "steps_per_s": round(remaining / max(elapsed, 1e-9)),
     }
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     print(f"run folder: {run_dir}\n{json.dumps(summary)}")
