@@ -94,12 +94,14 @@ def test_random_games_are_sound(env_id):
 
 
 def test_score_mode_rewards_sum_to_scaled_scores(env_id):
+    """Every score change is paid, including one that happens inside reset."""
     env = pirate_envs.make(env_id, raw=True, reward_mode="score")
-    env.reset(seed=3)
-    totals = play_random_game(env, np.random.default_rng(3))
-    expected = (env.game.scores() - 0.0) * env.SCORE_SCALE
-    for i, agent in enumerate(env.possible_agents):
-        assert totals[agent] == pytest.approx(expected[i], abs=1e-6)
+    for seed in range(20):
+        env.reset(seed=seed)
+        totals = play_random_game(env, np.random.default_rng(seed))
+        expected = env.game.scores() * env.SCORE_SCALE
+        for i, agent in enumerate(env.possible_agents):
+            assert totals[agent] == pytest.approx(expected[i], abs=1e-6), f"seed {seed}, {agent}"
 
 
 def test_observations_fit_their_space(env_id):

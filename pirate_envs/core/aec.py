@@ -110,7 +110,9 @@ class PirateAECEnv(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self._obs_cache.clear()
         self._mask = None
-        self._scores = self.game.scores()
+        # every game starts from zero: a score change inside the engine's reset (a first Kapern
+        # turn that ends on its opening roll, say) is paid by the _after_game_step below
+        self._scores = np.zeros(self.game.num_players)
         self.agent_selection = self.possible_agents[self.game.current_player]
         self._after_game_step()
 
