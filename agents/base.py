@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -31,17 +32,22 @@ def sample_legal(mask: np.ndarray, rng: np.random.Generator, blocks: Sequence[tu
     over all legal actions. Sampling by block keeps a huge block (Piraten Kapern's 2073
     re-rolls) from drowning a small one (its single ``stop``).
     """
-    legal = np.flatnonzero(mask)
+    legal = mask.view(np.bool_).nonzero()[0]  # a 0/1 int8 mask read as bool: 5x faster
     if legal.size == 0:
         raise ValueError("no legal action in the mask: is it this agent's turn?")
     if len(blocks) > 1:
-        bounds = [start for start, _ in blocks] + [blocks[-1][1]]
-        positions = np.searchsorted(legal, bounds).tolist()
+        positions = legal.searchsorted(_block_bounds(tuple(blocks))).tolist()
         present = [b for b in range(len(blocks)) if positions[b + 1] > positions[b]]
         if len(present) > 1:
-            b = present[int(rng.integers(len(present)))]
-            return int(legal[positions[b] + int(rng.integers(positions[b + 1] - positions[b]))])
-    return int(legal[rng.integers(legal.size)])
+            b = present[int(rng.random() * len(present))]
+            return int(legal[positions[b] + int(rng.random() * (positions[b + 1] - positions[b]))])
+    return int(legal[int(rng.random() * legal.size)])
+
+
+@functools.cache
+def _block_bounds(blocks: tuple[tuple[int, int], ...]) -> np.ndarray:
+    """Start of every block and the end of the last, for ``searchsorted``."""
+    return np.array([start for start, _ in blocks] + [blocks[-1][1]])
 
 
 class RandomAgent:
@@ -55,7 +61,7 @@ class RandomAgent:
 
     def __init__(self, seed: int | None = None, blocks: Sequence[tuple[int, int]] = ()):
         self.rng = np.random.default_rng(seed)
-        self.blocks = list(blocks)
+        self.blocks = tuple((int(start), int(stop)) for start, stop in blocks)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
@@ -65,6 +71,6 @@ class RandomAgent:
         return sample_legal(observation["action_mask"], self.rng, self.blocks)
 
 
-def action_blocks(env: Any) -> list[tuple[int, int]]:
+def action_blocks(env: Any) -> tuple[tuple[int, int], ...]:
     """The ``(start, stop)`` ranges of an env's action table (wrapped or raw)."""
-    return [(b.start, b.stop) for b in env.unwrapped.actions.blocks]
+    return tuple((b.start, b.stop) for b in env.unwrapped.actions.blocks)

@@ -11,8 +11,9 @@ A game declares its layout once, for example::
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -25,11 +26,11 @@ class Piece:
     shape: tuple[int, ...]
     start: int
     description: str = ""
+    #: Number of floats the piece occupies.
+    size: int = field(init=False)
 
-    @property
-    def size(self) -> int:
-        """Number of floats the piece occupies."""
-        return int(np.prod(self.shape, dtype=np.int64))
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "size", math.prod(self.shape))
 
     @property
     def stop(self) -> int:

@@ -39,7 +39,8 @@ def _reroll_vectors() -> np.ndarray:
 
 #: Row ``i`` is the per-face count vector of re-roll action ``REROLL_OFFSET + i``.
 REROLL_VECTORS = _reroll_vectors()
-REROLL_DIE_COUNTS = REROLL_VECTORS.sum(axis=1)
+#: The same rows as Python tuples, for the engine's hot path.
+REROLL_TUPLES: tuple[tuple[int, ...], ...] = tuple(tuple(int(x) for x in v) for v in REROLL_VECTORS)
 
 
 def _reroll_label(vector: np.ndarray) -> str:
@@ -60,7 +61,7 @@ REROLL_OFFSET = ACTIONS.offset("reroll")
 CHEST_PUT_OFFSET = ACTIONS.offset("chest_put")
 CHEST_TAKE_OFFSET = ACTIONS.offset("chest_take")
 NUM_ACTIONS = len(ACTIONS)
-_VECTOR_INDEX = {tuple(int(x) for x in v): i for i, v in enumerate(REROLL_VECTORS)}
+_VECTOR_INDEX = {v: i for i, v in enumerate(REROLL_TUPLES)}
 
 
 def reroll_action(counts: tuple[int, ...] | list[int]) -> int:
@@ -71,6 +72,6 @@ def reroll_action(counts: tuple[int, ...] | list[int]) -> int:
     return REROLL_OFFSET + _VECTOR_INDEX[key]
 
 
-def reroll_counts(action: int) -> np.ndarray:
+def reroll_counts(action: int) -> tuple[int, ...]:
     """The per-face counts re-rolled by a re-roll action."""
-    return REROLL_VECTORS[action - REROLL_OFFSET]
+    return REROLL_TUPLES[action - REROLL_OFFSET]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import functools
+from operator import itemgetter
 
 import numpy as np
 
 from pirate_envs.core.observation import ObservationLayout
-from pirate_envs.piraten_kapern.scoring import CARD_INDEX, CARDS, NUM_DICE, NUM_FACES, card_skulls
+from pirate_envs.piraten_kapern.scoring import CARDS, NUM_DICE, NUM_FACES, card_skulls
 from pirate_envs.piraten_kapern.view import KapernView
 
 POINTS_SCALE = 1000.0  # turn points are given in thousands
@@ -37,85 +37,59 @@ def build_layout(num_players: int) -> ObservationLayout:
     )
 
 
-class KapernEncoder:
-    """Encodes views into observation vectors.
+def _one_hots(size: int) -> tuple[tuple[float, ...], ...]:
+    """``_one_hots(n)[i]`` is the one-hot tuple of ``i`` among ``n``."""
+    return tuple(tuple(float(i == j) for j in range(size)) for i in range(size))
 
-    The vector has two halves that change at different rates: the turn in play (card, dice,
-    chest...) and the table (scores, final round, deck). Each half is memoised on the view
-    fields it reads, so most observations only join two cached lists.
+
+_CARD_ONE_HOT = dict(zip(CARDS, _one_hots(len(CARDS))))
+_DECK_FRACTION = tuple(k / DECK_SCALE for k in range(64))
+#: Free or chest dice counts -> their fractions of eight (every count tuple there is, 1716 at most).
+_DICE_FRACTIONS: dict[tuple[int, ...], tuple[float, ...]] = {}
+
+
+def _dice_fractions(counts: tuple[int, ...]) -> tuple[float, ...]:
+    """``counts / 8`` as a tuple, memoised."""
+    fractions = _DICE_FRACTIONS.get(counts)
+    if fractions is None:
+        fractions = _DICE_FRACTIONS[counts] = tuple(k / NUM_DICE for k in counts)
+    return fractions
+
+
+class KapernEncoder:
+    """Encodes views into observation vectors: one tuple concatenation, one array.
+
+    The pieces are joined in the layout's order (a test checks every piece by name).
     """
 
     def __init__(self, layout: ObservationLayout):
         self.layout = layout
-        self.turn_size = layout.piece("scores").start
-        self.table_size = layout.size - self.turn_size
-        self._turn_part = functools.lru_cache(maxsize=1 << 16)(self._encode_turn)
-        self._table_part = functools.lru_cache(maxsize=1 << 10)(self._encode_table)
+        n = self.num_players = layout.piece("on_turn").size
+        self._on_turn = _one_hots(n)
+        self._orders = [[(seat + k) % n for k in range(n)] for seat in range(n)]
 
     def __call__(self, view: KapernView) -> np.ndarray:
-        n = view.num_players
-        turn = self._turn_part(
-            (view.current_player - view.seat) % n,
-            view.card,
-            view.free,
-            view.chest,
-            view.rolls,
-            view.sorceress_used,
-            view.island,
-            view.island_skulls,
-            view.turn_points,
-        )
-        table = self._table_part(
-            view.seat, view.scores, view.target_score, view.final_trigger, view.final_turns_left, view.deck_counts
-        )
-        return np.array(turn + table, dtype=np.float32)
-
-    def _encode_turn(
-        self,
-        on_turn: int,
-        card: str,
-        free: tuple[int, ...],
-        chest: tuple[int, ...],
-        rolls: int,
-        sorceress_used: bool,
-        island: bool,
-        island_skulls: int,
-        turn_points: int,
-    ) -> tuple[float, ...]:
-        n = self.layout.piece("on_turn").size
-        vec = [0.0] * self.turn_size
-        vec[on_turn] = 1.0
-        base = n
-        vec[base + CARD_INDEX[card]] = 1.0
-        base += len(CARDS)
-        for face in range(NUM_FACES):
-            vec[base + face] = free[face] / NUM_DICE
-            vec[base + NUM_FACES + face] = chest[face] / NUM_DICE
-        base += 2 * NUM_FACES
-        skulls = island_skulls if island else free[-1] + card_skulls(card)
-        vec[base : base + 5] = [
-            rolls / ROLLS_SCALE,
-            float(card == "sorceress" and not sorceress_used),
-            float(island),
-            skulls / NUM_DICE,
-            turn_points / POINTS_SCALE,
-        ]
-        return tuple(vec)
-
-    def _encode_table(
-        self,
-        seat: int,
-        scores: tuple[int, ...],
-        target: int,
-        final_trigger: int | None,
-        final_turns_left: tuple[bool, ...],
-        deck_counts: tuple[int, ...],
-    ) -> tuple[float, ...]:
-        n = len(scores)
-        order = [(seat + k) % n for k in range(n)]
-        return (
-            *(scores[s] / target for s in order),
-            float(final_trigger is not None),
-            *(float(final_turns_left[s]) for s in order),
-            *(count / DECK_SCALE for count in deck_counts),
+        seat = view.seat
+        order = self._orders[seat]
+        card = view.card
+        skulls = view.island_skulls if view.island else view.free[-1] + card_skulls(card)
+        target = view.target_score
+        scores, left = view.scores, view.final_turns_left
+        return np.array(
+            self._on_turn[order.index(view.current_player)]
+            + _CARD_ONE_HOT[card]
+            + _dice_fractions(view.free)
+            + _dice_fractions(view.chest)
+            + (
+                view.rolls / ROLLS_SCALE,
+                float(card == "sorceress" and not view.sorceress_used),
+                float(view.island),
+                skulls / NUM_DICE,
+                view.turn_points / POINTS_SCALE,
+            )
+            + tuple([scores[s] / target for s in order])
+            + (float(view.final_trigger is not None),)
+            + tuple([float(left[s]) for s in order])
+            + itemgetter(*view.deck_counts)(_DECK_FRACTION),
+            dtype=np.float32,
         )

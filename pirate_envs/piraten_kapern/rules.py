@@ -126,15 +126,24 @@ def _roll_with(rng: np.random.Generator) -> DiceSource:
     return roll
 
 
+def _read_only(mask: np.ndarray) -> np.ndarray:
+    mask.flags.writeable = False
+    return mask
+
+
+#: The mask when only stopping is legal.
+_STOP_ONLY = _read_only(np.eye(1, NUM_ACTIONS, STOP, dtype=np.int8)[0])
+
+
 @functools.cache
-def _reroll_mask(coin: int, diamond: int, monkey: int, parrot: int, sabre: int, skull_ok: bool) -> np.ndarray:
-    """Mask of the re-roll block (stop and chest moves zero) for these free non-skull dice."""
+def _rolling_mask(coin: int, diamond: int, monkey: int, parrot: int, sabre: int, skull_ok: bool) -> np.ndarray:
+    """Stop plus every re-roll these free non-skull dice allow (no chest moves); read-only."""
     free = np.array([coin, diamond, monkey, parrot, sabre])
     fits = (REROLL_VECTORS[:, :SKULL] <= free).all(axis=1) & (REROLL_VECTORS[:, SKULL] <= int(skull_ok))
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask[STOP] = 1
     mask[REROLL_OFFSET : REROLL_OFFSET + len(REROLL_VECTORS)] = fits
-    mask.flags.writeable = False
-    return mask
+    return _read_only(mask)
 
 
 @dataclass
@@ -240,24 +249,21 @@ class KapernEngine(Engine):
 
     # ------------------------------------------------------------------ legal actions
     def legal_mask(self) -> np.ndarray:
-        """Legal actions of the current player (a new array)."""
+        """Legal actions of the current player (read-only; shared between equal states)."""
         t = self.turn
         free = t.free
-        may_reroll = self._may_reroll()
+        if not self._may_reroll():
+            return _STOP_ONLY
         if self.phase is Phase.ISLAND:
-            skull_ok = chest_ok = False
-        else:
-            skull_ok = t.card == "sorceress" and not t.sorceress_used and free[SKULL] > 0
-            chest_ok = t.card == "treasure_chest" and t.chest_moves < MAX_CHEST_MOVES_PER_ROLL
-        if may_reroll:
-            mask = _reroll_mask(free[COIN], free[DIAMOND], free[MONKEY], free[PARROT], free[SABRE], skull_ok).copy()
-        else:
-            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        mask[STOP] = 1
-        if chest_ok:
+            return _rolling_mask(free[COIN], free[DIAMOND], free[MONKEY], free[PARROT], free[SABRE], False)
+        skull_ok = t.card == "sorceress" and not t.sorceress_used and free[SKULL] > 0
+        mask = _rolling_mask(free[COIN], free[DIAMOND], free[MONKEY], free[PARROT], free[SABRE], skull_ok)
+        if t.card == "treasure_chest" and t.chest_moves < MAX_CHEST_MOVES_PER_ROLL:
+            mask = mask.copy()
             for i, face in enumerate(NON_SKULL_FACES):
                 mask[CHEST_PUT_OFFSET + i] = free[face] > 0
                 mask[CHEST_TAKE_OFFSET + i] = t.chest[face] > 0
+            mask.flags.writeable = False
         return mask
 
     def _may_reroll(self) -> bool:
@@ -286,16 +292,12 @@ class KapernEngine(Engine):
         else:
             self._reroll(reroll_counts(action))
 
-    def _reroll(self, counts: np.ndarray) -> None:
+    def _reroll(self, counts: tuple[int, ...]) -> None:
         t = self.turn
-        n = int(counts.sum())
-        for face in range(NUM_FACES):
-            t.free[face] -= int(counts[face])
         if counts[SKULL]:
             t.sorceress_used = True
-        rolled = self.roll_dice(n)
-        for face in range(NUM_FACES):
-            t.free[face] += rolled[face]
+        rolled = self.roll_dice(sum(counts))
+        t.free = [f - c + r for f, c, r in zip(t.free, counts, rolled)]
         t.rolls += 1
         t.chest_moves = 0
         if self.phase is Phase.ISLAND:
