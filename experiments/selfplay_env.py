@@ -74,7 +74,9 @@ class SelfPlayEnv(gymnasium.Env):
             for agent in self._seat_agents:
                 if agent is not None:
                     agent.reset(int(rng.integers(2**31)))
-            self._pending_reward = self._reset_reward() + self._play_opponents()
+            # the raw reset pays score changes inside the engine's reset (a Kapern first turn
+            # resolved by its opening roll) as rewards of that moment
+            self._pending_reward = raw.rewards[self.learner] + self._play_opponents()
             if not game.done:
                 return raw.observe(self.learner)["observation"], {"seat": seat}
         raise RuntimeError(f"{self.env_id}: {MAX_EMPTY_EPISODES} games in a row ended before the learner's first move")
@@ -114,17 +116,6 @@ class SelfPlayEnv(gymnasium.Env):
             raw.step(action)
             total += raw.rewards[learner]
         return total
-
-    def _reset_reward(self) -> float:
-        """The learner's reward for what happened inside the engine's ``reset``.
-
-        In score mode this is his score after the reset (scores start at 0): an engine may
-        resolve a first turn with no decision in it (Piraten Kapern's three skulls on the first
-        roll), and the raw env's reset pays no reward for it.
-        """
-        if self.raw.reward_mode == "score":
-            return float(self.game.scores()[self.learner_seat]) * self.raw.SCORE_SCALE
-        return self.raw.rewards[self.learner]
 
     def _final_info(self) -> dict[str, Any]:
         """The learner's seat, final score and share of the win."""

@@ -136,8 +136,7 @@ class PirateAECEnv(AECEnv):
 
     def is_legal(self, action: Any) -> bool:
         """Whether ``action`` is legal for the agent on turn."""
-        legal = self._legal_mask()
-        return action is not None and 0 <= int(action) < len(legal) and bool(legal[int(action)])
+        return action is not None and 0 <= action < self.num_actions and bool(self._legal_mask()[action])
 
     def end_on_illegal_move(self, agent: str, reward: float) -> None:
         """End the game because ``agent`` chose an illegal action (PettingZoo's convention)."""
@@ -153,15 +152,18 @@ class PirateAECEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self.game
         if not self.is_legal(action):
             raise IllegalActionError(
                 -1 if action is None else int(action),
                 np.flatnonzero(self._legal_mask()).tolist(),
                 self.action_to_string,
             )
+        self.apply_legal(agent, int(action))
+
+    def apply_legal(self, agent: str, action: int) -> None:
+        """Play ``action`` for ``agent``, the agent on turn, already checked to be legal."""
         self._cumulative_rewards[agent] = 0.0
-        game.apply(int(action))
+        self.game.apply(action)
         self._obs_cache.clear()
         self._mask = None
         self._after_game_step()
@@ -172,23 +174,22 @@ class PirateAECEnv(AECEnv):
         agents = self.possible_agents
         if self.reward_mode == "score":
             scores = game.scores()
-            delta = (scores - self._scores) * self.SCORE_SCALE
+            delta = ((scores - self._scores) * self.SCORE_SCALE).tolist()
             self._scores = scores
-            for i, a in enumerate(agents):
-                self.rewards[a] = float(delta[i])
-        else:
-            for a in agents:
-                self.rewards[a] = 0.0
-            if game.terminated:
-                for a, r in zip(agents, win_rewards(game.winners(), len(agents))):
-                    self.rewards[a] = float(r)
+            for a, r in zip(agents, delta):
+                self.rewards[a] = r
+            self._accumulate_rewards()
+        elif game.terminated:
+            for a, r in zip(agents, win_rewards(game.winners(), len(agents)).tolist()):
+                self.rewards[a] = r
+            self._accumulate_rewards()
+        # (win mode before the end: every reward is still the 0.0 set by reset)
         if game.done:
             for a in agents:
                 self.terminations[a] = game.terminated
                 self.truncations[a] = game.truncated and not game.terminated
         else:
             self.agent_selection = agents[game.current_player]
-        self._accumulate_rewards()
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -280,7 +281,7 @@ class PirateWrapper(wrappers.OrderEnforcingWrapper):
             return
         assert isinstance(action, (int, np.integer)) and 0 <= action < raw.num_actions, "action is not in action space"
         if raw.is_legal(action):
-            raw.step(action)
+            raw.apply_legal(agent, int(action))
         else:
             EnvLogger.warn_on_illegal_move()
             raw.end_on_illegal_move(agent, ILLEGAL_MOVE_REWARD)
