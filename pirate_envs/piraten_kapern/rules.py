@@ -135,11 +135,16 @@ def _read_only(mask: np.ndarray) -> np.ndarray:
 _STOP_ONLY = _read_only(np.eye(1, NUM_ACTIONS, STOP, dtype=np.int8)[0])
 
 
+#: ``_FITS[face][k]``: which re-roll rows take at most ``k`` dice of ``face`` (skull last).
+_FITS = [[REROLL_VECTORS[:, face] <= k for k in range(NUM_DICE + 1)] for face in range(NUM_FACES)]
+
+
 @functools.cache
 def _rolling_mask(coin: int, diamond: int, monkey: int, parrot: int, sabre: int, skull_ok: bool) -> np.ndarray:
     """Stop plus every re-roll these free non-skull dice allow (no chest moves); read-only."""
-    free = np.array([coin, diamond, monkey, parrot, sabre])
-    fits = (REROLL_VECTORS[:, :SKULL] <= free).all(axis=1) & (REROLL_VECTORS[:, SKULL] <= int(skull_ok))
+    fits = _FITS[SKULL][int(skull_ok)].copy()
+    for face, k in zip(NON_SKULL_FACES, (coin, diamond, monkey, parrot, sabre)):
+        fits &= _FITS[face][k]
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
     mask[STOP] = 1
     mask[REROLL_OFFSET : REROLL_OFFSET + len(REROLL_VECTORS)] = fits
