@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import gymnasium
 import numpy as np
@@ -25,6 +25,15 @@ from pirate_envs.core.render import seat_name
 from pirate_envs.core.rewards import REWARD_MODES, win_rewards
 
 ILLEGAL_MOVE_REWARD = -1.0
+
+
+class Encoder(Protocol):
+    """Turns a game's views into observation vectors laid out by ``layout``."""
+
+    layout: ObservationLayout
+
+    def __call__(self, view: Any) -> np.ndarray:
+        """The ``float32`` observation vector of ``view``."""
 
 
 def config_from_kwargs(config_cls: type, kwargs: dict[str, Any]) -> Any:
@@ -65,7 +74,8 @@ class PirateAECEnv(AECEnv):
         self.possible_agents = [seat_name(i) for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         self.actions = self.ENGINE.ACTIONS
-        self.observation_layout: ObservationLayout = self.build_layout()
+        self.encode: Encoder = self.make_encoder()
+        self.observation_layout: ObservationLayout = self.encode.layout
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(-np.inf, np.inf, (self.observation_layout.size,), np.float32),
@@ -82,13 +92,9 @@ class PirateAECEnv(AECEnv):
         self._rng = np.random.default_rng()
         self._scores = np.zeros(n)
 
-    # ----------------------------------------------------------------- game hooks
-    def build_layout(self) -> ObservationLayout:
-        """The observation layout for ``self.config``."""
-        raise NotImplementedError
-
-    def encode(self, view: Any) -> np.ndarray:
-        """The observation vector of a view."""
+    # ----------------------------------------------------------------- game hook
+    def make_encoder(self) -> Encoder:
+        """The game's observation encoder for ``self.config`` (``encode(view)`` calls it)."""
         raise NotImplementedError
 
     # ----------------------------------------------------------------- PettingZoo API

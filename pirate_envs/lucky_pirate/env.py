@@ -132,14 +132,10 @@ v0: first release.
 
 from __future__ import annotations
 
-import numpy as np
-
 from pirate_envs.core.aec import PirateAECEnv
-from pirate_envs.core.observation import ObservationLayout
 from pirate_envs.lucky_pirate.engine import LuckyPirateEngine
 from pirate_envs.lucky_pirate.observation import LuckyPirateEncoder, build_layout
 from pirate_envs.lucky_pirate.rules import Config
-from pirate_envs.lucky_pirate.view import LuckyPirateView
 
 #: Score mode pays +1 per game won (the score is the number of games won).
 SCORE_SCALE = 1.0
@@ -153,10 +149,5 @@ class raw_env(PirateAECEnv):
     ENGINE = LuckyPirateEngine
     SCORE_SCALE = SCORE_SCALE
 
-    def build_layout(self) -> ObservationLayout:
-        layout = build_layout(self.config)
-        self._encoder = LuckyPirateEncoder(layout, self.config)
-        return layout
-
-    def encode(self, view: LuckyPirateView) -> np.ndarray:
-        return self._encoder(view)
+    def make_encoder(self) -> LuckyPirateEncoder:
+        return LuckyPirateEncoder(build_layout(self.config), self.config)

@@ -58,6 +58,7 @@ class LuckyPirateEncoder:
     """Encodes views into observation vectors with precomputed offsets and scales."""
 
     def __init__(self, layout: ObservationLayout, config: Config):
+        self.layout = layout
         self.size = layout.size
         copies = max(config.deck.values())
         self.inv_deck = 1.0 / config.deck_size

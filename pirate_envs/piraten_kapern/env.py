@@ -89,13 +89,9 @@ v0: first release.
 
 from __future__ import annotations
 
-import numpy as np
-
 from pirate_envs.core.aec import PirateAECEnv
-from pirate_envs.core.observation import ObservationLayout
 from pirate_envs.piraten_kapern.observation import KapernEncoder, build_layout
 from pirate_envs.piraten_kapern.rules import KapernConfig, KapernEngine
-from pirate_envs.piraten_kapern.view import KapernView
 
 SCORE_SCALE = 1.0 / 1000.0
 
@@ -108,10 +104,5 @@ class raw_env(PirateAECEnv):
     ENGINE = KapernEngine
     SCORE_SCALE = SCORE_SCALE
 
-    def build_layout(self) -> ObservationLayout:
-        layout = build_layout(self.config.num_players)
-        self._encoder = KapernEncoder(layout)
-        return layout
-
-    def encode(self, view: KapernView) -> np.ndarray:
-        return self._encoder(view)
+    def make_encoder(self) -> KapernEncoder:
+        return KapernEncoder(build_layout(self.config.num_players))

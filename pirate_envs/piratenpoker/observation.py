@@ -139,7 +139,7 @@ class Encoder:
         self._status = layout["own_status"]
         self._starts = {p.name: p.start for p in layout.pieces}
 
-    def encode(self, view: View) -> np.ndarray:
+    def __call__(self, view: View) -> np.ndarray:
         """The observation vector of ``view`` (per-seat pieces relative to ``view.seat``)."""
         if view.table is not self._table:
             self._table_vec = self.encode_table(view.table)

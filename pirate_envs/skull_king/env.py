@@ -95,13 +95,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import numpy as np
-
 from pirate_envs.core.aec import PirateAECEnv
-from pirate_envs.core.observation import ObservationLayout
 from pirate_envs.skull_king.observation import Encoder, build_layout
 from pirate_envs.skull_king.rules import Config, SkullKingEngine
-from pirate_envs.skull_king.view import SkullKingView
 
 
 class raw_env(PirateAECEnv):
@@ -113,12 +109,5 @@ class raw_env(PirateAECEnv):
     #: Score-mode rewards: a hand's score (typically -100..+200) times 0.01.
     SCORE_SCALE = 0.01
 
-    def build_layout(self) -> ObservationLayout:
-        """The observation layout for this config."""
-        layout = build_layout(self.config)
-        self._encoder = Encoder(layout, self.config.num_players)
-        return layout
-
-    def encode(self, view: SkullKingView) -> np.ndarray:
-        """The observation vector of a view."""
-        return self._encoder(view)
+    def make_encoder(self) -> Encoder:
+        return Encoder(build_layout(self.config), self.config.num_players)
