@@ -398,25 +398,28 @@ class KapernEngine(Engine):
 
     def view(self, seat: int) -> KapernView:
         t = self.turn
-        return KapernView(
-            seat=seat,
-            num_players=self.num_players,
-            current_player=self.current_player,
-            phase=self.phase.value,
-            card=t.card,
-            free=tuple(t.free),
-            chest=tuple(t.chest),
-            rolls=t.rolls,
-            sorceress_used=t.sorceress_used,
-            island=t.island,
-            island_skulls=t.island_skulls,
-            chest_moves=t.chest_moves,
-            turn_points=self.turn_points,
-            scores=tuple(self._scores),
-            final_trigger=self.final_trigger,
-            final_turns_left=tuple(self.final_turns_left),
-            deck_counts=self.deck_counts(),
-            target_score=self.config.target_score,
+        # positional (in KapernView's field order): twice as fast as keywords, built every step
+        return KapernView._make(
+            (
+                seat,
+                self.num_players,
+                self.current_player,
+                self.phase.value,
+                t.card,
+                tuple(t.free),
+                tuple(t.chest),
+                t.rolls,
+                t.sorceress_used,
+                t.island,
+                t.island_skulls,
+                t.chest_moves,
+                self.turn_points,
+                tuple(self._scores),
+                self.final_trigger,
+                tuple(self.final_turns_left),
+                tuple(self._deck_counts),
+                self.config.target_score,
+            )
         )
 
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
