@@ -60,13 +60,6 @@ class ActionTable:
         """First action of block ``name``."""
         return self._by_name[name].start
 
-    def block_of(self, action: int) -> ActionBlock:
-        """The block that contains ``action``."""
-        for b in self.blocks:
-            if action in b:
-                return b
-        raise IndexError(f"action {action} is outside 0..{self.size - 1}")
-
     def to_string(self, action: int) -> str:
         """The label of ``action``."""
         if not 0 <= action < self.size:

@@ -417,7 +417,7 @@ class KapernEngine(Engine):
                 tuple(self._scores),
                 self.final_trigger,
                 tuple(self.final_turns_left),
-                tuple(self._deck_counts),
+                self.deck_counts(),
                 self.config.target_score,
             )
         )
