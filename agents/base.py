@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import functools
+import random
 from bisect import bisect_right
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -26,24 +28,31 @@ class Agent(Protocol):
         """Choose a legal action."""
 
 
-def sample_legal(mask: np.ndarray, rng: np.random.Generator, blocks: Sequence[tuple[int, int]] = ()) -> int:
+class RandomSource(Protocol):
+    """Anything with ``random() -> float`` in ``[0, 1)``: ``random.Random`` or a numpy Generator."""
+
+    def random(self) -> float: ...
+
+
+def sample_legal(mask: np.ndarray, rng: RandomSource, blocks: Sequence[tuple[int, int]] = ()) -> int:
     """A random legal action: a block with a legal action uniformly, then an action in it.
 
     ``blocks`` are ``(start, stop)`` ranges of the action table; with none, the draw is uniform
     over all legal actions. Sampling by block keeps a huge block (Piraten Kapern's 2073
-    re-rolls) from drowning a small one (its single ``stop``).
+    re-rolls) from drowning a small one (its single ``stop``). ``rng`` is best a
+    ``random.Random``: its ``random()`` costs a tenth of a numpy Generator's.
     """
     legal = mask.view(np.bool_).nonzero()[0]  # a 0/1 int8 mask read as bool: 5x faster
     n = legal.size
     if n == 0:
         raise ValueError("no legal action in the mask: is it this agent's turn?")
     if len(blocks) > 1 and n > 1:
-        starts, bounds = _block_bounds(tuple(blocks))
-        if bisect_right(starts, int(legal[0])) != bisect_right(starts, int(legal[-1])):  # several blocks
+        starts, bounds = _block_bounds(blocks if isinstance(blocks, tuple) else tuple(blocks))
+        if bisect_right(starts, legal[0]) != bisect_right(starts, legal[-1]):  # legal actions in several blocks
             positions = legal.searchsorted(bounds).tolist()
-            present = [b for b in range(len(blocks)) if positions[b + 1] > positions[b]]
-            b = present[int(rng.random() * len(present))]
-            return int(legal[positions[b] + int(rng.random() * (positions[b + 1] - positions[b]))])
+            present = [(lo, hi) for lo, hi in pairwise(positions) if hi > lo]
+            lo, hi = present[int(rng.random() * len(present))]
+            return int(legal[lo + int(rng.random() * (hi - lo))])
     return int(legal[int(rng.random() * n)])
 
 
@@ -64,12 +73,12 @@ class RandomAgent:
     name = "random"
 
     def __init__(self, seed: int | None = None, blocks: Sequence[tuple[int, int]] = ()):
-        self.rng = np.random.default_rng(seed)
+        self.rng = random.Random(seed)
         self.blocks = tuple((int(start), int(stop)) for start, stop in blocks)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
-            self.rng = np.random.default_rng(seed)
+            self.rng = random.Random(seed)
 
     def act(self, observation: dict[str, np.ndarray], view: Any = None) -> int:
         return sample_legal(observation["action_mask"], self.rng, self.blocks)

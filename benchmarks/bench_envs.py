@@ -15,11 +15,10 @@ of steps per wall-clock second, games per second, and steps per CPU-second of th
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import time
 from collections.abc import Callable
-
-import numpy as np
 
 import pirate_envs
 from agents.base import action_blocks, sample_legal
@@ -46,7 +45,7 @@ def reference_envs() -> dict[str, Callable]:
 def measure(make_env: Callable, seconds: float, seed: int = 0) -> tuple[float, float, float]:
     """Steps per wall second, games per wall second, steps per CPU second of random play."""
     env = make_env()
-    rng = np.random.default_rng(seed)
+    rng = random.Random(seed)
     env.reset(seed=seed)
     blocks = action_blocks(env) if hasattr(env.unwrapped, "actions") else ()
     steps = games = 0

@@ -116,6 +116,7 @@ def test_observations_fit_their_space(env_id):
             assert obs["observation"].shape == (env.observation_layout.size,)
             assert np.isfinite(obs["observation"]).all()
             assert obs["action_mask"].dtype == np.int8
+            assert not obs["action_mask"].flags.writeable  # shared with the engine: writing would corrupt it
 
     play_random_game(env, rng, check)
 

@@ -8,7 +8,7 @@ whose turn it is, which actions are legal and what the scores are.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, ClassVar, Protocol
 
 import gymnasium
@@ -87,6 +87,7 @@ class PirateAECEnv(AECEnv):
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self.num_actions = len(self.actions)
         self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
+        self._zero_mask.flags.writeable = False
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
         self._mask: np.ndarray | None = None
         self._rng = np.random.default_rng()
@@ -129,7 +130,7 @@ class PirateAECEnv(AECEnv):
         seat = self._seat[agent]
         game = self.game
         on_turn = seat == game.current_player and not game.done
-        mask = self._legal_mask().copy() if on_turn else self._zero_mask.copy()
+        mask = self._legal_mask() if on_turn else self._zero_mask  # both read-only: no copy needed
         obs = {"observation": self.encode(game.view(seat)), "action_mask": mask}
         self._obs_cache[agent] = obs
         return obs
@@ -257,6 +258,19 @@ class PirateWrapper(wrappers.OrderEnforcingWrapper):
     @property
     def max_num_agents(self) -> int:
         return len(self._raw.possible_agents)
+
+    def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
+        """The agent on turn until the game ends, as PettingZoo's order-enforcing iterator.
+
+        Between two agents the loop must call ``step`` (an assertion, as in PettingZoo). A
+        generator here costs a third of PettingZoo's two-class iterator chain.
+        """
+        raw = self._raw
+        while raw.agents and max_iter > 0:
+            max_iter -= 1
+            assert self._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+            self._has_updated = False
+            yield raw.agent_selection
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._has_reset:

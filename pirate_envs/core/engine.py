@@ -63,7 +63,11 @@ class Engine(ABC):
 
     @abstractmethod
     def legal_mask(self) -> np.ndarray:
-        """``int8`` mask over ``ACTIONS`` for ``current_player`` (a fresh or read-only array)."""
+        """Read-only ``int8`` mask over ``ACTIONS`` for ``current_player``.
+
+        The adapter hands it to the agents as is, so it must not be written to later; equal
+        states may share one array.
+        """
 
     @abstractmethod
     def apply(self, action: int) -> None:

@@ -382,6 +382,7 @@ class SkullKingEngine(Engine):
                 seat, led = self.current_player, self.led_suit
                 holds_led_suit = led != NO_SUIT and self.suit_counts[seat][led] > 0
                 mask = playable_card_actions(self.held[seat], led, holds_led_suit)
+                mask.flags.writeable = False  # handed to the agents as is
             else:
                 mask = _NO_ACTION_MASK
             self._mask = mask
