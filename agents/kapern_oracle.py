@@ -34,8 +34,6 @@ Ties between stopping and re-rolling go to stopping.
 from __future__ import annotations
 
 import functools
-import itertools
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -50,6 +48,7 @@ from pirate_envs.piraten_kapern.actions import (
     STOP,
     reroll_action,
 )
+from pirate_envs.piraten_kapern.dice import count_vectors, roll_probability
 from pirate_envs.piraten_kapern.rules import DEFAULT_TARGET
 from pirate_envs.piraten_kapern.scoring import (
     CARDS,
@@ -93,11 +92,7 @@ _PLACE = _RADIX ** np.arange(NUM_FACES)
 
 def _count_vectors(total: int) -> np.ndarray:
     """All per-face count vectors of ``total`` dice, in a fixed order."""
-    rows = [
-        np.bincount(dice, minlength=NUM_FACES)
-        for dice in itertools.combinations_with_replacement(range(NUM_FACES), total)
-    ]
-    return np.array(rows, dtype=np.int64).reshape(-1, NUM_FACES)
+    return np.array(count_vectors(total), dtype=np.int64).reshape(-1, NUM_FACES)
 
 
 def _codes(vectors: np.ndarray) -> np.ndarray:
@@ -107,14 +102,7 @@ def _codes(vectors: np.ndarray) -> np.ndarray:
 
 def _multinomial_probs(outcomes: np.ndarray) -> np.ndarray:
     """Probability of each count vector when rolling ``outcomes.sum(1)`` fair dice."""
-    probs = []
-    for row in outcomes:
-        n = int(row.sum())
-        ways = math.factorial(n)
-        for c in row:
-            ways //= math.factorial(int(c))
-        probs.append(ways / NUM_FACES**n)
-    return np.array(probs)
+    return np.array([roll_probability(tuple(row.tolist())) for row in outcomes])
 
 
 @dataclass(frozen=True)

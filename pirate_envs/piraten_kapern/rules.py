@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +30,7 @@ from pirate_envs.piraten_kapern.actions import (
     STOP,
     reroll_counts,
 )
+from pirate_envs.piraten_kapern.dice import DiceSource, roller
 from pirate_envs.piraten_kapern.scoring import (
     CARD_INDEX,
     CARDS,
@@ -73,7 +74,6 @@ DEFAULT_MAX_TURNS = 1000
 #: Guard, not a rule: chest moves allowed between two rolls (8 dice on and off is 16).
 MAX_CHEST_MOVES_PER_ROLL = 2 * NUM_DICE
 
-DiceSource = Callable[[int], list[int]]
 
 
 @dataclass(frozen=True)
@@ -112,18 +112,6 @@ class Phase(enum.Enum):
     ROLLING = "rolling"  # normal turn: stop, re-roll, chest moves
     ISLAND = "island"  # Island of Skulls: stop or re-roll non-skull dice
     GAME_OVER = "game_over"
-
-
-_FACE_PROBABILITIES = np.full(NUM_FACES, 1.0 / NUM_FACES)
-
-
-def _roll_with(rng: np.random.Generator) -> DiceSource:
-    """A dice source: counts per face of ``n`` fair dice (a multinomial draw)."""
-
-    def roll(n: int) -> list[int]:
-        return rng.multinomial(n, _FACE_PROBABILITIES).tolist()
-
-    return roll
 
 
 def _read_only(mask: np.ndarray) -> np.ndarray:
@@ -185,7 +173,7 @@ class KapernEngine(Engine):
         self.deck_cards = [card for card in CARDS for _ in range(deck.get(card, 0))]
         self.rng = np.random.default_rng()
         self.dice_source = dice_source
-        self.roll_dice: DiceSource = dice_source or _roll_with(self.rng)
+        self.roll_dice: DiceSource = dice_source or roller(self.rng)
         self._reset_state()
 
     def _reset_state(self) -> None:
@@ -208,7 +196,7 @@ class KapernEngine(Engine):
     def reset(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> None:
         options = check_options(options, self.RESET_OPTIONS)
         self.rng = rng
-        self.roll_dice = self.dice_source or _roll_with(rng)
+        self.roll_dice = self.dice_source or roller(rng)
         self._reset_state()
         self._shuffle_deck()
         first = options.get("first_card")
@@ -426,7 +414,7 @@ class KapernEngine(Engine):
         """Reshuffle the unseen fortune deck and redraw all future dice from ``rng``."""
         rng.shuffle(self.deck)
         self.rng = rng
-        self.roll_dice = _roll_with(rng)
+        self.roll_dice = roller(rng)
 
     def render(self) -> str:
         t = self.turn
