@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import struct
+from collections.abc import Sequence
 from operator import itemgetter
 
 import numpy as np
 
 from pirate_envs.core.observation import ObservationLayout
+from pirate_envs.piraten_kapern.dice import count_vectors
 from pirate_envs.piraten_kapern.scoring import CARDS, NUM_DICE, NUM_FACES, card_skulls
 from pirate_envs.piraten_kapern.view import KapernView
 
@@ -42,31 +45,36 @@ def _one_hots(size: int) -> tuple[tuple[float, ...], ...]:
     return tuple(tuple(float(i == j) for j in range(size)) for i in range(size))
 
 
-_CARD_ONE_HOT = dict(zip(CARDS, _one_hots(len(CARDS))))
+def _float32_bytes(values: Sequence[float]) -> bytes:
+    return struct.pack(f"{len(values)}f", *values)
+
+
+_CARD_BYTES = {card: _float32_bytes(one_hot) for card, one_hot in zip(CARDS, _one_hots(len(CARDS)))}
+#: Free or chest dice counts (every count vector of 0 to 8 dice) -> their fractions of eight.
+_DICE_BYTES = {
+    counts: _float32_bytes([k / NUM_DICE for k in counts]) for n in range(NUM_DICE + 1) for counts in count_vectors(n)
+}
 _DECK_FRACTION = tuple(k / DECK_SCALE for k in range(64))
-#: Free or chest dice counts -> their fractions of eight (every count tuple there is, 1716 at most).
-_DICE_FRACTIONS: dict[tuple[int, ...], tuple[float, ...]] = {}
-
-
-def _dice_fractions(counts: tuple[int, ...]) -> tuple[float, ...]:
-    """``counts / 8`` as a tuple, memoised."""
-    fractions = _DICE_FRACTIONS.get(counts)
-    if fractions is None:
-        fractions = _DICE_FRACTIONS[counts] = tuple(k / NUM_DICE for k in counts)
-    return fractions
 
 
 class KapernEncoder:
-    """Encodes views into observation vectors: one tuple concatenation, one array.
+    """Encodes views into observation vectors by joining ``float32`` bytes.
 
-    The pieces are joined in the layout's order (a test checks every piece by name).
+    The one-hot and dice pieces are precomputed bytes; the numbers are packed with one
+    ``struct`` call; the joined bytes become the array in one copy (about three times
+    cheaper than ``np.array`` over sixty Python floats). The pieces follow the layout's
+    order (a test checks every piece by name).
     """
 
     def __init__(self, layout: ObservationLayout):
         self.layout = layout
         n = self.num_players = layout.piece("on_turn").size
-        self._on_turn = _one_hots(n)
-        self._orders = [[(seat + k) % n for k in range(n)] for seat in range(n)]
+        one_hots = _one_hots(n)
+        self._orders = [itemgetter(*[(seat + k) % n for k in range(n)]) for seat in range(n)]
+        #: ``[seat][current_player]`` -> the on-turn one-hot relative to ``seat``
+        self._on_turn = [[_float32_bytes(one_hots[(player - seat) % n]) for player in range(n)] for seat in range(n)]
+        # rolls .. turn_points (5), scores (n), final_round (1), final_turn_left (n), deck_left
+        self._pack_numbers = struct.Struct(f"{5 + 2 * n + 1 + len(CARDS)}f").pack
 
     def __call__(self, view: KapernView) -> np.ndarray:
         seat = view.seat
@@ -74,22 +82,24 @@ class KapernEncoder:
         card = view.card
         skulls = view.island_skulls if view.island else view.free[-1] + card_skulls(card)
         target = view.target_score
-        scores, left = view.scores, view.final_turns_left
-        return np.array(
-            self._on_turn[order.index(view.current_player)]
-            + _CARD_ONE_HOT[card]
-            + _dice_fractions(view.free)
-            + _dice_fractions(view.chest)
-            + (
-                view.rolls / ROLLS_SCALE,
-                float(card == "sorceress" and not view.sorceress_used),
-                float(view.island),
-                skulls / NUM_DICE,
-                view.turn_points / POINTS_SCALE,
-            )
-            + tuple([scores[s] / target for s in order])
-            + (float(view.final_trigger is not None),)
-            + tuple([float(left[s]) for s in order])
-            + itemgetter(*view.deck_counts)(_DECK_FRACTION),
-            dtype=np.float32,
+        numbers = self._pack_numbers(
+            view.rolls / ROLLS_SCALE,
+            card == "sorceress" and not view.sorceress_used,
+            view.island,
+            skulls / NUM_DICE,
+            view.turn_points / POINTS_SCALE,
+            *[score / target for score in order(view.scores)],
+            view.final_trigger is not None,
+            *order(view.final_turns_left),
+            *itemgetter(*view.deck_counts)(_DECK_FRACTION),
         )
+        joined = b"".join(
+            (
+                self._on_turn[seat][view.current_player],
+                _CARD_BYTES[card],
+                _DICE_BYTES[view.free],
+                _DICE_BYTES[view.chest],
+                numbers,
+            )
+        )
+        return np.frombuffer(bytearray(joined), dtype=np.float32)  # a bytearray keeps the array writable
