@@ -75,7 +75,6 @@ DEFAULT_MAX_TURNS = 1000
 MAX_CHEST_MOVES_PER_ROLL = 2 * NUM_DICE
 
 
-
 @dataclass(frozen=True)
 class KapernConfig:
     """Game options (validated: a bad value raises ``ValueError`` naming the field)."""
