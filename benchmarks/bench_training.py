@@ -1,6 +1,6 @@
 """Training throughput: our self-play MaskablePPO beside the PettingZoo SB3 tutorial pattern.
 
-    python benchmarks/bench_training.py --timesteps 32768 --workers 2
+    python benchmarks/bench_training.py --timesteps 65536 --workers 2
 
 Prints learner steps per second of ``MaskablePPO.learn`` (rollouts and gradient updates
 together, after one warm-up rollout) for
@@ -112,9 +112,9 @@ def bench_tutorial(timesteps: int, threads: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--timesteps", type=int, default=32768, help="timed steps of ours")
+    parser.add_argument("--timesteps", type=int, default=65536, help="timed steps of ours")
     parser.add_argument("--tutorial-timesteps", type=int, default=8192, help="timed steps of the tutorial")
-    parser.add_argument("--num-envs", type=int, default=16)
+    parser.add_argument("--num-envs", type=int, default=TrainArgs().num_envs)
     parser.add_argument("--workers", type=int, default=2, help="env processes (0: in this process)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     parser.add_argument("--env-id", default="skull_king_v0", help="our env")

@@ -51,9 +51,11 @@ class TrainArgs:
     env_kwargs: list[str] = field(default_factory=list, metadata={"help": "more env arguments, key=value"})
     reward_mode: str = field(default="win", metadata={"help": "win (terminal +-1) or score (score changes)"})
     total_timesteps: int = field(default=200_000, metadata={"help": "learner steps in all"})
-    num_envs: int = field(default=16, metadata={"help": "environments in all"})
+    num_envs: int = field(
+        default=128, metadata={"help": "environments in all (many per worker amortise each policy call)"}
+    )
     num_workers: int = field(default=2, metadata={"help": "env worker processes (0: all envs in this process)"})
-    n_steps: int = field(default=256, metadata={"help": "steps per env per rollout"})
+    n_steps: int = field(default=32, metadata={"help": "steps per env per rollout (4096 per rollout by default)"})
     batch_size: int = field(default=1024, metadata={"help": "minibatch size"})
     n_epochs: int = field(default=4, metadata={"help": "epochs per rollout"})
     learning_rate: float = field(default=3e-4, metadata={"help": "Adam step size"})
