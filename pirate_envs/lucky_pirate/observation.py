@@ -1,10 +1,12 @@
 """Lucky Pirate observation: layout table and encoder (seat-relative per-player rows).
 
 The counting pieces come first and are filled by one concatenation and one scaling; the
-one-hot pieces and the few scalars follow, set entry by entry (cheaper than index arrays).
+down slots, the four scalars and the one-hot pieces follow as precomputed ``float32`` bytes.
 """
 
 from __future__ import annotations
+
+import struct
 
 import numpy as np
 
@@ -55,11 +57,15 @@ def build_layout(config: Config) -> ObservationLayout:
 
 
 class LuckyPirateEncoder:
-    """Encodes views into observation vectors with precomputed offsets and scales."""
+    """Encodes views into observation vectors by joining ``float32`` bytes.
+
+    The counting pieces (hand, per-seat table, removed cards) are cast and scaled in one
+    numpy buffer; the down slots and one-hots are precomputed bytes; the four scalars are
+    packed with one ``struct`` call; the joined bytes become the array in one copy.
+    """
 
     def __init__(self, layout: ObservationLayout, config: Config):
         self.layout = layout
-        self.size = layout.size
         copies = max(config.deck.values())
         self.inv_deck = 1.0 / config.deck_size
         row = np.full(len(TABLE_COLUMNS), 1.0 / copies)
@@ -69,40 +75,61 @@ class LuckyPirateEncoder:
             1.0 / config.wins_to_win,
         )
         n = config.num_players
-        self.counts = slice(0, layout["removed"].stop)
+        counts = slice(0, layout["removed"].stop)
         self.scale = np.concatenate(
             [np.full(NUM_KINDS, 1.0 / copies), np.tile(row, n), np.full(NUM_KINDS, 1.0 / copies)]
         ).astype(np.float32)
-        self.tail_start = layout["down_slots"].start
-        self.pile_size = layout["pile_size"].start
-        self.run_length = layout["run_length"].start
-        self.direction = layout["direction"].start
-        self.setting_up = layout["setting_up"].start
-        self.pile_top = [layout["pile_top"].start + NUM_KINDS * i for i in range(PILE_TOP_CARDS)]
-        self.value = layout["pile_value"].start
-        self.mode = layout["pile_mode"].start
-        self.run_kind = layout["run_kind"].start
-        self.to_play = layout["to_play"].start
+        self._counts = np.zeros(counts.stop, dtype=np.float32)  # scratch buffer of the counting pieces
+        if counts.stop != layout["down_slots"].start:
+            raise AssertionError("the counting pieces must come right before down_slots")
+        self._pack_scalars = struct.Struct("4f").pack  # pile_size, run_length, direction, setting_up
+        eye = np.eye(max(NUM_KINDS, MAX_VALUE + 1, NUM_MODES, NUM_RUN_KINDS, n), dtype=np.float32)
+        self._kind = [eye[k, :NUM_KINDS].tobytes() for k in range(NUM_KINDS)]
+        self._no_kind = bytes(4 * NUM_KINDS)
+        self._pile_tops: dict[tuple[int, ...], bytes] = {}
+        self._down_slots: dict[tuple[bool, ...], bytes] = {}
+        #: ``[pile_value][pile_mode][run_kind]`` (run_kind -1: no run, the last entry: zeros)
+        self._top = [
+            [
+                [
+                    eye[value, : MAX_VALUE + 1].tobytes()
+                    + eye[mode, :NUM_MODES].tobytes()
+                    + (eye[run, :NUM_RUN_KINDS].tobytes() if run >= 0 else bytes(4 * NUM_RUN_KINDS))
+                    for run in (*range(NUM_RUN_KINDS), -1)
+                ]
+                for mode in range(NUM_MODES)
+            ]
+            for value in range(MAX_VALUE + 1)
+        ]
+        self._to_play = [eye[seat, :n].tobytes() for seat in range(n)]
 
     def __call__(self, view: LuckyPirateView) -> np.ndarray:
-        vec = np.zeros(self.size, dtype=np.float32)
-        counts = vec[self.counts]
+        counts = self._counts
         np.concatenate((view.hand, view.table.ravel(), view.removed), out=counts, casting="unsafe")
         counts *= self.scale
-        # a handful of single entries: scalar assignments beat building index arrays here
-        i = self.tail_start
-        for filled in view.down_slots:
-            vec[i] = filled
-            i += 1
-        vec[self.pile_size] = view.pile_size * self.inv_deck
-        vec[self.run_length] = view.run_length / RUN_TO_CLEAR
-        vec[self.direction] = view.direction
-        vec[self.setting_up] = view.setting_up
-        vec[self.value + view.pile_value] = 1.0
-        vec[self.mode + view.pile_mode] = 1.0
-        vec[self.to_play + view.to_play] = 1.0
-        if view.run_kind >= 0:
-            vec[self.run_kind + view.run_kind] = 1.0
-        for start, kind in zip(self.pile_top, view.pile_top):
-            vec[start + kind] = 1.0
-        return vec
+        slots = self._down_slots.get(view.down_slots)
+        if slots is None:
+            slots = self._down_slots[view.down_slots] = _padded(view.down_slots, MAX_UP_DOWN)
+        pile_top = self._pile_tops.get(view.pile_top)
+        if pile_top is None:
+            kinds = [self._kind[k] for k in view.pile_top]
+            kinds += [self._no_kind] * (PILE_TOP_CARDS - len(kinds))
+            pile_top = self._pile_tops[view.pile_top] = b"".join(kinds)
+        joined = b"".join(
+            (
+                counts.tobytes(),
+                slots,
+                self._pack_scalars(
+                    view.pile_size * self.inv_deck, view.run_length / RUN_TO_CLEAR, view.direction, view.setting_up
+                ),
+                pile_top,
+                self._top[view.pile_value][view.pile_mode][view.run_kind],
+                self._to_play[view.to_play],
+            )
+        )
+        return np.frombuffer(bytearray(joined), dtype=np.float32)  # a bytearray keeps the array writable
+
+
+def _padded(flags: tuple[bool, ...], size: int) -> bytes:
+    """``flags`` as ``float32`` bytes, padded with zeros to ``size`` entries."""
+    return struct.pack(f"{size}f", *flags, *[0.0] * (size - len(flags)))
