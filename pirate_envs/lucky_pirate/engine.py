@@ -354,10 +354,10 @@ class LuckyPirateEngine(Engine):
     # ------------------------------------------------------------------ information
     def view(self, seat: int) -> LuckyPirateView:
         top = self.top
-        table = self.table[self._order[seat]]
+        table = self.table.take(self._order[seat], axis=0)  # a copy, cheaper than fancy indexing
         if self.setting_up:  # nobody sees the others' up cards before all are laid
             table[1:, :NUM_KINDS] = 0
-        return LuckyPirateView(
+        return LuckyPirateView.from_fields(  # positional, in field order
             seat,
             self.num_players,
             (self.current_player - seat) % self.num_players,

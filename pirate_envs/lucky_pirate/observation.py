@@ -127,7 +127,7 @@ class LuckyPirateEncoder:
                 self._to_play[view.to_play],
             )
         )
-        return np.frombuffer(bytearray(joined), dtype=np.float32)  # a bytearray keeps the array writable
+        return np.frombuffer(bytearray(joined), np.float32)  # a bytearray keeps it writable; dtype positional: faster
 
 
 def _padded(flags: tuple[bool, ...], size: int) -> bytes:

@@ -51,6 +51,18 @@ class LuckyPirateView:
 
     __hash__ = None  # type: ignore[assignment]
 
+    @classmethod
+    def from_fields(cls, *values: object) -> LuckyPirateView:
+        """A view from its field values in declaration order, without the frozen ``__init__``.
+
+        Sets the slots directly: about a third cheaper than ``__init__``'s ``object.__setattr__``
+        per field (the engine builds a view every step). No validation, as ``__init__``.
+        """
+        view = object.__new__(cls)
+        for set_field, value in zip(_SLOT_SETTERS, values, strict=True):
+            set_field(view, value)
+        return view
+
     @property
     def up(self) -> np.ndarray:
         """(n, 17) up cards per kind, seat-relative."""
@@ -89,3 +101,7 @@ class LuckyPirateView:
     def top_card(self) -> str | None:
         """Name of the topmost card of the pile, ``None`` on an empty pile."""
         return KINDS[self.pile_top[0]] if self.pile_top else None
+
+
+#: The slot descriptors' setters of :class:`LuckyPirateView`, in field order.
+_SLOT_SETTERS = tuple(getattr(LuckyPirateView, name).__set__ for name in LuckyPirateView.__dataclass_fields__)
