@@ -1,8 +1,9 @@
 """A simple honest Piratenpoker player: it reads only its View (and the action mask).
 
 * Bids: in rounds 1 and 2 it spends only cheap cards (value <= 2), or passes, keeping strong
-  cards for round 3; in round 2 it bids up to 8 with its lowest cards when it holds a negative
-  card to give away. In round 3 it bids every card of the loot's colour (they count double),
+  cards for round 3 (after a round that everybody passed it bids its cheapest card rather than
+  pass again); in round 2 it bids up to 8 with its lowest cards when it holds a negative card
+  to give away. In round 3 it bids every card of the loot's colour (they count double),
   its cheap cards, then its highest cards until the total reaches 10 + the loot's worth to it.
   Cards spent are replaced at the next game, so low cards cost little.
 * Round 1 win: a shark back goes to itself; otherwise the most negative back goes to the
@@ -43,7 +44,7 @@ from pirate_envs.piratenpoker.engine import (
     Phase,
 )
 from pirate_envs.piratenpoker.rules import final_score
-from pirate_envs.piratenpoker.view import View
+from pirate_envs.piratenpoker.view import TableView, View
 
 CHEAP_VALUE = 2  # cards this low are spent freely
 GIFT_BID_TARGET = 8  # round-2 bid when holding a negative card to give away
@@ -131,7 +132,7 @@ class PiratenpokerHeuristic:
                 total += KIND_VALUE[k]
         else:
             chosen = cheap
-        if not chosen and view.pass_available:
+        if not chosen and view.pass_available and not _everybody_passed_last_time(table):
             return None
         if not chosen and kinds:
             chosen = [min(kinds, key=KIND_VALUE.__getitem__)]
@@ -172,3 +173,12 @@ class PiratenpokerHeuristic:
         if table.may_give_to_self and DISPLAYED_POINTS[table.pending] > 0:
             return RECIPIENT
         return RECIPIENT + self._leader(view)
+
+
+def _everybody_passed_last_time(table: TableView) -> bool:
+    """Whether this round was just restarted because every player passed.
+
+    Passing again would repeat the same round with the same hands for ever (deterministic
+    players meet in a loop the turn guard ends); the heuristic then bids its cheapest card.
+    """
+    return table.last_round == table.round and table.last_winner < 0 and all(table.last_passed)
