@@ -420,28 +420,29 @@ class PiratenpokerEngine(Engine):
         )
 
     def _table_view(self) -> TableView:
-        return TableView(
-            num_players=self.num_players,
-            games_played=self.games_played,
-            round=self.round,
-            phase=int(self.phase),
-            chooser=self.chooser,
-            pending=self.pending,
-            may_give_to_self=self.may_give_to_self,
-            face_up=tuple(self.face_up),
-            stack_sizes=self._stack_facts[0],
-            stack_contents=self._stack_facts[1],
-            stack_tops=self._stack_facts[2],
-            draw_size=len(self.draw),
-            discard=_readonly(self.discard.copy()),
-            displayed=_readonly(self.displayed.copy()),
-            scores=tuple(self._scores),
-            pass_available=tuple(a or p for a, p in zip(self.pass_available, self.passed)),
-            hand_sizes=tuple(h + len(b) for h, b in zip(self.hand_size, self.bid_names)),
-            last_bids=_readonly(self.last_bids.copy()),
-            last_passed=self.last_passed,
-            last_winner=self.last_winner,
-            last_round=self.last_round,
+        # positional (in TableView's field order): keywords cost twice as much
+        return TableView._make(
+            (
+                self.num_players,
+                self.games_played,
+                self.round,
+                int(self.phase),
+                self.chooser,
+                self.pending,
+                self.may_give_to_self,
+                tuple(self.face_up),
+                *self._stack_facts,  # stack_sizes, stack_contents, stack_tops
+                len(self.draw),
+                _readonly(self.discard.copy()),
+                _readonly(self.displayed.copy()),
+                tuple(self._scores),
+                tuple(a or p for a, p in zip(self.pass_available, self.passed)),
+                tuple(h + len(b) for h, b in zip(self.hand_size, self.bid_names)),
+                _readonly(self.last_bids.copy()),
+                self.last_passed,
+                self.last_winner,
+                self.last_round,
+            )
         )
 
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:

@@ -137,7 +137,19 @@ class Encoder:
         self._seat_vecs: dict[int, np.ndarray] = {}  # the table vector made relative to each seat
         self._cards = slice(layout["hand"].start, layout["bid"].stop)
         self._status = layout["own_status"]
+        #: ``[pass_available][committed][passed]`` -> the own_status row (setting from a tuple is slower)
+        self._status_rows = [[[np.array((a, c, p), dtype=np.float32) for p in (0, 1)] for c in (0, 1)] for a in (0, 1)]
         self._starts = {p.name: p.start for p in layout.pieces}
+        #: Where the index of each one-hot field of the table counts from, in the order of
+        #: ``encode_table``'s fields: round .. last_round, then each colour's face_up, stack_tops.
+        self._one_hot_starts = [
+            *(self._starts[name] for name in ("round", "phase", "chooser", "pending", "last_winner", "last_round")),
+            *(
+                self._starts[name] + row * NUM_FRONTS
+                for name in ("face_up", "stack_tops")
+                for row in range(NUM_COLOURS)
+            ),
+        ]
 
     def __call__(self, view: View) -> np.ndarray:
         """The observation vector of ``view`` (per-seat pieces relative to ``view.seat``)."""
@@ -150,12 +162,12 @@ class Encoder:
             seat_vec = self._seat_vecs[view.seat] = self._table_vec[self._perms[view.seat]]
         vec = seat_vec.copy()
         vec[self._cards] = self._card_values.take(view.cards).ravel()
-        vec[self._status] = (view.pass_available, view.committed, view.passed)
+        vec[self._status] = self._status_rows[view.pass_available][view.committed][view.passed]
         return vec
 
     def encode_table(self, table: TableView) -> np.ndarray:
         """The public pieces in absolute seat order (the private ones left at zero)."""
-        layout, start = self.layout, self._starts
+        layout = self.layout
         vec = layout.zeros()
         vec[self._small] = [
             *table.stack_sizes,
@@ -170,18 +182,14 @@ class Encoder:
         vec[layout["discard"]] = table.discard
         vec[layout["displayed"]] = table.displayed.ravel()
         vec[layout["last_bids"]] = table.last_bids.ravel()
-        ones = [start["round"] + table.round]
-        for name, index in (
-            ("phase", table.phase if table.phase < NUM_PHASES else -1),  # all zeros once the episode is over
-            ("chooser", table.chooser),
-            ("pending", table.pending),
-            ("last_winner", table.last_winner),
-            ("last_round", table.last_round),
-        ):
-            if index >= 0:
-                ones.append(start[name] + index)
-        for name, rows in (("face_up", table.face_up), ("stack_tops", table.stack_tops)):
-            ones.extend(start[name] + row * NUM_FRONTS + index for row, index in enumerate(rows) if index >= 0)
-        vec[ones] = 1.0
+        phase = table.phase if table.phase < NUM_PHASES else -1  # all zeros once the episode is over
+        indices = (table.round, phase, table.chooser, table.pending, table.last_winner, table.last_round)
+        vec[
+            [
+                start + index
+                for start, index in zip(self._one_hot_starts, indices + table.face_up + table.stack_tops)
+                if index >= 0  # -1: none
+            ]
+        ] = 1.0
         vec *= self._scales
         return vec
