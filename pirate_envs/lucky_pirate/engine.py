@@ -91,6 +91,8 @@ class LuckyPirateEngine(Engine):
             ],
             dtype=np.int64,
         )
+        #: playable_rows[value][mode]: ``playable[value, mode]`` (list indexing is cheaper).
+        self._playable_rows = [list(rows) for rows in self._playable]
         #: sets_allowed[c]: the mask bytes of one kind's play actions when c copies may be played
         #: (a set of j + 1 needs c > j); joined into a read-only mask with ``np.frombuffer``.
         self._sets_allowed = [bytes(j < c for j in range(MAX_COPIES)) for c in range(MAX_COPIES + 1)]
@@ -249,11 +251,12 @@ class LuckyPirateEngine(Engine):
             for slot, kind in enumerate(self.downs[p]):
                 mask[DOWN_OFFSET + slot] = kind != EMPTY_SLOT
             return _frozen(mask)
-        playable = (cards * self._playable[self.top.value, self.top.mode]).tolist()
+        top = self.top
+        playable = (cards * self._playable_rows[top.value][top.mode]).tolist()
         if not any(playable):
             return self._pick_up_only
-        sets = self._sets_allowed
-        return np.frombuffer(b"".join([sets[c] for c in playable]) + self._no_other_actions, dtype=np.int8)
+        # dtype positional: numpy parses a keyword more slowly
+        return np.frombuffer(b"".join(map(self._sets_allowed.__getitem__, playable)) + self._no_other_actions, np.int8)
 
     # ------------------------------------------------------------------ effects
     def apply(self, action: int) -> None:
