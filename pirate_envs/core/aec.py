@@ -1,7 +1,7 @@
 """The PettingZoo AEC adapter, written once for every game.
 
 A game subclasses :class:`PirateAECEnv`, names its ``Config`` dataclass and ``Engine``, and
-implements ``build_layout`` and ``encode``. The adapter holds no rules: it asks the engine
+implements ``make_encoder``. The adapter holds no rules: it asks the engine
 whose turn it is, which actions are legal and what the scores are.
 """
 
@@ -136,10 +136,16 @@ class PirateAECEnv(AECEnv):
         return obs
 
     def _legal_mask(self) -> np.ndarray:
-        """The engine's mask for the player on turn, computed once per state."""
-        if self._mask is None:
-            self._mask = self.game.legal_mask()
-        return self._mask
+        """The engine's mask for the player on turn, computed once per state and read-only.
+
+        Observations hand it to the agents as is, with no copy, so it is frozen here once for
+        every game: an agent that writes to it gets an error instead of corrupting the game.
+        """
+        mask = self._mask
+        if mask is None:
+            mask = self._mask = self.game.legal_mask()
+            mask.flags.writeable = False
+        return mask
 
     def is_legal(self, action: Any) -> bool:
         """Whether ``action`` is legal for the agent on turn."""

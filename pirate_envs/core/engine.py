@@ -63,10 +63,10 @@ class Engine(ABC):
 
     @abstractmethod
     def legal_mask(self) -> np.ndarray:
-        """Read-only ``int8`` mask over ``ACTIONS`` for ``current_player``.
+        """``int8`` mask over ``ACTIONS`` for ``current_player``.
 
-        The adapter hands it to the agents as is, so it must not be written to later; equal
-        states may share one array.
+        The adapter marks it read-only and hands it to the agents as is, so the engine must
+        not write to it later; equal states may share one array.
         """
 
     @abstractmethod

@@ -241,7 +241,7 @@ class KapernEngine(Engine):
 
     # ------------------------------------------------------------------ legal actions
     def legal_mask(self) -> np.ndarray:
-        """Legal actions of the current player (read-only; shared between equal states)."""
+        """Legal actions of the current player (cached masks are read-only and shared between equal states)."""
         t = self.turn
         free = t.free
         if not self._may_reroll():
@@ -255,7 +255,6 @@ class KapernEngine(Engine):
             for i, face in enumerate(NON_SKULL_FACES):
                 mask[CHEST_PUT_OFFSET + i] = free[face] > 0
                 mask[CHEST_TAKE_OFFSET + i] = t.chest[face] > 0
-            mask.flags.writeable = False
         return mask
 
     def _may_reroll(self) -> bool:

@@ -373,7 +373,7 @@ class SkullKingEngine(Engine):
 
     # ------------------------------------------------------------------ contract
     def legal_mask(self) -> np.ndarray:
-        """Read-only ``int8`` mask over ``ACTIONS`` for the player on turn (cached per state)."""
+        """``int8`` mask over ``ACTIONS`` for the player on turn (cached per state; bid masks shared, read-only)."""
         mask = self._mask
         if mask is None:
             if self.phase == Phase.BID:
@@ -382,7 +382,6 @@ class SkullKingEngine(Engine):
                 seat, led = self.current_player, self.led_suit
                 holds_led_suit = led != NO_SUIT and self.suit_counts[seat][led] > 0
                 mask = playable_card_actions(self.held[seat], led, holds_led_suit)
-                mask.flags.writeable = False  # handed to the agents as is
             else:
                 mask = _NO_ACTION_MASK
             self._mask = mask
