@@ -18,6 +18,12 @@ import numpy as np
 from pirate_envs.core.actions import ActionTable
 
 
+def read_only(array: np.ndarray) -> np.ndarray:
+    """``array`` itself, marked read-only (for arrays shared between states or handed out)."""
+    array.flags.writeable = False
+    return array
+
+
 @dataclass
 class TurnGuard:
     """Counts turns and says when a configurable limit is reached (the anti-loop guard)."""

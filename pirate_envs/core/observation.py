@@ -12,7 +12,8 @@ A game declares its layout once, for example::
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+import struct
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -84,3 +85,8 @@ class ObservationLayout:
             span = f"{p.start}" if p.size == 1 else f"{p.start}-{p.stop - 1}"
             lines.append(f"| {span} | {p.name} | {p.shape} | {p.description} |")
         return "\n".join(lines)
+
+
+def float32_bytes(values: Sequence[float]) -> bytes:
+    """``values`` as packed ``float32`` bytes: pieces that encoders join with ``b"".join``."""
+    return struct.pack(f"{len(values)}f", *values)

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from pirate_envs.core.engine import Engine, TurnGuard, check_options
+from pirate_envs.core.engine import Engine, TurnGuard, check_options, read_only
 from pirate_envs.core.errors import check_range
 from pirate_envs.core.render import format_table, seat_name
 from pirate_envs.lucky_pirate.actions import (
@@ -59,12 +59,6 @@ EMPTY_SLOT = -1
 ZONES = ("hand", "up", "down")
 
 
-def _frozen(array: np.ndarray) -> np.ndarray:
-    """``array`` marked read-only (it is shared: cached masks, the removed counts of views)."""
-    array.flags.writeable = False
-    return array
-
-
 class LuckyPirateEngine(Engine):
     """One Lucky Pirate episode: a game, or a tournament of games to ``wins_to_win`` wins."""
 
@@ -99,7 +93,7 @@ class LuckyPirateEngine(Engine):
         self._no_other_actions = bytes(NUM_ACTIONS - NUM_PLAY_ACTIONS)
         self._pick_up_only = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._pick_up_only[PICK_UP] = 1
-        _frozen(self._pick_up_only)
+        read_only(self._pick_up_only)
         self._order = [np.array([(s + i) % n for i in range(n)]) for s in range(n)]
         self.hands = np.zeros((n, NUM_KINDS), dtype=np.int64)
         #: Public per-seat table (columns ``TABLE_COLUMNS``); the named arrays below are views of it.
@@ -118,7 +112,7 @@ class LuckyPirateEngine(Engine):
         self.top: PileTop = EMPTY_TOP
         self.removed = np.zeros(NUM_KINDS, dtype=np.int64)
         #: Read-only copies handed to views, rebuilt only when the cards change.
-        self._removed_copy = _frozen(self.removed.copy())
+        self._removed_copy = read_only(self.removed.copy())
         self._slots_filled: list[tuple[bool, ...]] = [() for _ in range(n)]
         self.set_aside = np.zeros(NUM_KINDS, dtype=np.int64)
         self.direction = 1
@@ -184,7 +178,7 @@ class LuckyPirateEngine(Engine):
         self.pile_counts[:] = 0
         self.top = EMPTY_TOP
         self.removed[:] = 0
-        self._removed_copy = _frozen(self.removed.copy())
+        self._removed_copy = read_only(self.removed.copy())
 
     def _set_deal(self, deal: Sequence[Mapping[str, Sequence[str]]], pile: Sequence[str]) -> None:
         """Lay out a chosen deal (the ``deal`` and ``pile`` reset options)."""
@@ -241,7 +235,7 @@ class LuckyPirateEngine(Engine):
         if self.setting_up:  # lay one card of any kind held
             mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
             mask[LAY_UP_OFFSET : LAY_UP_OFFSET + NUM_KINDS] = self.hands[p] > 0
-            return _frozen(mask)
+            return read_only(mask)
         if self.hand_size[p]:
             cards = self.hands[p]
         elif self.up_size[p]:
@@ -250,7 +244,7 @@ class LuckyPirateEngine(Engine):
             mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
             for slot, kind in enumerate(self.downs[p]):
                 mask[DOWN_OFFSET + slot] = kind != EMPTY_SLOT
-            return _frozen(mask)
+            return read_only(mask)
         top = self.top
         playable = (cards * self._playable_rows[top.value][top.mode]).tolist()
         if not any(playable):
@@ -301,7 +295,7 @@ class LuckyPirateEngine(Engine):
         top, cleared = place(self.top, kind, count, self.rules)
         if cleared:
             self.removed += self.pile_counts
-            self._removed_copy = _frozen(self.removed.copy())
+            self._removed_copy = read_only(self.removed.copy())
             self.pile_counts[:] = 0
             self.pile.clear()
             self.top = EMPTY_TOP

@@ -10,7 +10,7 @@ import struct
 
 import numpy as np
 
-from pirate_envs.core.observation import ObservationLayout
+from pirate_envs.core.observation import ObservationLayout, float32_bytes
 from pirate_envs.lucky_pirate.engine import PILE_TOP_CARDS
 from pirate_envs.lucky_pirate.rules import (
     MAX_UP_DOWN,
@@ -107,9 +107,10 @@ class LuckyPirateEncoder:
         counts = self._counts
         np.concatenate((view.hand, view.table.ravel(), view.removed), out=counts, casting="unsafe")
         counts *= self.scale
-        slots = self._down_slots.get(view.down_slots)
-        if slots is None:
-            slots = self._down_slots[view.down_slots] = _padded(view.down_slots, MAX_UP_DOWN)
+        filled = view.down_slots
+        slots = self._down_slots.get(filled)
+        if slots is None:  # padded with zeros to MAX_UP_DOWN slots
+            slots = self._down_slots[filled] = float32_bytes([*filled, *[0.0] * (MAX_UP_DOWN - len(filled))])
         pile_top = self._pile_tops.get(view.pile_top)
         if pile_top is None:
             kinds = [self._kind[k] for k in view.pile_top]
@@ -128,8 +129,3 @@ class LuckyPirateEncoder:
             )
         )
         return np.frombuffer(bytearray(joined), np.float32)  # a bytearray keeps it writable; dtype positional: faster
-
-
-def _padded(flags: tuple[bool, ...], size: int) -> bytes:
-    """``flags`` as ``float32`` bytes, padded with zeros to ``size`` entries."""
-    return struct.pack(f"{size}f", *flags, *[0.0] * (size - len(flags)))

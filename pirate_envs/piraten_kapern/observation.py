@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
 from operator import itemgetter
 
 import numpy as np
 
-from pirate_envs.core.observation import ObservationLayout
+from pirate_envs.core.observation import ObservationLayout, float32_bytes
 from pirate_envs.piraten_kapern.dice import count_vectors
 from pirate_envs.piraten_kapern.scoring import CARDS, NUM_DICE, NUM_FACES, card_skulls
 from pirate_envs.piraten_kapern.view import KapernView
@@ -45,14 +44,10 @@ def _one_hots(size: int) -> tuple[tuple[float, ...], ...]:
     return tuple(tuple(float(i == j) for j in range(size)) for i in range(size))
 
 
-def _float32_bytes(values: Sequence[float]) -> bytes:
-    return struct.pack(f"{len(values)}f", *values)
-
-
-_CARD_BYTES = {card: _float32_bytes(one_hot) for card, one_hot in zip(CARDS, _one_hots(len(CARDS)))}
+_CARD_BYTES = {card: float32_bytes(one_hot) for card, one_hot in zip(CARDS, _one_hots(len(CARDS)))}
 #: Free or chest dice counts (every count vector of 0 to 8 dice) -> their fractions of eight.
 _DICE_BYTES = {
-    counts: _float32_bytes([k / NUM_DICE for k in counts]) for n in range(NUM_DICE + 1) for counts in count_vectors(n)
+    counts: float32_bytes([k / NUM_DICE for k in counts]) for n in range(NUM_DICE + 1) for counts in count_vectors(n)
 }
 _DECK_FRACTION = tuple(k / DECK_SCALE for k in range(64))
 
@@ -72,7 +67,7 @@ class KapernEncoder:
         one_hots = _one_hots(n)
         self._orders = [itemgetter(*[(seat + k) % n for k in range(n)]) for seat in range(n)]
         #: ``[seat][current_player]`` -> the on-turn one-hot relative to ``seat``
-        self._on_turn = [[_float32_bytes(one_hots[(player - seat) % n]) for player in range(n)] for seat in range(n)]
+        self._on_turn = [[float32_bytes(one_hots[(player - seat) % n]) for player in range(n)] for seat in range(n)]
         # rolls .. turn_points (5), scores (n), final_round (1), final_turn_left (n), deck_left
         self._pack_numbers = struct.Struct(f"{5 + 2 * n + 1 + len(CARDS)}f").pack
 

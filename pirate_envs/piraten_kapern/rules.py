@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from pirate_envs.core.engine import Engine, TurnGuard, check_options
+from pirate_envs.core.engine import Engine, TurnGuard, check_options, read_only
 from pirate_envs.core.errors import check_range
 from pirate_envs.core.render import format_table
 from pirate_envs.core.rewards import winners_by_score
@@ -113,13 +113,8 @@ class Phase(enum.Enum):
     GAME_OVER = "game_over"
 
 
-def _read_only(mask: np.ndarray) -> np.ndarray:
-    mask.flags.writeable = False
-    return mask
-
-
 #: The mask when only stopping is legal.
-_STOP_ONLY = _read_only(np.eye(1, NUM_ACTIONS, STOP, dtype=np.int8)[0])
+_STOP_ONLY = read_only(np.eye(1, NUM_ACTIONS, STOP, dtype=np.int8)[0])
 
 
 #: ``_FITS[face][k]``: which re-roll rows take at most ``k`` dice of ``face`` (skull last).
@@ -135,7 +130,7 @@ def _rolling_mask(coin: int, diamond: int, monkey: int, parrot: int, sabre: int,
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
     mask[STOP] = 1
     mask[REROLL_OFFSET : REROLL_OFFSET + len(REROLL_VECTORS)] = fits
-    return _read_only(mask)
+    return read_only(mask)
 
 
 @dataclass

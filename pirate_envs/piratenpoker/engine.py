@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from pirate_envs.core.actions import ActionTable
-from pirate_envs.core.engine import Engine, check_options
+from pirate_envs.core.engine import Engine, check_options, read_only
 from pirate_envs.core.render import format_table, seat_name
 from pirate_envs.piratenpoker.cards import (
     BACK_SIDE,
@@ -83,11 +83,6 @@ RESET_OPTIONS: dict[str, str] = {
     "rest_to_discard": "bool: cards not placed by the options go to the discard (default: shuffled under the deck)",
     "loot": "{colour: [front values, top first]} on top of each loot stack (the rest shuffled below)",
 }
-
-
-def _readonly(array: np.ndarray) -> np.ndarray:
-    array.setflags(write=False)
-    return array
 
 
 class PiratenpokerEngine(Engine):
@@ -314,7 +309,7 @@ class PiratenpokerEngine(Engine):
     def legal_mask(self) -> np.ndarray:
         """The cached, read-only mask of ``current_player``."""
         if self._mask is None:
-            self._mask = _readonly(self._compute_mask())
+            self._mask = read_only(self._compute_mask())
         return self._mask
 
     def _compute_mask(self) -> np.ndarray:
@@ -355,7 +350,7 @@ class PiratenpokerEngine(Engine):
                     if len(self.bid_names[p]) == 1:  # his first card: he may commit, no longer pass
                         mask[COMMIT] = 1
                         mask[PASS] = 0
-                    self._mask = _readonly(mask)
+                    self._mask = read_only(mask)
                 return  # nothing public changed
             if action == PASS:
                 self.pass_available[p] = False
@@ -433,12 +428,12 @@ class PiratenpokerEngine(Engine):
                 tuple(self.face_up),
                 *self._stack_facts,  # stack_sizes, stack_contents, stack_tops
                 len(self.draw),
-                _readonly(self.discard.copy()),
-                _readonly(self.displayed.copy()),
+                read_only(self.discard.copy()),
+                read_only(self.displayed.copy()),
                 tuple(self._scores),
                 tuple(a or p for a, p in zip(self.pass_available, self.passed)),
                 tuple(h + len(b) for h, b in zip(self.hand_size, self.bid_names)),
-                _readonly(self.last_bids.copy()),
+                read_only(self.last_bids.copy()),
                 self.last_passed,
                 self.last_winner,
                 self.last_round,

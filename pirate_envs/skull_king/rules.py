@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from pirate_envs.core.actions import ActionTable
-from pirate_envs.core.engine import Engine, check_options
+from pirate_envs.core.engine import Engine, check_options, read_only
 from pirate_envs.core.errors import check_range
 from pirate_envs.core.render import format_block, format_table, seat_name
 from pirate_envs.skull_king.cards import (
@@ -258,8 +258,7 @@ def _bid_mask(max_bid: int) -> np.ndarray:
     """Read-only action mask of the bids ``0..max_bid``."""
     mask = np.zeros(len(ACTIONS), dtype=np.int8)
     mask[BID_OFFSET : BID_OFFSET + max_bid + 1] = 1
-    mask.setflags(write=False)
-    return mask
+    return read_only(mask)
 
 
 _BID_MASKS = tuple(_bid_mask(k) for k in range(MAX_BID + 1))
