@@ -63,7 +63,11 @@ class TrainArgs:
     gae_lambda: float = field(default=0.95, metadata={"help": "GAE lambda"})
     clip_range: float = field(default=0.2, metadata={"help": "PPO clip range"})
     ent_coef: float = field(
-        default=0.0, metadata={"help": "entropy bonus (over a huge action table it favours the big blocks)"}
+        default=0.0,
+        metadata={
+            "help": "entropy bonus: 0.01 kept Skull King's bids from collapsing to one per hand (docs/RESULTS.md); "
+            "over Kapern's huge re-roll block it pushes the policy towards that block"
+        },
     )
     net_arch: list[int] = field(default_factory=lambda: [64, 64], metadata={"help": "hidden layer sizes"})
     opponents: list[str] = field(
