@@ -81,7 +81,10 @@ class MlpPolicy:
 
 
 def policy_from_sb3(policy: Any) -> MlpPolicy:
-    """Copy the actor of an SB3 ``(Maskable)ActorCriticPolicy`` with a flat Box observation."""
+    """Copy the actor of an SB3 ``(Maskable)ActorCriticPolicy`` with a flat Box observation.
+
+    A feature action head (``agents.action_head``) is exported as the one linear layer it equals.
+    """
     import torch
 
     extractor = type(policy.pi_features_extractor).__name__
@@ -91,10 +94,14 @@ def policy_from_sb3(policy: Any) -> MlpPolicy:
     with torch.no_grad():
         for module in [*policy.mlp_extractor.policy_net, policy.action_net]:
             if isinstance(module, torch.nn.Linear):
-                weights.append(module.weight.detach().cpu().numpy().T.astype(np.float32).copy())
-                biases.append(module.bias.detach().cpu().numpy().astype(np.float32).copy())
+                layer = module.weight, module.bias
+            elif hasattr(module, "effective_linear"):  # agents.action_head.FeatureActionHead
+                layer = module.effective_linear()
             else:
                 activation = type(module).__name__
+                continue
+            weights.append(layer[0].detach().cpu().numpy().T.astype(np.float32).copy())
+            biases.append(layer[1].detach().cpu().numpy().astype(np.float32).copy())
     return MlpPolicy(weights, biases, activation)
 
 

@@ -32,7 +32,7 @@ from sb3_contrib.common.wrappers import ActionMasker
 
 from agents.policy_agent import policy_from_sb3
 from experiments.opponents import parse_weights
-from experiments.train import TrainArgs
+from experiments.train import TrainArgs, policy_spec
 from experiments.vec_env import make_vec_env
 
 
@@ -83,13 +83,15 @@ def bench_ours(timesteps: int, num_envs: int, workers: int, threads: int, env_id
         opponents=parse_weights(defaults.opponents),
         env_kwargs={"num_players": num_players},
     )
+    defaults.env_id, defaults.num_players = env_id, num_players
+    policy, policy_kwargs = policy_spec(defaults)
     model = MaskablePPO(
-        "MlpPolicy",
+        policy,
         vec,
         n_steps=max(1, defaults.n_steps * defaults.num_envs // num_envs),
         batch_size=defaults.batch_size,
         n_epochs=defaults.n_epochs,
-        policy_kwargs={"net_arch": defaults.net_arch},
+        policy_kwargs=policy_kwargs,
         device="cpu",
         seed=0,
     )

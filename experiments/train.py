@@ -70,6 +70,13 @@ class TrainArgs:
         },
     )
     net_arch: list[int] = field(default_factory=lambda: [64, 64], metadata={"help": "hidden layer sizes"})
+    action_features: bool = field(
+        default=True,
+        metadata={
+            "help": "score actions from the game's action features too, where it defines them "
+            "(agents.action_head; Piraten Kapern); --no-action-features: one output per action only"
+        },
+    )
     opponents: list[str] = field(
         default_factory=lambda: ["self:0.5", "heuristic:0.3", "random:0.2"],
         metadata={"help": "opponent pool, name:weight (self = snapshots of the learner)"},
@@ -83,8 +90,12 @@ class TrainArgs:
         default=False, metadata={"help": "evaluate the sampled policy (ppo:<checkpoint>#sample), not its argmax"}
     )
     checkpoint_every: int = field(default=50_000, metadata={"help": "steps between checkpoints"})
+    max_wall_s: float = field(
+        default=0.0, metadata={"help": "stop learning after this many seconds, then save and evaluate (0: no limit)"}
+    )
     seed: int = field(default=1, metadata={"help": "seed of everything"})
     torch_threads: int = field(default=1, metadata={"help": "torch intra-op threads"})
+    device: str = field(default="cpu", metadata={"help": "torch device of the learner (cpu, cuda, auto)"})
     out_dir: str = field(default="runs", metadata={"help": "parent folder of the run folder"})
     run_name: str | None = field(default=None, metadata={"help": "run folder name (default: env id, seed, time)"})
     resume: str | None = field(default=None, metadata={"help": "run folder to resume"})
@@ -109,6 +120,17 @@ def parse_env_kwargs(items: list[str]) -> dict[str, Any]:
 def env_config(args: TrainArgs) -> dict[str, Any]:
     """The env arguments of a run (player count and extra kwargs; not the reward mode)."""
     return {"num_players": args.num_players, **parse_env_kwargs(args.env_kwargs)}
+
+
+def policy_spec(args: TrainArgs) -> tuple[Any, dict[str, Any]]:
+    """The policy class and ``policy_kwargs`` of a new model."""
+    kwargs: dict[str, Any] = {"net_arch": list(args.net_arch)}
+    features = pirate_envs.make(args.env_id, raw=True, **env_config(args)).action_features
+    if not args.action_features or features is None:
+        return "MlpPolicy", kwargs
+    from agents.action_head import FeatureHeadPolicy
+
+    return FeatureHeadPolicy, {**kwargs, "action_features": features.matrix}
 
 
 def seed_everything(seed: int, torch_threads: int) -> None:
@@ -164,6 +186,7 @@ def build_callback(args: TrainArgs, run_dir: Path) -> Any:
             if args.resume or set(parse_weights(args.opponents)) == {SELF}:
                 self._add_snapshot()
             now = self.num_timesteps
+            self.deadline = time.perf_counter() + args.max_wall_s if args.max_wall_s > 0 else float("inf")
             self.next_snapshot = now + args.snapshot_every
             self.next_checkpoint = now + args.checkpoint_every
             self.next_eval = now + args.eval_every if args.eval_every > 0 else float("inf")
@@ -184,7 +207,7 @@ def build_callback(args: TrainArgs, run_dir: Path) -> Any:
             if now >= self.next_eval:
                 self.evaluate()
                 self.next_eval += args.eval_every
-            return True
+            return time.perf_counter() < self.deadline  # False ends model.learn early
 
         def _on_rollout_end(self) -> None:
             episodes = self.model.ep_info_buffer
@@ -260,10 +283,11 @@ def train(args: TrainArgs) -> Path:
     )
     latest = run_dir / "checkpoints" / "latest.zip"
     if args.resume and latest.exists():
-        model = MaskablePPO.load(latest, env=vec_env, device="cpu")
+        model = MaskablePPO.load(latest, env=vec_env, device=args.device)
     else:
+        policy, policy_kwargs = policy_spec(args)
         model = MaskablePPO(
-            "MlpPolicy",
+            policy,
             vec_env,
             n_steps=args.n_steps,
             batch_size=args.batch_size,
@@ -273,9 +297,9 @@ def train(args: TrainArgs) -> Path:
             gae_lambda=args.gae_lambda,
             clip_range=args.clip_range,
             ent_coef=args.ent_coef,
-            policy_kwargs={"net_arch": list(args.net_arch)},
+            policy_kwargs=policy_kwargs,
             seed=args.seed,
-            device="cpu",
+            device=args.device,
         )
     model.set_logger(configure(str(run_dir), ["csv", "tensorboard"]))
     callback = build_callback(args, run_dir)
@@ -284,7 +308,7 @@ def train(args: TrainArgs) -> Path:
         vec_env.close()
         print(f"{run_dir} already has {model.num_timesteps} learner steps (--total-timesteps {args.total_timesteps})")
         return run_dir
-    start = time.perf_counter()
+    start, start_steps = time.perf_counter(), model.num_timesteps
     model.learn(remaining, callback=callback, progress_bar=args.progress, reset_num_timesteps=not args.resume)
     elapsed = time.perf_counter() - start
     save_checkpoint(model, run_dir, args, model.num_timesteps)
@@ -294,7 +318,7 @@ def train(args: TrainArgs) -> Path:
     summary = {
         "timesteps": model.num_timesteps,
         "learn_wall_s": round(elapsed, 1),  # evaluations during training included
-        "steps_per_s": round(remaining / max(elapsed, 1e-9)),
+        "steps_per_s": round((model.num_timesteps - start_steps) / max(elapsed, 1e-9)),
     }
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     print(f"run folder: {run_dir}\n{json.dumps(summary)}")

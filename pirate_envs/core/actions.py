@@ -5,12 +5,17 @@ A game declares its blocks once, each with a label per action::
     ACTIONS = ActionTable([("stop", ["stop"]), ("bid", [f"bid {b}" for b in range(11)])])
     ACTIONS.offset("bid") + 3   # the action "bid 3"
     ACTIONS.to_string(a)        # its label
+
+A game may also describe every action by a fixed feature vector (:class:`ActionFeatures`),
+so that a learner can score actions from what they do instead of one output per action.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 
 @dataclass(frozen=True)
@@ -80,3 +85,35 @@ class ActionTable:
             span = f"{b.start}" if len(b.labels) == 1 else f"{b.start}-{b.stop - 1}"
             lines.append(f"| {span} | {b.name} | {b.labels[0]} | {b.labels[-1]} |")
         return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class ActionFeatures:
+    """A fixed ``float32`` feature row per action: ``matrix[a]`` describes action ``a``.
+
+    Policies may score an action as a function of its row (what it does), so that what they
+    learn about one action carries over to actions that share features.
+    """
+
+    matrix: np.ndarray
+    names: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if self.matrix.ndim != 2 or self.matrix.shape[1] != len(self.names):
+            raise ValueError(f"features: matrix of shape {self.matrix.shape} for {len(self.names)} names")
+        if self.matrix.dtype != np.float32:
+            raise ValueError(f"features: matrix must be float32, got {self.matrix.dtype}")
+        self.matrix.flags.writeable = False
+
+    @property
+    def num_actions(self) -> int:
+        return self.matrix.shape[0]
+
+    @property
+    def size(self) -> int:
+        """Features per action."""
+        return self.matrix.shape[1]
+
+    def of(self, action: int) -> dict[str, float]:
+        """The non-zero features of ``action``, by name."""
+        return {name: float(x) for name, x in zip(self.names, self.matrix[action]) if x}

@@ -74,6 +74,8 @@ class PirateAECEnv(AECEnv):
         self.possible_agents = [seat_name(i) for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         self.actions = self.ENGINE.ACTIONS
+        #: The game's fixed action features (``ActionFeatures``), or ``None``.
+        self.action_features = self.ENGINE.ACTION_FEATURES
         self.encode: Encoder = self.make_encoder()
         self.observation_layout: ObservationLayout = self.encode.layout
         obs_space = spaces.Dict(

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from pirate_envs.core.actions import ActionTable
+from pirate_envs.core.actions import ActionFeatures, ActionTable
 
 
 def read_only(array: np.ndarray) -> np.ndarray:
@@ -52,6 +52,8 @@ class Engine(ABC):
 
     #: The game's action table (one ``Discrete`` space for every seat).
     ACTIONS: ClassVar[ActionTable]
+    #: Optional fixed features of every action (``None``: the game defines none).
+    ACTION_FEATURES: ClassVar[ActionFeatures | None] = None
     #: Reset options the engine understands, with a one-line description each.
     RESET_OPTIONS: ClassVar[Mapping[str, str]] = {}
     #: Whether the rules allow endless forced play (every move forced, nobody progresses): such

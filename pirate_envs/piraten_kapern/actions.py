@@ -11,6 +11,12 @@ allows has exactly one action; the mask picks those the dice showing allow.
 | ``reroll`` | 2073 | re-roll this many free dice of each face |
 | ``chest_put`` | 5 | put one free die of a face (coin..sabre) on the Treasure Chest |
 | ``chest_take`` | 5 | take one die of a face off the Treasure Chest |
+
+``ACTION_FEATURES`` describes each action by 68 fixed numbers, for policies that score an
+action from what it does: the block (4 one-hots); for a re-roll, the dice it takes of each
+non-skull face as a fraction of eight (5) and as one-hots of 1..8 (40), whether it takes the
+Sorceress skull (1) and a one-hot of how many dice it takes in all (8); for the chest, the
+face put on (5) or taken off (5).
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import itertools
 
 import numpy as np
 
-from pirate_envs.core.actions import ActionTable
+from pirate_envs.core.actions import ActionFeatures, ActionTable
 from pirate_envs.piraten_kapern.scoring import FACES, NON_SKULL_FACES, NUM_DICE, NUM_FACES
 
 MIN_REROLL = 2
@@ -75,3 +81,31 @@ def reroll_action(counts: tuple[int, ...] | list[int]) -> int:
 def reroll_counts(action: int) -> tuple[int, ...]:
     """The per-face counts re-rolled by a re-roll action."""
     return REROLL_TUPLES[action - REROLL_OFFSET]
+
+
+def _action_features() -> ActionFeatures:
+    """The fixed feature rows of every action (see the module docstring)."""
+    faces = [FACES[f] for f in NON_SKULL_FACES]
+    names = [b.name for b in ACTIONS.blocks]
+    names += [f"reroll_{face}" for face in faces]
+    names += [f"reroll_{face}_{k}" for face in faces for k in range(1, NUM_DICE + 1)]
+    names += ["reroll_skull"] + [f"reroll_total_{k}" for k in range(1, NUM_DICE + 1)]
+    names += [f"put_{face}" for face in faces] + [f"take_{face}" for face in faces]
+    column = {name: i for i, name in enumerate(names)}
+    matrix = np.zeros((NUM_ACTIONS, len(names)), dtype=np.float32)
+    for block in ACTIONS.blocks:
+        matrix[block.start : block.stop, column[block.name]] = 1.0
+    for row, counts in enumerate(REROLL_TUPLES, start=REROLL_OFFSET):
+        for face, k in zip(faces, counts):
+            if k:
+                matrix[row, column[f"reroll_{face}"]] = k / NUM_DICE
+                matrix[row, column[f"reroll_{face}_{k}"]] = 1.0
+        matrix[row, column["reroll_skull"]] = counts[-1]
+        matrix[row, column[f"reroll_total_{sum(counts)}"]] = 1.0
+    for i, face in enumerate(faces):
+        matrix[CHEST_PUT_OFFSET + i, column[f"put_{face}"]] = 1.0
+        matrix[CHEST_TAKE_OFFSET + i, column[f"take_{face}"]] = 1.0
+    return ActionFeatures(matrix, tuple(names))
+
+
+ACTION_FEATURES = _action_features()

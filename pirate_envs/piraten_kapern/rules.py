@@ -20,6 +20,7 @@ from pirate_envs.core.errors import check_range
 from pirate_envs.core.render import format_table
 from pirate_envs.core.rewards import winners_by_score
 from pirate_envs.piraten_kapern.actions import (
+    ACTION_FEATURES,
     ACTIONS,
     CHEST_PUT_OFFSET,
     CHEST_TAKE_OFFSET,
@@ -155,6 +156,7 @@ class KapernEngine(Engine):
     """Full state of a Piraten Kapern game."""
 
     ACTIONS = ACTIONS
+    ACTION_FEATURES = ACTION_FEATURES
     RESET_OPTIONS: Mapping[str, str] = {
         "first_card": "fortune card name dealt to the first turn (the rest of the deck is shuffled as usual)",
     }

@@ -47,6 +47,23 @@ def test_train_writes_a_run_folder_and_resumes(tmp_path):
         main([*common, "--total-timesteps", "128"])
 
 
+def test_train_stops_at_its_wall_clock_budget_and_still_saves(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    from experiments.train import main
+
+    tiny = ["--num-envs", "2", "--num-workers", "0", "--n-steps", "64", "--batch-size", "64", "--eval-games", "2"]
+    run = main(
+        ["--out-dir", str(tmp_path), "--run-name", "run", "--no-progress", *tiny, "--eval-every", "0"]
+        + ["--total-timesteps", "1000000", "--max-wall-s", "0.5"]
+    )
+    summary = json.loads((run / "summary.json").read_text())
+    assert 0 < summary["timesteps"] < 1_000_000
+    assert (run / "checkpoints" / "latest.zip").is_file()
+    assert [h["timesteps"] for h in json.loads((run / "eval" / "history.json").read_text())] == [
+        summary["timesteps"]
+    ] * 2
+
+
 def test_evaluate_prints_and_writes_tables_ratings_and_plot(tmp_path):
     out = tmp_path / "eval"
     result = run_module(
