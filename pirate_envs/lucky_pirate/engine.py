@@ -25,7 +25,9 @@ from pirate_envs.lucky_pirate.actions import (
     decode_play,
 )
 from pirate_envs.lucky_pirate.rules import (
+    CAPTAIN,
     EMPTY_TOP,
+    FIRST_MATE,
     KINDS,
     MAX_COPIES,
     MAX_UP_DOWN,
@@ -118,6 +120,12 @@ class LuckyPirateEngine(Engine):
         self.direction = 1
         self.dealer = 0
         self.guard = TurnGuard(config.max_turns)
+        #: First Mates can be stranded (playable only on a Captain, never on an empty pile).
+        rules = self.rules
+        self._first_mates_can_strand = rules.first_mate_only_on_captain and not rules.first_mate_on_empty_pile
+        self._captains_in_deck = config.deck["captain"]
+        #: Why the game was truncated (``None`` while it is not).
+        self.truncation_reason: str | None = None
         self._rng = np.random.default_rng()
         self._mask: np.ndarray | None = None
 
@@ -128,6 +136,7 @@ class LuckyPirateEngine(Engine):
         n = self.num_players
         self.wins[:] = 0
         self.terminated = self.truncated = False
+        self.truncation_reason = None
         dealer = opts.get("dealer", self.config.first_dealer)
         if dealer is None:
             dealer = int(rng.integers(n))
@@ -282,8 +291,28 @@ class LuckyPirateEngine(Engine):
             self._pick_up(p)
         else:
             self._lay_up(p, action - LAY_UP_OFFSET)
-        if not self.terminated and self.guard is guard and guard.tick():
-            self.truncated = True
+        if self.terminated:
+            return
+        if self.guard is guard and guard.tick():
+            self.truncated, self.truncation_reason = True, "turn limit"
+        elif self._first_mates_stranded():
+            self.truncated, self.truncation_reason = True, "stranded First Mates"
+
+    def _first_mates_stranded(self) -> bool:
+        """Whether nobody can ever win: each seat holds a First Mate and no Captain is left.
+
+        A First Mate that may be played only on a Captain can never leave the hand of a player
+        once every Captain is out of the game (cleared, or in the two-player hand put aside),
+        and he can never shed all his cards. When that holds for every seat the game cannot end.
+        """
+        if not self._first_mates_can_strand:
+            return False
+        if self.removed[CAPTAIN] + self.set_aside[CAPTAIN] < self._captains_in_deck:
+            return False  # a Captain is still in someone's cards or on the pile
+        ups, hands = self.ups, self.hands
+        return all(
+            hands[s, FIRST_MATE] or ups[s, FIRST_MATE] or FIRST_MATE in self.downs[s] for s in range(self.num_players)
+        )
 
     def _play(self, p: int, kind: int, count: int) -> None:
         """``p`` puts ``count`` cards of ``kind`` on the pile."""
@@ -427,5 +456,5 @@ class LuckyPirateEngine(Engine):
         if self.setting_up:
             lines.append(f"set-up: up cards still to lay {self.to_lay.tolist()}")
         if self.done:
-            lines.append("truncated by the turn limit" if self.truncated else f"winners: {self.winners()}")
+            lines.append(f"truncated: {self.truncation_reason}" if self.truncated else f"winners: {self.winners()}")
         return "\n".join(lines)

@@ -236,6 +236,7 @@ def test_turn_limit_truncates():
     assert hand(game, 1) == {"first_mate": 2} and not game.done
     play(game, "1")  # seat 0's up card; the third turn reaches the guard
     assert game.truncated and not game.terminated and game.winners() == []
+    assert game.truncation_reason == "turn limit"
 
 
 def test_resample_hidden_keeps_what_the_seat_sees():
@@ -324,3 +325,34 @@ def test_by_default_a_first_mate_cannot_start_a_pile():
     """RULINGS: the First Mate is playable only on a Captain, so not on an empty pile."""
     game = start([{"hand": ["first_mate", "2"], **FILLER}, {"hand": ["6"], **FILLER}])
     assert legal(game) == ["play 1 x 2"]
+
+
+def test_stranded_first_mates_truncate_the_game_at_once():
+    # Every Captain is out of the game (put aside: the deal holds none) and both seats hold a
+    # First Mate, which may be played only on a Captain: nobody can ever shed his last card.
+    game = start([{"hand": ["first_mate", "3"]}, {"hand": ["first_mate", "5"]}])
+    assert not game.done
+    play(game, "3")
+    assert game.truncated and not game.terminated and game.truncation_reason == "stranded First Mates"
+    assert game.guard.turns == 1
+    assert "truncated: stranded First Mates" in game.render()
+
+
+def test_first_mates_are_not_stranded_while_a_captain_is_left_or_one_may_start_a_pile():
+    # player_1 still holds a Captain: player_0's First Mate can follow it
+    game = start([{"hand": ["first_mate", "3"]}, {"hand": ["first_mate", "captain", "5"]}])
+    play(game, "3")
+    assert not game.done
+    # a seat with no First Mate can still win
+    game = start([{"hand": ["first_mate", "3"]}, {"hand": ["4", "5"]}])
+    play(game, "3")
+    assert not game.done
+    # the option that lets a First Mate start an empty pile: never stranded
+    game = start([{"hand": ["first_mate", "3"]}, {"hand": ["first_mate", "5"]}], first_mate_on_empty_pile=True)
+    play(game, "3")
+    assert not game.done
+    # a First Mate among the down cards is stranded too; the pile's Captain is still in play
+    game = start([{"hand": ["3"], "down": ["first_mate"]}, {"hand": ["first_mate", "5", "6"]}], pile=["captain"])
+    assert not game.done
+    game.apply(PICK_UP)  # player_0 cannot follow the Captain with a 3: he takes it into his hand
+    assert not game.done
