@@ -61,6 +61,11 @@ distinct choice, never one per die. The mask allows exactly the legal ones: at l
 non-skull dice, or a single skull (with or without others) under an unused Sorceress; chest
 moves only with the Treasure Chest, between rolls.
 
+``env.unwrapped.action_features`` describes every action by 68 fixed numbers (its block, the
+dice a re-roll takes per face as a fraction and as one-hots, the Sorceress skull, the dice
+re-rolled in all, the chest face): ``experiments.train`` uses them (``--action-features``) so
+that what a policy learns about one re-roll carries over to similar ones.
+
 Rewards
 -------
 ``"win"``: at the end, winners share +1 and losers share -1 (zero-sum); truncation pays 0.
