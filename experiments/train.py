@@ -15,7 +15,8 @@ are drawn from ``--opponents`` (``self`` = frozen snapshots of the learner, adde
     learning_curve.png    win rate against each evaluation opponent over steps
 
 ``--resume <run folder>`` continues its latest checkpoint up to ``--total-timesteps`` with the
-saved config (the snapshot pool restarts from the resumed policy). An existing run folder is
+saved config (the snapshot pool restarts from the resumed policy; ``--max-wall-s`` and
+``--progress`` come from the new command line). An existing run folder is
 never reused without ``--resume`` or ``--overwrite`` (which deletes its checkpoints, tables and
 TensorBoard events).
 """
@@ -248,7 +249,8 @@ def prepare_run(args: TrainArgs) -> tuple[TrainArgs, Path]:
         names = {f.name for f in dataclasses.fields(TrainArgs)}
         resumed = TrainArgs(**{k: v for k, v in saved.items() if k in names})
         resumed.total_timesteps = max(args.total_timesteps, resumed.total_timesteps)
-        resumed.resume, resumed.progress = args.resume, args.progress
+        # per-invocation settings come from this command line, not from the saved config
+        resumed.resume, resumed.progress, resumed.max_wall_s = args.resume, args.progress, args.max_wall_s
         return resumed, run_dir
     name = args.run_name or f"{args.env_id}__s{args.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
     run_dir = Path(args.out_dir) / name

@@ -59,9 +59,12 @@ def test_train_stops_at_its_wall_clock_budget_and_still_saves(tmp_path):
     summary = json.loads((run / "summary.json").read_text())
     assert 0 < summary["timesteps"] < 1_000_000
     assert (run / "checkpoints" / "latest.zip").is_file()
-    assert [h["timesteps"] for h in json.loads((run / "eval" / "history.json").read_text())] == [
-        summary["timesteps"]
-    ] * 2
+    history = json.loads((run / "eval" / "history.json").read_text())
+    assert [h["timesteps"] for h in history] == [summary["timesteps"]] * 2  # one row per evaluation opponent
+    # the wall budget belongs to one invocation: a resume without it runs to its step budget
+    target = summary["timesteps"] + 4000
+    main(["--resume", str(run), "--total-timesteps", str(target), "--no-progress"])
+    assert json.loads((run / "summary.json").read_text())["timesteps"] >= target
 
 
 def test_evaluate_prints_and_writes_tables_ratings_and_plot(tmp_path):
