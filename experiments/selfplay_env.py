@@ -42,9 +42,15 @@ class SelfPlayEnv(gymnasium.Env):
         reward_mode: str = "win",
         max_snapshots: int = 10,
         snapshot_deterministic: bool = False,
+        truncation_reward: float | None = None,
         **env_kwargs: Any,
     ):
+        """``truncation_reward``: ``None`` reports a truncated game as truncated (SB3 bootstraps
+        its value); a number ends it for the learner as terminated, with that reward added
+        (``-1`` in win mode counts it as a loss, so that stalling never pays).
+        """
         self.env_id = env_id
+        self.truncation_reward = truncation_reward
         self.raw = pirate_envs.make(env_id, raw=True, reward_mode=reward_mode, **env_kwargs)
         self.game = self.raw.game
         self.num_players = len(self.raw.possible_agents)
@@ -90,7 +96,11 @@ class SelfPlayEnv(gymnasium.Env):
         obs = raw.observe(self.learner)["observation"]
         if not game.done:
             return obs, reward, False, False, {}
-        return obs, reward, game.terminated, game.truncated and not game.terminated, self._final_info()
+        terminated, truncated = game.terminated, game.truncated and not game.terminated
+        if truncated and self.truncation_reward is not None:
+            reward += self.truncation_reward
+            terminated, truncated = True, False
+        return obs, reward, terminated, truncated, self._final_info()
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now (``bool``), for MaskablePPO."""

@@ -51,6 +51,13 @@ class TrainArgs:
     num_players: int = field(default=2, metadata={"help": "players per game"})
     env_kwargs: list[str] = field(default_factory=list, metadata={"help": "more env arguments, key=value"})
     reward_mode: str = field(default="win", metadata={"help": "win (terminal +-1) or score (score changes)"})
+    truncation_reward: float | None = field(
+        default=None,
+        metadata={
+            "help": "unset: a game cut by the turn guard is a time limit (its value is bootstrapped); a number: "
+            "it ends for the learner with this reward added (-1 in win mode: a loss, so stalling never pays)"
+        },
+    )
     total_timesteps: int = field(default=200_000, metadata={"help": "learner steps in all"})
     num_envs: int = field(
         default=128, metadata={"help": "environments in all (many per worker amortise each policy call)"}
@@ -282,6 +289,7 @@ def train(args: TrainArgs) -> Path:
         reward_mode=args.reward_mode,
         max_snapshots=args.max_snapshots,
         env_kwargs=env_config(args),
+        truncation_reward=args.truncation_reward,
     )
     latest = run_dir / "checkpoints" / "latest.zip"
     if args.resume and latest.exists():

@@ -185,6 +185,7 @@ def make_vec_env(
     reward_mode: str = "win",
     max_snapshots: int = 10,
     env_kwargs: dict[str, Any] | None = None,
+    truncation_reward: float | None = None,
 ) -> VecEnv:
     """``num_envs`` seeded :class:`SelfPlayEnv`s (env ``i`` gets ``seed + i``) in a ``VecMonitor``."""
     if num_envs < 1:
@@ -194,7 +195,14 @@ def make_vec_env(
     kwargs = dict(env_kwargs or {})
 
     def factory() -> SelfPlayEnv:
-        return SelfPlayEnv(env_id, opponents, reward_mode=reward_mode, max_snapshots=max_snapshots, **kwargs)
+        return SelfPlayEnv(
+            env_id,
+            opponents,
+            reward_mode=reward_mode,
+            max_snapshots=max_snapshots,
+            truncation_reward=truncation_reward,
+            **kwargs,
+        )
 
     fns = [factory] * num_envs
     vec: VecEnv = BatchedSubprocVecEnv(fns, num_workers) if num_workers > 0 else DummyVecEnv(fns)

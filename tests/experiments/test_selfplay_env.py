@@ -112,3 +112,21 @@ def test_masks_are_the_learners_legal_actions():
         _, _, terminated, truncated, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
         if terminated or truncated:
             env.reset()
+
+
+@pytest.mark.parametrize("truncation_reward", [None, -1.0])
+def test_truncated_games_are_time_limits_or_losses_as_asked(truncation_reward):
+    # a guard of 6 turns cuts every two-player Lucky Pirate game
+    env = SelfPlayEnv("lucky_pirate_v0", RANDOM_ONLY, truncation_reward=truncation_reward, num_players=2, max_turns=6)
+    env.reset(seed=3)
+    rng, blocks = np.random.default_rng(0), action_blocks(env.raw)
+    rewards, terminated, truncated = [], False, False
+    while not (terminated or truncated):
+        _, reward, terminated, truncated, info = env.step(sample_legal(env.action_masks(), rng, blocks))
+        rewards.append(reward)
+    assert env.game.truncated and not env.game.terminated and info["win_share"] == 0.0
+    if truncation_reward is None:  # the env's own view: a time limit that pays nothing in win mode
+        assert (terminated, truncated) == (False, True) and rewards[-1] == 0.0
+    else:  # the learner is told the game ended, as a loss
+        assert (terminated, truncated) == (True, False) and rewards[-1] == -1.0
+    assert sum(rewards[:-1]) == 0.0
