@@ -27,7 +27,7 @@ class FeatureActionHead(nn.Module):
     def __init__(self, latent_dim: int, features: np.ndarray):
         super().__init__()
         features = torch.tensor(np.array(features, dtype=np.float32))
-        self.register_buffer("features", features)
+        self.register_buffer("features", features, persistent=False)  # rebuilt from policy_kwargs on load
         self.per_action = nn.Linear(latent_dim, features.shape[0])
         self.to_features = nn.Linear(latent_dim, features.shape[1])
 
