@@ -64,6 +64,8 @@ class Engine(ABC):
     current_player: int = 0
     terminated: bool = False
     truncated: bool = False
+    #: Why ``truncated`` was set where a game can tell more than its turn guard (else ``None``).
+    truncation_reason: str | None = None
 
     @abstractmethod
     def reset(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> None:

@@ -123,9 +123,6 @@ class LuckyPirateEngine(Engine):
         #: First Mates can be stranded (playable only on a Captain, never on an empty pile).
         rules = self.rules
         self._first_mates_can_strand = rules.first_mate_only_on_captain and not rules.first_mate_on_empty_pile
-        self._captains_in_deck = config.deck["captain"]
-        #: Why the game was truncated (``None`` while it is not).
-        self.truncation_reason: str | None = None
         self._rng = np.random.default_rng()
         self._mask: np.ndarray | None = None
 
@@ -299,19 +296,28 @@ class LuckyPirateEngine(Engine):
             self.truncated, self.truncation_reason = True, "stranded First Mates"
 
     def _first_mates_stranded(self) -> bool:
-        """Whether nobody can ever win: each seat holds a First Mate and no Captain is left.
+        """Whether nobody can ever win: each seat holds a First Mate and no Captain can reach the pile.
 
-        A First Mate that may be played only on a Captain can never leave the hand of a player
-        once every Captain is out of the game (cleared, or in the two-player hand put aside),
-        and he can never shed all his cards. When that holds for every seat the game cannot end.
+        A First Mate that may be played only on a Captain blocks whatever lies behind it: a
+        player with one in his hand never reaches his up cards, one with one in his hand or up
+        cards never reaches his down cards. With no Captain on the pile or in a hand, and every
+        other Captain behind such a First Mate (or out of the game), no First Mate can ever be
+        played, and a player holding one can never shed his last card. Checked when the pile
+        has just been emptied (cleared or picked up): only then can this become true.
         """
-        if not self._first_mates_can_strand:
+        if not self._first_mates_can_strand or self.pile:
             return False
-        if self.removed[CAPTAIN] + self.set_aside[CAPTAIN] < self._captains_in_deck:
-            return False  # a Captain is still in someone's cards or on the pile
-        ups, hands = self.ups, self.hands
+        hands, ups, downs = self.hands, self.ups, self.downs
+        if hands[:, CAPTAIN].any():
+            return False
+        for seat in range(self.num_players):
+            blocked_ups = hands[seat, FIRST_MATE] > 0
+            if ups[seat, CAPTAIN] and not blocked_ups:
+                return False
+            if CAPTAIN in downs[seat] and not (blocked_ups or ups[seat, FIRST_MATE]):
+                return False
         return all(
-            hands[s, FIRST_MATE] or ups[s, FIRST_MATE] or FIRST_MATE in self.downs[s] for s in range(self.num_players)
+            hands[s, FIRST_MATE] or ups[s, FIRST_MATE] or FIRST_MATE in downs[s] for s in range(self.num_players)
         )
 
     def _play(self, p: int, kind: int, count: int) -> None:

@@ -124,13 +124,16 @@ Settled points and assumptions (see RULINGS; each is an option)
   defaults; with ``first_mate_on_empty_pile=True`` in 34/1000 two-player games and none of
   1000 per count with three to six players (none went past 1100 turns). For training with
   two or three players, ``first_mate_on_empty_pile=True`` is recommended.
-* Stranded First Mates: when every seat holds a First Mate (hand, up or down) and no Captain
-  is left in anybody's cards or on the pile (all cleared, or in the two-player hand put aside),
-  nobody can ever shed his last card, so the episode is truncated after that move instead of
-  at the guard (``truncation_reason`` of the engine says which ended it). Random play with the
-  defaults (``max_turns=3000``, seeds 0..299): two players 235 won, 25 stranded (median turn
-  77), 40 at the guard; three players 278 won, 7 stranded, 15 at the guard; four players 299
-  won, 1 at the guard.
+* Stranded First Mates: a First Mate that may go only on a Captain blocks what lies behind
+  it (a player with one in his hand never reaches his up cards; with one in his hand or up
+  cards, never his down cards). When no Captain is on the pile or in a hand, every other
+  Captain is behind such a First Mate or out of the game, and every seat holds a First Mate,
+  nobody can ever shed his last card: the episode is truncated as soon as the pile is next
+  emptied, instead of at the guard (the engine's ``truncation_reason`` says which ended it).
+  Random play with the defaults (``max_turns=3000``, seeds 0..299 per count): two players
+  236 won, 57 stranded (median turn 12), 7 at the guard; three players 277 won, 23 stranded;
+  four players 299 won, 1 stranded. So under the RULINGS First Mate about one two-player game
+  in five cannot be won by anybody, whatever the players do.
 
 Version history
 ---------------

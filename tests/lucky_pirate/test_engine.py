@@ -327,32 +327,48 @@ def test_by_default_a_first_mate_cannot_start_a_pile():
     assert legal(game) == ["play 1 x 2"]
 
 
+def stuck_on_kraken(*deal, **config):
+    """A chosen deal with a Kraken on the pile; player_0 cannot follow it and picks it up."""
+    game = start(list(deal), pile=["kraken"], **config)
+    assert legal(game) == ["pick up the pile"]
+    game.apply(PICK_UP)
+    return game
+
+
 def test_stranded_first_mates_truncate_the_game_at_once():
     # Every Captain is out of the game (put aside: the deal holds none) and both seats hold a
     # First Mate, which may be played only on a Captain: nobody can ever shed his last card.
-    game = start([{"hand": ["first_mate", "3"]}, {"hand": ["first_mate", "5"]}])
-    assert not game.done
-    play(game, "3")
+    game = stuck_on_kraken({"hand": ["first_mate", "3"]}, {"hand": ["first_mate", "5"]})
     assert game.truncated and not game.terminated and game.truncation_reason == "stranded First Mates"
-    assert game.guard.turns == 1
+    assert game.guard.turns == 1 and game.winners() == []
     assert "truncated: stranded First Mates" in game.render()
 
 
-def test_first_mates_are_not_stranded_while_a_captain_is_left_or_one_may_start_a_pile():
-    # player_1 still holds a Captain: player_0's First Mate can follow it
-    game = start([{"hand": ["first_mate", "3"]}, {"hand": ["first_mate", "captain", "5"]}])
-    play(game, "3")
-    assert not game.done
-    # a seat with no First Mate can still win
-    game = start([{"hand": ["first_mate", "3"]}, {"hand": ["4", "5"]}])
-    play(game, "3")
-    assert not game.done
+def test_a_captain_behind_a_first_mate_cannot_save_the_game():
+    # player_0's only Captain is an up card, behind the First Mate in his hand
+    game = stuck_on_kraken({"hand": ["first_mate", "3"], "up": ["captain"]}, {"hand": ["first_mate", "5"]})
+    assert game.truncation_reason == "stranded First Mates"
+    # a down Captain behind a First Mate among the up cards
+    game = stuck_on_kraken({"hand": ["3"], "up": ["first_mate"], "down": ["captain"]}, {"hand": ["first_mate", "5"]})
+    assert game.truncation_reason == "stranded First Mates"
+
+
+def test_first_mates_are_not_stranded_while_a_captain_can_reach_the_pile():
+    ok = [
+        # a Captain in a hand
+        [{"hand": ["first_mate", "3"]}, {"hand": ["first_mate", "captain", "5"]}],
+        # an up Captain with no First Mate in front of it (player_0's First Mate is a down card)
+        [{"hand": ["3"], "up": ["captain"], "down": ["first_mate"]}, {"hand": ["first_mate", "5"]}],
+        # a seat with no First Mate can still win
+        [{"hand": ["first_mate", "3"]}, {"hand": ["4", "5"]}],
+    ]
+    for deal in ok:
+        game = stuck_on_kraken(*deal)
+        assert not game.done, deal
     # the option that lets a First Mate start an empty pile: never stranded
-    game = start([{"hand": ["first_mate", "3"]}, {"hand": ["first_mate", "5"]}], first_mate_on_empty_pile=True)
+    game = stuck_on_kraken({"hand": ["first_mate", "3"]}, {"hand": ["first_mate", "5"]}, first_mate_on_empty_pile=True)
+    assert not game.done
+    # checked only once the pile is empty: a play that leaves cards on the pile goes on
+    game = start([{"hand": ["first_mate", "3"]}, {"hand": ["first_mate", "5"]}])
     play(game, "3")
-    assert not game.done
-    # a First Mate among the down cards is stranded too; the pile's Captain is still in play
-    game = start([{"hand": ["3"], "down": ["first_mate"]}, {"hand": ["first_mate", "5", "6"]}], pile=["captain"])
-    assert not game.done
-    game.apply(PICK_UP)  # player_0 cannot follow the Captain with a 3: he takes it into his hand
     assert not game.done
