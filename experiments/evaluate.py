@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,8 @@ class GameRecord:
     scores: list[float]
     win_shares: list[float]
     truncated: bool
+    #: The engine's ``truncation_reason`` of a truncated game (``None`` when it gives none).
+    truncation_reason: str | None = None
 
 
 def seating(num_agents: int, game: int) -> list[int]:
@@ -87,7 +90,8 @@ def play_game(env: Any, seat_agents: list[Agent], seed: int) -> GameRecord:
         winners = game.winners()
         for w in winners:
             shares[w] = 1.0 / len(winners)
-    return GameRecord(scores=game.scores().tolist(), win_shares=shares, truncated=game.truncated)
+    reason = game.truncation_reason if game.truncated else None
+    return GameRecord(game.scores().tolist(), shares, game.truncated, reason)
 
 
 def run_tournament(
@@ -193,8 +197,11 @@ def main(argv: list[str] | None = None) -> list[AgentResult]:
     args = parse_args(EvalArgs, argv)
     results, records = evaluate(args)
     truncated = sum(r.truncated for r in records)
+    reasons = Counter(r.truncation_reason or "turn limit" for r in records if r.truncated)
     mode = f"league of {args.players} players" if args.players and args.players < len(args.agents) else "seats rotated"
     header = f"{args.env_id}: {len(records)} games, {mode}, seed {args.seed}, {truncated} truncated"
+    if truncated:
+        header += " (" + ", ".join(f"{reason}: {k}" for reason, k in sorted(reasons.items())) + ")"
     table = markdown_table(results)
     print(header)
     print(table)
@@ -204,7 +211,12 @@ def main(argv: list[str] | None = None) -> list[AgentResult]:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         (out / "results.md").write_text(f"{header}\n\n{table}\n")
-        payload = {"args": asdict(args), "results": [asdict(r) for r in results], "truncated": truncated}
+        payload = {
+            "args": asdict(args),
+            "results": [asdict(r) for r in results],
+            "truncated": truncated,
+            "truncation_reasons": reasons,
+        }
         (out / "results.json").write_text(json.dumps(payload, indent=2))
         tournament_chart([asdict(r) for r in results], out / "results.png", header)
         print(f"wrote {out / 'results.md'}, results.json and results.png")

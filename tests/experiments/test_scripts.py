@@ -83,6 +83,17 @@ def test_evaluate_prints_and_writes_tables_ratings_and_plot(tmp_path):
     assert (out / "results.md").is_file() and (out / "results.png").stat().st_size > 1000
 
 
+def test_evaluate_counts_truncated_games_by_reason(tmp_path, capsys):
+    from experiments.evaluate import main
+
+    # two-player Lucky Pirate: under the default First Mate rule some deals strand every seat
+    main(["--env-id", "lucky_pirate_v0", "--agents", "heuristic", "random", "--games", "40", "--out", str(tmp_path)])
+    payload = json.loads((tmp_path / "results.json").read_text())
+    assert payload["truncation_reasons"].get("stranded First Mates", 0) > 0
+    assert sum(payload["truncation_reasons"].values()) == payload["truncated"]
+    assert f"{payload['truncated']} truncated (" in capsys.readouterr().out
+
+
 def test_play_asks_again_on_bad_input_and_quits():
     bad_then_quit = "hello\n0\n99999\nq\n"
     result = run_module("experiments.play", "--env-id", "piraten_kapern_v0", "--seed", "1", stdin=bad_then_quit)
