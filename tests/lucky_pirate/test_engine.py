@@ -372,3 +372,12 @@ def test_first_mates_are_not_stranded_while_a_captain_can_reach_the_pile():
     game = start([{"hand": ["first_mate", "3"]}, {"hand": ["first_mate", "5"]}])
     play(game, "3")
     assert not game.done
+
+
+def test_no_stranding_is_declared_during_the_set_up():
+    game = start([{"hand": ["first_mate", "captain", "3"]}, {"hand": ["first_mate", "5", "6"]}])
+    game.setting_up, game.to_lay[:] = True, [2, 1]  # as the choose_up_cards set-up leaves it
+    game.apply(LAY_UP_OFFSET + KIND_INDEX["captain"])  # the Captain goes up behind the First Mate...
+    assert not game.done
+    game.apply(LAY_UP_OFFSET + KIND_INDEX["first_mate"])  # ...which follows it face up: nothing blocks it
+    assert not game.done
