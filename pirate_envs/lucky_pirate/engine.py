@@ -292,7 +292,7 @@ class LuckyPirateEngine(Engine):
             return
         if self.guard is guard and guard.tick():
             self.truncated, self.truncation_reason = True, "turn limit"
-        elif self._first_mates_stranded():
+        elif not self.pile and self._first_mates_can_strand and self._first_mates_stranded():
             self.truncated, self.truncation_reason = True, "stranded First Mates"
 
     def _first_mates_stranded(self) -> bool:
@@ -307,7 +307,7 @@ class LuckyPirateEngine(Engine):
         during the set-up, when a First Mate may still leave the hand face up.
         """
         if not self._first_mates_can_strand or self.pile or self.setting_up:
-            return False
+            return False  # (apply checks the first two before calling, on its hot path)
         hands, ups, downs = self.hands, self.ups, self.downs
         if hands[:, CAPTAIN].any():
             return False
