@@ -302,12 +302,13 @@ class LuckyPirateEngine(Engine):
         player with one in his hand never reaches his up cards, one with one in his hand or up
         cards never reaches his down cards. With no Captain on the pile or in a hand, and every
         other Captain behind such a First Mate (or out of the game), no First Mate can ever be
-        played, and a player holding one can never shed his last card. Checked when the pile
-        has just been emptied (cleared or picked up): only then can this become true. Not
-        during the set-up, when a First Mate may still leave the hand face up.
+        played, and a player holding one can never shed his last card. ``apply`` asks only when
+        the rules let First Mates strand and the pile has just been emptied (cleared or picked
+        up): only then can this become true. Not during the set-up, when a First Mate may still
+        leave the hand face up.
         """
-        if not self._first_mates_can_strand or self.pile or self.setting_up:
-            return False  # (apply checks the first two before calling, on its hot path)
+        if self.setting_up:
+            return False
         hands, ups, downs = self.hands, self.ups, self.downs
         if hands[:, CAPTAIN].any():
             return False

@@ -119,11 +119,12 @@ Settled points and assumptions (see RULINGS; each is an option)
   (with these assumptions) allow endless cycles, mostly with two players: e.g. one player
   holds a First Mate and a Kraken, the other a Kraken and low cards, no Captain is left: First
   Mate on the empty pile, Kraken, pick up, low card, Kraken, pick up, ... every move forced.
-  Random play (uniform by action block, ``max_turns=3000``, seeds 0..149 per count) hit the
-  guard in 35/150 two-player, 13/150 three-player and 0/150 four-player games with the
-  defaults; with ``first_mate_on_empty_pile=True`` in 34/1000 two-player games and none of
-  1000 per count with three to six players (none went past 1100 turns). For training with
-  two or three players, ``first_mate_on_empty_pile=True`` is recommended.
+  Before the stranded-First-Mate check below, random play (uniform by action block,
+  ``max_turns=3000``, seeds 0..149 per count) hit the guard in 35/150 two-player, 13/150
+  three-player and 0/150 four-player games with the defaults, most of them stranded games
+  that now end early; with ``first_mate_on_empty_pile=True`` in 34/1000 two-player games and
+  none of 1000 per count with three to six players (none went past 1100 turns). For training
+  with two or three players, ``first_mate_on_empty_pile=True`` is recommended.
 * Stranded First Mates: a First Mate that may go only on a Captain blocks what lies behind
   it (a player with one in his hand never reaches his up cards; with one in his hand or up
   cards, never his down cards). When no Captain is on the pile or in a hand, every other
