@@ -37,7 +37,7 @@ from pirate_envs.skull_king.cards import (
     rank_of,
     suit_of,
 )
-from pirate_envs.skull_king.rules import BID_OFFSET, CARD_OFFSET, Phase, winner_of_tokens
+from pirate_envs.skull_king.engine import BID_OFFSET, CARD_OFFSET, Phase, winner_of_tokens
 from pirate_envs.skull_king.view import SkullKingView
 
 #: Cards that beat a led special card (out of the other 65): Pirates (Scary Mary included)

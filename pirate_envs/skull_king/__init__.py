@@ -1,6 +1,6 @@
 """Skull King (first edition): the trick-taking bidding game, as a PettingZoo AEC environment."""
 
-from pirate_envs.skull_king.rules import (
+from pirate_envs.skull_king.engine import (
     ACTIONS,
     Config,
     Phase,

@@ -97,7 +97,7 @@ from typing import Any, ClassVar
 
 from pirate_envs.core.aec import PirateAECEnv
 from pirate_envs.skull_king.observation import Encoder, build_layout
-from pirate_envs.skull_king.rules import Config, SkullKingEngine
+from pirate_envs.skull_king.engine import Config, SkullKingEngine
 
 
 class raw_env(PirateAECEnv):

@@ -11,7 +11,7 @@ from pirate_envs.core.errors import IllegalActionError
 from pirate_envs.skull_king.cards import COPIES, KIND_NAMES, MARY_ESCAPE, NUM_SUITS, TOKEN_NAMES, suit_of
 from pirate_envs.skull_king.env import raw_env
 from pirate_envs.skull_king.observation import encode
-from pirate_envs.skull_king.rules import (
+from pirate_envs.skull_king.engine import (
     ACTIONS,
     CARD_OFFSET,
     Config,

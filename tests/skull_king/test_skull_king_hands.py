@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from pirate_envs.skull_king.env import raw_env
-from pirate_envs.skull_king.rules import ACTIONS, Phase
+from pirate_envs.skull_king.engine import ACTIONS, Phase
 
 Script = list[tuple[int, str]]
 

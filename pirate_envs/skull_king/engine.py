@@ -1,4 +1,4 @@
-"""Skull King (first edition) rules: config, pure helpers and the rules engine.
+"""Skull King (first edition) engine: config, pure helpers and the rules engine.
 
 No gymnasium or pettingzoo here. The pure helpers take card names (see
 :mod:`pirate_envs.skull_king.cards`):
