@@ -23,7 +23,7 @@ import numpy as np
 
 from agents.kapern_oracle import option_open, reroll_step
 from pirate_envs.piraten_kapern.actions import MIN_REROLL, STOP
-from pirate_envs.piraten_kapern.scoring import (
+from pirate_envs.piraten_kapern.rules import (
     COIN,
     DIAMOND,
     MIN_SET,

@@ -49,8 +49,8 @@ from pirate_envs.piraten_kapern.actions import (
     reroll_action,
 )
 from pirate_envs.piraten_kapern.dice import count_vectors, roll_probability
-from pirate_envs.piraten_kapern.rules import DEFAULT_TARGET
-from pirate_envs.piraten_kapern.scoring import (
+from pirate_envs.piraten_kapern.engine import DEFAULT_TARGET
+from pirate_envs.piraten_kapern.rules import (
     CARDS,
     DISQUALIFYING_SKULLS,
     ISLAND_SKULLS,

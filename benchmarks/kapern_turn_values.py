@@ -24,7 +24,7 @@ from agents.kapern_oracle import optimal_turn_value, policy_turn_value, sample_t
 from agents.registry import make_agent
 from experiments.stats import Z95, mean_interval
 from pirate_envs.core.render import format_table
-from pirate_envs.piraten_kapern.scoring import CARDS, STANDARD_DECK
+from pirate_envs.piraten_kapern.rules import CARDS, STANDARD_DECK
 
 ENV_ID = "piraten_kapern_v0"
 

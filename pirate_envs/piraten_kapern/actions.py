@@ -26,7 +26,7 @@ import itertools
 import numpy as np
 
 from pirate_envs.core.actions import ActionFeatures, ActionTable
-from pirate_envs.piraten_kapern.scoring import FACES, NON_SKULL_FACES, NUM_DICE, NUM_FACES
+from pirate_envs.piraten_kapern.rules import FACES, NON_SKULL_FACES, NUM_DICE, NUM_FACES
 
 MIN_REROLL = 2
 

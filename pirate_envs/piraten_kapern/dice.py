@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from pirate_envs.piraten_kapern.scoring import NUM_DICE, NUM_FACES
+from pirate_envs.piraten_kapern.rules import NUM_DICE, NUM_FACES
 
 #: ``roll(n)`` -> counts per face of ``n`` dice (tests script rolls with their own).
 DiceSource = Callable[[int], "tuple[int, ...] | list[int]"]

@@ -95,8 +95,8 @@ v0: first release.
 from __future__ import annotations
 
 from pirate_envs.core.aec import PirateAECEnv
+from pirate_envs.piraten_kapern.engine import KapernConfig, KapernEngine
 from pirate_envs.piraten_kapern.observation import KapernEncoder, build_layout
-from pirate_envs.piraten_kapern.rules import KapernConfig, KapernEngine
 
 SCORE_SCALE = 1.0 / 1000.0
 

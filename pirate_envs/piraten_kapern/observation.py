@@ -9,7 +9,7 @@ import numpy as np
 
 from pirate_envs.core.observation import ObservationLayout, float32_bytes
 from pirate_envs.piraten_kapern.dice import count_vectors
-from pirate_envs.piraten_kapern.scoring import CARDS, NUM_DICE, NUM_FACES, card_skulls
+from pirate_envs.piraten_kapern.rules import CARDS, NUM_DICE, NUM_FACES, card_skulls
 from pirate_envs.piraten_kapern.view import KapernView
 
 POINTS_SCALE = 1000.0  # turn points are given in thousands

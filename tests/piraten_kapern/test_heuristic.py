@@ -9,7 +9,7 @@ from agents.kapern_heuristic import KapernHeuristic
 from agents.kapern_oracle import decision_view, optimal_turn_value, policy_turn_value, sample_turn_scores
 from agents.registry import make_agent
 from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET, NUM_ACTIONS, STOP, reroll_action
-from pirate_envs.piraten_kapern.scoring import CARDS
+from pirate_envs.piraten_kapern.rules import CARDS
 from pirate_envs.piraten_kapern_v0 import raw_env
 
 ALL_LEGAL = {"action_mask": np.ones(NUM_ACTIONS, dtype=np.int8)}

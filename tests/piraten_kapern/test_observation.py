@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import pirate_envs
-from pirate_envs.piraten_kapern.scoring import CARDS
+from pirate_envs.piraten_kapern.rules import CARDS
 
 
 def test_every_piece_holds_what_its_name_says():

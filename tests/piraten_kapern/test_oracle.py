@@ -23,7 +23,7 @@ from agents.kapern_oracle import (
     solve_turn,
 )
 from pirate_envs.piraten_kapern.actions import STOP
-from pirate_envs.piraten_kapern.scoring import (
+from pirate_envs.piraten_kapern.rules import (
     CARDS,
     SEA_BATTLES,
     card_skulls,

@@ -8,7 +8,7 @@ import pytest
 
 from benchmarks.kapern_turn_values import deck_mean_interval
 from experiments.stats import Z95
-from pirate_envs.piraten_kapern.scoring import STANDARD_DECK
+from pirate_envs.piraten_kapern.rules import STANDARD_DECK
 
 
 def test_deck_mean_weighs_cards_by_copies_and_adds_variances():

@@ -1,0 +1,424 @@
+"""Piraten Kapern engine: configuration, full game state, legal actions and their effects.
+
+Pure Python + numpy. The scoring helpers live in :mod:`.rules`, the action table in
+:mod:`.actions`, the dice in :mod:`.dice`. See :mod:`pirate_envs.piraten_kapern.env` for the
+game's documentation page.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from pirate_envs.core.engine import Engine, TurnGuard, check_options, read_only
+from pirate_envs.core.errors import check_range
+from pirate_envs.core.render import format_table
+from pirate_envs.core.rewards import winners_by_score
+from pirate_envs.piraten_kapern.actions import (
+    ACTION_FEATURES,
+    ACTIONS,
+    CHEST_PUT_OFFSET,
+    CHEST_TAKE_OFFSET,
+    MIN_REROLL,
+    NUM_ACTIONS,
+    REROLL_OFFSET,
+    REROLL_VECTORS,
+    STOP,
+    reroll_counts,
+)
+from pirate_envs.piraten_kapern.dice import DiceSource, roller
+from pirate_envs.piraten_kapern.rules import (
+    CARD_INDEX,
+    CARDS,
+    COIN,
+    DIAMOND,
+    DISQUALIFYING_SKULLS,
+    FACES,
+    ISLAND_SKULLS,
+    MONKEY,
+    NON_SKULL_FACES,
+    NUM_DICE,
+    NUM_FACES,
+    PARROT,
+    PROMO_CARDS,
+    SABRE,
+    SEA_BATTLES,
+    SKULL,
+    STANDARD_DECK,
+    card_skulls,
+    check_card,
+    disqualified_score,
+    island_penalty,
+    objects_points,
+    score_counts,
+)
+from pirate_envs.piraten_kapern.view import KapernView
+
+__all__ = ["KapernConfig", "KapernEngine", "Phase", "TurnState"]
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 5
+DEFAULT_TARGET = 6000
+DEFAULT_MAX_TURNS = 1000
+#: Guard, not a rule: chest moves allowed between two rolls (8 dice on and off is 16).
+MAX_CHEST_MOVES_PER_ROLL = 2 * NUM_DICE
+
+
+@dataclass(frozen=True)
+class KapernConfig:
+    """Game options (validated: a bad value raises ``ValueError`` naming the field)."""
+
+    num_players: int = 2
+    #: Score that triggers the final round.
+    target_score: int = DEFAULT_TARGET
+    #: Add the promo cards After the Storm and Peace to the fortune deck.
+    promo_cards: bool = False
+    #: Copies of each promo card when ``promo_cards`` is on (assumption: the count is not printed).
+    promo_copies: int = 1
+    #: Turn-limit guard: a game not over after this many turns is truncated.
+    max_turns: int = DEFAULT_MAX_TURNS
+
+    def __post_init__(self) -> None:
+        check_range("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
+        check_range("target_score", self.target_score, 1)
+        check_range("promo_copies", self.promo_copies, 1, 10)
+        check_range("max_turns", self.max_turns, 1)
+        if not isinstance(self.promo_cards, bool):
+            raise ValueError(f"promo_cards={self.promo_cards!r} must be True or False")
+
+    def deck(self) -> dict[str, int]:
+        """Card name -> copies in the fortune deck."""
+        deck = dict(STANDARD_DECK)
+        if self.promo_cards:
+            deck.update({card: self.promo_copies for card in PROMO_CARDS})
+        return deck
+
+
+class Phase(enum.Enum):
+    """Where a turn stands. Chance (card draw, rolls) happens inside ``apply``."""
+
+    ROLLING = "rolling"  # normal turn: stop, re-roll, chest moves
+    ISLAND = "island"  # Island of Skulls: stop or re-roll non-skull dice
+    GAME_OVER = "game_over"
+
+
+#: The mask when only stopping is legal.
+_STOP_ONLY = read_only(np.eye(1, NUM_ACTIONS, STOP, dtype=np.int8)[0])
+
+
+#: ``_FITS[face][k]``: which re-roll rows take at most ``k`` dice of ``face`` (skull last).
+_FITS = [[REROLL_VECTORS[:, face] <= k for k in range(NUM_DICE + 1)] for face in range(NUM_FACES)]
+
+
+@functools.cache
+def _rolling_mask(coin: int, diamond: int, monkey: int, parrot: int, sabre: int, skull_ok: bool) -> np.ndarray:
+    """Stop plus every re-roll these free non-skull dice allow (no chest moves); read-only."""
+    fits = _FITS[SKULL][int(skull_ok)].copy()
+    for face, k in zip(NON_SKULL_FACES, (coin, diamond, monkey, parrot, sabre)):
+        fits &= _FITS[face][k]
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask[STOP] = 1
+    mask[REROLL_OFFSET : REROLL_OFFSET + len(REROLL_VECTORS)] = fits
+    return read_only(mask)
+
+
+@dataclass
+class TurnState:
+    """The dice and card of the turn in progress."""
+
+    card: str
+    free: list[int] = field(default_factory=lambda: [0] * NUM_FACES)
+    chest: list[int] = field(default_factory=lambda: [0] * NUM_FACES)
+    rolls: int = 0
+    sorceress_used: bool = False
+    chest_moves: int = 0
+    island: bool = False
+    island_skulls: int = 0
+
+    def showing(self) -> list[int]:
+        """Counts per face of all eight dice (free and on the chest)."""
+        return [a + b for a, b in zip(self.free, self.chest)]
+
+
+class KapernEngine(Engine):
+    """Full state of a Piraten Kapern game."""
+
+    ACTIONS = ACTIONS
+    ACTION_FEATURES = ACTION_FEATURES
+    RESET_OPTIONS: Mapping[str, str] = {
+        "first_card": "fortune card name dealt to the first turn (the rest of the deck is shuffled as usual)",
+    }
+
+    def __init__(self, config: KapernConfig, dice_source: DiceSource | None = None):
+        """``dice_source(n)``, if given, replaces the random dice (tests script rolls with it)."""
+        self.config = config
+        self.num_players = config.num_players
+        deck = config.deck()
+        self.deck_cards = [card for card in CARDS for _ in range(deck.get(card, 0))]
+        self.rng = np.random.default_rng()
+        self.dice_source = dice_source
+        self.roll_dice: DiceSource = dice_source or roller(self.rng)
+        self._reset_state()
+
+    def _reset_state(self) -> None:
+        n = self.num_players
+        self._scores = [0] * n
+        self.current_player = 0
+        self.terminated = False
+        self.truncated = False
+        self.phase = Phase.ROLLING
+        self.guard = TurnGuard(self.config.max_turns)
+        self.deck: list[str] = []
+        self._deck_counts = [0] * len(CARDS)
+        self.final_trigger: int | None = None
+        self.final_turns_left = [False] * n
+        self.turn: TurnState = TurnState(card=CARDS[0])
+        self.turn_points = 0
+        self.last_turn_points = [0] * n
+
+    # ------------------------------------------------------------------ set-up
+    def reset(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> None:
+        options = check_options(options, self.RESET_OPTIONS)
+        self.rng = rng
+        self.roll_dice = self.dice_source or roller(rng)
+        self._reset_state()
+        self._shuffle_deck()
+        first = options.get("first_card")
+        if first is not None:
+            check_card(first)
+            if first not in self.deck:
+                raise ValueError(f"first_card={first!r} is not in this game's fortune deck")
+            self.deck.remove(first)
+            self.deck.append(first)  # the top of the deck is the end of the list
+        self._start_turn()
+
+    def _shuffle_deck(self) -> None:
+        self.deck = list(self.deck_cards)
+        self.rng.shuffle(self.deck)
+        self._deck_counts = [0] * len(CARDS)
+        for card in self.deck:
+            self._deck_counts[CARD_INDEX[card]] += 1
+
+    def _draw_card(self) -> str:
+        if not self.deck:
+            self._shuffle_deck()
+        card = self.deck.pop()
+        self._deck_counts[CARD_INDEX[card]] -= 1
+        return card
+
+    def _start_turn(self) -> None:
+        """Draw a fortune card and make the first roll of the current player's turn."""
+        self.turn = TurnState(card=self._draw_card())
+        rolled = self.roll_dice(NUM_DICE)
+        self.turn.free = list(rolled)
+        self.turn.rolls = 1
+        skulls = rolled[SKULL] + card_skulls(self.turn.card)
+        if skulls >= ISLAND_SKULLS and self.turn.card not in SEA_BATTLES:
+            self.phase = Phase.ISLAND
+            self.turn.island = True
+            self.turn.island_skulls = skulls
+            self._check_island_over(new_skulls=skulls)
+        elif skulls >= DISQUALIFYING_SKULLS:
+            self._bust()
+        else:
+            self.phase = Phase.ROLLING
+            self._update_turn_points()
+
+    # ------------------------------------------------------------------ legal actions
+    def legal_mask(self) -> np.ndarray:
+        """Legal actions of the current player (cached masks are read-only and shared between equal states)."""
+        t = self.turn
+        free = t.free
+        if not self._may_reroll():
+            return _STOP_ONLY
+        if self.phase is Phase.ISLAND:
+            return _rolling_mask(free[COIN], free[DIAMOND], free[MONKEY], free[PARROT], free[SABRE], False)
+        skull_ok = t.card == "sorceress" and not t.sorceress_used and free[SKULL] > 0
+        mask = _rolling_mask(free[COIN], free[DIAMOND], free[MONKEY], free[PARROT], free[SABRE], skull_ok)
+        if t.card == "treasure_chest" and t.chest_moves < MAX_CHEST_MOVES_PER_ROLL:
+            mask = mask.copy()
+            for i, face in enumerate(NON_SKULL_FACES):
+                mask[CHEST_PUT_OFFSET + i] = free[face] > 0
+                mask[CHEST_TAKE_OFFSET + i] = t.chest[face] > 0
+        return mask
+
+    def _may_reroll(self) -> bool:
+        """After the Storm allows a single re-roll."""
+        return not (self.turn.card == "storm" and self.turn.rolls >= 2)
+
+    # ------------------------------------------------------------------ effects
+    def apply(self, action: int) -> None:
+        """Apply a legal action of the current player."""
+        t = self.turn
+        if action == STOP:
+            if self.phase is Phase.ISLAND:
+                self._end_island_turn()
+            else:
+                self._end_turn(busted=False)
+        elif action >= CHEST_TAKE_OFFSET:
+            face = NON_SKULL_FACES[action - CHEST_TAKE_OFFSET]
+            t.chest[face] -= 1
+            t.free[face] += 1
+            t.chest_moves += 1
+        elif action >= CHEST_PUT_OFFSET:
+            face = NON_SKULL_FACES[action - CHEST_PUT_OFFSET]
+            t.free[face] -= 1
+            t.chest[face] += 1
+            t.chest_moves += 1
+        else:
+            self._reroll(reroll_counts(action))
+
+    def _reroll(self, counts: tuple[int, ...]) -> None:
+        t = self.turn
+        if counts[SKULL]:
+            t.sorceress_used = True
+        rolled = self.roll_dice(sum(counts))
+        t.free = [f - c + r for f, c, r in zip(t.free, counts, rolled)]
+        t.rolls += 1
+        t.chest_moves = 0
+        if self.phase is Phase.ISLAND:
+            t.island_skulls += rolled[SKULL]
+            self._check_island_over(new_skulls=rolled[SKULL])
+        elif t.free[SKULL] + card_skulls(t.card) >= DISQUALIFYING_SKULLS:
+            self._bust()
+        else:
+            self._update_turn_points()
+
+    def _check_island_over(self, new_skulls: int) -> None:
+        t = self.turn
+        non_skull = NUM_DICE - t.free[SKULL]
+        if new_skulls == 0 or non_skull < MIN_REROLL or not self._may_reroll():
+            self._end_island_turn()
+        else:
+            self.turn_points = 0
+
+    def _update_turn_points(self) -> None:
+        self.turn_points = score_counts(self.turn.showing(), self.turn.card)
+
+    # ------------------------------------------------------------------ turn end
+    def _bust(self) -> None:
+        """Three or more skulls: the turn ends (After the Storm scores it as an Island turn)."""
+        t = self.turn
+        if t.card == "storm":
+            t.island_skulls = t.free[SKULL]
+            self._end_island_turn()
+        else:
+            self._end_turn(busted=True)
+
+    def _end_island_turn(self) -> None:
+        """Opponents lose the Island penalty; the player scores nothing."""
+        t = self.turn
+        penalty = island_penalty(t.island_skulls, t.card)
+        if t.card == "peace" and t.free[SABRE]:
+            penalty = 0
+        self._finish_turn(own_points=0, opponents_delta=-penalty)
+
+    def _end_turn(self, busted: bool) -> None:
+        t = self.turn
+        if not busted:
+            points = score_counts(t.showing(), t.card)
+        elif t.card == "treasure_chest":
+            points = objects_points(t.chest, t.card)
+        else:
+            points = disqualified_score(t.showing(), t.card)
+        self._finish_turn(own_points=points, opponents_delta=0)
+
+    def _finish_turn(self, own_points: int, opponents_delta: int) -> None:
+        player = self.current_player
+        n = self.num_players
+        for seat in range(n):
+            self._scores[seat] += own_points if seat == player else opponents_delta
+        self.last_turn_points[player] = own_points
+        self.turn_points = 0
+        self._advance_final_round(player)
+        if self.terminated:
+            self.phase = Phase.GAME_OVER
+            return
+        if self.guard.tick():
+            self.truncated = True
+            self.phase = Phase.GAME_OVER
+            return
+        self.current_player = (player + 1) % n
+        self._start_turn()
+
+    def _advance_final_round(self, player: int) -> None:
+        """Trigger, cancel or finish the final round after ``player``'s turn."""
+        target = self.config.target_score
+        if self.final_trigger is not None:
+            self.final_turns_left[player] = False
+            if self._scores[self.final_trigger] < target:
+                self.final_trigger = None
+                self.final_turns_left = [False] * self.num_players
+            elif not any(self.final_turns_left):
+                self.terminated = True
+                return
+        if self.final_trigger is None and self._scores[player] >= target:
+            self.final_trigger = player
+            self.final_turns_left = [seat != player for seat in range(self.num_players)]
+
+    # ------------------------------------------------------------------ queries
+    def scores(self) -> np.ndarray:
+        return np.array(self._scores, dtype=np.float64)
+
+    def winners(self) -> list[int]:
+        return winners_by_score(self._scores)
+
+    def deck_counts(self) -> tuple[int, ...]:
+        """Cards of each kind left in the fortune deck (public: the discards are face up)."""
+        return tuple(self._deck_counts)
+
+    def view(self, seat: int) -> KapernView:
+        t = self.turn
+        # positional (in KapernView's field order): twice as fast as keywords, built every step
+        return KapernView._make(
+            (
+                seat,
+                self.num_players,
+                self.current_player,
+                self.phase.value,
+                t.card,
+                tuple(t.free),
+                tuple(t.chest),
+                t.rolls,
+                t.sorceress_used,
+                t.island,
+                t.island_skulls,
+                t.chest_moves,
+                self.turn_points,
+                tuple(self._scores),
+                self.final_trigger,
+                tuple(self.final_turns_left),
+                self.deck_counts(),
+                self.config.target_score,
+            )
+        )
+
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
+        """Reshuffle the unseen fortune deck and redraw all future dice from ``rng``."""
+        rng.shuffle(self.deck)
+        self.rng = rng
+        self.roll_dice = roller(rng)
+
+    def render(self) -> str:
+        t = self.turn
+        rows = [
+            [f"player_{s}" + (" *" if s == self.current_player else ""), self._scores[s]]
+            for s in range(self.num_players)
+        ]
+        lines = [format_table(["player", "score"], rows)]
+        if self.phase is Phase.GAME_OVER:
+            lines.append("game over" + (" (truncated)" if self.truncated else ""))
+            return "\n".join(lines)
+        dice = ", ".join(f"{FACES[f]} x{n}" for f, n in enumerate(t.free) if n)
+        lines.append(f"card: {t.card}   roll {t.rolls}   {'ISLAND OF SKULLS' if t.island else ''}".rstrip())
+        lines.append(f"dice: {dice}")
+        if any(t.chest):
+            lines.append("chest: " + ", ".join(f"{FACES[f]} x{n}" for f, n in enumerate(t.chest) if n))
+        lines.append(f"points at stake: {self.turn_points}")
+        if self.final_trigger is not None:
+            lines.append(f"final round (triggered by player_{self.final_trigger})")
+        return "\n".join(lines)
