@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from pirate_envs.skull_king.actions import BID_OFFSET, CARD_OFFSET
 from pirate_envs.skull_king.cards import (
     COPIES,
     DECK_SIZE,
@@ -37,7 +38,8 @@ from pirate_envs.skull_king.cards import (
     rank_of,
     suit_of,
 )
-from pirate_envs.skull_king.engine import BID_OFFSET, CARD_OFFSET, Phase, winner_of_tokens
+from pirate_envs.skull_king.engine import Phase
+from pirate_envs.skull_king.rules import winner_of_tokens
 from pirate_envs.skull_king.view import SkullKingView
 
 #: Cards that beat a led special card (out of the other 65): Pirates (Scary Mary included)

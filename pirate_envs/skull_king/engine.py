@@ -1,84 +1,53 @@
-"""Skull King (first edition) engine: config, pure helpers and the rules engine.
+"""Skull King (first edition) engine: the config, the phases and the rules engine (full state, legal actions, apply).
 
-No gymnasium or pettingzoo here. The pure helpers take card names (see
-:mod:`pirate_envs.skull_king.cards`):
-
-* :func:`legal_cards` (the distinct playable cards of a hand, sorted),
-* :func:`trick_winner` (index in play order of the card that wins a trick),
-* :func:`trick_bonus` (the bonus the winner earns if his bid is made),
-* :func:`hand_score` (one player's score for one hand).
-
-Each is the named-card face of an integer function the engine calls on its hot path
-(:func:`playable_card_actions`, :func:`winner_of_tokens`, :func:`bonus_of_tokens`); ``hand_score``
-is called as it is.
+No gymnasium or pettingzoo here; the pure helpers it calls are in :mod:`pirate_envs.skull_king.rules`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
 import numpy as np
 
-from pirate_envs.core.actions import ActionTable
 from pirate_envs.core.engine import Engine, check_options, read_only
 from pirate_envs.core.errors import check_range
 from pirate_envs.core.render import format_block, format_table, seat_name
+from pirate_envs.skull_king.actions import ACTIONS, BID_OFFSET, CARD_OFFSET, MAX_BID
 from pirate_envs.skull_king.cards import (
-    BONUS_PIRATE_TOKENS,
     COPIES,
     DECK,
     DECK_SIZE,
-    KIND_NAMES,
     KIND_OF_TOKEN,
     MARY_ESCAPE,
     MARY_PIRATE,
-    MERMAID,
     NO_SUIT,
     NUM_KINDS,
     NUM_RANKS,
     NUM_SUIT_CARDS,
     NUM_SUITS,
-    PIRATE,
     SCARY_MARY,
-    SKULL_KING,
     SUITS,
     TOKEN_NAMES,
-    TRUMP_SUIT,
     counts_of,
-    kind_index,
     names_of,
-    suit_of,
-    token_index,
 )
-from pirate_envs.skull_king.redeal import redeal
+from pirate_envs.skull_king.rules import (
+    DEFAULT_HANDS,
+    DEFAULT_PLAYERS,
+    MAX_HANDS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    bonus_of_tokens,
+    hand_score,
+    held_card_actions,
+    playable_card_actions,
+    redeal,
+    winner_of_tokens,
+)
 from pirate_envs.skull_king.view import SkullKingView
-
-# ----------------------------------------------------------------------------- rule constants
-MIN_PLAYERS = 2
-MAX_PLAYERS = 6
-DEFAULT_PLAYERS = 4
-#: Hands in a game; hand k deals k cards to each player.
-DEFAULT_HANDS = 10
-#: Highest bid the action space holds, hence the most hands (and cards per hand) a game may have.
-MAX_BID = 10
-MAX_HANDS = MAX_BID
-POINTS_PER_TRICK_BID = 20
-PENALTY_PER_TRICK_MISSED = 10
-ZERO_BID_POINTS_PER_HAND = 10
-PIRATE_CAUGHT_BONUS = 30
-SKULL_KING_CAUGHT_BONUS = 50
-
-ACTIONS = ActionTable(
-    [
-        ("bid", [f"bid {b}" for b in range(MAX_BID + 1)]),
-        ("card", [f"play {name}" for name in TOKEN_NAMES]),
-    ]
-)
-BID_OFFSET = ACTIONS.offset("bid")
-CARD_OFFSET = ACTIONS.offset("card")
 
 
 class Phase(IntEnum):
@@ -111,149 +80,14 @@ class Config:
         check_range("first_dealer", self.first_dealer, 0, self.num_players - 1)
 
 
-# ----------------------------------------------------------------------------- integer core
-_SUIT_SLICES = tuple(slice(s * NUM_RANKS, (s + 1) * NUM_RANKS) for s in range(NUM_SUITS))
+# ----------------------------------------------------------------------------- engine
 _KIND_OF_TOKEN_LIST: list[int] = KIND_OF_TOKEN.tolist()
 #: The card actions of each card kind, as a slice (two actions for Scary Mary, one for the others).
 _ACTIONS_OF_KIND: tuple[slice, ...] = tuple(slice(CARD_OFFSET + k, CARD_OFFSET + k + 1) for k in range(SCARY_MARY)) + (
     slice(CARD_OFFSET + MARY_PIRATE, CARD_OFFSET + MARY_ESCAPE + 1),
 )
-#: Per led suit, the card actions a player holding that suit may choose: the suit and the specials.
-_FOLLOW_ACTIONS = np.zeros((NUM_SUITS, len(ACTIONS)), dtype=np.int8)
-for _suit in range(NUM_SUITS):
-    _FOLLOW_ACTIONS[_suit, CARD_OFFSET + _suit * NUM_RANKS : CARD_OFFSET + (_suit + 1) * NUM_RANKS] = 1
-    _FOLLOW_ACTIONS[_suit, CARD_OFFSET + NUM_SUIT_CARDS :] = 1
 
 
-def led_suit_of(tokens: Sequence[int]) -> int:
-    """The suit to follow: that of the first suit card in the trick (``NO_SUIT`` if none yet)."""
-    for t in tokens:
-        if t < NUM_SUIT_CARDS:
-            return t // NUM_RANKS
-    return NO_SUIT
-
-
-def held_card_actions(hand_counts: np.ndarray) -> np.ndarray:
-    """``int8`` mask over ``ACTIONS`` of the card actions of a hand (per-kind counts), legal or not.
-
-    Works row by row on a stack of hands (shape ``(..., NUM_KINDS)``).
-    """
-    held = np.zeros((*hand_counts.shape[:-1], len(ACTIONS)), dtype=np.int8)
-    held[..., CARD_OFFSET:] = hand_counts[..., KIND_OF_TOKEN] > 0
-    return held
-
-
-def playable_card_actions(held: np.ndarray, led_suit: int, holds_led_suit: bool) -> np.ndarray:
-    """The legal card actions (a new ``int8`` mask) of a hand whose card actions are ``held``.
-
-    Special cards may always be played; a player holding the suit to follow (``led_suit``, the
-    suit of the first suit card of the trick) must otherwise follow it.
-    """
-    if holds_led_suit and led_suit != NO_SUIT:
-        return held & _FOLLOW_ACTIONS[led_suit]
-    return held.copy()
-
-
-def winner_of_tokens(trick: Sequence[int]) -> int:
-    """Index in play order of the winning token (the order of RULINGS.md, first match wins)."""
-    if SKULL_KING in trick:
-        if MERMAID in trick:
-            return trick.index(MERMAID)
-        return trick.index(SKULL_KING)
-    for i, t in enumerate(trick):
-        if t in (PIRATE, MARY_PIRATE):
-            return i
-    if MERMAID in trick:
-        return trick.index(MERMAID)
-    best, best_token = -1, -1
-    for suit in (TRUMP_SUIT, led_suit_of(trick)):
-        if suit == NO_SUIT:
-            break
-        for i, t in enumerate(trick):
-            if suit_of(t) == suit and t > best_token:
-                best, best_token = i, t
-        if best >= 0:
-            return best
-    return 0  # only Escapes (Scary Mary as Escape included): the first one wins
-
-
-def bonus_of_tokens(trick: Sequence[int]) -> int:
-    """The bonus the trick's winner earns if his bid is made."""
-    if SKULL_KING not in trick:
-        return 0
-    if MERMAID in trick:
-        return SKULL_KING_CAUGHT_BONUS
-    return PIRATE_CAUGHT_BONUS * sum(1 for t in trick if t in BONUS_PIRATE_TOKENS)
-
-
-def _tokens_of(trick: Sequence[str]) -> list[int]:
-    """Trick tokens of played card names, checked (non-empty, no more copies than the deck)."""
-    if len(trick) == 0:
-        raise ValueError("trick must hold at least one card")
-    tokens = [token_index(name) for name in trick]
-    kinds = np.bincount(KIND_OF_TOKEN[tokens], minlength=NUM_KINDS)
-    over = np.flatnonzero(kinds > np.asarray(COPIES))
-    if over.size:
-        raise ValueError(f"trick holds too many {KIND_NAMES[int(over[0])]!r} cards")
-    return tokens
-
-
-# ----------------------------------------------------------------------------- pure helpers
-def legal_cards(hand: Sequence[str], trick: Sequence[str]) -> list[str]:
-    """The distinct cards of ``hand`` that may be played into ``trick`` (names, sorted).
-
-    ``hand`` holds card names (``scary_mary`` is one card); ``trick`` holds the cards already
-    played, in order (Scary Mary as ``scary_mary:pirate`` or ``scary_mary:escape``). A player
-    holding the suit of the first suit card of the trick must play that suit or a special card.
-    """
-    counts = counts_of(hand)
-    led = led_suit_of([token_index(name) for name in trick])
-    holds_led_suit = led != NO_SUIT and bool(counts[_SUIT_SLICES[led]].any())
-    playable = playable_card_actions(held_card_actions(counts), led, holds_led_suit)
-    tokens = np.flatnonzero(playable) - CARD_OFFSET
-    return sorted({KIND_NAMES[k] for k in KIND_OF_TOKEN[tokens]})
-
-
-def trick_winner(trick: Sequence[str]) -> int:
-    """Index in play order of the card that wins the trick.
-
-    First matching rule: Skull King with a Mermaid: the first Mermaid; the Skull King; the first
-    Pirate (``scary_mary:pirate`` included); the first Mermaid; the highest black; the highest
-    card of the led suit; only Escapes (``scary_mary:escape`` included): the first one.
-    """
-    return winner_of_tokens(_tokens_of(trick))
-
-
-def trick_bonus(trick: Sequence[str]) -> int:
-    """The bonus the trick's winner earns if his bid is made.
-
-    +50 when a Mermaid catches the Skull King; +30 per Pirate caught by the Skull King (Scary
-    Mary counts as a Pirate even when played as an Escape); otherwise 0.
-    """
-    return bonus_of_tokens(_tokens_of(trick))
-
-
-def hand_score(bid: int, tricks: int, hand_number: int, bonus: int) -> int:
-    """One player's score for hand ``hand_number`` (which deals ``hand_number`` cards).
-
-    Bid ``b > 0`` made exactly: ``20 * b + bonus``; missed: ``-10 * |tricks - b|`` (no bonus).
-    Bid 0 made: ``+10 * hand_number``; missed (any number of tricks): ``-10 * hand_number``.
-    """
-    check_range("hand_number", hand_number, 1)
-    check_range("bid", bid, 0, hand_number)
-    check_range("tricks", tricks, 0, hand_number)
-    check_range("bonus", bonus, 0)
-    if bonus and not tricks:
-        raise ValueError(f"bonus={bonus} needs at least one trick won; tricks=0")
-    if bid == 0:
-        points = ZERO_BID_POINTS_PER_HAND * hand_number
-        return points if tricks == 0 else -points
-    if tricks == bid:
-        return POINTS_PER_TRICK_BID * bid + bonus
-    return -PENALTY_PER_TRICK_MISSED * abs(tricks - bid)
-
-
-# ----------------------------------------------------------------------------- engine
 def _bid_mask(max_bid: int) -> np.ndarray:
     """Read-only action mask of the bids ``0..max_bid``."""
     mask = np.zeros(len(ACTIONS), dtype=np.int8)
@@ -500,7 +334,7 @@ class SkullKingEngine(Engine):
         """Redeal the cards ``seat`` cannot see to the other seats and redraw their hidden bids.
 
         The redeal keeps every hand size and every publicly shown void (a seat that did not
-        follow a led suit gets no card of it; see :func:`~pirate_envs.skull_king.redeal.redeal`);
+        follow a led suit gets no card of it; see :func:`~pirate_envs.skull_king.rules.redeal`);
         should no such redeal be found, the hands stay as they are. Unrevealed bids of the others
         become uniform over 0..k.
         """
@@ -537,24 +371,4 @@ class SkullKingEngine(Engine):
         return format_block(title, lines)
 
 
-__all__ = [
-    "ACTIONS",
-    "BID_OFFSET",
-    "CARD_OFFSET",
-    "MAX_BID",
-    "Config",
-    "HandResult",
-    "Phase",
-    "SkullKingEngine",
-    "bonus_of_tokens",
-    "hand_score",
-    "held_card_actions",
-    "kind_index",
-    "led_suit_of",
-    "legal_cards",
-    "playable_card_actions",
-    "token_index",
-    "trick_bonus",
-    "trick_winner",
-    "winner_of_tokens",
-]
+__all__ = ["Config", "HandResult", "Phase", "SkullKingEngine"]

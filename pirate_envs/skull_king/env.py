@@ -96,8 +96,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from pirate_envs.core.aec import PirateAECEnv
-from pirate_envs.skull_king.observation import Encoder, build_layout
 from pirate_envs.skull_king.engine import Config, SkullKingEngine
+from pirate_envs.skull_king.observation import Encoder, build_layout
 
 
 class raw_env(PirateAECEnv):

@@ -14,8 +14,10 @@ import itertools
 import numpy as np
 
 from pirate_envs.core.observation import ObservationLayout
+from pirate_envs.skull_king.actions import MAX_BID
 from pirate_envs.skull_king.cards import NO_SUIT, NUM_KINDS, NUM_SUITS, NUM_TOKENS
-from pirate_envs.skull_king.engine import MAX_BID, MAX_HANDS, Config, Phase
+from pirate_envs.skull_king.engine import Config, Phase
+from pirate_envs.skull_king.rules import MAX_HANDS
 from pirate_envs.skull_king.view import SkullKingView
 
 #: Multiplier of the running scores in the observation (keeps them roughly in [-1, 1]).

@@ -8,18 +8,12 @@ from pettingzoo.test import api_test
 
 from pirate_envs import skull_king_v0
 from pirate_envs.core.errors import IllegalActionError
+from pirate_envs.skull_king.actions import ACTIONS, CARD_OFFSET
 from pirate_envs.skull_king.cards import COPIES, KIND_NAMES, MARY_ESCAPE, NUM_SUITS, TOKEN_NAMES, suit_of
+from pirate_envs.skull_king.engine import Config, Phase, SkullKingEngine
 from pirate_envs.skull_king.env import raw_env
 from pirate_envs.skull_king.observation import encode
-from pirate_envs.skull_king.engine import (
-    ACTIONS,
-    CARD_OFFSET,
-    Config,
-    Phase,
-    SkullKingEngine,
-    held_card_actions,
-    legal_cards,
-)
+from pirate_envs.skull_king.rules import held_card_actions, legal_cards
 
 
 def random_states(num_players: int, seed: int, games: int = 2):

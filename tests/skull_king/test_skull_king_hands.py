@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from pirate_envs.skull_king.actions import ACTIONS
+from pirate_envs.skull_king.engine import Phase
 from pirate_envs.skull_king.env import raw_env
-from pirate_envs.skull_king.engine import ACTIONS, Phase
 
 Script = list[tuple[int, str]]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pirate_envs.skull_king.engine import hand_score, legal_cards, trick_bonus, trick_winner
+from pirate_envs.skull_king.rules import hand_score, legal_cards, trick_bonus, trick_winner
 
 
 # ----------------------------------------------------------------------------- trick winner

@@ -6,8 +6,8 @@ import numpy as np
 
 from agents.base import Agent, RandomAgent, action_blocks
 from agents.skull_king_heuristic import SkullKingHeuristic
+from pirate_envs.skull_king.actions import ACTIONS
 from pirate_envs.skull_king.env import raw_env
-from pirate_envs.skull_king.engine import ACTIONS
 
 
 def decide(env: raw_env) -> str:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from pirate_envs.skull_king.cards import counts_of, kind_index, suit_of
-from pirate_envs.skull_king.redeal import _constructive_deal, redeal
+from pirate_envs.skull_king.rules import _constructive_deal, redeal
 
 NO_VOIDS = (False, False, False, False)
 YELLOW_VOID = (True, False, False, False)
