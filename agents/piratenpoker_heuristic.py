@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pirate_envs.piratenpoker.actions import ADD, COMMIT, GIVE, KEEP, LOOT, PASS, RECIPIENT
 from pirate_envs.piratenpoker.cards import (
     BACK_SIDE,
     COLOUR_MULTIPLIER,
@@ -30,19 +31,7 @@ from pirate_envs.piratenpoker.cards import (
     displayed_kind,
     names_of,
 )
-from pirate_envs.piratenpoker.engine import (
-    ADD,
-    BELOW_DECK_ROUND,
-    COMMIT,
-    GIVE,
-    KEEP,
-    LOOT,
-    LOOT_ROUND,
-    OVERBOARD_ROUND,
-    PASS,
-    RECIPIENT,
-    Phase,
-)
+from pirate_envs.piratenpoker.engine import BELOW_DECK_ROUND, LOOT_ROUND, OVERBOARD_ROUND, Phase
 from pirate_envs.piratenpoker.rules import final_score
 from pirate_envs.piratenpoker.view import TableView, View
 

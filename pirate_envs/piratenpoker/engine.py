@@ -1,24 +1,28 @@
-"""The Piratenpoker rules engine: full state, legal actions and their effects.
+"""The Piratenpoker rules engine: the episode's :class:`Config`, the full state, legal actions and their effects.
 
-Bids are built card by card (see :data:`ACTIONS` and the env docstring); the round is
-revealed when the last player has committed. All other decisions belong to a round winner.
+Bids are built card by card (see :mod:`pirate_envs.piratenpoker.actions` and the env
+docstring); the round is revealed when the last player has committed. All other decisions
+belong to a round winner.
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from pirate_envs.core.actions import ActionTable
 from pirate_envs.core.engine import Engine, check_options, read_only
+from pirate_envs.core.errors import check_choice, check_range
 from pirate_envs.core.render import format_table, seat_name
+from pirate_envs.piratenpoker.actions import ACTIONS, ADD, COMMIT, GIVE, KEEP, LOOT, PASS, RECIPIENT
 from pirate_envs.piratenpoker.cards import (
     BACK_SIDE,
     COLOURS,
     DECK_COUNTS,
+    DEFAULT_LOOT_FRONTS,
     DISPLAYED_NAMES,
     FRONT_INDEX,
     FRONT_SIDE,
@@ -35,7 +39,14 @@ from pirate_envs.piratenpoker.cards import (
     parse_colour,
     parse_poker_card,
 )
-from pirate_envs.piratenpoker.rules import MAX_PLAYERS, Config, bid_winner, final_score, final_winners
+from pirate_envs.piratenpoker.rules import (
+    MAX_LOOT_PER_COLOUR,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    bid_winner,
+    final_score,
+    final_winners,
+)
 from pirate_envs.piratenpoker.view import TableView, View
 
 ROUNDS_PER_GAME = 3
@@ -55,24 +66,34 @@ class Phase(enum.IntEnum):
 
 NUM_PHASES = 4  # decision phases (OVER excluded)
 
-ACTIONS = ActionTable(
-    [
-        ("add", [f"bid {name}" for name in POKER_NAMES]),
-        ("commit", ["commit bid"]),
-        ("pass", ["pass"]),
-        ("loot", [f"choose {c} loot" for c in COLOURS]),
-        ("give", [f"give {DISPLAYED_NAMES[k]}" for k in NEGATIVE_KINDS]),
-        ("keep", ["keep negatives"]),
-        ("recipient", ["to self"] + [f"to seat +{r}" for r in range(1, MAX_PLAYERS)]),
-    ]
-)
-ADD = ACTIONS.offset("add")
-COMMIT = ACTIONS.offset("commit")
-PASS = ACTIONS.offset("pass")
-LOOT = ACTIONS.offset("loot")
-GIVE = ACTIONS.offset("give")
-KEEP = ACTIONS.offset("keep")
-RECIPIENT = ACTIONS.offset("recipient")
+
+@dataclass(frozen=True)
+class Config:
+    """Options of a Piratenpoker episode (validated; a bad value raises ``ValueError``).
+
+    * ``num_players``: 3 to 5.
+    * ``loot_fronts``: front values of the loot cards of *each* colour (values among +5, +6,
+      +8, +10; backs are fixed by the front). Default ``(5, 5, 6, 6, 8, 8, 10)``: 7 per colour,
+      21 in all (*assumption*, the published distribution is not in the rule text).
+    * ``max_games``: guard; the episode is truncated when this many games (three-round deals
+      of loot, aborted all-tied games included) have been played without a stack running out.
+    """
+
+    num_players: int = 4
+    loot_fronts: tuple[int, ...] = DEFAULT_LOOT_FRONTS
+    max_games: int = 100
+
+    def __post_init__(self) -> None:
+        check_range("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
+        if isinstance(self.loot_fronts, (str, bytes)) or not isinstance(self.loot_fronts, Sequence):
+            raise ValueError(f"loot_fronts={self.loot_fronts!r} must be a sequence of front values")
+        object.__setattr__(self, "loot_fronts", tuple(self.loot_fronts))
+        check_range("len(loot_fronts)", len(self.loot_fronts), 1, MAX_LOOT_PER_COLOUR)
+        for i, front in enumerate(self.loot_fronts):
+            check_choice(f"loot_fronts[{i}]", front, FRONT_VALUES)
+        check_range("max_games", self.max_games, 1)
+
+
 _NEGATIVE_KINDS = np.array(NEGATIVE_KINDS)
 _KINDS = np.arange(NUM_POKER_KINDS)
 

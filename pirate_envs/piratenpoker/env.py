@@ -139,9 +139,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from pirate_envs.core.aec import PirateAECEnv
-from pirate_envs.piratenpoker.engine import PiratenpokerEngine
+from pirate_envs.piratenpoker.engine import Config, PiratenpokerEngine
 from pirate_envs.piratenpoker.observation import Encoder
-from pirate_envs.piratenpoker.rules import Config
 
 
 class raw_env(PirateAECEnv):

@@ -18,8 +18,7 @@ from pirate_envs.piratenpoker.cards import (
     NUM_FRONTS,
     NUM_POKER_KINDS,
 )
-from pirate_envs.piratenpoker.engine import NUM_PHASES, ROUNDS_PER_GAME
-from pirate_envs.piratenpoker.rules import Config
+from pirate_envs.piratenpoker.engine import NUM_PHASES, ROUNDS_PER_GAME, Config
 from pirate_envs.piratenpoker.view import TableView, View
 
 CARD_SCALE = 0.5  # poker / loot card counts (1 card -> 0.5)

@@ -1,4 +1,4 @@
-"""Piratenpoker rules: the config and the pure helpers (who wins a round, final scores, ranking).
+"""Piratenpoker rules: the pure helpers (who wins a round, final scores, ranking) and rule constants.
 
 The helpers work on readable names (see :mod:`pirate_envs.piratenpoker.cards`) and are the
 ones the engine uses:
@@ -11,15 +11,11 @@ ones the engine uses:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from pirate_envs.core.errors import check_choice, check_range
 from pirate_envs.piratenpoker.cards import (
     COLOUR_MULTIPLIER,
-    DEFAULT_LOOT_FRONTS,
     DISPLAYED_INDEX,
     DISPLAYED_POINTS,
-    FRONT_VALUES,
     IS_FRONT,
     IS_SHARK,
     KIND_COLOUR,
@@ -34,33 +30,6 @@ from pirate_envs.piratenpoker.cards import (
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 5
 MAX_LOOT_PER_COLOUR = 20
-
-
-@dataclass(frozen=True)
-class Config:
-    """Options of a Piratenpoker episode (validated; a bad value raises ``ValueError``).
-
-    * ``num_players``: 3 to 5.
-    * ``loot_fronts``: front values of the loot cards of *each* colour (values among +5, +6,
-      +8, +10; backs are fixed by the front). Default ``(5, 5, 6, 6, 8, 8, 10)``: 7 per colour,
-      21 in all (*assumption*, the published distribution is not in the rule text).
-    * ``max_games``: guard; the episode is truncated when this many games (three-round deals
-      of loot, aborted all-tied games included) have been played without a stack running out.
-    """
-
-    num_players: int = 4
-    loot_fronts: tuple[int, ...] = DEFAULT_LOOT_FRONTS
-    max_games: int = 100
-
-    def __post_init__(self) -> None:
-        check_range("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
-        if isinstance(self.loot_fronts, (str, bytes)) or not isinstance(self.loot_fronts, Sequence):
-            raise ValueError(f"loot_fronts={self.loot_fronts!r} must be a sequence of front values")
-        object.__setattr__(self, "loot_fronts", tuple(self.loot_fronts))
-        check_range("len(loot_fronts)", len(self.loot_fronts), 1, MAX_LOOT_PER_COLOUR)
-        for i, front in enumerate(self.loot_fronts):
-            check_choice(f"loot_fronts[{i}]", front, FRONT_VALUES)
-        check_range("max_games", self.max_games, 1)
 
 
 # ----------------------------------------------------------------------------- rounds

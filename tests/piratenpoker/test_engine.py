@@ -7,9 +7,10 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
+from pirate_envs.piratenpoker.actions import ACTIONS
 from pirate_envs.piratenpoker.cards import DECK_SIZE, FRONT_VALUES, POKER_INDEX, POKER_NAMES, names_of
-from pirate_envs.piratenpoker.engine import ACTIONS, Phase, PiratenpokerEngine
-from pirate_envs.piratenpoker.rules import Config, final_score
+from pirate_envs.piratenpoker.engine import Config, Phase, PiratenpokerEngine
+from pirate_envs.piratenpoker.rules import final_score
 
 HANDS = [
     ["green-8", "green-7", "red-6", "yellow-5", "green-1", "red-2"],

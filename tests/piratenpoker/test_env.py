@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from pirate_envs.piratenpoker import env as env_module
+from pirate_envs.piratenpoker.actions import ACTIONS
 from pirate_envs.piratenpoker.cards import POKER_INDEX
-from pirate_envs.piratenpoker.engine import ACTIONS
 from pirate_envs.piratenpoker_v0 import env as make_env
 from pirate_envs.piratenpoker_v0 import raw_env
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pirate_envs.piratenpoker.cards import DECK_SIZE, DISPLAYED_NAMES, NEGATIVE_KINDS, POKER_NAMES
-from pirate_envs.piratenpoker.rules import Config, bid_strength, bid_winner, final_score, final_winners
+from pirate_envs.piratenpoker.engine import Config
+from pirate_envs.piratenpoker.rules import bid_strength, bid_winner, final_score, final_winners
 
 
 def test_deck_and_loot_names():
