@@ -28,7 +28,8 @@ render_mode=None)``
 
 * ``num_players``: 2..6. ``num_hands``: 1..10 (``num_hands * num_players`` must fit the
   66-card deck). ``first_dealer``: the seat that deals hand 1 (*assumption*, see below).
-* ``reward_mode``: ``"win"`` (terminal, zero-sum: winners share +1, losers -1) or
+* ``reward_mode``: ``"win"`` (terminal, zero-sum: with ``w`` tied winners among ``n`` players,
+  each of the ``w`` winners ``1/w`` and each loser ``-1/(n - w)``; everybody 0 when all tie) or
   ``"score"`` (each hand's scores as they are settled, times ``SCORE_SCALE = 0.01``).
 * ``reset(seed=..., options=...)``: options ``deal`` (the cards of the first hand played, one
   list of names per seat), ``deals`` (several consecutive hands), ``first_hand`` (start at a
