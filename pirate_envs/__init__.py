@@ -39,4 +39,9 @@ def make(env_id: str, *, raw: bool = False, **kwargs: Any) -> AECEnv:
     return module.raw_env(**kwargs) if raw else module.env(**kwargs)
 
 
+# the single-agent Gymnasium ids (pirate_envs/SkullKing-v0, ...): see pirate_envs.single_agent
+from pirate_envs.single_agent import register_gymnasium_ids  # noqa: E402
+
+register_gymnasium_ids()
+
 __all__ = ["ENV_IDS", "__version__", "env_module", "make"]

@@ -1,0 +1,268 @@
+"""Single-agent Gymnasium envs: one learner in a seat, the opponents moving inside ``step``.
+
+``import pirate_envs`` registers one Gymnasium id per game:
+
+| Gymnasium id | env id |
+|---|---|
+| `pirate_envs/PiratenKapern-v0` | `piraten_kapern_v0` |
+| `pirate_envs/SkullKing-v0` | `skull_king_v0` |
+| `pirate_envs/Piratenpoker-v0` | `piratenpoker_v0` |
+| `pirate_envs/LuckyPirate-v0` | `lucky_pirate_v0` |
+
+```python
+import gymnasium
+import pirate_envs  # registers the ids
+
+env = gymnasium.make("pirate_envs/SkullKing-v0", num_players=4, opponents="heuristic")
+obs, info = env.reset(seed=0)
+mask = env.unwrapped.action_masks()  # or env.get_wrapper_attr("action_masks")()
+```
+
+Each id builds :class:`SelfPlayEnv`, the same class the project's self-play training uses.
+Each episode the learner sits in ``learner_seat`` (drawn at random by default) and the other
+seats get opponents drawn from a weighted pool of agent names (``agents.registry``: ``random``,
+``heuristic``, ``oracle`` for Piraten Kapern, ``ppo:<checkpoint>``; ``self`` for frozen copies
+of the learner added with :meth:`SelfPlayEnv.add_snapshot` during training). They move inside
+:meth:`SelfPlayEnv.step` until the learner is on turn again or the game ends.
+
+The reward of a step is the sum of the raw env's rewards for the learner over every raw step
+from his move up to his next decision or the end; rewards that arrive before his first decision
+are paid with his first step. So in ``reward_mode="score"`` an episode's return is his final
+score times ``SCORE_SCALE``, and in ``"win"`` it is the zero-sum terminal reward, even when the
+game ends on an opponent's move.
+
+Observations are the flat ``float32`` vector of the game (the index table:
+``env.unwrapped.raw.observation_layout.table()``); the legal actions come from
+:meth:`SelfPlayEnv.action_masks` (``bool``), as sb3-contrib's ``MaskablePPO`` expects. An
+illegal action ends the game for the learner with reward ``-1`` (PettingZoo's convention, as the
+wrapped AEC env does) and ``info["illegal_action"] = True``. Every other keyword argument
+(``num_players``, the game's options) and ``reset(options=...)`` go to the game unchanged.
+
+The env core stays free of torch: the opponents' agents are imported only when an env is built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+import pirate_envs
+from pirate_envs.core.aec import ILLEGAL_MOVE_REWARD
+from pirate_envs.core.errors import IllegalActionError, check_choice
+
+if TYPE_CHECKING:
+    from agents.policy_agent import MlpPolicy
+
+#: Gymnasium id -> env id, registered by :func:`register_gymnasium_ids`.
+GYMNASIUM_IDS: dict[str, str] = {
+    "pirate_envs/PiratenKapern-v0": "piraten_kapern_v0",
+    "pirate_envs/SkullKing-v0": "skull_king_v0",
+    "pirate_envs/Piratenpoker-v0": "piratenpoker_v0",
+    "pirate_envs/LuckyPirate-v0": "lucky_pirate_v0",
+}
+
+#: The opponent pool kind that stands for the learner's frozen snapshots.
+SELF = "self"
+
+#: Redraws allowed when a game ends before the learner's first decision.
+MAX_EMPTY_EPISODES = 100
+
+#: Opponents as one agent name, a list of names (equal weights) or ``{name: weight}``.
+Opponents = str | Sequence[str] | Mapping[str, float]
+
+
+def opponent_weights(opponents: Opponents) -> dict[str, float]:
+    """The pool weights of ``opponents`` (one name, a list of names, or ``{name: weight}``)."""
+    if isinstance(opponents, str):
+        return {opponents: 1.0}
+    if isinstance(opponents, Mapping):
+        return {str(name): float(weight) for name, weight in opponents.items()}
+    weights: dict[str, float] = {}
+    for name in opponents:
+        weights[name] = weights.get(name, 0.0) + 1.0
+    return weights
+
+
+def check_opponents(env_id: str, weights: Mapping[str, float], env: Any) -> None:
+    """Raise ``ValueError`` naming the first opponent that is not an agent of ``env_id``."""
+    from agents.registry import agent_names, make_agent
+
+    if not weights or any(w < 0 for w in weights.values()) or sum(weights.values()) <= 0:
+        raise ValueError(f"opponents={dict(weights)!r}: give agent names with weights >= 0 that sum to more than 0")
+    for name in weights:
+        if name == SELF:
+            continue
+        try:
+            make_agent(name, env_id, seed=0, env=env)
+        except (ValueError, ImportError) as error:
+            valid = [*agent_names(env_id), "ppo:<checkpoint>", SELF]
+            raise ValueError(f"opponent {name!r} is not an agent of {env_id}: {error}; valid: {valid}") from None
+
+
+class SelfPlayEnv(gymnasium.Env):
+    """The learner's side of one pirate game (see the module docstring).
+
+    Args:
+        env_id: a PettingZoo env id of :data:`pirate_envs.ENV_IDS`.
+        opponents: the opponent pool: an agent name, a list of names (equal weights) or
+            ``{name: weight}``; drawn per seat and per episode.
+        reward_mode: ``"win"`` (terminal, zero-sum) or ``"score"`` (score changes, scaled).
+        learner_seat: the learner's seat, or ``None`` for a random seat each episode.
+        max_snapshots: snapshots of the learner kept in the pool (the most recent).
+        snapshot_deterministic: snapshots play their masked argmax instead of sampling.
+        truncation_reward: ``None`` reports a truncated game as truncated (a learner bootstraps
+            its value); a number ends it for the learner as terminated, with that reward added
+            (``-1`` in win mode counts it as a loss, so that stalling never pays).
+        render_mode: ``None`` or ``"ansi"`` (:meth:`render` returns the game's text table).
+        **env_kwargs: the game's options (``num_players`` and the rest), passed through.
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        env_id: str,
+        opponents: Opponents = "heuristic",
+        reward_mode: str = "win",
+        learner_seat: int | None = None,
+        max_snapshots: int = 10,
+        snapshot_deterministic: bool = False,
+        truncation_reward: float | None = None,
+        render_mode: str | None = None,
+        **env_kwargs: Any,
+    ):
+        from agents.base import RandomAgent, sample_legal
+        from experiments.opponents import OpponentPool
+
+        self._random_agent_type, self._sample_legal = RandomAgent, sample_legal
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, self.metadata["render_modes"])
+        self.env_id = env_id
+        self.render_mode = render_mode
+        self.truncation_reward = truncation_reward
+        self.raw = pirate_envs.make(env_id, raw=True, reward_mode=reward_mode, **env_kwargs)
+        self.game = self.raw.game
+        self.num_players = len(self.raw.possible_agents)
+        if learner_seat is not None and not (
+            isinstance(learner_seat, int | np.integer) and 0 <= learner_seat < self.num_players
+        ):
+            raise ValueError(f"learner_seat={learner_seat!r} must be None or a seat in 0..{self.num_players - 1}")
+        self.fixed_seat = None if learner_seat is None else int(learner_seat)
+        weights = opponent_weights(opponents)
+        check_opponents(env_id, weights, self.raw)
+        self.pool = OpponentPool(env_id, self.raw, weights, max_snapshots, snapshot_deterministic)
+        self.observation_space = spaces.Box(-np.inf, np.inf, (self.raw.observation_layout.size,), np.float32)
+        self.action_space = spaces.Discrete(self.raw.num_actions)
+        self.learner_seat = self.fixed_seat or 0
+        self.learner = self.raw.possible_agents[self.learner_seat]
+        self._seat_agents: list[Any] = []
+        self._pending_reward = 0.0
+
+    # ------------------------------------------------------------------ pool
+    def add_snapshot(self, policy: MlpPolicy) -> None:
+        """Add a frozen learner copy to the opponent pool (called through ``VecEnv.env_method``)."""
+        self.pool.add_snapshot(policy)
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        """Deal a new game (``options`` go to the game's reset) and play up to the learner's first move."""
+        super().reset(seed=seed)
+        rng = self.np_random
+        raw, game = self.raw, self.game
+        for _ in range(MAX_EMPTY_EPISODES):
+            seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(self.num_players))
+            self.learner_seat = seat
+            self.learner = raw.possible_agents[seat]
+            self._seat_agents = [None if s == seat else self.pool.draw(s, rng) for s in range(self.num_players)]
+            raw.reset(seed=int(rng.integers(2**63)), options=options)
+            for agent in self._seat_agents:
+                if agent is not None:
+                    agent.reset(int(rng.integers(2**31)))
+            # the raw reset pays score changes inside the engine's reset (a Kapern first turn
+            # resolved by its opening roll) as rewards of that moment
+            self._pending_reward = raw.rewards[self.learner] + self._play_opponents()
+            if not game.done:
+                return raw.observe(self.learner)["observation"], {"seat": seat}
+        raise RuntimeError(f"{self.env_id}: {MAX_EMPTY_EPISODES} games in a row ended before the learner's first move")
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Play the learner's ``action``, then the opponents up to his next decision or the end."""
+        raw, game = self.raw, self.game
+        try:
+            raw.step(int(action))
+        except IllegalActionError:
+            return self._end_on_illegal_action()
+        reward = self._pending_reward + raw.rewards[self.learner]
+        self._pending_reward = 0.0
+        reward += self._play_opponents()
+        obs = raw.observe(self.learner)["observation"]
+        if not game.done:
+            return obs, reward, False, False, {}
+        terminated, truncated = game.terminated, game.truncated and not game.terminated
+        if truncated and self.truncation_reward is not None:
+            reward += self.truncation_reward
+            terminated, truncated = True, False
+        return obs, reward, terminated, truncated, self._final_info()
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions now (``bool``), for MaskablePPO."""
+        return self.raw.observe(self.learner)["action_mask"].astype(bool)
+
+    def render(self) -> str | None:
+        """The game's text table (``render_mode="ansi"``); ``None`` without a render mode."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'.")
+            return None
+        return self.game.render()
+
+    # ------------------------------------------------------------------ internals
+    def _play_opponents(self) -> float:
+        """Let opponents move until the learner decides or the game ends; his summed rewards."""
+        raw, game = self.raw, self.game
+        random_agent_type, sample_legal = self._random_agent_type, self._sample_legal
+        learner, seat_agents, agents = self.learner, self._seat_agents, raw.possible_agents
+        total = 0.0
+        while not game.done and game.current_player != self.learner_seat:
+            seat = game.current_player
+            agent = seat_agents[seat]
+            if type(agent) is random_agent_type:
+                action = sample_legal(raw._legal_mask(), agent.rng, agent.blocks)
+            else:
+                obs = raw.observe(agents[seat])
+                action = agent.act(obs, game.view(seat) if getattr(agent, "uses_view", True) else None)
+            raw.step(action)
+            total += raw.rewards[learner]
+        return total
+
+    def _end_on_illegal_action(self) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """End the game for the learner after an illegal action, as the wrapped AEC env does."""
+        reward = self._pending_reward + ILLEGAL_MOVE_REWARD
+        self._pending_reward = 0.0
+        self.raw.end_on_illegal_move(self.learner, ILLEGAL_MOVE_REWARD)
+        obs = self.raw.observe(self.learner)["observation"]
+        return obs, reward, True, False, {**self._final_info(), "illegal_action": True}
+
+    def _final_info(self) -> dict[str, Any]:
+        """The learner's seat, final score and share of the win."""
+        seat = self.learner_seat
+        winners = self.game.winners() if self.game.terminated else []
+        return {
+            "seat": seat,
+            "final_score": float(self.game.scores()[seat]),
+            "win_share": 1.0 / len(winners) if seat in winners else 0.0,
+            "opponents": [getattr(a, "name", "?") for a in self._seat_agents if a is not None],
+        }
+
+
+def register_gymnasium_ids() -> None:
+    """Register the ids of :data:`GYMNASIUM_IDS` with Gymnasium (``import pirate_envs`` does this)."""
+    for gym_id, env_id in GYMNASIUM_IDS.items():
+        if gym_id not in gymnasium.registry:
+            gymnasium.register(gym_id, entry_point=f"{__name__}:SelfPlayEnv", kwargs={"env_id": env_id})
+
+
+__all__ = ["GYMNASIUM_IDS", "SelfPlayEnv", "check_opponents", "opponent_weights", "register_gymnasium_ids"]
