@@ -56,13 +56,19 @@ def _table(n: int) -> tuple[list[tuple[int, ...]], list[float]]:
 ROLL_TABLES = [_table(n) for n in range(NUM_DICE + 1)]
 
 
-def roller(rng: np.random.Generator) -> DiceSource:
-    """A dice source drawing from a ``random.Random`` seeded by ``rng`` (reproducible)."""
-    uniform = random.Random(int(rng.integers(2**63))).random
-    tables = ROLL_TABLES
+class DiceRoller:
+    """A dice source drawing from its own ``random.Random`` (picklable; a deep copy rolls on alone)."""
 
-    def roll(n: int) -> tuple[int, ...]:
-        vectors, cumulative = tables[n]
-        return vectors[bisect_right(cumulative, uniform())]
+    __slots__ = ("uniform",)
 
-    return roll
+    def __init__(self, seed: int):
+        self.uniform = random.Random(seed)
+
+    def __call__(self, n: int) -> tuple[int, ...]:
+        vectors, cumulative = ROLL_TABLES[n]
+        return vectors[bisect_right(cumulative, self.uniform.random())]
+
+
+def roller(rng: np.random.Generator) -> DiceRoller:
+    """A dice source seeded by one draw of ``rng`` (reproducible)."""
+    return DiceRoller(int(rng.integers(2**63)))

@@ -145,7 +145,11 @@ class TurnState:
 
 
 class KapernEngine(Engine):
-    """Full state of a Piraten Kapern game."""
+    """Full state of a Piraten Kapern game.
+
+    Pickles and deep-copies at any point: a copy rolls its own dice (the random dice source is
+    copied with it), so given the same actions it plays what the original would.
+    """
 
     ACTIONS = ACTIONS
     ACTION_FEATURES = ACTION_FEATURES

@@ -71,6 +71,10 @@ class KapernEncoder:
         # rolls .. turn_points (5), scores (n), final_round (1), final_turn_left (n), deck_left
         self._pack_numbers = struct.Struct(f"{5 + 2 * n + 1 + len(CARDS)}f").pack
 
+    def __reduce__(self) -> tuple[type[KapernEncoder], tuple[ObservationLayout]]:
+        """Pickle and copy as the layout alone (a ``struct.Struct`` cannot be pickled); rebuilt on load."""
+        return KapernEncoder, (self.layout,)
+
     def __call__(self, view: KapernView) -> np.ndarray:
         seat = view.seat
         order = self._orders[seat]
