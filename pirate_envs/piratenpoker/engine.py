@@ -462,13 +462,22 @@ class PiratenpokerEngine(Engine):
         )
 
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
-        """Redeal the draw pile, the other hands and their unrevealed bids, and the unseen loot.
+        """Redraw what ``seat`` cannot see: the others' unrevealed bids, their hands, the draw pile, the loot.
 
-        The sizes of the others' unrevealed bids and whether they passed this round are kept
-        (only the cards are redrawn); the loot stacks keep their visible top card and the cards
-        seen going under them.
+        While bidding, each other seat's choice of this round is redrawn within what is public:
+        his cards in hand and bid together and whether he held his Pass at the round's start.
+        A seat that has bid is redrawn uniformly among the Pass (if he held it) and bids of
+        1..all those cards; the seat building his bid now, among partial bids of 0..all of them.
+        Then the cards of the draw pile, the others' hands and their bids are shuffled together
+        and dealt back to those sizes. The loot stacks keep their visible top card and the cards
+        seen going under them; the rest of each stack is shuffled.
         """
         others = [s for s in range(self.num_players) if s != seat]
+        in_hand = {s: self.hand_size[s] + len(self.bid_names[s]) for s in others}  # hand and bid: public
+        bid_sizes = {s: len(self.bid_names[s]) for s in others}
+        if self.phase == Phase.BID:
+            for s in others:
+                bid_sizes[s] = self._redraw_choice(s, in_hand[s], rng)
         pool = np.concatenate(
             [np.array(self.draw, dtype=np.int64)]
             + [np.repeat(_KINDS, self.hands[s]) for s in others]
@@ -476,7 +485,8 @@ class PiratenpokerEngine(Engine):
         )
         pool = rng.permutation(pool).tolist()
         for s in others:
-            for row, size in ((HAND_ROW, self.hand_size[s]), (BID_ROW, len(self.bid_names[s]))):
+            self.hand_size[s] = in_hand[s] - bid_sizes[s]
+            for row, size in ((HAND_ROW, self.hand_size[s]), (BID_ROW, bid_sizes[s])):
                 self.cards[s, row] = 0
                 for _ in range(size):
                     self.cards[s, row, pool.pop()] += 1
@@ -488,6 +498,22 @@ class PiratenpokerEngine(Engine):
                 stack[1:hidden_end] = rng.permutation(stack[1:hidden_end]).tolist()
         self._mask = None
         self._table = None
+
+    def _redraw_choice(self, s: int, in_hand: int, rng: np.random.Generator) -> int:
+        """Redraw seat ``s``'s hidden choice of this round (Pass flags set here); return his bid's size.
+
+        ``in_hand`` is his cards in hand and bid together, public like whether he held his Pass
+        at the round's start.
+        """
+        held_pass = self.pass_available[s] or self.passed[s]
+        if s == self.current_player and not self.committed[s]:
+            return int(rng.integers(0, in_hand + 1))  # building his bid: 0..all cards so far
+        if not self.committed[s] or (not in_hand and not held_pass):
+            return 0  # not asked yet, or nothing to play
+        size = int(rng.integers(0 if held_pass else 1, in_hand + 1))  # 0: the Pass
+        self.passed[s] = size == 0
+        self.pass_available[s] = held_pass and size > 0
+        return size
 
     def render(self) -> str:
         names = self.displayed_names()
