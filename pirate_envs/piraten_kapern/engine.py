@@ -183,6 +183,8 @@ class KapernEngine(Engine):
         self.turn: TurnState = TurnState(card=CARDS[0])
         self.turn_points = 0
         self.last_turn_points = [0] * n
+        #: A turn has ended and the next player's has not started yet (see ``_start_turns``).
+        self._next_turn_due = False
 
     # ------------------------------------------------------------------ set-up
     def reset(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> None:
@@ -198,7 +200,8 @@ class KapernEngine(Engine):
                 raise ValueError(f"first_card={first!r} is not in this game's fortune deck")
             self.deck.remove(first)
             self.deck.append(first)  # the top of the deck is the end of the list
-        self._start_turn()
+        self._next_turn_due = True
+        self._start_turns()
 
     def _shuffle_deck(self) -> None:
         self.deck = list(self.deck_cards)
@@ -214,8 +217,20 @@ class KapernEngine(Engine):
         self._deck_counts[CARD_INDEX[card]] -= 1
         return card
 
+    def _start_turns(self) -> None:
+        """Start turns until one waits for a decision or the game is over.
+
+        A loop, not a recursion: any number of turns in a row may end on their first roll.
+        """
+        while self._next_turn_due:
+            self._next_turn_due = False
+            self._start_turn()
+
     def _start_turn(self) -> None:
-        """Draw a fortune card and make the first roll of the current player's turn."""
+        """Draw a fortune card and make the first roll of the current player's turn.
+
+        A turn that ends on this roll asks for the next one (``_next_turn_due``); it does not start it.
+        """
         self.turn = TurnState(card=self._draw_card())
         rolled = self.roll_dice(NUM_DICE)
         self.turn.free = list(rolled)
@@ -275,6 +290,8 @@ class KapernEngine(Engine):
             t.chest_moves += 1
         else:
             self._reroll(reroll_counts(action))
+        if self._next_turn_due:
+            self._start_turns()
 
     def _reroll(self, counts: tuple[int, ...]) -> None:
         t = self.turn
@@ -347,7 +364,7 @@ class KapernEngine(Engine):
             self.phase = Phase.GAME_OVER
             return
         self.current_player = (player + 1) % n
-        self._start_turn()
+        self._next_turn_due = True
 
     def _advance_final_round(self, player: int) -> None:
         """Trigger, cancel or finish the final round after ``player``'s turn."""

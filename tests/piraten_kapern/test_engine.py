@@ -263,6 +263,34 @@ def test_turn_limit_guard_truncates():
     assert e.truncated and not e.terminated
 
 
+
+def test_turns_ending_on_their_first_roll_follow_each_other_in_a_loop():
+    """Eight skulls on every first roll end every turn at once (an Island turn with no dice left
+    to re-roll, or three skulls under a Sea Battle); a thousand such turns in a row run in one
+    reset, without recursion, up to the turn-limit guard."""
+    engine = KapernEngine(KapernConfig(num_players=2, max_turns=1000))
+    expected_losses = [0, 0]
+
+    def all_skulls(n: int) -> list[int]:
+        card = engine.turn.card
+        if card not in ("sea_battle_2", "sea_battle_3", "sea_battle_4"):
+            # Island of Skulls: the opponent loses 100 per skull (card skulls too), doubled by the Captain
+            skulls = n + {"skulls_1": 1, "skulls_2": 2}.get(card, 0)
+            expected_losses[1 - engine.current_player] -= 100 * skulls * (2 if card == "captain" else 1)
+        # under a Sea Battle three skulls disqualify: the player loses its bonus
+        elif card == "sea_battle_2":
+            expected_losses[engine.current_player] -= 300
+        elif card == "sea_battle_3":
+            expected_losses[engine.current_player] -= 500
+        else:
+            expected_losses[engine.current_player] -= 1000
+        return counts(skull=n)
+
+    engine.dice_source = all_skulls
+    engine.reset(np.random.default_rng(3))
+    assert engine.guard.turns == 1000 and engine.truncated and engine.phase is Phase.GAME_OVER
+    assert engine.scores().tolist() == expected_losses
+
 def test_final_round_is_cancelled_when_the_trigger_falls_below_target():
     rolls = [dict(coin=8), dict(skull=5, coin=3), dict(skull=3, coin=5), dict(coin=8)]
     e = engine_with("sorceress", *rolls, num_players=2, target_score=5000)
