@@ -54,6 +54,7 @@ the others in play order; ``env.unwrapped.observation_layout``)
 | 391-434 | bids | (4, 11) | one-hot bid 0..10: own bid once made, the others' once all have bid |
 | 435 | bids_revealed | (1,) | 1 once every player has bid this hand |
 | 436-439 | scores | (4,) | total score / 500 |
+| 440-449 | hands_left | (10,) | one-hot hands still to come after this one, 0..9 (num_hands - hand_number) |
 
 Card kinds (hand, played): ``yellow-1..13, red-1..13, blue-1..13, black-1..13, escape, pirate,
 mermaid, skull_king, scary_mary``. Trick tokens: the same, with ``scary_mary:pirate`` (56) and

@@ -3,8 +3,9 @@
 Per-player pieces are seat-relative: row 0 is the observer, then the others in play order.
 The layout has two parts: the pieces that change with every card (hand, played cards, the
 trick, the suit to follow, the leader, tricks won, voids), then the *table*, the pieces that
-change a few times per hand (hand number, phase, dealer, bids, scores). The encoder keeps each
-seat's last table segment and reuses it while that part of the view is unchanged.
+change a few times per hand (hand number, phase, dealer, bids, scores, hands left). The encoder
+keeps each seat's last table segment and reuses it while that part of the view is unchanged.
+New pieces go at the end, so that the offsets of the existing ones never move.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ def build_layout(config: Config) -> ObservationLayout:
             ("bids", (n, MAX_BID + 1), "one-hot bid 0..10: own bid once made, the others' once all have bid"),
             ("bids_revealed", (1,), "1 once every player has bid this hand"),
             ("scores", (n,), "total score / 500"),
+            ("hands_left", (MAX_HANDS,), "one-hot hands still to come after this one, 0..9 (num_hands - hand_number)"),
         ]
     )
 
@@ -66,6 +68,7 @@ class Encoder:
         self._hand_number = table["hand_number"] - 1  # hand numbers start at 1
         self._phase, self._dealer, self._revealed = table["phase"], table["dealer"], table["bids_revealed"]
         self._scores = slice(table["scores"], table["scores"] + n)
+        self._hands_left = table["hands_left"]
         #: For each observer seat, the absolute seats in seat-relative order.
         self._order = [[(seat + r) % n for r in range(n)] for seat in range(n)]
         #: Per row, the first index of its one-hot bid.
@@ -105,7 +108,7 @@ class Encoder:
             if True in voids[s]:
                 for i in self._void_rows[row][voids[s]]:
                     vec[i] = 1.0
-        key = (view.hand_number, view.phase, view.dealer, view.bids, view.bids_revealed, view.scores)
+        key = (view.num_hands, view.hand_number, view.phase, view.dealer, view.bids, view.bids_revealed, view.scores)
         last = self._last_table[seat]
         if last is None or last[0] != key:
             last = (key, self._encode_table(view))
@@ -119,6 +122,7 @@ class Encoder:
         segment = np.zeros(self._table_size, dtype=np.float32)
         segment[self._hand_number + view.hand_number] = 1.0
         segment[self._phase + view.phase] = 1.0
+        segment[self._hands_left + view.num_hands - view.hand_number] = 1.0
         segment[self._dealer + (view.dealer - seat) % n] = 1.0
         if view.bids_revealed:
             segment[self._revealed] = 1.0

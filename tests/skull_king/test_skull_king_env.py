@@ -7,7 +7,9 @@ from fractions import Fraction
 import numpy as np
 
 from pirate_envs.skull_king import env as env_module
+from pirate_envs.skull_king.engine import Config
 from pirate_envs.skull_king.env import raw_env
+from pirate_envs.skull_king.observation import Encoder, build_layout, encode
 
 
 def play_random(env: raw_env, rng: np.random.Generator, steps: int | None = None) -> None:
@@ -49,3 +51,64 @@ def test_win_rewards_of_finished_games_follow_the_docstring() -> None:
                 assert env.rewards[agent] == float(expected), (scores, env.rewards)
             seen.add("all tie" if w == n else "sole winner" if w == 1 else "shared win")
     assert seen == {"sole winner", "shared win", "all tie"}
+
+
+# ----------------------------------------------------------------------------- game length in the observation
+DEAL_OF_HAND_5 = [
+    ["yellow-1", "yellow-2", "red-3", "black-4", "pirate"],
+    ["blue-5", "blue-6", "red-7", "escape", "mermaid"],
+    ["black-8", "yellow-9", "red-10", "escape", "skull_king"],
+]
+
+
+def hand_5_of(num_hands: int) -> raw_env:
+    """A 3-player game of ``num_hands`` hands started at hand 5 with the same deal."""
+    env = raw_env(num_players=3, num_hands=num_hands)
+    env.reset(seed=0, options={"first_hand": 5, "deal": DEAL_OF_HAND_5})
+    return env
+
+
+def test_hand_5_of_a_5_hand_and_of_a_10_hand_game_encode_differently() -> None:
+    short, long = hand_5_of(5), hand_5_of(10)
+    layout = short.observation_layout
+    for agent in short.agents:
+        a = layout.unpack(short.observe(agent)["observation"])
+        b = layout.unpack(long.observe(agent)["observation"])
+        assert not np.array_equal(short.observe(agent)["observation"], long.observe(agent)["observation"])
+        assert {name for name in a if not np.array_equal(a[name], b[name])} == {"hands_left"}
+        # hand 5 of 5: no hand after this one; hand 5 of 10: five more (6..10)
+        assert a["hands_left"].tolist() == [1] + [0] * 9
+        assert b["hands_left"].tolist() == [0] * 5 + [1] + [0] * 4
+
+
+def test_hands_left_counts_down_to_the_end_of_the_game() -> None:
+    """hands_left is num_hands - hand_number for every seat: 2, 1, 0 in a 3-hand game, 0 at the end."""
+    env = raw_env(num_players=2, num_hands=3)
+    env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    seen = []
+    while not all(env.terminations.values()):
+        for agent in env.agents:
+            piece = env.observation_layout.unpack(env.observe(agent)["observation"])["hands_left"]
+            assert piece.sum() == 1 and int(np.argmax(piece)) == 3 - env.game.hand_number
+        seen.append(env.game.hand_number)
+        play_random(env, rng, steps=1)
+    for agent in env.agents:
+        assert env.observation_layout.unpack(env.observe(agent)["observation"])["hands_left"][0] == 1
+    assert sorted(set(seen)) == [1, 2, 3]
+
+
+def test_new_pieces_leave_the_offsets_of_the_old_ones_alone() -> None:
+    """Trained agents read the pieces by their offsets: hands_left comes after every older piece."""
+    layout = raw_env(num_players=4).observation_layout
+    assert layout.piece("scores").start == 436 and layout.piece("hands_left").start == 440
+    assert layout.size == 450
+
+
+def test_the_encoder_cache_tells_game_lengths_apart() -> None:
+    """One encoder fed hand 5 of a 10-hand game, then the same table of a 5-hand game, encodes both right."""
+    short, long = hand_5_of(5), hand_5_of(10)
+    encoder = Encoder(build_layout(Config(num_players=3)), 3)
+    for game in (long.game, short.game, long.game):
+        view = game.view(1)
+        np.testing.assert_array_equal(encoder(view), encode(view, encoder.layout))
