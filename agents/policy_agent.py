@@ -1,13 +1,22 @@
 """Trained policies as agents: a small numpy MLP that acts from the observation and the mask.
 
-A MaskablePPO checkpoint (``.zip``) is converted once into :class:`MlpPolicy`, a numpy copy of
-the actor (hidden layers and action head), so an agent acts without torch on the hot path and
-a snapshot can be pickled cheaply into env worker processes. Shipped checkpoints live in
-``agents/pretrained/<name>.zip`` and load by name: ``make_agent("ppo:piraten_kapern_v0", ...)``.
+An agent file is the data-only format of :mod:`agents.checkpoint` (``.npz``: arrays and a JSON
+header; loading it runs no code). A legacy MaskablePPO ``.zip`` is read without unpickling
+(:func:`read_sb3_zip`: ``policy.pth`` with ``weights_only=True`` and the plain JSON fields of
+``data``) or refused. Either becomes :class:`MlpPolicy`, a numpy copy of the actor, so an agent
+acts without torch on the hot path and a snapshot pickles cheaply into env worker processes.
+Shipped agents live in ``agents/pretrained/<name>.npz`` (package data) and load by name:
+``make_agent("ppo:piraten_kapern_v0", ...)``; a shipped name wins over a file of that name in
+the working folder, and anything else must look like a path (a ``/`` or a ``.npz``/``.zip`` end).
 """
 
 from __future__ import annotations
 
+import io
+import json
+import os
+import re
+import zipfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -15,10 +24,12 @@ from typing import Any
 
 import numpy as np
 
-#: Where shipped checkpoints live (``<name>.zip``).
+#: Where shipped agents live (``<name>.npz``).
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
+#: File endings ``ppo:`` accepts: the data-only format and a legacy SB3 zip.
+AGENT_SUFFIXES = (".npz", ".zip")
 
-_ACTIVATIONS = {
+ACTIVATIONS = {
     "Tanh": np.tanh,
     "ReLU": lambda x: np.maximum(x, 0.0),
     "Identity": lambda x: x,
@@ -30,26 +41,35 @@ class MlpPolicy:
     """The actor of an MLP policy as numpy arrays: ``logits = head(act(... act(W0 x + b0)))``.
 
     ``weights[i]`` has shape ``(in, out)`` (already transposed for ``x @ w``); the last pair is
-    the action head, which gets no activation.
+    the action head, which gets no activation. ``input_index``, when set, picks the network's
+    inputs out of a longer observation (an env layout that gained pieces; see
+    :func:`agents.checkpoint.input_index`).
     """
 
     weights: list[np.ndarray]
     biases: list[np.ndarray]
     activation: str = "Tanh"
+    input_index: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        if self.activation not in _ACTIVATIONS:
-            raise ValueError(f"activation must be one of {sorted(_ACTIVATIONS)}, got {self.activation!r}")
-        self._act = _ACTIVATIONS[self.activation]
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {self.activation!r}")
+        self._act = ACTIVATIONS[self.activation]
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"weights": self.weights, "biases": self.biases, "activation": self.activation}
+        state = {"weights": self.weights, "biases": self.biases, "activation": self.activation}
+        return state | ({} if self.input_index is None else {"input_index": self.input_index})
+
+    def with_inputs(self, index: np.ndarray | None) -> MlpPolicy:
+        """The same network reading the observation entries ``index`` (``None``: all, in order)."""
+        return MlpPolicy(self.weights, self.biases, self.activation, index)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(**state)  # type: ignore[misc]
 
     @property
     def obs_size(self) -> int:
+        """The network's input size (the trained observation's length)."""
         return self.weights[0].shape[0]
 
     @property
@@ -59,6 +79,8 @@ class MlpPolicy:
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """Action logits of one observation (or a batch)."""
         x = np.asarray(obs, dtype=np.float32)
+        if self.input_index is not None:
+            x = x[..., self.input_index]
         last = len(self.weights) - 1
         for i, (w, b) in enumerate(zip(self.weights, self.biases)):
             x = x @ w + b
@@ -78,6 +100,12 @@ class MlpPolicy:
         p = np.exp(z - z.max())
         u = rng.random() * p.sum()
         return int(legal[min(int(np.searchsorted(np.cumsum(p), u)), legal.size - 1)])
+
+
+def _linear_to_numpy(weight: Any, bias: Any) -> tuple[np.ndarray, np.ndarray]:
+    """A torch ``(out, in)`` linear layer as float32 numpy ``(in, out)`` weights and bias."""
+    as_numpy = weight.detach().cpu().numpy().T, bias.detach().cpu().numpy()
+    return as_numpy[0].astype(np.float32).copy(), as_numpy[1].astype(np.float32).copy()
 
 
 def policy_from_sb3(policy: Any) -> MlpPolicy:
@@ -100,39 +128,146 @@ def policy_from_sb3(policy: Any) -> MlpPolicy:
             else:
                 activation = type(module).__name__
                 continue
-            weights.append(layer[0].detach().cpu().numpy().T.astype(np.float32).copy())
-            biases.append(layer[1].detach().cpu().numpy().astype(np.float32).copy())
+            weight, bias = _linear_to_numpy(*layer)
+            weights.append(weight)
+            biases.append(bias)
     return MlpPolicy(weights, biases, activation)
 
 
-def resolve_checkpoint(name_or_path: str) -> Path:
-    """A checkpoint path: an existing file, or a shipped name in :data:`PRETRAINED_DIR`."""
-    path = Path(name_or_path)
-    if path.is_file():
-        return path
-    shipped = PRETRAINED_DIR / f"{name_or_path}.zip"
-    if shipped.is_file():
-        return shipped
-    raise ValueError(
-        f"no checkpoint {name_or_path!r}: not a file, and not a shipped name (shipped: {shipped_checkpoints()})"
+def read_sb3_zip(path: str | Path) -> tuple[MlpPolicy, dict[str, Any]]:
+    """The actor of a legacy MaskablePPO ``.zip`` and its plain facts, without unpickling anything.
+
+    Reads ``policy.pth`` with ``torch.load(weights_only=True)`` and only the plain JSON fields of
+    ``data`` (``pirate_envs_meta``, ``num_timesteps``, ``policy_kwargs``' ``net_arch`` and
+    ``activation_fn`` name); every ``:serialized:`` entry is ignored. A feature action head is
+    folded into one linear layer with the game's feature matrix (a constant of the env).
+    Returns the policy and ``{"env_id", "env_kwargs", "reward_mode", "timesteps", "action_head"}``.
+    """
+    from agents.checkpoint import CheckpointError
+
+    path = Path(path)
+    try:
+        import torch
+    except ImportError as error:
+        raise CheckpointError(
+            f"{path}: reading an SB3 .zip needs torch; use a data-only {AGENT_SUFFIXES[0]}"
+        ) from error
+    try:
+        with zipfile.ZipFile(path) as archive:
+            data = json.loads(archive.read("data"))
+            state = torch.load(io.BytesIO(archive.read("policy.pth")), map_location="cpu", weights_only=True)
+    except (zipfile.BadZipFile, KeyError, OSError, ValueError, RuntimeError, EOFError) as error:
+        raise CheckpointError(f"{path}: not a readable SB3 checkpoint ({error})") from error
+    except Exception as error:  # torch's weights-only unpickler refuses anything but tensors
+        raise CheckpointError(f"{path}: policy.pth holds more than plain tensors ({error})") from error
+    meta = data.get("pirate_envs_meta") if isinstance(data, dict) else None
+    if (
+        not isinstance(meta, dict)
+        or not isinstance(meta.get("env_id"), str)
+        or not isinstance(meta.get("env_kwargs"), dict)
+    ):
+        raise CheckpointError(
+            f"{path}: no plain pirate_envs_meta (env id and options) in its data; cannot tell its env"
+        )
+    kwargs = data.get("policy_kwargs") if isinstance(data.get("policy_kwargs"), dict) else {}
+    activation = "Tanh"  # SB3's default for actor-critic policies
+    if "activation_fn" in kwargs:
+        match = re.search(r"torch\.nn\.modules\.activation\.(\w+)'", str(kwargs["activation_fn"]))
+        if match is None or match.group(1) not in ACTIVATIONS:
+            raise CheckpointError(f"{path}: activation {kwargs['activation_fn']!r} is not one of {sorted(ACTIVATIONS)}")
+        activation = match.group(1)
+    known = ("mlp_extractor.policy_net.", "mlp_extractor.value_net.", "action_net.", "value_net.")
+    unknown = sorted(k for k in state if not k.startswith(known))
+    if unknown:
+        raise CheckpointError(f"{path}: only plain MLP policies can be read; it has {unknown[:3]}")
+    hidden = sorted({int(k.split(".")[2]) for k in state if k.startswith("mlp_extractor.policy_net.")})
+    net = "mlp_extractor.policy_net"
+    layers = [_linear_to_numpy(state[f"{net}.{i}.weight"], state[f"{net}.{i}.bias"]) for i in hidden]
+    if "action_net.weight" in state:
+        layers.append(_linear_to_numpy(state["action_net.weight"], state["action_net.bias"]))
+        action_head: dict[str, Any] = {"kind": "flat"}
+    else:
+        import pirate_envs
+
+        env = pirate_envs.make(meta["env_id"], raw=True, **meta["env_kwargs"])
+        if env.action_features is None:
+            raise CheckpointError(f"{path}: a feature action head, but {meta['env_id']} has no action features")
+        from agents.action_head import FeatureActionHead
+
+        head = FeatureActionHead(state["action_net.per_action.weight"].shape[1], env.action_features.matrix)
+        head_state = {k.removeprefix("action_net."): v for k, v in state.items() if k.startswith("action_net.")}
+        head.load_state_dict(head_state)
+        with torch.no_grad():
+            layers.append(_linear_to_numpy(*head.effective_linear()))
+        action_head = {"kind": "features", "num_features": int(env.action_features.matrix.shape[1])}
+    facts = {
+        "env_id": meta["env_id"],
+        "env_kwargs": meta["env_kwargs"],
+        "reward_mode": meta.get("reward_mode") if meta.get("reward_mode") in ("win", "score") else None,
+        "timesteps": data.get("num_timesteps") if isinstance(data.get("num_timesteps"), int) else None,
+        "action_head": action_head,
+    }
+    return MlpPolicy([w for w, _ in layers], [b for _, b in layers], activation), facts
+
+
+def sb3_zip_header(path: str | Path, layout: list[list[Any]] | None = None, **training: Any) -> tuple[MlpPolicy, dict]:
+    """A legacy SB3 zip as a policy and a data-only header (``layout``: the env's today by default)."""
+    import pirate_envs
+    from agents.checkpoint import layout_pieces, make_header
+
+    policy, facts = read_sb3_zip(path)
+    env = pirate_envs.make(facts["env_id"], raw=True, **facts["env_kwargs"])
+    header = make_header(
+        facts["env_id"],
+        facts["env_kwargs"],
+        layout if layout is not None else layout_pieces(env.observation_layout),
+        policy.num_actions,
+        policy,
+        action_head=facts["action_head"],
+        player_counts=[len(env.possible_agents)],
+        reward_mode=facts["reward_mode"],
+        training={"timesteps": facts["timesteps"], **training},
     )
+    return policy, header
 
 
 def shipped_checkpoints() -> list[str]:
-    """Names of the checkpoints in :data:`PRETRAINED_DIR`."""
-    return sorted(p.stem for p in PRETRAINED_DIR.glob("*.zip"))
+    """Names of the agents shipped in :data:`PRETRAINED_DIR`."""
+    return sorted(p.stem for p in PRETRAINED_DIR.glob(f"*{AGENT_SUFFIXES[0]}"))
+
+
+def looks_like_path(source: str) -> bool:
+    """Whether ``source`` names a file: it holds a path separator or ends in an agent suffix."""
+    return "/" in source or os.sep in source or source.endswith(AGENT_SUFFIXES)
+
+
+def resolve_checkpoint(name_or_path: str) -> Path:
+    """The file of a shipped name (looked up first) or of a path; a bare unknown name is an error."""
+    shipped = PRETRAINED_DIR / f"{name_or_path}{AGENT_SUFFIXES[0]}"
+    if name_or_path in shipped_checkpoints():
+        return shipped
+    if not looks_like_path(name_or_path):
+        raise ValueError(
+            f"no shipped agent {name_or_path!r} (shipped: {shipped_checkpoints()}); a checkpoint path must "
+            f"contain a '/' or end in {' or '.join(AGENT_SUFFIXES)}"
+        )
+    path = Path(name_or_path)
+    if not path.is_file():
+        raise ValueError(f"no checkpoint file {name_or_path!r}")
+    return path
 
 
 @lru_cache(maxsize=32)
 def _load(path: str, mtime: float) -> tuple[MlpPolicy, dict[str, Any]]:
-    from sb3_contrib import MaskablePPO
+    from agents.checkpoint import load_agent
 
-    model = MaskablePPO.load(path, device="cpu")
-    return policy_from_sb3(model.policy), dict(getattr(model, "pirate_envs_meta", None) or {})
+    if path.endswith(".zip"):
+        return sb3_zip_header(path)
+    return load_agent(path)
 
 
 def load_checkpoint(name_or_path: str) -> tuple[MlpPolicy, dict[str, Any]]:
-    """The numpy policy of a MaskablePPO checkpoint and its metadata (env id, env kwargs)."""
+    """The numpy policy of an agent file (or a legacy SB3 zip) and its header; runs no code from it."""
     path = resolve_checkpoint(name_or_path)
     return _load(str(path.resolve()), path.stat().st_mtime)
 
@@ -158,19 +293,26 @@ class PolicyAgent:
         return self.policy.act(observation["observation"], observation["action_mask"], rng)
 
 
-def check_compatible(policy: MlpPolicy, meta: dict[str, Any], env_id: str, env: Any, source: str) -> None:
-    """Raise ``ValueError`` when a checkpoint does not fit ``env_id`` / ``env``'s spaces."""
-    trained_on = meta.get("env_id")
-    if trained_on is not None and trained_on != env_id:
-        raise ValueError(f"checkpoint {source!r} was trained on {trained_on}, not {env_id}")
-    if env is None:
-        return
-    obs_size, num_actions = env.observation_layout.size, env.num_actions
-    if (policy.obs_size, policy.num_actions) != (obs_size, num_actions):
+def check_compatible(header: dict[str, Any], env_id: str, env: Any, source: str) -> np.ndarray | None:
+    """The input index of an agent on ``env`` (see :func:`agents.checkpoint.input_index`).
+
+    Raises ``ValueError`` (one line naming what fits) when the agent was trained on another
+    game, for other player counts, another action table or an observation without its pieces.
+    """
+    from agents.checkpoint import input_index
+
+    if header["env_id"] != env_id:
+        raise ValueError(f"checkpoint {source!r} was trained on {header['env_id']}, not {env_id}")
+    players = len(env.possible_agents)
+    if players not in header["player_counts"]:
+        counts = " or ".join(str(n) for n in header["player_counts"])
+        raise ValueError(f"checkpoint {source!r} plays {counts} players, not {players}")
+    if env.num_actions != header["num_actions"]:
         raise ValueError(
-            f"checkpoint {source!r} expects observations of size {policy.obs_size} and {policy.num_actions} actions; "
-            f"this env has {obs_size} and {num_actions} (trained with env kwargs {meta.get('env_kwargs', '?')})"
+            f"checkpoint {source!r} has {header['num_actions']} actions; this env has {env.num_actions} "
+            f"(trained with env options {header['env_kwargs']})"
         )
+    return input_index(header, env.observation_layout, f"checkpoint {source!r}")
 
 
 #: Suffix of a ``ppo:`` source that makes the agent sample its masked softmax instead of argmax.
@@ -186,6 +328,12 @@ def make_policy_agent(source: str, env_id: str, seed: int | None = None, env: An
     """
     sample = source.endswith(SAMPLE_SUFFIX)
     path = source.removesuffix(SAMPLE_SUFFIX)
-    policy, meta = load_checkpoint(path)
-    check_compatible(policy, meta, env_id, None if env is None else env.unwrapped, path)
-    return PolicyAgent(policy, name=f"ppo:{source}", deterministic=not sample, seed=seed)
+    policy, header = load_checkpoint(path)
+    if env is None:
+        import pirate_envs
+
+        if header["env_id"] != env_id:
+            raise ValueError(f"checkpoint {path!r} was trained on {header['env_id']}, not {env_id}")
+        env = pirate_envs.make(env_id, raw=True, **header["env_kwargs"])
+    index = check_compatible(header, env_id, env.unwrapped, path)
+    return PolicyAgent(policy.with_inputs(index), name=f"ppo:{source}", deterministic=not sample, seed=seed)

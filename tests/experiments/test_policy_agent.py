@@ -70,13 +70,15 @@ def test_ppo_prefix_loads_a_checkpoint_and_checks_the_env(tmp_path):
     record = play_game(env, [agent, make_agent("random", "piraten_kapern_v0", seed=1, env=env)], seed=0)
     assert record.truncated or sum(record.win_shares) == pytest.approx(1.0)
     assert agent.deterministic and not make_agent(f"ppo:{path}#sample", "piraten_kapern_v0", env=env).deterministic
-    with pytest.raises(ValueError, match="expects observations of size"):
+    with pytest.raises(ValueError, match="plays 2 players, not 3"):
         three = pirate_envs.make("piraten_kapern_v0", raw=True, num_players=3)
         make_agent(f"ppo:{path}", "piraten_kapern_v0", env=three)
     with pytest.raises(ValueError, match="trained on piraten_kapern_v0"):
         make_agent(f"ppo:{path}", "skull_king_v0")
-    with pytest.raises(ValueError, match="no checkpoint"):
+    with pytest.raises(ValueError, match="no shipped agent 'no_such_checkpoint'"):
         make_agent("ppo:no_such_checkpoint", "piraten_kapern_v0")
+    with pytest.raises(ValueError, match="no checkpoint file"):
+        make_agent("ppo:no/such.npz", "piraten_kapern_v0")
 
 
 @pytest.mark.parametrize("name", shipped_checkpoints())
