@@ -79,18 +79,29 @@ Views and agents
 and public voids, and redraws unrevealed bids. ``agents/skull_king_heuristic.py`` bids its
 hand's strength and plays to make its bid exactly.
 
-Assumptions (beyond the rule text and RULINGS.md)
--------------------------------------------------
+Assumptions (where the rule text is silent; ``docs/rulings.md`` lists them all with their options)
+--------------------------------------------------------------------------------------------------
 * *assumption*: the rule text does not say who deals first; seat 0 deals hand 1, so seat 1
-  bids and leads first. Option ``first_dealer``.
+  bids and leads first. Option ``first_dealer`` (default 0).
+* *assumption*: 2..6 players (option ``num_players``, default 4); a shorter game
+  (``num_hands`` < 10) plays hands 1..``num_hands``, hand k dealing k cards.
+* The cards left over after the deal stay unseen by everybody. A Mermaid that catches the
+  Skull King earns +50 once, whatever else lies in the trick.
 * The observation adds the public voids (a player who did not follow a led suit holds none of
   it this hand); they are what an attentive player remembers from the earlier tricks.
 * A tie for the highest total is a shared win (the project's convention; the rule text is
   silent).
 
+Code
+----
+``engine.py`` (``Config``, ``Phase``, the engine), ``rules.py`` (constants and pure helpers:
+trick winner, bonus, hand score, follow-suit legality, the redeal of hidden cards),
+``actions.py`` (the action table), ``cards.py``, ``view.py``, ``observation.py``, ``env.py``.
+
 Version history
 ---------------
-* v0: first edition rules.
+* v0: first edition rules. The observation gained ``hands_left`` (appended after ``scores``; the
+  older pieces kept their offsets and values).
 """
 
 from __future__ import annotations

@@ -95,7 +95,7 @@ def playable_card_actions(held: np.ndarray, led_suit: int, holds_led_suit: bool)
 
 
 def winner_of_tokens(trick: Sequence[int]) -> int:
-    """Index in play order of the winning token (the order of RULINGS.md, first match wins)."""
+    """Index in play order of the winning token (first matching rule, as in :func:`trick_winner`)."""
     if SKULL_KING in trick:
         if MERMAID in trick:
             return trick.index(MERMAID)

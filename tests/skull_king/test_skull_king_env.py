@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 
+import agents.skull_king_heuristic
 from pirate_envs.skull_king import env as env_module
 from pirate_envs.skull_king.engine import Config
 from pirate_envs.skull_king.env import raw_env
@@ -19,6 +21,15 @@ def play_random(env: raw_env, rng: np.random.Generator, steps: int | None = None
         mask = env.observe(env.agent_selection)["action_mask"]
         env.step(int(rng.choice(np.flatnonzero(mask))))
         done += 1
+
+
+# ----------------------------------------------------------------------------- docs
+def test_docs_point_to_the_projects_own_rulings_page() -> None:
+    """The docstrings name ``docs/rulings.md``, never a file outside the project."""
+    package = Path(env_module.__file__).parent
+    for path in [*package.glob("*.py"), Path(agents.skull_king_heuristic.__file__)]:
+        assert "RULINGS" not in path.read_text(encoding="utf-8"), path
+    assert "docs/rulings.md" in env_module.__doc__
 
 
 # ----------------------------------------------------------------------------- rewards

@@ -1,4 +1,4 @@
-"""The pure Skull King helpers, hand-traced from the first-edition rule text and RULINGS.md."""
+"""The pure Skull King helpers, hand-traced from the first-edition rule text and the project's rulings."""
 
 from __future__ import annotations
 
