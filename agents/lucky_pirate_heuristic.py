@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from pirate_envs.lucky_pirate.actions import DOWN_OFFSET, LAY_UP_OFFSET, NUM_PLAY_ACTIONS, PICK_UP, play_action
-from pirate_envs.lucky_pirate.rules import (
+from pirate_envs.lucky_pirate.cards import (
     CAPTAIN,
     FIRST_MATE,
     KRAKEN,

@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 from pirate_envs.core.actions import ActionTable
-from pirate_envs.lucky_pirate.rules import KINDS, MAX_COPIES, MAX_UP_DOWN, NUM_KINDS
+from pirate_envs.lucky_pirate.cards import KINDS, MAX_COPIES, MAX_UP_DOWN, NUM_KINDS
 
 ACTIONS = ActionTable(
     [

@@ -8,12 +8,13 @@ for every play). See :mod:`pirate_envs.lucky_pirate.env` for the game's document
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from pirate_envs.core.engine import Engine, TurnGuard, check_options, read_only
-from pirate_envs.core.errors import check_range
+from pirate_envs.core.errors import check_choice, check_range
 from pirate_envs.core.render import format_table, seat_name
 from pirate_envs.lucky_pirate.actions import (
     ACTIONS,
@@ -24,26 +25,31 @@ from pirate_envs.lucky_pirate.actions import (
     PICK_UP,
     decode_play,
 )
-from pirate_envs.lucky_pirate.rules import (
+from pirate_envs.lucky_pirate.cards import (
     CAPTAIN,
-    EMPTY_TOP,
+    DEFAULT_DECK,
     FIRST_MATE,
     KINDS,
     MAX_COPIES,
     MAX_UP_DOWN,
     MAX_VALUE,
     NUM_KINDS,
-    NUM_MODES,
     REVERSE,
     SKIP,
     TWO_PLAYER_HANDS,
+    UP_DOWN_CARDS,
     WALK_THE_PLANK,
-    Config,
-    Mode,
-    PileTop,
-    can_play,
     card_counts,
     kind_index,
+)
+from pirate_envs.lucky_pirate.rules import (
+    EMPTY_TOP,
+    NUM_MODES,
+    REVERSE_SKIP_VALUES,
+    Mode,
+    PileRules,
+    PileTop,
+    can_play,
     pile_top,
     place,
 )
@@ -55,10 +61,122 @@ from pirate_envs.lucky_pirate.view import (
     LuckyPirateView,
 )
 
+MIN_PLAYERS, MAX_PLAYERS = 2, 6
+DEFAULT_MAX_TURNS = 5000
+DEFAULT_MAX_SET_ASIDE_GAMES = 10
+SET_ASIDE_DEALERS = ("same", "random")
+
+
+@dataclass(frozen=True)
+class Config:
+    """Lucky Pirate options (validated: a bad value raises ``ValueError`` naming the field).
+
+    Every field but ``num_players``, ``wins_to_win`` and the two limits is an assumption where
+    the rule text is silent (see the project's rulings page, ``docs/rulings.md``).
+    """
+
+    num_players: int = 4
+    #: The deck: card kind -> copies (assumption: the published deck is unknown).
+    deck: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_DECK))
+    #: Dealer of the first game: ``None`` = a random seat (the text's cut for the lowest card
+    #: gives every seat the same chance), or a seat. Later games: the previous winner deals.
+    first_dealer: int | None = None
+    #: Episode = first to this many game wins (1: one game; the text's tournament is 5).
+    wins_to_win: int = 1
+    #: Assumption (False): up cards are dealt at random, unseen. True: each player, having seen
+    #: all his cards but the down ones, lays his up cards himself (a set-up phase).
+    choose_up_cards: bool = False
+    #: Assumption: the player who clears the pile with three equal numbers plays again.
+    run_clear_plays_again: bool = True
+    #: Assumption: the player of Walk the Plank plays again on the empty pile.
+    plank_plays_again: bool = True
+    #: Assumption (False): the First Mate is a 9 that may also go on a Captain. True: only on a
+    #: Captain (the earlier ruling; First Mates can then be stranded, see the env docstring).
+    first_mate_only_on_captain: bool = False
+    #: With ``first_mate_only_on_captain=True`` only: a First Mate may also start an empty pile.
+    first_mate_on_empty_pile: bool = False
+    porthole_on_empty_pile: bool = True
+    reverse_skip_value: str = "keep"
+    captain_counts_in_runs: bool = True
+    #: Turn-limit guard, per game: a game not won after this many turns is truncated (in a
+    #: tournament: set aside).
+    max_turns: int = DEFAULT_MAX_TURNS
+    #: Tournament limit: the episode is truncated when this many games of it have been set
+    #: aside unwon (guard or stranded); 0 truncates at the first one.
+    max_set_aside_games: int = DEFAULT_MAX_SET_ASIDE_GAMES
+    #: Assumption (``"same"``): who deals after a game set aside unwon: the same dealer again,
+    #: or ``"random"``: a random seat.
+    set_aside_dealer: str = "same"
+
+    def __post_init__(self) -> None:
+        check_range("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
+        if self.first_dealer is not None:
+            check_range("first_dealer", self.first_dealer, 0, self.num_players - 1)
+        check_range("wins_to_win", self.wins_to_win, 1)
+        check_range("max_turns", self.max_turns, 1)
+        check_range("max_set_aside_games", self.max_set_aside_games, 0)
+        check_choice("reverse_skip_value", self.reverse_skip_value, REVERSE_SKIP_VALUES)
+        check_choice("set_aside_dealer", self.set_aside_dealer, SET_ASIDE_DEALERS)
+        for name in (
+            "run_clear_plays_again",
+            "plank_plays_again",
+            "choose_up_cards",
+            "first_mate_only_on_captain",
+            "first_mate_on_empty_pile",
+            "porthole_on_empty_pile",
+            "captain_counts_in_runs",
+        ):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name}={getattr(self, name)!r} must be True or False")
+        object.__setattr__(self, "deck", check_deck(self.deck, self.num_players))  # a validated copy
+
+    @property
+    def pile_rules(self) -> PileRules:
+        """The pile options of this config."""
+        return PileRules(
+            self.first_mate_only_on_captain,
+            self.first_mate_on_empty_pile,
+            self.porthole_on_empty_pile,
+            self.reverse_skip_value,
+            self.captain_counts_in_runs,
+        )
+
+    @property
+    def up_down(self) -> int:
+        """Up cards (and down cards) per player."""
+        return UP_DOWN_CARDS[self.num_players]
+
+    @property
+    def deck_size(self) -> int:
+        """Cards in the deck."""
+        return sum(self.deck.values())
+
+
+def check_deck(deck: Mapping[str, int], num_players: int) -> dict[str, int]:
+    """Validate a deck mapping (kind -> copies) and return it with every kind present."""
+    if not isinstance(deck, Mapping):
+        raise ValueError(f"deck={deck!r} must be a mapping card kind -> copies")
+    for kind in deck:
+        check_choice("deck kind", kind, KINDS)
+    full = {k: deck.get(k, 0) for k in KINDS}
+    for kind, copies in full.items():
+        check_range(f"deck[{kind!r}]", copies, 0, MAX_COPIES)
+    hands = TWO_PLAYER_HANDS if num_players == 2 else num_players
+    needed = hands * 2 * UP_DOWN_CARDS[num_players]
+    if sum(full.values()) < needed:
+        raise ValueError(
+            f"deck has {sum(full.values())} cards; {num_players} players need at least {needed} "
+            "(the up and down cards of every hand dealt)"
+        )
+    return full
+
+
 #: Cards of the pile shown in views and observations (topmost first).
 PILE_TOP_CARDS = 3
 EMPTY_SLOT = -1
 ZONES = ("hand", "up", "down")
+#: Engine attributes that are views of its ``table`` (not copied: ``__setstate__`` relinks them).
+_TABLE_VIEWS = ("ups", "hand_size", "down_left", "wins")
 
 
 class LuckyPirateEngine(Engine):
@@ -79,16 +197,16 @@ class LuckyPirateEngine(Engine):
         self.rules = config.pile_rules
         n = self.num_players = config.num_players
         self._deck = np.repeat(np.arange(NUM_KINDS), [config.deck[k] for k in KINDS])
-        #: playable[value, mode, kind]: one card of kind may be played on that top.
-        self._playable = np.array(
+        #: playable[value][mode]: per kind, 1 if one card of it may be played on that top of a
+        #: pile that is not empty; ``playable_on_empty``: the same on an empty pile.
+        self._playable = [
             [
-                [[can_play(k, v, Mode(m), self.rules) for k in range(NUM_KINDS)] for m in range(NUM_MODES)]
-                for v in range(MAX_VALUE + 1)
-            ],
-            dtype=np.int64,
-        )
-        #: playable_rows[value][mode]: ``playable[value, mode]`` (list indexing is cheaper).
-        self._playable_rows = [list(rows) for rows in self._playable]
+                np.array([can_play(k, PileTop(v, Mode(m)), self.rules) for k in range(NUM_KINDS)], dtype=np.int64)
+                for m in range(NUM_MODES)
+            ]
+            for v in range(MAX_VALUE + 1)
+        ]
+        self._playable_on_empty = np.array([can_play(k, EMPTY_TOP, self.rules) for k in range(NUM_KINDS)], np.int64)
         #: sets_allowed[c]: the mask bytes of one kind's play actions when c copies may be played
         #: (a set of j + 1 needs c > j); joined into a read-only mask with ``np.frombuffer``.
         self._sets_allowed = [bytes(j < c for j in range(MAX_COPIES)) for c in range(MAX_COPIES + 1)]
@@ -100,11 +218,15 @@ class LuckyPirateEngine(Engine):
         self.hands = np.zeros((n, NUM_KINDS), dtype=np.int64)
         #: Public per-seat table (columns ``TABLE_COLUMNS``); the named arrays below are views of it.
         self.table = np.zeros((n, len(TABLE_COLUMNS)), dtype=np.int64)
-        self.ups = self.table[:, :NUM_KINDS]
-        self.hand_size = self.table[:, HAND_SIZE_COLUMN]
-        self.down_left = self.table[:, DOWN_LEFT_COLUMN]
-        self.wins = self.table[:, WINS_COLUMN]
+        self.ups: np.ndarray
+        self.hand_size: np.ndarray
+        self.down_left: np.ndarray
+        self.wins: np.ndarray
+        self._link_table()
         self.up_size = np.zeros(n, dtype=np.int64)
+        #: known[seat, kind]: cards of seat's hand that every player saw go in (a picked-up
+        #: pile, a revealed down card that failed); public until played.
+        self.known = np.zeros((n, NUM_KINDS), dtype=np.int64)
         #: Set-up phase (option ``choose_up_cards``): up cards each seat has still to lay.
         self.setting_up = False
         self.to_lay = np.zeros(n, dtype=np.int64)
@@ -120,6 +242,8 @@ class LuckyPirateEngine(Engine):
         self.direction = 1
         self.dealer = 0
         self.guard = TurnGuard(config.max_turns)
+        #: Why each game of this episode set aside unwon ended (tournaments only).
+        self.set_aside_games: list[str] = []
         #: First Mates can be stranded (playable only on a Captain, never on an empty pile).
         rules = self.rules
         self._first_mates_can_strand = rules.first_mate_only_on_captain and not rules.first_mate_on_empty_pile
@@ -132,6 +256,7 @@ class LuckyPirateEngine(Engine):
         self._rng = rng
         n = self.num_players
         self.wins[:] = 0
+        self.set_aside_games = []
         self.terminated = self.truncated = False
         self.truncation_reason = None
         dealer = opts.get("dealer", self.config.first_dealer)
@@ -176,6 +301,7 @@ class LuckyPirateEngine(Engine):
         self.hand_size[seat] = len(hand)
         self.up_size[seat] = len(up)
         self.downs[seat] = list(down)
+        self.known[seat] = 0
         self._slots_filled[seat] = (True,) * len(down)
         self.down_left[seat] = len(down)
 
@@ -251,12 +377,16 @@ class LuckyPirateEngine(Engine):
             for slot, kind in enumerate(self.downs[p]):
                 mask[DOWN_OFFSET + slot] = kind != EMPTY_SLOT
             return read_only(mask)
-        top = self.top
-        playable = (cards * self._playable_rows[top.value][top.mode]).tolist()
+        playable = (cards * self._playable_row()).tolist()
         if not any(playable):
             return self._pick_up_only
         # dtype positional: numpy parses a keyword more slowly
         return np.frombuffer(b"".join(map(self._sets_allowed.__getitem__, playable)) + self._no_other_actions, np.int8)
+
+    def _playable_row(self) -> np.ndarray:
+        """Per kind, 1 if one card of it may be played on the pile now."""
+        top = self.top
+        return self._playable_on_empty if top.empty else self._playable[top.value][top.mode]
 
     # ------------------------------------------------------------------ effects
     def apply(self, action: int) -> None:
@@ -268,6 +398,8 @@ class LuckyPirateEngine(Engine):
             if self.hand_size[p]:
                 self.hands[p, kind] -= count
                 self.hand_size[p] -= count
+                if self.known[p, kind]:  # the others cannot tell known cards from unseen ones
+                    self.known[p, kind] = max(0, self.known[p, kind] - count)
             else:
                 self.ups[p, kind] -= count
                 self.up_size[p] -= count
@@ -278,22 +410,40 @@ class LuckyPirateEngine(Engine):
             self.downs[p][slot] = EMPTY_SLOT
             self.down_left[p] -= 1
             self._slots_filled[p] = tuple(k != EMPTY_SLOT for k in self.downs[p])
-            if self._playable[self.top.value, self.top.mode, kind]:
+            if self._playable_row()[kind]:
                 self._play(p, kind, 1)
-            else:  # the revealed card goes into the hand with the pile
+            else:  # the revealed card goes into the hand with the pile, seen by all
                 self.hands[p, kind] += 1
                 self.hand_size[p] += 1
+                self.known[p, kind] += 1
                 self._pick_up(p)
         elif action == PICK_UP:
             self._pick_up(p)
         else:
             self._lay_up(p, action - LAY_UP_OFFSET)
-        if self.terminated:
+        if self.terminated or self.guard is not guard:  # won (a tournament's next game is dealt)
             return
-        if self.guard is guard and guard.tick():
-            self.truncated, self.truncation_reason = True, "turn limit"
+        if guard.tick():
+            self._set_aside("turn limit")
         elif not self.pile and self._first_mates_can_strand and self._first_mates_stranded():
-            self.truncated, self.truncation_reason = True, "stranded First Mates"
+            self._set_aside("stranded First Mates")
+
+    def _set_aside(self, reason: str) -> None:
+        """End the game unwon: a one-game episode is truncated; a tournament deals the next game.
+
+        The tournament is truncated instead once ``max_set_aside_games`` games have been set aside.
+        """
+        config = self.config
+        if config.wins_to_win == 1:
+            self.truncated, self.truncation_reason = True, reason
+            return
+        self.set_aside_games.append(reason)
+        if len(self.set_aside_games) > config.max_set_aside_games:
+            self.truncated, self.truncation_reason = True, "set-aside game limit"
+            return
+        dealer = self.dealer if config.set_aside_dealer == "same" else int(self._rng.integers(self.num_players))
+        self._deal(dealer)
+        self._start_game(dealer)
 
     def _first_mates_stranded(self) -> bool:
         """Whether nobody can ever win: each seat holds a First Mate and no Captain can reach the pile.
@@ -360,6 +510,7 @@ class LuckyPirateEngine(Engine):
     def _pick_up(self, p: int) -> None:
         """``p`` takes the pile into the hand; the next player starts a new pile."""
         self.hands[p] += self.pile_counts
+        self.known[p] += self.pile_counts  # every card of the pile was played face up
         self.hand_size[p] += len(self.pile)
         self.pile_counts[:] = 0
         self.pile.clear()
@@ -407,23 +558,28 @@ class LuckyPirateEngine(Engine):
             self.direction,
             self._removed_copy,
             self.setting_up,
+            self.known.take(self._order[seat], axis=0),
         )
 
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
-        """Redeal the other hands, every down card and the cards put aside, keeping all sizes.
+        """Redraw what ``seat`` has not seen, keeping every size and every public card.
 
-        During the set-up the up cards the others have laid are hidden too, and redealt.
+        The unseen cards of the other hands, every down card and the cards put aside are
+        redealt; the cards each hand took in public (``known``: a picked-up pile, a revealed
+        down card) stay in it. During the set-up the up cards the others have laid are hidden
+        too, and redealt.
         """
         others = [q for q in range(self.num_players) if q != seat]
-        pool = [np.repeat(np.arange(NUM_KINDS), self.hands[q]) for q in others]
+        unseen = self.hands - self.known
+        pool = [np.repeat(np.arange(NUM_KINDS), unseen[q]) for q in others]
         if self.setting_up:
             pool += [np.repeat(np.arange(NUM_KINDS), self.ups[q]) for q in others]
         pool.append(np.array([k for downs in self.downs for k in downs if k != EMPTY_SLOT], dtype=np.int64))
         pool.append(np.repeat(np.arange(NUM_KINDS), self.set_aside))
         cards = rng.permutation(np.concatenate(pool)).tolist()
         for q in others:
-            size = int(self.hand_size[q])
-            self.hands[q] = np.bincount(np.asarray(cards[:size], dtype=np.int64), minlength=NUM_KINDS)
+            size = int(unseen[q].sum())
+            self.hands[q] = self.known[q] + np.bincount(np.asarray(cards[:size], dtype=np.int64), minlength=NUM_KINDS)
             del cards[:size]
             if self.setting_up:
                 size = int(self.up_size[q])
@@ -435,6 +591,28 @@ class LuckyPirateEngine(Engine):
                     downs[slot] = cards.pop()
         self.set_aside[:] = np.bincount(np.asarray(cards, dtype=np.int64), minlength=NUM_KINDS)
         self._mask = None
+
+    # ------------------------------------------------------------------ copies
+    def __getstate__(self) -> dict[str, Any]:
+        """The state without the views of ``table`` (rebuilt by ``__setstate__``)."""
+        state = self.__dict__.copy()
+        for name in _TABLE_VIEWS:
+            del state[name]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore a pickled or deep-copied engine: the named columns view its own ``table`` again."""
+        self.__dict__.update(state)
+        self._link_table()
+        read_only(self._pick_up_only)
+        read_only(self._removed_copy)
+
+    def _link_table(self) -> None:
+        """Point the named per-seat arrays at the columns of ``table`` (they are views of it)."""
+        self.ups = self.table[:, :NUM_KINDS]
+        self.hand_size = self.table[:, HAND_SIZE_COLUMN]
+        self.down_left = self.table[:, DOWN_LEFT_COLUMN]
+        self.wins = self.table[:, WINS_COLUMN]
 
     def render(self) -> str:
         def names(counts: np.ndarray) -> str:

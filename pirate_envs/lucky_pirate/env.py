@@ -144,9 +144,8 @@ v0: first release; stranded First Mates truncate at once (same outcome as the gu
 from __future__ import annotations
 
 from pirate_envs.core.aec import PirateAECEnv
-from pirate_envs.lucky_pirate.engine import LuckyPirateEngine
+from pirate_envs.lucky_pirate.engine import Config, LuckyPirateEngine
 from pirate_envs.lucky_pirate.observation import LuckyPirateEncoder, build_layout
-from pirate_envs.lucky_pirate.rules import Config
 
 #: Score mode pays +1 per game won (the score is the number of games won).
 SCORE_SCALE = 1.0

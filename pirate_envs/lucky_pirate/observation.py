@@ -11,16 +11,9 @@ import struct
 import numpy as np
 
 from pirate_envs.core.observation import ObservationLayout, float32_bytes
-from pirate_envs.lucky_pirate.engine import PILE_TOP_CARDS
-from pirate_envs.lucky_pirate.rules import (
-    MAX_UP_DOWN,
-    MAX_VALUE,
-    NUM_KINDS,
-    NUM_MODES,
-    NUM_RUN_KINDS,
-    RUN_TO_CLEAR,
-    Config,
-)
+from pirate_envs.lucky_pirate.cards import MAX_UP_DOWN, MAX_VALUE, NUM_KINDS
+from pirate_envs.lucky_pirate.engine import PILE_TOP_CARDS, Config
+from pirate_envs.lucky_pirate.rules import NUM_MODES, NUM_RUN_KINDS, RUN_TO_CLEAR
 from pirate_envs.lucky_pirate.view import (
     DOWN_LEFT_COLUMN,
     HAND_SIZE_COLUMN,
@@ -28,6 +21,10 @@ from pirate_envs.lucky_pirate.view import (
     WINS_COLUMN,
     LuckyPirateView,
 )
+
+#: Packs pile_size, run_length, direction, setting_up (module level: a ``struct.Struct`` cannot
+#: be pickled, and the encoder must be).
+_pack_scalars = struct.Struct("4f").pack
 
 
 def build_layout(config: Config) -> ObservationLayout:
@@ -82,7 +79,6 @@ class LuckyPirateEncoder:
         self._counts = np.zeros(counts.stop, dtype=np.float32)  # scratch buffer of the counting pieces
         if counts.stop != layout["down_slots"].start:
             raise AssertionError("the counting pieces must come right before down_slots")
-        self._pack_scalars = struct.Struct("4f").pack  # pile_size, run_length, direction, setting_up
         eye = np.eye(max(NUM_KINDS, MAX_VALUE + 1, NUM_MODES, NUM_RUN_KINDS, n), dtype=np.float32)
         self._kind = [eye[k, :NUM_KINDS].tobytes() for k in range(NUM_KINDS)]
         self._no_kind = bytes(4 * NUM_KINDS)
@@ -120,7 +116,7 @@ class LuckyPirateEncoder:
             (
                 counts.tobytes(),
                 slots,
-                self._pack_scalars(
+                _pack_scalars(
                     view.pile_size * self.inv_deck, view.run_length / RUN_TO_CLEAR, view.direction, view.setting_up
                 ),
                 pile_top,

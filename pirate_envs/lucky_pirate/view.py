@@ -1,7 +1,8 @@
 """What one Lucky Pirate player knows now.
 
-Public: every player's up cards, hand size and number of down cards, the pile, the direction
-of play, the cards cleared out of the game, the tournament wins. Private: the viewer's own
+Public: every player's up cards, hand size and number of down cards, the cards each hand took
+in public (a picked-up pile, a revealed down card), the pile, the direction of play, the cards
+cleared out of the game, the tournament wins. Private: the viewer's own
 hand. Hidden from everybody: the down cards (even their owner only knows which slots are
 left), the other hands and, with two players, the hand put aside.
 
@@ -15,7 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pirate_envs.lucky_pirate.rules import KINDS, NUM_KINDS, Mode
+from pirate_envs.lucky_pirate.cards import KINDS, NUM_KINDS
+from pirate_envs.lucky_pirate.rules import Mode
 
 #: Columns of the public per-seat table: up cards per kind, hand size, down cards left, wins.
 TABLE_COLUMNS: tuple[str, ...] = (*(f"up {kind}" for kind in KINDS), "hand size", "down cards", "wins")
@@ -43,6 +45,9 @@ class LuckyPirateView:
     direction: int  # +1: play passes to seat + 1; -1: to seat - 1
     removed: np.ndarray  # (17,) cards cleared out of the game, per kind
     setting_up: bool  # set-up phase (option choose_up_cards): the others' up cards read 0
+    #: (n, 17) per seat, seat-relative: cards in its hand that every player saw go in (a
+    #: picked-up pile, a revealed down card), until played. Not part of the observation vector.
+    known: np.ndarray
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, LuckyPirateView):

@@ -8,12 +8,15 @@ import numpy as np
 import pytest
 
 from pirate_envs.lucky_pirate.actions import ACTIONS, LAY_UP_OFFSET, PICK_UP, down_action, play_action
-from pirate_envs.lucky_pirate.engine import LuckyPirateEngine
-from pirate_envs.lucky_pirate.rules import DEFAULT_DECK, KIND_INDEX, KINDS, MAX_COPIES, NUM_KINDS, Config, Mode
+from pirate_envs.lucky_pirate.cards import DEFAULT_DECK, KIND_INDEX, KINDS, MAX_COPIES, NUM_KINDS
+from pirate_envs.lucky_pirate.engine import Config, LuckyPirateEngine
+from pirate_envs.lucky_pirate.rules import Mode
 
 FILLER = {"up": ["1"], "down": ["2"]}  # keeps a seat in the game while its hand empties
 #: A deck large enough for every scripted deal (the deck only bounds what a deal may use).
 BIG_DECK = dict.fromkeys(KINDS, MAX_COPIES)
+#: The earlier First Mate ruling, kept as an option: only on a Captain.
+OLD_FIRST_MATE = {"first_mate_only_on_captain": True}
 
 
 def start(deal, dealer=None, pile=(), **config) -> LuckyPirateEngine:
@@ -74,6 +77,7 @@ def test_blind_down_card_that_fails_goes_into_the_hand_with_the_pile():
     assert hand(game, 0) == {"3": 1, "5": 1, "7": 1}
     assert game.downs[0] == [-1, KIND_INDEX["kraken"]] and game.down_left[0] == 1
     assert game.pile == [] and game.current_player == 1
+    assert game.view(1).known[1].tolist() == game.hands[0].tolist()  # all three went in face up
 
 
 def test_blind_down_card_that_plays_can_win_the_game():
@@ -229,6 +233,7 @@ def test_turn_limit_truncates():
         [{"hand": ["first_mate"], **FILLER}, {"hand": ["first_mate"], **FILLER}],
         max_turns=3,
         first_mate_on_empty_pile=True,
+        **OLD_FIRST_MATE,
     )
     play(game, "first_mate")  # with the option, a First Mate may start an empty pile
     assert legal(game) == ["pick up the pile"]  # a First Mate only goes on a Captain
@@ -321,14 +326,15 @@ def test_chosen_up_cards_are_laid_in_turn_and_hidden_until_all_are_laid():
     assert legal(game)[0].startswith("play ")
 
 
-def test_by_default_a_first_mate_cannot_start_a_pile():
-    """RULINGS: the First Mate is playable only on a Captain, so not on an empty pile."""
-    game = start([{"hand": ["first_mate", "2"], **FILLER}, {"hand": ["6"], **FILLER}])
+def test_under_the_old_ruling_a_first_mate_cannot_start_a_pile():
+    """The option ``first_mate_only_on_captain``: playable only on a Captain, so not on an empty pile."""
+    game = start([{"hand": ["first_mate", "2"], **FILLER}, {"hand": ["6"], **FILLER}], **OLD_FIRST_MATE)
     assert legal(game) == ["play 1 x 2"]
 
 
 def stuck_on_kraken(*deal, **config):
-    """A chosen deal with a Kraken on the pile; player_0 cannot follow it and picks it up."""
+    """A chosen deal with a Kraken on the pile; player_0 cannot follow it and picks it up (old ruling)."""
+    config = {**OLD_FIRST_MATE, **config}
     game = start(list(deal), pile=["kraken"], **config)
     assert legal(game) == ["pick up the pile"]
     game.apply(PICK_UP)
@@ -369,15 +375,144 @@ def test_first_mates_are_not_stranded_while_a_captain_can_reach_the_pile():
     game = stuck_on_kraken({"hand": ["first_mate", "3"]}, {"hand": ["first_mate", "5"]}, first_mate_on_empty_pile=True)
     assert not game.done
     # checked only once the pile is empty: a play that leaves cards on the pile goes on
-    game = start([{"hand": ["first_mate", "3"]}, {"hand": ["first_mate", "5"]}])
+    game = start([{"hand": ["first_mate", "3"]}, {"hand": ["first_mate", "5"]}], **OLD_FIRST_MATE)
     play(game, "3")
     assert not game.done
 
 
 def test_no_stranding_is_declared_during_the_set_up():
-    game = start([{"hand": ["first_mate", "captain", "3"]}, {"hand": ["first_mate", "5", "6"]}])
+    game = start([{"hand": ["first_mate", "captain", "3"]}, {"hand": ["first_mate", "5", "6"]}], **OLD_FIRST_MATE)
     game.setting_up, game.to_lay[:] = True, [2, 1]  # as the choose_up_cards set-up leaves it
     game.apply(LAY_UP_OFFSET + KIND_INDEX["captain"])  # the Captain goes up behind the First Mate...
     assert not game.done
     game.apply(LAY_UP_OFFSET + KIND_INDEX["first_mate"])  # ...which follows it face up: nothing blocks it
     assert not game.done
+
+
+def test_first_mate_is_a_nine_by_default_hand_traced():
+    # player_0 (left of the dealer) starts: its First Mate may start the pile as a 9
+    deal = [{"hand": ["first_mate", "2"], **FILLER}, {"hand": ["8", "captain", "first_mate"], **FILLER}]
+    game = start(deal)
+    assert legal(game) == ["play 1 x 2", "play 1 x first_mate"]
+    play(game, "first_mate")
+    assert (game.top.value, game.top.mode, game.top.run_length) == (9, Mode.NORMAL, 0)
+    # player_1: the 8 cannot beat a 9; a Captain may follow, and so may a First Mate (a 9 on a 9)
+    assert legal(game) == ["play 1 x captain", "play 1 x first_mate"]
+    play(game, "captain")
+    assert legal(game) == ["pick up the pile"]  # player_0: a 2 on a Captain
+    game.apply(PICK_UP)
+    assert hand(game, 0) == {"2": 1, "captain": 1, "first_mate": 1}
+    # player_1 starts a new pile with its First Mate: a plain 9 again
+    play(game, "first_mate")
+    assert legal(game) == ["play 1 x captain", "play 1 x first_mate"]
+    play(game, "captain")
+    # player_1's 8 cannot go on the Captain; only a First Mate or a Porthole could
+    assert legal(game) == ["pick up the pile"]
+
+
+def test_first_mate_on_a_kraken_only_after_a_mermaid_or_parrot():
+    deal = [{"hand": ["first_mate", "3"], **FILLER}, {"hand": ["mermaid"], **FILLER}]
+    assert legal(start(deal, pile=["kraken"])) == ["pick up the pile"]
+    assert legal(start(deal, pile=["kraken", "mermaid"])) == ["play 1 x first_mate"]  # a 7 now
+    assert legal(start(deal, pile=["kraken", "parrot"])) == ["play 1 x 3", "play 1 x first_mate"]
+
+
+def test_stranding_is_checked_only_under_the_old_ruling():
+    # the stranded deal of the old ruling: under the new default the First Mates start piles
+    deal = [{"hand": ["first_mate", "3"]}, {"hand": ["first_mate", "5"]}]
+    game = start(deal, pile=["kraken"])
+    game.apply(PICK_UP)
+    assert not game.done and legal(game) == ["play 1 x 5", "play 1 x first_mate"]
+    play(game, "first_mate")
+    assert legal(game) == ["play 1 x kraken", "play 1 x first_mate"]  # player_0 took the Kraken
+    play(game, "first_mate")  # a 9 on a 9
+    assert legal(game) == ["pick up the pile"] and not game.done
+
+
+def three_player_tournament(**config) -> LuckyPirateEngine:
+    """A first-to-3 tournament whose first game player_0 wins at once; later games are random."""
+    deal = [{"down": ["kraken"]}, {"hand": ["4"], **FILLER}, {"hand": ["5"], **FILLER}]
+    game = start(deal, pile=["8"], wins_to_win=3, **config)
+    game.apply(down_action(0))
+    assert game.wins.tolist() == [1, 0, 0] and not game.done and game.dealer == 0
+    return game
+
+
+def test_a_tournament_sets_a_guarded_game_aside_and_goes_on():
+    game = three_player_tournament(max_turns=2, max_set_aside_games=2)
+    for games_set_aside in (1, 2):
+        first_deal = (game.hands.copy(), [list(d) for d in game.downs])
+        game.apply(game.legal_actions()[0])
+        game.apply(game.legal_actions()[0])  # the second turn of this game reaches the guard
+        assert not game.done and game.set_aside_games == ["turn limit"] * games_set_aside
+        # set aside with no winner: the wins stay, the same dealer deals a full new game
+        assert game.wins.tolist() == [1, 0, 0] and game.scores().tolist() == [1.0, 0.0, 0.0]
+        assert game.dealer == 0 and game.current_player == 1 and game.guard.turns == 0
+        assert game.hand_size.sum() + game.up_size.sum() + game.down_left.sum() == 6 * NUM_KINDS
+        assert not (np.array_equal(game.hands, first_deal[0]) and game.downs == first_deal[1])
+        assert game.pile == [] and not game.known.any()
+    game.apply(game.legal_actions()[0])
+    game.apply(game.legal_actions()[0])  # a third game set aside: past the tournament's limit
+    assert game.truncated and not game.terminated and game.truncation_reason == "set-aside game limit"
+    assert game.wins.tolist() == [1, 0, 0] and game.winners() == []
+
+
+def test_set_aside_limit_zero_truncates_at_the_first_game_set_aside():
+    game = three_player_tournament(max_turns=1, max_set_aside_games=0)
+    game.apply(game.legal_actions()[0])
+    assert game.truncated and game.truncation_reason == "set-aside game limit"
+
+
+def test_a_tournament_sets_a_stranded_game_aside():
+    # the old ruling's stranded deal inside a first-to-2 tournament: set aside, a new deal
+    deal = [{"hand": ["first_mate", "3"]}, {"hand": ["first_mate", "5"]}]
+    game = start(deal, pile=["kraken"], wins_to_win=2, dealer=1, deck=DEFAULT_DECK, **OLD_FIRST_MATE)
+    game.apply(PICK_UP)
+    assert not game.done and game.set_aside_games == ["stranded First Mates"]
+    assert game.dealer == 1 and game.current_player == 0
+    assert game.hand_size.tolist() == [12, 12] and game.down_left.tolist() == [4, 4] and game.set_aside.sum() == 20
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_random_first_to_3_tournaments_finish_under_the_old_ruling(n):
+    """Stranded games (about one two-player game in five) no longer throw the tournament away."""
+    rng = np.random.default_rng(n)
+    game = LuckyPirateEngine(Config(num_players=n, wins_to_win=3, max_turns=3000, **OLD_FIRST_MATE))
+    finished = 0
+    for _ in range(10):
+        game.reset(rng)
+        while not game.done:
+            legal_actions = game.legal_actions()
+            game.apply(legal_actions[rng.integers(len(legal_actions))])
+        finished += game.terminated
+    assert finished == 10
+
+
+def test_resample_keeps_a_picked_up_pile_in_the_takers_hand():
+    deal = [
+        {"hand": ["3", "4", "5"], **FILLER},
+        {"hand": ["2", "8"], **FILLER},
+        {"hand": ["3", "8"], **FILLER},
+    ]
+    game = start(deal, pile=["6", "kraken"], deck=DEFAULT_DECK)
+    game.apply(PICK_UP)  # player_0 takes the 6 and the Kraken in front of everybody
+    picked = {"6": 1, "kraken": 1}
+    assert hand(game, 0) == {"3": 1, "4": 1, "5": 1, **picked}
+    known = {KINDS[k]: int(c) for k, c in enumerate(game.known[0]) if c}
+    assert known == picked and game.view(2).known[1].tolist() == game.known[0].tolist()
+    rng = np.random.default_rng(0)
+    unseen_draws = set()
+    for _ in range(200):
+        world = copy.deepcopy(game)
+        world.resample_hidden(1, rng)
+        assert world.view(1) == game.view(1)
+        taker = hand(world, 0)
+        assert all(taker.get(card, 0) >= copies for card, copies in picked.items()), taker
+        assert sum(taker.values()) == 5
+        unseen_draws.add(tuple(world.hands[0] - world.known[0]))
+    assert len(unseen_draws) > 20  # the three unseen cards are redrawn
+    # a known card played leaves the known cards; the others stay known
+    play(game, "2")
+    play(game, "3")
+    play(game, "6")
+    assert {KINDS[k]: int(c) for k, c in enumerate(game.known[0]) if c} == {"kraken": 1}

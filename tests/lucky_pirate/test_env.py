@@ -8,7 +8,7 @@ import pytest
 from agents.base import Agent, RandomAgent
 from agents.lucky_pirate_heuristic import LAY_UP_FIRST, LuckyPirateHeuristic
 from pirate_envs.lucky_pirate.actions import ACTIONS, PICK_UP, play_action
-from pirate_envs.lucky_pirate.rules import KIND_INDEX
+from pirate_envs.lucky_pirate.cards import KIND_INDEX
 from pirate_envs.lucky_pirate_v0 import env as make_env
 from pirate_envs.lucky_pirate_v0 import raw_env
 
@@ -134,3 +134,47 @@ def test_heuristic_beats_random_players():
     wins, ended = heuristic_results(games=120, num_players=4)
     assert ended == 120
     assert wins / ended > 0.45  # random seats win 25% on average
+
+
+def assert_same_step(envs: list, action: int) -> None:
+    """Step every env with ``action``; they must show the same observations, masks and rewards."""
+    for env in envs:
+        env.step(action)
+    first = envs[0]
+    for other in envs[1:]:
+        assert other.agent_selection == first.agent_selection
+        assert other.rewards == first.rewards and other._cumulative_rewards == first._cumulative_rewards
+        assert other.terminations == first.terminations and other.truncations == first.truncations
+        for agent in first.possible_agents:
+            mine, theirs = first.observe(agent), other.observe(agent)
+            assert np.array_equal(mine["observation"], theirs["observation"]), agent
+            assert np.array_equal(mine["action_mask"], theirs["action_mask"]), agent
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 6])
+def test_pickled_and_deep_copied_envs_play_on_exactly_and_independently(n):
+    """A copy taken at any point plays on as the original would, and stepping it leaves the original alone."""
+    import copy
+    import pickle
+
+    env = raw_env(num_players=n, wins_to_win=2, reward_mode="score")
+    env.reset(seed=n)
+    rng = np.random.default_rng(n)
+    copies_taken = 0
+    while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+        if rng.random() < 0.03:  # take copies at random points, play both on to the end
+            copies = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
+            before = env.observe(env.agent_selection)["observation"].copy()
+            stray = copy.deepcopy(env)  # stepping another copy must not touch the original
+            stray.step(int(np.flatnonzero(stray.observe(stray.agent_selection)["action_mask"])[-1]))
+            assert np.array_equal(env.observe(env.agent_selection)["observation"], before)
+            for _ in range(40):
+                if env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
+                    break
+                legal_actions = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+                assert_same_step([env, *copies], int(rng.choice(legal_actions)))
+            copies_taken += 1
+            continue
+        legal_actions = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+        env.step(int(rng.choice(legal_actions)))
+    assert copies_taken >= 2
