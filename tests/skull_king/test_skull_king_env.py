@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import agents.skull_king_heuristic
+from pirate_envs import skull_king_v0
 from pirate_envs.skull_king import env as env_module
 from pirate_envs.skull_king.engine import Config
 from pirate_envs.skull_king.env import raw_env
@@ -123,3 +127,52 @@ def test_the_encoder_cache_tells_game_lengths_apart() -> None:
     for game in (long.game, short.game, long.game):
         view = game.view(1)
         np.testing.assert_array_equal(encoder(view), encode(view, encoder.layout))
+
+
+# ----------------------------------------------------------------------------- copies
+def trajectory(env, actions_rng: np.random.Generator, max_steps: int = 400) -> list:
+    """Play random legal actions to the end; every observation, mask, reward and end flag on the way."""
+    record = []
+    for agent in env.agent_iter(max_steps):
+        obs, reward, terminated, truncated, _ = env.last()
+        record.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward, terminated))
+        if terminated or truncated:
+            env.step(None)
+        else:
+            env.step(int(actions_rng.choice(np.flatnonzero(obs["action_mask"]))))
+    record.append(env.unwrapped.game.render())
+    return record
+
+
+@pytest.mark.parametrize("copy_with", ["pickle", "deepcopy"])
+@pytest.mark.parametrize("steps", [0, 3, 17, 40])  # start, bidding, mid-trick, later hands
+def test_a_copy_mid_game_plays_on_independently_and_identically(copy_with: str, steps: int) -> None:
+    env = skull_king_v0.env(num_players=4, num_hands=4)
+    env.reset(seed=11)
+    rng = np.random.default_rng(5)
+    for _ in range(steps):
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+    before = env.observe(env.agent_selection)["observation"].copy()
+    clone = pickle.loads(pickle.dumps(env)) if copy_with == "pickle" else copy.deepcopy(env)
+    with pytest.raises(ValueError, match="read-only"):
+        clone.observe(clone.agent_selection)["action_mask"][0] = 1
+    played_by_clone = trajectory(clone, np.random.default_rng(99))
+    # the clone played a whole game: the original has not moved
+    np.testing.assert_array_equal(env.observe(env.agent_selection)["observation"], before)
+    assert trajectory(env, np.random.default_rng(99)) == played_by_clone  # same actions: same game
+    final = list(env.unwrapped.game.score)
+    clone.reset(seed=3)  # and a reset of the copy leaves the original's finished game alone
+    assert env.unwrapped.game.score == final and env.unwrapped.game.terminated
+
+
+def test_resampling_a_copy_leaves_the_original_alone() -> None:
+    env = raw_env(num_players=3, num_hands=5)
+    env.reset(seed=2, options={"first_hand": 5})
+    play_random(env, np.random.default_rng(0), steps=7)
+    hands, bids = env.game.hands.copy(), list(env.game.bids)
+    clone = copy.deepcopy(env)
+    clone.game.resample_hidden(0, np.random.default_rng(1))
+    assert not np.array_equal(clone.game.hands, hands)
+    np.testing.assert_array_equal(env.game.hands, hands)
+    assert env.game.bids == bids and env.game.counts == env.game.hands.tolist()
