@@ -71,20 +71,21 @@ Rewards
 ``"win"``: at the end, winners share +1 and losers share -1 (zero-sum); truncation pays 0.
 ``"score"``: every change of a player's score (his turns, Island penalties) / 1000.
 
-Assumptions (beyond the printed rules; see RULINGS)
----------------------------------------------------
+Assumptions (beyond the printed rules; all of them, with their options, in ``docs/rulings.md``)
+------------------------------------------------------------------------------------------------
 * A tie for the highest score is a shared win.
 * Seat 0 takes the first turn.
+* Discarded fortune cards are public: the observation counts the cards left in the deck.
 * The Sorceress cannot be used on the Island of Skulls (its re-rolls take non-skull dice).
 * Chest moves are not allowed on the Island of Skulls (its dice score nothing); at most 16
   chest moves between two rolls (a guard against loops: any arrangement needs at most 8).
 * The final round is cancelled if its trigger falls below the target; the next player who
   ends a turn at the target triggers a new one.
-* After the Storm (assumption): one re-roll at most, also on the Island; only coins and
-  diamonds score (100 each plus their sets), doubled, no full chest; three skulls end the
-  turn as an Island turn (each opponent loses 100 per skull, not doubled).
-* Peace (assumption): a turn that ends with sabres showing, three skulls included, scores
-  -1000 per sabre; an Island turn that ends with a sabre showing costs the opponents nothing.
+* After the Storm: one re-roll at most, also on the Island; only coins and diamonds score
+  (100 each plus their sets), doubled, no full chest; three skulls end the turn as an Island
+  turn (each opponent loses 100 per skull, not doubled).
+* Peace: a turn that ends with sabres showing, three skulls included, scores -1000 per sabre;
+  an Island turn that ends with a sabre showing costs the opponents nothing.
 * ``promo_copies`` (1): copies of each promo card in the deck.
 
 Version history

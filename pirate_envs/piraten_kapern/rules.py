@@ -1,7 +1,7 @@
 """Piraten Kapern rules helpers: pure scoring functions of the dice showing and the fortune card.
 
 Dice are handled as counts per face in the order of :data:`FACES`. Every number comes from
-``rules/piraten_kapern.en.txt`` and the rulings; the constants name them.
+the printed rules and the readings of ``docs/rulings.md``; the constants name them.
 """
 
 from __future__ import annotations

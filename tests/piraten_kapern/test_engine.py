@@ -1,4 +1,4 @@
-"""Piraten Kapern turns traced by hand with scripted dice (rule text + RULINGS.md)."""
+"""Piraten Kapern turns traced by hand with scripted dice (printed rules + docs/rulings.md)."""
 
 from __future__ import annotations
 

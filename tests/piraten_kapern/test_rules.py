@@ -1,4 +1,4 @@
-"""score_dice, hand-computed from the rule text and RULINGS.md (each number derived in a comment)."""
+"""score_dice, hand-computed from the printed rules and docs/rulings.md (each number derived in a comment)."""
 
 from __future__ import annotations
 
