@@ -7,8 +7,11 @@ included; a name may repeat). Game ``g`` seats agent ``k`` at seat ``(k + g) mod
 agent plays every seat. A win shared by ``w`` players counts ``1/w``; a truncated game counts
 as no win. With ``--players p`` smaller than the number of agents, every combination of ``p``
 agents plays ``--games`` games (a league) and the figures pool over all of them. OpenSkill
-ratings (``experiments.ratings``) are fitted on every game. Writes ``results.md``,
-``results.json`` and ``results.png`` to ``--out`` when given.
+ratings (``experiments.ratings``) are fitted on every game. Beside the pooled figures, the
+head-to-head matrix gives each agent's win rate in the games it played with each other agent.
+Writes ``results.md``, ``results.json`` and ``results.png`` to ``--out`` when given. Bad
+arguments (an unknown agent, a player count the game does not allow, an agent that does not
+fit the table) end the command before any game with one line and exit status 2.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from typing import Any
 import pirate_envs
 from agents.base import Agent
 from agents.registry import make_agent
-from experiments.cli import parse_args
+from experiments.cli import check_agents, check_env_id, check_players, games_epilog, parse_args
 from experiments.ratings import rate_games
 from experiments.stats import mean_interval, wilson_interval
 
@@ -34,11 +37,14 @@ class EvalArgs:
 
     env_id: str = field(default="piraten_kapern_v0", metadata={"help": f"one of {pirate_envs.ENV_IDS}"})
     agents: list[str] = field(
-        default_factory=lambda: ["oracle", "heuristic", "random"], metadata={"help": "one agent name per seat"}
+        default_factory=lambda: ["oracle", "heuristic", "random"],
+        metadata={"help": "one agent name per seat (the names of each game are listed below)"},
     )
-    games: int = field(default=30, metadata={"help": "number of games"})
-    seed: int = field(default=0, metadata={"help": "seed of the first game (game g uses seed + g)"})
-    players: int = field(default=0, metadata={"help": "players per game (0: one seat per agent; fewer: a league)"})
+    games: int = field(default=30, metadata={"help": "number of games (per pairing in a league)", "min": 1})
+    seed: int = field(default=0, metadata={"help": "seed of the first game (game g uses seed + g)", "min": 0})
+    players: int = field(
+        default=0, metadata={"help": "players per game (0: one seat per agent; fewer: a league)", "min": 0}
+    )
     out: str | None = field(default=None, metadata={"help": "folder for results.md and results.json"})
 
 
@@ -154,8 +160,11 @@ def summarise(games: list[tuple[list[str], GameRecord]]) -> list[AgentResult]:
 
 def run_league(
     env_id: str, agent_names: list[str], players: int, games: int, seed: int = 0, **env_kwargs: Any
-) -> tuple[list[AgentResult], list[GameRecord]]:
-    """Every combination of ``players`` distinct agents plays ``games`` seat-rotated games; pooled results."""
+) -> tuple[list[AgentResult], list[tuple[list[str], GameRecord]]]:
+    """Every combination of ``players`` distinct agents plays ``games`` seat-rotated games.
+
+    Returns the results pooled over all games, and each game's seat names with its record.
+    """
     distinct = list(dict.fromkeys(agent_names))
     if not 1 <= players <= len(distinct):
         raise ValueError(f"players must be in 1..{len(distinct)} (the distinct agents), got {players}")
@@ -163,7 +172,38 @@ def run_league(
     for lineup in itertools.combinations(distinct, players):
         _, records = run_tournament(env_id, list(lineup), games, seed, **env_kwargs)
         played.extend(zip(seat_names(list(lineup), records), records))
-    return summarise(played), [record for _, record in played]
+    return summarise(played), played
+
+
+def head_to_head(games: list[tuple[list[str], GameRecord]]) -> dict[str, dict[str, dict[str, float]]]:
+    """``matrix[a][b]``: agent ``a``'s win rate (and the number of games) in the games it played with ``b``.
+
+    A name seated several times in one game counts the mean of its seats' win shares.
+    """
+    totals: dict[str, dict[str, list[float]]] = {}
+    for names, record in games:
+        share: dict[str, list[float]] = {}
+        for seat, name in enumerate(names):
+            share.setdefault(name, []).append(record.win_shares[seat])
+        for a, shares_a in share.items():
+            for b in share:
+                if a != b:
+                    cell = totals.setdefault(a, {}).setdefault(b, [0.0, 0])
+                    cell[0] += sum(shares_a) / len(shares_a)
+                    cell[1] += 1
+    return {a: {b: {"win_rate": won / n, "games": n} for b, (won, n) in row.items()} for a, row in totals.items()}
+
+
+def markdown_matrix(matrix: dict[str, dict[str, dict[str, float]]], names: list[str]) -> str:
+    """The head-to-head matrix as a markdown table: row agent's win rate against each column agent."""
+    lines = ["| win rate of ↓ with → | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    for a in names:
+        cells = []
+        for b in names:
+            cell = matrix.get(a, {}).get(b)
+            cells.append("" if cell is None else f"{cell['win_rate']:.3f} ({cell['games']})")
+        lines.append(f"| {a} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def markdown_table(results: list[AgentResult]) -> str:
@@ -182,20 +222,34 @@ def markdown_table(results: list[AgentResult]) -> str:
     return "\n".join(lines)
 
 
-def evaluate(args: EvalArgs) -> tuple[list[AgentResult], list[GameRecord]]:
-    """Play the tournament (or league) of ``args``; results with ratings."""
+def check_args(args: EvalArgs) -> None:
+    """``ValueError`` (one line) for arguments that cannot make a tournament; runs before any game."""
+    check_env_id(args.env_id)
+    distinct = len(dict.fromkeys(args.agents))
+    players = args.players or len(args.agents)
+    if args.players and not args.players <= distinct:
+        raise ValueError(f"--players {args.players}: a league seats distinct agents, at most {distinct} here")
+    check_players(args.env_id, players, "--players" if args.players else "--agents (one seat each)")
+    check_agents(args.agents, args.env_id, players, "--agents")
+
+
+def evaluate(args: EvalArgs) -> tuple[list[AgentResult], list[GameRecord], list[tuple[list[str], GameRecord]]]:
+    """Play the tournament (or league) of ``args``: results with ratings, the records, and each game's
+    seat names with its record (for :func:`head_to_head`)."""
     players = args.players or len(args.agents)
     if players < len(args.agents):
-        return run_league(args.env_id, args.agents, players, args.games, args.seed)
+        results, played = run_league(args.env_id, args.agents, players, args.games, args.seed)
+        return results, [record for _, record in played], played
     if players > len(args.agents):
         raise ValueError(f"players must be at most the number of agents ({len(args.agents)}), got {players}")
     _, records = run_tournament(args.env_id, args.agents, args.games, args.seed)
-    return summarise(list(zip(seat_names(args.agents, records), records))), records
+    played = list(zip(seat_names(args.agents, records), records))
+    return summarise(played), records, played
 
 
 def main(argv: list[str] | None = None) -> list[AgentResult]:
-    args = parse_args(EvalArgs, argv)
-    results, records = evaluate(args)
+    args = parse_args(EvalArgs, argv, epilog=games_epilog(), check=check_args)
+    results, records, played = evaluate(args)
     truncated = sum(r.truncated for r in records)
     reasons = Counter(r.truncation_reason or "turn limit" for r in records if r.truncated)
     mode = f"league of {args.players} players" if args.players and args.players < len(args.agents) else "seats rotated"
@@ -203,6 +257,10 @@ def main(argv: list[str] | None = None) -> list[AgentResult]:
     if truncated:
         header += " (" + ", ".join(f"{reason}: {k}" for reason, k in sorted(reasons.items())) + ")"
     table = markdown_table(results)
+    matrix = head_to_head(played)
+    names = [r.agent for r in results]
+    if len(names) > 1:
+        table += "\n\nHead to head:\n\n" + markdown_matrix(matrix, names)
     print(header)
     print(table)
     if args.out:
@@ -216,9 +274,11 @@ def main(argv: list[str] | None = None) -> list[AgentResult]:
             "results": [asdict(r) for r in results],
             "truncated": truncated,
             "truncation_reasons": reasons,
+            "head_to_head": matrix,
         }
         (out / "results.json").write_text(json.dumps(payload, indent=2))
-        tournament_chart([asdict(r) for r in results], out / "results.png", header)
+        chance = 1 / (args.players or len(args.agents))
+        tournament_chart([asdict(r) for r in results], out / "results.png", header, chance=chance)
         print(f"wrote {out / 'results.md'}, results.json and results.png")
     return results
 

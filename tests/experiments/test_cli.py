@@ -1,0 +1,102 @@
+"""Command lines refuse bad values up front; evaluation tables and plots."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from experiments import evaluate, play
+from experiments.cli import player_counts
+
+
+def refused(capsys, main, argv) -> str:
+    """The one error line of a refused command line (exit status 2, no traceback)."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    return err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--env-id", "skull_king_v0", "--agents", "heuristc:0.5", "random"], "--agents 'heuristc:0.5': no agent"),
+        (["--env-id", "skull_king_v0", "--agents", "ppo:skull_king_v0", "heuristic", "random"], "plays 4 players, not 3"),
+        (["--env-id", "piratenpoker_v0", "--agents", "heuristic", "random"], "plays 3-5 players, not 2"),
+        (["--games", "0"], "--games must be at least 1, got 0"),
+        (["--games", "-3"], "--games must be at least 1, got -3"),
+        (["--env-id", "chess_v0"], "--env-id 'chess_v0' is not a game"),
+        (["--agents", "heuristic", "random", "--players", "3"], "at most 2 here"),
+    ],
+)
+def test_evaluate_refuses_bad_values_before_any_game(capsys, tmp_path, argv, message):
+    err = refused(capsys, evaluate.main, [*argv, "--out", str(tmp_path / "out")])
+    assert message in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_help_shows_every_default_and_each_games_agents(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "250")  # no wrapping inside a default
+    with pytest.raises(SystemExit):
+        evaluate.main(["--help"])
+    out = capsys.readouterr().out
+    assert "(default: 30)" in out and "(default: ['oracle', 'heuristic', 'random'])" in out
+    for line in ("piratenpoker_v0 (3-5, default 4):", "random heuristic oracle", "ppo:skull_king_v0"):
+        assert line in out
+
+
+def test_player_counts_come_from_the_game():
+    assert player_counts("piratenpoker_v0") == (3, 4, 5)
+    assert player_counts("skull_king_v0") == (2, 3, 4, 5, 6)
+
+
+def test_league_tables_give_the_head_to_head_matrix(tmp_path, capsys):
+    argv = ["--env-id", "piraten_kapern_v0", "--agents", "heuristic", "random", "oracle", "--players", "2"]
+    evaluate.main([*argv, "--games", "4", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "Head to head" in out and "| win rate of ↓ with → | heuristic | random | oracle |" in out
+    payload = json.loads((tmp_path / "results.json").read_text())
+    matrix = payload["head_to_head"]
+    for a in ("heuristic", "random", "oracle"):
+        for b in ("heuristic", "random", "oracle"):
+            if a != b:  # two-player games: each pair's win rates add up to one (no truncation in Kapern)
+                assert matrix[a][b]["games"] == 4
+                assert matrix[a][b]["win_rate"] + matrix[b][a]["win_rate"] == pytest.approx(1.0)
+    assert "| win rate of ↓ with →" in (tmp_path / "results.md").read_text()
+
+
+def test_plots_use_short_labels_and_draw_chance(tmp_path, monkeypatch):
+    from experiments import plots
+
+    long = "ppo:runs/some_long_run_name/checkpoints/step_1000000.npz#sample"
+    label, heuristic = plots.short_labels([long, "heuristic"])
+    assert heuristic == "heuristic" and len(label) <= plots.MAX_LABEL and label.startswith("ppo:step_1000000")
+    assert plots.short_labels(["ppo:a/latest.npz", "ppo:b/latest.npz"]) == ["ppo:latest (1)", "ppo:latest (2)"]
+    figures = []
+    monkeypatch.setattr(plots.plt, "close", figures.append)
+    rows = [
+        {"agent": long, "win_rate": 0.5, "win_low": 0.4, "win_high": 0.6},
+        {"agent": "heuristic", "win_rate": 0.2, "win_low": 0.1, "win_high": 0.3},
+    ]
+    plots.tournament_chart(rows, tmp_path / "chart.png", chance=0.25)
+    ax = figures[0].axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == [label, "heuristic"]
+    assert any(list(line.get_ydata()) == [0.25, 0.25] for line in ax.lines)
+    history = [{"timesteps": 0, "opponent": "heuristic", "win_rate": 0.1, "win_low": 0.0, "win_high": 0.2}]
+    plots.learning_curve(history, tmp_path / "curve.png", chance=0.5)
+    assert any(list(line.get_ydata()) == [0.5, 0.5] for line in figures[1].axes[0].lines)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--agents", "heuristc"], "--agents 'heuristc': no agent"),
+        (["--env-id", "piratenpoker_v0", "--agents", "heuristic"], "plays 3-5 players, not 2"),
+        (["--seat", "5"], "--seat 5"),
+    ],
+)
+def test_play_refuses_bad_values(capsys, argv, message):
+    assert message in refused(capsys, play.main, argv)
