@@ -2,7 +2,8 @@
 
 Names: ``random``; ``heuristic`` (the game's honest heuristic); ``oracle`` (Piraten Kapern's
 exact one-turn dynamic programme); ``ppo:<checkpoint path or shipped name>`` (a trained
-MaskablePPO policy, masked argmax; ``ppo:<...>#sample`` samples it; see ``agents.policy_agent``).
+MaskablePPO policy, masked argmax; ``ppo:<...>#sample`` samples it; see ``agents.policy_agent``);
+``mcts`` / ``mcts:<simulations>`` (information-set tree search over the env's game, see ``agents.search``).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ GAME_AGENTS: dict[str, dict[str, str]] = {
 def agent_names(env_id: str) -> list[str]:
     """The agent names available for ``env_id``."""
     shipped = [f"ppo:{name}" for name in shipped_checkpoints() if name.startswith(env_id)]
-    return ["random"] + [kind for kind, table in GAME_AGENTS.items() if env_id in table] + shipped
+    return ["random"] + [kind for kind, table in GAME_AGENTS.items() if env_id in table] + ["mcts"] + shipped
 
 
 def make_agent(name: str, env_id: str, seed: int | None = None, env: Any = None) -> Agent:
@@ -41,6 +42,10 @@ def make_agent(name: str, env_id: str, seed: int | None = None, env: Any = None)
     if name == "random":
         env = env if env is not None else pirate_envs.make(env_id, raw=True)
         return RandomAgent(seed=seed, blocks=action_blocks(env))
+    if name == "mcts" or name.startswith("mcts:"):
+        from agents.search import make_search_agent
+
+        return make_search_agent(name, env_id, seed=seed, env=env)
     if name.startswith("ppo:"):
         return make_policy_agent(name[len("ppo:") :], env_id, seed=seed, env=env)
     table = GAME_AGENTS.get(name, {})

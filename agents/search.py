@@ -1,0 +1,285 @@
+"""Information-set Monte Carlo tree search for every game: ``make_agent("mcts", env_id, env=env)``.
+
+Single-observer information-set MCTS (SO-ISMCTS; Cowling, Powley and Whitehouse, 2012). One
+tree holds the searching seat's information set: its nodes are action sequences from the
+position, every seat's moves included. Each iteration draws one *determinization*: a copy of
+the game in which everything the seat cannot see is redrawn (the engine's ``resample_hidden``
+from the seat's own view, plus fresh random streams for every future deal and die), so chance
+(dice, draws, the next hand's cards) is sampled anew in every iteration. In that world the
+iteration descends the tree among the actions legal there (UCB1 with availability counts),
+adds one child, plays a rollout and backs up every seat's return.
+
+* **Honest.** The agent holds the raw env only to copy its engine; the copy is redrawn at once
+  from the searcher's seat with the agent's own generator, before anything reads it, so two
+  games that look the same to the seat (same View, different hidden cards or dice to come)
+  give the same move under the same seed. It relies on the engine's ``resample_hidden``
+  redrawing all the seat cannot see, and replaces every ``numpy`` generator the copy holds
+  (future deals and dice).
+* **Returns.** A rollout stops at the end of the game or, with ``horizon="round"`` (default),
+  as soon as any score changes (a hand, a turn or a round is scored). Each seat's return is
+  its lead over the best other seat, ``score[s] - max(score[t], t != s)``; values are
+  normalised to ``[0, 1]`` by the smallest and largest return seen in the tree, so one
+  exploration constant serves every game's score scale. Every seat picks its own best move in
+  the tree (max-n).
+* **Selection.** UCB1 with ``exploration`` ``c = 0.7`` on the normalised values. Children are
+  added by progressive widening (at most ``1 + widening * sqrt(visits)`` per node): the rollout
+  policy's choice first, then legal actions at random, so games with thousands of actions
+  (Kapern's re-rolls) search a few good ones deeply.
+* **Rollouts** by the game's heuristic (default) or random legal play (uniform by action block):
+  ``mcts:<simulations>:random``.
+* **Budget.** ``simulations`` iterations per move (default :data:`DEFAULT_SIMULATIONS`); a move
+  with one legal action is played without search. The final move is the most visited root
+  child. Seeded: the same seed and the same sequence of positions give the same moves.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent, action_blocks, sample_legal
+
+#: Iterations per move of ``mcts`` (``mcts:<simulations>`` picks another).
+DEFAULT_SIMULATIONS = 200
+#: UCB1 exploration constant on returns normalised to [0, 1].
+DEFAULT_EXPLORATION = 0.7
+#: Progressive widening: a node with ``n`` visits has at most ``1 + widening * sqrt(n)`` children.
+DEFAULT_WIDENING = 1.0
+ROLLOUTS = ("heuristic", "random")
+HORIZONS = ("round", "game")
+
+
+@dataclass(eq=False, slots=True)
+class Node:
+    """A tree node: the action that led here, the seat that took it and its statistics."""
+
+    action: int = -1
+    mover: int = -1
+    visits: int = 0
+    #: Times this node's action was legal when its parent was selected from (availability).
+    available: int = 0
+    total: float = 0.0
+    children: dict[int, Node] = field(default_factory=dict)
+
+
+class CanonicalDraws:
+    """A generator whose ``permutation``, ``shuffle`` and ``choice`` sort a 1-D input first.
+
+    An engine's ``resample_hidden`` permutes the hidden cards in the order they lie in now; two
+    games that look the same to the seat but hold the hidden cards in another order would give
+    different worlds from the same seed. Sorted first, the world drawn depends only on what the
+    seat knows (the multiset of unseen cards) and the generator. Other methods pass through.
+    """
+
+    def __init__(self, rng: np.random.Generator):
+        self._rng = rng
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._rng, name)
+
+    def __deepcopy__(self, memo: dict) -> CanonicalDraws:
+        return CanonicalDraws(copy.deepcopy(self._rng, memo))
+
+    def permutation(self, x: Any, *args: Any, **kwargs: Any) -> np.ndarray:
+        return self._rng.permutation(_sorted(x), *args, **kwargs)
+
+    def choice(self, a: Any, *args: Any, **kwargs: Any) -> Any:
+        return self._rng.choice(_sorted(a), *args, **kwargs)
+
+    def shuffle(self, x: Any, *args: Any, **kwargs: Any) -> None:
+        if isinstance(x, list) or (isinstance(x, np.ndarray) and x.ndim == 1):
+            x.sort()
+        self._rng.shuffle(x, *args, **kwargs)
+
+
+def _sorted(x: Any) -> Any:
+    """``x`` sorted when it is a sequence of cards (1-D), else unchanged (an integer, a table)."""
+    if isinstance(x, (list, tuple)) or (isinstance(x, np.ndarray) and x.ndim == 1):
+        return np.sort(np.asarray(x))
+    return x
+
+
+def determinize(game: Any, seat: int, rng: np.random.Generator) -> Any:
+    """A copy of ``game`` with everything ``seat`` cannot see redrawn from ``rng``.
+
+    Every ``numpy`` generator held by the copy (future deals, dice) is replaced by one drawn from
+    ``rng``; then ``resample_hidden`` redraws the hidden cards with a :class:`CanonicalDraws` of
+    ``rng``. Nothing of the true game's hidden state or random stream survives in the copy.
+    """
+    world = copy.deepcopy(game)  # the engine contract has no cheaper clone yet
+    for name, value in vars(world).items():
+        if isinstance(value, np.random.Generator):
+            setattr(world, name, np.random.default_rng(rng.integers(2**63)))
+    world.resample_hidden(seat, CanonicalDraws(np.random.default_rng(rng.integers(2**63))))
+    return world
+
+
+def returns_of(scores: np.ndarray) -> np.ndarray:
+    """Each seat's lead over the best other seat."""
+    order = np.sort(scores)
+    best, second = order[-1], order[-2] if scores.size > 1 else order[-1]
+    others_best = np.where(scores == best, second, best)
+    return scores - others_best
+
+
+class SearchAgent:
+    """SO-ISMCTS over the engine of the raw env ``env`` (see the module docstring)."""
+
+    uses_view = True
+
+    def __init__(
+        self,
+        env: Any,
+        env_id: str,
+        simulations: int = DEFAULT_SIMULATIONS,
+        exploration: float = DEFAULT_EXPLORATION,
+        rollout: str = "heuristic",
+        horizon: str = "round",
+        widening: float = DEFAULT_WIDENING,
+        seed: int | None = None,
+    ):
+        if not isinstance(simulations, int) or simulations < 1:
+            raise ValueError(f"simulations must be a positive integer, got {simulations!r}")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"rollout must be one of {ROLLOUTS}, got {rollout!r}")
+        if horizon not in HORIZONS:
+            raise ValueError(f"horizon must be one of {HORIZONS}, got {horizon!r}")
+        if exploration < 0 or widening <= 0:
+            raise ValueError(f"exploration must be >= 0 and widening > 0, got {exploration} and {widening}")
+        self.env = env.unwrapped
+        self.simulations = simulations
+        self.exploration = exploration
+        self.horizon = horizon
+        self.widening = widening
+        self.name = f"mcts:{simulations}" + ("" if rollout == "heuristic" else f":{rollout}")
+        self.blocks = action_blocks(env)
+        self.rollout_agent: Agent | None = None
+        if rollout == "heuristic":
+            from agents.registry import make_agent
+
+            self.rollout_agent = make_agent("heuristic", env_id, seed=seed, env=env)
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.pyrng = random.Random(seed)
+        if self.rollout_agent is not None:
+            self.rollout_agent.reset(seed)
+
+    # ------------------------------------------------------------------ policy pieces
+    def _policy_action(self, world: Any) -> int:
+        """The rollout policy's action in ``world`` (reads the mover's view only)."""
+        mask = world.legal_mask()
+        if self.rollout_agent is None:
+            return sample_legal(mask, self.pyrng, self.blocks)
+        seat = world.current_player
+        return int(self.rollout_agent.act({"action_mask": mask}, world.view(seat)))
+
+    def _stop(self, world: Any, start_scores: np.ndarray) -> bool:
+        if world.done:
+            return True
+        return self.horizon == "round" and not np.array_equal(world.scores(), start_scores)
+
+    # ------------------------------------------------------------------ search
+    def act(self, observation: dict[str, np.ndarray], view: Any) -> int:
+        mask = observation["action_mask"]
+        legal = np.flatnonzero(mask)
+        if legal.size == 1:
+            return int(legal[0])
+        game = self.env.game
+        seat = game.current_player
+        root = Node()
+        bounds = [math.inf, -math.inf]
+        start_scores = np.asarray(game.scores(), dtype=float).copy()
+        for _ in range(self.simulations):
+            world = determinize(game, seat, self.rng)
+            self._iterate(world, root, start_scores, bounds)
+        best = max(
+            (child for child in root.children.values() if mask[child.action]),
+            key=lambda child: (child.visits, child.total),
+        )
+        return best.action
+
+    def _iterate(self, world: Any, root: Node, start_scores: np.ndarray, bounds: list[float]) -> None:
+        """One iteration in ``world``: select, expand one child, roll out, back up."""
+        path = [root]
+        node = root
+        expanded = False
+        while not self._stop(world, start_scores):
+            mover = world.current_player
+            legal = np.flatnonzero(world.legal_mask()).tolist()
+            for a in legal:
+                child = node.children.get(a)
+                if child is not None:
+                    child.available += 1
+            limit = 1 + self.widening * math.sqrt(node.visits)
+            untried = [a for a in legal if a not in node.children]
+            if untried and (len(node.children) < limit or len(untried) == len(legal)):
+                preferred = self._policy_action(world)
+                action = preferred if preferred in untried else untried[int(self.pyrng.random() * len(untried))]
+                child = node.children[action] = Node(action, mover, available=1)
+                world.apply(action)
+                path.append(child)
+                expanded = True
+                break
+            node = self._select(node, legal, bounds)
+            world.apply(node.action)
+            path.append(node)
+        if expanded:
+            while not self._stop(world, start_scores):
+                world.apply(self._policy_action(world))
+        values = returns_of(np.asarray(world.scores(), dtype=float))
+        bounds[0] = min(bounds[0], float(values.min()))
+        bounds[1] = max(bounds[1], float(values.max()))
+        for visited in path:
+            visited.visits += 1
+            if visited.mover >= 0:
+                visited.total += float(values[visited.mover])
+
+    def _select(self, node: Node, legal: list[int], bounds: list[float]) -> Node:
+        """The legal child with the highest UCB1 score on normalised values."""
+        low, high = bounds
+        span = high - low if high > low else 1.0
+        best, best_score = None, -math.inf
+        c = self.exploration
+        for a in legal:
+            child = node.children.get(a)
+            if child is None:
+                continue
+            mean = (child.total / child.visits - low) / span if child.visits else 1.0
+            score = mean + c * math.sqrt(math.log(max(child.available, 1)) / max(child.visits, 1))
+            if score > best_score:
+                best, best_score = child, score
+        assert best is not None
+        return best
+
+
+def parse_mcts_name(name: str) -> tuple[int, str]:
+    """``(simulations, rollout)`` of ``mcts``, ``mcts:<simulations>`` or ``mcts:<simulations>:random``."""
+    parts = name.split(":")
+    simulations, rollout = DEFAULT_SIMULATIONS, "heuristic"
+    ok = parts[0] == "mcts" and len(parts) <= 3
+    if ok and len(parts) >= 2:
+        ok = parts[1].isdigit() and int(parts[1]) >= 1
+        simulations = int(parts[1]) if ok else simulations
+    if ok and len(parts) == 3:
+        ok, rollout = parts[2] in ROLLOUTS, parts[2]
+    if not ok:
+        raise ValueError(
+            f"bad search agent {name!r}: use 'mcts', 'mcts:<simulations>' (a positive integer) "
+            f"or 'mcts:<simulations>:<rollout>' with a rollout in {ROLLOUTS}"
+        )
+    return simulations, rollout
+
+
+def make_search_agent(name: str, env_id: str, seed: int | None = None, env: Any = None) -> SearchAgent:
+    """``mcts[:<simulations>[:<rollout>]]`` for ``env_id``, searching the game of the raw env ``env``."""
+    simulations, rollout = parse_mcts_name(name)
+    if env is None:
+        raise ValueError(f"agent {name!r} searches the game it plays: pass the env it plays in (env=...)")
+    return SearchAgent(env, env_id, simulations=simulations, rollout=rollout, seed=seed)
