@@ -1,22 +1,27 @@
-"""An honest Lucky Pirate heuristic: it reads only its view and the action mask.
+"""An honest Lucky Pirate heuristic: it reads only its view and its observation (vector and mask).
 
-* Sheds its First Mates whenever one is legal (only on a Captain, a rare chance).
-* Otherwise plays its lowest legal plain number (1..8, Kraken 10), all the copies it may, so sets and
-  runs of three leave its hand together.
+* Plays its lowest legal number (1..8, the First Mate as a 9, the Kraken as a 10), all the
+  copies it may, so sets and runs of three leave its hand together.
 * Keeps the special cards for when it is stuck: with no number to play it spends one special,
-  the cheapest first (Porthole, Skip, Reverse, Mermaid, Parrot, First Mate, Walk the Plank,
-  Captain).
+  the cheapest first (Porthole, Skip, Reverse, Mermaid, Parrot, Walk the Plank, Captain).
 * Empties its hand before using up cards (the rules force that order: the mask only offers
   the current source) and turns its down cards over from the first slot on.
 * Picks up the pile only when nothing else is legal.
+* Makes progress: two deterministic players can repeat the same positions for ever. It
+  remembers the positions it has seen (its observation vectors) and, on a position seen
+  before, plays a random legal action instead (seeded by ``reset(seed)``), which breaks the
+  loop. The memory is cleared at ``reset`` and when it grows past ``MAX_REMEMBERED``.
 * Set-up (option ``choose_up_cards``): lays its strongest cards face up (they come into play
   late, when it most needs them): clearing and wild cards first, then high numbers.
 """
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 
+from agents.base import sample_legal
 from pirate_envs.lucky_pirate.actions import DOWN_OFFSET, LAY_UP_OFFSET, NUM_PLAY_ACTIONS, PICK_UP, play_action
 from pirate_envs.lucky_pirate.cards import (
     CAPTAIN,
@@ -33,10 +38,10 @@ from pirate_envs.lucky_pirate.cards import (
 )
 from pirate_envs.lucky_pirate.view import LuckyPirateView
 
-#: Plain numbers, lowest first.
-NUMBERS_LOW_TO_HIGH = (*range(len(NUMBER_CARDS)), KRAKEN)
+#: Plain numbers, lowest first (the First Mate is a 9).
+NUMBERS_LOW_TO_HIGH = (*range(len(NUMBER_CARDS)), FIRST_MATE, KRAKEN)
 #: Special cards, cheapest to give up first.
-SPECIALS_CHEAPEST_FIRST = (PORTHOLE, SKIP, REVERSE, MERMAID, PARROT, FIRST_MATE, WALK_THE_PLANK, CAPTAIN)
+SPECIALS_CHEAPEST_FIRST = (PORTHOLE, SKIP, REVERSE, MERMAID, PARROT, WALK_THE_PLANK, CAPTAIN)
 #: Set-up: the cards laid face up first (the strongest).
 LAY_UP_FIRST = (
     WALK_THE_PLANK,
@@ -50,24 +55,51 @@ LAY_UP_FIRST = (
     REVERSE,
     FIRST_MATE,
 )
+#: Positions remembered before the memory is cleared (a long game stays well below it).
+MAX_REMEMBERED = 20_000
 
 
 class LuckyPirateHeuristic:
-    """Lowest numbers first, specials only when stuck (see the module docstring)."""
+    """Lowest numbers first, specials only when stuck, a random move on a repeated position."""
 
     name = "lucky_pirate_heuristic"
 
+    def __init__(self, seed: int | None = None):
+        self.rng = random.Random(seed)
+        self._seen: set[tuple[int, bytes]] = set()
+
     def reset(self, seed: int | None = None) -> None:
-        """Nothing to reset: the heuristic is deterministic."""
+        """Forget the positions seen; ``seed`` reseeds the choices on repeated positions."""
+        if seed is not None:
+            self.rng = random.Random(seed)
+        self._seen.clear()
 
     def act(self, observation: dict[str, np.ndarray], view: LuckyPirateView) -> int:
         mask = observation["action_mask"]
+        if self._repeated(view.seat, observation["observation"]) and np.count_nonzero(mask) > 1:
+            return sample_legal(mask, self.rng)
+        return self.preferred(mask, view)
+
+    def _repeated(self, seat: int, vector: np.ndarray) -> bool:
+        """Whether this seat has seen this position before (and remember it)."""
+        seen = self._seen
+        if len(seen) >= MAX_REMEMBERED:
+            seen.clear()
+        position = (seat, vector.tobytes())
+        if position in seen:
+            return True
+        seen.add(position)
+        return False
+
+    @staticmethod
+    def preferred(mask: np.ndarray, view: LuckyPirateView) -> int:
+        """The heuristic's deterministic choice (see the module docstring)."""
         for kind in LAY_UP_FIRST:
             if mask[LAY_UP_OFFSET + kind]:
                 return LAY_UP_OFFSET + kind
         # plays[kind, count - 1]: that set is legal
         plays = mask[:NUM_PLAY_ACTIONS].reshape(-1, MAX_COPIES)
-        for kind in (FIRST_MATE, *NUMBERS_LOW_TO_HIGH):
+        for kind in NUMBERS_LOW_TO_HIGH:
             legal_counts = np.flatnonzero(plays[kind])
             if legal_counts.size:
                 return play_action(kind, int(legal_counts[-1]) + 1)

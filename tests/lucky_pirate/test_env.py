@@ -178,3 +178,52 @@ def test_pickled_and_deep_copied_envs_play_on_exactly_and_independently(n):
         legal_actions = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
         env.step(int(rng.choice(legal_actions)))
     assert copies_taken >= 2
+
+
+def play_heuristics(num_players: int, games: int, **config) -> tuple[int, list[list[int]]]:
+    """Games won (not truncated) by heuristics in every seat, and each game's actions."""
+    env = raw_env(num_players=num_players, **config)
+    won, actions = 0, []
+    for game in range(games):
+        env.reset(seed=game)
+        agents = [LuckyPirateHeuristic() for _ in range(num_players)]
+        for seat, agent in enumerate(agents):
+            agent.reset(seed=game * num_players + seat)
+        played = []
+        while not env.game.done:
+            seat = env.game.current_player
+            played.append(agents[seat].act(env.observe(env.possible_agents[seat]), env.game.view(seat)))
+            env.step(played[-1])
+        won += env.game.terminated
+        actions.append(played)
+    return won, actions
+
+
+def test_two_heuristics_make_progress_and_finish_their_games():
+    """Two deterministic players used to repeat the same positions until the guard."""
+    won, _ = play_heuristics(2, 100, max_turns=3000)
+    assert won >= 97
+
+
+def test_heuristic_varies_its_move_on_a_repeated_position_only_and_is_seeded():
+    env = raw_env(num_players=2)
+    hand = ["3", "3", "5", "captain", "porthole", "parrot"]
+    env.reset(seed=0, options={"deal": [{**SHORT_GAME[1], "hand": hand}, SHORT_GAME[0]], "dealer": 1})
+    obs, view = env.observe("player_0"), env.game.view(0)
+    legal_actions = set(np.flatnonzero(obs["action_mask"]).tolist())
+    choices = []
+    for seed in range(20):
+        agent = LuckyPirateHeuristic()
+        agent.reset(seed=seed)
+        assert ACTIONS.to_string(agent.act(obs, view)) == "play 2 x 3"  # first visit: the preferred move
+        repeats = [agent.act(obs, view) for _ in range(5)]
+        assert set(repeats) <= legal_actions
+        twin = LuckyPirateHeuristic()
+        twin.reset(seed=seed)
+        twin.act(obs, view)
+        assert [twin.act(obs, view) for _ in range(5)] == repeats  # the same seed, the same choices
+        choices += repeats
+        agent.reset(seed=seed)  # a reset forgets the positions seen
+        assert ACTIONS.to_string(agent.act(obs, view)) == "play 2 x 3"
+    assert len(set(choices)) > 3
+    assert play_heuristics(2, 3)[1] == play_heuristics(2, 3)[1]
