@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -93,12 +95,33 @@ def test_evaluate_counts_truncated_games_by_reason(tmp_path, capsys):
 
 
 def test_play_asks_again_on_bad_input_and_quits():
-    bad_then_quit = "hello\n0\n99999\nq\n"
+    bad_then_quit = "hello\n0\n99999\n²\n" + "1" * 5000 + "\nq\n"  # a superscript digit, a 5,000-digit number
     result = run_module("experiments.play", "--env-id", "piraten_kapern_v0", "--seed", "1", stdin=bad_then_quit)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.count("is not a move") == 3
+    assert result.stdout.count("is not a move") == 5
     assert result.stdout.rstrip().endswith("quit")
     assert "1. stop" in result.stdout
+
+
+def test_ctrl_c_ends_a_game_with_the_standings_so_far():
+    process = subprocess.Popen(
+        [sys.executable, "-m", "experiments.play", "--env-id", "skull_king_v0", "--agents", "random", "--seed", "2"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    seen = b""
+    while b"your move" not in seen:  # wait for the first prompt
+        chunk = os.read(process.stdout.fileno(), 4096)
+        assert chunk, process.stderr.read().decode()
+        seen += chunk
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert b"Traceback" not in err, err.decode()
+    text = (seen + out).decode()
+    assert "interrupted; the standings so far:" in text and "player_0: 0" in text and "player_1: 0" in text
 
 
 def test_play_ends_on_end_of_input_and_finishes_a_game():
