@@ -13,6 +13,8 @@ from typing import Any
 
 from pettingzoo import AECEnv
 
+from pirate_envs.core.errors import check_bool
+
 __version__ = "0.1.0"
 
 #: Registered environment ids and the module that defines each (``env`` and ``raw_env``).
@@ -27,7 +29,12 @@ ENV_IDS: tuple[str, ...] = tuple(_REGISTRY)
 
 
 def env_module(env_id: str) -> Any:
-    """The entry module of ``env_id`` (it exposes ``env`` and ``raw_env``)."""
+    """The entry module of ``env_id`` (it exposes ``env`` and ``raw_env``).
+
+    Raises ``TypeError`` when ``env_id`` is not a string, ``ValueError`` when it is unknown.
+    """
+    if not isinstance(env_id, str):
+        raise TypeError(f"env id {env_id!r} ({type(env_id).__name__}) is not a string; valid ids: {list(ENV_IDS)}")
     if env_id not in _REGISTRY:
         raise ValueError(f"unknown env id {env_id!r}; valid ids: {list(ENV_IDS)}")
     return importlib.import_module(_REGISTRY[env_id])
@@ -35,6 +42,7 @@ def env_module(env_id: str) -> Any:
 
 def make(env_id: str, *, raw: bool = False, **kwargs: Any) -> AECEnv:
     """Build the environment ``env_id`` (wrapped, or the ``raw_env`` with ``raw=True``)."""
+    raw = check_bool("raw", raw)
     module = env_module(env_id)
     return module.raw_env(**kwargs) if raw else module.env(**kwargs)
 

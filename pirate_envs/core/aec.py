@@ -19,7 +19,17 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from pirate_envs.core.engine import Engine
-from pirate_envs.core.errors import IllegalActionError, check_choice
+from pirate_envs.core.errors import (
+    IllegalActionError,
+    UnknownAgentError,
+    action_space_text,
+    check_action,
+    check_choice,
+    check_mapping,
+    check_seed,
+    is_integer,
+    plain_ints,
+)
 from pirate_envs.core.observation import ObservationLayout
 from pirate_envs.core.render import seat_name
 from pirate_envs.core.rewards import REWARD_MODES, win_rewards
@@ -37,16 +47,24 @@ class Encoder(Protocol):
 
 
 def config_from_kwargs(config_cls: type, kwargs: dict[str, Any]) -> Any:
-    """Build ``config_cls(**kwargs)``, naming the valid keywords when one is unknown."""
+    """Build ``config_cls(**kwargs)``, naming the valid keywords when one is unknown.
+
+    Numpy integers among the values (also inside tuples, lists and dicts) become Python integers.
+    """
     valid = [f.name for f in dataclasses.fields(config_cls)]
     unknown = sorted(set(kwargs) - set(valid))
     if unknown:
         raise TypeError(f"unknown keyword argument(s) {unknown}; valid: {valid + ['render_mode', 'reward_mode']}")
-    return config_cls(**kwargs)
+    return config_cls(**{key: plain_ints(value) for key, value in kwargs.items()})
 
 
 class PirateAECEnv(AECEnv):
-    """A turn-based PettingZoo environment over a rules :class:`Engine`."""
+    """A turn-based PettingZoo environment over a rules :class:`Engine`.
+
+    It pickles and deep-copies at any point of a game (the engine and encoder must too): a copy
+    plays on by itself, and given the same actions it plays exactly what the original would.
+    Bad arguments raise one error that names the bad value and what is valid.
+    """
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "pirate_env",
@@ -95,6 +113,31 @@ class PirateAECEnv(AECEnv):
         self._rng = np.random.default_rng()
         self._scores = np.zeros(n)
 
+    # ----------------------------------------------------------------- copies
+    #: Attributes that are the game's class-level constants: copies share them instead of copying.
+    _SHARED_ATTRIBUTES: ClassVar[tuple[str, ...]] = ("actions", "action_features")
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The state that ``pickle`` and ``copy.deepcopy`` copy: everything but the shared constants."""
+        state = self.__dict__.copy()
+        for name in self._SHARED_ATTRIBUTES:
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore a copy: re-attach the constants and mark its masks read-only again.
+
+        Pickling and deep-copying an array drops its read-only flag; the masks are handed to the
+        agents as they are, so a copy must protect them as the original does.
+        """
+        self.__dict__.update(state)
+        self.actions = self.ENGINE.ACTIONS
+        self.action_features = self.ENGINE.ACTION_FEATURES
+        self._zero_mask.flags.writeable = False
+        if self._mask is not None:
+            self._mask.flags.writeable = False
+        self._obs_cache.clear()  # its masks are copies too: observe() rebuilds it
+
     # ----------------------------------------------------------------- game hook
     def make_encoder(self) -> Encoder:
         """The game's observation encoder for ``self.config`` (``encode(view)`` calls it)."""
@@ -102,12 +145,18 @@ class PirateAECEnv(AECEnv):
 
     # ----------------------------------------------------------------- PettingZoo API
     def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self.possible_agents[self.seat_of(agent)]]
 
     def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
+        return self.action_spaces[self.possible_agents[self.seat_of(agent)]]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game; ``seed`` (a non-negative integer) reseeds, ``None`` continues the stream.
+
+        ``options`` is a dict of the engine's ``RESET_OPTIONS`` (or ``None``).
+        """
+        seed = check_seed(seed)
+        options = plain_ints(check_mapping("options", options))
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         self.game.reset(self._rng, options)
@@ -126,10 +175,13 @@ class PirateAECEnv(AECEnv):
         self._after_game_step()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        cached = self._obs_cache.get(agent)
+        try:
+            cached = self._obs_cache.get(agent)
+        except TypeError:  # an unhashable agent name: seat_of names the valid ones
+            cached = None
         if cached is not None:
             return cached
-        seat = self._seat[agent]
+        seat = self.seat_of(agent)
         game = self.game
         on_turn = seat == game.current_player and not game.done
         mask = self._legal_mask() if on_turn else self._zero_mask  # both read-only: no copy needed
@@ -150,8 +202,12 @@ class PirateAECEnv(AECEnv):
         return mask
 
     def is_legal(self, action: Any) -> bool:
-        """Whether ``action`` is legal for the agent on turn."""
-        return action is not None and 0 <= action < self.num_actions and bool(self._legal_mask()[action])
+        """Whether ``action`` is a legal action (an integer) of the agent on turn."""
+        if type(action) is not int:
+            if not is_integer(action):
+                return False
+            action = int(action)
+        return 0 <= action < self.num_actions and bool(self._legal_mask()[action])
 
     def end_on_illegal_move(self, agent: str, reward: float) -> None:
         """End the game because ``agent`` chose an illegal action (PettingZoo's convention)."""
@@ -163,17 +219,31 @@ class PirateAECEnv(AECEnv):
         self._accumulate_rewards()
 
     def step(self, action: int | None) -> None:
+        """Play ``action`` (an integer of ``Discrete(n)``) for the agent on turn; ``None`` for a done agent.
+
+        Raises ``TypeError`` for an action that is not an integer, :class:`IllegalActionError`
+        for one the rules do not allow now, and ``RuntimeError`` once every agent is done.
+        """
+        if not self.agents:
+            raise RuntimeError("step() called after the game ended (every agent is done); call reset() to play again")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        if type(action) is not int:
+            if action is None:
+                raise TypeError(
+                    f"action None is only for an agent that is done; {agent} is on turn: "
+                    f"expected {action_space_text(self.num_actions)}"
+                )
+            if not is_integer(action):
+                check_action(action, self.num_actions)  # raises the TypeError that names the action space
+            action = int(action)
         if not self.is_legal(action):
             raise IllegalActionError(
-                -1 if action is None else int(action),
-                np.flatnonzero(self._legal_mask()).tolist(),
-                self.action_to_string,
+                action, np.flatnonzero(self._legal_mask()).tolist(), self.action_to_string, self.num_actions
             )
-        self.apply_legal(agent, int(action))
+        self.apply_legal(agent, action)
 
     def apply_legal(self, agent: str, action: int) -> None:
         """Play ``action`` for ``agent``, the agent on turn, already checked to be legal."""
@@ -221,12 +291,15 @@ class PirateAECEnv(AECEnv):
 
     # ----------------------------------------------------------------- helpers
     def action_to_string(self, action: int) -> str:
-        """A readable label of ``action``."""
-        return self.actions.to_string(int(action))
+        """A readable label of ``action`` (an integer of the action space, else ``TypeError``/``ValueError``)."""
+        return self.actions.to_string(check_action(action, self.num_actions))
 
     def seat_of(self, agent: str) -> int:
-        """The seat index of an agent name."""
-        return self._seat[agent]
+        """The seat index of an agent name (:class:`UnknownAgentError` naming the agents if unknown)."""
+        try:
+            return self._seat[agent]
+        except (KeyError, TypeError):
+            raise UnknownAgentError(agent, self.possible_agents) from None
 
 
 def _forward(name: str) -> property:
@@ -280,6 +353,12 @@ class PirateWrapper(wrappers.OrderEnforcingWrapper):
             self._has_updated = False
             yield raw.agent_selection
 
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Reset the raw env; a reset that fails on a bad argument leaves the wrapper as it was."""
+        self._raw.reset(seed=seed, options=options)
+        self._has_reset = True
+        self._has_updated = True
+
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
@@ -307,7 +386,9 @@ class PirateWrapper(wrappers.OrderEnforcingWrapper):
         if raw.terminations[agent] or raw.truncations[agent]:
             raw.step(action)
             return
-        assert isinstance(action, (int, np.integer)) and 0 <= action < raw.num_actions, "action is not in action space"
+        if not (is_integer(action) and 0 <= action < raw.num_actions):
+            # an AssertionError, as PettingZoo's AssertOutOfBoundsWrapper raises (also under python -O)
+            raise AssertionError(f"action {action!r} is not in {action_space_text(raw.num_actions)}")
         if raw.is_legal(action):
             raw.apply_legal(agent, int(action))
         else:

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from pirate_envs.core.actions import ActionFeatures, ActionTable
+from pirate_envs.core.errors import check_mapping
 
 
 def read_only(array: np.ndarray) -> np.ndarray:
@@ -114,12 +115,12 @@ class Engine(ABC):
 
 
 def check_options(options: Mapping[str, Any] | None, allowed: Mapping[str, str]) -> dict[str, Any]:
-    """Return ``options`` as a dict; warn (naming the valid ones) about unknown keys.
+    """Return ``options`` as a dict (``TypeError`` unless a mapping or ``None``); warn about unknown keys.
 
     Unknown keys are ignored rather than rejected because PettingZoo's ``api_test`` resets
     with a dummy option; the warning still makes a typo visible.
     """
-    options = dict(options or {})
+    options = check_mapping("options", options)
     unknown = sorted(set(options) - set(allowed))
     if unknown:
         valid = ", ".join(f"{k} ({v})" for k, v in allowed.items()) or "none"

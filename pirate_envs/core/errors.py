@@ -1,17 +1,35 @@
-"""Errors raised by the engines and environments."""
+"""Errors raised by the engines and environments, and the checks that raise them.
+
+Every check names the bad value and what is valid. Numpy integers are accepted wherever Python
+integers are (:func:`plain_ints` turns them into Python integers); ``bool`` is never taken as
+an integer.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
 
 
 class IllegalActionError(ValueError):
-    """An action that the rules do not allow in the current state."""
+    """An action that the rules do not allow in the current state (or outside the action space)."""
 
-    def __init__(self, action: int, legal: Sequence[int], describe: Callable[[int], str] | None = None):
+    def __init__(
+        self,
+        action: int,
+        legal: Sequence[int],
+        describe: Callable[[int], str] | None = None,
+        num_actions: int | None = None,
+    ):
         self.action = action
         self.legal = list(legal)
-        name = f" ({describe(action)})" if describe is not None and action >= 0 else ""
+        outside = action < 0 or (num_actions is not None and action >= num_actions)
+        if outside:
+            name = f" (outside {action_space_text(num_actions)})" if num_actions is not None else ""
+        else:
+            name = f" ({describe(action)})" if describe is not None else ""
         if describe is not None:
             shown = ", ".join(f"{a}={describe(a)}" for a in self.legal[:20])
         else:
@@ -20,16 +38,107 @@ class IllegalActionError(ValueError):
         super().__init__(f"illegal action {action}{name}; legal actions: [{shown}{more}]")
 
 
+class UnknownAgentError(KeyError):
+    """An agent name that is not one of the env's agents (a ``KeyError``, as a dict lookup gives)."""
+
+    def __init__(self, agent: object, agents: Iterable[str]):
+        self.agent = agent
+        self.agents = list(agents)
+        super().__init__(f"unknown agent {agent!r}; agents: {self.agents}")
+
+    def __str__(self) -> str:
+        return str(self.args[0])  # KeyError would print the message quoted
+
+
+def is_integer(value: object) -> bool:
+    """Whether ``value`` is a Python or numpy integer (or a 0-d integer array), and not a ``bool``."""
+    if type(value) is int:
+        return True
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    if isinstance(value, (int, np.integer)):
+        return True
+    return isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "iu"
+
+
+def plain_ints(value: Any) -> Any:
+    """``value`` with every numpy integer (also inside tuples, lists and dicts) as a Python ``int``.
+
+    Numpy booleans become ``bool``; anything else is returned as it is.
+    """
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, (tuple, list)):
+        return type(value)(plain_ints(v) for v in value)
+    if isinstance(value, dict):
+        return {plain_ints(k): plain_ints(v) for k, v in value.items()}
+    return value
+
+
+def action_space_text(num_actions: int) -> str:
+    """How an action space of ``num_actions`` actions is described in error messages."""
+    return f"the action space Discrete({num_actions}): integers 0..{num_actions - 1}"
+
+
+def check_action(action: object, num_actions: int) -> int:
+    """``action`` as an ``int``: ``TypeError`` unless it is an integer, ``ValueError`` outside ``0..n-1``."""
+    if not is_integer(action):
+        raise TypeError(
+            f"action {action!r} ({type(action).__name__}) is not an integer; "
+            f"expected {action_space_text(num_actions)} (Python or numpy integers)"
+        )
+    index = int(action)  # type: ignore[call-overload]
+    if not 0 <= index < num_actions:
+        raise ValueError(f"action {index} is outside {action_space_text(num_actions)}")
+    return index
+
+
+def check_seed(seed: object) -> int | None:
+    """``seed`` as ``int`` (or ``None``): ``TypeError``/``ValueError`` naming it unless a non-negative integer."""
+    if seed is None:
+        return None
+    valid = "expected None or a non-negative integer (Python or numpy)"
+    if not is_integer(seed):
+        raise TypeError(f"seed={seed!r} ({type(seed).__name__}) is not valid; {valid}")
+    value = int(seed)  # type: ignore[call-overload]
+    if value < 0:
+        raise ValueError(f"seed={value} is negative; {valid}")
+    return value
+
+
+def check_mapping(field: str, value: object) -> dict[str, Any]:
+    """``value`` as a dict (``None``: empty); ``TypeError`` naming ``field`` unless it is a mapping."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{field}={value!r} ({type(value).__name__}) is not valid; expected a dict or None")
+    return dict(value)
+
+
+def check_bool(field: str, value: object) -> bool:
+    """``value`` as ``bool``; ``TypeError`` naming ``field`` unless it is ``True`` or ``False``."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{field}={value!r} ({type(value).__name__}) is not valid; expected True or False")
+    return bool(value)
+
+
 def check_choice(field: str, value: object, allowed: Sequence[object]) -> None:
     """Raise ``ValueError`` naming ``field`` when ``value`` is not one of ``allowed``."""
     if value not in allowed:
         raise ValueError(f"{field}={value!r} is not valid; expected one of {list(allowed)}")
 
 
-def check_range(field: str, value: int, low: int, high: int | None = None) -> None:
-    """Raise ``ValueError`` naming ``field`` unless ``low <= value <= high`` (``high=None``: no upper bound)."""
-    if isinstance(value, bool) or not isinstance(value, int):
+def check_range(field: str, value: int, low: int, high: int | None = None) -> int:
+    """``value`` as ``int``; ``ValueError`` naming ``field`` unless ``low <= value <= high`` (``None``: no bound).
+
+    Numpy integers are accepted; ``bool`` and floats are not.
+    """
+    if not is_integer(value):
         raise ValueError(f"{field}={value!r} must be an integer")
+    value = int(value)
     if value < low or (high is not None and value > high):
         bound = f"{low}..{high}" if high is not None else f">= {low}"
         raise ValueError(f"{field}={value!r} is out of range; allowed: {bound}")
+    return value
