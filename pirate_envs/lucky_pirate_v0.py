@@ -1,4 +1,7 @@
-"""Lucky Pirate, version 0 (see :mod:`pirate_envs.lucky_pirate.env` for the documentation)."""
+"""Lucky Pirate, version 0: ``env()`` (wrapped) and ``raw_env``.
+
+The game's page is the docstring of :mod:`pirate_envs.lucky_pirate.env`.
+"""
 
 from pirate_envs.core.aec import wrap
 from pirate_envs.lucky_pirate.env import raw_env

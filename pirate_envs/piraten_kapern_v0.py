@@ -1,4 +1,7 @@
-"""Entry module of ``piraten_kapern_v0``: ``env()`` (wrapped) and ``raw_env``."""
+"""Piraten Kapern, version 0: ``env()`` (wrapped) and ``raw_env``.
+
+The game's page is the docstring of :mod:`pirate_envs.piraten_kapern.env`.
+"""
 
 from pirate_envs.core.aec import wrap
 from pirate_envs.piraten_kapern.env import raw_env

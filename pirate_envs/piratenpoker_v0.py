@@ -1,4 +1,7 @@
-"""Piratenpoker, version 0 (see :mod:`pirate_envs.piratenpoker.env` for the documentation)."""
+"""Piratenpoker, version 0: ``env()`` (wrapped) and ``raw_env``.
+
+The game's page is the docstring of :mod:`pirate_envs.piratenpoker.env`.
+"""
 
 from pirate_envs.core.aec import wrap
 from pirate_envs.piratenpoker.env import raw_env

@@ -1,4 +1,7 @@
-"""Skull King (first edition), version 0: see :mod:`pirate_envs.skull_king.env`."""
+"""Skull King (first edition), version 0: ``env()`` (wrapped) and ``raw_env``.
+
+The game's page is the docstring of :mod:`pirate_envs.skull_king.env`.
+"""
 
 from pirate_envs.core.aec import wrap
 from pirate_envs.skull_king.env import raw_env
