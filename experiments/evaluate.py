@@ -9,7 +9,16 @@ as no win. With ``--players p`` smaller than the number of agents, every combina
 agents plays ``--games`` games (a league) and the figures pool over all of them. OpenSkill
 ratings (``experiments.ratings``) are fitted on every game. Beside the pooled figures, the
 head-to-head matrix gives each agent's win rate in the games it played with each other agent.
-Writes ``results.md``, ``results.json`` and ``results.png`` to ``--out`` when given. Bad
+Writes ``results.md``, ``results.json`` and ``results.png`` to ``--out`` when given.
+
+``--duplicate`` plays every deal once per rotation of the agents over the seats, with the same
+seed (the same cards and dice): game ``g`` uses seed ``seed + g // n`` and rotation ``g mod n``,
+so the luck of the deal cancels. Its intervals are taken over deals (the mean of an agent's
+seats in each deal, a normal interval over the deals) rather than over single games (Wilson).
+``--workers`` plays games in parallel processes (the figures are the same as with one);
+``--progress`` shows games done, rate and time left on stderr. ``--save-games DIR`` writes one
+JSON record per game (``env_id``, ``env_kwargs``, ``seed``, ``actions`` in order, ``agents`` by
+seat, final ``scores``), each written atomically, that :func:`replay` plays back exactly. Bad
 arguments (an unknown agent, a player count the game does not allow, an agent that does not
 fit the table) end the command before any game with one line and exit status 2.
 """
@@ -18,7 +27,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import multiprocessing
+import os
+import sys
+import tempfile
+import time
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +61,13 @@ class EvalArgs:
         default=0, metadata={"help": "players per game (0: one seat per agent; fewer: a league)", "min": 0}
     )
     out: str | None = field(default=None, metadata={"help": "folder for results.md and results.json"})
+    duplicate: bool = field(
+        default=False,
+        metadata={"help": "play every deal once per rotation of the agents (same seed); games: a multiple of n"},
+    )
+    workers: int = field(default=1, metadata={"help": "processes playing games in parallel", "min": 1})
+    progress: bool = field(default=True, metadata={"help": "show games done, rate and time left on stderr"})
+    save_games: str | None = field(default=None, metadata={"help": "folder for one JSON record per game"})
 
 
 @dataclass
@@ -73,11 +95,20 @@ class GameRecord:
     truncated: bool
     #: The engine's ``truncation_reason`` of a truncated game (``None`` when it gives none).
     truncation_reason: str | None = None
+    #: The seed the game was dealt with.
+    seed: int | None = None
+    #: Every action in order (the game replays from ``seed`` and these).
+    actions: list[int] = field(default_factory=list)
 
 
 def seating(num_agents: int, game: int) -> list[int]:
     """The seat of each agent in game ``game`` of a rotation: agent ``k`` sits at ``(k + game) % n``."""
     return [(k + game) % num_agents for k in range(num_agents)]
+
+
+def deal_of(game: int, num_agents: int, duplicate: bool) -> tuple[int, int]:
+    """``(seed offset, rotation)`` of game ``game``: one deal per game, or one per ``n`` rotations."""
+    return (game // num_agents if duplicate else game), game % num_agents
 
 
 def play_game(env: Any, seat_agents: list[Agent], seed: int) -> GameRecord:
@@ -86,10 +117,13 @@ def play_game(env: Any, seat_agents: list[Agent], seed: int) -> GameRecord:
     for s, agent in enumerate(seat_agents):
         agent.reset(seed * 101 + s)
     game = env.game
+    actions = []
     while not game.done:
         seat = game.current_player
         obs = env.observe(env.possible_agents[seat])
-        env.step(seat_agents[seat].act(obs, game.view(seat)))
+        action = int(seat_agents[seat].act(obs, game.view(seat)))
+        actions.append(action)
+        env.step(action)
     n = len(seat_agents)
     shares = [0.0] * n
     if game.terminated:
@@ -97,35 +131,97 @@ def play_game(env: Any, seat_agents: list[Agent], seed: int) -> GameRecord:
         for w in winners:
             shares[w] = 1.0 / len(winners)
     reason = game.truncation_reason if game.truncated else None
-    return GameRecord(game.scores().tolist(), shares, game.truncated, reason)
+    return GameRecord(game.scores().tolist(), shares, game.truncated, reason, seed, actions)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One game to play: the lineup (agent ``k`` is ``lineup[k]``), its seed and its rotation."""
+
+    env_id: str
+    lineup: tuple[str, ...]
+    seed: int
+    rotation: int
+    env_kwargs: tuple[tuple[str, Any], ...] = ()
+
+    def seat_names(self) -> list[str]:
+        """The agent name at each seat."""
+        names = [""] * len(self.lineup)
+        for k, seat in enumerate(seating(len(self.lineup), self.rotation)):
+            names[seat] = self.lineup[k]
+        return names
+
+
+def tournament_jobs(
+    env_id: str, agent_names: list[str], games: int, seed: int = 0, duplicate: bool = False, **env_kwargs: Any
+) -> list[Job]:
+    """The ``games`` seat-rotated games of one lineup (deals repeated per rotation with ``duplicate``)."""
+    n = len(agent_names)
+    if duplicate and games % n:
+        raise ValueError(f"--duplicate plays each deal once per rotation: games must be a multiple of {n}, not {games}")
+    kwargs = tuple(sorted(env_kwargs.items()))
+    jobs = []
+    for g in range(games):
+        offset, rotation = deal_of(g, n, duplicate)
+        jobs.append(Job(env_id, tuple(agent_names), seed + offset, rotation, kwargs))
+    return jobs
+
+
+#: Per process: the env and agents of each lineup, built once.
+_TABLES: dict[tuple[str, tuple[str, ...], tuple[tuple[str, Any], ...]], tuple[Any, list[Agent]]] = {}
+
+
+def play_job(job: Job) -> GameRecord:
+    """Play one job (agents and env are built once per lineup and process, then reset per game)."""
+    key = (job.env_id, job.lineup, job.env_kwargs)
+    if key not in _TABLES:
+        env = pirate_envs.make(job.env_id, raw=True, num_players=len(job.lineup), **dict(job.env_kwargs))
+        agents = [make_agent(name, job.env_id, seed=k, env=env) for k, name in enumerate(job.lineup)]
+        _TABLES[key] = env, agents
+    env, agents = _TABLES[key]
+    seat_agents: list[Agent] = [agents[0]] * len(agents)
+    for k, seat in enumerate(seating(len(agents), job.rotation)):
+        seat_agents[seat] = agents[k]
+    return play_game(env, seat_agents, job.seed)
+
+
+def play_jobs(jobs: list[Job], workers: int = 1, progress: bool = False) -> list[GameRecord]:
+    """Every job's record, in order; ``workers`` processes; a progress line on stderr if asked."""
+    if workers > 1:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            return list(_with_progress(pool.imap(play_job, jobs), len(jobs), progress))
+    return list(_with_progress(map(play_job, jobs), len(jobs), progress))
+
+
+def _with_progress(records: Iterable[GameRecord], total: int, show: bool, every: float = 5.0) -> Iterator[GameRecord]:
+    """Pass ``records`` through, writing ``done/total, rate, time left`` to stderr at most every ``every`` s."""
+    start = last = time.monotonic()
+    for done, record in enumerate(records, 1):
+        now = time.monotonic()
+        if show and (now - last >= every or done == total):
+            rate = done / max(now - start, 1e-9)
+            left = (total - done) / rate
+            print(f"\r{done}/{total} games, {rate:.2f} games/s, about {left:.0f} s left", end="", file=sys.stderr)
+            if done == total:
+                print(file=sys.stderr)
+            last = now
+        yield record
 
 
 def run_tournament(
-    env_id: str, agent_names: list[str], games: int, seed: int = 0, **env_kwargs: Any
+    env_id: str,
+    agent_names: list[str],
+    games: int,
+    seed: int = 0,
+    duplicate: bool = False,
+    workers: int = 1,
+    progress: bool = False,
+    **env_kwargs: Any,
 ) -> tuple[list[AgentResult], list[GameRecord]]:
     """Play ``games`` seat-rotated games; results per distinct agent name."""
-    n = len(agent_names)
-    env = pirate_envs.make(env_id, raw=True, num_players=n, **env_kwargs)
-    lineup = [make_agent(name, env_id, seed=seed + k, env=env) for k, name in enumerate(agent_names)]
-    shares: dict[str, list[float]] = {name: [] for name in agent_names}
-    scores: dict[str, list[float]] = {name: [] for name in agent_names}
-    records = []
-    for g in range(games):
-        seat_of = seating(n, g)
-        seat_agents: list[Agent] = [lineup[0]] * n
-        for k, seat in enumerate(seat_of):
-            seat_agents[seat] = lineup[k]
-        record = play_game(env, seat_agents, seed + g)
-        records.append(record)
-        for k, name in enumerate(agent_names):
-            shares[name].append(record.win_shares[seat_of[k]])
-            scores[name].append(record.scores[seat_of[k]])
-    results = []
-    for name in dict.fromkeys(agent_names):
-        p, lo, hi = wilson_interval(sum(shares[name]), len(shares[name]))
-        m, mlo, mhi = mean_interval(scores[name])
-        results.append(AgentResult(name, len(shares[name]), p, lo, hi, m, mlo, mhi))
-    return results, records
+    jobs = tournament_jobs(env_id, agent_names, games, seed, duplicate, **env_kwargs)
+    records = play_jobs(jobs, workers, progress)
+    return summarise(list(zip(seat_names(agent_names, records), records)), duplicate), records
 
 
 def seat_names(agent_names: list[str], records: list[GameRecord]) -> list[list[str]]:
@@ -140,26 +236,48 @@ def seat_names(agent_names: list[str], records: list[GameRecord]) -> list[list[s
     return names_by_game
 
 
-def summarise(games: list[tuple[list[str], GameRecord]]) -> list[AgentResult]:
-    """Win rate, mean score (95% intervals) and OpenSkill rating per agent name, pooled over games."""
+def summarise(games: list[tuple[list[str], GameRecord]], duplicate: bool = False) -> list[AgentResult]:
+    """Win rate, mean score (95% intervals) and OpenSkill rating per agent name, pooled over games.
+
+    With ``duplicate``, the intervals are over deals: the games of one lineup with one seed form
+    a deal, and each agent's figure in a deal is the mean over its seats there.
+    """
     shares: dict[str, list[float]] = {}
     scores: dict[str, list[float]] = {}
+    deals: dict[str, dict[tuple, list[tuple[float, float]]]] = {}
     for names, record in games:
+        deal = (tuple(sorted(names)), record.seed)
         for seat, name in enumerate(names):
             shares.setdefault(name, []).append(record.win_shares[seat])
             scores.setdefault(name, []).append(record.scores[seat])
+            deals.setdefault(name, {}).setdefault(deal, []).append((record.win_shares[seat], record.scores[seat]))
     ratings = rate_games(games)
     results = []
     for name in shares:
-        p, lo, hi = wilson_interval(sum(shares[name]), len(shares[name]))
-        m, mlo, mhi = mean_interval(scores[name])
+        if duplicate:
+            per_deal = [(sum(w for w, _ in seats) / len(seats), sum(s for _, s in seats) / len(seats))
+                        for seats in deals[name].values()]
+            p, lo, hi = mean_interval([w for w, _ in per_deal])
+            lo, hi = max(0.0, lo), min(1.0, hi)
+            m, mlo, mhi = mean_interval([s for _, s in per_deal])
+        else:
+            p, lo, hi = wilson_interval(sum(shares[name]), len(shares[name]))
+            m, mlo, mhi = mean_interval(scores[name])
         mu, sigma = ratings.get(name, (None, None))
         results.append(AgentResult(name, len(shares[name]), p, lo, hi, m, mlo, mhi, mu, sigma))
     return results
 
 
 def run_league(
-    env_id: str, agent_names: list[str], players: int, games: int, seed: int = 0, **env_kwargs: Any
+    env_id: str,
+    agent_names: list[str],
+    players: int,
+    games: int,
+    seed: int = 0,
+    duplicate: bool = False,
+    workers: int = 1,
+    progress: bool = False,
+    **env_kwargs: Any,
 ) -> tuple[list[AgentResult], list[tuple[list[str], GameRecord]]]:
     """Every combination of ``players`` distinct agents plays ``games`` seat-rotated games.
 
@@ -168,11 +286,55 @@ def run_league(
     distinct = list(dict.fromkeys(agent_names))
     if not 1 <= players <= len(distinct):
         raise ValueError(f"players must be in 1..{len(distinct)} (the distinct agents), got {players}")
-    played: list[tuple[list[str], GameRecord]] = []
-    for lineup in itertools.combinations(distinct, players):
-        _, records = run_tournament(env_id, list(lineup), games, seed, **env_kwargs)
-        played.extend(zip(seat_names(list(lineup), records), records))
-    return summarise(played), played
+    jobs = [
+        job
+        for lineup in itertools.combinations(distinct, players)
+        for job in tournament_jobs(env_id, list(lineup), games, seed, duplicate, **env_kwargs)
+    ]
+    records = play_jobs(jobs, workers, progress)
+    played = [(job.seat_names(), record) for job, record in zip(jobs, records)]
+    return summarise(played, duplicate), played
+
+
+def save_games(folder: str | Path, env_id: str, played: list[tuple[list[str], GameRecord]], **env_kwargs: Any) -> None:
+    """One JSON record per game in ``folder`` (``game_000000.json`` ...), each written atomically."""
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    for index, (names, record) in enumerate(played):
+        payload = {
+            "env_id": env_id,
+            "env_kwargs": {**env_kwargs, "num_players": len(names)},
+            "seed": record.seed,
+            "actions": record.actions,
+            "agents": names,
+            "scores": record.scores,
+            "win_shares": record.win_shares,
+            "truncated": record.truncated,
+        }
+        write_atomically(out / f"game_{index:06d}.json", json.dumps(payload))
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def replay(record: dict[str, Any]) -> list[float]:
+    """Play a saved game record's actions through the raw env from its seed; the final scores."""
+    env = pirate_envs.make(record["env_id"], raw=True, **record["env_kwargs"])
+    env.reset(seed=record["seed"])
+    for action in record["actions"]:
+        env.step(action)
+    if not env.game.done:
+        raise ValueError(f"record of seed {record['seed']}: not over after its {len(record['actions'])} actions")
+    return env.game.scores().tolist()
 
 
 def head_to_head(games: list[tuple[list[str], GameRecord]]) -> dict[str, dict[str, dict[str, float]]]:
@@ -229,6 +391,8 @@ def check_args(args: EvalArgs) -> None:
     players = args.players or len(args.agents)
     if args.players and not args.players <= distinct:
         raise ValueError(f"--players {args.players}: a league seats distinct agents, at most {distinct} here")
+    if args.duplicate and args.games % players:
+        raise ValueError(f"--duplicate plays each deal once per rotation: --games must be a multiple of {players}")
     check_players(args.env_id, players, "--players" if args.players else "--agents (one seat each)")
     check_agents(args.agents, args.env_id, players, "--agents")
 
@@ -237,14 +401,14 @@ def evaluate(args: EvalArgs) -> tuple[list[AgentResult], list[GameRecord], list[
     """Play the tournament (or league) of ``args``: results with ratings, the records, and each game's
     seat names with its record (for :func:`head_to_head`)."""
     players = args.players or len(args.agents)
+    options = {"duplicate": args.duplicate, "workers": args.workers, "progress": args.progress}
     if players < len(args.agents):
-        results, played = run_league(args.env_id, args.agents, players, args.games, args.seed)
+        results, played = run_league(args.env_id, args.agents, players, args.games, args.seed, **options)
         return results, [record for _, record in played], played
     if players > len(args.agents):
         raise ValueError(f"players must be at most the number of agents ({len(args.agents)}), got {players}")
-    _, records = run_tournament(args.env_id, args.agents, args.games, args.seed)
-    played = list(zip(seat_names(args.agents, records), records))
-    return summarise(played), records, played
+    results, records = run_tournament(args.env_id, args.agents, args.games, args.seed, **options)
+    return results, records, list(zip(seat_names(args.agents, records), records))
 
 
 def main(argv: list[str] | None = None) -> list[AgentResult]:
@@ -253,6 +417,8 @@ def main(argv: list[str] | None = None) -> list[AgentResult]:
     truncated = sum(r.truncated for r in records)
     reasons = Counter(r.truncation_reason or "turn limit" for r in records if r.truncated)
     mode = f"league of {args.players} players" if args.players and args.players < len(args.agents) else "seats rotated"
+    if args.duplicate:
+        mode += ", duplicate deals (intervals over deals)"
     header = f"{args.env_id}: {len(records)} games, {mode}, seed {args.seed}, {truncated} truncated"
     if truncated:
         header += " (" + ", ".join(f"{reason}: {k}" for reason, k in sorted(reasons.items())) + ")"
@@ -263,12 +429,15 @@ def main(argv: list[str] | None = None) -> list[AgentResult]:
         table += "\n\nHead to head:\n\n" + markdown_matrix(matrix, names)
     print(header)
     print(table)
+    if args.save_games:
+        save_games(args.save_games, args.env_id, played)
+        print(f"wrote {len(played)} game records to {args.save_games}")
     if args.out:
         from experiments.plots import tournament_chart
 
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        (out / "results.md").write_text(f"{header}\n\n{table}\n")
+        write_atomically(out / "results.md", f"{header}\n\n{table}\n")
         payload = {
             "args": asdict(args),
             "results": [asdict(r) for r in results],
@@ -276,7 +445,7 @@ def main(argv: list[str] | None = None) -> list[AgentResult]:
             "truncation_reasons": reasons,
             "head_to_head": matrix,
         }
-        (out / "results.json").write_text(json.dumps(payload, indent=2))
+        write_atomically(out / "results.json", json.dumps(payload, indent=2))
         chance = 1 / (args.players or len(args.agents))
         tournament_chart([asdict(r) for r in results], out / "results.png", header, chance=chance)
         print(f"wrote {out / 'results.md'}, results.json and results.png")

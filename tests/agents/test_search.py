@@ -10,7 +10,14 @@ import pytest
 import pirate_envs
 from agents.base import action_blocks, sample_legal
 from agents.registry import agent_names, make_agent
-from agents.search import DEFAULT_SIMULATIONS, CanonicalDraws, SearchAgent, parse_mcts_name, returns_of
+from agents.search import (
+    DEFAULT_SIMULATIONS,
+    CanonicalDraws,
+    SearchAgent,
+    clone_state,
+    parse_mcts_name,
+    returns_of,
+)
 from experiments.evaluate import play_game
 
 PLAYERS = {"skull_king_v0": 4, "piratenpoker_v0": 4, "lucky_pirate_v0": 4, "piraten_kapern_v0": 2}
@@ -148,3 +155,29 @@ def test_search_beats_random_in_kapern():
     lineups = [[search, rand], [rand, search]]
     wins = sum(play_game(env, lineups[g % 2], seed=g).win_shares[g % 2] for g in range(20))
     assert wins >= 15
+
+
+def test_clone_state_plays_on_like_the_original(env_id):
+    """A clone given the same actions and random streams plays exactly like a deep copy; the original is untouched."""
+    env = pirate_envs.make(env_id, raw=True, num_players=PLAYERS[env_id])
+    env.reset(seed=5)
+    rng = np.random.default_rng(5)
+    blocks = action_blocks(env)
+    for checkpoint in range(6):
+        for _ in range(9 * checkpoint):
+            if env.game.done:
+                return
+            env.step(sample_legal(env.game.legal_mask(), rng, blocks))
+        before = env.game.render()
+        twins = [copy.deepcopy(env.game), clone_state(env.game)]
+        moves = np.random.default_rng(checkpoint)
+        for _ in range(60):
+            assert twins[0].render() == twins[1].render()
+            assert twins[0].scores().tolist() == twins[1].scores().tolist()
+            if twins[0].done:
+                break
+            assert np.array_equal(twins[0].legal_mask(), twins[1].legal_mask())
+            action = sample_legal(twins[0].legal_mask(), moves, blocks)
+            for twin in twins:
+                twin.apply(action)
+        assert env.game.render() == before
