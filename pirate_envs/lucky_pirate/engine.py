@@ -183,7 +183,7 @@ class LuckyPirateEngine(Engine):
     """One Lucky Pirate episode: a game, or a tournament of games to ``wins_to_win`` wins."""
 
     ACTIONS = ACTIONS
-    #: Forced cycles exist (mostly with two players); the turn guard ends them (see env docstring).
+    #: Forced cycles exist (rare: see the env docstring's measured outcomes); the turn guard ends them.
     CAN_CYCLE = True
     RESET_OPTIONS: Mapping[str, str] = {
         "deal": "a chosen deal: per seat a mapping with 'hand', 'up' and 'down' lists of card "
@@ -425,7 +425,7 @@ class LuckyPirateEngine(Engine):
             return
         if guard.tick():
             self._set_aside("turn limit")
-        elif not self.pile and self._first_mates_can_strand and self._first_mates_stranded():
+        elif not self.pile and self._first_mates_can_strand and self.first_mates_stranded():
             self._set_aside("stranded First Mates")
 
     def _set_aside(self, reason: str) -> None:
@@ -445,19 +445,20 @@ class LuckyPirateEngine(Engine):
         self._deal(dealer)
         self._start_game(dealer)
 
-    def _first_mates_stranded(self) -> bool:
+    def first_mates_stranded(self) -> bool:
         """Whether nobody can ever win: each seat holds a First Mate and no Captain can reach the pile.
 
         A First Mate that may be played only on a Captain blocks whatever lies behind it: a
         player with one in his hand never reaches his up cards, one with one in his hand or up
         cards never reaches his down cards. With no Captain on the pile or in a hand, and every
         other Captain behind such a First Mate (or out of the game), no First Mate can ever be
-        played, and a player holding one can never shed his last card. ``apply`` asks only when
-        the rules let First Mates strand and the pile has just been emptied (cleared or picked
-        up): only then can this become true. Not during the set-up, when a First Mate may still
-        leave the hand face up.
+        played, and a player holding one can never shed his last card. Always False unless the
+        rules let First Mates strand (``first_mate_only_on_captain=True`` without
+        ``first_mate_on_empty_pile``); not during the set-up, when a First Mate may still leave
+        the hand face up. ``apply`` asks when the pile has just been emptied (cleared or picked
+        up); right after the deal it tells a deal that is dead before any play.
         """
-        if self.setting_up:
+        if self.setting_up or not self._first_mates_can_strand or self.pile_counts[CAPTAIN]:
             return False
         hands, ups, downs = self.hands, self.ups, self.downs
         if hands[:, CAPTAIN].any():

@@ -15,22 +15,23 @@ first player to shed hand, up and down cards wins; an episode is one game, or a 
 first to ``wins_to_win`` wins (the winner deals the next game).
 
 Special cards: Captain (9: on anything but a Kraken; only a First Mate or a Porthole may
-follow), First Mate (on a Captain: the top becomes a plain 9), Porthole (copies the card
-below, value and restrictions), Mermaid (on anything but a Captain; value 7), Parrot (on
-anything but a Captain; any card may follow), Walk the Plank (on anything but a Captain;
-clears the pile), Reverse (an odd number reverses the direction), Skip (skips one player per
-card), Kraken (10).
+follow), First Mate (a 9 that may also go on a Captain, where the top becomes a plain 9),
+Porthole (copies the card below, value and restrictions), Mermaid (on anything but a Captain;
+value 7), Parrot (on anything but a Captain; any card may follow), Walk the Plank (on anything
+but a Captain; clears the pile), Reverse (an odd number reverses the direction), Skip (skips
+one player per card), Kraken (10).
 
 Arguments
 ---------
 ``num_players`` (2..6, default 4), ``deck`` (mapping card kind -> copies, 0..6 each;
 default below), ``first_dealer`` (``None``: random seat, or a seat), ``wins_to_win`` (1),
 ``choose_up_cards`` (``False``), ``run_clear_plays_again``, ``plank_plays_again``,
-``first_mate_only_on_captain``, ``first_mate_on_empty_pile``, ``porthole_on_empty_pile``
-(all ``True``),
-``reverse_skip_value`` (``"keep"`` or ``"reset"``), ``captain_counts_in_runs`` (``True``),
-``max_turns`` (5000, the turn-limit guard, per game), ``reward_mode`` (``"win"`` or
-``"score"``), ``render_mode`` (``"ansi"`` or ``"human"``).
+``porthole_on_empty_pile``, ``captain_counts_in_runs`` (all ``True``),
+``first_mate_only_on_captain``, ``first_mate_on_empty_pile`` (both ``False``),
+``reverse_skip_value`` (``"keep"`` or ``"reset"``), ``max_turns`` (5000, the turn-limit guard,
+per game), ``max_set_aside_games`` (10, the tournament limit), ``set_aside_dealer``
+(``"same"`` or ``"random"``), ``reward_mode`` (``"win"`` or ``"score"``), ``render_mode``
+(``"ansi"`` or ``"human"``). The options are fields of ``pirate_envs.lucky_pirate.engine.Config``.
 
 Reset options: ``deal`` (per seat ``{"hand": [...], "up": [...], "down": [...]}`` of card
 names, down cards in slot order; deck cards not dealt are put aside unseen), ``dealer`` (the
@@ -81,11 +82,16 @@ remaining slot is legal (the blind card may fail).
 Rewards
 -------
 ``"win"``: at the end, the winner gets +1 and every loser -1/(n-1); truncation pays 0.
-``"score"``: the score is the number of games won, so each game won pays +1
-(``SCORE_SCALE = 1``); with ``wins_to_win=1`` only the winner gets +1.
+``"score"``: the score is the number of games won, so each game won pays +1 when it is won
+(``SCORE_SCALE = 1``), also in a tournament that is truncated later; with ``wins_to_win=1``
+only the winner gets +1.
 
-Settled points and assumptions (see RULINGS; each is an option)
----------------------------------------------------------------
+Settled points and assumptions
+------------------------------
+Where the rule text is silent the engine makes an assumption, each with an option that
+changes it; the project's rulings page, ``docs/rulings.md`` (section Lucky Pirate), lists them
+all with their defaults. In short:
+
 * Deck (*assumption*, ``deck``): numbers 1..8 x 4, Captain, Kraken, First Mate, Porthole,
   Walk the Plank x 4, Mermaid, Parrot, Reverse, Skip x 2 (60 cards).
 * Dealer: the text's cut for the lowest card gives every seat the same chance, so the first
@@ -96,49 +102,78 @@ Settled points and assumptions (see RULINGS; each is an option)
   his hand (``lay_up`` actions); nobody sees the others' up cards until all are laid.
 * Source order: hand, then up cards, then down cards; one source and one kind per play. A
   set of equal cards is legal when its first card is; the cards land one after the other.
-* Picking up: the whole pile goes into the hand and the next player starts a new pile.
+* Picking up: the whole pile goes into the hand and the next player starts a new pile. The
+  picked-up cards (and a failed blind down card, shown as it goes in) are public: the View's
+  ``known`` shows them in the taker's hand until played, and ``resample_hidden`` keeps them.
 * Clearing (three equal numbers in a row, or Walk the Plank) removes the pile from the game;
   the same player plays again (*assumption*: ``run_clear_plays_again``,
   ``plank_plays_again``). Three Captains in a row (one set) clear too (*assumption*:
   ``captain_counts_in_runs``); a First Mate, Mermaid or Porthole never extends a run.
-* First Mate (*assumption*): only on a Captain (``first_mate_only_on_captain``). Beyond
-  RULINGS, ``first_mate_on_empty_pile=True`` also lets it start an empty pile (off by default,
-  as RULINGS has it): without it a First Mate is dead once every Captain has been cleared out,
-  which makes forced cycles common with two or three players (see the guard below).
+* First Mate (*assumption*): a 9 that may also be played on a Captain. It goes wherever a 9
+  may (an empty pile, any effective value up to 9, anything after a Parrot) and on a Captain,
+  where the top becomes a plain 9. ``first_mate_only_on_captain=True`` restores the earlier
+  ruling, only on a Captain (``first_mate_on_empty_pile=True`` then also lets it start an
+  empty pile); under it First Mates can be stranded (below).
 * Porthole (*assumption*): playable on anything; copies value and restrictions of the card
   below (on a Captain: a Captain again; on a Parrot: free); on an empty pile its value is 0
-  (``porthole_on_empty_pile=False`` forbids that).
+  (``porthole_on_empty_pile=False`` forbids that; "empty" means no card on the pile, so a
+  Porthole on a lone Reverse is still allowed).
 * Reverse and Skip (*assumption*): playable on anything but a Captain; the pile keeps its
-  value and restrictions (``reverse_skip_value="reset"``: the value drops to 0). k Skips
-  skip k players; two players: a Skip lets the player play again.
-* Parrot: the pile value becomes 0 with no restriction (any card but a First Mate follows).
+  value and restrictions (``reverse_skip_value="reset"``: the value drops to 0, the pile is
+  not empty). k Skips skip k players; two players: a Skip lets the player play again.
+* Parrot: the pile value becomes 0 with no restriction (any card follows).
 * Mermaid: playable on anything but a Captain, including a Kraken; the value becomes 7.
 * Kraken (*assumption*): a plain 10, the highest number.
 * The player who sheds his last card wins at once, even if that play would clear the pile.
-* Turn-limit guard: ``max_turns`` turns per game, then the episode is truncated. The rules
-  (with these assumptions) allow endless cycles, mostly with two players: e.g. one player
-  holds a First Mate and a Kraken, the other a Kraken and low cards, no Captain is left: First
-  Mate on the empty pile, Kraken, pick up, low card, Kraken, pick up, ... every move forced.
-  Before the stranded-First-Mate check below, random play (uniform by action block,
-  ``max_turns=3000``, seeds 0..149 per count) hit the guard in 35/150 two-player, 13/150
-  three-player and 0/150 four-player games with the defaults, most of them stranded games
-  that now end early; with ``first_mate_on_empty_pile=True`` in 34/1000 two-player games and
-  none of 1000 per count with three to six players (none went past 1100 turns). For training
-  with two or three players, ``first_mate_on_empty_pile=True`` is recommended.
-* Stranded First Mates: a First Mate that may go only on a Captain blocks what lies behind
-  it (a player with one in his hand never reaches his up cards; with one in his hand or up
-  cards, never his down cards). When no Captain is on the pile or in a hand, every other
-  Captain is behind such a First Mate or out of the game, and every seat holds a First Mate,
-  nobody can ever shed his last card: the episode is truncated as soon as the pile is next
-  emptied, instead of at the guard (the engine's ``truncation_reason`` says which ended it).
-  Random play with the defaults (``max_turns=3000``, seeds 0..299 per count): two players
-  236 won, 57 stranded (median turn 12), 7 at the guard; three players 277 won, 23 stranded;
-  four players 299 won, 1 stranded. So under the RULINGS First Mate about one two-player game
-  in five cannot be won by anybody, whatever the players do.
+
+How games end
+-------------
+* Turn-limit guard: a game not won after ``max_turns`` turns is truncated. The rules (with
+  these assumptions) allow endless forced play. A measured example under the default ruling
+  (three heuristics, seed 172, from turn 33 on): player_0 holds a Captain in hand and one up,
+  player_1 a Captain in hand and 1, 3, 5, Kraken up, player_2 an empty hand and 8, Kraken and
+  two Parrots up; no First Mate or Porthole is in reach. Whoever holds a Captain in hand must
+  play it, the next player cannot follow a Captain and picks it up, and after six forced moves
+  the position repeats.
+* Stranded First Mates (``first_mate_only_on_captain=True`` only): a First Mate that may go
+  only on a Captain blocks what lies behind it (a player with one in his hand never reaches
+  his up cards; with one in his hand or up cards, never his down cards). When no Captain is on
+  the pile or in a hand, every other Captain is behind such a First Mate or out of the game,
+  and every seat holds a First Mate, nobody can ever shed his last card: the game is truncated
+  as soon as the pile is next emptied (``truncation_reason`` "stranded First Mates"; "turn
+  limit" for the guard). Some deals are dead at the deal already (the same test right after
+  it); other games are stranded by play. Under the default ruling every card may start a pile
+  and nothing strands.
+* Tournaments (``wins_to_win`` > 1): a game truncated by the guard or stranded is set aside
+  with no winner (``set_aside_games`` on the engine lists why), the wins already earned stay,
+  and the next game is dealt, by the same dealer (``set_aside_dealer``). Only the tournament
+  limit truncates the episode: more than ``max_set_aside_games`` games set aside
+  (``truncation_reason`` "set-aside game limit").
+
+Measured outcomes (``python benchmarks/lucky_pirate_outcomes.py --games 300 --seed 0``: 300
+one-game episodes per cell, seeds 0..299, ``max_turns=3000``; random: uniform by action block;
+heuristic: ``agents.lucky_pirate_heuristic`` in every seat). Under the default ruling nothing
+strands and the guard is rare; under the old ruling about one two-player game in five cannot
+be won by anybody, and 19 of 300 two-player deals (6%) are dead at the deal. Each cell: won /
+stranded / guarded games of 300, and in brackets the deals among them dead at the deal:
+
+| players | default, random | default, heuristic | old ruling, random | old ruling, heuristic |
+|---|---|---|---|---|
+| 2 | 296 / 0 / 4 | 299 / 0 / 1 | 233 / 59 / 8 (19) | 274 / 24 / 2 (19) |
+| 3 | 300 / 0 / 0 | 298 / 0 / 2 | 271 / 29 / 0 (1) | 298 / 2 / 0 (1) |
+| 4 | 300 / 0 / 0 | 300 / 0 / 0 | 299 / 1 / 0 (0) | 300 / 0 / 0 (0) |
+| 5 | 300 / 0 / 0 | 300 / 0 / 0 | 300 / 0 / 0 (0) | 300 / 0 / 0 (0) |
+| 6 | 300 / 0 / 0 | 300 / 0 / 0 | 300 / 0 / 0 (0) | 300 / 0 / 0 (0) |
+
+Two heuristics at two players, 1,000 games (``--games 1000 --players 2 --agents heuristic
+--rulings default``): 997 won, 3 guarded.
 
 Version history
 ---------------
 v0: first release; stranded First Mates truncate at once (same outcome as the guard, earlier).
+v0, revised: the First Mate is a 9 that may also go on a Captain (the earlier ruling is the
+option ``first_mate_only_on_captain``); the empty-pile options act on an empty pile only;
+tournaments set truncated games aside and go on.
 """
 
 from __future__ import annotations

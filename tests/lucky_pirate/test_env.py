@@ -64,10 +64,9 @@ def test_rewards_of_the_whole_short_game(reward_mode):
 
 
 def test_wrapped_random_games_end_for_three_to_six_players():
-    """With First Mates allowed on an empty pile (the RULINGS default forbids it, and then
-    three-player games can cycle, see the env docstring), random games of 3..6 players end."""
+    """Under the default First Mate ruling random games of 3..6 players end (see the env docstring)."""
     for n in range(3, 7):
-        env = make_env(num_players=n, first_mate_on_empty_pile=True)
+        env = make_env(num_players=n)
         agent = RandomAgent(seed=n)
         for game in range(5):
             env.reset(seed=game)

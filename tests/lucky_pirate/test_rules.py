@@ -1,4 +1,4 @@
-"""Pure Lucky Pirate helpers, traced by hand from the rule text and RULINGS."""
+"""Pure Lucky Pirate helpers, traced by hand from the rule text and the rulings page (docs/rulings.md)."""
 
 from __future__ import annotations
 
@@ -211,7 +211,7 @@ def test_config_errors_name_the_field(kwargs, field):
         Config(**kwargs)
 
 
-def test_config_defaults_follow_the_rulings():
+def test_config_defaults_follow_the_rulings_page():
     config = Config()
     assert config.num_players == 4 and config.up_down == 3 and config.deck_size == 60
     assert [Config(num_players=n).up_down for n in range(2, 7)] == [4, 4, 3, 2, 2]
