@@ -278,6 +278,20 @@ def test_numpy_integers_are_accepted_as_options(env_id):
         pirate_envs.make(env_id, num_players=np.float64(supported_player_counts(env_id)[0]))
 
 
+def test_reset_options_reach_the_engine_with_python_integers(env_id):
+    env = pirate_envs.make(env_id, raw=True)
+    engine_reset, received = env.game.reset, []
+
+    def recording_reset(rng, options=None):
+        received.append(options)
+        engine_reset(rng, None)  # the probe's option names are no engine's
+
+    env.game.reset = recording_reset
+    env.reset(seed=0, options={"seat": np.int64(2), "seats": (np.int32(1), np.uint8(0)), "flag": np.bool_(True)})
+    assert received == [{"seat": 2, "seats": (1, 0), "flag": True}]
+    assert not has_numpy_scalar(received[0])
+
+
 def test_check_range_takes_numpy_integers_but_not_floats_or_bools():
     assert check_range("count", np.int64(3), 1, 5) == 3
     assert type(check_range("count", np.uint16(3), 1)) is int
@@ -302,6 +316,11 @@ def test_seed_must_be_a_non_negative_integer(env_id):
         numpy_seeded = snapshot(env)
         env.reset(seed=12)
         assert_same(numpy_seeded, snapshot(env), "seed=np.int64(12) against seed=12")
+    fresh = pirate_envs.make(env_id)
+    with pytest.raises(ValueError, match="seed=-1"):
+        fresh.reset(seed=-1)
+    with pytest.raises(AssertionError, match=re.escape("reset() needs to be called before step")):
+        fresh.step(0)  # a refused reset leaves the wrapped env as it was: not reset
 
 
 def test_options_must_be_a_dict(env_id):
