@@ -226,3 +226,27 @@ def test_heuristic_varies_its_move_on_a_repeated_position_only_and_is_seeded():
         assert ACTIONS.to_string(agent.act(obs, view)) == "play 2 x 3"
     assert len(set(choices)) > 3
     assert play_heuristics(2, 3)[1] == play_heuristics(2, 3)[1]
+
+
+@pytest.mark.parametrize("reward_mode", ["win", "score"])
+def test_tournament_rewards_keep_the_wins_of_games_before_a_set_aside_one(reward_mode):
+    from pirate_envs.lucky_pirate.actions import down_action
+
+    env = raw_env(num_players=3, wins_to_win=3, max_turns=2, max_set_aside_games=1, reward_mode=reward_mode)
+    filler = {"up": ["1"], "down": ["2"]}
+    deal = [{"down": ["kraken"]}, {"hand": ["4"], **filler}, {"hand": ["5"], **filler}]
+    env.reset(seed=0, options={"deal": deal, "dealer": 2, "pile": ["8"]})
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    env.step(down_action(0))  # player_0 wins the first game; a random second game is dealt
+    for _ in range(4):  # two games reach the guard: one set aside, then the tournament limit
+        assert not any(env.truncations.values())
+        for agent in env.possible_agents:
+            totals[agent] += env.rewards[agent]
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    for agent in env.possible_agents:
+        totals[agent] += env.rewards[agent]
+    assert all(env.truncations.values()) and not any(env.terminations.values())
+    assert env.game.truncation_reason == "set-aside game limit" and env.game.set_aside_games == ["turn limit"] * 2
+    assert env.game.scores().tolist() == [1.0, 0.0, 0.0]
+    expected = [1.0, 0.0, 0.0] if reward_mode == "score" else [0.0, 0.0, 0.0]  # a truncated episode pays 0 in win mode
+    assert list(totals.values()) == expected
