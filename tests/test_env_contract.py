@@ -124,13 +124,14 @@ def checkpoints(script: list[Any]) -> dict[str, int]:
 
 
 def make_seeded(env_id: str, n: int, raw: bool, seed: int) -> Any:
-    env = pirate_envs.make(env_id, raw=raw, num_players=n)
+    """The wrapped env with win rewards, or the raw env with score rewards (a score changes every step or so)."""
+    env = pirate_envs.make(env_id, raw=raw, num_players=n, reward_mode="score" if raw else "win")
     env.reset(seed=seed)
     return env
 
 
 @pytest.mark.parametrize("method", list(COPIERS))
-@pytest.mark.parametrize("raw", [False, True], ids=["wrapped", "raw"])
+@pytest.mark.parametrize("raw", [False, True], ids=["wrapped-win", "raw-score"])
 @pytest.mark.parametrize(("env_id", "n"), CASES)
 def test_copies_play_on_independently_and_exactly_like_the_original(env_id, n, raw, method):
     seed = 11 * n
