@@ -168,6 +168,13 @@ stranded / guarded games of 300, and in brackets the deals among them dead at th
 Two heuristics at two players, 1,000 games (``--games 1000 --players 2 --agents heuristic
 --rulings default``): 997 won, 3 guarded.
 
+Code
+----
+``engine.py`` (``Config``, the state and the engine: deal, legal actions, effects, tournaments,
+``resample_hidden``), ``rules.py`` (pure helpers of the pile: ``can_play``, ``place``,
+``pile_top``, ``legal_plays``), ``cards.py`` (card kinds, values, the deck), ``actions.py``
+(the action table), ``view.py``, ``observation.py``, ``env.py``.
+
 Version history
 ---------------
 v0: first release; stranded First Mates truncate at once (same outcome as the guard, earlier).
