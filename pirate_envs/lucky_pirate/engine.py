@@ -101,8 +101,8 @@ class Config:
     #: Turn-limit guard, per game: a game not won after this many turns is truncated (in a
     #: tournament: set aside).
     max_turns: int = DEFAULT_MAX_TURNS
-    #: Tournament limit: the episode is truncated when this many games of it have been set
-    #: aside unwon (guard or stranded); 0 truncates at the first one.
+    #: Tournament limit: the episode is truncated when more than this many of its games have
+    #: been set aside unwon (guard or stranded); 0 truncates at the first one.
     max_set_aside_games: int = DEFAULT_MAX_SET_ASIDE_GAMES
     #: Assumption (``"same"``): who deals after a game set aside unwon: the same dealer again,
     #: or ``"random"``: a random seat.
