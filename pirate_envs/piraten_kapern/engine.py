@@ -17,6 +17,7 @@ import numpy as np
 
 from pirate_envs.core.engine import Engine, TurnGuard, check_options, read_only
 from pirate_envs.core.errors import check_range
+from pirate_envs.core.events import Event
 from pirate_envs.core.render import format_table
 from pirate_envs.core.rewards import winners_by_score
 from pirate_envs.piraten_kapern.actions import (
@@ -153,6 +154,8 @@ class KapernEngine(Engine):
 
     ACTIONS = ACTIONS
     ACTION_FEATURES = ACTION_FEATURES
+    #: Public events since the last reset while recording is on (see :mod:`pirate_envs.core.events`).
+    events: list[Event] | None = None
     RESET_OPTIONS: Mapping[str, str] = {
         "first_card": "fortune card name dealt to the first turn (the rest of the deck is shuffled as usual)",
     }
@@ -190,6 +193,8 @@ class KapernEngine(Engine):
     def reset(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> None:
         options = check_options(options, self.RESET_OPTIONS)
         self.rng = rng
+        if self.events is not None:
+            self.events = []
         self.roll_dice = self.dice_source or roller(rng)
         self._reset_state()
         self._shuffle_deck()
@@ -235,11 +240,17 @@ class KapernEngine(Engine):
         rolled = self.roll_dice(NUM_DICE)
         self.turn.free = list(rolled)
         self.turn.rolls = 1
+        if self.events is not None:
+            self.events.append(Event("draw", self.current_player, {"card": f"the fortune card {self.turn.card}"}))
+            self._record_roll(rolled)
         skulls = rolled[SKULL] + card_skulls(self.turn.card)
         if skulls >= ISLAND_SKULLS and self.turn.card not in SEA_BATTLES:
             self.phase = Phase.ISLAND
             self.turn.island = True
             self.turn.island_skulls = skulls
+            if self.events is not None:
+                what = f"lands on the Island of Skulls ({skulls} skulls)"
+                self.events.append(Event("move", self.current_player, {"what": what}))
             self._check_island_over(new_skulls=skulls)
         elif skulls >= DISQUALIFYING_SKULLS:
             self._bust()
@@ -273,6 +284,8 @@ class KapernEngine(Engine):
     def apply(self, action: int) -> None:
         """Apply a legal action of the current player."""
         t = self.turn
+        if self.events is not None:
+            self._record_move(action)
         if action == STOP:
             if self.phase is Phase.ISLAND:
                 self._end_island_turn()
@@ -298,6 +311,8 @@ class KapernEngine(Engine):
         if counts[SKULL]:
             t.sorceress_used = True
         rolled = self.roll_dice(sum(counts))
+        if self.events is not None:
+            self._record_roll(rolled)
         t.free = [f - c + r for f, c, r in zip(t.free, counts, rolled)]
         t.rolls += 1
         t.chest_moves = 0
@@ -336,7 +351,7 @@ class KapernEngine(Engine):
         penalty = island_penalty(t.island_skulls, t.card)
         if t.card == "peace" and t.free[SABRE]:
             penalty = 0
-        self._finish_turn(own_points=0, opponents_delta=-penalty)
+        self._finish_turn(own_points=0, opponents_delta=-penalty, cause="Island of Skulls")
 
     def _end_turn(self, busted: bool) -> None:
         t = self.turn
@@ -346,22 +361,30 @@ class KapernEngine(Engine):
             points = objects_points(t.chest, t.card)
         else:
             points = disqualified_score(t.showing(), t.card)
-        self._finish_turn(own_points=points, opponents_delta=0)
+        self._finish_turn(own_points=points, opponents_delta=0, cause="three skulls" if busted else "stopped")
 
-    def _finish_turn(self, own_points: int, opponents_delta: int) -> None:
+    def _finish_turn(self, own_points: int, opponents_delta: int, cause: str) -> None:
+        """Score the turn (``cause``: how it ended, for the event log) and pass the dice on."""
         player = self.current_player
         n = self.num_players
         for seat in range(n):
             self._scores[seat] += own_points if seat == player else opponents_delta
+        if self.events is not None:
+            self._record_turn_scores(own_points, opponents_delta, cause)
         self.last_turn_points[player] = own_points
         self.turn_points = 0
         self._advance_final_round(player)
         if self.terminated:
             self.phase = Phase.GAME_OVER
+            if self.events is not None:
+                self.events.append(Event("game_over", None, {"winners": self.winners(), "scores": list(self._scores)}))
             return
         if self.guard.tick():
             self.truncated = True
             self.phase = Phase.GAME_OVER
+            if self.events is not None:
+                data = {"winners": [], "scores": list(self._scores), "truncated": True}
+                self.events.append(Event("game_over", None, data))
             return
         self.current_player = (player + 1) % n
         self._next_turn_due = True
@@ -380,6 +403,45 @@ class KapernEngine(Engine):
         if self.final_trigger is None and self._scores[player] >= target:
             self.final_trigger = player
             self.final_turns_left = [seat != player for seat in range(self.num_players)]
+            if self.events is not None:
+                self.events.append(Event("move", player, {"what": f"reaches {target}: the final round begins"}))
+
+    # ------------------------------------------------------------------ event log
+    def _record_roll(self, rolled: tuple[int, ...] | list[int]) -> None:
+        assert self.events is not None
+        dice = {FACES[f]: int(n) for f, n in enumerate(rolled) if n}
+        self.events.append(Event("roll", self.current_player, {"dice": dice}))
+
+    def _record_move(self, action: int) -> None:
+        """The player's decision in words: stop, re-roll (which dice) or a chest move."""
+        assert self.events is not None
+        if action == STOP:
+            what = "stops"
+        elif action >= CHEST_PUT_OFFSET:
+            what = ACTIONS.to_string(action).replace("put", "puts").replace("take", "takes")
+        else:
+            counts = reroll_counts(action)
+            what = "re-rolls " + ", ".join(f"{n} {FACES[f]}" for f, n in enumerate(counts) if n)
+        self.events.append(Event("move", self.current_player, {"what": what}))
+
+    def _record_turn_scores(self, own_points: int, opponents_delta: int, cause: str) -> None:
+        """Score events of a finished turn: the player's points and the opponents' Island penalty."""
+        assert self.events is not None
+        player, card = self.current_player, self.turn.card
+        if own_points < 0 and card in SEA_BATTLES:
+            cause = "failed Sea Battle"
+        elif own_points < 0 and card == "peace":
+            cause = "Peace broken: sabres showing"
+        elif cause == "three skulls" and card == "treasure_chest":
+            cause = "three skulls, the chest's dice kept"
+        elif cause == "stopped" and card in SEA_BATTLES:
+            cause = "stopped, Sea Battle won"
+        self.events.append(Event("score", player, {"delta": own_points, "total": self._scores[player], "cause": cause}))
+        if opponents_delta:
+            for seat in range(self.num_players):
+                if seat != player:
+                    data = {"delta": opponents_delta, "total": self._scores[seat], "cause": cause, "by": player}
+                    self.events.append(Event("score", seat, data))
 
     # ------------------------------------------------------------------ queries
     def scores(self) -> np.ndarray:

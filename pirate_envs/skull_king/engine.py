@@ -14,6 +14,7 @@ import numpy as np
 
 from pirate_envs.core.engine import Engine, check_options, read_only
 from pirate_envs.core.errors import check_range
+from pirate_envs.core.events import Event
 from pirate_envs.core.render import format_block, format_table, seat_name
 from pirate_envs.skull_king.actions import ACTIONS, BID_OFFSET, CARD_OFFSET, MAX_BID
 from pirate_envs.skull_king.cards import (
@@ -115,6 +116,8 @@ class SkullKingEngine(Engine):
     """The full state of one game of Skull King and its transitions."""
 
     ACTIONS = ACTIONS
+    #: Public events since the last reset while recording is on (see :mod:`pirate_envs.core.events`).
+    events: list[Event] | None = None
     RESET_OPTIONS: Mapping[str, str] = {
         "deal": "the hands of the first hand played: one list of card names per seat (seat order), "
         "each as long as the hand number",
@@ -145,6 +148,8 @@ class SkullKingEngine(Engine):
         check_range("first_hand", first_hand, 1, self.config.num_hands)
         self._pending_deals = self._parse_deals(opts, first_hand)
         self.rng = rng
+        if self.events is not None:
+            self.events = []
         self.score = [0] * self.num_players
         self.results: list[HandResult] = []
         self.terminated = False
@@ -195,6 +200,9 @@ class SkullKingEngine(Engine):
         self.phase = Phase.BID
         self.current_player = self.leader
         self._mask: np.ndarray | None = None
+        if self.events is not None:
+            what = f"hand {hand_number} of {self.config.num_hands}, {hand_number} card{'s' * (hand_number > 1)} each"
+            self.events.append(Event("deal", None, {"what": what, "dealer": self.dealer}))
 
     def _set_hands(self, counts: np.ndarray) -> None:
         """Set every seat's hand from per-kind ``counts`` (shape ``(n, NUM_KINDS)``) and the derived tables."""
@@ -232,9 +240,14 @@ class SkullKingEngine(Engine):
         seat = self.current_player
         self.bids[seat] = bid
         nxt = self._next_seat[seat]
+        events = self.events
+        if events is not None:
+            events.append(Event("bid", seat, {}))
         if nxt == self.leader:  # everybody has bid: the bids are revealed together
             self.bids_revealed = True
             self.phase = Phase.PLAY
+            if events is not None:
+                events.append(Event("bids_revealed", None, {"bids": list(self.bids)}))
         self.current_player = nxt
 
     def _apply_card(self, token: int) -> None:
@@ -248,6 +261,8 @@ class SkullKingEngine(Engine):
         self.played[kind] = self.played_counts[kind] = self.played_counts[kind] + 1
         trick = self.trick
         trick.append(token)
+        if self.events is not None:
+            self.events.append(Event("play", seat, {"cards": [TOKEN_NAMES[token]]}))
         if token < NUM_SUIT_CARDS:
             suit = token // NUM_RANKS
             self.suit_counts[seat][suit] -= 1
@@ -259,8 +274,11 @@ class SkullKingEngine(Engine):
             self.current_player = self._next_seat[seat]
             return
         winner = (self.leader + winner_of_tokens(trick)) % self.num_players
+        bonus = bonus_of_tokens(trick)
         self.tricks_won[winner] += 1
-        self.bonuses[winner] += bonus_of_tokens(trick)
+        self.bonuses[winner] += bonus
+        if self.events is not None:
+            self.events.append(Event("trick_won", winner, {"bonus": bonus}))
         self.trick = []
         self.led_suit = NO_SUIT
         self.leader = self.current_player = winner
@@ -282,14 +300,30 @@ class SkullKingEngine(Engine):
         )
         for seat, p in enumerate(points):
             self.score[seat] += p
+        if self.events is not None:
+            self._record_hand_scores(points)
         self.results.append(
             HandResult(k, self.dealer, tuple(self.bids), tuple(self.tricks_won), tuple(self.bonuses), points)
         )
         if k == self.config.num_hands:
             self.phase = Phase.DONE
             self.terminated = True
+            if self.events is not None:
+                self.events.append(Event("game_over", None, {"winners": self.winners(), "scores": list(self.score)}))
         else:
             self._start_hand(k + 1)
+
+    def _record_hand_scores(self, points: tuple[int, ...]) -> None:
+        """One score event per seat for the hand just settled, its cause in words."""
+        assert self.events is not None
+        for seat, p in enumerate(points):
+            bid, won, bonus = self.bids[seat], self.tricks_won[seat], self.bonuses[seat]
+            tricks = f"{won} trick{'s' * (won != 1)}"
+            if bid == won:
+                cause = f"bid {bid} made" + (f", bonus {bonus}" if bonus else "")
+            else:
+                cause = f"missed bid {bid}, took {tricks}"
+            self.events.append(Event("score", seat, {"delta": p, "total": self.score[seat], "cause": cause}))
 
     def scores(self) -> np.ndarray:
         """Every seat's total score so far."""

@@ -1,0 +1,111 @@
+"""Shared pieces of the seat screens: one layout and one set of conventions for every game.
+
+A seat screen (``pirate_envs.<game>.text.seat_text``) is built from one seat's View only and
+reads, top to bottom: a title line (game, stage, who you are), the turn line (``your turn:
+...`` or ``on turn: player_2 ...``, or the final standings once the game is over), the players
+table (one row per seat, ``>`` marks the player on turn, ``(you)`` the viewer) and the
+game's own lines (the trick, the dice, the pile, your hand). No line is wider than
+:data:`WIDTH` columns.
+"""
+
+from __future__ import annotations
+
+import importlib
+import textwrap
+from collections.abc import Iterable, Sequence
+from types import ModuleType
+from typing import Any
+
+from pirate_envs.core.events import default_name
+from pirate_envs.core.render import format_table
+
+#: The most columns a seat screen uses.
+WIDTH = 100
+
+
+def seat_label(seat: int, viewer: int) -> str:
+    """``player_1 (you)`` for the viewer, ``player_1`` for the others."""
+    return default_name(seat) + (" (you)" if seat == viewer else "")
+
+
+def title_line(game: str, stage: str, viewer: int) -> str:
+    """``Skull King | hand 3 of 10 | you are player_1``."""
+    return " | ".join(part for part in (game, stage, f"you are {default_name(viewer)}") if part)
+
+
+def turn_line(viewer: int, on_turn: int, doing: str = "") -> str:
+    """``your turn: bid`` or ``on turn: player_2 (bid)``."""
+    if on_turn == viewer:
+        return "your turn" + (f": {doing}" if doing else "")
+    return f"on turn: {default_name(on_turn)}" + (f" ({doing})" if doing else "")
+
+
+def players_table(headers: Sequence[str], rows: Sequence[Sequence[object]], viewer: int, on_turn: int | None) -> str:
+    """The per-seat table: row ``s`` is seat ``s``; ``>`` marks the player on turn, ``(you)`` the viewer."""
+    lines = []
+    for seat, row in enumerate(rows):
+        mark = ">" if seat == on_turn else " "
+        lines.append([f"{mark} {seat_label(seat, viewer)}", *row])
+    return format_table(["  seat", *headers], lines)
+
+
+def standings_lines(scores: Sequence[float], winners: Iterable[int], viewer: int, truncated: bool = False) -> list[str]:
+    """The end-of-game lines: ``game over`` and every seat ranked by score (``winner`` marked)."""
+    won = set(winners)
+    order = sorted(range(len(scores)), key=lambda s: (-scores[s], s))
+    head = "game over (turn limit reached, no winner)" if truncated else "game over: final standings"
+    lines = [head]
+    for rank, seat in enumerate(order, start=1):
+        tag = "  winner" if seat in won and not truncated else ""
+        lines.append(f"  {rank}. {seat_label(seat, viewer)}: {scores[seat]:g}{tag}")
+    return lines
+
+
+def item_lines(label: str, items: Iterable[str], empty: str = "(none)") -> list[str]:
+    """``label: a b c`` wrapped at :data:`WIDTH`, continuation lines indented under the first item."""
+    text = " ".join(items) or empty
+    indent = " " * (len(label) + 2)
+    return textwrap.wrap(text, WIDTH, initial_indent=f"{label}: ", subsequent_indent=indent, break_on_hyphens=False)
+
+
+def screen(lines: Iterable[str]) -> str:
+    """Join the screen lines, checking that none is wider than :data:`WIDTH`."""
+    out = []
+    for line in lines:
+        for part in line.splitlines() or [""]:
+            if len(part) > WIDTH:
+                raise ValueError(f"screen line of {len(part)} columns (the limit is {WIDTH}): {part[:40]!r}...")
+            out.append(part.rstrip())
+    return "\n".join(out)
+
+
+def count_words(counts: Sequence[int], names: Sequence[str]) -> list[str]:
+    """``["2 parrot", "1 sabre"]`` from counts per name (zeros left out)."""
+    return [f"{n} {names[i]}" for i, n in enumerate(counts) if n]
+
+
+__all__ = [
+    "WIDTH",
+    "count_words",
+    "env_seat_text",
+    "item_lines",
+    "players_table",
+    "screen",
+    "seat_label",
+    "standings_lines",
+    "text_module",
+    "title_line",
+    "turn_line",
+]
+
+
+def text_module(env: Any) -> ModuleType:
+    """The ``text`` module of the game ``env`` plays (``pirate_envs.<game>.text``)."""
+    package = type(env.unwrapped.game).__module__.rsplit(".", 1)[0]
+    return importlib.import_module(f"{package}.text")
+
+
+def env_seat_text(env: Any, agent: str) -> str:
+    """The seat screen of ``agent`` (a name of ``env.possible_agents``) in ``env``, raw or wrapped."""
+    raw = env.unwrapped
+    return text_module(env).seat_text(raw.game.view(raw.seat_of(agent)))

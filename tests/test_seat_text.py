@@ -1,0 +1,171 @@
+"""Seat screens: what one seat knows, as text of at most 100 columns, and moves typed by name."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+import pirate_envs
+from agents.base import action_blocks, sample_legal
+from pirate_envs.core.text import WIDTH, env_seat_text, text_module
+from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET, STOP, reroll_action
+from pirate_envs.piraten_kapern.rules import FACES
+from pirate_envs.skull_king.actions import BID_OFFSET, CARD_OFFSET
+from pirate_envs.skull_king.cards import token_index
+
+
+def random_states(env_id: str, games: int = 2, max_steps: int = 600, **kwargs):
+    """Yield the raw env at every decision of a few random games, and once more at each end."""
+    env = pirate_envs.make(env_id, raw=True, **kwargs)
+    rng = np.random.default_rng(0)
+    blocks = action_blocks(env)
+    for game in range(games):
+        env.reset(seed=game)
+        steps = 0
+        while not env.game.done and steps < max_steps:
+            yield env
+            env.step(sample_legal(env.game.legal_mask(), rng, blocks))
+            steps += 1
+        yield env
+
+
+@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+def test_screens_fit_100_columns_and_name_the_turn(env_id):
+    module = None
+    for env in random_states(env_id):
+        module = text_module(env)
+        for seat, agent in enumerate(env.possible_agents):
+            text = env_seat_text(env, agent)
+            assert max(len(line) for line in text.splitlines()) <= WIDTH
+            first, second = text.splitlines()[:2]
+            assert first.startswith(module.GAME_NAME) and f"you are {agent}" in first
+            if env.game.done:
+                assert second.startswith("game over")
+            elif seat == env.game.current_player:
+                assert second.startswith("your turn")
+            else:
+                assert second.startswith(f"on turn: player_{env.game.current_player}")
+    assert module is not None
+
+
+@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+def test_the_screen_is_a_function_of_the_view(env_id):
+    """Redraw what a seat cannot see: its View is the same, and so is its screen."""
+    module = text_module(pirate_envs.make(env_id, raw=True))
+    checked = 0
+    for step, env in enumerate(random_states(env_id, games=1, max_steps=200)):
+        if step % 7 or env.game.done:
+            continue
+        for seat in range(env.game.num_players):
+            other = copy.deepcopy(env.game)
+            other.resample_hidden(seat, np.random.default_rng(step))
+            view = env.game.view(seat)
+            assert other.view(seat) == view
+            assert module.seat_text(other.view(seat)) == module.seat_text(view)
+            checked += 1
+    assert checked > 10
+
+
+def table_rows(lines: list[str]) -> dict[str, list[str]]:
+    """The players table's rows by seat name, each as its words."""
+    rows = {}
+    for line in lines:
+        words = line.replace(">", " ").split()
+        if words and words[0].startswith("player_") and ":" not in line:
+            rows[words[0]] = words
+    return rows
+
+
+def test_skull_king_screen_shows_own_cards_only_and_bids_once_revealed():
+    env = pirate_envs.make("skull_king_v0", raw=True, num_players=3, num_hands=2)
+    deal = [["red-5", "pirate"], ["red-9", "escape"], ["black-13", "mermaid"]]
+    env.reset(seed=0, options={"first_hand": 2, "deal": deal})  # hand 2: seat 1 deals, seat 2 bids first
+    env.step(BID_OFFSET + 2)  # seat 2
+    text = env_seat_text(env, "player_0")
+    lines = text.splitlines()
+    assert lines[0] == "Skull King | hand 2 of 2 | you are player_0"
+    assert lines[1] == "your turn: bid"
+    assert "your hand: red-5 pirate" in lines
+    for hidden in ("red-9", "escape", "black-13", "mermaid"):
+        assert hidden not in text
+    row_of = table_rows(lines)
+    assert row_of["player_2"][-3:] == ["?", "0", "0"]  # seat 2 has bid: hidden
+    env.step(BID_OFFSET + 0)  # seat 0
+    env.step(BID_OFFSET + 1)  # seat 1: all bids revealed
+    lines = env_seat_text(env, "player_0").splitlines()
+    bids = {name: row[-3] for name, row in table_rows(lines).items()}
+    assert bids == {"player_0": "0", "player_1": "1", "player_2": "2"}
+    assert lines[1] == "on turn: player_2 (play a card)"
+    env.step(CARD_OFFSET + token_index("black-13"))
+    assert "trick: black-13 (player_2); led suit black" in env_seat_text(env, "player_0").splitlines()
+
+
+def test_skull_king_final_standings():
+    env = pirate_envs.make("skull_king_v0", raw=True, num_players=2, num_hands=1)
+    env.reset(seed=0, options={"deal": [["red-5"], ["red-9"]]})
+    for action in (BID_OFFSET + 1, BID_OFFSET + 1, CARD_OFFSET + token_index("red-9")):
+        env.step(action)
+    env.step(CARD_OFFSET + token_index("red-5"))
+    lines = env_seat_text(env, "player_0").splitlines()
+    # seat 1 made his bid of 1 (+20), seat 0 took no trick for a bid of 1 (-10)
+    assert lines[1:4] == ["game over: final standings", "  1. player_1: 20  winner", "  2. player_0 (you): -10"]
+
+
+def kapern_at_first_roll(card: str, **faces: int):
+    env = pirate_envs.make("piraten_kapern_v0", raw=True, num_players=2)
+    roll = [faces.get(face, 0) for face in FACES]
+    env.game.dice_source = lambda n: list(roll) if n == 8 else [0, 0, n, 0, 0, 0]
+    env.reset(seed=0, options={"first_card": card})
+    return env
+
+
+def test_kapern_screen_shows_dice_by_face():
+    env = kapern_at_first_roll("captain", coin=2, parrot=3, sabre=2, skull=1)
+    lines = env_seat_text(env, "player_1").splitlines()
+    assert lines[1] == "on turn: player_0 (stop or re-roll, roll 1)"
+    assert "fortune card: captain" in lines
+    assert "dice: coin coin parrot parrot parrot sabre sabre skull" in lines
+    # 2 coins (200, no set) + 3 parrots (100) = 300, doubled by the Captain
+    assert "skulls: 1 (3 end the turn); points if stopped now: 600" in lines
+
+
+def test_kapern_moves_by_naming_dice():
+    env = kapern_at_first_roll("treasure_chest", coin=2, parrot=3, sabre=2, skull=1)
+    view, legal = env.game.view(0), env.game.legal_actions()
+    parse = text_module(env).parse_move
+    both = reroll_action([0, 0, 0, 2, 1, 0])
+    for typed in ("reroll 2 parrot 1 sabre", "r 2p 1s", "r p p s", "R 2 parrots 1 sabre", "r 1s, 2p"):
+        assert parse(typed, view, legal) == both, typed
+    assert parse("stop", view, legal) == STOP
+    assert parse("put coin", view, legal) == CHEST_PUT_OFFSET + FACES.index("coin")
+    for bad, hint in (
+        ("r 4p", "not that many free parrot dice"),
+        ("r 1p", "a re-roll takes two dice or more"),
+        ("r 2q", "'q' is not a face"),
+        ("r 2 3p", "follows another number"),
+        ("r 1sk 1p", "is not allowed now"),  # a skull only with the Sorceress
+        ("take coin", "is not allowed now"),
+        ("", "nothing typed"),
+    ):
+        with pytest.raises(ValueError, match=hint) as error:
+            parse(bad, view, legal)
+        assert "e.g. 'r 2p 1s'" in str(error.value)
+
+
+def test_skull_king_moves_by_name():
+    env = pirate_envs.make("skull_king_v0", raw=True, num_players=2, num_hands=2)
+    env.reset(seed=0, options={"first_hand": 2, "deal": [["red-5", "scary_mary"], ["red-9", "escape"]]})
+    parse = text_module(env).parse_move
+    # hand 2 with seat 0 first dealer: seat 1 deals, seat 0 bids first
+    assert parse("2", env.game.view(0), env.game.legal_actions()) == BID_OFFSET + 2
+    with pytest.raises(ValueError, match="type a bid from 0 to 2"):
+        parse("3", env.game.view(0), env.game.legal_actions())
+    env.step(BID_OFFSET + 2)
+    env.step(BID_OFFSET + 0)
+    view, legal = env.game.view(0), env.game.legal_actions()
+    assert parse("red-5", view, legal) == CARD_OFFSET + token_index("red-5")
+    assert parse("play scary_mary:escape", view, legal) == CARD_OFFSET + token_index("scary_mary:escape")
+    with pytest.raises(ValueError, match="type a card: red-5 scary_mary:pirate scary_mary:escape"):
+        parse("red-9", view, legal)
