@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import random
 import warnings
 
 import numpy as np
@@ -139,19 +140,126 @@ def test_illegal_action_raises_in_raw_env_and_ends_wrapped_game(env_id):
     assert wrapped.rewards[agent] == -1
 
 
+INFO_SET_GAMES = 20  # per env id
+CHECK_EVERY = 7  # decisions between two checks
+ALTERNATIVES = 4  # other histories tried per check
+RESAMPLES = 4  # resamples per check for the variation test
+MAX_ALTERNATIVE_STEPS = 200
+MIN_REDRAWN_SHARE = 0.5  # of checked positions where some resample must change the state (measured: 0.89 to 1)
+
+
+def other_seat_features(game, truth, seat: int, encode) -> set[tuple[int, str, str]]:
+    """What differs between engines ``game`` and ``truth`` in the observations of the seats other than ``seat``.
+
+    One feature per other seat (relative to ``seat``) and piece of the observation layout:
+    ``"values"`` when any value of the piece differs, ``"total"`` when its sum differs (a count
+    of cards, say, that card-by-card differences would not show apart).
+    """
+    n = game.num_players
+    features = set()
+    for other in range(n):
+        if other == seat:
+            continue
+        mine, true = encode(game.view(other)), encode(truth.view(other))
+        for piece in encode.layout.pieces:
+            a, b = mine[piece.start : piece.stop], true[piece.start : piece.stop]
+            if not np.array_equal(a, b):
+                features.add(((other - seat) % n, piece.name, "values"))
+                if not np.isclose(a.sum(), b.sum()):
+                    features.add(((other - seat) % n, piece.name, "total"))
+    return features
+
+
+def alternative_histories(anchor, position, seat: int, encode, blocks, rng: random.Random):
+    """Other engine states that ``seat`` cannot tell from ``position``: other moves played from ``anchor``.
+
+    ``anchor`` is the earliest state since which ``seat``'s observation has not changed: the
+    moves made since are hidden from him (simultaneous bids, say). From a copy of it, random
+    legal moves are played until ``seat`` is on turn again; the result is kept if his
+    observation, mask and View are those of ``position``.
+    """
+    target_view = position.view(seat)
+    target = encode(target_view)
+    for _ in range(ALTERNATIVES):
+        alt = copy.deepcopy(anchor)
+        for _step in range(MAX_ALTERNATIVE_STEPS):
+            if alt.done or alt.current_player == seat:
+                break
+            alt.apply(sample_legal(alt.legal_mask(), rng, blocks))
+        if alt.done or alt.current_player != seat:
+            continue
+        view = alt.view(seat)
+        if (
+            np.array_equal(encode(view), target)
+            and np.array_equal(alt.legal_mask(), position.legal_mask())
+            and view == target_view
+        ):
+            yield alt
+
+
+def public_state(value: object) -> object:
+    """A comparable copy of an engine's public attributes (recursively; caches and generators left out)."""
+    if isinstance(value, np.ndarray):
+        return (value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, (list, tuple)):
+        return tuple(public_state(item) for item in value)
+    if isinstance(value, dict):
+        return tuple((key, public_state(item)) for key, item in value.items())
+    if isinstance(value, np.random.Generator) or callable(value):
+        return None
+    if hasattr(value, "__dict__"):
+        attributes = {name: item for name, item in vars(value).items() if not name.startswith("_")}
+        return (type(value).__name__, public_state(attributes))
+    return value
+
+
+def replay(env, seed: int, actions: list[int]):
+    """A fresh engine of ``env``'s game after ``reset(seed=seed)`` and ``actions``, as the env plays them."""
+    game = type(env.game)(env.config)
+    game.reset(np.random.default_rng(seed))
+    for action in actions:
+        game.apply(action)
+    return game
+
+
 def test_information_set_invariance(env_id):
-    """Resampling what a player cannot see leaves his observation unchanged."""
+    """Resampling what a player cannot see keeps his observation and varies what he cannot see.
+
+    Invariance: after ``resample_hidden(seat)`` every observer's observation, mask and View are
+    unchanged. Variation, for the player on turn:
+
+    * hidden choices: where other moves since his observation last changed (simultaneous bids
+      of other seats) lead to the same observation, every piece of another seat's observation
+      that such an alternative history changes must be changed by some resample too (over all
+      the games): a resampler that keeps another seat's hidden choice (a bid, a Pass, how many
+      cards) fails here;
+    * unseen cards and dice: at most positions some resample changes the engine's public
+      attributes (other hands, deck order): a resampler that redraws nothing fails here.
+    """
     rng = np.random.default_rng(7)
-    for game in range(20):
+    moves = random.Random(7)
+    varied_by_alternatives: set = set()
+    varied_by_resamples: set = set()
+    positions = redrawn = 0  # checked positions; those where a resample changed the state
+    for game_index in range(INFO_SET_GAMES):
         env = pirate_envs.make(env_id, raw=True)
-        env.reset(seed=100 + game)
+        seed = 100 + game_index
+        env.reset(seed=seed)
+        encode = env.make_encoder()
+        blocks = action_blocks(env)
+        actions: list[int] = []
+        anchors: dict[str, tuple[np.ndarray, int]] = {}  # agent -> (observation, first step showing it)
         decisions = 0
         for _agent in env.agent_iter():
             obs, _, terminated, truncated, _ = env.last()
             if terminated or truncated:
                 env.step(None)
                 continue
-            if decisions % 7 == 0:
+            for agent in env.possible_agents:
+                vector = env.observe(agent)["observation"]
+                if agent not in anchors or not np.array_equal(anchors[agent][0], vector):
+                    anchors[agent] = (vector, len(actions))
+            if decisions % CHECK_EVERY == 0:
                 for observer in env.possible_agents:
                     seat = env.seat_of(observer)
                     before = env.observe(observer)
@@ -162,8 +270,34 @@ def test_information_set_invariance(env_id):
                     np.testing.assert_array_equal(before["observation"], after["observation"])
                     np.testing.assert_array_equal(before["action_mask"], after["action_mask"])
                     assert twin.game.view(seat) == env.game.view(seat)
+                seat = env.game.current_player
+                truth = public_state(env.game)
+                changed = False
+                for _ in range(RESAMPLES):
+                    twin = copy.deepcopy(env.game)
+                    twin.resample_hidden(seat, np.random.default_rng(rng.integers(1 << 30)))
+                    varied_by_resamples |= other_seat_features(twin, env.game, seat, encode)
+                    changed = changed or public_state(twin) != truth
+                positions += 1
+                redrawn += changed
+                vector, since = anchors[env.agent_selection]
+                if since < len(actions):  # hidden moves since his observation last changed
+                    anchor = replay(env, seed, actions[:since])
+                    np.testing.assert_array_equal(encode(anchor.view(seat)), vector)
+                    for alt in alternative_histories(anchor, env.game, seat, encode, blocks, moves):
+                        varied_by_alternatives |= other_seat_features(alt, env.game, seat, encode)
             decisions += 1
-            env.step(sample_legal(obs["action_mask"], rng, action_blocks(env)))
+            action = sample_legal(obs["action_mask"], rng, blocks)
+            actions.append(action)
+            env.step(action)
+    assert redrawn >= MIN_REDRAWN_SHARE * positions, (
+        f"resample_hidden changed the engine's state at only {redrawn} of {positions} positions"
+    )
+    never_resampled = sorted(varied_by_alternatives - varied_by_resamples)
+    assert not never_resampled, (
+        f"other histories the player cannot tell apart change these (relative seat, piece, what) "
+        f"of the other seats' observations, but resample_hidden never does: {never_resampled}"
+    )
 
 
 def test_render_ansi(env_id):
