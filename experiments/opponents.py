@@ -10,7 +10,6 @@ worker processes and to run there.
 from __future__ import annotations
 
 import contextlib
-import warnings
 from collections import deque
 from typing import Any
 
@@ -41,18 +40,19 @@ def parse_weights(specs: list[str]) -> dict[str, float]:
     return weights
 
 
-def available(name: str, env_id: str, env: Any, where: str) -> bool:
-    """Whether the registry can build agent ``name`` for ``env_id``; warns (naming ``where``) if not."""
+def check_available(name: str, env_id: str, env: Any) -> None:
+    """``ValueError`` naming the agent unless the registry can build ``name`` for ``env_id`` and ``env``."""
     try:
         make_agent(name, env_id, seed=0, env=env)
     except (ValueError, ImportError) as error:
-        warnings.warn(f"agent {name!r} dropped from {where}: {error}", stacklevel=3)
-        return False
-    return True
+        raise ValueError(f"opponents: agent {name!r} cannot play: {error}") from None
 
 
 class OpponentPool:
-    """Draws opponents for one env; agents are built once per (kind, seat) and reused."""
+    """Draws opponents for one env; agents are built once per (kind, seat) and reused.
+
+    A name the registry cannot build for this env is a ``ValueError`` at once (never dropped).
+    """
 
     def __init__(
         self,
@@ -69,12 +69,12 @@ class OpponentPool:
         self.snapshots: deque[MlpPolicy] = deque(maxlen=max_snapshots)
         self.snapshot_deterministic = snapshot_deterministic
         self._agents: dict[tuple[str, int], Agent] = {}
-        self.weights = {k: w for k, w in weights.items() if w > 0 and (k == SELF or self._available(k))}
+        for name in weights:
+            if name != SELF:
+                check_available(name, env_id, env)
+        self.weights = {k: w for k, w in weights.items() if w > 0}
         if not self.weights:
-            raise ValueError(f"opponents: none of {sorted(weights)} is available for {env_id}")
-
-    def _available(self, name: str) -> bool:
-        return available(name, self.env_id, self.env, "the opponent pool")
+            raise ValueError(f"opponents: no weight above 0 in {weights}")
 
     def add_snapshot(self, policy: MlpPolicy) -> None:
         """Add a frozen copy of the learner (the oldest goes once ``max_snapshots`` are held)."""

@@ -9,25 +9,42 @@ are drawn from ``--opponents`` (``self`` = frozen snapshots of the learner, adde
 ``--eval-opponents`` (``experiments.evaluate``). One folder per run (``--out-dir/--run-name``):
 
     config.json           the arguments
-    checkpoints/          step_<n>.zip and latest.zip (MaskablePPO; ``ppo:<path>`` loads them)
+    checkpoints/          step_<n>.npz and latest.npz: the data-only agent (``ppo:<path>`` plays it;
+                          loading runs no code); step_<n>.zip and latest.zip: the SB3 model with its
+                          optimizer state, for ``--resume``
     progress.csv, events.out.tfevents.*   SB3 metrics as CSV and TensorBoard (rollout win share too)
     eval/                 step_<n>.md / .json tables, history.json
-    learning_curve.png    win rate against each evaluation opponent over steps
+    learning_curve.png    win rate against each evaluation opponent over steps, chance dashed
 
-``--resume <run folder>`` continues its latest checkpoint up to ``--total-timesteps`` with the
-saved config (the snapshot pool restarts from the resumed policy; ``--max-wall-s`` and
-``--progress`` come from the new command line). An existing run folder is
+Every file is written atomically (a temporary file, then ``os.replace``): a run killed at any
+moment leaves whole files. Ctrl-C (SIGINT) stops learning at the next step, saves a
+checkpoint, writes the tables and the plot it has, prints the command that resumes, and exits
+with status 130.
+
+``--resume <run folder>`` continues up to ``--total-timesteps`` (default: the saved one; less
+than the run reached is an error) with the saved config: the model is rebuilt from
+``config.json`` and only its parameters and optimizer state are loaded (nothing is unpickled),
+from ``latest.zip`` or, when that is damaged, the newest valid ``step_<n>.zip`` (with a warning).
+``progress.csv`` is appended to. The snapshot pool restarts from the resumed policy;
+``--max-wall-s`` and ``--progress`` come from the new command line. An existing run folder is
 never reused without ``--resume`` or ``--overwrite`` (which deletes its checkpoints, tables and
-TensorBoard events).
+TensorBoard events). Bad values end the command before any work, with one line and exit status 2.
 """
 
 from __future__ import annotations
 
 import ast
 import dataclasses
+import io
 import json
+import os
+import shlex
 import shutil
+import signal
+import sys
 import time
+import warnings
+import zipfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,12 +52,24 @@ from typing import Any
 import numpy as np
 
 import pirate_envs
+from agents.checkpoint import layout_pieces, make_header, save_agent, write_atomic
 from agents.policy_agent import SAMPLE_SUFFIX, policy_from_sb3
-from experiments.cli import parse_args
+from experiments.cli import (
+    check_agents,
+    check_env_id,
+    check_players,
+    default_players,
+    games_epilog,
+    given_flags,
+    parse_args,
+)
 from experiments.evaluate import markdown_table, run_tournament
-from experiments.opponents import SELF, available, parse_weights
+from experiments.opponents import SELF, parse_weights
 from experiments.plots import learning_curve
 from experiments.vec_env import make_vec_env
+
+#: Exit status of a run stopped by Ctrl-C (after it saved).
+INTERRUPTED = 130
 
 
 @dataclass
@@ -48,9 +77,13 @@ class TrainArgs:
     """Train a MaskablePPO agent by self-play against an opponent pool."""
 
     env_id: str = field(default="piraten_kapern_v0", metadata={"help": f"one of {pirate_envs.ENV_IDS}"})
-    num_players: int = field(default=2, metadata={"help": "players per game"})
+    num_players: int | None = field(
+        default=None, metadata={"help": "players per game (None: the game's default, listed below)", "min": 1}
+    )
     env_kwargs: list[str] = field(default_factory=list, metadata={"help": "more env arguments, key=value"})
-    reward_mode: str = field(default="win", metadata={"help": "win (terminal +-1) or score (score changes)"})
+    reward_mode: str = field(
+        default="win", metadata={"help": "win (terminal +-1) or score (score changes)", "choices": ["win", "score"]}
+    )
     truncation_reward: float | None = field(
         default=None,
         metadata={
@@ -58,14 +91,21 @@ class TrainArgs:
             "it ends for the learner with this reward added (-1 in win mode: a loss, so stalling never pays)"
         },
     )
-    total_timesteps: int = field(default=200_000, metadata={"help": "learner steps in all"})
-    num_envs: int = field(
-        default=128, metadata={"help": "environments in all (many per worker amortise each policy call)"}
+    total_timesteps: int = field(
+        default=200_000,
+        metadata={"help": "learner steps in all (with --resume: the saved value unless given)", "min": 1},
     )
-    num_workers: int = field(default=2, metadata={"help": "env worker processes (0: all envs in this process)"})
-    n_steps: int = field(default=32, metadata={"help": "steps per env per rollout (4096 per rollout by default)"})
-    batch_size: int = field(default=1024, metadata={"help": "minibatch size"})
-    n_epochs: int = field(default=4, metadata={"help": "epochs per rollout"})
+    num_envs: int = field(
+        default=128, metadata={"help": "environments in all (many per worker amortise each policy call)", "min": 1}
+    )
+    num_workers: int = field(
+        default=2, metadata={"help": "env worker processes (0: all envs in this process)", "min": 0}
+    )
+    n_steps: int = field(
+        default=32, metadata={"help": "steps per env per rollout (4096 per rollout by default)", "min": 1}
+    )
+    batch_size: int = field(default=1024, metadata={"help": "minibatch size", "min": 1})
+    n_epochs: int = field(default=4, metadata={"help": "epochs per rollout", "min": 1})
     learning_rate: float = field(default=3e-4, metadata={"help": "Adam step size"})
     gamma: float = field(default=0.995, metadata={"help": "discount"})
     gae_lambda: float = field(default=0.95, metadata={"help": "GAE lambda"})
@@ -89,20 +129,27 @@ class TrainArgs:
         default_factory=lambda: ["self:0.5", "heuristic:0.3", "random:0.2"],
         metadata={"help": "opponent pool, name:weight (self = snapshots of the learner)"},
     )
-    snapshot_every: int = field(default=20_000, metadata={"help": "steps between snapshots added to the pool"})
-    max_snapshots: int = field(default=10, metadata={"help": "snapshots kept (the most recent)"})
-    eval_every: int = field(default=50_000, metadata={"help": "steps between evaluations (0: only at the end)"})
-    eval_games: int = field(default=100, metadata={"help": "games per evaluation opponent"})
-    eval_opponents: list[str] = field(default_factory=lambda: ["heuristic", "random"], metadata={"help": "agent names"})
+    snapshot_every: int = field(
+        default=20_000, metadata={"help": "steps between snapshots added to the pool", "min": 1}
+    )
+    max_snapshots: int = field(default=10, metadata={"help": "snapshots kept (the most recent)", "min": 1})
+    eval_every: int = field(
+        default=50_000, metadata={"help": "steps between evaluations (0: only at the end)", "min": 0}
+    )
+    eval_games: int = field(default=100, metadata={"help": "games per evaluation opponent", "min": 1})
+    eval_opponents: list[str] = field(
+        default_factory=lambda: ["heuristic", "random"], metadata={"help": "agent names (listed below)"}
+    )
     eval_sample: bool = field(
         default=False, metadata={"help": "evaluate the sampled policy (ppo:<checkpoint>#sample), not its argmax"}
     )
-    checkpoint_every: int = field(default=50_000, metadata={"help": "steps between checkpoints"})
+    checkpoint_every: int = field(default=50_000, metadata={"help": "steps between checkpoints", "min": 1})
     max_wall_s: float = field(
-        default=0.0, metadata={"help": "stop learning after this many seconds, then save and evaluate (0: no limit)"}
+        default=0.0,
+        metadata={"help": "stop learning after this many seconds, then save and evaluate (0: no limit)", "min": 0},
     )
-    seed: int = field(default=1, metadata={"help": "seed of everything"})
-    torch_threads: int = field(default=1, metadata={"help": "torch intra-op threads"})
+    seed: int = field(default=1, metadata={"help": "seed of everything", "min": 0})
+    torch_threads: int = field(default=1, metadata={"help": "torch intra-op threads", "min": 1})
     device: str = field(default="cpu", metadata={"help": "torch device of the learner (cpu, cuda, auto)"})
     out_dir: str = field(default="runs", metadata={"help": "parent folder of the run folder"})
     run_name: str | None = field(default=None, metadata={"help": "run folder name (default: env id, seed, time)"})
@@ -127,7 +174,8 @@ def parse_env_kwargs(items: list[str]) -> dict[str, Any]:
 
 def env_config(args: TrainArgs) -> dict[str, Any]:
     """The env arguments of a run (player count and extra kwargs; not the reward mode)."""
-    return {"num_players": args.num_players, **parse_env_kwargs(args.env_kwargs)}
+    players = args.num_players if args.num_players is not None else default_players(args.env_id)
+    return {"num_players": players, **parse_env_kwargs(args.env_kwargs)}
 
 
 def policy_spec(args: TrainArgs) -> tuple[Any, dict[str, Any]]:
@@ -141,6 +189,22 @@ def policy_spec(args: TrainArgs) -> tuple[Any, dict[str, Any]]:
     return FeatureHeadPolicy, {**kwargs, "action_features": features.matrix}
 
 
+def command_line(args: TrainArgs) -> str:
+    """The ``python -m experiments.train`` command of ``args`` (the flags that differ from the defaults)."""
+    words = ["python", "-m", "experiments.train"]
+    for f in dataclasses.fields(TrainArgs):
+        value = getattr(args, f.name)
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+        if value == default or f.name in ("resume", "overwrite", "progress"):
+            continue
+        flag = "--" + f.name.replace("_", "-")
+        if isinstance(value, bool):
+            words.append(flag if value else "--no-" + f.name.replace("_", "-"))
+        else:
+            words += [flag, *(str(v) for v in (value if isinstance(value, list) else [value]))]
+    return shlex.join(words)
+
+
 def seed_everything(seed: int, torch_threads: int) -> None:
     """The one seeding block: Python, numpy and torch (envs are seeded ``seed + i`` by the VecEnv)."""
     import torch
@@ -150,32 +214,63 @@ def seed_everything(seed: int, torch_threads: int) -> None:
     set_random_seed(seed)
 
 
-def evaluate_checkpoint(args: TrainArgs, checkpoint: Path, timesteps: int, run_dir: Path) -> list[dict[str, Any]]:
-    """Tournaments of the checkpoint against each evaluation opponent; rows of the history."""
+def write_json(path: Path, value: Any) -> None:
+    """``value`` as indented JSON, written atomically."""
+    write_atomic(path, json.dumps(value, indent=2))
+
+
+def evaluate_checkpoint(args: TrainArgs, agent_file: Path, timesteps: int, run_dir: Path) -> list[dict[str, Any]]:
+    """Tournaments of the agent file against each evaluation opponent; rows of the history."""
     env_kwargs = parse_env_kwargs(args.env_kwargs)
-    env = pirate_envs.make(args.env_id, raw=True, **env_config(args))
-    opponents = [name for name in args.eval_opponents if available(name, args.env_id, env, "the evaluation")]
-    learner = f"ppo:{checkpoint}" + (SAMPLE_SUFFIX if args.eval_sample else "")
+    learner = f"ppo:{agent_file}" + (SAMPLE_SUFFIX if args.eval_sample else "")
+    players = env_config(args)["num_players"]
     rows, tables = [], []
-    for opponent in opponents:
-        lineup = [learner] + [opponent] * (args.num_players - 1)
+    for opponent in args.eval_opponents:
+        lineup = [learner] + [opponent] * (players - 1)
         results, _ = run_tournament(args.env_id, lineup, args.eval_games, seed=10_000 + args.seed, **env_kwargs)
         for r in results:
             r.agent = "learner" if r.agent == learner else r.agent
         mine = results[0]
         rows.append({"timesteps": timesteps, "opponent": opponent, **asdict(mine)})
         tables.append(f"### vs {opponent}\n\n{markdown_table(results)}")
-    eval_dir = run_dir / "eval"
-    eval_dir.mkdir(exist_ok=True)
     policy = "sampled policy" if args.eval_sample else "argmax policy"
     games = f"{args.eval_games} games per opponent, seats rotated"
     header = f"{args.env_id}, {policy} after {timesteps} learner steps: {games}"
-    (eval_dir / f"step_{timesteps}.md").write_text(header + "\n\n" + "\n\n".join(tables) + "\n")
-    (eval_dir / f"step_{timesteps}.json").write_text(json.dumps(rows, indent=2))
+    write_atomic(run_dir / "eval" / f"step_{timesteps}.md", header + "\n\n" + "\n\n".join(tables) + "\n")
+    write_json(run_dir / "eval" / f"step_{timesteps}.json", rows)
     return rows
 
 
-def build_callback(args: TrainArgs, run_dir: Path) -> Any:
+def write_history(args: TrainArgs, run_dir: Path, history: list[dict[str, Any]]) -> None:
+    """``eval/history.json`` and ``learning_curve.png`` from the evaluations so far."""
+    write_json(run_dir / "eval" / "history.json", history)
+    if history:
+        chance = 1 / env_config(args)["num_players"]
+        learning_curve(history, run_dir / "learning_curve.png", f"{args.env_id}: learner vs baselines", chance)
+
+
+class Interrupt:
+    """Turns the first Ctrl-C (SIGINT) into a request to stop at the next step; a second one aborts."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._previous: Any = None
+
+    def __enter__(self) -> Interrupt:
+        self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        signal.signal(signal.SIGINT, self._previous)
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        print("\nCtrl-C: stopping at the next step to save (press it again to abort)", file=sys.stderr, flush=True)
+
+
+def build_callback(args: TrainArgs, run_dir: Path, interrupt: Interrupt) -> Any:
     """The callback that adds snapshots, saves checkpoints, evaluates and logs win shares."""
     from stable_baselines3.common.callbacks import BaseCallback
 
@@ -215,7 +310,8 @@ def build_callback(args: TrainArgs, run_dir: Path) -> Any:
             if now >= self.next_eval:
                 self.evaluate()
                 self.next_eval += args.eval_every
-            return time.perf_counter() < self.deadline  # False ends model.learn early
+            # False ends model.learn early
+            return time.perf_counter() < self.deadline and not interrupt.requested
 
         def _on_rollout_end(self) -> None:
             episodes = self.model.ep_info_buffer
@@ -225,40 +321,155 @@ def build_callback(args: TrainArgs, run_dir: Path) -> Any:
 
         def evaluate(self) -> None:
             now = self.num_timesteps
-            checkpoint = save_checkpoint(self.model, run_dir, args, now)
-            rows = evaluate_checkpoint(args, checkpoint, now, run_dir)
+            agent_file = save_checkpoint(self.model, run_dir, args, now, self.history)
+            rows = evaluate_checkpoint(args, agent_file, now, run_dir)
             for row in rows:
                 self.logger.record(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"])
                 self.logger.record(f"eval/mean_score_vs_{row['opponent']}", row["mean_score"])
             self.history = [h for h in self.history if h["timesteps"] != now] + rows
-            (run_dir / "eval" / "history.json").write_text(json.dumps(self.history, indent=2))
-            learning_curve(self.history, run_dir / "learning_curve.png", f"{args.env_id}: learner vs baselines")
+            write_history(args, run_dir, self.history)
 
     return SelfPlayCallback()
 
 
-def save_checkpoint(model: Any, run_dir: Path, args: TrainArgs, timesteps: int) -> Path:
-    """Save ``checkpoints/step_<n>.zip`` and ``latest.zip``; return the step file."""
+def agent_header(args: TrainArgs, policy: Any, timesteps: int, history: list[dict[str, Any]]) -> dict[str, Any]:
+    """The data-only header of the learner after ``timesteps`` steps (figures: its latest evaluation)."""
+    env = pirate_envs.make(args.env_id, raw=True, **env_config(args))
+    numpy_policy = policy_from_sb3(policy)
+    head: dict[str, Any] = {"kind": "flat"}
+    if hasattr(policy.action_net, "effective_linear"):
+        head = {"kind": "features", "num_features": int(env.action_features.matrix.shape[1])}
+    latest = max((row["timesteps"] for row in history), default=None)
+    figures = {
+        f"vs {row['opponent']} at {row['timesteps']} steps ({args.eval_games} games)": (
+            f"win rate {row['win_rate']:.3f} [{row['win_low']:.3f}, {row['win_high']:.3f}], "
+            f"mean score {row['mean_score']:.1f}"
+        )
+        for row in history
+        if row["timesteps"] == latest
+    }
+    return make_header(
+        args.env_id,
+        env_config(args),
+        layout_pieces(env.observation_layout),
+        env.num_actions,
+        numpy_policy,
+        action_head=head,
+        player_counts=[len(env.possible_agents)],
+        reward_mode=args.reward_mode,
+        training={"command": command_line(args), "timesteps": int(timesteps), "figures": figures},
+    )
+
+
+def save_checkpoint(
+    model: Any, run_dir: Path, args: TrainArgs, timesteps: int, history: list[dict[str, Any]] | None = None
+) -> Path:
+    """Save ``step_<n>`` and ``latest`` as SB3 ``.zip`` and data-only ``.npz``; return the step's ``.npz``.
+
+    Each file is written atomically; ``latest`` is a copy of the step's bytes.
+    """
     folder = run_dir / "checkpoints"
-    folder.mkdir(parents=True, exist_ok=True)
     model.pirate_envs_meta = {"env_id": args.env_id, "env_kwargs": env_config(args), "reward_mode": args.reward_mode}
-    path = folder / f"step_{timesteps}.zip"
-    model.save(path)
-    model.save(folder / "latest.zip")
-    return path
+    buffer = io.BytesIO()
+    model.save(buffer)
+    write_atomic(folder / f"step_{timesteps}.zip", buffer.getvalue())
+    write_atomic(folder / "latest.zip", buffer.getvalue())
+    header = agent_header(args, model.policy, timesteps, history or [])
+    agent_file = save_agent(folder / f"step_{timesteps}.npz", policy_from_sb3(model.policy), header)
+    write_atomic(folder / "latest.npz", agent_file.read_bytes())
+    return agent_file
 
 
-def prepare_run(args: TrainArgs) -> tuple[TrainArgs, Path]:
-    """The run folder and the arguments in force (the saved ones when resuming)."""
+def read_checkpoint(path: Path) -> tuple[int, dict[str, Any], int]:
+    """The learner steps, the parameters (policy and optimizer state) and the update count of an SB3 zip.
+
+    Only plain JSON fields of ``data`` are read, and the tensors with ``weights_only=True``
+    (``load_from_zip_file(load_data=False)``): nothing is unpickled. Raises ``ValueError``
+    when the file is damaged.
+    """
+    from stable_baselines3.common.save_util import load_from_zip_file
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            data = json.loads(archive.read("data"))
+            if archive.testzip() is not None:
+                raise ValueError("a member fails its CRC check")
+        _, params, _ = load_from_zip_file(path, load_data=False, device="cpu", print_system_info=False)
+    except Exception as error:  # a damaged file fails in many ways; each means "not usable"
+        raise ValueError(f"{path}: not a usable checkpoint ({type(error).__name__}: {error})") from error
+    steps, updates = data.get("num_timesteps"), data.get("_n_updates", 0)
+    if not isinstance(steps, int) or "policy" not in params or "policy.optimizer" not in params:
+        raise ValueError(f"{path}: not a usable checkpoint (no step count, parameters or optimizer state)")
+    return steps, params, updates if isinstance(updates, int) else 0
+
+
+def newest_checkpoint(run_dir: Path) -> tuple[Path, int, dict[str, Any], int]:
+    """The newest usable checkpoint of a run: ``latest.zip``, else the newest valid ``step_<n>.zip``.
+
+    Warns when ``latest.zip`` is damaged and an older one is used; ``ValueError`` when none is usable.
+    """
+    folder = run_dir / "checkpoints"
+    steps = sorted(folder.glob("step_*.zip"), key=lambda p: int(p.stem.split("_")[1]) if p.stem[5:].isdigit() else -1)
+    candidates = [folder / "latest.zip", *reversed(steps)]
+    problems = []
+    for path in candidates:
+        if not path.is_file():
+            continue
+        try:
+            found = read_checkpoint(path)
+        except ValueError as error:
+            problems.append(str(error))
+            continue
+        if problems:
+            warnings.warn(f"resuming from {path}: " + "; ".join(problems), stacklevel=2)
+        return (path, *found)
+    detail = f" ({'; '.join(problems)})" if problems else ""
+    raise ValueError(f"--resume {run_dir}: no usable checkpoint in {folder}{detail}")
+
+
+def check_args(args: TrainArgs, given: set[str] | None = None) -> None:
+    """``ValueError`` (one line) for arguments that cannot make a run; runs before any work."""
     if args.resume:
         run_dir = Path(args.resume)
-        saved = json.loads((run_dir / "config.json").read_text())
-        names = {f.name for f in dataclasses.fields(TrainArgs)}
-        resumed = TrainArgs(**{k: v for k, v in saved.items() if k in names})
-        resumed.total_timesteps = max(args.total_timesteps, resumed.total_timesteps)
-        # per-invocation settings come from this command line, not from the saved config
-        resumed.resume, resumed.progress, resumed.max_wall_s = args.resume, args.progress, args.max_wall_s
-        return resumed, run_dir
+        if not (run_dir / "config.json").is_file():
+            raise ValueError(f"--resume {run_dir}: not a run folder (no config.json)")
+        _, reached, _, _ = newest_checkpoint(run_dir)
+        saved = resumed_args(args, given or set())
+        if saved.total_timesteps < reached:
+            raise ValueError(
+                f"--total-timesteps {saved.total_timesteps}: the run already reached {reached} learner steps"
+            )
+        return
+    check_env_id(args.env_id)
+    try:
+        players = env_config(args)["num_players"]
+    except ValueError as error:
+        raise ValueError(f"--env-kwargs {' '.join(args.env_kwargs)}: {error}") from None
+    check_players(args.env_id, players)
+    try:
+        pirate_envs.make(args.env_id, raw=True, **env_config(args))
+    except (ValueError, TypeError) as error:
+        raise ValueError(f"--env-kwargs {' '.join(args.env_kwargs)}: {error}") from None
+    weights = parse_weights(args.opponents)
+    check_agents([name for name in weights if name != SELF], args.env_id, players, "--opponents", env_config(args))
+    check_agents(args.eval_opponents, args.env_id, players, "--eval-opponents", env_config(args))
+
+
+def resumed_args(args: TrainArgs, given: set[str]) -> TrainArgs:
+    """The saved arguments of ``args.resume``, with this command line's per-invocation settings."""
+    saved = json.loads((Path(args.resume) / "config.json").read_text())
+    names = {f.name for f in dataclasses.fields(TrainArgs)}
+    resumed = TrainArgs(**{k: v for k, v in saved.items() if k in names})
+    if "total_timesteps" in given:
+        resumed.total_timesteps = args.total_timesteps
+    resumed.resume, resumed.progress, resumed.max_wall_s = args.resume, args.progress, args.max_wall_s
+    return resumed
+
+
+def prepare_run(args: TrainArgs, given: set[str]) -> tuple[TrainArgs, Path]:
+    """The run folder and the arguments in force (the saved ones when resuming)."""
+    if args.resume:
+        return resumed_args(args, given), Path(args.resume)
     name = args.run_name or f"{args.env_id}__s{args.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
     run_dir = Path(args.out_dir) / name
     if (run_dir / "config.json").exists():
@@ -269,16 +480,75 @@ def prepare_run(args: TrainArgs) -> tuple[TrainArgs, Path]:
         for events in run_dir.glob("events.out.tfevents.*"):
             events.unlink()
     run_dir.mkdir(parents=True, exist_ok=True)
+    args = dataclasses.replace(args, num_players=env_config(args)["num_players"])
     return args, run_dir
 
 
-def train(args: TrainArgs) -> Path:
-    """Run (or resume) one training run; return its folder."""
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.logger import configure
+def make_logger(run_dir: Path, append: bool) -> Any:
+    """SB3's CSV and TensorBoard logger; ``append`` keeps the rows ``progress.csv`` has."""
+    from stable_baselines3.common.logger import CSVOutputFormat, Logger, TensorBoardOutputFormat
 
-    args, run_dir = prepare_run(args)
-    (run_dir / "config.json").write_text(json.dumps(asdict(args), indent=2))
+    class AppendingCSV(CSVOutputFormat):
+        """SB3's CSV writer that continues an existing file (its header gives the columns)."""
+
+        def __init__(self, filename: Path):
+            self.file = open(filename, "r+")  # noqa: SIM115 - SB3 closes it
+            self.keys = self.file.readline().rstrip("\n").split(",")
+            self.separator, self.quotechar = ",", '"'
+            self.file.seek(0, os.SEEK_END)
+            if self.file.tell() and not _ends_with_newline(filename):
+                self.file.write("\n")  # a row cut short by a crash
+
+    csv_file = run_dir / "progress.csv"
+    keep = append and csv_file.is_file() and csv_file.stat().st_size > 0
+    csv = AppendingCSV(csv_file) if keep else CSVOutputFormat(str(csv_file))
+    return Logger(str(run_dir), [csv, TensorBoardOutputFormat(str(run_dir))])
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with open(path, "rb") as file:
+        file.seek(-1, os.SEEK_END)
+        return file.read(1) == b"\n"
+
+
+def build_model(args: TrainArgs, vec_env: Any) -> Any:
+    """A new MaskablePPO of ``args``; when resuming, with the parameters and optimizer state of the
+    newest usable checkpoint (nothing unpickled) and its step count."""
+    from sb3_contrib import MaskablePPO
+
+    policy, policy_kwargs = policy_spec(args)
+    model = MaskablePPO(
+        policy,
+        vec_env,
+        n_steps=args.n_steps,
+        batch_size=args.batch_size,
+        n_epochs=args.n_epochs,
+        learning_rate=args.learning_rate,
+        gamma=args.gamma,
+        gae_lambda=args.gae_lambda,
+        clip_range=args.clip_range,
+        ent_coef=args.ent_coef,
+        policy_kwargs=policy_kwargs,
+        seed=args.seed,
+        device=args.device,
+    )
+    if args.resume:
+        path, steps, params, updates = newest_checkpoint(Path(args.resume))
+        model.set_parameters(params, exact_match=True, device=args.device)
+        model.num_timesteps, model._n_updates = steps, updates
+        print(f"resuming {args.resume} from {path.name} at {steps} learner steps")
+    return model
+
+
+def train(args: TrainArgs, given: set[str] | None = None) -> Path:
+    """Run (or resume) one training run; return its folder.
+
+    ``given``: the fields set on the command line (a resume keeps the saved ``total_timesteps``
+    unless it is given). Raises :class:`KeyboardInterrupt` after saving when Ctrl-C stopped it.
+    """
+    check_args(args, given)
+    args, run_dir = prepare_run(args, given or set())
+    write_json(run_dir / "config.json", asdict(args))
     seed_everything(args.seed, args.torch_threads)
     vec_env = make_vec_env(
         args.env_id,
@@ -291,53 +561,49 @@ def train(args: TrainArgs) -> Path:
         env_kwargs=env_config(args),
         truncation_reward=args.truncation_reward,
     )
-    latest = run_dir / "checkpoints" / "latest.zip"
-    if args.resume and latest.exists():
-        model = MaskablePPO.load(latest, env=vec_env, device=args.device)
-    else:
-        policy, policy_kwargs = policy_spec(args)
-        model = MaskablePPO(
-            policy,
-            vec_env,
-            n_steps=args.n_steps,
-            batch_size=args.batch_size,
-            n_epochs=args.n_epochs,
-            learning_rate=args.learning_rate,
-            gamma=args.gamma,
-            gae_lambda=args.gae_lambda,
-            clip_range=args.clip_range,
-            ent_coef=args.ent_coef,
-            policy_kwargs=policy_kwargs,
-            seed=args.seed,
-            device=args.device,
-        )
-    model.set_logger(configure(str(run_dir), ["csv", "tensorboard"]))
-    callback = build_callback(args, run_dir)
+    model = build_model(args, vec_env)
+    model.set_logger(make_logger(run_dir, append=bool(args.resume)))
     remaining = args.total_timesteps - model.num_timesteps
     if remaining <= 0:
         vec_env.close()
         print(f"{run_dir} already has {model.num_timesteps} learner steps (--total-timesteps {args.total_timesteps})")
         return run_dir
-    start, start_steps = time.perf_counter(), model.num_timesteps
-    model.learn(remaining, callback=callback, progress_bar=args.progress, reset_num_timesteps=not args.resume)
-    elapsed = time.perf_counter() - start
-    save_checkpoint(model, run_dir, args, model.num_timesteps)
-    if not any(row["timesteps"] == model.num_timesteps for row in callback.history):
-        callback.evaluate()
+    with Interrupt() as interrupt:
+        callback = build_callback(args, run_dir, interrupt)
+        start, start_steps = time.perf_counter(), model.num_timesteps
+        model.learn(remaining, callback=callback, progress_bar=args.progress, reset_num_timesteps=not args.resume)
+        elapsed = time.perf_counter() - start
+        save_checkpoint(model, run_dir, args, model.num_timesteps, callback.history)
+        done = any(row["timesteps"] == model.num_timesteps for row in callback.history)
+        if not interrupt.requested and not done:
+            callback.evaluate()
     vec_env.close()
     summary = {
         "timesteps": model.num_timesteps,
         "learn_wall_s": round(elapsed, 1),  # evaluations during training included
         "steps_per_s": round((model.num_timesteps - start_steps) / max(elapsed, 1e-9)),
+        "interrupted": interrupt.requested,
     }
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    write_json(run_dir / "summary.json", summary)
     print(f"run folder: {run_dir}\n{json.dumps(summary)}")
+    if interrupt.requested:
+        write_history(args, run_dir, callback.history)
+        print(
+            f"interrupted at {model.num_timesteps} learner steps; saved {run_dir / 'checkpoints'} and the tables "
+            f"so far. Resume with: python -m experiments.train --resume {shlex.quote(str(run_dir))}"
+        )
+        raise KeyboardInterrupt
     print((run_dir / "eval" / f"step_{model.num_timesteps}.md").read_text())
     return run_dir
 
 
 def main(argv: list[str] | None = None) -> Path:
-    return train(parse_args(TrainArgs, argv))
+    given = given_flags(TrainArgs, argv)
+    args = parse_args(TrainArgs, argv, epilog=games_epilog(), check=lambda a: check_args(a, given))
+    try:
+        return train(args, given)
+    except KeyboardInterrupt:
+        raise SystemExit(INTERRUPTED) from None
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing as mp
+import signal
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -40,7 +41,12 @@ def _step_one(env: SelfPlayEnv, action: int) -> tuple[np.ndarray, float, bool, d
 
 
 def _worker(remote: Any, parent_remote: Any, env_fns: CloudpickleWrapper) -> None:
-    """A worker's loop: it owns a batch of envs and answers one message per command."""
+    """A worker's loop: it owns a batch of envs and answers one message per command.
+
+    It ignores Ctrl-C (the terminal sends it to the whole process group): the main process
+    decides when to stop, saves, and then closes the workers.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     parent_remote.close()
     envs = [fn() for fn in env_fns.var]
     while True:

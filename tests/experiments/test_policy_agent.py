@@ -114,10 +114,8 @@ def test_opponent_pool_weights_and_snapshots():
     assert list(pool.snapshots) == policies[1:]
     names = [pool.draw(1, rng).name for _ in range(400)]
     assert 0.65 < names.count(SELF) / 400 < 0.85
-    with pytest.warns(UserWarning, match="dropped from the opponent pool"):
+    with pytest.raises(ValueError, match="agent 'no_such_agent' cannot play"):  # never dropped silently
         OpponentPool("piraten_kapern_v0", env, {"random": 1.0, "no_such_agent": 1.0})
-    with pytest.raises(ValueError, match="none of"):
-        OpponentPool("piraten_kapern_v0", env, {"no_such_agent": 1.0})
 
 
 def test_ratings_rank_winners_first():
