@@ -80,13 +80,17 @@ Observation
 ``{"observation": float32 vector, "action_mask": int8 vector}``. Per-seat pieces are
 seat-relative (row 0 is the observer, then the others in play order). Displayed loot kinds
 are, per colour (green, red, yellow): fronts +5, +6, +8, +10, then backs shark, -3, -4, -5.
+Nobody sees a bid before the reveal, so ``pass_available`` and ``hand_sizes`` count this
+round's unrevealed bids as still in hand: while bidding they show the round's start, from the
+reveal on the current values. In ``own_status`` the Pass flag of the unrevealed bid is cleared
+at the reveal; the committed flag stays set until the next round's bidding starts.
 Layout for 4 players (``env.unwrapped.observation_layout.table()`` for another count):
 
 | index | name | shape | meaning |
 |---|---|---|---|
 | 0-23 | hand | (24,) | own poker cards in hand per kind (green 1..8, red 1..8, yellow 1..8), x0.5 |
 | 24-47 | bid | (24,) | own bid being built this round (unrevealed), per kind, x0.5 |
-| 48-50 | own_status | (3,) | own Pass still available, own bid committed, own Pass played this round |
+| 48-50 | own_status | (3,) | own Pass available, own bid committed this round, own Pass in the unrevealed bid |
 | 51-54 | phase | (4,) | one-hot: bid, pick loot, give a negative card, choose recipient (zeros: over) |
 | 55-57 | round | (3,) | one-hot: overboard, below deck, loot |
 | 58-61 | chooser | (4,) | one-hot relative seat of the round winner deciding now |
@@ -99,8 +103,8 @@ Layout for 4 players (``env.unwrapped.observation_layout.table()`` for another c
 | 120-131 | stack_contents | (3, 4) | per colour: cards of each front left in the stack, x0.5 |
 | 132 | draw_size | (1,) | poker cards in the draw pile / 84 |
 | 133-136 | scores | (4,) | per seat: final score of the displayed loot so far / 40 |
-| 137-140 | pass_available | (4,) | per seat: Pass card available at the start of the round |
-| 141-144 | hand_sizes | (4,) | per seat: cards in hand at the start of the round / 6 |
+| 137-140 | pass_available | (4,) | per seat: Pass available or in the unrevealed bid |
+| 141-144 | hand_sizes | (4,) | per seat: cards in hand and in the unrevealed bid / 6 |
 | 145-148 | last_passed | (4,) | per seat: played the Pass in the last revealed round |
 | 149 | games_played | (1,) | games started so far / max_games |
 | 150-173 | discard | (24,) | poker cards face up next to the draw pile, per kind, x0.25 |

@@ -35,7 +35,7 @@ def build_layout(config: Config) -> ObservationLayout:
             # private
             ("hand", (k,), "own poker cards in hand per kind (green 1..8, red 1..8, yellow 1..8), x0.5"),
             ("bid", (k,), "own bid being built this round (unrevealed), per kind, x0.5"),
-            ("own_status", (3,), "own Pass still available, own bid committed, own Pass played this round"),
+            ("own_status", (3,), "own Pass available, own bid committed this round, own Pass in the unrevealed bid"),
             # public one-hots
             ("phase", (NUM_PHASES,), "one-hot: bid, pick loot, give a negative card, choose recipient (zeros: over)"),
             ("round", (ROUNDS_PER_GAME,), "one-hot: overboard, below deck, loot"),
@@ -50,8 +50,8 @@ def build_layout(config: Config) -> ObservationLayout:
             ("stack_contents", (NUM_COLOURS, NUM_FRONTS), "per colour: cards of each front left in the stack, x0.5"),
             ("draw_size", (1,), "poker cards in the draw pile / 84"),
             ("scores", (n,), "per seat: final score of the displayed loot so far / 40"),
-            ("pass_available", (n,), "per seat: Pass card available at the start of the round"),
-            ("hand_sizes", (n,), "per seat: cards in hand at the start of the round / 6"),
+            ("pass_available", (n,), "per seat: Pass available or in the unrevealed bid"),
+            ("hand_sizes", (n,), "per seat: cards in hand and in the unrevealed bid / 6"),
             ("last_passed", (n,), "per seat: played the Pass in the last revealed round"),
             ("games_played", (1,), "games started so far / max_games"),
             # public counts

@@ -29,8 +29,10 @@ class TableView(NamedTuple):
     ``face_up[c]`` / ``stack_tops[c]``: the front value *index* (into ``FRONT_VALUES``) of
     colour ``c``'s face-up loot card / of its stack's top card (whose back is face up, and the
     back fixes the front), ``-1`` when there is none. What each stack holds is public (the
-    distribution minus every card seen), its order below the top card is not. Hand sizes and Pass cards are those at
-    the start of the current round: nobody sees a bid of this round before all have bid.
+    distribution minus every card seen), its order below the top card is not.
+    ``hand_sizes`` and ``pass_available`` count this round's unrevealed bids as still in hand
+    (nobody sees a bid before all have bid): while bidding they are the values at the round's
+    start, after the reveal the current ones.
     ``phase`` is a :class:`~pirate_envs.piratenpoker.engine.Phase` value; ``chooser`` the seat
     of the round winner deciding now (-1 while bidding); ``pending`` the displayed loot kind
     he is giving in the recipient phase (-1 otherwise).
@@ -51,8 +53,8 @@ class TableView(NamedTuple):
     discard: np.ndarray  # (24,) poker kinds face up next to the draw pile
     displayed: np.ndarray  # (n, 24) displayed loot kinds per seat
     scores: tuple[float, ...]  # (n,) final_score of each seat's displayed loot
-    pass_available: tuple[bool, ...]  # (n,) at the start of the round
-    hand_sizes: tuple[int, ...]  # (n,) cards in hand at the start of the round
+    pass_available: tuple[bool, ...]  # (n,) Pass available or in the unrevealed bid
+    hand_sizes: tuple[int, ...]  # (n,) cards in hand and in the unrevealed bid
     last_bids: np.ndarray  # (n, 24) the last revealed bids (poker kinds)
     last_passed: tuple[bool, ...]  # (n,) played the Pass in the last revealed round
     last_winner: int  # seat, -1: nobody (all tied) or no round revealed yet
@@ -67,9 +69,9 @@ class View(NamedTuple):
 
     seat: int
     cards: np.ndarray  # (2, 24) poker kinds: row 0 the hand, row 1 his own bid of this round
-    pass_available: bool
-    committed: bool  # own bid (or Pass) for this round is final
-    passed: bool  # own Pass played this round
+    pass_available: bool  # own Pass not played in this game (a Pass in the unrevealed bid is played)
+    committed: bool  # own bid (or Pass) for this round is final (until the next round's bidding)
+    passed: bool  # own Pass in this round's unrevealed bid (cleared at the reveal)
     on_turn: bool
     table: TableView
 

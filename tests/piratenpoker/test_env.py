@@ -125,3 +125,30 @@ def test_final_observation_has_no_phase_and_a_clean_round():
     pieces = env.observation_layout.unpack(env.observe("player_0")["observation"])
     assert pieces["phase"].tolist() == [0, 0, 0, 0]
     assert pieces["round"].tolist() == [0, 0, 1]
+
+
+def test_pass_and_hand_counts_are_documented_as_the_vector_shows_them():
+    """While bidding the counts hide this round's bids; from the reveal on they are the current values."""
+    env = raw_env(num_players=4)
+    layout = env.observation_layout
+    descriptions = {p.name: p.description for p in layout.pieces}
+    for name in ("own_status", "pass_available", "hand_sizes"):
+        assert "unrevealed bid" in descriptions[name] and "start of the round" not in descriptions[name]
+    rng = np.random.default_rng(3)
+    after_reveal = 0
+    env.reset(seed=3)
+    while not env.game.done:
+        game = env.game
+        for seat, agent in enumerate(env.possible_agents):
+            pieces = layout.unpack(env.observe(agent)["observation"])
+            others = [(seat + r) % 4 for r in range(4)]
+            in_hand = [game.hand_size[s] + len(game.bid_names[s]) for s in others]
+            np.testing.assert_allclose(pieces["hand_sizes"] * 6, in_hand, atol=1e-5)
+            assert pieces["pass_available"].tolist() == [game.pass_available[s] or game.passed[s] for s in others]
+            assert pieces["own_status"].tolist() == [game.pass_available[seat], game.committed[seat], game.passed[seat]]
+        if game.phase != game.phase.BID:  # after a reveal: nothing hidden, the values are current
+            assert not any(game.passed) and not any(game.bid_names)
+            after_reveal += 1
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+    assert after_reveal > 10
