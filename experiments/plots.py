@@ -6,6 +6,7 @@ Agent names are drawn as short labels (:func:`short_labels`: a checkpoint path b
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from pathlib import Path, PurePath
 from typing import Any
@@ -14,6 +15,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+
+from agents.checkpoint import write_atomic
 
 #: The longest label drawn under a bar.
 MAX_LABEL = 22
@@ -34,6 +37,14 @@ def short_labels(names: Sequence[str]) -> list[str]:
         labels.append(name if len(name) <= MAX_LABEL else name[: MAX_LABEL - 1] + "…")
     counts = {label: labels.count(label) for label in labels}
     return [f"{label} ({i + 1})" if counts[label] > 1 else label for i, label in enumerate(labels)]
+
+
+def _save(fig: Any, path: str | Path) -> None:
+    """Save ``fig`` as a PNG atomically (a reader never sees half an image) and close it."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, dpi=110, format="png")
+    write_atomic(path, buffer.getvalue())
+    plt.close(fig)
 
 
 def _chance_line(ax: Any, chance: float | None) -> None:
@@ -64,8 +75,7 @@ def learning_curve(
     ax.legend()
     ax.set_title(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _save(fig, path)
 
 
 def tournament_chart(
@@ -97,5 +107,4 @@ def tournament_chart(
         ax.tick_params(axis="x", rotation=20)
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _save(fig, path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import numpy as np
@@ -26,7 +27,7 @@ KAPERN = "piraten_kapern_v0"
 
 def random_policy(sizes: list[int], seed: int = 0) -> MlpPolicy:
     rng = np.random.default_rng(seed)
-    weights = [rng.normal(size=(a, b)).astype(np.float32) for a, b in zip(sizes, sizes[1:])]
+    weights = [rng.normal(size=(a, b)).astype(np.float32) for a, b in itertools.pairwise(sizes)]
     return MlpPolicy(weights, [rng.normal(size=b).astype(np.float32) for b in sizes[1:]], "Tanh")
 
 
@@ -85,7 +86,7 @@ def test_every_header_field_is_checked_on_load(tmp_path, change, message):
 
 
 def test_array_shapes_types_and_pickles_are_refused(tmp_path):
-    path, policy, _, _ = kapern_agent(tmp_path)
+    path, *_ = kapern_agent(tmp_path)
     rewrite(path, w1=np.zeros((8, 5), np.float32))
     with pytest.raises(CheckpointError, match="layer 1 has shapes"):
         load_agent(path)
@@ -151,5 +152,29 @@ def test_a_shipped_name_is_not_shadowed_by_a_file_in_the_working_folder(tmp_path
     agent = make_agent(f"ppo:{KAPERN}", KAPERN)
     assert agent.policy.num_actions == pirate_envs.make(KAPERN, raw=True).num_actions
     (tmp_path / "my_agent").write_bytes(b"whatever")
-    with pytest.raises(ValueError, match="must contain a '/' or end in .npz or .zip"):
+    with pytest.raises(ValueError, match=r"must contain a '/' or end in \.npz or \.zip"):
         make_agent("ppo:my_agent", KAPERN)
+
+
+@pytest.mark.slow
+def test_the_wheel_carries_the_shipped_agents(tmp_path):
+    """A normal install has the shipped agents: build the wheel from a copy of the sources and list it."""
+    import shutil
+    import subprocess
+    import sys
+    import zipfile
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    source = tmp_path / "src"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(root / name, source / name)
+    for package in ("pirate_envs", "agents", "experiments"):
+        shutil.copytree(root / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
+    command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp_path), "."]
+    result = subprocess.run(command, cwd=source, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (wheel,) = tmp_path.glob("pirate_envs-*.whl")
+    shipped = sorted(n for n in zipfile.ZipFile(wheel).namelist() if n.startswith("agents/pretrained/"))
+    assert shipped == [f"agents/pretrained/{name}.npz" for name in shipped_checkpoints()]
