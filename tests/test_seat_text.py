@@ -169,3 +169,68 @@ def test_skull_king_moves_by_name():
     assert parse("play scary_mary:escape", view, legal) == CARD_OFFSET + token_index("scary_mary:escape")
     with pytest.raises(ValueError, match="type a card: red-5 scary_mary:pirate scary_mary:escape"):
         parse("red-9", view, legal)
+
+
+def test_piratenpoker_bid_by_naming_cards_and_hidden_until_revealed():
+    from pirate_envs.piratenpoker.actions import ADD, COMMIT, PASS
+    from pirate_envs.piratenpoker.cards import POKER_INDEX
+
+    env = pirate_envs.make("piratenpoker_v0", raw=True, num_players=3)
+    hands = [["green-5", "green-5", "red-3", "red-8", "yellow-1", "yellow-2"]]
+    hands += [["green-4"] * 6, ["yellow-4"] * 6]
+    env.reset(seed=0, options={"hands": hands})
+    view, legal = env.game.view(0), env.game.legal_actions()
+    parse = text_module(env).parse_moves
+    green5, red3 = ADD + POKER_INDEX["green-5"], ADD + POKER_INDEX["red-3"]
+    assert parse("bid green-5 red-3", view, legal) == [green5, red3, COMMIT]
+    assert parse("b g5 g5 r3", view, legal) == [green5, green5, red3, COMMIT]
+    assert parse("add g5", view, legal) == [green5]
+    assert parse("pass", view, legal) == [PASS]
+    bad_moves = (("bid g5 g5 g5", "you hold 2 green-5"), ("b g9", "is not a poker card"), ("commit", "not allowed"))
+    for bad, hint in bad_moves:
+        with pytest.raises(ValueError, match=hint) as error:
+            parse(bad, view, legal)
+        assert "e.g. 'bid green-5 red-3'" in str(error.value)
+    for action in parse("bid green-5 red-8", view, legal):
+        env.step(action)
+    mine = env_seat_text(env, "player_0")
+    assert "your bid: green-5 red-8" in mine.splitlines()
+    theirs = env_seat_text(env, "player_1")
+    assert "red-8" not in theirs and "green-5" not in theirs  # seat 0's hand and bid stay hidden
+    assert theirs.splitlines()[1] == "your turn: bid: add cards and commit, or pass"
+    env.step(PASS)  # seat 1
+    env.step(ADD + POKER_INDEX["yellow-4"])
+    env.step(COMMIT)  # seat 2: the bids are revealed, seat 0's 13 wins
+    lines = env_seat_text(env, "player_1").splitlines()
+    assert lines[1] == "on turn: player_0 (choose a loot card)"
+    last = "last bids (overboard, player_0 won): player_0 green-5 red-8; player_1 pass;"
+    assert any(line.startswith(last) for line in lines)
+
+
+def test_lucky_pirate_moves_by_naming_cards():
+    from pirate_envs.lucky_pirate.actions import PICK_UP, play_action
+    from pirate_envs.lucky_pirate.cards import KIND_INDEX
+
+    env = pirate_envs.make("lucky_pirate_v0", raw=True, num_players=2)
+    deal = [
+        {"hand": ["5", "5", "captain", "parrot"], "up": ["1", "2", "3", "4"], "down": ["6", "6", "7", "7"]},
+        {"hand": ["8", "8", "kraken", "skip"], "up": ["1", "2", "3", "4"], "down": ["6", "6", "7", "7"]},
+    ]
+    env.reset(seed=0, options={"deal": deal, "dealer": 1})
+    view, legal = env.game.view(0), env.game.legal_actions()
+    parse = text_module(env).parse_move
+    two_fives = play_action(KIND_INDEX["5"], 2)
+    for typed in ("2x5", "5 5", "play 2 x 5", "2 x 5"):
+        assert parse(typed, view, legal) == two_fives, typed
+    assert parse("cap", view, legal) == play_action(KIND_INDEX["captain"], 1)
+    assert parse("play parrot", view, legal) == play_action(KIND_INDEX["parrot"], 1)
+    bad_moves = (("3x5", "not allowed now"), ("zz", "'zz' is not a card"), ("5 6", "one kind at a time"))
+    for bad, hint in (*bad_moves, ("pick up", "not allowed now")):
+        with pytest.raises(ValueError, match=hint) as error:
+            parse(bad, view, legal)
+        assert "type one of: 5, 2x5, captain, parrot" in str(error.value)
+    text = env_seat_text(env, "player_0")
+    assert "your hand: 5 5 captain parrot" in text.splitlines()
+    assert "kraken" not in text and "8" not in text.split("your hand")[1]
+    env.step(play_action(KIND_INDEX["captain"], 1))
+    assert parse("pick up", env.game.view(1), env.game.legal_actions()) == PICK_UP

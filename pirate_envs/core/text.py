@@ -17,7 +17,6 @@ from types import ModuleType
 from typing import Any
 
 from pirate_envs.core.events import default_name
-from pirate_envs.core.render import format_table
 
 #: The most columns a seat screen uses.
 WIDTH = 100
@@ -42,11 +41,23 @@ def turn_line(viewer: int, on_turn: int, doing: str = "") -> str:
 
 def players_table(headers: Sequence[str], rows: Sequence[Sequence[object]], viewer: int, on_turn: int | None) -> str:
     """The per-seat table: row ``s`` is seat ``s``; ``>`` marks the player on turn, ``(you)`` the viewer."""
-    lines = []
+    cells = [["  seat", *headers]]
     for seat, row in enumerate(rows):
         mark = ">" if seat == on_turn else " "
-        lines.append([f"{mark} {seat_label(seat, viewer)}", *row])
-    return format_table(["  seat", *headers], lines)
+        cells.append([f"{mark} {seat_label(seat, viewer)}", *(str(c) for c in row)])
+    widths = [max(len(r[i]) for r in cells) for i in range(len(cells[0]) - 1)]
+    indent = sum(widths) + 2 * len(widths)
+    last = max(10, WIDTH - indent)  # the last column wraps within the screen width
+    widths.append(min(last, max(len(r[-1]) for r in cells)))
+    out = []
+    for i, row in enumerate(cells):
+        head = "  ".join(c.ljust(w) for c, w in zip(row[:-1], widths))
+        wrapped = textwrap.wrap(row[-1], last, break_on_hyphens=False) or [""]
+        out.append(f"{head}  {wrapped[0]}".rstrip())
+        out += [" " * indent + more for more in wrapped[1:]]
+        if i == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return "\n".join(out)
 
 
 def standings_lines(scores: Sequence[float], winners: Iterable[int], viewer: int, truncated: bool = False) -> list[str]:
@@ -108,4 +119,5 @@ def text_module(env: Any) -> ModuleType:
 def env_seat_text(env: Any, agent: str) -> str:
     """The seat screen of ``agent`` (a name of ``env.possible_agents``) in ``env``, raw or wrapped."""
     raw = env.unwrapped
-    return text_module(env).seat_text(raw.game.view(raw.seat_of(agent)))
+    game = raw.game
+    return text_module(env).seat_text(game.view(raw.seat_of(agent)), None if game.done else game.current_player)

@@ -44,8 +44,8 @@ def dice_words(counts: tuple[int, ...] | list[int]) -> list[str]:
     return [FACES[f] for f, n in enumerate(counts) for _ in range(n)]
 
 
-def seat_text(view: KapernView) -> str:
-    """What ``view.seat`` sees, at most 100 columns wide."""
+def seat_text(view: KapernView, on_turn: int | None = None) -> str:
+    """What ``view.seat`` sees, at most 100 columns wide (``on_turn`` is unused: the view says it)."""
     seat = view.seat
     lines = [title_line(GAME_NAME, f"first to {view.target_score}", seat)]
     over = view.phase == "game_over"
@@ -151,6 +151,10 @@ def parse_move(text: str, view: KapernView, legal: list[int]) -> int:
     return action
 
 
+def parse_moves(text: str, view: KapernView, legal: list[int]) -> list[int]:
+    """The action typed in ``text`` as a one-item list (the interface every game's text module has)."""
+    return [parse_move(text, view, legal)]
+
 def move_hint(view: KapernView, legal: list[int]) -> str:
     """What may be typed now."""
     free = ", ".join(count_words(view.free[:SKULL_INDEX], FACES[:SKULL_INDEX]))
@@ -160,4 +164,4 @@ def move_hint(view: KapernView, legal: list[int]) -> str:
     return f"type stop, or re-roll by naming free dice ({free}), e.g. 'r 2p 1s'{chest}"
 
 
-__all__ = ["FACE_SHORT", "GAME_NAME", "dice_words", "move_hint", "parse_dice", "parse_move", "seat_text"]
+__all__ = ["FACE_SHORT", "GAME_NAME", "dice_words", "move_hint", "parse_dice", "parse_move", "parse_moves", "seat_text"]

@@ -23,8 +23,8 @@ GAME_NAME = "Skull King"
 _BID, _PLAY, _DONE = 0, 1, 2
 
 
-def seat_text(view: SkullKingView) -> str:
-    """What ``view.seat`` sees, at most 100 columns wide."""
+def seat_text(view: SkullKingView, on_turn: int | None = None) -> str:
+    """What ``view.seat`` sees, at most 100 columns wide (``on_turn`` is unused: the view says it)."""
     seat = view.seat
     lines = [title_line(GAME_NAME, f"hand {view.hand_number} of {view.num_hands}", seat)]
     done = view.phase == _DONE
@@ -69,6 +69,10 @@ def parse_move(text: str, view: SkullKingView, legal: list[int]) -> int:
     raise ValueError(f"'{text.strip()[:30]}' is not a move here; {move_hint(view, legal)}")
 
 
+def parse_moves(text: str, view: SkullKingView, legal: list[int]) -> list[int]:
+    """The action typed in ``text`` as a one-item list (the interface every game's text module has)."""
+    return [parse_move(text, view, legal)]
+
 def move_hint(view: SkullKingView, legal: list[int]) -> str:
     """What may be typed now."""
     if view.phase == _BID:
@@ -77,4 +81,4 @@ def move_hint(view: SkullKingView, legal: list[int]) -> str:
     return "type a card: " + " ".join(TOKEN_NAMES[a - CARD_OFFSET] for a in legal)
 
 
-__all__ = ["GAME_NAME", "move_hint", "parse_move", "seat_text"]
+__all__ = ["GAME_NAME", "move_hint", "parse_move", "parse_moves", "seat_text"]

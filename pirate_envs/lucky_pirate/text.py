@@ -1,0 +1,163 @@
+"""Lucky Pirate as text for one seat: the seat screen, and moves typed by naming cards.
+
+Built from the seat's :class:`~pirate_envs.lucky_pirate.view.LuckyPirateView` only: his hand,
+every up card, hand and down-card counts, the pile, the direction of play, the cards out of the
+game and the cards every player saw go into a hand. Moves: ``5`` or ``play 5`` plays one 5,
+``2x5`` (or ``5 5``, ``play 2 x 5``) two of them, ``captain`` a Captain; ``down 2`` turns down
+card 2 over; ``pick up`` takes the pile; ``lay captain`` lays a card face up during the set-up.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+from pirate_envs.core.text import WIDTH, item_lines, players_table, screen, standings_lines, title_line, turn_line
+from pirate_envs.lucky_pirate.actions import DOWN_OFFSET, LAY_UP_OFFSET, PICK_UP, decode_play, play_action
+from pirate_envs.lucky_pirate.cards import KINDS, NUM_KINDS
+from pirate_envs.lucky_pirate.rules import Mode
+from pirate_envs.lucky_pirate.view import LuckyPirateView
+
+GAME_NAME = "Lucky Pirate"
+_SHORT = {"cap": "captain", "fm": "first_mate", "mate": "first_mate", "plank": "walk_the_plank"}
+
+
+def _names(counts) -> list[str]:
+    return [KINDS[k] for k in range(NUM_KINDS) for _ in range(int(counts[k]))]
+
+
+def seat_text(view: LuckyPirateView, on_turn: int | None = None) -> str:
+    """What ``view.seat`` sees, at most 100 columns wide (``on_turn`` is unused: the view says it)."""
+    n, me = view.num_players, view.seat
+    absolute = [(me + i) % n for i in range(n)]  # table row i is seat absolute[i]
+    rows_by_seat = {absolute[i]: i for i in range(n)}
+    empty = [
+        s
+        for s in range(n)
+        if not (view.hand_sizes[rows_by_seat[s]] or view.up[rows_by_seat[s]].any() or view.down_counts[rows_by_seat[s]])
+    ]
+    lines = [title_line(GAME_NAME, "set-up: lay up cards" if view.setting_up else "", me)]
+    current = (me + view.to_play) % n
+    if empty:  # a player has shed every card: the episode is over
+        wins = [int(view.wins[rows_by_seat[s]]) for s in range(n)]
+        lines += standings_lines(wins, empty, me)
+    else:
+        doing = "lay up cards" if view.setting_up else f"play from {_source(view, current)}"
+        lines.append(turn_line(me, current, doing))
+    rows = []
+    for s in range(n):
+        r = rows_by_seat[s]
+        up = " ".join(_names(view.up[r])) or "-"
+        rows.append([int(view.hand_sizes[r]), int(view.down_counts[r]), int(view.wins[r]), up])
+    lines += ["", players_table(["hand", "down", "wins", "up cards"], rows, me, None if empty else current)]
+    if empty:
+        return screen(lines)
+    lines += textwrap.wrap(_pile_line(view), WIDTH, subsequent_indent="      ")
+    lines.append(f"play passes to player_{(current + view.direction) % n} next (direction {view.direction:+d})")
+    if view.removed.any():
+        lines += item_lines("out of the game", _names(view.removed))
+    for s in range(n):
+        known = view.known[rows_by_seat[s]]
+        if s != me and known.any():
+            lines += item_lines(f"player_{s} holds (seen going in)", _names(known))
+    lines += item_lines("your hand", _names(view.hand))
+    slots = [str(i + 1) for i, filled in enumerate(view.down_slots) if filled]
+    lines += item_lines("your down cards, slots", slots)
+    return screen(lines)
+
+
+def _source(view: LuckyPirateView, seat: int) -> str:
+    r = (seat - view.seat) % view.num_players
+    if view.hand_sizes[r]:
+        return "the hand"
+    return "the up cards" if view.up[r].any() else "a down card"
+
+
+def _pile_line(view: LuckyPirateView) -> str:
+    if not view.pile_size:
+        return "pile: empty (any card may start it)"
+    top = " ".join(KINDS[k] for k in view.pile_top)
+    text = f"pile: {view.pile_size} card{'s' * (view.pile_size > 1)}, top first: {top}; value {view.pile_value}"
+    if view.pile_mode == Mode.CAPTAIN:
+        text += "; after the Captain only a First Mate or a Porthole"
+    elif view.pile_mode == Mode.FREE:
+        text += "; after the Parrot any card"
+    if view.run_kind >= 0 and view.run_length > 1:
+        text += f"; {view.run_length} x {KINDS[view.run_kind]} in a row"
+    return text
+
+
+def _kind(word: str) -> int | None:
+    word = _SHORT.get(word, word)
+    if word in KINDS:
+        return KINDS.index(word)
+    matches = [k for k, name in enumerate(KINDS) if name.startswith(word)] if len(word) >= 3 else []
+    return matches[0] if len(matches) == 1 else None
+
+
+_COUNT_KIND = re.compile(r"^(\d)x(.+)$")
+
+
+def parse_move(text: str, view: LuckyPirateView, legal: list[int]) -> int:
+    """The legal action typed in ``text`` (``ValueError`` with a hint)."""
+    words = text.strip().lower().replace(" x ", "x").split()
+    try:
+        action = _parse(words)
+    except ValueError as error:
+        raise ValueError(f"{error}; {move_hint(view, legal)}") from None
+    if action not in legal:
+        raise ValueError(f"'{text.strip()[:30]}' is not allowed now; {move_hint(view, legal)}")
+    return action
+
+
+def _parse(words: list[str]) -> int:
+    if not words:
+        raise ValueError("nothing typed")
+    if words[0] == "pick" or words == ["p"]:
+        return PICK_UP
+    if words[0] in ("down", "blind", "d") and len(words) == 2 and words[1] in "123456789":
+        return DOWN_OFFSET + int(words[1]) - 1
+    if words[0] == "lay" and len(words) == 2:
+        kind = _kind(words[1])
+        if kind is None:
+            raise ValueError(f"'{words[1][:20]}' is not a card")
+        return LAY_UP_OFFSET + kind
+    if words[0] == "play":
+        words = words[1:]
+    if len(words) == 1 and (match := _COUNT_KIND.match(words[0])):
+        count, name = int(match.group(1)), match.group(2)
+        words = [name] * count
+    elif len(words) == 2 and words[0] in "123456" and _kind(words[1]) is not None and not words[1].isdigit():
+        words = [words[1]] * int(words[0])  # "2 captain"
+    kinds = {_kind(w) for w in words}
+    if not words or None in kinds:
+        bad = next((w for w in words if _kind(w) is None), "")
+        raise ValueError(f"'{bad[:20]}' is not a card" if bad else "name the cards to play")
+    if len(kinds) > 1:
+        raise ValueError("play cards of one kind at a time")
+    return play_action(kinds.pop(), len(words))
+
+
+def move_hint(view: LuckyPirateView, legal: list[int]) -> str:
+    """What may be typed now."""
+    options = []
+    for action in legal:
+        if action < DOWN_OFFSET:
+            kind, count = decode_play(action)
+            options.append(KINDS[kind] if count == 1 else f"{count}x{KINDS[kind]}")
+        elif action < PICK_UP:
+            options.append(f"down {action - DOWN_OFFSET + 1}")
+        elif action == PICK_UP:
+            options.append("pick up")
+        else:
+            options.append(f"lay {KINDS[action - LAY_UP_OFFSET]}")
+    shown = options if len(options) <= 12 else [*options[:12], "..."]
+    return "type one of: " + ", ".join(shown)
+
+
+def parse_moves(text: str, view: LuckyPirateView, legal: list[int]) -> list[int]:
+    """The action typed in ``text`` as a one-item list (the interface every game's text module has)."""
+    return [parse_move(text, view, legal)]
+
+
+__all__ = ["GAME_NAME", "move_hint", "parse_move", "parse_moves", "seat_text"]
