@@ -146,12 +146,19 @@ def check_agents(
 
 def games_epilog() -> str:
     """Each game's player counts (and default) and agent names, for ``--help``."""
+    from agents.policy_agent import load_checkpoint
     from agents.registry import agent_names
 
-    lines = ["games (players, default) and their agents:"]
+    lines = ["games (players, default) and their agents (a trained agent: the player counts it plays):"]
     for env_id in pirate_envs.ENV_IDS:
         counts = player_counts(env_id)
         lines.append(f"  {env_id} ({counts[0]}-{counts[-1]}, default {default_players(env_id)}):")
-        lines.append("      " + " ".join(agent_names(env_id)))
+        names = []
+        for name in agent_names(env_id):
+            if name.startswith("ppo:"):
+                plays = load_checkpoint(name.removeprefix("ppo:"))[1]["player_counts"]
+                name += f" ({'/'.join(map(str, plays))}p)"
+            names.append(name)
+        lines.append("      " + " ".join(names))
     lines.append("  ppo:<path> loads a trained agent file (.npz; a legacy SB3 .zip is read without unpickling)")
     return "\n".join(lines)

