@@ -1,0 +1,551 @@
+"""Skull King for the batched engine: numba kernels that step many games held in arrays.
+
+This module is the Skull King backend of :mod:`pirate_envs.vector` (read that page first); it
+imports numba, so only ``pirate_envs.vector.make`` imports it. The reference engine
+(:class:`~pirate_envs.skull_king.engine.SkullKingEngine`) decides the rules; the kernels here
+mirror it step for step, and the lockstep tests play both on the same deals and compare every
+observation, mask, reward and end. Any difference is a bug of this module.
+
+State of game ``i`` (row ``i`` of each array):
+
+* ``game[i, F_*]``: the per-game scalars (hand number, phase, dealer, leader, seat on turn, led
+  suit, cards in the trick, tricks done, moves made, the seat shown after the game ended);
+* ``seats[i, s, S_*]``: per seat its bid (-1 before it is made), tricks won, bonus, total score;
+* ``hands[i, s, kind]``, ``played[i, kind]``: card counts per kind as in the reference;
+* ``trick[i, j]``: the ``j``-th trick token played; ``voids[i, s, suit]``: the public voids;
+* ``deals[i, k - 1, s * k + j]``: the ``j``-th card dealt to seat ``s`` in hand ``k``. Every hand
+  of a game is dealt when the game starts, so the whole game is known from its deals and
+  ``history[i, :moves]`` (its actions in order): :meth:`SkullKingBatch.engine` rebuilds the
+  reference engine from them (``reset`` with the ``deals`` option, then the actions).
+* ``rng[i]``: game ``i``'s own splitmix64 stream (seeded from ``numpy.random.SeedSequence``).
+
+The card and scoring constants below are written out (numba's cache does not see changes in
+other modules) and checked against the reference modules at import.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from pirate_envs.skull_king import actions as _actions
+from pirate_envs.skull_king import cards as _cards
+from pirate_envs.skull_king import rules as _rules
+from pirate_envs.skull_king.engine import Config, Phase, SkullKingEngine
+from pirate_envs.skull_king.observation import SCORE_OBS_SCALE, TRICKS_OBS_SCALE, build_layout
+
+# ----------------------------------------------------------------------------- constants (checked below)
+NUM_SUITS = 4
+NUM_RANKS = 13
+NUM_SUIT_CARDS = 52
+TRUMP_SUIT = 3
+ESCAPE = 52
+PIRATE = 53
+MERMAID = 54
+SKULL_KING = 55
+SCARY_MARY = 56
+NUM_KINDS = 57
+MARY_PIRATE = 56
+MARY_ESCAPE = 57
+NUM_TOKENS = 58
+DECK_SIZE = 66
+BID_OFFSET = 0
+CARD_OFFSET = 11
+MAX_BID = 10
+NUM_ACTIONS = 69
+PHASE_BID, PHASE_PLAY, PHASE_DONE = 0, 1, 2
+POINTS_PER_TRICK_BID = 20
+PENALTY_PER_TRICK_MISSED = 10
+ZERO_BID_POINTS_PER_HAND = 10
+PIRATE_CAUGHT_BONUS = 30
+SKULL_KING_CAUGHT_BONUS = 50
+
+_EXPECTED = {
+    "cards.NUM_SUITS": (NUM_SUITS, _cards.NUM_SUITS),
+    "cards.NUM_RANKS": (NUM_RANKS, _cards.NUM_RANKS),
+    "cards.NUM_SUIT_CARDS": (NUM_SUIT_CARDS, _cards.NUM_SUIT_CARDS),
+    "cards.TRUMP_SUIT": (TRUMP_SUIT, _cards.TRUMP_SUIT),
+    "cards.ESCAPE": (ESCAPE, _cards.ESCAPE),
+    "cards.PIRATE": (PIRATE, _cards.PIRATE),
+    "cards.MERMAID": (MERMAID, _cards.MERMAID),
+    "cards.SKULL_KING": (SKULL_KING, _cards.SKULL_KING),
+    "cards.SCARY_MARY": (SCARY_MARY, _cards.SCARY_MARY),
+    "cards.NUM_KINDS": (NUM_KINDS, _cards.NUM_KINDS),
+    "cards.MARY_PIRATE": (MARY_PIRATE, _cards.MARY_PIRATE),
+    "cards.MARY_ESCAPE": (MARY_ESCAPE, _cards.MARY_ESCAPE),
+    "cards.NUM_TOKENS": (NUM_TOKENS, _cards.NUM_TOKENS),
+    "cards.DECK_SIZE": (DECK_SIZE, _cards.DECK_SIZE),
+    "cards.NO_SUIT": (-1, _cards.NO_SUIT),
+    "cards.BONUS_PIRATE_TOKENS": ({PIRATE, MARY_PIRATE, MARY_ESCAPE}, set(_cards.BONUS_PIRATE_TOKENS)),
+    "cards.KIND_OF_TOKEN": (list(range(NUM_KINDS)) + [SCARY_MARY], _cards.KIND_OF_TOKEN.tolist()),
+    "actions.BID_OFFSET": (BID_OFFSET, _actions.BID_OFFSET),
+    "actions.CARD_OFFSET": (CARD_OFFSET, _actions.CARD_OFFSET),
+    "actions.MAX_BID": (MAX_BID, _actions.MAX_BID),
+    "actions.NUM_ACTIONS": (NUM_ACTIONS, _actions.NUM_ACTIONS),
+    "engine.Phase": ((PHASE_BID, PHASE_PLAY, PHASE_DONE), (Phase.BID, Phase.PLAY, Phase.DONE)),
+    "rules.POINTS_PER_TRICK_BID": (POINTS_PER_TRICK_BID, _rules.POINTS_PER_TRICK_BID),
+    "rules.PENALTY_PER_TRICK_MISSED": (PENALTY_PER_TRICK_MISSED, _rules.PENALTY_PER_TRICK_MISSED),
+    "rules.ZERO_BID_POINTS_PER_HAND": (ZERO_BID_POINTS_PER_HAND, _rules.ZERO_BID_POINTS_PER_HAND),
+    "rules.PIRATE_CAUGHT_BONUS": (PIRATE_CAUGHT_BONUS, _rules.PIRATE_CAUGHT_BONUS),
+    "rules.SKULL_KING_CAUGHT_BONUS": (SKULL_KING_CAUGHT_BONUS, _rules.SKULL_KING_CAUGHT_BONUS),
+}
+_MISMATCHED = [name for name, (mine, reference) in _EXPECTED.items() if mine != reference]
+if _MISMATCHED:
+    raise RuntimeError(f"the batched Skull King kernels are out of date with the reference: {_MISMATCHED} changed")
+
+# Per-game scalar fields: columns of the ``game`` array.
+F_HAND, F_PHASE, F_DEALER, F_LEADER, F_CURRENT, F_LED, F_TRICK_LEN, F_TRICKS_DONE, F_MOVES, F_SHOWN = range(10)
+NUM_FIELDS = 10
+# Per-seat fields: the last axis of the ``seats`` array.
+S_BID, S_TRICKS, S_BONUS, S_SCORE = range(4)
+NUM_SEAT_FIELDS = 4
+
+# Observation offsets: entries of the ``offsets`` array handed to the kernels (from the layout).
+_OFFSET_PIECES = (
+    "hand",
+    "played",
+    "trick",
+    "led_suit",
+    "leader",
+    "tricks_won",
+    "voids",
+    "hand_number",
+    "phase",
+    "dealer",
+    "bids",
+    "bids_revealed",
+    "scores",
+    "hands_left",
+)
+(
+    O_HAND,
+    O_PLAYED,
+    O_TRICK,
+    O_LED,
+    O_LEADER,
+    O_TRICKS,
+    O_VOIDS,
+    O_HAND_NUMBER,
+    O_PHASE,
+    O_DEALER,
+    O_BIDS,
+    O_REVEALED,
+    O_SCORES,
+    O_HANDS_LEFT,
+) = range(len(_OFFSET_PIECES))
+
+
+# ----------------------------------------------------------------------------- random numbers
+@njit(cache=True)
+def _next_u64(rng: np.ndarray, i: int) -> np.uint64:
+    """The next 64-bit word of game ``i``'s splitmix64 stream."""
+    z = rng[i] + np.uint64(0x9E3779B97F4A7C15)
+    rng[i] = z
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def _below(rng: np.ndarray, i: int, bound: int) -> int:
+    """An integer in ``0..bound-1`` from game ``i``'s stream (multiply-shift; bias below bound / 2**32)."""
+    high = _next_u64(rng, i) >> np.uint64(32)
+    return np.int64((high * np.uint64(bound)) >> np.uint64(32))
+
+
+# ----------------------------------------------------------------------------- rules (mirroring rules.py)
+@njit(cache=True)
+def _highest_of_suit(trick: np.ndarray, length: int, suit: int) -> int:
+    """Index of the highest card of ``suit`` in ``trick[:length]``, or -1 if it holds none."""
+    best = -1
+    best_token = -1
+    for j in range(length):
+        t = trick[j]
+        if t < NUM_SUIT_CARDS and t // NUM_RANKS == suit and t > best_token:
+            best = j
+            best_token = t
+    return best
+
+
+@njit(cache=True)
+def trick_winner_kernel(trick: np.ndarray, length: int, led: int) -> int:
+    """Index in play order of the winning token of ``trick[:length]`` (as ``rules.winner_of_tokens``)."""
+    king = -1
+    mermaid = -1
+    pirate = -1
+    for j in range(length):
+        t = trick[j]
+        if t == SKULL_KING and king < 0:
+            king = j
+        elif t == MERMAID and mermaid < 0:
+            mermaid = j
+        elif (t == PIRATE or t == MARY_PIRATE) and pirate < 0:  # noqa: SIM109 (plain compares compile best)
+            pirate = j
+    if king >= 0:
+        return mermaid if mermaid >= 0 else king
+    if pirate >= 0:
+        return pirate
+    if mermaid >= 0:
+        return mermaid
+    best = _highest_of_suit(trick, length, TRUMP_SUIT)
+    if best < 0 and led >= 0:
+        best = _highest_of_suit(trick, length, led)
+    if best >= 0:
+        return best
+    return 0
+
+
+@njit(cache=True)
+def trick_bonus_kernel(trick: np.ndarray, length: int) -> int:
+    """The bonus earned by the winner of ``trick[:length]`` (as ``rules.bonus_of_tokens``)."""
+    king = False
+    mermaid = False
+    pirates = 0
+    for j in range(length):
+        t = trick[j]
+        if t == SKULL_KING:
+            king = True
+        elif t == MERMAID:
+            mermaid = True
+        elif t == PIRATE or t == MARY_PIRATE or t == MARY_ESCAPE:  # noqa: SIM109
+            pirates += 1
+    if not king:
+        return 0
+    if mermaid:
+        return SKULL_KING_CAUGHT_BONUS
+    return PIRATE_CAUGHT_BONUS * pirates
+
+
+@njit(cache=True)
+def hand_score_kernel(bid: int, tricks: int, hand_number: int, bonus: int) -> int:
+    """One seat's score for a hand (as ``rules.hand_score``, without its argument checks)."""
+    if bid == 0:
+        points = ZERO_BID_POINTS_PER_HAND * hand_number
+        return points if tricks == 0 else -points
+    if tricks == bid:
+        return POINTS_PER_TRICK_BID * bid + bonus
+    return -PENALTY_PER_TRICK_MISSED * abs(tricks - bid)
+
+
+# ----------------------------------------------------------------------------- game transitions
+@njit(cache=True)
+def _start_hand(i, k, n, first_dealer, game, seats, hands, played, voids, deals):
+    """Deal hand ``k`` of game ``i`` from its pre-dealt cards and ask for bids left of the dealer."""
+    game[i, F_HAND] = k
+    dealer = (first_dealer + k - 1) % n
+    game[i, F_DEALER] = dealer
+    leader = (dealer + 1) % n
+    game[i, F_LEADER] = leader
+    game[i, F_CURRENT] = leader
+    game[i, F_PHASE] = PHASE_BID
+    game[i, F_LED] = -1
+    game[i, F_TRICK_LEN] = 0
+    game[i, F_TRICKS_DONE] = 0
+    hands[i] = 0
+    played[i] = 0
+    voids[i] = 0
+    for s in range(n):
+        seats[i, s, S_BID] = -1
+        seats[i, s, S_TRICKS] = 0
+        seats[i, s, S_BONUS] = 0
+        for j in range(k):
+            hands[i, s, deals[i, k - 1, s * k + j]] += 1
+
+
+@njit(cache=True)
+def _new_game(i, n, num_hands, first_dealer, deck, scratch, rng, game, seats, hands, played, voids, deals):
+    """Deal every hand of a new game ``i`` (partial Fisher-Yates shuffles of the deck) and start hand 1."""
+    for k in range(1, num_hands + 1):
+        scratch[:] = deck
+        for j in range(n * k):
+            r = j + _below(rng, i, DECK_SIZE - j)
+            card = scratch[r]
+            scratch[r] = scratch[j]
+            scratch[j] = card
+            deals[i, k - 1, j] = card
+    for s in range(n):
+        seats[i, s, S_SCORE] = 0
+    game[i, F_MOVES] = 0
+    game[i, F_SHOWN] = -1
+    _start_hand(i, 1, n, first_dealer, game, seats, hands, played, voids, deals)
+
+
+@njit(cache=True)
+def _settle_hand(i, n, num_hands, first_dealer, score_scale, game, seats, hands, played, voids, deals, rewards):
+    """Score the hand; deal the next one or end the game. Returns whether the game ended."""
+    k = game[i, F_HAND]
+    for s in range(n):
+        points = hand_score_kernel(seats[i, s, S_BID], seats[i, s, S_TRICKS], k, seats[i, s, S_BONUS])
+        seats[i, s, S_SCORE] += points
+        if score_scale > 0.0:
+            rewards[i, s] = points * score_scale
+    if k < num_hands:
+        _start_hand(i, k + 1, n, first_dealer, game, seats, hands, played, voids, deals)
+        return False
+    game[i, F_PHASE] = PHASE_DONE
+    if score_scale <= 0.0:  # win mode: zero-sum terminal rewards (as core.rewards.win_rewards)
+        best = seats[i, 0, S_SCORE]
+        for s in range(1, n):
+            best = max(best, seats[i, s, S_SCORE])
+        winners = 0
+        for s in range(n):
+            if seats[i, s, S_SCORE] == best:
+                winners += 1
+        if winners < n:
+            for s in range(n):
+                rewards[i, s] = 1.0 / winners if seats[i, s, S_SCORE] == best else -1.0 / (n - winners)
+    return True
+
+
+@njit(cache=True)
+def _apply(
+    i, action, n, num_hands, first_dealer, score_scale, game, seats, hands, played, trick, voids, deals, rewards
+):
+    """Apply the legal ``action`` of the seat on turn in game ``i``. Returns whether the game ended."""
+    seat = game[i, F_CURRENT]
+    nxt = (seat + 1) % n
+    if game[i, F_PHASE] == PHASE_BID:
+        seats[i, seat, S_BID] = action - BID_OFFSET
+        if nxt == game[i, F_LEADER]:  # everybody has bid: the bids are revealed together
+            game[i, F_PHASE] = PHASE_PLAY
+        game[i, F_CURRENT] = nxt
+        return False
+    token = action - CARD_OFFSET
+    kind = token if token < SCARY_MARY else SCARY_MARY
+    hands[i, seat, kind] -= 1
+    played[i, kind] += 1
+    length = game[i, F_TRICK_LEN]
+    trick[i, length] = token
+    length += 1
+    game[i, F_TRICK_LEN] = length
+    if token < NUM_SUIT_CARDS:
+        suit = token // NUM_RANKS
+        led = game[i, F_LED]
+        if led < 0:
+            game[i, F_LED] = suit
+        elif suit != led:
+            voids[i, seat, led] = 1
+    if length < n:
+        game[i, F_CURRENT] = nxt
+        return False
+    winner = (game[i, F_LEADER] + trick_winner_kernel(trick[i], length, game[i, F_LED])) % n
+    seats[i, winner, S_TRICKS] += 1
+    seats[i, winner, S_BONUS] += trick_bonus_kernel(trick[i], length)
+    game[i, F_TRICK_LEN] = 0
+    game[i, F_LED] = -1
+    game[i, F_LEADER] = winner
+    game[i, F_CURRENT] = winner
+    game[i, F_TRICKS_DONE] += 1
+    if game[i, F_TRICKS_DONE] < game[i, F_HAND]:
+        return False
+    return _settle_hand(i, n, num_hands, first_dealer, score_scale, game, seats, hands, played, voids, deals, rewards)
+
+
+# ----------------------------------------------------------------------------- observation and mask
+@njit(cache=True)
+def _observe(i, seat, n, num_hands, offsets, scales, game, seats, hands, played, trick, voids, obs):
+    """Write the observation vector of ``seat`` in game ``i`` (as ``observation.Encoder``)."""
+    vec = obs[i]
+    vec[:] = 0.0
+    o_hand = offsets[O_HAND]
+    o_played = offsets[O_PLAYED]
+    for kind in range(NUM_KINDS):
+        vec[o_hand + kind] = hands[i, seat, kind]
+        vec[o_played + kind] = played[i, kind]
+    first_row = (game[i, F_LEADER] - seat) % n
+    vec[offsets[O_LEADER] + first_row] = 1.0
+    for j in range(game[i, F_TRICK_LEN]):
+        vec[offsets[O_TRICK] + ((first_row + j) % n) * NUM_TOKENS + trick[i, j]] = 1.0
+    led = game[i, F_LED]
+    if led >= 0:
+        vec[offsets[O_LED] + led] = 1.0
+    phase = game[i, F_PHASE]
+    revealed = phase != PHASE_BID
+    hand_number = game[i, F_HAND]
+    vec[offsets[O_HAND_NUMBER] + hand_number - 1] = 1.0
+    vec[offsets[O_PHASE] + phase] = 1.0
+    vec[offsets[O_HANDS_LEFT] + num_hands - hand_number] = 1.0
+    vec[offsets[O_DEALER] + (game[i, F_DEALER] - seat) % n] = 1.0
+    if revealed:
+        vec[offsets[O_REVEALED]] = 1.0
+    for row in range(n):
+        s = (seat + row) % n
+        tricks = seats[i, s, S_TRICKS]
+        if tricks:
+            vec[offsets[O_TRICKS] + row] = tricks * scales[1]
+        for suit in range(NUM_SUITS):
+            if voids[i, s, suit]:
+                vec[offsets[O_VOIDS] + row * NUM_SUITS + suit] = 1.0
+        vec[offsets[O_SCORES] + row] = seats[i, s, S_SCORE] * scales[0]
+        bid = seats[i, s, S_BID]
+        if bid >= 0 and (revealed or s == seat):
+            vec[offsets[O_BIDS] + row * (MAX_BID + 1) + bid] = 1.0
+
+
+@njit(cache=True)
+def _write_mask(i, game, hands, mask):
+    """Write the legal actions of the seat on turn in game ``i`` (as ``SkullKingEngine.legal_mask``)."""
+    row = mask[i]
+    row[:] = 0
+    phase = game[i, F_PHASE]
+    if phase == PHASE_BID:
+        for b in range(game[i, F_HAND] + 1):
+            row[BID_OFFSET + b] = 1
+    elif phase == PHASE_PLAY:
+        seat = game[i, F_CURRENT]
+        led = game[i, F_LED]
+        holds_led = False
+        if led >= 0:
+            for rank in range(NUM_RANKS):
+                if hands[i, seat, led * NUM_RANKS + rank] > 0:
+                    holds_led = True
+                    break
+        for token in range(NUM_TOKENS):
+            kind = token if token < SCARY_MARY else SCARY_MARY
+            if hands[i, seat, kind] > 0 and (
+                not holds_led or token >= NUM_SUIT_CARDS or token // NUM_RANKS == led
+            ):
+                row[CARD_OFFSET + token] = 1
+
+
+@njit(cache=True)
+def _output(i, n, num_hands, offsets, scales, game, seats, hands, played, trick, voids, obs, mask, shown):
+    """Write game ``i``'s observation, mask and shown seat (the actor after the end, else the seat on turn)."""
+    seat = game[i, F_SHOWN] if game[i, F_PHASE] == PHASE_DONE else game[i, F_CURRENT]
+    shown[i] = seat
+    _observe(i, seat, n, num_hands, offsets, scales, game, seats, hands, played, trick, voids, obs)
+    _write_mask(i, game, hands, mask)
+
+
+# ----------------------------------------------------------------------------- batch kernels
+@njit(cache=True)
+def reset_kernel(
+    n, num_hands, first_dealer, offsets, scales, deck, rng, game, seats, hands, played, trick, voids, deals,
+    obs, mask, shown, rewards, terminated,
+):  # fmt: skip
+    """Start a new game in every slot and write the outputs."""
+    scratch = np.empty(DECK_SIZE, dtype=np.int8)
+    for i in range(game.shape[0]):
+        _new_game(i, n, num_hands, first_dealer, deck, scratch, rng, game, seats, hands, played, voids, deals)
+        rewards[i] = 0.0
+        terminated[i] = False
+        _output(i, n, num_hands, offsets, scales, game, seats, hands, played, trick, voids, obs, mask, shown)
+
+
+@njit(cache=True)
+def step_kernel(
+    actions, n, num_hands, first_dealer, score_scale, offsets, scales, deck, rng, game, seats, hands, played,
+    trick, voids, deals, history, obs, mask, shown, rewards, terminated,
+):  # fmt: skip
+    """Apply one (checked, legal) action per game; a game that ended on the last step starts anew instead."""
+    scratch = np.empty(DECK_SIZE, dtype=np.int8)
+    for i in range(game.shape[0]):
+        rewards[i] = 0.0
+        if terminated[i]:
+            _new_game(i, n, num_hands, first_dealer, deck, scratch, rng, game, seats, hands, played, voids, deals)
+            terminated[i] = False
+        else:
+            action = actions[i]
+            moves = game[i, F_MOVES]
+            history[i, moves] = action
+            game[i, F_MOVES] = moves + 1
+            game[i, F_SHOWN] = game[i, F_CURRENT]
+            terminated[i] = _apply(
+                i, action, n, num_hands, first_dealer, score_scale, game, seats, hands, played, trick, voids,
+                deals, rewards,
+            )  # fmt: skip
+        _output(i, n, num_hands, offsets, scales, game, seats, hands, played, trick, voids, obs, mask, shown)
+
+
+# ----------------------------------------------------------------------------- the backend
+class SkullKingBatch:
+    """The state arrays of ``num_envs`` Skull King games and the kernels that step them.
+
+    Built by :func:`pirate_envs.vector.make`, which checks the arguments and the actions; the
+    outputs (``observation``, ``action_mask``, ``current_player``, ``rewards``, ``terminated``,
+    ``truncated``) are rewritten in place by every ``reset`` and ``step``.
+    """
+
+    ENGINE = SkullKingEngine
+
+    def __init__(self, config: Config, reward_mode: str, num_envs: int, score_scale: float):
+        self.config = config
+        self.num_envs = num = num_envs
+        n, h = config.num_players, config.num_hands
+        self.num_players = n
+        #: Score-mode scale of the rewards (``0.0`` in win mode: terminal win rewards).
+        self.score_scale = float(score_scale) if reward_mode == "score" else 0.0
+        layout = build_layout(config)
+        self.offsets = np.array([layout.piece(name).start for name in _OFFSET_PIECES], dtype=np.int64)
+        self.scales = np.array([SCORE_OBS_SCALE, TRICKS_OBS_SCALE], dtype=np.float64)
+        self.deck = _cards.DECK.astype(np.int8)
+        self.rng = np.zeros(num, dtype=np.uint64)
+        self.game = np.zeros((num, NUM_FIELDS), dtype=np.int32)
+        self.seats = np.zeros((num, n, NUM_SEAT_FIELDS), dtype=np.int32)
+        self.hands = np.zeros((num, n, NUM_KINDS), dtype=np.int8)
+        self.played = np.zeros((num, NUM_KINDS), dtype=np.int8)
+        self.trick = np.zeros((num, n), dtype=np.int8)
+        self.voids = np.zeros((num, n, NUM_SUITS), dtype=np.int8)
+        self.deals = np.zeros((num, h, n * h), dtype=np.int8)
+        max_moves = n * h + n * h * (h + 1) // 2  # every bid and every card of a game
+        self.history = np.zeros((num, max_moves), dtype=np.int8)
+        self.observation = np.zeros((num, layout.size), dtype=np.float32)
+        self.action_mask = np.zeros((num, NUM_ACTIONS), dtype=np.int8)
+        self.current_player = np.zeros(num, dtype=np.int64)
+        self.rewards = np.zeros((num, n), dtype=np.float32)
+        self.terminated = np.zeros(num, dtype=np.bool_)
+        self.truncated = np.zeros(num, dtype=np.bool_)  # Skull King has no turn limit: never set
+        self._config_args = (n, h, config.first_dealer)
+
+    def reset(self, rng_states: np.ndarray) -> None:
+        """Start a new game in every slot, game ``i`` drawing from the stream seeded by ``rng_states[i]``."""
+        self.rng[:] = rng_states
+        n, h, first_dealer = self._config_args
+        reset_kernel(
+            n, h, first_dealer, self.offsets, self.scales, self.deck, self.rng, self.game, self.seats, self.hands,
+            self.played, self.trick, self.voids, self.deals, self.observation, self.action_mask,
+            self.current_player, self.rewards, self.terminated,
+        )  # fmt: skip
+
+    def step(self, actions: np.ndarray) -> None:
+        """Apply ``actions`` (``int64``, checked legal for every game that has not ended)."""
+        n, h, first_dealer = self._config_args
+        step_kernel(
+            actions, n, h, first_dealer, self.score_scale, self.offsets, self.scales, self.deck, self.rng,
+            self.game, self.seats, self.hands, self.played, self.trick, self.voids, self.deals, self.history,
+            self.observation, self.action_mask, self.current_player, self.rewards, self.terminated,
+        )  # fmt: skip
+
+    def reset_options(self, index: int) -> dict[str, Any]:
+        """Reset options that make the reference engine deal game ``index``'s cards: ``{"deals": ...}``."""
+        n, h, _ = self._config_args
+        names = _cards.KIND_NAMES
+        deals = self.deals[index]
+        hands = [[[names[c] for c in deals[k - 1, s * k : (s + 1) * k]] for s in range(n)] for k in range(1, h + 1)]
+        return {"deals": hands}
+
+    def moves(self, index: int) -> list[int]:
+        """The actions of game ``index`` so far, in order."""
+        return self.history[index, : self.game[index, F_MOVES]].tolist()
+
+    def engine(self, index: int) -> SkullKingEngine:
+        """Game ``index`` as a reference engine: reset with its deals, then its actions replayed.
+
+        Raises ``RuntimeError`` if the reference finds one of the recorded actions illegal (the
+        batched game would then have left the rules).
+        """
+        engine = SkullKingEngine(self.config)
+        engine.reset(np.random.default_rng(0), self.reset_options(index))
+        for turn, action in enumerate(self.moves(index)):
+            if not engine.legal_mask()[action]:
+                raise RuntimeError(
+                    f"game {index}: move {turn} ({action}) is illegal in the reference engine; "
+                    f"legal: {engine.legal_actions()}"
+                )
+            engine.apply(action)
+        return engine
+
+
+__all__ = ["SkullKingBatch", "hand_score_kernel", "trick_bonus_kernel", "trick_winner_kernel"]

@@ -1,0 +1,260 @@
+"""The batched engine: many games of one env id stepped together by compiled kernels.
+
+Games covered
+-------------
+``skull_king_v0`` (2..6 players, every option of the env, both reward modes). The other env ids
+raise a ``ValueError`` naming the covered ones; play them through :func:`pirate_envs.make`.
+
+Install the ``fast`` extra (numba): ``pip install -e ".[fast]"``. ``import pirate_envs`` and
+``import pirate_envs.vector`` import no numba and compile nothing; :func:`make` imports the
+game's kernels, which numba compiles on first use and caches on disk (``cache=True``), so
+later processes start from the cache.
+
+API
+---
+::
+
+    import numpy as np
+    import pirate_envs.vector
+
+    venv = pirate_envs.vector.make("skull_king_v0", num_envs=1024, seed=0, num_players=4)
+    venv.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(1000):
+        actions = pirate_envs.vector.random_legal_actions(venv.action_mask, rng)
+        venv.step(actions)
+        # venv.observation, venv.action_mask, venv.current_player, venv.rewards,
+        # venv.terminated, venv.truncated describe every game after this step
+
+* ``make(env_id, num_envs, seed=None, **env_kwargs)``: ``env_kwargs`` are the env's own
+  (``num_players``, ``reward_mode``, the game's options), validated by building the env.
+* After ``reset(seed=None)`` and every ``step(actions)`` (both return ``None``) the arrays are:
+
+  - ``observation`` ``(N, D)`` ``float32``: the vector the AEC env gives the player on turn
+    (``env.observe(env.agent_selection)["observation"]``). On the step that ends a game, the
+    final observation of the seat that made the last move, as the AEC env shows it;
+  - ``action_mask`` ``(N, A)`` ``int8``: that player's legal actions (all zeros once ended);
+  - ``current_player`` ``(N,)`` ``int64``: the seat of that player (the AEC ``agent_selection``);
+  - ``rewards`` ``(N, P)`` ``float32``: every seat's reward of this step, as the AEC env pays
+    it in its reward mode (``"win"``: zero-sum, on the step that ends the game; ``"score"``:
+    each score change, times the env's ``SCORE_SCALE``);
+  - ``terminated``, ``truncated`` ``(N,)`` ``bool``: the game ended on this step.
+
+  The arrays are rewritten in place: copy what you keep.
+* ``step(actions)`` takes ``(N,)`` integers, one per game. A game that ended on the previous
+  step starts anew on this one (its action is ignored; its final rewards came with the step
+  that ended it; the new game's rewards on this step are 0). An illegal action raises
+  :class:`BatchIllegalActionError` naming the game, the action and the legal ones; no game
+  moves then.
+* ``reset(seed)``: a non-negative integer reseeds, ``None`` continues each game's stream (the
+  first ``reset`` uses the seed given to ``make``). Game ``i`` draws from its own stream: the same
+  seed and ``num_envs`` give the same games.
+* ``engine(i)``: game ``i`` as the reference engine the AEC env uses (to inspect, render, check):
+  the reference is reset with game ``i``'s deals (``reset_options(i)``) and its moves so far
+  (``moves(i)``) are replayed. ``reset_options(i)`` also deals game ``i`` to an AEC env:
+  ``env.reset(options=venv.reset_options(i))``.
+
+How it is checked
+-----------------
+The per-game engines stay the reference and decide every rule; each game's kernels mirror its
+engine step by step. ``tests/vector`` plays the kernels in lockstep with the AEC env, for every
+player count and both reward modes, on the same deals (``reset_options``): the observations,
+masks, players on turn, rewards and ends must be identical at every step, and ``engine(i)``
+must show the AEC env's state. The long version is marked ``slow``. Speed:
+``python benchmarks/bench_vector.py``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import numpy as np
+
+from pirate_envs import ENV_IDS, env_module
+from pirate_envs.core.engine import Engine
+from pirate_envs.core.errors import IllegalActionError, check_range, check_seed, is_integer
+
+#: The env ids the batched engine covers, and the module and class of each one's kernels.
+_BACKENDS: dict[str, tuple[str, str]] = {
+    "skull_king_v0": ("pirate_envs.skull_king.batched", "SkullKingBatch"),
+}
+COVERED_ENV_IDS: tuple[str, ...] = tuple(_BACKENDS)
+
+
+class BatchIllegalActionError(IllegalActionError):
+    """An illegal action in one game of a batch; ``game`` is its index."""
+
+    def __init__(self, game: int, action: int, legal: list[int], describe: Any, num_actions: int):
+        super().__init__(action, legal, describe, num_actions)
+        self.game = game
+        self.args = (f"game {game}: {self.args[0]}",)
+
+
+def _pick_legal(action_mask: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> None:
+    """``out[i]``: the legal action of row ``i`` at position ``floor(uniforms[i] * count)`` (compiled by numba)."""
+    for i in range(action_mask.shape[0]):
+        count = 0
+        for a in range(action_mask.shape[1]):
+            count += action_mask[i, a]
+        pick = int(uniforms[i] * count)
+        out[i] = 0
+        for a in range(action_mask.shape[1]):
+            if action_mask[i, a]:
+                if pick == 0:
+                    out[i] = a
+                    break
+                pick -= 1
+
+
+_compiled_pick_legal: Any = None
+
+
+def random_legal_actions(action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of ``action_mask`` (``0`` for a row with none), as ``int64``.
+
+    Draws one uniform number per row from ``rng``; compiled by numba on first use.
+    """
+    global _compiled_pick_legal
+    if _compiled_pick_legal is None:
+        from numba import njit
+
+        _compiled_pick_legal = njit(cache=True)(_pick_legal)
+    out = np.empty(len(action_mask), dtype=np.int64)
+    _compiled_pick_legal(action_mask, rng.random(len(action_mask)), out)
+    return out
+
+
+class VectorEnv:
+    """``num_envs`` games of one env id in arrays (see the module docstring)."""
+
+    def __init__(self, env_id: str, num_envs: int, seed: int | None = None, **env_kwargs: Any):
+        module = env_module(env_id)  # names the valid ids when env_id is unknown
+        if env_id not in _BACKENDS:
+            raise ValueError(
+                f"the batched engine does not cover {env_id!r} yet; covered: {list(COVERED_ENV_IDS)} "
+                f"(all env ids: {list(ENV_IDS)}; play the others with pirate_envs.make)"
+            )
+        self.num_envs = check_range("num_envs", num_envs, 1)
+        self._seed = check_seed(seed)
+        if env_kwargs.get("render_mode") is not None:
+            raise ValueError(
+                f"render_mode={env_kwargs['render_mode']!r} is not valid here; expected None "
+                "(render game i with venv.engine(i).render())"
+            )
+        # the env itself validates the options, exactly as pirate_envs.make does
+        self._env = module.raw_env(**env_kwargs)
+        self.env_id = env_id
+        self.config = self._env.config
+        self.reward_mode: str = self._env.reward_mode
+        self.observation_layout = self._env.observation_layout
+        self.actions = self._env.actions
+        self.num_actions = len(self.actions)
+        self.num_players = self._env.game.num_players
+        module_name, class_name = _BACKENDS[env_id]
+        backend_cls = getattr(importlib.import_module(module_name), class_name)
+        self._backend = backend_cls(self.config, self.reward_mode, self.num_envs, self._env.SCORE_SCALE)
+        self._index = np.arange(self.num_envs)
+        self._has_reset = False
+
+    # ----------------------------------------------------------------- outputs
+    @property
+    def observation(self) -> np.ndarray:
+        """``(N, D)`` ``float32``: the observation of the player on turn in each game."""
+        return self._backend.observation
+
+    @property
+    def action_mask(self) -> np.ndarray:
+        """``(N, A)`` ``int8``: the legal actions of the player on turn (zeros once a game ended)."""
+        return self._backend.action_mask
+
+    @property
+    def current_player(self) -> np.ndarray:
+        """``(N,)``: the seat whose observation is shown (the AEC env's ``agent_selection``)."""
+        return self._backend.current_player
+
+    @property
+    def rewards(self) -> np.ndarray:
+        """``(N, P)`` ``float32``: every seat's reward of the last step."""
+        return self._backend.rewards
+
+    @property
+    def terminated(self) -> np.ndarray:
+        """``(N,)`` ``bool``: the game ended by its rules on the last step."""
+        return self._backend.terminated
+
+    @property
+    def truncated(self) -> np.ndarray:
+        """``(N,)`` ``bool``: the game was cut off by a turn limit on the last step."""
+        return self._backend.truncated
+
+    # ----------------------------------------------------------------- stepping
+    def reset(self, seed: int | None = None) -> None:
+        """Start a new game in every slot (``seed``: reseed; ``None``: continue each game's stream)."""
+        seed = check_seed(seed)
+        if seed is None and not self._has_reset:
+            seed = self._seed
+        if seed is None and self._has_reset:
+            states = self._backend.rng.copy()
+        else:
+            states = np.random.SeedSequence(seed).generate_state(self.num_envs, dtype=np.uint64)
+        self._backend.reset(states)
+        self._has_reset = True
+
+    def step(self, actions: Any) -> None:
+        """Play one action per game: ``actions`` holds ``num_envs`` integers (ignored for ended games)."""
+        if not self._has_reset:
+            raise RuntimeError("call reset() before step()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
+            raise TypeError(
+                f"actions must be {self.num_envs} integers, one per game (shape ({self.num_envs},)); "
+                f"got shape {actions.shape} of dtype {actions.dtype}"
+            )
+        actions = actions.astype(np.int64, copy=False)
+        live = ~(self.terminated | self.truncated)
+        in_space = (actions >= 0) & (actions < self.num_actions)
+        legal = self.action_mask[self._index, np.where(in_space, actions, 0)].astype(bool) & in_space
+        bad = np.flatnonzero(live & ~legal)
+        if bad.size:
+            game = int(bad[0])
+            raise BatchIllegalActionError(
+                game,
+                int(actions[game]),
+                np.flatnonzero(self.action_mask[game]).tolist(),
+                self._env.action_to_string,
+                self.num_actions,
+            )
+        self._backend.step(actions)
+
+    # ----------------------------------------------------------------- one game
+    def _check_index(self, index: Any) -> int:
+        if not is_integer(index) or not 0 <= int(index) < self.num_envs:
+            raise IndexError(f"game index {index!r} is not valid; expected an integer 0..{self.num_envs - 1}")
+        if not self._has_reset:
+            raise RuntimeError("call reset() before looking at a game")
+        return int(index)
+
+    def engine(self, index: int) -> Engine:
+        """Game ``index`` as a reference engine in the same state (a new object: changing it changes nothing here)."""
+        return self._backend.engine(self._check_index(index))
+
+    def reset_options(self, index: int) -> dict[str, Any]:
+        """The reset options that deal game ``index``'s cards to the reference engine or the AEC env."""
+        return self._backend.reset_options(self._check_index(index))
+
+    def moves(self, index: int) -> list[int]:
+        """The actions played in game ``index`` so far, in order."""
+        return self._backend.moves(self._check_index(index))
+
+    def action_to_string(self, action: int) -> str:
+        """A readable label of ``action``."""
+        return self._env.action_to_string(action)
+
+
+def make(env_id: str, num_envs: int, seed: int | None = None, **env_kwargs: Any) -> VectorEnv:
+    """``num_envs`` games of ``env_id`` stepped together (see the module docstring)."""
+    return VectorEnv(env_id, num_envs, seed, **env_kwargs)
+
+
+__all__ = ["COVERED_ENV_IDS", "BatchIllegalActionError", "VectorEnv", "make", "random_legal_actions"]
