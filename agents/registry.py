@@ -1,8 +1,9 @@
 """Build agents by name for any env id: ``make_agent("heuristic", "skull_king_v0", seed=1)``.
 
 Names: ``random``; ``heuristic`` (the game's honest heuristic); ``oracle`` (Piraten Kapern's
-exact one-turn dynamic programme); ``ppo:<checkpoint path or shipped name>`` (a trained
-MaskablePPO policy, masked argmax; ``ppo:<...>#sample`` samples it; see ``agents.policy_agent``);
+exact one-turn dynamic programme); ``ppo:<shipped name or path>`` (a trained
+policy from a data-only agent file, loaded without running code; masked argmax;
+``ppo:<...>#sample`` samples it; see ``agents.policy_agent`` and ``agents.checkpoint``);
 ``mcts`` / ``mcts:<simulations>`` (information-set tree search over the env's game, see ``agents.search``).
 """
 

@@ -34,7 +34,7 @@ def test_train_writes_a_run_folder_and_resumes(tmp_path):
     run = tmp_path / "run"
     for name in ("config.json", "progress.csv", "learning_curve.png", "summary.json", "eval/history.json"):
         assert (run / name).is_file(), name
-    assert (run / "checkpoints" / "latest.zip").is_file()
+    assert (run / "checkpoints" / "latest.zip").is_file() and (run / "checkpoints" / "latest.npz").is_file()
     assert "| learner |" in result.stdout
     history = json.loads((run / "eval" / "history.json").read_text())
     assert [h["timesteps"] for h in history] == [0, 0, 128, 128]  # one row per evaluation opponent
