@@ -13,7 +13,15 @@ together, after one warm-up rollout) for
   ``connect_four_v3`` env behind its ``SB3ActionMaskWrapper`` and ``ActionMasker``, default
   ``MaskablePPO`` (there every move of either player is a learner step).
 
-Both run in this process, one after the other, so the machine load is comparable. Needs
+* RLlib (``--rllib``, needs the ``rllib`` extra): the same game through
+  ``experiments.rllib_selfplay`` (RLlib's new API stack, PPO with action masking, the same
+  network, batch, minibatch, epochs and step size as ours, the same opponent pool with ``self``
+  as one frozen snapshot module), ``--rllib-env-runners`` remote env runners of
+  ``--rllib-envs-per-runner`` envs each on a local Ray of ``--rllib-cpus`` CPUs. Its learner
+  steps are the decisions of the learning module, sampled and trained, per second of
+  ``Algorithm.train()`` after one warm-up iteration.
+
+All run in this process, one after the other, so the machine load is comparable. Needs
 ``pygame`` for connect_four.
 """
 
@@ -112,6 +120,42 @@ def bench_tutorial(timesteps: int, threads: int) -> float:
     return timed_learn(model, timesteps, model.n_steps)
 
 
+def bench_rllib(
+    timesteps: int, env_id: str, num_players: int, env_runners: int, envs_per_runner: int, cpus: int
+) -> float:
+    import ray
+    from ray.tune.registry import register_env
+
+    from experiments import rllib_selfplay
+    from experiments.cli import parse_args
+
+    defaults = TrainArgs()
+    pool = [spec.replace("self", "snapshot", 1) if spec.startswith("self") else spec for spec in defaults.opponents]
+    argv = [
+        "--env-id", env_id, "--num-players", str(num_players), "--seed", "0", "--num-snapshots", "1",
+        "--train-batch-size", str(defaults.n_steps * defaults.num_envs), "--minibatch-size", str(defaults.batch_size),
+        "--num-epochs", str(defaults.n_epochs), "--lr", str(defaults.learning_rate),
+        "--hidden", *map(str, defaults.net_arch), "--opponents", *pool,
+        "--num-env-runners", str(env_runners), "--envs-per-env-runner", str(envs_per_runner),
+    ]  # fmt: skip
+    args = parse_args(rllib_selfplay.Args, argv)
+    weights, env_kwargs = rllib_selfplay.check_args(args)
+    ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    try:
+        register_env(rllib_selfplay.ENV_NAME, rllib_selfplay.LeagueEnv)
+        algo = rllib_selfplay.build_config(args, rllib_selfplay.league_config(args, weights, env_kwargs)).build_algo()
+        algo.train()  # warm-up
+        steps, start = 0, time.perf_counter()
+        while steps < timesteps:
+            result = algo.train()
+            steps += int(result["env_runners"]["num_module_steps_sampled"][rllib_selfplay.LEARNER])
+        rate = steps / (time.perf_counter() - start)
+        algo.stop()
+    finally:
+        ray.shutdown()
+    return rate
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--timesteps", type=int, default=65536, help="timed steps of ours")
@@ -121,6 +165,11 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     parser.add_argument("--env-id", default="skull_king_v0", help="our env")
     parser.add_argument("--num-players", type=int, default=4)
+    parser.add_argument("--rllib", action="store_true", help="also measure RLlib (the rllib extra)")
+    parser.add_argument("--rllib-timesteps", type=int, default=16384, help="timed learner steps of RLlib")
+    parser.add_argument("--rllib-env-runners", type=int, default=0, help="RLlib remote env runners (0: the driver)")
+    parser.add_argument("--rllib-envs-per-runner", type=int, default=8, help="envs per RLlib env runner")
+    parser.add_argument("--rllib-cpus", type=int, default=2, help="CPUs of the local Ray")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     ours = bench_ours(args.timesteps, args.num_envs, args.workers, args.threads, args.env_id, args.num_players)
@@ -129,6 +178,18 @@ def main() -> None:
     print(f"ours: {setup}: {ours:8.0f} learner steps/s")
     print(f"tutorial: connect_four_v3, one env, default MaskablePPO: {tutorial:8.0f} learner steps/s")
     print(f"ratio: {ours / tutorial:.2f}x")
+    if args.rllib:
+        rllib = bench_rllib(
+            args.rllib_timesteps,
+            args.env_id,
+            args.num_players,
+            args.rllib_env_runners,
+            args.rllib_envs_per_runner,
+            args.rllib_cpus,
+        )
+        runners = f"{args.rllib_env_runners} env runners x {args.rllib_envs_per_runner} envs"
+        print(f"rllib: {args.env_id} {args.num_players} players, {runners}: {rllib:8.0f} learner steps/s")
+        print(f"ours / rllib: {ours / rllib:.2f}x")
 
 
 if __name__ == "__main__":
