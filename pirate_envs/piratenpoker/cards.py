@@ -46,7 +46,7 @@ SHARK = "shark"
 SHARK_VALUE = 4
 #: The back of each front value: a negative number, or the shark.
 BACK_OF_FRONT: dict[int, int | str] = {5: SHARK, 6: -3, 8: -4, 10: -5}
-#: Loot cards per colour in the published game (assumption, see RULINGS): 2x+5, 2x+6, 2x+8, 1x+10.
+#: Loot cards per colour (an assumption, see ``docs/rulings.md``): 2x+5, 2x+6, 2x+8, 1x+10.
 DEFAULT_LOOT_FRONTS: tuple[int, ...] = (5, 5, 6, 6, 8, 8, 10)
 #: Bonus for each complete set of three sharks, and for each set of three equal front values.
 SET_SIZE = 3

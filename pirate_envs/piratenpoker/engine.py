@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from pirate_envs.core.engine import Engine, check_options, read_only
-from pirate_envs.core.errors import check_choice, check_range
+from pirate_envs.core.errors import check_bool, check_choice, check_range
 from pirate_envs.core.render import format_table, seat_name
 from pirate_envs.piratenpoker.actions import ACTIONS, ADD, COMMIT, GIVE, KEEP, LOOT, PASS, RECIPIENT
 from pirate_envs.piratenpoker.cards import (
@@ -28,6 +28,7 @@ from pirate_envs.piratenpoker.cards import (
     FRONT_SIDE,
     FRONT_VALUES,
     HAND_SIZE,
+    IS_SHARK,
     NEGATIVE_KINDS,
     NUM_COLOURS,
     NUM_DISPLAYED_KINDS,
@@ -65,11 +66,15 @@ class Phase(enum.IntEnum):
 
 
 NUM_PHASES = 4  # decision phases (OVER excluded)
+OVERBOARD_GIFTS = ("any", "negative_to_other")
+ALL_TIED_LOOT = ("under_stack", "removed")
+#: Enough gifts for every negative card a player can hold (three colours x three backs x two copies).
+MAX_GIFTS = 2 * len(NEGATIVE_KINDS)
 
 
 @dataclass(frozen=True)
 class Config:
-    """Options of a Piratenpoker episode (validated; a bad value raises ``ValueError``).
+    """Options of a Piratenpoker episode (validated: a bad value raises ``ValueError``, a non-bool flag ``TypeError``).
 
     * ``num_players``: 3 to 5.
     * ``loot_fronts``: front values of the loot cards of *each* colour (values among +5, +6,
@@ -77,11 +82,35 @@ class Config:
       21 in all (*assumption*, the published distribution is not in the rule text).
     * ``max_games``: guard; the episode is truncated when this many games (three-round deals
       of loot, aborted all-tied games included) have been played without a stack running out.
+
+    Readings of the rules where the texts are silent or disagree (``docs/rulings.md``); the
+    defaults follow the English text:
+
+    * ``overboard_gift``: ``"any"``: the round-1 winner gives the card to any player, himself
+      included; ``"negative_to_other"`` (French text): a negative back goes to another player,
+      a shark back stays with the winner.
+    * ``below_deck_gifts``: how many of his negative cards the round-2 winner may give away,
+      one at a time (default 1; the French text's "the card(s)": ``MAX_GIFTS``).
+    * ``all_tied_loot``: ``"under_stack"``: when everybody ties, the unclaimed loot goes under
+      its stacks; ``"removed"`` (French text): it leaves the game.
+    * ``pass_sits_out``: ``False``: the Pass may be played once per game; ``True`` (the English
+      "cannot play in the following rounds" read literally): a player who passed bids nothing
+      for the rest of the game.
+    * ``pass_can_win``: ``True``: a Pass (total 0) takes part in the tie rules and wins when
+      every bid above it is tied away; ``False``: an empty bid never wins.
+    * ``hand_size``: poker cards dealt and refilled to, 6 besides the Pass (the French "six
+      cards, one of them a Pass": 5); at most 6.
     """
 
     num_players: int = 4
     loot_fronts: tuple[int, ...] = DEFAULT_LOOT_FRONTS
     max_games: int = 100
+    overboard_gift: str = "any"
+    below_deck_gifts: int = 1
+    all_tied_loot: str = "under_stack"
+    pass_sits_out: bool = False
+    pass_can_win: bool = True
+    hand_size: int = HAND_SIZE
 
     def __post_init__(self) -> None:
         check_range("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
@@ -92,13 +121,20 @@ class Config:
         for i, front in enumerate(self.loot_fronts):
             check_choice(f"loot_fronts[{i}]", front, FRONT_VALUES)
         check_range("max_games", self.max_games, 1)
+        check_choice("overboard_gift", self.overboard_gift, OVERBOARD_GIFTS)
+        gifts = check_range("below_deck_gifts", self.below_deck_gifts, 1, MAX_GIFTS)
+        object.__setattr__(self, "below_deck_gifts", gifts)
+        check_choice("all_tied_loot", self.all_tied_loot, ALL_TIED_LOOT)
+        object.__setattr__(self, "pass_sits_out", check_bool("pass_sits_out", self.pass_sits_out))
+        object.__setattr__(self, "pass_can_win", check_bool("pass_can_win", self.pass_can_win))
+        object.__setattr__(self, "hand_size", check_range("hand_size", self.hand_size, 1, HAND_SIZE))
 
 
 _NEGATIVE_KINDS = np.array(NEGATIVE_KINDS)
 _KINDS = np.arange(NUM_POKER_KINDS)
 
 RESET_OPTIONS: dict[str, str] = {
-    "hands": "list of num_players lists of poker card names dealt to each seat (refilled to 6)",
+    "hands": "list of num_players lists of poker card names dealt to each seat (refilled to hand_size)",
     "deck": "poker card names on top of the draw pile, first drawn first",
     "discard": "poker card names lying face up next to the draw pile",
     "rest_to_discard": "bool: cards not placed by the options go to the discard (default: shuffled under the deck)",
@@ -141,6 +177,7 @@ class PiratenpokerEngine(Engine):
         self.chooser = -1
         self.pending = -1
         self.may_give_to_self = False
+        self.gifts = 0  # negative cards the round-2 winner has given this round
         self.games_played = 0
         self.last_bids = np.zeros((n, NUM_POKER_KINDS), dtype=np.int16)
         self.last_passed = (False,) * n
@@ -166,8 +203,9 @@ class PiratenpokerEngine(Engine):
 
         hands = opts.get("hands")
         if hands is not None:
-            if len(hands) != self.num_players or any(len(h) > HAND_SIZE for h in hands):
-                raise ValueError(f"reset option 'hands' needs {self.num_players} lists of at most {HAND_SIZE} cards")
+            size = self.config.hand_size
+            if len(hands) != self.num_players or any(len(h) > size for h in hands):
+                raise ValueError(f"reset option 'hands' needs {self.num_players} lists of at most {size} cards")
             for seat, names in enumerate(hands):
                 for k in take("hands", names):
                     self._add_to_hand(seat, k)
@@ -181,7 +219,7 @@ class PiratenpokerEngine(Engine):
         self.draw = self.rng.permutation(rest).tolist() + top[::-1]
         if hands is None:  # deal from the top, seat 0 first (reshuffling the discard if needed)
             for seat in range(self.num_players):
-                for _ in range(HAND_SIZE):
+                for _ in range(self.config.hand_size):
                     self._add_to_hand(seat, self._draw_card())
 
     def _setup_loot(self, opts: dict[str, Any]) -> None:
@@ -238,7 +276,7 @@ class PiratenpokerEngine(Engine):
         self.games_played += 1
         seats, kinds = [], []  # the refill, in seat order, added to the hands at once
         for seat in range(self.num_players):
-            while self.hand_size[seat] < HAND_SIZE:
+            while self.hand_size[seat] < self.config.hand_size:
                 kind = self._draw_card()
                 if kind is None:
                     break
@@ -263,11 +301,17 @@ class PiratenpokerEngine(Engine):
     def _next_bidder(self, seat: int) -> None:
         """Hand the bid to the first seat from ``seat`` on that has a choice; reveal after the last."""
         for s in range(seat, self.num_players):
-            if self.hand_size[s] or self.pass_available[s]:
+            if self._has_choice(self.hand_size[s], self.pass_available[s]):
                 self.current_player = s
                 return
             self.committed[s] = True  # nothing to play: bids nothing
         self._reveal()
+
+    def _has_choice(self, cards_in_hand: int, holds_pass: bool) -> bool:
+        """Whether a player with these cards and Pass at his turn to bid has a choice (else he bids nothing)."""
+        if self.config.pass_sits_out:
+            return holds_pass  # having passed he sits out the game; with the Pass he may bid or pass
+        return bool(cards_in_hand) or holds_pass
 
     def _reveal(self) -> None:
         """Reveal every bid at once, discard the cards and act on the winner."""
@@ -277,7 +321,7 @@ class PiratenpokerEngine(Engine):
         loot_colour = COLOURS[remaining[0]] if self.round == LOOT_ROUND else None
         self.last_bids = self.bids.copy()
         self.cards[:, BID_ROW] = 0
-        winner = bid_winner(self.bid_names, loot_colour)
+        winner = bid_winner(self.bid_names, loot_colour, empty_can_win=self.config.pass_can_win)
         self.discard += self.last_bids.sum(axis=0, dtype=np.int16)
         self.bid_names = [[] for _ in range(n)]
         self.last_passed = tuple(self.passed)
@@ -286,7 +330,10 @@ class PiratenpokerEngine(Engine):
         self.last_round = self.round
         if winner is None:  # all tied: the game ends at once, unclaimed loot goes under its stack
             for colour in remaining:
-                self._put_under_stack(colour)
+                if self.config.all_tied_loot == "under_stack":
+                    self._put_under_stack(colour)
+                else:
+                    self.face_up[colour] = -1  # out of the game
             self._start_game()
         elif self.round == LOOT_ROUND:
             colour = remaining[0]
@@ -393,20 +440,37 @@ class PiratenpokerEngine(Engine):
             target = (self.chooser + action - RECIPIENT) % self.num_players
             self.displayed[target, self.pending] += 1
             self._rescore(target)
-            self._next_round()
+            if self.round == BELOW_DECK_ROUND:
+                self.gifts += 1
+                self._offer_gift()
+            else:
+                self._next_round()
         self._table = None
 
     def _pick_loot(self, colour: int) -> None:
         if self.round == OVERBOARD_ROUND:
             kind = displayed_kind(colour, BACK_SIDE, self.face_up[colour])
             self.face_up[colour] = -1
-            self._give(kind, to_self=True)
+            if self.config.overboard_gift == "any":
+                self._give(kind, to_self=True)
+            elif IS_SHARK[kind]:  # the winner keeps a shark ...
+                self.displayed[self.chooser, kind] += 1
+                self._rescore(self.chooser)
+                self._next_round()
+            else:  # ... and gives a negative card to another player
+                self._give(kind, to_self=False)
         else:
             self._put_under_stack(colour)
-            if self.displayed[self.chooser, _NEGATIVE_KINDS].any():
-                self.phase = Phase.GIFT
-            else:
-                self._next_round()
+            self.gifts = 0
+            self._offer_gift()
+
+    def _offer_gift(self) -> None:
+        """Round 2: the winner may give a negative card while he holds one and has gifts left."""
+        self.pending = -1
+        if self.gifts < self.config.below_deck_gifts and self.displayed[self.chooser, _NEGATIVE_KINDS].any():
+            self.phase = Phase.GIFT
+        else:
+            self._next_round()
 
     def _give(self, kind: int, to_self: bool) -> None:
         self.pending = kind
@@ -508,7 +572,7 @@ class PiratenpokerEngine(Engine):
         held_pass = self.pass_available[s] or self.passed[s]
         if s == self.current_player and not self.committed[s]:
             return int(rng.integers(0, in_hand + 1))  # building his bid: 0..all cards so far
-        if not self.committed[s] or (not in_hand and not held_pass):
+        if not self.committed[s] or not self._has_choice(in_hand, held_pass):
             return 0  # not asked yet, or nothing to play
         size = int(rng.integers(0 if held_pass else 1, in_hand + 1))  # 0: the Pass
         self.passed[s] = size == 0

@@ -30,12 +30,16 @@ a remaining tie is a shared win.
 
 Arguments
 =========
-``env(num_players=4, loot_fronts=(5, 5, 6, 6, 8, 8, 10), max_games=100, reward_mode="win",
-render_mode=None)``
+``env(num_players=4, loot_fronts=(5, 5, 6, 6, 8, 8, 10), max_games=100, overboard_gift="any",
+below_deck_gifts=1, all_tied_loot="under_stack", pass_sits_out=False, pass_can_win=True,
+hand_size=6, reward_mode="win", render_mode=None)``
 
 * ``num_players``: 3 to 5.
 * ``loot_fronts``: front values of the loot cards of each colour (*assumption*, see below).
 * ``max_games``: guard; the episode is truncated when it has not ended after this many games.
+* ``overboard_gift``, ``below_deck_gifts``, ``all_tied_loot``, ``pass_sits_out``,
+  ``pass_can_win``, ``hand_size``: readings of the rules where the texts are silent or
+  disagree (see Assumptions below and :class:`~pirate_envs.piratenpoker.engine.Config`).
 * ``reward_mode``: ``"win"`` (terminal, zero-sum, from the final ranking) or ``"score"``
   (changes of each player's final score of his displayed loot, times ``SCORE_SCALE = 0.1``:
   a card moves a score by 3 to 10, a set adds 5).
@@ -116,22 +120,34 @@ Rewards
 ``"win"``: at the end the winners share +1 and the losers share -1 (a truncated episode pays
 0). ``"score"``: each change of ``final_score`` of a player's displayed loot, x0.1.
 
-Assumptions (RULINGS)
-=====================
-* *Assumption*: the loot distribution per colour is 2x(+5/shark), 2x(+6/-3), 2x(+8/-4),
-  1x(+10/-5); option ``loot_fronts``.
-* The Pass may be played once per game; afterwards the player must bid cards (the English
-  "cannot play in the following rounds" is read with the French text and RULINGS as "cannot
-  play the Pass again"). The all-tied restart refills hands and returns the Pass cards.
-* A Pass (total 0) takes part in the tie rules like any bid: it wins when all bids above it
-  are exactly tied (the text: "the player who has the second-highest total wins").
-* Where the French text differs, the English one is followed: in round 1 the winner may give
-  any card to any player (French: a negative card to another player, a shark kept); in round
-  2 he gives at most one negative card (French: "the card(s)"); when everybody ties the
-  unclaimed loot goes back under its stacks (French: removed from the game); hands hold six
-  poker cards besides the Pass.
-* The final ranking compares loot card values (shark 4, backs negative) from the highest
-  down; a player with more cards wins over one whose cards are a prefix of his.
+Assumptions
+===========
+Where the rule texts (English, and a French one) are silent or disagree; the project's page
+``docs/rulings.md`` lists them for every game. The English text wins by default.
+
+* The loot distribution per colour is 2x(+5/shark), 2x(+6/-3), 2x(+8/-4), 1x(+10/-5)
+  (not in the texts): ``loot_fronts``.
+* The Pass may be played once per game and the player bids cards in the game's later rounds
+  (English "cannot play in the following rounds", read with the French "cannot play it
+  again"): ``pass_sits_out=False``; ``True`` reads the English literally (he bids nothing).
+* A Pass (total 0) takes part in the tie rules like any bid and wins when all bids above it
+  are exactly tied ("the player who has the second-highest total wins"): ``pass_can_win=True``.
+* Round 1: the winner may give the card to any player, himself included (English); the
+  French text gives a negative card to another player and keeps a shark:
+  ``overboard_gift="any"`` / ``"negative_to_other"``.
+* Round 2: the winner gives at most one negative card (English; French "the card(s)"):
+  ``below_deck_gifts=1``.
+* When everybody ties, the unclaimed loot goes back under its stacks (English; French:
+  removed from the game), hands are refilled and the Pass cards return (a new game):
+  ``all_tied_loot="under_stack"`` / ``"removed"``.
+* Hands hold six poker cards besides the Pass (English; French "six cards, one of them the
+  Pass"): ``hand_size=6`` / ``5``.
+* Fixed readings (no option): the episode ends when a stack is empty as a game should start
+  (the game that revealed a stack's last card is played out); the final ranking's tie-break
+  compares loot card values (shark 4, backs negative) from the highest down, and a player
+  with more cards wins over one whose cards are a prefix of his; each complete set of three
+  scores its bonus (six sharks: twice), a card counting in one set only; refills go in seat
+  order, an empty draw pile being refilled by shuffling the played cards.
 
 Version history
 ===============

@@ -50,14 +50,15 @@ def _strength(bid: Sequence[str], doubled: int | None) -> tuple[int, tuple[int, 
     return sum(values), tuple(values)
 
 
-def bid_winner(bids: Sequence[Sequence[str]], loot_colour: str | None) -> int | None:
+def bid_winner(bids: Sequence[Sequence[str]], loot_colour: str | None, empty_can_win: bool = True) -> int | None:
     """Index of the round's winner, or ``None`` when nobody can win (all tied).
 
     ``bids[i]`` is player ``i``'s revealed poker cards (``[]``: the Pass, worth 0, or nothing
     to play). ``loot_colour`` is the last loot card's colour in round 3 (its cards count
     double) and ``None`` in rounds 1 and 2. The highest total wins; a tie goes to the higher
     card values compared from the highest down; players still exactly tied are set aside and
-    the best of the others wins (the second-highest total, and so on).
+    the best of the others wins (the second-highest total, and so on). With
+    ``empty_can_win=False`` an empty bid never wins.
     """
     doubled = None if loot_colour is None else parse_colour(loot_colour)
     strengths = [_strength(bid, doubled) for bid in bids]
@@ -66,7 +67,7 @@ def bid_winner(bids: Sequence[Sequence[str]], loot_colour: str | None) -> int | 
         copies[strength] = copies.get(strength, 0) + 1
     best = None
     for i, strength in enumerate(strengths):
-        if copies[strength] == 1 and (best is None or strength > strengths[best]):
+        if copies[strength] == 1 and (empty_can_win or bids[i]) and (best is None or strength > strengths[best]):
             best = i
     return best
 
