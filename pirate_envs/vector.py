@@ -54,6 +54,12 @@ API
   (``moves(i)``) are replayed. ``reset_options(i)`` also deals game ``i`` to an AEC env:
   ``env.reset(options=venv.reset_options(i))``.
 
+Randomness
+----------
+Each game draws from its own splitmix64 stream, seeded from ``numpy.random.SeedSequence(seed)``;
+these are not the AEC env's streams, so the same seed deals other cards there. Skull King deals
+every hand of a game when the game starts (``reset_options(i)`` lists them).
+
 How it is checked
 -----------------
 The per-game engines stay the reference and decide every rule; each game's kernels mirror its
