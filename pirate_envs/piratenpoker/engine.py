@@ -68,8 +68,7 @@ class Phase(enum.IntEnum):
 NUM_PHASES = 4  # decision phases (OVER excluded)
 OVERBOARD_GIFTS = ("any", "negative_to_other")
 ALL_TIED_LOOT = ("under_stack", "removed")
-#: Enough gifts for every negative card a player can hold (three colours x three backs x two copies).
-MAX_GIFTS = 2 * len(NEGATIVE_KINDS)
+MAX_GIFTS = NUM_COLOURS * MAX_LOOT_PER_COLOUR  # as many as there can be loot cards
 
 
 @dataclass(frozen=True)
@@ -90,7 +89,7 @@ class Config:
       included; ``"negative_to_other"`` (French text): a negative back goes to another player,
       a shark back stays with the winner.
     * ``below_deck_gifts``: how many of his negative cards the round-2 winner may give away,
-      one at a time (default 1; the French text's "the card(s)": ``MAX_GIFTS``).
+      one at a time (default 1, at most ``MAX_GIFTS``; the French text's "the card(s)": more).
     * ``all_tied_loot``: ``"under_stack"``: when everybody ties, the unclaimed loot goes under
       its stacks; ``"removed"`` (French text): it leaves the game.
     * ``pass_sits_out``: ``False``: the Pass may be played once per game; ``True`` (the English
@@ -98,8 +97,8 @@ class Config:
       for the rest of the game.
     * ``pass_can_win``: ``True``: a Pass (total 0) takes part in the tie rules and wins when
       every bid above it is tied away; ``False``: an empty bid never wins.
-    * ``hand_size``: poker cards dealt and refilled to, 6 besides the Pass (the French "six
-      cards, one of them a Pass": 5); at most 6.
+    * ``hand_size``: poker cards dealt and refilled to, 6 besides the Pass (the French refill
+      to "six cards, one of them a Pass": 5); at most 6.
     """
 
     num_players: int = 4

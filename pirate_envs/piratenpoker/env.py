@@ -140,8 +140,8 @@ Where the rule texts (English, and a French one) are silent or disagree; the pro
 * When everybody ties, the unclaimed loot goes back under its stacks (English; French:
   removed from the game), hands are refilled and the Pass cards return (a new game):
   ``all_tied_loot="under_stack"`` / ``"removed"``.
-* Hands hold six poker cards besides the Pass (English; French "six cards, one of them the
-  Pass"): ``hand_size=6`` / ``5``.
+* Hands hold six poker cards besides the Pass (English; the French refill is to "six cards,
+  one of them the Pass"): ``hand_size=6`` / ``5`` (the deal and the refill).
 * Fixed readings (no option): the episode ends when a stack is empty as a game should start
   (the game that revealed a stack's last card is played out); the final ranking's tie-break
   compares loot card values (shark 4, backs negative) from the highest down, and a player
