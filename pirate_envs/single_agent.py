@@ -81,6 +81,8 @@ def opponent_weights(opponents: Opponents) -> dict[str, float]:
         return {opponents: 1.0}
     if isinstance(opponents, Mapping):
         return {str(name): float(weight) for name, weight in opponents.items()}
+    if not isinstance(opponents, Sequence) or not all(isinstance(name, str) for name in opponents):
+        raise ValueError(f"opponents={opponents!r}: give an agent name, a list of names or {{name: weight}}")
     weights: dict[str, float] = {}
     for name in opponents:
         weights[name] = weights.get(name, 0.0) + 1.0

@@ -118,6 +118,12 @@ def test_bad_opponent_names_give_one_clear_error(opponents, bad):
     assert "valid: ['random', 'heuristic'" in str(error.value)
 
 
+@pytest.mark.parametrize("opponents", [3, ["heuristic", None], {}])
+def test_opponents_of_the_wrong_kind_are_refused(opponents):
+    with pytest.raises(ValueError, match="opponents="):
+        gymnasium.make("pirate_envs/SkullKing-v0", opponents=opponents)
+
+
 def test_an_illegal_action_ends_the_game_as_a_loss():
     env = gymnasium.make("pirate_envs/PiratenKapern-v0").unwrapped
     env.reset(seed=1)
