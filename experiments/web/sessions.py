@@ -1,0 +1,398 @@
+"""The web table's games and replays: one session per game, checked by the engine, freed when done.
+
+A :class:`GameSession` is one game between a person (one seat) and agents (the other seats):
+the agents move until it is the person's turn; every move the person sends is checked against
+the engine's legal actions. A :class:`ReplaySession` steps through a saved game record. The
+:class:`SessionStore` hands out random ids and frees sessions that are finished or idle.
+
+Agents come from :class:`AgentCatalog`: the names ``agents.registry.agent_names`` lists (the
+shipped agents included) and the agent files of one folder given on the command line, listed
+as ``file:<name>``; no other name is accepted, so a request never names a path.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pirate_envs
+from agents.policy_agent import AGENT_SUFFIXES
+from agents.registry import agent_names, make_agent
+from experiments.cli import player_counts
+from pirate_envs.core.events import event_text, record_events
+from pirate_envs.core.text import text_module
+
+#: Game options a page may set, with their type (everything else is the game's default).
+GAME_OPTIONS: dict[str, dict[str, type]] = {
+    "skull_king_v0": {"num_hands": int},
+    "piraten_kapern_v0": {"target_score": int},
+    "piratenpoker_v0": {"loot_fronts": list, "max_games": int},
+    "lucky_pirate_v0": {"wins_to_win": int},
+}
+#: Most actions a replayed record may hold.
+MAX_RECORD_ACTIONS = 200_000
+#: Blocks of actions the page offers through a picker instead of one button per action.
+PICKED_BLOCKS = {"reroll"}
+
+
+class RequestError(ValueError):
+    """A request the server refuses (HTTP status ``status``, one-line ``message``)."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+class AgentCatalog:
+    """The agents a page may choose: registry names and the files of ``agents_dir`` (``file:<name>``)."""
+
+    def __init__(self, agents_dir: str | Path | None = None):
+        self.agents_dir = Path(agents_dir).resolve() if agents_dir is not None else None
+        if self.agents_dir is not None and not self.agents_dir.is_dir():
+            raise ValueError(f"--agents-dir {agents_dir!r} is not a folder")
+
+    def files(self) -> dict[str, Path]:
+        """``file:<name>`` -> path of every agent file in the folder (none without one)."""
+        if self.agents_dir is None:
+            return {}
+        return {
+            f"file:{p.name}": p
+            for p in sorted(self.agents_dir.iterdir())
+            if p.is_file() and p.name.endswith(AGENT_SUFFIXES)
+        }
+
+    def names(self, env_id: str) -> list[str]:
+        """Every agent name a page may pick for ``env_id``."""
+        return agent_names(env_id) + list(self.files())
+
+    def build(self, name: Any, env_id: str, seed: int, env: Any) -> Any:
+        """The agent ``name`` for seat games of ``env``; :class:`RequestError` for a name not listed."""
+        valid = self.names(env_id)
+        if not isinstance(name, str) or name not in valid:
+            raise RequestError(f"unknown agent {str(name)[:60]!r}; choose one of {valid}")
+        files = self.files()
+        source = f"ppo:{files[name]}" if name in files else name
+        try:
+            return make_agent(source, env_id, seed=seed, env=env)
+        except (ValueError, ImportError) as error:
+            raise RequestError(f"agent {name!r}: {error}") from None
+
+
+def _check_options(env_id: str, options: Any) -> dict[str, Any]:
+    """The page's game options, typed as :data:`GAME_OPTIONS` allows (``RequestError`` otherwise)."""
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise RequestError(f"options must be an object, got {type(options).__name__}")
+    allowed = GAME_OPTIONS[env_id]
+    for key, value in options.items():
+        if key not in allowed:
+            raise RequestError(f"option {str(key)[:40]!r} is not settable here; settable: {sorted(allowed)}")
+        kind = allowed[key]
+        ok = isinstance(value, list) and all(_is_int(v) for v in value) if kind is list else _is_int(value)
+        if not ok:
+            what = "a list of integers" if kind is list else "an integer"
+            raise RequestError(f"option {key}={_shown(value)} must be {what}")
+    return dict(options)
+
+
+def _shown(value: Any) -> str:
+    """A request value for an error message, cut short (strings quoted)."""
+    return str(value) if _is_int(value) else repr(str(value)[:40])
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10**9
+
+
+def _check_seed(seed: Any) -> int:
+    if seed is None:
+        return secrets.randbelow(2**31)
+    if not _is_int(seed) or seed < 0:
+        raise RequestError(f"seed {_shown(seed)} must be a non-negative integer")
+    return seed
+
+
+def make_env(env_id: Any, num_players: int | None, options: dict[str, Any]) -> Any:
+    """A raw env recording events; ``RequestError`` naming a bad id or option value."""
+    if not isinstance(env_id, str) or env_id not in pirate_envs.ENV_IDS:
+        raise RequestError(f"unknown game {str(env_id)[:40]!r}; games: {list(pirate_envs.ENV_IDS)}")
+    kwargs = dict(options) if num_players is None else {**options, "num_players": num_players}
+    try:
+        env = pirate_envs.make(env_id, raw=True, **kwargs)
+    except (ValueError, TypeError) as error:
+        raise RequestError(str(error)) from None
+    record_events(env.game)
+    return env
+
+
+class GameSession:
+    """One game: the person at ``seat``, agents in the other seats."""
+
+    kind = "game"
+
+    def __init__(self, request: dict[str, Any], catalog: AgentCatalog):
+        env_id = request.get("env_id")
+        opponents = request.get("opponents")
+        if not isinstance(opponents, list) or not opponents:
+            raise RequestError("opponents must be a non-empty list of agent names")
+        n = len(opponents) + 1
+        if isinstance(env_id, str) and env_id in pirate_envs.ENV_IDS and n not in player_counts(env_id):
+            counts = player_counts(env_id)
+            plays = f"{env_id} plays {counts[0]}-{counts[-1]} players"
+            raise RequestError(f"{plays}; {len(opponents)} opponents + you = {n}")
+        seat = request.get("seat", 0)
+        if not _is_int(seat) or not 0 <= seat < n:
+            raise RequestError(f"seat {_shown(seat)} must be an integer in 0..{n - 1}")
+        self.options = _check_options(env_id, request.get("options")) if env_id in GAME_OPTIONS else {}
+        self.env = make_env(env_id, n, self.options)
+        self.env_id: str = env_id
+        self.seat: int = seat
+        self.seed = _check_seed(request.get("seed"))
+        others = [s for s in range(n) if s != seat]
+        self.agent_names = dict(zip(others, opponents))
+        self.agents = {
+            s: catalog.build(name, env_id, self.seed * 101 + s, self.env) for s, name in self.agent_names.items()
+        }
+        self.text = text_module(self.env)
+        self.actions: list[int] = []
+        self.lock = threading.Lock()
+        self.env.reset(seed=self.seed)
+        self._run_agents()
+
+    @property
+    def done(self) -> bool:
+        return self.env.game.done
+
+    def _step(self, action: int) -> None:
+        self.env.step(action)
+        self.actions.append(action)
+
+    def _run_agents(self) -> None:
+        """Let the agents move until it is the person's turn or the game is over."""
+        env, game = self.env, self.env.game
+        while not game.done and game.current_player != self.seat:
+            seat = game.current_player
+            obs = env.observe(env.possible_agents[seat])
+            self._step(int(self.agents[seat].act(obs, game.view(seat))))
+
+    def move(self, body: Any) -> None:
+        """Play the person's move: ``{"action": int}`` or ``{"command": text}`` (``RequestError`` if bad)."""
+        if not isinstance(body, dict) or ("action" in body) == ("command" in body):
+            raise RequestError('send {"action": <integer>} or {"command": "<text>"}')
+        game = self.env.game
+        if game.done:
+            raise RequestError("the game is over", status=409)
+        if game.current_player != self.seat:
+            raise RequestError("it is not your turn", status=409)
+        legal = game.legal_actions()
+        view = game.view(self.seat)
+        if "action" in body:
+            action = body["action"]
+            if not _is_int(action):
+                raise RequestError(f"action {_shown(action)} must be an integer")
+            if action not in legal:
+                label = self.env.action_to_string(action) if 0 <= action < self.env.num_actions else "out of range"
+                raise RequestError(f"action {action} ({label}) is not legal now; {self.text.move_hint(view, legal)}")
+            actions = [action]
+        else:
+            command = body["command"]
+            if not isinstance(command, str) or len(command) > 200:
+                raise RequestError("command must be a text of at most 200 characters")
+            try:
+                actions = self.text.parse_moves(command, view, legal)
+            except ValueError as error:
+                raise RequestError(str(error)) from None
+        for action in actions:
+            if not self.env.is_legal(action):  # a later part of a typed bid that became illegal
+                raise RequestError(f"{self.env.action_to_string(action)} is not legal now")
+            self._step(action)
+        self._run_agents()
+
+    def state(self) -> dict[str, Any]:
+        """What the page shows: the seat screen, the event log, the scores and the legal moves."""
+        env, game = self.env, self.env.game
+        view = game.view(self.seat)
+        your_turn = not game.done and game.current_player == self.seat
+        legal = game.legal_actions() if your_turn else []
+        state = {
+            "kind": self.kind,
+            "env_id": self.env_id,
+            "game": self.text.GAME_NAME,
+            "seat": self.seat,
+            "players": [("you" if s == self.seat else self.agent_names[s]) for s in range(game.num_players)],
+            "text": self.text.seat_text(view, None if game.done else game.current_player),
+            **_outcome(env),
+            "your_turn": your_turn,
+            "moves": _moves(env, legal),
+            "hint": self.text.move_hint(view, legal) if your_turn else "",
+            "steps": len(self.actions),
+        }
+        if your_turn and self.env_id == "piraten_kapern_v0":
+            state["dice"] = {"free": list(view.free), "chest": list(view.chest)}
+        return state
+
+    def record(self) -> dict[str, Any]:
+        """The game as a record that replays through the raw env (the ``evaluate --save-games`` format)."""
+        game = self.env.game
+        return {
+            "env_id": self.env_id,
+            "env_kwargs": {**self.options, "num_players": game.num_players},
+            "seed": self.seed,
+            "actions": list(self.actions),
+            "agents": [("human" if s == self.seat else self.agent_names[s]) for s in range(game.num_players)],
+            "scores": game.scores().tolist(),
+        }
+
+
+def _outcome(env: Any) -> dict[str, Any]:
+    """Scores, whose turn, the end and the event log (shared by games and replays)."""
+    game = env.game
+    scores = game.scores().tolist()
+    return {
+        "scores": scores,
+        "on_turn": None if game.done else game.current_player,
+        "done": game.done,
+        "truncated": bool(game.truncated),
+        "winners": game.winners() if game.terminated else [],
+        "standings": sorted(range(len(scores)), key=lambda s: (-scores[s], s)),
+        "events": [{**e.to_dict(), "text": event_text(e)} for e in (game.events or [])],
+    }
+
+
+def _moves(env: Any, legal: list[int]) -> list[dict[str, Any]]:
+    """The legal moves as ``{"action", "label", "block"}`` (blocks in :data:`PICKED_BLOCKS` left out)."""
+    blocks = env.actions.blocks
+    moves = []
+    for action in legal:
+        block = next(b.name for b in blocks if action in b)
+        if block not in PICKED_BLOCKS:
+            moves.append({"action": action, "label": env.action_to_string(action), "block": block})
+    return moves
+
+
+class ReplaySession:
+    """A saved game record, stepped through: the full state (every hand) after any step."""
+
+    kind = "replay"
+
+    def __init__(self, record: Any):
+        if not isinstance(record, dict):
+            raise RequestError("a game record is a JSON object with env_id, env_kwargs, seed and actions")
+        env_kwargs = record.get("env_kwargs", {})
+        if not isinstance(env_kwargs, dict) or not all(
+            isinstance(v, int | bool | str | list) or v is None for v in env_kwargs.values()
+        ):
+            raise RequestError("env_kwargs must be an object of plain values")
+        actions = record.get("actions")
+        if not isinstance(actions, list) or len(actions) > MAX_RECORD_ACTIONS or not all(_is_int(a) for a in actions):
+            raise RequestError(f"actions must be a list of at most {MAX_RECORD_ACTIONS} integers")
+        seed = record.get("seed")
+        if seed is not None and (not _is_int(seed) or seed < 0):
+            raise RequestError(f"seed {_shown(seed)} must be a non-negative integer or null")
+        self.env = make_env(record.get("env_id"), None, env_kwargs)
+        self.env_id = record["env_id"]
+        self.seed, self.actions = seed, actions
+        agents = record.get("agents")
+        self.agent_names = [str(a)[:60] for a in agents] if isinstance(agents, list) else []
+        self.recorded_scores = record.get("scores")
+        self.lock = threading.Lock()
+        self.env.reset(seed=seed)
+        self.step = 0
+        self._goto(len(actions))  # checks every action once
+        if not self.env.game.done:
+            raise RequestError(f"the record is not a finished game: not over after its {len(actions)} actions")
+
+    @property
+    def done(self) -> bool:
+        return False  # a replay is freed when idle, not when its game is over
+
+    def _goto(self, step: int) -> None:
+        if step < self.step or step == 0:
+            self.env.reset(seed=self.seed)
+            self.step = 0
+        while self.step < step:
+            action = self.actions[self.step]
+            if not self.env.is_legal(action):
+                label = self.env.action_to_string(action) if 0 <= action < self.env.num_actions else "out of range"
+                raise RequestError(f"action {self.step} of the record ({action}, {label}) is not legal there")
+            self.env.step(action)
+            self.step += 1
+
+    def move(self, body: Any) -> None:
+        """Go to step ``{"step": k}`` (0: the deal, len(actions): the end)."""
+        step = body.get("step") if isinstance(body, dict) else None
+        if not _is_int(step) or not 0 <= step <= len(self.actions):
+            raise RequestError(f"step must be an integer in 0..{len(self.actions)}")
+        self._goto(step)
+
+    def state(self) -> dict[str, Any]:
+        env = self.env
+        last = self.actions[self.step - 1] if self.step else None
+        return {
+            "kind": self.kind,
+            "env_id": self.env_id,
+            "game": text_module(env).GAME_NAME,
+            "players": self.agent_names or env.possible_agents,
+            "text": env.game.render(),
+            **_outcome(env),
+            "step": self.step,
+            "total_steps": len(self.actions),
+            "last_move": None if last is None else env.action_to_string(last),
+            "recorded_scores": self.recorded_scores,
+        }
+
+
+class SessionStore:
+    """Sessions by random id; finished ones are freed after ``finished_ttl``, idle ones after ``idle_ttl``."""
+
+    def __init__(self, capacity: int = 64, idle_ttl: float = 1800.0, finished_ttl: float = 300.0,
+                 clock: Callable[[], float] = time.monotonic):
+        self.capacity, self.idle_ttl, self.finished_ttl, self.clock = capacity, idle_ttl, finished_ttl, clock
+        self._sessions: dict[str, Any] = {}
+        self._used: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    def add(self, session: Any) -> str:
+        """Store ``session`` under a fresh random id (``RequestError`` 503 when full of live games)."""
+        with self._lock:
+            self._purge()
+            if len(self._sessions) >= self.capacity:
+                raise RequestError(f"the table is full ({self.capacity} games in progress); try again later", 503)
+            sid = secrets.token_urlsafe(16)
+            self._sessions[sid] = session
+            self._used[sid] = self.clock()
+            return sid
+
+    def get(self, sid: str) -> Any:
+        """The session ``sid`` (``RequestError`` 404 if unknown or freed); marks it used."""
+        with self._lock:
+            self._purge()
+            if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", sid) or sid not in self._sessions:
+                raise RequestError("no such game (finished or abandoned games are freed)", 404)
+            self._used[sid] = self.clock()
+            return self._sessions[sid]
+
+    def remove(self, sid: str) -> None:
+        with self._lock:
+            if sid not in self._sessions:
+                raise RequestError("no such game", 404)
+            del self._sessions[sid], self._used[sid]
+
+    def _purge(self) -> None:
+        now = self.clock()
+        for sid in list(self._sessions):
+            ttl = self.finished_ttl if self._sessions[sid].done else self.idle_ttl
+            if now - self._used[sid] > ttl:
+                del self._sessions[sid], self._used[sid]
+
+
+__all__ = ["GAME_OPTIONS", "AgentCatalog", "GameSession", "ReplaySession", "RequestError", "SessionStore"]
