@@ -93,7 +93,7 @@ def _game_over_text(e: Event, who: str, name: SeatName) -> str:
 
 
 _TEXTS: dict[str, Callable[[Event, str, SeatName], str]] = {
-    "deal": lambda e, who, name: f"{e.data['what']}: {name(e.data['dealer'])} deals",
+    "deal": lambda e, who, name: e.data["what"] + (f": {name(e.data['dealer'])} deals" if "dealer" in e.data else ""),
     "turn": lambda e, who, name: f"{who}'s turn" + (f" ({e.data['what']})" if e.data.get("what") else ""),
     "bid": lambda e, who, name: f"{who} has bid",
     "bids_revealed": lambda e, who, name: f"bids revealed: {_per_seat(e.data['bids'], name)}",

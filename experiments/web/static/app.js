@@ -113,6 +113,7 @@ async function send(body) {
     render(await api("POST", path, body));
   } catch (error) {
     showError(error.message); // the game goes on: the state is unchanged
+    window.renderCount = (window.renderCount || 0) + 1;
   }
 }
 
@@ -205,8 +206,8 @@ function renderStandings(state) {
   const box = $("standings");
   show(box, state.done);
   if (!state.done) { return; }
-  const lines = state.standings.map((seat, i) =>
-    `${i + 1}. player_${seat} (${state.players[seat]}): ${state.scores[seat]}` +
+  const lines = state.standings.map((seat) =>
+    `player_${seat} (${state.players[seat]}): ${state.scores[seat]}` +
     (state.winners.includes(seat) ? " \u2014 winner" : ""));
   box.innerHTML = "<strong>Game over.</strong> " + (state.truncated ? "Truncated, no winner." : "Final standings:");
   const list = document.createElement("ol");
@@ -216,6 +217,7 @@ function renderStandings(state) {
 }
 
 function render(state) {
+  window.renderCount = (window.renderCount || 0) + 1; // tests wait on it
   session = state;
   showError("");
   show($("setup"), false);

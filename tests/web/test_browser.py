@@ -1,0 +1,160 @@
+"""A real browser plays a whole game of every game through the page and saves a screenshot.
+
+Debian's ``chromium`` and ``chromium-driver`` (``apt-get install chromium chromium-driver``),
+driven by Selenium. Outside CI the test skips when ``/usr/bin/chromium`` is missing; in CI
+(``CI=true``) it fails instead. Screenshots go to ``docs/screenshots/<game>.png``.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.web.conftest import IN_CI, require_module
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
+    message = "Debian's chromium and chromium-driver are not installed: apt-get install chromium chromium-driver"
+    if IN_CI:
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message, allow_module_level=True)
+require_module("selenium", "web")
+require_module("uvicorn", "web")
+
+import uvicorn  # noqa: E402
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support import expected_conditions as ec  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+from experiments.web.server import create_app  # noqa: E402
+
+#: Short games: (players, options typed into the page).
+GAMES = {
+    "skull_king_v0": (3, {"num_hands": "2"}),
+    "piraten_kapern_v0": (2, {"target_score": "1000"}),
+    "piratenpoker_v0": (3, {"loot_fronts": "5,8"}),
+    "lucky_pirate_v0": (2, {}),
+}
+MAX_CLICKS = 400
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = free_port()
+    config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
+    instance = uvicorn.Server(config)
+    thread = threading.Thread(target=instance.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not instance.started:
+        assert time.monotonic() < deadline, "the web table did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    instance.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    profile = tempfile.mkdtemp(prefix="chromium-profile-")
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={profile}",
+        "--window-size=1400,1000",
+    ):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    yield driver
+    driver.quit()
+
+
+def click_and_wait(driver, element) -> None:
+    """Click a move control and wait until the page has drawn the answer."""
+    before = driver.execute_script("return window.renderCount || 0")
+    element.click()
+    WebDriverWait(driver, 20).until(lambda d: d.execute_script("return window.renderCount || 0") > before)
+
+
+def first_move(driver):
+    """The control to click now: a Kapern re-roll of two dice once, else the first move button."""
+    buttons = driver.find_elements(By.CSS_SELECTOR, "#moves button.move")
+    return buttons[0] if buttons else None
+
+
+@pytest.mark.parametrize("env_id", list(GAMES))
+def test_a_whole_game_in_the_browser(server, browser, env_id):
+    players, options = GAMES[env_id]
+    browser.get(server)
+    wait = WebDriverWait(browser, 20)
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, f"#game-select option[value='{env_id}']")))
+    Select(browser.find_element(By.ID, "game-select")).select_by_value(env_id)
+    Select(browser.find_element(By.ID, "players")).select_by_value(str(players))
+    for select in browser.find_elements(By.CSS_SELECTOR, "select.opponent"):
+        Select(select).select_by_value("heuristic")
+    for key, value in options.items():
+        field = browser.find_element(By.ID, f"option-{key}")
+        field.clear()
+        field.send_keys(value)
+    browser.find_element(By.ID, "seed").send_keys("7")
+    browser.find_element(By.ID, "start").click()
+    wait.until(ec.visibility_of_element_located((By.ID, "screen")))
+    assert "you are player_0" in browser.find_element(By.ID, "screen").text
+
+    # a malformed typed move: the page says why, and the game goes on
+    browser.find_element(By.ID, "command").send_keys("zzz-not-a-move")
+    click_and_wait(browser, browser.find_element(By.ID, "send"))
+    error = browser.find_element(By.ID, "error")
+    assert error.is_displayed() and "zzz-not-a-move" in error.text
+
+    rerolled = False
+    for _ in range(MAX_CLICKS):
+        if browser.find_element(By.ID, "standings").is_displayed():
+            break
+        dice = browser.find_elements(By.CSS_SELECTOR, "#dice-free .die:not(.skull)")
+        if env_id == "piraten_kapern_v0" and not rerolled and len(dice) >= 2:
+            dice[0].click()
+            dice[1].click()
+            click_and_wait(browser, browser.find_element(By.ID, "reroll"))
+            rerolled = True
+        else:
+            button = first_move(browser)
+            assert button is not None, browser.find_element(By.ID, "screen").text
+            click_and_wait(browser, button)
+        assert not browser.find_element(By.ID, "error").is_displayed(), browser.find_element(By.ID, "error").text
+    standings = browser.find_element(By.ID, "standings")
+    assert standings.is_displayed() and "Game over" in standings.text
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#final-standings li")) == players
+    log = [item.text for item in browser.find_elements(By.CSS_SELECTOR, "#log li")]
+    assert any(line.startswith("game over") for line in log)
+    if env_id == "piraten_kapern_v0":
+        assert rerolled and any(line.startswith("player_0 re-rolls") for line in log)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    target = SCREENSHOTS / f"{env_id.removesuffix('_v0')}.png"
+    partial = target.with_suffix(".png.tmp")
+    partial.write_bytes(browser.get_screenshot_as_png())
+    os.replace(partial, target)
