@@ -99,7 +99,7 @@ def test_skull_king_screen_shows_own_cards_only_and_bids_once_revealed():
     assert bids == {"player_0": "0", "player_1": "1", "player_2": "2"}
     assert lines[1] == "on turn: player_2 (play a card)"
     env.step(CARD_OFFSET + token_index("black-13"))
-    assert "trick: black-13 (player_2); led suit black" in env_seat_text(env, "player_0").splitlines()
+    assert "trick: player_2 black-13; led suit black" in env_seat_text(env, "player_0").splitlines()
 
 
 def test_skull_king_final_standings():
