@@ -33,6 +33,15 @@ def win_round_one(engine) -> None:
     assert engine.phase == Phase.PICK_LOOT and engine.chooser == 0
 
 
+def seat_zero_passes_round_one(engine) -> None:
+    """Round 1: Pass, red-8, red-7; seat 1 wins and gives the yellow -3 to seat 0."""
+    bid(engine, 0, [])
+    bid(engine, 1, ["red-8"])
+    bid(engine, 2, ["red-7"])
+    act(engine, "choose yellow loot")
+    act(engine, "to seat +2")
+
+
 def test_overboard_negative_to_another_player_and_the_shark_kept():
     engine = new_engine({"hands": HANDS, "loot": LOOT}, overboard_gift="negative_to_other")
     win_round_one(engine)
@@ -92,11 +101,7 @@ def test_all_tied_loot_removed_from_the_game():
 
 def test_pass_sits_out_the_rest_of_the_game():
     engine = new_engine({"hands": HANDS, "loot": LOOT}, pass_sits_out=True)
-    bid(engine, 0, [])  # seat 0 passes in round 1
-    bid(engine, 1, ["red-8"])
-    bid(engine, 2, ["red-7"])
-    act(engine, "choose yellow loot")
-    act(engine, "to seat +2")
+    seat_zero_passes_round_one(engine)
     # round 2: seat 0 holds six cards but has passed: he bids nothing
     assert engine.round == 1 and engine.current_player == 1 and engine.committed[0]
     bid(engine, 1, ["yellow-7"])
@@ -104,21 +109,13 @@ def test_pass_sits_out_the_rest_of_the_game():
     assert engine.last_bids[0].sum() == 0 and engine.chooser == 2
     # the default: he is asked, and must bid cards
     default = new_engine({"hands": HANDS, "loot": LOOT})
-    bid(default, 0, [])
-    bid(default, 1, ["red-8"])
-    bid(default, 2, ["red-7"])
-    act(default, "choose yellow loot")
-    act(default, "to seat +2")
+    seat_zero_passes_round_one(default)
     assert default.current_player == 0 and "pass" not in legal_labels(default)
 
 
 def test_a_sitting_out_seat_is_not_redrawn_to_bid():
     engine = new_engine({"hands": HANDS, "loot": LOOT}, pass_sits_out=True)
-    bid(engine, 0, [])
-    bid(engine, 1, ["red-8"])
-    bid(engine, 2, ["red-7"])
-    act(engine, "choose yellow loot")
-    act(engine, "to seat +2")
+    seat_zero_passes_round_one(engine)
     bid(engine, 1, ["yellow-7"])
     assert engine.current_player == 2
     rng = np.random.default_rng(5)
