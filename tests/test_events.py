@@ -20,6 +20,13 @@ from pirate_envs.skull_king.cards import token_index
 REVEALING_KINDS = {"bids_revealed", "roll", "draw", "deal"}
 
 
+def reveals(event: Event) -> bool:
+    """Whether ``event`` makes something hidden public (a Lucky Pirate down card turned over too)."""
+    data = event.data
+    blind = data.get("how", "").endswith("blind") or data.get("what", "").startswith("turns down card")
+    return event.kind in REVEALING_KINDS or blind
+
+
 def recording_env(env_id: str, **kwargs):
     env = pirate_envs.make(env_id, raw=True, **kwargs)
     record_events(env.game)
@@ -190,7 +197,7 @@ def test_events_of_a_move_never_depend_on_what_its_player_cannot_see(env_id):
             other.apply(action)
             mine, theirs = env.game.events[start:], other.events[start:]
             for a, b in zip(mine, theirs):
-                if a.kind in REVEALING_KINDS or b.kind in REVEALING_KINDS:
+                if reveals(a) or reveals(b):
                     break
                 assert a == b, (env_id, event_text(a), event_text(b))
                 compared += 1
@@ -215,3 +222,50 @@ def test_every_event_has_a_text_and_json_fields(env_id):
     for event in events:
         assert event_text(event)
         json.dumps(event.to_dict())
+
+
+# ----------------------------------------------------------------------------- Lucky Pirate
+def test_lucky_pirate_scripted_game_event_text():
+    """Two players, hands only, seat 1 deals so seat 0 starts.
+
+    Seat 0 starts the pile with a 5; seat 1 must beat it and plays his 6; seat 0 adds two 6s:
+    three equal numbers in a row clear the pile (4 cards) out of the game and he plays again,
+    an 8. Seat 1 holds only a 3, cannot play and picks up the pile (the 8); seat 0 starts a new
+    pile with his Kraken, his last card, and wins.
+    """
+    from pirate_envs.lucky_pirate.actions import PICK_UP, play_action
+    from pirate_envs.lucky_pirate.cards import KIND_INDEX
+
+    env = recording_env("lucky_pirate_v0", num_players=2)
+    deal = [{"hand": ["5", "6", "6", "8", "kraken"]}, {"hand": ["3", "6"]}]
+    env.reset(seed=0, options={"deal": deal, "dealer": 1})
+    for card, count in (("5", 1), ("6", 1), ("6", 2), ("8", 1)):
+        env.step(play_action(KIND_INDEX[card], count))
+    env.step(PICK_UP)
+    env.step(play_action(KIND_INDEX["kraken"], 1))
+    assert env.game.terminated
+    assert events_text(events_since(env)) == "\n".join(
+        [
+            "game 1: player_1 deals",
+            "player_0 plays 5",
+            "player_1 plays 6",
+            "player_0 plays 6 6",
+            "player_0 clears the pile out of the game (4 cards)",
+            "player_0 plays 8",
+            "player_1 picks up the pile (1 card)",
+            "player_0 plays kraken",
+            "player_0 wins the game: no cards left",
+            "player_0 +1 (game won): 1",
+            "game over, player_0 wins; scores: player_0 1, player_1 0",
+        ]
+    )
+
+
+def test_lucky_pirate_up_cards_laid_in_the_set_up_stay_unnamed():
+    env = recording_env("lucky_pirate_v0", num_players=3, choose_up_cards=True)
+    env.reset(seed=1)
+    from pirate_envs.lucky_pirate.actions import LAY_UP_OFFSET
+
+    env.step(env.game.legal_actions()[0])
+    assert env.game.legal_actions()[0] >= LAY_UP_OFFSET
+    assert [event_text(e) for e in events_since(env)][-1] == f"player_{env.game.dealer + 1} lays a card face up"

@@ -15,6 +15,7 @@ import numpy as np
 
 from pirate_envs.core.engine import Engine, TurnGuard, check_options, read_only
 from pirate_envs.core.errors import check_choice, check_range
+from pirate_envs.core.events import Event
 from pirate_envs.core.render import format_table, seat_name
 from pirate_envs.lucky_pirate.actions import (
     ACTIONS,
@@ -183,6 +184,8 @@ class LuckyPirateEngine(Engine):
     """One Lucky Pirate episode: a game, or a tournament of games to ``wins_to_win`` wins."""
 
     ACTIONS = ACTIONS
+    #: Public events since the last reset while recording is on (see :mod:`pirate_envs.core.events`).
+    events: list[Event] | None = None
     #: Forced cycles exist (rare: see the env docstring's measured outcomes); the turn guard ends them.
     CAN_CYCLE = True
     RESET_OPTIONS: Mapping[str, str] = {
@@ -254,6 +257,8 @@ class LuckyPirateEngine(Engine):
     def reset(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> None:
         opts = check_options(options, self.RESET_OPTIONS)
         self._rng = rng
+        if self.events is not None:
+            self.events = []
         n = self.num_players
         self.wins[:] = 0
         self.set_aside_games = []
@@ -340,6 +345,9 @@ class LuckyPirateEngine(Engine):
         self.top = pile_top(pile, self.rules)
 
     def _start_game(self, dealer: int) -> None:
+        if self.events is not None:
+            number = int(self.wins.sum()) + len(self.set_aside_games) + 1
+            self.events.append(Event("deal", None, {"what": f"game {number}", "dealer": dealer}))
         self.dealer = dealer
         self.direction = 1
         self.current_player = (dealer + 1) % self.num_players
@@ -393,6 +401,8 @@ class LuckyPirateEngine(Engine):
         p = self.current_player
         guard = self.guard
         self._mask = None
+        if self.events is not None:
+            self._record_move(p, action)
         if action < DOWN_OFFSET:
             kind, count = decode_play(action)
             if self.hand_size[p]:
@@ -434,12 +444,16 @@ class LuckyPirateEngine(Engine):
         The tournament is truncated instead once ``max_set_aside_games`` games have been set aside.
         """
         config = self.config
+        if self.events is not None:
+            self.events.append(Event("no_winner", None, {"what": f"this game ({reason})"}))
         if config.wins_to_win == 1:
             self.truncated, self.truncation_reason = True, reason
+            self._record_game_over()
             return
         self.set_aside_games.append(reason)
         if len(self.set_aside_games) > config.max_set_aside_games:
             self.truncated, self.truncation_reason = True, "set-aside game limit"
+            self._record_game_over()
             return
         dealer = self.dealer if config.set_aside_dealer == "same" else int(self._rng.integers(self.num_players))
         self._deal(dealer)
@@ -481,6 +495,9 @@ class LuckyPirateEngine(Engine):
             self._win(p)
             return
         top, cleared = place(self.top, kind, count, self.rules)
+        if cleared and self.events is not None:
+            what = f"clears the pile out of the game ({len(self.pile)} cards)"
+            self.events.append(Event("move", p, {"what": what}))
         if cleared:
             self.removed += self.pile_counts
             self._removed_copy = read_only(self.removed.copy())
@@ -510,6 +527,9 @@ class LuckyPirateEngine(Engine):
 
     def _pick_up(self, p: int) -> None:
         """``p`` takes the pile into the hand; the next player starts a new pile."""
+        if self.events is not None:
+            size = len(self.pile)
+            self.events.append(Event("move", p, {"what": f"picks up the pile ({size} card{'s' * (size != 1)})"}))
         self.hands[p] += self.pile_counts
         self.known[p] += self.pile_counts  # every card of the pile was played face up
         self.hand_size[p] += len(self.pile)
@@ -521,11 +541,40 @@ class LuckyPirateEngine(Engine):
     def _win(self, p: int) -> None:
         """``p`` has shed every card: the game is won; the tournament goes on if needed."""
         self.wins[p] += 1
+        if self.events is not None:
+            self.events.append(Event("round_won", p, {"what": "the game: no cards left"}))
+            data = {"delta": 1, "total": int(self.wins[p]), "cause": "game won"}
+            self.events.append(Event("score", p, data))
         if self.wins[p] >= self.config.wins_to_win:
             self.terminated = True
+            self._record_game_over()
             return
         self._deal(p)
         self._start_game(p)  # the winner deals the next game
+
+    # ------------------------------------------------------------------ event log
+    def _record_move(self, p: int, action: int) -> None:
+        """The public face of ``p``'s move: the cards played (a card laid in the set-up stays unnamed)."""
+        assert self.events is not None
+        if action < DOWN_OFFSET:
+            kind, count = decode_play(action)
+            how = "" if self.hand_size[p] else "from the up cards"
+            self.events.append(Event("play", p, {"cards": [KINDS[kind]] * count, "how": how}))
+        elif action < PICK_UP:
+            slot = action - DOWN_OFFSET
+            kind = self.downs[p][slot]
+            if self._playable_row()[kind]:
+                self.events.append(Event("play", p, {"cards": [KINDS[kind]], "how": f"down card {slot + 1}, blind"}))
+            else:
+                what = f"turns down card {slot + 1} over: {KINDS[kind]}, which cannot be played"
+                self.events.append(Event("move", p, {"what": what}))
+        elif action >= LAY_UP_OFFSET:
+            self.events.append(Event("move", p, {"what": "lays a card face up"}))
+
+    def _record_game_over(self) -> None:
+        if self.events is not None:
+            data = {"winners": self.winners(), "scores": self.wins.tolist(), "truncated": self.truncated}
+            self.events.append(Event("game_over", None, data))
 
     # ------------------------------------------------------------------ results
     def scores(self) -> np.ndarray:
