@@ -15,8 +15,10 @@ adds one child, plays a rollout and backs up every seat's return.
   give the same move under the same seed. It relies on the engine's ``resample_hidden``
   redrawing all the seat cannot see, and replaces every ``numpy`` generator the copy holds
   (future deals and dice).
-* **Returns.** A rollout stops at the end of the game or, with ``horizon="round"`` (default),
-  as soon as any score changes (a hand, a turn or a round is scored). Each seat's return is
+* **Returns.** A rollout stops at the end of the game or once the scores have changed
+  ``horizon`` times (a hand, a turn or a round scored; ``None``: only at the end). The default
+  (:data:`DEFAULT_HORIZONS`) is one change, three in Piratenpoker, whose hand lasts the three
+  rounds of a game: stopped at the first change, the search spends its hand on the first round. Each seat's return is
   its lead over the best other seat, ``score[s] - max(score[t], t != s)``; values are
   normalised to ``[0, 1]`` by the smallest and largest return seen in the tree, so one
   exploration constant serves every game's score scale. Every seat picks its own best move in
@@ -54,7 +56,9 @@ DEFAULT_EXPLORATION = 0.7
 #: Progressive widening: a node with ``n`` visits has at most ``1 + widening * sqrt(n)`` children.
 DEFAULT_WIDENING = 1.0
 ROLLOUTS = ("heuristic", "random")
-HORIZONS = ("round", "game")
+#: Score changes after which a rollout stops, per env id (others: :data:`DEFAULT_HORIZON`).
+DEFAULT_HORIZONS = {"piratenpoker_v0": 3}
+DEFAULT_HORIZON = 1
 
 
 @dataclass(eq=False, slots=True)
@@ -202,6 +206,24 @@ def returns_of(scores: np.ndarray) -> np.ndarray:
     return scores - others_best
 
 
+class ScoreChanges:
+    """Counts a world's score changes since the searched position; over at ``limit`` or the game's end."""
+
+    def __init__(self, scores: list[float], limit: int | None):
+        self.last, self.limit, self.changes = scores, limit, 0
+
+    def over(self, world: Any) -> bool:
+        if world.done:
+            return True
+        if self.limit is None:
+            return False
+        scores = world.scores().tolist()
+        if scores != self.last:
+            self.changes += 1
+            self.last = scores
+        return self.changes >= self.limit
+
+
 class LazyObservation(dict):
     """An observation dict whose ``"observation"`` vector is encoded from the view when first read."""
 
@@ -228,7 +250,7 @@ class SearchAgent:
         simulations: int = DEFAULT_SIMULATIONS,
         exploration: float = DEFAULT_EXPLORATION,
         rollout: str = "heuristic",
-        horizon: str = "round",
+        horizon: int | None = DEFAULT_HORIZON,
         widening: float = DEFAULT_WIDENING,
         seed: int | None = None,
     ):
@@ -236,8 +258,8 @@ class SearchAgent:
             raise ValueError(f"simulations must be a positive integer, got {simulations!r}")
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout must be one of {ROLLOUTS}, got {rollout!r}")
-        if horizon not in HORIZONS:
-            raise ValueError(f"horizon must be one of {HORIZONS}, got {horizon!r}")
+        if horizon is not None and (not isinstance(horizon, int) or horizon < 1):
+            raise ValueError(f"horizon must be a positive number of score changes or None, got {horizon!r}")
         if exploration < 0 or widening <= 0:
             raise ValueError(f"exploration must be >= 0 and widening > 0, got {exploration} and {widening}")
         self.env = env.unwrapped
@@ -269,10 +291,6 @@ class SearchAgent:
         view = world.view(world.current_player)
         return int(self.rollout_agent.act(LazyObservation(self.env.encode, view, mask), view))
 
-    def _stop(self, world: Any, start_scores: np.ndarray) -> bool:
-        if world.done:
-            return True
-        return self.horizon == "round" and not np.array_equal(world.scores(), start_scores)
 
     # ------------------------------------------------------------------ search
     def act(self, observation: dict[str, np.ndarray], view: Any) -> int:
@@ -284,24 +302,24 @@ class SearchAgent:
         seat = game.current_player
         root = Node()
         bounds = [math.inf, -math.inf]
-        start_scores = np.asarray(game.scores(), dtype=float).copy()
+        start_scores = game.scores().tolist()
         for _ in range(self.simulations):
             world = determinize(game, seat, self.rng)
             if self.rollout_agent is not None:  # a fresh rollout policy (one that remembers positions)
                 self.rollout_agent.reset(int(self.rng.integers(2**63)))
-            self._iterate(world, root, start_scores, bounds)
+            self._iterate(world, root, ScoreChanges(start_scores, self.horizon), bounds)
         best = max(
             (child for child in root.children.values() if mask[child.action]),
             key=lambda child: (child.visits, child.total),
         )
         return best.action
 
-    def _iterate(self, world: Any, root: Node, start_scores: np.ndarray, bounds: list[float]) -> None:
+    def _iterate(self, world: Any, root: Node, horizon: ScoreChanges, bounds: list[float]) -> None:
         """One iteration in ``world``: select, expand one child, roll out, back up."""
         path = [root]
         node = root
         expanded = False
-        while not self._stop(world, start_scores):
+        while not horizon.over(world):
             mover = world.current_player
             legal = np.flatnonzero(world.legal_mask()).tolist()
             for a in legal:
@@ -322,7 +340,7 @@ class SearchAgent:
             world.apply(node.action)
             path.append(node)
         if expanded:
-            while not self._stop(world, start_scores):
+            while not horizon.over(world):
                 world.apply(self._policy_action(world))
         values = returns_of(np.asarray(world.scores(), dtype=float))
         bounds[0] = min(bounds[0], float(values.min()))
@@ -373,4 +391,5 @@ def make_search_agent(name: str, env_id: str, seed: int | None = None, env: Any 
     simulations, rollout = parse_mcts_name(name)
     if env is None:
         raise ValueError(f"agent {name!r} searches the game it plays: pass the env it plays in (env=...)")
-    return SearchAgent(env, env_id, simulations=simulations, rollout=rollout, seed=seed)
+    horizon = DEFAULT_HORIZONS.get(env_id, DEFAULT_HORIZON)
+    return SearchAgent(env, env_id, simulations=simulations, rollout=rollout, horizon=horizon, seed=seed)

@@ -1,0 +1,145 @@
+"""Exploitability probe: train a fresh learner against one frozen agent and report what it wins.
+
+    python -m experiments.best_response --env-id skull_king_v0 --agent heuristic --total-timesteps 200000
+
+A fresh MaskablePPO learner plays a random seat; every other seat is the frozen ``--agent``
+(``experiments.train`` with ``--opponents <agent>:1.0``, evaluated against the same agent every
+``--eval-every`` steps). The probe is the learner's win rate against that agent above chance
+(``1 / players``), with its 95% interval, after a fixed budget of learner steps, and the curve
+of evaluations on the way. A probe near zero says the budget found no weakness, not that the
+agent has none; compare agents at the same budget. Extra ``experiments.train`` flags go after
+``--`` (for example ``-- --num-envs 64 --ent-coef 0.01``). Writes ``best_response.json`` and
+``best_response.md`` (atomically) beside the training run's files.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pirate_envs
+from experiments import train
+from experiments.cli import check_agents, check_env_id, check_players, default_players, games_epilog, parse_args
+from experiments.evaluate import write_atomically
+
+
+@dataclass
+class ProbeArgs:
+    """Train a fresh learner against a frozen agent; report its win rate above chance."""
+
+    env_id: str = field(default="piraten_kapern_v0", metadata={"help": f"one of {pirate_envs.ENV_IDS}"})
+    agent: str = field(default="heuristic", metadata={"help": "the frozen agent probed (every other seat)"})
+    num_players: int | None = field(
+        default=None, metadata={"help": "players per game (None: the game's default)", "min": 1}
+    )
+    total_timesteps: int = field(default=200_000, metadata={"help": "learner steps (the budget)", "min": 1})
+    eval_every: int = field(
+        default=50_000, metadata={"help": "steps between evaluations (0: only at the end)", "min": 0}
+    )
+    eval_games: int = field(default=200, metadata={"help": "games per evaluation", "min": 1})
+    seed: int = field(default=1, metadata={"help": "seed of the training run", "min": 0})
+    out_dir: str = field(default="runs", metadata={"help": "parent folder of the run folder"})
+    run_name: str | None = field(default=None, metadata={"help": "run folder (default: probe_<env>_<agent>_s<seed>)"})
+    train_args: list[str] = field(
+        default_factory=list, metadata={"help": "more experiments.train flags (give them after --)"}
+    )
+
+
+def check_args(args: ProbeArgs) -> None:
+    """``ValueError`` (one line) for a game, table or agent that cannot make a probe."""
+    check_env_id(args.env_id)
+    players = args.num_players or default_players(args.env_id)
+    check_players(args.env_id, players)
+    check_agents([args.agent], args.env_id, players, "--agent")
+
+
+def run_name(args: ProbeArgs) -> str:
+    """The default run folder name: the game, the agent (a path's file name) and the seed."""
+    agent = args.agent.replace(":", "-").replace("/", "_").replace("#", "-")
+    return args.run_name or f"probe_{args.env_id}_{agent}_s{args.seed}"
+
+
+def train_argv(args: ProbeArgs) -> list[str]:
+    """The ``experiments.train`` command line of the probe."""
+    argv = [
+        "--env-id", args.env_id,
+        "--opponents", f"{args.agent}:1.0",
+        "--eval-opponents", args.agent,
+        "--total-timesteps", str(args.total_timesteps),
+        "--eval-every", str(args.eval_every),
+        "--eval-games", str(args.eval_games),
+        "--seed", str(args.seed),
+        "--out-dir", args.out_dir,
+        "--run-name", run_name(args),
+        "--overwrite",
+    ]  # fmt: skip
+    if args.num_players:
+        argv += ["--num-players", str(args.num_players)]
+    return argv + list(args.train_args)
+
+
+def probe_report(args: ProbeArgs, run_dir: Path) -> dict[str, Any]:
+    """The probe's figures from the run's evaluation history (``eval/history.json``)."""
+    history = json.loads((run_dir / "eval" / "history.json").read_text())
+    rows = sorted((r for r in history if r["opponent"] == args.agent), key=lambda r: r["timesteps"])
+    if not rows:
+        raise ValueError(f"{run_dir}: no evaluation against {args.agent!r} in eval/history.json")
+    players = json.loads((run_dir / "config.json").read_text())["num_players"] or default_players(args.env_id)
+    chance = 1 / players
+    last = rows[-1]
+    return {
+        "env_id": args.env_id,
+        "agent": args.agent,
+        "players": players,
+        "budget_learner_steps": last["timesteps"],
+        "eval_games": args.eval_games,
+        "chance": chance,
+        "win_rate": last["win_rate"],
+        "win_interval": [last["win_low"], last["win_high"]],
+        "above_chance": last["win_rate"] - chance,
+        "above_chance_interval": [last["win_low"] - chance, last["win_high"] - chance],
+        "curve": [[r["timesteps"], r["win_rate"], r["win_low"], r["win_high"]] for r in rows],
+        "run_dir": str(run_dir),
+        "command": "python -m experiments.train " + " ".join(train_argv(args)),
+    }
+
+
+def markdown_report(report: dict[str, Any]) -> str:
+    """The probe as a short markdown block with its curve."""
+    lo, hi = report["above_chance_interval"]
+    lines = [
+        f"{report['env_id']}, {report['players']} players: a fresh learner against {report['agent']} in every other "
+        f"seat, {report['budget_learner_steps']} learner steps, {report['eval_games']} evaluation games",
+        "",
+        f"win rate {report['win_rate']:.3f} [{report['win_interval'][0]:.3f}, {report['win_interval'][1]:.3f}]; "
+        f"above chance ({report['chance']:.3f}): {report['above_chance']:+.3f} [{lo:+.3f}, {hi:+.3f}]",
+        "",
+        "| learner steps | win rate [95% CI] |",
+        "|---|---|",
+    ]
+    lines += [f"| {t} | {w:.3f} [{a:.3f}, {b:.3f}] |" for t, w, a, b in report["curve"]]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    argv = list(argv) if argv is not None else sys.argv[1:]
+    extra: list[str] = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, extra = argv[:cut], argv[cut + 1 :]
+    args = parse_args(ProbeArgs, argv, epilog=games_epilog(), check=check_args)
+    args.train_args = extra
+    run_dir = train.main(train_argv(args))
+    report = probe_report(args, Path(run_dir))
+    text = markdown_report(report)
+    write_atomically(Path(run_dir) / "best_response.json", json.dumps({**report, "args": asdict(args)}, indent=2))
+    write_atomically(Path(run_dir) / "best_response.md", text + "\n")
+    print(text)
+    return report
+
+
+if __name__ == "__main__":
+    main()

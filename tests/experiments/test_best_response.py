@@ -1,0 +1,53 @@
+"""The exploitability probe: a fresh learner against a frozen agent, its win rate above chance."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from experiments import best_response
+from experiments.best_response import ProbeArgs, probe_report, train_argv
+
+
+def test_train_command_puts_the_agent_in_every_other_seat():
+    argv = train_argv(ProbeArgs(env_id="skull_king_v0", agent="ppo:skull_king_v0", total_timesteps=1000))
+    assert argv[argv.index("--opponents") + 1] == "ppo:skull_king_v0:1.0"
+    assert argv[argv.index("--eval-opponents") + 1] == "ppo:skull_king_v0"
+    assert argv[argv.index("--run-name") + 1] == "probe_skull_king_v0_ppo-skull_king_v0_s1"
+
+
+def test_report_reads_the_curve_and_subtracts_chance(tmp_path):
+    (tmp_path / "eval").mkdir()
+    rows = [
+        {"timesteps": 200, "opponent": "heuristic", "win_rate": 0.4, "win_low": 0.3, "win_high": 0.5},
+        {"timesteps": 100, "opponent": "heuristic", "win_rate": 0.2, "win_low": 0.1, "win_high": 0.3},
+        {"timesteps": 200, "opponent": "random", "win_rate": 0.9, "win_low": 0.8, "win_high": 1.0},
+    ]
+    (tmp_path / "eval" / "history.json").write_text(json.dumps(rows))
+    (tmp_path / "config.json").write_text(json.dumps({"num_players": 4}))
+    report = probe_report(ProbeArgs(env_id="skull_king_v0", agent="heuristic"), tmp_path)
+    assert report["budget_learner_steps"] == 200 and report["chance"] == 0.25
+    assert report["above_chance"] == pytest.approx(0.15)
+    assert report["above_chance_interval"] == pytest.approx([0.05, 0.25])
+    assert [point[0] for point in report["curve"]] == [100, 200]
+
+
+def test_unknown_agent_is_refused_before_training(capsys, tmp_path):
+    with pytest.raises(SystemExit) as exit_info:
+        best_response.main(["--env-id", "piraten_kapern_v0", "--agent", "heuristc", "--out-dir", str(tmp_path)])
+    assert exit_info.value.code == 2 and "heuristc" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
+def test_tiny_probe_end_to_end(tmp_path):
+    argv = ["--env-id", "piraten_kapern_v0", "--agent", "heuristic", "--total-timesteps", "256", "--eval-every", "128",
+            "--eval-games", "4", "--out-dir", str(tmp_path),
+            "--", "--num-envs", "4", "--num-workers", "0", "--n-steps", "32", "--batch-size", "64", "--no-progress"]
+    report = best_response.main(argv)
+    run_dir = tmp_path / "probe_piraten_kapern_v0_heuristic_s1"
+    saved = json.loads((run_dir / "best_response.json").read_text())
+    assert saved["budget_learner_steps"] == report["budget_learner_steps"] >= 256
+    assert [t for t, *_ in saved["curve"]] == [0, 128, 256]
+    assert saved["above_chance"] == pytest.approx(saved["win_rate"] - 0.5)
+    assert (run_dir / "best_response.md").read_text().startswith("piraten_kapern_v0, 2 players")
