@@ -269,3 +269,77 @@ def test_lucky_pirate_up_cards_laid_in_the_set_up_stay_unnamed():
     env.step(env.game.legal_actions()[0])
     assert env.game.legal_actions()[0] >= LAY_UP_OFFSET
     assert [event_text(e) for e in events_since(env)][-1] == f"player_{env.game.dealer + 1} lays a card face up"
+
+
+# ----------------------------------------------------------------------------- Piratenpoker
+def test_piratenpoker_scripted_game_event_text():
+    """Three players, one +5 loot card per colour (every stack empties at the first deal).
+
+    Overboard: green-8 (8) beats green-7 (7) and a Pass; seat 0 throws the red card overboard,
+    back side up (the +5's back is a shark, worth 4) and gives it to seat 1. Below deck:
+    yellow-8 beats red-6 and red-3; seat 2 puts the green card under its stack (he has no
+    negative card to give). Loot: yellow counts double: yellow-7 (14) beats yellow-4 (8) and
+    yellow-2 (4); seat 2 displays yellow +5. The next deal finds the red and yellow stacks
+    empty: the episode ends, seat 2 (5) before seat 1 (4) and seat 0 (0).
+    """
+    from pirate_envs.piratenpoker.actions import ADD, COMMIT, LOOT, PASS, RECIPIENT
+    from pirate_envs.piratenpoker.cards import COLOURS, POKER_INDEX
+
+    env = recording_env("piratenpoker_v0", num_players=3, loot_fronts=[5])
+    hands = [
+        ["green-8", "red-1", "red-2", "red-3", "yellow-1", "yellow-2"],
+        ["green-7", "red-4", "red-5", "red-6", "yellow-3", "yellow-4"],
+        ["green-1", "green-2", "green-3", "yellow-6", "yellow-7", "yellow-8"],
+    ]
+    env.reset(seed=0, options={"hands": hands})
+
+    def bid(card: str) -> None:
+        env.step(ADD + POKER_INDEX[card])
+        env.step(COMMIT)
+
+    bid("green-8")
+    bid("green-7")
+    env.step(PASS)
+    env.step(LOOT + COLOURS.index("red"))
+    env.step(RECIPIENT + 1)  # to the next seat: seat 1
+    for card in ("red-3", "red-6", "yellow-8"):
+        bid(card)
+    env.step(LOOT + COLOURS.index("green"))
+    for card in ("yellow-2", "yellow-4", "yellow-7"):
+        bid(card)
+    assert env.game.terminated
+    bids = ["player_0 has bid", "player_1 has bid", "player_2 has bid"]
+    assert events_text(events_since(env)) == "\n".join(
+        [
+            "game 1: loot on offer green +5, red +5, yellow +5",
+            *bids,
+            "bids revealed: player_0 [green-8], player_1 [green-7], player_2 pass",
+            "player_0 wins the overboard round",
+            "player_0 throws the red loot card overboard: red:shark",
+            "player_0 gives red:shark to player_1",
+            "player_1 +4 (gets red:shark, player_0): 4",
+            *bids,
+            "bids revealed: player_0 [red-3], player_1 [red-6], player_2 [yellow-8]",
+            "player_2 wins the below deck round",
+            "player_2 puts the green loot card under its stack",
+            *bids,
+            "bids revealed: player_0 [yellow-2], player_1 [yellow-4], player_2 [yellow-7]",
+            "player_2 wins the loot round",
+            "player_2 +5 (displays yellow:+5): 5",
+            "game over, player_2 wins; scores: player_0 0, player_1 4, player_2 5",
+        ]
+    )
+
+
+def test_piratenpoker_bid_events_do_not_depend_on_the_bid():
+    """A Pass and a bid of three cards leave the same events until the reveal."""
+    from pirate_envs.piratenpoker.actions import ADD, COMMIT, PASS
+
+    logs = []
+    for first in ([PASS], [ADD + a for a in range(3)] + [COMMIT]):
+        env = recording_env("piratenpoker_v0", num_players=3)
+        env.reset(seed=0, options={"hands": [["green-1", "green-2", "green-3", "red-1", "red-2", "red-3"], [], []]})
+        for action in first:
+            env.step(action)
+        logs.append(list(events_since(env)))
+    assert logs[0] == logs[1] and logs[0][-1] == Event("bid", 0, {})

@@ -65,7 +65,7 @@ def _per_seat(values: Sequence[Any], name: SeatName) -> str:
 def _value_text(value: Any) -> str:
     if isinstance(value, list | tuple):
         return "[" + " ".join(str(v) for v in value) + "]" if value else "[]"
-    return str(value)
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def _signed(value: float) -> str:

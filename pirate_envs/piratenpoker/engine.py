@@ -16,6 +16,7 @@ import numpy as np
 
 from pirate_envs.core.engine import Engine, check_options, read_only
 from pirate_envs.core.errors import check_bool, check_choice, check_range
+from pirate_envs.core.events import Event
 from pirate_envs.core.render import format_table, seat_name
 from pirate_envs.piratenpoker.actions import ACTIONS, ADD, COMMIT, GIVE, KEEP, LOOT, PASS, RECIPIENT
 from pirate_envs.piratenpoker.cards import (
@@ -34,6 +35,7 @@ from pirate_envs.piratenpoker.cards import (
     NUM_DISPLAYED_KINDS,
     NUM_FRONTS,
     NUM_POKER_KINDS,
+    POKER_INDEX,
     POKER_NAMES,
     displayed_kind,
     names_of,
@@ -53,6 +55,7 @@ from pirate_envs.piratenpoker.view import TableView, View
 ROUNDS_PER_GAME = 3
 HAND_ROW, BID_ROW = 0, 1  # rows of ``PiratenpokerEngine.cards[seat]``
 OVERBOARD_ROUND, BELOW_DECK_ROUND, LOOT_ROUND = 0, 1, 2  # round indices
+ROUND_NAMES: tuple[str, ...] = ("overboard", "below deck", "loot")
 
 
 class Phase(enum.IntEnum):
@@ -146,6 +149,8 @@ class PiratenpokerEngine(Engine):
 
     ACTIONS = ACTIONS
     RESET_OPTIONS = RESET_OPTIONS
+    #: Public events since the last reset while recording is on (see :mod:`pirate_envs.core.events`).
+    events: list[Event] | None = None
 
     def __init__(self, config: Config):
         self.config = config
@@ -158,6 +163,8 @@ class PiratenpokerEngine(Engine):
         opts = check_options(options, RESET_OPTIONS)
         n = self.num_players
         self.rng = rng
+        if self.events is not None:
+            self.events = []
         self.terminated = self.truncated = False
         self.cards = np.zeros((n, 2, NUM_POKER_KINDS), dtype=np.int16)  # per seat: hand, own bid
         self.hand_size = [0] * n
@@ -271,6 +278,9 @@ class PiratenpokerEngine(Engine):
             self.truncated = True
         if self.done:
             self.phase = Phase.OVER
+            if self.events is not None:
+                data = {"winners": self.winners() if self.terminated else [], "scores": list(self._scores)}
+                self.events.append(Event("game_over", None, {**data, "truncated": self.truncated}))
             return
         self.games_played += 1
         seats, kinds = [], []  # the refill, in seat order, added to the hands at once
@@ -288,6 +298,9 @@ class PiratenpokerEngine(Engine):
             self.face_up[colour] = stack.pop(0)
             self.known_bottom[colour] = min(self.known_bottom[colour], len(stack))
         self._stacks_changed()
+        if self.events is not None:
+            offer = ", ".join(f"{c} +{FRONT_VALUES[f]}" for c, f in zip(COLOURS, self.face_up) if f >= 0)
+            self.events.append(Event("deal", None, {"what": f"game {self.games_played}: loot on offer {offer}"}))
         self.round = OVERBOARD_ROUND
         self._start_round()
 
@@ -321,6 +334,8 @@ class PiratenpokerEngine(Engine):
         self.last_bids = self.bids.copy()
         self.cards[:, BID_ROW] = 0
         winner = bid_winner(self.bid_names, loot_colour, empty_can_win=self.config.pass_can_win)
+        if self.events is not None:
+            self._record_reveal(winner)
         self.discard += self.last_bids.sum(axis=0, dtype=np.int16)
         self.bid_names = [[] for _ in range(n)]
         self.last_passed = tuple(self.passed)
@@ -336,9 +351,10 @@ class PiratenpokerEngine(Engine):
             self._start_game()
         elif self.round == LOOT_ROUND:
             colour = remaining[0]
-            self.displayed[winner, displayed_kind(colour, FRONT_SIDE, self.face_up[colour])] += 1
+            kind = displayed_kind(colour, FRONT_SIDE, self.face_up[colour])
+            self.displayed[winner, kind] += 1
             self.face_up[colour] = -1
-            self._rescore(winner)
+            self._rescore(winner, cause=f"displays {DISPLAYED_NAMES[kind]}")
             self._start_game()
         else:
             self.phase = Phase.PICK_LOOT
@@ -363,10 +379,14 @@ class PiratenpokerEngine(Engine):
         self.round += 1
         self._start_round()
 
-    def _rescore(self, *seats: int) -> None:
-        """Recompute the scores of ``seats`` after their displayed loot changed."""
+    def _rescore(self, *seats: int, cause: str = "", by: int | None = None) -> None:
+        """Recompute the scores of ``seats`` after their displayed loot changed (``cause``: why, for the log)."""
         for seat in seats:
+            old = self._scores[seat]
             self._scores[seat] = float(final_score(names_of(self.displayed[seat], DISPLAYED_NAMES)))
+            if self.events is not None and self._scores[seat] != old:
+                data = {"delta": self._scores[seat] - old, "total": self._scores[seat], "cause": cause}
+                self.events.append(Event("score", seat, data if by is None or by == seat else {**data, "by": by}))
 
     def displayed_names(self) -> list[list[str]]:
         """Every seat's displayed loot as names (``"green:+8"``...)."""
@@ -423,22 +443,30 @@ class PiratenpokerEngine(Engine):
                 self.pass_available[p] = False
                 self.passed[p] = True
             self.committed[p] = True
+            if self.events is not None:  # a bid or a Pass: nobody can tell which before the reveal
+                self.events.append(Event("bid", p, {}))
             self._next_bidder(p + 1)  # the table changes only on the reveal
             return
         if phase == Phase.PICK_LOOT:
             self._pick_loot(action - LOOT)
         elif phase == Phase.GIFT:
             if action == KEEP:
+                if self.events is not None:
+                    self.events.append(Event("move", self.chooser, {"what": "keeps his negative cards"}))
                 self._next_round()
             else:
                 kind = NEGATIVE_KINDS[action - GIVE]
                 self.displayed[self.chooser, kind] -= 1
-                self._rescore(self.chooser)
+                self._rescore(self.chooser, cause=f"gives {DISPLAYED_NAMES[kind]} away")
                 self._give(kind, to_self=False)
         else:
             target = (self.chooser + action - RECIPIENT) % self.num_players
             self.displayed[target, self.pending] += 1
-            self._rescore(target)
+            name = DISPLAYED_NAMES[self.pending]
+            if self.events is not None:
+                what = f"keeps {name}" if target == self.chooser else f"gives {name} to player_{target}"
+                self.events.append(Event("move", self.chooser, {"what": what}))
+            self._rescore(target, cause=f"gets {name}", by=self.chooser)
             if self.round == BELOW_DECK_ROUND:
                 self.gifts += 1
                 self._offer_gift()
@@ -449,16 +477,22 @@ class PiratenpokerEngine(Engine):
     def _pick_loot(self, colour: int) -> None:
         if self.round == OVERBOARD_ROUND:
             kind = displayed_kind(colour, BACK_SIDE, self.face_up[colour])
+            if self.events is not None:
+                what = f"throws the {COLOURS[colour]} loot card overboard: {DISPLAYED_NAMES[kind]}"
+                self.events.append(Event("move", self.chooser, {"what": what}))
             self.face_up[colour] = -1
             if self.config.overboard_gift == "any":
                 self._give(kind, to_self=True)
             elif IS_SHARK[kind]:  # the winner keeps a shark ...
                 self.displayed[self.chooser, kind] += 1
-                self._rescore(self.chooser)
+                self._rescore(self.chooser, cause=f"keeps {DISPLAYED_NAMES[kind]}")
                 self._next_round()
             else:  # ... and gives a negative card to another player
                 self._give(kind, to_self=False)
         else:
+            if self.events is not None:
+                what = f"puts the {COLOURS[colour]} loot card under its stack"
+                self.events.append(Event("move", self.chooser, {"what": what}))
             self._put_under_stack(colour)
             self.gifts = 0
             self._offer_gift()
@@ -475,6 +509,19 @@ class PiratenpokerEngine(Engine):
         self.pending = kind
         self.may_give_to_self = to_self
         self.phase = Phase.RECIPIENT
+
+    # ----------------------------------------------------------------- event log
+    def _record_reveal(self, winner: int | None) -> None:
+        """The revealed bids (cards, ``pass``, or nothing) and the round's winner."""
+        assert self.events is not None
+        bids = ["pass" if self.passed[s] else sorted(names, key=POKER_INDEX.__getitem__) or "nothing"
+                for s, names in enumerate(self.bid_names)]
+        self.events.append(Event("bids_revealed", None, {"bids": bids}))
+        round_name = ROUND_NAMES[self.round]
+        if winner is None:
+            self.events.append(Event("no_winner", None, {"what": f"the {round_name} round: all tied, the game ends"}))
+        else:
+            self.events.append(Event("round_won", winner, {"what": f"the {round_name} round"}))
 
     # ----------------------------------------------------------------- results
     def scores(self) -> np.ndarray:
