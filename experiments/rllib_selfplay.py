@@ -201,14 +201,14 @@ def save_learner(algo: Any, args: Args, env_kwargs: dict[str, Any], figures: dic
 
 
 def progress_row(iteration: int, result: dict[str, Any], seconds: float, snapshots: int) -> dict[str, Any]:
-    """One progress line from an RLlib result: steps, the learner's return, the losses."""
+    """One progress line from an RLlib result: moves (of all RLlib agents, of the learner), its return, losses."""
     runners = result.get("env_runners", {})
     learner = result.get("learners", {}).get(LEARNER, {})
     returns = runners.get("module_episode_returns_mean", {})
     return {
         "iteration": iteration,
-        "env_steps": int(runners.get("num_env_steps_sampled_lifetime", 0)),
-        "learner_steps": int(learner.get("num_module_steps_trained_lifetime", 0)),
+        "env_steps": int(runners.get("num_env_steps_sampled_lifetime", 0)),  # moves of RLlib agents
+        "learner_steps": int(runners.get("num_module_steps_sampled_lifetime", {}).get(LEARNER, 0)),  # its moves
         "episodes": int(runners.get("num_episodes_lifetime", 0)),
         "learner_return": float(returns.get(LEARNER, float("nan"))),
         "episode_len": float(runners.get("episode_len_mean", float("nan"))),
