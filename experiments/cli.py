@@ -48,9 +48,13 @@ def _flag_kwargs(field: dataclasses.Field, hint: Any) -> dict[str, Any]:
     return {**kwargs, "type": hint}
 
 
-def build_parser(cls: type, description: str | None = None, epilog: str | None = None) -> argparse.ArgumentParser:
+def build_parser(
+    cls: type, description: str | None = None, epilog: str | None = None, add_help: bool = True
+) -> argparse.ArgumentParser:
     """The parser of the dataclass ``cls``: one ``--flag`` per field."""
-    parser = _OneLineParser(description=description or cls.__doc__, epilog=epilog, formatter_class=_HelpFormatter)
+    parser = _OneLineParser(
+        description=description or cls.__doc__, epilog=epilog, formatter_class=_HelpFormatter, add_help=add_help
+    )
     hints = typing.get_type_hints(cls)
     for field in dataclasses.fields(cls):
         parser.add_argument(flag_of(field.name), dest=field.name, **_flag_kwargs(field, hints[field.name]))
@@ -88,8 +92,8 @@ def parse_args(
 
 
 def given_flags(cls: type, argv: Sequence[str] | None) -> set[str]:
-    """The fields of ``cls`` that ``argv`` sets explicitly."""
-    parser = build_parser(cls)
+    """The fields of ``cls`` that ``argv`` sets explicitly (``--help`` is left to :func:`parse_args`)."""
+    parser = build_parser(cls, add_help=False)
     for action in parser._actions:
         action.default = argparse.SUPPRESS
     return set(vars(parser.parse_known_args(argv)[0]))

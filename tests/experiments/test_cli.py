@@ -39,13 +39,20 @@ def test_evaluate_refuses_bad_values_before_any_game(capsys, tmp_path, argv, mes
 
 
 def test_help_shows_every_default_and_each_games_agents(capsys, monkeypatch):
+    from experiments import train
+
     monkeypatch.setenv("COLUMNS", "250")  # no wrapping inside a default
-    with pytest.raises(SystemExit):
-        evaluate.main(["--help"])
-    out = capsys.readouterr().out
-    assert "(default: 30)" in out and "(default: ['oracle', 'heuristic', 'random'])" in out
-    for line in ("piratenpoker_v0 (3-5, default 4):", "random heuristic oracle", "ppo:skull_king_v0"):
-        assert line in out
+    defaults = {
+        evaluate.main: ["(default: 30)", "(default: ['oracle', 'heuristic', 'random'])"],
+        train.main: ["(default: 200000)", "(default: None)", "(default: ['self:0.5', 'heuristic:0.3', 'random:0.2'])"],
+        play.main: ["(default: ['heuristic'])", "(default: 0)"],
+    }
+    for main, shown in defaults.items():
+        with pytest.raises(SystemExit):
+            main(["--help"])
+        out = capsys.readouterr().out
+        for line in [*shown, "piratenpoker_v0 (3-5, default 4):", "random heuristic oracle", "ppo:skull_king_v0 (4p)"]:
+            assert line in out, (main.__module__, line)
 
 
 def test_player_counts_come_from_the_game():
