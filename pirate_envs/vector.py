@@ -2,8 +2,10 @@
 
 Games covered
 -------------
-``skull_king_v0`` (2..6 players, every option of the env, both reward modes). The other env ids
-raise a ``ValueError`` naming the covered ones; play them through :func:`pirate_envs.make`.
+``skull_king_v0`` (2..6 players) and ``piraten_kapern_v0`` (2..5 players), each with every
+option of its env and both reward modes. ``piratenpoker_v0`` and ``lucky_pirate_v0`` are not
+covered yet: ``make`` raises a ``ValueError`` naming the covered ids; play them through
+:func:`pirate_envs.make`.
 
 Install the ``fast`` extra (numba): ``pip install -e ".[fast]"``. ``import pirate_envs`` and
 ``import pirate_envs.vector`` import no numba and compile nothing; :func:`make` imports the
@@ -43,31 +45,40 @@ API
   The arrays are rewritten in place: copy what you keep.
 * ``step(actions)`` takes ``(N,)`` integers, one per game. A game that ended on the previous
   step starts anew on this one (its action is ignored; its final rewards came with the step
-  that ended it; the new game's rewards on this step are 0). An illegal action raises
+  that ended it; the new game's rewards on this step are those the AEC env pays at ``reset``:
+  0, but in Kapern's score mode the turns that end on their first roll inside the reset are
+  paid). A game may also end on the step that starts it (Kapern with ``max_turns=1``, say).
+  An illegal action raises
   :class:`BatchIllegalActionError` naming the game, the action and the legal ones; no game
   moves then.
 * ``reset(seed)``: a non-negative integer reseeds, ``None`` continues each game's stream (the
   first ``reset`` uses the seed given to ``make``). Game ``i`` draws from its own stream: the same
   seed and ``num_envs`` give the same games.
 * ``engine(i)``: game ``i`` as the reference engine the AEC env uses (to inspect, render, check):
-  the reference is reset with game ``i``'s deals (``reset_options(i)``) and its moves so far
-  (``moves(i)``) are replayed. ``reset_options(i)`` also deals game ``i`` to an AEC env:
-  ``env.reset(options=venv.reset_options(i))``.
+  ``reference_engine(i)``, a fresh reference engine that deals game ``i``'s cards and dice, is
+  reset with ``reset_options(i)`` and game ``i``'s moves so far (``moves(i)``) are replayed.
+  The same two start the game in an AEC env: ``env.unwrapped.game = venv.reference_engine(i)``,
+  then ``env.reset(options=venv.reset_options(i))``. Kapern keeps the first 8192 moves of a
+  game; past them ``engine(i)`` raises a ``RuntimeError``.
 
 Randomness
 ----------
 Each game draws from its own splitmix64 stream, seeded from ``numpy.random.SeedSequence(seed)``;
 these are not the AEC env's streams, so the same seed deals other cards there. Skull King deals
-every hand of a game when the game starts (``reset_options(i)`` lists them).
+every hand of a game when the game starts (``reset_options(i)`` lists them, for the reference
+engine's ``deals`` option). Kapern draws its deck shuffles and dice as the game goes, in the
+order its reference engine asks for them; ``reference_engine(i)`` is that engine drawing from a
+Python copy of game ``i``'s stream (``pirate_envs.piraten_kapern.batched``).
 
 How it is checked
 -----------------
 The per-game engines stay the reference and decide every rule; each game's kernels mirror its
-engine step by step. ``tests/vector`` plays the kernels in lockstep with the AEC env, for every
-player count and both reward modes, on the same deals (``reset_options``): the observations,
-masks, players on turn, rewards and ends must be identical at every step, and ``engine(i)``
-must show the AEC env's state. The long version is marked ``slow``. Speed:
-``python benchmarks/bench_vector.py``.
+engine step by step (Kapern's scoring comes as tables computed by its reference helpers).
+``tests/vector`` plays the kernels in lockstep with the AEC env, for every player count and
+both reward modes, on the same cards and dice (``reference_engine`` and ``reset_options``): the
+observations, masks, players on turn, rewards and ends must be identical at every step, and
+``engine(i)`` must show the AEC env's state. The long version is marked ``slow``. Speed:
+``python benchmarks/bench_vector.py`` (``--env-id``, ``--num-players``).
 """
 
 from __future__ import annotations
@@ -84,6 +95,7 @@ from pirate_envs.core.errors import IllegalActionError, check_range, check_seed,
 #: The env ids the batched engine covers, and the module and class of each one's kernels.
 _BACKENDS: dict[str, tuple[str, str]] = {
     "skull_king_v0": ("pirate_envs.skull_king.batched", "SkullKingBatch"),
+    "piraten_kapern_v0": ("pirate_envs.piraten_kapern.batched", "KapernBatch"),
 }
 COVERED_ENV_IDS: tuple[str, ...] = tuple(_BACKENDS)
 
@@ -97,20 +109,36 @@ class BatchIllegalActionError(IllegalActionError):
         self.args = (f"game {game}: {self.args[0]}",)
 
 
+#: Columns per block of the sampler's first pass (block sums vectorise; only one block is scanned).
+_PICK_BLOCK = 64
+
+
 def _pick_legal(action_mask: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> None:
     """``out[i]``: the legal action of row ``i`` at position ``floor(uniforms[i] * count)`` (compiled by numba)."""
+    width = action_mask.shape[1]
+    num_blocks = (width + _PICK_BLOCK - 1) // _PICK_BLOCK
+    block_sums = np.zeros(num_blocks, dtype=np.int64)
     for i in range(action_mask.shape[0]):
         count = 0
-        for a in range(action_mask.shape[1]):
-            count += action_mask[i, a]
+        for block in range(num_blocks):
+            total = 0
+            for a in range(block * _PICK_BLOCK, min(width, (block + 1) * _PICK_BLOCK)):
+                total += action_mask[i, a]
+            block_sums[block] = total
+            count += total
         pick = int(uniforms[i] * count)
         out[i] = 0
-        for a in range(action_mask.shape[1]):
-            if action_mask[i, a]:
-                if pick == 0:
-                    out[i] = a
-                    break
-                pick -= 1
+        for block in range(num_blocks if count else 0):
+            if pick >= block_sums[block]:
+                pick -= block_sums[block]
+                continue
+            for a in range(block * _PICK_BLOCK, min(width, (block + 1) * _PICK_BLOCK)):
+                if action_mask[i, a]:
+                    if pick == 0:
+                        out[i] = a
+                        break
+                    pick -= 1
+            break
 
 
 _compiled_pick_legal: Any = None
@@ -242,11 +270,35 @@ class VectorEnv:
         return int(index)
 
     def engine(self, index: int) -> Engine:
-        """Game ``index`` as a reference engine in the same state (a new object: changing it changes nothing here)."""
-        return self._backend.engine(self._check_index(index))
+        """Game ``index`` as a reference engine in the same state: a new object (changing it changes nothing here).
+
+        Built by :meth:`reference_engine`, reset with :meth:`reset_options` and the game's moves
+        replayed; ``RuntimeError`` if the reference finds one of them illegal (the batched game
+        would then have left the rules).
+        """
+        index = self._check_index(index)
+        engine = self._backend.reference_engine(index)
+        engine.reset(np.random.default_rng(0), self._backend.reset_options(index))
+        for turn, action in enumerate(self._backend.moves(index)):
+            if not engine.legal_mask()[action]:
+                raise RuntimeError(
+                    f"game {index}: move {turn} ({action}) is illegal in the reference engine; "
+                    f"legal: {engine.legal_actions()}"
+                )
+            engine.apply(action)
+        return engine
+
+    def reference_engine(self, index: int) -> Engine:
+        """A new reference engine whose ``reset(rng, reset_options(index))`` starts game ``index`` as it began.
+
+        It deals the same cards (and rolls the same dice) as the batched game: plug it into an AEC
+        env (``env.unwrapped.game = venv.reference_engine(i)``, then ``env.reset(options=
+        venv.reset_options(i))``) to replay the game there.
+        """
+        return self._backend.reference_engine(self._check_index(index))
 
     def reset_options(self, index: int) -> dict[str, Any]:
-        """The reset options that deal game ``index``'s cards to the reference engine or the AEC env."""
+        """The reset options that start game ``index`` on :meth:`reference_engine` (Skull King: its deals)."""
         return self._backend.reset_options(self._check_index(index))
 
     def moves(self, index: int) -> list[int]:

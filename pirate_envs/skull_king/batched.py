@@ -15,8 +15,8 @@ State of game ``i`` (row ``i`` of each array):
 * ``trick[i, j]``: the ``j``-th trick token played; ``voids[i, s, suit]``: the public voids;
 * ``deals[i, k - 1, s * k + j]``: the ``j``-th card dealt to seat ``s`` in hand ``k``. Every hand
   of a game is dealt when the game starts, so the whole game is known from its deals and
-  ``history[i, :moves]`` (its actions in order): :meth:`SkullKingBatch.engine` rebuilds the
-  reference engine from them (``reset`` with the ``deals`` option, then the actions).
+  ``history[i, :moves]`` (its actions in order): ``VectorEnv.engine(i)`` rebuilds the reference
+  engine from them (``reset`` with the ``deals`` option, then the actions).
 * ``rng[i]``: game ``i``'s own splitmix64 stream (seeded from ``numpy.random.SeedSequence``).
 
 The card and scoring constants below are written out (numba's cache does not see changes in
@@ -139,7 +139,7 @@ _OFFSET_PIECES = (
 
 # ----------------------------------------------------------------------------- random numbers
 @njit(cache=True)
-def _next_u64(rng: np.ndarray, i: int) -> np.uint64:
+def splitmix64_next(rng: np.ndarray, i: int) -> np.uint64:
     """The next 64-bit word of game ``i``'s splitmix64 stream."""
     z = rng[i] + np.uint64(0x9E3779B97F4A7C15)
     rng[i] = z
@@ -149,14 +149,14 @@ def _next_u64(rng: np.ndarray, i: int) -> np.uint64:
 
 
 @njit(cache=True)
-def _below(rng: np.ndarray, i: int, bound: int) -> int:
+def random_below(rng: np.ndarray, i: int, bound: int) -> int:
     """An integer in ``0..bound-1`` from game ``i``'s stream (multiply-shift; bias below bound / 2**32)."""
-    high = _next_u64(rng, i) >> np.uint64(32)
+    high = splitmix64_next(rng, i) >> np.uint64(32)
     return np.int64((high * np.uint64(bound)) >> np.uint64(32))
 
 
 # ----------------------------------------------------------------------------- rules (mirroring rules.py)
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _highest_of_suit(trick: np.ndarray, length: int, suit: int) -> int:
     """Index of the highest card of ``suit`` in ``trick[:length]``, or -1 if it holds none."""
     best = -1
@@ -230,7 +230,7 @@ def hand_score_kernel(bid: int, tricks: int, hand_number: int, bonus: int) -> in
 
 
 # ----------------------------------------------------------------------------- game transitions
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _start_hand(i, k, n, first_dealer, game, seats, hands, played, voids, deals):
     """Deal hand ``k`` of game ``i`` from its pre-dealt cards and ask for bids left of the dealer."""
     game[i, F_HAND] = k
@@ -254,13 +254,13 @@ def _start_hand(i, k, n, first_dealer, game, seats, hands, played, voids, deals)
             hands[i, s, deals[i, k - 1, s * k + j]] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _new_game(i, n, num_hands, first_dealer, deck, scratch, rng, game, seats, hands, played, voids, deals):
     """Deal every hand of a new game ``i`` (partial Fisher-Yates shuffles of the deck) and start hand 1."""
     for k in range(1, num_hands + 1):
         scratch[:] = deck
         for j in range(n * k):
-            r = j + _below(rng, i, DECK_SIZE - j)
+            r = j + random_below(rng, i, DECK_SIZE - j)
             card = scratch[r]
             scratch[r] = scratch[j]
             scratch[j] = card
@@ -272,7 +272,7 @@ def _new_game(i, n, num_hands, first_dealer, deck, scratch, rng, game, seats, ha
     _start_hand(i, 1, n, first_dealer, game, seats, hands, played, voids, deals)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _settle_hand(i, n, num_hands, first_dealer, score_scale, game, seats, hands, played, voids, deals, rewards):
     """Score the hand; deal the next one or end the game. Returns whether the game ended."""
     k = game[i, F_HAND]
@@ -299,7 +299,7 @@ def _settle_hand(i, n, num_hands, first_dealer, score_scale, game, seats, hands,
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _apply(
     i, action, n, num_hands, first_dealer, score_scale, game, seats, hands, played, trick, voids, deals, rewards
 ):
@@ -344,7 +344,7 @@ def _apply(
 
 
 # ----------------------------------------------------------------------------- observation and mask
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _observe(i, seat, n, num_hands, offsets, scales, game, seats, hands, played, trick, voids, obs):
     """Write the observation vector of ``seat`` in game ``i`` (as ``observation.Encoder``)."""
     vec = obs[i]
@@ -384,7 +384,7 @@ def _observe(i, seat, n, num_hands, offsets, scales, game, seats, hands, played,
             vec[offsets[O_BIDS] + row * (MAX_BID + 1) + bid] = 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _write_mask(i, game, hands, mask):
     """Write the legal actions of the seat on turn in game ``i`` (as ``SkullKingEngine.legal_mask``)."""
     row = mask[i]
@@ -410,7 +410,7 @@ def _write_mask(i, game, hands, mask):
                 row[CARD_OFFSET + token] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _output(i, n, num_hands, offsets, scales, game, seats, hands, played, trick, voids, obs, mask, shown):
     """Write game ``i``'s observation, mask and shown seat (the actor after the end, else the seat on turn)."""
     seat = game[i, F_SHOWN] if game[i, F_PHASE] == PHASE_DONE else game[i, F_CURRENT]
@@ -530,22 +530,16 @@ class SkullKingBatch:
         """The actions of game ``index`` so far, in order."""
         return self.history[index, : self.game[index, F_MOVES]].tolist()
 
-    def engine(self, index: int) -> SkullKingEngine:
-        """Game ``index`` as a reference engine: reset with its deals, then its actions replayed.
-
-        Raises ``RuntimeError`` if the reference finds one of the recorded actions illegal (the
-        batched game would then have left the rules).
-        """
-        engine = SkullKingEngine(self.config)
-        engine.reset(np.random.default_rng(0), self.reset_options(index))
-        for turn, action in enumerate(self.moves(index)):
-            if not engine.legal_mask()[action]:
-                raise RuntimeError(
-                    f"game {index}: move {turn} ({action}) is illegal in the reference engine; "
-                    f"legal: {engine.legal_actions()}"
-                )
-            engine.apply(action)
-        return engine
+    def reference_engine(self, index: int) -> SkullKingEngine:
+        """A new reference engine: reset with :meth:`reset_options` it deals game ``index``'s cards."""
+        return SkullKingEngine(self.config)
 
 
-__all__ = ["SkullKingBatch", "hand_score_kernel", "trick_bonus_kernel", "trick_winner_kernel"]
+__all__ = [
+    "SkullKingBatch",
+    "hand_score_kernel",
+    "random_below",
+    "splitmix64_next",
+    "trick_bonus_kernel",
+    "trick_winner_kernel",
+]

@@ -13,13 +13,14 @@ import pirate_envs
 pytest.importorskip("numba")
 
 from pirate_envs import vector
+from pirate_envs.piraten_kapern.batched import KapernBatch, StreamKapernEngine
 from pirate_envs.skull_king.engine import SkullKingEngine
 
 ENV_ID = "skull_king_v0"
 
 
-def _venv(num_envs: int = 4, seed: int | None = 0, **kwargs) -> vector.VectorEnv:
-    venv = vector.make(ENV_ID, num_envs, seed=seed, **kwargs)
+def _venv(num_envs: int = 4, seed: int | None = 0, env_id: str = ENV_ID, **kwargs) -> vector.VectorEnv:
+    venv = vector.make(env_id, num_envs, seed=seed, **kwargs)
     venv.reset()
     return venv
 
@@ -79,7 +80,7 @@ def test_numpy_integers_are_accepted() -> None:
     ("env_id", "num_envs", "seed", "error"),
     [
         ("skull_queen_v0", 2, 0, "unknown env id 'skull_queen_v0'"),
-        ("lucky_pirate_v0", 2, 0, "does not cover 'lucky_pirate_v0' yet; covered: \\['skull_king_v0'\\]"),
+        ("lucky_pirate_v0", 2, 0, r"not cover 'lucky_pirate_v0' yet; covered: \['skull_king_v0', 'piraten_kapern_v0'"),
         (ENV_ID, 0, 0, "num_envs=0 is out of range"),
         (ENV_ID, 2.5, 0, "num_envs=2.5 must be an integer"),
         (ENV_ID, True, 0, "num_envs=True must be an integer"),
@@ -211,3 +212,21 @@ def test_random_legal_actions_are_legal_and_uniform() -> None:
     assert abs(np.mean(picks[:, 0] == 1) - 0.5) < 0.05
     assert all(abs(np.mean(picks[:, 1] == a) - 1 / 3) < 0.05 for a in (0, 2, 5))
     assert vector.random_legal_actions(np.zeros((1, 3), np.int8), np.random.default_rng(0)).tolist() == [0]
+
+
+def test_kapern_engine_and_its_move_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    venv = _venv(2, env_id="piraten_kapern_v0", num_players=2)
+    rng = np.random.default_rng(4)
+    for _ in range(6):
+        venv.step(vector.random_legal_actions(venv.action_mask, rng))
+    engine = venv.engine(0)
+    assert isinstance(engine, StreamKapernEngine)
+    assert engine.legal_mask().tolist() == venv.action_mask[0].tolist()
+    assert venv.reset_options(0) == {} and len(venv.moves(0)) == 6
+    monkeypatch.setattr(KapernBatch, "HISTORY_SIZE", 4)
+    short = _venv(1, env_id="piraten_kapern_v0", num_players=2)
+    for _ in range(5):
+        short.step(np.array([0]))  # stop: always legal; five turns cannot reach the target
+    assert not short.terminated[0]
+    with pytest.raises(RuntimeError, match="game 0 has made 5 moves; only the first 4 are kept"):
+        short.engine(0)

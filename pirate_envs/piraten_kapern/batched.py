@@ -1,0 +1,676 @@
+"""Piraten Kapern for the batched engine: numba kernels that step many games held in arrays.
+
+This module is the Piraten Kapern backend of :mod:`pirate_envs.vector` (read that page first);
+it imports numba, so only ``pirate_envs.vector.make`` imports it. The reference engine
+(:class:`~pirate_envs.piraten_kapern.engine.KapernEngine`) decides the rules. Its scoring comes
+here as tables computed by the reference helpers themselves (``score_counts``,
+``disqualified_score``, ``objects_points``, ``island_penalty``, the re-roll table of
+``actions.py``); the turn flow (rolls, busts, the Island of Skulls, the chest, the final round,
+the turn limit) is mirrored step by step, and the lockstep tests compare every observation,
+mask, reward and end with the AEC env. Any difference is a bug of this module.
+
+Randomness: game ``i`` draws its deck shuffles and its dice from its own splitmix64 stream, in
+the order the reference engine asks for them (Fisher-Yates from the top of the list down, one
+draw in ``0..5`` per die). :class:`SplitMix64Stream` is the same stream in Python, and
+:class:`StreamKapernEngine` the reference engine drawing from it: started from the stream's
+state at the start of game ``i`` (``start_state[i]``), it deals exactly game ``i``'s cards and
+dice. ``engine(i)`` replays game ``i``'s moves on it; the moves of a game are kept up to
+``history_size`` (a longer game cannot be rebuilt, and ``engine(i)`` says so).
+
+State of game ``i``: ``game[i, F_*]`` (seat on turn, phase, the turn's card, rolls, Sorceress
+used, chest moves, Island and its skulls, points at stake, final-round trigger, turns played,
+cards left in the deck, moves made, the seat shown after the end); ``free[i]`` and
+``chest[i]`` (dice per face); ``scores[i]``; ``final_left[i]``; ``deck[i, :deck_len]`` (the top
+is the end) and ``deck_counts[i]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from pirate_envs.piraten_kapern import actions as _actions
+from pirate_envs.piraten_kapern import engine as _engine
+from pirate_envs.piraten_kapern import rules as _rules
+from pirate_envs.piraten_kapern.dice import count_vectors
+from pirate_envs.piraten_kapern.engine import KapernConfig, KapernEngine
+from pirate_envs.piraten_kapern.observation import DECK_SCALE, POINTS_SCALE, ROLLS_SCALE, build_layout
+from pirate_envs.skull_king.batched import random_below
+
+# ----------------------------------------------------------------------------- constants (checked below)
+NUM_FACES = 6
+NUM_DICE = 8
+SABRE = 4
+SKULL = 5
+NUM_CARDS = 13
+TREASURE_CHEST, SORCERESS, STORM, PEACE = 0, 2, 11, 12
+ISLAND_SKULLS = 4
+DISQUALIFYING_SKULLS = 3
+MIN_REROLL = 2
+MAX_CHEST_MOVES = 16
+STOP = 0
+REROLL_OFFSET = 1
+CHEST_PUT_OFFSET = 2074
+CHEST_TAKE_OFFSET = 2079
+NUM_ACTIONS = 2084
+PHASE_ROLLING, PHASE_ISLAND, PHASE_OVER = 0, 1, 2
+
+_EXPECTED = {
+    "rules.NUM_FACES": (NUM_FACES, _rules.NUM_FACES),
+    "rules.NUM_DICE": (NUM_DICE, _rules.NUM_DICE),
+    "rules.SABRE": (SABRE, _rules.SABRE),
+    "rules.SKULL": (SKULL, _rules.SKULL),
+    "rules.NON_SKULL_FACES": ((0, 1, 2, 3, 4), _rules.NON_SKULL_FACES),
+    "rules.CARDS": (
+        NUM_CARDS,
+        len(_rules.CARDS),
+    ),
+    "rules.CARD_INDEX": (
+        (TREASURE_CHEST, SORCERESS, STORM, PEACE),
+        tuple(_rules.CARD_INDEX[c] for c in ("treasure_chest", "sorceress", "storm", "peace")),
+    ),
+    "rules.ISLAND_SKULLS": (ISLAND_SKULLS, _rules.ISLAND_SKULLS),
+    "rules.DISQUALIFYING_SKULLS": (DISQUALIFYING_SKULLS, _rules.DISQUALIFYING_SKULLS),
+    "actions.MIN_REROLL": (MIN_REROLL, _actions.MIN_REROLL),
+    "engine.MAX_CHEST_MOVES_PER_ROLL": (MAX_CHEST_MOVES, _engine.MAX_CHEST_MOVES_PER_ROLL),
+    "actions offsets": (
+        (STOP, REROLL_OFFSET, CHEST_PUT_OFFSET, CHEST_TAKE_OFFSET, NUM_ACTIONS),
+        tuple(getattr(_actions, name) for name in ("STOP", "REROLL_OFFSET", "CHEST_PUT_OFFSET", "CHEST_TAKE_OFFSET",
+                                                    "NUM_ACTIONS")),
+    ),
+}
+_MISMATCHED = [name for name, (mine, reference) in _EXPECTED.items() if mine != reference]
+if _MISMATCHED:
+    raise RuntimeError(f"the batched Kapern kernels are out of date with the reference: {_MISMATCHED} changed")
+
+# Per-game scalar fields: columns of the ``game`` array.
+(
+    F_CURRENT,
+    F_PHASE,
+    F_CARD,
+    F_ROLLS,
+    F_SORCERESS_USED,
+    F_CHEST_MOVES,
+    F_ISLAND,
+    F_ISLAND_SKULLS,
+    F_TURN_POINTS,
+    F_TRIGGER,
+    F_TURNS,
+    F_DECK_LEN,
+    F_MOVES,
+    F_SHOWN,
+) = range(14)
+NUM_FIELDS = 14
+
+_OFFSET_PIECES = (
+    "on_turn",
+    "card",
+    "dice",
+    "chest",
+    "rolls",
+    "sorceress_available",
+    "island",
+    "skulls",
+    "turn_points",
+    "scores",
+    "final_round",
+    "final_turn_left",
+    "deck_left",
+)
+(
+    O_ON_TURN,
+    O_CARD,
+    O_DICE,
+    O_CHEST,
+    O_ROLLS,
+    O_SORCERESS,
+    O_ISLAND,
+    O_SKULLS,
+    O_TURN_POINTS,
+    O_SCORES,
+    O_FINAL_ROUND,
+    O_FINAL_LEFT,
+    O_DECK,
+) = range(len(_OFFSET_PIECES))
+
+
+# ----------------------------------------------------------------------------- tables from the reference
+def _rule_tables() -> tuple[np.ndarray, ...]:
+    """The scoring and action tables, computed by the reference helpers.
+
+    ``vector_id[c0..c5]``: the row of a count vector of at most eight dice (-1 if none);
+    ``stop_points[card, row]``: ``score_counts`` (eight dice); ``bust_points[card, row]``:
+    ``disqualified_score``; ``chest_points[row]``: ``objects_points`` with the Treasure Chest;
+    ``island_penalty[card, skulls]``; ``card_skulls[card]``; ``sea_battle[card]``;
+    ``reroll_index[c0..c4, skull]``: the re-roll row of that vector (-1 if none).
+    """
+    vectors = [v for n in range(NUM_DICE + 1) for v in count_vectors(n)]
+    vector_id = np.full((NUM_DICE + 1,) * NUM_FACES, -1, dtype=np.int16)
+    for row, v in enumerate(vectors):
+        vector_id[v] = row
+    stop_points = np.zeros((NUM_CARDS, len(vectors)), dtype=np.int32)
+    bust_points = np.zeros((NUM_CARDS, len(vectors)), dtype=np.int32)
+    chest_points = np.zeros(len(vectors), dtype=np.int32)
+    for row, v in enumerate(vectors):
+        if v[SKULL] == 0:
+            chest_points[row] = _rules.objects_points(v, "treasure_chest")
+        if sum(v) == NUM_DICE:
+            for card_index, card in enumerate(_rules.CARDS):
+                stop_points[card_index, row] = _rules.score_counts(v, card)
+                bust_points[card_index, row] = _rules.disqualified_score(v, card)
+    max_skulls = NUM_DICE + max(_rules.card_skulls(c) for c in _rules.CARDS)
+    island_penalty = np.array(
+        [[_rules.island_penalty(s, card) for s in range(max_skulls + 1)] for card in _rules.CARDS], dtype=np.int32
+    )
+    card_skulls = np.array([_rules.card_skulls(c) for c in _rules.CARDS], dtype=np.int64)
+    sea_battle = np.array([c in _rules.SEA_BATTLES for c in _rules.CARDS], dtype=np.bool_)
+    reroll_index = np.full((NUM_DICE + 1,) * 5 + (2,), -1, dtype=np.int16)
+    for row, v in enumerate(_actions.REROLL_TUPLES):
+        reroll_index[v] = row
+    return vector_id, stop_points, bust_points, chest_points, island_penalty, card_skulls, sea_battle, reroll_index
+
+
+# ----------------------------------------------------------------------------- the random stream
+class SplitMix64Stream:
+    """A batched game's random stream in Python: ``shuffle`` and dice rolls as the kernels draw them."""
+
+    _MASK = (1 << 64) - 1
+
+    def __init__(self, state: int):
+        self.state = int(state)
+
+    def next(self) -> int:
+        """The next 64-bit word (as ``splitmix64_next``)."""
+        self.state = z = (self.state + 0x9E3779B97F4A7C15) & self._MASK
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & self._MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & self._MASK
+        return z ^ (z >> 31)
+
+    def below(self, bound: int) -> int:
+        """An integer in ``0..bound-1`` (as ``random_below``)."""
+        return ((self.next() >> 32) * bound) >> 32
+
+    def shuffle(self, items: list) -> None:
+        """Shuffle ``items`` in place (as the kernels shuffle the fortune deck)."""
+        for j in range(len(items) - 1, 0, -1):
+            r = self.below(j + 1)
+            items[j], items[r] = items[r], items[j]
+
+    def __call__(self, n: int) -> tuple[int, ...]:
+        """Roll ``n`` dice: counts per face (a dice source of the reference engine)."""
+        counts = [0] * NUM_FACES
+        for _ in range(n):
+            counts[self.below(NUM_FACES)] += 1
+        return tuple(counts)
+
+
+class StreamKapernEngine(KapernEngine):
+    """The reference engine with its deck shuffles and dice drawn from a :class:`SplitMix64Stream`.
+
+    Only the source of randomness differs (``reset`` ignores the generator it is given); every
+    rule is :class:`KapernEngine`'s.
+    """
+
+    def __init__(self, config: KapernConfig, stream: SplitMix64Stream):
+        super().__init__(config, dice_source=stream)
+        self.stream = stream
+
+    def reset(self, rng: Any = None, options: Any = None) -> None:
+        super().reset(self.stream, options)  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------------------- kernels: chance
+@njit(cache=True, inline="always")
+def _roll(rng, i, n, rolled):
+    """Roll ``n`` dice of game ``i`` into ``rolled`` (counts per face)."""
+    rolled[:] = 0
+    for _ in range(n):
+        rolled[random_below(rng, i, NUM_FACES)] += 1
+
+
+@njit(cache=True, inline="always")
+def _shuffle_deck(i, rng, deck_cards, game, deck, deck_counts):
+    """A full fresh fortune deck for game ``i``, shuffled as ``SplitMix64Stream.shuffle``."""
+    size = deck_cards.shape[0]
+    for j in range(size):
+        deck[i, j] = deck_cards[j]
+    for j in range(size - 1, 0, -1):
+        r = random_below(rng, i, j + 1)
+        card = deck[i, j]
+        deck[i, j] = deck[i, r]
+        deck[i, r] = card
+    game[i, F_DECK_LEN] = size
+    deck_counts[i] = 0
+    for j in range(size):
+        deck_counts[i, deck[i, j]] += 1
+
+
+# ----------------------------------------------------------------------------- kernels: the turn flow
+@njit(cache=True, inline="always")
+def _showing_row(i, free, chest, vector_id):
+    """The table row of the eight dice showing in game ``i``."""
+    return vector_id[
+        free[i, 0] + chest[i, 0],
+        free[i, 1] + chest[i, 1],
+        free[i, 2] + chest[i, 2],
+        free[i, 3] + chest[i, 3],
+        free[i, 4] + chest[i, 4],
+        free[i, 5] + chest[i, 5],
+    ]
+
+
+@njit(cache=True, inline="always")
+def _finish_turn(i, own, others, n, target, max_turns, game, scores, final_left, terminated, truncated):
+    """Score the turn, run the final round and the turn limit; whether the next turn is due."""
+    player = game[i, F_CURRENT]
+    for s in range(n):
+        scores[i, s] += own if s == player else others
+    game[i, F_TURN_POINTS] = 0
+    trigger = game[i, F_TRIGGER]
+    if trigger >= 0:
+        final_left[i, player] = 0
+        if scores[i, trigger] < target:
+            game[i, F_TRIGGER] = -1
+            trigger = -1
+            final_left[i] = 0
+        else:
+            left = False
+            for s in range(n):
+                if final_left[i, s]:
+                    left = True
+            if not left:
+                terminated[i] = True
+                game[i, F_PHASE] = PHASE_OVER
+                return False
+    if trigger < 0 and scores[i, player] >= target:
+        game[i, F_TRIGGER] = player
+        for s in range(n):
+            final_left[i, s] = s != player
+    game[i, F_TURNS] += 1
+    if game[i, F_TURNS] >= max_turns:
+        truncated[i] = True
+        game[i, F_PHASE] = PHASE_OVER
+        return False
+    game[i, F_CURRENT] = (player + 1) % n
+    return True
+
+
+@njit(cache=True, inline="always")
+def _end_island_turn(i, n, target, max_turns, tables, game, free, scores, final_left, terminated, truncated):
+    """The opponents lose the Island penalty (none under Peace with a sabre showing)."""
+    island_penalty = tables[4]
+    card = game[i, F_CARD]
+    penalty = island_penalty[card, game[i, F_ISLAND_SKULLS]]
+    if card == PEACE and free[i, SABRE] > 0:
+        penalty = 0
+    return _finish_turn(i, 0, -penalty, n, target, max_turns, game, scores, final_left, terminated, truncated)
+
+
+@njit(cache=True, inline="always")
+def _end_turn(i, busted, n, target, max_turns, tables, game, free, chest, scores, final_left, terminated, truncated):
+    """The player scores his dice (busted: the chest's dice with the Treasure Chest, else the bust points)."""
+    vector_id, stop_points, bust_points, chest_points = tables[0], tables[1], tables[2], tables[3]
+    card = game[i, F_CARD]
+    if not busted:
+        points = stop_points[card, _showing_row(i, free, chest, vector_id)]
+    elif card == TREASURE_CHEST:
+        points = chest_points[vector_id[chest[i, 0], chest[i, 1], chest[i, 2], chest[i, 3], chest[i, 4], chest[i, 5]]]
+    else:
+        points = bust_points[card, _showing_row(i, free, chest, vector_id)]
+    return _finish_turn(i, points, 0, n, target, max_turns, game, scores, final_left, terminated, truncated)
+
+
+@njit(cache=True, inline="always")
+def _bust(i, n, target, max_turns, tables, game, free, chest, scores, final_left, terminated, truncated):
+    """Three or more skulls: the turn ends (After the Storm scores it as an Island turn)."""
+    if game[i, F_CARD] == STORM:
+        game[i, F_ISLAND_SKULLS] = free[i, SKULL]
+        return _end_island_turn(i, n, target, max_turns, tables, game, free, scores, final_left, terminated, truncated)
+    return _end_turn(i, True, n, target, max_turns, tables, game, free, chest, scores, final_left, terminated,
+                     truncated)  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _check_island_over(i, new_skulls, n, target, max_turns, tables, game, free, scores, final_left, terminated,
+                       truncated):  # fmt: skip
+    """End the Island turn when a roll brings no skull, fewer than two dice are left, or no re-roll is allowed."""
+    may_reroll = not (game[i, F_CARD] == STORM and game[i, F_ROLLS] >= 2)
+    if new_skulls == 0 or NUM_DICE - free[i, SKULL] < MIN_REROLL or not may_reroll:
+        return _end_island_turn(i, n, target, max_turns, tables, game, free, scores, final_left, terminated, truncated)
+    game[i, F_TURN_POINTS] = 0
+    return False
+
+
+@njit(cache=True, inline="always")
+def _start_turn(i, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores, final_left,
+                deck, deck_counts, terminated, truncated):  # fmt: skip
+    """Draw a fortune card and make the first roll; whether the turn ended on it (the next one is due)."""
+    vector_id, stop_points, card_skulls, sea_battle = tables[0], tables[1], tables[5], tables[6]
+    if game[i, F_DECK_LEN] == 0:
+        _shuffle_deck(i, rng, deck_cards, game, deck, deck_counts)
+    top = game[i, F_DECK_LEN] - 1
+    card = deck[i, top]
+    game[i, F_DECK_LEN] = top
+    deck_counts[i, card] -= 1
+    game[i, F_CARD] = card
+    _roll(rng, i, NUM_DICE, rolled)
+    for f in range(NUM_FACES):
+        free[i, f] = rolled[f]
+        chest[i, f] = 0
+    game[i, F_ROLLS] = 1
+    game[i, F_SORCERESS_USED] = 0
+    game[i, F_CHEST_MOVES] = 0
+    game[i, F_ISLAND] = 0
+    game[i, F_ISLAND_SKULLS] = 0
+    skulls = rolled[SKULL] + card_skulls[card]
+    if skulls >= ISLAND_SKULLS and not sea_battle[card]:
+        game[i, F_PHASE] = PHASE_ISLAND
+        game[i, F_ISLAND] = 1
+        game[i, F_ISLAND_SKULLS] = skulls
+        return _check_island_over(i, skulls, n, target, max_turns, tables, game, free, scores, final_left,
+                                  terminated, truncated)  # fmt: skip
+    if skulls >= DISQUALIFYING_SKULLS:
+        return _bust(i, n, target, max_turns, tables, game, free, chest, scores, final_left, terminated, truncated)
+    game[i, F_PHASE] = PHASE_ROLLING
+    game[i, F_TURN_POINTS] = stop_points[card, _showing_row(i, free, chest, vector_id)]
+    return False
+
+
+@njit(cache=True, inline="always")
+def _start_turns(i, due, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores,
+                 final_left, deck, deck_counts, terminated, truncated):  # fmt: skip
+    """Start turns while one is due (a turn may end on its first roll)."""
+    while due:
+        due = _start_turn(i, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores,
+                          final_left, deck, deck_counts, terminated, truncated)  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _new_game(i, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores, final_left,
+              deck, deck_counts, start_state, terminated, truncated):  # fmt: skip
+    """Start a new game ``i`` (as ``KapernEngine.reset``): shuffle, then the first turns."""
+    start_state[i] = rng[i]
+    scores[i] = 0
+    final_left[i] = 0
+    game[i, F_CURRENT] = 0
+    game[i, F_PHASE] = PHASE_ROLLING
+    game[i, F_TURN_POINTS] = 0
+    game[i, F_TRIGGER] = -1
+    game[i, F_TURNS] = 0
+    game[i, F_MOVES] = 0
+    game[i, F_SHOWN] = -1
+    terminated[i] = False
+    truncated[i] = False
+    _shuffle_deck(i, rng, deck_cards, game, deck, deck_counts)
+    _start_turns(i, True, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores,
+                 final_left, deck, deck_counts, terminated, truncated)  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _apply(i, action, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores, final_left,
+           deck, deck_counts, terminated, truncated):  # fmt: skip
+    """Apply the legal ``action`` of the player on turn in game ``i`` (as ``KapernEngine.apply``)."""
+    vector_id, stop_points, card_skulls, reroll_vectors = tables[0], tables[1], tables[5], tables[8]
+    due = False
+    if action == STOP:
+        if game[i, F_PHASE] == PHASE_ISLAND:
+            due = _end_island_turn(i, n, target, max_turns, tables, game, free, scores, final_left, terminated,
+                                   truncated)  # fmt: skip
+        else:
+            due = _end_turn(i, False, n, target, max_turns, tables, game, free, chest, scores, final_left,
+                            terminated, truncated)  # fmt: skip
+    elif action >= CHEST_TAKE_OFFSET:
+        face = action - CHEST_TAKE_OFFSET
+        chest[i, face] -= 1
+        free[i, face] += 1
+        game[i, F_CHEST_MOVES] += 1
+    elif action >= CHEST_PUT_OFFSET:
+        face = action - CHEST_PUT_OFFSET
+        free[i, face] -= 1
+        chest[i, face] += 1
+        game[i, F_CHEST_MOVES] += 1
+    else:
+        counts = reroll_vectors[action - REROLL_OFFSET]
+        if counts[SKULL]:
+            game[i, F_SORCERESS_USED] = 1
+        total = 0
+        for f in range(NUM_FACES):
+            total += counts[f]
+        _roll(rng, i, total, rolled)
+        for f in range(NUM_FACES):
+            free[i, f] += rolled[f] - counts[f]
+        game[i, F_ROLLS] += 1
+        game[i, F_CHEST_MOVES] = 0
+        card = game[i, F_CARD]
+        if game[i, F_PHASE] == PHASE_ISLAND:
+            game[i, F_ISLAND_SKULLS] += rolled[SKULL]
+            due = _check_island_over(i, rolled[SKULL], n, target, max_turns, tables, game, free, scores, final_left,
+                                     terminated, truncated)  # fmt: skip
+        elif free[i, SKULL] + card_skulls[card] >= DISQUALIFYING_SKULLS:
+            due = _bust(i, n, target, max_turns, tables, game, free, chest, scores, final_left, terminated, truncated)
+        else:
+            game[i, F_TURN_POINTS] = stop_points[card, _showing_row(i, free, chest, vector_id)]
+    _start_turns(i, due, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores,
+                 final_left, deck, deck_counts, terminated, truncated)  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- kernels: outputs
+@njit(cache=True, inline="always")
+def _observe(i, seat, n, target, offsets, card_skulls, game, free, chest, scores, final_left, deck_counts, obs):
+    """Write the observation vector of ``seat`` in game ``i`` (as ``observation.KapernEncoder``)."""
+    vec = obs[i]
+    vec[:] = 0.0
+    card = game[i, F_CARD]
+    vec[offsets[O_ON_TURN] + (game[i, F_CURRENT] - seat) % n] = 1.0
+    vec[offsets[O_CARD] + card] = 1.0
+    for f in range(NUM_FACES):
+        vec[offsets[O_DICE] + f] = free[i, f] / NUM_DICE
+        vec[offsets[O_CHEST] + f] = chest[i, f] / NUM_DICE
+    vec[offsets[O_ROLLS]] = game[i, F_ROLLS] / ROLLS_SCALE_K
+    if card == SORCERESS and not game[i, F_SORCERESS_USED]:
+        vec[offsets[O_SORCERESS]] = 1.0
+    island = game[i, F_ISLAND]
+    vec[offsets[O_ISLAND]] = island
+    skulls = game[i, F_ISLAND_SKULLS] if island else free[i, SKULL] + card_skulls[card]
+    vec[offsets[O_SKULLS]] = skulls / NUM_DICE
+    vec[offsets[O_TURN_POINTS]] = game[i, F_TURN_POINTS] / POINTS_SCALE_K
+    for row in range(n):
+        s = (seat + row) % n
+        vec[offsets[O_SCORES] + row] = scores[i, s] / target
+        vec[offsets[O_FINAL_LEFT] + row] = final_left[i, s]
+    if game[i, F_TRIGGER] >= 0:
+        vec[offsets[O_FINAL_ROUND]] = 1.0
+    for c in range(NUM_CARDS):
+        vec[offsets[O_DECK] + c] = deck_counts[i, c] / DECK_SCALE_K
+
+
+@njit(cache=True, inline="always")
+def _write_mask(i, reroll_index, game, free, chest, mask):
+    """Write the legal actions of the player on turn in game ``i`` (as ``KapernEngine.legal_mask``)."""
+    row = mask[i]
+    row[:] = 0
+    phase = game[i, F_PHASE]
+    if phase == PHASE_OVER:
+        return
+    row[STOP] = 1
+    card = game[i, F_CARD]
+    if card == STORM and game[i, F_ROLLS] >= 2:
+        return
+    skull_ok = 1 if (phase == PHASE_ROLLING and card == SORCERESS and not game[i, F_SORCERESS_USED]
+                     and free[i, SKULL] > 0) else 0  # fmt: skip
+    for c0 in range(free[i, 0] + 1):
+        for c1 in range(free[i, 1] + 1):
+            for c2 in range(free[i, 2] + 1):
+                for c3 in range(free[i, 3] + 1):
+                    for c4 in range(free[i, 4] + 1):
+                        for sk in range(skull_ok + 1):
+                            index = reroll_index[c0, c1, c2, c3, c4, sk]
+                            if index >= 0:
+                                row[REROLL_OFFSET + index] = 1
+    if phase == PHASE_ROLLING and card == TREASURE_CHEST and game[i, F_CHEST_MOVES] < MAX_CHEST_MOVES:
+        for f in range(SKULL):
+            row[CHEST_PUT_OFFSET + f] = 1 if free[i, f] > 0 else 0
+            row[CHEST_TAKE_OFFSET + f] = 1 if chest[i, f] > 0 else 0
+
+
+@njit(cache=True, inline="always")
+def _rewards(i, n, score_scale, before, scores, rewards, terminated):
+    """Game ``i``'s rewards of this step: score changes (score mode) or the terminal win rewards."""
+    if score_scale > 0.0:
+        for s in range(n):
+            rewards[i, s] = (scores[i, s] - before[s]) * score_scale
+    elif terminated[i]:
+        best = scores[i, 0]
+        for s in range(1, n):
+            best = max(best, scores[i, s])
+        winners = 0
+        for s in range(n):
+            if scores[i, s] == best:
+                winners += 1
+        if winners < n:
+            for s in range(n):
+                rewards[i, s] = 1.0 / winners if scores[i, s] == best else -1.0 / (n - winners)
+
+
+@njit(cache=True, inline="always")
+def _output(i, n, target, offsets, tables, game, free, chest, scores, final_left, deck_counts, obs, mask, shown):
+    """Game ``i``'s observation, mask and shown seat (the last mover once over, else the player on turn)."""
+    seat = game[i, F_CURRENT]
+    if game[i, F_PHASE] == PHASE_OVER and game[i, F_SHOWN] >= 0:
+        seat = game[i, F_SHOWN]
+    shown[i] = seat
+    _observe(i, seat, n, target, offsets, tables[5], game, free, chest, scores, final_left, deck_counts, obs)
+    _write_mask(i, tables[7], game, free, chest, mask)
+
+
+# Observation scales as kernel constants (checked equal to the encoder's below).
+ROLLS_SCALE_K = 10.0
+POINTS_SCALE_K = 1000.0
+DECK_SCALE_K = 4.0
+if (ROLLS_SCALE_K, POINTS_SCALE_K, DECK_SCALE_K) != (ROLLS_SCALE, POINTS_SCALE, DECK_SCALE):
+    raise RuntimeError("the batched Kapern kernels are out of date with the observation scales")
+
+
+@njit(cache=True)
+def reset_kernel(n, target, max_turns, score_scale, offsets, tables, deck_cards, rng, game, free, chest, scores,
+                 final_left, deck, deck_counts, start_state, obs, mask, shown, rewards, terminated,
+                 truncated):  # fmt: skip
+    """Start a new game in every slot and write the outputs (rewards: the score changes of turns ended in it)."""
+    rolled = np.zeros(NUM_FACES, dtype=np.int64)
+    before = np.zeros(n, dtype=np.int64)
+    for i in range(game.shape[0]):
+        rewards[i] = 0.0
+        _new_game(i, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores, final_left,
+                  deck, deck_counts, start_state, terminated, truncated)  # fmt: skip
+        _rewards(i, n, score_scale, before, scores, rewards, terminated)
+        _output(i, n, target, offsets, tables, game, free, chest, scores, final_left, deck_counts, obs, mask, shown)
+
+
+@njit(cache=True)
+def step_kernel(actions, n, target, max_turns, score_scale, offsets, tables, deck_cards, rng, game, free, chest,
+                scores, final_left, deck, deck_counts, start_state, history, obs, mask, shown, rewards, terminated,
+                truncated):  # fmt: skip
+    """Apply one (checked, legal) action per game; a game that ended on the last step starts anew instead."""
+    rolled = np.zeros(NUM_FACES, dtype=np.int64)
+    before = np.zeros(n, dtype=np.int64)
+    capacity = history.shape[1]
+    for i in range(game.shape[0]):
+        rewards[i] = 0.0
+        if terminated[i] or truncated[i]:
+            before[:] = 0
+            _new_game(i, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores,
+                      final_left, deck, deck_counts, start_state, terminated, truncated)  # fmt: skip
+        else:
+            for s in range(n):
+                before[s] = scores[i, s]
+            action = actions[i]
+            moves = game[i, F_MOVES]
+            if moves < capacity:
+                history[i, moves] = action
+            game[i, F_MOVES] = moves + 1
+            game[i, F_SHOWN] = game[i, F_CURRENT]
+            _apply(i, action, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores,
+                   final_left, deck, deck_counts, terminated, truncated)  # fmt: skip
+        _rewards(i, n, score_scale, before, scores, rewards, terminated)
+        _output(i, n, target, offsets, tables, game, free, chest, scores, final_left, deck_counts, obs, mask, shown)
+
+
+# ----------------------------------------------------------------------------- the backend
+class KapernBatch:
+    """The state arrays of ``num_envs`` Piraten Kapern games and the kernels that step them.
+
+    Built by :func:`pirate_envs.vector.make`, which checks the arguments and the actions.
+    ``history_size``: moves kept per game for ``engine(i)``.
+    """
+
+    ENGINE = KapernEngine
+    #: Moves kept per game (random play runs to the 1000-turn limit in a few thousand moves).
+    HISTORY_SIZE = 8192
+
+    def __init__(self, config: KapernConfig, reward_mode: str, num_envs: int, score_scale: float):
+        self.config = config
+        self.num_envs = num = num_envs
+        n = self.num_players = config.num_players
+        self.score_scale = float(score_scale) if reward_mode == "score" else 0.0
+        layout = build_layout(n)
+        self.offsets = np.array([layout.piece(name).start for name in _OFFSET_PIECES], dtype=np.int64)
+        self.tables = (*_rule_tables(), np.asarray(_actions.REROLL_VECTORS, dtype=np.int64))
+        self.deck_cards = np.array(
+            [_rules.CARD_INDEX[card] for card in KapernEngine(config).deck_cards], dtype=np.int8
+        )
+        self.rng = np.zeros(num, dtype=np.uint64)
+        self.start_state = np.zeros(num, dtype=np.uint64)
+        self.game = np.zeros((num, NUM_FIELDS), dtype=np.int64)
+        self.free = np.zeros((num, NUM_FACES), dtype=np.int64)
+        self.chest = np.zeros((num, NUM_FACES), dtype=np.int64)
+        self.scores = np.zeros((num, n), dtype=np.int64)
+        self.final_left = np.zeros((num, n), dtype=np.int8)
+        self.deck = np.zeros((num, len(self.deck_cards)), dtype=np.int8)
+        self.deck_counts = np.zeros((num, NUM_CARDS), dtype=np.int8)
+        self.history = np.zeros((num, self.HISTORY_SIZE), dtype=np.int16)
+        self.observation = np.zeros((num, layout.size), dtype=np.float32)
+        self.action_mask = np.zeros((num, NUM_ACTIONS), dtype=np.int8)
+        self.current_player = np.zeros(num, dtype=np.int64)
+        self.rewards = np.zeros((num, n), dtype=np.float32)
+        self.terminated = np.zeros(num, dtype=np.bool_)
+        self.truncated = np.zeros(num, dtype=np.bool_)
+        self._config_args = (n, config.target_score, config.max_turns, self.score_scale)
+
+    def _state(self) -> tuple[np.ndarray, ...]:
+        return (self.deck_cards, self.rng, self.game, self.free, self.chest, self.scores, self.final_left, self.deck,
+                self.deck_counts, self.start_state)  # fmt: skip
+
+    def reset(self, rng_states: np.ndarray) -> None:
+        """Start a new game in every slot, game ``i`` drawing from the stream seeded by ``rng_states[i]``."""
+        self.rng[:] = rng_states
+        reset_kernel(*self._config_args, self.offsets, self.tables, *self._state(), self.observation,
+                     self.action_mask, self.current_player, self.rewards, self.terminated, self.truncated)  # fmt: skip
+
+    def step(self, actions: np.ndarray) -> None:
+        """Apply ``actions`` (``int64``, checked legal for every game that has not ended)."""
+        step_kernel(actions, *self._config_args, self.offsets, self.tables, *self._state(), self.history,
+                    self.observation, self.action_mask, self.current_player, self.rewards, self.terminated,
+                    self.truncated)  # fmt: skip
+
+    def reset_options(self, index: int) -> dict[str, Any]:
+        """No options: :meth:`reference_engine` draws game ``index``'s cards and dice itself."""
+        return {}
+
+    def moves(self, index: int) -> list[int]:
+        """The actions of game ``index`` so far, in order (``RuntimeError`` past ``HISTORY_SIZE``)."""
+        made = int(self.game[index, F_MOVES])
+        if made > self.HISTORY_SIZE:
+            raise RuntimeError(
+                f"game {index} has made {made} moves; only the first {self.HISTORY_SIZE} are kept, so it cannot be "
+                "replayed"
+            )
+        return self.history[index, :made].tolist()
+
+    def reference_engine(self, index: int) -> StreamKapernEngine:
+        """A reference engine whose ``reset`` starts game ``index`` with its very cards and dice."""
+        return StreamKapernEngine(self.config, SplitMix64Stream(int(self.start_state[index])))
+
+
+__all__ = ["KapernBatch", "SplitMix64Stream", "StreamKapernEngine"]
