@@ -328,6 +328,7 @@ def build_callback(args: TrainArgs, run_dir: Path, interrupt: Interrupt) -> Any:
                 self.logger.record(f"eval/mean_score_vs_{row['opponent']}", row["mean_score"])
             self.history = [h for h in self.history if h["timesteps"] != now] + rows
             write_history(args, run_dir, self.history)
+            save_agent_files(self.model, run_dir, args, now, self.history)  # its header gets these figures
 
     return SelfPlayCallback()
 
@@ -374,7 +375,13 @@ def save_checkpoint(
     model.save(buffer)
     write_atomic(folder / f"step_{timesteps}.zip", buffer.getvalue())
     write_atomic(folder / "latest.zip", buffer.getvalue())
-    header = agent_header(args, model.policy, timesteps, history or [])
+    return save_agent_files(model, run_dir, args, timesteps, history or [])
+
+
+def save_agent_files(model: Any, run_dir: Path, args: TrainArgs, timesteps: int, history: list[dict[str, Any]]) -> Path:
+    """Save the data-only ``step_<n>.npz`` and ``latest.npz`` (atomically); return the step's file."""
+    folder = run_dir / "checkpoints"
+    header = agent_header(args, model.policy, timesteps, history)
     agent_file = save_agent(folder / f"step_{timesteps}.npz", policy_from_sb3(model.policy), header)
     write_atomic(folder / "latest.npz", agent_file.read_bytes())
     return agent_file

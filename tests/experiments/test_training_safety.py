@@ -6,6 +6,7 @@ import base64
 import csv
 import io
 import json
+import os
 import pickle
 import signal
 import subprocess
@@ -78,6 +79,21 @@ def test_no_entry_point_runs_a_checkpoints_pickles(tmp_path, capsys):
     assert json.loads((run / "summary.json").read_text())["timesteps"] >= 96
     export.main(["--checkpoint", str(crafted), "--out", str(tmp_path / "exported.npz")])
     assert not marker.exists()
+
+    # a pickle in place of the tensors: refused with a clear message, never run
+    import torch
+
+    tensors = tmp_path / "tensors.zip"
+    with zipfile.ZipFile(crafted) as source, zipfile.ZipFile(tensors, "w") as target:
+        for name in source.namelist():
+            if name != "policy.pth":
+                target.writestr(name, source.read(name))
+        payload = io.BytesIO()
+        torch.save({"weights": Payload(marker)}, payload)
+        target.writestr("policy.pth", payload.getvalue())
+    with pytest.raises(ValueError, match=r"policy\.pth holds more than plain tensors"):
+        make_agent(f"ppo:{tensors}", "skull_king_v0")
+    assert not marker.exists()
     capsys.readouterr()
 
 
@@ -86,6 +102,8 @@ def test_train_writes_the_data_only_agent_and_export_matches_it(tmp_path):
     policy, header = load_agent(run / "checkpoints" / "latest.npz")
     assert header["player_counts"] == [2] and header["env_kwargs"] == {"num_players": 2, "num_hands": 1}
     assert header["training"]["timesteps"] == 64
+    assert header["training"]["figures"]  # the evaluation at the end of the run
+    assert all(key.startswith("vs random at 64 steps") for key in header["training"]["figures"])
     assert header["training"]["command"].startswith("python -m experiments.train --env-id skull_king_v0")
     exported, exported_header = load_agent(export.export(run / "checkpoints" / "latest.zip", tmp_path / "x.npz"))
     obs = np.random.default_rng(0).normal(size=(4, policy.obs_size)).astype(np.float32)
@@ -161,17 +179,18 @@ def test_ctrl_c_saves_writes_the_tables_and_says_how_to_resume(tmp_path):
     run = tmp_path / "run"
     args = [*GAME, *TINY, *QUIET, "--out-dir", str(tmp_path), "--run-name", "run", "--eval-every", "64"]
     process = subprocess.Popen(
-        [sys.executable, "-m", "experiments.train", *args, "--total-timesteps", "10000000"],
+        [sys.executable, "-m", "experiments.train", *args, "--num-workers", "1", "--total-timesteps", "10000000"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         cwd=ROOT,
+        start_new_session=True,  # its own process group, which gets the signal as from a terminal
     )
     deadline = time.monotonic() + 120
     while not (run / "checkpoints" / "step_64.npz").exists():  # learning has started and evaluated once
         assert process.poll() is None and time.monotonic() < deadline, process.communicate()
         time.sleep(0.2)
-    process.send_signal(signal.SIGINT)
+    os.killpg(process.pid, signal.SIGINT)  # the trainer and its env worker alike
     out, err = process.communicate(timeout=120)
     assert process.returncode == 130, err
     assert "Traceback" not in err
