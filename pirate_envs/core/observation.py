@@ -7,6 +7,11 @@ A game declares its layout once, for example::
     vec[LAYOUT["dice"]] = counts
 
 ``LAYOUT.table()`` renders the index table pasted into the game's docstring.
+
+The env option ``table_layout`` picks how the per-player pieces (one row per seat, the
+observer first) are laid out: ``"seated"`` (the default) gives them one row per player at the
+table, ``"max"`` lays them out for the game's largest table (:func:`max_table_layout`) with a
+``seat_present`` flag per row, so that one network sees one vector size at every table size.
 """
 
 from __future__ import annotations
@@ -15,8 +20,11 @@ import math
 import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+
+from pirate_envs.core.errors import check_choice
 
 
 @dataclass(frozen=True)
@@ -90,3 +98,78 @@ class ObservationLayout:
 def float32_bytes(values: Sequence[float]) -> bytes:
     """``values`` as packed ``float32`` bytes: pieces that encoders join with ``b"".join``."""
     return struct.pack(f"{len(values)}f", *values)
+
+
+#: Values of the env option ``table_layout``.
+TABLE_LAYOUTS = ("seated", "max")
+#: The piece that ``table_layout="max"`` appends: 1 for each seat-relative row with a player.
+SEAT_PRESENT = "seat_present"
+
+
+def max_table_layout(largest: ObservationLayout, max_players: int) -> ObservationLayout:
+    """The ``table_layout="max"`` layout: ``largest`` (the seated layout of the largest table)
+    with a ``seat_present`` piece appended, so every other piece keeps its offset there."""
+    return ObservationLayout(
+        [
+            *((p.name, p.shape, p.description) for p in largest.pieces),
+            (SEAT_PRESENT, (max_players,), "1 for each seat-relative row with a player (table_layout='max')"),
+        ]
+    )
+
+
+def scatter_index(seated: ObservationLayout, padded: ObservationLayout) -> np.ndarray:
+    """For every index of a ``seated`` vector, its index in a ``padded`` one.
+
+    A piece of the same shape in both maps one to one; a per-player piece (``(n, ...)`` seated,
+    ``(max_players, ...)`` padded) fills the first ``n`` rows of the padded piece.
+    """
+    index = np.empty(seated.size, dtype=np.intp)
+    for piece in seated.pieces:
+        target = padded.piece(piece.name)
+        if piece.shape != target.shape and (piece.shape[1:] != target.shape[1:] or piece.shape[0] > target.shape[0]):
+            raise ValueError(f"piece {piece.name!r} of shape {piece.shape} does not fit the padded {target.shape}")
+        index[piece.start : piece.stop] = np.arange(target.start, target.start + piece.size)
+    return index
+
+
+class MaxTableEncoder:
+    """Wraps a game's seated encoder: its vector scattered into the largest table's layout.
+
+    Rows of absent seats stay zero; ``seat_present`` is 1 for the ``num_players`` first rows.
+    """
+
+    def __init__(self, seated: Any, largest: ObservationLayout, max_players: int, num_players: int):
+        self.seated = seated
+        self.layout = max_table_layout(largest, max_players)
+        self._index = scatter_index(seated.layout, self.layout)
+        self._template = self.layout.zeros()
+        self._template[self.layout.piece(SEAT_PRESENT).start + np.arange(num_players)] = 1.0
+
+    def __call__(self, view: Any) -> np.ndarray:
+        """The padded observation vector of ``view``."""
+        vec = self._template.copy()
+        vec[self._index] = self.seated(view)
+        return vec
+
+
+class TableLayoutOption:
+    """Env mixin: the keyword option ``table_layout`` (``"seated"`` or ``"max"``), checked up front.
+
+    List it before the env base class; the game's ``make_encoder`` reads ``self.table_layout``.
+    """
+
+    def __init__(self, *args: Any, table_layout: str = "seated", **kwargs: Any):
+        check_choice("table_layout", table_layout, TABLE_LAYOUTS)
+        #: ``"seated"`` (one row per player at the table) or ``"max"`` (rows of the largest table).
+        self.table_layout = table_layout
+        super().__init__(*args, **kwargs)
+
+
+def table_layout_encoder(
+    table_layout: str, seated: Any, largest: ObservationLayout, max_players: int, num_players: int
+) -> Any:
+    """The encoder for the env option ``table_layout``: ``seated`` itself, or a :class:`MaxTableEncoder`."""
+    check_choice("table_layout", table_layout, TABLE_LAYOUTS)
+    if table_layout == "max":
+        return MaxTableEncoder(seated, largest, max_players, num_players)
+    return seated

@@ -30,8 +30,10 @@ default below), ``first_dealer`` (``None``: random seat, or a seat), ``wins_to_w
 ``first_mate_only_on_captain``, ``first_mate_on_empty_pile`` (both ``False``),
 ``reverse_skip_value`` (``"keep"`` or ``"reset"``), ``max_turns`` (5000, the turn-limit guard,
 per game), ``max_set_aside_games`` (10, the tournament limit), ``set_aside_dealer``
-(``"same"`` or ``"random"``), ``reward_mode`` (``"win"`` or ``"score"``), ``render_mode``
-(``"ansi"`` or ``"human"``). The options are fields of ``pirate_envs.lucky_pirate.engine.Config``.
+(``"same"`` or ``"random"``), ``reward_mode`` (``"win"`` or ``"score"``), ``table_layout``
+(``"seated"`` or ``"max"``: the rows of a 6-player table, see Observation), ``render_mode``
+(``"ansi"`` or ``"human"``). The game's options are fields of
+``pirate_envs.lucky_pirate.engine.Config``.
 
 Reset options: ``deal`` (per seat ``{"hand": [...], "up": [...], "down": [...]}`` of card
 names, down cards in slot order; deck cards not dealt are put aside unseen), ``dealer`` (the
@@ -64,6 +66,12 @@ The 20 columns of a ``players`` row: up cards of each kind (17) / most copies, h
 deck size, down cards left / 4, games won / ``wins_to_win``. With n players, ``players`` and
 ``to_play`` have n rows and later indices shift. Card counts are divided by the most copies of
 a kind in the deck (4 by default).
+
+``table_layout="max"`` lays the per-player pieces out for the largest table (6 rows,
+seat-relative as above; rows of absent seats are zero) and appends ``seat_present`` (6,): 1 for
+each row with a player. Every other piece is as in the default ``"seated"`` layout; the vector
+has the largest table's size plus 6 (243 + 6 = 249 floats) at every table size, so one network
+plays every count.
 
 Actions (``Discrete(124)``, ``env.unwrapped.action_to_string(a)``)
 -----------------------------------------------------------------
@@ -188,15 +196,17 @@ tournaments set truncated games aside and go on.
 
 from __future__ import annotations
 
+from pirate_envs.core.aec import Encoder as ObservationEncoder
 from pirate_envs.core.aec import PirateAECEnv
-from pirate_envs.lucky_pirate.engine import Config, LuckyPirateEngine
-from pirate_envs.lucky_pirate.observation import LuckyPirateEncoder, build_layout
+from pirate_envs.core.observation import TableLayoutOption, table_layout_encoder
+from pirate_envs.lucky_pirate.engine import MAX_PLAYERS, Config, LuckyPirateEngine
+from pirate_envs.lucky_pirate.observation import LuckyPirateEncoder, build_layout, largest_layout
 
 #: Score mode pays +1 per game won (the score is the number of games won).
 SCORE_SCALE = 1.0
 
 
-class raw_env(PirateAECEnv):
+class raw_env(TableLayoutOption, PirateAECEnv):
     """Lucky Pirate as a PettingZoo AEC environment (see the module docstring)."""
 
     metadata = {**PirateAECEnv.metadata, "name": "lucky_pirate_v0"}
@@ -204,5 +214,6 @@ class raw_env(PirateAECEnv):
     ENGINE = LuckyPirateEngine
     SCORE_SCALE = SCORE_SCALE
 
-    def make_encoder(self) -> LuckyPirateEncoder:
-        return LuckyPirateEncoder(build_layout(self.config), self.config)
+    def make_encoder(self) -> ObservationEncoder:
+        seated = LuckyPirateEncoder(build_layout(self.config), self.config)
+        return table_layout_encoder(self.table_layout, seated, largest_layout(), MAX_PLAYERS, self.config.num_players)

@@ -6,13 +6,14 @@ down slots, the four scalars and the one-hot pieces follow as precomputed ``floa
 
 from __future__ import annotations
 
+import functools
 import struct
 
 import numpy as np
 
 from pirate_envs.core.observation import ObservationLayout, float32_bytes
 from pirate_envs.lucky_pirate.cards import MAX_UP_DOWN, MAX_VALUE, NUM_KINDS
-from pirate_envs.lucky_pirate.engine import PILE_TOP_CARDS, Config
+from pirate_envs.lucky_pirate.engine import MAX_PLAYERS, PILE_TOP_CARDS, Config
 from pirate_envs.lucky_pirate.rules import NUM_MODES, NUM_RUN_KINDS, RUN_TO_CLEAR
 from pirate_envs.lucky_pirate.view import (
     DOWN_LEFT_COLUMN,
@@ -51,6 +52,12 @@ def build_layout(config: Config) -> ObservationLayout:
             ("to_play", (n,), "one-hot player on turn, seat-relative (index 0 = me)"),
         ]
     )
+
+
+@functools.cache
+def largest_layout() -> ObservationLayout:
+    """The seated layout of the largest table (MAX_PLAYERS = 6 seats): the base of ``table_layout="max"``."""
+    return build_layout(Config(num_players=MAX_PLAYERS))
 
 
 class LuckyPirateEncoder:

@@ -21,7 +21,8 @@ Arguments
 ---------
 ``num_players`` (2..5, default 2), ``target_score`` (6000), ``promo_cards`` (False),
 ``promo_copies`` (1), ``max_turns`` (1000, the turn-limit guard), ``reward_mode``
-(``"win"`` or ``"score"``), ``render_mode`` (``"ansi"`` or ``"human"``).
+(``"win"`` or ``"score"``), ``table_layout`` (``"seated"`` or ``"max"``: the rows of a 5-player
+table, see Observation), ``render_mode`` (``"ansi"`` or ``"human"``).
 Reset option: ``options={"first_card": "captain"}`` deals that card to the first turn
 (the rest of the deck is shuffled as usual).
 
@@ -46,6 +47,12 @@ Observation (``env.unwrapped.observation_layout``; for 2 players, 50 floats)
 Card order: treasure_chest captain sorceress gold diamond monkey_business sea_battle_2
 sea_battle_3 sea_battle_4 skulls_1 skulls_2 storm peace. With n players the per-player pieces
 have n entries and the later indices shift.
+
+``table_layout="max"`` lays the per-player pieces out for the largest table (5 rows,
+seat-relative as above; rows of absent seats are zero) and appends ``seat_present`` (5,): 1 for
+each row with a player. Every other piece is as in the default ``"seated"`` layout; the vector
+has the largest table's size plus 5 (59 + 5 = 64 floats) at every table size, so one network
+plays every count.
 
 Actions (``Discrete(2084)``, ``env.unwrapped.action_to_string(a)``)
 ------------------------------------------------------------------
@@ -95,14 +102,16 @@ v0: first release.
 
 from __future__ import annotations
 
+from pirate_envs.core.aec import Encoder as ObservationEncoder
 from pirate_envs.core.aec import PirateAECEnv
-from pirate_envs.piraten_kapern.engine import KapernConfig, KapernEngine
-from pirate_envs.piraten_kapern.observation import KapernEncoder, build_layout
+from pirate_envs.core.observation import TableLayoutOption, table_layout_encoder
+from pirate_envs.piraten_kapern.engine import MAX_PLAYERS, KapernConfig, KapernEngine
+from pirate_envs.piraten_kapern.observation import KapernEncoder, build_layout, largest_layout
 
 SCORE_SCALE = 1.0 / 1000.0
 
 
-class raw_env(PirateAECEnv):
+class raw_env(TableLayoutOption, PirateAECEnv):
     """Piraten Kapern as a PettingZoo AEC environment (see the module docstring)."""
 
     metadata = {**PirateAECEnv.metadata, "name": "piraten_kapern_v0"}
@@ -110,5 +119,6 @@ class raw_env(PirateAECEnv):
     ENGINE = KapernEngine
     SCORE_SCALE = SCORE_SCALE
 
-    def make_encoder(self) -> KapernEncoder:
-        return KapernEncoder(build_layout(self.config.num_players))
+    def make_encoder(self) -> ObservationEncoder:
+        n = self.config.num_players
+        return table_layout_encoder(self.table_layout, KapernEncoder(build_layout(n)), largest_layout(), MAX_PLAYERS, n)

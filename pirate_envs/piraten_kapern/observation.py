@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import struct
 from operator import itemgetter
 
@@ -9,6 +10,7 @@ import numpy as np
 
 from pirate_envs.core.observation import ObservationLayout, float32_bytes
 from pirate_envs.piraten_kapern.dice import count_vectors
+from pirate_envs.piraten_kapern.engine import MAX_PLAYERS
 from pirate_envs.piraten_kapern.rules import CARDS, NUM_DICE, NUM_FACES, card_skulls
 from pirate_envs.piraten_kapern.view import KapernView
 
@@ -37,6 +39,12 @@ def build_layout(num_players: int) -> ObservationLayout:
             ("deck_left", (len(CARDS),), "fortune cards of each kind left in the deck / 4"),
         ]
     )
+
+
+@functools.cache
+def largest_layout() -> ObservationLayout:
+    """The seated layout of the largest table (MAX_PLAYERS = 5 seats): the base of ``table_layout="max"``."""
+    return build_layout(MAX_PLAYERS)
 
 
 def _one_hots(size: int) -> tuple[tuple[float, ...], ...]:

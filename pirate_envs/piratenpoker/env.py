@@ -32,7 +32,7 @@ Arguments
 =========
 ``env(num_players=4, loot_fronts=(5, 5, 6, 6, 8, 8, 10), max_games=100, overboard_gift="any",
 below_deck_gifts=1, all_tied_loot="under_stack", pass_sits_out=False, pass_can_win=True,
-hand_size=6, reward_mode="win", render_mode=None)``
+hand_size=6, reward_mode="win", table_layout="seated", render_mode=None)``
 
 * ``num_players``: 3 to 5.
 * ``loot_fronts``: front values of the loot cards of each colour (*assumption*, see below).
@@ -40,6 +40,8 @@ hand_size=6, reward_mode="win", render_mode=None)``
 * ``overboard_gift``, ``below_deck_gifts``, ``all_tied_loot``, ``pass_sits_out``,
   ``pass_can_win``, ``hand_size``: readings of the rules where the texts are silent or
   disagree (see Assumptions below and :class:`~pirate_envs.piratenpoker.engine.Config`).
+* ``table_layout``: ``"seated"`` (one row per player at the table) or ``"max"`` (the rows of a
+  5-player table, absent seats zero, and ``seat_present``; see Observation).
 * ``reward_mode``: ``"win"`` (terminal, zero-sum, from the final ranking) or ``"score"``
   (changes of each player's final score of his displayed loot, times ``SCORE_SCALE = 0.1``:
   a card moves a score by 3 to 10, a set adds 5).
@@ -88,6 +90,13 @@ Nobody sees a bid before the reveal, so ``pass_available`` and ``hand_sizes`` co
 round's unrevealed bids as still in hand: while bidding they show the round's start, from the
 reveal on the current values. In ``own_status`` the Pass flag of the unrevealed bid is cleared
 at the reveal; the committed flag stays set until the next round's bidding starts.
+
+``table_layout="max"`` lays the per-player pieces out for the largest table (5 rows,
+seat-relative as above; rows of absent seats are zero) and appends ``seat_present`` (5,): 1 for
+each row with a player. Every other piece is as in the default ``"seated"`` layout; the vector
+has the largest table's size plus 5 (420 + 5 = 425 floats) at every table size, so one network
+plays every count.
+
 Layout for 4 players (``env.unwrapped.observation_layout.table()`` for another count):
 
 | index | name | shape | meaning |
@@ -158,12 +167,15 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from pirate_envs.core.aec import Encoder as ObservationEncoder
 from pirate_envs.core.aec import PirateAECEnv
+from pirate_envs.core.observation import TableLayoutOption, table_layout_encoder
 from pirate_envs.piratenpoker.engine import Config, PiratenpokerEngine
-from pirate_envs.piratenpoker.observation import Encoder
+from pirate_envs.piratenpoker.observation import Encoder, largest_layout
+from pirate_envs.piratenpoker.rules import MAX_PLAYERS
 
 
-class raw_env(PirateAECEnv):
+class raw_env(TableLayoutOption, PirateAECEnv):
     """Piratenpoker as a PettingZoo AEC environment (see the module docstring)."""
 
     metadata: ClassVar[dict[str, Any]] = {**PirateAECEnv.metadata, "name": "piratenpoker_v0"}
@@ -171,5 +183,6 @@ class raw_env(PirateAECEnv):
     ENGINE = PiratenpokerEngine
     SCORE_SCALE = 0.1
 
-    def make_encoder(self) -> Encoder:
-        return Encoder(self.config)
+    def make_encoder(self) -> ObservationEncoder:
+        n = self.config.num_players
+        return table_layout_encoder(self.table_layout, Encoder(self.config), largest_layout(), MAX_PLAYERS, n)

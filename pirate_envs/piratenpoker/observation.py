@@ -7,6 +7,8 @@ in absolute seat order and, each step, gathers it seat-relative and writes the p
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from pirate_envs.core.observation import ObservationLayout
@@ -19,6 +21,7 @@ from pirate_envs.piratenpoker.cards import (
     NUM_POKER_KINDS,
 )
 from pirate_envs.piratenpoker.engine import NUM_PHASES, ROUNDS_PER_GAME, Config
+from pirate_envs.piratenpoker.rules import MAX_PLAYERS
 from pirate_envs.piratenpoker.view import TableView, View
 
 CARD_SCALE = 0.5  # poker / loot card counts (1 card -> 0.5)
@@ -60,6 +63,12 @@ def build_layout(config: Config) -> ObservationLayout:
             ("last_bids", (n, k), "per seat: the last revealed bid per kind, x0.5"),
         ]
     )
+
+
+@functools.cache
+def largest_layout() -> ObservationLayout:
+    """The seated layout of the largest table (MAX_PLAYERS = 5 seats): the base of ``table_layout="max"``."""
+    return build_layout(Config(num_players=MAX_PLAYERS))
 
 
 #: Pieces with one row per seat: made seat-relative by :meth:`Encoder.encode`.

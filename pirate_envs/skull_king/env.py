@@ -24,13 +24,15 @@ Rules
 Arguments
 ---------
 ``skull_king_v0.env(num_players=4, num_hands=10, first_dealer=0, reward_mode="win",
-render_mode=None)``
+table_layout="seated", render_mode=None)``
 
 * ``num_players``: 2..6. ``num_hands``: 1..10 (``num_hands * num_players`` must fit the
   66-card deck). ``first_dealer``: the seat that deals hand 1 (*assumption*, see below).
 * ``reward_mode``: ``"win"`` (terminal, zero-sum: with ``w`` tied winners among ``n`` players,
   each of the ``w`` winners ``1/w`` and each loser ``-1/(n - w)``; everybody 0 when all tie) or
   ``"score"`` (each hand's scores as they are settled, times ``SCORE_SCALE = 0.01``).
+* ``table_layout``: ``"seated"`` (one row per player at the table) or ``"max"`` (the rows of a
+  6-player table, absent seats zero, and ``seat_present``; see Observation).
 * ``reset(seed=..., options=...)``: options ``deal`` (the cards of the first hand played, one
   list of names per seat), ``deals`` (several consecutive hands), ``first_hand`` (start at a
   later hand). Example: ``options={"deal": [["yellow-2"], ["yellow-12"], ["blue-13"],
@@ -55,6 +57,12 @@ the others in play order; ``env.unwrapped.observation_layout``)
 | 435 | bids_revealed | (1,) | 1 once every player has bid this hand |
 | 436-439 | scores | (4,) | total score / 500 |
 | 440-449 | hands_left | (10,) | one-hot hands still to come after this one, 0..9 (num_hands - hand_number) |
+
+``table_layout="max"`` lays the per-player pieces out for the largest table (6 rows,
+seat-relative as above; rows of absent seats are zero) and appends ``seat_present`` (6,): 1 for
+each row with a player. Every other piece is as in the default ``"seated"`` layout; the vector
+has the largest table's size plus 6 (604 + 6 = 610 floats) at every table size, so one network
+plays every count.
 
 Card kinds (hand, played): ``yellow-1..13, red-1..13, blue-1..13, black-1..13, escape, pirate,
 mermaid, skull_king, scary_mary``. Trick tokens: the same, with ``scary_mary:pirate`` (56) and
@@ -108,12 +116,15 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from pirate_envs.core.aec import Encoder as ObservationEncoder
 from pirate_envs.core.aec import PirateAECEnv
+from pirate_envs.core.observation import TableLayoutOption, table_layout_encoder
 from pirate_envs.skull_king.engine import Config, SkullKingEngine
-from pirate_envs.skull_king.observation import Encoder, build_layout
+from pirate_envs.skull_king.observation import Encoder, build_layout, largest_layout
+from pirate_envs.skull_king.rules import MAX_PLAYERS
 
 
-class raw_env(PirateAECEnv):
+class raw_env(TableLayoutOption, PirateAECEnv):
     """Skull King as a PettingZoo AEC environment (see the module docstring)."""
 
     metadata: ClassVar[dict[str, Any]] = {**PirateAECEnv.metadata, "name": "skull_king_v0"}
@@ -122,5 +133,7 @@ class raw_env(PirateAECEnv):
     #: Score-mode rewards: a hand's score (typically -100..+200) times 0.01.
     SCORE_SCALE = 0.01
 
-    def make_encoder(self) -> Encoder:
-        return Encoder(build_layout(self.config), self.config.num_players)
+    def make_encoder(self) -> ObservationEncoder:
+        n = self.config.num_players
+        seated = Encoder(build_layout(self.config), n)
+        return table_layout_encoder(self.table_layout, seated, largest_layout(), MAX_PLAYERS, n)

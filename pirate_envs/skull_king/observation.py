@@ -10,6 +10,7 @@ New pieces go at the end, so that the offsets of the existing ones never move.
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -18,7 +19,7 @@ from pirate_envs.core.observation import ObservationLayout
 from pirate_envs.skull_king.actions import MAX_BID
 from pirate_envs.skull_king.cards import NO_SUIT, NUM_KINDS, NUM_SUITS, NUM_TOKENS
 from pirate_envs.skull_king.engine import Config, Phase
-from pirate_envs.skull_king.rules import MAX_HANDS
+from pirate_envs.skull_king.rules import MAX_HANDS, MAX_PLAYERS
 from pirate_envs.skull_king.view import SkullKingView
 
 #: Multiplier of the running scores in the observation (keeps them roughly in [-1, 1]).
@@ -50,6 +51,12 @@ def build_layout(config: Config) -> ObservationLayout:
             ("hands_left", (MAX_HANDS,), "one-hot hands still to come after this one, 0..9 (num_hands - hand_number)"),
         ]
     )
+
+
+@functools.cache
+def largest_layout() -> ObservationLayout:
+    """The seated layout of the largest table (MAX_PLAYERS = 6 seats): the base of ``table_layout="max"``."""
+    return build_layout(Config(num_players=MAX_PLAYERS))
 
 
 class Encoder:
