@@ -9,6 +9,9 @@ identical. ``engine(i)`` must reproduce the AEC env's engine.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -17,6 +20,8 @@ import pirate_envs
 pytest.importorskip("numba")
 
 from pirate_envs import vector
+from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET
+from pirate_envs.piraten_kapern.engine import MAX_CHEST_MOVES_PER_ROLL
 
 SKULL_KING = "skull_king_v0"
 KAPERN = "piraten_kapern_v0"
@@ -79,8 +84,24 @@ def _random_actions(venv: vector.VectorEnv, rng: np.random.Generator) -> np.ndar
     return actions
 
 
-def play_lockstep(env_id: str, num_envs: int, games: int, seed: int, **env_kwargs) -> dict[str, int]:
-    """Play at least ``games`` games in lockstep; return the counts of games, steps and engine checks."""
+def _chest_actions(venv: vector.VectorEnv, rng: np.random.Generator) -> np.ndarray:
+    """Kapern play that moves dice on and off the Treasure Chest whenever it may (up to the per-roll limit)."""
+    actions = _random_actions(venv, rng)
+    chest = venv.action_mask.copy()
+    chest[:, :CHEST_PUT_OFFSET] = 0
+    may_move = chest.any(axis=1)
+    actions[may_move] = vector.random_legal_actions(chest, rng)[may_move]
+    return actions
+
+
+def play_lockstep(
+    env_id: str, num_envs: int, games: int, seed: int, policy: Callable = _random_actions, **env_kwargs: Any
+) -> dict[str, int]:
+    """Play at least ``games`` games in lockstep with ``policy(venv, rng)``; return the counts of what was seen.
+
+    Counted: games ended, truncated games, AEC steps, ``engine(i)`` checks, and (Kapern) the steps
+    that found the chest moves used up for the roll.
+    """
     venv = vector.make(env_id, num_envs, seed=seed, **env_kwargs)
     envs = [pirate_envs.make(env_id, raw=True, **env_kwargs) for _ in range(num_envs)]
     venv.reset()
@@ -88,10 +109,10 @@ def play_lockstep(env_id: str, num_envs: int, games: int, seed: int, **env_kwarg
         _start(venv, env, i)
         _compare(venv, env, i, 0)
     rng = np.random.default_rng(seed)
-    finished = steps = engine_checks = batch_steps = truncated = 0
+    finished = steps = engine_checks = batch_steps = truncated = chest_limit = 0
     while finished < games:
         ended = venv.terminated | venv.truncated
-        actions = _random_actions(venv, rng)
+        actions = policy(venv, rng)
         venv.step(actions)
         batch_steps += 1
         for i, env in enumerate(envs):
@@ -101,6 +122,8 @@ def play_lockstep(env_id: str, num_envs: int, games: int, seed: int, **env_kwarg
                 env.step(int(actions[i]))
                 steps += 1
             _compare(venv, env, i, batch_steps)
+            if env_id == KAPERN and env.game.turn.chest_moves >= MAX_CHEST_MOVES_PER_ROLL:
+                chest_limit += 1
         finished += int(np.count_nonzero(venv.terminated | venv.truncated))
         truncated += int(np.count_nonzero(venv.truncated))
         # the rebuilt engine: game 0 at every end of a game, and a random game now and then
@@ -108,7 +131,13 @@ def play_lockstep(env_id: str, num_envs: int, games: int, seed: int, **env_kwarg
             i = 0 if venv.terminated[0] else int(rng.integers(num_envs))
             _compare_engine(venv, envs[i], i)
             engine_checks += 1
-    return {"games": finished, "truncated": truncated, "steps": steps, "engine_checks": engine_checks}
+    return {
+        "games": finished,
+        "truncated": truncated,
+        "steps": steps,
+        "engine_checks": engine_checks,
+        "chest_limit": chest_limit,
+    }
 
 
 @pytest.mark.parametrize("reward_mode", ["win", "score"])
@@ -154,6 +183,12 @@ def test_kapern_lockstep_default_game_and_a_game_over_at_reset() -> None:
     assert counts["games"] >= 8
     counts = play_lockstep(KAPERN, 8, 40, seed=6, num_players=3, max_turns=1, reward_mode="score")
     assert counts["truncated"] == counts["games"]
+
+
+def test_kapern_lockstep_chest_moves_up_to_their_limit() -> None:
+    """Dice go on and off the Treasure Chest until the per-roll limit closes the chest moves."""
+    counts = play_lockstep(KAPERN, 16, 32, seed=8, policy=_chest_actions, num_players=2, **KAPERN_SHORT)
+    assert counts["games"] >= 32 and counts["chest_limit"] > 0
 
 
 @pytest.mark.slow
