@@ -83,13 +83,22 @@ def test_evaluate_prints_and_writes_tables_ratings_and_plot(tmp_path):
     assert (out / "results.md").is_file() and (out / "results.png").stat().st_size > 1000
 
 
-def test_evaluate_counts_truncated_games_by_reason(tmp_path, capsys):
+def test_evaluate_counts_truncated_games_by_reason(tmp_path, capsys, monkeypatch):
+    import pirate_envs
     from experiments.evaluate import main
 
-    # two random Lucky Pirate players: at seed 0 some of 40 games run into a limit
-    main(["--env-id", "lucky_pirate_v0", "--agents", "random", "random", "--games", "40", "--out", str(tmp_path)])
+    # two-player Lucky Pirate: under the old First Mate ruling (an option) some deals strand every seat
+    make = pirate_envs.make
+
+    def make_with_old_ruling(env_id, **kwargs):
+        if env_id == "lucky_pirate_v0":
+            kwargs.setdefault("first_mate_only_on_captain", True)
+        return make(env_id, **kwargs)
+
+    monkeypatch.setattr(pirate_envs, "make", make_with_old_ruling)
+    main(["--env-id", "lucky_pirate_v0", "--agents", "heuristic", "random", "--games", "40", "--out", str(tmp_path)])
     payload = json.loads((tmp_path / "results.json").read_text())
-    assert payload["truncated"] > 0
+    assert payload["truncation_reasons"].get("stranded First Mates", 0) > 0
     assert sum(payload["truncation_reasons"].values()) == payload["truncated"]
     assert f"{payload['truncated']} truncated (" in capsys.readouterr().out
 
