@@ -84,6 +84,7 @@ observations, masks, players on turn, rewards and ends must be identical at ever
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from typing import Any
 
 import numpy as np
@@ -185,6 +186,8 @@ class VectorEnv:
         self.actions = self._env.actions
         self.num_actions = len(self.actions)
         self.num_players = self._env.game.num_players
+        if importlib.util.find_spec("numba") is None:
+            raise ImportError('the batched engine needs numba: pip install -c constraints.txt -e ".[fast]"')
         module_name, class_name = _BACKENDS[env_id]
         backend_cls = getattr(importlib.import_module(module_name), class_name)
         self._backend = backend_cls(self.config, self.reward_mode, self.num_envs, self._env.SCORE_SCALE)

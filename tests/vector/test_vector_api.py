@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from typing import Any
 
 import numpy as np
 import pytest
@@ -38,6 +39,17 @@ def test_import_pirate_envs_imports_no_numba() -> None:
     code = "import sys, pirate_envs, pirate_envs.vector; print('numba' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_clear_error_without_numba(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_find_spec = vector.importlib.util.find_spec
+
+    def find_spec(name: str, *args: Any) -> Any:
+        return None if name == "numba" else real_find_spec(name, *args)
+
+    monkeypatch.setattr(vector.importlib.util, "find_spec", find_spec)
+    with pytest.raises(ImportError, match=r"needs numba: pip install .*\[fast\]"):
+        vector.make(ENV_ID, 2)
 
 
 def test_shapes_and_dtypes() -> None:
