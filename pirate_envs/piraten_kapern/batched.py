@@ -14,8 +14,8 @@ the order the reference engine asks for them (Fisher-Yates from the top of the l
 draw in ``0..5`` per die). :class:`SplitMix64Stream` is the same stream in Python, and
 :class:`StreamKapernEngine` the reference engine drawing from it: started from the stream's
 state at the start of game ``i`` (``start_state[i]``), it deals exactly game ``i``'s cards and
-dice. ``engine(i)`` replays game ``i``'s moves on it; the moves of a game are kept up to
-``history_size`` (a longer game cannot be rebuilt, and ``engine(i)`` says so).
+dice. ``engine(i)`` replays game ``i``'s moves on it; the first ``KapernBatch.HISTORY_SIZE``
+moves of a game are kept (a longer game cannot be rebuilt, and ``engine(i)`` says so).
 
 State of game ``i``: ``game[i, F_*]`` (seat on turn, phase, the turn's card, rolls, Sorceress
 used, chest moves, Island and its skulls, points at stake, final-round trigger, turns played,
@@ -602,7 +602,6 @@ class KapernBatch:
     """The state arrays of ``num_envs`` Piraten Kapern games and the kernels that step them.
 
     Built by :func:`pirate_envs.vector.make`, which checks the arguments and the actions.
-    ``history_size``: moves kept per game for ``engine(i)``.
     """
 
     ENGINE = KapernEngine
