@@ -4,17 +4,19 @@
     python -m experiments.play --env-id skull_king_v0 --agents heuristic random ppo:<checkpoint> --seat 1
 
 You sit at ``--seat``; ``--agents`` fill the other seats in order (one per opponent, so the
-game has ``len(agents) + 1`` players). On your turn you see the game and your legal moves,
-numbered; type a number (anything else is asked again). Type ``q`` (or end the input) to quit
-at any time; Ctrl-C ends the game with the standings so far (exit status 130). Without
-``--reveal`` you see your own view only (the public state and your own cards) and the
-opponents' moves are not named, since some are hidden (Skull King's bids); with it, the
-env's full ansi render (every seat's cards) and every move. The final render is always shown.
+game has ``len(agents) + 1`` players). Between your moves you read the public event log (cards
+played, dice rolled, bids revealed, trick and round winners, every score change and its
+cause); on your turn, your seat's screen (``pirate_envs.<game>.text``: what you know, nothing
+more) and your moves, numbered. Type a number, or name the move: a card (``red-13``), a bid
+(``3``), dice to re-roll (``reroll 2 parrot 1 sabre``, short ``r 2p 1s``; Kapern's re-rolls are
+not listed), a Piratenpoker bid (``bid green-5 red-3``, short ``b g5 r3``), a Lucky Pirate set
+(``2x5``). Anything else is asked again with a hint. Type ``q`` (or end the input) to quit at
+any time; Ctrl-C ends the game with the standings so far (exit status 130). ``--reveal`` shows
+the env's full ansi render instead (every seat's cards) and names every move as it is made.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -22,9 +24,12 @@ from typing import Any, TextIO
 import pirate_envs
 from agents.registry import make_agent
 from experiments.cli import check_agents, check_env_id, check_players, games_epilog, parse_args
-from pirate_envs.core.render import format_table
+from pirate_envs.core.events import event_text, record_events
+from pirate_envs.core.text import text_module
 
 QUIT = {"q", "quit", "exit"}
+#: Blocks of moves typed by name and not listed (Kapern's re-rolls: up to 2,073 of them).
+NAMED_ONLY_BLOCKS = {"reroll"}
 
 
 @dataclass
@@ -40,19 +45,16 @@ class PlayArgs:
     reveal: bool = field(default=False, metadata={"help": "show the full state, hidden cards included"})
 
 
-def view_text(view: Any) -> str:
-    """A View (named tuple or dataclass) as a two-column table of its fields."""
-    if hasattr(view, "_asdict"):
-        items = list(view._asdict().items())
-    elif dataclasses.is_dataclass(view):
-        items = [(f.name, getattr(view, f.name)) for f in dataclasses.fields(view)]
-    else:
-        return repr(view)
-    return format_table(["what you see", "value"], items)
+def listed_moves(env: Any, legal: list[int]) -> list[int]:
+    """The legal moves shown numbered: all but those of :data:`NAMED_ONLY_BLOCKS`."""
+    hidden = [b for b in env.actions.blocks if b.name in NAMED_ONLY_BLOCKS]
+    return [a for a in legal if not any(a in b for b in hidden)]
 
 
 def moves_text(env: Any, legal: list[int]) -> str:
     """The legal moves numbered from 1, in columns when there are many."""
+    if not legal:
+        return ""
     labels = [f"{i + 1:>3}. {env.action_to_string(a)}" for i, a in enumerate(legal)]
     width = max(len(label) for label in labels) + 2
     columns = max(1, 100 // width)
@@ -71,10 +73,18 @@ def parse_move(text: str, count: int) -> int | None:
     return number - 1 if 1 <= number <= count else None
 
 
-def ask_move(env: Any, legal: list[int], read: TextIO, write: TextIO) -> int | None:
-    """Ask until a valid move number is typed; ``None`` to quit (``q`` or end of input)."""
+def ask_move(env: Any, legal: list[int], read: TextIO, write: TextIO) -> list[int] | None:
+    """Ask until a move is typed, as a listed number or by name; ``None`` to quit (``q`` or end of input).
+
+    Returns the moves typed (a named Piratenpoker bid is several), checked for the player on turn.
+    """
+    game = env.game
+    view = game.view(game.current_player)
+    module = text_module(env)
+    listed = listed_moves(env, legal)
+    numbers = f"1-{len(listed)} or " if listed else ""
     while True:
-        write.write(f"your move (1-{len(legal)}, q to quit): ")
+        write.write(f"your move ({numbers}its name, q to quit): ")
         write.flush()
         line = read.readline()
         if not line:
@@ -82,11 +92,19 @@ def ask_move(env: Any, legal: list[int], read: TextIO, write: TextIO) -> int | N
         text = line.strip().lower()
         if text in QUIT:
             return None
-        index = parse_move(text, len(legal))
+        index = parse_move(text, len(listed))
         if index is not None:
-            return legal[index]
+            return [listed[index]]
+        numbered = f"a number from 1 to {len(listed)}, or " if listed else ""
+        if text.isascii() and text.isdigit() and len(text) > 2:
+            reason = f"type {numbered}{module.move_hint(view, legal).removeprefix('type ')}"
+        else:
+            try:
+                return module.parse_moves(text, view, legal)
+            except ValueError as error:
+                reason = str(error).replace("; type ", f"; type {numbered}", 1)
         shown = line.strip() if len(line.strip()) <= 20 else line.strip()[:20] + "..."
-        write.write(f"  '{shown}' is not a move; type a number from 1 to {len(legal)}, or q\n")
+        write.write(f"  '{shown}' is not a move: {reason}\n")
 
 
 def check_args(args: PlayArgs) -> None:
@@ -111,6 +129,7 @@ def play(args: PlayArgs, read: TextIO = sys.stdin, write: TextIO = sys.stdout) -
     check_args(args)
     n = len(args.agents) + 1
     env = pirate_envs.make(args.env_id, raw=True, num_players=n, render_mode="ansi")
+    record_events(env.game)
     others = [s for s in range(n) if s != args.seat]
     seat_agents = {s: make_agent(name, args.env_id, seed=s, env=env) for s, name in zip(others, args.agents)}
     env.reset(seed=args.seed)
@@ -128,26 +147,42 @@ def _play_turns(
 ) -> list[float] | None:
     """The turns of one game until it ends or the player quits."""
     game = env.game
+    module = text_module(env)
+    shown = 0  # events written so far
     while not game.done:
         seat = game.current_player
         obs = env.observe(env.possible_agents[seat])
         if seat != args.seat:
             action = seat_agents[seat].act(obs, game.view(seat))
-            move = env.action_to_string(action) if args.reveal else "moved"  # a move may be hidden (a bid)
-            write.write(f"{env.possible_agents[seat]} ({names[seat]}): {move}\n")
-        else:
-            write.write("\n" + (env.render() if args.reveal else view_text(game.view(seat))) + "\n")
-            legal = [int(a) for a in obs["action_mask"].nonzero()[0]]
-            write.write(moves_text(env, legal) + "\n")
-            action = ask_move(env, legal, read, write)
-            if action is None:
-                write.write("quit\n")
-                return None
-        env.step(action)
+            if args.reveal:  # a move may be hidden (a bid): named only with --reveal
+                write.write(f"{env.possible_agents[seat]} ({names[seat]}): {env.action_to_string(action)}\n")
+            env.step(action)
+            continue
+        shown = write_events(game, shown, write)
+        view = game.view(seat)
+        screen = env.render() if args.reveal else module.seat_text(view, seat)
+        legal = [int(a) for a in obs["action_mask"].nonzero()[0]]
+        write.write(f"\n{screen}\n{moves_text(env, listed_moves(env, legal))}\n  ({module.move_hint(view, legal)})\n")
+        actions = ask_move(env, legal, read, write)
+        if actions is None:
+            write.write("quit\n")
+            return None
+        for action in actions:
+            env.step(action)
+    write_events(game, shown, write)
     scores = game.scores().tolist()
     winners = [env.possible_agents[w] for w in game.winners()] if game.terminated else []
-    write.write(f"\n{env.render()}\ngame over; scores {scores}; winners {winners or 'none (truncated)'}\n")
+    final = env.render() if args.reveal else module.seat_text(game.view(args.seat))
+    write.write(f"\n{final}\ngame over; scores {scores}; winners {winners or 'none (truncated)'}\n")
     return scores
+
+
+def write_events(game: Any, start: int, write: TextIO) -> int:
+    """Write the public events from index ``start`` on, one line each; the new count."""
+    events = game.events or []
+    for event in events[start:]:
+        write.write(f"  * {event_text(event)}\n")
+    return len(events)
 
 
 def main(argv: list[str] | None = None) -> None:

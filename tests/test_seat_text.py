@@ -234,3 +234,45 @@ def test_lucky_pirate_moves_by_naming_cards():
     assert "kraken" not in text and "8" not in text.split("your hand")[1]
     env.step(play_action(KIND_INDEX["captain"], 1))
     assert parse("pick up", env.game.view(1), env.game.legal_actions()) == PICK_UP
+
+
+# ----------------------------------------------------------------------------- the terminal game
+def play_script(env_id: str, agents: list[str], typed: str, seed: int = 1, reveal: bool = False) -> str:
+    import io
+
+    from experiments.play import PlayArgs, play
+
+    out = io.StringIO()
+    play(PlayArgs(env_id=env_id, agents=agents, seed=seed, reveal=reveal), read=io.StringIO(typed), write=out)
+    return out.getvalue()
+
+
+def test_play_shows_the_seat_screen_and_the_events_and_takes_named_dice():
+    text = play_script("piraten_kapern_v0", ["heuristic"], "r 9p\nhello\nr 2m\nq\n")
+    assert "your turn: stop or re-roll, roll 1" in text and "  1. stop" in text
+    assert "reroll coinx" not in text  # Kapern's re-rolls are named, not listed
+    assert "  * player_0 draws the fortune card gold" in text
+    assert "'r 9p' is not a move: not that many free parrot dice; type a number from 1 to 1, or stop" in text
+    assert "'hello' is not a move: 'hello' is not a face" in text
+    assert "  * player_0 re-rolls 2 monkey" in text  # 'r 2m' was played
+    assert max(len(line) for line in text.splitlines() if not line.startswith(("  *", "your move"))) <= WIDTH
+
+
+def test_play_a_whole_skull_king_game_without_seeing_hidden_bids():
+    text = play_script("skull_king_v0", ["random", "random"], "1\n" * 200, seed=2)
+    assert "game over; scores" in text and "game over: final standings" in text
+    first_reveal = text.index("  * bids revealed:")
+    before = text[:first_reveal]
+    assert "(random): bid" not in before and "player_1 has bid" in before
+    assert "wins the trick" in text and "(bid " in text  # score changes with their cause
+    asked_again = play_script("skull_king_v0", ["random", "random"], "5\nq\n", seed=2)  # hand 1: bids 0 or 1
+    assert "'5' is not a move: '5' is not possible now; type a number from 1 to 2, or a bid from 0 to 1" in asked_again
+
+
+def test_play_a_piratenpoker_bid_by_naming_cards():
+    env = pirate_envs.make("piratenpoker_v0", raw=True, num_players=3)
+    env.reset(seed=4)
+    first = text_module(env).seat_text(env.game.view(0)).split("your hand: ")[1].split()[0]
+    text = play_script("piratenpoker_v0", ["random", "random"], f"bid {first}\nq\n", seed=4)
+    assert "  * player_0 has bid" in text
+    assert f"  * bids revealed: player_0 [{first}]" in text

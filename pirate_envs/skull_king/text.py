@@ -68,7 +68,7 @@ def parse_move(text: str, view: SkullKingView, legal: list[int]) -> int:
                     action - CARD_OFFSET
                 ] == word:
                     return action
-    raise ValueError(f"'{text.strip()[:30]}' is not a move here; {move_hint(view, legal)}")
+    raise ValueError(f"'{text.strip()[:30]}' is not possible now; {move_hint(view, legal)}")
 
 
 def parse_moves(text: str, view: SkullKingView, legal: list[int]) -> list[int]:
