@@ -18,6 +18,7 @@ the env's full ansi render instead (every seat's cards) and names every move as 
 from __future__ import annotations
 
 import sys
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -25,7 +26,7 @@ import pirate_envs
 from agents.registry import make_agent
 from experiments.cli import check_agents, check_env_id, check_players, games_epilog, parse_args
 from pirate_envs.core.events import event_text, record_events
-from pirate_envs.core.text import text_module
+from pirate_envs.core.text import WIDTH, text_module
 
 QUIT = {"q", "quit", "exit"}
 #: Blocks of moves typed by name and not listed (Kapern's re-rolls: up to 2,073 of them).
@@ -134,7 +135,7 @@ def play(args: PlayArgs, read: TextIO = sys.stdin, write: TextIO = sys.stdout) -
     seat_agents = {s: make_agent(name, args.env_id, seed=s, env=env) for s, name in zip(others, args.agents)}
     env.reset(seed=args.seed)
     names = {s: getattr(agent, "name", "agent") for s, agent in seat_agents.items()}
-    write.write(f"{args.env_id}: you are {env.possible_agents[args.seat]}; opponents: {names}\n")
+    write.write(fold(f"{args.env_id}: you are {env.possible_agents[args.seat]}; opponents: {names}", "  ") + "\n")
     try:
         return _play_turns(args, env, seat_agents, names, read, write)
     except KeyboardInterrupt:
@@ -162,7 +163,8 @@ def _play_turns(
         view = game.view(seat)
         screen = env.render() if args.reveal else module.seat_text(view, seat)
         legal = [int(a) for a in obs["action_mask"].nonzero()[0]]
-        write.write(f"\n{screen}\n{moves_text(env, listed_moves(env, legal))}\n  ({module.move_hint(view, legal)})\n")
+        hint = fold(f"  ({module.move_hint(view, legal)})", "   ")
+        write.write(f"\n{screen}\n{moves_text(env, listed_moves(env, legal))}\n{hint}\n")
         actions = ask_move(env, legal, read, write)
         if actions is None:
             write.write("quit\n")
@@ -177,11 +179,16 @@ def _play_turns(
     return scores
 
 
+def fold(text: str, indent: str) -> str:
+    """``text`` wrapped at the screen width, continuation lines indented by ``indent``."""
+    return textwrap.fill(text, WIDTH, subsequent_indent=indent, break_on_hyphens=False)
+
+
 def write_events(game: Any, start: int, write: TextIO) -> int:
     """Write the public events from index ``start`` on, one line each; the new count."""
     events = game.events or []
     for event in events[start:]:
-        write.write(f"  * {event_text(event)}\n")
+        write.write(fold(f"  * {event_text(event)}", "    ") + "\n")
     return len(events)
 
 
