@@ -158,3 +158,38 @@ def test_a_whole_game_in_the_browser(server, browser, env_id):
     partial = target.with_suffix(".png.tmp")
     partial.write_bytes(browser.get_screenshot_as_png())
     os.replace(partial, target)
+
+
+def test_replay_of_a_saved_game_in_the_browser(server, browser, tmp_path):
+    """Play a short game through the API, load its record in the page and step through it."""
+    import json
+    import urllib.request
+
+    def call(path: str, body: dict | None = None) -> dict:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(server + path, data=data, headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=20) as answer:
+            return json.load(answer)
+
+    state = call("/api/sessions", {"env_id": "skull_king_v0", "opponents": ["heuristic"], "seed": 1,
+                                   "options": {"num_hands": 1}})
+    while not state["done"]:
+        state = call(f"/api/sessions/{state['id']}/move", {"action": state["moves"][0]["action"]})
+    record = call(f"/api/sessions/{state['id']}/record")
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    total = len(record["actions"])
+
+    browser.get(server)
+    WebDriverWait(browser, 20).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#game-select option")))
+    browser.find_element(By.ID, "record-file").send_keys(str(path))
+    browser.find_element(By.ID, "load-replay").click()
+    step = WebDriverWait(browser, 20).until(ec.visibility_of_element_located((By.ID, "step")))
+    assert step.text == f"step {total} of {total}"
+    click_and_wait(browser, browser.find_element(By.ID, "first"))
+    assert browser.find_element(By.ID, "step").text == f"step 0 of {total}"
+    assert browser.find_element(By.ID, "last-move").text == "the deal"
+    click_and_wait(browser, browser.find_element(By.ID, "next"))
+    assert browser.find_element(By.ID, "step").text == f"step 1 of {total}"
+    assert browser.find_element(By.ID, "last-move").text.startswith("last move: bid")
+    assert "Skull King: hand 1 of 1" in browser.find_element(By.ID, "screen").text
