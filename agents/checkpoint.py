@@ -28,6 +28,10 @@ Header fields (all required; :func:`load_agent` checks every field and every arr
 
 An env whose layout gained pieces still runs an agent as long as every piece of its
 ``observation_layout`` exists with the same shape: :func:`input_index` picks its inputs by name.
+An agent trained with the env option ``table_layout="max"`` (its layout ends in ``seat_present``)
+also plays an env of the default ``"seated"`` layout at any of its ``player_counts``: its
+per-player rows are filled from the seated rows, absent seats with zeros, ``seat_present`` with
+one per player.
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.policy_agent import ACTIVATIONS, MlpPolicy
+from agents.policy_agent import ACTIVATIONS, ONE_INPUT, ZERO_INPUT, MlpPolicy
 
 FORMAT = "pirate_envs.agent"
 VERSION = 1
@@ -235,24 +239,43 @@ def load_agent(path: str | Path) -> tuple[MlpPolicy, dict[str, Any]]:
     return MlpPolicy(weights, biases, header["activation"]), header
 
 
-def input_index(header: dict[str, Any], layout: Any, source: str = "the agent") -> np.ndarray | None:
+#: The piece that the env option ``table_layout="max"`` appends (one flag per seat-relative row).
+SEAT_PRESENT = "seat_present"
+
+
+def input_index(
+    header: dict[str, Any], layout: Any, source: str = "the agent", num_players: int | None = None
+) -> np.ndarray | None:
     """Indices of the env's observation that feed the agent, by piece name; ``None`` if identical.
 
     Every piece of the header's layout must exist in ``layout`` (an ``ObservationLayout``) with
-    the same shape; pieces the env added are left out.
+    the same shape; pieces the env added are left out. An agent of the ``"max"`` table layout on
+    a seated env of ``num_players`` seats reads each per-player piece's ``num_players`` rows and
+    a constant for the rest (:data:`~agents.policy_agent.ZERO_INPUT` for absent rows,
+    :data:`~agents.policy_agent.ONE_INPUT` for the present flags; see ``MlpPolicy.input_index``).
     """
     trained = header["observation_layout"]
     if layout_pieces(layout) == trained:
         return None
-    problems = []
+    names = [name for name, _ in trained]
+    padded = SEAT_PRESENT in names and SEAT_PRESENT not in layout and num_players is not None
+    problems, parts = [], []
     for name, shape in trained:
-        if name not in layout:
+        if padded and name == SEAT_PRESENT:
+            parts.append(np.where(np.arange(shape[0]) < num_players, ONE_INPUT, ZERO_INPUT))
+        elif name not in layout:
             problems.append(f"{name!r} is missing")
-        elif list(layout.piece(name).shape) != list(shape):
+        elif list(layout.piece(name).shape) == list(shape):
+            parts.append(np.arange(layout[name].start, layout[name].stop))
+        elif padded and list(layout.piece(name).shape) == [num_players, *shape[1:]] and num_players < shape[0]:
+            rows = np.full(math.prod(shape), ZERO_INPUT)  # absent seats' rows
+            rows[: layout.piece(name).size] = np.arange(layout[name].start, layout[name].stop)
+            parts.append(rows)
+        else:
             problems.append(f"{name!r} has shape {tuple(layout.piece(name).shape)}, the agent's {tuple(shape)}")
     if problems:
         raise CheckpointError(
             f"{source} does not fit this env's observation: " + "; ".join(problems) + f" (trained with env options "
             f"{header['env_kwargs']}, for {header['player_counts']} players)"
         )
-    return np.concatenate([np.arange(layout[name].start, layout[name].stop) for name, _ in trained]).astype(np.intp)
+    return np.concatenate(parts).astype(np.intp)

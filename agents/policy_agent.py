@@ -29,6 +29,11 @@ PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
 #: File endings ``ppo:`` accepts: the data-only format and a legacy SB3 zip.
 AGENT_SUFFIXES = (".npz", ".zip")
 
+#: Entries of ``MlpPolicy.input_index`` that read a constant instead of the observation:
+#: 0.0 (a padded row of an absent seat) and 1.0 (a seat-present flag).
+ZERO_INPUT, ONE_INPUT = -2, -1
+_CONSTANT_INPUTS = np.array([0.0, 1.0], dtype=np.float32)
+
 ACTIVATIONS = {
     "Tanh": np.tanh,
     "ReLU": lambda x: np.maximum(x, 0.0),
@@ -42,8 +47,9 @@ class MlpPolicy:
 
     ``weights[i]`` has shape ``(in, out)`` (already transposed for ``x @ w``); the last pair is
     the action head, which gets no activation. ``input_index``, when set, picks the network's
-    inputs out of a longer observation (an env layout that gained pieces; see
-    :func:`agents.checkpoint.input_index`).
+    inputs out of the observation (an env layout that gained pieces, or a seated layout read by
+    an agent of the ``"max"`` table layout; see :func:`agents.checkpoint.input_index`); its
+    entries :data:`ZERO_INPUT` and :data:`ONE_INPUT` read the constants 0 and 1.
     """
 
     weights: list[np.ndarray]
@@ -55,6 +61,7 @@ class MlpPolicy:
         if self.activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {self.activation!r}")
         self._act = ACTIVATIONS[self.activation]
+        self._reads_constants = self.input_index is not None and bool((self.input_index < 0).any())
 
     def __getstate__(self) -> dict[str, Any]:
         state = {"weights": self.weights, "biases": self.biases, "activation": self.activation}
@@ -80,6 +87,8 @@ class MlpPolicy:
         """Action logits of one observation (or a batch)."""
         x = np.asarray(obs, dtype=np.float32)
         if self.input_index is not None:
+            if self._reads_constants:  # index -2 and -1: the constants 0 and 1 appended here
+                x = np.concatenate([x, np.broadcast_to(_CONSTANT_INPUTS, (*x.shape[:-1], 2))], axis=-1)
             x = x[..., self.input_index]
         last = len(self.weights) - 1
         for i, (w, b) in enumerate(zip(self.weights, self.biases)):
@@ -312,7 +321,7 @@ def check_compatible(header: dict[str, Any], env_id: str, env: Any, source: str)
             f"checkpoint {source!r} has {header['num_actions']} actions; this env has {env.num_actions} "
             f"(trained with env options {header['env_kwargs']})"
         )
-    return input_index(header, env.observation_layout, f"checkpoint {source!r}")
+    return input_index(header, env.observation_layout, f"checkpoint {source!r}", players)
 
 
 #: Suffix of a ``ppo:`` source that makes the agent sample its masked softmax instead of argmax.
@@ -334,6 +343,7 @@ def make_policy_agent(source: str, env_id: str, seed: int | None = None, env: An
 
         if header["env_id"] != env_id:
             raise ValueError(f"checkpoint {path!r} was trained on {header['env_id']}, not {env_id}")
-        env = pirate_envs.make(env_id, raw=True, **header["env_kwargs"])
+        # its own env options (table_layout included); an agent of several table sizes: the first
+        env = pirate_envs.make(env_id, raw=True, **{"num_players": header["player_counts"][0], **header["env_kwargs"]})
     index = check_compatible(header, env_id, env.unwrapped, path)
     return PolicyAgent(policy.with_inputs(index), name=f"ppo:{source}", deterministic=not sample, seed=seed)

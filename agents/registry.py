@@ -5,16 +5,21 @@ exact one-turn dynamic programme); ``ppo:<shipped name or path>`` (a trained
 policy from a data-only agent file, loaded without running code; masked argmax;
 ``ppo:<...>#sample`` samples it; see ``agents.policy_agent`` and ``agents.checkpoint``);
 ``mcts`` / ``mcts:<simulations>`` (information-set tree search over the env's game, see ``agents.search``).
+
+Every agent plays every player count of its game except a trained one, which plays the counts
+in its header: ``agent_player_counts("ppo:skull_king_v0", "skull_king_v0")``. At a table it
+does not play, ``make_agent`` raises one line naming the counts it plays.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 from typing import Any
 
 import pirate_envs
 from agents.base import Agent, RandomAgent, action_blocks
-from agents.policy_agent import make_policy_agent, shipped_checkpoints
+from agents.policy_agent import SAMPLE_SUFFIX, load_checkpoint, make_policy_agent, shipped_checkpoints
 
 #: ``kind -> env id -> "module:Class"`` of the game-specific agents.
 GAME_AGENTS: dict[str, dict[str, str]] = {
@@ -34,6 +39,28 @@ def agent_names(env_id: str) -> list[str]:
     """The agent names available for ``env_id``."""
     shipped = [f"ppo:{name}" for name in shipped_checkpoints() if name.startswith(env_id)]
     return ["random"] + [kind for kind, table in GAME_AGENTS.items() if env_id in table] + ["mcts"] + shipped
+
+
+@functools.cache
+def game_player_counts(env_id: str) -> tuple[int, ...]:
+    """The player counts ``env_id`` allows (probed through the env's own checks)."""
+    counts = []
+    for n in range(1, 11):
+        try:
+            pirate_envs.make(env_id, raw=True, num_players=n)
+        except ValueError:
+            continue
+        counts.append(n)
+    return tuple(counts)
+
+
+def agent_player_counts(name: str, env_id: str) -> tuple[int, ...]:
+    """The player counts the agent ``name`` plays in ``env_id``: a trained agent's from its header
+    (loaded without running code), any other agent's: every count the game allows."""
+    if name.startswith("ppo:"):
+        header = load_checkpoint(name[len("ppo:") :].removesuffix(SAMPLE_SUFFIX))[1]
+        return tuple(n for n in header["player_counts"] if n in game_player_counts(env_id))
+    return game_player_counts(env_id)
 
 
 def make_agent(name: str, env_id: str, seed: int | None = None, env: Any = None) -> Agent:

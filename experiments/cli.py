@@ -102,14 +102,9 @@ def given_flags(cls: type, argv: Sequence[str] | None) -> set[str]:
 @functools.cache
 def player_counts(env_id: str) -> tuple[int, ...]:
     """The player counts ``env_id`` allows (probed through the env's own checks)."""
-    counts = []
-    for n in range(1, 11):
-        try:
-            pirate_envs.make(env_id, raw=True, num_players=n)
-        except ValueError:
-            continue
-        counts.append(n)
-    return tuple(counts)
+    from agents.registry import game_player_counts
+
+    return game_player_counts(env_id)
 
 
 @functools.cache

@@ -1,0 +1,97 @@
+"""One trained agent for every table size: the ``"max"`` table layout read at any seated table,
+the player counts an agent plays, and training on a mix of table sizes."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import pirate_envs
+from agents.base import action_blocks, sample_legal
+from agents.checkpoint import layout_pieces, make_header, save_agent
+from agents.policy_agent import make_policy_agent
+from agents.registry import agent_player_counts, make_agent
+from tests.experiments.test_checkpoint import random_policy
+
+#: The player counts each game allows (from its rule text).
+PLAYER_COUNTS = {
+    "skull_king_v0": (2, 3, 4, 5, 6),
+    "piratenpoker_v0": (3, 4, 5),
+    "lucky_pirate_v0": (2, 3, 4, 5, 6),
+    "piraten_kapern_v0": (2, 3, 4, 5),
+}
+
+
+def max_layout_agent(tmp_path, env_id: str, counts: list[int], name: str = "agent.npz"):
+    """A random-weight agent file of the ``"max"`` table layout for ``counts``; its policy and path."""
+    env = pirate_envs.make(env_id, raw=True, num_players=counts[0], table_layout="max")
+    policy = random_policy([env.observation_layout.size, 16, env.num_actions])
+    header = make_header(
+        env_id,
+        {"table_layout": "max"},
+        layout_pieces(env.observation_layout),
+        env.num_actions,
+        policy,
+        player_counts=counts,
+    )
+    return policy, save_agent(tmp_path / name, policy, header)
+
+
+@pytest.mark.parametrize("env_id", list(PLAYER_COUNTS))
+def test_a_max_layout_agent_reads_a_seated_table_as_its_own_layout(tmp_path, env_id):
+    """At a seated table the agent sees exactly the vector the "max" env would give it."""
+    counts = list(PLAYER_COUNTS[env_id])
+    policy, path = max_layout_agent(tmp_path, env_id, counts)
+    for n in counts:
+        seated = pirate_envs.make(env_id, raw=True, num_players=n)
+        padded = pirate_envs.make(env_id, raw=True, num_players=n, table_layout="max")
+        on_seated = make_agent(f"ppo:{path}", env_id, env=seated)
+        on_padded = make_agent(f"ppo:{path}", env_id, env=padded)
+        assert on_padded.policy.input_index is None
+        rng = random.Random(n)
+        seated.reset(seed=n)
+        padded.reset(seed=n)
+        blocks = action_blocks(seated)
+        checked = 0
+        for _agent in seated.agent_iter(max_iter=60):
+            obs, _, terminated, truncated, _ = seated.last()
+            if terminated or truncated:
+                break
+            twin = padded.observe(padded.agent_selection)
+            np.testing.assert_array_equal(
+                on_seated.policy.logits(obs["observation"]), policy.logits(twin["observation"])
+            )
+            assert on_seated.act(obs) == on_padded.act(twin)
+            action = sample_legal(obs["action_mask"], rng, blocks)
+            seated.step(action)
+            padded.step(action)
+            checked += 1
+        assert checked > 5
+
+
+def test_an_agent_says_which_counts_it_plays_and_refuses_the_others(tmp_path):
+    _, path = max_layout_agent(tmp_path, "skull_king_v0", [2, 3])
+    assert agent_player_counts(f"ppo:{path}", "skull_king_v0") == (2, 3)
+    assert agent_player_counts("heuristic", "skull_king_v0") == PLAYER_COUNTS["skull_king_v0"]
+    with pytest.raises(ValueError, match=r"plays 2 or 3 players, not 4$"):
+        make_agent(f"ppo:{path}", "skull_king_v0", env=pirate_envs.make("skull_king_v0", raw=True, num_players=4))
+    # built from its own header: the "max" layout and a table it plays
+    agent = make_policy_agent(str(path), "skull_king_v0")
+    env = pirate_envs.make("skull_king_v0", raw=True, num_players=3, table_layout="max")
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][agent.act(obs)]
+
+
+def test_evaluate_refuses_a_table_the_agent_does_not_play_with_one_line(tmp_path, capsys):
+    from experiments import evaluate
+
+    _, path = max_layout_agent(tmp_path, "skull_king_v0", [2, 3])
+    argv = ["--env-id", "skull_king_v0", "--agents", f"ppo:{path}", "heuristic", "random", "random", "--games", "2"]
+    with pytest.raises(SystemExit) as exit_info:
+        evaluate.main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "plays 2 or 3 players, not 4" in err
