@@ -1,20 +1,26 @@
 """Self-play training of a MaskablePPO agent for any env id, against an opponent pool.
 
     python -m experiments.train --env-id piraten_kapern_v0 --total-timesteps 200000
+    python -m experiments.train --env-id skull_king_v0 --num-players 2 3 4 5 6   # one agent, every table size
 
 The learner plays a random seat of :class:`~experiments.selfplay_env.SelfPlayEnv`; opponents
 are drawn from ``--opponents`` (``self`` = frozen snapshots of the learner, added every
 ``--snapshot-every`` steps, plus any agent name of ``agents.registry``). Every
 ``--eval-every`` steps the current policy plays seat-rotated tournaments against each of
-``--eval-opponents`` (``experiments.evaluate``). One folder per run (``--out-dir/--run-name``):
+``--eval-opponents`` (``experiments.evaluate``). Several ``--num-players``: each episode draws its
+table size (uniformly, or by ``--player-weights``), the env observes with
+``table_layout="max"`` (one vector size for every table size), every table size is evaluated,
+and the agent's header lists them all in ``player_counts``. One folder per run
+(``--out-dir/--run-name``):
 
     config.json           the arguments
     checkpoints/          step_<n>.npz and latest.npz: the data-only agent (``ppo:<path>`` plays it;
                           loading runs no code); step_<n>.zip and latest.zip: the SB3 model with its
                           optimizer state, for ``--resume``
     progress.csv, events.out.tfevents.*   SB3 metrics as CSV and TensorBoard (rollout win share too)
-    eval/                 step_<n>.md / .json tables, history.json
+    eval/                 step_<n>.md / .json tables, history.json (rows name their num_players)
     learning_curve.png    win rate against each evaluation opponent over steps, chance dashed
+                          (several table sizes: learning_curve_<n>p.png per size)
 
 Every file is written atomically (a temporary file, then ``os.replace``): a run killed at any
 moment leaves whole files. Ctrl-C (SIGINT) stops learning at the next step, saves a
@@ -77,8 +83,16 @@ class TrainArgs:
     """Train a MaskablePPO agent by self-play against an opponent pool."""
 
     env_id: str = field(default="piraten_kapern_v0", metadata={"help": f"one of {pirate_envs.ENV_IDS}"})
-    num_players: int | None = field(
-        default=None, metadata={"help": "players per game (None: the game's default, listed below)", "min": 1}
+    num_players: list[int] = field(
+        default_factory=list,
+        metadata={
+            "help": "players per game (none: the game's default, listed below); several: each episode draws "
+            "its table size and the observation uses table_layout='max'"
+        },
+    )
+    player_weights: list[float] = field(
+        default_factory=list,
+        metadata={"help": "weights of the --num-players table sizes in the draw (none: uniform)"},
     )
     env_kwargs: list[str] = field(default_factory=list, metadata={"help": "more env arguments, key=value"})
     reward_mode: str = field(
@@ -172,10 +186,40 @@ def parse_env_kwargs(items: list[str]) -> dict[str, Any]:
     return kwargs
 
 
-def env_config(args: TrainArgs) -> dict[str, Any]:
-    """The env arguments of a run (player count and extra kwargs; not the reward mode)."""
-    players = args.num_players if args.num_players is not None else default_players(args.env_id)
-    return {"num_players": players, **parse_env_kwargs(args.env_kwargs)}
+def table_sizes(args: TrainArgs) -> list[int]:
+    """The player counts of a run (``--num-players``; a saved config may hold one integer)."""
+    players = args.num_players
+    if players is None or players == []:
+        return [default_players(args.env_id)]
+    return [players] if isinstance(players, int) else list(players)
+
+
+def table_weights(args: TrainArgs) -> dict[int, float]:
+    """``{player count: weight}`` of the table-size draw."""
+    sizes = table_sizes(args)
+    weights = list(args.player_weights) or [1.0] * len(sizes)
+    return dict(zip(sizes, weights))
+
+
+def env_options(args: TrainArgs) -> dict[str, Any]:
+    """The env options of a run but the player count: ``--env-kwargs``, and ``table_layout="max"``
+    when it plays several table sizes (unless ``--env-kwargs`` names a table layout)."""
+    options = parse_env_kwargs(args.env_kwargs)
+    if len(table_sizes(args)) > 1:
+        options.setdefault("table_layout", "max")
+    return options
+
+
+def env_config(args: TrainArgs, players: int | None = None) -> dict[str, Any]:
+    """The env arguments of one table of a run (``players``, default the first size; not the reward mode)."""
+    return {"num_players": players if players is not None else table_sizes(args)[0], **env_options(args)}
+
+
+def selfplay_kwargs(args: TrainArgs) -> dict[str, Any]:
+    """The keyword arguments of the self-play envs: one table size, or the draw over several."""
+    if len(table_sizes(args)) == 1:
+        return env_config(args)
+    return {**env_options(args), "player_counts": table_weights(args)}
 
 
 def policy_spec(args: TrainArgs) -> tuple[Any, dict[str, Any]]:
@@ -220,19 +264,19 @@ def write_json(path: Path, value: Any) -> None:
 
 
 def evaluate_checkpoint(args: TrainArgs, agent_file: Path, timesteps: int, run_dir: Path) -> list[dict[str, Any]]:
-    """Tournaments of the agent file against each evaluation opponent; rows of the history."""
-    env_kwargs = parse_env_kwargs(args.env_kwargs)
+    """Tournaments of the agent file against each evaluation opponent at each table size; rows of the history."""
+    env_kwargs = env_options(args)
     learner = f"ppo:{agent_file}" + (SAMPLE_SUFFIX if args.eval_sample else "")
-    players = env_config(args)["num_players"]
     rows, tables = [], []
-    for opponent in args.eval_opponents:
-        lineup = [learner] + [opponent] * (players - 1)
-        results, _ = run_tournament(args.env_id, lineup, args.eval_games, seed=10_000 + args.seed, **env_kwargs)
-        for r in results:
-            r.agent = "learner" if r.agent == learner else r.agent
-        mine = results[0]
-        rows.append({"timesteps": timesteps, "opponent": opponent, **asdict(mine)})
-        tables.append(f"### vs {opponent}\n\n{markdown_table(results)}")
+    for players in table_sizes(args):
+        for opponent in args.eval_opponents:
+            lineup = [learner] + [opponent] * (players - 1)
+            results, _ = run_tournament(args.env_id, lineup, args.eval_games, seed=10_000 + args.seed, **env_kwargs)
+            for r in results:
+                r.agent = "learner" if r.agent == learner else r.agent
+            mine = results[0]
+            rows.append({"timesteps": timesteps, "opponent": opponent, "num_players": players, **asdict(mine)})
+            tables.append(f"### vs {opponent}, {players} players\n\n{markdown_table(results)}")
     policy = "sampled policy" if args.eval_sample else "argmax policy"
     games = f"{args.eval_games} games per opponent, seats rotated"
     header = f"{args.env_id}, {policy} after {timesteps} learner steps: {games}"
@@ -242,11 +286,15 @@ def evaluate_checkpoint(args: TrainArgs, agent_file: Path, timesteps: int, run_d
 
 
 def write_history(args: TrainArgs, run_dir: Path, history: list[dict[str, Any]]) -> None:
-    """``eval/history.json`` and ``learning_curve.png`` from the evaluations so far."""
+    """``eval/history.json`` and the learning curves (one per table size) from the evaluations so far."""
     write_json(run_dir / "eval" / "history.json", history)
-    if history:
-        chance = 1 / env_config(args)["num_players"]
-        learning_curve(history, run_dir / "learning_curve.png", f"{args.env_id}: learner vs baselines", chance)
+    sizes = table_sizes(args)
+    for players in sizes:
+        rows = [row for row in history if row.get("num_players", sizes[0]) == players]
+        if rows:
+            name = "learning_curve.png" if len(sizes) == 1 else f"learning_curve_{players}p.png"
+            title = f"{args.env_id}, {players} players: learner vs baselines"
+            learning_curve(rows, run_dir / name, title, 1 / players)
 
 
 class Interrupt:
@@ -323,9 +371,11 @@ def build_callback(args: TrainArgs, run_dir: Path, interrupt: Interrupt) -> Any:
             now = self.num_timesteps
             agent_file = save_checkpoint(self.model, run_dir, args, now, self.history)
             rows = evaluate_checkpoint(args, agent_file, now, run_dir)
+            several = len(table_sizes(args)) > 1
             for row in rows:
-                self.logger.record(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"])
-                self.logger.record(f"eval/mean_score_vs_{row['opponent']}", row["mean_score"])
+                key = row["opponent"] + (f"_{row['num_players']}p" if several else "")
+                self.logger.record(f"eval/win_rate_vs_{key}", row["win_rate"])
+                self.logger.record(f"eval/mean_score_vs_{key}", row["mean_score"])
             self.history = [h for h in self.history if h["timesteps"] != now] + rows
             write_history(args, run_dir, self.history)
             save_agent_files(self.model, run_dir, args, now, self.history)  # its header gets these figures
@@ -333,16 +383,26 @@ def build_callback(args: TrainArgs, run_dir: Path, interrupt: Interrupt) -> Any:
     return SelfPlayCallback()
 
 
+def table_label(row: dict[str, Any], sizes: list[int]) -> str:
+    """``", 3 players,"`` for an evaluation row of a run of several table sizes; ``""`` for one size."""
+    return f", {row.get('num_players', sizes[0])} players," if len(sizes) > 1 else ""
+
+
 def agent_header(args: TrainArgs, policy: Any, timesteps: int, history: list[dict[str, Any]]) -> dict[str, Any]:
-    """The data-only header of the learner after ``timesteps`` steps (figures: its latest evaluation)."""
+    """The data-only header of the learner after ``timesteps`` steps (figures: its latest evaluation).
+
+    Its ``env_kwargs`` are the run's env options with the player count when it plays one table
+    size; without it (``table_layout="max"`` among them) when it plays several.
+    """
     env = pirate_envs.make(args.env_id, raw=True, **env_config(args))
+    sizes = table_sizes(args)
     numpy_policy = policy_from_sb3(policy)
     head: dict[str, Any] = {"kind": "flat"}
     if hasattr(policy.action_net, "effective_linear"):
         head = {"kind": "features", "num_features": int(env.action_features.matrix.shape[1])}
     latest = max((row["timesteps"] for row in history), default=None)
     figures = {
-        f"vs {row['opponent']} at {row['timesteps']} steps ({args.eval_games} games)": (
+        f"vs {row['opponent']}{table_label(row, sizes)} at {row['timesteps']} steps ({args.eval_games} games)": (
             f"win rate {row['win_rate']:.3f} [{row['win_low']:.3f}, {row['win_high']:.3f}], "
             f"mean score {row['mean_score']:.1f}"
         )
@@ -351,12 +411,12 @@ def agent_header(args: TrainArgs, policy: Any, timesteps: int, history: list[dic
     }
     return make_header(
         args.env_id,
-        env_config(args),
+        env_config(args) if len(sizes) == 1 else env_options(args),
         layout_pieces(env.observation_layout),
         env.num_actions,
         numpy_policy,
         action_head=head,
-        player_counts=[len(env.possible_agents)],
+        player_counts=sizes,
         reward_mode=args.reward_mode,
         training={"command": command_line(args), "timesteps": int(timesteps), "figures": figures},
     )
@@ -370,7 +430,12 @@ def save_checkpoint(
     Each file is written atomically; ``latest`` is a copy of the step's bytes.
     """
     folder = run_dir / "checkpoints"
-    model.pirate_envs_meta = {"env_id": args.env_id, "env_kwargs": env_config(args), "reward_mode": args.reward_mode}
+    model.pirate_envs_meta = {
+        "env_id": args.env_id,
+        "env_kwargs": env_config(args),
+        "player_counts": table_sizes(args),
+        "reward_mode": args.reward_mode,
+    }
     buffer = io.BytesIO()
     model.save(buffer)
     write_atomic(folder / f"step_{timesteps}.zip", buffer.getvalue())
@@ -449,17 +514,42 @@ def check_args(args: TrainArgs, given: set[str] | None = None) -> None:
         return
     check_env_id(args.env_id)
     try:
-        players = env_config(args)["num_players"]
+        options = env_options(args)
     except ValueError as error:
         raise ValueError(f"--env-kwargs {' '.join(args.env_kwargs)}: {error}") from None
-    check_players(args.env_id, players)
-    try:
-        pirate_envs.make(args.env_id, raw=True, **env_config(args))
-    except (ValueError, TypeError) as error:
-        raise ValueError(f"--env-kwargs {' '.join(args.env_kwargs)}: {error}") from None
+    sizes = table_sizes(args)
+    check_table_sizes(args, sizes)
+    sizes_of_observation = set()
+    for players in sizes:
+        check_players(args.env_id, players)
+        try:
+            env = pirate_envs.make(args.env_id, raw=True, **env_config(args, players))
+        except (ValueError, TypeError) as error:
+            raise ValueError(f"--env-kwargs {' '.join(args.env_kwargs)}: {error}") from None
+        sizes_of_observation.add(env.observation_layout.size)
+    if len(sizes_of_observation) > 1:
+        raise ValueError(
+            f"--num-players {' '.join(map(str, sizes))} needs one observation size for every table size: "
+            f"table_layout={options.get('table_layout')!r} is not valid here; use table_layout='max'"
+        )
     weights = parse_weights(args.opponents)
-    check_agents([name for name in weights if name != SELF], args.env_id, players, "--opponents", env_config(args))
-    check_agents(args.eval_opponents, args.env_id, players, "--eval-opponents", env_config(args))
+    for players in sizes:
+        kwargs = env_config(args, players)
+        check_agents([name for name in weights if name != SELF], args.env_id, players, "--opponents", kwargs)
+        check_agents(args.eval_opponents, args.env_id, players, "--eval-opponents", kwargs)
+
+
+def check_table_sizes(args: TrainArgs, sizes: list[int]) -> None:
+    """``ValueError`` for repeated ``--num-players`` or ``--player-weights`` that do not fit them."""
+    if len(set(sizes)) != len(sizes):
+        raise ValueError(f"--num-players {' '.join(map(str, sizes))}: a table size is repeated")
+    weights = list(args.player_weights)
+    if weights and len(weights) != len(sizes):
+        raise ValueError(
+            f"--player-weights {' '.join(map(str, weights))}: give one weight per --num-players size ({len(sizes)})"
+        )
+    if weights and (any(w < 0 for w in weights) or sum(weights) <= 0):
+        raise ValueError(f"--player-weights {' '.join(map(str, weights))}: weights must be >= 0 and sum to more than 0")
 
 
 def resumed_args(args: TrainArgs, given: set[str]) -> TrainArgs:
@@ -467,6 +557,7 @@ def resumed_args(args: TrainArgs, given: set[str]) -> TrainArgs:
     saved = json.loads((Path(args.resume) / "config.json").read_text())
     names = {f.name for f in dataclasses.fields(TrainArgs)}
     resumed = TrainArgs(**{k: v for k, v in saved.items() if k in names})
+    resumed.num_players = table_sizes(resumed)  # a config saved before several sizes held one integer
     if "total_timesteps" in given:
         resumed.total_timesteps = args.total_timesteps
     resumed.resume, resumed.progress, resumed.max_wall_s = args.resume, args.progress, args.max_wall_s
@@ -487,7 +578,7 @@ def prepare_run(args: TrainArgs, given: set[str]) -> tuple[TrainArgs, Path]:
         for events in run_dir.glob("events.out.tfevents.*"):
             events.unlink()
     run_dir.mkdir(parents=True, exist_ok=True)
-    args = dataclasses.replace(args, num_players=env_config(args)["num_players"])
+    args = dataclasses.replace(args, num_players=table_sizes(args))
     return args, run_dir
 
 
@@ -565,7 +656,7 @@ def train(args: TrainArgs, given: set[str] | None = None) -> Path:
         opponents=parse_weights(args.opponents),
         reward_mode=args.reward_mode,
         max_snapshots=args.max_snapshots,
-        env_kwargs=env_config(args),
+        env_kwargs=selfplay_kwargs(args),
         truncation_reward=args.truncation_reward,
     )
     model = build_model(args, vec_env)
