@@ -2,10 +2,10 @@
 
 Games covered
 -------------
-``skull_king_v0`` (2..6 players) and ``piraten_kapern_v0`` (2..5 players), each with every
-option of its env and both reward modes. ``piratenpoker_v0`` and ``lucky_pirate_v0`` are not
-covered yet: ``make`` raises a ``ValueError`` naming the covered ids; play them through
-:func:`pirate_envs.make`.
+``skull_king_v0`` (2..6 players), ``piraten_kapern_v0`` (2..5 players) and ``lucky_pirate_v0``
+(2..6 players, tournaments, both First Mate rulings), each with every option of its env and
+both reward modes. ``piratenpoker_v0`` is not covered yet: ``make`` raises a ``ValueError``
+naming the covered ids; play it through :func:`pirate_envs.make`.
 
 Install the ``fast`` extra (numba): ``pip install -e ".[fast]"``. ``import pirate_envs`` and
 ``import pirate_envs.vector`` import no numba and compile nothing; :func:`make` imports the
@@ -68,7 +68,9 @@ these are not the AEC env's streams, so the same seed deals other cards there. S
 every hand of a game when the game starts (``reset_options(i)`` lists them, for the reference
 engine's ``deals`` option). Kapern draws its deck shuffles and dice as the game goes, in the
 order its reference engine asks for them; ``reference_engine(i)`` is that engine drawing from a
-Python copy of game ``i``'s stream (``pirate_envs.piraten_kapern.batched``).
+Python copy of game ``i``'s stream (``pirate_envs.piraten_kapern.batched``). Lucky Pirate
+likewise draws its dealers and deals as the episode goes, a tournament's later games included
+(``pirate_envs.lucky_pirate.batched``).
 
 How it is checked
 -----------------
@@ -97,6 +99,7 @@ from pirate_envs.core.errors import IllegalActionError, check_range, check_seed,
 _BACKENDS: dict[str, tuple[str, str]] = {
     "skull_king_v0": ("pirate_envs.skull_king.batched", "SkullKingBatch"),
     "piraten_kapern_v0": ("pirate_envs.piraten_kapern.batched", "KapernBatch"),
+    "lucky_pirate_v0": ("pirate_envs.lucky_pirate.batched", "LuckyPirateBatch"),
 }
 COVERED_ENV_IDS: tuple[str, ...] = tuple(_BACKENDS)
 

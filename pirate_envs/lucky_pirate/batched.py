@@ -1,0 +1,715 @@
+"""Lucky Pirate for the batched engine: numba kernels that step many games held in arrays.
+
+This module is the Lucky Pirate backend of :mod:`pirate_envs.vector` (read that page first); it
+imports numba, so only ``pirate_envs.vector.make`` imports it. The reference engine
+(:class:`~pirate_envs.lucky_pirate.engine.LuckyPirateEngine`) decides the rules. What may be
+played on the pile and what the pile becomes come here as tables computed by the reference
+helpers themselves (``rules.can_play`` and ``rules.place`` over every top of the pile that play
+can reach from an empty pile); the turn flow (sources, blind down cards, picking up, clearing,
+Reverse and Skip, the set-up phase, wins, tournaments, the turn-limit guard, the stranded-First-
+Mate check and set-aside games) is mirrored step by step, and the lockstep tests compare every
+observation, mask, reward and end with the AEC env. Any difference is a bug of this module.
+Every option of the env's ``Config`` is covered, in both reward modes.
+
+Randomness: game ``i`` draws from its own splitmix64 stream, in the order the reference engine
+asks: the first dealer (``first_dealer=None``) as ``rng.integers(n)``, each deal as
+``rng.permutation(deck)`` (Fisher-Yates from the top of the list down), the dealer after a game
+set aside with ``set_aside_dealer="random"``. :class:`LuckyPirateStream` is that stream in Python
+and :class:`StreamLuckyPirateEngine` the reference engine drawing from it: started from the
+stream's state at the start of game ``i`` (``start_state[i]``) it deals exactly game ``i``'s
+cards, the later games of a tournament included. ``engine(i)`` replays game ``i``'s moves on it;
+the first ``history_size`` moves of an episode are kept (the turn limit of a one-game episode,
+at most ``MAX_HISTORY``; a longer episode cannot be rebuilt, and ``engine(i)`` says so).
+
+State of game ``i``: ``game[i, F_*]`` (seat on turn, dealer, direction, the pile's top as a row
+of the pile tables, cards on the pile, turns of this game, games set aside, set-up phase, over,
+moves made, the seat shown after the end); ``seats[i, s, S_*]`` (hand size, up cards, down
+cards left, wins, up cards still to lay); ``hands``, ``ups`` (copies per kind); ``downs[i, s,
+slot]`` (the kind, -1 once played); ``pile[i, :len]`` (bottom to top), ``pile_counts``,
+``removed`` (copies per kind).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from pirate_envs.lucky_pirate import actions as _actions
+from pirate_envs.lucky_pirate import cards as _cards
+from pirate_envs.lucky_pirate import engine as _engine
+from pirate_envs.lucky_pirate import rules as _rules
+from pirate_envs.lucky_pirate import view as _view
+from pirate_envs.lucky_pirate.engine import Config, LuckyPirateEngine
+from pirate_envs.lucky_pirate.observation import LuckyPirateEncoder, build_layout
+from pirate_envs.piraten_kapern.batched import SplitMix64Stream
+from pirate_envs.skull_king.batched import random_below
+
+# ----------------------------------------------------------------------------- constants (checked below)
+NUM_KINDS = 17
+CAPTAIN, KRAKEN, FIRST_MATE, PORTHOLE, WALK_THE_PLANK, MERMAID, PARROT, REVERSE, SKIP = range(8, 17)
+MAX_COPIES = 6
+MAX_UP_DOWN = 4
+TWO_PLAYER_HANDS = 3
+EMPTY_SLOT = -1
+PILE_TOP_CARDS = 3
+RUN_TO_CLEAR = 3
+NUM_MODES = 3
+NUM_RUN_KINDS = 10
+NUM_VALUES = 11
+TABLE_WIDTH = 20
+PLAY_OFFSET = 0
+DOWN_OFFSET = 102
+PICK_UP = 106
+LAY_UP_OFFSET = 107
+NUM_ACTIONS = 124
+
+_SPECIAL_KINDS = (
+    "CAPTAIN",
+    "KRAKEN",
+    "FIRST_MATE",
+    "PORTHOLE",
+    "WALK_THE_PLANK",
+    "MERMAID",
+    "PARROT",
+    "REVERSE",
+    "SKIP",
+)
+_EXPECTED = {
+    "cards.NUM_KINDS": (NUM_KINDS, _cards.NUM_KINDS),
+    "cards special kinds": (
+        (CAPTAIN, KRAKEN, FIRST_MATE, PORTHOLE, WALK_THE_PLANK, MERMAID, PARROT, REVERSE, SKIP),
+        tuple(getattr(_cards, name) for name in _SPECIAL_KINDS),
+    ),
+    "cards.MAX_COPIES": (MAX_COPIES, _cards.MAX_COPIES),
+    "cards.MAX_UP_DOWN": (MAX_UP_DOWN, _cards.MAX_UP_DOWN),
+    "cards.TWO_PLAYER_HANDS": (TWO_PLAYER_HANDS, _cards.TWO_PLAYER_HANDS),
+    "engine.EMPTY_SLOT": (EMPTY_SLOT, _engine.EMPTY_SLOT),
+    "engine.PILE_TOP_CARDS": (PILE_TOP_CARDS, _engine.PILE_TOP_CARDS),
+    "rules.RUN_TO_CLEAR": (RUN_TO_CLEAR, _rules.RUN_TO_CLEAR),
+    "rules.NUM_MODES": (NUM_MODES, _rules.NUM_MODES),
+    "rules.NUM_RUN_KINDS": (NUM_RUN_KINDS, _rules.NUM_RUN_KINDS),
+    "cards.MAX_VALUE": (NUM_VALUES - 1, _cards.MAX_VALUE),
+    "view table columns": (
+        (TABLE_WIDTH, NUM_KINDS, NUM_KINDS + 1, NUM_KINDS + 2),
+        (len(_view.TABLE_COLUMNS), _view.HAND_SIZE_COLUMN, _view.DOWN_LEFT_COLUMN, _view.WINS_COLUMN),
+    ),
+    "actions offsets": (
+        (PLAY_OFFSET, DOWN_OFFSET, PICK_UP, LAY_UP_OFFSET, NUM_ACTIONS),
+        (_actions.PLAY_OFFSET, _actions.DOWN_OFFSET, _actions.PICK_UP, _actions.LAY_UP_OFFSET, _actions.NUM_ACTIONS),
+    ),
+}
+_MISMATCHED = [name for name, (mine, reference) in _EXPECTED.items() if mine != reference]
+if _MISMATCHED:
+    raise RuntimeError(f"the batched Lucky Pirate kernels are out of date with the reference: {_MISMATCHED} changed")
+
+# Per-game scalar fields: columns of the ``game`` array.
+(
+    F_CURRENT,
+    F_DEALER,
+    F_DIRECTION,
+    F_TOP,
+    F_PILE_LEN,
+    F_TURNS,
+    F_SET_ASIDE,
+    F_SETTING_UP,
+    F_OVER,
+    F_MOVES,
+    F_SHOWN,
+) = range(11)
+NUM_FIELDS = 11
+# Per-seat fields: the last axis of the ``seats`` array.
+S_HAND, S_UP, S_DOWN, S_WINS, S_TO_LAY = range(5)
+NUM_SEAT_FIELDS = 5
+# Integer options: entries of the ``params`` array handed to the kernels.
+(
+    P_N,
+    P_UP_DOWN,
+    P_FIRST_DEALER,
+    P_WINS_TO_WIN,
+    P_CHOOSE_UP,
+    P_RUN_AGAIN,
+    P_PLANK_AGAIN,
+    P_CAN_STRAND,
+    P_MAX_TURNS,
+    P_MAX_SET_ASIDE,
+    P_RANDOM_SET_ASIDE_DEALER,
+) = range(11)
+
+_OFFSET_PIECES = (
+    "hand",
+    "players",
+    "removed",
+    "down_slots",
+    "pile_size",
+    "run_length",
+    "direction",
+    "setting_up",
+    "pile_top",
+    "pile_value",
+    "pile_mode",
+    "run_kind",
+    "to_play",
+)
+(
+    O_HAND,
+    O_PLAYERS,
+    O_REMOVED,
+    O_DOWN_SLOTS,
+    O_PILE_SIZE,
+    O_RUN_LENGTH,
+    O_DIRECTION,
+    O_SETTING_UP,
+    O_PILE_TOP,
+    O_PILE_VALUE,
+    O_PILE_MODE,
+    O_RUN_KIND,
+    O_TO_PLAY,
+) = range(len(_OFFSET_PIECES))
+# Rows of the ``top_info`` table: what the observation shows of a top of the pile.
+T_VALUE, T_MODE, T_RUN_KIND, T_RUN_LENGTH = range(4)
+
+
+# ----------------------------------------------------------------------------- tables from the reference
+def pile_tables(rules: _rules.PileRules) -> tuple[np.ndarray, ...]:
+    """The pile rules as tables over every top that play can reach from an empty pile (row 0).
+
+    ``playable[top, kind]``: ``can_play``; ``next_top[top, kind, count - 1]`` and
+    ``clears[top, kind, count - 1]``: ``place``; ``top_info[top, T_*]``: value, mode, run kind
+    and run length of that top.
+    """
+    tops = [_rules.EMPTY_TOP]
+    row_of = {_rules.EMPTY_TOP: 0}
+    moves: dict[tuple[int, int, int], tuple[int, bool]] = {}
+    j = 0
+    while j < len(tops):
+        for kind in range(NUM_KINDS):
+            for count in range(1, MAX_COPIES + 1):
+                top, cleared = _rules.place(tops[j], kind, count, rules)
+                if top not in row_of:
+                    row_of[top] = len(tops)
+                    tops.append(top)
+                moves[j, kind, count - 1] = (row_of[top], cleared)
+        j += 1
+    next_top = np.zeros((len(tops), NUM_KINDS, MAX_COPIES), dtype=np.int64)
+    clears = np.zeros((len(tops), NUM_KINDS, MAX_COPIES), dtype=np.int8)
+    for (row, kind, c), (target, cleared) in moves.items():
+        next_top[row, kind, c] = target
+        clears[row, kind, c] = cleared
+    playable = np.array([[_rules.can_play(k, top, rules) for k in range(NUM_KINDS)] for top in tops], dtype=np.int8)
+    top_info = np.array([(t.value, int(t.mode), t.run_kind, t.run_length) for t in tops], dtype=np.int64)
+    return playable, next_top, clears, top_info
+
+
+# ----------------------------------------------------------------------------- the random stream
+class LuckyPirateStream(SplitMix64Stream):
+    """A batched game's random stream as the reference engine's generator (``integers``, ``permutation``)."""
+
+    def integers(self, high: int) -> int:
+        """An integer in ``0..high-1`` (as the kernels draw a dealer)."""
+        return self.below(int(high))
+
+    def permutation(self, items: np.ndarray) -> np.ndarray:
+        """A shuffled copy of ``items`` (as the kernels shuffle the deck)."""
+        cards = items.tolist()
+        self.shuffle(cards)
+        return np.array(cards, dtype=items.dtype)
+
+
+class StreamLuckyPirateEngine(LuckyPirateEngine):
+    """The reference engine with its dealers and deals drawn from a :class:`LuckyPirateStream`.
+
+    Only the source of randomness differs (``reset`` ignores the generator it is given); every
+    rule is :class:`LuckyPirateEngine`'s.
+    """
+
+    def __init__(self, config: Config, stream: LuckyPirateStream):
+        super().__init__(config)
+        self.stream = stream
+
+    def reset(self, rng: Any = None, options: Any = None) -> None:
+        super().reset(self.stream, options)  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------------------- kernels: dealing
+@njit(cache=True, inline="always")
+def _next_seat(seat, steps, n):
+    """``(seat + steps) mod n``, non-negative for negative steps too."""
+    return ((seat + steps) % n + n) % n
+
+
+@njit(cache=True, inline="always")
+def _deal(i, dealer, params, deck_cards, scratch, rng, game, seats, hands, ups, downs, pile_counts, removed):
+    """Shuffle and deal every card of game ``i`` starting left of ``dealer`` (as ``LuckyPirateEngine._deal``)."""
+    n = params[P_N]
+    d = params[P_UP_DOWN]
+    choose = params[P_CHOOSE_UP]
+    size = deck_cards.shape[0]
+    for j in range(size):
+        scratch[j] = deck_cards[j]
+    for j in range(size - 1, 0, -1):
+        r = random_below(rng, i, j + 1)
+        card = scratch[j]
+        scratch[j] = scratch[r]
+        scratch[r] = card
+    hands_dealt = TWO_PLAYER_HANDS if n == 2 else n
+    for h in range(n):  # a third two-player hand is put aside unseen
+        seat = (dealer + 1 + h) % n
+        hands[i, seat] = 0
+        ups[i, seat] = 0
+        downs[i, seat] = EMPTY_SLOT
+        hand_size = 0
+        up_size = 0
+        for j, position in enumerate(range(h, size, hands_dealt)):
+            card = scratch[position]
+            if j < d:
+                downs[i, seat, j] = card
+            elif j < 2 * d and not choose:
+                ups[i, seat, card] += 1
+                up_size += 1
+            else:
+                hands[i, seat, card] += 1
+                hand_size += 1
+        seats[i, seat, S_HAND] = hand_size
+        seats[i, seat, S_UP] = up_size
+        seats[i, seat, S_DOWN] = d
+        seats[i, seat, S_TO_LAY] = d if choose else 0
+    game[i, F_SETTING_UP] = choose
+    game[i, F_PILE_LEN] = 0
+    game[i, F_TOP] = 0
+    pile_counts[i] = 0
+    removed[i] = 0
+
+
+@njit(cache=True, inline="always")
+def _start_game(i, dealer, n, game):
+    """The player left of ``dealer`` starts; direction +1; the turn guard counts from zero."""
+    game[i, F_DEALER] = dealer
+    game[i, F_DIRECTION] = 1
+    game[i, F_CURRENT] = (dealer + 1) % n
+    game[i, F_TURNS] = 0
+
+
+@njit(cache=True, inline="always")
+def _new_game(i, params, deck_cards, scratch, rng, start_state, game, seats, hands, ups, downs, pile_counts,
+              removed, terminated, truncated):  # fmt: skip
+    """Start a new episode in slot ``i`` (as ``LuckyPirateEngine.reset``)."""
+    start_state[i] = rng[i]
+    n = params[P_N]
+    for s in range(n):
+        seats[i, s, S_WINS] = 0
+    game[i, F_SET_ASIDE] = 0
+    game[i, F_OVER] = 0
+    game[i, F_MOVES] = 0
+    game[i, F_SHOWN] = -1
+    terminated[i] = False
+    truncated[i] = False
+    dealer = params[P_FIRST_DEALER]
+    if dealer < 0:
+        dealer = random_below(rng, i, n)
+    _deal(i, dealer, params, deck_cards, scratch, rng, game, seats, hands, ups, downs, pile_counts, removed)
+    _start_game(i, dealer, n, game)
+
+
+# ----------------------------------------------------------------------------- kernels: the turn flow
+@njit(cache=True, inline="always")
+def _set_aside(i, params, deck_cards, scratch, rng, game, seats, hands, ups, downs, pile_counts, removed,
+               truncated):  # fmt: skip
+    """End the game unwon: truncate a one-game episode, else deal the next game (or hit the tournament limit)."""
+    if params[P_WINS_TO_WIN] == 1:
+        truncated[i] = True
+        game[i, F_OVER] = 1
+        return
+    game[i, F_SET_ASIDE] += 1
+    if game[i, F_SET_ASIDE] > params[P_MAX_SET_ASIDE]:
+        truncated[i] = True
+        game[i, F_OVER] = 1
+        return
+    dealer = game[i, F_DEALER]
+    if params[P_RANDOM_SET_ASIDE_DEALER]:
+        dealer = random_below(rng, i, params[P_N])
+    _deal(i, dealer, params, deck_cards, scratch, rng, game, seats, hands, ups, downs, pile_counts, removed)
+    _start_game(i, dealer, params[P_N], game)
+
+
+@njit(cache=True, inline="always")
+def _first_mates_stranded(i, n, game, hands, ups, downs, pile_counts):
+    """Whether nobody can ever win (as ``LuckyPirateEngine.first_mates_stranded``, for rules that strand)."""
+    if game[i, F_SETTING_UP] or pile_counts[i, CAPTAIN]:
+        return False
+    for s in range(n):
+        if hands[i, s, CAPTAIN]:
+            return False
+    for s in range(n):
+        blocked_ups = hands[i, s, FIRST_MATE] > 0
+        if ups[i, s, CAPTAIN] and not blocked_ups:
+            return False
+        captain_down = False
+        for slot in range(MAX_UP_DOWN):
+            if downs[i, s, slot] == CAPTAIN:
+                captain_down = True
+        if captain_down and not (blocked_ups or ups[i, s, FIRST_MATE]):
+            return False
+    for s in range(n):
+        holds = hands[i, s, FIRST_MATE] > 0 or ups[i, s, FIRST_MATE] > 0
+        for slot in range(MAX_UP_DOWN):
+            if downs[i, s, slot] == FIRST_MATE:
+                holds = True
+        if not holds:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _pick_up(i, p, n, game, seats, hands, pile_counts):
+    """``p`` takes the pile into the hand; the next player starts a new pile."""
+    for k in range(NUM_KINDS):
+        hands[i, p, k] += pile_counts[i, k]
+        pile_counts[i, k] = 0
+    seats[i, p, S_HAND] += game[i, F_PILE_LEN]
+    game[i, F_PILE_LEN] = 0
+    game[i, F_TOP] = 0
+    game[i, F_CURRENT] = _next_seat(p, game[i, F_DIRECTION], n)
+
+
+@njit(cache=True, inline="always")
+def _play(i, p, kind, count, params, tables, deck_cards, scratch, rng, game, seats, hands, ups, downs, pile,
+          pile_counts, removed, terminated):  # fmt: skip
+    """``p`` puts ``count`` cards of ``kind`` on the pile; whether a game was won (as ``LuckyPirateEngine._play``)."""
+    next_top, clears = tables[1], tables[2]
+    n = params[P_N]
+    length = game[i, F_PILE_LEN]
+    for j in range(count):
+        pile[i, length + j] = kind
+    game[i, F_PILE_LEN] = length + count
+    pile_counts[i, kind] += count
+    if seats[i, p, S_HAND] == 0 and seats[i, p, S_UP] == 0 and seats[i, p, S_DOWN] == 0:
+        seats[i, p, S_WINS] += 1  # the game is won; the winner deals the next one of a tournament
+        if seats[i, p, S_WINS] >= params[P_WINS_TO_WIN]:
+            terminated[i] = True
+            game[i, F_OVER] = 1
+        else:
+            _deal(i, p, params, deck_cards, scratch, rng, game, seats, hands, ups, downs, pile_counts, removed)
+            _start_game(i, p, n, game)
+        return True
+    top = game[i, F_TOP]
+    direction = game[i, F_DIRECTION]
+    if clears[top, kind, count - 1]:
+        for k in range(NUM_KINDS):
+            removed[i, k] += pile_counts[i, k]
+            pile_counts[i, k] = 0
+        game[i, F_PILE_LEN] = 0
+        game[i, F_TOP] = 0
+        again = params[P_PLANK_AGAIN] if kind == WALK_THE_PLANK else params[P_RUN_AGAIN]
+        game[i, F_CURRENT] = p if again else _next_seat(p, direction, n)
+        return False
+    game[i, F_TOP] = next_top[top, kind, count - 1]
+    if kind == REVERSE and count % 2:
+        direction = -direction
+        game[i, F_DIRECTION] = direction
+    skipped = count if kind == SKIP else 0
+    game[i, F_CURRENT] = _next_seat(p, direction * (1 + skipped), n)
+    return False
+
+
+@njit(cache=True, inline="always")
+def _apply(i, action, params, tables, deck_cards, scratch, rng, game, seats, hands, ups, downs, pile, pile_counts,
+           removed, terminated, truncated):  # fmt: skip
+    """Apply the legal ``action`` of the player on turn in game ``i`` (as ``LuckyPirateEngine.apply``)."""
+    playable = tables[0]
+    n = params[P_N]
+    p = game[i, F_CURRENT]
+    won = False
+    if action < DOWN_OFFSET:
+        kind = (action - PLAY_OFFSET) // MAX_COPIES
+        count = (action - PLAY_OFFSET) % MAX_COPIES + 1
+        if seats[i, p, S_HAND]:
+            hands[i, p, kind] -= count
+            seats[i, p, S_HAND] -= count
+        else:
+            ups[i, p, kind] -= count
+            seats[i, p, S_UP] -= count
+        won = _play(i, p, kind, count, params, tables, deck_cards, scratch, rng, game, seats, hands, ups, downs,
+                    pile, pile_counts, removed, terminated)  # fmt: skip
+    elif action < PICK_UP:
+        slot = action - DOWN_OFFSET
+        kind = downs[i, p, slot]
+        downs[i, p, slot] = EMPTY_SLOT
+        seats[i, p, S_DOWN] -= 1
+        if playable[game[i, F_TOP], kind]:
+            won = _play(i, p, kind, 1, params, tables, deck_cards, scratch, rng, game, seats, hands, ups, downs,
+                        pile, pile_counts, removed, terminated)  # fmt: skip
+        else:  # the revealed card goes into the hand with the pile
+            hands[i, p, kind] += 1
+            seats[i, p, S_HAND] += 1
+            _pick_up(i, p, n, game, seats, hands, pile_counts)
+    elif action == PICK_UP:
+        _pick_up(i, p, n, game, seats, hands, pile_counts)
+    else:  # set-up: lay one card face up
+        kind = action - LAY_UP_OFFSET
+        hands[i, p, kind] -= 1
+        seats[i, p, S_HAND] -= 1
+        ups[i, p, kind] += 1
+        seats[i, p, S_UP] += 1
+        seats[i, p, S_TO_LAY] -= 1
+        if seats[i, p, S_TO_LAY] == 0:
+            game[i, F_CURRENT] = (p + 1) % n
+            setting_up = 0
+            for s in range(n):
+                if seats[i, s, S_TO_LAY]:
+                    setting_up = 1
+            game[i, F_SETTING_UP] = setting_up
+    if won:  # won (a tournament's next game is dealt): no turn is counted
+        return
+    game[i, F_TURNS] += 1
+    if game[i, F_TURNS] >= params[P_MAX_TURNS] or (
+        game[i, F_PILE_LEN] == 0
+        and params[P_CAN_STRAND]
+        and _first_mates_stranded(i, n, game, hands, ups, downs, pile_counts)
+    ):
+        _set_aside(i, params, deck_cards, scratch, rng, game, seats, hands, ups, downs, pile_counts, removed,
+                   truncated)  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- kernels: outputs
+@njit(cache=True, inline="always")
+def _observe(i, seat, params, offsets, scales, inv_deck, top_info, game, seats, hands, ups, downs, pile, removed,
+             obs):  # fmt: skip
+    """Write the observation vector of ``seat`` in game ``i`` (as ``observation.LuckyPirateEncoder``)."""
+    hand_scale, row_scale, removed_scale = scales[0], scales[1], scales[2]
+    n = params[P_N]
+    vec = obs[i]
+    vec[:] = 0.0
+    setting_up = game[i, F_SETTING_UP]
+    o_hand, o_removed = offsets[O_HAND], offsets[O_REMOVED]
+    for k in range(NUM_KINDS):
+        vec[o_hand + k] = hands[i, seat, k] * hand_scale[k]
+        vec[o_removed + k] = removed[i, k] * removed_scale[k]
+    for row in range(n):
+        s = (seat + row) % n
+        base = offsets[O_PLAYERS] + row * TABLE_WIDTH
+        if row == 0 or not setting_up:  # nobody sees the others' up cards before all are laid
+            for k in range(NUM_KINDS):
+                vec[base + k] = ups[i, s, k] * row_scale[k]
+        vec[base + NUM_KINDS] = seats[i, s, S_HAND] * row_scale[NUM_KINDS]
+        vec[base + NUM_KINDS + 1] = seats[i, s, S_DOWN] * row_scale[NUM_KINDS + 1]
+        vec[base + NUM_KINDS + 2] = seats[i, s, S_WINS] * row_scale[NUM_KINDS + 2]
+    for slot in range(MAX_UP_DOWN):
+        if downs[i, seat, slot] != EMPTY_SLOT:
+            vec[offsets[O_DOWN_SLOTS] + slot] = 1.0
+    top = game[i, F_TOP]
+    length = game[i, F_PILE_LEN]
+    vec[offsets[O_PILE_SIZE]] = length * inv_deck
+    vec[offsets[O_RUN_LENGTH]] = top_info[top, T_RUN_LENGTH] / RUN_TO_CLEAR
+    vec[offsets[O_DIRECTION]] = game[i, F_DIRECTION]
+    vec[offsets[O_SETTING_UP]] = setting_up
+    for j in range(min(PILE_TOP_CARDS, length)):
+        vec[offsets[O_PILE_TOP] + j * NUM_KINDS + pile[i, length - 1 - j]] = 1.0
+    vec[offsets[O_PILE_VALUE] + top_info[top, T_VALUE]] = 1.0
+    vec[offsets[O_PILE_MODE] + top_info[top, T_MODE]] = 1.0
+    run_kind = top_info[top, T_RUN_KIND]
+    if run_kind >= 0:
+        vec[offsets[O_RUN_KIND] + run_kind] = 1.0
+    vec[offsets[O_TO_PLAY] + (game[i, F_CURRENT] - seat) % n] = 1.0
+
+
+@njit(cache=True, inline="always")
+def _write_mask(i, playable, game, seats, hands, ups, downs, mask):
+    """Write the legal actions of the player on turn in game ``i`` (as ``LuckyPirateEngine.legal_mask``)."""
+    row = mask[i]
+    row[:] = 0
+    if game[i, F_OVER]:
+        return
+    p = game[i, F_CURRENT]
+    if game[i, F_SETTING_UP]:
+        for k in range(NUM_KINDS):
+            if hands[i, p, k] > 0:
+                row[LAY_UP_OFFSET + k] = 1
+        return
+    if seats[i, p, S_HAND] == 0 and seats[i, p, S_UP] == 0:  # only down cards: any of them, blind
+        for slot in range(MAX_UP_DOWN):
+            if downs[i, p, slot] != EMPTY_SLOT:
+                row[DOWN_OFFSET + slot] = 1
+        return
+    from_hand = seats[i, p, S_HAND] > 0
+    top = game[i, F_TOP]
+    any_play = False
+    for k in range(NUM_KINDS):
+        if playable[top, k]:
+            copies = hands[i, p, k] if from_hand else ups[i, p, k]
+            for j in range(copies):
+                row[PLAY_OFFSET + k * MAX_COPIES + j] = 1
+                any_play = True
+    if not any_play:
+        row[PICK_UP] = 1
+
+
+@njit(cache=True, inline="always")
+def _rewards(i, n, wins_to_win, score_scale, before, seats, rewards, terminated):
+    """Game ``i``'s rewards of this step: games won (score mode) or the terminal win rewards."""
+    if score_scale > 0.0:
+        for s in range(n):
+            rewards[i, s] = (seats[i, s, S_WINS] - before[s]) * score_scale
+    elif terminated[i]:
+        winners = 0
+        for s in range(n):
+            if seats[i, s, S_WINS] >= wins_to_win:
+                winners += 1
+        if 0 < winners < n:
+            for s in range(n):
+                rewards[i, s] = 1.0 / winners if seats[i, s, S_WINS] >= wins_to_win else -1.0 / (n - winners)
+
+
+@njit(cache=True, inline="always")
+def _output(i, params, offsets, scales, inv_deck, tables, game, seats, hands, ups, downs, pile, removed, obs, mask,
+            shown):  # fmt: skip
+    """Game ``i``'s observation, mask and shown seat (the last mover once over, else the player on turn)."""
+    seat = game[i, F_CURRENT]
+    if game[i, F_OVER] and game[i, F_SHOWN] >= 0:
+        seat = game[i, F_SHOWN]
+    shown[i] = seat
+    _observe(i, seat, params, offsets, scales, inv_deck, tables[3], game, seats, hands, ups, downs, pile, removed,
+             obs)  # fmt: skip
+    _write_mask(i, tables[0], game, seats, hands, ups, downs, mask)
+
+
+@njit(cache=True)
+def reset_kernel(params, offsets, scales, inv_deck, tables, deck_cards, rng, start_state, game, seats, hands, ups,
+                 downs, pile, pile_counts, removed, obs, mask, shown, rewards, terminated, truncated):  # fmt: skip
+    """Start a new episode in every slot and write the outputs."""
+    scratch = np.empty(deck_cards.shape[0], dtype=np.int8)
+    for i in range(game.shape[0]):
+        rewards[i] = 0.0
+        _new_game(i, params, deck_cards, scratch, rng, start_state, game, seats, hands, ups, downs, pile_counts,
+                  removed, terminated, truncated)  # fmt: skip
+        _output(i, params, offsets, scales, inv_deck, tables, game, seats, hands, ups, downs, pile, removed, obs, mask,
+                shown)  # fmt: skip
+
+
+@njit(cache=True)
+def step_kernel(actions, params, score_scale, offsets, scales, inv_deck, tables, deck_cards, rng, start_state, game,
+                seats, hands, ups, downs, pile, pile_counts, removed, history, obs, mask, shown, rewards, terminated,
+                truncated):  # fmt: skip
+    """Apply one (checked, legal) action per game; a game that ended on the last step starts anew instead."""
+    n = params[P_N]
+    scratch = np.empty(deck_cards.shape[0], dtype=np.int8)
+    before = np.zeros(n, dtype=np.int64)
+    capacity = history.shape[1]
+    for i in range(game.shape[0]):
+        rewards[i] = 0.0
+        if terminated[i] or truncated[i]:
+            _new_game(i, params, deck_cards, scratch, rng, start_state, game, seats, hands, ups, downs, pile_counts,
+                      removed, terminated, truncated)  # fmt: skip
+        else:
+            for s in range(n):
+                before[s] = seats[i, s, S_WINS]
+            action = actions[i]
+            moves = game[i, F_MOVES]
+            if moves < capacity:
+                history[i, moves] = action
+            game[i, F_MOVES] = moves + 1
+            game[i, F_SHOWN] = game[i, F_CURRENT]
+            _apply(i, action, params, tables, deck_cards, scratch, rng, game, seats, hands, ups, downs, pile,
+                   pile_counts, removed, terminated, truncated)  # fmt: skip
+            _rewards(i, n, params[P_WINS_TO_WIN], score_scale, before, seats, rewards, terminated)
+        _output(i, params, offsets, scales, inv_deck, tables, game, seats, hands, ups, downs, pile, removed, obs, mask,
+                shown)  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- the backend
+class LuckyPirateBatch:
+    """The state arrays of ``num_envs`` Lucky Pirate episodes and the kernels that step them.
+
+    Built by :func:`pirate_envs.vector.make`, which checks the arguments and the actions.
+    """
+
+    ENGINE = LuckyPirateEngine
+    #: Most moves kept per episode (a one-game episode keeps its whole turn limit up to this).
+    MAX_HISTORY = 16384
+
+    def __init__(self, config: Config, reward_mode: str, num_envs: int, score_scale: float):
+        self.config = config
+        self.num_envs = num = num_envs
+        n = self.num_players = config.num_players
+        self.score_scale = float(score_scale) if reward_mode == "score" else 0.0
+        layout = build_layout(config)
+        self.offsets = np.array([layout.piece(name).start for name in _OFFSET_PIECES], dtype=np.int64)
+        encoder = LuckyPirateEncoder(layout, config)  # its float32 scales, so that the products round alike
+        players = layout["players"]
+        self.scales = (
+            encoder.scale[layout["hand"]].copy(),
+            encoder.scale[players.start : players.start + TABLE_WIDTH].copy(),
+            encoder.scale[layout["removed"]].copy(),
+        )
+        self.inv_deck = float(encoder.inv_deck)
+        self.tables = pile_tables(config.pile_rules)
+        reference = LuckyPirateEngine(config)
+        self.deck_cards = reference._deck.astype(np.int8)
+        strands = config.first_mate_only_on_captain and not config.first_mate_on_empty_pile
+        first_dealer = -1 if config.first_dealer is None else config.first_dealer
+        self.params = np.array(
+            [n, config.up_down, first_dealer, config.wins_to_win, config.choose_up_cards, config.run_clear_plays_again,
+             config.plank_plays_again, strands, config.max_turns, config.max_set_aside_games,
+             config.set_aside_dealer == "random"],
+            dtype=np.int64,
+        )  # fmt: skip
+        deck_size = len(self.deck_cards)
+        self.rng = np.zeros(num, dtype=np.uint64)
+        self.start_state = np.zeros(num, dtype=np.uint64)
+        self.game = np.zeros((num, NUM_FIELDS), dtype=np.int64)
+        self.seats = np.zeros((num, n, NUM_SEAT_FIELDS), dtype=np.int64)
+        self.hands = np.zeros((num, n, NUM_KINDS), dtype=np.int8)
+        self.ups = np.zeros((num, n, NUM_KINDS), dtype=np.int8)
+        self.downs = np.full((num, n, MAX_UP_DOWN), EMPTY_SLOT, dtype=np.int8)
+        self.pile = np.zeros((num, deck_size), dtype=np.int8)
+        self.pile_counts = np.zeros((num, NUM_KINDS), dtype=np.int8)
+        self.removed = np.zeros((num, NUM_KINDS), dtype=np.int8)
+        #: Moves kept per episode: a one-game episode's turn limit, else ``MAX_HISTORY``.
+        self.history_size = min(config.max_turns, self.MAX_HISTORY) if config.wins_to_win == 1 else self.MAX_HISTORY
+        self.history = np.zeros((num, self.history_size), dtype=np.int8)
+        self.observation = np.zeros((num, layout.size), dtype=np.float32)
+        self.action_mask = np.zeros((num, NUM_ACTIONS), dtype=np.int8)
+        self.current_player = np.zeros(num, dtype=np.int64)
+        self.rewards = np.zeros((num, n), dtype=np.float32)
+        self.terminated = np.zeros(num, dtype=np.bool_)
+        self.truncated = np.zeros(num, dtype=np.bool_)
+
+    def _state(self) -> tuple[Any, ...]:
+        return (self.offsets, self.scales, self.inv_deck, self.tables, self.deck_cards, self.rng, self.start_state,
+                self.game, self.seats, self.hands, self.ups, self.downs, self.pile, self.pile_counts,
+                self.removed)  # fmt: skip
+
+    def _outputs(self) -> tuple[np.ndarray, ...]:
+        return (self.observation, self.action_mask, self.current_player, self.rewards, self.terminated,
+                self.truncated)  # fmt: skip
+
+    def reset(self, rng_states: np.ndarray) -> None:
+        """Start a new episode in every slot, game ``i`` drawing from the stream seeded by ``rng_states[i]``."""
+        self.rng[:] = rng_states
+        reset_kernel(self.params, *self._state(), *self._outputs())
+
+    def step(self, actions: np.ndarray) -> None:
+        """Apply ``actions`` (``int64``, checked legal for every game that has not ended)."""
+        step_kernel(actions, self.params, self.score_scale, *self._state(), self.history, *self._outputs())
+
+    def reset_options(self, index: int) -> dict[str, Any]:
+        """No options: :meth:`reference_engine` draws game ``index``'s dealers and deals itself."""
+        return {}
+
+    def moves(self, index: int) -> list[int]:
+        """The actions of game ``index`` so far, in order (``RuntimeError`` past ``history_size``)."""
+        made = int(self.game[index, F_MOVES])
+        if made > self.history_size:
+            raise RuntimeError(
+                f"game {index} has made {made} moves; only the first {self.history_size} are kept, so it cannot be "
+                "replayed"
+            )
+        return self.history[index, :made].tolist()
+
+    def reference_engine(self, index: int) -> StreamLuckyPirateEngine:
+        """A reference engine whose ``reset`` starts game ``index`` with its very dealers and deals."""
+        return StreamLuckyPirateEngine(self.config, LuckyPirateStream(int(self.start_state[index])))
+
+
+__all__ = ["LuckyPirateBatch", "LuckyPirateStream", "StreamLuckyPirateEngine", "pile_tables"]

@@ -1,0 +1,178 @@
+"""The batched Lucky Pirate kernels against the AEC env, step by step.
+
+Every game of a batch is mirrored by a raw AEC env whose engine is ``venv.reference_engine(i)``
+(the reference engine dealing from game ``i``'s stream): the same dealers and deals, the later
+games of a tournament included. Uniform random legal play drives both, and after every step the
+observation, the mask, the seat shown, every seat's reward and the ends must be identical;
+``engine(i)`` must reproduce the AEC env's engine. Each test also counts what it went through
+(set-up moves, blind down cards, set-aside games and why, truncations and why) and asserts that
+the feature it is about was exercised.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import pytest
+
+import pirate_envs
+
+pytest.importorskip("numba")
+
+from pirate_envs import vector
+from pirate_envs.lucky_pirate.actions import DOWN_OFFSET, LAY_UP_OFFSET, PICK_UP
+from pirate_envs.lucky_pirate.batched import LuckyPirateStream, StreamLuckyPirateEngine, pile_tables
+from pirate_envs.lucky_pirate.cards import CAPTAIN, FIRST_MATE, PORTHOLE
+from pirate_envs.lucky_pirate.engine import Config
+from pirate_envs.lucky_pirate.rules import EMPTY_TOP, Mode, PileRules, PileTop, can_play, place
+from tests.vector.test_lockstep import _compare, _compare_engine, _start
+
+ENV_ID = "lucky_pirate_v0"
+
+
+def play_lockstep(num_envs: int, episodes: int, seed: int, **env_kwargs: Any) -> Counter:
+    """Play at least ``episodes`` episodes in lockstep; the counts of what was seen.
+
+    Counted: ``episodes``, ``won`` (terminated), ``truncated: <reason>``, ``set aside: <reason>``,
+    ``games won`` (also inside tournaments), ``steps``, ``lay_up``, ``down`` (blind down cards),
+    ``engine_checks``.
+    """
+    venv = vector.make(ENV_ID, num_envs, seed=seed, **env_kwargs)
+    envs = [pirate_envs.make(ENV_ID, raw=True, **env_kwargs) for _ in range(num_envs)]
+    venv.reset()
+    for i, env in enumerate(envs):
+        _start(venv, env, i)
+        _compare(venv, env, i, 0)
+    rng = np.random.default_rng(seed)
+    counts: Counter = Counter()
+    batch_steps = 0
+    while counts["episodes"] < episodes:
+        ended = venv.terminated | venv.truncated
+        actions = vector.random_legal_actions(venv.action_mask, rng)
+        venv.step(actions)
+        batch_steps += 1
+        for i, env in enumerate(envs):
+            if ended[i]:
+                _start(venv, env, i)
+            else:
+                game = env.game
+                aside, wins = len(game.set_aside_games), int(game.wins.sum())
+                action = int(actions[i])
+                env.step(action)
+                counts["steps"] += 1
+                counts["lay_up"] += action >= LAY_UP_OFFSET
+                counts["down"] += DOWN_OFFSET <= action < PICK_UP
+                counts["games won"] += int(game.wins.sum()) - wins
+                for reason in game.set_aside_games[aside:]:
+                    counts[f"set aside: {reason}"] += 1
+            _compare(venv, env, i, batch_steps)
+            if venv.truncated[i]:
+                counts[f"truncated: {env.game.truncation_reason}"] += 1
+        counts["episodes"] += int(np.count_nonzero(venv.terminated | venv.truncated))
+        counts["won"] += int(np.count_nonzero(venv.terminated))
+        if venv.terminated[0] or rng.random() < 0.05:  # the rebuilt engine, now and then
+            i = 0 if venv.terminated[0] else int(rng.integers(num_envs))
+            _compare_engine(venv, envs[i], i)
+            counts["engine_checks"] += 1
+    return counts
+
+
+@pytest.mark.parametrize("reward_mode", ["win", "score"])
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
+def test_lockstep_default_game(num_players: int, reward_mode: str) -> None:
+    counts = play_lockstep(8, 12, seed=300 + num_players, num_players=num_players, reward_mode=reward_mode)
+    assert counts["episodes"] >= 12 and counts["won"] > 0 and counts["down"] > 0 and counts["engine_checks"] > 0
+
+
+@pytest.mark.parametrize("reward_mode", ["win", "score"])
+def test_lockstep_turn_limit_truncates(reward_mode: str) -> None:
+    counts = play_lockstep(8, 24, seed=11, num_players=3, max_turns=60, first_dealer=2, reward_mode=reward_mode)
+    assert counts["truncated: turn limit"] > 0 and counts["won"] > 0
+
+
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_lockstep_old_first_mate_ruling_strands(num_players: int) -> None:
+    """Under ``first_mate_only_on_captain`` games strand and are truncated at once, in both engines."""
+    counts = play_lockstep(8, 16, seed=20 + num_players, num_players=num_players, first_mate_only_on_captain=True,
+                           reward_mode="score")  # fmt: skip
+    assert counts["truncated: stranded First Mates"] > 0 and counts["won"] > 0
+
+
+@pytest.mark.parametrize("reward_mode", ["win", "score"])
+def test_lockstep_tournaments_set_games_aside(reward_mode: str) -> None:
+    """First to 2 wins: games set aside by the guard and by stranding, the set-aside limit, a random dealer."""
+    counts = play_lockstep(8, 10, seed=31, num_players=2, wins_to_win=2, max_turns=200, max_set_aside_games=2,
+                           first_mate_only_on_captain=True, set_aside_dealer="random",
+                           reward_mode=reward_mode)  # fmt: skip
+    assert counts["set aside: turn limit"] > 0 and counts["set aside: stranded First Mates"] > 0
+    assert counts["truncated: set-aside game limit"] > 0 and counts["won"] > 0
+    assert counts["games won"] > counts["won"]  # tournament games won before the last
+
+
+def test_lockstep_pile_options_and_a_chosen_set_up() -> None:
+    """Every pile option away from its default, up cards laid in a set-up phase, a short deck."""
+    deck = {**{str(v): 3 for v in range(1, 9)}, "captain": 3, "kraken": 2, "first_mate": 3, "porthole": 3,
+            "walk_the_plank": 2, "mermaid": 1, "parrot": 1, "reverse": 3, "skip": 3}  # fmt: skip
+    counts = play_lockstep(8, 12, seed=41, num_players=4, deck=deck, choose_up_cards=True,
+                           first_mate_only_on_captain=True, first_mate_on_empty_pile=True,
+                           porthole_on_empty_pile=False, reverse_skip_value="reset", captain_counts_in_runs=False,
+                           run_clear_plays_again=False, plank_plays_again=False, wins_to_win=2,
+                           reward_mode="score")  # fmt: skip
+    assert counts["lay_up"] > 0 and counts["games won"] > 0
+
+
+def test_lockstep_set_up_phase_default_pile_rules() -> None:
+    counts = play_lockstep(8, 12, seed=43, num_players=5, choose_up_cards=True)
+    assert counts["lay_up"] > 0 and counts["won"] > 0
+
+
+def test_pile_tables_are_the_reference_rules() -> None:
+    """The tables answer ``can_play`` and ``place`` as the reference does, on tops reached by play."""
+    rules = PileRules(first_mate_only_on_captain=True, reverse_skip_value="reset")
+    playable, next_top, clears, top_info = pile_tables(rules)
+    assert tuple(top_info[0]) == (0, Mode.NORMAL, -1, 0)  # row 0: the empty pile
+    assert playable[0, PORTHOLE] == 1 and playable[0, FIRST_MATE] == 0
+    captain_row = next_top[0, CAPTAIN, 0]  # one Captain on the empty pile
+    assert tuple(top_info[captain_row]) == (9, Mode.CAPTAIN, CAPTAIN, 1)
+    assert np.flatnonzero(playable[captain_row]).tolist() == [FIRST_MATE, PORTHOLE]
+    assert clears[0, CAPTAIN, 2] == 1  # three Captains in one set clear
+    tops = [EMPTY_TOP, PileTop(9, Mode.CAPTAIN, CAPTAIN, 1), PileTop(0, Mode.FREE)]
+    for top in tops:
+        row = next(r for r in range(len(top_info)) if tuple(top_info[r]) == (top.value, top.mode, top.run_kind,
+                                                                             top.run_length) and (r == 0) == top.empty)
+        for kind in range(len(playable[0])):
+            assert playable[row, kind] == can_play(kind, top, rules)
+            new, cleared = place(top, kind, 2, rules)
+            assert clears[row, kind, 1] == cleared
+            assert tuple(top_info[next_top[row, kind, 1]]) == (new.value, new.mode, new.run_kind, new.run_length)
+
+
+def test_stream_engine_draws_the_dealer_then_the_deal() -> None:
+    """The reference engine on a stream: the dealer is its first draw, the deck order the next ones."""
+    config = Config(num_players=3)
+    engine = StreamLuckyPirateEngine(config, LuckyPirateStream(12345))
+    engine.reset()
+    stream = LuckyPirateStream(12345)
+    dealer = stream.integers(3)
+    cards = stream.permutation(engine._deck)
+    assert engine.dealer == dealer and engine.current_player == (dealer + 1) % 3
+    first_seat = (dealer + 1) % 3
+    assert engine.downs[first_seat] == cards[0::3][:4].tolist()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("reward_mode", ["win", "score"])
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
+def test_lockstep_long(num_players: int, reward_mode: str) -> None:
+    counts = play_lockstep(32, 400, seed=3000 + num_players, num_players=num_players, reward_mode=reward_mode)
+    assert counts["episodes"] >= 400
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_lockstep_long_tournaments_old_ruling(num_players: int) -> None:
+    counts = play_lockstep(32, 100, seed=4000 + num_players, num_players=num_players, wins_to_win=3,
+                           first_mate_only_on_captain=True, max_turns=300, reward_mode="score")  # fmt: skip
+    assert counts["episodes"] >= 100
