@@ -4,7 +4,8 @@ Names: ``random``; ``heuristic`` (the game's honest heuristic); ``oracle`` (Pira
 exact one-turn dynamic programme); ``ppo:<shipped name or path>`` (a trained
 policy from a data-only agent file, loaded without running code; masked argmax;
 ``ppo:<...>#sample`` samples it; see ``agents.policy_agent`` and ``agents.checkpoint``);
-``mcts`` / ``mcts:<simulations>`` (information-set tree search over the env's game, see ``agents.search``).
+``mcts`` / ``mcts:<simulations>`` / ``mcts:<simulations>:random`` (information-set tree search over the
+env's game, heuristic or random rollouts; see ``agents.search``).
 
 Every agent plays every player count of its game except a trained one, which plays the counts
 in its header: ``agent_player_counts("ppo:skull_king_v0", "skull_king_v0")``. At a table it

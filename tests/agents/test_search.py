@@ -13,6 +13,7 @@ from agents.registry import agent_names, make_agent
 from agents.search import (
     DEFAULT_SIMULATIONS,
     CanonicalDraws,
+    ScoreChanges,
     SearchAgent,
     clone_state,
     parse_mcts_name,
@@ -181,3 +182,26 @@ def test_clone_state_plays_on_like_the_original(env_id):
             for twin in twins:
                 twin.apply(action)
         assert env.game.render() == before
+
+
+class FakeWorld:
+    """A stand-in for an engine: fixed scores and an end flag."""
+
+    def __init__(self, scores, done=False):
+        self._scores, self.done = np.array(scores, dtype=float), done
+
+    def scores(self):
+        return self._scores
+
+
+def test_rollouts_stop_after_the_horizon_of_score_changes():
+    horizon = ScoreChanges([0.0, 0.0], limit=2)
+    assert not horizon.over(FakeWorld([0, 0]))  # nothing scored yet
+    assert not horizon.over(FakeWorld([5, 0]))  # one change
+    assert not horizon.over(FakeWorld([5, 0]))  # the same scores: still one
+    assert horizon.over(FakeWorld([5, 3]))  # two changes
+    assert ScoreChanges([0.0], limit=None).over(FakeWorld([9], done=True))
+    assert not ScoreChanges([0.0], limit=None).over(FakeWorld([9]))
+    env = pirate_envs.make("piratenpoker_v0", raw=True)
+    assert make_agent("mcts", "piratenpoker_v0", env=env).horizon == 3
+    assert make_agent("mcts", "skull_king_v0", env=pirate_envs.make("skull_king_v0", raw=True)).horizon == 1
