@@ -31,7 +31,7 @@ An env whose layout gained pieces still runs an agent as long as every piece of 
 An agent trained with the env option ``table_layout="max"`` (its layout ends in ``seat_present``)
 also plays an env of the default ``"seated"`` layout at any of its ``player_counts``: its
 per-player rows are filled from the seated rows, absent seats with zeros, ``seat_present`` with
-one per player.
+one per player; and a seated agent plays a ``"max"`` env at its table size (the players' rows).
 """
 
 from __future__ import annotations
@@ -252,13 +252,15 @@ def input_index(
     the same shape; pieces the env added are left out. An agent of the ``"max"`` table layout on
     a seated env of ``num_players`` seats reads each per-player piece's ``num_players`` rows and
     a constant for the rest (:data:`~agents.policy_agent.ZERO_INPUT` for absent rows,
-    :data:`~agents.policy_agent.ONE_INPUT` for the present flags; see ``MlpPolicy.input_index``).
+    :data:`~agents.policy_agent.ONE_INPUT` for the present flags; see ``MlpPolicy.input_index``);
+    a seated agent on a ``"max"`` env of its own table size reads the players' rows.
     """
     trained = header["observation_layout"]
     if layout_pieces(layout) == trained:
         return None
     names = [name for name, _ in trained]
     padded = SEAT_PRESENT in names and SEAT_PRESENT not in layout and num_players is not None
+    cropped = SEAT_PRESENT in layout and SEAT_PRESENT not in names and num_players is not None
     problems, parts = [], []
     for name, shape in trained:
         if padded and name == SEAT_PRESENT:
@@ -271,6 +273,8 @@ def input_index(
             rows = np.full(math.prod(shape), ZERO_INPUT)  # absent seats' rows
             rows[: layout.piece(name).size] = np.arange(layout[name].start, layout[name].stop)
             parts.append(rows)
+        elif cropped and list(layout.piece(name).shape[1:]) == shape[1:] and shape[0] == num_players:
+            parts.append(np.arange(layout[name].start, layout[name].start + math.prod(shape)))  # the players' rows
         else:
             problems.append(f"{name!r} has shape {tuple(layout.piece(name).shape)}, the agent's {tuple(shape)}")
     if problems:
