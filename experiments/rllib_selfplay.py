@@ -51,7 +51,7 @@ class Args:
     """Multi-agent self-play of one pirate env on Ray RLlib (see the module docstring)."""
 
     env_id: str = field(default="piraten_kapern_v0", metadata={"help": f"one of {list(pirate_envs.ENV_IDS)}"})
-    num_players: int | None = field(default=None, metadata={"help": "table size (default: the game's default)"})
+    num_players: int | None = field(default=None, metadata={"help": "table size (None: the game's default)"})
     iterations: int = field(default=10, metadata={"help": "RLlib training iterations"})
     out: str = field(default="runs/rllib", metadata={"help": "output folder (progress.csv, config.json, agent.npz)"})
     seed: int = field(default=0, metadata={"help": "seed of the envs, the seating and torch"})
@@ -89,6 +89,10 @@ def check_args(args: Args) -> tuple[dict[str, float], dict[str, Any]]:
             fail(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
     if args.num_env_runners < 0 or args.envs_per_env_runner < 1 or args.num_cpus < 1:
         fail("--num-env-runners must be >= 0, --envs-per-env-runner and --num-cpus >= 1")
+    if not args.hidden or min(args.hidden) < 1:
+        fail(f"--hidden sizes must be >= 1, got {args.hidden}")
+    if args.lr <= 0 or args.entropy_coeff < 0:
+        fail(f"--lr must be > 0 and --entropy-coeff >= 0, got {args.lr} and {args.entropy_coeff}")
     if args.reward_mode not in ("win", "score"):
         fail(f"--reward-mode {args.reward_mode!r} is not valid; expected win or score")
     env_kwargs = {} if args.num_players is None else {"num_players": args.num_players}

@@ -86,6 +86,7 @@ def test_bad_command_line_values_exit_2_before_ray_starts(capsys):
         (["--env-id", "skull_king_v0", "--opponents", "heuristc:0.5"], "heuristc"),
         (["--env-id", "piratenpoker_v0", "--num-players", "2"], "num_players"),
         (["--iterations", "0"], "--iterations must be >= 1, got 0"),
+        (["--hidden", "64", "0"], "--hidden sizes must be >= 1, got [64, 0]"),
     ]:
         with pytest.raises(SystemExit) as stop:
             rllib_selfplay.main(argv)
