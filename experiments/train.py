@@ -557,7 +557,6 @@ def resumed_args(args: TrainArgs, given: set[str]) -> TrainArgs:
     saved = json.loads((Path(args.resume) / "config.json").read_text())
     names = {f.name for f in dataclasses.fields(TrainArgs)}
     resumed = TrainArgs(**{k: v for k, v in saved.items() if k in names})
-    resumed.num_players = table_sizes(resumed)  # a config saved before several sizes held one integer
     if "total_timesteps" in given:
         resumed.total_timesteps = args.total_timesteps
     resumed.resume, resumed.progress, resumed.max_wall_s = args.resume, args.progress, args.max_wall_s
@@ -578,7 +577,8 @@ def prepare_run(args: TrainArgs, given: set[str]) -> tuple[TrainArgs, Path]:
         for events in run_dir.glob("events.out.tfevents.*"):
             events.unlink()
     run_dir.mkdir(parents=True, exist_ok=True)
-    args = dataclasses.replace(args, num_players=table_sizes(args))
+    sizes = table_sizes(args)  # config.json keeps one size as an integer, as readers of runs expect
+    args = dataclasses.replace(args, num_players=sizes[0] if len(sizes) == 1 else sizes)  # type: ignore[arg-type]
     return args, run_dir
 
 
