@@ -2,10 +2,11 @@
 
 Games covered
 -------------
-``skull_king_v0`` (2..6 players), ``piraten_kapern_v0`` (2..5 players) and ``lucky_pirate_v0``
-(2..6 players, tournaments, both First Mate rulings), each with every option of its env and
-both reward modes. ``piratenpoker_v0`` is not covered yet: ``make`` raises a ``ValueError``
-naming the covered ids; play it through :func:`pirate_envs.make`.
+``skull_king_v0`` (2..6 players), ``piraten_kapern_v0`` (2..5 players), ``lucky_pirate_v0``
+(2..6 players, tournaments, both First Mate rulings) and ``piratenpoker_v0`` (3..5 players, every
+ruling option), each with every option of its env and both reward modes, except the observation
+option ``table_layout="max"``: covered for ``piratenpoker_v0`` only (``make`` raises a
+``ValueError`` for it with the other ids).
 
 Install the ``fast`` extra (numba): ``pip install -e ".[fast]"``. ``import pirate_envs`` and
 ``import pirate_envs.vector`` import no numba and compile nothing; :func:`make` imports the
@@ -70,7 +71,8 @@ engine's ``deals`` option). Kapern draws its deck shuffles and dice as the game 
 order its reference engine asks for them; ``reference_engine(i)`` is that engine drawing from a
 Python copy of game ``i``'s stream (``pirate_envs.piraten_kapern.batched``). Lucky Pirate
 likewise draws its dealers and deals as the episode goes, a tournament's later games included
-(``pirate_envs.lucky_pirate.batched``).
+(``pirate_envs.lucky_pirate.batched``), and Piratenpoker its deck, loot stacks and reshuffles of the
+played cards (``pirate_envs.piratenpoker.batched``).
 
 How it is checked
 -----------------
@@ -100,6 +102,7 @@ _BACKENDS: dict[str, tuple[str, str]] = {
     "skull_king_v0": ("pirate_envs.skull_king.batched", "SkullKingBatch"),
     "piraten_kapern_v0": ("pirate_envs.piraten_kapern.batched", "KapernBatch"),
     "lucky_pirate_v0": ("pirate_envs.lucky_pirate.batched", "LuckyPirateBatch"),
+    "piratenpoker_v0": ("pirate_envs.piratenpoker.batched", "PiratenpokerBatch"),
 }
 COVERED_ENV_IDS: tuple[str, ...] = tuple(_BACKENDS)
 
@@ -193,7 +196,17 @@ class VectorEnv:
             raise ImportError('the batched engine needs numba: pip install -c constraints.txt -e ".[fast]"')
         module_name, class_name = _BACKENDS[env_id]
         backend_cls = getattr(importlib.import_module(module_name), class_name)
-        self._backend = backend_cls(self.config, self.reward_mode, self.num_envs, self._env.SCORE_SCALE)
+        table_layout = getattr(self._env, "table_layout", "seated")
+        covered_layouts = getattr(backend_cls, "TABLE_LAYOUTS", ("seated",))
+        if table_layout not in covered_layouts:
+            raise ValueError(
+                f"table_layout={table_layout!r} is not covered by the batched {env_id} yet; "
+                f"expected one of {list(covered_layouts)}"
+            )
+        layout_kwargs = {"table_layout": table_layout} if len(covered_layouts) > 1 else {}
+        self._backend = backend_cls(
+            self.config, self.reward_mode, self.num_envs, self._env.SCORE_SCALE, **layout_kwargs
+        )
         self._index = np.arange(self.num_envs)
         self._has_reset = False
 

@@ -1,0 +1,886 @@
+"""Piratenpoker for the batched engine: numba kernels that step many games held in arrays.
+
+This module is the Piratenpoker backend of :mod:`pirate_envs.vector` (read that page first); it
+imports numba, so only ``pirate_envs.vector.make`` imports it. The reference engine
+(:class:`~pirate_envs.piratenpoker.engine.PiratenpokerEngine`) decides the rules; the kernels
+here mirror it step by step (the bids built card by card, the reveal and its tie rules, the
+three rounds, the gifts, the refills and reshuffles, the end when a stack is empty and the
+``max_games`` guard), and the lockstep tests compare every observation, mask, reward and end
+with the AEC env. Any difference is a bug of this module. The card tables (values, colours,
+loot points, sharks, negative kinds) come from the reference modules.
+
+Randomness: game ``i`` draws from its own splitmix64 stream, in the order the reference engine
+asks for it: the shuffle of the poker deck, then of each loot stack (green, red, yellow), then
+every reshuffle of the played cards into a new draw pile (each a Fisher-Yates shuffle from the
+end of the list down, as ``SplitMix64Stream.shuffle``). :class:`StreamPiratenpokerEngine` is the
+reference engine whose ``permutation`` calls draw from a Python copy of that stream, started
+from the state at the start of game ``i`` (``start_state[i]``): it deals exactly game ``i``'s
+cards. ``engine(i)`` replays the game's moves on it; the first ``PiratenpokerBatch.HISTORY_SIZE``
+moves of a game are kept (a longer game cannot be rebuilt, and ``engine(i)`` says so).
+
+State of game ``i``: ``game[i, F_*]`` (round, phase, seat on turn, chooser, pending loot, may
+give to himself, gifts made, games played, last winner and round, cards in the draw pile,
+moves made, the seat shown after the end); ``seats[i, s, S_*]`` (cards in hand, cards in the
+unrevealed bid, committed, passed, Pass available, passed in the last reveal, score);
+``hands``, ``bids``, ``last_bids`` and ``displayed`` (counts per kind, per seat); ``discard``;
+``draw[i, :len]`` (the top is the end); ``face_up``; ``stacks[i, c, :stack_len[i, c]]`` (front
+indices, top first).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from pirate_envs.core.observation import SEAT_PRESENT, TABLE_LAYOUTS, max_table_layout
+from pirate_envs.piraten_kapern.batched import SplitMix64Stream
+from pirate_envs.piratenpoker import actions as _actions
+from pirate_envs.piratenpoker import cards as _cards
+from pirate_envs.piratenpoker.engine import (
+    BELOW_DECK_ROUND,
+    LOOT_ROUND,
+    NUM_PHASES,
+    OVERBOARD_ROUND,
+    ROUNDS_PER_GAME,
+    Config,
+    Phase,
+    PiratenpokerEngine,
+)
+from pirate_envs.piratenpoker.observation import build_layout, largest_layout, piece_scales
+from pirate_envs.piratenpoker.rules import MAX_PLAYERS
+from pirate_envs.skull_king.batched import random_below
+
+# ----------------------------------------------------------------------------- constants (checked below)
+NUM_COLOURS = 3
+NUM_KINDS = 24  # poker kinds, and displayed loot kinds
+NUM_FRONTS = 4
+DECK_SIZE = 84
+MAX_HAND = 6
+BACK_SIDE = 1
+COLOUR_MULTIPLIER = 2
+SET_SIZE = 3
+SET_BONUS = 5
+ADD, COMMIT, PASS, LOOT, GIVE, KEEP, RECIPIENT, NUM_ACTIONS = 0, 24, 25, 26, 29, 38, 39, 44
+PHASE_BID, PHASE_PICK_LOOT, PHASE_GIFT, PHASE_RECIPIENT, PHASE_OVER = 0, 1, 2, 3, 4
+ROUND_OVERBOARD, ROUND_BELOW_DECK, ROUND_LOOT = 0, 1, 2
+#: Base of a bid's strength key: card values (doubled: up to 16) are its digits.
+_DIGIT = 17
+
+_EXPECTED = {
+    "cards.NUM_COLOURS": (NUM_COLOURS, _cards.NUM_COLOURS),
+    "cards.NUM_POKER_KINDS": (NUM_KINDS, _cards.NUM_POKER_KINDS),
+    "cards.NUM_DISPLAYED_KINDS": (NUM_KINDS, _cards.NUM_DISPLAYED_KINDS),
+    "cards.NUM_FRONTS": (NUM_FRONTS, _cards.NUM_FRONTS),
+    "cards.DECK_SIZE": (DECK_SIZE, _cards.DECK_SIZE),
+    "cards.HAND_SIZE": (MAX_HAND, _cards.HAND_SIZE),
+    "cards.BACK_SIDE": (BACK_SIDE, _cards.BACK_SIDE),
+    "cards.COLOUR_MULTIPLIER": (COLOUR_MULTIPLIER, _cards.COLOUR_MULTIPLIER),
+    "cards.SET_SIZE": (SET_SIZE, _cards.SET_SIZE),
+    "cards.SET_BONUS": (SET_BONUS, _cards.SET_BONUS),
+    "cards.MAX_VALUE": (_DIGIT - 1, _cards.MAX_VALUE * _cards.COLOUR_MULTIPLIER),
+    "cards.displayed_kind": (
+        [c * 2 * NUM_FRONTS + s * NUM_FRONTS + f for c in range(3) for s in range(2) for f in range(NUM_FRONTS)],
+        [_cards.displayed_kind(c, s, f) for c in range(3) for s in range(2) for f in range(NUM_FRONTS)],
+    ),
+    "actions offsets": (
+        (ADD, COMMIT, PASS, LOOT, GIVE, KEEP, RECIPIENT, NUM_ACTIONS),
+        tuple(getattr(_actions, name) for name in ("ADD", "COMMIT", "PASS", "LOOT", "GIVE", "KEEP", "RECIPIENT",
+                                                    "NUM_ACTIONS")),
+    ),
+    "engine.Phase": (
+        (PHASE_BID, PHASE_PICK_LOOT, PHASE_GIFT, PHASE_RECIPIENT, PHASE_OVER, NUM_PHASES),
+        (Phase.BID, Phase.PICK_LOOT, Phase.GIFT, Phase.RECIPIENT, Phase.OVER, 4),
+    ),
+    "engine rounds": (
+        (ROUND_OVERBOARD, ROUND_BELOW_DECK, ROUND_LOOT, 3),
+        (OVERBOARD_ROUND, BELOW_DECK_ROUND, LOOT_ROUND, ROUNDS_PER_GAME),
+    ),
+}
+_MISMATCHED = [name for name, (mine, reference) in _EXPECTED.items() if mine != reference]
+if _MISMATCHED:
+    raise RuntimeError(f"the batched Piratenpoker kernels are out of date with the reference: {_MISMATCHED} changed")
+
+# Per-game scalar fields: columns of the ``game`` array.
+(
+    F_ROUND,
+    F_PHASE,
+    F_CURRENT,
+    F_CHOOSER,
+    F_PENDING,
+    F_MAY_SELF,
+    F_GIFTS,
+    F_GAMES,
+    F_LAST_WINNER,
+    F_LAST_ROUND,
+    F_DRAW_LEN,
+    F_MOVES,
+    F_SHOWN,
+) = range(13)
+NUM_FIELDS = 13
+# Per-seat fields: the last axis of the ``seats`` array.
+S_HAND_SIZE, S_BID_LEN, S_COMMITTED, S_PASSED, S_PASS_AVAILABLE, S_LAST_PASSED, S_SCORE = range(7)
+NUM_SEAT_FIELDS = 7
+# Options: entries of the ``options`` array handed to the kernels.
+(
+    C_PLAYERS,
+    C_HAND_SIZE,
+    C_MAX_GAMES,
+    C_OVERBOARD_ANY,
+    C_BELOW_DECK_GIFTS,
+    C_TIED_UNDER_STACK,
+    C_PASS_SITS_OUT,
+    C_PASS_CAN_WIN,
+    C_LOOT_PER_COLOUR,
+) = range(9)
+# Rule tables: rows of the ``tables`` array handed to the kernels (see ``_rule_tables``).
+T_VALUE, T_COLOUR, T_POINTS, T_SHARK, T_FRONT_GROUP, T_POINT_RANK, T_NEGATIVE = range(7)
+# Steps of the game flow run by ``_advance`` (the reference's chain of calls, as a loop).
+DO_START_GAME, DO_START_ROUND, DO_NEXT_BIDDER = 0, 1, 2
+
+# Observation pieces: entries of the ``offsets`` and ``scales`` arrays handed to the kernels.
+_OFFSET_PIECES = (
+    "hand",
+    "bid",
+    "own_status",
+    "phase",
+    "round",
+    "chooser",
+    "pending",
+    "face_up",
+    "stack_tops",
+    "last_winner",
+    "last_round",
+    "stack_sizes",
+    "stack_contents",
+    "draw_size",
+    "scores",
+    "pass_available",
+    "hand_sizes",
+    "last_passed",
+    "games_played",
+    "discard",
+    "displayed",
+    "last_bids",
+)
+(
+    O_HAND,
+    O_BID,
+    O_STATUS,
+    O_PHASE,
+    O_ROUND,
+    O_CHOOSER,
+    O_PENDING,
+    O_FACE_UP,
+    O_STACK_TOPS,
+    O_LAST_WINNER,
+    O_LAST_ROUND,
+    O_STACK_SIZES,
+    O_STACK_CONTENTS,
+    O_DRAW_SIZE,
+    O_SCORES,
+    O_PASS_AVAILABLE,
+    O_HAND_SIZES,
+    O_LAST_PASSED,
+    O_GAMES,
+    O_DISCARD,
+    O_DISPLAYED,
+    O_LAST_BIDS,
+) = range(len(_OFFSET_PIECES))
+O_SEAT_PRESENT = len(_OFFSET_PIECES)  # -1 in the seated layout
+
+
+# ----------------------------------------------------------------------------- tables from the reference
+def _rule_tables() -> np.ndarray:
+    """The card tables of the reference, one row each (``T_*``), as ``int64``.
+
+    Poker kind ``k``: ``value``, ``colour``. Displayed kind ``k``: ``points``, ``shark``,
+    ``front_group`` (the index of its front value among the fronts' values, -1 for a back: sets
+    of three equal fronts count colour-blind), ``point_rank`` (rank of its points among the
+    distinct points, highest first: the final ranking's tie-break) and ``negative`` (the give
+    actions' kinds in order, padded with -1).
+    """
+    points = list(_cards.DISPLAYED_POINTS)
+    front_values = sorted({p for p, front in zip(points, _cards.IS_FRONT) if front})
+    distinct = sorted(set(points), reverse=True)
+    negative = list(_cards.NEGATIVE_KINDS) + [-1] * (NUM_KINDS - len(_cards.NEGATIVE_KINDS))
+    return np.array(
+        [
+            _cards.KIND_VALUE,
+            _cards.KIND_COLOUR,
+            points,
+            [int(s) for s in _cards.IS_SHARK],
+            [front_values.index(p) if front else -1 for p, front in zip(points, _cards.IS_FRONT)],
+            [distinct.index(p) for p in points],
+            negative,
+        ],
+        dtype=np.int64,
+    )
+
+
+# ----------------------------------------------------------------------------- the reference on the stream
+class PermutationStream(SplitMix64Stream):
+    """A batched game's stream with the ``permutation`` that the reference engine asks its generator for."""
+
+    def permutation(self, items: Any) -> np.ndarray:
+        """``items`` shuffled as the kernels shuffle (``SplitMix64Stream.shuffle``), as an ``int64`` array."""
+        shuffled = [int(x) for x in items]
+        self.shuffle(shuffled)
+        return np.array(shuffled, dtype=np.int64)
+
+
+class StreamPiratenpokerEngine(PiratenpokerEngine):
+    """The reference engine dealing from a batched game's stream: every ``reset`` starts that very game.
+
+    Only the source of randomness differs (``reset`` ignores the generator it is given and
+    draws from a fresh :class:`PermutationStream` at ``start_state``); every rule is
+    :class:`PiratenpokerEngine`'s.
+    """
+
+    def __init__(self, config: Config, start_state: int):
+        self.start_state = int(start_state)
+        super().__init__(config)
+
+    def reset(self, rng: Any = None, options: Any = None) -> None:
+        super().reset(PermutationStream(self.start_state), options)  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------------------- kernels: chance
+@njit(cache=True, inline="always")
+def _shuffle(rng, i, items, length):
+    """Shuffle ``items[:length]`` in place from game ``i``'s stream (as ``SplitMix64Stream.shuffle``)."""
+    for j in range(length - 1, 0, -1):
+        r = random_below(rng, i, j + 1)
+        item = items[j]
+        items[j] = items[r]
+        items[r] = item
+
+
+@njit(cache=True, inline="always")
+def _draw_card(i, rng, game, draw, discard):
+    """The top card of game ``i``'s draw pile, first refilled from the shuffled discard if empty; -1: none."""
+    length = game[i, F_DRAW_LEN]
+    if length == 0:
+        for k in range(NUM_KINDS):
+            for _ in range(discard[i, k]):
+                draw[i, length] = k
+                length += 1
+            discard[i, k] = 0
+        _shuffle(rng, i, draw[i], length)
+        if length == 0:
+            return -1
+    length -= 1
+    game[i, F_DRAW_LEN] = length
+    return draw[i, length]
+
+
+# ----------------------------------------------------------------------------- kernels: scoring
+@njit(cache=True, inline="always")
+def _final_score(i, s, tables, displayed):
+    """Seat ``s``'s total of displayed loot with the set bonuses (as ``rules.final_score``)."""
+    total = 0
+    sharks = 0
+    fronts = np.zeros(NUM_FRONTS, dtype=np.int64)
+    for k in range(NUM_KINDS):
+        count = displayed[i, s, k]
+        if count:
+            total += tables[T_POINTS, k] * count
+            if tables[T_SHARK, k]:
+                sharks += count
+            elif tables[T_FRONT_GROUP, k] >= 0:
+                fronts[tables[T_FRONT_GROUP, k]] += count
+    sets = sharks // SET_SIZE
+    for f in range(NUM_FRONTS):
+        sets += fronts[f] // SET_SIZE
+    return total + SET_BONUS * sets
+
+
+@njit(cache=True, inline="always")
+def _rescore(i, s, tables, seats, displayed):
+    seats[i, s, S_SCORE] = _final_score(i, s, tables, displayed)
+
+
+@njit(cache=True, inline="always")
+def _rank_keys(i, n, tables, seats, displayed, keys):
+    """``keys[s]``: the final score, then how many loot cards of each point value, highest first."""
+    keys[:] = 0
+    for s in range(n):
+        keys[s, 0] = seats[i, s, S_SCORE]
+        for k in range(NUM_KINDS):
+            keys[s, 1 + tables[T_POINT_RANK, k]] += displayed[i, s, k]
+
+
+@njit(cache=True, inline="always")
+def _key_compare(keys, a, b):
+    """-1, 0 or 1 as seat ``a``'s rank key is below, equal to or above seat ``b``'s (lexicographic)."""
+    for j in range(keys.shape[1]):
+        if keys[a, j] != keys[b, j]:
+            return 1 if keys[a, j] > keys[b, j] else -1
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _win_rewards(i, n, tables, seats, displayed, rewards):
+    """The terminal zero-sum rewards from the final ranking (as ``rules.final_winners`` and ``win_rewards``)."""
+    keys = np.zeros((n, 1 + NUM_KINDS), dtype=np.int64)
+    _rank_keys(i, n, tables, seats, displayed, keys)
+    best = 0
+    for s in range(1, n):
+        if _key_compare(keys, s, best) > 0:
+            best = s
+    winners = 0
+    for s in range(n):
+        if _key_compare(keys, s, best) == 0:
+            winners += 1
+    if winners < n:
+        for s in range(n):
+            rewards[i, s] = 1.0 / winners if _key_compare(keys, s, best) == 0 else -1.0 / (n - winners)
+
+
+# ----------------------------------------------------------------------------- kernels: the game flow
+@njit(cache=True, inline="always")
+def _bid_key(i, s, doubled, tables, bids):
+    """A bid's strength as one integer ordered as ``rules.bid_strength``: the total, then the values high to low."""
+    histogram = np.zeros(_DIGIT, dtype=np.int64)
+    total = 0
+    for k in range(NUM_KINDS):
+        count = bids[i, s, k]
+        if count:
+            value = tables[T_VALUE, k]
+            if tables[T_COLOUR, k] == doubled:
+                value *= COLOUR_MULTIPLIER
+            histogram[value] += count
+            total += value * count
+    key = total
+    digits = 0
+    for value in range(_DIGIT - 1, 0, -1):
+        for _ in range(histogram[value]):
+            key = key * _DIGIT + value
+            digits += 1
+    for _ in range(digits, MAX_HAND):
+        key *= _DIGIT
+    return key
+
+
+@njit(cache=True, inline="always")
+def _bid_winner(i, n, doubled, pass_can_win, tables, seats, bids):
+    """The round's winner (as ``rules.bid_winner``): the best bid no other bid equals; -1 if none."""
+    keys = np.empty(n, dtype=np.int64)
+    for s in range(n):
+        keys[s] = _bid_key(i, s, doubled, tables, bids)
+    best = -1
+    for s in range(n):
+        unique = True
+        for t in range(n):
+            if t != s and keys[t] == keys[s]:
+                unique = False
+        if unique and (pass_can_win or seats[i, s, S_BID_LEN] > 0) and (best < 0 or keys[s] > keys[best]):
+            best = s
+    return best
+
+
+@njit(cache=True, inline="always")
+def _has_choice(i, s, options, seats):
+    """Whether seat ``s`` has a choice at his turn to bid (else he bids nothing)."""
+    if options[C_PASS_SITS_OUT]:
+        return seats[i, s, S_PASS_AVAILABLE] != 0
+    return seats[i, s, S_HAND_SIZE] > 0 or seats[i, s, S_PASS_AVAILABLE] != 0
+
+
+@njit(cache=True, inline="always")
+def _put_under_stack(i, colour, face_up, stacks, stack_len):
+    stacks[i, colour, stack_len[i, colour]] = face_up[i, colour]
+    stack_len[i, colour] += 1
+    face_up[i, colour] = -1
+
+
+@njit(cache=True, inline="always")
+def _reveal(i, n, options, tables, game, seats, bids, last_bids, discard, displayed, face_up, stacks, stack_len):
+    """Reveal every bid and act on the winner (as ``PiratenpokerEngine._reveal``); whether a new game is due."""
+    rnd = game[i, F_ROUND]
+    doubled = -1
+    if rnd == ROUND_LOOT:
+        for c in range(NUM_COLOURS - 1, -1, -1):
+            if face_up[i, c] >= 0:
+                doubled = c
+    winner = _bid_winner(i, n, doubled, options[C_PASS_CAN_WIN], tables, seats, bids)
+    for s in range(n):
+        for k in range(NUM_KINDS):
+            count = bids[i, s, k]
+            last_bids[i, s, k] = count
+            discard[i, k] += count
+            bids[i, s, k] = 0
+        seats[i, s, S_BID_LEN] = 0
+        seats[i, s, S_LAST_PASSED] = seats[i, s, S_PASSED]
+        seats[i, s, S_PASSED] = 0
+    game[i, F_LAST_WINNER] = winner
+    game[i, F_LAST_ROUND] = rnd
+    if winner < 0:  # all tied: the game ends at once
+        for c in range(NUM_COLOURS):
+            if face_up[i, c] >= 0:
+                if options[C_TIED_UNDER_STACK]:
+                    _put_under_stack(i, c, face_up, stacks, stack_len)
+                else:
+                    face_up[i, c] = -1
+        return True
+    if rnd == ROUND_LOOT:
+        colour = doubled
+        displayed[i, winner, colour * 2 * NUM_FRONTS + face_up[i, colour]] += 1
+        face_up[i, colour] = -1
+        _rescore(i, winner, tables, seats, displayed)
+        return True
+    game[i, F_PHASE] = PHASE_PICK_LOOT
+    game[i, F_CHOOSER] = winner
+    game[i, F_CURRENT] = winner
+    return False
+
+
+@njit(cache=True, inline="always")
+def _advance(i, todo, seat, options, tables, rng, game, seats, hands, bids, last_bids, discard, displayed, draw,
+             face_up, stacks, stack_len, terminated, truncated):  # fmt: skip
+    """Run the game flow from ``todo`` (a new game, a new round, or the next bidder from ``seat``) to a decision."""
+    n = options[C_PLAYERS]
+    while True:
+        if todo == DO_START_GAME:  # as PiratenpokerEngine._start_game
+            empty = False
+            for c in range(NUM_COLOURS):
+                if stack_len[i, c] == 0:
+                    empty = True
+            if empty:
+                terminated[i] = True
+            elif game[i, F_GAMES] >= options[C_MAX_GAMES]:
+                truncated[i] = True
+            if terminated[i] or truncated[i]:
+                game[i, F_PHASE] = PHASE_OVER
+                return
+            game[i, F_GAMES] += 1
+            for s in range(n):
+                while seats[i, s, S_HAND_SIZE] < options[C_HAND_SIZE]:
+                    kind = _draw_card(i, rng, game, draw, discard)
+                    if kind < 0:
+                        break
+                    hands[i, s, kind] += 1
+                    seats[i, s, S_HAND_SIZE] += 1
+                seats[i, s, S_PASS_AVAILABLE] = 1
+            for c in range(NUM_COLOURS):
+                face_up[i, c] = stacks[i, c, 0]
+                length = stack_len[i, c] - 1
+                for j in range(length):
+                    stacks[i, c, j] = stacks[i, c, j + 1]
+                stack_len[i, c] = length
+            game[i, F_ROUND] = ROUND_OVERBOARD
+            todo = DO_START_ROUND
+        if todo == DO_START_ROUND:  # as _start_round
+            game[i, F_PHASE] = PHASE_BID
+            game[i, F_CHOOSER] = -1
+            for s in range(n):
+                seats[i, s, S_COMMITTED] = 0
+            seat = 0
+        for s in range(seat, n):  # as _next_bidder
+            if _has_choice(i, s, options, seats):
+                game[i, F_CURRENT] = s
+                return
+            seats[i, s, S_COMMITTED] = 1
+        if not _reveal(i, n, options, tables, game, seats, bids, last_bids, discard, displayed, face_up, stacks,
+                       stack_len):  # fmt: skip
+            return
+        todo = DO_START_GAME
+
+
+@njit(cache=True, inline="always")
+def _offer_gift(i, options, tables, game, displayed):
+    """Round 2: the winner may give a negative card while he holds one and has gifts left; whether he may."""
+    game[i, F_PENDING] = -1
+    if game[i, F_GIFTS] < options[C_BELOW_DECK_GIFTS]:
+        chooser = game[i, F_CHOOSER]
+        for j in range(NUM_KINDS):
+            kind = tables[T_NEGATIVE, j]
+            if kind >= 0 and displayed[i, chooser, kind] > 0:
+                game[i, F_PHASE] = PHASE_GIFT
+                return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _give(i, kind, to_self, game):
+    game[i, F_PENDING] = kind
+    game[i, F_MAY_SELF] = to_self
+    game[i, F_PHASE] = PHASE_RECIPIENT
+
+
+@njit(cache=True, inline="always")
+def _apply(i, action, options, tables, rng, game, seats, hands, bids, last_bids, discard, displayed, draw, face_up,
+           stacks, stack_len, terminated, truncated):  # fmt: skip
+    """Apply the legal ``action`` of the seat on turn in game ``i`` (as ``PiratenpokerEngine.apply``)."""
+    phase = game[i, F_PHASE]
+    next_round = False
+    if phase == PHASE_BID:
+        p = game[i, F_CURRENT]
+        if action < COMMIT:
+            hands[i, p, action] -= 1
+            bids[i, p, action] += 1
+            seats[i, p, S_HAND_SIZE] -= 1
+            seats[i, p, S_BID_LEN] += 1
+            return
+        if action == PASS:
+            seats[i, p, S_PASS_AVAILABLE] = 0
+            seats[i, p, S_PASSED] = 1
+        seats[i, p, S_COMMITTED] = 1
+        _advance(i, DO_NEXT_BIDDER, p + 1, options, tables, rng, game, seats, hands, bids, last_bids, discard,
+                 displayed, draw, face_up, stacks, stack_len, terminated, truncated)  # fmt: skip
+        return
+    chooser = game[i, F_CHOOSER]
+    if phase == PHASE_PICK_LOOT:
+        colour = action - LOOT
+        if game[i, F_ROUND] == ROUND_OVERBOARD:
+            kind = colour * 2 * NUM_FRONTS + BACK_SIDE * NUM_FRONTS + face_up[i, colour]
+            face_up[i, colour] = -1
+            if options[C_OVERBOARD_ANY]:
+                _give(i, kind, 1, game)
+            elif tables[T_SHARK, kind]:  # the winner keeps a shark ...
+                displayed[i, chooser, kind] += 1
+                _rescore(i, chooser, tables, seats, displayed)
+                next_round = True
+            else:  # ... and gives a negative card to another player
+                _give(i, kind, 0, game)
+        else:
+            _put_under_stack(i, colour, face_up, stacks, stack_len)
+            game[i, F_GIFTS] = 0
+            next_round = not _offer_gift(i, options, tables, game, displayed)
+    elif phase == PHASE_GIFT:
+        if action == KEEP:
+            next_round = True
+        else:
+            kind = tables[T_NEGATIVE, action - GIVE]
+            displayed[i, chooser, kind] -= 1
+            _rescore(i, chooser, tables, seats, displayed)
+            _give(i, kind, 0, game)
+    else:
+        target = (chooser + action - RECIPIENT) % options[C_PLAYERS]
+        displayed[i, target, game[i, F_PENDING]] += 1
+        _rescore(i, target, tables, seats, displayed)
+        if game[i, F_ROUND] == ROUND_BELOW_DECK:
+            game[i, F_GIFTS] += 1
+            next_round = not _offer_gift(i, options, tables, game, displayed)
+        else:
+            next_round = True
+    if next_round:  # as _next_round
+        game[i, F_PENDING] = -1
+        game[i, F_ROUND] += 1
+        _advance(i, DO_START_ROUND, 0, options, tables, rng, game, seats, hands, bids, last_bids, discard,
+                 displayed, draw, face_up, stacks, stack_len, terminated, truncated)  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _new_game(i, options, tables, deck_cards, loot_fronts, rng, start_state, game, seats, hands, bids, last_bids,
+              discard, displayed, draw, face_up, stacks, stack_len, terminated, truncated):  # fmt: skip
+    """Start a new game ``i`` (as ``PiratenpokerEngine.reset``): shuffle and deal, shuffle the loot, first game."""
+    start_state[i] = rng[i]
+    n = options[C_PLAYERS]
+    game[i] = 0
+    game[i, F_CHOOSER] = -1
+    game[i, F_PENDING] = -1
+    game[i, F_LAST_WINNER] = -1
+    game[i, F_LAST_ROUND] = -1
+    game[i, F_SHOWN] = -1
+    seats[i] = 0
+    hands[i] = 0
+    bids[i] = 0
+    last_bids[i] = 0
+    discard[i] = 0
+    displayed[i] = 0
+    face_up[i] = -1
+    terminated[i] = False
+    truncated[i] = False
+    for j in range(DECK_SIZE):
+        draw[i, j] = deck_cards[j]
+    _shuffle(rng, i, draw[i], DECK_SIZE)
+    game[i, F_DRAW_LEN] = DECK_SIZE
+    for s in range(n):  # deal from the top, seat 0 first
+        seats[i, s, S_PASS_AVAILABLE] = 1
+        for _ in range(options[C_HAND_SIZE]):
+            kind = _draw_card(i, rng, game, draw, discard)
+            hands[i, s, kind] += 1
+            seats[i, s, S_HAND_SIZE] += 1
+    size = options[C_LOOT_PER_COLOUR]
+    for c in range(NUM_COLOURS):
+        for j in range(size):
+            stacks[i, c, j] = loot_fronts[j]
+        _shuffle(rng, i, stacks[i, c], size)
+        stack_len[i, c] = size
+    _advance(i, DO_START_GAME, 0, options, tables, rng, game, seats, hands, bids, last_bids, discard, displayed,
+             draw, face_up, stacks, stack_len, terminated, truncated)  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- kernels: outputs
+@njit(cache=True, inline="always")
+def _observe(i, seat, options, offsets, scales, game, seats, hands, bids, last_bids, discard, displayed, face_up,
+             stacks, stack_len, obs):  # fmt: skip
+    """Write the observation vector of ``seat`` in game ``i`` (as ``observation.Encoder``)."""
+    n = options[C_PLAYERS]
+    vec = obs[i]
+    vec[:] = 0.0
+    card_scale = scales[O_HAND]
+    for k in range(NUM_KINDS):
+        vec[offsets[O_HAND] + k] = hands[i, seat, k] * card_scale
+        vec[offsets[O_BID] + k] = bids[i, seat, k] * card_scale
+        vec[offsets[O_DISCARD] + k] = discard[i, k] * scales[O_DISCARD]
+    vec[offsets[O_STATUS]] = seats[i, seat, S_PASS_AVAILABLE]
+    vec[offsets[O_STATUS] + 1] = seats[i, seat, S_COMMITTED]
+    vec[offsets[O_STATUS] + 2] = seats[i, seat, S_PASSED]
+    phase = game[i, F_PHASE]
+    if phase < NUM_PHASES:
+        vec[offsets[O_PHASE] + phase] = 1.0
+    vec[offsets[O_ROUND] + game[i, F_ROUND]] = 1.0
+    if game[i, F_CHOOSER] >= 0:
+        vec[offsets[O_CHOOSER] + (game[i, F_CHOOSER] - seat) % n] = 1.0
+    if game[i, F_PENDING] >= 0:
+        vec[offsets[O_PENDING] + game[i, F_PENDING]] = 1.0
+    if game[i, F_LAST_WINNER] >= 0:
+        vec[offsets[O_LAST_WINNER] + (game[i, F_LAST_WINNER] - seat) % n] = 1.0
+    if game[i, F_LAST_ROUND] >= 0:
+        vec[offsets[O_LAST_ROUND] + game[i, F_LAST_ROUND]] = 1.0
+    for c in range(NUM_COLOURS):
+        if face_up[i, c] >= 0:
+            vec[offsets[O_FACE_UP] + c * NUM_FRONTS + face_up[i, c]] = 1.0
+        length = stack_len[i, c]
+        if length:
+            vec[offsets[O_STACK_TOPS] + c * NUM_FRONTS + stacks[i, c, 0]] = 1.0
+        vec[offsets[O_STACK_SIZES] + c] = length * scales[O_STACK_SIZES]
+        for j in range(length):
+            vec[offsets[O_STACK_CONTENTS] + c * NUM_FRONTS + stacks[i, c, j]] += 1.0
+        for f in range(NUM_FRONTS):
+            vec[offsets[O_STACK_CONTENTS] + c * NUM_FRONTS + f] *= scales[O_STACK_CONTENTS]
+    vec[offsets[O_DRAW_SIZE]] = game[i, F_DRAW_LEN] * scales[O_DRAW_SIZE]
+    vec[offsets[O_GAMES]] = game[i, F_GAMES] * scales[O_GAMES]
+    for row in range(n):
+        s = (seat + row) % n
+        vec[offsets[O_SCORES] + row] = seats[i, s, S_SCORE] * scales[O_SCORES]
+        if seats[i, s, S_PASS_AVAILABLE] or seats[i, s, S_PASSED]:
+            vec[offsets[O_PASS_AVAILABLE] + row] = 1.0
+        in_hand = seats[i, s, S_HAND_SIZE] + seats[i, s, S_BID_LEN]
+        vec[offsets[O_HAND_SIZES] + row] = in_hand * scales[O_HAND_SIZES]
+        vec[offsets[O_LAST_PASSED] + row] = seats[i, s, S_LAST_PASSED]
+        for k in range(NUM_KINDS):
+            vec[offsets[O_DISPLAYED] + row * NUM_KINDS + k] = displayed[i, s, k] * scales[O_DISPLAYED]
+            vec[offsets[O_LAST_BIDS] + row * NUM_KINDS + k] = last_bids[i, s, k] * scales[O_LAST_BIDS]
+        if offsets[O_SEAT_PRESENT] >= 0:
+            vec[offsets[O_SEAT_PRESENT] + row] = 1.0
+
+
+@njit(cache=True, inline="always")
+def _write_mask(i, options, tables, game, seats, hands, displayed, face_up, mask):
+    """Write the legal actions of the seat on turn in game ``i`` (as ``PiratenpokerEngine.legal_mask``)."""
+    row = mask[i]
+    row[:] = 0
+    phase = game[i, F_PHASE]
+    if phase == PHASE_BID:
+        p = game[i, F_CURRENT]
+        for k in range(NUM_KINDS):
+            if hands[i, p, k] > 0:
+                row[ADD + k] = 1
+        if seats[i, p, S_BID_LEN] > 0:
+            row[COMMIT] = 1
+        elif seats[i, p, S_PASS_AVAILABLE]:
+            row[PASS] = 1
+    elif phase == PHASE_PICK_LOOT:
+        for c in range(NUM_COLOURS):
+            if face_up[i, c] >= 0:
+                row[LOOT + c] = 1
+    elif phase == PHASE_GIFT:
+        chooser = game[i, F_CHOOSER]
+        for j in range(KEEP - GIVE):
+            if displayed[i, chooser, tables[T_NEGATIVE, j]] > 0:
+                row[GIVE + j] = 1
+        row[KEEP] = 1
+    elif phase == PHASE_RECIPIENT:
+        for r in range(1, options[C_PLAYERS]):
+            row[RECIPIENT + r] = 1
+        row[RECIPIENT] = game[i, F_MAY_SELF]
+
+
+@njit(cache=True, inline="always")
+def _rewards(i, n, score_scale, before, tables, seats, displayed, rewards, terminated):
+    """Game ``i``'s rewards of this step: score changes (score mode) or the terminal win rewards."""
+    if score_scale > 0.0:
+        for s in range(n):
+            rewards[i, s] = (seats[i, s, S_SCORE] - before[s]) * score_scale
+    elif terminated[i]:
+        _win_rewards(i, n, tables, seats, displayed, rewards)
+
+
+@njit(cache=True, inline="always")
+def _output(i, options, tables, offsets, scales, game, seats, hands, bids, last_bids, discard, displayed, face_up,
+            stacks, stack_len, obs, mask, shown):  # fmt: skip
+    """Game ``i``'s observation, mask and shown seat (the last mover once over, else the seat on turn)."""
+    seat = game[i, F_CURRENT]
+    if game[i, F_PHASE] == PHASE_OVER and game[i, F_SHOWN] >= 0:
+        seat = game[i, F_SHOWN]
+    shown[i] = seat
+    _observe(i, seat, options, offsets, scales, game, seats, hands, bids, last_bids, discard, displayed, face_up,
+             stacks, stack_len, obs)  # fmt: skip
+    _write_mask(i, options, tables, game, seats, hands, displayed, face_up, mask)
+
+
+# ----------------------------------------------------------------------------- batch kernels
+@njit(cache=True)
+def reset_kernel(options, tables, deck_cards, loot_fronts, offsets, scales, rng, start_state, game, seats, hands,
+                 bids, last_bids, discard, displayed, draw, face_up, stacks, stack_len, obs, mask, shown, rewards,
+                 terminated, truncated):  # fmt: skip
+    """Start a new game in every slot and write the outputs."""
+    for i in range(game.shape[0]):
+        rewards[i] = 0.0
+        _new_game(i, options, tables, deck_cards, loot_fronts, rng, start_state, game, seats, hands, bids,
+                  last_bids, discard, displayed, draw, face_up, stacks, stack_len, terminated, truncated)  # fmt: skip
+        _output(i, options, tables, offsets, scales, game, seats, hands, bids, last_bids, discard, displayed,
+                face_up, stacks, stack_len, obs, mask, shown)  # fmt: skip
+
+
+@njit(cache=True)
+def step_kernel(actions, options, score_scale, tables, deck_cards, loot_fronts, offsets, scales, rng, start_state,
+                game, seats, hands, bids, last_bids, discard, displayed, draw, face_up, stacks, stack_len, history,
+                obs, mask, shown, rewards, terminated, truncated):  # fmt: skip
+    """Apply one (checked, legal) action per game; a game that ended on the last step starts anew instead."""
+    n = options[C_PLAYERS]
+    before = np.zeros(n, dtype=np.int64)
+    capacity = history.shape[1]
+    for i in range(game.shape[0]):
+        rewards[i] = 0.0
+        if terminated[i] or truncated[i]:
+            _new_game(i, options, tables, deck_cards, loot_fronts, rng, start_state, game, seats, hands, bids,
+                      last_bids, discard, displayed, draw, face_up, stacks, stack_len, terminated,
+                      truncated)  # fmt: skip
+        else:
+            for s in range(n):
+                before[s] = seats[i, s, S_SCORE]
+            action = actions[i]
+            moves = game[i, F_MOVES]
+            if moves < capacity:
+                history[i, moves] = action
+            game[i, F_MOVES] = moves + 1
+            game[i, F_SHOWN] = game[i, F_CURRENT]
+            _apply(i, action, options, tables, rng, game, seats, hands, bids, last_bids, discard, displayed, draw,
+                   face_up, stacks, stack_len, terminated, truncated)  # fmt: skip
+            _rewards(i, n, score_scale, before, tables, seats, displayed, rewards, terminated)
+        _output(i, options, tables, offsets, scales, game, seats, hands, bids, last_bids, discard, displayed,
+                face_up, stacks, stack_len, obs, mask, shown)  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- the backend
+class PiratenpokerBatch:
+    """The state arrays of ``num_envs`` Piratenpoker games and the kernels that step them.
+
+    Built by :func:`pirate_envs.vector.make`, which checks the arguments and the actions;
+    ``table_layout`` is the env option of that name (``"seated"`` or ``"max"``).
+    """
+
+    ENGINE = PiratenpokerEngine
+    #: The values of the env option ``table_layout`` that the kernels write.
+    TABLE_LAYOUTS = TABLE_LAYOUTS
+    #: Moves kept per game (a random episode of the default game takes a few hundred moves).
+    HISTORY_SIZE = 8192
+
+    def __init__(
+        self, config: Config, reward_mode: str, num_envs: int, score_scale: float, table_layout: str = "seated"
+    ):
+        self.config = config
+        self.num_envs = num = num_envs
+        n = self.num_players = config.num_players
+        self.score_scale = float(score_scale) if reward_mode == "score" else 0.0
+        seated = build_layout(config)
+        if table_layout not in TABLE_LAYOUTS:
+            raise ValueError(f"table_layout={table_layout!r} is not valid; expected one of {list(TABLE_LAYOUTS)}")
+        layout = seated if table_layout == "seated" else max_table_layout(largest_layout(), MAX_PLAYERS)
+        seated_scales = piece_scales(seated, config)
+        self.offsets = np.array(
+            [layout.piece(name).start for name in _OFFSET_PIECES]
+            + [layout.piece(SEAT_PRESENT).start if SEAT_PRESENT in layout else -1],
+            dtype=np.int64,
+        )
+        # every piece has one scale (checked): the reference's factor of its first index
+        self.scales = np.array([seated_scales[seated.piece(name).start] for name in _OFFSET_PIECES], dtype=np.float32)
+        for name, scale in zip(_OFFSET_PIECES, self.scales):
+            if not (seated_scales[seated[name]] == scale).all():
+                raise RuntimeError(f"observation piece {name!r} has more than one scale: update the batched kernels")
+        self.options = np.array(
+            [
+                n,
+                config.hand_size,
+                config.max_games,
+                config.overboard_gift == "any",
+                config.below_deck_gifts,
+                config.all_tied_loot == "under_stack",
+                config.pass_sits_out,
+                config.pass_can_win,
+                len(config.loot_fronts),
+            ],
+            dtype=np.int64,
+        )
+        self.tables = _rule_tables()
+        self.deck_cards = np.repeat(np.arange(NUM_KINDS), _cards.DECK_COUNTS).astype(np.int8)
+        self.loot_fronts = np.array([_cards.FRONT_INDEX[f] for f in config.loot_fronts], dtype=np.int8)
+        loot = len(config.loot_fronts)
+        self.rng = np.zeros(num, dtype=np.uint64)
+        self.start_state = np.zeros(num, dtype=np.uint64)
+        self.game = np.zeros((num, NUM_FIELDS), dtype=np.int64)
+        self.seats = np.zeros((num, n, NUM_SEAT_FIELDS), dtype=np.int64)
+        self.hands = np.zeros((num, n, NUM_KINDS), dtype=np.int8)
+        self.bids = np.zeros((num, n, NUM_KINDS), dtype=np.int8)
+        self.last_bids = np.zeros((num, n, NUM_KINDS), dtype=np.int8)
+        self.discard = np.zeros((num, NUM_KINDS), dtype=np.int8)
+        self.displayed = np.zeros((num, n, NUM_KINDS), dtype=np.int8)  # at most 3 x 20 loot cards
+        self.draw = np.zeros((num, DECK_SIZE), dtype=np.int8)
+        self.face_up = np.zeros((num, NUM_COLOURS), dtype=np.int8)
+        self.stacks = np.zeros((num, NUM_COLOURS, loot), dtype=np.int8)
+        self.stack_len = np.zeros((num, NUM_COLOURS), dtype=np.int64)
+        self.history = np.zeros((num, self.HISTORY_SIZE), dtype=np.int8)
+        self.observation = np.zeros((num, layout.size), dtype=np.float32)
+        self.action_mask = np.zeros((num, NUM_ACTIONS), dtype=np.int8)
+        self.current_player = np.zeros(num, dtype=np.int64)
+        self.rewards = np.zeros((num, n), dtype=np.float32)
+        self.terminated = np.zeros(num, dtype=np.bool_)
+        self.truncated = np.zeros(num, dtype=np.bool_)
+
+    def _rules(self) -> tuple[np.ndarray, ...]:
+        return self.tables, self.deck_cards, self.loot_fronts, self.offsets, self.scales
+
+    def _state(self) -> tuple[np.ndarray, ...]:
+        return (self.rng, self.start_state, self.game, self.seats, self.hands, self.bids, self.last_bids,
+                self.discard, self.displayed, self.draw, self.face_up, self.stacks, self.stack_len)  # fmt: skip
+
+    def _outputs(self) -> tuple[np.ndarray, ...]:
+        return (self.observation, self.action_mask, self.current_player, self.rewards, self.terminated,
+                self.truncated)  # fmt: skip
+
+    def reset(self, rng_states: np.ndarray) -> None:
+        """Start a new game in every slot, game ``i`` drawing from the stream seeded by ``rng_states[i]``."""
+        self.rng[:] = rng_states
+        reset_kernel(self.options, *self._rules(), *self._state(), *self._outputs())
+
+    def step(self, actions: np.ndarray) -> None:
+        """Apply ``actions`` (``int64``, checked legal for every game that has not ended)."""
+        tables, deck_cards, loot_fronts, offsets, scales = self._rules()
+        step_kernel(actions, self.options, self.score_scale, tables, deck_cards, loot_fronts, offsets, scales,
+                    *self._state(), self.history, *self._outputs())  # fmt: skip
+
+    def reset_options(self, index: int) -> dict[str, Any]:
+        """No options: :meth:`reference_engine` deals game ``index``'s cards itself."""
+        return {}
+
+    def moves(self, index: int) -> list[int]:
+        """The actions of game ``index`` so far, in order (``RuntimeError`` past ``HISTORY_SIZE``)."""
+        made = int(self.game[index, F_MOVES])
+        if made > self.HISTORY_SIZE:
+            raise RuntimeError(
+                f"game {index} has made {made} moves; only the first {self.HISTORY_SIZE} are kept, so it cannot be "
+                "replayed"
+            )
+        return self.history[index, :made].tolist()
+
+    def reference_engine(self, index: int) -> StreamPiratenpokerEngine:
+        """A reference engine whose ``reset`` starts game ``index`` with its very cards and loot."""
+        return StreamPiratenpokerEngine(self.config, int(self.start_state[index]))
+
+
+__all__ = ["PermutationStream", "PiratenpokerBatch", "StreamPiratenpokerEngine"]
