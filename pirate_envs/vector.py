@@ -81,8 +81,17 @@ engine step by step (Kapern's scoring comes as tables computed by its reference 
 ``tests/vector`` plays the kernels in lockstep with the AEC env, for every player count and
 both reward modes, on the same cards and dice (``reference_engine`` and ``reset_options``): the
 observations, masks, players on turn, rewards and ends must be identical at every step, and
-``engine(i)`` must show the AEC env's state. The long version is marked ``slow``. Speed:
-``python benchmarks/bench_vector.py`` (``--env-id``, ``--num-players``).
+``engine(i)`` must show the AEC env's state. The long version is marked ``slow``.
+
+Speed
+-----
+``python benchmarks/bench_vector.py --env-id ID --num-players N``: random legal play with
+observations and masks, 1024 games per batch, beside the AEC env in the same run. One run each
+on the shared 2-core development machine (medians of 5 rounds; per CPU-second of the process):
+Skull King, 4 players, 1.71 million agent steps per CPU-second, 63 times the AEC env; Piraten
+Kapern, 2 players, 0.80 million, 30 times. The first start compiles the kernels (about 50 s for
+Skull King and 150 s for Kapern on that loaded machine); later processes load them from numba's
+cache in about 3 s.
 """
 
 from __future__ import annotations
