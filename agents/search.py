@@ -9,8 +9,9 @@ from the seat's own view, plus fresh random streams for every future deal and di
 iteration descends the tree among the actions legal there (UCB1 with availability counts),
 adds one child, plays a rollout and backs up every seat's return.
 
-* **Honest.** The agent holds the raw env only to copy its engine; the copy is redrawn at once
-  from the searcher's seat with the agent's own generator, before anything reads it, so two
+* **Honest.** The agent holds the raw env only to copy its engine; the copy's hidden part is
+  redrawn at once from the searcher's seat with the agent's own generator, before the search
+  reads it (:func:`determinize`; the draws are blind to the order of the true cards), so two
   games that look the same to the seat (same View, different hidden cards or dice to come)
   give the same move under the same seed. It relies on the engine's ``resample_hidden``
   redrawing all the seat cannot see, and replaces every ``numpy`` generator the copy holds
@@ -18,11 +19,11 @@ adds one child, plays a rollout and backs up every seat's return.
 * **Returns.** A rollout stops at the end of the game or once the scores have changed
   ``horizon`` times (a hand, a turn or a round scored; ``None``: only at the end). The default
   (:data:`DEFAULT_HORIZONS`) is one change, three in Piratenpoker, whose hand lasts the three
-  rounds of a game: stopped at the first change, the search spends its hand on the first round. Each seat's return is
-  its lead over the best other seat, ``score[s] - max(score[t], t != s)``; values are
-  normalised to ``[0, 1]`` by the smallest and largest return seen in the tree, so one
-  exploration constant serves every game's score scale. Every seat picks its own best move in
-  the tree (max-n).
+  rounds of a game (stopped at the first change, the search spent its hand on the first
+  round). Each seat's return is its lead over the best other seat,
+  ``score[s] - max(score[t], t != s)``; values are normalised to ``[0, 1]`` by the smallest and
+  largest return seen in the tree, so one exploration constant serves every game's score
+  scale. Every seat picks its own best move in the tree (max-n).
 * **Selection.** UCB1 with ``exploration`` ``c = 0.7`` on the normalised values. Children are
   added by progressive widening (at most ``1 + widening * sqrt(visits)`` per node): the rollout
   policy's choice first, then legal actions at random, so games with thousands of actions
