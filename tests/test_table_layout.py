@@ -11,6 +11,7 @@ import copy
 import hashlib
 import pickle
 import random
+import sys
 
 import numpy as np
 import pytest
@@ -167,3 +168,12 @@ def test_max_layout_env_copies_and_pickles(env_id: str) -> None:
 def test_bad_table_layout_is_one_clear_error(bad: object) -> None:
     with pytest.raises(ValueError, match=r"table_layout=.*expected one of \['seated', 'max'\]"):
         pirate_envs.make("skull_king_v0", table_layout=bad)
+
+
+@pytest.mark.parametrize("env_id", list(PLAYER_COUNTS))
+def test_each_game_documents_the_option(env_id: str) -> None:
+    text = sys.modules[pirate_envs.env_module(env_id).raw_env.__module__].__doc__
+    max_players = PLAYER_COUNTS[env_id][-1]
+    size = pirate_envs.make(env_id, raw=True, num_players=max_players, table_layout="max").observation_layout.size
+    assert "table_layout" in text and "seat_present" in text
+    assert f"= {size} floats" in text  # the "max" vector's size, as the docstring states it
