@@ -84,10 +84,16 @@ def train_argv(args: ProbeArgs) -> list[str]:
 def probe_report(args: ProbeArgs, run_dir: Path) -> dict[str, Any]:
     """The probe's figures from the run's evaluation history (``eval/history.json``)."""
     history = json.loads((run_dir / "eval" / "history.json").read_text())
-    rows = sorted((r for r in history if r["opponent"] == args.agent), key=lambda r: r["timesteps"])
+    configured = json.loads((run_dir / "config.json").read_text()).get("num_players")
+    if isinstance(configured, list):  # the trainer may name several table sizes; the probe trains one
+        configured = configured[0] if configured else None
+    players = args.num_players or configured or default_players(args.env_id)
+    rows = sorted(
+        (r for r in history if r["opponent"] == args.agent and r.get("num_players", players) == players),
+        key=lambda r: r["timesteps"],
+    )
     if not rows:
         raise ValueError(f"{run_dir}: no evaluation against {args.agent!r} in eval/history.json")
-    players = json.loads((run_dir / "config.json").read_text())["num_players"] or default_players(args.env_id)
     chance = 1 / players
     last = rows[-1]
     return {

@@ -28,6 +28,8 @@ def test_report_reads_the_curve_and_subtracts_chance(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps({"num_players": 4}))
     report = probe_report(ProbeArgs(env_id="skull_king_v0", agent="heuristic"), tmp_path)
     assert report["budget_learner_steps"] == 200 and report["chance"] == 0.25
+    (tmp_path / "config.json").write_text(json.dumps({"num_players": [4]}))  # the trainer's list of table sizes
+    assert probe_report(ProbeArgs(env_id="skull_king_v0", agent="heuristic"), tmp_path) == report
     assert report["above_chance"] == pytest.approx(0.15)
     assert report["above_chance_interval"] == pytest.approx([0.05, 0.25])
     assert [point[0] for point in report["curve"]] == [100, 200]
