@@ -167,7 +167,7 @@ def tournament_jobs(
     return jobs
 
 
-#: Per process: the env and agents of each lineup, built once.
+#: Per process and :func:`play_jobs` call: the env and agents of each lineup, built once.
 _TABLES: dict[tuple[str, tuple[str, ...], tuple[tuple[str, Any], ...]], tuple[Any, list[Agent]]] = {}
 
 
@@ -186,11 +186,18 @@ def play_job(job: Job) -> GameRecord:
 
 
 def play_jobs(jobs: list[Job], workers: int = 1, progress: bool = False) -> list[GameRecord]:
-    """Every job's record, in order; ``workers`` processes; a progress line on stderr if asked."""
-    if workers > 1:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            return list(_with_progress(pool.imap(play_job, jobs), len(jobs), progress))
-    return list(_with_progress(map(play_job, jobs), len(jobs), progress))
+    """Every job's record, in order; ``workers`` processes; a progress line on stderr if asked.
+
+    The agents are built afresh for each call (an agent file rewritten between calls is reread).
+    """
+    _TABLES.clear()
+    try:
+        if workers > 1:
+            with multiprocessing.get_context("fork").Pool(workers) as pool:
+                return list(_with_progress(pool.imap(play_job, jobs), len(jobs), progress))
+        return list(_with_progress(map(play_job, jobs), len(jobs), progress))
+    finally:
+        _TABLES.clear()
 
 
 def _with_progress(records: Iterable[GameRecord], total: int, show: bool, every: float = 5.0) -> Iterator[GameRecord]:
