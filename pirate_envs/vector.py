@@ -5,8 +5,8 @@ Games covered
 ``skull_king_v0`` (2..6 players), ``piraten_kapern_v0`` (2..5 players), ``lucky_pirate_v0``
 (2..6 players, tournaments, both First Mate rulings) and ``piratenpoker_v0`` (3..5 players, every
 ruling option), each with every option of its env and both reward modes, except the observation
-option ``table_layout="max"``: covered for ``piratenpoker_v0`` only (``make`` raises a
-``ValueError`` for it with the other ids).
+option ``table_layout="max"``: covered for ``piratenpoker_v0`` and ``lucky_pirate_v0`` only
+(``make`` raises a ``ValueError`` for it with the other ids).
 
 Install the ``fast`` extra (numba): ``pip install -e ".[fast]"``. ``import pirate_envs`` and
 ``import pirate_envs.vector`` import no numba and compile nothing; :func:`make` imports the

@@ -9,7 +9,8 @@ can reach from an empty pile); the turn flow (sources, blind down cards, picking
 Reverse and Skip, the set-up phase, wins, tournaments, the turn-limit guard, the stranded-First-
 Mate check and set-aside games) is mirrored step by step, and the lockstep tests compare every
 observation, mask, reward and end with the AEC env. Any difference is a bug of this module.
-Every option of the env's ``Config`` is covered, in both reward modes.
+Every option of the env's ``Config`` is covered, in both reward modes and both observation
+layouts (``table_layout``).
 
 Randomness: game ``i`` draws from its own splitmix64 stream, in the order the reference engine
 asks: the first dealer (``first_dealer=None``) as ``rng.integers(n)``, each deal as
@@ -36,13 +37,14 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from pirate_envs.core.observation import SEAT_PRESENT, TABLE_LAYOUTS, max_table_layout
 from pirate_envs.lucky_pirate import actions as _actions
 from pirate_envs.lucky_pirate import cards as _cards
 from pirate_envs.lucky_pirate import engine as _engine
 from pirate_envs.lucky_pirate import rules as _rules
 from pirate_envs.lucky_pirate import view as _view
 from pirate_envs.lucky_pirate.engine import Config, LuckyPirateEngine
-from pirate_envs.lucky_pirate.observation import LuckyPirateEncoder, build_layout
+from pirate_envs.lucky_pirate.observation import LuckyPirateEncoder, build_layout, largest_layout
 from pirate_envs.piraten_kapern.batched import SplitMix64Stream
 from pirate_envs.skull_king.batched import random_below
 
@@ -152,6 +154,8 @@ _OFFSET_PIECES = (
     "run_kind",
     "to_play",
 )
+#: ``offsets[O_SEAT_PRESENT]``: the ``seat_present`` piece of ``table_layout="max"`` (-1: the seated layout).
+O_SEAT_PRESENT = len(_OFFSET_PIECES)
 (
     O_HAND,
     O_PLAYERS,
@@ -481,6 +485,9 @@ def _observe(i, seat, params, offsets, scales, inv_deck, top_info, game, seats, 
     n = params[P_N]
     vec = obs[i]
     vec[:] = 0.0
+    if offsets[O_SEAT_PRESENT] >= 0:
+        for row in range(n):
+            vec[offsets[O_SEAT_PRESENT] + row] = 1.0
     setting_up = game[i, F_SETTING_UP]
     o_hand, o_removed = offsets[O_HAND], offsets[O_REMOVED]
     for k in range(NUM_KINDS):
@@ -625,22 +632,29 @@ class LuckyPirateBatch:
     """
 
     ENGINE = LuckyPirateEngine
+    #: Observation layouts covered (the env option ``table_layout``).
+    TABLE_LAYOUTS = TABLE_LAYOUTS
     #: Most moves kept per episode (a one-game episode keeps its whole turn limit up to this).
     MAX_HISTORY = 16384
 
-    def __init__(self, config: Config, reward_mode: str, num_envs: int, score_scale: float):
+    def __init__(
+        self, config: Config, reward_mode: str, num_envs: int, score_scale: float, table_layout: str = "seated"
+    ):
         self.config = config
         self.num_envs = num = num_envs
         n = self.num_players = config.num_players
         self.score_scale = float(score_scale) if reward_mode == "score" else 0.0
-        layout = build_layout(config)
-        self.offsets = np.array([layout.piece(name).start for name in _OFFSET_PIECES], dtype=np.int64)
-        encoder = LuckyPirateEncoder(layout, config)  # its float32 scales, so that the products round alike
-        players = layout["players"]
+        seated = build_layout(config)
+        # "max": the same pieces at the largest table's offsets (rows of absent seats stay zero), plus seat_present
+        layout = seated if table_layout == "seated" else max_table_layout(largest_layout(), _engine.MAX_PLAYERS)
+        seat_present = layout.piece(SEAT_PRESENT).start if SEAT_PRESENT in layout else -1
+        self.offsets = np.array([*(layout.piece(name).start for name in _OFFSET_PIECES), seat_present], dtype=np.int64)
+        encoder = LuckyPirateEncoder(seated, config)  # its float32 scales, so that the products round alike
+        players = seated["players"]
         self.scales = (
-            encoder.scale[layout["hand"]].copy(),
+            encoder.scale[seated["hand"]].copy(),
             encoder.scale[players.start : players.start + TABLE_WIDTH].copy(),
-            encoder.scale[layout["removed"]].copy(),
+            encoder.scale[seated["removed"]].copy(),
         )
         self.inv_deck = float(encoder.inv_deck)
         self.tables = pile_tables(config.pile_rules)
