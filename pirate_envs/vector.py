@@ -89,9 +89,10 @@ Speed
 observations and masks, 1024 games per batch, beside the AEC env in the same run. One run each
 on the shared 2-core development machine (medians of 5 rounds; per CPU-second of the process):
 Skull King, 4 players, 1.71 million agent steps per CPU-second, 63 times the AEC env; Piraten
-Kapern, 2 players, 0.80 million, 30 times; Lucky Pirate, 4 players, 1.12 million, 51 times. The
-first start compiles the kernels (about 50 s for Skull King and Lucky Pirate and 150 s for Kapern
-on that loaded machine); later processes load them from numba's cache in about 3 s.
+Kapern, 2 players, 0.80 million, 30 times; Lucky Pirate, 4 players, 1.12 million, 51 times;
+Piratenpoker, 4 players, 0.95 million, 31 times. The first start compiles the kernels (about 50 s
+for Skull King and Lucky Pirate and 150 s for Kapern and Piratenpoker on that loaded machine);
+later processes load them from numba's cache in about 3 s (Piratenpoker: 7 s).
 """
 
 from __future__ import annotations
