@@ -368,20 +368,21 @@ class SkullKingEngine(Engine):
         """Redeal the cards ``seat`` cannot see to the other seats and redraw their hidden bids.
 
         The redeal keeps every hand size and every publicly shown void (a seat that did not
-        follow a led suit gets no card of it; see :func:`~pirate_envs.skull_king.rules.redeal`);
-        should no such redeal be found, the hands stay as they are. Unrevealed bids of the others
-        become uniform over 0..k.
+        follow a led suit gets no card of it; see :func:`~pirate_envs.skull_king.rules.redeal`,
+        which always finds one, since the true deal is one). Unrevealed bids of the others become
+        uniform over 0..k.
         """
         others = [s for s in range(self.num_players) if s != seat]
         unseen = np.asarray(COPIES) - self.hands[seat] - self.played
         pool = np.repeat(np.arange(NUM_KINDS), unseen)
         sizes = {s: int(self.hands[s].sum()) for s in others}
         dealt = redeal(pool, sizes, {s: self.voids[s] for s in others}, rng)
-        if dealt is not None:
-            hands = self.hands.copy()
-            for s, cards in dealt.items():
-                hands[s] = np.bincount(cards, minlength=NUM_KINDS)
-            self._set_hands(hands)
+        if dealt is None:  # cannot happen: the true deal respects the voids
+            raise RuntimeError("no redeal respects the public voids; the engine state is inconsistent")
+        hands = self.hands.copy()
+        for s, cards in dealt.items():
+            hands[s] = np.bincount(cards, minlength=NUM_KINDS)
+        self._set_hands(hands)
         if not self.bids_revealed:
             for s in others:
                 if self.bids[s] >= 0:

@@ -197,8 +197,6 @@ def hand_score(bid: int, tricks: int, hand_number: int, bonus: int) -> int:
 # ----------------------------------------------------------------------------- redeal
 #: Uniform shuffles tried before the constructive fallback.
 REJECTION_TRIES = 200
-#: Attempts of the constructive fallback.
-GREEDY_TRIES = 100
 #: Pseudo-seat of the undealt cards in the constructive fallback.
 _DECK = -1
 #: The "suit" column of special cards in a seat's forbidden-suit row (never forbidden).
@@ -215,8 +213,8 @@ def redeal(
     """Deal the card kinds of ``pool`` into hands of ``sizes`` (seat -> count); the rest stays undealt.
 
     No seat gets a card of a suit it is void in (``voids[seat][suit]``). Uniform over such deals
-    by rejection sampling; if that keeps failing (many voids), a constructive deal that places
-    the most constrained cards first. ``None`` if both fail.
+    by rejection sampling; if that keeps failing (many voids), a constructive deal that always
+    finds a consistent deal when one exists. ``None`` only if no deal respects the voids.
     """
     seats = list(sizes)
     forbidden = {s: np.array([*voids[s], False]) for s in seats}
@@ -237,27 +235,43 @@ def _constructive_deal(
     voids: Mapping[int, Sequence[bool]],
     rng: np.random.Generator,
 ) -> dict[int, np.ndarray] | None:
-    """Place the cards that fewer seats may hold first, each with a random seat (or the deck) with room."""
+    """Place the cards in random order, each by an augmenting path (a bipartite b-matching).
+
+    A card goes to a random seat (or the undealt rest) that may hold it and has room; when none
+    has, cards already placed move along to make room. This finds a deal respecting the voids
+    whenever one exists (not uniformly drawn), and never depends on who holds what now.
+    """
     suits = [suit_of(int(k)) for k in pool]
+    room = {**sizes, _DECK: len(pool) - sum(sizes.values())}
+    if room[_DECK] < 0:
+        return None
+    allowed = [
+        [d for d in room if d == _DECK or suits[i] < 0 or not voids[d][suits[i]]] for i in range(len(pool))
+    ]
+    held: dict[int, list[int]] = {d: [] for d in room}
 
-    def may_hold(seat: int, card: int) -> bool:
-        return seat == _DECK or suits[card] < 0 or not voids[seat][suits[card]]
+    def place(card: int, seen: set[int]) -> bool:
+        """Put ``card`` somewhere, moving placed cards through destinations not yet in ``seen``."""
+        options = [allowed[card][j] for j in rng.permutation(len(allowed[card]))]
+        for d in options:
+            if d not in seen and len(held[d]) < room[d]:
+                held[d].append(card)
+                return True
+        for d in options:
+            if d in seen:
+                continue
+            seen.add(d)
+            for other in list(held[d]):
+                if place(other, seen):
+                    held[d].remove(other)
+                    held[d].append(card)
+                    return True
+        return False
 
-    destinations = [*sizes, _DECK]
-    eligible = [sum(may_hold(s, i) for s in destinations) for i in range(len(pool))]
-    for _ in range(GREEDY_TRIES):
-        room = {**sizes, _DECK: len(pool) - sum(sizes.values())}
-        hands: dict[int, list[int]] = {s: [] for s in destinations}
-        for i in sorted(rng.permutation(len(pool)).tolist(), key=eligible.__getitem__):
-            seats = [s for s in destinations for _ in range(room[s]) if may_hold(s, i)]
-            if not seats:
-                break
-            seat = seats[int(rng.integers(len(seats)))]  # weighted by the room left
-            hands[seat].append(int(pool[i]))
-            room[seat] -= 1
-        else:
-            return {s: np.array(hands[s], dtype=np.int64) for s in sizes}
-    return None
+    for card in rng.permutation(len(pool)).tolist():
+        if not place(card, set()):
+            return None
+    return {s: pool[np.array(held[s], dtype=np.int64)] for s in sizes}
 
 
 __all__ = [

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
+import pirate_envs.skull_king.rules as rules
 from pirate_envs.skull_king.cards import counts_of, kind_index, suit_of
+from pirate_envs.skull_king.engine import Config, SkullKingEngine
 from pirate_envs.skull_king.rules import _constructive_deal, redeal
 
 NO_VOIDS = (False, False, False, False)
@@ -59,3 +63,35 @@ def test_without_voids_every_card_is_equally_likely_anywhere() -> None:
         held_by_0[hands[0]] += 1
     # each of the 10 cards is in seat 0's 3 cards with probability 0.3
     assert np.allclose(held_by_0[pool] / trials, 0.3, atol=0.04)
+
+
+def test_constructive_deal_moves_placed_cards_to_make_room() -> None:
+    # seat 0 (void in yellow) must hold both reds, seat 1 (void in red) both yellows; placing the
+    # escapes first can fill a seat, and then cards already placed must move to make room
+    pool = pool_of(["yellow-1", "yellow-2", "red-1", "red-2", "escape", "escape"])
+    voids = {0: YELLOW_VOID, 1: RED_VOID}
+    for seed in range(200):
+        hands = _constructive_deal(pool, {0: 3, 1: 3}, voids, np.random.default_rng(seed))
+        assert sorted(hands[0].tolist()) == sorted(pool_of(["red-1", "red-2", "escape"]).tolist())
+        assert sorted(hands[1].tolist()) == sorted(pool_of(["yellow-1", "yellow-2", "escape"]).tolist())
+
+
+def test_resample_never_keeps_the_true_hands_for_want_of_a_deal(monkeypatch) -> None:
+    """With the uniform tries switched off, the constructive deal alone must redeal the hands."""
+    monkeypatch.setattr(rules, "REJECTION_TRIES", 0)
+    monkeypatch.setattr(rules, "GREEDY_TRIES", 0, raising=False)  # the fallback of older code
+    engine = SkullKingEngine(Config())
+    rng = np.random.default_rng(5)
+    engine.reset(rng, {"first_hand": 8})
+    while not any(any(v) for v in engine.voids[1:]):  # play until another seat shows a void
+        engine.apply(int(rng.choice(engine.legal_actions())))
+    truth = engine.hands.copy()
+    changed = 0
+    for seed in range(20):
+        world = copy.deepcopy(engine)
+        world.resample_hidden(0, np.random.default_rng(seed))
+        changed += not np.array_equal(world.hands[1:], truth[1:])
+        for s in range(1, engine.num_players):
+            held_suits = {suit_of(k) for k in np.flatnonzero(world.hands[s])}
+            assert not any(engine.voids[s][suit] for suit in held_suits if suit >= 0)
+    assert changed >= 15
