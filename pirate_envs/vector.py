@@ -88,11 +88,12 @@ Speed
 ``python benchmarks/bench_vector.py --env-id ID --num-players N``: random legal play with
 observations and masks, 1024 games per batch, beside the AEC env in the same run. One run each
 on the shared 2-core development machine (medians of 5 rounds; per CPU-second of the process):
-Skull King, 4 players, 1.71 million agent steps per CPU-second, 63 times the AEC env; Piraten
-Kapern, 2 players, 0.80 million, 30 times; Lucky Pirate, 4 players, 1.12 million, 51 times;
-Piratenpoker, 4 players, 0.95 million, 31 times. The first start compiles the kernels (about 50 s
-for Skull King and Lucky Pirate and 150 s for Kapern and Piratenpoker on that loaded machine);
-later processes load them from numba's cache in about 3 s (Piratenpoker: 7 s).
+Skull King, 4 players, 1.90 million agent steps per CPU-second (1.78 million per wall-clock
+second), 51 times the AEC env; Piraten Kapern, 2 players, 0.72 million, 30 times; Lucky Pirate,
+4 players, 1.12 million, 51 times; Piratenpoker, 4 players, 0.95 million, 31 times. The first
+start compiles the kernels (Skull King 12 s and Kapern 37 s on a quiet machine; about 50 s for
+Lucky Pirate and 150 s for Piratenpoker on a loaded one); later processes load them from
+numba's cache in 1 to 3 s (Piratenpoker: 7 s).
 """
 
 from __future__ import annotations

@@ -230,7 +230,7 @@ def _roll(rng, i, n, rolled):
         rolled[random_below(rng, i, NUM_FACES)] += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _shuffle_deck(i, rng, deck_cards, game, deck, deck_counts):
     """A full fresh fortune deck for game ``i``, shuffled as ``SplitMix64Stream.shuffle``."""
     size = deck_cards.shape[0]
@@ -378,7 +378,7 @@ def _start_turn(i, n, target, max_turns, tables, deck_cards, rng, rolled, game, 
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _start_turns(i, due, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores,
                  final_left, deck, deck_counts, terminated, truncated):  # fmt: skip
     """Start turns while one is due (a turn may end on its first roll)."""
@@ -387,7 +387,7 @@ def _start_turns(i, due, n, target, max_turns, tables, deck_cards, rng, rolled, 
                           final_left, deck, deck_counts, terminated, truncated)  # fmt: skip
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _new_game(i, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores, final_left,
               deck, deck_counts, start_state, terminated, truncated):  # fmt: skip
     """Start a new game ``i`` (as ``KapernEngine.reset``): shuffle, then the first turns."""
@@ -452,8 +452,9 @@ def _apply(i, action, n, target, max_turns, tables, deck_cards, rng, rolled, gam
             due = _bust(i, n, target, max_turns, tables, game, free, chest, scores, final_left, terminated, truncated)
         else:
             game[i, F_TURN_POINTS] = stop_points[card, _showing_row(i, free, chest, vector_id)]
-    _start_turns(i, due, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores,
-                 final_left, deck, deck_counts, terminated, truncated)  # fmt: skip
+    if due:  # a call only when a turn ended: the call itself costs (its array arguments are reference-counted)
+        _start_turns(i, due, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores,
+                     final_left, deck, deck_counts, terminated, truncated)  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- kernels: outputs
