@@ -176,8 +176,8 @@ def test_unknown_agent_names_the_agents(env_id, agent):
             with pytest.raises(KeyError) as caught:
                 method(agent)
             message = str(caught.value)
-            assert repr(agent) in message and "player_0" in message, message
-        with pytest.raises(KeyError, match="player_0"):
+            assert repr(agent) in message and "player_1" in message, message  # the agents are listed
+        with pytest.raises(KeyError, match="player_1"):
             env.unwrapped.seat_of(agent)
 
 
