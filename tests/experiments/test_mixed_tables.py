@@ -71,6 +71,22 @@ def test_a_max_layout_agent_reads_a_seated_table_as_its_own_layout(tmp_path, env
         assert checked > 5
 
 
+@pytest.mark.parametrize("env_id", ["skull_king_v0", "piratenpoker_v0", "lucky_pirate_v0"])
+def test_a_seated_agent_reads_a_max_layout_env_of_its_table_size(env_id):
+    """The shipped (seated, 4-player) agent at a "max" table of 4: the logits it has at a seated one."""
+    seated = pirate_envs.make(env_id, raw=True, num_players=4)
+    padded = pirate_envs.make(env_id, raw=True, num_players=4, table_layout="max")
+    on_seated = make_agent(f"ppo:{env_id}", env_id, env=seated)
+    on_padded = make_agent(f"ppo:{env_id}", env_id, env=padded)
+    seated.reset(seed=5)
+    padded.reset(seed=5)
+    for agent in seated.possible_agents:
+        np.testing.assert_array_equal(
+            on_padded.policy.logits(padded.observe(agent)["observation"]),
+            on_seated.policy.logits(seated.observe(agent)["observation"]),
+        )
+
+
 def test_an_agent_says_which_counts_it_plays_and_refuses_the_others(tmp_path):
     _, path = max_layout_agent(tmp_path, "skull_king_v0", [2, 3])
     assert agent_player_counts(f"ppo:{path}", "skull_king_v0") == (2, 3)
