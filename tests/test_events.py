@@ -343,3 +343,24 @@ def test_piratenpoker_bid_events_do_not_depend_on_the_bid():
             env.step(action)
         logs.append(list(events_since(env)))
     assert logs[0] == logs[1] and logs[0][-1] == Event("bid", 0, {})
+
+
+@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+def test_the_env_exposes_events_and_seat_screens(env_id):
+    from pirate_envs.core.errors import UnknownAgentError
+    from pirate_envs.core.text import env_seat_text
+
+    env = pirate_envs.make(env_id)  # the wrapped env: through env.unwrapped
+    raw = env.unwrapped
+    env.reset(seed=0)
+    assert raw.events_since() == []
+    raw.record_events()
+    env.reset(seed=0)
+    first = raw.events_since()
+    assert first and all(isinstance(e, Event) for e in first)
+    agent = env.agent_selection
+    env.step(int(np.flatnonzero(env.observe(agent)["action_mask"])[0]))
+    assert raw.events_since(len(first)) == raw.events_since()[len(first):]
+    assert raw.seat_text(agent) == env_seat_text(env, agent)
+    with pytest.raises(UnknownAgentError):
+        raw.seat_text("player_9")

@@ -30,6 +30,7 @@ from pirate_envs.core.errors import (
     is_integer,
     plain_ints,
 )
+from pirate_envs.core.events import Event, events_since, record_events
 from pirate_envs.core.observation import ObservationLayout
 from pirate_envs.core.render import seat_name
 from pirate_envs.core.rewards import REWARD_MODES, win_rewards
@@ -288,6 +289,21 @@ class PirateAECEnv(AECEnv):
 
     def close(self) -> None:
         pass
+
+    # ----------------------------------------------------------------- text and events
+    def seat_text(self, agent: str) -> str:
+        """What ``agent`` knows now, as text of at most 100 columns (``pirate_envs.<game>.text``)."""
+        from pirate_envs.core.text import env_seat_text
+
+        return env_seat_text(self, agent)
+
+    def record_events(self) -> None:
+        """Record the game's public events from now on (each reset starts an empty log)."""
+        record_events(self.game)
+
+    def events_since(self, start: int = 0) -> list[Event]:
+        """The public events from index ``start`` on, counted from the last reset (``[]`` while not recording)."""
+        return events_since(self, start)
 
     # ----------------------------------------------------------------- helpers
     def action_to_string(self, action: int) -> str:
