@@ -38,6 +38,11 @@ illegal action ends the game for the learner with reward ``-1`` (PettingZoo's co
 wrapped AEC env does) and ``info["illegal_action"] = True``. Every other keyword argument
 (``num_players``, the game's options) and ``reset(options=...)`` go to the game unchanged.
 
+``player_counts`` (for example ``[2, 3, 4]`` or ``{2: 1.0, 4: 2.0}``) mixes table sizes: each
+episode draws its table size by weight, and the observation uses the game's option
+``table_layout="max"`` (the per-player rows of its largest table, one vector size for every
+count), so that one network learns every table size. ``info["num_players"]`` names the drawn size.
+
 The env core stays free of torch: the opponents' agents are imported only when an env is built.
 """
 
@@ -105,6 +110,33 @@ def check_opponents(env_id: str, weights: Mapping[str, float], env: Any) -> None
             raise ValueError(f"opponent {name!r} is not an agent of {env_id}: {error}; valid: {valid}") from None
 
 
+def table_size_weights(
+    player_counts: Sequence[int] | Mapping[int, float] | None, env_kwargs: Mapping[str, Any]
+) -> dict[int, float]:
+    """``{count: probability}`` of ``player_counts`` (a list: equal weights); ``{}`` for ``None``."""
+    if player_counts is None:
+        return {}
+    if isinstance(player_counts, Mapping):
+        weights = dict(player_counts)
+    elif isinstance(player_counts, Sequence) and not isinstance(player_counts, str):
+        weights = dict.fromkeys(player_counts, 1.0)
+        if len(weights) != len(player_counts):
+            raise ValueError(f"player_counts={player_counts!r}: a table size is repeated")
+    else:
+        raise ValueError(f"player_counts={player_counts!r}: give a list of player counts or {{count: weight}}")
+    if "num_players" in env_kwargs:
+        raise ValueError(f"give num_players={env_kwargs['num_players']!r} or player_counts, not both")
+    valid = all(isinstance(n, int | np.integer) and not isinstance(n, bool) for n in weights) and all(
+        isinstance(w, int | float | np.number) and not isinstance(w, bool) and w >= 0 for w in weights.values()
+    )
+    if not weights or not valid or sum(weights.values()) <= 0:
+        raise ValueError(
+            f"player_counts={player_counts!r}: give player counts (integers) with weights >= 0 that sum to more than 0"
+        )
+    total = float(sum(weights.values()))
+    return {int(n): float(w) / total for n, w in weights.items()}
+
+
 class SelfPlayEnv(gymnasium.Env):
     """The learner's side of one pirate game (see the module docstring).
 
@@ -120,6 +152,9 @@ class SelfPlayEnv(gymnasium.Env):
             its value); a number ends it for the learner as terminated, with that reward added
             (``-1`` in win mode counts it as a loss, so that stalling never pays).
         render_mode: ``None`` or ``"ansi"`` (:meth:`render` returns the game's text table).
+        player_counts: ``None`` (one table of ``num_players``), or several table sizes drawn per
+            episode: a list (equal weights) or ``{count: weight}``; ``table_layout`` defaults to
+            ``"max"`` then, and ``num_players`` may not be given.
         **env_kwargs: the game's options (``num_players`` and the rest), passed through.
     """
 
@@ -135,6 +170,7 @@ class SelfPlayEnv(gymnasium.Env):
         snapshot_deterministic: bool = False,
         truncation_reward: float | None = None,
         render_mode: str | None = None,
+        player_counts: Sequence[int] | Mapping[int, float] | None = None,
         **env_kwargs: Any,
     ):
         from agents.base import RandomAgent, sample_legal
@@ -146,17 +182,31 @@ class SelfPlayEnv(gymnasium.Env):
         self.env_id = env_id
         self.render_mode = render_mode
         self.truncation_reward = truncation_reward
-        self.raw = pirate_envs.make(env_id, raw=True, reward_mode=reward_mode, **env_kwargs)
-        self.game = self.raw.game
-        self.num_players = len(self.raw.possible_agents)
+        #: ``{table size: probability}`` of the per-episode draw (empty: one table).
+        self.table_weights = table_size_weights(player_counts, env_kwargs)
+        if self.table_weights:
+            env_kwargs = {"table_layout": "max", **env_kwargs}
+        weights = opponent_weights(opponents)
+        #: table size -> (raw env, opponent pool)
+        self._tables: dict[int, tuple[Any, OpponentPool]] = {}
+        for count in self.table_weights or [None]:
+            kwargs = env_kwargs if count is None else {**env_kwargs, "num_players": count}
+            raw = pirate_envs.make(env_id, raw=True, reward_mode=reward_mode, **kwargs)
+            check_opponents(env_id, weights, raw)
+            pool = OpponentPool(env_id, raw, weights, max_snapshots, snapshot_deterministic)
+            self._tables[len(raw.possible_agents)] = (raw, pool)
+        sizes = {raw.observation_layout.size for raw, _ in self._tables.values()}
+        if len(sizes) > 1:
+            raise ValueError(
+                f"player_counts={player_counts!r}: the tables' observations differ in size {sorted(sizes)}; "
+                "use table_layout='max'"
+            )
+        self._use_table(min(self._tables))
         if learner_seat is not None and not (
             isinstance(learner_seat, int | np.integer) and 0 <= learner_seat < self.num_players
         ):
             raise ValueError(f"learner_seat={learner_seat!r} must be None or a seat in 0..{self.num_players - 1}")
         self.fixed_seat = None if learner_seat is None else int(learner_seat)
-        weights = opponent_weights(opponents)
-        check_opponents(env_id, weights, self.raw)
-        self.pool = OpponentPool(env_id, self.raw, weights, max_snapshots, snapshot_deterministic)
         self.observation_space = spaces.Box(-np.inf, np.inf, (self.raw.observation_layout.size,), np.float32)
         self.action_space = spaces.Discrete(self.raw.num_actions)
         self.learner_seat = self.fixed_seat or 0
@@ -167,7 +217,14 @@ class SelfPlayEnv(gymnasium.Env):
     # ------------------------------------------------------------------ pool
     def add_snapshot(self, policy: MlpPolicy) -> None:
         """Add a frozen learner copy to the opponent pool (called through ``VecEnv.env_method``)."""
-        self.pool.add_snapshot(policy)
+        for _, pool in self._tables.values():
+            pool.add_snapshot(policy)
+
+    def _use_table(self, count: int) -> None:
+        """Play the next episode at the table of ``count`` players."""
+        self.raw, self.pool = self._tables[count]
+        self.game = self.raw.game
+        self.num_players = count
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
@@ -176,6 +233,10 @@ class SelfPlayEnv(gymnasium.Env):
         rng = self.np_random
         raw, game = self.raw, self.game
         for _ in range(MAX_EMPTY_EPISODES):
+            if len(self._tables) > 1:
+                counts = list(self.table_weights)
+                self._use_table(counts[int(rng.choice(len(counts), p=list(self.table_weights.values())))])
+                raw, game = self.raw, self.game
             seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(self.num_players))
             self.learner_seat = seat
             self.learner = raw.possible_agents[seat]
@@ -188,7 +249,7 @@ class SelfPlayEnv(gymnasium.Env):
             # resolved by its opening roll) as rewards of that moment
             self._pending_reward = raw.rewards[self.learner] + self._play_opponents()
             if not game.done:
-                return raw.observe(self.learner)["observation"], {"seat": seat}
+                return raw.observe(self.learner)["observation"], {"seat": seat, "num_players": self.num_players}
         raise RuntimeError(f"{self.env_id}: {MAX_EMPTY_EPISODES} games in a row ended before the learner's first move")
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
@@ -254,6 +315,7 @@ class SelfPlayEnv(gymnasium.Env):
         winners = self.game.winners() if self.game.terminated else []
         return {
             "seat": seat,
+            "num_players": self.num_players,
             "final_score": float(self.game.scores()[seat]),
             "win_share": 1.0 / len(winners) if seat in winners else 0.0,
             "opponents": [getattr(a, "name", "?") for a in self._seat_agents if a is not None],
@@ -267,4 +329,11 @@ def register_gymnasium_ids() -> None:
             gymnasium.register(gym_id, entry_point=f"{__name__}:SelfPlayEnv", kwargs={"env_id": env_id})
 
 
-__all__ = ["GYMNASIUM_IDS", "SelfPlayEnv", "check_opponents", "opponent_weights", "register_gymnasium_ids"]
+__all__ = [
+    "GYMNASIUM_IDS",
+    "SelfPlayEnv",
+    "check_opponents",
+    "opponent_weights",
+    "register_gymnasium_ids",
+    "table_size_weights",
+]

@@ -111,3 +111,78 @@ def test_evaluate_refuses_a_table_the_agent_does_not_play_with_one_line(tmp_path
     assert exit_info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "plays 2 or 3 players, not 4" in err
+
+
+def test_the_selfplay_env_draws_a_table_size_per_episode():
+    from experiments.selfplay_env import SelfPlayEnv
+
+    env = SelfPlayEnv("skull_king_v0", opponents="random", player_counts={2: 1.0, 3: 1.0, 4: 0.0}, num_hands=1)
+    size = pirate_envs.make("skull_king_v0", raw=True, num_players=2, table_layout="max").observation_layout.size
+    assert env.observation_space.shape == (size,)
+    seen = []
+    for seed in range(40):
+        obs, info = env.reset(seed=seed)
+        assert obs.shape == (size,) and info["num_players"] == env.num_players == len(env.raw.possible_agents)
+        assert env.raw.table_layout == "max"
+        done = False
+        while not done:
+            mask = env.action_masks()
+            obs, _, terminated, truncated, info = env.step(int(np.flatnonzero(mask)[0]))
+            done = terminated or truncated
+        assert info["num_players"] == env.num_players
+        seen.append(env.num_players)
+    assert set(seen) == {2, 3}  # the size of weight 0 is never drawn
+    assert 10 <= seen.count(2) <= 30
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"player_counts": [2, 3], "num_players": 2}, "num_players=2 or player_counts, not both"),
+        ({"player_counts": [2, 2]}, "repeated"),
+        ({"player_counts": {2: -1.0, 3: 1.0}}, "weights >= 0"),
+        ({"player_counts": [2, 7]}, "num_players"),
+        ({"player_counts": [2, 3], "table_layout": "seated"}, r"differ in size \[296, 373\]; use table_layout='max'"),
+    ],
+)
+def test_the_selfplay_env_refuses_bad_table_sizes(kwargs, message):
+    from experiments.selfplay_env import SelfPlayEnv
+
+    with pytest.raises(ValueError, match=message):
+        SelfPlayEnv("skull_king_v0", opponents="random", **kwargs)
+
+
+def test_training_on_two_table_sizes_gives_one_agent_that_plays_both(tmp_path, capsys):
+    """A smoke run: --num-players 2 3, evaluated per size; the agent file loads and plays both sizes."""
+    pytest.importorskip("sb3_contrib")
+    import json
+
+    from experiments import evaluate
+    from experiments.train import main
+
+    tiny = ["--num-envs", "4", "--num-workers", "0", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1"]
+    tiny += ["--opponents", "random:1", "--eval-games", "4", "--eval-every", "0", "--total-timesteps", "512"]
+    tiny += ["--env-id", "skull_king_v0", "--env-kwargs", "num_hands=2", "--num-players", "2", "3"]
+    run = main(["--out-dir", str(tmp_path), "--run-name", "run", "--no-progress", *tiny])
+    history = json.loads((run / "eval" / "history.json").read_text())
+    assert sorted((row["num_players"], row["opponent"]) for row in history) == [(2, "heuristic"), (2, "random")] + [
+        (3, "heuristic"),
+        (3, "random"),
+    ]
+    assert (run / "learning_curve_2p.png").is_file() and (run / "learning_curve_3p.png").is_file()
+    agent = run / "checkpoints" / "latest.npz"
+    header = json.loads(np.load(agent, allow_pickle=False)["header"].tobytes())
+    assert header["player_counts"] == [2, 3]
+    assert header["env_kwargs"] == {"num_hands": 2, "table_layout": "max"}
+    max_env = pirate_envs.make("skull_king_v0", raw=True, num_players=2, table_layout="max")
+    assert header["observation_size"] == max_env.observation_layout.size
+    assert agent_player_counts(f"ppo:{agent}", "skull_king_v0") == (2, 3)
+    capsys.readouterr()
+    for lineup in (["random"], ["random", "heuristic"]):  # 2 and 3 players, the default seated layout
+        argv = ["--env-id", "skull_king_v0", "--agents", f"ppo:{agent}", *lineup, "--games", "4", "--no-progress"]
+        results = evaluate.main(argv)
+        assert [r.seats_played for r in results if r.agent == f"ppo:{agent}"] == [4]
+    with pytest.raises(SystemExit) as exit_info:  # four players: not a size it plays
+        evaluate.main(["--env-id", "skull_king_v0", "--agents", f"ppo:{agent}", "random", "random", "random"])
+    assert exit_info.value.code == 2
+    assert "plays 2 or 3 players, not 4" in capsys.readouterr().err
