@@ -2,7 +2,9 @@
 
 Debian's ``chromium`` and ``chromium-driver`` (``apt-get install chromium chromium-driver``),
 driven by Selenium. Outside CI the test skips when ``/usr/bin/chromium`` is missing; in CI
-(``CI=true``) it fails instead. Screenshots go to ``docs/screenshots/<game>.png``.
+(``CI=true``) it fails instead. Screenshots go to ``<game>.png`` in the folder named by
+``PIRATE_ENVS_SCREENSHOTS`` (``PIRATE_ENVS_SCREENSHOTS=docs/screenshots`` refreshes the README's
+pictures), else in a temporary folder, so a test run leaves the checkout as it was.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from tests.web.conftest import IN_CI, require_module
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SCREENSHOTS = Path(os.environ.get("PIRATE_ENVS_SCREENSHOTS") or Path(tempfile.gettempdir()) / "pirate_envs_screenshots")
 
 if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
     message = "Debian's chromium and chromium-driver are not installed: apt-get install chromium chromium-driver"
@@ -158,6 +160,7 @@ def test_a_whole_game_in_the_browser(server, browser, env_id):
     partial = target.with_suffix(".png.tmp")
     partial.write_bytes(browser.get_screenshot_as_png())
     os.replace(partial, target)
+    assert target.read_bytes().startswith(b"\x89PNG")
 
 
 def test_replay_of_a_saved_game_in_the_browser(server, browser, tmp_path):
