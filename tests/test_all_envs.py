@@ -26,8 +26,10 @@ def test_registry_lists_every_id():
 
 
 def test_bad_keyword_names_the_valid_ones(env_id):
-    with pytest.raises(TypeError, match="num_players"):
+    with pytest.raises(TypeError, match="num_players") as error:
         pirate_envs.make(env_id, no_such_option=1)
+    for keyword in ("render_mode", "reward_mode", "table_layout"):  # the env's own keywords too
+        assert repr(keyword) in str(error.value)
     with pytest.raises(ValueError, match="num_players"):
         pirate_envs.make(env_id, num_players=99)
     with pytest.raises(ValueError, match="reward_mode"):

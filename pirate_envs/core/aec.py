@@ -47,15 +47,17 @@ class Encoder(Protocol):
         """The ``float32`` observation vector of ``view``."""
 
 
-def config_from_kwargs(config_cls: type, kwargs: dict[str, Any]) -> Any:
-    """Build ``config_cls(**kwargs)``, naming the valid keywords when one is unknown.
+def config_from_kwargs(
+    config_cls: type, kwargs: dict[str, Any], env_keywords: tuple[str, ...] = ("render_mode", "reward_mode")
+) -> Any:
+    """Build ``config_cls(**kwargs)``, naming the valid keywords (``env_keywords`` too) when one is unknown.
 
     Numpy integers among the values (also inside tuples, lists and dicts) become Python integers.
     """
     valid = [f.name for f in dataclasses.fields(config_cls)]
     unknown = sorted(set(kwargs) - set(valid))
     if unknown:
-        raise TypeError(f"unknown keyword argument(s) {unknown}; valid: {valid + ['render_mode', 'reward_mode']}")
+        raise TypeError(f"unknown keyword argument(s) {unknown}; valid: {valid + list(env_keywords)}")
     return config_cls(**{key: plain_ints(value) for key, value in kwargs.items()})
 
 
@@ -79,6 +81,8 @@ class PirateAECEnv(AECEnv):
     ENGINE: ClassVar[type[Engine]]
     #: Multiplier of score changes in ``reward_mode="score"``.
     SCORE_SCALE: ClassVar[float] = 1.0
+    #: Keyword options the env itself takes (the others build the game's ``Config``).
+    ENV_KEYWORDS: ClassVar[tuple[str, ...]] = ("render_mode", "reward_mode")
 
     def __init__(self, render_mode: str | None = None, reward_mode: str = "win", **kwargs: Any):
         super().__init__()
@@ -87,7 +91,7 @@ class PirateAECEnv(AECEnv):
         check_choice("reward_mode", reward_mode, REWARD_MODES)
         self.render_mode = render_mode
         self.reward_mode = reward_mode
-        self.config = config_from_kwargs(self.CONFIG, kwargs)
+        self.config = config_from_kwargs(self.CONFIG, kwargs, self.ENV_KEYWORDS)
         self.game: Engine = self.ENGINE(self.config)
         n = self.game.num_players
         self.possible_agents = [seat_name(i) for i in range(n)]

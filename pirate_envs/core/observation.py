@@ -20,7 +20,7 @@ import math
 import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -157,6 +157,8 @@ class TableLayoutOption:
 
     List it before the env base class; the game's ``make_encoder`` reads ``self.table_layout``.
     """
+
+    ENV_KEYWORDS: ClassVar[tuple[str, ...]] = ("render_mode", "reward_mode", "table_layout")
 
     def __init__(self, *args: Any, table_layout: str = "seated", **kwargs: Any):
         check_choice("table_layout", table_layout, TABLE_LAYOUTS)
