@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from pirate_envs.core.batched import kept_moves
 from pirate_envs.core.observation import SEAT_PRESENT, TABLE_LAYOUTS, max_table_layout
 from pirate_envs.lucky_pirate import actions as _actions
 from pirate_envs.lucky_pirate import cards as _cards
@@ -713,13 +714,7 @@ class LuckyPirateBatch:
 
     def moves(self, index: int) -> list[int]:
         """The actions of game ``index`` so far, in order (``RuntimeError`` past ``history_size``)."""
-        made = int(self.game[index, F_MOVES])
-        if made > self.history_size:
-            raise RuntimeError(
-                f"game {index} has made {made} moves; only the first {self.history_size} are kept, so it cannot be "
-                "replayed"
-            )
-        return self.history[index, :made].tolist()
+        return kept_moves(self.history, index, int(self.game[index, F_MOVES]))
 
     def reference_engine(self, index: int) -> StreamLuckyPirateEngine:
         """A reference engine whose ``reset`` starts game ``index`` with its very dealers and deals."""

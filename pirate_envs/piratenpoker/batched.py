@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from pirate_envs.core.batched import kept_moves
 from pirate_envs.core.observation import SEAT_PRESENT, TABLE_LAYOUTS, max_table_layout
 from pirate_envs.piraten_kapern.batched import SplitMix64Stream
 from pirate_envs.piratenpoker import actions as _actions
@@ -870,13 +871,7 @@ class PiratenpokerBatch:
 
     def moves(self, index: int) -> list[int]:
         """The actions of game ``index`` so far, in order (``RuntimeError`` past ``HISTORY_SIZE``)."""
-        made = int(self.game[index, F_MOVES])
-        if made > self.HISTORY_SIZE:
-            raise RuntimeError(
-                f"game {index} has made {made} moves; only the first {self.HISTORY_SIZE} are kept, so it cannot be "
-                "replayed"
-            )
-        return self.history[index, :made].tolist()
+        return kept_moves(self.history, index, int(self.game[index, F_MOVES]))
 
     def reference_engine(self, index: int) -> StreamPiratenpokerEngine:
         """A reference engine whose ``reset`` starts game ``index`` with its very cards and loot."""
