@@ -364,3 +364,14 @@ def test_the_env_exposes_events_and_seat_screens(env_id):
     assert raw.seat_text(agent) == env_seat_text(env, agent)
     with pytest.raises(UnknownAgentError):
         raw.seat_text("player_9")
+
+
+def test_event_dicts_are_json_even_with_numpy_values():
+    import json
+
+    from pirate_envs.core.events import Event
+
+    event = Event("score", np.int64(1), {"delta": np.int64(-400), "total": np.int64(200), "cause": "Island of Skulls"})
+    assert json.loads(json.dumps(event.to_dict())) == {
+        "kind": "score", "seat": 1, "delta": -400, "total": 200, "cause": "Island of Skulls"
+    }

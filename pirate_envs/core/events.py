@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from pirate_envs.core.errors import plain_ints
+
 #: Keys of ``data`` whose value is a seat (written with the seat's name).
 SEAT_KEYS: frozenset[str] = frozenset({"by", "to", "dealer"})
 
@@ -30,7 +32,7 @@ class Event(NamedTuple):
 
     def to_dict(self) -> dict[str, Any]:
         """The event as a JSON-friendly dict (``kind``, ``seat`` and the data fields)."""
-        return {"kind": self.kind, "seat": self.seat, **self.data}
+        return plain_ints({"kind": self.kind, "seat": self.seat, **self.data})
 
 
 def record_events(engine: Any) -> list[Event]:

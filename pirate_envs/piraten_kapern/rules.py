@@ -133,8 +133,11 @@ def disqualified_score(counts: Sequence[int], card: str) -> int:
 
 
 def score_counts(counts: Sequence[int], card: str) -> int:
-    """Points of stopping voluntarily with these face counts showing (see :func:`score_dice`)."""
-    return _score_counts(tuple(counts), card)
+    """Points of stopping voluntarily with these face counts showing (see :func:`score_dice`).
+
+    The counts become Python integers first, so numpy counts never put numpy results in the cache.
+    """
+    return _score_counts(tuple(map(int, counts)), card)
 
 
 @functools.cache

@@ -78,3 +78,15 @@ def test_score_dice_rejects_bad_input():
         score_dice(["coin"] * 7 + ["banana"], "captain")
     with pytest.raises(ValueError, match="expected 8 faces"):
         score_dice(["coin"] * 7, "captain")
+
+
+def test_numpy_counts_do_not_put_numpy_points_in_the_cache():
+    """A first call with numpy counts (the oracle, the batched tables) must not make later engine scores numpy."""
+    import numpy as np
+
+    from pirate_envs.piraten_kapern import rules
+
+    rules._score_counts.cache_clear()
+    assert type(rules.score_counts(np.array([3, 0, 0, 2, 3, 0]), "gold")) is int
+    assert type(rules.score_counts([3, 0, 0, 2, 3, 0], "gold")) is int
+    rules._score_counts.cache_clear()
