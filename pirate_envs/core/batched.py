@@ -2,7 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
+
+
+def check_constants(game: str, expected: Mapping[str, tuple[Any, Any]]) -> None:
+    """Raise ``RuntimeError`` unless every ``name: (kernel's copy, reference value)`` pair agrees.
+
+    numba's cache does not see changes in other modules, so a backend checks the constants it
+    copied from its reference modules at import instead of running stale kernels.
+    """
+    mismatched = [name for name, (mine, reference) in expected.items() if mine != reference]
+    if mismatched:
+        raise RuntimeError(f"the batched {game} kernels are out of date with the reference: {mismatched} changed")
 
 
 def kept_moves(history: np.ndarray, index: int, made: int) -> list[int]:

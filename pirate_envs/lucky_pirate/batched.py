@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from pirate_envs.core.batched import kept_moves
+from pirate_envs.core.batched import check_constants, kept_moves
 from pirate_envs.core.observation import SEAT_PRESENT, TABLE_LAYOUTS, max_table_layout
 from pirate_envs.lucky_pirate import actions as _actions
 from pirate_envs.lucky_pirate import cards as _cards
@@ -103,9 +103,7 @@ _EXPECTED = {
         (_actions.PLAY_OFFSET, _actions.DOWN_OFFSET, _actions.PICK_UP, _actions.LAY_UP_OFFSET, _actions.NUM_ACTIONS),
     ),
 }
-_MISMATCHED = [name for name, (mine, reference) in _EXPECTED.items() if mine != reference]
-if _MISMATCHED:
-    raise RuntimeError(f"the batched Lucky Pirate kernels are out of date with the reference: {_MISMATCHED} changed")
+check_constants("Lucky Pirate", _EXPECTED)
 
 # Per-game scalar fields: columns of the ``game`` array.
 (

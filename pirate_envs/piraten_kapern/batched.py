@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from pirate_envs.core.batched import kept_moves
+from pirate_envs.core.batched import check_constants, kept_moves
 from pirate_envs.piraten_kapern import actions as _actions
 from pirate_envs.piraten_kapern import engine as _engine
 from pirate_envs.piraten_kapern import rules as _rules
@@ -82,9 +82,7 @@ _EXPECTED = {
                                                     "NUM_ACTIONS")),
     ),
 }
-_MISMATCHED = [name for name, (mine, reference) in _EXPECTED.items() if mine != reference]
-if _MISMATCHED:
-    raise RuntimeError(f"the batched Kapern kernels are out of date with the reference: {_MISMATCHED} changed")
+check_constants("Kapern", _EXPECTED)
 
 # Per-game scalar fields: columns of the ``game`` array.
 (

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from pirate_envs.core.batched import kept_moves
+from pirate_envs.core.batched import check_constants, kept_moves
 from pirate_envs.core.observation import SEAT_PRESENT, TABLE_LAYOUTS, max_table_layout
 from pirate_envs.piraten_kapern.batched import SplitMix64Stream
 from pirate_envs.piratenpoker import actions as _actions
@@ -99,9 +99,7 @@ _EXPECTED = {
         (OVERBOARD_ROUND, BELOW_DECK_ROUND, LOOT_ROUND, ROUNDS_PER_GAME),
     ),
 }
-_MISMATCHED = [name for name, (mine, reference) in _EXPECTED.items() if mine != reference]
-if _MISMATCHED:
-    raise RuntimeError(f"the batched Piratenpoker kernels are out of date with the reference: {_MISMATCHED} changed")
+check_constants("Piratenpoker", _EXPECTED)
 
 # Per-game scalar fields: columns of the ``game`` array.
 (

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from pirate_envs.core.batched import check_constants
 from pirate_envs.skull_king import actions as _actions
 from pirate_envs.skull_king import cards as _cards
 from pirate_envs.skull_king import rules as _rules
@@ -91,9 +92,7 @@ _EXPECTED = {
     "rules.PIRATE_CAUGHT_BONUS": (PIRATE_CAUGHT_BONUS, _rules.PIRATE_CAUGHT_BONUS),
     "rules.SKULL_KING_CAUGHT_BONUS": (SKULL_KING_CAUGHT_BONUS, _rules.SKULL_KING_CAUGHT_BONUS),
 }
-_MISMATCHED = [name for name, (mine, reference) in _EXPECTED.items() if mine != reference]
-if _MISMATCHED:
-    raise RuntimeError(f"the batched Skull King kernels are out of date with the reference: {_MISMATCHED} changed")
+check_constants("Skull King", _EXPECTED)
 
 # Per-game scalar fields: columns of the ``game`` array.
 F_HAND, F_PHASE, F_DEALER, F_LEADER, F_CURRENT, F_LED, F_TRICK_LEN, F_TRICKS_DONE, F_MOVES, F_SHOWN = range(10)
