@@ -4,20 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-import pirate_envs
 from agents.base import action_blocks, sample_legal
+from agents.registry import game_player_counts
 
 
 def supported_player_counts(env_id: str) -> list[int]:
     """Player counts the env accepts (probed through its config validation)."""
-    counts = []
-    for n in range(1, 9):
-        try:
-            pirate_envs.make(env_id, raw=True, num_players=n)
-        except ValueError:
-            continue
-        counts.append(n)
-    return counts
+    return list(game_player_counts(env_id))
 
 
 def play_random_game(env, rng: np.random.Generator, check=None) -> dict[str, float]:
