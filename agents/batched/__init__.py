@@ -1,0 +1,133 @@
+"""Batched agents: one call chooses the moves of many games at once.
+
+The batched engine (:mod:`pirate_envs.vector`) steps thousands of games per call; the agents
+that play in them must not go back to one Python call per game. A batched agent acts on rows
+of observations and action masks, exactly the arrays the batched engine (and the AEC env, one
+row at a time) gives::
+
+    agent = make_batched_agent("heuristic", "skull_king_v0", env, num_games=1024, seed=0)
+    agent.reset_games(np.arange(1024))                      # every slot starts a game
+    actions = agent.act_batch(games, observations, masks)   # rows of the slots ``games``
+
+``games`` names the slot (``0 .. num_games - 1``) of every row, so that an agent that remembers
+something of a game (Lucky Pirate's heuristic remembers the positions it has seen) keeps it per
+slot; ``reset_games`` forgets it when a slot starts a new game.
+
+Names: ``random`` (uniform over the env's action blocks, then within the block drawn, as
+:class:`agents.base.RandomAgent`), ``heuristic`` (the game's heuristic in batched form: it
+reads the observation vector, which holds the player's View, and chooses what the one-game
+heuristic chooses; each is checked against it move by move), and a policy
+(:class:`BatchedPolicyAgent`, for trained agents and the frozen snapshots of self-play). A
+name with no batched form (``mcts``, ``oracle``) raises a ``ValueError`` that says so.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from agents.base import action_blocks
+from agents.policy_agent import MlpPolicy
+
+#: ``env id -> "module:Class"`` of each game's batched heuristic.
+BATCHED_HEURISTICS: dict[str, str] = {
+    "skull_king_v0": "agents.batched.skull_king_heuristic:SkullKingHeuristicBatch",
+    "piratenpoker_v0": "agents.batched.piratenpoker_heuristic:PiratenpokerHeuristicBatch",
+    "lucky_pirate_v0": "agents.batched.lucky_pirate_heuristic:LuckyPirateHeuristicBatch",
+    "piraten_kapern_v0": "agents.batched.kapern_heuristic:KapernHeuristicBatch",
+}
+
+
+@runtime_checkable
+class BatchedAgent(Protocol):
+    """Chooses one legal action per row; rows belong to the game slots ``games``."""
+
+    name: str
+
+    def reset_games(self, games: np.ndarray) -> None:
+        """The slots ``games`` start new games: forget what was remembered of them."""
+
+    def act_batch(self, games: np.ndarray, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``(M,)`` ``int64`` legal actions for the ``M`` rows of ``observations`` ``(M, D)`` and
+        ``action_masks`` ``(M, A)`` (``int8`` or ``bool``); row ``j`` is a position of slot ``games[j]``."""
+
+
+class BatchedRandomAgent:
+    """Random legal actions, block-uniform like :class:`agents.base.RandomAgent`, for many rows at once."""
+
+    name = "random"
+
+    def __init__(self, blocks: tuple[tuple[int, int], ...], seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+        self.starts = np.array([start for start, _ in blocks] or [0], dtype=np.int64)
+
+    def reset_games(self, games: np.ndarray) -> None:
+        """Nothing is remembered of a game."""
+
+    def act_batch(self, games: np.ndarray, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        mask = np.asarray(action_masks).astype(np.int64, copy=False)
+        if not mask.any(axis=1).all():
+            raise ValueError("a row of action_masks has no legal action: is it this agent's turn?")
+        rows = np.arange(len(mask))
+        counts = np.add.reduceat(mask, self.starts, axis=1)  # legal actions per block
+        present = counts > 0
+        chosen = (self.rng.random(len(mask)) * present.sum(axis=1)).astype(np.int64)
+        block = np.argmax(np.cumsum(present, axis=1) > chosen[:, None], axis=1)
+        within = (self.rng.random(len(mask)) * counts[rows, block]).astype(np.int64)
+        # the within-th legal action from the block's start
+        before = np.cumsum(mask, axis=1) - mask  # legal actions before each column
+        start_rank = before[rows, self.starts[block]]
+        target = start_rank + within
+        return np.argmax((before == target[:, None]) & (mask > 0), axis=1).astype(np.int64)
+
+
+class BatchedPolicyAgent:
+    """A trained policy (:class:`~agents.policy_agent.MlpPolicy`) on many rows: masked argmax, or a
+    sample of the masked softmax (``deterministic=False``; Gumbel-max draws from ``seed``).
+
+    ``policy`` may be swapped between calls (self-play snapshots).
+    """
+
+    def __init__(self, policy: MlpPolicy, name: str = "ppo", deterministic: bool = True, seed: int | None = None):
+        self.policy = policy
+        self.name = name
+        self.deterministic = deterministic
+        self.rng = np.random.default_rng(seed)
+
+    def reset_games(self, games: np.ndarray) -> None:
+        """Nothing is remembered of a game."""
+
+    def act_batch(self, games: np.ndarray, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        legal = np.asarray(action_masks).astype(bool, copy=False)
+        if not legal.any(axis=1).all():
+            raise ValueError("a row of action_masks has no legal action: is it this agent's turn?")
+        logits = self.policy.logits(observations).astype(np.float64, copy=False)
+        if not self.deterministic:
+            logits = logits - np.log(-np.log(self.rng.random(logits.shape)))  # Gumbel-max sample
+        return np.argmax(np.where(legal, logits, -np.inf), axis=1).astype(np.int64)
+
+
+def make_batched_agent(name: str, env_id: str, env: Any, num_games: int, seed: int | None = None) -> BatchedAgent:
+    """The batched form of the agent ``name`` for ``env_id`` (``env``: a raw env of the table it plays).
+
+    ``ValueError`` for a name with no batched form (play it with the one-game path).
+    """
+    if name == "random":
+        return BatchedRandomAgent(action_blocks(env), seed=seed)
+    if name == "heuristic" and env_id in BATCHED_HEURISTICS:
+        module_name, class_name = BATCHED_HEURISTICS[env_id].split(":")
+        return getattr(importlib.import_module(module_name), class_name)(env, num_games, seed)
+    if name.startswith("ppo:"):
+        from agents.policy_agent import make_policy_agent
+
+        agent = make_policy_agent(name[len("ppo:") :], env_id, seed=seed, env=env)
+        return BatchedPolicyAgent(agent.policy, name=name, deterministic=agent.deterministic, seed=seed)
+    raise ValueError(
+        f"agent {name!r} has no batched form for {env_id}; batched: random, heuristic, ppo:<...> "
+        "(play the others on the one-game path)"
+    )
+
+
+__all__ = ["BATCHED_HEURISTICS", "BatchedAgent", "BatchedPolicyAgent", "BatchedRandomAgent", "make_batched_agent"]
