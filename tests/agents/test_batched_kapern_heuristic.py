@@ -1,0 +1,150 @@
+"""The batched Piraten Kapern heuristic chooses what the one-game heuristic chooses, move by move."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+import pirate_envs
+import pirate_envs.vector
+from agents.batched import make_batched_agent
+from agents.batched.kapern_heuristic import KapernHeuristicBatch
+from agents.kapern_heuristic import SMALL_STAKE, KapernHeuristic, junk, must_chase
+from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET, REROLL_OFFSET, STOP, reroll_counts
+from pirate_envs.piraten_kapern.rules import CARDS, SABRE, SEA_BATTLES, SKULL, card_skulls
+
+ENV_ID = "piraten_kapern_v0"
+PLAYER_COUNTS = (2, 3, 4, 5)
+LAYOUTS = ("seated", "max")
+GAMES_PER_TABLE = 2  # per promo setting: with and without After the Storm and Peace
+
+
+@functools.cache
+def played_positions(num_players: int, table_layout: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
+    """AEC games with the one-game heuristic at every seat, checked one row at a time.
+
+    Returns every decision's observation, mask and one-game action, and ``(view, plan, action)``
+    for the coverage check.
+    """
+    observations, masks, expected, decisions = [], [], [], []
+    heuristic = KapernHeuristic()
+    for promo_cards in (False, True):
+        env = pirate_envs.make(ENV_ID, raw=True, num_players=num_players, table_layout=table_layout,
+                               promo_cards=promo_cards)  # fmt: skip
+        batched = KapernHeuristicBatch(env, num_games=1, seed=0)
+        for game in range(GAMES_PER_TABLE):
+            env.reset(seed=100 * num_players + game)
+            for _ in env.agent_iter():
+                obs, _, terminated, truncated, _ = env.last()
+                if terminated or truncated:
+                    env.step(None)
+                    continue
+                view = env.game.view(env.game.current_player)
+                action = heuristic.act(obs, view)
+                one_row = (obs["observation"][None], obs["action_mask"][None])
+                chosen = batched.act_batch(np.zeros(1, dtype=np.int64), *one_row)
+                assert chosen.dtype == np.int64 and chosen.shape == (1,)
+                assert chosen[0] == action, f"batched {chosen[0]} != one-game {action} in {view}"
+                observations.append(obs["observation"])
+                masks.append(obs["action_mask"])
+                expected.append(action)
+                decisions.append((view, heuristic.plan(view), action))
+                env.step(action)
+    return np.array(observations), np.array(masks), np.array(expected, dtype=np.int64), decisions
+
+
+@pytest.mark.parametrize("table_layout", LAYOUTS)
+@pytest.mark.parametrize("num_players", PLAYER_COUNTS)
+def test_every_decision_matches_the_one_game_heuristic(num_players, table_layout):
+    observations, masks, expected, _ = played_positions(num_players, table_layout)
+    env = pirate_envs.make(ENV_ID, raw=True, num_players=num_players, table_layout=table_layout)
+    agent = KapernHeuristicBatch(env, num_games=len(expected), seed=0)
+    order = np.random.default_rng(num_players).permutation(len(expected))  # one big batch, shuffled
+    chosen = agent.act_batch(order, observations[order], masks[order].astype(bool))
+    mismatches = np.flatnonzero(chosen != expected[order])
+    assert mismatches.size == 0, f"{mismatches.size} of {len(expected)} rows differ, first: {order[mismatches[:1]]}"
+
+
+def test_the_games_reach_every_branch_of_the_heuristic():
+    """The compared positions hold every card and each rule of thumb, so every rule was checked."""
+    decisions = [d for n in PLAYER_COUNTS for layout in LAYOUTS for d in played_positions(n, layout)[3]]
+    cards = {view.card for view, _, _ in decisions}
+    assert cards == set(CARDS)
+
+    def rerolls(view, action):
+        return REROLL_OFFSET <= action < CHEST_PUT_OFFSET and not view.island
+
+    def chasing(view):
+        return not view.island and must_chase(view.showing, view.card)
+
+    def padded(view, plan):  # a chase that takes more dice than its junk (the non-sabres in a Sea Battle)
+        base = junk(view.showing, view.card) if view.card == "peace" else [*view.showing[:SABRE], 0]
+        return plan is not None and chasing(view) and sum(plan[:SKULL]) > sum(base[:SKULL])
+
+    def two_skulls(view):
+        return not view.island and view.showing[SKULL] + card_skulls(view.card) >= 2
+
+    branches = {
+        "island": any(view.island and action != STOP for view, _, action in decisions),
+        "chest move": any(action >= CHEST_PUT_OFFSET for _, _, action in decisions),
+        "sorceress skull": any(rerolls(view, a) and reroll_counts(a)[SKULL] for view, _, a in decisions),
+        "sorceress skull alone": any(plan is not None and sum(plan) == plan[SKULL] == 1 for _, plan, _ in decisions),
+        "sea battle chase": any(rerolls(v, a) and chasing(v) and v.card in SEA_BATTLES for v, _, a in decisions),
+        "peace chase": any(rerolls(view, a) and view.card == "peace" and chasing(view) for view, _, a in decisions),
+        "chase padded": any(padded(view, plan) for view, plan, _ in decisions),
+        "bank at two skulls": any(
+            plan is None and two_skulls(view) and sum(junk(view.showing, view.card)[:SKULL]) >= 2
+            for view, plan, _ in decisions
+        ),
+        "chest dice not at stake": any(
+            view.card == "treasure_chest" and two_skulls(view) and view.turn_points > SMALL_STAKE and plan is not None
+            for view, plan, _ in decisions
+        ),
+        "stop for lack of junk": any(plan is None and not two_skulls(view) for view, plan, _ in decisions),
+        "stop forced by the mask": any(plan is not None and a == STOP for _, plan, a in decisions),
+    }
+    assert all(branches.values()), [name for name, reached in branches.items() if not reached]
+
+
+def test_plays_legal_moves_in_the_batched_engine():
+    venv = pirate_envs.vector.make(ENV_ID, num_envs=64, seed=3, num_players=3, promo_cards=True)
+    env = pirate_envs.make(ENV_ID, raw=True, num_players=3, promo_cards=True)
+    agent = make_batched_agent("heuristic", ENV_ID, env, 64, seed=0)
+    venv.reset()
+    games = np.arange(64)
+    ended = 0
+    for _ in range(300):  # an illegal action would raise BatchIllegalActionError
+        live = ~(venv.terminated | venv.truncated)
+        actions = np.zeros(64, dtype=np.int64)
+        actions[live] = agent.act_batch(games[live], venv.observation[live], venv.action_mask[live])
+        venv.step(actions)
+        ended += int(venv.terminated.sum())
+    assert ended > 0
+
+
+def test_make_batched_agent_builds_it():
+    env = pirate_envs.make(ENV_ID, raw=True, num_players=2)
+    agent = make_batched_agent("heuristic", ENV_ID, env, 8, seed=1)
+    assert isinstance(agent, KapernHeuristicBatch) and agent.name == "heuristic"
+
+
+def test_a_row_with_no_legal_action_raises():
+    observations, masks, _, _ = played_positions(2, "seated")
+    env = pirate_envs.make(ENV_ID, raw=True, num_players=2)
+    agent = KapernHeuristicBatch(env, num_games=2, seed=0)
+    masks = masks[:2].copy()
+    masks[1] = 0
+    with pytest.raises(ValueError, match="row 1 of action_masks has no legal action"):
+        agent.act_batch(np.arange(2), observations[:2], masks)
+
+
+def test_a_row_that_is_no_position_raises():
+    observations, masks, _, _ = played_positions(2, "seated")
+    env = pirate_envs.make(ENV_ID, raw=True, num_players=2)
+    agent = KapernHeuristicBatch(env, num_games=1, seed=0)
+    with pytest.raises(ValueError, match="row 0 of observations holds no Piraten Kapern position"):
+        agent.act_batch(np.zeros(1, dtype=np.int64), np.zeros_like(observations[:1]), masks[:1])
+    with pytest.raises(ValueError, match=r"expected \(M, 50\) observations"):
+        agent.act_batch(np.zeros(1, dtype=np.int64), observations[:1, :-1], masks[:1])
