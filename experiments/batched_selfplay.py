@@ -1,0 +1,470 @@
+"""Self-play on the batched engine: ``num_envs`` learner games as one SB3 ``VecEnv``.
+
+:class:`BatchedSelfPlayVecEnv` plays the games of :class:`~pirate_envs.single_agent.SelfPlayEnv`
+(one learner per game, opponents moving between his decisions) on
+:mod:`pirate_envs.vector` and the batched agents of :mod:`agents.batched`, with no Python loop
+over games:
+
+* each episode the learner sits in a random seat (or ``learner_seat``) and every other seat gets
+  an opponent drawn from the pool weights (``self``: one of the last ``max_snapshots`` frozen
+  learner copies added by ``env_method("add_snapshot", policy)``; ``random``, ``heuristic``,
+  ``ppo:<checkpoint>``);
+* after the learner's actions the opponents on turn move, grouped by agent: one ``act_batch``
+  per agent, then one engine step for the games of those rows only (``VectorEnv.step(actions,
+  active=...)``), until every game is at its learner's turn or ended;
+* the reward of a step is the learner's rewards summed from his move to his next decision or
+  the end (rewards before his first decision come with his first step); ``truncation_reward``
+  turns a truncated game into a terminated one with that reward added;
+* an ended game's info holds ``terminal_observation``, ``TimeLimit.truncated``, ``seat``,
+  ``num_players``, ``final_score``, ``win_share`` and ``opponents``, and the slot starts its
+  next game at once (a game that ends before the learner's first decision is drawn anew, as
+  ``SelfPlayEnv`` does);
+* ``action_masks()`` (and ``env_method("action_masks")``) gives the learner's legal actions.
+
+Several table sizes (``player_counts``): one ``VectorEnv`` per size, all with
+``table_layout="max"`` (one observation size), the ``num_envs`` slots split by the weights
+(every size gets at least one slot); the table size of a slot is fixed, so the mix of sizes
+is that of the split rather than a draw per episode.
+
+Differences from ``SelfPlayEnv``, which the batched engine imposes:
+
+* ``terminal_observation`` is the learner's final observation when his own move ended the game
+  or the game was truncated (then rebuilt by replaying the game in the reference engine);
+  when an opponent's move ended it by the rules, it is the observation of his last decision
+  (SB3's PPO reads ``terminal_observation`` only for truncated games);
+* an illegal learner action raises :class:`~pirate_envs.vector.BatchIllegalActionError`
+  (naming the env index) instead of ending that game with reward ``-1``: MaskablePPO, which
+  reads ``action_masks``, never plays one.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections import deque
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env import VecEnv
+
+import pirate_envs
+import pirate_envs.vector
+from agents.batched import BatchedAgent, BatchedPolicyAgent, make_batched_agent
+from agents.policy_agent import MlpPolicy
+from pirate_envs.core.rewards import winners_by_score
+from pirate_envs.single_agent import MAX_EMPTY_EPISODES, SELF, opponent_weights, table_size_weights
+
+#: Agent names with a batched form (besides ``ppo:<checkpoint>``).
+BATCHED_NAMES = (SELF, "random", "heuristic")
+
+#: Env ids whose winners are the seats of the highest score (their score-mode win share needs no replay).
+_WINNERS_BY_SCORE = ("skull_king_v0", "piraten_kapern_v0")
+
+
+def final_scores(venv: pirate_envs.vector.VectorEnv, rows: np.ndarray) -> np.ndarray:
+    """``(len(rows), P)`` every seat's score in the games ``rows`` (the reference engine's ``scores()``)."""
+    backend = venv._backend
+    if venv.env_id == "piraten_kapern_v0":
+        return backend.scores[rows].astype(np.float64)
+    module = importlib.import_module(type(backend).__module__)
+    field = module.S_WINS if venv.env_id == "lucky_pirate_v0" else module.S_SCORE
+    return backend.seats[rows, :, field].astype(np.float64)
+
+
+def batched_support(env_id: str, opponents: Mapping[str, float]) -> str | None:
+    """Why the batched path cannot train ``env_id`` against ``opponents`` (``None``: it can)."""
+    from agents.batched import BATCHED_HEURISTICS
+
+    if importlib.util.find_spec("numba") is None:
+        return "numba is not installed"
+    if env_id not in pirate_envs.vector.COVERED_ENV_IDS:
+        return f"the batched engine does not cover {env_id}"
+    for name in opponents:
+        if name in (SELF, "random") or name.startswith("ppo:"):
+            continue
+        if name != "heuristic":
+            return f"opponent {name!r} has no batched form"
+        module = BATCHED_HEURISTICS.get(env_id, ":").split(":")[0]
+        if not module or importlib.util.find_spec(module) is None:
+            return f"the heuristic of {env_id} has no batched form yet"
+    return None
+
+
+class _Table:
+    """The games of one table size: a ``VectorEnv`` and, per slot, the learner's seat and opponents."""
+
+    def __init__(self, env_id: str, num_slots: int, first_env: int, env_kwargs: dict[str, Any], seed: int | None):
+        self.venv = pirate_envs.vector.make(env_id, num_slots, seed=seed, **env_kwargs)
+        self.raw = pirate_envs.make(env_id, raw=True, **env_kwargs)
+        self.num_slots = num_slots
+        self.num_players = self.venv.num_players
+        self.envs = slice(first_env, first_env + num_slots)  # the VecEnv indices of the slots
+        self.slots = np.arange(num_slots)
+        self.learner_seat = np.zeros(num_slots, dtype=np.int64)
+        #: ``opponent[j, s]``: index into ``agents`` of seat ``s`` in slot ``j`` (-1: the learner)
+        self.opponent = np.full((num_slots, self.num_players), -1, dtype=np.int64)
+        self.pending = np.zeros(num_slots, dtype=np.float64)  # rewards before the learner's first decision
+        self.last_obs = np.zeros((num_slots, self.venv.observation.shape[1]), dtype=np.float32)
+        self.agents: list[BatchedAgent] = []
+        #: pool kind -> agent index of each seat (one shared index for agents that remember nothing)
+        self.kind_agents: dict[str, np.ndarray] = {}
+        self.snapshots: deque[int] = deque()
+        self.actions = np.zeros(num_slots, dtype=np.int64)
+
+    def add_agent(self, agent: BatchedAgent) -> int:
+        self.agents.append(agent)
+        return len(self.agents) - 1
+
+    def learner_rewards(self) -> np.ndarray:
+        """The learner's reward of the last engine step in every slot."""
+        return self.venv.rewards[self.slots, self.learner_seat]
+
+    def ended(self) -> np.ndarray:
+        return self.venv.terminated | self.venv.truncated
+
+    def play_opponents(self, rewards: np.ndarray) -> None:
+        """Opponents move until each game is at its learner's turn or ended; his rewards add to ``rewards``."""
+        venv, actions = self.venv, self.actions
+        while True:
+            waiting = ~self.ended() & (venv.current_player != self.learner_seat)
+            rows = np.flatnonzero(waiting)
+            if rows.size == 0:
+                return
+            chosen = self.opponent[rows, venv.current_player[rows]]
+            order = np.argsort(chosen, kind="stable")
+            rows, chosen = rows[order], chosen[order]
+            bounds = np.flatnonzero(np.diff(chosen)) + 1
+            observation, mask = venv.observation, venv.action_mask
+            for group in np.split(rows, bounds):
+                agent = self.agents[self.opponent[group[0], venv.current_player[group[0]]]]
+                actions[group] = agent.act_batch(group, observation[group], mask[group])
+            venv.step(actions, active=waiting)
+            rewards += self.learner_rewards()
+
+
+class BatchedSelfPlayVecEnv(VecEnv):
+    """``num_envs`` self-play games on the batched engine (see the module docstring).
+
+    Args:
+        env_id: an env id of :data:`pirate_envs.vector.COVERED_ENV_IDS`.
+        num_envs: learner games in all.
+        opponents: the pool: an agent name, a list of names or ``{name: weight}`` (names with a
+            batched form: ``self``, ``random``, ``heuristic``, ``ppo:<checkpoint>``).
+        reward_mode, learner_seat, max_snapshots, snapshot_deterministic, truncation_reward,
+        player_counts, **env_kwargs: as :class:`~pirate_envs.single_agent.SelfPlayEnv`.
+        seed: the seed of the first ``reset`` (``VecEnv.seed`` sets the next one).
+    """
+
+    def __init__(
+        self,
+        env_id: str,
+        num_envs: int,
+        opponents: str | Sequence[str] | Mapping[str, float] = "heuristic",
+        reward_mode: str = "win",
+        learner_seat: int | None = None,
+        max_snapshots: int = 10,
+        snapshot_deterministic: bool = False,
+        truncation_reward: float | None = None,
+        player_counts: Sequence[int] | Mapping[int, float] | None = None,
+        seed: int | None = None,
+        **env_kwargs: Any,
+    ):
+        if not isinstance(num_envs, int | np.integer) or num_envs < 1:
+            raise ValueError(f"num_envs={num_envs!r} must be an integer >= 1")
+        if not isinstance(max_snapshots, int | np.integer) or max_snapshots < 1:
+            raise ValueError(f"max_snapshots={max_snapshots!r} must be an integer >= 1")
+        weights = opponent_weights(opponents)
+        if not weights or any(w < 0 for w in weights.values()) or sum(weights.values()) <= 0:
+            raise ValueError(f"opponents={dict(weights)!r}: give agent names with weights >= 0 that sum to more than 0")
+        self.env_id = env_id
+        self.reward_mode = reward_mode
+        self.truncation_reward = truncation_reward
+        self.max_snapshots = int(max_snapshots)
+        self.snapshot_deterministic = snapshot_deterministic
+        self.weights = {name: w for name, w in weights.items() if w > 0}
+        table_weights = table_size_weights(player_counts, env_kwargs)
+        if table_weights:
+            env_kwargs = {"table_layout": "max", **env_kwargs}
+        counts = list(table_weights) or [None]
+        split = self._split(num_envs, [table_weights[c] for c in counts] if table_weights else [1.0])
+        self._rng = np.random.default_rng(seed)
+        seeds = np.random.SeedSequence(seed).generate_state(len(counts), dtype=np.uint32)
+        self.tables: list[_Table] = []
+        first = 0
+        for count, slots, table_seed in zip(counts, split, seeds.tolist()):
+            kwargs = {**env_kwargs, "reward_mode": reward_mode}
+            if count is not None:
+                kwargs["num_players"] = count
+            table = _Table(env_id, slots, first, kwargs, table_seed)
+            self._build_agents(table, seed)
+            self.tables.append(table)
+            first += slots
+        sizes = {t.venv.observation.shape[1] for t in self.tables}
+        if len(sizes) > 1:
+            raise ValueError(f"player_counts={player_counts!r}: the observations differ in size {sorted(sizes)}")
+        num_players = {t.num_players for t in self.tables}
+        if learner_seat is not None and not (
+            isinstance(learner_seat, int | np.integer) and 0 <= learner_seat < min(num_players)
+        ):
+            raise ValueError(f"learner_seat={learner_seat!r} must be None or a seat in 0..{min(num_players) - 1}")
+        self.fixed_seat = None if learner_seat is None else int(learner_seat)
+        table = self.tables[0]
+        self.render_mode = None
+        super().__init__(
+            num_envs,
+            spaces.Box(-np.inf, np.inf, (table.venv.observation.shape[1],), np.float32),
+            spaces.Discrete(table.venv.num_actions),
+        )
+        self._obs = np.zeros((num_envs, table.venv.observation.shape[1]), dtype=np.float32)
+        self._masks = np.zeros((num_envs, table.venv.num_actions), dtype=bool)
+        self._rewards = np.zeros(num_envs, dtype=np.float64)
+        self._actions: np.ndarray | None = None
+        self._next_seed: int | None = None  # the tables were made with ``seed``: their first reset uses it
+        self._has_reset = False
+
+    @staticmethod
+    def _split(num_envs: int, weights: list[float]) -> list[int]:
+        """Slots per table size: proportional to ``weights``, at least one each."""
+        if num_envs < len(weights):
+            raise ValueError(f"num_envs={num_envs} must be at least the number of table sizes ({len(weights)})")
+        exact = np.asarray(weights, dtype=np.float64) / sum(weights) * num_envs
+        slots = np.maximum(1, np.floor(exact).astype(int))
+        while slots.sum() > num_envs:
+            slots[np.argmax(slots)] -= 1
+        left = num_envs - int(slots.sum())  # largest remainders first
+        slots[np.argsort(slots - exact, kind="stable")[:left]] += 1
+        return slots.tolist()
+
+    def _build_agents(self, table: _Table, seed: int | None) -> None:
+        """The pool's batched agents of one table: one per seat for agents that remember their games."""
+        base = 0 if seed is None else seed
+        for kind in self.weights:
+            if kind == SELF:
+                continue
+            try:
+                shared = make_batched_agent(kind, self.env_id, table.raw, table.num_slots, seed=base)
+            except (ValueError, ImportError) as error:
+                valid = ["random", "heuristic", "ppo:<checkpoint>", SELF]
+                raise ValueError(
+                    f"opponent {kind!r} cannot play on the batched path: {error}; valid: {valid}"
+                ) from None
+
+            if kind == "heuristic":  # may remember a game per slot: one per seat, as the one-game pool builds
+                seats = [table.add_agent(shared)] + [
+                    table.add_agent(make_batched_agent(kind, self.env_id, table.raw, table.num_slots, seed=base + s))
+                    for s in range(1, table.num_players)
+                ]
+            else:
+                seats = [table.add_agent(shared)] * table.num_players
+            table.kind_agents[kind] = np.array(seats, dtype=np.int64)
+
+    # ------------------------------------------------------------------ pool
+    def add_snapshot(self, policy: MlpPolicy) -> None:
+        """Add a frozen learner copy to every table's pool (the oldest goes once ``max_snapshots`` are held)."""
+        for table in self.tables:
+            agent = BatchedPolicyAgent(
+                policy, name=SELF, deterministic=self.snapshot_deterministic, seed=int(self._rng.integers(2**31))
+            )
+            if len(table.snapshots) == self.max_snapshots:
+                table.snapshots.popleft()
+            table.snapshots.append(table.add_agent(agent))
+            in_use = set(np.unique(table.opponent).tolist()) | set(table.snapshots)
+            for index, held in enumerate(table.agents):  # drop retired snapshots no game plays any more
+                if isinstance(held, BatchedPolicyAgent) and held.name == SELF and index not in in_use:
+                    table.agents[index] = None  # type: ignore[call-overload]
+
+    def _draw(self, table: _Table, rows: np.ndarray) -> None:
+        """Seats and opponents of new games in the slots ``rows`` (per seat: a kind by weight, then its agent)."""
+        rng, n = self._rng, table.num_players
+        names = [k for k in self.weights if k != SELF or table.snapshots]
+        if not names:
+            raise ValueError("opponents: only 'self' is in the pool and no snapshot was added yet")
+        p = np.array([self.weights[k] for k in names])
+        kinds = rng.choice(len(names), size=(rows.size, n), p=p / p.sum())
+        seats = np.full(rows.size, self.fixed_seat) if self.fixed_seat is not None else rng.integers(n, size=rows.size)
+        opponent = np.empty((rows.size, n), dtype=np.int64)
+        for k, name in enumerate(names):
+            if name == SELF:
+                pool = np.array(table.snapshots, dtype=np.int64)
+                drawn = pool[rng.integers(len(pool), size=(rows.size, n))]
+            else:
+                drawn = np.broadcast_to(table.kind_agents[name], (rows.size, n))
+            opponent = np.where(kinds == k, drawn, opponent)
+        opponent[np.arange(rows.size), seats] = -1
+        table.learner_seat[rows] = seats
+        table.opponent[rows] = opponent
+        for agent in {id(a): a for a in table.agents if a is not None}.values():
+            agent.reset_games(rows)
+
+    def _start_games(self, table: _Table, rows: np.ndarray, fresh: bool) -> None:
+        """Start new games in the slots ``rows`` and play them up to the learner's first decision.
+
+        ``fresh``: the engine has just been reset; otherwise those games ended on the last step
+        and start anew on an engine step of them alone.
+        """
+        venv = table.venv
+        for _ in range(MAX_EMPTY_EPISODES):
+            self._draw(table, rows)
+            if not fresh:
+                active = np.zeros(table.num_slots, dtype=bool)
+                active[rows] = True
+                venv.step(table.actions, active=active)
+            fresh = False
+            rewards = np.zeros(table.num_slots, dtype=np.float64)
+            rewards[rows] = table.learner_rewards()[rows]
+            table.play_opponents(rewards)
+            table.pending[rows] = rewards[rows]
+            rows = rows[table.ended()[rows]]
+            if rows.size == 0:
+                return
+        raise RuntimeError(f"{self.env_id}: {MAX_EMPTY_EPISODES} games in a row ended before the learner's first move")
+
+    def _write_outputs(self, table: _Table) -> None:
+        out = table.envs
+        self._obs[out] = table.venv.observation
+        self._masks[out] = table.venv.action_mask
+        table.last_obs[:] = table.venv.observation
+
+    # ------------------------------------------------------------------ VecEnv API
+    def seed(self, seed: int | None = None) -> list[int | None]:
+        """The seed of the next ``reset`` (each game's stream and the draws of seats and opponents)."""
+        self._next_seed = seed
+        return [None if seed is None else seed + i for i in range(self.num_envs)]
+
+    def reset(self) -> np.ndarray:
+        seed, self._next_seed = self._next_seed, None
+        table_seeds: list[int | None] = [None] * len(self.tables)  # None: the first seed, or continue the streams
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+            table_seeds = np.random.SeedSequence(seed).generate_state(len(self.tables), dtype=np.uint32).tolist()
+        for table, table_seed in zip(self.tables, table_seeds):
+            table.venv.reset(table_seed)
+            self._start_games(table, table.slots, fresh=True)
+            self._write_outputs(table)
+        self._has_reset = True
+        return self._obs.copy()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions)
+
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
+        if not self._has_reset:
+            raise RuntimeError("call reset() before step()")
+        actions = self._actions.reshape(self.num_envs).astype(np.int64, copy=False)
+        dones = np.zeros(self.num_envs, dtype=bool)
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        for table in self.tables:
+            venv = table.venv
+            try:
+                venv.step(actions[table.envs])
+            except pirate_envs.vector.BatchIllegalActionError as error:
+                error.args = (f"learner of env {table.envs.start + error.game}: {error.args[0]}",)
+                raise
+            rewards = table.pending + table.learner_rewards()
+            table.pending[:] = 0.0
+            made_last_move = venv.terminated | venv.truncated
+            table.play_opponents(rewards)
+            ended = np.flatnonzero(table.ended())
+            if ended.size:
+                rewards[ended] += self._finish(table, ended, made_last_move[ended], rewards[ended], dones, infos)
+                self._start_games(table, ended, fresh=False)
+            self._rewards[table.envs] = rewards
+            self._write_outputs(table)
+        return self._obs.copy(), self._rewards.astype(np.float32), dones, infos
+
+    def _finish(
+        self,
+        table: _Table,
+        rows: np.ndarray,
+        learner_ended: np.ndarray,
+        rewards: np.ndarray,
+        dones: np.ndarray,
+        infos: list[dict],
+    ) -> np.ndarray:
+        """Infos of the games ``rows`` that just ended (``rewards``: the learner's of this step); returns
+        the truncation rewards to add."""
+        venv = table.venv
+        terminated = venv.terminated[rows].copy()
+        truncated = venv.truncated[rows] & ~terminated
+        seats = table.learner_seat[rows]
+        scores = final_scores(venv, rows)
+        shares = self._win_shares(table, rows, scores, terminated, rewards)
+        extra = np.zeros(rows.size)
+        if self.truncation_reward is not None:
+            extra[truncated] = self.truncation_reward
+        for j, slot in enumerate(rows.tolist()):
+            if learner_ended[j]:
+                final = venv.observation[slot].copy()
+            elif truncated[j]:
+                final = table.raw.encode(venv.engine(slot).view(int(seats[j])))
+            else:
+                final = table.last_obs[slot].copy()
+            opponents = table.opponent[slot]
+            env = table.envs.start + slot
+            dones[env] = True
+            infos[env] = {
+                "seat": int(seats[j]),
+                "num_players": table.num_players,
+                "final_score": float(scores[j, seats[j]]),
+                "win_share": float(shares[j]),
+                "opponents": [table.agents[a].name for a in opponents.tolist() if a >= 0],
+                "terminal_observation": final,
+                "TimeLimit.truncated": bool(truncated[j]) and self.truncation_reward is None,
+            }
+        return extra
+
+    def _win_shares(
+        self, table: _Table, rows: np.ndarray, scores: np.ndarray, terminated: np.ndarray, rewards: np.ndarray
+    ) -> np.ndarray:
+        """The learner's share of the win in each ended game (0 when it was truncated).
+
+        In win mode the learner's reward of the last step is his terminal win reward: ``1/w`` for
+        each of ``w`` winners, negative for a loser, 0 only when nobody or everybody won.
+        """
+        venv, seats = table.venv, table.learner_seat[rows]
+        shares = np.zeros(rows.size)
+        for j, slot in enumerate(rows.tolist()):
+            if not terminated[j]:
+                continue
+            if self.reward_mode == "win" and rewards[j] != 0.0:
+                shares[j] = max(float(rewards[j]), 0.0)
+                continue
+            if self.env_id in _WINNERS_BY_SCORE:
+                winners = winners_by_score(scores[j].tolist())
+            else:
+                winners = venv.engine(slot).winners()
+            shares[j] = 1.0 / len(winners) if seats[j] in winners else 0.0
+        return shares
+
+    def action_masks(self) -> np.ndarray:
+        """``(num_envs, A)`` ``bool``: each learner's legal actions now."""
+        return self._masks.copy()
+
+    def close(self) -> None:
+        self.tables = []
+
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        return [getattr(self, attr_name)] * len(list(self._get_indices(indices)))
+
+    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any) -> list[Any]:
+        wanted = list(self._get_indices(indices))
+        if method_name == "action_masks":
+            return list(self._masks[wanted])
+        if method_name == "add_snapshot":
+            self.add_snapshot(*method_args, **method_kwargs)
+            return [None] * len(wanted)
+        raise AttributeError(f"BatchedSelfPlayVecEnv has no per-env method {method_name!r}")
+
+    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
+        return [False] * len(list(self._get_indices(indices)))
+
+    def has_attr(self, attr_name: str) -> bool:
+        return hasattr(self, attr_name)
+
+
+__all__ = ["BATCHED_NAMES", "BatchedSelfPlayVecEnv", "batched_support", "final_scores"]
