@@ -52,6 +52,13 @@ API
   An illegal action raises
   :class:`BatchIllegalActionError` naming the game, the action and the legal ones; no game
   moves then.
+* ``step(actions, active)``: games that wait. ``active`` is an ``(N,)`` ``bool`` array (``None``,
+  the default: every game moves). A game with ``active[i]`` false does not move at all: its state
+  (its random stream included), ``observation``, ``action_mask``, ``current_player``,
+  ``terminated`` and ``truncated`` rows stay as they were, its ``rewards`` row is zero, and its
+  action is not checked. A game that ended and waits stays ended; it starts anew on the first
+  step on which it is active. Each game's course depends only on its own actions: stepping a
+  subset gives the active games exactly what stepping them alone would give.
 * ``reset(seed)``: a non-negative integer reseeds, ``None`` continues each game's stream (the
   first ``reset`` uses the seed given to ``make``). Game ``i`` draws from its own stream: the same
   seed and ``num_envs`` give the same games.
@@ -126,6 +133,9 @@ class BatchIllegalActionError(IllegalActionError):
         self.game = game
         self.args = (f"game {game}: {self.args[0]}",)
 
+
+#: The action that tells a step kernel to leave a game as it is (any negative action does).
+_WAIT = -1
 
 #: Columns per block of the sampler's first pass (block sums vectorise; only one block is scanned).
 _PICK_BLOCK = 64
@@ -265,8 +275,13 @@ class VectorEnv:
         self._backend.reset(states)
         self._has_reset = True
 
-    def step(self, actions: Any) -> None:
-        """Play one action per game: ``actions`` holds ``num_envs`` integers (ignored for ended games)."""
+    def step(self, actions: Any, active: Any = None) -> None:
+        """Play one action per game: ``actions`` holds ``num_envs`` integers (ignored for ended games).
+
+        ``active``: ``num_envs`` booleans, the games that move (``None``: all). A game with
+        ``active[i]`` false waits: its state, observation, mask, current player and ended flags stay
+        as they are, its rewards row is zero, and its action is not checked (see the module docstring).
+        """
         if not self._has_reset:
             raise RuntimeError("call reset() before step()")
         actions = np.asarray(actions)
@@ -277,9 +292,18 @@ class VectorEnv:
             )
         actions = actions.astype(np.int64, copy=False)
         live = ~(self.terminated | self.truncated)
+        checked = live
+        if active is not None:
+            active = np.asarray(active)
+            if active.shape != (self.num_envs,) or active.dtype != np.bool_:
+                raise TypeError(
+                    f"active must be {self.num_envs} booleans, one per game (shape ({self.num_envs},), dtype bool) "
+                    f"or None; got shape {active.shape} of dtype {active.dtype}"
+                )
+            checked = live & active
         in_space = (actions >= 0) & (actions < self.num_actions)
         legal = self.action_mask[self._index, np.where(in_space, actions, 0)].astype(bool) & in_space
-        bad = np.flatnonzero(live & ~legal)
+        bad = np.flatnonzero(checked & ~legal)
         if bad.size:
             game = int(bad[0])
             raise BatchIllegalActionError(
@@ -289,7 +313,11 @@ class VectorEnv:
                 self._env.action_to_string,
                 self.num_actions,
             )
-        self._backend.step(actions)
+        # the kernels read a negative action as "wait": an ended game's (ignored) action must not be one
+        kernel_actions = np.where(live, actions, 0)
+        if active is not None:
+            kernel_actions[~active] = _WAIT
+        self._backend.step(kernel_actions)
 
     # ----------------------------------------------------------------- one game
     def _check_index(self, index: Any) -> int:

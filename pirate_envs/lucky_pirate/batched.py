@@ -597,20 +597,25 @@ def reset_kernel(params, offsets, scales, inv_deck, tables, deck_cards, rng, sta
 def step_kernel(actions, params, score_scale, offsets, scales, inv_deck, tables, deck_cards, rng, start_state, game,
                 seats, hands, ups, downs, pile, pile_counts, removed, history, obs, mask, shown, rewards, terminated,
                 truncated):  # fmt: skip
-    """Apply one (checked, legal) action per game; a game that ended on the last step starts anew instead."""
+    """Apply one (checked, legal) action per game; a game that ended on the last step starts anew instead.
+
+    A negative action: the game waits (nothing of it changes; its rewards row is zero).
+    """
     n = params[P_N]
     scratch = np.empty(deck_cards.shape[0], dtype=np.int8)
     before = np.zeros(n, dtype=np.int64)
     capacity = history.shape[1]
     for i in range(game.shape[0]):
         rewards[i] = 0.0
+        action = actions[i]
+        if action < 0:  # waits
+            continue
         if terminated[i] or truncated[i]:
             _new_game(i, params, deck_cards, scratch, rng, start_state, game, seats, hands, ups, downs, pile_counts,
                       removed, terminated, truncated)  # fmt: skip
         else:
             for s in range(n):
                 before[s] = seats[i, s, S_WINS]
-            action = actions[i]
             moves = game[i, F_MOVES]
             if moves < capacity:
                 history[i, moves] = action
@@ -703,7 +708,7 @@ class LuckyPirateBatch:
         reset_kernel(self.params, *self._state(), *self._outputs())
 
     def step(self, actions: np.ndarray) -> None:
-        """Apply ``actions`` (``int64``, checked legal for every game that has not ended)."""
+        """Apply ``actions`` (``int64``, checked legal for every live game; negative: the game waits)."""
         step_kernel(actions, self.params, self.score_scale, *self._state(), self.history, *self._outputs())
 
     def reset_options(self, index: int) -> dict[str, Any]:

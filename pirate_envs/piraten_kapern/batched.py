@@ -572,12 +572,18 @@ def reset_kernel(n, target, max_turns, score_scale, offsets, tables, deck_cards,
 def step_kernel(actions, n, target, max_turns, score_scale, offsets, tables, deck_cards, rng, game, free, chest,
                 scores, final_left, deck, deck_counts, start_state, history, obs, mask, shown, rewards, terminated,
                 truncated):  # fmt: skip
-    """Apply one (checked, legal) action per game; a game that ended on the last step starts anew instead."""
+    """Apply one (checked, legal) action per game; a game that ended on the last step starts anew instead.
+
+    A negative action: the game waits (nothing of it changes; its rewards row is zero).
+    """
     rolled = np.zeros(NUM_FACES, dtype=np.int64)
     before = np.zeros(n, dtype=np.int64)
     capacity = history.shape[1]
     for i in range(game.shape[0]):
         rewards[i] = 0.0
+        action = actions[i]
+        if action < 0:  # waits
+            continue
         if terminated[i] or truncated[i]:
             before[:] = 0
             _new_game(i, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores,
@@ -585,7 +591,6 @@ def step_kernel(actions, n, target, max_turns, score_scale, offsets, tables, dec
         else:
             for s in range(n):
                 before[s] = scores[i, s]
-            action = actions[i]
             moves = game[i, F_MOVES]
             if moves < capacity:
                 history[i, moves] = action
@@ -648,7 +653,7 @@ class KapernBatch:
                      self.action_mask, self.current_player, self.rewards, self.terminated, self.truncated)  # fmt: skip
 
     def step(self, actions: np.ndarray) -> None:
-        """Apply ``actions`` (``int64``, checked legal for every game that has not ended)."""
+        """Apply ``actions`` (``int64``, checked legal for every live game; negative: the game waits)."""
         step_kernel(actions, *self._config_args, self.offsets, self.tables, *self._state(), self.history,
                     self.observation, self.action_mask, self.current_player, self.rewards, self.terminated,
                     self.truncated)  # fmt: skip

@@ -740,12 +740,18 @@ def reset_kernel(options, tables, deck_cards, loot_fronts, offsets, scales, rng,
 def step_kernel(actions, options, score_scale, tables, deck_cards, loot_fronts, offsets, scales, rng, start_state,
                 game, seats, hands, bids, last_bids, discard, displayed, draw, face_up, stacks, stack_len, history,
                 obs, mask, shown, rewards, terminated, truncated):  # fmt: skip
-    """Apply one (checked, legal) action per game; a game that ended on the last step starts anew instead."""
+    """Apply one (checked, legal) action per game; a game that ended on the last step starts anew instead.
+
+    A negative action: the game waits (nothing of it changes; its rewards row is zero).
+    """
     n = options[C_PLAYERS]
     before = np.zeros(n, dtype=np.int64)
     capacity = history.shape[1]
     for i in range(game.shape[0]):
         rewards[i] = 0.0
+        action = actions[i]
+        if action < 0:  # waits
+            continue
         if terminated[i] or truncated[i]:
             _new_game(i, options, tables, deck_cards, loot_fronts, rng, start_state, game, seats, hands, bids,
                       last_bids, discard, displayed, draw, face_up, stacks, stack_len, terminated,
@@ -753,7 +759,6 @@ def step_kernel(actions, options, score_scale, tables, deck_cards, loot_fronts, 
         else:
             for s in range(n):
                 before[s] = seats[i, s, S_SCORE]
-            action = actions[i]
             moves = game[i, F_MOVES]
             if moves < capacity:
                 history[i, moves] = action
@@ -858,7 +863,7 @@ class PiratenpokerBatch:
         reset_kernel(self.options, *self._rules(), *self._state(), *self._outputs())
 
     def step(self, actions: np.ndarray) -> None:
-        """Apply ``actions`` (``int64``, checked legal for every game that has not ended)."""
+        """Apply ``actions`` (``int64``, checked legal for every live game; negative: the game waits)."""
         tables, deck_cards, loot_fronts, offsets, scales = self._rules()
         step_kernel(actions, self.options, self.score_scale, tables, deck_cards, loot_fronts, offsets, scales,
                     *self._state(), self.history, *self._outputs())  # fmt: skip

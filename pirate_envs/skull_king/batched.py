@@ -438,15 +438,20 @@ def step_kernel(
     actions, n, num_hands, first_dealer, score_scale, offsets, scales, deck, rng, game, seats, hands, played,
     trick, voids, deals, history, obs, mask, shown, rewards, terminated,
 ):  # fmt: skip
-    """Apply one (checked, legal) action per game; a game that ended on the last step starts anew instead."""
+    """Apply one (checked, legal) action per game; a game that ended on the last step starts anew instead.
+
+    A negative action: the game waits (nothing of it changes; its rewards row is zero).
+    """
     scratch = np.empty(DECK_SIZE, dtype=np.int8)
     for i in range(game.shape[0]):
         rewards[i] = 0.0
+        action = actions[i]
+        if action < 0:  # waits
+            continue
         if terminated[i]:
             _new_game(i, n, num_hands, first_dealer, deck, scratch, rng, game, seats, hands, played, voids, deals)
             terminated[i] = False
         else:
-            action = actions[i]
             moves = game[i, F_MOVES]
             history[i, moves] = action
             game[i, F_MOVES] = moves + 1
@@ -509,7 +514,7 @@ class SkullKingBatch:
         )  # fmt: skip
 
     def step(self, actions: np.ndarray) -> None:
-        """Apply ``actions`` (``int64``, checked legal for every game that has not ended)."""
+        """Apply ``actions`` (``int64``, checked legal for every live game; negative: the game waits)."""
         n, h, first_dealer = self._config_args
         step_kernel(
             actions, n, h, first_dealer, self.score_scale, self.offsets, self.scales, self.deck, self.rng,
