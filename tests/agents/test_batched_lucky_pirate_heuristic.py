@@ -1,0 +1,175 @@
+"""The batched Lucky Pirate heuristic chooses what the one-game heuristic chooses, position by position."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pirate_envs
+from agents.batched import make_batched_agent
+from agents.batched.lucky_pirate_heuristic import LuckyPirateHeuristicBatch
+from agents.lucky_pirate_heuristic import MAX_REMEMBERED, LuckyPirateHeuristic
+from pirate_envs.lucky_pirate.actions import NUM_ACTIONS, NUM_PLAY_ACTIONS, PICK_UP, play_action
+from pirate_envs.lucky_pirate.cards import MAX_COPIES, NUM_KINDS, PORTHOLE
+
+ENV_ID = "lucky_pirate_v0"
+
+
+def play_and_compare(env_kwargs: dict, seeds: range) -> dict[str, np.ndarray]:
+    """Play AEC games with one heuristic per seat; check the batched agent one row at a time.
+
+    Each seat of each game is its own slot (the one-game memory is per seat). Returns every
+    decision: slot, observation, mask, the one-game choice and whether it was a random one.
+    """
+    env = pirate_envs.make(ENV_ID, raw=True, **env_kwargs)
+    num_players = env.config.num_players
+    rows: dict[str, list] = {"slot": [], "obs": [], "mask": [], "action": [], "random": [], "repeated": []}
+    for game in seeds:
+        env.reset(seed=game)
+        heuristics = [LuckyPirateHeuristic(seed=game * num_players + seat) for seat in range(num_players)]
+        batched = LuckyPirateHeuristicBatch(env, num_players, seed=game)
+        seen: set[tuple[int, bytes]] = set()  # the one-game memory, mirrored: (seat, vector bytes)
+        while not env.game.done:
+            seat = env.game.current_player
+            observation = env.observe(env.possible_agents[seat])
+            vector, mask = observation["observation"], observation["action_mask"]
+            repeated = (seat, vector.tobytes()) in seen
+            seen.add((seat, vector.tobytes()))
+            action = heuristics[seat].act(observation, env.game.view(seat))
+            chosen = batched.act_batch(np.array([seat]), vector[None], mask[None])
+            assert chosen.dtype == np.int64 and chosen.shape == (1,)
+            assert batched.last_repeated[0] == repeated
+            random_move = repeated and np.count_nonzero(mask) > 1
+            if random_move:
+                assert mask[chosen[0]] == 1
+            else:
+                assert chosen[0] == action, (env.game.view(seat), mask.nonzero())
+            for key, value in zip(rows, (game * num_players + seat, vector, mask, action, random_move, repeated)):
+                rows[key].append(value)
+            env.step(action)
+    return {key: np.array(values) for key, values in rows.items()}
+
+
+def check_one_batch(env_kwargs: dict, rows: dict[str, np.ndarray]) -> None:
+    """All positions as one batch (each slot's rows in play order) choose as the games did."""
+    env = pirate_envs.make(ENV_ID, raw=True, **env_kwargs)
+    batched = LuckyPirateHeuristicBatch(env, int(rows["slot"].max()) + 1, seed=1)
+    chosen = batched.act_batch(rows["slot"], rows["obs"], rows["mask"].astype(bool))
+    np.testing.assert_array_equal(batched.last_repeated, rows["repeated"])
+    deterministic = ~rows["random"]
+    np.testing.assert_array_equal(chosen[deterministic], rows["action"][deterministic])
+    assert rows["mask"][np.arange(len(chosen)), chosen].all()
+
+
+@pytest.mark.parametrize("table_layout", ["seated", "max"])
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
+def test_batched_heuristic_chooses_as_the_one_game_heuristic(num_players, table_layout):
+    kwargs = {"num_players": num_players, "table_layout": table_layout, "max_turns": 400}
+    rows = play_and_compare(kwargs, range(3))
+    if num_players == 2:
+        assert rows["random"].any()  # two players repeat positions: the random branch is exercised
+    check_one_batch(kwargs, rows)
+
+
+def test_batched_heuristic_in_the_set_up_phase_and_a_tournament():
+    kwargs = {"num_players": 3, "choose_up_cards": True, "wins_to_win": 2, "max_turns": 400}
+    rows = play_and_compare(kwargs, range(2))
+    assert rows["obs"][:, pirate_envs.make(ENV_ID, raw=True, **kwargs).observation_layout["setting_up"]].any()
+    check_one_batch(kwargs, rows)
+
+
+def test_deterministic_choice_matches_on_random_masks():
+    """Sparse random masks reach every branch of the preference (lay-up, sets, specials, down cards, pick-up)."""
+    env = pirate_envs.make(ENV_ID, raw=True, num_players=4)
+    env.reset(seed=0)
+    view = env.game.view(0)
+    rng = np.random.default_rng(0)
+    masks = (rng.random((3000, NUM_ACTIONS)) < rng.choice([0.005, 0.02, 0.1], size=(3000, 1))).astype(np.int8)
+    plays = masks[:, :NUM_PLAY_ACTIONS].reshape(len(masks), NUM_KINDS, MAX_COPIES)
+    plays[:] = np.maximum.accumulate(plays[..., ::-1], axis=-1)[..., ::-1]  # a legal set: its smaller ones too
+    masks[~masks.any(axis=1), PICK_UP] = 1
+    observations = rng.random((len(masks), env.observation_layout.size), dtype=np.float32)
+    batched = LuckyPirateHeuristicBatch(env, len(masks), seed=0)
+    chosen = batched.act_batch(np.arange(len(masks)), observations, masks)
+    assert not batched.last_repeated.any()
+    expected = [LuckyPirateHeuristic.preferred(mask, view) for mask in masks]
+    np.testing.assert_array_equal(chosen, expected)
+
+
+def test_repeated_positions_are_per_slot_seeded_and_forgotten_on_reset():
+    env = pirate_envs.make(ENV_ID, raw=True, num_players=2)
+    env.reset(seed=0)
+    observation = env.observe(env.agent_selection)
+    row, mask = observation["observation"][None], observation["action_mask"][None]
+    assert np.count_nonzero(mask) > 1
+    preferred = LuckyPirateHeuristic.preferred(mask[0], env.game.view(env.game.current_player))
+
+    def draws(seed: int) -> list[int]:
+        agent = LuckyPirateHeuristicBatch(env, 3, seed=seed)
+        assert agent.act_batch(np.array([0]), row, mask)[0] == preferred
+        assert agent.act_batch(np.array([1]), row, mask)[0] == preferred  # another slot has not seen it
+        repeats = [int(agent.act_batch(np.array([0]), row, mask)[0]) for _ in range(30)]
+        assert agent.last_repeated.all() and all(mask[0, repeats])
+        agent.reset_games(np.array([0]))
+        assert agent.act_batch(np.array([0]), row, mask)[0] == preferred and not agent.last_repeated.any()
+        assert mask[0, agent.act_batch(np.array([1]), row, mask)[0]] and agent.last_repeated.all()
+        return repeats
+
+    assert draws(5) == draws(5)
+    assert len(set(draws(5)) | set(draws(6))) > 3
+
+
+def test_memory_is_per_slot_grows_drops_cleared_slots_and_starts_afresh_when_full():
+    env = pirate_envs.make(ENV_ID, raw=True, num_players=2)
+    rng = np.random.default_rng(1)
+    rows = rng.random((MAX_REMEMBERED + 1, env.observation_layout.size), dtype=np.float32)
+    masks = np.zeros((len(rows), NUM_ACTIONS), dtype=np.int8)
+    masks[:, :2] = 1
+    agent = LuckyPirateHeuristicBatch(env, 2, seed=0)
+
+    def repeated(slot: int, chosen: slice | list[int]) -> np.ndarray:
+        picked = rows[chosen]
+        agent.act_batch(np.full(len(picked), slot), picked, masks[: len(picked)])
+        return agent.last_repeated
+
+    assert not repeated(0, slice(0, 3000)).any()
+    assert not repeated(1, slice(0, 3000)).any()  # the same rows in another slot are new there
+    agent.reset_games(np.array([0]))
+    for start in range(3000, 9000, 500):  # grows the table in steps; the cleared slot's entries are dropped
+        assert not repeated(1, slice(start, start + 500)).any()
+    assert repeated(1, slice(0, 9000)).all()
+    assert not repeated(0, slice(0, 3000)).any()
+    # the one-game memory: ``if len(seen) >= MAX_REMEMBERED: seen.clear()`` before each look-up
+    agent.reset_games(np.array([0]))
+    assert not repeated(0, slice(0, MAX_REMEMBERED)).any()
+    assert repeated(0, [0, 1, 0]).tolist() == [False, False, True]
+
+
+def test_bad_input_is_refused_with_a_clear_error():
+    env = pirate_envs.make(ENV_ID, raw=True, num_players=3)
+    env.reset(seed=0)
+    agent = LuckyPirateHeuristicBatch(env, 2, seed=0)
+    rows = np.zeros((2, env.observation_layout.size), dtype=np.float32)
+    masks = np.zeros((2, NUM_ACTIONS), dtype=np.int8)
+    masks[0, 5] = 1
+    with pytest.raises(ValueError, match=r"rows \[1\] of action_masks have no legal action"):
+        agent.act_batch(np.array([0, 1]), rows, masks)
+    masks[1, play_action(PORTHOLE, 2)] = 1  # a set legal without its single card: no position allows that
+    with pytest.raises(ValueError, match=r"rows \[1\] of action_masks allow only sets"):
+        agent.act_batch(np.array([0, 1]), rows, masks)
+    with pytest.raises(ValueError, match="no legal action"):
+        LuckyPirateHeuristic.preferred(masks[1], env.game.view(0))  # so does the one-game heuristic
+    masks[1, 7] = 1
+    with pytest.raises(ValueError, match=r"game slot 2 is out of range: valid slots are 0\.\.1"):
+        agent.act_batch(np.array([0, 2]), rows, masks)
+    with pytest.raises(ValueError, match="observations must have shape"):
+        agent.act_batch(np.array([0, 1]), rows[:, :-1], masks)
+    with pytest.raises(ValueError, match="num_games must be a positive integer"):
+        LuckyPirateHeuristicBatch(env, 0)
+
+
+def test_make_batched_agent_builds_it():
+    env = pirate_envs.make(ENV_ID, raw=True, num_players=4, table_layout="max")
+    agent = make_batched_agent("heuristic", ENV_ID, env, 8, seed=0)
+    assert isinstance(agent, LuckyPirateHeuristicBatch) and agent.num_games == 8
+    assert agent.observation_size == env.observation_layout.size
