@@ -12,13 +12,26 @@ import pirate_envs.vector
 from agents.batched import make_batched_agent
 from agents.batched.kapern_heuristic import KapernHeuristicBatch
 from agents.kapern_heuristic import SMALL_STAKE, KapernHeuristic, junk, must_chase
-from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET, REROLL_OFFSET, STOP, reroll_counts
-from pirate_envs.piraten_kapern.rules import CARDS, SABRE, SEA_BATTLES, SKULL, card_skulls
+from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET, CHEST_TAKE_OFFSET, REROLL_OFFSET, STOP, reroll_counts
+from pirate_envs.piraten_kapern.rules import CARDS, MIN_SET, SABRE, SEA_BATTLES, SKULL, card_skulls
+from pirate_envs.piraten_kapern.view import KapernView
 
 ENV_ID = "piraten_kapern_v0"
 PLAYER_COUNTS = (2, 3, 4, 5)
 LAYOUTS = ("seated", "max")
-GAMES_PER_TABLE = 2  # per promo setting: with and without After the Storm and Peace
+GAMES_PER_TABLE = 2  # per deck: the base deck, and one with four After the Storm and four Peace cards
+PROMO_DECKS = ({"promo_cards": False}, {"promo_cards": True, "promo_copies": 4})
+
+
+def checked_action(env, heuristic: KapernHeuristic, batched: KapernHeuristicBatch) -> tuple[KapernView, int]:
+    """The view on turn and the one-game heuristic's action, checked equal to the batched one on that row."""
+    obs = env.last()[0]
+    view = env.game.view(env.game.current_player)
+    action = heuristic.act(obs, view)
+    chosen = batched.act_batch(np.zeros(1, dtype=np.int64), obs["observation"][None], obs["action_mask"][None])
+    assert chosen.dtype == np.int64 and chosen.shape == (1,)
+    assert chosen[0] == action, f"batched {chosen[0]} != one-game {action} in {view}"
+    return view, action
 
 
 @functools.cache
@@ -30,9 +43,8 @@ def played_positions(num_players: int, table_layout: str) -> tuple[np.ndarray, n
     """
     observations, masks, expected, decisions = [], [], [], []
     heuristic = KapernHeuristic()
-    for promo_cards in (False, True):
-        env = pirate_envs.make(ENV_ID, raw=True, num_players=num_players, table_layout=table_layout,
-                               promo_cards=promo_cards)  # fmt: skip
+    for deck in PROMO_DECKS:
+        env = pirate_envs.make(ENV_ID, raw=True, num_players=num_players, table_layout=table_layout, **deck)
         batched = KapernHeuristicBatch(env, num_games=1, seed=0)
         for game in range(GAMES_PER_TABLE):
             env.reset(seed=100 * num_players + game)
@@ -41,12 +53,7 @@ def played_positions(num_players: int, table_layout: str) -> tuple[np.ndarray, n
                 if terminated or truncated:
                     env.step(None)
                     continue
-                view = env.game.view(env.game.current_player)
-                action = heuristic.act(obs, view)
-                one_row = (obs["observation"][None], obs["action_mask"][None])
-                chosen = batched.act_batch(np.zeros(1, dtype=np.int64), *one_row)
-                assert chosen.dtype == np.int64 and chosen.shape == (1,)
-                assert chosen[0] == action, f"batched {chosen[0]} != one-game {action} in {view}"
+                view, action = checked_action(env, heuristic, batched)
                 observations.append(obs["observation"])
                 masks.append(obs["action_mask"])
                 expected.append(action)
@@ -65,6 +72,27 @@ def test_every_decision_matches_the_one_game_heuristic(num_players, table_layout
     chosen = agent.act_batch(order, observations[order], masks[order].astype(bool))
     mismatches = np.flatnonzero(chosen != expected[order])
     assert mismatches.size == 0, f"{mismatches.size} of {len(expected)} rows differ, first: {order[mismatches[:1]]}"
+
+
+def test_chest_arrangements_of_another_policy_match():
+    """Random dice put on the Treasure Chest first (in its own turns the heuristic never takes one off)."""
+    env = pirate_envs.make(ENV_ID, raw=True, num_players=2)
+    heuristic, batched = KapernHeuristic(), KapernHeuristicBatch(env, num_games=1, seed=0)
+    rng = np.random.default_rng(5)
+    actions = []
+    for seed in range(40):
+        env.reset(seed=seed, options={"first_card": "treasure_chest"})
+        view = env.game.view(env.game.current_player)
+        if view.card != "treasure_chest" or view.island:  # the first roll ended the turn, or the Island
+            continue
+        for _ in range(rng.integers(1, 6)):
+            chest_moves = np.flatnonzero(env.last()[0]["action_mask"][CHEST_PUT_OFFSET:]) + CHEST_PUT_OFFSET
+            env.step(int(rng.choice(chest_moves)))
+        while env.game.current_player == view.seat:  # the rest of the turn
+            _, action = checked_action(env, heuristic, batched)
+            actions.append(action)
+            env.step(action)
+    assert any(action >= CHEST_TAKE_OFFSET for action in actions)
 
 
 def test_the_games_reach_every_branch_of_the_heuristic():
@@ -93,6 +121,9 @@ def test_the_games_reach_every_branch_of_the_heuristic():
         "sorceress skull alone": any(plan is not None and sum(plan) == plan[SKULL] == 1 for _, plan, _ in decisions),
         "sea battle chase": any(rerolls(v, a) and chasing(v) and v.card in SEA_BATTLES for v, _, a in decisions),
         "peace chase": any(rerolls(view, a) and view.card == "peace" and chasing(view) for view, _, a in decisions),
+        "peace with a set of sabres": any(
+            not view.island and view.card == "peace" and view.showing[SABRE] >= MIN_SET for view, _, _ in decisions
+        ),
         "chase padded": any(padded(view, plan) for view, plan, _ in decisions),
         "bank at two skulls": any(
             plan is None and two_skulls(view) and sum(junk(view.showing, view.card)[:SKULL]) >= 2
