@@ -33,6 +33,7 @@ from pirate_envs.piraten_kapern.batched import (
     CHEST_PUT_OFFSET,
     CHEST_TAKE_OFFSET,
     MIN_REROLL,
+    NUM_ACTIONS,
     NUM_CARDS,
     NUM_DICE,
     NUM_FACES,
@@ -51,8 +52,8 @@ from pirate_envs.piraten_kapern.rules import CARD_INDEX, CARDS, MIN_SET, MONKEY,
 READ_PIECES = ("card", "dice", "chest", "sorceress_available", "island", "turn_points")
 _CARD, _DICE, _CHEST, _SORCERESS, _ISLAND, _TURN_POINTS = range(len(READ_PIECES))
 MONKEY_BUSINESS = CARD_INDEX["monkey_business"]
-#: Kernel answer for a row that holds no Piraten Kapern position (the caller raises).
-BAD_ROW = -1
+#: Kernel answers for a row with no legal action and one that holds no position (the caller raises).
+NO_LEGAL_ACTION, BAD_ROW = -2, -1
 
 
 @functools.cache
@@ -101,12 +102,21 @@ def _non_skull_dice(reroll):
 @njit(cache=True)
 def act_kernel(observations, masks, offsets, small_stake, vector_id, chest_points, card_skulls, reroll_index,
                sabres_needed, spare_order, actions):  # fmt: skip
-    """``actions[j]``: the heuristic's move in row ``j`` (``BAD_ROW`` where the dice do not add up to eight)."""
+    """``actions[j]``: the heuristic's move in row ``j`` (``NO_LEGAL_ACTION`` for an empty mask row, ``BAD_ROW``
+    where the dice do not add up to eight)."""
     free = np.zeros(NUM_FACES, dtype=np.int64)
     chest = np.zeros(NUM_FACES, dtype=np.int64)
     showing = np.zeros(NUM_FACES, dtype=np.int64)
     reroll = np.zeros(NUM_FACES, dtype=np.int64)
     for j in range(observations.shape[0]):
+        legal = False
+        for action in range(masks.shape[1]):  # stops at once where stop is legal: every live position
+            if masks[j, action]:
+                legal = True
+                break
+        if not legal:
+            actions[j] = NO_LEGAL_ACTION
+            continue
         obs = observations[j]
         card = 0
         for c in range(1, NUM_CARDS):
@@ -201,16 +211,17 @@ class KapernHeuristicBatch:
         observations = np.asarray(observations)
         masks = np.asarray(action_masks)
         masks = masks.view(np.int8) if masks.dtype == np.bool_ else masks.astype(np.int8, copy=False)
-        if observations.ndim != 2 or observations.shape[1] != self.size or len(masks) != len(observations):
+        rows = len(observations)
+        if (observations.shape, masks.shape) != ((rows, self.size), (rows, NUM_ACTIONS)):
             raise ValueError(
                 f"observations of shape {observations.shape} and action_masks of shape {masks.shape}: "
-                f"expected (M, {self.size}) observations of this table and one mask row per observation"
+                f"expected (M, {self.size}) observations of this table and (M, {NUM_ACTIONS}) action masks"
             )
-        empty = np.flatnonzero(~masks.any(axis=1))
-        if empty.size:
-            raise ValueError(f"row {int(empty[0])} of action_masks has no legal action: is it this agent's turn?")
         actions = np.empty(len(observations), dtype=np.int64)
         act_kernel(observations, masks, self.offsets, self.small_stake, *self.tables, actions)
+        empty = np.flatnonzero(actions == NO_LEGAL_ACTION)
+        if empty.size:
+            raise ValueError(f"row {int(empty[0])} of action_masks has no legal action: is it this agent's turn?")
         bad = np.flatnonzero(actions == BAD_ROW)
         if bad.size:
             raise ValueError(

@@ -179,3 +179,5 @@ def test_a_row_that_is_no_position_raises():
         agent.act_batch(np.zeros(1, dtype=np.int64), np.zeros_like(observations[:1]), masks[:1])
     with pytest.raises(ValueError, match=r"expected \(M, 50\) observations"):
         agent.act_batch(np.zeros(1, dtype=np.int64), observations[:1, :-1], masks[:1])
+    with pytest.raises(ValueError, match=r"and \(M, 2084\) action masks"):
+        agent.act_batch(np.zeros(1, dtype=np.int64), observations[:1], masks[:1, :-1])
