@@ -139,20 +139,31 @@ def test_the_games_reach_every_branch_of_the_heuristic():
     assert all(branches.values()), [name for name, reached in branches.items() if not reached]
 
 
-def test_plays_legal_moves_in_the_batched_engine():
-    venv = pirate_envs.vector.make(ENV_ID, num_envs=64, seed=3, num_players=3, promo_cards=True)
-    env = pirate_envs.make(ENV_ID, raw=True, num_players=3, promo_cards=True)
-    agent = make_batched_agent("heuristic", ENV_ID, env, 64, seed=0)
+def test_it_plays_the_batched_engine_as_the_one_game_heuristic_plays_the_env():
+    """Whole games on the batched engine's arrays (an illegal move would raise); replayed in the AEC env,
+    every move is the one-game heuristic's."""
+    num_games, num_players, options = 16, 3, {"promo_cards": True, "promo_copies": 4}
+    venv = pirate_envs.vector.make(ENV_ID, num_envs=num_games, seed=3, num_players=num_players, **options)
+    env = pirate_envs.make(ENV_ID, raw=True, num_players=num_players, **options)
+    agent = make_batched_agent("heuristic", ENV_ID, env, num_games, seed=0)
     venv.reset()
-    games = np.arange(64)
-    ended = 0
-    for _ in range(300):  # an illegal action would raise BatchIllegalActionError
-        live = ~(venv.terminated | venv.truncated)
-        actions = np.zeros(64, dtype=np.int64)
+    games = np.arange(num_games)
+    ended = np.zeros(num_games, dtype=bool)
+    while not ended.all():  # an ended game waits, so that its moves can be replayed
+        live = ~ended
+        actions = np.zeros(num_games, dtype=np.int64)
         actions[live] = agent.act_batch(games[live], venv.observation[live], venv.action_mask[live])
-        venv.step(actions)
-        ended += int(venv.terminated.sum())
-    assert ended > 0
+        venv.step(actions, live)
+        ended |= venv.terminated | venv.truncated
+    assert venv.terminated.all()
+    heuristic = KapernHeuristic()
+    for i in range(4):
+        env.game = venv.reference_engine(i)
+        env.reset(options=venv.reset_options(i))
+        for move in venv.moves(i):
+            assert heuristic.act(env.observe(env.agent_selection), env.game.view(env.game.current_player)) == move
+            env.step(move)
+        assert all(env.terminations.values())
 
 
 def test_make_batched_agent_builds_it():
