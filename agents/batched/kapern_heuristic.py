@@ -9,15 +9,16 @@ sum), ``sorceress_available`` (the Sorceress is the card and her re-roll unused:
 heuristic's ``option_open`` with the Sorceress), ``island`` and ``turn_points`` (/ 1000). That
 is everything the one-game heuristic reads of its View, so no decision can differ.
 
-Rules are not written twice: the scoring of the dice kept off the chest and the re-roll action
+Rules are not written twice: the points of the dice kept on the Treasure Chest and the re-roll action
 table are the batched engine's tables (:mod:`pirate_envs.piraten_kapern.batched`, computed by
 the reference helpers), and the stake threshold and the padding order are the heuristic's own
 constants. The heuristic is deterministic, and remembers nothing of a game.
 
 Checked by ``tests/agents/test_batched_kapern_heuristic.py``: AEC games with the one-game
 heuristic at every seat, every player count, both table layouts, with and without the promo
-cards; at every decision the batched choice (one row, and all positions as one batch) equals
-the one-game choice.
+cards, and turns from random Treasure Chest arrangements; at every decision the batched choice
+(one row, and all positions as one batch) equals the one-game choice. Whole games played on the
+batched engine are replayed in the AEC env, every move checked against the one-game heuristic.
 """
 
 from __future__ import annotations
