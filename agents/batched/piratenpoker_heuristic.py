@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from agents.batched.rows import one_hot_index
 from agents.piratenpoker_heuristic import (
     CHEAP_VALUE,
     GIFT_BID_TARGET,
@@ -123,15 +124,6 @@ TABLES = _rule_tables()
 
 # ----------------------------------------------------------------------------- reading a row
 @njit(cache=True, inline="always")
-def _one_hot_index(row: np.ndarray, start: int, size: int) -> int:
-    """The index of the set entry of the one-hot ``row[start : start + size]``, or -1 if none is set."""
-    for j in range(size):
-        if row[start + j] > 0.5:
-            return j
-    return -1
-
-
-@njit(cache=True, inline="always")
 def _count(value: float, scale: float) -> int:
     """The integer that the observation wrote as ``count * scale`` (rounded to the nearest)."""
     return int(np.floor(value / scale + 0.5))
@@ -171,7 +163,7 @@ def _bid(row, offsets, n, tables, tuning, full, bid, own, base, face_up, target,
             kinds[num_kinds] = k
             num_kinds += 1
     chosen = 0
-    rnd = _one_hot_index(row, offsets[O_ROUND], ROUNDS_PER_GAME)
+    rnd = one_hot_index(row, offsets[O_ROUND], ROUNDS_PER_GAME)
     has_negative = False
     for j in range(NUM_KINDS):
         negative = tables[T_NEGATIVE, j]
@@ -235,9 +227,9 @@ def _bid(row, offsets, n, tables, tuning, full, bid, own, base, face_up, target,
 @njit(cache=True, inline="always")
 def _everybody_passed_last_time(row, offsets, n, rnd) -> bool:
     """Whether this round was just restarted because every player passed."""
-    if _one_hot_index(row, offsets[O_LAST_ROUND], ROUNDS_PER_GAME) != rnd:
+    if one_hot_index(row, offsets[O_LAST_ROUND], ROUNDS_PER_GAME) != rnd:
         return False
-    if _one_hot_index(row, offsets[O_LAST_WINNER], n) >= 0:
+    if one_hot_index(row, offsets[O_LAST_WINNER], n) >= 0:
         return False
     passed = 0
     for r in range(n):
@@ -249,7 +241,7 @@ def _everybody_passed_last_time(row, offsets, n, rnd) -> bool:
 @njit(cache=True, inline="always")
 def _pick_loot(row, legal, offsets, tables, tuning, unwanted_weight, full, own, base, face_up) -> int:
     """The loot colour: round 1 the best overboard gift, round 2 the less wanted card goes below deck."""
-    overboard = _one_hot_index(row, offsets[O_ROUND], ROUNDS_PER_GAME) == ROUND_OVERBOARD
+    overboard = one_hot_index(row, offsets[O_ROUND], ROUNDS_PER_GAME) == ROUND_OVERBOARD
     best = -1
     best_value = 0.0
     for c in range(NUM_COLOURS):
@@ -289,7 +281,7 @@ def _gift(legal, tables) -> int:
 @njit(cache=True, inline="always")
 def _recipient(row, legal, offsets, n, tables) -> int:
     """A positive card (a shark) to itself when allowed, else to the opponent with the highest score."""
-    pending = _one_hot_index(row, offsets[O_PENDING], NUM_KINDS)
+    pending = one_hot_index(row, offsets[O_PENDING], NUM_KINDS)
     if legal[RECIPIENT] and tables[T_POINTS, pending] > 0:
         return RECIPIENT
     leader = 1
@@ -330,9 +322,9 @@ def choose_kernel(observations, masks, offsets, rows_per_seat, card_scale, table
             full[k] = _count(row[offsets[O_HAND] + k], card_scale) + bid[k]
             own[0, 0, k] = _count(row[offsets[O_DISPLAYED] + k], card_scale)
         for c in range(NUM_COLOURS):
-            face_up[c] = _one_hot_index(row, offsets[O_FACE_UP] + c * NUM_FRONTS, NUM_FRONTS)
+            face_up[c] = one_hot_index(row, offsets[O_FACE_UP] + c * NUM_FRONTS, NUM_FRONTS)
         base = _final_score(0, 0, tables, own)
-        phase = _one_hot_index(row, offsets[O_PHASE], NUM_PHASES)
+        phase = one_hot_index(row, offsets[O_PHASE], NUM_PHASES)
         if phase == PHASE_BID:
             action = _bid(row, offsets, n, tables, tuning, full, bid, own, base, face_up, target, kinds)
         elif phase == PHASE_PICK_LOOT:

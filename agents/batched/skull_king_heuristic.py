@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from agents.batched.rows import one_hot_index
 from agents.skull_king_heuristic import token_strength, win_chances
 from pirate_envs.core.observation import SEAT_PRESENT
 from pirate_envs.skull_king.batched import (
@@ -63,18 +64,9 @@ STRENGTH = np.array([token_strength(t) for t in range(NUM_TOKENS)], dtype=np.int
 
 
 @njit(cache=True, inline="always")
-def _one_hot_index(row: np.ndarray, start: int, size: int) -> int:
-    """The index of the set entry of the one-hot ``row[start : start + size]``, or -1 if none is set."""
-    for j in range(size):
-        if row[start + j] > 0.5:
-            return j
-    return -1
-
-
-@njit(cache=True, inline="always")
 def _choose_bid(row, legal, offsets, n, chances) -> int:
     """The bid action: the hand's expected tricks, rounded half to even, within 0..hand_number."""
-    hand_number = _one_hot_index(row, offsets[O_HAND_NUMBER], MAX_HANDS) + 1
+    hand_number = one_hot_index(row, offsets[O_HAND_NUMBER], MAX_HANDS) + 1
     expected = 0.0
     for kind in range(NUM_KINDS):
         count = int(row[offsets[O_HAND] + kind])
@@ -93,18 +85,18 @@ def _choose_bid(row, legal, offsets, n, chances) -> int:
 @njit(cache=True, inline="always")
 def _choose_card(row, legal, offsets, n, strength, trick) -> int:
     """The card action: play to make the bid exactly (see the one-game heuristic's ``choose_card``)."""
-    own_bid = _one_hot_index(row, offsets[O_BIDS], MAX_HANDS + 1)
+    own_bid = one_hot_index(row, offsets[O_BIDS], MAX_HANDS + 1)
     own_tricks = int(np.rint(row[offsets[O_TRICKS]] / TRICKS_OBS_SCALE))
     wanted = own_bid - own_tricks
-    leader_row = _one_hot_index(row, offsets[O_LEADER], n)
+    leader_row = one_hot_index(row, offsets[O_LEADER], n)
     position = 0
     for i in range(n):  # the cards so far, in play order from the leader's row
-        token = _one_hot_index(row, offsets[O_TRICK] + ((leader_row + i) % n) * NUM_TOKENS, NUM_TOKENS)
+        token = one_hot_index(row, offsets[O_TRICK] + ((leader_row + i) % n) * NUM_TOKENS, NUM_TOKENS)
         if token < 0:
             break
         trick[i] = token
         position += 1
-    led = _one_hot_index(row, offsets[O_LED], NUM_SUITS)
+    led = one_hot_index(row, offsets[O_LED], NUM_SUITS)
     last_to_play = position == n - 1
     weakest = best_winner = best_loser = -1  # tokens; ties keep the first in action order
     for token in range(NUM_TOKENS):
