@@ -5,10 +5,13 @@
 Prints learner steps per second of ``MaskablePPO.learn`` (rollouts and gradient updates
 together, after one warm-up rollout) for
 
-* ours: ``skull_king_v0`` with 4 players (``--env-id``, ``--num-players``) through
-  ``experiments.vec_env`` (``--num-envs`` envs over ``--workers`` processes, the default
-  network and PPO settings of ``experiments.train``, the default opponent pool with one
-  snapshot of the learner; opponents with no agent for the game are dropped);
+* ours, batched: ``skull_king_v0`` with 4 players (``--env-id``, ``--num-players``) on the batched
+  engine (``experiments.vec_env`` with ``engine="batched"``: ``--batched-num-envs`` games in this
+  process, the opponents of all games acting in one batched call per agent), the default
+  network, PPO settings and opponent pool of ``experiments.train`` with one snapshot of the
+  learner; the rollout keeps the default's size (``n_steps * num_envs`` = 4096 learner steps);
+* ours, one game per env: the same through ``engine="single"`` (``--num-envs`` envs over
+  ``--workers`` processes);
 * the tutorial: PettingZoo's ``sb3_connect_four_action_mask.py`` pattern, one
   ``connect_four_v3`` env behind its ``SB3ActionMaskWrapper`` and ``ActionMasker``, default
   ``MaskablePPO`` (there every move of either player is a learner step).
@@ -42,6 +45,9 @@ from agents.policy_agent import policy_from_sb3
 from experiments.opponents import parse_weights
 from experiments.train import TrainArgs, policy_spec
 from experiments.vec_env import make_vec_env
+
+#: Games of the batched path (see the module docstring for the choice).
+BATCHED_NUM_ENVS = 256
 
 
 class SB3ActionMaskWrapper(BaseWrapper, gymnasium.Env):
@@ -80,7 +86,9 @@ def timed_learn(model: MaskablePPO, timesteps: int, warmup: int) -> float:
     return timesteps / (time.perf_counter() - start)
 
 
-def bench_ours(timesteps: int, num_envs: int, workers: int, threads: int, env_id: str, num_players: int) -> float:
+def bench_ours(
+    timesteps: int, num_envs: int, workers: int, threads: int, env_id: str, num_players: int, engine: str = "single"
+) -> float:
     defaults = TrainArgs()
     torch.set_num_threads(threads)
     vec = make_vec_env(
@@ -90,6 +98,7 @@ def bench_ours(timesteps: int, num_envs: int, workers: int, threads: int, env_id
         seed=0,
         opponents=parse_weights(defaults.opponents),
         env_kwargs={"num_players": num_players},
+        engine=engine,
     )
     defaults.env_id, defaults.num_players = env_id, num_players
     policy, policy_kwargs = policy_spec(defaults)
@@ -160,7 +169,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--timesteps", type=int, default=65536, help="timed steps of ours")
     parser.add_argument("--tutorial-timesteps", type=int, default=8192, help="timed steps of the tutorial")
-    parser.add_argument("--num-envs", type=int, default=TrainArgs().num_envs)
+    parser.add_argument("--num-envs", type=int, default=TrainArgs().num_envs, help="envs of the one-game path")
+    parser.add_argument("--batched-num-envs", type=int, default=BATCHED_NUM_ENVS, help="games of the batched path")
+    parser.add_argument("--batched-timesteps", type=int, default=262144, help="timed steps of the batched path")
     parser.add_argument("--workers", type=int, default=2, help="env processes (0: in this process)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     parser.add_argument("--env-id", default="skull_king_v0", help="our env")
@@ -172,12 +183,20 @@ def main() -> None:
     parser.add_argument("--rllib-cpus", type=int, default=2, help="CPUs of the local Ray")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
-    ours = bench_ours(args.timesteps, args.num_envs, args.workers, args.threads, args.env_id, args.num_players)
+    game = (args.env_id, args.num_players)
+    batched = bench_ours(args.batched_timesteps, args.batched_num_envs, 0, args.threads, *game, engine="batched")
+    ours = bench_ours(args.timesteps, args.num_envs, args.workers, args.threads, *game)
     tutorial = bench_tutorial(args.tutorial_timesteps, args.threads)
-    setup = f"{args.env_id} {args.num_players} players, {args.num_envs} envs / {args.workers} workers"
-    print(f"ours: {setup}: {ours:8.0f} learner steps/s")
+    setup = f"{args.env_id} {args.num_players} players"
+    print(f"ours, batched engine: {setup}, {args.batched_num_envs} games in 1 process: {batched:8.0f} learner steps/s")
+    print(
+        f"ours, one game per env: {setup}, {args.num_envs} envs / {args.workers} workers: {ours:8.0f} learner steps/s"
+    )
     print(f"tutorial: connect_four_v3, one env, default MaskablePPO: {tutorial:8.0f} learner steps/s")
-    print(f"ratio: {ours / tutorial:.2f}x")
+    print(
+        f"ratios: batched / one game per env {batched / ours:.2f}x; batched / tutorial {batched / tutorial:.2f}x; "
+        f"one game per env / tutorial {ours / tutorial:.2f}x"
+    )
     if args.rllib:
         rllib = bench_rllib(
             args.rllib_timesteps,

@@ -26,6 +26,9 @@ Several table sizes (``player_counts``): one ``VectorEnv`` per size, all with
 (every size gets at least one slot); the table size of a slot is fixed, so the mix of sizes
 is that of the split rather than a draw per episode.
 
+Building one limits numpy's BLAS in this process to one thread (the opponents' matrix products
+are small; two OpenBLAS threads beside the learner made them a hundred times slower).
+
 Differences from ``SelfPlayEnv``, which the batched engine imposes:
 
 * ``terminal_observation`` is the learner's final observation when his own move ended the game
@@ -48,6 +51,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
+from threadpoolctl import threadpool_limits
 
 import pirate_envs
 import pirate_envs.vector
@@ -175,6 +179,9 @@ class BatchedSelfPlayVecEnv(VecEnv):
             raise ValueError(f"num_envs={num_envs!r} must be an integer >= 1")
         if not isinstance(max_snapshots, int | np.integer) or max_snapshots < 1:
             raise ValueError(f"max_snapshots={max_snapshots!r} must be an integer >= 1")
+        # numpy's BLAS on one thread: the opponents' small matrix products ran 100 times slower on
+        # two OpenBLAS threads beside the learner (measured on the loaded 2-core machine)
+        threadpool_limits(limits=1, user_api="blas")
         weights = opponent_weights(opponents)
         if not weights or any(w < 0 for w in weights.values()) or sum(weights.values()) <= 0:
             raise ValueError(f"opponents={dict(weights)!r}: give agent names with weights >= 0 that sum to more than 0")

@@ -3,15 +3,25 @@
     python -m experiments.train --env-id piraten_kapern_v0 --total-timesteps 200000
     python -m experiments.train --env-id skull_king_v0 --num-players 2 3 4 5 6   # one agent, every table size
 
-The learner plays a random seat of :class:`~experiments.selfplay_env.SelfPlayEnv`; opponents
-are drawn from ``--opponents`` (``self`` = frozen snapshots of the learner, added every
+The learner plays a random seat of :class:`~experiments.selfplay_env.SelfPlayEnv`'s games;
+opponents are drawn from ``--opponents`` (``self`` = frozen snapshots of the learner, added every
 ``--snapshot-every`` steps, plus any agent name of ``agents.registry``). Every
 ``--eval-every`` steps the current policy plays seat-rotated tournaments against each of
 ``--eval-opponents`` (``experiments.evaluate``). Several ``--num-players``: each episode draws its
 table size (uniformly, or by ``--player-weights``), the env observes with
 ``table_layout="max"`` (one vector size for every table size), every table size is evaluated,
-and the agent's header lists them all in ``player_counts``. One folder per run
-(``--out-dir/--run-name``):
+and the agent's header lists them all in ``player_counts``.
+
+``--engine`` picks where the games run: ``batched`` plays all ``--num-envs`` games on the batched
+engine in this process (``experiments.batched_selfplay``: numba kernels, the opponents of all
+games acting in one batched call per agent; needs the ``fast`` extra); ``single`` plays one
+game per env over ``--num-workers`` processes; ``auto`` (default) takes the batched engine when
+numba imports and every opponent of the pool has a batched form (``self``, ``random``,
+``heuristic``, ``ppo:<checkpoint>``), else the one-game path, and prints which and why. On the
+batched engine several table sizes share the games by their weights instead of a draw per
+episode. Both learn the same games; checkpoints, evaluation and ``--resume`` do not depend on it.
+
+One folder per run (``--out-dir/--run-name``):
 
     config.json           the arguments
     checkpoints/          step_<n>.npz and latest.npz: the data-only agent (``ppo:<path>`` plays it;
@@ -72,7 +82,7 @@ from experiments.cli import (
 from experiments.evaluate import markdown_table, run_tournament
 from experiments.opponents import SELF, parse_weights
 from experiments.plots import learning_curve
-from experiments.vec_env import make_vec_env
+from experiments.vec_env import ENGINES, make_vec_env
 
 #: Exit status of a run stopped by Ctrl-C (after it saved).
 INTERRUPTED = 130
@@ -113,7 +123,17 @@ class TrainArgs:
         default=128, metadata={"help": "environments in all (many per worker amortise each policy call)", "min": 1}
     )
     num_workers: int = field(
-        default=2, metadata={"help": "env worker processes (0: all envs in this process)", "min": 0}
+        default=2,
+        metadata={"help": "env worker processes of the one-game engine (0: all envs in this process)", "min": 0},
+    )
+    engine: str = field(
+        default="auto",
+        metadata={
+            "help": "batched: every game on the batched engine (numba), in this process; single: one game per env "
+            "(over --num-workers processes); auto: batched when numba imports and every opponent has a batched "
+            "form (self, random, heuristic, ppo:), else single",
+            "choices": list(ENGINES),
+        },
     )
     n_steps: int = field(
         default=32, metadata={"help": "steps per env per rollout (4096 per rollout by default)", "min": 1}
@@ -537,6 +557,12 @@ def check_args(args: TrainArgs, given: set[str] | None = None) -> None:
         kwargs = env_config(args, players)
         check_agents([name for name in weights if name != SELF], args.env_id, players, "--opponents", kwargs)
         check_agents(args.eval_opponents, args.env_id, players, "--eval-opponents", kwargs)
+    if args.engine == "batched":
+        from experiments.batched_selfplay import batched_support
+
+        reason = batched_support(args.env_id, weights)
+        if reason is not None:
+            raise ValueError(f"--engine batched: {reason}; use --engine single or auto")
 
 
 def check_table_sizes(args: TrainArgs, sizes: list[int]) -> None:
@@ -658,6 +684,7 @@ def train(args: TrainArgs, given: set[str] | None = None) -> Path:
         max_snapshots=args.max_snapshots,
         env_kwargs=selfplay_kwargs(args),
         truncation_reward=args.truncation_reward,
+        engine=args.engine,
     )
     model = build_model(args, vec_env)
     model.set_logger(make_logger(run_dir, append=bool(args.resume)))

@@ -1,6 +1,12 @@
-"""Vectorised self-play envs: all in this process, or batches of envs in worker processes.
+"""Vectorised self-play envs: the batched engine, all in this process, or batches of envs in worker processes.
 
-SB3's ``SubprocVecEnv`` runs one env per process and asks for the action masks in a second
+:func:`make_vec_env` builds either path (``engine``): ``"batched"`` runs every game on the
+batched engine (:class:`experiments.batched_selfplay.BatchedSelfPlayVecEnv`, in this process),
+``"single"`` one :class:`SelfPlayEnv` per game, and ``"auto"`` takes the batched path when numba
+imports and every opponent of the pool has a batched form, else the one-game path, and prints
+which and why in one line.
+
+On the one-game path SB3's ``SubprocVecEnv`` runs one env per process and asks for the action masks in a second
 round trip every step. :class:`BatchedSubprocVecEnv` runs several envs per worker (one
 process per core), steps a whole batch per message and returns the masks with the
 observations, so ``env_method("action_masks")`` costs no round trip.
@@ -20,6 +26,9 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecMonitor
 from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper
 
 from experiments.selfplay_env import SelfPlayEnv
+
+#: The ``engine`` choices of :func:`make_vec_env`.
+ENGINES = ("auto", "batched", "single")
 
 #: Extra episode figures that ``VecMonitor`` copies from the final ``info`` into the episode info.
 EPISODE_KEYS = ("win_share", "final_score")
@@ -192,13 +201,28 @@ def make_vec_env(
     max_snapshots: int = 10,
     env_kwargs: dict[str, Any] | None = None,
     truncation_reward: float | None = None,
+    engine: str = "single",
 ) -> VecEnv:
-    """``num_envs`` seeded :class:`SelfPlayEnv`s (env ``i`` gets ``seed + i``) in a ``VecMonitor``."""
+    """``num_envs`` seeded self-play games in a ``VecMonitor``, on the path ``engine`` chooses.
+
+    ``"single"``: :class:`SelfPlayEnv`s (env ``i`` gets ``seed + i``) over ``num_workers``
+    processes; ``"batched"``: one :class:`~experiments.batched_selfplay.BatchedSelfPlayVecEnv`
+    (``num_workers`` unused); ``"auto"``: the batched path when it can play the game and the
+    pool (see :func:`experiments.batched_selfplay.batched_support`), saying which in one line.
+    """
     if num_envs < 1:
         raise ValueError(f"num_envs must be >= 1, got {num_envs}")
     if num_workers < 0:
         raise ValueError(f"num_workers must be >= 0, got {num_workers}")
+    if engine not in ENGINES:
+        raise ValueError(f"engine={engine!r} is not valid; expected one of {list(ENGINES)}")
     kwargs = dict(env_kwargs or {})
+    if engine != "single":
+        batched = _make_batched(
+            env_id, num_envs, seed, opponents, reward_mode, max_snapshots, kwargs, truncation_reward, engine
+        )
+        if batched is not None:
+            return VecMonitor(batched, info_keywords=EPISODE_KEYS)
 
     def factory() -> SelfPlayEnv:
         return SelfPlayEnv(
@@ -214,3 +238,44 @@ def make_vec_env(
     vec: VecEnv = BatchedSubprocVecEnv(fns, num_workers) if num_workers > 0 else DummyVecEnv(fns)
     vec.seed(seed)
     return VecMonitor(vec, info_keywords=EPISODE_KEYS)
+
+
+def _make_batched(
+    env_id: str,
+    num_envs: int,
+    seed: int,
+    opponents: dict[str, float],
+    reward_mode: str,
+    max_snapshots: int,
+    env_kwargs: dict[str, Any],
+    truncation_reward: float | None,
+    engine: str,
+) -> VecEnv | None:
+    """The batched path's VecEnv; ``None`` (after one line saying why) when ``engine="auto"`` cannot use it."""
+    from experiments.batched_selfplay import BatchedSelfPlayVecEnv, batched_support
+
+    reason = batched_support(env_id, opponents)
+    if reason is None:
+        try:
+            vec = BatchedSelfPlayVecEnv(
+                env_id,
+                num_envs,
+                opponents,
+                reward_mode=reward_mode,
+                max_snapshots=max_snapshots,
+                truncation_reward=truncation_reward,
+                seed=seed,
+                **env_kwargs,
+            )
+        except (ValueError, ImportError) as error:
+            if engine == "batched":
+                raise
+            reason = str(error)
+        else:
+            if engine == "auto":
+                print(f"engine: batched ({env_id} and every opponent of the pool have a batched form)")
+            return vec
+    if engine == "batched":
+        raise ValueError(f"engine='batched' cannot train {env_id} with opponents {sorted(opponents)}: {reason}")
+    print(f"engine: single, one game per env ({reason})")
+    return None
