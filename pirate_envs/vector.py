@@ -4,9 +4,8 @@ Games covered
 -------------
 ``skull_king_v0`` (2..6 players), ``piraten_kapern_v0`` (2..5 players), ``lucky_pirate_v0``
 (2..6 players, tournaments, both First Mate rulings) and ``piratenpoker_v0`` (3..5 players, every
-ruling option), each with every option of its env and both reward modes, except the observation
-option ``table_layout="max"``: covered for ``piratenpoker_v0`` and ``lucky_pirate_v0`` only
-(``make`` raises a ``ValueError`` for it with the other ids).
+ruling option), each with every option of its env, both reward modes and both observation layouts
+(``table_layout="seated"`` and ``"max"``).
 
 Install the ``fast`` extra (numba): ``pip install -e ".[fast]"``. ``import pirate_envs`` and
 ``import pirate_envs.vector`` import no numba and compile nothing; :func:`make` imports the
@@ -217,16 +216,8 @@ class VectorEnv:
             raise ImportError('the batched engine needs numba: pip install -c constraints.txt -e ".[fast]"')
         module_name, class_name = _BACKENDS[env_id]
         backend_cls = getattr(importlib.import_module(module_name), class_name)
-        table_layout = getattr(self._env, "table_layout", "seated")
-        covered_layouts = getattr(backend_cls, "TABLE_LAYOUTS", ("seated",))
-        if table_layout not in covered_layouts:
-            raise ValueError(
-                f"table_layout={table_layout!r} is not covered by the batched {env_id} yet; "
-                f"expected one of {list(covered_layouts)}"
-            )
-        layout_kwargs = {"table_layout": table_layout} if len(covered_layouts) > 1 else {}
         self._backend = backend_cls(
-            self.config, self.reward_mode, self.num_envs, self._env.SCORE_SCALE, **layout_kwargs
+            self.config, self.reward_mode, self.num_envs, self._env.SCORE_SCALE, table_layout=self._env.table_layout
         )
         self._index = np.arange(self.num_envs)
         self._has_reset = False

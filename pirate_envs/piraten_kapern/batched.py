@@ -31,13 +31,14 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from pirate_envs.core.batched import check_constants, kept_moves
+from pirate_envs.core.batched import check_constants, kept_moves, kernel_layout
+from pirate_envs.core.observation import TABLE_LAYOUTS
 from pirate_envs.piraten_kapern import actions as _actions
 from pirate_envs.piraten_kapern import engine as _engine
 from pirate_envs.piraten_kapern import rules as _rules
 from pirate_envs.piraten_kapern.dice import count_vectors
-from pirate_envs.piraten_kapern.engine import KapernConfig, KapernEngine
-from pirate_envs.piraten_kapern.observation import DECK_SCALE, POINTS_SCALE, ROLLS_SCALE, build_layout
+from pirate_envs.piraten_kapern.engine import MAX_PLAYERS, KapernConfig, KapernEngine
+from pirate_envs.piraten_kapern.observation import DECK_SCALE, POINTS_SCALE, ROLLS_SCALE, build_layout, largest_layout
 from pirate_envs.skull_king.batched import random_below
 
 # ----------------------------------------------------------------------------- constants (checked below)
@@ -133,6 +134,8 @@ _OFFSET_PIECES = (
     O_FINAL_LEFT,
     O_DECK,
 ) = range(len(_OFFSET_PIECES))
+#: ``offsets[O_SEAT_PRESENT]``: the ``seat_present`` piece of ``table_layout="max"`` (-1: the seated layout).
+O_SEAT_PRESENT = len(_OFFSET_PIECES)
 
 
 # ----------------------------------------------------------------------------- tables from the reference
@@ -459,9 +462,12 @@ def _apply(i, action, n, target, max_turns, tables, deck_cards, rng, rolled, gam
 # ----------------------------------------------------------------------------- kernels: outputs
 @njit(cache=True, inline="always")
 def _observe(i, seat, n, target, offsets, card_skulls, game, free, chest, scores, final_left, deck_counts, obs):
-    """Write the observation vector of ``seat`` in game ``i`` (as ``observation.KapernEncoder``)."""
+    """Write the observation vector of ``seat`` in game ``i`` (as ``observation.KapernEncoder``, either layout)."""
     vec = obs[i]
     vec[:] = 0.0
+    if offsets[O_SEAT_PRESENT] >= 0:
+        for row in range(n):
+            vec[offsets[O_SEAT_PRESENT] + row] = 1.0
     card = game[i, F_CARD]
     vec[offsets[O_ON_TURN] + (game[i, F_CURRENT] - seat) % n] = 1.0
     vec[offsets[O_CARD] + card] = 1.0
@@ -606,20 +612,25 @@ def step_kernel(actions, n, target, max_turns, score_scale, offsets, tables, dec
 class KapernBatch:
     """The state arrays of ``num_envs`` Piraten Kapern games and the kernels that step them.
 
-    Built by :func:`pirate_envs.vector.make`, which checks the arguments and the actions.
+    Built by :func:`pirate_envs.vector.make`, which checks the arguments and the actions;
+    ``table_layout`` is the env option of that name (``"seated"`` or ``"max"``).
     """
 
     ENGINE = KapernEngine
+    #: The values of the env option ``table_layout`` that the kernels write.
+    TABLE_LAYOUTS = TABLE_LAYOUTS
     #: Moves kept per game (random play runs to the 1000-turn limit in a few thousand moves).
     HISTORY_SIZE = 8192
 
-    def __init__(self, config: KapernConfig, reward_mode: str, num_envs: int, score_scale: float):
+    def __init__(
+        self, config: KapernConfig, reward_mode: str, num_envs: int, score_scale: float, table_layout: str = "seated"
+    ):
         self.config = config
         self.num_envs = num = num_envs
         n = self.num_players = config.num_players
         self.score_scale = float(score_scale) if reward_mode == "score" else 0.0
-        layout = build_layout(n)
-        self.offsets = np.array([layout.piece(name).start for name in _OFFSET_PIECES], dtype=np.int64)
+        layout, self.offsets = kernel_layout(build_layout(n), table_layout, largest_layout(), MAX_PLAYERS,
+                                             _OFFSET_PIECES)  # fmt: skip
         self.tables = (*_rule_tables(), np.asarray(_actions.REROLL_VECTORS, dtype=np.int64))
         self.deck_cards = np.array(
             [_rules.CARD_INDEX[card] for card in KapernEngine(config).deck_cards], dtype=np.int8

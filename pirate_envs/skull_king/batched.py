@@ -30,12 +30,14 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from pirate_envs.core.batched import check_constants
+from pirate_envs.core.batched import check_constants, kernel_layout
+from pirate_envs.core.observation import TABLE_LAYOUTS
 from pirate_envs.skull_king import actions as _actions
 from pirate_envs.skull_king import cards as _cards
 from pirate_envs.skull_king import rules as _rules
 from pirate_envs.skull_king.engine import Config, Phase, SkullKingEngine
-from pirate_envs.skull_king.observation import SCORE_OBS_SCALE, TRICKS_OBS_SCALE, build_layout
+from pirate_envs.skull_king.observation import SCORE_OBS_SCALE, TRICKS_OBS_SCALE, build_layout, largest_layout
+from pirate_envs.skull_king.rules import MAX_PLAYERS
 
 # ----------------------------------------------------------------------------- constants (checked below)
 NUM_SUITS = 4
@@ -134,6 +136,8 @@ _OFFSET_PIECES = (
     O_SCORES,
     O_HANDS_LEFT,
 ) = range(len(_OFFSET_PIECES))
+#: ``offsets[O_SEAT_PRESENT]``: the ``seat_present`` piece of ``table_layout="max"`` (-1: the seated layout).
+O_SEAT_PRESENT = len(_OFFSET_PIECES)
 
 
 # ----------------------------------------------------------------------------- random numbers
@@ -345,9 +349,12 @@ def _apply(
 # ----------------------------------------------------------------------------- observation and mask
 @njit(cache=True, inline="always")
 def _observe(i, seat, n, num_hands, offsets, scales, game, seats, hands, played, trick, voids, obs):
-    """Write the observation vector of ``seat`` in game ``i`` (as ``observation.Encoder``)."""
+    """Write the observation vector of ``seat`` in game ``i`` (as ``observation.Encoder``, in either table layout)."""
     vec = obs[i]
     vec[:] = 0.0
+    if offsets[O_SEAT_PRESENT] >= 0:
+        for row in range(n):
+            vec[offsets[O_SEAT_PRESENT] + row] = 1.0
     o_hand = offsets[O_HAND]
     o_played = offsets[O_PLAYED]
     for kind in range(NUM_KINDS):
@@ -469,20 +476,25 @@ class SkullKingBatch:
 
     Built by :func:`pirate_envs.vector.make`, which checks the arguments and the actions; the
     outputs (``observation``, ``action_mask``, ``current_player``, ``rewards``, ``terminated``,
-    ``truncated``) are rewritten in place by every ``reset`` and ``step``.
+    ``truncated``) are rewritten in place by every ``reset`` and ``step``; ``table_layout`` is the
+    env option of that name (``"seated"`` or ``"max"``).
     """
 
     ENGINE = SkullKingEngine
+    #: The values of the env option ``table_layout`` that the kernels write.
+    TABLE_LAYOUTS = TABLE_LAYOUTS
 
-    def __init__(self, config: Config, reward_mode: str, num_envs: int, score_scale: float):
+    def __init__(
+        self, config: Config, reward_mode: str, num_envs: int, score_scale: float, table_layout: str = "seated"
+    ):
         self.config = config
         self.num_envs = num = num_envs
         n, h = config.num_players, config.num_hands
         self.num_players = n
         #: Score-mode scale of the rewards (``0.0`` in win mode: terminal win rewards).
         self.score_scale = float(score_scale) if reward_mode == "score" else 0.0
-        layout = build_layout(config)
-        self.offsets = np.array([layout.piece(name).start for name in _OFFSET_PIECES], dtype=np.int64)
+        layout, self.offsets = kernel_layout(build_layout(config), table_layout, largest_layout(), MAX_PLAYERS,
+                                             _OFFSET_PIECES)  # fmt: skip
         self.scales = np.array([SCORE_OBS_SCALE, TRICKS_OBS_SCALE], dtype=np.float64)
         self.deck = _cards.DECK.astype(np.int8)
         self.rng = np.zeros(num, dtype=np.uint64)

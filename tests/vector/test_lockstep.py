@@ -165,6 +165,22 @@ def test_skull_king_lockstep_long(num_players: int, reward_mode: str) -> None:
     assert counts["games"] >= 1000
 
 
+@pytest.mark.parametrize("num_players", [2, 5])
+def test_skull_king_lockstep_max_table_layout(num_players: int) -> None:
+    """``table_layout="max"``: the rows of a six-player table (absent seats zero) and ``seat_present``."""
+    counts = play_lockstep(SKULL_KING, 8, 16, seed=60 + num_players, num_players=num_players, num_hands=4,
+                           table_layout="max", reward_mode="score")  # fmt: skip
+    assert counts["games"] >= 16 and counts["engine_checks"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
+def test_skull_king_lockstep_max_table_layout_long(num_players: int) -> None:
+    counts = play_lockstep(SKULL_KING, 64, 300, seed=1100 + num_players, num_players=num_players,
+                           table_layout="max")  # fmt: skip
+    assert counts["games"] >= 300
+
+
 #: Kapern games short enough for CI: a low target (games end by the final round) and a turn limit.
 KAPERN_SHORT = {"target_score": 1500, "max_turns": 40}
 
@@ -199,3 +215,19 @@ def test_kapern_lockstep_long(num_players: int, reward_mode: str) -> None:
                            reward_mode=reward_mode, promo_cards=num_players % 2 == 0, target_score=3000,
                            max_turns=200)  # fmt: skip
     assert counts["games"] >= 1000
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_kapern_lockstep_max_table_layout(num_players: int) -> None:
+    """``table_layout="max"``: the rows of a five-player table (absent seats zero) and ``seat_present``."""
+    counts = play_lockstep(KAPERN, 8, 16, seed=210 + num_players, num_players=num_players, table_layout="max",
+                           reward_mode="score", **KAPERN_SHORT)  # fmt: skip
+    assert counts["games"] >= 16 and counts["engine_checks"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5])
+def test_kapern_lockstep_max_table_layout_long(num_players: int) -> None:
+    counts = play_lockstep(KAPERN, 64, 300, seed=2100 + num_players, num_players=num_players, table_layout="max",
+                           target_score=3000, max_turns=200)  # fmt: skip
+    assert counts["games"] >= 300

@@ -190,12 +190,3 @@ def test_engine_reset_options_and_the_move_limit(monkeypatch: pytest.MonkeyPatch
         short.step(vector.random_legal_actions(short.action_mask, rng))
     with pytest.raises(RuntimeError, match="game 0 has made 5 moves; only the first 4 are kept"):
         short.engine(0)
-
-
-def test_table_layout_max_is_refused_where_no_kernel_writes_it() -> None:
-    """Skull King's kernels write the seated layout only: ``table_layout="max"`` is refused, not mis-sized."""
-    with pytest.raises(ValueError, match=r"table_layout='max' is not covered by the batched skull_king_v0 yet"):
-        vector.make("skull_king_v0", 2, table_layout="max")
-    venv = vector.make(ENV_ID, 2, seed=0, num_players=3, table_layout="max")
-    venv.reset()
-    assert venv.observation.shape == (2, venv.observation_layout.size)
