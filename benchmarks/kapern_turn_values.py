@@ -8,9 +8,10 @@ oracle's deck value.
 
     python benchmarks/kapern_turn_values.py [--turns 2000] [--seed 0] [--agents heuristic ppo:NAME#sample ...]
 
-Agents are names as in ``agents.registry.make_agent`` (a ``ppo:`` policy must be trained for
-2 players, the table's env). Each card gets its own seeded stream, so the deck row's interval,
-which treats the cards' means as independent, is honest.
+Agents are names as in ``agents.registry.make_agent`` (a ``ppo:`` policy must play 2 players;
+one of the ``"max"`` table layout reads the 2-player table's observation). Each card gets its
+own seeded stream, so the deck row's interval, which treats the cards' means as independent,
+is honest.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import argparse
 import math
 import time
 
+import pirate_envs
 from agents.kapern_heuristic import KapernHeuristic
 from agents.kapern_oracle import optimal_turn_value, policy_turn_value, sample_turn_scores
 from agents.registry import make_agent
@@ -42,13 +44,14 @@ def turn_value_rows(agent_names: list[str], turns: int, seed: int) -> list[list[
     rows = []
     oracle, heuristic = {}, {}
     sampled: dict[str, dict[str, tuple[float, float]]] = {name: {} for name in agent_names}
+    table = pirate_envs.make(ENV_ID, raw=True, num_players=2)  # the observation the turns give
     for index, card in enumerate(CARDS):
         oracle[card] = optimal_turn_value(card)
         heuristic[card] = policy_turn_value(card, KapernHeuristic().plan)
         row = [card, f"{oracle[card]:.1f}", f"{heuristic[card]:.1f}"]
         card_seed = seed * len(CARDS) + index  # one stream per card: the cards' means are independent
         for name in agent_names:
-            agent = make_agent(name, ENV_ID, seed=card_seed)
+            agent = make_agent(name, ENV_ID, seed=card_seed, env=table)
             scores = sample_turn_scores(agent, card, turns, seed=card_seed).tolist()
             mean, low, high = mean_interval(scores)
             sampled[name][card] = (mean, (high - low) / (2 * Z95))
