@@ -1,12 +1,20 @@
-"""Helpers shared by the games' batched backends (``pirate_envs/<game>/batched.py``)."""
+"""What the games' batched backends (``pirate_envs/<game>/batched.py``) share.
+
+:class:`BatchBackend`, the base of every backend (the outputs, the random streams, ``reset``,
+``step``, ``moves``); the splitmix64 random stream, in kernels (:func:`splitmix64_next`,
+:func:`random_below`) and in Python (:class:`SplitMix64Stream`, the same numbers); and the
+import-time helpers. It imports numba: only the backends import it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
+from numba import njit
 
+from pirate_envs.core.engine import Engine
 from pirate_envs.core.errors import check_choice
 from pirate_envs.core.observation import SEAT_PRESENT, TABLE_LAYOUTS, ObservationLayout, max_table_layout
 
@@ -48,3 +56,146 @@ def kernel_layout(
     layout = seated if table_layout == "seated" else max_table_layout(largest, max_players)
     seat_present = layout.piece(SEAT_PRESENT).start if SEAT_PRESENT in layout else -1
     return layout, np.array([*(layout.piece(name).start for name in pieces), seat_present], dtype=np.int64)
+
+
+# ----------------------------------------------------------------------------- the random stream
+@njit(cache=True)
+def splitmix64_next(rng: np.ndarray, i: int) -> np.uint64:
+    """The next 64-bit word of game ``i``'s splitmix64 stream (``rng[i]`` is its state)."""
+    z = rng[i] + np.uint64(0x9E3779B97F4A7C15)
+    rng[i] = z
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def random_below(rng: np.ndarray, i: int, bound: int) -> int:
+    """An integer in ``0..bound-1`` from game ``i``'s stream (multiply-shift; bias below bound / 2**32)."""
+    high = splitmix64_next(rng, i) >> np.uint64(32)
+    return np.int64((high * np.uint64(bound)) >> np.uint64(32))
+
+
+class SplitMix64Stream:
+    """A batched game's random stream in Python: the numbers the kernels draw, for the reference engines."""
+
+    _MASK = (1 << 64) - 1
+
+    def __init__(self, state: int):
+        self.state = int(state)
+
+    def next(self) -> int:
+        """The next 64-bit word (as ``splitmix64_next``)."""
+        self.state = z = (self.state + 0x9E3779B97F4A7C15) & self._MASK
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & self._MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & self._MASK
+        return z ^ (z >> 31)
+
+    def below(self, bound: int) -> int:
+        """An integer in ``0..bound-1`` (as ``random_below``)."""
+        return ((self.next() >> 32) * bound) >> 32
+
+    def shuffle(self, items: list) -> None:
+        """Shuffle ``items`` in place: Fisher-Yates from the end of the list down (as the kernels shuffle)."""
+        for j in range(len(items) - 1, 0, -1):
+            r = self.below(j + 1)
+            items[j], items[r] = items[r], items[j]
+
+
+# ----------------------------------------------------------------------------- the backends' base
+class BatchBackend:
+    """The state arrays of ``num_envs`` games of one game and the kernels that step them.
+
+    Built by :func:`pirate_envs.vector.make`, which checks the arguments and the actions. This
+    base holds what every game has: the outputs (``observation``, ``action_mask``,
+    ``current_player``, ``rewards``, ``terminated``, ``truncated``, rewritten in place by every
+    ``reset`` and ``step``), each game's random state (``rng``) and its state where its game began
+    (``start_state``, for games that draw as they go), and ``reset``, ``step`` and ``moves``. A
+    game's backend sets the class attributes below, allocates its own arrays in
+    :meth:`_allocate` (which must set ``game``, with the moves made in column ``MOVES_FIELD``, and
+    ``history``, one row of actions per game) and lists its kernels' arguments in
+    :meth:`kernel_args`.
+    """
+
+    #: The reference engine class the batched game mirrors.
+    ENGINE: ClassVar[type[Engine]]
+    #: The values of the env option ``table_layout`` that the kernels write.
+    TABLE_LAYOUTS: ClassVar[tuple[str, ...]] = TABLE_LAYOUTS
+    NUM_ACTIONS: ClassVar[int]
+    #: Seats of the largest table (the rows of ``table_layout="max"``).
+    MAX_PLAYERS: ClassVar[int]
+    #: The observation pieces whose offsets the kernels take, in the order of their ``O_*`` constants.
+    OFFSET_PIECES: ClassVar[tuple[str, ...]]
+    #: The column of ``game`` that counts the moves made in each game.
+    MOVES_FIELD: ClassVar[int]
+    #: ``reset_kernel(*kernel_args(), *outputs)``: start a new game in every slot and write the outputs.
+    reset_kernel: ClassVar[Callable[..., None]]
+    #: ``step_kernel(actions, *kernel_args(), *outputs)``: one step of every game (a negative action: it waits).
+    step_kernel: ClassVar[Callable[..., None]]
+
+    game: np.ndarray
+    history: np.ndarray
+
+    def __init__(self, config: Any, reward_mode: str, num_envs: int, score_scale: float, table_layout: str = "seated"):
+        self.config = config
+        self.num_envs = num = num_envs
+        self.num_players = n = config.num_players
+        #: Score-mode scale of the rewards (``0.0`` in win mode: terminal win rewards).
+        self.score_scale = float(score_scale) if reward_mode == "score" else 0.0
+        #: The seated layout of this table (the reference encoder's; the scales come from it).
+        self.seated_layout = self.build_layout(config)
+        layout, self.offsets = kernel_layout(
+            self.seated_layout, table_layout, self.largest_layout(), self.MAX_PLAYERS, self.OFFSET_PIECES
+        )
+        self.rng = np.zeros(num, dtype=np.uint64)
+        self.start_state = np.zeros(num, dtype=np.uint64)
+        self.observation = np.zeros((num, layout.size), dtype=np.float32)
+        self.action_mask = np.zeros((num, self.NUM_ACTIONS), dtype=np.int8)
+        self.current_player = np.zeros(num, dtype=np.int64)
+        self.rewards = np.zeros((num, n), dtype=np.float32)
+        self.terminated = np.zeros(num, dtype=np.bool_)
+        self.truncated = np.zeros(num, dtype=np.bool_)
+        self._allocate()
+
+    @staticmethod
+    def build_layout(config: Any) -> ObservationLayout:
+        """The seated observation layout of ``config``'s table."""
+        raise NotImplementedError
+
+    @staticmethod
+    def largest_layout() -> ObservationLayout:
+        """The seated observation layout of the largest table."""
+        raise NotImplementedError
+
+    def _allocate(self) -> None:
+        """Allocate the game's own state arrays and kernel constants (called at the end of ``__init__``)."""
+        raise NotImplementedError
+
+    def kernel_args(self) -> tuple[Any, ...]:
+        """The arguments both kernels take between ``actions`` and the outputs (the game's constants and state)."""
+        raise NotImplementedError
+
+    def _outputs(self) -> tuple[np.ndarray, ...]:
+        return (self.observation, self.action_mask, self.current_player, self.rewards, self.terminated,
+                self.truncated)  # fmt: skip
+
+    def reset(self, rng_states: np.ndarray) -> None:
+        """Start a new game in every slot, game ``i`` drawing from the stream seeded by ``rng_states[i]``."""
+        self.rng[:] = rng_states
+        self.reset_kernel(*self.kernel_args(), *self._outputs())
+
+    def step(self, actions: np.ndarray) -> None:
+        """Apply ``actions`` (``int64``, checked legal for every live game; negative: the game waits)."""
+        self.step_kernel(actions, *self.kernel_args(), *self._outputs())
+
+    def moves(self, index: int) -> list[int]:
+        """The actions of game ``index`` so far, in order (``RuntimeError`` past the moves its history keeps)."""
+        return kept_moves(self.history, index, int(self.game[index, self.MOVES_FIELD]))
+
+    def reset_options(self, index: int) -> dict[str, Any]:
+        """No options: :meth:`reference_engine` deals game ``index``'s cards (and rolls its dice) itself."""
+        return {}
+
+    def reference_engine(self, index: int) -> Engine:
+        """A new reference engine whose ``reset(rng, reset_options(index))`` starts game ``index`` as it began."""
+        raise NotImplementedError

@@ -37,17 +37,14 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from pirate_envs.core.batched import check_constants, kept_moves
-from pirate_envs.core.observation import SEAT_PRESENT, TABLE_LAYOUTS, max_table_layout
+from pirate_envs.core.batched import BatchBackend, SplitMix64Stream, check_constants, random_below
 from pirate_envs.lucky_pirate import actions as _actions
 from pirate_envs.lucky_pirate import cards as _cards
 from pirate_envs.lucky_pirate import engine as _engine
 from pirate_envs.lucky_pirate import rules as _rules
 from pirate_envs.lucky_pirate import view as _view
-from pirate_envs.lucky_pirate.engine import Config, LuckyPirateEngine
+from pirate_envs.lucky_pirate.engine import MAX_PLAYERS, Config, LuckyPirateEngine
 from pirate_envs.lucky_pirate.observation import LuckyPirateEncoder, build_layout, largest_layout
-from pirate_envs.piraten_kapern.batched import SplitMix64Stream
-from pirate_envs.skull_king.batched import random_below
 
 # ----------------------------------------------------------------------------- constants (checked below)
 NUM_KINDS = 17
@@ -581,9 +578,10 @@ def _output(i, params, offsets, scales, inv_deck, tables, game, seats, hands, up
 
 
 @njit(cache=True)
-def reset_kernel(params, offsets, scales, inv_deck, tables, deck_cards, rng, start_state, game, seats, hands, ups,
-                 downs, pile, pile_counts, removed, obs, mask, shown, rewards, terminated, truncated):  # fmt: skip
-    """Start a new episode in every slot and write the outputs."""
+def reset_kernel(params, score_scale, offsets, scales, inv_deck, tables, deck_cards, rng, start_state, game, seats,
+                 hands, ups, downs, pile, pile_counts, removed, history, obs, mask, shown, rewards, terminated,
+                 truncated):  # fmt: skip
+    """Start a new episode in every slot and write the outputs (the arguments of ``step_kernel``, less the actions)."""
     scratch = np.empty(deck_cards.shape[0], dtype=np.int8)
     for i in range(game.shape[0]):
         rewards[i] = 0.0
@@ -629,30 +627,23 @@ def step_kernel(actions, params, score_scale, offsets, scales, inv_deck, tables,
 
 
 # ----------------------------------------------------------------------------- the backend
-class LuckyPirateBatch:
-    """The state arrays of ``num_envs`` Lucky Pirate episodes and the kernels that step them.
-
-    Built by :func:`pirate_envs.vector.make`, which checks the arguments and the actions.
-    """
+class LuckyPirateBatch(BatchBackend):
+    """The state arrays of ``num_envs`` Lucky Pirate episodes and the kernels that step them (see ``BatchBackend``)."""
 
     ENGINE = LuckyPirateEngine
-    #: Observation layouts covered (the env option ``table_layout``).
-    TABLE_LAYOUTS = TABLE_LAYOUTS
+    NUM_ACTIONS = NUM_ACTIONS
+    MAX_PLAYERS = MAX_PLAYERS
+    OFFSET_PIECES = _OFFSET_PIECES
+    MOVES_FIELD = F_MOVES
+    build_layout = staticmethod(build_layout)
+    largest_layout = staticmethod(largest_layout)
+    reset_kernel = staticmethod(reset_kernel)
+    step_kernel = staticmethod(step_kernel)
     #: Most moves kept per episode (a one-game episode keeps its whole turn limit up to this).
     MAX_HISTORY = 16384
 
-    def __init__(
-        self, config: Config, reward_mode: str, num_envs: int, score_scale: float, table_layout: str = "seated"
-    ):
-        self.config = config
-        self.num_envs = num = num_envs
-        n = self.num_players = config.num_players
-        self.score_scale = float(score_scale) if reward_mode == "score" else 0.0
-        seated = build_layout(config)
-        # "max": the same pieces at the largest table's offsets (rows of absent seats stay zero), plus seat_present
-        layout = seated if table_layout == "seated" else max_table_layout(largest_layout(), _engine.MAX_PLAYERS)
-        seat_present = layout.piece(SEAT_PRESENT).start if SEAT_PRESENT in layout else -1
-        self.offsets = np.array([*(layout.piece(name).start for name in _OFFSET_PIECES), seat_present], dtype=np.int64)
+    def _allocate(self) -> None:
+        num, n, config, seated = self.num_envs, self.num_players, self.config, self.seated_layout
         encoder = LuckyPirateEncoder(seated, config)  # its float32 scales, so that the products round alike
         players = seated["players"]
         self.scales = (
@@ -673,8 +664,6 @@ class LuckyPirateBatch:
             dtype=np.int64,
         )  # fmt: skip
         deck_size = len(self.deck_cards)
-        self.rng = np.zeros(num, dtype=np.uint64)
-        self.start_state = np.zeros(num, dtype=np.uint64)
         self.game = np.zeros((num, NUM_FIELDS), dtype=np.int64)
         self.seats = np.zeros((num, n, NUM_SEAT_FIELDS), dtype=np.int64)
         self.hands = np.zeros((num, n, NUM_KINDS), dtype=np.int8)
@@ -686,38 +675,11 @@ class LuckyPirateBatch:
         #: Moves kept per episode: a one-game episode's turn limit, else ``MAX_HISTORY``.
         self.history_size = min(config.max_turns, self.MAX_HISTORY) if config.wins_to_win == 1 else self.MAX_HISTORY
         self.history = np.zeros((num, self.history_size), dtype=np.int8)
-        self.observation = np.zeros((num, layout.size), dtype=np.float32)
-        self.action_mask = np.zeros((num, NUM_ACTIONS), dtype=np.int8)
-        self.current_player = np.zeros(num, dtype=np.int64)
-        self.rewards = np.zeros((num, n), dtype=np.float32)
-        self.terminated = np.zeros(num, dtype=np.bool_)
-        self.truncated = np.zeros(num, dtype=np.bool_)
 
-    def _state(self) -> tuple[Any, ...]:
-        return (self.offsets, self.scales, self.inv_deck, self.tables, self.deck_cards, self.rng, self.start_state,
-                self.game, self.seats, self.hands, self.ups, self.downs, self.pile, self.pile_counts,
-                self.removed)  # fmt: skip
-
-    def _outputs(self) -> tuple[np.ndarray, ...]:
-        return (self.observation, self.action_mask, self.current_player, self.rewards, self.terminated,
-                self.truncated)  # fmt: skip
-
-    def reset(self, rng_states: np.ndarray) -> None:
-        """Start a new episode in every slot, game ``i`` drawing from the stream seeded by ``rng_states[i]``."""
-        self.rng[:] = rng_states
-        reset_kernel(self.params, *self._state(), *self._outputs())
-
-    def step(self, actions: np.ndarray) -> None:
-        """Apply ``actions`` (``int64``, checked legal for every live game; negative: the game waits)."""
-        step_kernel(actions, self.params, self.score_scale, *self._state(), self.history, *self._outputs())
-
-    def reset_options(self, index: int) -> dict[str, Any]:
-        """No options: :meth:`reference_engine` draws game ``index``'s dealers and deals itself."""
-        return {}
-
-    def moves(self, index: int) -> list[int]:
-        """The actions of game ``index`` so far, in order (``RuntimeError`` past ``history_size``)."""
-        return kept_moves(self.history, index, int(self.game[index, F_MOVES]))
+    def kernel_args(self) -> tuple[Any, ...]:
+        return (self.params, self.score_scale, self.offsets, self.scales, self.inv_deck, self.tables, self.deck_cards,
+                self.rng, self.start_state, self.game, self.seats, self.hands, self.ups, self.downs, self.pile,
+                self.pile_counts, self.removed, self.history)  # fmt: skip
 
     def reference_engine(self, index: int) -> StreamLuckyPirateEngine:
         """A reference engine whose ``reset`` starts game ``index`` with its very dealers and deals."""

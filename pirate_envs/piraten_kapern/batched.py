@@ -11,7 +11,7 @@ mask, reward and end with the AEC env. Any difference is a bug of this module.
 
 Randomness: game ``i`` draws its deck shuffles and its dice from its own splitmix64 stream, in
 the order the reference engine asks for them (Fisher-Yates from the top of the list down, one
-draw in ``0..5`` per die). :class:`SplitMix64Stream` is the same stream in Python, and
+draw in ``0..5`` per die). :class:`KapernStream` is the same stream in Python, and
 :class:`StreamKapernEngine` the reference engine drawing from it: started from the stream's
 state at the start of game ``i`` (``start_state[i]``), it deals exactly game ``i``'s cards and
 dice. ``engine(i)`` replays game ``i``'s moves on it; the first ``KapernBatch.HISTORY_SIZE``
@@ -31,15 +31,14 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from pirate_envs.core.batched import check_constants, kept_moves, kernel_layout
-from pirate_envs.core.observation import TABLE_LAYOUTS
+from pirate_envs.core.batched import BatchBackend, SplitMix64Stream, check_constants, random_below
+from pirate_envs.core.observation import ObservationLayout
 from pirate_envs.piraten_kapern import actions as _actions
 from pirate_envs.piraten_kapern import engine as _engine
 from pirate_envs.piraten_kapern import rules as _rules
 from pirate_envs.piraten_kapern.dice import count_vectors
 from pirate_envs.piraten_kapern.engine import MAX_PLAYERS, KapernConfig, KapernEngine
 from pirate_envs.piraten_kapern.observation import DECK_SCALE, POINTS_SCALE, ROLLS_SCALE, build_layout, largest_layout
-from pirate_envs.skull_king.batched import random_below
 
 # ----------------------------------------------------------------------------- constants (checked below)
 NUM_FACES = 6
@@ -175,33 +174,11 @@ def _rule_tables() -> tuple[np.ndarray, ...]:
 
 
 # ----------------------------------------------------------------------------- the random stream
-class SplitMix64Stream:
-    """A batched game's random stream in Python: ``shuffle`` and dice rolls as the kernels draw them."""
-
-    _MASK = (1 << 64) - 1
-
-    def __init__(self, state: int):
-        self.state = int(state)
-
-    def next(self) -> int:
-        """The next 64-bit word (as ``splitmix64_next``)."""
-        self.state = z = (self.state + 0x9E3779B97F4A7C15) & self._MASK
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & self._MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & self._MASK
-        return z ^ (z >> 31)
-
-    def below(self, bound: int) -> int:
-        """An integer in ``0..bound-1`` (as ``random_below``)."""
-        return ((self.next() >> 32) * bound) >> 32
-
-    def shuffle(self, items: list) -> None:
-        """Shuffle ``items`` in place (as the kernels shuffle the fortune deck)."""
-        for j in range(len(items) - 1, 0, -1):
-            r = self.below(j + 1)
-            items[j], items[r] = items[r], items[j]
+class KapernStream(SplitMix64Stream):
+    """A batched game's random stream as the reference engine's dice source (its deck shuffles: ``shuffle``)."""
 
     def __call__(self, n: int) -> tuple[int, ...]:
-        """Roll ``n`` dice: counts per face (a dice source of the reference engine)."""
+        """Roll ``n`` dice: counts per face, one ``below(6)`` per die (as the kernels roll)."""
         counts = [0] * NUM_FACES
         for _ in range(n):
             counts[self.below(NUM_FACES)] += 1
@@ -209,13 +186,13 @@ class SplitMix64Stream:
 
 
 class StreamKapernEngine(KapernEngine):
-    """The reference engine with its deck shuffles and dice drawn from a :class:`SplitMix64Stream`.
+    """The reference engine with its deck shuffles and dice drawn from a :class:`KapernStream`.
 
     Only the source of randomness differs (``reset`` ignores the generator it is given); every
     rule is :class:`KapernEngine`'s.
     """
 
-    def __init__(self, config: KapernConfig, stream: SplitMix64Stream):
+    def __init__(self, config: KapernConfig, stream: KapernStream):
         super().__init__(config, dice_source=stream)
         self.stream = stream
 
@@ -561,9 +538,12 @@ if (ROLLS_SCALE_K, POINTS_SCALE_K, DECK_SCALE_K) != (ROLLS_SCALE, POINTS_SCALE, 
 
 @njit(cache=True)
 def reset_kernel(n, target, max_turns, score_scale, offsets, tables, deck_cards, rng, game, free, chest, scores,
-                 final_left, deck, deck_counts, start_state, obs, mask, shown, rewards, terminated,
+                 final_left, deck, deck_counts, start_state, history, obs, mask, shown, rewards, terminated,
                  truncated):  # fmt: skip
-    """Start a new game in every slot and write the outputs (rewards: the score changes of turns ended in it)."""
+    """Start a new game in every slot and write the outputs (rewards: the score changes of turns ended in it).
+
+    Takes the arguments of ``step_kernel``, less the actions.
+    """
     rolled = np.zeros(NUM_FACES, dtype=np.int64)
     before = np.zeros(n, dtype=np.int64)
     for i in range(game.shape[0]):
@@ -609,34 +589,30 @@ def step_kernel(actions, n, target, max_turns, score_scale, offsets, tables, dec
 
 
 # ----------------------------------------------------------------------------- the backend
-class KapernBatch:
-    """The state arrays of ``num_envs`` Piraten Kapern games and the kernels that step them.
-
-    Built by :func:`pirate_envs.vector.make`, which checks the arguments and the actions;
-    ``table_layout`` is the env option of that name (``"seated"`` or ``"max"``).
-    """
+class KapernBatch(BatchBackend):
+    """The state arrays of ``num_envs`` Piraten Kapern games and the kernels that step them (see ``BatchBackend``)."""
 
     ENGINE = KapernEngine
-    #: The values of the env option ``table_layout`` that the kernels write.
-    TABLE_LAYOUTS = TABLE_LAYOUTS
+    NUM_ACTIONS = NUM_ACTIONS
+    MAX_PLAYERS = MAX_PLAYERS
+    OFFSET_PIECES = _OFFSET_PIECES
+    MOVES_FIELD = F_MOVES
+    largest_layout = staticmethod(largest_layout)
+    reset_kernel = staticmethod(reset_kernel)
+    step_kernel = staticmethod(step_kernel)
     #: Moves kept per game (random play runs to the 1000-turn limit in a few thousand moves).
     HISTORY_SIZE = 8192
 
-    def __init__(
-        self, config: KapernConfig, reward_mode: str, num_envs: int, score_scale: float, table_layout: str = "seated"
-    ):
-        self.config = config
-        self.num_envs = num = num_envs
-        n = self.num_players = config.num_players
-        self.score_scale = float(score_scale) if reward_mode == "score" else 0.0
-        layout, self.offsets = kernel_layout(build_layout(n), table_layout, largest_layout(), MAX_PLAYERS,
-                                             _OFFSET_PIECES)  # fmt: skip
+    @staticmethod
+    def build_layout(config: KapernConfig) -> ObservationLayout:
+        return build_layout(config.num_players)
+
+    def _allocate(self) -> None:
+        num, n, config = self.num_envs, self.num_players, self.config
         self.tables = (*_rule_tables(), np.asarray(_actions.REROLL_VECTORS, dtype=np.int64))
         self.deck_cards = np.array(
             [_rules.CARD_INDEX[card] for card in KapernEngine(config).deck_cards], dtype=np.int8
         )
-        self.rng = np.zeros(num, dtype=np.uint64)
-        self.start_state = np.zeros(num, dtype=np.uint64)
         self.game = np.zeros((num, NUM_FIELDS), dtype=np.int64)
         self.free = np.zeros((num, NUM_FACES), dtype=np.int64)
         self.chest = np.zeros((num, NUM_FACES), dtype=np.int64)
@@ -645,41 +621,16 @@ class KapernBatch:
         self.deck = np.zeros((num, len(self.deck_cards)), dtype=np.int8)
         self.deck_counts = np.zeros((num, NUM_CARDS), dtype=np.int8)
         self.history = np.zeros((num, self.HISTORY_SIZE), dtype=np.int16)
-        self.observation = np.zeros((num, layout.size), dtype=np.float32)
-        self.action_mask = np.zeros((num, NUM_ACTIONS), dtype=np.int8)
-        self.current_player = np.zeros(num, dtype=np.int64)
-        self.rewards = np.zeros((num, n), dtype=np.float32)
-        self.terminated = np.zeros(num, dtype=np.bool_)
-        self.truncated = np.zeros(num, dtype=np.bool_)
-        self._config_args = (n, config.target_score, config.max_turns, self.score_scale)
 
-    def _state(self) -> tuple[np.ndarray, ...]:
-        return (self.deck_cards, self.rng, self.game, self.free, self.chest, self.scores, self.final_left, self.deck,
-                self.deck_counts, self.start_state)  # fmt: skip
-
-    def reset(self, rng_states: np.ndarray) -> None:
-        """Start a new game in every slot, game ``i`` drawing from the stream seeded by ``rng_states[i]``."""
-        self.rng[:] = rng_states
-        reset_kernel(*self._config_args, self.offsets, self.tables, *self._state(), self.observation,
-                     self.action_mask, self.current_player, self.rewards, self.terminated, self.truncated)  # fmt: skip
-
-    def step(self, actions: np.ndarray) -> None:
-        """Apply ``actions`` (``int64``, checked legal for every live game; negative: the game waits)."""
-        step_kernel(actions, *self._config_args, self.offsets, self.tables, *self._state(), self.history,
-                    self.observation, self.action_mask, self.current_player, self.rewards, self.terminated,
-                    self.truncated)  # fmt: skip
-
-    def reset_options(self, index: int) -> dict[str, Any]:
-        """No options: :meth:`reference_engine` draws game ``index``'s cards and dice itself."""
-        return {}
-
-    def moves(self, index: int) -> list[int]:
-        """The actions of game ``index`` so far, in order (``RuntimeError`` past ``HISTORY_SIZE``)."""
-        return kept_moves(self.history, index, int(self.game[index, F_MOVES]))
+    def kernel_args(self) -> tuple[Any, ...]:
+        config = self.config
+        return (self.num_players, config.target_score, config.max_turns, self.score_scale, self.offsets, self.tables,
+                self.deck_cards, self.rng, self.game, self.free, self.chest, self.scores, self.final_left, self.deck,
+                self.deck_counts, self.start_state, self.history)  # fmt: skip
 
     def reference_engine(self, index: int) -> StreamKapernEngine:
         """A reference engine whose ``reset`` starts game ``index`` with its very cards and dice."""
-        return StreamKapernEngine(self.config, SplitMix64Stream(int(self.start_state[index])))
+        return StreamKapernEngine(self.config, KapernStream(int(self.start_state[index])))
 
 
-__all__ = ["KapernBatch", "SplitMix64Stream", "StreamKapernEngine"]
+__all__ = ["KapernBatch", "KapernStream", "StreamKapernEngine"]

@@ -34,9 +34,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from pirate_envs.core.batched import check_constants, kept_moves
-from pirate_envs.core.observation import SEAT_PRESENT, TABLE_LAYOUTS, max_table_layout
-from pirate_envs.piraten_kapern.batched import SplitMix64Stream
+from pirate_envs.core.batched import BatchBackend, SplitMix64Stream, check_constants, random_below
 from pirate_envs.piratenpoker import actions as _actions
 from pirate_envs.piratenpoker import cards as _cards
 from pirate_envs.piratenpoker.engine import (
@@ -51,7 +49,6 @@ from pirate_envs.piratenpoker.engine import (
 )
 from pirate_envs.piratenpoker.observation import build_layout, largest_layout, piece_scales
 from pirate_envs.piratenpoker.rules import MAX_PLAYERS
-from pirate_envs.skull_king.batched import random_below
 
 # ----------------------------------------------------------------------------- constants (checked below)
 NUM_COLOURS = 3
@@ -724,10 +721,10 @@ def _output(i, options, tables, offsets, scales, game, seats, hands, bids, last_
 
 # ----------------------------------------------------------------------------- batch kernels
 @njit(cache=True)
-def reset_kernel(options, tables, deck_cards, loot_fronts, offsets, scales, rng, start_state, game, seats, hands,
-                 bids, last_bids, discard, displayed, draw, face_up, stacks, stack_len, obs, mask, shown, rewards,
-                 terminated, truncated):  # fmt: skip
-    """Start a new game in every slot and write the outputs."""
+def reset_kernel(options, score_scale, tables, deck_cards, loot_fronts, offsets, scales, rng, start_state, game,
+                 seats, hands, bids, last_bids, discard, displayed, draw, face_up, stacks, stack_len, history, obs,
+                 mask, shown, rewards, terminated, truncated):  # fmt: skip
+    """Start a new game in every slot and write the outputs (the arguments of ``step_kernel``, less the actions)."""
     for i in range(game.shape[0]):
         rewards[i] = 0.0
         _new_game(i, options, tables, deck_cards, loot_fronts, rng, start_state, game, seats, hands, bids,
@@ -772,36 +769,24 @@ def step_kernel(actions, options, score_scale, tables, deck_cards, loot_fronts, 
 
 
 # ----------------------------------------------------------------------------- the backend
-class PiratenpokerBatch:
-    """The state arrays of ``num_envs`` Piratenpoker games and the kernels that step them.
-
-    Built by :func:`pirate_envs.vector.make`, which checks the arguments and the actions;
-    ``table_layout`` is the env option of that name (``"seated"`` or ``"max"``).
-    """
+class PiratenpokerBatch(BatchBackend):
+    """The state arrays of ``num_envs`` Piratenpoker games and the kernels that step them (see ``BatchBackend``)."""
 
     ENGINE = PiratenpokerEngine
-    #: The values of the env option ``table_layout`` that the kernels write.
-    TABLE_LAYOUTS = TABLE_LAYOUTS
+    NUM_ACTIONS = NUM_ACTIONS
+    MAX_PLAYERS = MAX_PLAYERS
+    OFFSET_PIECES = _OFFSET_PIECES
+    MOVES_FIELD = F_MOVES
+    build_layout = staticmethod(build_layout)
+    largest_layout = staticmethod(largest_layout)
+    reset_kernel = staticmethod(reset_kernel)
+    step_kernel = staticmethod(step_kernel)
     #: Moves kept per game (a random episode of the default game takes a few hundred moves).
     HISTORY_SIZE = 8192
 
-    def __init__(
-        self, config: Config, reward_mode: str, num_envs: int, score_scale: float, table_layout: str = "seated"
-    ):
-        self.config = config
-        self.num_envs = num = num_envs
-        n = self.num_players = config.num_players
-        self.score_scale = float(score_scale) if reward_mode == "score" else 0.0
-        seated = build_layout(config)
-        if table_layout not in TABLE_LAYOUTS:
-            raise ValueError(f"table_layout={table_layout!r} is not valid; expected one of {list(TABLE_LAYOUTS)}")
-        layout = seated if table_layout == "seated" else max_table_layout(largest_layout(), MAX_PLAYERS)
+    def _allocate(self) -> None:
+        num, n, config, seated = self.num_envs, self.num_players, self.config, self.seated_layout
         seated_scales = piece_scales(seated, config)
-        self.offsets = np.array(
-            [layout.piece(name).start for name in _OFFSET_PIECES]
-            + [layout.piece(SEAT_PRESENT).start if SEAT_PRESENT in layout else -1],
-            dtype=np.int64,
-        )
         # every piece has one scale (checked): the reference's factor of its first index
         self.scales = np.array([seated_scales[seated.piece(name).start] for name in _OFFSET_PIECES], dtype=np.float32)
         for name, scale in zip(_OFFSET_PIECES, self.scales):
@@ -825,8 +810,6 @@ class PiratenpokerBatch:
         self.deck_cards = np.repeat(np.arange(NUM_KINDS), _cards.DECK_COUNTS).astype(np.int8)
         self.loot_fronts = np.array([_cards.FRONT_INDEX[f] for f in config.loot_fronts], dtype=np.int8)
         loot = len(config.loot_fronts)
-        self.rng = np.zeros(num, dtype=np.uint64)
-        self.start_state = np.zeros(num, dtype=np.uint64)
         self.game = np.zeros((num, NUM_FIELDS), dtype=np.int64)
         self.seats = np.zeros((num, n, NUM_SEAT_FIELDS), dtype=np.int64)
         self.hands = np.zeros((num, n, NUM_KINDS), dtype=np.int8)
@@ -839,42 +822,12 @@ class PiratenpokerBatch:
         self.stacks = np.zeros((num, NUM_COLOURS, loot), dtype=np.int8)
         self.stack_len = np.zeros((num, NUM_COLOURS), dtype=np.int64)
         self.history = np.zeros((num, self.HISTORY_SIZE), dtype=np.int8)
-        self.observation = np.zeros((num, layout.size), dtype=np.float32)
-        self.action_mask = np.zeros((num, NUM_ACTIONS), dtype=np.int8)
-        self.current_player = np.zeros(num, dtype=np.int64)
-        self.rewards = np.zeros((num, n), dtype=np.float32)
-        self.terminated = np.zeros(num, dtype=np.bool_)
-        self.truncated = np.zeros(num, dtype=np.bool_)
 
-    def _rules(self) -> tuple[np.ndarray, ...]:
-        return self.tables, self.deck_cards, self.loot_fronts, self.offsets, self.scales
-
-    def _state(self) -> tuple[np.ndarray, ...]:
-        return (self.rng, self.start_state, self.game, self.seats, self.hands, self.bids, self.last_bids,
-                self.discard, self.displayed, self.draw, self.face_up, self.stacks, self.stack_len)  # fmt: skip
-
-    def _outputs(self) -> tuple[np.ndarray, ...]:
-        return (self.observation, self.action_mask, self.current_player, self.rewards, self.terminated,
-                self.truncated)  # fmt: skip
-
-    def reset(self, rng_states: np.ndarray) -> None:
-        """Start a new game in every slot, game ``i`` drawing from the stream seeded by ``rng_states[i]``."""
-        self.rng[:] = rng_states
-        reset_kernel(self.options, *self._rules(), *self._state(), *self._outputs())
-
-    def step(self, actions: np.ndarray) -> None:
-        """Apply ``actions`` (``int64``, checked legal for every live game; negative: the game waits)."""
-        tables, deck_cards, loot_fronts, offsets, scales = self._rules()
-        step_kernel(actions, self.options, self.score_scale, tables, deck_cards, loot_fronts, offsets, scales,
-                    *self._state(), self.history, *self._outputs())  # fmt: skip
-
-    def reset_options(self, index: int) -> dict[str, Any]:
-        """No options: :meth:`reference_engine` deals game ``index``'s cards itself."""
-        return {}
-
-    def moves(self, index: int) -> list[int]:
-        """The actions of game ``index`` so far, in order (``RuntimeError`` past ``HISTORY_SIZE``)."""
-        return kept_moves(self.history, index, int(self.game[index, F_MOVES]))
+    def kernel_args(self) -> tuple[Any, ...]:
+        return (self.options, self.score_scale, self.tables, self.deck_cards, self.loot_fronts, self.offsets,
+                self.scales, self.rng, self.start_state, self.game, self.seats, self.hands, self.bids, self.last_bids,
+                self.discard, self.displayed, self.draw, self.face_up, self.stacks, self.stack_len,
+                self.history)  # fmt: skip
 
     def reference_engine(self, index: int) -> StreamPiratenpokerEngine:
         """A reference engine whose ``reset`` starts game ``index`` with its very cards and loot."""

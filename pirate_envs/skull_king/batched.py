@@ -30,12 +30,11 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from pirate_envs.core.batched import check_constants, kernel_layout
-from pirate_envs.core.observation import TABLE_LAYOUTS
+from pirate_envs.core.batched import BatchBackend, check_constants, random_below
 from pirate_envs.skull_king import actions as _actions
 from pirate_envs.skull_king import cards as _cards
 from pirate_envs.skull_king import rules as _rules
-from pirate_envs.skull_king.engine import Config, Phase, SkullKingEngine
+from pirate_envs.skull_king.engine import Phase, SkullKingEngine
 from pirate_envs.skull_king.observation import SCORE_OBS_SCALE, TRICKS_OBS_SCALE, build_layout, largest_layout
 from pirate_envs.skull_king.rules import MAX_PLAYERS
 
@@ -138,24 +137,6 @@ _OFFSET_PIECES = (
 ) = range(len(_OFFSET_PIECES))
 #: ``offsets[O_SEAT_PRESENT]``: the ``seat_present`` piece of ``table_layout="max"`` (-1: the seated layout).
 O_SEAT_PRESENT = len(_OFFSET_PIECES)
-
-
-# ----------------------------------------------------------------------------- random numbers
-@njit(cache=True)
-def splitmix64_next(rng: np.ndarray, i: int) -> np.uint64:
-    """The next 64-bit word of game ``i``'s splitmix64 stream."""
-    z = rng[i] + np.uint64(0x9E3779B97F4A7C15)
-    rng[i] = z
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@njit(cache=True)
-def random_below(rng: np.ndarray, i: int, bound: int) -> int:
-    """An integer in ``0..bound-1`` from game ``i``'s stream (multiply-shift; bias below bound / 2**32)."""
-    high = splitmix64_next(rng, i) >> np.uint64(32)
-    return np.int64((high * np.uint64(bound)) >> np.uint64(32))
 
 
 # ----------------------------------------------------------------------------- rules (mirroring rules.py)
@@ -428,10 +409,10 @@ def _output(i, n, num_hands, offsets, scales, game, seats, hands, played, trick,
 # ----------------------------------------------------------------------------- batch kernels
 @njit(cache=True)
 def reset_kernel(
-    n, num_hands, first_dealer, offsets, scales, deck, rng, game, seats, hands, played, trick, voids, deals,
-    obs, mask, shown, rewards, terminated,
+    n, num_hands, first_dealer, score_scale, offsets, scales, deck, rng, game, seats, hands, played, trick, voids,
+    deals, history, obs, mask, shown, rewards, terminated, truncated,
 ):  # fmt: skip
-    """Start a new game in every slot and write the outputs."""
+    """Start a new game in every slot and write the outputs (the arguments of ``step_kernel``, less the actions)."""
     scratch = np.empty(DECK_SIZE, dtype=np.int8)
     for i in range(game.shape[0]):
         _new_game(i, n, num_hands, first_dealer, deck, scratch, rng, game, seats, hands, played, voids, deals)
@@ -443,7 +424,7 @@ def reset_kernel(
 @njit(cache=True)
 def step_kernel(
     actions, n, num_hands, first_dealer, score_scale, offsets, scales, deck, rng, game, seats, hands, played,
-    trick, voids, deals, history, obs, mask, shown, rewards, terminated,
+    trick, voids, deals, history, obs, mask, shown, rewards, terminated, truncated,
 ):  # fmt: skip
     """Apply one (checked, legal) action per game; a game that ended on the last step starts anew instead.
 
@@ -471,33 +452,23 @@ def step_kernel(
 
 
 # ----------------------------------------------------------------------------- the backend
-class SkullKingBatch:
-    """The state arrays of ``num_envs`` Skull King games and the kernels that step them.
-
-    Built by :func:`pirate_envs.vector.make`, which checks the arguments and the actions; the
-    outputs (``observation``, ``action_mask``, ``current_player``, ``rewards``, ``terminated``,
-    ``truncated``) are rewritten in place by every ``reset`` and ``step``; ``table_layout`` is the
-    env option of that name (``"seated"`` or ``"max"``).
-    """
+class SkullKingBatch(BatchBackend):
+    """The state arrays of ``num_envs`` Skull King games and the kernels that step them (see ``BatchBackend``)."""
 
     ENGINE = SkullKingEngine
-    #: The values of the env option ``table_layout`` that the kernels write.
-    TABLE_LAYOUTS = TABLE_LAYOUTS
+    NUM_ACTIONS = NUM_ACTIONS
+    MAX_PLAYERS = MAX_PLAYERS
+    OFFSET_PIECES = _OFFSET_PIECES
+    MOVES_FIELD = F_MOVES
+    build_layout = staticmethod(build_layout)
+    largest_layout = staticmethod(largest_layout)
+    reset_kernel = staticmethod(reset_kernel)
+    step_kernel = staticmethod(step_kernel)
 
-    def __init__(
-        self, config: Config, reward_mode: str, num_envs: int, score_scale: float, table_layout: str = "seated"
-    ):
-        self.config = config
-        self.num_envs = num = num_envs
-        n, h = config.num_players, config.num_hands
-        self.num_players = n
-        #: Score-mode scale of the rewards (``0.0`` in win mode: terminal win rewards).
-        self.score_scale = float(score_scale) if reward_mode == "score" else 0.0
-        layout, self.offsets = kernel_layout(build_layout(config), table_layout, largest_layout(), MAX_PLAYERS,
-                                             _OFFSET_PIECES)  # fmt: skip
+    def _allocate(self) -> None:
+        num, n, h = self.num_envs, self.num_players, self.config.num_hands
         self.scales = np.array([SCORE_OBS_SCALE, TRICKS_OBS_SCALE], dtype=np.float64)
         self.deck = _cards.DECK.astype(np.int8)
-        self.rng = np.zeros(num, dtype=np.uint64)
         self.game = np.zeros((num, NUM_FIELDS), dtype=np.int32)
         self.seats = np.zeros((num, n, NUM_SEAT_FIELDS), dtype=np.int32)
         self.hands = np.zeros((num, n, NUM_KINDS), dtype=np.int8)
@@ -507,44 +478,20 @@ class SkullKingBatch:
         self.deals = np.zeros((num, h, n * h), dtype=np.int8)
         max_moves = n * h + n * h * (h + 1) // 2  # every bid and every card of a game
         self.history = np.zeros((num, max_moves), dtype=np.int8)
-        self.observation = np.zeros((num, layout.size), dtype=np.float32)
-        self.action_mask = np.zeros((num, NUM_ACTIONS), dtype=np.int8)
-        self.current_player = np.zeros(num, dtype=np.int64)
-        self.rewards = np.zeros((num, n), dtype=np.float32)
-        self.terminated = np.zeros(num, dtype=np.bool_)
-        self.truncated = np.zeros(num, dtype=np.bool_)  # Skull King has no turn limit: never set
-        self._config_args = (n, h, config.first_dealer)
+        # Skull King has no turn limit: ``truncated`` is never set
 
-    def reset(self, rng_states: np.ndarray) -> None:
-        """Start a new game in every slot, game ``i`` drawing from the stream seeded by ``rng_states[i]``."""
-        self.rng[:] = rng_states
-        n, h, first_dealer = self._config_args
-        reset_kernel(
-            n, h, first_dealer, self.offsets, self.scales, self.deck, self.rng, self.game, self.seats, self.hands,
-            self.played, self.trick, self.voids, self.deals, self.observation, self.action_mask,
-            self.current_player, self.rewards, self.terminated,
-        )  # fmt: skip
-
-    def step(self, actions: np.ndarray) -> None:
-        """Apply ``actions`` (``int64``, checked legal for every live game; negative: the game waits)."""
-        n, h, first_dealer = self._config_args
-        step_kernel(
-            actions, n, h, first_dealer, self.score_scale, self.offsets, self.scales, self.deck, self.rng,
-            self.game, self.seats, self.hands, self.played, self.trick, self.voids, self.deals, self.history,
-            self.observation, self.action_mask, self.current_player, self.rewards, self.terminated,
-        )  # fmt: skip
+    def kernel_args(self) -> tuple[Any, ...]:
+        return (self.num_players, self.config.num_hands, self.config.first_dealer, self.score_scale, self.offsets,
+                self.scales, self.deck, self.rng, self.game, self.seats, self.hands, self.played, self.trick,
+                self.voids, self.deals, self.history)  # fmt: skip
 
     def reset_options(self, index: int) -> dict[str, Any]:
         """Reset options that make the reference engine deal game ``index``'s cards: ``{"deals": ...}``."""
-        n, h, _ = self._config_args
+        n, h = self.num_players, self.config.num_hands
         names = _cards.KIND_NAMES
         deals = self.deals[index]
         hands = [[[names[c] for c in deals[k - 1, s * k : (s + 1) * k]] for s in range(n)] for k in range(1, h + 1)]
         return {"deals": hands}
-
-    def moves(self, index: int) -> list[int]:
-        """The actions of game ``index`` so far, in order."""
-        return self.history[index, : self.game[index, F_MOVES]].tolist()
 
     def reference_engine(self, index: int) -> SkullKingEngine:
         """A new reference engine: reset with :meth:`reset_options` it deals game ``index``'s cards."""
@@ -554,8 +501,6 @@ class SkullKingBatch:
 __all__ = [
     "SkullKingBatch",
     "hand_score_kernel",
-    "random_below",
-    "splitmix64_next",
     "trick_bonus_kernel",
     "trick_winner_kernel",
 ]

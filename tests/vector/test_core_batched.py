@@ -5,7 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pirate_envs.core.batched import check_constants, kept_moves
+pytest.importorskip("numba")
+
+from pirate_envs.core.batched import (
+    SplitMix64Stream,
+    check_constants,
+    kept_moves,
+    kernel_layout,
+    random_below,
+    splitmix64_next,
+)
+from pirate_envs.core.observation import SEAT_PRESENT, ObservationLayout
 
 
 def test_check_constants_names_what_changed():
@@ -20,3 +30,33 @@ def test_kept_moves_replays_what_the_row_keeps():
     assert kept_moves(history, 1, 4) == [1, 2, 3, 4]
     with pytest.raises(RuntimeError, match="game 1 has made 5 moves; only the first 4 are kept"):
         kept_moves(history, 1, 5)
+
+
+def test_the_python_stream_draws_what_the_kernels_draw():
+    """Two games' streams, each from its own state: words and bounded draws equal the kernels', one by one."""
+    rng = np.array([12345, 2**64 - 1], dtype=np.uint64)
+    streams = [SplitMix64Stream(int(state)) for state in rng]
+    for step in range(200):
+        for i, stream in enumerate(streams):
+            if step % 2:
+                assert int(splitmix64_next(rng, i)) == stream.next()
+            else:
+                bound = 1 + step % 84
+                drawn = random_below(rng, i, bound)
+                assert drawn == stream.below(bound) and 0 <= drawn < bound
+            assert int(rng[i]) == stream.state
+    items = list(range(10))
+    SplitMix64Stream(7).shuffle(items)
+    assert sorted(items) == list(range(10)) and items != list(range(10))
+
+
+def test_kernel_layout_offsets_in_both_table_layouts():
+    def layout(n: int) -> ObservationLayout:
+        return ObservationLayout([("me", (3,), "x"), ("rows", (n, 2), "y"), ("tail", (1,), "z")])
+
+    seated, offsets = kernel_layout(layout(2), "seated", layout(4), 4, ("rows", "tail"))
+    assert seated.size == 3 + 4 + 1 and offsets.tolist() == [3, 7, -1]
+    padded, offsets = kernel_layout(layout(2), "max", layout(4), 4, ("rows", "tail"))
+    assert padded.size == 3 + 8 + 1 + 4 and offsets.tolist() == [3, 11, padded.piece(SEAT_PRESENT).start] == [3, 11, 12]
+    with pytest.raises(ValueError, match=r"table_layout='wide' is not valid; expected one of \['seated', 'max'\]"):
+        kernel_layout(layout(2), "wide", layout(4), 4, ("rows",))
