@@ -17,17 +17,25 @@ adds one child, plays a rollout and backs up every seat's return.
   redrawing all the seat cannot see, and replaces every ``numpy`` generator the copy holds
   (future deals and dice).
 * **Returns.** A rollout stops at the end of the game or once the scores have changed
-  ``horizon`` times (a hand, a turn or a round scored; ``None``: only at the end). The default
-  (:data:`DEFAULT_HORIZONS`) is one change, three in Piratenpoker, whose hand lasts the three
-  rounds of a game (stopped at the first change, the search spent its hand on the first
-  round). Each seat's return is its lead over the best other seat,
-  ``score[s] - max(score[t], t != s)``; values are normalised to ``[0, 1]`` by the smallest and
-  largest return seen in the tree, so one exploration constant serves every game's score
-  scale. Every seat picks its own best move in the tree (max-n).
+  ``horizon`` times (a hand, a turn or a round scored; ``None``: only at the end), or with
+  ``horizon=TURN`` at the end of the turn in progress. The default (:data:`GAME_OPTIONS`) is
+  one change; three in Piratenpoker, whose hand lasts the three rounds of a game (stopped
+  at the first change, the search spent its hand on the first round); the turn in Kapern (a
+  bust changes no score, and stopping at the next change would charge it with the opponent's
+  turn). Each seat's return is its lead over the best other seat,
+  ``score[s] - max(score[t], t != s)``, plus ``win_bonus`` for the winners of a rollout that
+  reached the end (Kapern, whose last turn is played to win, not for
+  points); values are normalised to ``[0, 1]`` by the smallest and largest return seen in the
+  tree, so one exploration constant serves every game's score scale. Every seat picks its own
+  best move in the tree (max-n).
 * **Selection.** UCB1 with ``exploration`` ``c = 0.7`` on the normalised values. Children are
   added by progressive widening (at most ``1 + widening * sqrt(visits)`` per node): the rollout
-  policy's choice first, then legal actions at random, so games with thousands of actions
-  (Kapern's re-rolls) search a few good ones deeply.
+  policy's choice first, then legal actions best first by the game's one-step values
+  (Kapern's, :mod:`agents.kapern_lookahead`) or at random, so games
+  with thousands of actions (Kapern's re-rolls) search a few good ones deeply.
+* **Closed loop** (Kapern). The node after an action is split by what the
+  searcher sees next (its view, e.g. the dice rolled), so the moves after a re-roll are chosen
+  for those dice; open loop, one node mixes every outcome.
 * **Rollouts** by the game's heuristic (default) or random legal play (uniform by action block):
   ``mcts:<simulations>:random``.
 * **Budget.** ``simulations`` iterations per move (default :data:`DEFAULT_SIMULATIONS`); a move
@@ -42,12 +50,13 @@ import dataclasses
 import enum
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from agents import kapern_lookahead
 from agents.base import Agent, action_blocks, sample_legal
 
 #: Iterations per move of ``mcts`` (``mcts:<simulations>`` picks another).
@@ -57,9 +66,21 @@ DEFAULT_EXPLORATION = 0.7
 #: Progressive widening: a node with ``n`` visits has at most ``1 + widening * sqrt(n)`` children.
 DEFAULT_WIDENING = 1.0
 ROLLOUTS = ("heuristic", "random")
-#: Score changes after which a rollout stops, per env id (others: :data:`DEFAULT_HORIZON`).
-DEFAULT_HORIZONS = {"piratenpoker_v0": 3}
+#: A horizon: rollouts stop at the end of the turn in progress (engines with a turn guard).
+TURN = "turn"
+#: Score changes after which a rollout stops.
 DEFAULT_HORIZON = 1
+#: Per env id, the options of ``mcts`` (:class:`SearchAgent` keywords) that differ from the defaults.
+GAME_OPTIONS: dict[str, dict[str, Any]] = {
+    "piratenpoker_v0": {"horizon": 3},
+    "piraten_kapern_v0": {
+        "horizon": TURN,
+        "closed_loop": True,
+        "widening_values": kapern_lookahead.action_values,
+        "win_bonus": 100_000.0,
+        "relative_returns": True,
+    },
+}
 
 
 @dataclass(eq=False, slots=True)
@@ -73,6 +94,8 @@ class Node:
     available: int = 0
     total: float = 0.0
     children: dict[int, Node] = field(default_factory=dict)
+    #: Closed loop: the node of each outcome seen after this node's action, by the searcher's view.
+    outcomes: dict[Any, Node] = field(default_factory=dict)
 
 
 class CanonicalDraws:
@@ -167,10 +190,12 @@ def clone_state(obj: Any, memo: dict[int, Any] | None = None) -> Any:
 
 
 def _fields(obj: Any) -> list[tuple[str, Any]]:
-    """``(name, value)`` of an object's attributes (none for atoms and containers)."""
+    """``(name, value)`` of an object's attributes or slots (none for atoms and containers)."""
     if isinstance(obj, (*_ATOMS, np.ndarray, list, tuple, dict)):
         return []
-    return list(vars(obj).items()) if hasattr(obj, "__dict__") else []
+    if hasattr(obj, "__dict__"):
+        return list(vars(obj).items())
+    return [(name, getattr(obj, name)) for name in _slots(type(obj)) if hasattr(obj, name)]
 
 
 def _slots(cls: type) -> list[str]:
@@ -182,19 +207,25 @@ def _slots(cls: type) -> list[str]:
     return names
 
 
+_STREAMS = (np.random.Generator, random.Random)
+
+
 def determinize(game: Any, seat: int, rng: np.random.Generator) -> Any:
     """A copy of ``game`` with everything ``seat`` cannot see redrawn from ``rng``.
 
-    Every ``numpy`` generator held by the copy (future deals, dice) is replaced by one drawn from
-    ``rng``; then ``resample_hidden`` redraws the hidden cards with a :class:`CanonicalDraws` of
-    ``rng``. Nothing of the true game's hidden state or random stream survives in the copy.
+    Every random stream held by the copy or the objects it holds (future deals, dice; ``numpy``
+    generators and ``random.Random``) is replaced by one seeded from ``rng``, not copied; then
+    ``resample_hidden`` redraws the hidden cards with a :class:`CanonicalDraws` of ``rng``.
+    Nothing of the true game's hidden state or random stream survives in the copy.
     """
     owners = (game, *vars(game).values())  # the engine and the objects it holds (a dice roller)
-    streams = [(owner, name) for owner in owners for name, v in _fields(owner) if isinstance(v, np.random.Generator)]
-    memo: dict[int, Any] = {id(getattr(owner, name)): None for owner, name in streams}  # replaced, not copied
+    streams = [(owner, name, type(v)) for owner in owners for name, v in _fields(owner) if isinstance(v, _STREAMS)]
+    memo: dict[int, Any] = {id(getattr(owner, name)): None for owner, name, _ in streams}  # replaced, not copied
     world = clone_state(game, memo)  # the engine contract has no clone of its own
-    for owner, name in streams:
-        setattr(memo[id(owner)], name, np.random.default_rng(rng.integers(2**63)))
+    for owner, name, kind in streams:
+        seed = int(rng.integers(2**63))
+        fresh = random.Random(seed) if issubclass(kind, random.Random) else np.random.default_rng(seed)
+        setattr(memo[id(owner)], name, fresh)
     world.resample_hidden(seat, CanonicalDraws(np.random.default_rng(rng.integers(2**63))))
     return world
 
@@ -225,6 +256,16 @@ class ScoreChanges:
         return self.changes >= self.limit
 
 
+class TurnEnds:
+    """Over once the turn in progress has ended (the engine's turn guard counted it) or the game is over."""
+
+    def __init__(self, world: Any):
+        self.turns = world.guard.turns
+
+    def over(self, world: Any) -> bool:
+        return world.done or world.guard.turns != self.turns
+
+
 class LazyObservation(dict):
     """An observation dict whose ``"observation"`` vector is encoded from the view when first read."""
 
@@ -251,16 +292,20 @@ class SearchAgent:
         simulations: int = DEFAULT_SIMULATIONS,
         exploration: float = DEFAULT_EXPLORATION,
         rollout: str = "heuristic",
-        horizon: int | None = DEFAULT_HORIZON,
+        horizon: int | str | None = DEFAULT_HORIZON,
         widening: float = DEFAULT_WIDENING,
         seed: int | None = None,
+        closed_loop: bool = False,
+        widening_values: Callable[[Any, list[int]], Sequence[float]] | None = None,
+        win_bonus: float = 0.0,
+        relative_returns: bool = False,
     ):
         if not isinstance(simulations, int) or simulations < 1:
             raise ValueError(f"simulations must be a positive integer, got {simulations!r}")
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout must be one of {ROLLOUTS}, got {rollout!r}")
-        if horizon is not None and (not isinstance(horizon, int) or horizon < 1):
-            raise ValueError(f"horizon must be a positive number of score changes or None, got {horizon!r}")
+        if horizon not in (None, TURN) and (not isinstance(horizon, int) or horizon < 1):
+            raise ValueError(f"horizon must be a positive number of score changes, {TURN!r} or None, got {horizon!r}")
         if exploration < 0 or widening <= 0:
             raise ValueError(f"exploration must be >= 0 and widening > 0, got {exploration} and {widening}")
         self.env = env.unwrapped
@@ -268,6 +313,10 @@ class SearchAgent:
         self.exploration = exploration
         self.horizon = horizon
         self.widening = widening
+        self.closed_loop = closed_loop
+        self.widening_values = widening_values
+        self.win_bonus = win_bonus
+        self.relative_returns = relative_returns
         self.name = f"mcts:{simulations}" + ("" if rollout == "heuristic" else f":{rollout}")
         self.blocks = action_blocks(env)
         self.rollout_agent: Agent | None = None
@@ -299,23 +348,38 @@ class SearchAgent:
         legal = np.flatnonzero(mask)
         if legal.size == 1:
             return int(legal[0])
-        game = self.env.game
-        seat = game.current_player
-        root = Node()
-        bounds = [math.inf, -math.inf]
-        start_scores = game.scores().tolist()
-        for _ in range(self.simulations):
-            world = determinize(game, seat, self.rng)
-            if self.rollout_agent is not None:  # a fresh rollout policy (one that remembers positions)
-                self.rollout_agent.reset(int(self.rng.integers(2**63)))
-            self._iterate(world, root, ScoreChanges(start_scores, self.horizon), bounds)
+        root = self.search()
         best = max(
             (child for child in root.children.values() if mask[child.action]),
             key=lambda child: (child.visits, child.total),
         )
         return best.action
 
-    def _iterate(self, world: Any, root: Node, horizon: ScoreChanges, bounds: list[float]) -> None:
+    def search(self) -> Node:
+        """The tree of ``simulations`` iterations from the position of the env's game (its root)."""
+        game = self.env.game
+        seat = game.current_player
+        root = Node()
+        bounds = [math.inf, -math.inf]
+        start_scores = game.scores().tolist()
+        baseline = returns_of(np.asarray(start_scores)) if self.relative_returns else 0.0
+        for _ in range(self.simulations):
+            world = determinize(game, seat, self.rng)
+            if self.rollout_agent is not None:  # a fresh rollout policy (one that remembers positions)
+                self.rollout_agent.reset(int(self.rng.integers(2**63)))
+            horizon = TurnEnds(world) if self.horizon == TURN else ScoreChanges(start_scores, self.horizon)
+            self._iterate(world, seat, root, horizon, bounds, baseline)
+        return root
+
+    def _iterate(
+        self,
+        world: Any,
+        seat: int,
+        root: Node,
+        horizon: ScoreChanges | TurnEnds,
+        bounds: list[float],
+        baseline: np.ndarray | float = 0.0,
+    ) -> None:
         """One iteration in ``world``: select, expand one child, roll out, back up."""
         path = [root]
         node = root
@@ -330,26 +394,42 @@ class SearchAgent:
             limit = 1 + self.widening * math.sqrt(node.visits)
             untried = [a for a in legal if a not in node.children]
             if untried and (len(node.children) < limit or len(untried) == len(legal)):
-                preferred = self._policy_action(world)
-                action = preferred if preferred in untried else untried[int(self.pyrng.random() * len(untried))]
+                action = self._widen(world, untried)
                 child = node.children[action] = Node(action, mover, available=1)
                 world.apply(action)
                 path.append(child)
                 expanded = True
                 break
-            node = self._select(node, legal, bounds)
-            world.apply(node.action)
-            path.append(node)
+            child = self._select(node, legal, bounds)
+            world.apply(child.action)
+            path.append(child)
+            node = child
+            if self.closed_loop:  # the next decision is the outcome's node: moves after it see the dice
+                node = child.outcomes.setdefault(world.view(seat), Node())
+                path.append(node)
         if expanded:
             while not horizon.over(world):
                 world.apply(self._policy_action(world))
-        values = returns_of(np.asarray(world.scores(), dtype=float))
+        values = returns_of(np.asarray(world.scores(), dtype=float)) - baseline
+        if self.win_bonus and world.terminated:  # the end: what counts is who won
+            winners = world.winners()
+            values[winners] += self.win_bonus / len(winners)
         bounds[0] = min(bounds[0], float(values.min()))
         bounds[1] = max(bounds[1], float(values.max()))
         for visited in path:
             visited.visits += 1
             if visited.mover >= 0:
                 visited.total += float(values[visited.mover])
+
+    def _widen(self, world: Any, untried: list[int]) -> int:
+        """The move to add: the rollout policy's if untried, else the best by the one-step values, else at random."""
+        preferred = self._policy_action(world)
+        if preferred in untried:
+            return preferred
+        if self.widening_values is None:
+            return untried[int(self.pyrng.random() * len(untried))]
+        values = self.widening_values(world.view(world.current_player), untried)
+        return untried[int(np.argmax(values))]
 
     def _select(self, node: Node, legal: list[int], bounds: list[float]) -> Node:
         """The legal child with the highest UCB1 score on normalised values."""
@@ -392,5 +472,11 @@ def make_search_agent(name: str, env_id: str, seed: int | None = None, env: Any 
     simulations, rollout = parse_mcts_name(name)
     if env is None:
         raise ValueError(f"agent {name!r} searches the game it plays: pass the env it plays in (env=...)")
-    horizon = DEFAULT_HORIZONS.get(env_id, DEFAULT_HORIZON)
-    return SearchAgent(env, env_id, simulations=simulations, rollout=rollout, horizon=horizon, seed=seed)
+    return SearchAgent(
+        env,
+        env_id,
+        simulations=simulations,
+        rollout=rollout,
+        seed=seed,
+        **GAME_OPTIONS.get(env_id, {}),
+    )

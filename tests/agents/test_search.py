@@ -9,17 +9,22 @@ import pytest
 
 import pirate_envs
 from agents.base import action_blocks, sample_legal
+from agents.kapern_lookahead import action_values
 from agents.registry import agent_names, make_agent
 from agents.search import (
     DEFAULT_SIMULATIONS,
+    TURN,
     CanonicalDraws,
     ScoreChanges,
     SearchAgent,
+    TurnEnds,
     clone_state,
     parse_mcts_name,
     returns_of,
 )
 from experiments.evaluate import play_game
+from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET, CHEST_TAKE_OFFSET, STOP, reroll_action, reroll_counts
+from pirate_envs.piraten_kapern.engine import Phase, TurnState
 
 PLAYERS = {"skull_king_v0": 4, "piratenpoker_v0": 4, "lucky_pirate_v0": 4, "piraten_kapern_v0": 2}
 
@@ -205,3 +210,112 @@ def test_rollouts_stop_after_the_horizon_of_score_changes():
     env = pirate_envs.make("piratenpoker_v0", raw=True)
     assert make_agent("mcts", "piratenpoker_v0", env=env).horizon == 3
     assert make_agent("mcts", "skull_king_v0", env=pirate_envs.make("skull_king_v0", raw=True)).horizon == 1
+
+
+# ---------------------------------------------------------------------- Kapern
+KAPERN = "piraten_kapern_v0"
+
+
+def kapern_position(card: str, free: list[int], scores: list[int], chest: list[int] | None = None):
+    """A 2-player raw Kapern env at seat 0's decision: ``card``, these dice (counts per face) and scores."""
+    env = pirate_envs.make(KAPERN, raw=True, num_players=2)
+    env.reset(seed=0)
+    game = env.game
+    game.current_player = 0
+    game.phase = Phase.ROLLING
+    game.turn = TurnState(card=card, free=list(free), chest=list(chest or [0] * 6), rolls=2)
+    game._scores = list(scores)
+    game._update_turn_points()
+    env._obs_cache.clear()
+    return env
+
+
+def scripted_dice(*rolls):
+    """A dice source that returns these count vectors in order."""
+    queue = list(rolls)
+    return lambda n: queue.pop(0)
+
+
+def test_kapern_lookahead_values_by_hand():
+    """Captain, 5 coins, a monkey, a sabre, a skull: stop 2 x 1000; re-rolling the monkey and
+    the sabre, over the 36 rolls of two dice: 1 x 5400 (two coins), 2 x 3400 (coin and
+    diamond), 8 x 3200 (another coin), 1 x 2400 (two diamonds), 8 x 2200 (a diamond), 15 x 2000,
+    1 x 0 (two skulls: bust) = 87800 / 36. Treasure Chest with 3 coins on the chest, 3 monkeys
+    and 2 skulls free, re-rolling the monkeys: 91 of 216 rolls bring a skull (bust, the chest
+    keeps 3 coins: 400); the other 125 sum to 75900 (100 per coin and diamond, the coin set,
+    a diamond or monkey/parrot/sabre triple)."""
+    view = kapern_position("captain", [5, 0, 1, 0, 1, 1], [0, 0]).game.view(0)
+    actions = [STOP, reroll_action((0, 0, 1, 0, 1, 0))]
+    assert action_values(view, actions) == pytest.approx([2000.0, 87800 / 36])
+    view = kapern_position("treasure_chest", [0, 0, 3, 0, 0, 2], [0, 0], chest=[3, 0, 0, 0, 0, 0]).game.view(0)
+    actions = [reroll_action((0, 0, 3, 0, 0, 0)), CHEST_PUT_OFFSET + 2, CHEST_TAKE_OFFSET]
+    values = action_values(view, actions)
+    assert values[0] == pytest.approx((91 * 400 + 75900) / 216)
+    assert values[1] == np.inf and values[2] == -np.inf  # chest puts first, takes last
+
+
+def test_kapern_rollouts_end_with_the_turn():
+    """A bust scores nothing, yet the turn is over: the rollout stops there, not after the
+    opponent's next scoring turn (which would charge a bust with the opponent's turn)."""
+    env = pirate_envs.make(KAPERN, raw=True)
+    assert make_agent("mcts", KAPERN, env=env).horizon == TURN
+    game = kapern_position("gold", [2, 1, 1, 1, 1, 2], [300, 500]).game
+    game.roll_dice = scripted_dice((0, 0, 0, 0, 1, 1), (2, 2, 2, 1, 1, 0))
+    turn_ends, score_changes = TurnEnds(game), ScoreChanges([300.0, 500.0], limit=1)
+    assert not turn_ends.over(game)
+    game.apply(reroll_action((0, 0, 1, 1, 0, 0)))  # a sabre and the third skull
+    assert game.current_player == 1 and game.scores().tolist() == [300.0, 500.0]
+    assert turn_ends.over(game) and not score_changes.over(game)
+
+
+def test_kapern_search_is_closed_loop_over_the_dice():
+    """After a re-roll the tree holds one node per roll seen (keyed by the searcher's view), so
+    the moves after it are chosen for those dice."""
+    env = kapern_position("gold", [2, 1, 2, 1, 2, 0], [0, 0])
+    root = make_agent("mcts:80", KAPERN, seed=3, env=env).search()
+    rerolls = [c for c in root.children.values() if c.action != STOP and c.visits > 2]
+    assert rerolls
+    for child in rerolls:
+        assert sum(o.visits for o in child.outcomes.values()) == child.visits - 1  # all but its expansion
+        assert len({view.free for view in child.outcomes}) > 1
+        for view, outcome in child.outcomes.items():
+            for action in outcome.children:  # every move tried after this roll is legal for its dice
+                counts = reroll_counts(action) if action != STOP else (0,) * 6
+                assert all(c <= f for c, f in zip(counts[:5], view.free[:5]))
+
+
+def test_kapern_widening_adds_moves_by_their_one_step_value():
+    """The root's children: the heuristic's move, then the untried moves best first by the one-step values."""
+    env = kapern_position("diamond", [1, 1, 2, 2, 1, 1], [0, 0])
+    game = env.game
+    view, legal = game.view(0), np.flatnonzero(game.legal_mask()).tolist()
+    agent = make_agent("mcts:30", KAPERN, seed=2, env=env)
+    root = agent.search()
+    expected = [make_agent("heuristic", KAPERN, env=env).act({"action_mask": game.legal_mask()}, view)]
+    values = dict(zip(legal, action_values(view, legal)))
+    while len(expected) < len(root.children):
+        expected.append(max((a for a in legal if a not in expected), key=lambda a: (values[a], -a)))
+    assert list(root.children) == expected
+
+
+def test_kapern_last_turn_plays_for_the_win():
+    """The opponent ended at 6500; seat 0 has 5400 and its final turn (gold, 3 coins, 2 skulls:
+    600 at stake). Stopping loses for sure with the best lead (-500); a re-roll loses more on
+    average (a bust: -1100) but can win. The search plays for the win."""
+    env = kapern_position("gold", [3, 0, 1, 1, 1, 2], [5400, 6500])
+    game = env.game
+    game.final_trigger, game.final_turns_left = 1, [True, False]
+    assert game.turn_points == 600
+    action = make_agent("mcts", KAPERN, seed=4, env=env).act({"action_mask": game.legal_mask()}, game.view(0))
+    assert action != STOP
+
+
+def test_kapern_default_search_is_honest():
+    """The default Kapern search (closed loop, turn horizon, one-step order): the same view with
+    another deck order and other dice to come gives the same move."""
+    env = position_with_choice(KAPERN, seed=31, skip=4)
+    seat = env.game.current_player
+    twin = other_true_state(env, seat, seed=5)
+    me = env.possible_agents[seat]
+    moves = [make_agent("mcts:40", KAPERN, seed=8, env=e).act(e.observe(me), e.game.view(seat)) for e in (env, twin)]
+    assert moves[0] == moves[1]
