@@ -6,7 +6,12 @@ Random legal play with observations and masks, on one core:
   action per game (``random_legal_actions``) and reading the observation and mask arrays;
 * ``aec``: ``pirate_envs.make(env_id)`` (the wrapped env), ``last()`` every step and a uniform
   legal action from its mask;
-* ``pettingzoo tictactoe_v3`` the same way, when it imports (it needs pygame; skipped otherwise).
+* ``pettingzoo tictactoe_v3`` the same way, when it imports (it needs pygame; skipped otherwise);
+* ``openspiel oh_hell``: OpenSpiel's C++ ``oh_hell`` with 4 players (a trick-taking game with
+  bids, like Skull King), when ``open_spiel`` imports (``pip install open_spiel``; it is in no
+  extra): each decision writes the player's information-state tensor into a numpy array
+  (``open_spiel.python.observation.make_observation``) and applies a uniform choice of
+  ``legal_actions()``; chance nodes (the deal, the number of tricks) are sampled and not counted.
 
 The targets are measured in turn, ``--repeats`` rounds of ``--seconds`` each, so that a drift of
 the machine's speed hits all alike; the table gives the medians over the rounds of agent steps
@@ -114,6 +119,44 @@ def tictactoe() -> Callable | None:
     return tictactoe_v3.env
 
 
+#: OpenSpiel's game of the ``openspiel oh_hell`` row and its table size.
+OH_HELL_PLAYERS = 4
+
+
+def oh_hell() -> Callable[[float, int], tuple[float, float]] | None:
+    """A measure of OpenSpiel's ``oh_hell`` (``(seconds, seed)`` to steps per second) if ``open_spiel`` imports."""
+    try:
+        import pyspiel
+        from open_spiel.python.observation import make_observation
+    except ImportError:
+        return None
+    game = pyspiel.load_game("oh_hell", {"players": OH_HELL_PLAYERS})
+    # oh_hell has no observation tensor: the observer writes the information-state tensor
+    observer = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
+
+    def measure(seconds: float, seed: int) -> tuple[float, float]:
+        rng = random.Random(seed)
+        checksum = 0.0
+        steps = 0
+        start, cpu_start = time.perf_counter(), time.process_time()
+        deadline = start + seconds
+        while time.perf_counter() < deadline:
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes, probabilities = zip(*state.chance_outcomes())
+                    state.apply_action(rng.choices(outcomes, probabilities)[0])
+                    continue
+                observer.set_from(state, state.current_player())
+                checksum += observer.tensor[0]  # read the observation, as a learner would
+                state.apply_action(rng.choice(state.legal_actions()))
+                steps += 1
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+        return steps / elapsed, steps / cpu
+
+    return measure
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--env-id", default="skull_king_v0")
@@ -137,6 +180,11 @@ def main() -> None:
         targets["pettingzoo tictactoe_v3"] = lambda r: measure_aec(ttt, args.seconds, r)
     else:
         print("pettingzoo tictactoe_v3: not measured (it needs pygame, which is not installed)")
+    open_spiel = oh_hell()
+    if open_spiel is not None:
+        targets[f"openspiel oh_hell ({OH_HELL_PLAYERS} pl.)"] = lambda r: open_spiel(args.seconds, r)
+    else:
+        print("openspiel oh_hell: not measured (open_spiel is not installed)")
     measure_batched(env_id, n, args.num_envs, 0.2, 0)  # compile or load the kernels before timing
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in targets}
     for r in range(args.repeats):

@@ -92,14 +92,27 @@ observations, masks, players on turn, rewards and ends must be identical at ever
 Speed
 -----
 ``python benchmarks/bench_vector.py --env-id ID --num-players N``: random legal play with
-observations and masks, 1024 games per batch, beside the AEC env in the same run. One run each
-on the shared 2-core development machine (medians of 5 rounds; per CPU-second of the process):
-Skull King, 4 players, 1.90 million agent steps per CPU-second (1.78 million per wall-clock
-second), 51 times the AEC env; Piraten Kapern, 2 players, 0.72 million, 30 times; Lucky Pirate,
-4 players, 1.12 million, 51 times; Piratenpoker, 4 players, 0.95 million, 31 times. The first
-start compiles the kernels (Skull King 12 s and Kapern 37 s on a quiet machine; about 50 s for
-Lucky Pirate and 150 s for Piratenpoker on a loaded one); later processes load them from
-numba's cache in 1 to 3 s (Piratenpoker: 7 s).
+observations and masks, 1024 games per batch, beside the AEC env, PettingZoo's ``tictactoe_v3``
+and (when ``open_spiel`` is installed) OpenSpiel's C++ ``oh_hell`` with 4 players in the same
+run. Skull King, 4 players, one run of ``nice -n 10 python benchmarks/bench_vector.py --env-id
+skull_king_v0 --num-players 4`` on the shared 2-core development machine under a load average
+of 8 (so the wall-clock figures are about half the CPU ones; medians of 5 interleaved rounds of
+2 s; open_spiel 2.0.2)::
+
+    | target                     | agent steps/s | steps/CPU-s | x aec env |
+    |----------------------------|---------------|-------------|-----------|
+    | batched (1024 games)       |       983,037 |   1,966,389 |      57.2 |
+    | aec env                    |        17,375 |      34,547 |       1.0 |
+    | pettingzoo tictactoe_v3    |         6,215 |      12,453 |       0.4 |
+    | openspiel oh_hell (4 pl.)  |        53,865 |     107,948 |       3.1 |
+
+The batched engine made 18 times OpenSpiel's ``oh_hell`` per CPU-second there. Earlier runs of
+the other games (one each, per CPU-second of the process, medians of 5 rounds): Piraten Kapern,
+2 players, 0.72 million agent steps per CPU-second, 30 times the AEC env; Lucky Pirate, 4
+players, 1.12 million, 51 times; Piratenpoker, 4 players, 0.95 million, 31 times. The first
+start compiles the kernels (Skull King 25 s in the run above; Kapern 37 s on a quiet machine,
+about 50 s for Lucky Pirate and 150 s for Piratenpoker on a loaded one); later processes load
+them from numba's cache in 1 to 3 s (Skull King 2.0 s above; Piratenpoker: 7 s).
 """
 
 from __future__ import annotations
