@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import random
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from agents.search import (
     SearchAgent,
     TurnEnds,
     clone_state,
+    determinize,
     parse_mcts_name,
     returns_of,
 )
@@ -319,3 +321,33 @@ def test_kapern_default_search_is_honest():
     me = env.possible_agents[seat]
     moves = [make_agent("mcts:40", KAPERN, seed=8, env=e).act(e.observe(me), e.game.view(seat)) for e in (env, twin)]
     assert moves[0] == moves[1]
+
+
+class Roller:
+    """A slotted dice roller with its own ``random.Random`` (as Kapern's)."""
+
+    __slots__ = ("uniform",)
+
+    def __init__(self, seed: int):
+        self.uniform = random.Random(seed)
+
+
+class StreamsEngine:
+    """An engine stand-in whose ``resample_hidden`` leaves its random streams alone."""
+
+    def __init__(self):
+        self.rng = np.random.default_rng(1)
+        self.roller = Roller(2)
+
+    def resample_hidden(self, seat, rng):
+        pass
+
+
+def test_determinize_replaces_every_random_stream_it_holds():
+    """The world's streams are fresh, not copies of the true game's (which would know its dice to come)."""
+    game = StreamsEngine()
+    world = determinize(game, 0, np.random.default_rng(3))
+    assert world.roller is not game.roller and world.rng is not game.rng
+    assert world.roller.uniform.getstate() != game.roller.uniform.getstate()
+    assert world.rng.bit_generator.state != game.rng.bit_generator.state
+    assert game.roller.uniform.getstate() == Roller(2).uniform.getstate()  # the true game is untouched
