@@ -14,10 +14,11 @@ and the agent's header lists them all in ``player_counts``.
 
 ``--engine`` picks where the games run: ``batched`` plays all ``--num-envs`` games on the batched
 engine in this process (``experiments.batched_selfplay``: numba kernels, the opponents of all
-games acting in one batched call per agent; needs the ``fast`` extra); ``single`` plays one
-game per env over ``--num-workers`` processes; ``auto`` (default) takes the batched engine when
-numba imports and every opponent of the pool has a batched form (``self``, ``random``,
-``heuristic``, ``ppo:<checkpoint>``), else the one-game path, and prints which and why. On the
+games acting in one batched call per agent; numba comes with the ``train`` extra); ``single``
+plays one game per env over ``--num-workers`` processes; ``auto`` (default) takes the batched
+engine when numba imports, the batched engine covers the game and its options, and every
+opponent of the pool has a batched form (``self``, ``random``, ``heuristic``,
+``ppo:<checkpoint>``), else the one-game path, and prints which and why. On the
 batched engine several table sizes share the games by their weights instead of a draw per
 episode. Both learn the same games; checkpoints, evaluation and ``--resume`` do not depend on it.
 
