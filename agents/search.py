@@ -24,23 +24,26 @@ adds one child, plays a rollout and backs up every seat's return.
   bust changes no score, and stopping at the next change would charge it with the opponent's
   turn). Each seat's return is its lead over the best other seat,
   ``score[s] - max(score[t], t != s)``, plus ``win_bonus`` for the winners of a rollout that
-  reached the end (Kapern, whose last turn is played to win, not for
-  points); values are normalised to ``[0, 1]`` by the smallest and largest return seen in the
-  tree, so one exploration constant serves every game's score scale. Every seat picks its own
-  best move in the tree (max-n).
+  reached the end (Kapern: its last turn is played to win, not for points); with
+  ``relative_returns`` (Kapern) less the lead at the searched position, so a large lead does
+  not widen the value range and blur the turn's differences. Values are normalised to
+  ``[0, 1]`` by the smallest and largest return seen in the tree, so one exploration constant
+  serves every game's score scale. Every seat picks its own best move in the tree (max-n).
 * **Selection.** UCB1 with ``exploration`` ``c = 0.7`` on the normalised values. Children are
   added by progressive widening (at most ``1 + widening * sqrt(visits)`` per node): the rollout
-  policy's choice first, then legal actions best first by the game's one-step values
-  (Kapern's, :mod:`agents.kapern_lookahead`) or at random, so games
-  with thousands of actions (Kapern's re-rolls) search a few good ones deeply.
-* **Closed loop** (Kapern). The node after an action is split by what the
-  searcher sees next (its view, e.g. the dice rolled), so the moves after a re-roll are chosen
-  for those dice; open loop, one node mixes every outcome.
+  policy's choice first, then legal actions best first by the game's ``widening_values``
+  (Kapern: the expected points at stake after the move, :mod:`agents.kapern_lookahead`) or at
+  random, so games with thousands of actions (Kapern's re-rolls) search a few good ones deeply.
+* **Closed loop** (``closed_loop``, Kapern). The node after an action is split by what the
+  searcher sees next (its view, hashable: the dice rolled), so the moves after a re-roll are
+  chosen for those dice; open loop, one node mixes every outcome.
+* **Per game** (:data:`GAME_OPTIONS`): the options of ``mcts`` that differ from the defaults.
 * **Rollouts** by the game's heuristic (default) or random legal play (uniform by action block):
   ``mcts:<simulations>:random``.
 * **Budget.** ``simulations`` iterations per move (default :data:`DEFAULT_SIMULATIONS`); a move
   with one legal action is played without search. The final move is the most visited root
-  child. Seeded: the same seed and the same sequence of positions give the same moves.
+  child (:meth:`SearchAgent.search` returns the tree). Seeded: the same seed and the same
+  sequence of positions give the same moves.
 """
 
 from __future__ import annotations
@@ -306,8 +309,11 @@ class SearchAgent:
             raise ValueError(f"rollout must be one of {ROLLOUTS}, got {rollout!r}")
         if horizon not in (None, TURN) and (not isinstance(horizon, int) or horizon < 1):
             raise ValueError(f"horizon must be a positive number of score changes, {TURN!r} or None, got {horizon!r}")
-        if exploration < 0 or widening <= 0:
-            raise ValueError(f"exploration must be >= 0 and widening > 0, got {exploration} and {widening}")
+        if exploration < 0 or widening <= 0 or win_bonus < 0:
+            raise ValueError(
+                f"exploration and win_bonus must be >= 0 and widening > 0, "
+                f"got {exploration}, {win_bonus} and {widening}"
+            )
         self.env = env.unwrapped
         self.simulations = simulations
         self.exploration = exploration

@@ -78,6 +78,10 @@ def test_registry_names_and_errors():
         make_agent("mcts", "skull_king_v0")
     with pytest.raises(ValueError, match="simulations"):
         SearchAgent(env, "skull_king_v0", simulations=0)
+    with pytest.raises(ValueError, match="win_bonus"):
+        SearchAgent(env, "skull_king_v0", win_bonus=-1.0)
+    with pytest.raises(ValueError, match="horizon"):
+        SearchAgent(env, "skull_king_v0", horizon="round")
 
 
 def test_returns_are_leads_over_the_best_other_seat():
