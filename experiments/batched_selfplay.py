@@ -141,9 +141,11 @@ class _Table:
             rows, chosen = rows[order], chosen[order]
             bounds = np.flatnonzero(np.diff(chosen)) + 1
             observation, mask = venv.observation, venv.action_mask
-            for group in np.split(rows, bounds):
-                agent = self.agents[self.opponent[group[0], venv.current_player[group[0]]]]
-                actions[group] = agent.act_batch(group, observation[group], mask[group])
+            seats = venv.current_player[rows]
+            for group, first in zip(np.split(rows, bounds), [0, *bounds.tolist()]):
+                agent = self.agents[chosen[first]]
+                games = group * self.num_players + seats[first : first + group.size]  # (slot, seat) pairs
+                actions[group] = agent.act_batch(games, observation[group], mask[group])
             venv.step(actions, active=waiting)
             rewards += self.learner_rewards()
 
@@ -245,27 +247,23 @@ class BatchedSelfPlayVecEnv(VecEnv):
         return slots.tolist()
 
     def _build_agents(self, table: _Table, seed: int | None) -> None:
-        """The pool's batched agents of one table: one per seat for agents that remember their games."""
-        base = 0 if seed is None else seed
+        """The pool's batched agents of one table, one per kind for every seat.
+
+        An agent's game slots are (slot, seat) pairs, ``slot * num_players + seat``: one that
+        remembers its games (Lucky Pirate's heuristic) keeps each seat's memory apart, as the
+        one-game pool's agent per seat does.
+        """
         for kind in self.weights:
             if kind == SELF:
                 continue
             try:
-                shared = make_batched_agent(kind, self.env_id, table.raw, table.num_slots, seed=base)
+                agent = make_batched_agent(kind, self.env_id, table.raw, table.num_slots * table.num_players, seed=seed)
             except (ValueError, ImportError) as error:
                 valid = ["random", "heuristic", "ppo:<checkpoint>", SELF]
                 raise ValueError(
                     f"opponent {kind!r} cannot play on the batched path: {error}; valid: {valid}"
                 ) from None
-
-            if kind == "heuristic":  # may remember a game per slot: one per seat, as the one-game pool builds
-                seats = [table.add_agent(shared)] + [
-                    table.add_agent(make_batched_agent(kind, self.env_id, table.raw, table.num_slots, seed=base + s))
-                    for s in range(1, table.num_players)
-                ]
-            else:
-                seats = [table.add_agent(shared)] * table.num_players
-            table.kind_agents[kind] = np.array(seats, dtype=np.int64)
+            table.kind_agents[kind] = np.full(table.num_players, table.add_agent(agent), dtype=np.int64)
 
     # ------------------------------------------------------------------ pool
     def add_snapshot(self, policy: MlpPolicy) -> None:
@@ -302,8 +300,10 @@ class BatchedSelfPlayVecEnv(VecEnv):
         opponent[np.arange(rows.size), seats] = -1
         table.learner_seat[rows] = seats
         table.opponent[rows] = opponent
-        for agent in {id(a): a for a in table.agents if a is not None}.values():
-            agent.reset_games(rows)
+        games = (rows[:, None] * n + np.arange(n)).ravel()
+        for agent in table.agents:
+            if agent is not None:
+                agent.reset_games(games)
 
     def _start_games(self, table: _Table, rows: np.ndarray, fresh: bool) -> None:
         """Start new games in the slots ``rows`` and play them up to the learner's first decision.
