@@ -288,3 +288,24 @@ def test_auto_engine_says_which_path_and_why(capsys):
     out = capsys.readouterr().out
     assert "engine: single" in out and "'oracle' has no batched form" in out
     vec.close()
+
+
+def test_train_refuses_the_batched_engine_for_an_opponent_without_a_batched_form(tmp_path, capsys):
+    from experiments.train import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(
+            [
+                "--env-id",
+                "piraten_kapern_v0",
+                "--engine",
+                "batched",
+                "--opponents",
+                "oracle",
+                "--out-dir",
+                str(tmp_path),
+            ]
+        )
+    assert stop.value.code == 2
+    assert "--engine batched: opponent 'oracle' has no batched form" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())  # refused before any work
