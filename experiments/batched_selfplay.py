@@ -3,7 +3,7 @@
 :class:`BatchedSelfPlayVecEnv` plays the games of :class:`~pirate_envs.single_agent.SelfPlayEnv`
 (one learner per game, opponents moving between his decisions) on
 :mod:`pirate_envs.vector` and the batched agents of :mod:`agents.batched`, with no Python loop
-over games:
+over games per step (only the games that end are looked at one by one):
 
 * each episode the learner sits in a random seat (or ``learner_seat``) and every other seat gets
   an opponent drawn from the pool weights (``self``: one of the last ``max_snapshots`` frozen
@@ -16,7 +16,9 @@ over games:
   the end (rewards before his first decision come with his first step); ``truncation_reward``
   turns a truncated game into a terminated one with that reward added;
 * an ended game's info holds ``terminal_observation``, ``TimeLimit.truncated``, ``seat``,
-  ``num_players``, ``final_score``, ``win_share`` and ``opponents``, and the slot starts its
+  ``num_players``, ``final_score`` (:func:`final_scores`), ``win_share`` (from the learner's
+  terminal win reward, else from the scores in Skull King and Kapern, else from the game
+  replayed in the reference engine) and ``opponents``, and the slot starts its
   next game at once (a game that ends before the learner's first decision is drawn anew, as
   ``SelfPlayEnv`` does);
 * ``action_masks()`` (and ``env_method("action_masks")``) gives the learner's legal actions.
@@ -60,15 +62,13 @@ from agents.policy_agent import MlpPolicy
 from pirate_envs.core.rewards import winners_by_score
 from pirate_envs.single_agent import MAX_EMPTY_EPISODES, SELF, opponent_weights, table_size_weights
 
-#: Agent names with a batched form (besides ``ppo:<checkpoint>``).
-BATCHED_NAMES = (SELF, "random", "heuristic")
-
 #: Env ids whose winners are the seats of the highest score (their score-mode win share needs no replay).
 _WINNERS_BY_SCORE = ("skull_king_v0", "piraten_kapern_v0")
 
 
 def final_scores(venv: pirate_envs.vector.VectorEnv, rows: np.ndarray) -> np.ndarray:
-    """``(len(rows), P)`` every seat's score in the games ``rows`` (the reference engine's ``scores()``)."""
+    """``(len(rows), P)`` every seat's score in the games ``rows``, as the reference engine's ``scores()``
+    gives them, read from the backend's state arrays (Lucky Pirate: games won)."""
     backend = venv._backend
     if venv.env_id == "piraten_kapern_v0":
         return backend.scores[rows].astype(np.float64)
@@ -111,8 +111,9 @@ class _Table:
         self.opponent = np.full((num_slots, self.num_players), -1, dtype=np.int64)
         self.pending = np.zeros(num_slots, dtype=np.float64)  # rewards before the learner's first decision
         self.last_obs = np.zeros((num_slots, self.venv.observation.shape[1]), dtype=np.float32)
-        self.agents: list[BatchedAgent] = []
-        #: pool kind -> agent index of each seat (one shared index for agents that remember nothing)
+        #: the table's batched agents (``None``: a retired snapshot no game plays any more)
+        self.agents: list[BatchedAgent | None] = []
+        #: pool kind -> agent index of each seat (one agent of the kind plays every seat)
         self.kind_agents: dict[str, np.ndarray] = {}
         self.snapshots: deque[int] = deque()
         self.actions = np.zeros(num_slots, dtype=np.int64)
@@ -278,7 +279,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
             in_use = set(np.unique(table.opponent).tolist()) | set(table.snapshots)
             for index, held in enumerate(table.agents):  # drop retired snapshots no game plays any more
                 if isinstance(held, BatchedPolicyAgent) and held.name == SELF and index not in in_use:
-                    table.agents[index] = None  # type: ignore[call-overload]
+                    table.agents[index] = None
 
     def _draw(self, table: _Table, rows: np.ndarray) -> None:
         """Seats and opponents of new games in the slots ``rows`` (per seat: a kind by weight, then its agent)."""
@@ -474,4 +475,4 @@ class BatchedSelfPlayVecEnv(VecEnv):
         return hasattr(self, attr_name)
 
 
-__all__ = ["BATCHED_NAMES", "BatchedSelfPlayVecEnv", "batched_support", "final_scores"]
+__all__ = ["BatchedSelfPlayVecEnv", "batched_support", "final_scores"]
