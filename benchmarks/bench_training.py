@@ -3,7 +3,7 @@
     python benchmarks/bench_training.py --timesteps 65536 --workers 2
 
 Prints learner steps per second of ``MaskablePPO.learn`` (rollouts and gradient updates
-together, after one warm-up rollout) for
+together, after one warm-up rollout), and the share of that time spent in the PPO update, for
 
 * ours, batched: ``skull_king_v0`` with 4 players (``--env-id``, ``--num-players``) on the batched
   engine (``experiments.vec_env`` with ``engine="batched"``: ``--batched-num-envs`` games in this
@@ -82,17 +82,29 @@ class SB3ActionMaskWrapper(BaseWrapper, gymnasium.Env):
         return super().observe(self.agent_selection)["action_mask"]
 
 
-def timed_learn(model: MaskablePPO, timesteps: int, warmup: int) -> float:
-    """Steps per second of ``learn(timesteps)`` after a ``warmup``-step run."""
+def timed_learn(model: MaskablePPO, timesteps: int, warmup: int) -> tuple[float, float]:
+    """Steps per second of ``learn(timesteps)`` after a ``warmup``-step run, and the share of
+    that time spent in the PPO update (``model.train``)."""
     model.learn(warmup)
+    update = model.train
+    spent = 0.0
+
+    def timed_update() -> None:
+        nonlocal spent
+        begin = time.perf_counter()
+        update()
+        spent += time.perf_counter() - begin
+
+    model.train = timed_update  # type: ignore[method-assign]
     start = time.perf_counter()
     model.learn(timesteps, reset_num_timesteps=False)
-    return timesteps / (time.perf_counter() - start)
+    elapsed = time.perf_counter() - start
+    return timesteps / elapsed, spent / elapsed
 
 
 def bench_ours(
     timesteps: int, num_envs: int, workers: int, threads: int, env_id: str, num_players: int, engine: str = "single"
-) -> float:
+) -> tuple[float, float]:
     defaults = TrainArgs()
     torch.set_num_threads(threads)
     vec = make_vec_env(
@@ -122,7 +134,7 @@ def bench_ours(
     return rate
 
 
-def bench_tutorial(timesteps: int, threads: int) -> float:
+def bench_tutorial(timesteps: int, threads: int) -> tuple[float, float]:
     from pettingzoo.classic import connect_four_v3
 
     torch.set_num_threads(threads)
@@ -188,15 +200,24 @@ def main() -> None:
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     game = (args.env_id, args.num_players)
-    batched = bench_ours(args.batched_timesteps, args.batched_num_envs, 0, args.threads, *game, engine="batched")
-    ours = bench_ours(args.timesteps, args.num_envs, args.workers, args.threads, *game)
-    tutorial = bench_tutorial(args.tutorial_timesteps, args.threads)
-    setup = f"{args.env_id} {args.num_players} players"
-    print(f"ours, batched engine: {setup}, {args.batched_num_envs} games in 1 process: {batched:8.0f} learner steps/s")
-    print(
-        f"ours, one game per env: {setup}, {args.num_envs} envs / {args.workers} workers: {ours:8.0f} learner steps/s"
+    batched, batched_update = bench_ours(
+        args.batched_timesteps, args.batched_num_envs, 0, args.threads, *game, engine="batched"
     )
-    print(f"tutorial: connect_four_v3, one env, default MaskablePPO: {tutorial:8.0f} learner steps/s")
+    ours, ours_update = bench_ours(args.timesteps, args.num_envs, args.workers, args.threads, *game)
+    tutorial, tutorial_update = bench_tutorial(args.tutorial_timesteps, args.threads)
+    setup = f"{args.env_id} {args.num_players} players"
+    print(
+        f"ours, batched engine: {setup}, {args.batched_num_envs} games in 1 process: {batched:8.0f} learner steps/s "
+        f"(PPO update {batched_update:.0%} of the time)"
+    )
+    print(
+        f"ours, one game per env: {setup}, {args.num_envs} envs / {args.workers} workers: {ours:8.0f} learner steps/s "
+        f"(PPO update {ours_update:.0%})"
+    )
+    print(
+        f"tutorial: connect_four_v3, one env, default MaskablePPO: {tutorial:8.0f} learner steps/s "
+        f"(PPO update {tutorial_update:.0%})"
+    )
     print(
         f"ratios: batched / one game per env {batched / ours:.2f}x; batched / tutorial {batched / tutorial:.2f}x; "
         f"one game per env / tutorial {ours / tutorial:.2f}x"
