@@ -6,10 +6,10 @@ batched engine (:class:`experiments.batched_selfplay.BatchedSelfPlayVecEnv`, in 
 imports and every opponent of the pool has a batched form, else the one-game path, and prints
 which and why in one line.
 
-On the one-game path SB3's ``SubprocVecEnv`` runs one env per process and asks for the action masks in a second
-round trip every step. :class:`BatchedSubprocVecEnv` runs several envs per worker (one
-process per core), steps a whole batch per message and returns the masks with the
-observations, so ``env_method("action_masks")`` costs no round trip.
+On the one-game path, SB3's ``SubprocVecEnv`` would run one env per process and ask for the
+action masks in a second round trip every step. :class:`BatchedSubprocVecEnv` runs several envs
+per worker (one process per core), steps a whole batch per message and returns the masks with
+the observations, so ``env_method("action_masks")`` costs no round trip.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from experiments.selfplay_env import SelfPlayEnv
 ENGINES = ("auto", "batched", "single")
 
 #: Extra episode figures that ``VecMonitor`` copies from the final ``info`` into the episode info.
-EPISODE_KEYS = ("win_share", "final_score")
+EPISODE_KEYS = ("win_share", "final_score", "seat", "num_players")
 
 
 def _reset_one(env: SelfPlayEnv, seed: int | None, options: dict | None) -> tuple[np.ndarray, np.ndarray]:

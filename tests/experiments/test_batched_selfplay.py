@@ -309,3 +309,22 @@ def test_train_refuses_the_batched_engine_for_an_opponent_without_a_batched_form
     assert stop.value.code == 2
     assert "--engine batched: opponent 'oracle' has no batched form" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())  # refused before any work
+
+
+@pytest.mark.parametrize("engine", ["batched", "single"])
+def test_the_monitor_copies_the_final_figures_on_both_paths(engine):
+    from experiments.vec_env import make_vec_env
+
+    vec = make_vec_env("skull_king_v0", 4, 0, seed=0, opponents={"random": 1.0}, env_kwargs=SMALL, engine=engine)
+    vec.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(LEARNER_DECISIONS):
+        masks = np.stack(vec.env_method("action_masks"))
+        _, _, dones, infos = vec.step(pirate_envs.vector.random_legal_actions(masks.astype(np.int8), rng))
+    assert dones.all()  # every game lasts the learner's decisions
+    for info in infos:
+        episode = info["episode"]
+        assert episode["l"] == LEARNER_DECISIONS and episode["num_players"] == 4
+        assert episode["seat"] in range(4) and episode["win_share"] in (0.0, 1.0, 0.5, 1 / 3, 0.25)
+        assert episode["final_score"] == info["final_score"]
+    vec.close()
