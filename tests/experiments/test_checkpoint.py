@@ -141,7 +141,8 @@ def test_shipped_agents_are_data_only_files():
     assert not list(PRETRAINED_DIR.glob("*.zip"))  # no pickled checkpoint ships
     for name in names:
         policy, header = load_checkpoint(name)
-        assert header["env_id"] == name and header["training"]["command"].startswith("python -m experiments.train")
+        made_by = ("python -m experiments.train", "python -m experiments.imitate")
+        assert header["env_id"] == name and header["training"]["command"].startswith(made_by)
         env = pirate_envs.make(name, raw=True, **header["env_kwargs"])
         assert header["num_actions"] == env.num_actions == policy.num_actions
 
