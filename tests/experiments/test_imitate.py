@@ -82,6 +82,41 @@ def test_the_turn_value_benchmark_measures_a_max_layout_agent(tiny_run):
     assert rows[-1][0] == "share of the oracle" and len(rows[-1]) == 4
 
 
+class FlakyTeacher:
+    """The oracle, but every fifth call it raises (a position where it has no move)."""
+
+    name = "flaky"
+    answered = 0
+
+    def __init__(self):
+        from agents.kapern_oracle import KapernOracleAgent
+
+        self.oracle, self.calls = KapernOracleAgent(), 0
+
+    def reset(self, seed=None):
+        pass
+
+    def act(self, observation, view):
+        self.calls += 1
+        if self.calls % 5 == 0:
+            raise RuntimeError("no move here")
+        FlakyTeacher.answered += 1
+        return self.oracle.act(observation, view)
+
+
+def test_positions_where_the_teacher_has_no_move_are_the_students_and_not_recorded(tiny_run, monkeypatch):
+    import experiments.imitate as imitate
+
+    out, _ = tiny_run
+    monkeypatch.setattr(imitate, "make_agent", lambda *args, **kwargs: FlakyTeacher())
+    args = ImitateArgs(num_players=[2], games=2, student_share=0.5)
+    with pytest.raises(RuntimeError, match="no move here"):  # the teacher alone: its error stands
+        collect(args, make_envs(args), None, np.random.default_rng(0))
+    FlakyTeacher.answered = 0
+    positions = collect(args, make_envs(args), load_agent(out)[0], np.random.default_rng(0))
+    assert len(positions) == FlakyTeacher.answered > 0
+
+
 def test_a_run_is_reproducible_from_its_seed(tmp_path):
     argv = ["--num-players", "2", "--games", "2", "--epochs", "1", "--net-arch", "16"]
     first, second = tmp_path / "a.npz", tmp_path / "b.npz"
