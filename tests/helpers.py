@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from agents.base import action_blocks, sample_legal
@@ -30,3 +32,20 @@ def play_random_game(env, rng: np.random.Generator, check=None) -> dict[str, flo
             check(env)
         env.step(sample_legal(obs["action_mask"], rng, blocks))
     return totals
+
+
+def one_table_agent_file(path, env_id: str, num_players: int):
+    """A random-weight data-only agent file that plays only ``num_players`` seats (the seated layout)."""
+    import pirate_envs
+    from agents.checkpoint import layout_pieces, make_header, save_agent
+    from agents.policy_agent import MlpPolicy
+
+    env = pirate_envs.make(env_id, raw=True, num_players=num_players)
+    sizes = [env.observation_layout.size, 8, env.num_actions]
+    rng = np.random.default_rng(0)
+    weights = [rng.normal(size=(a, b)).astype(np.float32) for a, b in itertools.pairwise(sizes)]
+    policy = MlpPolicy(weights, [np.zeros(b, np.float32) for b in sizes[1:]], "Tanh")
+    header = make_header(
+        env_id, {"num_players": num_players}, layout_pieces(env.observation_layout), env.num_actions, policy
+    )
+    return save_agent(path, policy, header)

@@ -8,6 +8,7 @@ import pytest
 
 from experiments import evaluate, play
 from experiments.cli import player_counts
+from tests.helpers import one_table_agent_file
 
 
 def refused(capsys, main, argv) -> str:
@@ -24,7 +25,6 @@ def refused(capsys, main, argv) -> str:
     ("argv", "message"),
     [
         (["--env-id", "skull_king_v0", "--agents", "heuristc:0.5", "random"], "--agents 'heuristc:0.5': no agent"),
-        (["--env-id", "skull_king_v0", "--agents", "ppo:skull_king_v0", "heuristic", "random"], "plays 4 players, not"),
         (["--env-id", "piratenpoker_v0", "--agents", "heuristic", "random"], "plays 3-5 players, not 2"),
         (["--games", "0"], "--games must be at least 1, got 0"),
         (["--games", "-3"], "--games must be at least 1, got -3"),
@@ -51,7 +51,7 @@ def test_help_shows_every_default_and_each_games_agents(capsys, monkeypatch):
         with pytest.raises(SystemExit):
             main(["--help"])
         out = capsys.readouterr().out
-        for line in [*shown, "piratenpoker_v0 (3-5, default 4):", "random heuristic oracle", "ppo:skull_king_v0 (4p)"]:
+        for line in [*shown, "piratenpoker_v0 (3-5, default 4):", "random heuristic oracle", "ppo:skull_king_v0 (2/3/4/5/6p)"]:
             assert line in out, (main.__module__, line)
 
 
@@ -128,3 +128,9 @@ def test_the_readme_command_lines_parse():
             build_parser(scripts[script]).parse_args(shlex.split(argv.replace("<", "x").replace(">", "x")))
     main = readme.split("# main-command\n", 1)[1].split("\n", 1)[0]
     assert "ppo:runs/main-job/checkpoints/latest.npz#sample" in main  # the data-only file train writes
+
+
+def test_evaluate_refuses_an_agent_at_a_table_it_does_not_play(capsys, tmp_path):
+    agent = one_table_agent_file(tmp_path / "four.npz", "skull_king_v0", 4)
+    argv = ["--env-id", "skull_king_v0", "--agents", f"ppo:{agent}", "heuristic", "random"]
+    assert "plays 4 players, not 3" in refused(capsys, evaluate.main, argv)

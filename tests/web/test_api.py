@@ -19,6 +19,7 @@ from agents.policy_agent import PRETRAINED_DIR  # noqa: E402
 from agents.registry import agent_names  # noqa: E402
 from experiments.web.server import create_app  # noqa: E402
 from experiments.web.sessions import SessionStore  # noqa: E402
+from tests.helpers import one_table_agent_file  # noqa: E402
 
 SHORT = {
     "skull_king_v0": {"num_hands": 2},
@@ -132,7 +133,6 @@ def test_piratenpoker_bid_by_command(client):
         ({"env_id": "skull_king_v0", "opponents": ["random"], "options": {"first_dealer": 1}}, "not settable"),
         ({"env_id": "skull_king_v0", "opponents": ["random"], "options": {"num_hands": "2"}}, "an integer"),
         ({"env_id": "skull_king_v0", "opponents": ["heuristc"]}, "unknown agent 'heuristc'"),
-        ({"env_id": "skull_king_v0", "opponents": ["ppo:skull_king_v0"]}, "player"),  # trained for 4 seats
     ],
 )
 def test_bad_new_games_are_refused_with_a_message(client, body, message):
@@ -163,6 +163,14 @@ def test_agents_dir_files_are_offered_and_load(tmp_path):
         response = client.post("/api/sessions", json=body)
         assert response.status_code == 200, response.json()
         assert response.json()["players"] == ["you", "file:mine.npz", "file:mine.npz", "file:mine.npz"]
+
+
+def test_an_agent_file_at_a_table_it_does_not_play_is_refused(tmp_path):
+    one_table_agent_file(tmp_path / "four.npz", "skull_king_v0", 4)
+    with TestClient(create_app(tmp_path)) as client:
+        body = {"env_id": "skull_king_v0", "opponents": ["file:four.npz"] * 2}
+        response = client.post("/api/sessions", json=body)
+        assert response.status_code == 400 and "plays 4 players" in response.json()["error"], response.json()
 
 
 def test_sessions_are_separate_and_freed(client):
