@@ -51,7 +51,8 @@ def test_help_shows_every_default_and_each_games_agents(capsys, monkeypatch):
         with pytest.raises(SystemExit):
             main(["--help"])
         out = capsys.readouterr().out
-        for line in [*shown, "piratenpoker_v0 (3-5, default 4):", "random heuristic oracle", "ppo:skull_king_v0 (2/3/4/5/6p)"]:
+        expected = ["piratenpoker_v0 (3-5, default 4):", "random heuristic oracle", "ppo:skull_king_v0 (2/3/4/5/6p)"]
+        for line in [*shown, *expected]:
             assert line in out, (main.__module__, line)
 
 
