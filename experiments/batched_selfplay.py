@@ -159,9 +159,11 @@ class BatchedSelfPlayVecEnv(VecEnv):
         num_envs: learner games in all.
         opponents: the pool: an agent name, a list of names or ``{name: weight}`` (names with a
             batched form: ``self``, ``random``, ``heuristic``, ``ppo:<checkpoint>``).
-        reward_mode, learner_seat, max_snapshots, snapshot_deterministic, truncation_reward,
-        player_counts, **env_kwargs: as :class:`~pirate_envs.single_agent.SelfPlayEnv`.
         seed: the seed of the first ``reset`` (``VecEnv.seed`` sets the next one).
+
+    The other arguments (``reward_mode``, ``learner_seat``, ``max_snapshots``,
+    ``snapshot_deterministic``, ``truncation_reward``, ``player_counts`` and the env's options)
+    are those of :class:`~pirate_envs.single_agent.SelfPlayEnv`.
     """
 
     def __init__(
