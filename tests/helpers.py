@@ -49,3 +49,13 @@ def one_table_agent_file(path, env_id: str, num_players: int):
         env_id, {"num_players": num_players}, layout_pieces(env.observation_layout), env.num_actions, policy
     )
     return save_agent(path, policy, header)
+
+
+def assert_replays_with_agent(env, venv, index: int, agent) -> None:
+    """Replay batched game ``index`` in the raw AEC ``env``: ``agent`` (a one-game agent) must choose every move."""
+    env.game = venv.reference_engine(index)
+    env.reset(options=venv.reset_options(index))
+    for move in venv.moves(index):
+        assert agent.act(env.observe(env.agent_selection), env.game.view(env.game.current_player)) == move
+        env.step(move)
+    assert all(env.terminations.values())

@@ -15,6 +15,7 @@ from agents.kapern_heuristic import SMALL_STAKE, KapernHeuristic, junk, must_cha
 from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET, CHEST_TAKE_OFFSET, REROLL_OFFSET, STOP, reroll_counts
 from pirate_envs.piraten_kapern.rules import CARDS, MIN_SET, SABRE, SEA_BATTLES, SKULL, card_skulls
 from pirate_envs.piraten_kapern.view import KapernView
+from tests.helpers import assert_replays_with_agent
 
 ENV_ID = "piraten_kapern_v0"
 PLAYER_COUNTS = (2, 3, 4, 5)
@@ -158,12 +159,7 @@ def test_it_plays_the_batched_engine_as_the_one_game_heuristic_plays_the_env():
     assert venv.terminated.all()
     heuristic = KapernHeuristic()
     for i in range(4):
-        env.game = venv.reference_engine(i)
-        env.reset(options=venv.reset_options(i))
-        for move in venv.moves(i):
-            assert heuristic.act(env.observe(env.agent_selection), env.game.view(env.game.current_player)) == move
-            env.step(move)
-        assert all(env.terminations.values())
+        assert_replays_with_agent(env, venv, i, heuristic)
 
 
 def test_make_batched_agent_builds_it():

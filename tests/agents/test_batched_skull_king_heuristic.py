@@ -13,7 +13,7 @@ from agents.batched import make_batched_agent
 from agents.batched.skull_king_heuristic import SkullKingHeuristicBatch
 from agents.skull_king_heuristic import SkullKingHeuristic
 from pirate_envs.core.observation import TABLE_LAYOUTS
-from tests.helpers import supported_player_counts
+from tests.helpers import assert_replays_with_agent, supported_player_counts
 
 ENV_ID = "skull_king_v0"
 PLAYER_COUNTS = supported_player_counts(ENV_ID)
@@ -102,12 +102,7 @@ def test_it_plays_the_batched_engine_as_the_one_game_heuristic_plays_the_env() -
     heuristic = SkullKingHeuristic()
     for i in range(3):
         env = pirate_envs.make(ENV_ID, raw=True, num_players=num_players)
-        env.game = venv.reference_engine(i)
-        env.reset(options=venv.reset_options(i))
-        for move in venv.moves(i):
-            assert heuristic.act(env.observe(env.agent_selection), env.game.view(env.game.current_player)) == move
-            env.step(move)
-        assert all(env.terminations.values())
+        assert_replays_with_agent(env, venv, i, heuristic)
 
 
 def test_make_batched_agent_builds_it() -> None:
