@@ -9,11 +9,13 @@ together, after one warm-up rollout), and the share of that time spent in the PP
   engine (``experiments.vec_env`` with ``engine="batched"``: ``--batched-num-envs`` games in this
   process, the opponents of all games acting in one batched call per agent), the default
   network, PPO settings and opponent pool of ``experiments.train`` with one snapshot of the
-  learner; the rollout keeps the default's size (``n_steps * num_envs`` = 4096 learner steps).
+  learner, and the trainer's PPO update (``experiments.lean_ppo``: sb3-contrib's update with less
+  overhead); the rollout keeps the default's size (``n_steps * num_envs`` = 4096 learner steps).
   256 games by default: more games per call spread the Python cost of each engine, agent and
   policy call over more learner steps (128 to 1024 games: about 3,000 to 4,200 learner steps/s
   on the loaded machine, the PPO update taking two thirds of the time), while each game still
   gives 16-step segments (a quarter of a Skull King game's 65 decisions) to GAE;
+* the same with sb3-contrib's own ``MaskablePPO.train`` (what the lean update saves);
 * ours, one game per env: the same through ``engine="single"`` (``--num-envs`` envs over
   ``--workers`` processes);
 * the tutorial: PettingZoo's ``sb3_connect_four_action_mask.py`` pattern, one
@@ -46,6 +48,7 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.wrappers import ActionMasker
 
 from agents.policy_agent import policy_from_sb3
+from experiments.lean_ppo import LeanMaskablePPO
 from experiments.opponents import parse_weights
 from experiments.train import TrainArgs, policy_spec
 from experiments.vec_env import make_vec_env
@@ -103,7 +106,14 @@ def timed_learn(model: MaskablePPO, timesteps: int, warmup: int) -> tuple[float,
 
 
 def bench_ours(
-    timesteps: int, num_envs: int, workers: int, threads: int, env_id: str, num_players: int, engine: str = "single"
+    timesteps: int,
+    num_envs: int,
+    workers: int,
+    threads: int,
+    env_id: str,
+    num_players: int,
+    engine: str = "single",
+    update: str = "lean",
 ) -> tuple[float, float]:
     defaults = TrainArgs()
     torch.set_num_threads(threads)
@@ -118,7 +128,7 @@ def bench_ours(
     )
     defaults.env_id, defaults.num_players = env_id, num_players
     policy, policy_kwargs = policy_spec(defaults)
-    model = MaskablePPO(
+    model = (LeanMaskablePPO if update == "lean" else MaskablePPO)(
         policy,
         vec,
         n_steps=max(1, defaults.n_steps * defaults.num_envs // num_envs),
@@ -203,12 +213,19 @@ def main() -> None:
     batched, batched_update = bench_ours(
         args.batched_timesteps, args.batched_num_envs, 0, args.threads, *game, engine="batched"
     )
+    sb3_update, sb3_update_share = bench_ours(
+        args.batched_timesteps, args.batched_num_envs, 0, args.threads, *game, engine="batched", update="sb3"
+    )
     ours, ours_update = bench_ours(args.timesteps, args.num_envs, args.workers, args.threads, *game)
     tutorial, tutorial_update = bench_tutorial(args.tutorial_timesteps, args.threads)
     setup = f"{args.env_id} {args.num_players} players"
     print(
         f"ours, batched engine: {setup}, {args.batched_num_envs} games in 1 process: {batched:8.0f} learner steps/s "
         f"(PPO update {batched_update:.0%} of the time)"
+    )
+    print(
+        f"ours, batched engine with sb3-contrib's update: {setup}: {sb3_update:8.0f} learner steps/s "
+        f"(PPO update {sb3_update_share:.0%})"
     )
     print(
         f"ours, one game per env: {setup}, {args.num_envs} envs / {args.workers} workers: {ours:8.0f} learner steps/s "
@@ -220,6 +237,7 @@ def main() -> None:
     )
     print(
         f"ratios: batched / one game per env {batched / ours:.2f}x; batched / tutorial {batched / tutorial:.2f}x; "
+        f"lean update / sb3-contrib's {batched / sb3_update:.2f}x; "
         f"one game per env / tutorial {ours / tutorial:.2f}x"
     )
     if args.rllib:

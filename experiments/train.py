@@ -637,12 +637,13 @@ def _ends_with_newline(path: Path) -> bool:
 
 
 def build_model(args: TrainArgs, vec_env: Any) -> Any:
-    """A new MaskablePPO of ``args``; when resuming, with the parameters and optimizer state of the
-    newest usable checkpoint (nothing unpickled) and its step count."""
-    from sb3_contrib import MaskablePPO
+    """A new MaskablePPO of ``args`` (with the lean update of :mod:`experiments.lean_ppo`); when
+    resuming, with the parameters and optimizer state of the newest usable checkpoint (nothing
+    unpickled) and its step count."""
+    from experiments.lean_ppo import LeanMaskablePPO
 
     policy, policy_kwargs = policy_spec(args)
-    model = MaskablePPO(
+    model = LeanMaskablePPO(
         policy,
         vec_env,
         n_steps=args.n_steps,

@@ -1,0 +1,103 @@
+"""The lean update is sb3-contrib's MaskablePPO update: same minibatches, loss, gradients, logs."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.logger import configure
+
+from experiments.lean_ppo import LeanMaskablePPO, masked_log_prob_entropy
+from experiments.opponents import parse_weights
+from experiments.train import TrainArgs, policy_spec
+from experiments.vec_env import make_vec_env
+
+LOGGED = ("entropy_loss", "policy_gradient_loss", "value_loss", "approx_kl", "clip_fraction", "loss")
+
+
+def twin_models(env_id: str, batch_size: int, n_epochs: int, **ppo: object) -> tuple[MaskablePPO, LeanMaskablePPO]:
+    """sb3-contrib's model after one rollout, and a lean twin with its parameters, optimizer and rollout."""
+    args = TrainArgs(env_id=env_id, num_players=[2])
+    vec = make_vec_env(env_id, 4, 0, seed=3, opponents=parse_weights(["random:1"]), env_kwargs={"num_players": 2})
+    policy, policy_kwargs = policy_spec(args)
+    policy_kwargs = {**policy_kwargs, **ppo.pop("policy_kwargs", {})}  # type: ignore[dict-item]
+    settings = dict(n_steps=32, batch_size=batch_size, n_epochs=n_epochs, policy_kwargs=policy_kwargs, seed=0, **ppo)
+    reference = MaskablePPO(policy, vec, **settings)  # type: ignore[arg-type]
+    reference.learn(128)
+    lean = LeanMaskablePPO(policy, vec, **settings)  # type: ignore[arg-type]
+    lean.policy.load_state_dict(reference.policy.state_dict())
+    lean.policy.optimizer.load_state_dict(copy.deepcopy(reference.policy.optimizer.state_dict()))  # shares no moments
+    for model in (reference, lean):
+        model.rollout_buffer = copy.deepcopy(reference.rollout_buffer)
+        model._current_progress_remaining = 0.5
+        model._n_updates = 0
+        model.set_logger(configure(None, []))
+    return reference, lean
+
+
+def update_both(reference: MaskablePPO, lean: LeanMaskablePPO) -> None:
+    for model in (reference, lean):
+        np.random.seed(11)
+        model.train()
+
+
+def max_parameter_difference(a: torch.nn.Module, b: torch.nn.Module) -> float:
+    theirs = dict(b.named_parameters())
+    with torch.no_grad():
+        return max(float((p - theirs[name]).abs().max()) for name, p in a.named_parameters())
+
+
+@pytest.mark.parametrize("env_id", ["piraten_kapern_v0", "skull_king_v0"])
+def test_one_adam_step_is_sb3_contribs(env_id):
+    reference, lean = twin_models(env_id, batch_size=128, n_epochs=1)
+    assert lean.lean_update_applies()
+    before = copy.deepcopy(lean.policy)
+    update_both(reference, lean)
+    assert max_parameter_difference(before, lean.policy) > 1e-4  # the update moved the policy
+    assert max_parameter_difference(reference.policy, lean.policy) < 1e-6
+    for key in LOGGED:
+        ours, theirs = lean.logger.name_to_value[f"train/{key}"], reference.logger.name_to_value[f"train/{key}"]
+        assert ours == pytest.approx(theirs, rel=1e-4, abs=1e-7), key
+    assert lean._n_updates == reference._n_updates == 1
+
+
+def test_many_minibatches_and_epochs_with_value_clipping_follow_sb3_contrib():
+    # SGD: Adam's first steps turn a rounding difference in a near-zero gradient into a full step.
+    reference, lean = twin_models(
+        "piraten_kapern_v0",
+        batch_size=24,  # 128 rollout steps: five minibatches of 24 and one of 8
+        n_epochs=3,
+        clip_range_vf=0.1,
+        ent_coef=0.02,
+        policy_kwargs={"optimizer_class": torch.optim.SGD, "optimizer_kwargs": {"momentum": 0.9}},
+        learning_rate=0.05,
+    )
+    before = copy.deepcopy(lean.policy)
+    update_both(reference, lean)
+    assert max_parameter_difference(before, lean.policy) > 1e-3
+    assert max_parameter_difference(reference.policy, lean.policy) < 1e-5
+    for key in (*LOGGED, "clip_range_vf"):
+        ours, theirs = lean.logger.name_to_value[f"train/{key}"], reference.logger.name_to_value[f"train/{key}"]
+        assert ours == pytest.approx(theirs, rel=1e-4, abs=1e-7), key
+    assert lean._n_updates == reference._n_updates == 3
+
+
+def test_target_kl_stops_the_update_where_sb3_contrib_does():
+    reference, lean = twin_models("piraten_kapern_v0", batch_size=16, n_epochs=5, target_kl=1e-6, learning_rate=0.01)
+    update_both(reference, lean)
+    assert lean._n_updates == reference._n_updates < 5
+    assert max_parameter_difference(reference.policy, lean.policy) < 1e-6
+
+
+def test_masked_actions_carry_no_probability_and_no_entropy():
+    logits = torch.tensor([[0.0, 5.0, 1.0, -2.0], [3.0, 3.0, 3.0, 3.0]])
+    masks = torch.tensor([[True, False, True, False], [True, True, True, True]])
+    log_prob, entropy = masked_log_prob_entropy(logits, masks, torch.tensor([2, 0]))
+    legal = torch.softmax(torch.tensor([0.0, 1.0]), 0)
+    assert log_prob[0] == pytest.approx(float(torch.log(legal[1])))
+    assert entropy[0] == pytest.approx(float(-(legal * legal.log()).sum()))
+    assert log_prob[1] == pytest.approx(float(np.log(0.25)))
+    assert entropy[1] == pytest.approx(float(np.log(4)))
