@@ -21,6 +21,7 @@ opponent of the pool has a batched form (``self``, ``random``, ``heuristic``,
 ``ppo:<checkpoint>``), else the one-game path, and prints which and why. On the
 batched engine several table sizes share the games by their weights instead of a draw per
 episode. Both learn the same games; checkpoints, evaluation and ``--resume`` do not depend on it.
+The PPO update is sb3-contrib's, run with less overhead (:mod:`experiments.lean_ppo`).
 
 One folder per run (``--out-dir/--run-name``):
 
