@@ -508,17 +508,14 @@ def _give(i, kind, to_self, game):
 @njit(cache=True, inline="always")
 def _apply(i, action, options, tables, rng, game, seats, hands, bids, last_bids, discard, displayed, draw, face_up,
            stacks, stack_len, terminated, truncated):  # fmt: skip
-    """Apply the legal ``action`` of the seat on turn in game ``i`` (as ``PiratenpokerEngine.apply``)."""
+    """Apply the legal ``action`` of the seat on turn in game ``i`` (as ``PiratenpokerEngine.apply``).
+
+    Every action but a card added to a bid, which ``_add_to_bid`` applies with its outputs.
+    """
     phase = game[i, F_PHASE]
     next_round = False
     if phase == PHASE_BID:
         p = game[i, F_CURRENT]
-        if action < COMMIT:
-            hands[i, p, action] -= 1
-            bids[i, p, action] += 1
-            seats[i, p, S_HAND_SIZE] -= 1
-            seats[i, p, S_BID_LEN] += 1
-            return
         if action == PASS:
             seats[i, p, S_PASS_AVAILABLE] = 0
             seats[i, p, S_PASSED] = 1
@@ -613,18 +610,24 @@ def _new_game(i, options, tables, deck_cards, loot_fronts, rng, start_state, gam
 @njit(cache=True, inline="always")
 def _observe(i, seat, options, offsets, scales, game, seats, hands, bids, last_bids, discard, displayed, face_up,
              stacks, stack_len, obs):  # fmt: skip
-    """Write the observation vector of ``seat`` in game ``i`` (as ``observation.Encoder``)."""
+    """Write the observation vector of ``seat`` in game ``i`` (as ``observation.Encoder``).
+
+    Offsets and scales are read into locals once: the compiler cannot tell that the writes to
+    ``obs`` leave them unchanged, and would read them again after every write.
+    """
     n = options[C_PLAYERS]
     vec = obs[i]
     vec[:] = 0.0
-    card_scale = scales[O_HAND]
+    o_hand, o_bid, o_discard = offsets[O_HAND], offsets[O_BID], offsets[O_DISCARD]
+    card_scale, discard_scale = scales[O_HAND], scales[O_DISCARD]
     for k in range(NUM_KINDS):
-        vec[offsets[O_HAND] + k] = hands[i, seat, k] * card_scale
-        vec[offsets[O_BID] + k] = bids[i, seat, k] * card_scale
-        vec[offsets[O_DISCARD] + k] = discard[i, k] * scales[O_DISCARD]
-    vec[offsets[O_STATUS]] = seats[i, seat, S_PASS_AVAILABLE]
-    vec[offsets[O_STATUS] + 1] = seats[i, seat, S_COMMITTED]
-    vec[offsets[O_STATUS] + 2] = seats[i, seat, S_PASSED]
+        vec[o_hand + k] = hands[i, seat, k] * card_scale
+        vec[o_bid + k] = bids[i, seat, k] * card_scale
+        vec[o_discard + k] = discard[i, k] * discard_scale
+    o_status = offsets[O_STATUS]
+    vec[o_status] = seats[i, seat, S_PASS_AVAILABLE]
+    vec[o_status + 1] = seats[i, seat, S_COMMITTED]
+    vec[o_status + 2] = seats[i, seat, S_PASSED]
     phase = game[i, F_PHASE]
     if phase < NUM_PHASES:
         vec[offsets[O_PHASE] + phase] = 1.0
@@ -637,32 +640,45 @@ def _observe(i, seat, options, offsets, scales, game, seats, hands, bids, last_b
         vec[offsets[O_LAST_WINNER] + (game[i, F_LAST_WINNER] - seat) % n] = 1.0
     if game[i, F_LAST_ROUND] >= 0:
         vec[offsets[O_LAST_ROUND] + game[i, F_LAST_ROUND]] = 1.0
+    o_face_up, o_tops, o_sizes, o_contents = (
+        offsets[O_FACE_UP], offsets[O_STACK_TOPS], offsets[O_STACK_SIZES], offsets[O_STACK_CONTENTS]
+    )
+    sizes_scale, contents_scale = scales[O_STACK_SIZES], scales[O_STACK_CONTENTS]
     for c in range(NUM_COLOURS):
         if face_up[i, c] >= 0:
-            vec[offsets[O_FACE_UP] + c * NUM_FRONTS + face_up[i, c]] = 1.0
+            vec[o_face_up + c * NUM_FRONTS + face_up[i, c]] = 1.0
         length = stack_len[i, c]
         if length:
-            vec[offsets[O_STACK_TOPS] + c * NUM_FRONTS + stacks[i, c, 0]] = 1.0
-        vec[offsets[O_STACK_SIZES] + c] = length * scales[O_STACK_SIZES]
+            vec[o_tops + c * NUM_FRONTS + stacks[i, c, 0]] = 1.0
+        vec[o_sizes + c] = length * sizes_scale
+        contents = o_contents + c * NUM_FRONTS
         for j in range(length):
-            vec[offsets[O_STACK_CONTENTS] + c * NUM_FRONTS + stacks[i, c, j]] += 1.0
+            vec[contents + stacks[i, c, j]] += 1.0
         for f in range(NUM_FRONTS):
-            vec[offsets[O_STACK_CONTENTS] + c * NUM_FRONTS + f] *= scales[O_STACK_CONTENTS]
+            vec[contents + f] *= contents_scale
     vec[offsets[O_DRAW_SIZE]] = game[i, F_DRAW_LEN] * scales[O_DRAW_SIZE]
     vec[offsets[O_GAMES]] = game[i, F_GAMES] * scales[O_GAMES]
+    o_scores, o_pass, o_hand_sizes, o_last_passed = (
+        offsets[O_SCORES], offsets[O_PASS_AVAILABLE], offsets[O_HAND_SIZES], offsets[O_LAST_PASSED]
+    )
+    o_displayed, o_last_bids, o_present = offsets[O_DISPLAYED], offsets[O_LAST_BIDS], offsets[O_SEAT_PRESENT]
+    scores_scale, hand_sizes_scale = scales[O_SCORES], scales[O_HAND_SIZES]
+    displayed_scale, last_bids_scale = scales[O_DISPLAYED], scales[O_LAST_BIDS]
     for row in range(n):
         s = (seat + row) % n
-        vec[offsets[O_SCORES] + row] = seats[i, s, S_SCORE] * scales[O_SCORES]
+        vec[o_scores + row] = seats[i, s, S_SCORE] * scores_scale
         if seats[i, s, S_PASS_AVAILABLE] or seats[i, s, S_PASSED]:
-            vec[offsets[O_PASS_AVAILABLE] + row] = 1.0
+            vec[o_pass + row] = 1.0
         in_hand = seats[i, s, S_HAND_SIZE] + seats[i, s, S_BID_LEN]
-        vec[offsets[O_HAND_SIZES] + row] = in_hand * scales[O_HAND_SIZES]
-        vec[offsets[O_LAST_PASSED] + row] = seats[i, s, S_LAST_PASSED]
+        vec[o_hand_sizes + row] = in_hand * hand_sizes_scale
+        vec[o_last_passed + row] = seats[i, s, S_LAST_PASSED]
+        shown = o_displayed + row * NUM_KINDS
+        last = o_last_bids + row * NUM_KINDS
         for k in range(NUM_KINDS):
-            vec[offsets[O_DISPLAYED] + row * NUM_KINDS + k] = displayed[i, s, k] * scales[O_DISPLAYED]
-            vec[offsets[O_LAST_BIDS] + row * NUM_KINDS + k] = last_bids[i, s, k] * scales[O_LAST_BIDS]
-        if offsets[O_SEAT_PRESENT] >= 0:
-            vec[offsets[O_SEAT_PRESENT] + row] = 1.0
+            vec[shown + k] = displayed[i, s, k] * displayed_scale
+            vec[last + k] = last_bids[i, s, k] * last_bids_scale
+        if o_present >= 0:
+            vec[o_present + row] = 1.0
 
 
 @njit(cache=True, inline="always")
@@ -704,6 +720,26 @@ def _rewards(i, n, score_scale, before, tables, seats, displayed, rewards, termi
             rewards[i, s] = (seats[i, s, S_SCORE] - before[s]) * score_scale
     elif terminated[i]:
         _win_rewards(i, n, tables, seats, displayed, rewards)
+
+
+@njit(cache=True, inline="always")
+def _add_to_bid(i, kind, offsets, scales, game, seats, hands, bids, obs, mask):
+    """Bid one card of ``kind`` from the hand of the seat on turn, and update the outputs in place.
+
+    The seat stays on turn, its hand size (hand and bid) and everything else it sees stay as they
+    were: only these two counts of its observation and three entries of its mask change, so the
+    rest of ``_output`` is not rewritten.
+    """
+    p = game[i, F_CURRENT]
+    hands[i, p, kind] -= 1
+    bids[i, p, kind] += 1
+    seats[i, p, S_HAND_SIZE] -= 1
+    seats[i, p, S_BID_LEN] += 1
+    obs[i, offsets[O_HAND] + kind] = hands[i, p, kind] * scales[O_HAND]
+    obs[i, offsets[O_BID] + kind] = bids[i, p, kind] * scales[O_HAND]
+    mask[i, ADD + kind] = 1 if hands[i, p, kind] > 0 else 0
+    mask[i, COMMIT] = 1
+    mask[i, PASS] = 0
 
 
 @njit(cache=True, inline="always")
@@ -761,6 +797,9 @@ def step_kernel(actions, options, score_scale, tables, deck_cards, loot_fronts, 
                 history[i, moves] = action
             game[i, F_MOVES] = moves + 1
             game[i, F_SHOWN] = game[i, F_CURRENT]
+            if game[i, F_PHASE] == PHASE_BID and action < COMMIT:  # most moves: the same seat bids on
+                _add_to_bid(i, action, offsets, scales, game, seats, hands, bids, obs, mask)
+                continue
             _apply(i, action, options, tables, rng, game, seats, hands, bids, last_bids, discard, displayed, draw,
                    face_up, stacks, stack_len, terminated, truncated)  # fmt: skip
             _rewards(i, n, score_scale, before, tables, seats, displayed, rewards, terminated)
