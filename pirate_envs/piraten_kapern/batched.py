@@ -357,7 +357,7 @@ def _start_turn(i, n, target, max_turns, tables, deck_cards, rng, rolled, game, 
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _start_turns(i, due, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores,
                  final_left, deck, deck_counts, terminated, truncated):  # fmt: skip
     """Start turns while one is due (a turn may end on its first roll)."""
@@ -431,7 +431,7 @@ def _apply(i, action, n, target, max_turns, tables, deck_cards, rng, rolled, gam
             due = _bust(i, n, target, max_turns, tables, game, free, chest, scores, final_left, terminated, truncated)
         else:
             game[i, F_TURN_POINTS] = stop_points[card, _showing_row(i, free, chest, vector_id)]
-    if due:  # a call only when a turn ended: the call itself costs (its array arguments are reference-counted)
+    if due:  # a turn ended
         _start_turns(i, due, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores,
                      final_left, deck, deck_counts, terminated, truncated)  # fmt: skip
 
