@@ -35,9 +35,15 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
-from pirate_envs.core.batched import BatchBackend, SplitMix64Stream, check_constants, random_below
+from pirate_envs.core.batched import (
+    BatchBackend,
+    SplitMix64Stream,
+    check_constants,
+    inline_kernel,
+    kernel,
+    random_below,
+)
 from pirate_envs.lucky_pirate import actions as _actions
 from pirate_envs.lucky_pirate import cards as _cards
 from pirate_envs.lucky_pirate import engine as _engine
@@ -233,13 +239,13 @@ class StreamLuckyPirateEngine(LuckyPirateEngine):
 
 
 # ----------------------------------------------------------------------------- kernels: dealing
-@njit(cache=True, inline="always")
+@inline_kernel
 def _next_seat(seat, steps, n):
     """``(seat + steps) mod n``, non-negative for negative steps too."""
     return ((seat + steps) % n + n) % n
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _deal(i, dealer, params, deck_cards, scratch, rng, game, seats, hands, ups, downs, pile_counts, removed):
     """Shuffle and deal every card of game ``i`` starting left of ``dealer`` (as ``LuckyPirateEngine._deal``)."""
     n = params[P_N]
@@ -282,7 +288,7 @@ def _deal(i, dealer, params, deck_cards, scratch, rng, game, seats, hands, ups, 
     removed[i] = 0
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _start_game(i, dealer, n, game):
     """The player left of ``dealer`` starts; direction +1; the turn guard counts from zero."""
     game[i, F_DEALER] = dealer
@@ -291,7 +297,7 @@ def _start_game(i, dealer, n, game):
     game[i, F_TURNS] = 0
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _new_game(i, params, deck_cards, scratch, rng, start_state, game, seats, hands, ups, downs, pile_counts,
               removed, terminated, truncated):  # fmt: skip
     """Start a new episode in slot ``i`` (as ``LuckyPirateEngine.reset``)."""
@@ -313,7 +319,7 @@ def _new_game(i, params, deck_cards, scratch, rng, start_state, game, seats, han
 
 
 # ----------------------------------------------------------------------------- kernels: the turn flow
-@njit(cache=True, inline="always")
+@inline_kernel
 def _set_aside(i, params, deck_cards, scratch, rng, game, seats, hands, ups, downs, pile_counts, removed,
                truncated):  # fmt: skip
     """End the game unwon: truncate a one-game episode, else deal the next game (or hit the tournament limit)."""
@@ -333,7 +339,7 @@ def _set_aside(i, params, deck_cards, scratch, rng, game, seats, hands, ups, dow
     _start_game(i, dealer, params[P_N], game)
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _first_mates_stranded(i, n, game, hands, ups, downs, pile_counts):
     """Whether nobody can ever win (as ``LuckyPirateEngine.first_mates_stranded``, for rules that strand)."""
     if game[i, F_SETTING_UP] or pile_counts[i, CAPTAIN]:
@@ -361,7 +367,7 @@ def _first_mates_stranded(i, n, game, hands, ups, downs, pile_counts):
     return True
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _pick_up(i, p, n, game, seats, hands, pile_counts):
     """``p`` takes the pile into the hand; the next player starts a new pile."""
     for k in range(NUM_KINDS):
@@ -373,7 +379,7 @@ def _pick_up(i, p, n, game, seats, hands, pile_counts):
     game[i, F_CURRENT] = _next_seat(p, game[i, F_DIRECTION], n)
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _play(i, p, kind, count, params, tables, deck_cards, scratch, rng, game, seats, hands, ups, downs, pile,
           pile_counts, removed, terminated):  # fmt: skip
     """``p`` puts ``count`` cards of ``kind`` on the pile; whether a game was won (as ``LuckyPirateEngine._play``)."""
@@ -413,7 +419,7 @@ def _play(i, p, kind, count, params, tables, deck_cards, scratch, rng, game, sea
     return False
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _apply(i, action, params, tables, deck_cards, scratch, rng, game, seats, hands, ups, downs, pile, pile_counts,
            removed, terminated, truncated):  # fmt: skip
     """Apply the legal ``action`` of the player on turn in game ``i`` (as ``LuckyPirateEngine.apply``)."""
@@ -473,7 +479,7 @@ def _apply(i, action, params, tables, deck_cards, scratch, rng, game, seats, han
 
 
 # ----------------------------------------------------------------------------- kernels: outputs
-@njit(cache=True, inline="always")
+@inline_kernel
 def _observe(i, seat, params, offsets, scales, inv_deck, top_info, game, seats, hands, ups, downs, pile, removed,
              obs):  # fmt: skip
     """Write the observation vector of ``seat`` in game ``i`` (as ``observation.LuckyPirateEncoder``)."""
@@ -517,7 +523,7 @@ def _observe(i, seat, params, offsets, scales, inv_deck, top_info, game, seats, 
     vec[offsets[O_TO_PLAY] + (game[i, F_CURRENT] - seat) % n] = 1.0
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _write_mask(i, playable, game, seats, hands, ups, downs, mask):
     """Write the legal actions of the player on turn in game ``i`` (as ``LuckyPirateEngine.legal_mask``)."""
     row = mask[i]
@@ -548,7 +554,7 @@ def _write_mask(i, playable, game, seats, hands, ups, downs, mask):
         row[PICK_UP] = 1
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _rewards(i, n, wins_to_win, score_scale, before, seats, rewards, terminated):
     """Game ``i``'s rewards of this step: games won (score mode) or the terminal win rewards."""
     if score_scale > 0.0:
@@ -564,7 +570,7 @@ def _rewards(i, n, wins_to_win, score_scale, before, seats, rewards, terminated)
                 rewards[i, s] = 1.0 / winners if seats[i, s, S_WINS] >= wins_to_win else -1.0 / (n - winners)
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _output(i, params, offsets, scales, inv_deck, tables, game, seats, hands, ups, downs, pile, removed, obs, mask,
             shown):  # fmt: skip
     """Game ``i``'s observation, mask and shown seat (the last mover once over, else the player on turn)."""
@@ -577,12 +583,11 @@ def _output(i, params, offsets, scales, inv_deck, tables, game, seats, hands, up
     _write_mask(i, tables[0], game, seats, hands, ups, downs, mask)
 
 
-@njit(cache=True)
-def reset_kernel(params, score_scale, offsets, scales, inv_deck, tables, deck_cards, rng, start_state, game, seats,
-                 hands, ups, downs, pile, pile_counts, removed, history, obs, mask, shown, rewards, terminated,
-                 truncated):  # fmt: skip
+@kernel
+def reset_kernel(params, score_scale, offsets, scales, inv_deck, tables, deck_cards, scratch, before, rng, start_state,
+                 game, seats, hands, ups, downs, pile, pile_counts, removed, history, obs, mask, shown, rewards,
+                 terminated, truncated):  # fmt: skip
     """Start a new episode in every slot and write the outputs (the arguments of ``step_kernel``, less the actions)."""
-    scratch = np.empty(deck_cards.shape[0], dtype=np.int8)
     for i in range(game.shape[0]):
         rewards[i] = 0.0
         _new_game(i, params, deck_cards, scratch, rng, start_state, game, seats, hands, ups, downs, pile_counts,
@@ -591,17 +596,15 @@ def reset_kernel(params, score_scale, offsets, scales, inv_deck, tables, deck_ca
                 shown)  # fmt: skip
 
 
-@njit(cache=True)
-def step_kernel(actions, params, score_scale, offsets, scales, inv_deck, tables, deck_cards, rng, start_state, game,
-                seats, hands, ups, downs, pile, pile_counts, removed, history, obs, mask, shown, rewards, terminated,
-                truncated):  # fmt: skip
+@kernel
+def step_kernel(actions, params, score_scale, offsets, scales, inv_deck, tables, deck_cards, scratch, before, rng,
+                start_state, game, seats, hands, ups, downs, pile, pile_counts, removed, history, obs, mask, shown,
+                rewards, terminated, truncated):  # fmt: skip
     """Apply one (checked, legal) action per game; a game that ended on the last step starts anew instead.
 
     A negative action: the game waits (nothing of it changes; its rewards row is zero).
     """
     n = params[P_N]
-    scratch = np.empty(deck_cards.shape[0], dtype=np.int8)
-    before = np.zeros(n, dtype=np.int64)
     capacity = history.shape[1]
     for i in range(game.shape[0]):
         rewards[i] = 0.0
@@ -655,6 +658,8 @@ class LuckyPirateBatch(BatchBackend):
         self.tables = pile_tables(config.pile_rules)
         reference = LuckyPirateEngine(config)
         self.deck_cards = reference._deck.astype(np.int8)
+        self.scratch = np.empty(len(self.deck_cards), dtype=np.int8)  # the kernels' scratch: they allocate nothing
+        self.before = np.zeros(n, dtype=np.int64)
         strands = config.first_mate_only_on_captain and not config.first_mate_on_empty_pile
         first_dealer = -1 if config.first_dealer is None else config.first_dealer
         self.params = np.array(
@@ -678,8 +683,8 @@ class LuckyPirateBatch(BatchBackend):
 
     def kernel_args(self) -> tuple[Any, ...]:
         return (self.params, self.score_scale, self.offsets, self.scales, self.inv_deck, self.tables, self.deck_cards,
-                self.rng, self.start_state, self.game, self.seats, self.hands, self.ups, self.downs, self.pile,
-                self.pile_counts, self.removed, self.history)  # fmt: skip
+                self.scratch, self.before, self.rng, self.start_state, self.game, self.seats, self.hands, self.ups,
+                self.downs, self.pile, self.pile_counts, self.removed, self.history)  # fmt: skip
 
     def reference_engine(self, index: int) -> StreamLuckyPirateEngine:
         """A reference engine whose ``reset`` starts game ``index`` with its very dealers and deals."""

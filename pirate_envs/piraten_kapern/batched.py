@@ -29,9 +29,15 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
-from pirate_envs.core.batched import BatchBackend, SplitMix64Stream, check_constants, random_below
+from pirate_envs.core.batched import (
+    BatchBackend,
+    SplitMix64Stream,
+    check_constants,
+    inline_kernel,
+    kernel,
+    random_below,
+)
 from pirate_envs.core.observation import ObservationLayout
 from pirate_envs.piraten_kapern import actions as _actions
 from pirate_envs.piraten_kapern import engine as _engine
@@ -201,7 +207,7 @@ class StreamKapernEngine(KapernEngine):
 
 
 # ----------------------------------------------------------------------------- kernels: chance
-@njit(cache=True, inline="always")
+@inline_kernel
 def _roll(rng, i, n, rolled):
     """Roll ``n`` dice of game ``i`` into ``rolled`` (counts per face)."""
     rolled[:] = 0
@@ -209,7 +215,7 @@ def _roll(rng, i, n, rolled):
         rolled[random_below(rng, i, NUM_FACES)] += 1
 
 
-@njit(cache=True)
+@kernel
 def _shuffle_deck(i, rng, deck_cards, game, deck, deck_counts):
     """A full fresh fortune deck for game ``i``, shuffled as ``SplitMix64Stream.shuffle``."""
     size = deck_cards.shape[0]
@@ -227,7 +233,7 @@ def _shuffle_deck(i, rng, deck_cards, game, deck, deck_counts):
 
 
 # ----------------------------------------------------------------------------- kernels: the turn flow
-@njit(cache=True, inline="always")
+@inline_kernel
 def _showing_row(i, free, chest, vector_id):
     """The table row of the eight dice showing in game ``i``."""
     return vector_id[
@@ -240,7 +246,7 @@ def _showing_row(i, free, chest, vector_id):
     ]
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _finish_turn(i, own, others, n, target, max_turns, game, scores, final_left, terminated, truncated):
     """Score the turn, run the final round and the turn limit; whether the next turn is due."""
     player = game[i, F_CURRENT]
@@ -276,7 +282,7 @@ def _finish_turn(i, own, others, n, target, max_turns, game, scores, final_left,
     return True
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _end_island_turn(i, n, target, max_turns, tables, game, free, scores, final_left, terminated, truncated):
     """The opponents lose the Island penalty (none under Peace with a sabre showing)."""
     island_penalty = tables[4]
@@ -287,7 +293,7 @@ def _end_island_turn(i, n, target, max_turns, tables, game, free, scores, final_
     return _finish_turn(i, 0, -penalty, n, target, max_turns, game, scores, final_left, terminated, truncated)
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _end_turn(i, busted, n, target, max_turns, tables, game, free, chest, scores, final_left, terminated, truncated):
     """The player scores his dice (busted: the chest's dice with the Treasure Chest, else the bust points)."""
     vector_id, stop_points, bust_points, chest_points = tables[0], tables[1], tables[2], tables[3]
@@ -301,7 +307,7 @@ def _end_turn(i, busted, n, target, max_turns, tables, game, free, chest, scores
     return _finish_turn(i, points, 0, n, target, max_turns, game, scores, final_left, terminated, truncated)
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _bust(i, n, target, max_turns, tables, game, free, chest, scores, final_left, terminated, truncated):
     """Three or more skulls: the turn ends (After the Storm scores it as an Island turn)."""
     if game[i, F_CARD] == STORM:
@@ -311,7 +317,7 @@ def _bust(i, n, target, max_turns, tables, game, free, chest, scores, final_left
                      truncated)  # fmt: skip
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _check_island_over(i, new_skulls, n, target, max_turns, tables, game, free, scores, final_left, terminated,
                        truncated):  # fmt: skip
     """End the Island turn when a roll brings no skull, fewer than two dice are left, or no re-roll is allowed."""
@@ -322,7 +328,7 @@ def _check_island_over(i, new_skulls, n, target, max_turns, tables, game, free, 
     return False
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _start_turn(i, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores, final_left,
                 deck, deck_counts, terminated, truncated):  # fmt: skip
     """Draw a fortune card and make the first roll; whether the turn ended on it (the next one is due)."""
@@ -357,7 +363,7 @@ def _start_turn(i, n, target, max_turns, tables, deck_cards, rng, rolled, game, 
     return False
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _start_turns(i, due, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores,
                  final_left, deck, deck_counts, terminated, truncated):  # fmt: skip
     """Start turns while one is due (a turn may end on its first roll)."""
@@ -366,7 +372,7 @@ def _start_turns(i, due, n, target, max_turns, tables, deck_cards, rng, rolled, 
                           final_left, deck, deck_counts, terminated, truncated)  # fmt: skip
 
 
-@njit(cache=True)
+@kernel
 def _new_game(i, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores, final_left,
               deck, deck_counts, start_state, terminated, truncated):  # fmt: skip
     """Start a new game ``i`` (as ``KapernEngine.reset``): shuffle, then the first turns."""
@@ -387,7 +393,7 @@ def _new_game(i, n, target, max_turns, tables, deck_cards, rng, rolled, game, fr
                  final_left, deck, deck_counts, terminated, truncated)  # fmt: skip
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _apply(i, action, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores, final_left,
            deck, deck_counts, terminated, truncated):  # fmt: skip
     """Apply the legal ``action`` of the player on turn in game ``i`` (as ``KapernEngine.apply``)."""
@@ -437,7 +443,7 @@ def _apply(i, action, n, target, max_turns, tables, deck_cards, rng, rolled, gam
 
 
 # ----------------------------------------------------------------------------- kernels: outputs
-@njit(cache=True, inline="always")
+@inline_kernel
 def _observe(i, seat, n, target, offsets, card_skulls, game, free, chest, scores, final_left, deck_counts, obs):
     """Write the observation vector of ``seat`` in game ``i`` (as ``observation.KapernEncoder``, either layout)."""
     vec = obs[i]
@@ -469,7 +475,7 @@ def _observe(i, seat, n, target, offsets, card_skulls, game, free, chest, scores
         vec[offsets[O_DECK] + c] = deck_counts[i, c] / DECK_SCALE_K
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _write_mask(i, reroll_index, game, free, chest, mask):
     """Write the legal actions of the player on turn in game ``i`` (as ``KapernEngine.legal_mask``)."""
     row = mask[i]
@@ -498,7 +504,7 @@ def _write_mask(i, reroll_index, game, free, chest, mask):
             row[CHEST_TAKE_OFFSET + f] = 1 if chest[i, f] > 0 else 0
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _rewards(i, n, score_scale, before, scores, rewards, terminated):
     """Game ``i``'s rewards of this step: score changes (score mode) or the terminal win rewards."""
     if score_scale > 0.0:
@@ -517,7 +523,7 @@ def _rewards(i, n, score_scale, before, scores, rewards, terminated):
                 rewards[i, s] = 1.0 / winners if scores[i, s] == best else -1.0 / (n - winners)
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _output(i, n, target, offsets, tables, game, free, chest, scores, final_left, deck_counts, obs, mask, shown):
     """Game ``i``'s observation, mask and shown seat (the last mover once over, else the player on turn)."""
     seat = game[i, F_CURRENT]
@@ -536,16 +542,15 @@ if (ROLLS_SCALE_K, POINTS_SCALE_K, DECK_SCALE_K) != (ROLLS_SCALE, POINTS_SCALE, 
     raise RuntimeError("the batched Kapern kernels are out of date with the observation scales")
 
 
-@njit(cache=True)
+@kernel
 def reset_kernel(n, target, max_turns, score_scale, offsets, tables, deck_cards, rng, game, free, chest, scores,
-                 final_left, deck, deck_counts, start_state, history, obs, mask, shown, rewards, terminated,
-                 truncated):  # fmt: skip
+                 final_left, deck, deck_counts, start_state, rolled, before, history, obs, mask, shown, rewards,
+                 terminated, truncated):  # fmt: skip
     """Start a new game in every slot and write the outputs (rewards: the score changes of turns ended in it).
 
     Takes the arguments of ``step_kernel``, less the actions.
     """
-    rolled = np.zeros(NUM_FACES, dtype=np.int64)
-    before = np.zeros(n, dtype=np.int64)
+    before[:] = 0
     for i in range(game.shape[0]):
         rewards[i] = 0.0
         _new_game(i, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores, final_left,
@@ -554,16 +559,15 @@ def reset_kernel(n, target, max_turns, score_scale, offsets, tables, deck_cards,
         _output(i, n, target, offsets, tables, game, free, chest, scores, final_left, deck_counts, obs, mask, shown)
 
 
-@njit(cache=True)
+@kernel
 def step_kernel(actions, n, target, max_turns, score_scale, offsets, tables, deck_cards, rng, game, free, chest,
-                scores, final_left, deck, deck_counts, start_state, history, obs, mask, shown, rewards, terminated,
-                truncated):  # fmt: skip
+                scores, final_left, deck, deck_counts, start_state, rolled, before, history, obs, mask, shown, rewards,
+                terminated, truncated):  # fmt: skip
     """Apply one (checked, legal) action per game; a game that ended on the last step starts anew instead.
 
     A negative action: the game waits (nothing of it changes; its rewards row is zero).
     """
-    rolled = np.zeros(NUM_FACES, dtype=np.int64)
-    before = np.zeros(n, dtype=np.int64)
+    before[:] = 0
     capacity = history.shape[1]
     for i in range(game.shape[0]):
         rewards[i] = 0.0
@@ -621,12 +625,14 @@ class KapernBatch(BatchBackend):
         self.deck = np.zeros((num, len(self.deck_cards)), dtype=np.int8)
         self.deck_counts = np.zeros((num, NUM_CARDS), dtype=np.int8)
         self.history = np.zeros((num, self.HISTORY_SIZE), dtype=np.int16)
+        self.rolled = np.zeros(NUM_FACES, dtype=np.int64)  # the kernels' scratch: they allocate nothing
+        self.before = np.zeros(n, dtype=np.int64)
 
     def kernel_args(self) -> tuple[Any, ...]:
         config = self.config
         return (self.num_players, config.target_score, config.max_turns, self.score_scale, self.offsets, self.tables,
                 self.deck_cards, self.rng, self.game, self.free, self.chest, self.scores, self.final_left, self.deck,
-                self.deck_counts, self.start_state, self.history)  # fmt: skip
+                self.deck_counts, self.start_state, self.rolled, self.before, self.history)  # fmt: skip
 
     def reference_engine(self, index: int) -> StreamKapernEngine:
         """A reference engine whose ``reset`` starts game ``index`` with its very cards and dice."""

@@ -32,9 +32,15 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
-from pirate_envs.core.batched import BatchBackend, SplitMix64Stream, check_constants, random_below
+from pirate_envs.core.batched import (
+    BatchBackend,
+    SplitMix64Stream,
+    check_constants,
+    inline_kernel,
+    kernel,
+    random_below,
+)
 from pirate_envs.piratenpoker import actions as _actions
 from pirate_envs.piratenpoker import cards as _cards
 from pirate_envs.piratenpoker.engine import (
@@ -97,6 +103,9 @@ _EXPECTED = {
     ),
 }
 check_constants("Piratenpoker", _EXPECTED)
+#: Entries of the scoring helpers' scratch ``work``: the rank keys of every seat, or one key per
+#: seat followed by a bid's histogram of card values.
+WORK_SIZE = max(MAX_PLAYERS * (1 + NUM_KINDS), MAX_PLAYERS + _DIGIT)
 
 # Per-game scalar fields: columns of the ``game`` array.
 (
@@ -243,7 +252,7 @@ class StreamPiratenpokerEngine(PiratenpokerEngine):
 
 
 # ----------------------------------------------------------------------------- kernels: chance
-@njit(cache=True, inline="always")
+@inline_kernel
 def _shuffle(rng, i, items, length):
     """Shuffle ``items[:length]`` in place from game ``i``'s stream (as ``SplitMix64Stream.shuffle``)."""
     for j in range(length - 1, 0, -1):
@@ -253,7 +262,7 @@ def _shuffle(rng, i, items, length):
         items[r] = item
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _draw_card(i, rng, game, draw, discard):
     """The top card of game ``i``'s draw pile, first refilled from the shuffled discard if empty; -1: none."""
     length = game[i, F_DRAW_LEN]
@@ -272,32 +281,38 @@ def _draw_card(i, rng, game, draw, discard):
 
 
 # ----------------------------------------------------------------------------- kernels: scoring
-@njit(cache=True, inline="always")
+@inline_kernel
 def _final_score(i, s, tables, displayed):
     """Seat ``s``'s total of displayed loot with the set bonuses (as ``rules.final_score``)."""
     total = 0
     sharks = 0
-    fronts = np.zeros(NUM_FRONTS, dtype=np.int64)
+    front_0 = front_1 = front_2 = front_3 = 0  # loot cards per front group (NUM_FRONTS = 4)
     for k in range(NUM_KINDS):
         count = displayed[i, s, k]
         if count:
             total += tables[T_POINTS, k] * count
+            group = tables[T_FRONT_GROUP, k]
             if tables[T_SHARK, k]:
                 sharks += count
-            elif tables[T_FRONT_GROUP, k] >= 0:
-                fronts[tables[T_FRONT_GROUP, k]] += count
-    sets = sharks // SET_SIZE
-    for f in range(NUM_FRONTS):
-        sets += fronts[f] // SET_SIZE
+            elif group == 0:
+                front_0 += count
+            elif group == 1:
+                front_1 += count
+            elif group == 2:
+                front_2 += count
+            elif group == 3:
+                front_3 += count
+    sets = (sharks // SET_SIZE + front_0 // SET_SIZE + front_1 // SET_SIZE + front_2 // SET_SIZE
+            + front_3 // SET_SIZE)  # fmt: skip
     return total + SET_BONUS * sets
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _rescore(i, s, tables, seats, displayed):
     seats[i, s, S_SCORE] = _final_score(i, s, tables, displayed)
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _rank_keys(i, n, tables, seats, displayed, keys):
     """``keys[s]``: the final score, then how many loot cards of each point value, highest first."""
     keys[:] = 0
@@ -307,7 +322,7 @@ def _rank_keys(i, n, tables, seats, displayed, keys):
             keys[s, 1 + tables[T_POINT_RANK, k]] += displayed[i, s, k]
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _key_compare(keys, a, b):
     """-1, 0 or 1 as seat ``a``'s rank key is below, equal to or above seat ``b``'s (lexicographic)."""
     for j in range(keys.shape[1]):
@@ -316,10 +331,10 @@ def _key_compare(keys, a, b):
     return 0
 
 
-@njit(cache=True, inline="always")
-def _win_rewards(i, n, tables, seats, displayed, rewards):
+@inline_kernel
+def _win_rewards(i, n, tables, work, seats, displayed, rewards):
     """The terminal zero-sum rewards from the final ranking (as ``rules.final_winners`` and ``win_rewards``)."""
-    keys = np.zeros((n, 1 + NUM_KINDS), dtype=np.int64)
+    keys = work[: n * (1 + NUM_KINDS)].reshape((n, 1 + NUM_KINDS))
     _rank_keys(i, n, tables, seats, displayed, keys)
     best = 0
     for s in range(1, n):
@@ -335,10 +350,11 @@ def _win_rewards(i, n, tables, seats, displayed, rewards):
 
 
 # ----------------------------------------------------------------------------- kernels: the game flow
-@njit(cache=True, inline="always")
-def _bid_key(i, s, doubled, tables, bids):
+@inline_kernel
+def _bid_key(i, s, doubled, tables, work, bids):
     """A bid's strength as one integer ordered as ``rules.bid_strength``: the total, then the values high to low."""
-    histogram = np.zeros(_DIGIT, dtype=np.int64)
+    histogram = work[MAX_PLAYERS : MAX_PLAYERS + _DIGIT]  # after _bid_winner's keys
+    histogram[:] = 0
     total = 0
     for k in range(NUM_KINDS):
         count = bids[i, s, k]
@@ -359,12 +375,12 @@ def _bid_key(i, s, doubled, tables, bids):
     return key
 
 
-@njit(cache=True, inline="always")
-def _bid_winner(i, n, doubled, pass_can_win, tables, seats, bids):
+@inline_kernel
+def _bid_winner(i, n, doubled, pass_can_win, tables, work, seats, bids):
     """The round's winner (as ``rules.bid_winner``): the best bid no other bid equals; -1 if none."""
-    keys = np.empty(n, dtype=np.int64)
+    keys = work[:n]
     for s in range(n):
-        keys[s] = _bid_key(i, s, doubled, tables, bids)
+        keys[s] = _bid_key(i, s, doubled, tables, work, bids)
     best = -1
     for s in range(n):
         unique = True
@@ -376,7 +392,7 @@ def _bid_winner(i, n, doubled, pass_can_win, tables, seats, bids):
     return best
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _has_choice(i, s, options, seats):
     """Whether seat ``s`` has a choice at his turn to bid (else he bids nothing)."""
     if options[C_PASS_SITS_OUT]:
@@ -384,15 +400,15 @@ def _has_choice(i, s, options, seats):
     return seats[i, s, S_HAND_SIZE] > 0 or seats[i, s, S_PASS_AVAILABLE] != 0
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _put_under_stack(i, colour, face_up, stacks, stack_len):
     stacks[i, colour, stack_len[i, colour]] = face_up[i, colour]
     stack_len[i, colour] += 1
     face_up[i, colour] = -1
 
 
-@njit(cache=True, inline="always")
-def _reveal(i, n, options, tables, game, seats, bids, last_bids, discard, displayed, face_up, stacks, stack_len):
+@inline_kernel
+def _reveal(i, n, options, tables, work, game, seats, bids, last_bids, discard, displayed, face_up, stacks, stack_len):
     """Reveal every bid and act on the winner (as ``PiratenpokerEngine._reveal``); whether a new game is due."""
     rnd = game[i, F_ROUND]
     doubled = -1
@@ -400,7 +416,7 @@ def _reveal(i, n, options, tables, game, seats, bids, last_bids, discard, displa
         for c in range(NUM_COLOURS - 1, -1, -1):
             if face_up[i, c] >= 0:
                 doubled = c
-    winner = _bid_winner(i, n, doubled, options[C_PASS_CAN_WIN], tables, seats, bids)
+    winner = _bid_winner(i, n, doubled, options[C_PASS_CAN_WIN], tables, work, seats, bids)
     for s in range(n):
         for k in range(NUM_KINDS):
             count = bids[i, s, k]
@@ -432,8 +448,8 @@ def _reveal(i, n, options, tables, game, seats, bids, last_bids, discard, displa
     return False
 
 
-@njit(cache=True, inline="always")
-def _advance(i, todo, seat, options, tables, rng, game, seats, hands, bids, last_bids, discard, displayed, draw,
+@inline_kernel
+def _advance(i, todo, seat, options, tables, work, rng, game, seats, hands, bids, last_bids, discard, displayed, draw,
              face_up, stacks, stack_len, terminated, truncated):  # fmt: skip
     """Run the game flow from ``todo`` (a new game, a new round, or the next bidder from ``seat``) to a decision."""
     n = options[C_PLAYERS]
@@ -478,13 +494,13 @@ def _advance(i, todo, seat, options, tables, rng, game, seats, hands, bids, last
                 game[i, F_CURRENT] = s
                 return
             seats[i, s, S_COMMITTED] = 1
-        if not _reveal(i, n, options, tables, game, seats, bids, last_bids, discard, displayed, face_up, stacks,
+        if not _reveal(i, n, options, tables, work, game, seats, bids, last_bids, discard, displayed, face_up, stacks,
                        stack_len):  # fmt: skip
             return
         todo = DO_START_GAME
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _offer_gift(i, options, tables, game, displayed):
     """Round 2: the winner may give a negative card while he holds one and has gifts left; whether he may."""
     game[i, F_PENDING] = -1
@@ -498,16 +514,16 @@ def _offer_gift(i, options, tables, game, displayed):
     return False
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _give(i, kind, to_self, game):
     game[i, F_PENDING] = kind
     game[i, F_MAY_SELF] = to_self
     game[i, F_PHASE] = PHASE_RECIPIENT
 
 
-@njit(cache=True, inline="always")
-def _apply(i, action, options, tables, rng, game, seats, hands, bids, last_bids, discard, displayed, draw, face_up,
-           stacks, stack_len, terminated, truncated):  # fmt: skip
+@inline_kernel
+def _apply(i, action, options, tables, work, rng, game, seats, hands, bids, last_bids, discard, displayed, draw,
+           face_up, stacks, stack_len, terminated, truncated):  # fmt: skip
     """Apply the legal ``action`` of the seat on turn in game ``i`` (as ``PiratenpokerEngine.apply``).
 
     Every action but a card added to a bid, which ``_add_to_bid`` applies with its outputs.
@@ -520,7 +536,7 @@ def _apply(i, action, options, tables, rng, game, seats, hands, bids, last_bids,
             seats[i, p, S_PASS_AVAILABLE] = 0
             seats[i, p, S_PASSED] = 1
         seats[i, p, S_COMMITTED] = 1
-        _advance(i, DO_NEXT_BIDDER, p + 1, options, tables, rng, game, seats, hands, bids, last_bids, discard,
+        _advance(i, DO_NEXT_BIDDER, p + 1, options, tables, work, rng, game, seats, hands, bids, last_bids, discard,
                  displayed, draw, face_up, stacks, stack_len, terminated, truncated)  # fmt: skip
         return
     chooser = game[i, F_CHOOSER]
@@ -561,12 +577,12 @@ def _apply(i, action, options, tables, rng, game, seats, hands, bids, last_bids,
     if next_round:  # as _next_round
         game[i, F_PENDING] = -1
         game[i, F_ROUND] += 1
-        _advance(i, DO_START_ROUND, 0, options, tables, rng, game, seats, hands, bids, last_bids, discard,
+        _advance(i, DO_START_ROUND, 0, options, tables, work, rng, game, seats, hands, bids, last_bids, discard,
                  displayed, draw, face_up, stacks, stack_len, terminated, truncated)  # fmt: skip
 
 
-@njit(cache=True, inline="always")
-def _new_game(i, options, tables, deck_cards, loot_fronts, rng, start_state, game, seats, hands, bids, last_bids,
+@inline_kernel
+def _new_game(i, options, tables, work, deck_cards, loot_fronts, rng, start_state, game, seats, hands, bids, last_bids,
               discard, displayed, draw, face_up, stacks, stack_len, terminated, truncated):  # fmt: skip
     """Start a new game ``i`` (as ``PiratenpokerEngine.reset``): shuffle and deal, shuffle the loot, first game."""
     start_state[i] = rng[i]
@@ -602,12 +618,12 @@ def _new_game(i, options, tables, deck_cards, loot_fronts, rng, start_state, gam
             stacks[i, c, j] = loot_fronts[j]
         _shuffle(rng, i, stacks[i, c], size)
         stack_len[i, c] = size
-    _advance(i, DO_START_GAME, 0, options, tables, rng, game, seats, hands, bids, last_bids, discard, displayed,
+    _advance(i, DO_START_GAME, 0, options, tables, work, rng, game, seats, hands, bids, last_bids, discard, displayed,
              draw, face_up, stacks, stack_len, terminated, truncated)  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- kernels: outputs
-@njit(cache=True, inline="always")
+@inline_kernel
 def _observe(i, seat, options, offsets, scales, game, seats, hands, bids, last_bids, discard, displayed, face_up,
              stacks, stack_len, obs):  # fmt: skip
     """Write the observation vector of ``seat`` in game ``i`` (as ``observation.Encoder``).
@@ -681,7 +697,7 @@ def _observe(i, seat, options, offsets, scales, game, seats, hands, bids, last_b
             vec[o_present + row] = 1.0
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _write_mask(i, options, tables, game, seats, hands, displayed, face_up, mask):
     """Write the legal actions of the seat on turn in game ``i`` (as ``PiratenpokerEngine.legal_mask``)."""
     row = mask[i]
@@ -712,17 +728,17 @@ def _write_mask(i, options, tables, game, seats, hands, displayed, face_up, mask
         row[RECIPIENT] = game[i, F_MAY_SELF]
 
 
-@njit(cache=True, inline="always")
-def _rewards(i, n, score_scale, before, tables, seats, displayed, rewards, terminated):
+@inline_kernel
+def _rewards(i, n, score_scale, before, tables, work, seats, displayed, rewards, terminated):
     """Game ``i``'s rewards of this step: score changes (score mode) or the terminal win rewards."""
     if score_scale > 0.0:
         for s in range(n):
             rewards[i, s] = (seats[i, s, S_SCORE] - before[s]) * score_scale
     elif terminated[i]:
-        _win_rewards(i, n, tables, seats, displayed, rewards)
+        _win_rewards(i, n, tables, work, seats, displayed, rewards)
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _add_to_bid(i, kind, offsets, scales, game, seats, hands, bids, obs, mask):
     """Bid one card of ``kind`` from the hand of the seat on turn, and update the outputs in place.
 
@@ -742,7 +758,7 @@ def _add_to_bid(i, kind, offsets, scales, game, seats, hands, bids, obs, mask):
     mask[i, PASS] = 0
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _output(i, options, tables, offsets, scales, game, seats, hands, bids, last_bids, discard, displayed, face_up,
             stacks, stack_len, obs, mask, shown):  # fmt: skip
     """Game ``i``'s observation, mask and shown seat (the last mover once over, else the seat on turn)."""
@@ -756,29 +772,28 @@ def _output(i, options, tables, offsets, scales, game, seats, hands, bids, last_
 
 
 # ----------------------------------------------------------------------------- batch kernels
-@njit(cache=True)
-def reset_kernel(options, score_scale, tables, deck_cards, loot_fronts, offsets, scales, rng, start_state, game,
-                 seats, hands, bids, last_bids, discard, displayed, draw, face_up, stacks, stack_len, history, obs,
-                 mask, shown, rewards, terminated, truncated):  # fmt: skip
+@kernel
+def reset_kernel(options, score_scale, tables, deck_cards, loot_fronts, offsets, scales, rng, start_state, before,
+                 work, game, seats, hands, bids, last_bids, discard, displayed, draw, face_up, stacks, stack_len,
+                 history, obs, mask, shown, rewards, terminated, truncated):  # fmt: skip
     """Start a new game in every slot and write the outputs (the arguments of ``step_kernel``, less the actions)."""
     for i in range(game.shape[0]):
         rewards[i] = 0.0
-        _new_game(i, options, tables, deck_cards, loot_fronts, rng, start_state, game, seats, hands, bids,
+        _new_game(i, options, tables, work, deck_cards, loot_fronts, rng, start_state, game, seats, hands, bids,
                   last_bids, discard, displayed, draw, face_up, stacks, stack_len, terminated, truncated)  # fmt: skip
         _output(i, options, tables, offsets, scales, game, seats, hands, bids, last_bids, discard, displayed,
                 face_up, stacks, stack_len, obs, mask, shown)  # fmt: skip
 
 
-@njit(cache=True)
+@kernel
 def step_kernel(actions, options, score_scale, tables, deck_cards, loot_fronts, offsets, scales, rng, start_state,
-                game, seats, hands, bids, last_bids, discard, displayed, draw, face_up, stacks, stack_len, history,
-                obs, mask, shown, rewards, terminated, truncated):  # fmt: skip
+                before, work, game, seats, hands, bids, last_bids, discard, displayed, draw, face_up, stacks, stack_len,
+                history, obs, mask, shown, rewards, terminated, truncated):  # fmt: skip
     """Apply one (checked, legal) action per game; a game that ended on the last step starts anew instead.
 
     A negative action: the game waits (nothing of it changes; its rewards row is zero).
     """
     n = options[C_PLAYERS]
-    before = np.zeros(n, dtype=np.int64)
     capacity = history.shape[1]
     for i in range(game.shape[0]):
         rewards[i] = 0.0
@@ -786,7 +801,7 @@ def step_kernel(actions, options, score_scale, tables, deck_cards, loot_fronts, 
         if action < 0:  # waits
             continue
         if terminated[i] or truncated[i]:
-            _new_game(i, options, tables, deck_cards, loot_fronts, rng, start_state, game, seats, hands, bids,
+            _new_game(i, options, tables, work, deck_cards, loot_fronts, rng, start_state, game, seats, hands, bids,
                       last_bids, discard, displayed, draw, face_up, stacks, stack_len, terminated,
                       truncated)  # fmt: skip
         else:
@@ -800,9 +815,9 @@ def step_kernel(actions, options, score_scale, tables, deck_cards, loot_fronts, 
             if game[i, F_PHASE] == PHASE_BID and action < COMMIT:  # most moves: the same seat bids on
                 _add_to_bid(i, action, offsets, scales, game, seats, hands, bids, obs, mask)
                 continue
-            _apply(i, action, options, tables, rng, game, seats, hands, bids, last_bids, discard, displayed, draw,
+            _apply(i, action, options, tables, work, rng, game, seats, hands, bids, last_bids, discard, displayed, draw,
                    face_up, stacks, stack_len, terminated, truncated)  # fmt: skip
-            _rewards(i, n, score_scale, before, tables, seats, displayed, rewards, terminated)
+            _rewards(i, n, score_scale, before, tables, work, seats, displayed, rewards, terminated)
         _output(i, options, tables, offsets, scales, game, seats, hands, bids, last_bids, discard, displayed,
                 face_up, stacks, stack_len, obs, mask, shown)  # fmt: skip
 
@@ -861,12 +876,16 @@ class PiratenpokerBatch(BatchBackend):
         self.stacks = np.zeros((num, NUM_COLOURS, loot), dtype=np.int8)
         self.stack_len = np.zeros((num, NUM_COLOURS), dtype=np.int64)
         self.history = np.zeros((num, self.HISTORY_SIZE), dtype=np.int8)
+        # the kernels' scratch (they allocate nothing): the scores before a step, and the rank keys and
+        # bid histograms of the scoring helpers
+        self.before = np.zeros(n, dtype=np.int64)
+        self.work = np.zeros(WORK_SIZE, dtype=np.int64)
 
     def kernel_args(self) -> tuple[Any, ...]:
         return (self.options, self.score_scale, self.tables, self.deck_cards, self.loot_fronts, self.offsets,
-                self.scales, self.rng, self.start_state, self.game, self.seats, self.hands, self.bids, self.last_bids,
-                self.discard, self.displayed, self.draw, self.face_up, self.stacks, self.stack_len,
-                self.history)  # fmt: skip
+                self.scales, self.rng, self.start_state, self.before, self.work, self.game, self.seats, self.hands,
+                self.bids, self.last_bids, self.discard, self.displayed, self.draw, self.face_up, self.stacks,
+                self.stack_len, self.history)  # fmt: skip
 
     def reference_engine(self, index: int) -> StreamPiratenpokerEngine:
         """A reference engine whose ``reset`` starts game ``index`` with its very cards and loot."""

@@ -28,9 +28,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
-from pirate_envs.core.batched import BatchBackend, check_constants, random_below
+from pirate_envs.core.batched import BatchBackend, check_constants, inline_kernel, kernel, random_below
 from pirate_envs.skull_king import actions as _actions
 from pirate_envs.skull_king import cards as _cards
 from pirate_envs.skull_king import rules as _rules
@@ -140,7 +139,7 @@ O_SEAT_PRESENT = len(_OFFSET_PIECES)
 
 
 # ----------------------------------------------------------------------------- rules (mirroring rules.py)
-@njit(cache=True, inline="always")
+@inline_kernel
 def _highest_of_suit(trick: np.ndarray, length: int, suit: int) -> int:
     """Index of the highest card of ``suit`` in ``trick[:length]``, or -1 if it holds none."""
     best = -1
@@ -153,7 +152,7 @@ def _highest_of_suit(trick: np.ndarray, length: int, suit: int) -> int:
     return best
 
 
-@njit(cache=True)
+@kernel
 def trick_winner_kernel(trick: np.ndarray, length: int, led: int) -> int:
     """Index in play order of the winning token of ``trick[:length]`` (as ``rules.winner_of_tokens``)."""
     king = -1
@@ -181,7 +180,7 @@ def trick_winner_kernel(trick: np.ndarray, length: int, led: int) -> int:
     return 0
 
 
-@njit(cache=True)
+@kernel
 def trick_bonus_kernel(trick: np.ndarray, length: int) -> int:
     """The bonus earned by the winner of ``trick[:length]`` (as ``rules.bonus_of_tokens``)."""
     king = False
@@ -202,7 +201,7 @@ def trick_bonus_kernel(trick: np.ndarray, length: int) -> int:
     return PIRATE_CAUGHT_BONUS * pirates
 
 
-@njit(cache=True)
+@kernel
 def hand_score_kernel(bid: int, tricks: int, hand_number: int, bonus: int) -> int:
     """One seat's score for a hand (as ``rules.hand_score``, without its argument checks)."""
     if bid == 0:
@@ -214,7 +213,7 @@ def hand_score_kernel(bid: int, tricks: int, hand_number: int, bonus: int) -> in
 
 
 # ----------------------------------------------------------------------------- game transitions
-@njit(cache=True, inline="always")
+@inline_kernel
 def _start_hand(i, k, n, first_dealer, game, seats, hands, played, voids, deals):
     """Deal hand ``k`` of game ``i`` from its pre-dealt cards and ask for bids left of the dealer."""
     game[i, F_HAND] = k
@@ -238,11 +237,12 @@ def _start_hand(i, k, n, first_dealer, game, seats, hands, played, voids, deals)
             hands[i, s, deals[i, k - 1, s * k + j]] += 1
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _new_game(i, n, num_hands, first_dealer, deck, scratch, rng, game, seats, hands, played, voids, deals):
     """Deal every hand of a new game ``i`` (partial Fisher-Yates shuffles of the deck) and start hand 1."""
     for k in range(1, num_hands + 1):
-        scratch[:] = deck
+        for j in range(DECK_SIZE):
+            scratch[j] = deck[j]
         for j in range(n * k):
             r = j + random_below(rng, i, DECK_SIZE - j)
             card = scratch[r]
@@ -256,7 +256,7 @@ def _new_game(i, n, num_hands, first_dealer, deck, scratch, rng, game, seats, ha
     _start_hand(i, 1, n, first_dealer, game, seats, hands, played, voids, deals)
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _settle_hand(i, n, num_hands, first_dealer, score_scale, game, seats, hands, played, voids, deals, rewards):
     """Score the hand; deal the next one or end the game. Returns whether the game ended."""
     k = game[i, F_HAND]
@@ -283,7 +283,7 @@ def _settle_hand(i, n, num_hands, first_dealer, score_scale, game, seats, hands,
     return True
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _apply(
     i, action, n, num_hands, first_dealer, score_scale, game, seats, hands, played, trick, voids, deals, rewards
 ):
@@ -328,7 +328,7 @@ def _apply(
 
 
 # ----------------------------------------------------------------------------- observation and mask
-@njit(cache=True, inline="always")
+@inline_kernel
 def _observe(i, seat, n, num_hands, offsets, scales, game, seats, hands, played, trick, voids, obs):
     """Write the observation vector of ``seat`` in game ``i`` (as ``observation.Encoder``, in either table layout)."""
     vec = obs[i]
@@ -371,7 +371,7 @@ def _observe(i, seat, n, num_hands, offsets, scales, game, seats, hands, played,
             vec[offsets[O_BIDS] + row * (MAX_BID + 1) + bid] = 1.0
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _write_mask(i, game, hands, mask):
     """Write the legal actions of the seat on turn in game ``i`` (as ``SkullKingEngine.legal_mask``)."""
     row = mask[i]
@@ -397,7 +397,7 @@ def _write_mask(i, game, hands, mask):
                 row[CARD_OFFSET + token] = 1
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _output(i, n, num_hands, offsets, scales, game, seats, hands, played, trick, voids, obs, mask, shown):
     """Write game ``i``'s observation, mask and shown seat (the actor after the end, else the seat on turn)."""
     seat = game[i, F_SHOWN] if game[i, F_PHASE] == PHASE_DONE else game[i, F_CURRENT]
@@ -407,13 +407,12 @@ def _output(i, n, num_hands, offsets, scales, game, seats, hands, played, trick,
 
 
 # ----------------------------------------------------------------------------- batch kernels
-@njit(cache=True)
+@kernel
 def reset_kernel(
-    n, num_hands, first_dealer, score_scale, offsets, scales, deck, rng, game, seats, hands, played, trick, voids,
-    deals, history, obs, mask, shown, rewards, terminated, truncated,
+    n, num_hands, first_dealer, score_scale, offsets, scales, deck, scratch, rng, game, seats, hands, played, trick,
+    voids, deals, history, obs, mask, shown, rewards, terminated, truncated,
 ):  # fmt: skip
     """Start a new game in every slot and write the outputs (the arguments of ``step_kernel``, less the actions)."""
-    scratch = np.empty(DECK_SIZE, dtype=np.int8)
     for i in range(game.shape[0]):
         _new_game(i, n, num_hands, first_dealer, deck, scratch, rng, game, seats, hands, played, voids, deals)
         rewards[i] = 0.0
@@ -421,16 +420,15 @@ def reset_kernel(
         _output(i, n, num_hands, offsets, scales, game, seats, hands, played, trick, voids, obs, mask, shown)
 
 
-@njit(cache=True)
+@kernel
 def step_kernel(
-    actions, n, num_hands, first_dealer, score_scale, offsets, scales, deck, rng, game, seats, hands, played,
-    trick, voids, deals, history, obs, mask, shown, rewards, terminated, truncated,
+    actions, n, num_hands, first_dealer, score_scale, offsets, scales, deck, scratch, rng, game, seats, hands,
+    played, trick, voids, deals, history, obs, mask, shown, rewards, terminated, truncated,
 ):  # fmt: skip
     """Apply one (checked, legal) action per game; a game that ended on the last step starts anew instead.
 
     A negative action: the game waits (nothing of it changes; its rewards row is zero).
     """
-    scratch = np.empty(DECK_SIZE, dtype=np.int8)
     for i in range(game.shape[0]):
         rewards[i] = 0.0
         action = actions[i]
@@ -469,6 +467,7 @@ class SkullKingBatch(BatchBackend):
         num, n, h = self.num_envs, self.num_players, self.config.num_hands
         self.scales = np.array([SCORE_OBS_SCALE, TRICKS_OBS_SCALE], dtype=np.float64)
         self.deck = _cards.DECK.astype(np.int8)
+        self.scratch = np.empty(DECK_SIZE, dtype=np.int8)  # the kernels' scratch: they allocate nothing
         self.game = np.zeros((num, NUM_FIELDS), dtype=np.int32)
         self.seats = np.zeros((num, n, NUM_SEAT_FIELDS), dtype=np.int32)
         self.hands = np.zeros((num, n, NUM_KINDS), dtype=np.int8)
@@ -482,8 +481,8 @@ class SkullKingBatch(BatchBackend):
 
     def kernel_args(self) -> tuple[Any, ...]:
         return (self.num_players, self.config.num_hands, self.config.first_dealer, self.score_scale, self.offsets,
-                self.scales, self.deck, self.rng, self.game, self.seats, self.hands, self.played, self.trick,
-                self.voids, self.deals, self.history)  # fmt: skip
+                self.scales, self.deck, self.scratch, self.rng, self.game, self.seats, self.hands, self.played,
+                self.trick, self.voids, self.deals, self.history)  # fmt: skip
 
     def reset_options(self, index: int) -> dict[str, Any]:
         """Reset options that make the reference engine deal game ``index``'s cards: ``{"deals": ...}``."""

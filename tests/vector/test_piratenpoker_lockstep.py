@@ -142,7 +142,8 @@ def test_bid_keys_order_bids_as_the_rules() -> None:
         for seat, bid in enumerate(pair):
             for name in bid:
                 bids[0, seat, POKER_NAMES.index(name)] += 1
-        keys = [batched._bid_key(0, seat, doubled, tables, bids) for seat in range(2)]
+        work = np.zeros(batched.WORK_SIZE, dtype=np.int64)
+        keys = [batched._bid_key(0, seat, doubled, tables, work, bids) for seat in range(2)]
         strengths = [bid_strength(bid, None if doubled < 0 else COLOURS[doubled]) for bid in pair]
         assert (keys[0] > keys[1], keys[0] == keys[1]) == (strengths[0] > strengths[1], strengths[0] == strengths[1])
 
