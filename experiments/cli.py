@@ -126,6 +126,33 @@ def check_players(env_id: str, players: int, flag: str = "--num-players") -> Non
         raise ValueError(f"{flag}: {env_id} plays {counts[0]}-{counts[-1]} players, not {players}")
 
 
+def check_tables(
+    env_id: str, sizes: Sequence[int], config_of: Callable[[int], dict[str, Any]], env_kwargs: Sequence[str]
+) -> None:
+    """``ValueError`` (one line) unless every table size makes an env, all of one observation size.
+
+    ``config_of(players)``: the env's keyword arguments at that table size; ``env_kwargs``: the
+    ``--env-kwargs`` words, named in the errors. One network plays every size only where the
+    observation has one size: ``table_layout="max"`` where the sizes differ.
+    """
+    observation_sizes = set()
+    layout = None
+    for players in sizes:
+        check_players(env_id, players)
+        config = config_of(players)
+        layout = config.get("table_layout")
+        try:
+            env = pirate_envs.make(env_id, raw=True, **config)
+        except (ValueError, TypeError) as error:
+            raise ValueError(f"--env-kwargs {' '.join(env_kwargs)}: {error}") from None
+        observation_sizes.add(env.observation_layout.size)
+    if len(observation_sizes) > 1:
+        raise ValueError(
+            f"--num-players {' '.join(map(str, sizes))} needs one observation size for every table size: "
+            f"table_layout={layout!r} is not valid here; use table_layout='max'"
+        )
+
+
 def check_agents(
     names: Sequence[str], env_id: str, players: int, flag: str, env_kwargs: dict[str, Any] | None = None
 ) -> None:

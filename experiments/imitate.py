@@ -40,7 +40,7 @@ import pirate_envs
 from agents.checkpoint import SUFFIX, layout_pieces, make_header, save_agent
 from agents.policy_agent import MlpPolicy, _linear_to_numpy
 from agents.registry import game_player_counts, make_agent
-from experiments.cli import check_agents, check_env_id, check_players, games_epilog, parse_args
+from experiments.cli import check_agents, check_env_id, check_tables, games_epilog, parse_args
 from experiments.train import parse_env_kwargs
 
 #: Share of the positions held out of training to measure the agreement with the teacher.
@@ -125,20 +125,9 @@ def check_args(args: ImitateArgs) -> None:
     sizes = table_sizes(args)
     if len(set(sizes)) != len(sizes):
         raise ValueError(f"--num-players {' '.join(map(str, sizes))}: a table size is repeated")
-    observation_sizes = set()
+    check_tables(args.env_id, sizes, lambda players: {**options, "num_players": players}, args.env_kwargs)
     for players in sizes:
-        check_players(args.env_id, players)
-        try:
-            env = pirate_envs.make(args.env_id, raw=True, **options, num_players=players)
-        except (ValueError, TypeError) as error:
-            raise ValueError(f"--env-kwargs {' '.join(args.env_kwargs)}: {error}") from None
-        observation_sizes.add(env.observation_layout.size)
         check_agents([args.teacher], args.env_id, players, "--teacher", options)
-    if len(observation_sizes) > 1:
-        raise ValueError(
-            f"--num-players {' '.join(map(str, sizes))} needs one observation size for every table size: "
-            f"table_layout={options.get('table_layout')!r} is not valid here; use table_layout='max'"
-        )
     if not 0.0 <= args.student_share <= 1.0:
         raise ValueError(f"--student-share must be between 0 and 1, got {args.student_share}")
     if not args.learning_rate > 0:

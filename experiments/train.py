@@ -75,7 +75,7 @@ from agents.policy_agent import SAMPLE_SUFFIX, policy_from_sb3
 from experiments.cli import (
     check_agents,
     check_env_id,
-    check_players,
+    check_tables,
     default_players,
     games_epilog,
     given_flags,
@@ -536,24 +536,12 @@ def check_args(args: TrainArgs, given: set[str] | None = None) -> None:
         return
     check_env_id(args.env_id)
     try:
-        options = env_options(args)
+        env_options(args)  # the --env-kwargs words parse
     except ValueError as error:
         raise ValueError(f"--env-kwargs {' '.join(args.env_kwargs)}: {error}") from None
     sizes = table_sizes(args)
     check_table_sizes(args, sizes)
-    sizes_of_observation = set()
-    for players in sizes:
-        check_players(args.env_id, players)
-        try:
-            env = pirate_envs.make(args.env_id, raw=True, **env_config(args, players))
-        except (ValueError, TypeError) as error:
-            raise ValueError(f"--env-kwargs {' '.join(args.env_kwargs)}: {error}") from None
-        sizes_of_observation.add(env.observation_layout.size)
-    if len(sizes_of_observation) > 1:
-        raise ValueError(
-            f"--num-players {' '.join(map(str, sizes))} needs one observation size for every table size: "
-            f"table_layout={options.get('table_layout')!r} is not valid here; use table_layout='max'"
-        )
+    check_tables(args.env_id, sizes, lambda players: env_config(args, players), args.env_kwargs)
     weights = parse_weights(args.opponents)
     for players in sizes:
         kwargs = env_config(args, players)
