@@ -95,22 +95,22 @@ Speed
 observations and masks, 1024 games per batch, beside the AEC env, PettingZoo's ``tictactoe_v3``
 and (when ``open_spiel`` is installed) OpenSpiel's C++ ``oh_hell`` with 4 players in the same
 run. One run per game of ``python benchmarks/bench_vector.py --env-id ID --num-players N`` on
-the 2-core development machine with no other job on its core (2026-11-23, 16:30 UTC; medians of
-5 interleaved rounds of 2 s, per CPU-second of the process; open_spiel 2.0.2, pygame 2.6.1)::
+the 2-core development machine with nothing else running (2026-11-23, 16:53-16:57 UTC; medians
+of 5 interleaved rounds of 2 s, per CPU-second of the process; open_spiel 2.0.2, pygame 2.6.1)::
 
     | game, players     | batched steps/CPU-s | AEC env steps/CPU-s | x AEC | oh_hell (4 pl.) | tictactoe_v3 |
     |-------------------|---------------------|---------------------|-------|-----------------|--------------|
-    | Skull King, 4     |           1,791,451 |              66,128 |  27.0 |         172,475 |       21,836 |
-    | Piratenpoker, 4   |           1,896,067 |              66,784 |  28.5 |         175,116 |       22,016 |
-    | Lucky Pirate, 4   |           1,206,753 |              59,506 |  19.6 |         177,049 |       23,080 |
-    | Piraten Kapern, 2 |             836,089 |              55,285 |  15.0 |         169,972 |       23,537 |
+    | Skull King, 4     |           2,755,120 |              72,360 |  38.5 |         184,959 |       24,391 |
+    | Piratenpoker, 4   |           3,364,752 |              74,367 |  45.0 |         179,453 |       24,020 |
+    | Lucky Pirate, 4   |           2,862,773 |              61,767 |  46.8 |         186,642 |       24,325 |
+    | Piraten Kapern, 2 |           1,541,821 |              56,251 |  27.5 |         168,121 |       23,267 |
 
-Skull King's batched engine makes 10 times OpenSpiel's C++ ``oh_hell`` per CPU-second. Kapern's
-2,084 actions (every set of dice a re-roll may take is one action) make its mask the largest:
-writing it and drawing from it take about 40% of its step (ad-hoc timings of the kernel's mask
-writer and of ``random_legal_actions`` on 1024 games). The first start compiles the kernels
-(10 to 36 s here: Skull King 9.6 s, Lucky Pirate 10.8 s, Kapern 22.4 s, Piratenpoker 35.5 s);
-later processes load them from numba's cache in 0.6 to 0.9 s.
+Skull King's batched engine makes 15 times OpenSpiel's C++ ``oh_hell`` per CPU-second. The
+kernels are compiled without numba's reference counting (``core.batched.kernel``): its atomic
+counts on the arrays handed between the inlined helpers had taken about 40% of a Kapern step.
+Kapern's 2,084 actions (every set of dice a re-roll may take is one action) make its mask the
+largest, written every step and read by the sampler. The first start compiles the kernels
+(4 to 31 s in these runs); later processes load them from numba's cache in 0.5 to 0.6 s.
 """
 
 from __future__ import annotations
