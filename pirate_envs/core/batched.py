@@ -61,9 +61,9 @@ def kernel_layout(
 # ----------------------------------------------------------------------------- compile options
 #: The decorator of every kernel: cached, and compiled without numba's reference counting. Its
 #: atomic increments and decrements, on every array handed between the inlined helpers, took
-#: about 40% of a Kapern step (``perf``), and the step ran 2.8 times faster without them. Such a
-#: kernel may allocate no array: its scratch arrays come from the backend (a helper that must
-#: allocate is an ordinary ``njit`` function, called out of line).
+#: about 40% of a Kapern step (``perf``), and the step ran 2.6 times faster without them. Such a
+#: kernel may allocate no array, nor call a function that does (numba refuses to compile it):
+#: its scratch arrays come from the backend, through ``kernel_args``.
 kernel = njit(cache=True, _nrt=False)
 #: :data:`kernel`, inlined where it is called: the helpers of a game's step.
 inline_kernel = njit(cache=True, inline="always", _nrt=False)
@@ -124,8 +124,8 @@ class BatchBackend:
     (``start_state``, for games that draw as they go), and ``reset``, ``step`` and ``moves``. A
     game's backend sets the class attributes below, allocates its own arrays in
     :meth:`_allocate` (which must set ``game``, with the moves made in column ``MOVES_FIELD``, and
-    ``history``, one row of actions per game) and lists its kernels' arguments in
-    :meth:`kernel_args`.
+    ``history``, one row of actions per game; the kernels' scratch arrays too, since the kernels
+    allocate nothing: see :data:`kernel`) and lists its kernels' arguments in :meth:`kernel_args`.
     """
 
     #: The reference engine class the batched game mirrors.
