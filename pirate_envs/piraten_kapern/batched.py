@@ -567,7 +567,6 @@ def step_kernel(actions, n, target, max_turns, score_scale, offsets, tables, dec
 
     A negative action: the game waits (nothing of it changes; its rewards row is zero).
     """
-    before[:] = 0
     capacity = history.shape[1]
     for i in range(game.shape[0]):
         rewards[i] = 0.0

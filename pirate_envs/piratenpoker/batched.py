@@ -286,24 +286,19 @@ def _final_score(i, s, tables, displayed):
     """Seat ``s``'s total of displayed loot with the set bonuses (as ``rules.final_score``)."""
     total = 0
     sharks = 0
-    front_0 = front_1 = front_2 = front_3 = 0  # loot cards per front group (NUM_FRONTS = 4)
     for k in range(NUM_KINDS):
         count = displayed[i, s, k]
         if count:
             total += tables[T_POINTS, k] * count
-            group = tables[T_FRONT_GROUP, k]
             if tables[T_SHARK, k]:
                 sharks += count
-            elif group == 0:
-                front_0 += count
-            elif group == 1:
-                front_1 += count
-            elif group == 2:
-                front_2 += count
-            elif group == 3:
-                front_3 += count
-    sets = (sharks // SET_SIZE + front_0 // SET_SIZE + front_1 // SET_SIZE + front_2 // SET_SIZE
-            + front_3 // SET_SIZE)  # fmt: skip
+    sets = sharks // SET_SIZE
+    for front in range(NUM_FRONTS):  # one pass per front group: no array to count them in
+        in_group = 0
+        for k in range(NUM_KINDS):
+            if not tables[T_SHARK, k] and tables[T_FRONT_GROUP, k] == front:
+                in_group += displayed[i, s, k]
+        sets += in_group // SET_SIZE
     return total + SET_BONUS * sets
 
 
