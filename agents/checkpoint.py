@@ -121,7 +121,7 @@ def open_zip(path: Path, what: str, max_bytes: int | None = None) -> Iterator[zi
         raise CheckpointError(f"{path}: a damaged zip archive ({one_line(error)})") from None
 
 
-def check_members(path: Path, infos: list[zipfile.ZipInfo], max_bytes: int) -> None:
+def check_members(path: Path, infos: list[zipfile.ZipInfo], max_bytes: float) -> None:
     """Check zip members from the archive's directory alone: unique names, plain or deflated
     compression, no encryption, and at most ``max_bytes`` decompressed together."""
     names = [info.filename for info in infos]
