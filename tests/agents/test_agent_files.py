@@ -30,6 +30,7 @@ from agents.checkpoint import (
     save_agent,
 )
 from agents.policy_agent import PRETRAINED_DIR, MlpPolicy
+from agents.registry import make_agent
 from experiments import evaluate
 
 GAME = "skull_king_v0"  # the game of the command line the checks below run
@@ -351,3 +352,10 @@ def test_the_shipped_agents_load_the_very_arrays_numpy_reads(path):
             np.testing.assert_array_equal(w, archive[f"w{i}"], strict=True)
             np.testing.assert_array_equal(b, archive[f"b{i}"], strict=True)
             assert w.flags.writeable and b.flags.writeable
+
+
+def test_env_options_the_game_refuses_are_one_line_naming_the_file(valid_agent, tmp_path):
+    path = with_header(lambda h: h["env_kwargs"].update(bogus=1))(valid_agent, tmp_path / "options.npz")
+    with pytest.raises(CheckpointError, match=r"its env options .*'bogus': 1.* fail \(") as error:
+        make_agent(f"ppo:{path}", GAME)  # no env given: the agent's own options make one
+    assert str(path) in str(error.value) and "\n" not in str(error.value)
