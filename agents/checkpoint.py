@@ -1,13 +1,13 @@
 """The data-only agent format: one ``.npz`` file whose loading never runs code.
 
-A trained agent is a numpy ``.npz`` archive read with ``allow_pickle=False``:
+A trained agent is a numpy ``.npz`` archive, read member by member without unpickling:
 
 ``header``
     the JSON header, UTF-8 bytes as a ``uint8`` array (fields below);
 ``w0, b0, w1, b1, ...``
     ``float32`` weights ``(in, out)`` and biases ``(out,)`` of each layer, the last the action head.
 
-Header fields (all required; :func:`load_agent` checks every field and every array shape):
+Header fields (all required, no others; :func:`load_agent` checks every field and every array shape):
 
 =====================  ==================================================================
 ``format``, ``version``  ``"pirate_envs.agent"``, ``1``
@@ -32,10 +32,17 @@ An agent trained with the env option ``table_layout="max"`` (its layout ends in 
 also plays an env of the default ``"seated"`` layout at any of its ``player_counts``: its
 per-player rows are filled from the seated rows, absent seats with zeros, ``seat_present`` with
 one per player; and a seated agent plays a ``"max"`` env at its table size (the players' rows).
+
+Loading checks the file before decompressing anything: the zip archive's directory (member
+names, declared sizes, compression) and each ``.npy`` member's header (dtype and shape against
+the JSON header's ``layer_sizes``), under the caps below; then every weight must be finite. Any
+fault of a file, also of a legacy SB3 ``.zip`` (``agents.policy_agent.read_sb3_zip``), is a
+:class:`CheckpointError`: a ``ValueError`` of one line naming the file and the fault.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import itertools
 import json
@@ -43,6 +50,8 @@ import math
 import os
 import tempfile
 import zipfile
+import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -55,10 +64,106 @@ VERSION = 1
 #: The file extension of the data-only format.
 SUFFIX = ".npz"
 _ACTION_HEADS = ("flat", "features")
+_HEADER_FIELDS = (
+    "format", "version", "env_id", "env_kwargs", "observation_size", "observation_layout", "num_actions",
+    "layer_sizes", "activation", "action_head", "player_counts", "reward_mode", "training",
+)  # fmt: skip
+_TRAINING_FIELDS = ("command", "timesteps", "figures")
+
+# Caps on what an agent file may hold, checked before anything is decompressed or allocated. The
+# largest shipped agent holds 0.62M parameters (2.5 MB); on the largest observation (610 inputs,
+# Skull King) and action table (2,084, Piraten Kapern) even three hidden layers of 2,048 make 14M.
+#: Parameters (weights and biases) of the network: 32M, 128 MiB of float32.
+MAX_PARAMETERS = 2**25
+#: Linear layers of the network (the action head included).
+MAX_LAYERS = 32
+#: Bytes of the JSON header (the shipped ones: about 2 KB); also of an SB3 zip's ``data``.
+MAX_HEADER_BYTES = 2**20
+#: Nesting depth of the JSON header (the shipped ones: 3).
+MAX_HEADER_DEPTH = 32
+#: Bytes of an ``.npz`` agent file, and of its members together once decompressed: the weights,
+#: the header and a MiB for the members' ``.npy`` headers.
+MAX_AGENT_BYTES = 4 * MAX_PARAMETERS + MAX_HEADER_BYTES + 2**20
+#: Bytes of an SB3 zip's ``policy.pth`` decompressed: it holds a value network beside the actor.
+MAX_SB3_POLICY_BYTES = 2 * MAX_AGENT_BYTES
 
 
 class CheckpointError(ValueError):
-    """A checkpoint file that cannot be read, or does not fit where it is used."""
+    """An agent file that cannot be read, or does not fit where it is used (one line: file and fault)."""
+
+
+def one_line(error: Any, limit: int = 300) -> str:
+    """The message of ``error`` (or any value's text) on one line, at most ``limit`` characters."""
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+@contextlib.contextmanager
+def open_zip(path: Path, what: str, max_bytes: int | None = None) -> Iterator[zipfile.ZipFile]:
+    """``path`` as a zip archive; a fault of the file, there or while its members are read, is a
+    :class:`CheckpointError` naming the file (``what``: what it should be, for the message)."""
+    try:
+        size = path.stat().st_size
+    except OSError as error:
+        raise CheckpointError(f"{path}: cannot be read ({one_line(error)})") from None
+    if size == 0:
+        raise CheckpointError(f"{path}: the file is empty, not {what}")
+    if max_bytes is not None and size > max_bytes:
+        raise CheckpointError(f"{path}: the file has {size} bytes, more than {what} may ({max_bytes})")
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
+        raise CheckpointError(f"{path}: not {what}: not a zip archive, or one cut short ({one_line(error)})") from None
+    try:
+        with archive:
+            yield archive
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as error:
+        raise CheckpointError(f"{path}: a damaged zip archive ({one_line(error)})") from None
+
+
+def check_members(path: Path, infos: list[zipfile.ZipInfo], max_bytes: float) -> None:
+    """Check zip members from the archive's directory alone: unique names, plain or deflated
+    compression, no encryption, and at most ``max_bytes`` decompressed together."""
+    names = [info.filename for info in infos]
+    if len(set(names)) != len(names):
+        raise CheckpointError(f"{path}: the archive repeats a member name ({sorted(names)})")
+    for info in infos:
+        if info.flag_bits & 0x1:
+            raise CheckpointError(f"{path}: member {info.filename!r} is encrypted")
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise CheckpointError(f"{path}: member {info.filename!r} uses compression {info.compress_type}")
+    total = sum(info.file_size for info in infos)
+    if total > max_bytes:
+        raise CheckpointError(
+            f"{path}: its members would decompress to {total} bytes, more than the cap of {max_bytes}"
+        )
+
+
+def parse_json(path: Path, text: bytes, what: str) -> Any:
+    """``text`` as JSON nested at most :data:`MAX_HEADER_DEPTH` deep (``what``: its name in errors)."""
+    try:
+        value = json.loads(text.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise CheckpointError(f"{path}: {what} is not JSON ({one_line(error)})") from None
+    except RecursionError:
+        value = None
+        depth = math.inf
+    else:
+        depth = _json_depth(value)
+    if depth > MAX_HEADER_DEPTH:
+        raise CheckpointError(f"{path}: {what} nests deeper than {MAX_HEADER_DEPTH} levels")
+    return value
+
+
+def _json_depth(value: Any) -> int:
+    """The nesting depth of a parsed JSON value (a scalar: 0), without recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth + 1)
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
 
 
 def write_atomic(path: str | Path, data: bytes | str) -> Path:
@@ -149,6 +254,9 @@ def validate_header(header: Any) -> None:
         raise CheckpointError(f"not a {FORMAT} file (format {header.get('format')!r})")
     if header.get("version") != VERSION:
         raise CheckpointError(f"format version {header.get('version')!r} is not supported (this code reads {VERSION})")
+    unknown = [key for key in header if key not in _HEADER_FIELDS]
+    if unknown:
+        raise CheckpointError(f"header has unknown fields {unknown} (version {VERSION} has {list(_HEADER_FIELDS)})")
     _require(header, "env_id", str, "an env id")
     _require(header, "env_kwargs", dict, "a JSON object of env options")
     size = _require(header, "observation_size", int, "a positive integer")
@@ -168,20 +276,39 @@ def validate_header(header: Any) -> None:
         raise CheckpointError(
             f"layer_sizes must run from observation_size {size} to num_actions {actions}, got {sizes!r}"
         )
+    if len(sizes) - 1 > MAX_LAYERS:
+        raise CheckpointError(f"layer_sizes has {len(sizes) - 1} layers, more than the cap of {MAX_LAYERS}")
+    parameters = sum((n_in + 1) * n_out for n_in, n_out in itertools.pairwise(sizes))
+    if parameters > MAX_PARAMETERS:
+        raise CheckpointError(f"layer_sizes {sizes} make {parameters} parameters, above the cap of {MAX_PARAMETERS}")
     activation = _require(header, "activation", str, "an activation name")
     if activation not in ACTIVATIONS:
         raise CheckpointError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
     head = _require(header, "action_head", dict, 'an object such as {"kind": "flat"}')
     if head.get("kind") not in _ACTION_HEADS:
         raise CheckpointError(f"action_head kind must be one of {list(_ACTION_HEADS)}, got {head.get('kind')!r}")
+    features = [head["num_features"]] if "num_features" in head else []
+    fields = {"kind", "num_features"} if head["kind"] == "features" else {"kind"}
+    if set(head) != fields or not _positive_ints(features):
+        shapes = '{"kind": "flat"} or {"kind": "features", "num_features": k}'
+        raise CheckpointError(f"action_head must be {shapes}, got {head!r}")
     counts = _require(header, "player_counts", list, "a list of player counts")
     if not counts or not _positive_ints(counts):
         raise CheckpointError(f"player_counts must be a non-empty list of positive integers, got {counts!r}")
     if header.get("reward_mode") not in (None, "win", "score"):
         raise CheckpointError(f"reward_mode must be win, score or null, got {header.get('reward_mode')!r}")
     training = _require(header, "training", dict, "an object with command, timesteps and figures")
-    if not isinstance(training.get("command"), (str, type(None))) or not isinstance(training.get("figures"), dict):
-        raise CheckpointError(f"training must hold a command (string or null) and figures (object), got {training!r}")
+    timesteps = training.get("timesteps")
+    if (
+        training.keys() != set(_TRAINING_FIELDS)
+        or not isinstance(training["command"], (str, type(None)))
+        or not (timesteps is None or (isinstance(timesteps, int) and not isinstance(timesteps, bool)))
+        or not isinstance(training["figures"], dict)
+    ):
+        raise CheckpointError(
+            "training must hold exactly a command (string or null), timesteps (integer or null) and figures "
+            f"(object), got {one_line(training)}"
+        )
 
 
 def save_agent(path: str | Path, policy: MlpPolicy, header: dict[str, Any]) -> Path:
@@ -203,40 +330,89 @@ def save_agent(path: str | Path, policy: MlpPolicy, header: dict[str, Any]) -> P
 
 
 def load_agent(path: str | Path) -> tuple[MlpPolicy, dict[str, Any]]:
-    """The policy and header of a data-only agent file; no code runs (``allow_pickle=False``)."""
+    """The policy and header of a data-only agent file; no code runs, nothing is unpickled.
+
+    Member names, declared sizes and ``.npy`` headers are checked (against the caps and the JSON
+    header's ``layer_sizes``) before any weight is decompressed; every fault is a
+    :class:`CheckpointError` of one line naming the file.
+    """
     path = Path(path)
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            arrays = {name: archive[name] for name in archive.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError, AttributeError) as error:
-        # AttributeError: np.load of a plain .npy file gives an array, which has no ``files``
-        raise CheckpointError(f"{path}: not a readable {SUFFIX} agent file ({error})") from error
-    if "header" not in arrays or arrays["header"].dtype != np.uint8 or arrays["header"].ndim != 1:
-        raise CheckpointError(f"{path}: no JSON header (a uint8 array named 'header')")
-    try:
-        header = json.loads(arrays.pop("header").tobytes().decode())
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise CheckpointError(f"{path}: the header is not JSON ({error})") from error
-    try:
-        validate_header(header)
-    except CheckpointError as error:
-        raise CheckpointError(f"{path}: {error}") from None
-    sizes = header["layer_sizes"]
-    expected = {f"{kind}{i}" for i in range(len(sizes) - 1) for kind in "wb"}
-    if set(arrays) != expected:
-        raise CheckpointError(f"{path}: arrays {sorted(arrays)} do not match layer_sizes {sizes} ({sorted(expected)})")
-    weights, biases = [], []
-    for i, (n_in, n_out) in enumerate(itertools.pairwise(sizes)):
-        w, b = arrays[f"w{i}"], arrays[f"b{i}"]
-        if w.shape != (n_in, n_out) or b.shape != (n_out,):
-            raise CheckpointError(f"{path}: layer {i} has shapes {w.shape}, {b.shape}; expected ({n_in}, {n_out})")
-        if w.dtype != np.float32 or b.dtype != np.float32:
-            raise CheckpointError(f"{path}: layer {i} is {w.dtype}/{b.dtype}, expected float32")
-        if not (np.isfinite(w).all() and np.isfinite(b).all()):
-            raise CheckpointError(f"{path}: layer {i} holds values that are not finite")
-        weights.append(w)
-        biases.append(b)
+    with open_zip(path, f"a {SUFFIX} agent file", MAX_AGENT_BYTES) as archive:
+        infos = archive.infolist()
+        if len(infos) > 2 * MAX_LAYERS + 1:
+            raise CheckpointError(f"{path}: the archive has {len(infos)} members, more than {MAX_LAYERS} layers need")
+        for info in infos:
+            if not info.filename.endswith(".npy"):
+                raise CheckpointError(f"{path}: member {info.filename!r} is not a .npy array (raw bytes)")
+        check_members(path, infos, MAX_AGENT_BYTES)
+        members = {info.filename.removesuffix(".npy"): info for info in infos}
+        if "header" not in members:
+            raise CheckpointError(f"{path}: no JSON header (a uint8 array named 'header')")
+        text = _read_npy(path, archive, members.pop("header"), np.dtype(np.uint8), None)
+        header = parse_json(path, text.tobytes(), "the header")
+        try:
+            validate_header(header)
+        except CheckpointError as error:
+            raise CheckpointError(f"{path}: {one_line(error)}") from None
+        sizes = header["layer_sizes"]
+        expected = [f"{kind}{i}" for i in range(len(sizes) - 1) for kind in "wb"]
+        if set(members) != set(expected):
+            missing, extra = sorted(set(expected) - set(members)), sorted(set(members) - set(expected))
+            raise CheckpointError(
+                f"{path}: arrays {sorted(members)} do not match layer_sizes {sizes} (missing {missing}, extra {extra})"
+            )
+        weights, biases = [], []
+        for i, (n_in, n_out) in enumerate(itertools.pairwise(sizes)):
+            weights.append(_read_npy(path, archive, members[f"w{i}"], np.dtype(np.float32), (n_in, n_out)))
+            biases.append(_read_npy(path, archive, members[f"b{i}"], np.dtype(np.float32), (n_out,)))
+    check_finite(path, weights, biases)
     return MlpPolicy(weights, biases, header["activation"]), header
+
+
+def _read_npy(
+    path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo, dtype: np.dtype, shape: tuple[int, ...] | None
+) -> np.ndarray:
+    """The array of one ``.npy`` member, of ``dtype`` and ``shape`` (``None``: one dimension of at
+    most :data:`MAX_HEADER_BYTES`); its ``.npy`` header is read and checked before its data."""
+    name = info.filename
+    with archive.open(info) as stream:
+        try:
+            version = np.lib.format.read_magic(stream)
+            if version not in _NPY_HEADER_READERS:
+                raise ValueError(f".npy format version {version} (this code reads 1.0 and 2.0)")
+            found_shape, fortran_order, found_dtype = _NPY_HEADER_READERS[version](stream)
+        except ValueError as error:
+            raise CheckpointError(f"{path}: array {name!r} has no valid .npy header ({one_line(error)})") from None
+        if found_dtype.hasobject:
+            raise CheckpointError(f"{path}: array {name!r} holds Python objects ({found_dtype}); pickles are refused")
+        if found_dtype != dtype:
+            raise CheckpointError(f"{path}: array {name!r} is {found_dtype}, expected {dtype}")
+        if shape is None and (len(found_shape) != 1 or found_shape[0] > MAX_HEADER_BYTES):
+            raise CheckpointError(
+                f"{path}: array {name!r} has shape {found_shape}; the header is one dimension of at most "
+                f"{MAX_HEADER_BYTES} bytes"
+            )
+        if shape is not None and found_shape != shape:
+            raise CheckpointError(f"{path}: array {name!r} has shape {found_shape}; layer_sizes need {shape}")
+        nbytes = math.prod(found_shape) * dtype.itemsize
+        needed = stream.tell() + nbytes
+        if info.file_size != needed:
+            declared = info.file_size
+            raise CheckpointError(f"{path}: array {name!r} is declared as {declared} bytes, its .npy header: {needed}")
+        data = stream.read(nbytes)
+    if len(data) != nbytes:
+        raise CheckpointError(f"{path}: array {name!r} is cut short ({len(data)} of {nbytes} bytes)")
+    return np.frombuffer(data, dtype).reshape(found_shape, order="F" if fortran_order else "C").copy()
+
+
+_NPY_HEADER_READERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+
+
+def check_finite(path: Path, weights: list[np.ndarray], biases: list[np.ndarray]) -> None:
+    """:class:`CheckpointError` naming the first layer of the network that holds a NaN or an infinity."""
+    for i, (w, b) in enumerate(zip(weights, biases)):
+        if not (np.isfinite(w).all() and np.isfinite(b).all()):
+            raise CheckpointError(f"{path}: layer {i} holds values that are not finite (NaN or infinity)")
 
 
 #: The piece that the env option ``table_layout="max"`` appends (one flag per seat-relative row).

@@ -13,8 +13,10 @@ the working folder, and anything else must look like a path (a ``/`` or a ``.npz
 from __future__ import annotations
 
 import io
-import json
+import itertools
+import math
 import os
+import pickle
 import re
 import zipfile
 from dataclasses import dataclass
@@ -113,7 +115,7 @@ class MlpPolicy:
 
 def _linear_to_numpy(weight: Any, bias: Any) -> tuple[np.ndarray, np.ndarray]:
     """A torch ``(out, in)`` linear layer as float32 numpy ``(in, out)`` weights and bias."""
-    as_numpy = weight.detach().cpu().numpy().T, bias.detach().cpu().numpy()
+    as_numpy = weight.detach().cpu().float().numpy().T, bias.detach().cpu().float().numpy()
     return as_numpy[0].astype(np.float32).copy(), as_numpy[1].astype(np.float32).copy()
 
 
@@ -149,10 +151,21 @@ def read_sb3_zip(path: str | Path) -> tuple[MlpPolicy, dict[str, Any]]:
     Reads ``policy.pth`` with ``torch.load(weights_only=True)`` and only the plain JSON fields of
     ``data`` (``pirate_envs_meta``, ``num_timesteps``, ``policy_kwargs``' ``net_arch`` and
     ``activation_fn`` name); every ``:serialized:`` entry is ignored. A feature action head is
-    folded into one linear layer with the game's feature matrix (a constant of the env).
+    folded into one linear layer with the game's feature matrix (a constant of the env). The
+    caps of the data-only format hold (declared sizes are checked before decompressing, the
+    actor's size after), and every weight must be finite; each fault is a ``CheckpointError``.
     Returns the policy and ``{"env_id", "env_kwargs", "reward_mode", "timesteps", "action_head"}``.
     """
-    from agents.checkpoint import CheckpointError
+    from agents.checkpoint import (
+        MAX_HEADER_BYTES,
+        MAX_SB3_POLICY_BYTES,
+        CheckpointError,
+        check_finite,
+        check_members,
+        one_line,
+        open_zip,
+        parse_json,
+    )
 
     path = Path(path)
     try:
@@ -161,14 +174,29 @@ def read_sb3_zip(path: str | Path) -> tuple[MlpPolicy, dict[str, Any]]:
         raise CheckpointError(
             f"{path}: reading an SB3 .zip needs torch; use a data-only {AGENT_SUFFIXES[0]}"
         ) from error
+    with open_zip(path, "an SB3 checkpoint (.zip)") as archive:
+        infos = archive.infolist()
+        check_members(path, infos, math.inf)  # unique names; the caps apply to what is read
+        members = {info.filename: info for info in infos}
+        for name, cap in (("data", MAX_HEADER_BYTES), ("policy.pth", MAX_SB3_POLICY_BYTES)):
+            if name not in members:
+                raise CheckpointError(f"{path}: no {name!r} member; not an SB3 checkpoint")
+            check_members(path, [members[name]], cap)
+        data = parse_json(path, archive.read("data"), "its data")
+        weights_file = archive.read("policy.pth")
     try:
-        with zipfile.ZipFile(path) as archive:
-            data = json.loads(archive.read("data"))
-            state = torch.load(io.BytesIO(archive.read("policy.pth")), map_location="cpu", weights_only=True)
-    except (zipfile.BadZipFile, KeyError, OSError, ValueError, RuntimeError, EOFError) as error:
-        raise CheckpointError(f"{path}: not a readable SB3 checkpoint ({error})") from error
-    except Exception as error:  # torch's weights-only unpickler refuses anything but tensors
-        raise CheckpointError(f"{path}: policy.pth holds more than plain tensors ({error})") from error
+        with zipfile.ZipFile(io.BytesIO(weights_file)) as inner:  # torch's format: a zip of plain records
+            check_members(path, inner.infolist(), MAX_SB3_POLICY_BYTES)
+    except zipfile.BadZipFile as error:
+        raise CheckpointError(f"{path}: policy.pth is not torch's zip format ({one_line(error)})") from None
+    try:
+        state = torch.load(io.BytesIO(weights_file), map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as error:  # torch's weights-only loader refuses anything but tensors
+        match = re.search(r"WeightsUnpickler error: ([^.]*)", str(error))
+        reason = match.group(1) if match else one_line(error)
+        raise CheckpointError(f"{path}: policy.pth holds more than plain tensors ({reason})") from None
+    except Exception as error:
+        raise CheckpointError(f"{path}: policy.pth is not a readable state dict ({one_line(error)})") from None
     meta = data.get("pirate_envs_meta") if isinstance(data, dict) else None
     if (
         not isinstance(meta, dict)
@@ -183,32 +211,22 @@ def read_sb3_zip(path: str | Path) -> tuple[MlpPolicy, dict[str, Any]]:
     if "activation_fn" in kwargs:
         match = re.search(r"torch\.nn\.modules\.activation\.(\w+)'", str(kwargs["activation_fn"]))
         if match is None or match.group(1) not in ACTIVATIONS:
-            raise CheckpointError(f"{path}: activation {kwargs['activation_fn']!r} is not one of {sorted(ACTIVATIONS)}")
+            activation_fn = one_line(repr(kwargs["activation_fn"]))
+            raise CheckpointError(f"{path}: activation {activation_fn} is not one of {sorted(ACTIVATIONS)}")
         activation = match.group(1)
-    known = ("mlp_extractor.policy_net.", "mlp_extractor.value_net.", "action_net.", "value_net.")
-    unknown = sorted(k for k in state if not k.startswith(known))
-    if unknown:
-        raise CheckpointError(f"{path}: only plain MLP policies can be read; it has {unknown[:3]}")
-    hidden = sorted({int(k.split(".")[2]) for k in state if k.startswith("mlp_extractor.policy_net.")})
+    tensors = _sb3_tensors(path, state)
     net = "mlp_extractor.policy_net"
-    layers = [_linear_to_numpy(state[f"{net}.{i}.weight"], state[f"{net}.{i}.bias"]) for i in hidden]
-    if "action_net.weight" in state:
-        layers.append(_linear_to_numpy(state["action_net.weight"], state["action_net.bias"]))
+    hidden = sorted({int(k.split(".")[2]) for k in tensors if k.startswith(f"{net}.")})
+    layers = [_linear_to_numpy(*_sb3_pair(path, tensors, f"{net}.{i}")) for i in hidden]
+    if "action_net.per_action.weight" not in tensors:
+        layers.append(_linear_to_numpy(*_sb3_pair(path, tensors, "action_net")))
         action_head: dict[str, Any] = {"kind": "flat"}
     else:
-        import pirate_envs
-
-        env = pirate_envs.make(meta["env_id"], raw=True, **meta["env_kwargs"])
-        if env.action_features is None:
-            raise CheckpointError(f"{path}: a feature action head, but {meta['env_id']} has no action features")
-        from agents.action_head import FeatureActionHead
-
-        head = FeatureActionHead(state["action_net.per_action.weight"].shape[1], env.action_features.matrix)
-        head_state = {k.removeprefix("action_net."): v for k, v in state.items() if k.startswith("action_net.")}
-        head.load_state_dict(head_state)
-        with torch.no_grad():
-            layers.append(_linear_to_numpy(*head.effective_linear()))
-        action_head = {"kind": "features", "num_features": int(env.action_features.matrix.shape[1])}
+        head_layer, action_head = _sb3_feature_head(path, tensors, meta)
+        layers.append(head_layer)
+    weights, biases = [w for w, _ in layers], [b for _, b in layers]
+    _check_chain(path, weights, biases)
+    check_finite(path, weights, biases)
     facts = {
         "env_id": meta["env_id"],
         "env_kwargs": meta["env_kwargs"],
@@ -216,27 +234,111 @@ def read_sb3_zip(path: str | Path) -> tuple[MlpPolicy, dict[str, Any]]:
         "timesteps": data.get("num_timesteps") if isinstance(data.get("num_timesteps"), int) else None,
         "action_head": action_head,
     }
-    return MlpPolicy([w for w, _ in layers], [b for _, b in layers], activation), facts
+    return MlpPolicy(weights, biases, activation), facts
+
+
+_SB3_PREFIXES = ("mlp_extractor.policy_net.", "mlp_extractor.value_net.", "action_net.", "value_net.")
+
+
+def _sb3_tensors(path: Path, state: Any) -> dict[str, Any]:
+    """The state dict of an SB3 policy, checked: plain float tensors under the plain-MLP names."""
+    import torch
+
+    from agents.checkpoint import CheckpointError
+
+    if not isinstance(state, dict) or not all(isinstance(k, str) for k in state):
+        raise CheckpointError(f"{path}: policy.pth is not a state dict of named tensors")
+    unknown = sorted(k for k in state if not k.startswith(_SB3_PREFIXES))
+    if unknown:
+        raise CheckpointError(f"{path}: only plain MLP policies can be read; it has {unknown[:3]}")
+    for key, tensor in state.items():
+        if not isinstance(tensor, torch.Tensor) or tensor.layout != torch.strided or not tensor.is_floating_point():
+            kind = f"{tensor.dtype} tensor" if isinstance(tensor, torch.Tensor) else type(tensor).__name__
+            raise CheckpointError(f"{path}: policy.pth entry {key!r} is a {kind}, not a dense float tensor")
+    hidden_keys = [k for k in state if k.startswith("mlp_extractor.policy_net.")]
+    if not all(re.fullmatch(r"mlp_extractor\.policy_net\.\d+\.(weight|bias)", k) for k in hidden_keys):
+        raise CheckpointError(f"{path}: policy.pth names a hidden layer it cannot read ({sorted(hidden_keys)[:3]})")
+    return state
+
+
+def _sb3_pair(path: Path, tensors: dict[str, Any], prefix: str) -> tuple[Any, Any]:
+    """The ``(weight, bias)`` tensors of the linear layer ``prefix``; both must be there, 2-D and 1-D."""
+    from agents.checkpoint import CheckpointError
+
+    for part, ndim in (("weight", 2), ("bias", 1)):
+        if f"{prefix}.{part}" not in tensors:
+            raise CheckpointError(f"{path}: policy.pth has no tensor {prefix}.{part}")
+        if tensors[f"{prefix}.{part}"].ndim != ndim:
+            shape = tuple(tensors[f"{prefix}.{part}"].shape)
+            raise CheckpointError(f"{path}: policy.pth tensor {prefix}.{part} has shape {shape}, not {ndim}-D")
+    return tensors[f"{prefix}.weight"], tensors[f"{prefix}.bias"]
+
+
+def _sb3_feature_head(
+    path: Path, tensors: dict[str, Any], meta: dict[str, Any]
+) -> tuple[tuple[np.ndarray, np.ndarray], dict[str, Any]]:
+    """The feature action head (``agents.action_head``) as one linear layer, and its header entry."""
+    import torch
+
+    import pirate_envs
+    from agents.action_head import FeatureActionHead
+    from agents.checkpoint import CheckpointError, one_line
+
+    try:
+        env = pirate_envs.make(meta["env_id"], raw=True, **meta["env_kwargs"])
+    except (ValueError, TypeError) as error:
+        raise CheckpointError(f"{path}: its env {meta['env_id']} cannot be made ({one_line(error)})") from None
+    if env.action_features is None:
+        raise CheckpointError(f"{path}: a feature action head, but {meta['env_id']} has no action features")
+    per_action = _sb3_pair(path, tensors, "action_net.per_action")[0]
+    _sb3_pair(path, tensors, "action_net.to_features")
+    head = FeatureActionHead(per_action.shape[1], env.action_features.matrix)
+    head_state = {k.removeprefix("action_net."): v for k, v in tensors.items() if k.startswith("action_net.")}
+    try:
+        head.load_state_dict(head_state)
+    except RuntimeError as error:
+        reason = one_line(error)
+        raise CheckpointError(f"{path}: its feature action head does not fit {meta['env_id']} ({reason})") from None
+    with torch.no_grad():
+        layer = _linear_to_numpy(*head.effective_linear())
+    return layer, {"kind": "features", "num_features": int(env.action_features.matrix.shape[1])}
+
+
+def _check_chain(path: Path, weights: list[np.ndarray], biases: list[np.ndarray]) -> None:
+    """The layers must chain (each one's outputs the next one's inputs) within the format's caps."""
+    from agents.checkpoint import MAX_LAYERS, MAX_PARAMETERS, CheckpointError
+
+    if len(weights) > MAX_LAYERS:
+        raise CheckpointError(f"{path}: the actor has {len(weights)} layers, more than the cap of {MAX_LAYERS}")
+    shapes = [(w.shape, b.shape) for w, b in zip(weights, biases)]
+    if any(w[1] != b[0] for w, b in shapes) or any(a[0][1] != z[0][0] for a, z in itertools.pairwise(shapes)):
+        raise CheckpointError(f"{path}: the actor's layers do not chain: {[w for w, _ in shapes]}")
+    parameters = sum(w.size + b.size for w, b in zip(weights, biases))
+    if parameters > MAX_PARAMETERS:
+        raise CheckpointError(f"{path}: the actor has {parameters} parameters, more than the cap of {MAX_PARAMETERS}")
 
 
 def sb3_zip_header(path: str | Path, layout: list[list[Any]] | None = None, **training: Any) -> tuple[MlpPolicy, dict]:
     """A legacy SB3 zip as a policy and a data-only header (``layout``: the env's today by default)."""
     import pirate_envs
-    from agents.checkpoint import layout_pieces, make_header
+    from agents.checkpoint import CheckpointError, layout_pieces, make_header, one_line
 
     policy, facts = read_sb3_zip(path)
-    env = pirate_envs.make(facts["env_id"], raw=True, **facts["env_kwargs"])
-    header = make_header(
-        facts["env_id"],
-        facts["env_kwargs"],
-        layout if layout is not None else layout_pieces(env.observation_layout),
-        policy.num_actions,
-        policy,
-        action_head=facts["action_head"],
-        player_counts=[len(env.possible_agents)],
-        reward_mode=facts["reward_mode"],
-        training={"timesteps": facts["timesteps"], **training},
-    )
+    try:
+        env = pirate_envs.make(facts["env_id"], raw=True, **facts["env_kwargs"])
+        header = make_header(
+            facts["env_id"],
+            facts["env_kwargs"],
+            layout if layout is not None else layout_pieces(env.observation_layout),
+            policy.num_actions,
+            policy,
+            action_head=facts["action_head"],
+            player_counts=[len(env.possible_agents)],
+            reward_mode=facts["reward_mode"],
+            training={"timesteps": facts["timesteps"], **training},
+        )
+    except (ValueError, TypeError) as error:  # its env cannot be made, or the network does not fit it
+        raise CheckpointError(f"{path}: does not fit its env {facts['env_id']} ({one_line(error)})") from None
     return policy, header
 
 
@@ -343,7 +445,13 @@ def make_policy_agent(source: str, env_id: str, seed: int | None = None, env: An
 
         if header["env_id"] != env_id:
             raise ValueError(f"checkpoint {path!r} was trained on {header['env_id']}, not {env_id}")
+        from agents.checkpoint import CheckpointError, one_line
+
         # its own env options (table_layout included); an agent of several table sizes: the first
-        env = pirate_envs.make(env_id, raw=True, **{"num_players": header["player_counts"][0], **header["env_kwargs"]})
+        options = {"num_players": header["player_counts"][0], **header["env_kwargs"]}
+        try:
+            env = pirate_envs.make(env_id, raw=True, **options)
+        except (ValueError, TypeError) as error:
+            raise CheckpointError(f"checkpoint {path!r}: its env options {options} fail ({one_line(error)})") from None
     index = check_compatible(header, env_id, env.unwrapped, path)
     return PolicyAgent(policy.with_inputs(index), name=f"ppo:{source}", deterministic=not sample, seed=seed)
