@@ -15,23 +15,41 @@ Writes ``results.md``, ``results.json`` and ``results.png`` to ``--out`` when gi
 seed (the same cards and dice): game ``g`` uses seed ``seed + g // n`` and rotation ``g mod n``,
 so the luck of the deal cancels. Its intervals are taken over deals (the mean of an agent's
 seats in each deal, a normal interval over the deals) rather than over single games (Wilson).
-``--workers`` plays games in parallel processes (the figures are the same as with one);
-``--progress`` shows games done, rate and time left on stderr. ``--save-games DIR`` writes one
-JSON record per game (``env_id``, ``env_kwargs``, ``seed``, ``actions`` in order, ``agents`` by
-seat, final ``scores``), each written atomically, that :func:`replay` plays back exactly. Bad
-arguments (an unknown agent, a player count the game does not allow, an agent that does not
-fit the table) end the command before any game with one line and exit status 2.
+``--workers`` plays games in parallel processes (the figures are the same as with one; at most
+the CPUs the process may use); ``--progress`` shows games done, rate and time left on stderr.
+``--env-kwargs key=value ...`` passes more arguments to the game (``promo_cards=True``; the
+player count comes from ``--players`` or ``--agents``). A second run with the same ``--out``
+replaces its results files.
+
+``--save-games DIR`` writes one JSON record per game (``env_id``, ``env_kwargs``, ``seed``,
+``actions`` in order, ``agents`` by seat, final ``scores``, ``win_shares``, ``truncated``),
+named ``game_000000.json`` ... and numbered on after the records already in ``DIR``: a second
+run into the same folder adds its games after the first run's, and no record is ever
+overwritten (each is written whole to a temporary file, then linked to a name not yet taken).
+:func:`replay` plays a record back and checks it: a record with a missing or mistyped field,
+an action that is not legal at its step, a game that ends before its last action or not at
+all, or final scores that differ from the replayed ones is refused with a ``ValueError``
+naming the fault.
+
+Bad arguments (an unknown agent or game, a player count the game does not allow, an agent
+that does not fit the table, bad ``--env-kwargs``, ``--workers`` above the CPU count, more
+than :data:`MAX_GAMES` games, a seed past :data:`MAX_SEED`, an ``--out`` or ``--save-games``
+folder that cannot be made or written to) end the command before any game with one line
+and exit status 2.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import math
 import multiprocessing
 import os
+import re
 import sys
 import tempfile
 import time
+import uuid
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -40,6 +58,7 @@ from typing import Any
 
 import pirate_envs
 from agents.base import Agent
+from agents.checkpoint import write_atomic as write_atomically  # results files (``best_response`` too)
 from agents.registry import make_agent
 from experiments.cli import check_agents, check_env_id, check_players, games_epilog, parse_args
 from experiments.ratings import rate_games
@@ -67,7 +86,12 @@ class EvalArgs:
     )
     workers: int = field(default=1, metadata={"help": "processes playing games in parallel", "min": 1})
     progress: bool = field(default=True, metadata={"help": "show games done, rate and time left on stderr"})
-    save_games: str | None = field(default=None, metadata={"help": "folder for one JSON record per game"})
+    save_games: str | None = field(
+        default=None, metadata={"help": "folder for one JSON record per game (numbered on after those there)"}
+    )
+    env_kwargs: list[str] = field(
+        default_factory=list, metadata={"help": "more env arguments, key=value (e.g. promo_cards=True)"}
+    )
 
 
 @dataclass
@@ -124,14 +148,22 @@ def play_game(env: Any, seat_agents: list[Agent], seed: int) -> GameRecord:
         action = int(seat_agents[seat].act(obs, game.view(seat)))
         actions.append(action)
         env.step(action)
-    n = len(seat_agents)
-    shares = [0.0] * n
+    return GameRecord(game.scores().tolist(), win_shares(game), game.truncated, truncation_reason(game), seed, actions)
+
+
+def win_shares(game: Any) -> list[float]:
+    """Each seat's share of the win of a finished game: ``1/w`` for each of ``w`` winners, none if truncated."""
+    shares = [0.0] * game.num_players
     if game.terminated:
         winners = game.winners()
         for w in winners:
             shares[w] = 1.0 / len(winners)
-    reason = game.truncation_reason if game.truncated else None
-    return GameRecord(game.scores().tolist(), shares, game.truncated, reason, seed, actions)
+    return shares
+
+
+def truncation_reason(game: Any) -> str | None:
+    """The engine's reason a finished game was truncated (``None`` if it was not, or gives none)."""
+    return game.truncation_reason if game.truncated else None
 
 
 @dataclass(frozen=True)
@@ -303,11 +335,23 @@ def run_league(
     return summarise(played, duplicate), played
 
 
-def save_games(folder: str | Path, env_id: str, played: list[tuple[list[str], GameRecord]], **env_kwargs: Any) -> None:
-    """One JSON record per game in ``folder`` (``game_000000.json`` ...), each written atomically."""
+#: The name of a saved game record: ``game_000000.json`` ...
+RECORD_NAME = re.compile(r"game_(\d+)\.json")
+
+
+def save_games(
+    folder: str | Path, env_id: str, played: list[tuple[list[str], GameRecord]], **env_kwargs: Any
+) -> list[Path]:
+    """One JSON record per game in ``folder``, numbered on after the records already there; the paths.
+
+    ``game_000000.json`` ... in an empty folder; a second run into the same folder continues the
+    numbering. No record is ever overwritten (:func:`write_new`), and each appears whole.
+    """
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
-    for index, (names, record) in enumerate(played):
+    index = next_record_index(out)
+    paths = []
+    for names, record in played:
         payload = {
             "env_id": env_id,
             "env_kwargs": {**env_kwargs, "num_players": len(names)},
@@ -318,30 +362,99 @@ def save_games(folder: str | Path, env_id: str, played: list[tuple[list[str], Ga
             "win_shares": record.win_shares,
             "truncated": record.truncated,
         }
-        write_atomically(out / f"game_{index:06d}.json", json.dumps(payload))
+        text = json.dumps(payload)
+        while True:  # a name taken meanwhile (another run into this folder) moves on to the next
+            path = out / f"game_{index:06d}.json"
+            index += 1
+            try:
+                write_new(path, text)
+                break
+            except FileExistsError:
+                continue
+        paths.append(path)
+    return paths
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+def next_record_index(folder: Path) -> int:
+    """One past the highest number of a game record in ``folder`` (0 when there is none)."""
+    numbers = [int(m.group(1)) for p in folder.iterdir() if (m := RECORD_NAME.fullmatch(p.name))]
+    return max(numbers, default=-1) + 1
+
+
+def write_new(path: Path, text: str) -> None:
+    """Write ``text`` to the new file ``path``, whole; ``FileExistsError`` (nothing written) if it exists.
+
+    The text goes to a temporary file in the same folder that is then hard-linked as ``path``:
+    unlike ``os.replace``, a link never replaces a file that is there.
+    """
+    temp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "w") as handle:
             handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.link(temp, path)
+    finally:
+        temp.unlink(missing_ok=True)
+
+
+#: The fields every saved game record has: their Python types, and those types in words.
+RECORD_FIELDS: dict[str, tuple[type, str]] = {
+    "env_id": (str, "a string"),
+    "env_kwargs": (dict, "an object"),
+    "seed": (int, "an integer"),
+    "actions": (list, "a list"),
+    "scores": (list, "a list"),
+}
 
 
 def replay(record: dict[str, Any]) -> list[float]:
-    """Play a saved game record's actions through the raw env from its seed; the final scores."""
-    env = pirate_envs.make(record["env_id"], raw=True, **record["env_kwargs"])
-    env.reset(seed=record["seed"])
-    for action in record["actions"]:
-        env.step(action)
-    if not env.game.done:
-        raise ValueError(f"record of seed {record['seed']}: not over after its {len(record['actions'])} actions")
-    return env.game.scores().tolist()
+    """Play a saved game record's actions through the raw env from its seed; the final scores.
+
+    The record is checked as it is replayed: a ``ValueError`` names the fault of a record that
+    lacks a field or has one of the wrong type, an action that is not an integer or not legal
+    at its step, a game that is over before its last action or not over after it, or final
+    scores (and ``win_shares``, ``truncated`` where the record has them) that differ from the
+    replayed ones.
+    """
+    if not isinstance(record, dict):
+        raise ValueError(f"a game record is a JSON object, not {type(record).__name__}")
+    for name, (kind, words) in RECORD_FIELDS.items():
+        if name not in record:
+            raise ValueError(f"game record: no {name!r} field; a record has {', '.join(RECORD_FIELDS)}")
+        value = record[name]
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise ValueError(f"game record: {name}={value!r} must be {words}, not {type(value).__name__}")
+    seed, actions, kwargs = record["seed"], record["actions"], record["env_kwargs"]
+    where = f"game record of {record['env_id']} seed {seed}"
+    if record["env_id"] not in pirate_envs.ENV_IDS:
+        raise ValueError(f"{where}: env_id {record['env_id']!r} is not a game; valid ids: {pirate_envs.ENV_IDS}")
+    if seed < 0:
+        raise ValueError(f"{where}: the seed must be a non-negative integer")
+    try:
+        env = pirate_envs.make(record["env_id"], raw=True, **kwargs)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{where}: env_kwargs {kwargs}: {error}") from None
+    env.reset(seed=seed)
+    game = env.game
+    for step, action in enumerate(actions):
+        if type(action) is not int:
+            raise ValueError(f"{where}: action {step} is {action!r}, not an integer")
+        if game.done:
+            raise ValueError(f"{where}: the game is over after {step} actions, but the record has {len(actions)}")
+        try:
+            env.step(action)
+        except ValueError as error:  # an IllegalActionError: out of range or against the rules
+            raise ValueError(f"{where}: action {step}: {error}") from None
+    if not game.done:
+        raise ValueError(f"{where}: not over after its {len(actions)} actions")
+    scores = game.scores().tolist()
+    replayed = {"scores": scores, "win_shares": win_shares(game), "truncated": game.truncated}
+    for name, value in replayed.items():
+        if name in record and record[name] != value:
+            raise ValueError(f"{where}: recorded {name} {record[name]!r}, but the replay gives {value!r}")
+    return scores
 
 
 def head_to_head(games: list[tuple[list[str], GameRecord]]) -> dict[str, dict[str, dict[str, float]]]:
@@ -391,17 +504,83 @@ def markdown_table(results: list[AgentResult]) -> str:
     return "\n".join(lines)
 
 
+#: The most games one command plays (over every pairing of a league): their records stay in memory.
+MAX_GAMES = 1_000_000
+#: The largest game seed: every seed stays a signed 64-bit integer (numpy, JSON readers).
+MAX_SEED = 2**63 - 1
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the system tells it, else the CPU count)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def env_options(args: EvalArgs) -> dict[str, Any]:
+    """The env arguments of ``--env-kwargs`` (``key=value`` words, values read as Python literals)."""
+    if not args.env_kwargs:
+        return {}
+    from experiments.train import parse_env_kwargs  # train imports this module: import it late
+
+    return parse_env_kwargs(args.env_kwargs)
+
+
+def check_env_options(args: EvalArgs, players: int) -> dict[str, Any]:
+    """The ``--env-kwargs`` of ``args``; ``ValueError`` (one line) unless they make a ``players``-seat env."""
+    try:
+        options = env_options(args)
+        if "num_players" in options:
+            raise ValueError("the player count comes from --players or --agents, not num_players")
+        json.dumps(options)  # the game records hold them
+        pirate_envs.make(args.env_id, raw=True, **options, num_players=players)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"--env-kwargs {' '.join(args.env_kwargs)}: {error}") from None
+    return options
+
+
+def check_writable(flag: str, folder: str) -> None:
+    """``ValueError`` (one line) unless ``folder`` exists or can be made, and takes a file (a probe, removed)."""
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".write-probe.", suffix=".tmp")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as error:
+        raise ValueError(f"{flag} {folder}: cannot write there ({error.strerror or error})") from None
+
+
 def check_args(args: EvalArgs) -> None:
-    """``ValueError`` (one line) for arguments that cannot make a tournament; runs before any game."""
+    """``ValueError`` (one line) for arguments that cannot make a tournament; runs before any game.
+
+    The output folders are checked last (made, and a file written and removed in each), so a
+    refused command leaves none behind.
+    """
     check_env_id(args.env_id)
     distinct = len(dict.fromkeys(args.agents))
     players = args.players or len(args.agents)
-    if args.players and not args.players <= distinct:
+    if players > len(args.agents):
+        raise ValueError(f"--players {players}: seats only the agents given, at most {len(args.agents)} here")
+    if players < len(args.agents) and players > distinct:
         raise ValueError(f"--players {args.players}: a league seats distinct agents, at most {distinct} here")
     if args.duplicate and args.games % players:
         raise ValueError(f"--duplicate plays each deal once per rotation: --games must be a multiple of {players}")
     check_players(args.env_id, players, "--players" if args.players else "--agents (one seat each)")
-    check_agents(args.agents, args.env_id, players, "--agents")
+    options = check_env_options(args, players)
+    check_agents(args.agents, args.env_id, players, "--agents", options)
+    cpus = available_cpus()
+    if args.workers > cpus:
+        raise ValueError(f"--workers {args.workers}: at most the {cpus} CPUs this process may use")
+    lineups = math.comb(distinct, players) if players < len(args.agents) else 1
+    if args.games * lineups > MAX_GAMES:
+        per = f" x {lineups} pairings" if lineups > 1 else ""
+        raise ValueError(f"--games {args.games}{per}: at most {MAX_GAMES:,} games in one command")
+    last_seed = args.seed + deal_of(args.games - 1, players, args.duplicate)[0]
+    if last_seed > MAX_SEED:
+        raise ValueError(f"--seed {args.seed}: the games' seeds run to {last_seed}, above the largest seed {MAX_SEED}")
+    for flag, folder in (("--save-games", args.save_games), ("--out", args.out)):
+        if folder is not None:
+            check_writable(flag, folder)
 
 
 def evaluate(args: EvalArgs) -> tuple[list[AgentResult], list[GameRecord], list[tuple[list[str], GameRecord]]]:
@@ -409,12 +588,13 @@ def evaluate(args: EvalArgs) -> tuple[list[AgentResult], list[GameRecord], list[
     seat names with its record (for :func:`head_to_head`)."""
     players = args.players or len(args.agents)
     options = {"duplicate": args.duplicate, "workers": args.workers, "progress": args.progress}
+    env_kwargs = env_options(args)
     if players < len(args.agents):
-        results, played = run_league(args.env_id, args.agents, players, args.games, args.seed, **options)
+        results, played = run_league(args.env_id, args.agents, players, args.games, args.seed, **options, **env_kwargs)
         return results, [record for _, record in played], played
     if players > len(args.agents):
         raise ValueError(f"players must be at most the number of agents ({len(args.agents)}), got {players}")
-    results, records = run_tournament(args.env_id, args.agents, args.games, args.seed, **options)
+    results, records = run_tournament(args.env_id, args.agents, args.games, args.seed, **options, **env_kwargs)
     return results, records, list(zip(seat_names(args.agents, records), records))
 
 
@@ -437,8 +617,9 @@ def main(argv: list[str] | None = None) -> list[AgentResult]:
     print(header)
     print(table)
     if args.save_games:
-        save_games(args.save_games, args.env_id, played)
-        print(f"wrote {len(played)} game records to {args.save_games}")
+        paths = save_games(args.save_games, args.env_id, played, **env_options(args))
+        names = f" ({paths[0].name} to {paths[-1].name})" if paths else ""
+        print(f"wrote {len(paths)} game records to {args.save_games}{names}")
     if args.out:
         from experiments.plots import tournament_chart
 

@@ -86,6 +86,7 @@ def test_saved_games_replay_exactly(tmp_path, env_id, capsys):
 
 def test_replay_refuses_an_unfinished_record():
     record = {"env_id": "piraten_kapern_v0", "env_kwargs": {"num_players": 2}, "seed": 0, "actions": []}
+    record["scores"] = [0, 0]
     with pytest.raises(ValueError, match="not over"):
         replay(record)
 
