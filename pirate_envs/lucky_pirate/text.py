@@ -10,9 +10,8 @@ card 2 over; ``pick up`` takes the pile; ``lay captain`` lays a card face up dur
 from __future__ import annotations
 
 import re
-import textwrap
 
-from pirate_envs.core.text import WIDTH, item_lines, players_table, screen, standings_lines, title_line, turn_line
+from pirate_envs.core.text import item_lines, players_table, screen, standings_lines, title_line, turn_line
 from pirate_envs.lucky_pirate.actions import DOWN_OFFSET, LAY_UP_OFFSET, PICK_UP, decode_play, play_action
 from pirate_envs.lucky_pirate.cards import KINDS, NUM_KINDS
 from pirate_envs.lucky_pirate.rules import Mode
@@ -52,7 +51,7 @@ def seat_text(view: LuckyPirateView, on_turn: int | None = None) -> str:
     lines += ["", players_table(["hand", "down", "wins", "up cards"], rows, me, None if empty else current)]
     if empty:
         return screen(lines)
-    lines += textwrap.wrap(_pile_line(view), WIDTH, subsequent_indent="      ")
+    lines.append(_pile_line(view))  # wrapped by screen, under the text after "pile: "
     lines.append(f"play passes to player_{(current + view.direction) % n} next (direction {view.direction:+d})")
     if view.removed.any():
         lines += item_lines("out of the game", _names(view.removed))
