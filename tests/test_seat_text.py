@@ -276,3 +276,20 @@ def test_play_a_piratenpoker_bid_by_naming_cards():
     text = play_script("piratenpoker_v0", ["random", "random"], f"bid {first}\nq\n", seed=4)
     assert "  * player_0 has bid" in text
     assert f"  * bids revealed: player_0 [{first}]" in text
+
+
+@pytest.mark.parametrize("reveal", [False, True])
+def test_play_a_six_player_skull_king_game_to_the_end(reveal):
+    """Long trick lines at a six-seat table wrap (they once stopped the game with a ValueError)."""
+    text = play_script("skull_king_v0", ["random"] * 5, "1\n" * 200, seed=3, reveal=reveal)
+    assert "game over; scores" in text and "player_5" in text
+    assert "game over: final standings" in text or reveal
+    assert max(len(line) for line in text.splitlines() if not line.startswith("your move")) <= WIDTH
+
+
+@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+def test_play_writes_no_line_over_100_columns_even_a_refusal(env_id):
+    text = play_script(env_id, ["random"] * 4, "hello\nq\n", seed=4)
+    assert "'hello' is not a move: " in text and text.endswith("quit\n")
+    prompt = "q to quit): "  # in a terminal the typed line and its Enter end the prompt's line
+    assert max(len(line.split(prompt)[-1]) for line in text.splitlines()) <= WIDTH
