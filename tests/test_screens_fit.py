@@ -16,6 +16,7 @@ import pytest
 import pirate_envs
 from experiments.play import write_events
 from pirate_envs.core.events import record_events
+from pirate_envs.core.render import format_table
 from pirate_envs.core.text import WIDTH, item_lines, screen, text_module
 from tests.helpers import play_random_game, supported_player_counts
 
@@ -84,3 +85,15 @@ def test_a_long_line_wraps_under_its_label_instead_of_raising():
     assert long_word[0] == "  " + "x" * 98 and all(part.startswith("      x") for part in long_word[1:])
     assert "".join(part.strip() for part in long_word) == "x" * 250
     assert item_lines("hand", ["a"] * 60) == screen(item_lines("hand", ["a"] * 60)).splitlines()
+
+
+def test_a_wide_table_wraps_its_widest_cells_within_their_columns():
+    rows = [["player_0", "yes", " ".join(["green-5"] * 30)], ["player_1", "no", "red-3"]]
+    lines = format_table(["seat", "pass", "hand"], rows).splitlines()
+    assert max(len(line) for line in lines) <= WIDTH and lines[1].startswith("--------  ----  ----")
+    column = lines[0].index("hand")
+    assert lines[2].startswith("player_0  yes   green-5") and lines[2][column:].startswith("green-5")
+    continued = lines[3 : lines.index(next(line for line in lines if line.startswith("player_1")))]
+    assert continued and all(line[:column].isspace() and line[column] == "g" for line in continued)
+    assert " ".join(" ".join(line[column:] for line in lines[2:-1]).split()) == rows[0][2]
+    assert format_table(["a", "b"], [["x", "y"]]) == "a  b\n-  -\nx  y"  # a narrow table as it was

@@ -1,9 +1,10 @@
 """Plain-text (ansi) rendering helpers: tables, blocks and lines that fit :data:`WIDTH` columns.
 
 Every text the games draw (the env's ``render()``, the seat screens of
-:mod:`pirate_envs.core.text`) goes through :func:`fit_lines` or :func:`format_table`, so no
-line is wider than :data:`WIDTH`: a long line wraps, its continuation lines indented under the
-text after its label (``trick: ...``), a wide table wraps its widest cells within their columns.
+:mod:`pirate_envs.core.text`) goes through :func:`fit_lines`, so no line is wider than
+:data:`WIDTH`: a long line wraps, its continuation lines indented under the text after its
+label (``trick: ...``). A table from :func:`format_table` first wraps its widest cells within
+their columns, so that its rows stay rows.
 """
 
 from __future__ import annotations
@@ -82,7 +83,8 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[object]], width
     """A left-aligned text table with a header rule, at most ``width`` columns wide where it can be.
 
     A cell wider than its column (see :func:`column_widths`) wraps within the column; its row
-    takes as many lines as its tallest cell.
+    takes as many lines as its tallest cell. A table too wide even so is left as it is (the
+    screens and renders pass it through :func:`fit_lines`).
     """
     cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
     widths = column_widths(cells, width)
@@ -93,7 +95,7 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[object]], width
             lines.append("  ".join((p[k] if k < len(p) else "").ljust(w) for p, w in zip(parts, widths)).rstrip())
         if i == 0:
             lines.append("  ".join("-" * w for w in widths))
-    return "\n".join(fit_lines(lines, width))
+    return "\n".join(lines)
 
 
 def seat_name(seat: int) -> str:
