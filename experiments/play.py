@@ -58,7 +58,7 @@ def moves_text(env: Any, legal: list[int]) -> str:
         return ""
     labels = [f"{i + 1:>3}. {env.action_to_string(a)}" for i, a in enumerate(legal)]
     width = max(len(label) for label in labels) + 2
-    columns = max(1, 100 // width)
+    columns = max(1, WIDTH // width)
     rows = [labels[i : i + columns] for i in range(0, len(labels), columns)]
     return "\n".join("".join(label.ljust(width) for label in row).rstrip() for row in rows)
 
@@ -105,7 +105,7 @@ def ask_move(env: Any, legal: list[int], read: TextIO, write: TextIO) -> list[in
             except ValueError as error:
                 reason = str(error).replace("; type ", f"; type {numbered}", 1)
         shown = line.strip() if len(line.strip()) <= 20 else line.strip()[:20] + "..."
-        write.write(f"  '{shown}' is not a move: {reason}\n")
+        write.write(fold(f"  '{shown}' is not a move: {reason}", "    ") + "\n")
 
 
 def check_args(args: PlayArgs) -> None:

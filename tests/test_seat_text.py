@@ -276,3 +276,62 @@ def test_play_a_piratenpoker_bid_by_naming_cards():
     text = play_script("piratenpoker_v0", ["random", "random"], f"bid {first}\nq\n", seed=4)
     assert "  * player_0 has bid" in text
     assert f"  * bids revealed: player_0 [{first}]" in text
+
+
+@pytest.mark.parametrize("reveal", [False, True])
+def test_play_a_six_player_skull_king_game_to_the_end(reveal):
+    """Long trick lines at a six-seat table wrap (they once stopped the game with a ValueError)."""
+    text = play_script("skull_king_v0", ["random"] * 5, "1\n" * 200, seed=3, reveal=reveal)
+    assert "game over; scores" in text and "player_5" in text
+    assert "game over: final standings" in text or reveal
+    assert max(len(line) for line in text.splitlines() if not line.startswith("your move")) <= WIDTH
+
+
+@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+def test_play_writes_no_line_over_100_columns_even_a_refusal(env_id):
+    text = play_script(env_id, ["random"] * 4, "hello\nq\n", seed=4)
+    assert "'hello' is not a move: " in text and text.endswith("quit\n")
+    prompt = "q to quit): "  # in a terminal the typed line and its Enter end the prompt's line
+    assert max(len(line.split(prompt)[-1]) for line in text.splitlines()) <= WIDTH
+
+
+# ------------------------------------------------------------- numbers and names out of range
+def test_piratenpoker_refuses_a_recipient_seat_the_table_does_not_have():
+    from pirate_envs.piratenpoker.actions import RECIPIENT
+
+    env = next(e for e in random_states("piratenpoker_v0", games=5, num_players=4) if e.game.view(0).table.phase == 3)
+    chooser = env.game.current_player
+    view, legal = env.game.view(chooser), env.game.legal_actions()
+    parse = text_module(env).parse_moves
+    assert parse("to player_3", view, legal) == [RECIPIENT + (3 - chooser) % 4]
+    assert parse("to self", view, legal) == parse(f"to player_{chooser}", view, legal) == [RECIPIENT]
+    for bad in ("to player_7", "to 4", "player_4", "to player_10", "to 123"):
+        with pytest.raises(ValueError, match="names no seat; the seats are player_0 to player_3; type to and a seat"):
+            parse(bad, view, legal)
+
+
+def test_lucky_pirate_refuses_counts_and_down_slots_out_of_range():
+    from pirate_envs.lucky_pirate.actions import PICK_UP, play_action
+    from pirate_envs.lucky_pirate.cards import KIND_INDEX, MAX_COPIES, MAX_UP_DOWN
+
+    env = pirate_envs.make("lucky_pirate_v0", raw=True, num_players=2)
+    deal = [
+        {"hand": ["5", "6", "captain", "kraken"], "up": ["1", "2", "3", "4"], "down": ["6", "6", "7", "7"]},
+        {"hand": ["8", "8", "kraken", "skip"], "up": ["1", "2", "3", "4"], "down": ["7", "7", "mermaid", "reverse"]},
+    ]
+    env.reset(seed=0, options={"deal": deal, "dealer": 1})
+    view, legal = env.game.view(0), env.game.legal_actions()
+    parse = text_module(env).parse_move
+    assert play_action(KIND_INDEX["5"], MAX_COPIES + 1) == play_action(KIND_INDEX["6"], 1) in legal  # the trap
+    for bad in ("7x5", "5 5 5 5 5 5 5", "12 captain", "0x5", "10x5"):
+        with pytest.raises(ValueError, match=f"1 to {MAX_COPIES} cards of a kind") as error:
+            parse(bad, view, legal)
+        assert "type one of: " in str(error.value)
+    env.step(play_action(KIND_INDEX["captain"], 1))
+    view, legal = env.game.view(1), env.game.legal_actions()
+    assert legal == [PICK_UP]  # after the Captain only a First Mate or a Porthole
+    for bad in ("down 5", "down 12", "d 0", "down 99"):
+        with pytest.raises(ValueError, match=f"down-card slots are 1 to {MAX_UP_DOWN}"):
+            parse(bad, view, legal)
+    with pytest.raises(ValueError, match="not allowed now"):
+        parse("down 1", view, legal)

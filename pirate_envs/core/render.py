@@ -1,16 +1,100 @@
-"""Plain-text (ansi) rendering helpers."""
+"""Plain-text (ansi) rendering helpers: tables, blocks and lines that fit :data:`WIDTH` columns.
+
+Every text the games draw (the env's ``render()``, the seat screens of
+:mod:`pirate_envs.core.text`) goes through :func:`fit_lines`, so no line is wider than
+:data:`WIDTH`: a long line wraps, its continuation lines indented under the text after its
+label (``trick: ...``). A table from :func:`format_table` first wraps its widest cells within
+their columns, so that its rows stay rows.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+import textwrap
+from collections.abc import Iterable, Sequence
+
+#: The most columns a line of text uses (a seat screen, a render, a line of the terminal game).
+WIDTH = 100
+#: The most columns a line inside :func:`format_block` uses (it indents every line by 2).
+BLOCK_WIDTH = WIDTH - 2
+#: A leading ``label: `` (no colon, comma or semicolon in it); continuation lines hang under what follows it.
+_LABEL = re.compile(r"\s*[^\s:;,][^:;,]*?: ")
+#: Continuation lines of a line without a short label are indented this much more than it.
+HANGING_INDENT = 4
 
 
-def format_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A left-aligned text table with a header rule."""
+def wrap_hanging(text: str, indent: int, width: int = WIDTH) -> list[str]:
+    """``text`` in lines of at most ``width`` columns, every line after the first indented ``indent`` columns.
+
+    Leading spaces of ``text`` are kept, words are not broken at hyphens, a word longer than a
+    line is cut.
+    """
+    indent = min(indent, width // 2)
+    return textwrap.wrap(text, width, subsequent_indent=" " * indent, break_on_hyphens=False) or [""]
+
+
+def fit_line(line: str, width: int = WIDTH) -> list[str]:
+    """``line`` (right spaces dropped) as lines of at most ``width`` columns.
+
+    A line that fits is kept as it is. A longer one wraps; its continuation lines hang under the
+    text after a leading ``label: `` of at most half the width, else :data:`HANGING_INDENT`
+    columns more than the line's own indentation.
+    """
+    line = line.rstrip()
+    if len(line) <= width:
+        return [line]
+    label = _LABEL.match(line)
+    own_indent = len(line) - len(line.lstrip(" "))
+    indent = label.end() if label and label.end() <= width // 2 else own_indent + HANGING_INDENT
+    return wrap_hanging(line, indent, width)
+
+
+def fit_lines(lines: Iterable[str], width: int = WIDTH) -> list[str]:
+    """Every line of ``lines`` (each may hold several) fitted to ``width`` columns by :func:`fit_line`."""
+    return [part for line in lines for text in (line.splitlines() or [""]) for part in fit_line(text, width)]
+
+
+def fit_text(text: str, width: int = WIDTH) -> str:
+    """``text`` with every line fitted to ``width`` columns (see :func:`fit_line`)."""
+    return "\n".join(fit_lines([text], width))
+
+
+def column_widths(cells: Sequence[Sequence[str]], width: int = WIDTH, gap: int = 2) -> list[int]:
+    """Widths of the table ``cells`` (rows of equal length) so that a row fits ``width`` columns.
+
+    Each column starts as wide as its widest cell; while the row is too wide, the widest column
+    (the last of equals) gives a column, down to its header's width or 10 columns, whichever is
+    more. When every column is that narrow the row may still be too wide (:func:`fit_lines` then wraps it).
+    """
+    widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
+    floors = [min(w, max(len(cells[0][i]), 10)) for i, w in enumerate(widths)]
+    excess = sum(widths) + gap * (len(widths) - 1) - width
+    while excess > 0:
+        shrinkable = [i for i, w in enumerate(widths) if w > floors[i]]
+        if not shrinkable:
+            break
+        widest = max(shrinkable, key=lambda i: (widths[i], i))
+        widths[widest] -= 1
+        excess -= 1
+    return widths
+
+
+def format_table(headers: Sequence[str], rows: Sequence[Sequence[object]], width: int = WIDTH) -> str:
+    """A left-aligned text table with a header rule, at most ``width`` columns wide where it can be.
+
+    A cell wider than its column (see :func:`column_widths`) wraps within the column; its row
+    takes as many lines as its tallest cell. A table too wide even so is left as it is (the
+    screens and renders pass it through :func:`fit_lines`).
+    """
     cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
-    lines.insert(1, "  ".join("-" * w for w in widths))
+    widths = column_widths(cells, width)
+    lines = []
+    for i, row in enumerate(cells):
+        parts = [[c] if len(c) <= w else wrap_hanging(c, 0, w) for c, w in zip(row, widths)]
+        for k in range(max(len(p) for p in parts)):
+            lines.append("  ".join((p[k] if k < len(p) else "").ljust(w) for p, w in zip(parts, widths)).rstrip())
+        if i == 0:
+            lines.append("  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
 
@@ -20,5 +104,5 @@ def seat_name(seat: int) -> str:
 
 
 def format_block(title: str, lines: Sequence[str]) -> str:
-    """A titled block of lines."""
-    return "\n".join([f"== {title} =="] + [f"  {line}" for line in lines])
+    """A titled block of lines, each fitted to :data:`BLOCK_WIDTH` (see :func:`fit_line`) and indented 2 columns."""
+    return "\n".join([f"== {title} =="] + [f"  {line}" for line in fit_lines(lines, BLOCK_WIDTH)])

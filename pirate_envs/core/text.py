@@ -5,21 +5,18 @@ reads, top to bottom: a title line (game, stage, who you are), the turn line (``
 ...`` or ``on turn: player_2 ...``, or the final standings once the game is over), the players
 table (one row per seat, ``>`` marks the player on turn, ``(you)`` the viewer) and the
 game's own lines (the trick, the dice, the pile, your hand). No line is wider than
-:data:`WIDTH` columns.
+:data:`WIDTH` columns: :func:`screen` wraps a longer one, indenting its continuation lines.
 """
 
 from __future__ import annotations
 
 import importlib
-import textwrap
 from collections.abc import Iterable, Sequence
 from types import ModuleType
 from typing import Any
 
 from pirate_envs.core.events import default_name
-
-#: The most columns a seat screen uses.
-WIDTH = 100
+from pirate_envs.core.render import WIDTH, fit_lines, format_table, wrap_hanging
 
 
 def seat_label(seat: int, viewer: int) -> str:
@@ -40,24 +37,12 @@ def turn_line(viewer: int, on_turn: int, doing: str = "") -> str:
 
 
 def players_table(headers: Sequence[str], rows: Sequence[Sequence[object]], viewer: int, on_turn: int | None) -> str:
-    """The per-seat table: row ``s`` is seat ``s``; ``>`` marks the player on turn, ``(you)`` the viewer."""
-    cells = [["  seat", *headers]]
-    for seat, row in enumerate(rows):
-        mark = ">" if seat == on_turn else " "
-        cells.append([f"{mark} {seat_label(seat, viewer)}", *(str(c) for c in row)])
-    widths = [max(len(r[i]) for r in cells) for i in range(len(cells[0]) - 1)]
-    indent = sum(widths) + 2 * len(widths)
-    last = max(10, WIDTH - indent)  # the last column wraps within the screen width
-    widths.append(min(last, max(len(r[-1]) for r in cells)))
-    out = []
-    for i, row in enumerate(cells):
-        head = "  ".join(c.ljust(w) for c, w in zip(row[:-1], widths))
-        wrapped = textwrap.wrap(row[-1], last, break_on_hyphens=False) or [""]
-        out.append(f"{head}  {wrapped[0]}".rstrip())
-        out += [" " * indent + more for more in wrapped[1:]]
-        if i == 0:
-            out.append("  ".join("-" * w for w in widths))
-    return "\n".join(out)
+    """The per-seat table: row ``s`` is seat ``s``; ``>`` marks the player on turn, ``(you)`` the viewer.
+
+    Wide cells wrap within their columns (:func:`~pirate_envs.core.render.format_table`).
+    """
+    marked = [[f"{'>' if seat == on_turn else ' '} {seat_label(seat, viewer)}", *row] for seat, row in enumerate(rows)]
+    return format_table(["  seat", *headers], marked)
 
 
 def standings_lines(scores: Sequence[float], winners: Iterable[int], viewer: int, truncated: bool = False) -> list[str]:
@@ -74,20 +59,12 @@ def standings_lines(scores: Sequence[float], winners: Iterable[int], viewer: int
 
 def item_lines(label: str, items: Iterable[str], empty: str = "(none)") -> list[str]:
     """``label: a b c`` wrapped at :data:`WIDTH`, continuation lines indented under the first item."""
-    text = " ".join(items) or empty
-    indent = " " * (len(label) + 2)
-    return textwrap.wrap(text, WIDTH, initial_indent=f"{label}: ", subsequent_indent=indent, break_on_hyphens=False)
+    return wrap_hanging(f"{label}: {' '.join(items) or empty}", len(label) + 2)
 
 
 def screen(lines: Iterable[str]) -> str:
-    """Join the screen lines, checking that none is wider than :data:`WIDTH`."""
-    out = []
-    for line in lines:
-        for part in line.splitlines() or [""]:
-            if len(part) > WIDTH:
-                raise ValueError(f"screen line of {len(part)} columns (the limit is {WIDTH}): {part[:40]!r}...")
-            out.append(part.rstrip())
-    return "\n".join(out)
+    """Join the screen lines, wrapping any wider than :data:`WIDTH` (see :func:`~pirate_envs.core.render.fit_line`)."""
+    return "\n".join(fit_lines(lines))
 
 
 def count_words(counts: Sequence[int], names: Sequence[str]) -> list[str]:

@@ -16,7 +16,7 @@ import numpy as np
 from pirate_envs.core.engine import Engine, TurnGuard, check_options, read_only
 from pirate_envs.core.errors import check_choice, check_range
 from pirate_envs.core.events import Event
-from pirate_envs.core.render import format_table, seat_name
+from pirate_envs.core.render import fit_text, format_table, seat_name
 from pirate_envs.lucky_pirate.actions import (
     ACTIONS,
     DOWN_OFFSET,
@@ -693,4 +693,4 @@ class LuckyPirateEngine(Engine):
             lines.append(f"set-up: up cards still to lay {self.to_lay.tolist()}")
         if self.done:
             lines.append(f"truncated: {self.truncation_reason}" if self.truncated else f"winners: {self.winners()}")
-        return "\n".join(lines)
+        return fit_text("\n".join(lines))

@@ -10,11 +10,10 @@ card 2 over; ``pick up`` takes the pile; ``lay captain`` lays a card face up dur
 from __future__ import annotations
 
 import re
-import textwrap
 
-from pirate_envs.core.text import WIDTH, item_lines, players_table, screen, standings_lines, title_line, turn_line
+from pirate_envs.core.text import item_lines, players_table, screen, standings_lines, title_line, turn_line
 from pirate_envs.lucky_pirate.actions import DOWN_OFFSET, LAY_UP_OFFSET, PICK_UP, decode_play, play_action
-from pirate_envs.lucky_pirate.cards import KINDS, NUM_KINDS
+from pirate_envs.lucky_pirate.cards import KINDS, MAX_COPIES, MAX_UP_DOWN, NUM_KINDS
 from pirate_envs.lucky_pirate.rules import Mode
 from pirate_envs.lucky_pirate.view import LuckyPirateView
 
@@ -52,7 +51,7 @@ def seat_text(view: LuckyPirateView, on_turn: int | None = None) -> str:
     lines += ["", players_table(["hand", "down", "wins", "up cards"], rows, me, None if empty else current)]
     if empty:
         return screen(lines)
-    lines += textwrap.wrap(_pile_line(view), WIDTH, subsequent_indent="      ")
+    lines.append(_pile_line(view))  # wrapped by screen, under the text after "pile: "
     lines.append(f"play passes to player_{(current + view.direction) % n} next (direction {view.direction:+d})")
     if view.removed.any():
         lines += item_lines("out of the game", _names(view.removed))
@@ -95,7 +94,7 @@ def _kind(word: str) -> int | None:
     return matches[0] if len(matches) == 1 else None
 
 
-_COUNT_KIND = re.compile(r"^(\d)x(.+)$")
+_COUNT_KIND = re.compile(r"^([0-9]+)x(.+)$")
 
 
 def parse_move(text: str, view: LuckyPirateView, legal: list[int]) -> int:
@@ -115,7 +114,9 @@ def _parse(words: list[str]) -> int:
         raise ValueError("nothing typed")
     if words[0] == "pick" or words == ["p"]:
         return PICK_UP
-    if words[0] in ("down", "blind", "d") and len(words) == 2 and words[1] in "123456789":
+    if words[0] in ("down", "blind", "d") and len(words) == 2 and _is_number(words[1]):
+        if not 1 <= int(words[1]) <= MAX_UP_DOWN:
+            raise ValueError(f"'{words[1][:20]}': down-card slots are 1 to {MAX_UP_DOWN}")
         return DOWN_OFFSET + int(words[1]) - 1
     if words[0] == "lay" and len(words) == 2:
         kind = _kind(words[1])
@@ -125,17 +126,29 @@ def _parse(words: list[str]) -> int:
     if words[0] == "play":
         words = words[1:]
     if len(words) == 1 and (match := _COUNT_KIND.match(words[0])):
-        count, name = int(match.group(1)), match.group(2)
-        words = [name] * count
-    elif len(words) == 2 and words[0] in "123456" and _kind(words[1]) is not None and not words[1].isdigit():
-        words = [words[1]] * int(words[0])  # "2 captain"
+        words = [match.group(2)] * _count(match.group(1))
+    elif len(words) == 2 and _is_number(words[0]) and _kind(words[1]) is not None and not words[1].isdigit():
+        words = [words[1]] * _count(words[0])  # "2 captain"
     kinds = {_kind(w) for w in words}
     if not words or None in kinds:
         bad = next((w for w in words if _kind(w) is None), "")
         raise ValueError(f"'{bad[:20]}' is not a card" if bad else "name the cards to play")
     if len(kinds) > 1:
         raise ValueError("play cards of one kind at a time")
-    return play_action(kinds.pop(), len(words))
+    return play_action(kinds.pop(), _count(len(words)))
+
+
+def _is_number(word: str) -> bool:
+    """Whether ``word`` is ASCII digits only (``²`` and ``٣`` are not)."""
+    return word.isascii() and word.isdigit()
+
+
+def _count(number: int | str) -> int:
+    """A set size typed or counted (``ValueError`` unless 1 to :data:`MAX_COPIES`)."""
+    text = str(number)
+    if len(text) > 2 or not 1 <= int(text) <= MAX_COPIES:
+        raise ValueError(f"{text[:20]} cards: play 1 to {MAX_COPIES} cards of a kind")
+    return int(text)
 
 
 def move_hint(view: LuckyPirateView, legal: list[int]) -> str:

@@ -17,7 +17,7 @@ import numpy as np
 from pirate_envs.core.engine import Engine, check_options, read_only
 from pirate_envs.core.errors import check_bool, check_choice, check_range
 from pirate_envs.core.events import Event
-from pirate_envs.core.render import format_table, seat_name
+from pirate_envs.core.render import fit_text, format_table, seat_name
 from pirate_envs.piratenpoker.actions import ACTIONS, ADD, COMMIT, GIVE, KEEP, LOOT, PASS, RECIPIENT
 from pirate_envs.piratenpoker.cards import (
     BACK_SIDE,
@@ -652,4 +652,4 @@ class PiratenpokerEngine(Engine):
         if self.done:
             head += "; episode " + ("truncated" if self.truncated else "over")
         table = format_table(["player", "hand", "bid", "pass", "displayed", "score"], rows)
-        return f"{head}\n{table}"
+        return fit_text(f"{head}\n{table}")

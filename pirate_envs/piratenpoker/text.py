@@ -152,15 +152,16 @@ def _parse(words: list[str], view: View, legal: list[int]) -> list[int]:
             raise ValueError(f"'{name[:20]}' is not a negative loot card (e.g. red:-4)")
         return [GIVE + kinds[0]]
     if phase == _RECIPIENT:
+        n = view.table.num_players
         target = rest[0] if verb == "to" and len(rest) == 1 else verb
         if target in ("self", "me"):
             seat = view.seat
         else:
             number = target.removeprefix("player_")
-            if not (number.isascii() and number.isdigit() and len(number) == 1):
-                raise ValueError(f"'{target[:20]}' names no seat")
+            if not (number.isascii() and number.isdigit() and len(number) <= 2 and int(number) < n):
+                raise ValueError(f"'{target[:20]}' names no seat; the seats are player_0 to player_{n - 1}")
             seat = int(number)
-        return [RECIPIENT + (seat - view.table.chooser) % view.table.num_players]
+        return [RECIPIENT + (seat - view.table.chooser) % n]
     raise ValueError("the game is over")
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from pirate_envs.core.engine import Engine, check_options, read_only
 from pirate_envs.core.errors import check_range
 from pirate_envs.core.events import Event
-from pirate_envs.core.render import format_block, format_table, seat_name
+from pirate_envs.core.render import BLOCK_WIDTH, format_block, format_table, seat_name
 from pirate_envs.skull_king.actions import ACTIONS, BID_OFFSET, CARD_OFFSET, MAX_BID
 from pirate_envs.skull_king.cards import (
     COPIES,
@@ -397,7 +397,7 @@ class SkullKingEngine(Engine):
             bid = "-" if self.bids[s] < 0 else self.bids[s]
             hand = " ".join(names_of(self.hands[s]))
             rows.append([seat_name(s), role, bid, self.tricks_won[s], self.bonuses[s], self.score[s], hand])
-        table = format_table(["seat", "", "bid", "tricks", "bonus", "score", "hand"], rows)
+        table = format_table(["seat", "", "bid", "tricks", "bonus", "score", "hand"], rows, BLOCK_WIDTH)
         n = self.num_players
         played = [f"{seat_name((self.leader + i) % n)}: {TOKEN_NAMES[t]}" for i, t in enumerate(self.trick)]
         led = SUITS[self.led_suit] if self.led_suit != NO_SUIT else "none"

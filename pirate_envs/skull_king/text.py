@@ -43,12 +43,10 @@ def seat_text(view: SkullKingView, on_turn: int | None = None) -> str:
         if view.phase == _BID:
             lines.append("bids: hidden until everybody has bid")
         played = [f"player_{view.trick_seat(i)} {TOKEN_NAMES[t]}," for i, t in enumerate(view.trick)]
-        if played:
-            played[-1] = played[-1].rstrip(",")
         led = f"; led suit {SUITS[view.led_suit]}" if view.has_led_suit else ""
+        if played:
+            played[-1] = played[-1].rstrip(",") + led
         lines += item_lines("trick", played, "(empty)" + (f", player_{view.leader} leads" if view.phase else ""))
-        if led:
-            lines[-1] += led
         lines += item_lines("your hand", view.hand_cards())
     return screen(lines)
 
