@@ -286,6 +286,9 @@ class PiratenpokerEngine(Engine):
         Which pile a played copy of a kind came from is unseen by everybody (copies are alike):
         any choice leaves a history that every seat finds as likely as the true one.
         """
+        if len(self.held_by_pile) == 1:
+            self.held_by_pile[0] -= played
+            return
         for seat, kind in zip(*np.nonzero(played)):
             left = int(played[seat, kind])
             for held in self.held_by_pile:
@@ -317,7 +320,7 @@ class PiratenpokerEngine(Engine):
                 seats.append(seat)
                 kinds.append(kind)
                 self.hand_size[seat] += 1
-                self.held_by_pile[-1][seat, kind] += 1  # the pile it came from: the current one
+                self.held_by_pile[-1][seat, kind] += 1  # from the current pile (before a reshuffle forgets it)
             self.pass_available[seat] = True
         np.add.at(self.cards, (seats, HAND_ROW, kinds), 1)
         for colour, stack in enumerate(self.stacks):
