@@ -35,8 +35,11 @@ Observations are the flat ``float32`` vector of the game (the index table:
 ``env.unwrapped.raw.observation_layout.table()``); the legal actions come from
 :meth:`SelfPlayEnv.action_masks` (``bool``), as sb3-contrib's ``MaskablePPO`` expects. An
 illegal action ends the game for the learner with reward ``-1`` (PettingZoo's convention, as the
-wrapped AEC env does) and ``info["illegal_action"] = True``. Every other keyword argument
-(``num_players``, the game's options) and ``reset(options=...)`` go to the game unchanged.
+wrapped AEC env does) and ``info["illegal_action"] = True``; an action that is not an integer of
+the action space (a float, a string, a bool, an index outside it) raises the AEC env's
+``TypeError``/``ValueError`` instead, and ``step`` before ``reset`` or after the end a
+``RuntimeError``. Every other keyword argument (``num_players``, the game's options) and
+``reset(options=...)`` go to the game unchanged (an unknown reset option is refused by name).
 
 ``player_counts`` (for example ``[2, 3, 4]`` or ``{2: 1.0, 4: 2.0}``) mixes table sizes: each
 episode draws its table size by weight, and the observation uses the game's option
@@ -57,7 +60,15 @@ from gymnasium import spaces
 
 import pirate_envs
 from pirate_envs.core.aec import ILLEGAL_MOVE_REWARD
-from pirate_envs.core.errors import IllegalActionError, check_choice
+from pirate_envs.core.errors import (
+    IllegalActionError,
+    check_action,
+    check_bool,
+    check_choice,
+    check_range,
+    check_seed,
+    is_integer,
+)
 
 if TYPE_CHECKING:
     from agents.policy_agent import MlpPolicy
@@ -108,6 +119,16 @@ def check_opponents(env_id: str, weights: Mapping[str, float], env: Any) -> None
         except (ValueError, ImportError) as error:
             valid = [*agent_names(env_id), "ppo:<checkpoint>", SELF]
             raise ValueError(f"opponent {name!r} is not an agent of {env_id}: {error}; valid: {valid}") from None
+
+
+def check_truncation_reward(reward: object) -> float | None:
+    """``reward`` as ``float`` (or ``None``); ``ValueError`` naming it unless ``None`` or a finite number."""
+    if reward is None:
+        return None
+    is_number = isinstance(reward, (int, float, np.integer, np.floating)) and not isinstance(reward, (bool, np.bool_))
+    if not is_number or not np.isfinite(reward):
+        raise ValueError(f"truncation_reward={reward!r} is not valid; expected None or a finite number")
+    return float(reward)
 
 
 def table_size_weights(
@@ -179,6 +200,9 @@ class SelfPlayEnv(gymnasium.Env):
         self._random_agent_type, self._sample_legal = RandomAgent, sample_legal
         if render_mode is not None:
             check_choice("render_mode", render_mode, self.metadata["render_modes"])
+        max_snapshots = check_range("max_snapshots", max_snapshots, 1)
+        snapshot_deterministic = check_bool("snapshot_deterministic", snapshot_deterministic)
+        truncation_reward = check_truncation_reward(truncation_reward)
         self.env_id = env_id
         self.render_mode = render_mode
         self.truncation_reward = truncation_reward
@@ -202,9 +226,7 @@ class SelfPlayEnv(gymnasium.Env):
                 "use table_layout='max'"
             )
         self._use_table(min(self._tables))
-        if learner_seat is not None and not (
-            isinstance(learner_seat, int | np.integer) and 0 <= learner_seat < self.num_players
-        ):
+        if learner_seat is not None and not (is_integer(learner_seat) and 0 <= learner_seat < self.num_players):
             raise ValueError(f"learner_seat={learner_seat!r} must be None or a seat in 0..{self.num_players - 1}")
         self.fixed_seat = None if learner_seat is None else int(learner_seat)
         self.observation_space = spaces.Box(-np.inf, np.inf, (self.raw.observation_layout.size,), np.float32)
@@ -213,6 +235,8 @@ class SelfPlayEnv(gymnasium.Env):
         self.learner = self.raw.possible_agents[self.learner_seat]
         self._seat_agents: list[Any] = []
         self._pending_reward = 0.0
+        self._has_reset = False
+        self._episode_over = False  # the last step ended the episode (the game's end or an illegal action)
 
     # ------------------------------------------------------------------ pool
     def add_snapshot(self, policy: MlpPolicy) -> None:
@@ -228,7 +252,13 @@ class SelfPlayEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
-        """Deal a new game (``options`` go to the game's reset) and play up to the learner's first move."""
+        """Deal a new game (``options`` go to the game's reset) and play up to the learner's first move.
+
+        ``seed``: ``None`` or a non-negative integer (Python or numpy); ``options``: a dict of the
+        game's reset options (``TypeError``/``ValueError`` naming a bad one, before anything changes).
+        """
+        seed = check_seed(seed)
+        options = self.raw.check_reset_options(options)
         super().reset(seed=seed)
         rng = self.np_random
         raw, game = self.raw, self.game
@@ -241,6 +271,7 @@ class SelfPlayEnv(gymnasium.Env):
             self.learner_seat = seat
             self.learner = raw.possible_agents[seat]
             self._seat_agents = [None if s == seat else self.pool.draw(s, rng) for s in range(self.num_players)]
+            self._has_reset = False  # until this deal stands (a bad option value fails inside the game's reset)
             raw.reset(seed=int(rng.integers(2**63)), options=options)
             for agent in self._seat_agents:
                 if agent is not None:
@@ -249,14 +280,22 @@ class SelfPlayEnv(gymnasium.Env):
             # resolved by its opening roll) as rewards of that moment
             self._pending_reward = raw.rewards[self.learner] + self._play_opponents()
             if not game.done:
+                self._has_reset, self._episode_over = True, False
                 return raw.observe(self.learner)["observation"], {"seat": seat, "num_players": self.num_players}
         raise RuntimeError(f"{self.env_id}: {MAX_EMPTY_EPISODES} games in a row ended before the learner's first move")
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
-        """Play the learner's ``action``, then the opponents up to his next decision or the end."""
+        """Play the learner's ``action``, then the opponents up to his next decision or the end.
+
+        ``action``: an integer of the action space (Python or numpy), else ``TypeError`` (a float,
+        a string, a bool) or ``ValueError`` (outside the space); an illegal one ends the game with
+        reward -1. ``RuntimeError`` before ``reset`` and after the episode's end.
+        """
         raw, game = self.raw, self.game
+        self._check_playing("step")
+        action = check_action(action, raw.num_actions)
         try:
-            raw.step(int(action))
+            raw.step(action)
         except IllegalActionError:
             return self._end_on_illegal_action()
         reward = self._pending_reward + raw.rewards[self.learner]
@@ -269,10 +308,15 @@ class SelfPlayEnv(gymnasium.Env):
         if truncated and self.truncation_reward is not None:
             reward += self.truncation_reward
             terminated, truncated = True, False
+        self._episode_over = True
         return obs, reward, terminated, truncated, self._final_info()
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions now (``bool``), for MaskablePPO."""
+        """The learner's legal actions now (``bool``; all ``False`` once the episode ended), for MaskablePPO."""
+        if not self._has_reset:
+            raise RuntimeError("action_masks() called before reset(); call reset() first")
+        if self._episode_over:
+            return np.zeros(self.raw.num_actions, dtype=bool)
         return self.raw.observe(self.learner)["action_mask"].astype(bool)
 
     def render(self) -> str | None:
@@ -283,6 +327,13 @@ class SelfPlayEnv(gymnasium.Env):
         return self.game.render()
 
     # ------------------------------------------------------------------ internals
+    def _check_playing(self, call: str) -> None:
+        """Raise ``RuntimeError`` naming ``call`` before ``reset`` or once the episode ended."""
+        if not self._has_reset:
+            raise RuntimeError(f"{call}() called before reset(); call reset() first")
+        if self._episode_over:
+            raise RuntimeError(f"{call}() called after the episode ended; call reset() to play again")
+
     def _play_opponents(self) -> float:
         """Let opponents move until the learner decides or the game ends; his summed rewards."""
         raw, game = self.raw, self.game
@@ -307,6 +358,7 @@ class SelfPlayEnv(gymnasium.Env):
         self._pending_reward = 0.0
         self.raw.end_on_illegal_move(self.learner, ILLEGAL_MOVE_REWARD)
         obs = self.raw.observe(self.learner)["observation"]
+        self._episode_over = True
         return obs, reward, True, False, {**self._final_info(), "illegal_action": True}
 
     def _final_info(self) -> dict[str, Any]:

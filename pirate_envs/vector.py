@@ -123,7 +123,14 @@ import numpy as np
 
 from pirate_envs import ENV_IDS, env_module
 from pirate_envs.core.engine import Engine
-from pirate_envs.core.errors import IllegalActionError, check_range, check_seed, is_integer
+from pirate_envs.core.errors import (
+    INT64_MAX,
+    IllegalActionError,
+    check_int64_fields,
+    check_range,
+    check_seed,
+    is_integer,
+)
 
 #: The env ids the batched engine covers, and the module and class of each one's kernels.
 _BACKENDS: dict[str, tuple[str, str]] = {
@@ -220,15 +227,14 @@ class VectorEnv:
                 f"the batched engine does not cover {env_id!r} yet; covered: {list(COVERED_ENV_IDS)} "
                 f"(all env ids: {list(ENV_IDS)}; play the others with pirate_envs.make)"
             )
-        self.num_envs = check_range("num_envs", num_envs, 1)
+        self.num_envs = check_range("num_envs", num_envs, 1, INT64_MAX)
         self._seed = check_seed(seed)
         if env_kwargs.get("render_mode") is not None:
             raise ValueError(
                 f"render_mode={env_kwargs['render_mode']!r} is not valid here; expected None "
                 "(render game i with venv.engine(i).render())"
             )
-        # the env itself validates the options, exactly as pirate_envs.make does
-        self._env = module.raw_env(**env_kwargs)
+        self._env = kernel_env(module, env_kwargs)
         self.env_id = env_id
         self.config = self._env.config
         self.reward_mode: str = self._env.reward_mode
@@ -305,7 +311,6 @@ class VectorEnv:
                 f"actions must be {self.num_envs} integers, one per game (shape ({self.num_envs},)); "
                 f"got shape {actions.shape} of dtype {actions.dtype}"
             )
-        actions = actions.astype(np.int64, copy=False)
         live = ~(self.terminated | self.truncated)
         checked = live
         if active is not None:
@@ -316,7 +321,7 @@ class VectorEnv:
                     f"or None; got shape {active.shape} of dtype {active.dtype}"
                 )
             checked = live & active
-        in_space = (actions >= 0) & (actions < self.num_actions)
+        in_space = (actions >= 0) & (actions < self.num_actions)  # before the cast: a uint64 beyond int64 is outside
         legal = self.action_mask[self._index, np.where(in_space, actions, 0)].astype(bool) & in_space
         bad = np.flatnonzero(checked & ~legal)
         if bad.size:
@@ -329,7 +334,7 @@ class VectorEnv:
                 self.num_actions,
             )
         # the kernels read a negative action as "wait": an ended game's (ignored) action must not be one
-        kernel_actions = np.where(live, actions, 0)
+        kernel_actions = np.where(live, actions, 0).astype(np.int64, copy=False)
         if active is not None:
             kernel_actions[~active] = _WAIT
         self._backend.step(kernel_actions)
@@ -381,6 +386,14 @@ class VectorEnv:
     def action_to_string(self, action: int) -> str:
         """A readable label of ``action``."""
         return self._env.action_to_string(action)
+
+
+def kernel_env(module: Any, env_kwargs: dict[str, Any]) -> Any:
+    """The raw env of ``module`` built from ``env_kwargs``: its ``Config`` validated as ``pirate_envs.make`` does,
+    then every integer of it checked to fit the kernels' 64-bit integers (the same ``ValueError``)."""
+    env = module.raw_env(**env_kwargs)
+    check_int64_fields(env.config)
+    return env
 
 
 def make(env_id: str, num_envs: int, seed: int | None = None, **env_kwargs: Any) -> VectorEnv:

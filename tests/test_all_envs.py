@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import copy
 import random
+import re
 import warnings
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import seed_test
 
 import pirate_envs
 from agents.base import action_blocks, sample_legal
 from pirate_envs.core.errors import IllegalActionError
-from tests.helpers import play_random_game, supported_player_counts
+from tests.helpers import pettingzoo_api_test, play_random_game, supported_player_counts
 
 RANDOM_GAMES = 1000  # per env id, spread over the supported player counts
 MAX_CYCLING_SHARE = 0.10  # of random games that may hit the guard where Engine.CAN_CYCLE
@@ -36,10 +37,20 @@ def test_bad_keyword_names_the_valid_ones(env_id):
         pirate_envs.make(env_id, reward_mode="money")
 
 
-def test_unknown_reset_option_warns(env_id):
-    env = pirate_envs.make(env_id, raw=True)
-    with pytest.warns(UserWarning, match="valid options"):
-        env.reset(seed=0, options={"no_such_option": 1})
+def test_unknown_reset_option_is_refused_naming_the_valid_ones(env_id):
+    valid = list(pirate_envs.make(env_id, raw=True).game.RESET_OPTIONS)
+    message = re.escape(f"unknown reset option(s) ['no_such_option']; valid options: {valid}")
+    for raw in (True, False):
+        env = pirate_envs.make(env_id, raw=raw)
+        with pytest.raises(ValueError, match=message):
+            env.reset(seed=0, options={"no_such_option": 1})
+        env.reset(seed=0)
+        before = env.observe(env.agent_selection)["observation"].copy()
+        with pytest.raises(ValueError, match=message):  # refused before anything changes
+            env.reset(seed=1, options={valid[0]: None, "no_such_option": 1})
+        np.testing.assert_array_equal(env.observe(env.agent_selection)["observation"], before)
+    with pytest.raises(ValueError, match=re.escape("unknown reset option(s) ['options', 3]")):
+        pirate_envs.make(env_id, raw=True).reset(options={3: 1, "options": 1})  # PettingZoo api_test's dummy too
 
 
 @pytest.mark.parametrize("which", ["min", "max"])
@@ -48,7 +59,7 @@ def test_pettingzoo_api(env_id, which):
     n = counts[0] if which == "min" else counts[-1]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        api_test(pirate_envs.make(env_id, num_players=n), num_cycles=300)
+        pettingzoo_api_test(pirate_envs.make(env_id, num_players=n), num_cycles=300)
 
 
 def test_pettingzoo_seed(env_id):

@@ -288,6 +288,7 @@ def test_reset_options_reach_the_engine_with_python_integers(env_id):
         engine_reset(rng, None)  # the probe's option names are no engine's
 
     env.game.reset = recording_reset
+    env.game.RESET_OPTIONS = {"seat": "a probe", "seats": "a probe", "flag": "a probe"}
     env.reset(seed=0, options={"seat": np.int64(2), "seats": (np.int32(1), np.uint8(0)), "flag": np.bool_(True)})
     assert received == [{"seat": 2, "seats": (1, 0), "flag": True}]
     assert not has_numpy_scalar(received[0])

@@ -18,14 +18,13 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from pirate_envs.core.engine import Engine
+from pirate_envs.core.engine import Engine, check_options
 from pirate_envs.core.errors import (
     IllegalActionError,
     UnknownAgentError,
     action_space_text,
     check_action,
     check_choice,
-    check_mapping,
     check_seed,
     is_integer,
     plain_ints,
@@ -117,6 +116,7 @@ class PirateAECEnv(AECEnv):
         self._mask: np.ndarray | None = None
         self._rng = np.random.default_rng()
         self._scores = np.zeros(n)
+        self._has_reset = False
 
     # ----------------------------------------------------------------- copies
     #: Attributes that are the game's class-level constants: copies share them instead of copying.
@@ -161,7 +161,7 @@ class PirateAECEnv(AECEnv):
         ``options`` is a dict of the engine's ``RESET_OPTIONS`` (or ``None``).
         """
         seed = check_seed(seed)
-        options = plain_ints(check_mapping("options", options))
+        options = self.check_reset_options(options)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         self.game.reset(self._rng, options)
@@ -177,7 +177,27 @@ class PirateAECEnv(AECEnv):
         # turn that ends on its opening roll, say) is paid by the _after_game_step below
         self._scores = np.zeros(self.game.num_players)
         self.agent_selection = self.possible_agents[self.game.current_player]
+        self._has_reset = True
         self._after_game_step()
+
+    def check_reset_options(self, options: object) -> dict[str, Any]:
+        """``options`` as a dict of Python values: ``TypeError`` unless a dict or ``None``, ``ValueError``
+        naming the valid keys for an unknown one (the engine checks the values)."""
+        return plain_ints(check_options(options, self.game.RESET_OPTIONS))
+
+    def check_playing(self, call: str) -> None:
+        """Raise ``RuntimeError`` naming ``call`` and what to call instead (before ``reset``, after the end)."""
+        if not self._has_reset:
+            raise RuntimeError(f"{call}() called before reset(); call reset() first")
+        if not self.agents:
+            raise RuntimeError(
+                f"{call}() called after the game ended (every agent is done); call reset() to play again"
+            )
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """The observation, cumulative reward, termination, truncation and info of the agent on turn."""
+        self.check_playing("last")
+        return super().last(observe)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         try:
@@ -187,6 +207,8 @@ class PirateAECEnv(AECEnv):
         if cached is not None:
             return cached
         seat = self.seat_of(agent)
+        if not self._has_reset:
+            raise RuntimeError("observe() called before reset(); call reset() first")
         game = self.game
         on_turn = seat == game.current_player and not game.done
         mask = self._legal_mask() if on_turn else self._zero_mask  # both read-only: no copy needed
@@ -227,10 +249,10 @@ class PirateAECEnv(AECEnv):
         """Play ``action`` (an integer of ``Discrete(n)``) for the agent on turn; ``None`` for a done agent.
 
         Raises ``TypeError`` for an action that is not an integer, :class:`IllegalActionError`
-        for one the rules do not allow now, and ``RuntimeError`` once every agent is done.
+        for one the rules do not allow now, and ``RuntimeError`` before ``reset`` or once every agent is done.
         """
-        if not self.agents:
-            raise RuntimeError("step() called after the game ended (every agent is done); call reset() to play again")
+        if not self._has_reset or not self.agents:
+            self.check_playing("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -383,6 +405,8 @@ class PirateWrapper(wrappers.OrderEnforcingWrapper):
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
         raw = self._raw
+        if not raw.agents:
+            raw.check_playing("last")
         agent = raw.agent_selection
         observation = raw.observe(agent) if observe else None
         return (

@@ -7,7 +7,6 @@ are legal and how to apply one. It imports no gymnasium or pettingzoo. The AEC a
 
 from __future__ import annotations
 
-import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -115,14 +114,14 @@ class Engine(ABC):
 
 
 def check_options(options: Mapping[str, Any] | None, allowed: Mapping[str, str]) -> dict[str, Any]:
-    """Return ``options`` as a dict (``TypeError`` unless a mapping or ``None``); warn about unknown keys.
+    """Return ``options`` as a dict; ``TypeError`` unless a mapping or ``None``, ``ValueError`` naming the valid keys.
 
-    Unknown keys are ignored rather than rejected because PettingZoo's ``api_test`` resets
-    with a dummy option; the warning still makes a typo visible.
+    PettingZoo's ``api_test`` resets with the dummy option ``{"options": 1}``, which is refused
+    too: the project's tests run it through ``tests.helpers.pettingzoo_api_test``.
     """
     options = check_mapping("options", options)
-    unknown = sorted(set(options) - set(allowed))
+    unknown = sorted((key for key in options if key not in allowed), key=repr)
     if unknown:
-        valid = ", ".join(f"{k} ({v})" for k, v in allowed.items()) or "none"
-        warnings.warn(f"ignoring unknown reset option(s) {unknown}; valid options: {valid}", stacklevel=3)
+        valid = list(allowed) or "none"
+        raise ValueError(f"unknown reset option(s) {unknown}; valid options: {valid}")
     return options

@@ -7,7 +7,8 @@ an integer.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import dataclasses
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -139,6 +140,45 @@ def check_range(field: str, value: int, low: int, high: int | None = None) -> in
         raise ValueError(f"{field}={value!r} must be an integer")
     value = int(value)
     if value < low or (high is not None and value > high):
-        bound = f"{low}..{high}" if high is not None else f">= {low}"
-        raise ValueError(f"{field}={value!r} is out of range; allowed: {bound}")
+        raise out_of_range(field, value, low, high)
     return value
+
+
+def out_of_range(field: str, value: int, low: int | None, high: int | None, why: str = "") -> ValueError:
+    """The error of an integer ``value`` of ``field`` outside ``low..high`` (``None``: no bound on that side)."""
+    if low is not None and high is not None:
+        bound = f"{low}..{high}"
+    else:
+        bound = f">= {low}" if low is not None else f"<= {high}"
+    return ValueError(f"{field}={value!r} is out of range; allowed: {bound}{f' ({why})' if why else ''}")
+
+
+#: The range of a 64-bit signed integer, the integers of the batched engine's kernels.
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def integer_fields(value: Any, name: str) -> Iterator[tuple[str, int]]:
+    """Every integer in ``value`` (a dataclass, tuple, list or mapping, walked recursively) with its field name."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for field in dataclasses.fields(value):
+            yield from integer_fields(getattr(value, field.name), field.name)
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from integer_fields(item, f"{name}[{key!r}]")
+    elif isinstance(value, (tuple, list)):
+        for index, item in enumerate(value):
+            yield from integer_fields(item, f"{name}[{index}]")
+    elif is_integer(value):
+        yield name, int(value)
+
+
+def check_int64_fields(config: Any) -> None:
+    """Raise the ``ValueError`` of :func:`check_range` for the first integer of ``config`` beyond 64 bits.
+
+    ``config`` is a game's validated ``Config`` dataclass: Python holds any integer, the batched
+    engine's kernels only 64-bit ones.
+    """
+    for field, value in integer_fields(config, type(config).__name__):
+        if not INT64_MIN <= value <= INT64_MAX:
+            low, high = (INT64_MIN, None) if value < INT64_MIN else (None, INT64_MAX)
+            raise out_of_range(field, value, low, high, "the batched engine holds 64-bit integers")

@@ -121,6 +121,7 @@ class Config:
         object.__setattr__(self, "loot_fronts", tuple(self.loot_fronts))
         check_range("len(loot_fronts)", len(self.loot_fronts), 1, MAX_LOOT_PER_COLOUR)
         for i, front in enumerate(self.loot_fronts):
+            check_range(f"loot_fronts[{i}]", front, min(FRONT_VALUES), max(FRONT_VALUES))  # no float, no bool
             check_choice(f"loot_fronts[{i}]", front, FRONT_VALUES)
         check_range("max_games", self.max_games, 1)
         check_choice("overboard_gift", self.overboard_gift, OVERBOARD_GIFTS)
@@ -174,6 +175,10 @@ class PiratenpokerEngine(Engine):
         self.pass_available = [True] * n
         self.discard = np.zeros(NUM_POKER_KINDS, dtype=np.int16)
         self.draw: list[int] = []  # top of the pile = end of the list
+        #: One ``(num_players, 24)`` count array per draw pile (the deck's rest, then each reshuffle of
+        #: the discard; the current pile last): the cards each seat holds (hand or bid) drawn from it.
+        #: ``resample_hidden`` redraws the others' cards within the pile they came from.
+        self.held_by_pile: list[np.ndarray] = [np.zeros((n, NUM_POKER_KINDS), dtype=np.int16)]
         self.displayed = np.zeros((n, NUM_DISPLAYED_KINDS), dtype=np.int16)
         self.face_up = [-1] * NUM_COLOURS
         self.stacks: list[list[int]] = []  # front indices, top first
@@ -258,17 +263,40 @@ class PiratenpokerEngine(Engine):
 
     # ----------------------------------------------------------------- game flow
     def _add_to_hand(self, seat: int, kind: int) -> None:
+        """Give ``seat`` a card drawn from the current pile (or placed by the reset options)."""
         self.cards[seat, HAND_ROW, kind] += 1
         self.hand_size[seat] += 1
+        self.held_by_pile[-1][seat, kind] += 1
 
     def _draw_card(self) -> int | None:
         """Top card of the draw pile; an empty pile is first refilled by shuffling the discard."""
         if not self.draw:
             self.draw = self.rng.permutation(np.repeat(_KINDS, self.discard)).tolist()
             self.discard[:] = 0
+            # a new pile: piles of which nobody holds a card any more are forgotten
+            self.held_by_pile = [held for held in self.held_by_pile if held.any()]
+            self.held_by_pile.append(np.zeros((self.num_players, NUM_POKER_KINDS), dtype=np.int16))
             if not self.draw:
                 return None
         return self.draw.pop()
+
+    def _release_held(self, played: np.ndarray) -> None:
+        """Take the cards ``played`` (``(num_players, 24)`` counts) off ``held_by_pile``, oldest pile first.
+
+        Which pile a played copy of a kind came from is unseen by everybody (copies are alike):
+        any choice leaves a history that every seat finds as likely as the true one.
+        """
+        if len(self.held_by_pile) == 1:
+            self.held_by_pile[0] -= played
+            return
+        for seat, kind in zip(*np.nonzero(played)):
+            left = int(played[seat, kind])
+            for held in self.held_by_pile:
+                taken = min(left, int(held[seat, kind]))
+                held[seat, kind] -= taken
+                left -= taken
+                if not left:
+                    break
 
     def _start_game(self) -> None:
         """Refill hands, return Pass cards, reveal three loot cards; or end the episode."""
@@ -292,6 +320,7 @@ class PiratenpokerEngine(Engine):
                 seats.append(seat)
                 kinds.append(kind)
                 self.hand_size[seat] += 1
+                self.held_by_pile[-1][seat, kind] += 1  # from the current pile (before a reshuffle forgets it)
             self.pass_available[seat] = True
         np.add.at(self.cards, (seats, HAND_ROW, kinds), 1)
         for colour, stack in enumerate(self.stacks):
@@ -337,6 +366,7 @@ class PiratenpokerEngine(Engine):
         if self.events is not None:
             self._record_reveal(winner)
         self.discard += self.last_bids.sum(axis=0, dtype=np.int16)
+        self._release_held(self.last_bids)
         self.bid_names = [[] for _ in range(n)]
         self.last_passed = tuple(self.passed)
         self.passed = [False] * n
@@ -578,9 +608,15 @@ class PiratenpokerEngine(Engine):
         his cards in hand and bid together and whether he held his Pass at the round's start.
         A seat that has bid is redrawn uniformly among the Pass (if he held it) and bids of
         1..all those cards; the seat building his bid now, among partial bids of 0..all of them.
-        Then the cards of the draw pile, the others' hands and their bids are shuffled together
-        and dealt back to those sizes. The loot stacks keep their visible top card and the cards
-        seen going under them; the rest of each stack is shuffled.
+
+        The others' cards are redrawn within the draw pile each came from (``held_by_pile``): the
+        cards the others hold from one pile are shuffled, those from the current pile with the
+        pile's undrawn cards, and dealt back as many to each seat. So once the discard was
+        reshuffled into a new pile, whose cards everybody saw in the discard, the pile keeps cards
+        of that discard only, and a hand keeps as many cards of each pile as its player drew from it.
+        Each seat's cards are then split anew into hand and bid of the sizes drawn above. The loot
+        stacks keep their visible top card and the cards seen going under them; the rest of each
+        stack is shuffled.
         """
         others = [s for s in range(self.num_players) if s != seat]
         in_hand = {s: self.hand_size[s] + len(self.bid_names[s]) for s in others}  # hand and bid: public
@@ -588,20 +624,22 @@ class PiratenpokerEngine(Engine):
         if self.phase == Phase.BID:
             for s in others:
                 bid_sizes[s] = self._redraw_choice(s, in_hand[s], rng)
-        pool = np.concatenate(
-            [np.array(self.draw, dtype=np.int64)]
-            + [np.repeat(_KINDS, self.hands[s]) for s in others]
-            + [np.repeat(_KINDS, self.bids[s]) for s in others]
-        )
-        pool = rng.permutation(pool).tolist()
+        current = len(self.held_by_pile) - 1
+        for pile, held in enumerate(self.held_by_pile):
+            undrawn = [np.array(self.draw, dtype=np.int64)] if pile == current else []
+            cards = rng.permutation(np.concatenate(undrawn + [np.repeat(_KINDS, held[s]) for s in others])).tolist()
+            for s in others:
+                count = int(held[s].sum())
+                held[s] = np.bincount(cards[len(cards) - count :], minlength=NUM_POKER_KINDS) if count else 0
+                del cards[len(cards) - count :]
+            if pile == current:
+                self.draw = cards
         for s in others:
+            mine = rng.permutation(np.repeat(_KINDS, sum(held[s] for held in self.held_by_pile)))
+            self.cards[s, BID_ROW] = np.bincount(mine[: bid_sizes[s]], minlength=NUM_POKER_KINDS)
+            self.cards[s, HAND_ROW] = np.bincount(mine[bid_sizes[s] :], minlength=NUM_POKER_KINDS)
             self.hand_size[s] = in_hand[s] - bid_sizes[s]
-            for row, size in ((HAND_ROW, self.hand_size[s]), (BID_ROW, bid_sizes[s])):
-                self.cards[s, row] = 0
-                for _ in range(size):
-                    self.cards[s, row, pool.pop()] += 1
             self.bid_names[s] = names_of(self.cards[s, BID_ROW], POKER_NAMES)
-        self.draw = pool
         for colour, stack in enumerate(self.stacks):
             hidden_end = len(stack) - self.known_bottom[colour]
             if hidden_end > 1:  # the top card's back is face up

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 
 import numpy as np
 import pytest
 
 from pirate_envs.piratenpoker.actions import ACTIONS
-from pirate_envs.piratenpoker.cards import DECK_SIZE, FRONT_VALUES, POKER_INDEX, POKER_NAMES, names_of
+from pirate_envs.piratenpoker.cards import DECK_COUNTS, DECK_SIZE, FRONT_VALUES, POKER_INDEX, POKER_NAMES, names_of
 from pirate_envs.piratenpoker.engine import Config, Phase, PiratenpokerEngine
 from pirate_envs.piratenpoker.rules import final_score
 
@@ -257,8 +258,8 @@ def test_empty_hand_and_spent_pass_bids_nothing():
     assert engine.round == 2 and engine.current_player == 1
 
 
-def test_unknown_reset_option_warns():
-    with pytest.warns(UserWarning, match="colour"):
+def test_unknown_reset_option_is_refused():
+    with pytest.raises(ValueError, match="colour"):
         new_engine({"colour": 1})
 
 
@@ -298,3 +299,77 @@ def test_random_play_keeps_cards_loot_and_masks_consistent(num_players):
             legal = np.flatnonzero(mask)
             engine.apply(int(legal[rng.integers(legal.size)]))
         assert engine.terminated and any(not stack for stack in engine.stacks)
+
+
+# ----------------------------------------------------------------------------- resampling after a reshuffle
+RESHUFFLE_GAMES = 3  # random episodes per table size
+RESHUFFLE_DECISIONS = 400  # decisions per episode at most
+MIN_WORLDS_AFTER_RESHUFFLE = 500  # per table size (1,128 to 3,810 are made)
+
+
+class PileWitness:
+    """Records, from outside the engine, the discard reshuffled into the draw pile and who drew what since.
+
+    It wraps ``engine._draw_card``: an empty pile before a draw means the discard (public) becomes
+    the new pile; the card goes to the first seat below the hand size (hands are dealt and
+    refilled in seat order).
+    """
+
+    def __init__(self, engine: PiratenpokerEngine):
+        self.new_pile: np.ndarray | None = None  # the discard shuffled into the current pile
+        self.drawn = np.zeros((engine.num_players, len(POKER_NAMES)), dtype=np.int64)  # per seat, since
+        draw_card = engine._draw_card
+
+        def witnessed_draw() -> int | None:
+            seat = next(s for s in range(engine.num_players) if engine.hand_size[s] < engine.config.hand_size)
+            if not engine.draw:
+                self.new_pile = engine.discard.astype(np.int64)
+                self.drawn[:] = 0
+            kind = draw_card()
+            if kind is not None:
+                self.drawn[seat, kind] += 1
+            return kind
+
+        engine._draw_card = witnessed_draw
+
+
+def check_world(world: PiratenpokerEngine, truth: PiratenpokerEngine, seat: int, witness: PileWitness) -> None:
+    """``world`` (``truth`` resampled from ``seat``) is a possible state for ``seat`` after the reshuffle."""
+    deck = DECK_COUNTS.astype(np.int64)
+    pile = np.bincount(world.draw, minlength=len(POKER_NAMES))
+    held = world.cards.sum(axis=1)  # per seat: hand and bid
+    assert (held.sum(axis=0) + pile + world.discard == deck).all(), "cards were created or lost"
+    assert world.view(seat) == truth.view(seat)
+    assert (held[seat] == truth.cards[seat].sum(axis=0)).all()
+    unseen = deck - held[seat] - world.discard  # what the seat cannot see as elsewhere
+    assert (pile <= unseen).all(), "the draw pile holds a card the seat sees elsewhere"
+    # public: the pile is the reshuffled discard less the cards drawn since (the seat knows his own)
+    possible = witness.new_pile - witness.drawn[seat]
+    excess = np.maximum(pile - possible, 0)
+    assert not excess.any(), (
+        f"the draw pile holds {names_of(excess, POKER_NAMES)} beyond the reshuffled discard less the seat's draws"
+    )
+    assert len(world.draw) == len(truth.draw)
+    assert (held.sum(axis=1) == truth.cards.sum(axis=(1, 2))).all(), "a seat holds another number of cards"
+
+
+@pytest.mark.parametrize("num_players", [3, 4, 5])
+def test_resample_after_a_reshuffle_keeps_the_pile_to_the_reshuffled_discard(num_players):
+    """Every world ``resample_hidden`` makes after a reshuffle is possible for the resampling seat."""
+    rng = np.random.default_rng(num_players)
+    worlds = 0
+    for game in range(RESHUFFLE_GAMES):
+        engine = PiratenpokerEngine(Config(num_players=num_players))
+        witness = PileWitness(engine)
+        engine.reset(np.random.default_rng(1000 * num_players + game))
+        for _ in range(RESHUFFLE_DECISIONS):
+            if engine.done:
+                break
+            if witness.new_pile is not None:
+                for seat in range(num_players):
+                    world = copy.deepcopy(engine)
+                    world.resample_hidden(seat, np.random.default_rng(rng.integers(1 << 30)))
+                    check_world(world, engine, seat, witness)
+                    worlds += 1
+            engine.apply(int(rng.choice(engine.legal_actions())))
+    assert worlds >= MIN_WORLDS_AFTER_RESHUFFLE

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test
 
 from pirate_envs import skull_king_v0
 from pirate_envs.core.errors import IllegalActionError
@@ -14,6 +13,7 @@ from pirate_envs.skull_king.engine import Config, Phase, SkullKingEngine
 from pirate_envs.skull_king.env import raw_env
 from pirate_envs.skull_king.observation import encode
 from pirate_envs.skull_king.rules import held_card_actions, legal_cards
+from tests.helpers import pettingzoo_api_test
 
 
 def random_states(num_players: int, seed: int, games: int = 2):
@@ -70,8 +70,8 @@ def test_reset_rejects_bad_options(options: dict, message: str) -> None:
         env.reset(seed=0, options=options)
 
 
-def test_unknown_reset_options_are_named_in_a_warning() -> None:
-    with pytest.warns(UserWarning, match="dealer"):
+def test_unknown_reset_options_are_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="dealer"):
         raw_env().reset(seed=0, options={"dealer": 2})
 
 
@@ -200,7 +200,7 @@ def test_observation_pieces_are_seat_relative() -> None:
 
 # ----------------------------------------------------------------------------- PettingZoo API
 def test_pettingzoo_api() -> None:
-    api_test(skull_king_v0.env(num_players=3, num_hands=3), num_cycles=200)
+    pettingzoo_api_test(skull_king_v0.env(num_players=3, num_hands=3), num_cycles=200)
 
 
 def test_illegal_actions() -> None:
