@@ -1,6 +1,6 @@
 """A simple, honest Piraten Kapern heuristic: keep what scores, re-roll junk, fear the third skull.
 
-It reads only its player's :class:`KapernView` and the action mask:
+It reads only its player's `KapernView` and the action mask:
 
 * Island of Skulls: re-roll every die that is not a skull (more skulls cost the opponents).
 * Sea Battle not won yet, or sabres showing under Peace: keep re-rolling for (or away from)
@@ -80,7 +80,7 @@ class KapernHeuristic:
         """Deterministic: nothing to reset."""
 
     def act(self, observation: dict[str, np.ndarray], view: Any) -> int:
-        """The next step of :meth:`plan`: a re-roll (a chest move first) if legal, else stop."""
+        """The next step of `plan`: a re-roll (a chest move first) if legal, else stop."""
         reroll = self.plan(view)
         if reroll is None:
             return STOP

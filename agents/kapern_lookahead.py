@@ -1,6 +1,6 @@
 """One-step look-ahead in Piraten Kapern: what each move puts at stake, in expectation.
 
-The search (:mod:`agents.search`) adds moves to its tree best first by these values:
+The search (`agents.search`) adds moves to its tree best first by these values:
 
 * stop: the points at stake now (``turn_points``; 0 on the Island of Skulls);
 * a re-roll: the expected points at stake right after it, over every outcome of the dice
@@ -9,7 +9,7 @@ The search (:mod:`agents.search`) adds moves to its tree best first by these val
 * putting a die on the Treasure Chest first (it protects the die, the re-roll after it is
   worth at least as much), taking one off last.
 
-Reads only the mover's :class:`KapernView`; the tables are exact dice probabilities.
+Reads only the mover's `KapernView`; the tables are exact dice probabilities.
 """
 
 from __future__ import annotations

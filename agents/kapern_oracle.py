@@ -357,7 +357,7 @@ def policy_turn_value(card: str, plan: Callable[[KapernView], Sequence[int] | No
 
     ``plan`` must depend only on the card, the dice showing and the option status (Sorceress
     used, Storm re-roll made), and with the Treasure Chest it must keep every kept non-skull die
-    on the chest (as :func:`reroll_step` does). An illegal re-roll counts as stopping. The
+    on the chest (as `reroll_step` does). An illegal re-roll counts as stopping. The
     Island of Skulls is worth 0 whatever ``plan`` does there.
     """
     turn = _turn_model(card)
@@ -443,7 +443,7 @@ def reroll_step(view: KapernView, reroll: tuple[int, ...] | np.ndarray) -> int:
 
 
 class KapernOracleAgent:
-    """Plays the one-turn oracle's policy; reads only its :class:`KapernView` and the mask."""
+    """Plays the one-turn oracle's policy; reads only its `KapernView` and the mask."""
 
     name = "oracle"
 
@@ -451,7 +451,7 @@ class KapernOracleAgent:
         """Deterministic: nothing to reset."""
 
     def act(self, observation: dict[str, np.ndarray], view: Any) -> int:
-        """The next step of :func:`oracle_plan`: stop, or a re-roll (chest moves first)."""
+        """The next step of `oracle_plan`: stop, or a re-roll (chest moves first)."""
         reroll = oracle_plan(view)
         if reroll is None:
             return STOP

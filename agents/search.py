@@ -11,14 +11,14 @@ adds one child, plays a rollout and backs up every seat's return.
 
 * **Honest.** The agent holds the raw env only to copy its engine; the copy's hidden part is
   redrawn at once from the searcher's seat with the agent's own generator, before the search
-  reads it (:func:`determinize`; the draws are blind to the order of the true cards), so two
+  reads it (`determinize`; the draws are blind to the order of the true cards), so two
   games that look the same to the seat (same View, different hidden cards or dice to come)
   give the same move under the same seed. It relies on the engine's ``resample_hidden``
   redrawing all the seat cannot see, and replaces every ``numpy`` generator the copy holds
   (future deals and dice).
 * **Returns.** A rollout stops at the end of the game or once the scores have changed
   ``horizon`` times (a hand, a turn or a round scored; ``None``: only at the end), or with
-  ``horizon=TURN`` at the end of the turn in progress. The default (:data:`GAME_OPTIONS`) is
+  ``horizon=TURN`` at the end of the turn in progress. The default (`GAME_OPTIONS`) is
   one change; three in Piratenpoker, whose hand lasts the three rounds of a game (stopped
   at the first change, the search spent its hand on the first round); the turn in Kapern (a
   bust changes no score, and stopping at the next change would charge it with the opponent's
@@ -32,19 +32,19 @@ adds one child, plays a rollout and backs up every seat's return.
 * **Selection.** UCB1 with ``exploration`` ``c = 0.7`` on the normalised values. Children are
   added by progressive widening (at most ``1 + widening * sqrt(visits)`` per node): the rollout
   policy's choice first, then legal actions best first by the game's ``widening_values``
-  (Kapern: the expected points at stake after the move, :mod:`agents.kapern_lookahead`) or at
+  (Kapern: the expected points at stake after the move, `agents.kapern_lookahead`) or at
   random, so games with thousands of actions (Kapern's re-rolls) search a few good ones deeply.
 * **Closed loop** (``closed_loop``, Kapern). The node after an action is split by what the
   searcher sees next (its view, hashable: the dice rolled), so the moves after a re-roll are
   chosen for those dice; open loop, one node mixes every outcome.
-* **Per game** (:data:`GAME_OPTIONS`): the options of ``mcts`` that differ from the defaults.
+* **Per game** (`GAME_OPTIONS`): the options of ``mcts`` that differ from the defaults.
 * **Rollouts** by the game's heuristic (default) or random legal play (uniform by action block):
   ``mcts:<simulations>:random``.
-* **Budget.** ``simulations`` iterations per move (default :data:`DEFAULT_SIMULATIONS`, per game
-  :data:`GAME_SIMULATIONS`: Piratenpoker 50, so that a game costs the search seat about as much
+* **Budget.** ``simulations`` iterations per move (default `DEFAULT_SIMULATIONS`, per game
+  `GAME_SIMULATIONS`: Piratenpoker 50, so that a game costs the search seat about as much
   CPU time as the others' at 200, its games having about 100 searched moves); a move
   with one legal action is played without search. The final move is the most visited root
-  child (:meth:`SearchAgent.search` returns the tree). Seeded: the same seed and the same
+  child (`SearchAgent.search` returns the tree). Seeded: the same seed and the same
   sequence of positions give the same moves.
 """
 
@@ -224,7 +224,7 @@ def determinize(game: Any, seat: int, rng: np.random.Generator) -> Any:
 
     Every random stream held by the copy or the objects it holds (future deals, dice; ``numpy``
     generators and ``random.Random``) is replaced by one seeded from ``rng``, not copied; then
-    ``resample_hidden`` redraws the hidden cards with a :class:`CanonicalDraws` of ``rng``.
+    ``resample_hidden`` redraws the hidden cards with a `CanonicalDraws` of ``rng``.
     Nothing of the true game's hidden state or random stream survives in the copy.
     """
     owners = (game, *vars(game).values())  # the engine and the objects it holds (a dice roller)
@@ -463,7 +463,7 @@ class SearchAgent:
 
 def parse_mcts_name(name: str, env_id: str | None = None) -> tuple[int, str]:
     """``(simulations, rollout)`` of ``mcts``, ``mcts:<simulations>`` or ``mcts:<simulations>:random``
-    (a plain ``mcts``: ``env_id``'s budget of :data:`GAME_SIMULATIONS`, else the default)."""
+    (a plain ``mcts``: ``env_id``'s budget of `GAME_SIMULATIONS`, else the default)."""
     parts = name.split(":")
     simulations, rollout = GAME_SIMULATIONS.get(env_id or "", DEFAULT_SIMULATIONS), "heuristic"
     ok = parts[0] == "mcts" and len(parts) <= 3

@@ -1,6 +1,6 @@
 """An honest Skull King heuristic: bid the hand's strength, then play to make the bid exactly.
 
-It reads only its player's :class:`SkullKingView` and the action mask:
+It reads only its player's `SkullKingView` and the action mask:
 
 * Bid: the sum over the hand of a rough chance that each card wins a trick (the chance that
   none of the other players' cards, drawn at random from the rest of the deck, beats it; plain
@@ -122,7 +122,7 @@ class SkullKingHeuristic:
         """Nothing to reset: the heuristic is deterministic."""
 
     def act(self, observation: dict[str, np.ndarray], view: Any) -> int:
-        """A legal action for ``view`` (the player's :class:`SkullKingView`)."""
+        """A legal action for ``view`` (the player's `SkullKingView`)."""
         legal = np.flatnonzero(observation["action_mask"])
         if view.phase == Phase.BID:
             bid = BID_OFFSET + choose_bid(view)

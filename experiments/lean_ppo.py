@@ -1,6 +1,6 @@
 """MaskablePPO with a leaner update: the same algorithm in fewer tensor operations.
 
-:class:`LeanMaskablePPO` is sb3-contrib's ``MaskablePPO`` with :meth:`~LeanMaskablePPO.train`
+`LeanMaskablePPO` is sb3-contrib's ``MaskablePPO`` with `LeanMaskablePPO.train`
 rewritten for the small networks of this project, where the update's time went to overhead
 rather than arithmetic (a profile of the Skull King update: the masked categorical built three
 times per minibatch, its argument checks, the buffer's per-minibatch copies, the single-tensor
@@ -50,7 +50,7 @@ def masked_log_prob_entropy(
 
 
 class LeanMaskablePPO(MaskablePPO):
-    """``MaskablePPO`` whose :meth:`train` does sb3-contrib's update with less overhead."""
+    """``MaskablePPO`` whose `train` does sb3-contrib's update with less overhead."""
 
     def lean_update_applies(self) -> bool:
         """Whether the policy is the feed-forward kind the lean update covers."""

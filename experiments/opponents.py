@@ -3,7 +3,7 @@
 Opponents are drawn per seat and per episode: first a kind by its weight (``"self"`` for the
 snapshots, or any agent name of ``agents.registry`` such as ``heuristic`` or ``random``),
 then, for ``"self"``, a snapshot uniformly among the most recent ``max_snapshots``.
-Snapshots are numpy :class:`~agents.policy_agent.MlpPolicy` copies, cheap to pickle into env
+Snapshots are numpy `agents.policy_agent.MlpPolicy` copies, cheap to pickle into env
 worker processes and to run there.
 """
 

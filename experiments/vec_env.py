@@ -1,13 +1,13 @@
 """Vectorised self-play envs: the batched engine, all in this process, or batches of envs in worker processes.
 
-:func:`make_vec_env` builds either path (``engine``): ``"batched"`` runs every game on the
-batched engine (:class:`experiments.batched_selfplay.BatchedSelfPlayVecEnv`, in this process),
-``"single"`` one :class:`SelfPlayEnv` per game, and ``"auto"`` takes the batched path when numba
+`make_vec_env` builds either path (``engine``): ``"batched"`` runs every game on the
+batched engine (`experiments.batched_selfplay.BatchedSelfPlayVecEnv`, in this process),
+``"single"`` one `SelfPlayEnv` per game, and ``"auto"`` takes the batched path when numba
 imports and every opponent of the pool has a batched form, else the one-game path, and prints
 which and why in one line.
 
 On the one-game path, SB3's ``SubprocVecEnv`` would run one env per process and ask for the
-action masks in a second round trip every step. :class:`BatchedSubprocVecEnv` runs several envs
+action masks in a second round trip every step. `BatchedSubprocVecEnv` runs several envs
 per worker (one process per core), steps a whole batch per message and returns the masks with
 the observations, so ``env_method("action_masks")`` costs no round trip.
 """
@@ -205,10 +205,10 @@ def make_vec_env(
 ) -> VecEnv:
     """``num_envs`` seeded self-play games in a ``VecMonitor``, on the path ``engine`` chooses.
 
-    ``"single"``: :class:`SelfPlayEnv`s (env ``i`` gets ``seed + i``) over ``num_workers``
-    processes; ``"batched"``: one :class:`~experiments.batched_selfplay.BatchedSelfPlayVecEnv`
+    ``"single"``: `SelfPlayEnv`s (env ``i`` gets ``seed + i``) over ``num_workers``
+    processes; ``"batched"``: one `experiments.batched_selfplay.BatchedSelfPlayVecEnv`
     (``num_workers`` unused); ``"auto"``: the batched path when it can play the game and the
-    pool (see :func:`experiments.batched_selfplay.batched_support`), saying which in one line.
+    pool (see `experiments.batched_selfplay.batched_support`), saying which in one line.
     """
     if num_envs < 1:
         raise ValueError(f"num_envs must be >= 1, got {num_envs}")

@@ -1,9 +1,9 @@
 """Batched agents: one call chooses the moves of many games at once.
 
-The batched engine (:mod:`pirate_envs.vector`) steps thousands of games per call; the agents
+The batched engine (`pirate_envs.vector`) steps thousands of games per call; the agents
 that play in them must not go back to one Python call per game. A batched agent acts on rows
 of observations and action masks, exactly the arrays the batched engine (and the AEC env, one
-row at a time) gives::
+row at a time) gives:
 
     agent = make_batched_agent("heuristic", "skull_king_v0", env, num_games=1024, seed=0)
     agent.reset_games(np.arange(1024))                      # every slot starts a game
@@ -14,10 +14,10 @@ something of a game (Lucky Pirate's heuristic remembers the positions it has see
 slot; ``reset_games`` forgets it when a slot starts a new game.
 
 Names: ``random`` (uniform over the env's action blocks, then within the block drawn, as
-:class:`agents.base.RandomAgent`), ``heuristic`` (the game's heuristic in batched form: it
+`agents.base.RandomAgent`), ``heuristic`` (the game's heuristic in batched form: it
 reads the observation vector, which holds the player's View, and chooses what the one-game
 heuristic chooses; each is checked against it move by move), and a policy
-(:class:`BatchedPolicyAgent`, for trained agents and the frozen snapshots of self-play). A
+(`BatchedPolicyAgent`, for trained agents and the frozen snapshots of self-play). A
 name with no batched form (``mcts``, ``oracle``) raises a ``ValueError`` that says so.
 """
 
@@ -55,7 +55,7 @@ class BatchedAgent(Protocol):
 
 
 class BatchedRandomAgent:
-    """Random legal actions, block-uniform like :class:`agents.base.RandomAgent`, for many rows at once."""
+    """Random legal actions, block-uniform like `agents.base.RandomAgent`, for many rows at once."""
 
     name = "random"
 
@@ -84,7 +84,7 @@ class BatchedRandomAgent:
 
 
 class BatchedPolicyAgent:
-    """A trained policy (:class:`~agents.policy_agent.MlpPolicy`) on many rows: masked argmax, or a
+    """A trained policy (`agents.policy_agent.MlpPolicy`) on many rows: masked argmax, or a
     sample of the masked softmax (``deterministic=False``; Gumbel-max draws from ``seed``).
 
     ``policy`` may be swapped between calls (self-play snapshots).

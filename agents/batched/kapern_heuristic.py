@@ -1,6 +1,6 @@
 """The Piraten Kapern heuristic in batched form: one numba kernel chooses the moves of many rows.
 
-:class:`KapernHeuristicBatch` plays exactly :class:`agents.kapern_heuristic.KapernHeuristic`
+`KapernHeuristicBatch` plays exactly `agents.kapern_heuristic.KapernHeuristic`
 (read its docstring for the rules of thumb) on rows of observation vectors and action masks.
 It reads only these, by piece name in the env's ``observation_layout`` (so ``table_layout``
 ``"seated"`` and ``"max"`` alike): ``card`` (the one-hot of the fortune card), ``dice`` and
@@ -10,7 +10,7 @@ heuristic's ``option_open`` with the Sorceress), ``island`` and ``turn_points`` 
 is everything the one-game heuristic reads of its View, so no decision can differ.
 
 Rules are not written twice: the points of the dice kept on the Treasure Chest and the re-roll action
-table are the batched engine's tables (:mod:`pirate_envs.piraten_kapern.batched`, computed by
+table are the batched engine's tables (`pirate_envs.piraten_kapern.batched`, computed by
 the reference helpers), and the stake threshold and the padding order are the heuristic's own
 constants. The heuristic is deterministic, and remembers nothing of a game.
 
@@ -188,7 +188,7 @@ def act_kernel(observations, masks, offsets, small_stake, vector_id, chest_point
 
 
 class KapernHeuristicBatch:
-    """:class:`agents.kapern_heuristic.KapernHeuristic` on many rows at once (see the module docstring).
+    """`agents.kapern_heuristic.KapernHeuristic` on many rows at once (see the module docstring).
 
     ``env``: the raw AEC env of the table (its ``observation_layout`` places the pieces read);
     ``num_games`` and ``seed`` are the protocol's: the heuristic is deterministic and remembers nothing.

@@ -1,10 +1,10 @@
-"""Lucky Pirate's heuristic in batched form: :class:`agents.lucky_pirate_heuristic.LuckyPirateHeuristic`
+"""Lucky Pirate's heuristic in batched form: `agents.lucky_pirate_heuristic.LuckyPirateHeuristic`
 choosing for many rows of observations and action masks in one compiled call.
 
 What it reads
 -------------
 * The action mask, for the deterministic choice. The one-game heuristic's choice depends on the
-  mask alone: it is the first legal action of one fixed preference order (:data:`PREFERENCE`,
+  mask alone: it is the first legal action of one fixed preference order (`PREFERENCE`,
   built here from the one-game module's own tables: up cards to lay, numbers low to high with
   the most copies first, specials cheapest first one at a time, down cards from the first slot,
   picking up).
@@ -16,7 +16,7 @@ What it reads
 Memory per slot
 ---------------
 ``games`` names the slot of every row; each slot remembers the rows it has seen, until
-``reset_games`` clears it or it holds :data:`~agents.lucky_pirate_heuristic.MAX_REMEMBERED`
+``reset_games`` clears it or it holds `agents.lucky_pirate_heuristic.MAX_REMEMBERED`
 positions (then it starts afresh, as the one-game memory does). Rows of one call are taken in
 order, so a batch behaves as the same rows given one call at a time.
 

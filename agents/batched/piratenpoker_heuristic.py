@@ -1,9 +1,9 @@
-"""The Piratenpoker heuristic in batched form: :class:`PiratenpokerHeuristicBatch`.
+"""The Piratenpoker heuristic in batched form: `PiratenpokerHeuristicBatch`.
 
 It chooses, row by row in one numba kernel, exactly what
-:class:`agents.piratenpoker_heuristic.PiratenpokerHeuristic` chooses: cheap bids until round 3,
+`agents.piratenpoker_heuristic.PiratenpokerHeuristic` chooses: cheap bids until round 3,
 sharks kept, negative cards sent to the leader (that module's docstring gives the rules of
-thumb). The one-game heuristic reads the player's :class:`~pirate_envs.piratenpoker.view.View`;
+thumb). The one-game heuristic reads the player's `pirate_envs.piratenpoker.view.View`;
 this one reads the same facts from the observation vector, by piece name, so it serves
 ``table_layout="seated"`` and ``"max"`` alike:
 
@@ -343,7 +343,7 @@ def choose_kernel(observations, masks, offsets, rows_per_seat, card_scale, table
 
 
 class PiratenpokerHeuristicBatch:
-    """:class:`~agents.piratenpoker_heuristic.PiratenpokerHeuristic` for many rows at once.
+    """`agents.piratenpoker_heuristic.PiratenpokerHeuristic` for many rows at once.
 
     ``env``: a raw Piratenpoker env of the table played (its ``observation_layout`` places the
     pieces read). ``num_games`` and ``seed`` are accepted for the protocol: nothing is

@@ -1,12 +1,12 @@
 """Action tables: one ``Discrete(n)`` space split into named blocks.
 
-A game declares its blocks once, each with a label per action::
+A game declares its blocks once, each with a label per action:
 
     ACTIONS = ActionTable([("stop", ["stop"]), ("bid", [f"bid {b}" for b in range(11)])])
     ACTIONS.offset("bid") + 3   # the action "bid 3"
     ACTIONS.to_string(a)        # its label
 
-A game may also describe every action by a fixed feature vector (:class:`ActionFeatures`),
+A game may also describe every action by a fixed feature vector (`ActionFeatures`),
 so that a learner can score actions from what they do instead of one output per action.
 """
 

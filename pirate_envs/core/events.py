@@ -1,14 +1,14 @@
 """Public game events: one record type for every game, and their text.
 
-An engine whose ``events`` attribute is a list appends an :class:`Event` for everything the
+An engine whose ``events`` attribute is a list appends an `Event` for everything the
 whole table sees happen (a card played, dice rolled, bids revealed, a trick won, a score
 change and its cause); while ``events`` is ``None`` (the default) it records nothing and pays
 one attribute test. Events never carry hidden information: a bid appears as "has bid" until
 the bids are revealed, a card drawn into a hand is not named.
 
 Every event has a ``kind``, the ``seat`` it is about (``None`` for the whole table) and a small
-JSON-friendly ``data`` dict; :func:`event_text` writes it as one line, the same way in every
-game. Seats inside ``data`` are the values of the keys in :data:`SEAT_KEYS`; per-seat lists are
+JSON-friendly ``data`` dict; `event_text` writes it as one line, the same way in every
+game. Seats inside ``data`` are the values of the keys in `SEAT_KEYS`; per-seat lists are
 under ``bids``, ``scores`` and ``tricks``.
 """
 

@@ -1,6 +1,6 @@
 """Observation layouts: a table of named pieces laid into one flat ``float32`` vector.
 
-A game declares its layout once, for example::
+A game declares its layout once, for example:
 
     LAYOUT = ObservationLayout([("dice", (6,)), ("scores", (4,))])
     vec = LAYOUT.zeros()
@@ -10,7 +10,7 @@ A game declares its layout once, for example::
 
 The env option ``table_layout`` picks how the per-player pieces (one row per seat, the
 observer first) are laid out: ``"seated"`` (the default) gives them one row per player at the
-table, ``"max"`` lays them out for the game's largest table (:func:`max_table_layout`) with a
+table, ``"max"`` lays them out for the game's largest table (`max_table_layout`) with a
 ``seat_present`` flag per row, so that one network sees one vector size at every table size.
 """
 
@@ -170,7 +170,7 @@ class TableLayoutOption:
 def table_layout_encoder(
     table_layout: str, seated: Any, largest: ObservationLayout, max_players: int, num_players: int
 ) -> Any:
-    """The encoder for the env option ``table_layout``: ``seated`` itself, or a :class:`MaxTableEncoder`."""
+    """The encoder for the env option ``table_layout``: ``seated`` itself, or a `MaxTableEncoder`."""
     check_choice("table_layout", table_layout, TABLE_LAYOUTS)
     if table_layout == "max":
         return MaxTableEncoder(seated, largest, max_players, num_players)

@@ -1,4 +1,4 @@
-"""Reward rules shared by every game (the adapter in :mod:`pirate_envs.core.aec` applies them).
+"""Reward rules shared by every game (the adapter in `pirate_envs.core.aec` applies them).
 
 * ``"win"`` (default): terminal and zero-sum. The winners share +1 and the losers share -1:
   a sole winner gets +1 and each loser -1/(n-1); with ``w`` tied winners each gets ``1/w``

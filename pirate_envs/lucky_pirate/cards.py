@@ -1,6 +1,6 @@
 """Lucky Pirate cards: the kinds, their values and the assumed deck.
 
-Pure Python, no numpy. A card *kind* is an index into :data:`KINDS` (the order used by
+Pure Python, no numpy. A card *kind* is an index into `KINDS` (the order used by
 observations and actions); cards of one kind are identical, so hands are counts per kind.
 """
 

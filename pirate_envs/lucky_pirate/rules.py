@@ -1,6 +1,6 @@
 """Lucky Pirate rules: the pure helpers of the pile (what may be played, what the pile becomes).
 
-Pure Python, no gymnasium or pettingzoo import. The engine (:mod:`.engine`) builds its lookup
+Pure Python, no gymnasium or pettingzoo import. The engine (`.engine`) builds its lookup
 tables from these functions, so the rules of the pile live here only.
 
 The pile is described by its *top*: the effective value (0 on an empty pile), a mode
@@ -118,7 +118,7 @@ def counts_in_runs(kind: int, rules: PileRules = PileRules()) -> bool:
 def place(top: PileTop, kind: int, count: int, rules: PileRules = PileRules()) -> tuple[PileTop, bool]:
     """The top after ``count`` cards of ``kind`` land on ``top``, and whether the pile clears.
 
-    Legality is not checked (see :func:`can_play`). A cleared pile has the empty top.
+    Legality is not checked (see `can_play`). A cleared pile has the empty top.
     """
     if kind == WALK_THE_PLANK:
         return EMPTY_TOP, True

@@ -1,7 +1,7 @@
 """Rolling Piraten Kapern dice fast: one uniform draw per roll from a table of outcomes.
 
 Dice showing the same face are interchangeable, so a roll of ``n`` fair dice is a count
-vector over the six faces, multinomially distributed. :data:`ROLL_TABLES` lists, for each
+vector over the six faces, multinomially distributed. `ROLL_TABLES` lists, for each
 ``n``, every count vector with its cumulative probability; a roll is then one
 ``random()`` and one ``bisect``, about five times cheaper than ``Generator.multinomial``.
 """

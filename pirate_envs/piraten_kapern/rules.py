@@ -1,6 +1,6 @@
 """Piraten Kapern rules helpers: pure scoring functions of the dice showing and the fortune card.
 
-Dice are handled as counts per face in the order of :data:`FACES`. Every number comes from
+Dice are handled as counts per face in the order of `FACES`. Every number comes from
 the printed rules and the readings of ``docs/rulings.md``; the constants name them.
 """
 
@@ -133,7 +133,7 @@ def disqualified_score(counts: Sequence[int], card: str) -> int:
 
 
 def score_counts(counts: Sequence[int], card: str) -> int:
-    """Points of stopping voluntarily with these face counts showing (see :func:`score_dice`).
+    """Points of stopping voluntarily with these face counts showing (see `score_dice`).
 
     The counts become Python integers first, so numpy counts never put numpy results in the cache.
     """

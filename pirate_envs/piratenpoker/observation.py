@@ -1,7 +1,7 @@
-"""The Piratenpoker observation vector: a named layout and an encoder of :class:`View` records.
+"""The Piratenpoker observation vector: a named layout and an encoder of `View` records.
 
 Per-player pieces are seat-relative (observer first). The public table
-(:class:`TableView`) changes only a few times per round, so :class:`Encoder` encodes it once
+(`TableView`) changes only a few times per round, so `Encoder` encodes it once
 in absolute seat order and, each step, gathers it seat-relative and writes the private pieces.
 """
 

@@ -1,11 +1,11 @@
 """Piratenpoker rules: the pure helpers (who wins a round, final scores, ranking) and rule constants.
 
-The helpers work on readable names (see :mod:`pirate_envs.piratenpoker.cards`) and are the
+The helpers work on readable names (see `pirate_envs.piratenpoker.cards`) and are the
 ones the engine uses:
 
-* :func:`bid_winner` - the round's winner from everybody's revealed bid;
-* :func:`final_score` - one player's total of displayed loot with the set bonuses;
-* :func:`final_winners` - the final ranking's winners with the loot-card tie-break.
+* `bid_winner` - the round's winner from everybody's revealed bid;
+* `final_score` - one player's total of displayed loot with the set bonuses;
+* `final_winners` - the final ranking's winners with the loot-card tie-break.
 """
 
 from __future__ import annotations

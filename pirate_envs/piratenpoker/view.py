@@ -1,4 +1,4 @@
-"""What one Piratenpoker player knows: his :class:`View` around the shared public :class:`TableView`.
+"""What one Piratenpoker player knows: his `View` around the shared public `TableView`.
 
 The table is one record for every seat (absolute seat indices); the observation vector makes
 per-player pieces seat-relative. Both are named tuples (cheap to build every step) that
@@ -33,7 +33,7 @@ class TableView(NamedTuple):
     ``hand_sizes`` and ``pass_available`` count this round's unrevealed bids as still in hand
     (nobody sees a bid before all have bid): while bidding they are the values at the round's
     start, after the reveal the current ones.
-    ``phase`` is a :class:`~pirate_envs.piratenpoker.engine.Phase` value; ``chooser`` the seat
+    ``phase`` is a `pirate_envs.piratenpoker.engine.Phase` value; ``chooser`` the seat
     of the round winner deciding now (-1 while bidding); ``pending`` the displayed loot kind
     he is giving in the recipient phase (-1 otherwise).
     """

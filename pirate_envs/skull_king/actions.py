@@ -2,7 +2,7 @@
 
 * ``bid``: action ``BID_OFFSET + b`` bids ``b`` tricks (0..``MAX_BID``).
 * ``card``: action ``CARD_OFFSET + token`` plays the card of trick token ``token`` (see
-  :data:`~pirate_envs.skull_king.cards.TOKEN_NAMES`; Scary Mary has two tokens, as Pirate and as Escape).
+  `pirate_envs.skull_king.cards.TOKEN_NAMES`; Scary Mary has two tokens, as Pirate and as Escape).
 """
 
 from __future__ import annotations

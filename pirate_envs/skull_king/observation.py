@@ -144,5 +144,5 @@ class Encoder:
 
 
 def encode(view: SkullKingView, layout: ObservationLayout) -> np.ndarray:
-    """The observation vector of ``view`` laid out by ``layout`` (builds an :class:`Encoder`)."""
+    """The observation vector of ``view`` laid out by ``layout`` (builds an `Encoder`)."""
     return Encoder(layout, view.num_players)(view)

@@ -1,15 +1,15 @@
 """Skull King (first edition) rules: constants and pure helpers (no state, no gymnasium or pettingzoo).
 
-The helpers on card names (see :mod:`pirate_envs.skull_king.cards`):
+The helpers on card names (see `pirate_envs.skull_king.cards`):
 
-* :func:`legal_cards` (the distinct playable cards of a hand, sorted),
-* :func:`trick_winner` (index in play order of the card that wins a trick),
-* :func:`trick_bonus` (the bonus the winner earns if his bid is made),
-* :func:`hand_score` (one player's score for one hand).
+* `legal_cards` (the distinct playable cards of a hand, sorted),
+* `trick_winner` (index in play order of the card that wins a trick),
+* `trick_bonus` (the bonus the winner earns if his bid is made),
+* `hand_score` (one player's score for one hand).
 
 Each is the named-card face of an integer function the engine calls on its hot path
-(:func:`playable_card_actions`, :func:`winner_of_tokens`, :func:`bonus_of_tokens`); ``hand_score``
-is called as it is. :func:`redeal` deals hidden cards consistently with the public voids (for
+(`playable_card_actions`, `winner_of_tokens`, `bonus_of_tokens`); ``hand_score``
+is called as it is. `redeal` deals hidden cards consistently with the public voids (for
 the engine's ``resample_hidden``).
 """
 
@@ -95,7 +95,7 @@ def playable_card_actions(held: np.ndarray, led_suit: int, holds_led_suit: bool)
 
 
 def winner_of_tokens(trick: Sequence[int]) -> int:
-    """Index in play order of the winning token (first matching rule, as in :func:`trick_winner`)."""
+    """Index in play order of the winning token (first matching rule, as in `trick_winner`)."""
     if SKULL_KING in trick:
         if MERMAID in trick:
             return trick.index(MERMAID)

@@ -12,7 +12,7 @@ from pirate_envs.skull_king.cards import NO_SUIT, TOKEN_NAMES, names_of
 class SkullKingView(NamedTuple):
     """One seat's knowledge. Seats are absolute (``0..num_players-1``); the play order is seat + 1.
 
-    ``hand`` and ``played`` are read-only per-kind counts (see :mod:`~pirate_envs.skull_king.cards`);
+    ``hand`` and ``played`` are read-only per-kind counts (see `pirate_envs.skull_king.cards`);
     ``trick`` holds the tokens played so far into the current trick, in play order from
     ``leader``. ``bids`` shows ``-1`` for a bid not visible to this seat: before all have bid
     only the seat's own bid is visible. ``voids[s][suit]`` is public: seat ``s`` did not follow
