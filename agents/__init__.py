@@ -1,4 +1,4 @@
-"""Agents for pirate_envs: the :class:`Agent` protocol, random, heuristic and search baselines."""
+"""Agents for pirate_envs: the `Agent` protocol, random, heuristic and search baselines."""
 
 from agents.base import Agent, RandomAgent
 

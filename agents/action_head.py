@@ -2,13 +2,13 @@
 
 With a flat head every action is its own output, so what a policy learns about one action
 (re-rolling two monkeys) does not carry over to a similar one (re-rolling two parrots). The
-:class:`FeatureActionHead` adds a shared term: the latent state is projected onto the game's
-feature space and each action's logit gets the dot product with its feature row::
+`FeatureActionHead` adds a shared term: the latent state is projected onto the game's
+feature space and each action's logit gets the dot product with its feature row:
 
     logits = W h + b  +  F (V h + c)        F: the fixed (actions x features) matrix
 
 Both terms are linear in ``h``, so the head collapses into one ``(W + F V, b + F c)`` layer
-(:meth:`FeatureActionHead.effective_linear`): exported policies stay plain MLPs.
+(`FeatureActionHead.effective_linear`): exported policies stay plain MLPs.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class FeatureActionHead(nn.Module):
 
 
 class FeatureHeadPolicy(MaskableActorCriticPolicy):
-    """``MaskableActorCriticPolicy`` whose action net is a :class:`FeatureActionHead`.
+    """``MaskableActorCriticPolicy`` whose action net is a `FeatureActionHead`.
 
     ``action_features`` (``policy_kwargs``) is the ``(num_actions, num_features)`` matrix of
     the game (``env.unwrapped.action_features.matrix``); it is saved with the checkpoint.

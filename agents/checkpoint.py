@@ -7,7 +7,7 @@ A trained agent is a numpy ``.npz`` archive, read member by member without unpic
 ``w0, b0, w1, b1, ...``
     ``float32`` weights ``(in, out)`` and biases ``(out,)`` of each layer, the last the action head.
 
-Header fields (all required, no others; :func:`load_agent` checks every field and every array shape):
+Header fields (all required, no others; `load_agent` checks every field and every array shape):
 
 =====================  ==================================================================
 ``format``, ``version``  ``"pirate_envs.agent"``, ``1``
@@ -27,7 +27,7 @@ Header fields (all required, no others; :func:`load_agent` checks every field an
 =====================  ==================================================================
 
 An env whose layout gained pieces still runs an agent as long as every piece of its
-``observation_layout`` exists with the same shape: :func:`input_index` picks its inputs by name.
+``observation_layout`` exists with the same shape: `input_index` picks its inputs by name.
 An agent trained with the env option ``table_layout="max"`` (its layout ends in ``seat_present``)
 also plays an env of the default ``"seated"`` layout at any of its ``player_counts``: its
 per-player rows are filled from the seated rows, absent seats with zeros, ``seat_present`` with
@@ -37,7 +37,7 @@ Loading checks the file before decompressing anything: the zip archive's directo
 names, declared sizes, compression) and each ``.npy`` member's header (dtype and shape against
 the JSON header's ``layer_sizes``), under the caps below; then every weight must be finite. Any
 fault of a file, also of a legacy SB3 ``.zip`` (``agents.policy_agent.read_sb3_zip``), is a
-:class:`CheckpointError`: a ``ValueError`` of one line naming the file and the fault.
+`CheckpointError`: a ``ValueError`` of one line naming the file and the fault.
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def one_line(error: Any, limit: int = 300) -> str:
 @contextlib.contextmanager
 def open_zip(path: Path, what: str, max_bytes: int | None = None) -> Iterator[zipfile.ZipFile]:
     """``path`` as a zip archive; a fault of the file, there or while its members are read, is a
-    :class:`CheckpointError` naming the file (``what``: what it should be, for the message)."""
+    `CheckpointError` naming the file (``what``: what it should be, for the message)."""
     try:
         size = path.stat().st_size
     except OSError as error:
@@ -140,7 +140,7 @@ def check_members(path: Path, infos: list[zipfile.ZipInfo], max_bytes: float) ->
 
 
 def parse_json(path: Path, text: bytes, what: str) -> Any:
-    """``text`` as JSON nested at most :data:`MAX_HEADER_DEPTH` deep (``what``: its name in errors)."""
+    """``text`` as JSON nested at most `MAX_HEADER_DEPTH` deep (``what``: its name in errors)."""
     try:
         value = json.loads(text.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -211,7 +211,7 @@ def make_header(
     reward_mode: str | None = None,
     training: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A complete header for ``policy`` (checked by :func:`validate_header`)."""
+    """A complete header for ``policy`` (checked by `validate_header`)."""
     training = {"command": None, "timesteps": None, "figures": {}, **(training or {})}
     counts = player_counts if player_counts is not None else [env_kwargs.get("num_players")]
     header = {
@@ -247,7 +247,7 @@ def _positive_ints(value: Any) -> bool:
 
 
 def validate_header(header: Any) -> None:
-    """Raise :class:`CheckpointError` naming the first field that is missing or malformed."""
+    """Raise `CheckpointError` naming the first field that is missing or malformed."""
     if not isinstance(header, dict):
         raise CheckpointError(f"the header must be a JSON object, got {type(header).__name__}")
     if header.get("format") != FORMAT:
@@ -334,7 +334,7 @@ def load_agent(path: str | Path) -> tuple[MlpPolicy, dict[str, Any]]:
 
     Member names, declared sizes and ``.npy`` headers are checked (against the caps and the JSON
     header's ``layer_sizes``) before any weight is decompressed; every fault is a
-    :class:`CheckpointError` of one line naming the file.
+    `CheckpointError` of one line naming the file.
     """
     path = Path(path)
     with open_zip(path, f"a {SUFFIX} agent file", MAX_AGENT_BYTES) as archive:
@@ -373,7 +373,7 @@ def _read_npy(
     path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo, dtype: np.dtype, shape: tuple[int, ...] | None
 ) -> np.ndarray:
     """The array of one ``.npy`` member, of ``dtype`` and ``shape`` (``None``: one dimension of at
-    most :data:`MAX_HEADER_BYTES`); its ``.npy`` header is read and checked before its data."""
+    most `MAX_HEADER_BYTES`); its ``.npy`` header is read and checked before its data."""
     name = info.filename
     with archive.open(info) as stream:
         try:
@@ -409,7 +409,7 @@ _NPY_HEADER_READERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.l
 
 
 def check_finite(path: Path, weights: list[np.ndarray], biases: list[np.ndarray]) -> None:
-    """:class:`CheckpointError` naming the first layer of the network that holds a NaN or an infinity."""
+    """`CheckpointError` naming the first layer of the network that holds a NaN or an infinity."""
     for i, (w, b) in enumerate(zip(weights, biases)):
         if not (np.isfinite(w).all() and np.isfinite(b).all()):
             raise CheckpointError(f"{path}: layer {i} holds values that are not finite (NaN or infinity)")
@@ -427,8 +427,8 @@ def input_index(
     Every piece of the header's layout must exist in ``layout`` (an ``ObservationLayout``) with
     the same shape; pieces the env added are left out. An agent of the ``"max"`` table layout on
     a seated env of ``num_players`` seats reads each per-player piece's ``num_players`` rows and
-    a constant for the rest (:data:`~agents.policy_agent.ZERO_INPUT` for absent rows,
-    :data:`~agents.policy_agent.ONE_INPUT` for the present flags; see ``MlpPolicy.input_index``);
+    a constant for the rest (`agents.policy_agent.ZERO_INPUT` for absent rows,
+    `agents.policy_agent.ONE_INPUT` for the present flags; see ``MlpPolicy.input_index``);
     a seated agent on a ``"max"`` env of its own table size reads the players' rows.
     """
     trained = header["observation_layout"]

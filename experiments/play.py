@@ -47,7 +47,7 @@ class PlayArgs:
 
 
 def listed_moves(env: Any, legal: list[int]) -> list[int]:
-    """The legal moves shown numbered: all but those of :data:`NAMED_ONLY_BLOCKS`."""
+    """The legal moves shown numbered: all but those of `NAMED_ONLY_BLOCKS`."""
     hidden = [b for b in env.actions.blocks if b.name in NAMED_ONLY_BLOCKS]
     return [a for a in legal if not any(a in b for b in hidden)]
 

@@ -1,6 +1,6 @@
 """Figures of training and evaluation runs (matplotlib, Agg backend: no display needed).
 
-Agent names are drawn as short labels (:func:`short_labels`: a checkpoint path becomes
+Agent names are drawn as short labels (`short_labels`: a checkpoint path becomes
 ``ppo:<file stem>``), and the chance level (one over the players) as a dashed line.
 """
 
@@ -25,7 +25,7 @@ MAX_LABEL = 22
 def short_labels(names: Sequence[str]) -> list[str]:
     """Short, distinct labels: ``ppo:runs/x/checkpoints/latest.npz#sample`` -> ``ppo:latest#sample``.
 
-    A label longer than :data:`MAX_LABEL` is cut with an ellipsis; labels that come out equal
+    A label longer than `MAX_LABEL` is cut with an ellipsis; labels that come out equal
     get their position appended.
     """
     labels = []

@@ -1,6 +1,6 @@
 """pirate_envs: multi-agent RL environments for four pirate tabletop games.
 
-Use :func:`make` with an id from :data:`ENV_IDS`::
+Use `make` with an id from `ENV_IDS`:
 
     import pirate_envs
     env = pirate_envs.make("piraten_kapern_v0", num_players=3)

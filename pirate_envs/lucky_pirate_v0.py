@@ -1,6 +1,6 @@
 """Lucky Pirate, version 0: ``env()`` (wrapped) and ``raw_env``.
 
-The game's page is the docstring of :mod:`pirate_envs.lucky_pirate.env`.
+The game's page is the docstring of `pirate_envs.lucky_pirate.env`.
 """
 
 from pirate_envs.core.aec import wrap

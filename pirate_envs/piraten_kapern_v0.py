@@ -1,6 +1,6 @@
 """Piraten Kapern, version 0: ``env()`` (wrapped) and ``raw_env``.
 
-The game's page is the docstring of :mod:`pirate_envs.piraten_kapern.env`.
+The game's page is the docstring of `pirate_envs.piraten_kapern.env`.
 """
 
 from pirate_envs.core.aec import wrap

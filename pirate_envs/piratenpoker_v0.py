@@ -1,6 +1,6 @@
 """Piratenpoker, version 0: ``env()`` (wrapped) and ``raw_env``.
 
-The game's page is the docstring of :mod:`pirate_envs.piratenpoker.env`.
+The game's page is the docstring of `pirate_envs.piratenpoker.env`.
 """
 
 from pirate_envs.core.aec import wrap

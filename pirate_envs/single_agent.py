@@ -18,12 +18,12 @@ obs, info = env.reset(seed=0)
 mask = env.unwrapped.action_masks()  # or env.get_wrapper_attr("action_masks")()
 ```
 
-Each id builds :class:`SelfPlayEnv`, the same class the project's self-play training uses.
+Each id builds `SelfPlayEnv`, the same class the project's self-play training uses.
 Each episode the learner sits in ``learner_seat`` (drawn at random by default) and the other
 seats get opponents drawn from a weighted pool of agent names (``agents.registry``: ``random``,
 ``heuristic``, ``oracle`` for Piraten Kapern, ``ppo:<checkpoint>``; ``self`` for frozen copies
-of the learner added with :meth:`SelfPlayEnv.add_snapshot` during training). They move inside
-:meth:`SelfPlayEnv.step` until the learner is on turn again or the game ends.
+of the learner added with `SelfPlayEnv.add_snapshot` during training). They move inside
+`SelfPlayEnv.step` until the learner is on turn again or the game ends.
 
 The reward of a step is the sum of the raw env's rewards for the learner over every raw step
 from his move up to his next decision or the end; rewards that arrive before his first decision
@@ -33,7 +33,7 @@ game ends on an opponent's move.
 
 Observations are the flat ``float32`` vector of the game (the index table:
 ``env.unwrapped.raw.observation_layout.table()``); the legal actions come from
-:meth:`SelfPlayEnv.action_masks` (``bool``), as sb3-contrib's ``MaskablePPO`` expects. An
+`SelfPlayEnv.action_masks` (``bool``), as sb3-contrib's ``MaskablePPO`` expects. An
 illegal action ends the game for the learner with reward ``-1`` (PettingZoo's convention, as the
 wrapped AEC env does) and ``info["illegal_action"] = True``; an action that is not an integer of
 the action space (a float, a string, a bool, an index outside it) raises the AEC env's
@@ -162,7 +162,7 @@ class SelfPlayEnv(gymnasium.Env):
     """The learner's side of one pirate game (see the module docstring).
 
     Args:
-        env_id: a PettingZoo env id of :data:`pirate_envs.ENV_IDS`.
+        env_id: a PettingZoo env id of `pirate_envs.ENV_IDS`.
         opponents: the opponent pool: an agent name, a list of names (equal weights) or
             ``{name: weight}``; drawn per seat and per episode.
         reward_mode: ``"win"`` (terminal, zero-sum) or ``"score"`` (score changes, scaled).
@@ -172,7 +172,7 @@ class SelfPlayEnv(gymnasium.Env):
         truncation_reward: ``None`` reports a truncated game as truncated (a learner bootstraps
             its value); a number ends it for the learner as terminated, with that reward added
             (``-1`` in win mode counts it as a loss, so that stalling never pays).
-        render_mode: ``None`` or ``"ansi"`` (:meth:`render` returns the game's text table).
+        render_mode: ``None`` or ``"ansi"`` (`render` returns the game's text table).
         player_counts: ``None`` (one table of ``num_players``), or several table sizes drawn per
             episode: a list (equal weights) or ``{count: weight}``; ``table_layout`` defaults to
             ``"max"`` then, and ``num_players`` may not be given.
@@ -375,7 +375,7 @@ class SelfPlayEnv(gymnasium.Env):
 
 
 def register_gymnasium_ids() -> None:
-    """Register the ids of :data:`GYMNASIUM_IDS` with Gymnasium (``import pirate_envs`` does this)."""
+    """Register the ids of `GYMNASIUM_IDS` with Gymnasium (``import pirate_envs`` does this)."""
     for gym_id, env_id in GYMNASIUM_IDS.items():
         if gym_id not in gymnasium.registry:
             gymnasium.register(gym_id, entry_point=f"{__name__}:SelfPlayEnv", kwargs={"env_id": env_id})

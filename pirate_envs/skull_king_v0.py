@@ -1,6 +1,6 @@
 """Skull King (first edition), version 0: ``env()`` (wrapped) and ``raw_env``.
 
-The game's page is the docstring of :mod:`pirate_envs.skull_king.env`.
+The game's page is the docstring of `pirate_envs.skull_king.env`.
 """
 
 from pirate_envs.core.aec import wrap

@@ -8,25 +8,26 @@ ruling option), each with every option of its env, both reward modes and both ob
 (``table_layout="seated"`` and ``"max"``).
 
 Install the ``fast`` extra (numba): ``pip install -e ".[fast]"``. ``import pirate_envs`` and
-``import pirate_envs.vector`` import no numba and compile nothing; :func:`make` imports the
+``import pirate_envs.vector`` import no numba and compile nothing; `make` imports the
 game's kernels, which numba compiles on first use and caches on disk (``cache=True``), so
 later processes start from the cache.
 
 API
 ---
-::
 
-    import numpy as np
-    import pirate_envs.vector
+```python
+import numpy as np
+import pirate_envs.vector
 
-    venv = pirate_envs.vector.make("skull_king_v0", num_envs=1024, seed=0, num_players=4)
-    venv.reset()
-    rng = np.random.default_rng(0)
-    for _ in range(1000):
-        actions = pirate_envs.vector.random_legal_actions(venv.action_mask, rng)
-        venv.step(actions)
-        # venv.observation, venv.action_mask, venv.current_player, venv.rewards,
-        # venv.terminated, venv.truncated describe every game after this step
+venv = pirate_envs.vector.make("skull_king_v0", num_envs=1024, seed=0, num_players=4)
+venv.reset()
+rng = np.random.default_rng(0)
+for _ in range(1000):
+    actions = pirate_envs.vector.random_legal_actions(venv.action_mask, rng)
+    venv.step(actions)
+    # venv.observation, venv.action_mask, venv.current_player, venv.rewards,
+    # venv.terminated, venv.truncated describe every game after this step
+```
 
 * ``make(env_id, num_envs, seed=None, **env_kwargs)``: ``env_kwargs`` are the env's own
   (``num_players``, ``reward_mode``, the game's options), validated by building the env.
@@ -49,7 +50,7 @@ API
   0, but in Kapern's score mode the turns that end on their first roll inside the reset are
   paid). A game may also end on the step that starts it (Kapern with ``max_turns=1``, say).
   An illegal action raises
-  :class:`BatchIllegalActionError` naming the game, the action and the legal ones; no game
+  `BatchIllegalActionError` naming the game, the action and the legal ones; no game
   moves then.
 * ``step(actions, active)``: games that wait. ``active`` is an ``(N,)`` ``bool`` array (``None``,
   the default: every game moves). A game with ``active[i]`` false does not move at all: its state
@@ -96,7 +97,7 @@ observations and masks, 1024 games per batch, beside the AEC env, PettingZoo's `
 and (when ``open_spiel`` is installed) OpenSpiel's C++ ``oh_hell`` with 4 players in the same
 run. One run per game of ``python benchmarks/bench_vector.py --env-id ID --num-players N`` on
 the 2-core development machine with nothing else running (2026-11-23, 16:53-16:57 UTC; medians
-of 5 interleaved rounds of 2 s, per CPU-second of the process; open_spiel 2.0.2, pygame 2.6.1)::
+of 5 interleaved rounds of 2 s, per CPU-second of the process; open_spiel 2.0.2, pygame 2.6.1):
 
     | game, players     | batched steps/CPU-s | AEC env steps/CPU-s | x AEC | oh_hell (4 pl.) | tictactoe_v3 |
     |-------------------|---------------------|---------------------|-------|-----------------|--------------|
@@ -350,7 +351,7 @@ class VectorEnv:
     def engine(self, index: int) -> Engine:
         """Game ``index`` as a reference engine in the same state: a new object (changing it changes nothing here).
 
-        Built by :meth:`reference_engine`, reset with :meth:`reset_options` and the game's moves
+        Built by `reference_engine`, reset with `reset_options` and the game's moves
         replayed; ``RuntimeError`` if the reference finds one of them illegal (the batched game
         would then have left the rules).
         """
@@ -376,7 +377,7 @@ class VectorEnv:
         return self._backend.reference_engine(self._check_index(index))
 
     def reset_options(self, index: int) -> dict[str, Any]:
-        """The reset options that start game ``index`` on :meth:`reference_engine` (Skull King: its deals)."""
+        """The reset options that start game ``index`` on `reference_engine` (Skull King: its deals)."""
         return self._backend.reset_options(self._check_index(index))
 
     def moves(self, index: int) -> list[int]:

@@ -1,6 +1,6 @@
 """The PettingZoo AEC adapter, written once for every game.
 
-A game subclasses :class:`PirateAECEnv`, names its ``Config`` dataclass and ``Engine``, and
+A game subclasses `PirateAECEnv`, names its ``Config`` dataclass and ``Engine``, and
 implements ``make_encoder``. The adapter holds no rules: it asks the engine
 whose turn it is, which actions are legal and what the scores are.
 """
@@ -61,7 +61,7 @@ def config_from_kwargs(
 
 
 class PirateAECEnv(AECEnv):
-    """A turn-based PettingZoo environment over a rules :class:`Engine`.
+    """A turn-based PettingZoo environment over a rules `Engine`.
 
     It pickles and deep-copies at any point of a game (the engine and encoder must too): a copy
     plays on by itself, and given the same actions it plays exactly what the original would.
@@ -248,7 +248,7 @@ class PirateAECEnv(AECEnv):
     def step(self, action: int | None) -> None:
         """Play ``action`` (an integer of ``Discrete(n)``) for the agent on turn; ``None`` for a done agent.
 
-        Raises ``TypeError`` for an action that is not an integer, :class:`IllegalActionError`
+        Raises ``TypeError`` for an action that is not an integer, `IllegalActionError`
         for one the rules do not allow now, and ``RuntimeError`` before ``reset`` or once every agent is done.
         """
         if not self._has_reset or not self.agents:
@@ -337,7 +337,7 @@ class PirateAECEnv(AECEnv):
         return self.actions.to_string(check_action(action, self.num_actions))
 
     def seat_of(self, agent: str) -> int:
-        """The seat index of an agent name (:class:`UnknownAgentError` naming the agents if unknown)."""
+        """The seat index of an agent name (`UnknownAgentError` naming the agents if unknown)."""
         try:
             return self._seat[agent]
         except (KeyError, TypeError):
@@ -441,7 +441,7 @@ class PirateWrapper(wrappers.OrderEnforcingWrapper):
 
 
 def wrap(raw_env_cls: type[PirateAECEnv]) -> Callable[..., AECEnv]:
-    """The ``env()`` factory of a game (see :class:`PirateWrapper`)."""
+    """The ``env()`` factory of a game (see `PirateWrapper`)."""
 
     def env(**kwargs: Any) -> AECEnv:
         return PirateWrapper(raw_env_cls(**kwargs))

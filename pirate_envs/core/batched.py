@@ -1,8 +1,8 @@
 """What the games' batched backends (``pirate_envs/<game>/batched.py``) share.
 
-:class:`BatchBackend`, the base of every backend (the outputs, the random streams, ``reset``,
-``step``, ``moves``); the splitmix64 random stream, in kernels (:func:`splitmix64_next`,
-:func:`random_below`) and in Python (:class:`SplitMix64Stream`, the same numbers); and the
+`BatchBackend`, the base of every backend (the outputs, the random streams, ``reset``,
+``step``, ``moves``); the splitmix64 random stream, in kernels (`splitmix64_next`,
+`random_below`) and in Python (`SplitMix64Stream`, the same numbers); and the
 import-time helpers. It imports numba: only the backends import it.
 """
 
@@ -117,15 +117,15 @@ class SplitMix64Stream:
 class BatchBackend:
     """The state arrays of ``num_envs`` games of one game and the kernels that step them.
 
-    Built by :func:`pirate_envs.vector.make`, which checks the arguments and the actions. This
+    Built by `pirate_envs.vector.make`, which checks the arguments and the actions. This
     base holds what every game has: the outputs (``observation``, ``action_mask``,
     ``current_player``, ``rewards``, ``terminated``, ``truncated``, rewritten in place by every
     ``reset`` and ``step``), each game's random state (``rng``) and its state where its game began
     (``start_state``, for games that draw as they go), and ``reset``, ``step`` and ``moves``. A
     game's backend sets the class attributes below, allocates its own arrays in
-    :meth:`_allocate` (which must set ``game``, with the moves made in column ``MOVES_FIELD``, and
+    `_allocate` (which must set ``game``, with the moves made in column ``MOVES_FIELD``, and
     ``history``, one row of actions per game; the kernels' scratch arrays too, since the kernels
-    allocate nothing: see :data:`kernel`) and lists its kernels' arguments in :meth:`kernel_args`.
+    allocate nothing: see `kernel`) and lists its kernels' arguments in `kernel_args`.
     """
 
     #: The reference engine class the batched game mirrors.
@@ -204,7 +204,7 @@ class BatchBackend:
         return kept_moves(self.history, index, int(self.game[index, self.MOVES_FIELD]))
 
     def reset_options(self, index: int) -> dict[str, Any]:
-        """No options: :meth:`reference_engine` deals game ``index``'s cards (and rolls its dice) itself."""
+        """No options: `reference_engine` deals game ``index``'s cards (and rolls its dice) itself."""
         return {}
 
     def reference_engine(self, index: int) -> Engine:

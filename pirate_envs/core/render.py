@@ -1,9 +1,9 @@
-"""Plain-text (ansi) rendering helpers: tables, blocks and lines that fit :data:`WIDTH` columns.
+"""Plain-text (ansi) rendering helpers: tables, blocks and lines that fit `WIDTH` columns.
 
 Every text the games draw (the env's ``render()``, the seat screens of
-:mod:`pirate_envs.core.text`) goes through :func:`fit_lines`, so no line is wider than
-:data:`WIDTH`: a long line wraps, its continuation lines indented under the text after its
-label (``trick: ...``). A table from :func:`format_table` first wraps its widest cells within
+`pirate_envs.core.text`) goes through `fit_lines`, so no line is wider than
+`WIDTH`: a long line wraps, its continuation lines indented under the text after its
+label (``trick: ...``). A table from `format_table` first wraps its widest cells within
 their columns, so that its rows stay rows.
 """
 
@@ -37,7 +37,7 @@ def fit_line(line: str, width: int = WIDTH) -> list[str]:
     """``line`` (right spaces dropped) as lines of at most ``width`` columns.
 
     A line that fits is kept as it is. A longer one wraps; its continuation lines hang under the
-    text after a leading ``label: `` of at most half the width, else :data:`HANGING_INDENT`
+    text after a leading ``label: `` of at most half the width, else `HANGING_INDENT`
     columns more than the line's own indentation.
     """
     line = line.rstrip()
@@ -50,12 +50,12 @@ def fit_line(line: str, width: int = WIDTH) -> list[str]:
 
 
 def fit_lines(lines: Iterable[str], width: int = WIDTH) -> list[str]:
-    """Every line of ``lines`` (each may hold several) fitted to ``width`` columns by :func:`fit_line`."""
+    """Every line of ``lines`` (each may hold several) fitted to ``width`` columns by `fit_line`."""
     return [part for line in lines for text in (line.splitlines() or [""]) for part in fit_line(text, width)]
 
 
 def fit_text(text: str, width: int = WIDTH) -> str:
-    """``text`` with every line fitted to ``width`` columns (see :func:`fit_line`)."""
+    """``text`` with every line fitted to ``width`` columns (see `fit_line`)."""
     return "\n".join(fit_lines([text], width))
 
 
@@ -64,7 +64,7 @@ def column_widths(cells: Sequence[Sequence[str]], width: int = WIDTH, gap: int =
 
     Each column starts as wide as its widest cell; while the row is too wide, the widest column
     (the last of equals) gives a column, down to its header's width or 10 columns, whichever is
-    more. When every column is that narrow the row may still be too wide (:func:`fit_lines` then wraps it).
+    more. When every column is that narrow the row may still be too wide (`fit_lines` then wraps it).
     """
     widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
     floors = [min(w, max(len(cells[0][i]), 10)) for i, w in enumerate(widths)]
@@ -82,9 +82,9 @@ def column_widths(cells: Sequence[Sequence[str]], width: int = WIDTH, gap: int =
 def format_table(headers: Sequence[str], rows: Sequence[Sequence[object]], width: int = WIDTH) -> str:
     """A left-aligned text table with a header rule, at most ``width`` columns wide where it can be.
 
-    A cell wider than its column (see :func:`column_widths`) wraps within the column; its row
+    A cell wider than its column (see `column_widths`) wraps within the column; its row
     takes as many lines as its tallest cell. A table too wide even so is left as it is (the
-    screens and renders pass it through :func:`fit_lines`).
+    screens and renders pass it through `fit_lines`).
     """
     cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
     widths = column_widths(cells, width)
@@ -104,5 +104,5 @@ def seat_name(seat: int) -> str:
 
 
 def format_block(title: str, lines: Sequence[str]) -> str:
-    """A titled block of lines, each fitted to :data:`BLOCK_WIDTH` (see :func:`fit_line`) and indented 2 columns."""
+    """A titled block of lines, each fitted to `BLOCK_WIDTH` (see `fit_line`) and indented 2 columns."""
     return "\n".join([f"== {title} =="] + [f"  {line}" for line in fit_lines(lines, BLOCK_WIDTH)])

@@ -5,7 +5,7 @@ reads, top to bottom: a title line (game, stage, who you are), the turn line (``
 ...`` or ``on turn: player_2 ...``, or the final standings once the game is over), the players
 table (one row per seat, ``>`` marks the player on turn, ``(you)`` the viewer) and the
 game's own lines (the trick, the dice, the pile, your hand). No line is wider than
-:data:`WIDTH` columns: :func:`screen` wraps a longer one, indenting its continuation lines.
+`WIDTH` columns: `screen` wraps a longer one, indenting its continuation lines.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def turn_line(viewer: int, on_turn: int, doing: str = "") -> str:
 def players_table(headers: Sequence[str], rows: Sequence[Sequence[object]], viewer: int, on_turn: int | None) -> str:
     """The per-seat table: row ``s`` is seat ``s``; ``>`` marks the player on turn, ``(you)`` the viewer.
 
-    Wide cells wrap within their columns (:func:`~pirate_envs.core.render.format_table`).
+    Wide cells wrap within their columns (`pirate_envs.core.render.format_table`).
     """
     marked = [[f"{'>' if seat == on_turn else ' '} {seat_label(seat, viewer)}", *row] for seat, row in enumerate(rows)]
     return format_table(["  seat", *headers], marked)
@@ -58,12 +58,12 @@ def standings_lines(scores: Sequence[float], winners: Iterable[int], viewer: int
 
 
 def item_lines(label: str, items: Iterable[str], empty: str = "(none)") -> list[str]:
-    """``label: a b c`` wrapped at :data:`WIDTH`, continuation lines indented under the first item."""
+    """``label: a b c`` wrapped at `WIDTH`, continuation lines indented under the first item."""
     return wrap_hanging(f"{label}: {' '.join(items) or empty}", len(label) + 2)
 
 
 def screen(lines: Iterable[str]) -> str:
-    """Join the screen lines, wrapping any wider than :data:`WIDTH` (see :func:`~pirate_envs.core.render.fit_line`)."""
+    """Join the screen lines, wrapping any wider than `WIDTH` (see `pirate_envs.core.render.fit_line`)."""
     return "\n".join(fit_lines(lines))
 
 

@@ -1,4 +1,4 @@
-"""Lucky Pirate: a shedding card game with special pirate cards (see :mod:`.env` for the rules page)."""
+"""Lucky Pirate: a shedding card game with special pirate cards (see `.env` for the rules page)."""
 
 from pirate_envs.lucky_pirate.cards import KINDS
 from pirate_envs.lucky_pirate.engine import Config, LuckyPirateEngine

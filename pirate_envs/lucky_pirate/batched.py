@@ -1,8 +1,8 @@
 """Lucky Pirate for the batched engine: numba kernels that step many games held in arrays.
 
-This module is the Lucky Pirate backend of :mod:`pirate_envs.vector` (read that page first); it
+This module is the Lucky Pirate backend of `pirate_envs.vector` (read that page first); it
 imports numba, so only ``pirate_envs.vector.make`` imports it. The reference engine
-(:class:`~pirate_envs.lucky_pirate.engine.LuckyPirateEngine`) decides the rules. What may be
+(`pirate_envs.lucky_pirate.engine.LuckyPirateEngine`) decides the rules. What may be
 played on the pile and what the pile becomes come here as tables computed by the reference
 helpers themselves (``rules.can_play`` and ``rules.place`` over every top of the pile that play
 can reach from an empty pile); the turn flow (sources, blind down cards, picking up, clearing,
@@ -15,8 +15,8 @@ layouts (``table_layout``).
 Randomness: game ``i`` draws from its own splitmix64 stream, in the order the reference engine
 asks: the first dealer (``first_dealer=None``) as ``rng.integers(n)``, each deal as
 ``rng.permutation(deck)`` (Fisher-Yates from the top of the list down), the dealer after a game
-set aside with ``set_aside_dealer="random"``. :class:`LuckyPirateStream` is that stream in Python
-and :class:`StreamLuckyPirateEngine` the reference engine drawing from it: started from the
+set aside with ``set_aside_dealer="random"``. `LuckyPirateStream` is that stream in Python
+and `StreamLuckyPirateEngine` the reference engine drawing from it: started from the
 stream's state at the start of game ``i`` (``start_state[i]``) it deals exactly game ``i``'s
 cards, the later games of a tournament included. ``engine(i)`` replays game ``i``'s moves on it;
 the first ``history_size`` moves of an episode are kept (the turn limit of a one-game episode,
@@ -224,10 +224,10 @@ class LuckyPirateStream(SplitMix64Stream):
 
 
 class StreamLuckyPirateEngine(LuckyPirateEngine):
-    """The reference engine with its dealers and deals drawn from a :class:`LuckyPirateStream`.
+    """The reference engine with its dealers and deals drawn from a `LuckyPirateStream`.
 
     Only the source of randomness differs (``reset`` ignores the generator it is given); every
-    rule is :class:`LuckyPirateEngine`'s.
+    rule is `LuckyPirateEngine`'s.
     """
 
     def __init__(self, config: Config, stream: LuckyPirateStream):

@@ -1,6 +1,6 @@
 """Lucky Pirate as text for one seat: the seat screen, and moves typed by naming cards.
 
-Built from the seat's :class:`~pirate_envs.lucky_pirate.view.LuckyPirateView` only: his hand,
+Built from the seat's `pirate_envs.lucky_pirate.view.LuckyPirateView` only: his hand,
 every up card, hand and down-card counts, the pile, the direction of play, the cards out of the
 game and the cards every player saw go into a hand. Moves: ``5`` or ``play 5`` plays one 5,
 ``2x5`` (or ``5 5``, ``play 2 x 5``) two of them, ``captain`` a Captain; ``down 2`` turns down
@@ -144,7 +144,7 @@ def _is_number(word: str) -> bool:
 
 
 def _count(number: int | str) -> int:
-    """A set size typed or counted (``ValueError`` unless 1 to :data:`MAX_COPIES`)."""
+    """A set size typed or counted (``ValueError`` unless 1 to `MAX_COPIES`)."""
     text = str(number)
     if len(text) > 2 or not 1 <= int(text) <= MAX_COPIES:
         raise ValueError(f"{text[:20]} cards: play 1 to {MAX_COPIES} cards of a kind")

@@ -1,4 +1,4 @@
-"""Piraten Kapern: press-your-luck dice with fortune cards (see :mod:`.env` for the rules page)."""
+"""Piraten Kapern: press-your-luck dice with fortune cards (see `.env` for the rules page)."""
 
 from pirate_envs.piraten_kapern.engine import KapernConfig, KapernEngine, Phase
 from pirate_envs.piraten_kapern.rules import CARDS, FACES, score_dice

@@ -1,8 +1,8 @@
 """Piraten Kapern for the batched engine: numba kernels that step many games held in arrays.
 
-This module is the Piraten Kapern backend of :mod:`pirate_envs.vector` (read that page first);
+This module is the Piraten Kapern backend of `pirate_envs.vector` (read that page first);
 it imports numba, so only ``pirate_envs.vector.make`` imports it. The reference engine
-(:class:`~pirate_envs.piraten_kapern.engine.KapernEngine`) decides the rules. Its scoring comes
+(`pirate_envs.piraten_kapern.engine.KapernEngine`) decides the rules. Its scoring comes
 here as tables computed by the reference helpers themselves (``score_counts``,
 ``disqualified_score``, ``objects_points``, ``island_penalty``, the re-roll table of
 ``actions.py``); the turn flow (rolls, busts, the Island of Skulls, the chest, the final round,
@@ -11,8 +11,8 @@ mask, reward and end with the AEC env. Any difference is a bug of this module.
 
 Randomness: game ``i`` draws its deck shuffles and its dice from its own splitmix64 stream, in
 the order the reference engine asks for them (Fisher-Yates from the top of the list down, one
-draw in ``0..5`` per die). :class:`KapernStream` is the same stream in Python, and
-:class:`StreamKapernEngine` the reference engine drawing from it: started from the stream's
+draw in ``0..5`` per die). `KapernStream` is the same stream in Python, and
+`StreamKapernEngine` the reference engine drawing from it: started from the stream's
 state at the start of game ``i`` (``start_state[i]``), it deals exactly game ``i``'s cards and
 dice. ``engine(i)`` replays game ``i``'s moves on it; the first ``KapernBatch.HISTORY_SIZE``
 moves of a game are kept (a longer game cannot be rebuilt, and ``engine(i)`` says so).
@@ -192,10 +192,10 @@ class KapernStream(SplitMix64Stream):
 
 
 class StreamKapernEngine(KapernEngine):
-    """The reference engine with its deck shuffles and dice drawn from a :class:`KapernStream`.
+    """The reference engine with its deck shuffles and dice drawn from a `KapernStream`.
 
     Only the source of randomness differs (``reset`` ignores the generator it is given); every
-    rule is :class:`KapernEngine`'s.
+    rule is `KapernEngine`'s.
     """
 
     def __init__(self, config: KapernConfig, stream: KapernStream):

@@ -1,4 +1,4 @@
-"""Piratenpoker (Michael Schacht, Piatnik): bid poker cards for loot; see :mod:`pirate_envs.piratenpoker.env`."""
+"""Piratenpoker (Michael Schacht, Piatnik): bid poker cards for loot; see `pirate_envs.piratenpoker.env`."""
 
 from pirate_envs.piratenpoker.actions import ACTIONS
 from pirate_envs.piratenpoker.engine import Config, Phase, PiratenpokerEngine

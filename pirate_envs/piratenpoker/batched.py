@@ -1,8 +1,8 @@
 """Piratenpoker for the batched engine: numba kernels that step many games held in arrays.
 
-This module is the Piratenpoker backend of :mod:`pirate_envs.vector` (read that page first); it
+This module is the Piratenpoker backend of `pirate_envs.vector` (read that page first); it
 imports numba, so only ``pirate_envs.vector.make`` imports it. The reference engine
-(:class:`~pirate_envs.piratenpoker.engine.PiratenpokerEngine`) decides the rules; the kernels
+(`pirate_envs.piratenpoker.engine.PiratenpokerEngine`) decides the rules; the kernels
 here mirror it step by step (the bids built card by card, the reveal and its tie rules, the
 three rounds, the gifts, the refills and reshuffles, the end when a stack is empty and the
 ``max_games`` guard), and the lockstep tests compare every observation, mask, reward and end
@@ -12,7 +12,7 @@ loot points, sharks, negative kinds) come from the reference modules.
 Randomness: game ``i`` draws from its own splitmix64 stream, in the order the reference engine
 asks for it: the shuffle of the poker deck, then of each loot stack (green, red, yellow), then
 every reshuffle of the played cards into a new draw pile (each a Fisher-Yates shuffle from the
-end of the list down, as ``SplitMix64Stream.shuffle``). :class:`StreamPiratenpokerEngine` is the
+end of the list down, as ``SplitMix64Stream.shuffle``). `StreamPiratenpokerEngine` is the
 reference engine whose ``permutation`` calls draw from a Python copy of that stream, started
 from the state at the start of game ``i`` (``start_state[i]``): it deals exactly game ``i``'s
 cards. ``engine(i)`` replays the game's moves on it; the first ``PiratenpokerBatch.HISTORY_SIZE``
@@ -239,8 +239,8 @@ class StreamPiratenpokerEngine(PiratenpokerEngine):
     """The reference engine dealing from a batched game's stream: every ``reset`` starts that very game.
 
     Only the source of randomness differs (``reset`` ignores the generator it is given and
-    draws from a fresh :class:`PermutationStream` at ``start_state``); every rule is
-    :class:`PiratenpokerEngine`'s.
+    draws from a fresh `PermutationStream` at ``start_state``); every rule is
+    `PiratenpokerEngine`'s.
     """
 
     def __init__(self, config: Config, start_state: int):

@@ -39,7 +39,7 @@ hand_size=6, reward_mode="win", table_layout="seated", render_mode=None)``
 * ``max_games``: guard; the episode is truncated when it has not ended after this many games.
 * ``overboard_gift``, ``below_deck_gifts``, ``all_tied_loot``, ``pass_sits_out``,
   ``pass_can_win``, ``hand_size``: readings of the rules where the texts are silent or
-  disagree (see Assumptions below and :class:`~pirate_envs.piratenpoker.engine.Config`).
+  disagree (see Assumptions below and `pirate_envs.piratenpoker.engine.Config`).
 * ``table_layout``: ``"seated"`` (one row per player at the table) or ``"max"`` (the rows of a
   5-player table, absent seats zero, and ``seat_present``; see Observation).
 * ``reward_mode``: ``"win"`` (terminal, zero-sum, from the final ranking) or ``"score"``

@@ -1,6 +1,6 @@
 """Piratenpoker as text for one seat: the seat screen, and bids built by naming cards.
 
-Built from the seat's :class:`~pirate_envs.piratenpoker.view.View` (his hand, his own bid of
+Built from the seat's `pirate_envs.piratenpoker.view.View` (his hand, his own bid of
 this round, the public table) and who is on turn, which every player sees. Moves:
 ``bid green-5 red-3`` (short ``b g5 r3``) adds those cards and commits the bid, ``add g5`` adds
 one without committing, ``commit``, ``pass``; ``choose green`` (or ``green``) picks a loot card;
@@ -113,7 +113,7 @@ def parse_moves(text: str, view: View, legal: list[int]) -> list[int]:
 
 
 def parse_move(text: str, view: View, legal: list[int]) -> int:
-    """The first action typed in ``text`` (see :func:`parse_moves`)."""
+    """The first action typed in ``text`` (see `parse_moves`)."""
     return parse_moves(text, view, legal)[0]
 
 

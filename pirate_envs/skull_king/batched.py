@@ -1,8 +1,8 @@
 """Skull King for the batched engine: numba kernels that step many games held in arrays.
 
-This module is the Skull King backend of :mod:`pirate_envs.vector` (read that page first); it
+This module is the Skull King backend of `pirate_envs.vector` (read that page first); it
 imports numba, so only ``pirate_envs.vector.make`` imports it. The reference engine
-(:class:`~pirate_envs.skull_king.engine.SkullKingEngine`) decides the rules; the kernels here
+(`pirate_envs.skull_king.engine.SkullKingEngine`) decides the rules; the kernels here
 mirror it step for step, and the lockstep tests play both on the same deals and compare every
 observation, mask, reward and end. Any difference is a bug of this module.
 
@@ -493,7 +493,7 @@ class SkullKingBatch(BatchBackend):
         return {"deals": hands}
 
     def reference_engine(self, index: int) -> SkullKingEngine:
-        """A new reference engine: reset with :meth:`reset_options` it deals game ``index``'s cards."""
+        """A new reference engine: reset with `reset_options` it deals game ``index``'s cards."""
         return SkullKingEngine(self.config)
 
 

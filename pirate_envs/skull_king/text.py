@@ -1,6 +1,6 @@
 """Skull King as text for one seat: the seat screen, and moves typed by name.
 
-Built from the seat's :class:`~pirate_envs.skull_king.view.SkullKingView` only, so it shows
+Built from the seat's `pirate_envs.skull_king.view.SkullKingView` only, so it shows
 what that player knows: his hand, the trick, every bid once all are revealed (before that
 only his own), the tricks won and the scores.
 """
