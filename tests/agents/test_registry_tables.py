@@ -13,11 +13,7 @@ from tests.agents.test_agent_files import GAME, small_agent
 #: Moves played per table (a budget in steps, not time).
 MOVES = 30
 
-TABLES = [
-    (name, players)
-    for name in shipped_checkpoints()
-    for players in load_checkpoint(name)[1]["player_counts"]
-]
+TABLES = [(name, players) for name in shipped_checkpoints() for players in load_checkpoint(name)[1]["player_counts"]]
 
 
 @pytest.mark.parametrize(("name", "players"), TABLES)
