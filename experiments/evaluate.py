@@ -35,7 +35,10 @@ Bad arguments (an unknown agent or game, a player count the game does not allow,
 that does not fit the table, bad ``--env-kwargs``, ``--workers`` above the CPU count, more
 than :data:`MAX_GAMES` games, a seed past :data:`MAX_SEED`, an ``--out`` or ``--save-games``
 folder that cannot be made or written to) end the command before any game with one line
-and exit status 2.
+and exit status 2. So does a missing extra (``experiments.extras``): the command needs the
+``train`` extra's openskill (the ratings), matplotlib with ``--out`` (``results.png``), and
+``experiments.train`` with ``--env-kwargs`` (its parser reads them); the line names the extra
+and its install command.
 """
 
 from __future__ import annotations
@@ -61,6 +64,7 @@ from agents.base import Agent
 from agents.checkpoint import write_atomic as write_atomically  # results files (``best_response`` too)
 from agents.registry import make_agent
 from experiments.cli import check_agents, check_env_id, check_players, games_epilog, parse_args
+from experiments.extras import MissingExtra, require
 from experiments.ratings import rate_games
 from experiments.stats import mean_interval, wilson_interval
 
@@ -521,9 +525,8 @@ def env_options(args: EvalArgs) -> dict[str, Any]:
     """The env arguments of ``--env-kwargs`` (``key=value`` words, values read as Python literals)."""
     if not args.env_kwargs:
         return {}
-    from experiments.train import parse_env_kwargs  # train imports this module: import it late
-
-    return parse_env_kwargs(args.env_kwargs)
+    train = require("experiments.train", "train")  # train imports this module: import it late
+    return train.parse_env_kwargs(args.env_kwargs)
 
 
 def check_env_options(args: EvalArgs, players: int) -> dict[str, Any]:
@@ -550,12 +553,25 @@ def check_writable(flag: str, folder: str) -> None:
         raise ValueError(f"{flag} {folder}: cannot write there ({error.strerror or error})") from None
 
 
+def check_extras(args: EvalArgs) -> None:
+    """``ValueError`` (one line naming the extra) unless the modules the command needs are installed:
+    openskill (the ratings), matplotlib (``results.png``, with ``--out``), ``experiments.train``
+    (``--env-kwargs`` are read by its parser)."""
+    needs = ["openskill"] + ["matplotlib"] * bool(args.out) + ["experiments.train"] * bool(args.env_kwargs)
+    try:
+        for module in needs:
+            require(module, "train")
+    except MissingExtra as error:
+        raise ValueError(str(error)) from None
+
+
 def check_args(args: EvalArgs) -> None:
     """``ValueError`` (one line) for arguments that cannot make a tournament; runs before any game.
 
     The output folders are checked last (made, and a file written and removed in each), so a
     refused command leaves none behind.
     """
+    check_extras(args)
     check_env_id(args.env_id)
     distinct = len(dict.fromkeys(args.agents))
     players = args.players or len(args.agents)
