@@ -414,25 +414,35 @@ class PolicyAgent:
     def act(self, observation: dict[str, np.ndarray], view: Any = None) -> int:
         rng = None if self.deterministic else self.rng
         obs = observation["observation"]
-        policy = self.policy if self.tables is None else self.tables.policy_for(obs.shape[-1])
+        policy = self.policy if self.tables is None else self.tables.policy_for(obs)
         return policy.act(obs, observation["action_mask"], rng)
 
 
 class TableFit:
-    """The tables an agent file plays, told apart by observation size (for an agent built without an env).
+    """The tables an agent file plays, told apart by the observation (for an agent built without an env).
 
     The candidates are the agent's own env options with every ``table_layout``
     (``pirate_envs``' default ``"seated"`` and ``"max"``) at every player count in its header.
     The policy reading an observation of each size is found on the first observation of that
-    size and kept; a size that fits none of the tables, or tables the agent would read
-    differently, is a one-line ``ValueError`` asking for the env.
+    size and kept; a ``"max"`` observation (one size for every table) must also show a player
+    count the agent plays in its ``seat_present`` flags. A size that fits none of the tables,
+    tables the agent would read differently, or a count it does not play is a one-line
+    ``ValueError`` asking for the env.
     """
 
     def __init__(self, policy: MlpPolicy, header: dict[str, Any], source: str):
         self.policy = policy.with_inputs(None)
         self.header = header
         self.source = source
-        self.by_size: dict[int, MlpPolicy] = {}
+        #: Observation size -> the policy reading it, and the slice of its ``seat_present`` flags (if any).
+        self.by_size: dict[int, tuple[MlpPolicy, slice | None]] = {}
+
+    def add(self, layout: Any, policy: MlpPolicy) -> None:
+        """Read observations of ``layout`` (an ``ObservationLayout``) with ``policy``."""
+        from pirate_envs.core.observation import SEAT_PRESENT
+
+        has_flags = SEAT_PRESENT in layout
+        self.by_size[layout.size] = policy, layout[SEAT_PRESENT] if has_flags else None
 
     def candidates(self) -> list[dict[str, Any]]:
         """The env options of every table the agent plays (its own options, each layout and count)."""
@@ -446,18 +456,29 @@ class TableFit:
             for players in self.header["player_counts"]
         ]
 
-    def policy_for(self, size: int) -> MlpPolicy:
-        """The policy reading an observation of ``size`` numbers (found once per size)."""
-        policy = self.by_size.get(size)
-        if policy is None:
-            policy = self.by_size[size] = self._fit(size)
+    def policy_for(self, observation: np.ndarray) -> MlpPolicy:
+        """The policy reading ``observation`` (an observation vector; found once per size)."""
+        size = observation.shape[-1]
+        if size not in self.by_size:
+            self._fit(size)
+        policy, seats = self.by_size[size]
+        if seats is not None:
+            players = int(observation[..., seats].sum())
+            if players not in self.header["player_counts"]:
+                raise ValueError(
+                    f"{self._plays()}: this observation is of a {players}-player table; pass env= to make_agent"
+                )
         return policy
 
-    def _fit(self, size: int) -> MlpPolicy:
+    def _plays(self) -> str:
+        counts = "/".join(map(str, self.header["player_counts"]))
+        return f"ppo:{self.source} plays {self.header['env_id']} at {counts} players"
+
+    def _fit(self, size: int) -> None:
         import pirate_envs
 
         env_id = self.header["env_id"]
-        fits: list[tuple[np.ndarray | None, str]] = []  # each distinct way to read the size, and a table of it
+        fits: list[tuple[np.ndarray | None, Any, str]] = []  # each distinct way to read the size
         for options in self.candidates():
             try:
                 env = pirate_envs.make(env_id, raw=True, **options)
@@ -466,22 +487,23 @@ class TableFit:
                 index = check_compatible(self.header, env_id, env, self.source)
             except (ValueError, TypeError):
                 continue
-            if not any(_same_index(index, other) for other, _ in fits):
-                fits.append((index, f"{options['num_players']} players, table_layout={options['table_layout']!r}"))
-        counts = "/".join(map(str, self.header["player_counts"]))
-        plays = f"ppo:{self.source} plays {env_id} at {counts} players with env options {self.header['env_kwargs']}"
+            if not any(_same_index(index, other) for other, _, _ in fits):
+                table = f"{options['num_players']} players, table_layout={options['table_layout']!r}"
+                fits.append((index, env.observation_layout, table))
+        plays = f"{self._plays()} with env options {self.header['env_kwargs']}"
         if not fits:
             raise ValueError(
                 f"{plays}: an observation of {size} numbers fits none of these tables (seated or max layout); "
                 "pass env= to make_agent"
             )
         if len(fits) > 1:
-            tables = "; ".join(table for _, table in fits)
+            tables = "; ".join(table for _, _, table in fits)
             raise ValueError(
                 f"{plays}: an observation of {size} numbers fits tables it reads differently ({tables}); "
                 "pass env= to make_agent"
             )
-        return self.policy.with_inputs(fits[0][0])
+        index, layout, _ = fits[0]
+        self.add(layout, self.policy.with_inputs(index))
 
 
 def _same_index(a: np.ndarray | None, b: np.ndarray | None) -> bool:
@@ -548,6 +570,6 @@ def make_policy_agent(source: str, env_id: str, seed: int | None = None, env: An
     index = check_compatible(header, env_id, env.unwrapped, path)
     agent = PolicyAgent(policy.with_inputs(index), name=f"ppo:{source}", deterministic=not sample, seed=seed)
     if tables is not None:
-        tables.by_size[env.unwrapped.observation_layout.size] = agent.policy
+        tables.add(env.unwrapped.observation_layout, agent.policy)
         agent.tables = tables
     return agent

@@ -54,3 +54,17 @@ def test_an_observation_of_a_table_it_does_not_play_is_one_line(tmp_path):
     assert "\n" not in str(error.value)
     with pytest.raises(ValueError, match="an observation of 17 numbers fits none of these tables"):
         agent.act({"observation": np.zeros(17, np.float32), "action_mask": np.ones(two.num_actions, np.int8)})
+
+
+def test_a_max_table_of_a_count_it_does_not_play_is_refused_by_its_seat_flags(tmp_path):
+    """A ``"max"`` observation has one size at every table: its ``seat_present`` flags tell the count."""
+    path = small_agent(tmp_path / "two.npz")  # a seated two-player Skull King agent
+    agent = make_agent(f"ppo:{path}", GAME)
+    two, three = (pirate_envs.make(GAME, num_players=n, table_layout="max") for n in (2, 3))
+    for env in (two, three):
+        env.reset(seed=0)
+    reference = make_agent(f"ppo:{path}", GAME, env=two)
+    obs = two.observe(two.agent_selection)
+    assert agent.act(obs) == reference.act(obs)
+    with pytest.raises(ValueError, match="this observation is of a 3-player table; pass env= to make_agent"):
+        agent.act(three.observe(three.agent_selection))
