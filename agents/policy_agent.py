@@ -384,16 +384,28 @@ def load_checkpoint(name_or_path: str) -> tuple[MlpPolicy, dict[str, Any]]:
 
 
 class PolicyAgent:
-    """Acts with a :class:`MlpPolicy`: masked argmax (``deterministic``) or a masked sample."""
+    """Acts with a :class:`MlpPolicy`: masked argmax (``deterministic``) or a masked sample.
+
+    ``tables``, when given (an agent built without an env), picks the policy for each
+    observation size it is shown: the agent plays whichever of its tables it is seated at.
+    """
 
     #: The agent reads only the observation; callers may pass ``view=None``.
     uses_view = False
 
-    def __init__(self, policy: MlpPolicy, name: str = "ppo", deterministic: bool = True, seed: int | None = None):
+    def __init__(
+        self,
+        policy: MlpPolicy,
+        name: str = "ppo",
+        deterministic: bool = True,
+        seed: int | None = None,
+        tables: TableFit | None = None,
+    ):
         self.policy = policy
         self.name = name
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
+        self.tables = tables
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
@@ -401,7 +413,102 @@ class PolicyAgent:
 
     def act(self, observation: dict[str, np.ndarray], view: Any = None) -> int:
         rng = None if self.deterministic else self.rng
-        return self.policy.act(observation["observation"], observation["action_mask"], rng)
+        obs = observation["observation"]
+        policy = self.policy if self.tables is None else self.tables.policy_for(obs)
+        return policy.act(obs, observation["action_mask"], rng)
+
+
+class TableFit:
+    """The tables an agent file plays, told apart by the observation (for an agent built without an env).
+
+    The candidates are the agent's own env options with every ``table_layout``
+    (``pirate_envs``' default ``"seated"`` and ``"max"``) at every player count in its header.
+    The policy reading an observation of each size is found on the first observation of that
+    size and kept; a ``"max"`` observation (one size for every table) must also show a player
+    count the agent plays in its ``seat_present`` flags. A size that fits none of the tables,
+    tables the agent would read differently, or a count it does not play is a one-line
+    ``ValueError`` asking for the env.
+    """
+
+    def __init__(self, policy: MlpPolicy, header: dict[str, Any], source: str):
+        self.policy = policy.with_inputs(None)
+        self.header = header
+        self.source = source
+        #: Observation size -> the policy reading it, and the slice of its ``seat_present`` flags (if any).
+        self.by_size: dict[int, tuple[MlpPolicy, slice | None]] = {}
+
+    def add(self, layout: Any, policy: MlpPolicy) -> None:
+        """Read observations of ``layout`` (an ``ObservationLayout``) with ``policy``."""
+        from pirate_envs.core.observation import SEAT_PRESENT
+
+        has_flags = SEAT_PRESENT in layout
+        self.by_size[layout.size] = policy, layout[SEAT_PRESENT] if has_flags else None
+
+    def candidates(self) -> list[dict[str, Any]]:
+        """The env options of every table the agent plays (its own options, each layout and count)."""
+        from pirate_envs.core.observation import TABLE_LAYOUTS
+
+        own = self.header["env_kwargs"]
+        layouts = dict.fromkeys([own.get("table_layout", TABLE_LAYOUTS[0]), *TABLE_LAYOUTS])
+        return [
+            {**own, "table_layout": layout, "num_players": players}
+            for layout in layouts
+            for players in self.header["player_counts"]
+        ]
+
+    def policy_for(self, observation: np.ndarray) -> MlpPolicy:
+        """The policy reading ``observation`` (an observation vector; found once per size)."""
+        size = observation.shape[-1]
+        if size not in self.by_size:
+            self._fit(size)
+        policy, seats = self.by_size[size]
+        if seats is not None:
+            players = int(observation[..., seats].sum())
+            if players not in self.header["player_counts"]:
+                raise ValueError(
+                    f"{self._plays()}: this observation is of a {players}-player table; pass env= to make_agent"
+                )
+        return policy
+
+    def _plays(self) -> str:
+        counts = "/".join(map(str, self.header["player_counts"]))
+        return f"ppo:{self.source} plays {self.header['env_id']} at {counts} players"
+
+    def _fit(self, size: int) -> None:
+        import pirate_envs
+
+        env_id = self.header["env_id"]
+        fits: list[tuple[np.ndarray | None, Any, str]] = []  # each distinct way to read the size
+        for options in self.candidates():
+            try:
+                env = pirate_envs.make(env_id, raw=True, **options)
+                if env.observation_layout.size != size:
+                    continue
+                index = check_compatible(self.header, env_id, env, self.source)
+            except (ValueError, TypeError):
+                continue
+            if not any(_same_index(index, other) for other, _, _ in fits):
+                table = f"{options['num_players']} players, table_layout={options['table_layout']!r}"
+                fits.append((index, env.observation_layout, table))
+        plays = f"{self._plays()} with env options {self.header['env_kwargs']}"
+        if not fits:
+            raise ValueError(
+                f"{plays}: an observation of {size} numbers fits none of these tables (seated or max layout); "
+                "pass env= to make_agent"
+            )
+        if len(fits) > 1:
+            tables = "; ".join(table for _, _, table in fits)
+            raise ValueError(
+                f"{plays}: an observation of {size} numbers fits tables it reads differently ({tables}); "
+                "pass env= to make_agent"
+            )
+        index, layout, _ = fits[0]
+        self.add(layout, self.policy.with_inputs(index))
+
+
+def _same_index(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+    """Whether two input indices read the observation alike (``None``: all of it, in order)."""
+    return (a is None and b is None) or (a is not None and b is not None and np.array_equal(a, b))
 
 
 def check_compatible(header: dict[str, Any], env_id: str, env: Any, source: str) -> np.ndarray | None:
@@ -434,12 +541,18 @@ def make_policy_agent(source: str, env_id: str, seed: int | None = None, env: An
     """A :class:`PolicyAgent` from a checkpoint path or shipped name.
 
     Deterministic (masked argmax) by default; ``<source>#sample`` samples the masked softmax.
+    With ``env``, the agent is checked against and built for that table. Without it, the agent
+    plays every table its header names (each player count, with ``table_layout`` ``"seated"``,
+    the default, or ``"max"``; its other env options as trained): it reads each observation
+    by its size (:class:`TableFit`), so one agent serves ``pirate_envs.make(env_id, num_players=k)``
+    for every ``k`` it plays; an observation of a table it does not play is a one-line ``ValueError``.
     Argmax picks the single likeliest action, which over a huge action table can differ from
     the likeliest kind of move (Piraten Kapern: ``stop`` against hundreds of re-rolls).
     """
     sample = source.endswith(SAMPLE_SUFFIX)
     path = source.removesuffix(SAMPLE_SUFFIX)
     policy, header = load_checkpoint(path)
+    tables = None
     if env is None:
         import pirate_envs
 
@@ -447,11 +560,16 @@ def make_policy_agent(source: str, env_id: str, seed: int | None = None, env: An
             raise ValueError(f"checkpoint {path!r} was trained on {header['env_id']}, not {env_id}")
         from agents.checkpoint import CheckpointError, one_line
 
-        # its own env options (table_layout included); an agent of several table sizes: the first
+        # its own env options (table_layout included) at its first table size; the others when shown
         options = {"num_players": header["player_counts"][0], **header["env_kwargs"]}
         try:
             env = pirate_envs.make(env_id, raw=True, **options)
         except (ValueError, TypeError) as error:
             raise CheckpointError(f"checkpoint {path!r}: its env options {options} fail ({one_line(error)})") from None
+        tables = TableFit(policy, header, path)
     index = check_compatible(header, env_id, env.unwrapped, path)
-    return PolicyAgent(policy.with_inputs(index), name=f"ppo:{source}", deterministic=not sample, seed=seed)
+    agent = PolicyAgent(policy.with_inputs(index), name=f"ppo:{source}", deterministic=not sample, seed=seed)
+    if tables is not None:
+        tables.add(env.unwrapped.observation_layout, agent.policy)
+        agent.tables = tables
+    return agent

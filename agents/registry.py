@@ -9,7 +9,11 @@ env's game, heuristic or random rollouts; see ``agents.search``).
 
 Every agent plays every player count of its game except a trained one, which plays the counts
 in its header: ``agent_player_counts("ppo:skull_king_v0", "skull_king_v0")``. At a table it
-does not play, ``make_agent`` raises one line naming the counts it plays.
+does not play, ``make_agent`` raises one line naming the counts it plays. Built without
+``env=``, a trained agent plays every table of its header, seated or ``"max"`` layout, telling
+them apart by the observation it is shown (``make_agent("ppo:skull_king_v0", "skull_king_v0")``
+then ``pirate_envs.make("skull_king_v0", num_players=4)`` works as written); with ``env=`` it is
+checked against that table up front.
 """
 
 from __future__ import annotations
@@ -65,7 +69,12 @@ def agent_player_counts(name: str, env_id: str) -> tuple[int, ...]:
 
 
 def make_agent(name: str, env_id: str, seed: int | None = None, env: Any = None) -> Agent:
-    """A fresh agent called ``name`` for ``env_id`` (``env``, if given, supplies the action table)."""
+    """A fresh agent called ``name`` for ``env_id``.
+
+    ``env``, if given, is the table it will play (its action table; a trained agent is checked
+    against it). Without it, ``mcts`` refuses (it searches the env it plays) and every other
+    agent plays any table of ``env_id`` it can play.
+    """
     if env_id not in pirate_envs.ENV_IDS:
         raise ValueError(f"unknown env id {env_id!r}; valid ids: {list(pirate_envs.ENV_IDS)}")
     if name == "random":

@@ -3,13 +3,31 @@
     python -m experiments.evaluate --env-id piraten_kapern_v0 --agents oracle heuristic random --games 30
 
 ``--agents`` lists one agent per seat (names from ``agents.registry``, ``ppo:<checkpoint>``
-included; a name may repeat). Game ``g`` seats agent ``k`` at seat ``(k + g) mod n`` so every
-agent plays every seat. A win shared by ``w`` players counts ``1/w``; a truncated game counts
-as no win. With ``--players p`` smaller than the number of agents, every combination of ``p``
-agents plays ``--games`` games (a league) and the figures pool over all of them. OpenSkill
+included; a name may repeat, and ``NAMEx<k>`` stands for ``k`` copies of ``NAME``:
+``heuristicx5``). ``--players p`` decides how the names fill the tables:
+
+* ``0`` (the default) or the number of names: one table, one seat per name.
+* more than the names: one table, the last name filling the seats beyond the others, so
+  ``--agents ppo:skull_king_v0 heuristic --players 6`` seats the agent against five heuristics
+  (the same lineup as ``--agents ppo:skull_king_v0 heuristicx5``).
+* fewer than the names: a league: every combination of ``p`` distinct names plays ``--games``
+  games and the figures pool over all of them.
+
+Two names thus make a two-seat table with no ``--players`` (or ``--players 2``), and one agent
+against copies of the other with ``--players`` above 2; a league needs more names than seats.
+Game ``g`` seats agent ``k`` of a table's lineup at seat ``(k + g) mod n`` so every agent plays
+every seat. A win shared by ``w`` players counts ``1/w``; a truncated game counts as no win.
+
+The intervals treat games, never seats, as independent (:func:`summarise`): an agent's figure
+in a game is the mean over its seats there (its copies' win shares / copies: the copies of one
+agent at a table share a game, so their results are correlated). An agent with one seat a game
+gets Wilson's interval over its games; copies get a Student t interval over their per-game
+shares (and per-game mean scores). The results table gives each agent's seats and, in
+brackets, the games its intervals are over, and names the interval (``CI over``). OpenSkill
 ratings (``experiments.ratings``) are fitted on every game. Beside the pooled figures, the
 head-to-head matrix gives each agent's win rate in the games it played with each other agent.
-Writes ``results.md``, ``results.json`` and ``results.png`` to ``--out`` when given.
+Writes ``results.md``, ``results.json`` (with the ``lineup``, copies written out) and
+``results.png`` to ``--out`` when given.
 
 ``--duplicate`` plays every deal once per rotation of the agents over the seats, with the same
 seed (the same cards and dice): game ``g`` uses seed ``seed + g // n`` and rotation ``g mod n``,
@@ -32,10 +50,13 @@ all, or final scores that differ from the replayed ones is refused with a ``Valu
 naming the fault.
 
 Bad arguments (an unknown agent or game, a player count the game does not allow, an agent
-that does not fit the table, bad ``--env-kwargs``, ``--workers`` above the CPU count, more
-than :data:`MAX_GAMES` games, a seed past :data:`MAX_SEED`, an ``--out`` or ``--save-games``
-folder that cannot be made or written to) end the command before any game with one line
-and exit status 2.
+that does not fit the table, more copies ``NAMEx<k>`` than the game's largest table, bad
+``--env-kwargs``, ``--workers`` above the CPU count, more than :data:`MAX_GAMES` games, a seed
+past :data:`MAX_SEED`, an ``--out`` or ``--save-games`` folder that cannot be made or written
+to) end the command before any game with one line and exit status 2. So does a missing extra
+(``experiments.extras``): the command needs the ``train`` extra's openskill (the ratings),
+matplotlib with ``--out`` (``results.png``), and ``experiments.train`` with ``--env-kwargs``
+(its parser reads them); the line names the extra and its install command.
 """
 
 from __future__ import annotations
@@ -59,10 +80,11 @@ from typing import Any
 import pirate_envs
 from agents.base import Agent
 from agents.checkpoint import write_atomic as write_atomically  # results files (``best_response`` too)
-from agents.registry import make_agent
+from agents.registry import game_player_counts, make_agent
 from experiments.cli import check_agents, check_env_id, check_players, games_epilog, parse_args
+from experiments.extras import MissingExtra, require
 from experiments.ratings import rate_games
-from experiments.stats import mean_interval, wilson_interval
+from experiments.stats import mean_interval, t_interval, wilson_interval
 
 
 @dataclass
@@ -72,12 +94,16 @@ class EvalArgs:
     env_id: str = field(default="piraten_kapern_v0", metadata={"help": f"one of {pirate_envs.ENV_IDS}"})
     agents: list[str] = field(
         default_factory=lambda: ["oracle", "heuristic", "random"],
-        metadata={"help": "one agent name per seat (the names of each game are listed below)"},
+        metadata={"help": "one agent name per seat, NAMEx<k> for k copies (each game's names are listed below)"},
     )
     games: int = field(default=30, metadata={"help": "number of games (per pairing in a league)", "min": 1})
     seed: int = field(default=0, metadata={"help": "seed of the first game (game g uses seed + g)", "min": 0})
     players: int = field(
-        default=0, metadata={"help": "players per game (0: one seat per agent; fewer: a league)", "min": 0}
+        default=0,
+        metadata={
+            "help": "players per game (0: one seat per agent; more: the last agent fills the rest; fewer: a league)",
+            "min": 0,
+        },
     )
     out: str | None = field(default=None, metadata={"help": "folder for results.md and results.json"})
     duplicate: bool = field(
@@ -108,6 +134,10 @@ class AgentResult:
     score_high: float
     rating: float | None = None
     rating_sigma: float | None = None
+    #: The independent units the intervals are over: games, or deals with ``--duplicate``.
+    games: int = 0
+    #: How the intervals are taken: :data:`ONE_SEAT_A_GAME`, :data:`COPIES_PER_GAME` or :data:`OVER_DEALS`.
+    interval: str = ""
 
 
 @dataclass
@@ -275,35 +305,49 @@ def seat_names(agent_names: list[str], records: list[GameRecord]) -> list[list[s
     return names_by_game
 
 
+#: How an agent's intervals are taken (``AgentResult.interval``), by the independent units they are over.
+ONE_SEAT_A_GAME = "games, Wilson"
+COPIES_PER_GAME = "games, t over per-game shares"
+OVER_DEALS = "deals, normal"
+#: The note under a results table with copies of an agent at one table.
+COPIES_NOTE = (
+    "Copies of one agent at a table: their results in one game are correlated, so their intervals are "
+    "over games (the mean of the copies' win shares and scores in each game, a Student t interval), not seats."
+)
+
+
 def summarise(games: list[tuple[list[str], GameRecord]], duplicate: bool = False) -> list[AgentResult]:
     """Win rate, mean score (95% intervals) and OpenSkill rating per agent name, pooled over games.
 
-    With ``duplicate``, the intervals are over deals: the games of one lineup with one seed form
-    a deal, and each agent's figure in a deal is the mean over its seats there.
+    The intervals treat the games (or, with ``duplicate``, the deals: the games of one lineup
+    with one seed) as independent, never the seats: an agent's figure in a game is the mean over
+    its seats there (its copies' win shares / copies), since copies' results in one game are
+    correlated. An agent with one seat in each game it played gets Wilson's interval over those
+    games; one with copies at a table gets a Student t interval over its per-game shares (and
+    scores); with ``duplicate``, a normal interval over the per-deal means.
     """
-    shares: dict[str, list[float]] = {}
-    scores: dict[str, list[float]] = {}
-    deals: dict[str, dict[tuple, list[tuple[float, float]]]] = {}
-    for names, record in games:
-        deal = (tuple(sorted(names)), record.seed)
+    units: dict[str, dict[Any, list[tuple[float, float]]]] = {}
+    for g, (names, record) in enumerate(games):
+        unit = (tuple(sorted(names)), record.seed) if duplicate else g
         for seat, name in enumerate(names):
-            shares.setdefault(name, []).append(record.win_shares[seat])
-            scores.setdefault(name, []).append(record.scores[seat])
-            deals.setdefault(name, {}).setdefault(deal, []).append((record.win_shares[seat], record.scores[seat]))
+            units.setdefault(name, {}).setdefault(unit, []).append((record.win_shares[seat], record.scores[seat]))
     ratings = rate_games(games)
     results = []
-    for name in shares:
+    for name, by_unit in units.items():
+        seats = sum(len(held) for held in by_unit.values())
+        shares = [sum(w for w, _ in held) / len(held) for held in by_unit.values()]
+        scores = [sum(s for _, s in held) / len(held) for held in by_unit.values()]
         if duplicate:
-            per_deal = [(sum(w for w, _ in seats) / len(seats), sum(s for _, s in seats) / len(seats))
-                        for seats in deals[name].values()]
-            p, lo, hi = mean_interval([w for w, _ in per_deal])
-            lo, hi = max(0.0, lo), min(1.0, hi)
-            m, mlo, mhi = mean_interval([s for _, s in per_deal])
+            interval, (p, lo, hi), score = OVER_DEALS, mean_interval(shares), mean_interval(scores)
+        elif seats == len(by_unit):
+            interval, score = ONE_SEAT_A_GAME, mean_interval(scores)
+            p, lo, hi = wilson_interval(sum(shares), len(shares))
         else:
-            p, lo, hi = wilson_interval(sum(shares[name]), len(shares[name]))
-            m, mlo, mhi = mean_interval(scores[name])
+            interval, (p, lo, hi), score = COPIES_PER_GAME, t_interval(shares), t_interval(scores)
         mu, sigma = ratings.get(name, (None, None))
-        results.append(AgentResult(name, len(shares[name]), p, lo, hi, m, mlo, mhi, mu, sigma))
+        results.append(
+            AgentResult(name, seats, p, max(0.0, lo), min(1.0, hi), *score, mu, sigma, len(by_unit), interval)
+        )
     return results
 
 
@@ -489,17 +533,22 @@ def markdown_matrix(matrix: dict[str, dict[str, dict[str, float]]], names: list[
 
 
 def markdown_table(results: list[AgentResult]) -> str:
-    """The results as a markdown table (with a rating column when rated)."""
+    """The results as a markdown table (with a rating column when rated).
+
+    ``seats (games)``: the seats an agent played and the games (or deals) its intervals are
+    over; ``CI over``: how they are taken (see :func:`summarise`).
+    """
     rated = all(r.rating is not None for r in results)
     lines = [
-        "| agent | seats played | win rate [95% CI] | mean score [95% CI] |" + (" rating μ ± σ |" if rated else ""),
-        "|---|---|---|---|" + ("---|" if rated else ""),
+        "| agent | seats (games) | win rate [95% CI] | mean score [95% CI] | CI over |"
+        + (" rating μ ± σ |" if rated else ""),
+        "|---|---|---|---|---|" + ("---|" if rated else ""),
     ]
     for r in results:
         rating = f" {r.rating:.1f} ± {r.rating_sigma:.1f} |" if rated else ""
         lines.append(
-            f"| {r.agent} | {r.seats_played} | {r.win_rate:.3f} [{r.win_low:.3f}, {r.win_high:.3f}] "
-            f"| {r.mean_score:.1f} [{r.score_low:.1f}, {r.score_high:.1f}] |" + rating
+            f"| {r.agent} | {r.seats_played} ({r.games}) | {r.win_rate:.3f} [{r.win_low:.3f}, {r.win_high:.3f}] "
+            f"| {r.mean_score:.1f} [{r.score_low:.1f}, {r.score_high:.1f}] | {r.interval} |" + rating
         )
     return "\n".join(lines)
 
@@ -521,9 +570,8 @@ def env_options(args: EvalArgs) -> dict[str, Any]:
     """The env arguments of ``--env-kwargs`` (``key=value`` words, values read as Python literals)."""
     if not args.env_kwargs:
         return {}
-    from experiments.train import parse_env_kwargs  # train imports this module: import it late
-
-    return parse_env_kwargs(args.env_kwargs)
+    train = require("experiments.train", "train")  # train imports this module: import it late
+    return train.parse_env_kwargs(args.env_kwargs)
 
 
 def check_env_options(args: EvalArgs, players: int) -> dict[str, Any]:
@@ -550,28 +598,78 @@ def check_writable(flag: str, folder: str) -> None:
         raise ValueError(f"{flag} {folder}: cannot write there ({error.strerror or error})") from None
 
 
+#: ``NAMEx<k>`` in ``--agents``: ``k`` copies of the agent ``NAME`` (``heuristicx5``).
+COPIES = re.compile(r"(.+)x([1-9][0-9]*)")
+
+
+def expand_copies(names: list[str], max_copies: int) -> list[str]:
+    """``names`` with each ``NAMEx<k>`` written out as ``k`` copies of ``NAME``.
+
+    ``ValueError`` (one line) for more than ``max_copies`` copies (the largest table).
+    """
+    lineup = []
+    for name in names:
+        match = COPIES.fullmatch(name)
+        if match is None:
+            lineup.append(name)
+            continue
+        copies = int(match.group(2))
+        if copies > max_copies:
+            raise ValueError(f"--agents {name}: at most {max_copies} copies, the largest table")
+        lineup += [match.group(1)] * copies
+    return lineup
+
+
+def table_lineup(args: EvalArgs) -> tuple[list[str], int]:
+    """The agent names of ``--agents`` (copies written out) and the seats of a table.
+
+    ``--players`` 0 seats one per name. More seats than names: the last name fills the rest
+    (``--agents ppo:x heuristic --players 6``: ``ppo:x`` and five heuristics). Fewer: a league.
+    """
+    names = expand_copies(args.agents, max(game_player_counts(args.env_id)))
+    players = args.players or len(names)
+    return names + [names[-1]] * (players - len(names)), players
+
+
+def lineup_words(lineup: list[str]) -> str:
+    """A lineup in the ``--agents`` spelling, copies counted: ``ppo:skull_king_v0 heuristicx5``."""
+    counts = Counter(lineup)
+    return " ".join(name if counts[name] == 1 else f"{name}x{counts[name]}" for name in counts)
+
+
+def check_extras(args: EvalArgs) -> None:
+    """``ValueError`` (one line naming the extra) unless the modules the command needs are installed:
+    openskill (the ratings), matplotlib (``results.png``, with ``--out``), ``experiments.train``
+    (``--env-kwargs`` are read by its parser)."""
+    needs = ["openskill"] + ["matplotlib"] * bool(args.out) + ["experiments.train"] * bool(args.env_kwargs)
+    try:
+        for module in needs:
+            require(module, "train")
+    except MissingExtra as error:
+        raise ValueError(str(error)) from None
+
+
 def check_args(args: EvalArgs) -> None:
     """``ValueError`` (one line) for arguments that cannot make a tournament; runs before any game.
 
     The output folders are checked last (made, and a file written and removed in each), so a
     refused command leaves none behind.
     """
+    check_extras(args)
     check_env_id(args.env_id)
-    distinct = len(dict.fromkeys(args.agents))
-    players = args.players or len(args.agents)
-    if players > len(args.agents):
-        raise ValueError(f"--players {players}: seats only the agents given, at most {len(args.agents)} here")
-    if players < len(args.agents) and players > distinct:
+    names, players = table_lineup(args)
+    distinct = len(dict.fromkeys(names))
+    if players < len(names) and players > distinct:
         raise ValueError(f"--players {args.players}: a league seats distinct agents, at most {distinct} here")
     if args.duplicate and args.games % players:
         raise ValueError(f"--duplicate plays each deal once per rotation: --games must be a multiple of {players}")
     check_players(args.env_id, players, "--players" if args.players else "--agents (one seat each)")
     options = check_env_options(args, players)
-    check_agents(args.agents, args.env_id, players, "--agents", options)
+    check_agents(names, args.env_id, players, "--agents", options)
     cpus = available_cpus()
     if args.workers > cpus:
         raise ValueError(f"--workers {args.workers}: at most the {cpus} CPUs this process may use")
-    lineups = math.comb(distinct, players) if players < len(args.agents) else 1
+    lineups = math.comb(distinct, players) if players < len(names) else 1
     if args.games * lineups > MAX_GAMES:
         per = f" x {lineups} pairings" if lineups > 1 else ""
         raise ValueError(f"--games {args.games}{per}: at most {MAX_GAMES:,} games in one command")
@@ -586,16 +684,14 @@ def check_args(args: EvalArgs) -> None:
 def evaluate(args: EvalArgs) -> tuple[list[AgentResult], list[GameRecord], list[tuple[list[str], GameRecord]]]:
     """Play the tournament (or league) of ``args``: results with ratings, the records, and each game's
     seat names with its record (for :func:`head_to_head`)."""
-    players = args.players or len(args.agents)
+    names, players = table_lineup(args)
     options = {"duplicate": args.duplicate, "workers": args.workers, "progress": args.progress}
     env_kwargs = env_options(args)
-    if players < len(args.agents):
-        results, played = run_league(args.env_id, args.agents, players, args.games, args.seed, **options, **env_kwargs)
+    if players < len(names):
+        results, played = run_league(args.env_id, names, players, args.games, args.seed, **options, **env_kwargs)
         return results, [record for _, record in played], played
-    if players > len(args.agents):
-        raise ValueError(f"players must be at most the number of agents ({len(args.agents)}), got {players}")
-    results, records = run_tournament(args.env_id, args.agents, args.games, args.seed, **options, **env_kwargs)
-    return results, records, list(zip(seat_names(args.agents, records), records))
+    results, records = run_tournament(args.env_id, names, args.games, args.seed, **options, **env_kwargs)
+    return results, records, list(zip(seat_names(names, records), records))
 
 
 def main(argv: list[str] | None = None) -> list[AgentResult]:
@@ -603,13 +699,16 @@ def main(argv: list[str] | None = None) -> list[AgentResult]:
     results, records, played = evaluate(args)
     truncated = sum(r.truncated for r in records)
     reasons = Counter(r.truncation_reason or "turn limit" for r in records if r.truncated)
-    mode = f"league of {args.players} players" if args.players and args.players < len(args.agents) else "seats rotated"
+    lineup, players = table_lineup(args)
+    mode = f"league of {players} players" if players < len(lineup) else f"seats rotated: {lineup_words(lineup)}"
     if args.duplicate:
         mode += ", duplicate deals (intervals over deals)"
     header = f"{args.env_id}: {len(records)} games, {mode}, seed {args.seed}, {truncated} truncated"
     if truncated:
         header += " (" + ", ".join(f"{reason}: {k}" for reason, k in sorted(reasons.items())) + ")"
     table = markdown_table(results)
+    if any(r.interval == COPIES_PER_GAME for r in results):
+        table += "\n\n" + COPIES_NOTE
     matrix = head_to_head(played)
     names = [r.agent for r in results]
     if len(names) > 1:
@@ -628,13 +727,14 @@ def main(argv: list[str] | None = None) -> list[AgentResult]:
         write_atomically(out / "results.md", f"{header}\n\n{table}\n")
         payload = {
             "args": asdict(args),
+            "lineup": lineup,
             "results": [asdict(r) for r in results],
             "truncated": truncated,
             "truncation_reasons": reasons,
             "head_to_head": matrix,
         }
         write_atomically(out / "results.json", json.dumps(payload, indent=2))
-        chance = 1 / (args.players or len(args.agents))
+        chance = 1 / players
         tournament_chart([asdict(r) for r in results], out / "results.png", header, chance=chance)
         print(f"wrote {out / 'results.md'}, results.json and results.png")
     return results

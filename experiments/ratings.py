@@ -2,7 +2,8 @@
 
 Each seat is one team. Ranks: the winners share rank 0, the others follow by score (equal
 scores share a rank). Truncated games are skipped. An agent seated several times in one game
-gets the mean of its seats' updates.
+gets the mean of its seats' updates. Needs ``openskill`` (the ``train`` extra): without it,
+:func:`rate_games` raises ``experiments.extras.MissingExtra`` (one line naming the extra).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from openskill.models import PlackettLuce
+from experiments.extras import require
 
 
 def game_ranks(scores: Sequence[float], win_shares: Sequence[float]) -> list[int]:
@@ -21,7 +22,7 @@ def game_ranks(scores: Sequence[float], win_shares: Sequence[float]) -> list[int
 
 def rate_games(games: Iterable[tuple[Sequence[str], Any]]) -> dict[str, tuple[float, float]]:
     """``{agent: (mu, sigma)}`` from ``(seat_names, GameRecord)`` pairs, in order."""
-    model = PlackettLuce()
+    model = require("openskill.models", "train").PlackettLuce()
     ratings: dict[str, Any] = {}
     for names, record in games:
         if record.truncated:

@@ -29,7 +29,7 @@ def refused(capsys, main, argv) -> str:
         (["--games", "0"], "--games must be at least 1, got 0"),
         (["--games", "-3"], "--games must be at least 1, got -3"),
         (["--env-id", "chess_v0"], "--env-id 'chess_v0' is not a game"),
-        (["--agents", "heuristic", "random", "--players", "3"], "at most 2 here"),
+        (["--agents", "heuristic", "heuristic", "random", "random", "--players", "3"], "at most 2 here"),
     ],
 )
 def test_evaluate_refuses_bad_values_before_any_game(capsys, tmp_path, argv, message):

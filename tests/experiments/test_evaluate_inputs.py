@@ -43,7 +43,7 @@ def no_games(monkeypatch):
         (["--workers", "x"], "invalid int value: 'x'"),
         (["--workers", "1000000"], "--workers 1000000: at most the"),
         (["--players", "-1"], "--players must be at least 0, got -1"),
-        (["--players", "9"], "--players 9: seats only the agents given, at most 2 here"),
+        (["--players", "9"], "--players: piraten_kapern_v0 plays 2-5 players, not 9"),
         (["--players", "1", "--agents", "heuristic", "random", "oracle"], "plays 2-5 players, not 1"),
         (["--agents", "nobody", "random"], "--agents 'nobody': no agent"),
         (["--agents", "ppo:no/such/file.npz", "random"], "--agents 'ppo:no/such/file.npz': no checkpoint file"),
