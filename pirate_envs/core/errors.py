@@ -140,14 +140,12 @@ def check_list(
 ) -> list[Any]:
     """``value`` as a list: ``TypeError`` naming ``field`` unless a list or tuple, ``ValueError`` unless
     it has ``length`` items (or at most ``max_length``; ``None``: any number). ``what`` names the items."""
+    count = f"{length} " if length is not None else f"at most {max_length} " if max_length is not None else ""
+    expected = f"expected a list of {count}{what}"
     if not isinstance(value, (list, tuple)):
-        raise TypeError(f"{field}={shown(value)} ({type(value).__name__}) is not valid; expected a list of {what}")
-    if length is not None and len(value) != length:
-        raise ValueError(f"{field}={shown(value)} has {len(value)} items; expected a list of {length} {what}")
-    if max_length is not None and len(value) > max_length:
-        raise ValueError(
-            f"{field}={shown(value)} has {len(value)} items; expected a list of at most {max_length} {what}"
-        )
+        raise TypeError(f"{field}={shown(value)} ({type(value).__name__}) is not valid; {expected}")
+    if (length is not None and len(value) != length) or (max_length is not None and len(value) > max_length):
+        raise ValueError(f"{field}={shown(value)} has {len(value)} items; {expected}")
     return list(value)
 
 
