@@ -67,7 +67,7 @@ class RandomAgent:
     """Random legal actions, uniform over action blocks and then within the block drawn.
 
     Give ``blocks`` (``[(start, stop), ...]`` of the env's action table, see
-    :func:`action_blocks`) for block-uniform play, or leave it empty for plain uniform play.
+    `action_blocks`) for block-uniform play, or leave it empty for plain uniform play.
     """
 
     name = "random"

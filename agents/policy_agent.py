@@ -1,9 +1,9 @@
 """Trained policies as agents: a small numpy MLP that acts from the observation and the mask.
 
-An agent file is the data-only format of :mod:`agents.checkpoint` (``.npz``: arrays and a JSON
+An agent file is the data-only format of `agents.checkpoint` (``.npz``: arrays and a JSON
 header; loading it runs no code). A legacy MaskablePPO ``.zip`` is read without unpickling
-(:func:`read_sb3_zip`: ``policy.pth`` with ``weights_only=True`` and the plain JSON fields of
-``data``) or refused. Either becomes :class:`MlpPolicy`, a numpy copy of the actor, so an agent
+(`read_sb3_zip`: ``policy.pth`` with ``weights_only=True`` and the plain JSON fields of
+``data``) or refused. Either becomes `MlpPolicy`, a numpy copy of the actor, so an agent
 acts without torch on the hot path and a snapshot pickles cheaply into env worker processes.
 Shipped agents live in ``agents/pretrained/<name>.npz`` (package data) and load by name:
 ``make_agent("ppo:piraten_kapern_v0", ...)``; a shipped name wins over a file of that name in
@@ -50,8 +50,8 @@ class MlpPolicy:
     ``weights[i]`` has shape ``(in, out)`` (already transposed for ``x @ w``); the last pair is
     the action head, which gets no activation. ``input_index``, when set, picks the network's
     inputs out of the observation (an env layout that gained pieces, or a seated layout read by
-    an agent of the ``"max"`` table layout; see :func:`agents.checkpoint.input_index`); its
-    entries :data:`ZERO_INPUT` and :data:`ONE_INPUT` read the constants 0 and 1.
+    an agent of the ``"max"`` table layout; see `agents.checkpoint.input_index`); its
+    entries `ZERO_INPUT` and `ONE_INPUT` read the constants 0 and 1.
     """
 
     weights: list[np.ndarray]
@@ -343,7 +343,7 @@ def sb3_zip_header(path: str | Path, layout: list[list[Any]] | None = None, **tr
 
 
 def shipped_checkpoints() -> list[str]:
-    """Names of the agents shipped in :data:`PRETRAINED_DIR`."""
+    """Names of the agents shipped in `PRETRAINED_DIR`."""
     return sorted(p.stem for p in PRETRAINED_DIR.glob(f"*{AGENT_SUFFIXES[0]}"))
 
 
@@ -384,7 +384,7 @@ def load_checkpoint(name_or_path: str) -> tuple[MlpPolicy, dict[str, Any]]:
 
 
 class PolicyAgent:
-    """Acts with a :class:`MlpPolicy`: masked argmax (``deterministic``) or a masked sample.
+    """Acts with a `MlpPolicy`: masked argmax (``deterministic``) or a masked sample.
 
     ``tables``, when given (an agent built without an env), picks the policy for each
     observation size it is shown: the agent plays whichever of its tables it is seated at.
@@ -512,7 +512,7 @@ def _same_index(a: np.ndarray | None, b: np.ndarray | None) -> bool:
 
 
 def check_compatible(header: dict[str, Any], env_id: str, env: Any, source: str) -> np.ndarray | None:
-    """The input index of an agent on ``env`` (see :func:`agents.checkpoint.input_index`).
+    """The input index of an agent on ``env`` (see `agents.checkpoint.input_index`).
 
     Raises ``ValueError`` (one line naming what fits) when the agent was trained on another
     game, for other player counts, another action table or an observation without its pieces.
@@ -538,13 +538,13 @@ SAMPLE_SUFFIX = "#sample"
 
 
 def make_policy_agent(source: str, env_id: str, seed: int | None = None, env: Any = None) -> PolicyAgent:
-    """A :class:`PolicyAgent` from a checkpoint path or shipped name.
+    """A `PolicyAgent` from a checkpoint path or shipped name.
 
     Deterministic (masked argmax) by default; ``<source>#sample`` samples the masked softmax.
     With ``env``, the agent is checked against and built for that table. Without it, the agent
     plays every table its header names (each player count, with ``table_layout`` ``"seated"``,
     the default, or ``"max"``; its other env options as trained): it reads each observation
-    by its size (:class:`TableFit`), so one agent serves ``pirate_envs.make(env_id, num_players=k)``
+    by its size (`TableFit`), so one agent serves ``pirate_envs.make(env_id, num_players=k)``
     for every ``k`` it plays; an observation of a table it does not play is a one-line ``ValueError``.
     Argmax picks the single likeliest action, which over a huge action table can differ from
     the likeliest kind of move (Piraten Kapern: ``stop`` against hundreds of re-rolls).

@@ -42,7 +42,8 @@ adds one child, plays a rollout and backs up every seat's return.
   ``mcts:<simulations>:random``.
 * **Budget.** ``simulations`` iterations per move (default `DEFAULT_SIMULATIONS`, per game
   `GAME_SIMULATIONS`: Piratenpoker 50, so that a game costs the search seat about as much
-  CPU time as the others' at 200, its games having about 100 searched moves); a move
+  CPU time as the others' at 200, its games having about 100 searched moves; at most
+  `MAX_SIMULATIONS`, 100,000: more is refused with one line); a move
   with one legal action is played without search. The final move is the most visited root
   child (`SearchAgent.search` returns the tree). Seeded: the same seed and the same
   sequence of positions give the same moves.
@@ -63,9 +64,14 @@ import numpy as np
 
 from agents import kapern_lookahead
 from agents.base import Agent, action_blocks, sample_legal
+from pirate_envs.core.errors import check_range, shown
 
 #: Iterations per move of ``mcts`` (``mcts:<simulations>`` picks another).
 DEFAULT_SIMULATIONS = 200
+#: The most iterations per move an ``mcts`` agent takes: 500 times the default, already minutes of
+#: CPU time per move (Piratenpoker, the slowest: 11 CPU-s for about 100 moves at 50, some 2 ms an
+#: iteration); more would look like a hang.
+MAX_SIMULATIONS = 100_000
 #: Per env id, the iterations per move of a plain ``mcts`` where they differ from the default.
 #: Piratenpoker: 50 (a 4-player game has about 100 searched moves: 11 CPU-s per game at 50
 #: against 35 at 200, where Skull King takes 14 and Lucky Pirate 9 at 200).
@@ -309,8 +315,7 @@ class SearchAgent:
         win_bonus: float = 0.0,
         relative_returns: bool = False,
     ):
-        if not isinstance(simulations, int) or simulations < 1:
-            raise ValueError(f"simulations must be a positive integer, got {simulations!r}")
+        simulations = check_range("simulations", simulations, 1, MAX_SIMULATIONS)
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout must be one of {ROLLOUTS}, got {rollout!r}")
         if horizon not in (None, TURN) and (not isinstance(horizon, int) or horizon < 1):
@@ -468,13 +473,19 @@ def parse_mcts_name(name: str, env_id: str | None = None) -> tuple[int, str]:
     simulations, rollout = GAME_SIMULATIONS.get(env_id or "", DEFAULT_SIMULATIONS), "heuristic"
     ok = parts[0] == "mcts" and len(parts) <= 3
     if ok and len(parts) >= 2:
-        ok = parts[1].isdigit() and int(parts[1]) >= 1
-        simulations = int(parts[1]) if ok else simulations
+        digits = parts[1].lstrip("0")  # ASCII digits only: str.isdigit also takes '²', which int() refuses
+        ok = parts[1].isascii() and parts[1].isdigit() and digits != ""
+        if ok and (len(digits) > len(str(MAX_SIMULATIONS)) or int(digits) > MAX_SIMULATIONS):
+            raise ValueError(
+                f"bad search agent {shown(name)}: {shown(parts[1])} simulations is more than "
+                f"MAX_SIMULATIONS = {MAX_SIMULATIONS}; allowed: 1..{MAX_SIMULATIONS}"
+            )
+        simulations = int(digits) if ok else simulations
     if ok and len(parts) == 3:
         ok, rollout = parts[2] in ROLLOUTS, parts[2]
     if not ok:
         raise ValueError(
-            f"bad search agent {name!r}: use 'mcts', 'mcts:<simulations>' (a positive integer) "
+            f"bad search agent {shown(name)}: use 'mcts', 'mcts:<simulations>' (an integer 1..{MAX_SIMULATIONS}) "
             f"or 'mcts:<simulations>:<rollout>' with a rollout in {ROLLOUTS}"
         )
     return simulations, rollout

@@ -18,7 +18,7 @@ against copies of the other with ``--players`` above 2; a league needs more name
 Game ``g`` seats agent ``k`` of a table's lineup at seat ``(k + g) mod n`` so every agent plays
 every seat. A win shared by ``w`` players counts ``1/w``; a truncated game counts as no win.
 
-The intervals treat games, never seats, as independent (:func:`summarise`): an agent's figure
+The intervals treat games, never seats, as independent (`summarise`): an agent's figure
 in a game is the mean over its seats there (its copies' win shares / copies: the copies of one
 agent at a table share a game, so their results are correlated). An agent with one seat a game
 gets Wilson's interval over its games; copies get a Student t interval over their per-game
@@ -44,15 +44,15 @@ replaces its results files.
 named ``game_000000.json`` ... and numbered on after the records already in ``DIR``: a second
 run into the same folder adds its games after the first run's, and no record is ever
 overwritten (each is written whole to a temporary file, then linked to a name not yet taken).
-:func:`replay` plays a record back and checks it: a record with a missing or mistyped field,
+`replay` plays a record back and checks it: a record with a missing or mistyped field,
 an action that is not legal at its step, a game that ends before its last action or not at
 all, or final scores that differ from the replayed ones is refused with a ``ValueError``
 naming the fault.
 
 Bad arguments (an unknown agent or game, a player count the game does not allow, an agent
 that does not fit the table, more copies ``NAMEx<k>`` than the game's largest table, bad
-``--env-kwargs``, ``--workers`` above the CPU count, more than :data:`MAX_GAMES` games, a seed
-past :data:`MAX_SEED`, an ``--out`` or ``--save-games`` folder that cannot be made or written
+``--env-kwargs``, ``--workers`` above the CPU count, more than `MAX_GAMES` games, a seed
+past `MAX_SEED`, an ``--out`` or ``--save-games`` folder that cannot be made or written
 to) end the command before any game with one line and exit status 2. So does a missing extra
 (``experiments.extras``): the command needs the ``train`` extra's openskill (the ratings),
 matplotlib with ``--out`` (``results.png``), and ``experiments.train`` with ``--env-kwargs``
@@ -294,7 +294,7 @@ def run_tournament(
 
 
 def seat_names(agent_names: list[str], records: list[GameRecord]) -> list[list[str]]:
-    """The agent name at each seat of each game of :func:`run_tournament`."""
+    """The agent name at each seat of each game of `run_tournament`."""
     n = len(agent_names)
     names_by_game = []
     for g in range(len(records)):
@@ -389,7 +389,7 @@ def save_games(
     """One JSON record per game in ``folder``, numbered on after the records already there; the paths.
 
     ``game_000000.json`` ... in an empty folder; a second run into the same folder continues the
-    numbering. No record is ever overwritten (:func:`write_new`), and each appears whole.
+    numbering. No record is ever overwritten (`write_new`), and each appears whole.
     """
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
@@ -536,7 +536,7 @@ def markdown_table(results: list[AgentResult]) -> str:
     """The results as a markdown table (with a rating column when rated).
 
     ``seats (games)``: the seats an agent played and the games (or deals) its intervals are
-    over; ``CI over``: how they are taken (see :func:`summarise`).
+    over; ``CI over``: how they are taken (see `summarise`).
     """
     rated = all(r.rating is not None for r in results)
     lines = [
@@ -683,7 +683,7 @@ def check_args(args: EvalArgs) -> None:
 
 def evaluate(args: EvalArgs) -> tuple[list[AgentResult], list[GameRecord], list[tuple[list[str], GameRecord]]]:
     """Play the tournament (or league) of ``args``: results with ratings, the records, and each game's
-    seat names with its record (for :func:`head_to_head`)."""
+    seat names with its record (for `head_to_head`)."""
     names, players = table_lineup(args)
     options = {"duplicate": args.duplicate, "workers": args.workers, "progress": args.progress}
     env_kwargs = env_options(args)

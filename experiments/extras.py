@@ -11,10 +11,10 @@ The core install (``pip install -e .``) holds only the envs; the commands need e
     # at the top of a command module, before the imports that need the extra:
     require_extras(__name__, ("torch", "train"), ("sb3_contrib", "train"))
 
-:func:`require_extras` run as a command (``python -m ...``: ``__name__ == "__main__"``) prints
+`require_extras` run as a command (``python -m ...``: ``__name__ == "__main__"``) prints
 one line and exits with status 2 when a module is missing; imported, it raises
-:class:`MissingExtra`. A command that checks its arguments with ``experiments.cli.parse_args``
-can instead turn :class:`MissingExtra` into the ``ValueError`` of its check (one line, status 2).
+`MissingExtra`. A command that checks its arguments with ``experiments.cli.parse_args``
+can instead turn `MissingExtra` into the ``ValueError`` of its check (one line, status 2).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def missing_extra_message(extra: str, module: str) -> str:
 
 
 def require(module: str, extra: str) -> ModuleType:
-    """The module ``module``, imported; :class:`MissingExtra` naming ``extra`` if it (or one it needs) is missing."""
+    """The module ``module``, imported; `MissingExtra` naming ``extra`` if it (or one it needs) is missing."""
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as error:
@@ -55,7 +55,7 @@ def exit_missing_extra(error: MissingExtra) -> NoReturn:
 
 def require_extras(caller: str, *requirements: tuple[str, str]) -> None:
     """Import every ``(module, extra)``; a missing one ends a command (``caller == "__main__"``) with one
-    line and status 2, and raises :class:`MissingExtra` in an importer."""
+    line and status 2, and raises `MissingExtra` in an importer."""
     try:
         for module, extra in requirements:
             require(module, extra)

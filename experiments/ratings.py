@@ -3,7 +3,7 @@
 Each seat is one team. Ranks: the winners share rank 0, the others follow by score (equal
 scores share a rank). Truncated games are skipped. An agent seated several times in one game
 gets the mean of its seats' updates. Needs ``openskill`` (the ``train`` extra): without it,
-:func:`rate_games` raises ``experiments.extras.MissingExtra`` (one line naming the extra).
+`rate_games` raises ``experiments.extras.MissingExtra`` (one line naming the extra).
 """
 
 from __future__ import annotations

@@ -94,6 +94,115 @@ def test_reset_refuses_bad_seeds_and_options(env_id, raw):
     assert env.agents
 
 
+#: Four seats' chosen Lucky Pirate deal, to which a ``pile`` may be added.
+LUCKY_DEAL = [{"hand": [card]} for card in ("1", "2", "3", "4")]
+#: Four seats' Piratenpoker hands: seat 0 holds the deck's only red 8.
+RED_8_HAND = [["red-8"], [], [], []]
+
+
+def bad_option(env_id: str, options: dict[str, Any], error: type, value: object, allowed: str) -> Any:
+    """A reset of ``env_id`` (default config) with ``options`` whose last option is bad: ``error``, one
+    line naming that option, ``value`` and ``allowed`` (a part of the text of what is allowed)."""
+    shown = repr(options)
+    return pytest.param(env_id, options, error, value, allowed, id=f"{env_id}-{shown[:60]}")
+
+
+BAD_RESET_OPTIONS = [
+    # Skull King, 4 players, hand 1 deals 1 card to each
+    bad_option("skull_king_v0", {"deal": 3}, TypeError, 3, "list of 4 lists of 1 card names"),
+    bad_option("skull_king_v0", {"deal": "escape"}, TypeError, "escape", "list of 4 lists"),
+    bad_option("skull_king_v0", {"deal": [["escape"]] * 5}, ValueError, [["escape"]] * 5, "list of 4 lists of 1"),
+    bad_option("skull_king_v0", {"deal": [["escape"]] * 3 + ["escape"]}, TypeError, "escape", "list of 1 card names"),
+    bad_option("skull_king_v0", {"deal": [["escape"]] * 3 + [[3]]}, TypeError, 3, "card names"),
+    bad_option("skull_king_v0", {"deal": [["escape"]] * 3 + [[["escape"]]]}, TypeError, ["escape"], "card names"),
+    bad_option("skull_king_v0", {"deal": [["purple-3"]] + [["escape"]] * 3}, ValueError, "purple-3", "'yellow-7'"),
+    bad_option("skull_king_v0", {"deal": [["yellow-1"]] * 4}, ValueError, "yellow-1", "the deck holds 1"),
+    bad_option("skull_king_v0", {"deals": 3}, TypeError, 3, "list of deals"),
+    bad_option("skull_king_v0", {"deals": [[["escape"]] * 4, "x"]}, TypeError, "x", "list of 4 lists of 2 card names"),
+    bad_option("skull_king_v0", {"deals": [[["escape"]] * 4] * 2}, ValueError, ["escape"], "list of 2 card names"),
+    bad_option("skull_king_v0", {"first_hand": 2.0}, ValueError, 2.0, "1..10"),
+    bad_option("skull_king_v0", {"first_hand": "2"}, ValueError, "2", "1..10"),
+    # Piratenpoker, 4 players, hands of 6
+    bad_option("piratenpoker_v0", {"hands": 3}, TypeError, 3, "list of 4 lists of at most 6 poker card names"),
+    bad_option("piratenpoker_v0", {"hands": "green-1"}, TypeError, "green-1", "list of 4 lists"),
+    bad_option("piratenpoker_v0", {"hands": [["green-1"], [], []]}, ValueError, [["green-1"], [], []], "list of 4"),
+    bad_option("piratenpoker_v0", {"hands": [[1], [], [], []]}, TypeError, 1, "poker card names"),
+    bad_option("piratenpoker_v0", {"hands": [["green-4"] * 7, [], [], []]}, ValueError, "green-4", "at most 6"),
+    bad_option("piratenpoker_v0", {"deck": 3}, TypeError, 3, "list of poker card names"),
+    bad_option("piratenpoker_v0", {"deck": "green-1"}, TypeError, "green-1", "list of poker card names"),
+    bad_option("piratenpoker_v0", {"deck": ["green-9"]}, ValueError, "green-9", "'green-5'"),
+    bad_option("piratenpoker_v0", {"deck": ["green-1", "green-1"]}, ValueError, "green-1", "the deck holds 1"),
+    bad_option("piratenpoker_v0", {"discard": {"green-1": 1}}, TypeError, {"green-1": 1}, "list of poker card names"),
+    bad_option("piratenpoker_v0", {"discard": [["green-1"]]}, TypeError, ["green-1"], "poker card names"),
+    bad_option("piratenpoker_v0", {"hands": RED_8_HAND, "discard": ["red-8"]}, ValueError, "red-8", "holds 1"),
+    bad_option("piratenpoker_v0", {"rest_to_discard": 1}, TypeError, 1, "True or False"),
+    bad_option("piratenpoker_v0", {"rest_to_discard": "no"}, TypeError, "no", "True or False"),
+    bad_option("piratenpoker_v0", {"loot": 3}, TypeError, 3, "dict"),
+    bad_option("piratenpoker_v0", {"loot": [("red", [5])]}, TypeError, [("red", [5])], "dict"),
+    bad_option("piratenpoker_v0", {"loot": {"red": 5}}, TypeError, 5, "list of front values"),
+    bad_option("piratenpoker_v0", {"loot": {"red": [5.0]}}, ValueError, 5.0, "5..10"),
+    bad_option("piratenpoker_v0", {"loot": {"red": [True]}}, ValueError, True, "5..10"),
+    bad_option("piratenpoker_v0", {"loot": {"red": [7]}}, ValueError, 7, "[5, 6, 8, 10]"),
+    bad_option("piratenpoker_v0", {"loot": {"red": [10, 10]}}, ValueError, 10, "holds 1"),
+    bad_option("piratenpoker_v0", {"loot": {"blue": [5]}}, ValueError, "blue", "['green', 'red', 'yellow']"),
+    bad_option("piratenpoker_v0", {"loot": {3: [5]}}, TypeError, 3, "colour name"),
+    # Lucky Pirate, 4 players, the default deck (two Parrots, at most 4 down cards)
+    bad_option("lucky_pirate_v0", {"deal": 3}, TypeError, 3, "list of 4 mappings"),
+    bad_option("lucky_pirate_v0", {"deal": {"hand": ["1"]}}, TypeError, {"hand": ["1"]}, "list of 4 mappings"),
+    bad_option("lucky_pirate_v0", {"deal": [{}] * 3}, ValueError, [{}] * 3, "list of 4 mappings"),
+    bad_option("lucky_pirate_v0", {"deal": [["1"], {}, {}, {}]}, TypeError, ["1"], "dict"),
+    bad_option("lucky_pirate_v0", {"deal": [{"hand": "18"}, {}, {}, {}]}, TypeError, "18", "list of card names"),
+    bad_option("lucky_pirate_v0", {"deal": [{"hand": [1]}, {}, {}, {}]}, TypeError, 1, "card names"),
+    bad_option("lucky_pirate_v0", {"deal": [{"hand": ["9"]}, {}, {}, {}]}, ValueError, "9", "'captain'"),
+    bad_option("lucky_pirate_v0", {"deal": [{"down": ["1"] * 5}, {}, {}, {}]}, ValueError, ["1"] * 5, "at most 4"),
+    bad_option("lucky_pirate_v0", {"deal": [{3: [], "x": []}, {}, {}, {}]}, ValueError, 3, "'hand'"),
+    bad_option("lucky_pirate_v0", {"deal": [{"hand": ["parrot"] * 3}, {}, {}, {}]}, ValueError, "parrot", "holds 2"),
+    bad_option("lucky_pirate_v0", {"deal": LUCKY_DEAL, "pile": 3}, TypeError, 3, "list of card names"),
+    bad_option("lucky_pirate_v0", {"deal": LUCKY_DEAL, "pile": "18"}, TypeError, "18", "list of card names"),
+    bad_option("lucky_pirate_v0", {"deal": LUCKY_DEAL, "pile": ["x"]}, ValueError, "x", "'captain'"),
+    bad_option("lucky_pirate_v0", {"deal": LUCKY_DEAL, "pile": ["1"] * 4}, ValueError, "1", "holds 4"),
+    bad_option("lucky_pirate_v0", {"pile": ["1"]}, ValueError, ["1"], "'deal'"),
+    bad_option("lucky_pirate_v0", {"dealer": 1.0}, ValueError, 1.0, "0..3"),
+    bad_option("lucky_pirate_v0", {"dealer": True}, ValueError, True, "0..3"),
+    # Piraten Kapern, the deck without the promo cards
+    bad_option("piraten_kapern_v0", {"first_card": ["captain"]}, TypeError, ["captain"], "fortune card name"),
+    bad_option("piraten_kapern_v0", {"first_card": 3}, TypeError, 3, "fortune card name"),
+    bad_option("piraten_kapern_v0", {"first_card": "joker"}, ValueError, "joker", "'captain'"),
+    bad_option("piraten_kapern_v0", {"first_card": "storm"}, ValueError, "storm", "'captain'"),
+]
+
+
+@pytest.mark.parametrize(("game_id", "options", "error", "value", "allowed"), BAD_RESET_OPTIONS)
+def test_reset_refuses_bad_option_values_naming_the_option_the_value_and_what_is_allowed(
+    game_id, options, error, value, allowed
+):
+    env = pirate_envs.make(game_id, raw=True)
+    env.reset(seed=0)
+    before = (env.game.render(), env.observe(env.agent_selection)["observation"].copy())
+    message = one_clear_error(error, value, env.reset, seed=1, options=options)
+    option = list(options)[-1]
+    assert option in message and allowed in message, message
+    assert env.game.render() == before[0]  # refused before the game changed
+    np.testing.assert_array_equal(env.observe(env.agent_selection)["observation"], before[1])
+
+
+def test_reset_option_values_are_cut_short_in_messages():
+    env = pirate_envs.make("piratenpoker_v0", raw=True)
+    message = one_clear_error(ValueError, "hands", env.reset, options={"hands": [["green-1"]] * 1000})
+    assert message.startswith("hands=[['green-1'], ['green-1'], ") and "... has 1000 items" in message
+    assert len(message) < 250
+
+
+@pytest.mark.parametrize("game_id", ["skull_king_v0", "piratenpoker_v0", "lucky_pirate_v0"])
+def test_reset_options_given_as_none_are_as_if_not_given(game_id):
+    """Lucky Pirate's ``dealer=None`` is left out: it asks for a random dealer."""
+    env = pirate_envs.make(game_id, raw=True)
+    env.reset(seed=5)
+    expected = env.game.render()
+    env.reset(seed=5, options={option: None for option in env.game.RESET_OPTIONS if option != "dealer"})
+    assert env.game.render() == expected
+
+
 # ----------------------------------------------------------------------------- step, observe, last
 @pytest.mark.parametrize("bad", BAD_ACTIONS, ids=repr)
 def test_step_refuses_what_is_not_an_integer(env_id, bad):

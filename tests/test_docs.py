@@ -33,16 +33,8 @@ REST_LITERAL = re.compile(r"(?<!:)::[ \t]*$", flags=re.M)
 PACKAGES = ("pirate_envs", "agents", "experiments")
 # Files whose docstrings still carry reST markup, to be converted; remove a file once it is clean.
 NOT_YET_MARKDOWN = {
-    "pirate_envs/core/errors.py",
-    "pirate_envs/lucky_pirate/engine.py",
-    "pirate_envs/piraten_kapern/engine.py",
-    "pirate_envs/piratenpoker/engine.py",
-    "pirate_envs/skull_king/engine.py",
-    "agents/base.py",
-    "agents/policy_agent.py",
     "experiments/batched_selfplay.py",
     "experiments/cli.py",
-    "experiments/evaluate.py",
     "experiments/imitate.py",
     "experiments/rllib_env.py",
     "experiments/rllib_selfplay.py",

@@ -1,7 +1,7 @@
 """Errors raised by the engines and environments, and the checks that raise them.
 
 Every check names the bad value and what is valid. Numpy integers are accepted wherever Python
-integers are (:func:`plain_ints` turns them into Python integers); ``bool`` is never taken as
+integers are (`plain_ints` turns them into Python integers); ``bool`` is never taken as
 an integer.
 """
 
@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
+
+T = TypeVar("T")
+#: Characters of a value's ``repr`` that an error message shows before cutting it short.
+SHOWN_CHARS = 80
 
 
 class IllegalActionError(ValueError):
@@ -114,15 +118,69 @@ def check_mapping(field: str, value: object) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise TypeError(f"{field}={value!r} ({type(value).__name__}) is not valid; expected a dict or None")
+        raise TypeError(f"{field}={shown(value)} ({type(value).__name__}) is not valid; expected a dict or None")
     return dict(value)
 
 
 def check_bool(field: str, value: object) -> bool:
     """``value`` as ``bool``; ``TypeError`` naming ``field`` unless it is ``True`` or ``False``."""
     if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{field}={value!r} ({type(value).__name__}) is not valid; expected True or False")
+        raise TypeError(f"{field}={shown(value)} ({type(value).__name__}) is not valid; expected True or False")
     return bool(value)
+
+
+def shown(value: object, limit: int = SHOWN_CHARS) -> str:
+    """``repr(value)`` for an error message, cut short to ``limit`` characters (ending in ``...``)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def check_list(
+    field: str, value: object, what: str, length: int | None = None, max_length: int | None = None
+) -> list[Any]:
+    """``value`` as a list: ``TypeError`` naming ``field`` unless a list or tuple, ``ValueError`` unless
+    it has ``length`` items (or at most ``max_length``; ``None``: any number). ``what`` names the items."""
+    count = f"{length} " if length is not None else f"at most {max_length} " if max_length is not None else ""
+    expected = f"expected a list of {count}{what}"
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"{field}={shown(value)} ({type(value).__name__}) is not valid; {expected}")
+    if (length is not None and len(value) != length) or (max_length is not None and len(value) > max_length):
+        raise ValueError(f"{field}={shown(value)} has {len(value)} items; {expected}")
+    return list(value)
+
+
+def check_name(field: str, value: object, parse: Callable[[str], T], what: str = "a card name") -> T:
+    """``parse(value)`` for a name: ``TypeError`` naming ``field`` unless ``value`` is a ``str``; ``parse``'s
+    ``ValueError`` (which names the valid names) with ``field`` in front."""
+    if not isinstance(value, str):
+        raise TypeError(f"{field}={shown(value)} ({type(value).__name__}) is not valid; expected {what}")
+    try:
+        return parse(value)
+    except ValueError as error:
+        raise ValueError(f"{field}: {error}") from None
+
+
+def check_names(
+    field: str,
+    value: object,
+    parse: Callable[[str], T],
+    length: int | None = None,
+    max_length: int | None = None,
+    what: str = "card names",
+) -> list[T]:
+    """A list of names (see `check_list`), each ``parse``d as `check_name` does."""
+    items = check_list(field, value, what, length, max_length)
+    return [check_name(f"{field}[{i}]", item, parse, f"one of the {what}") for i, item in enumerate(items)]
+
+
+def check_copies(field: str, used: Sequence[int], copies: Sequence[int], names: Sequence[str], holder: str) -> None:
+    """``ValueError`` naming ``field`` when ``used[k]`` (copies of kind ``k`` given) exceeds ``copies[k]``.
+
+    ``names[k]`` names kind ``k``; ``holder`` what holds ``copies`` (``"the deck"``, say).
+    """
+    for kind, (count, held) in enumerate(zip(used, copies)):
+        if count > held:
+            raise ValueError(f"{field}: {names[kind]} is given {int(count)} times; {holder} holds {int(held)}")
 
 
 def check_choice(field: str, value: object, allowed: Sequence[object]) -> None:
@@ -137,7 +195,7 @@ def check_range(field: str, value: int, low: int, high: int | None = None) -> in
     Numpy integers are accepted; ``bool`` and floats are not.
     """
     if not is_integer(value):
-        raise ValueError(f"{field}={value!r} must be an integer")
+        raise ValueError(f"{field}={shown(value)} must be an integer; allowed: {bound_text(low, high)}")
     value = int(value)
     if value < low or (high is not None and value > high):
         raise out_of_range(field, value, low, high)
@@ -146,11 +204,15 @@ def check_range(field: str, value: int, low: int, high: int | None = None) -> in
 
 def out_of_range(field: str, value: int, low: int | None, high: int | None, why: str = "") -> ValueError:
     """The error of an integer ``value`` of ``field`` outside ``low..high`` (``None``: no bound on that side)."""
+    reason = f" ({why})" if why else ""
+    return ValueError(f"{field}={value!r} is out of range; allowed: {bound_text(low, high)}{reason}")
+
+
+def bound_text(low: int | None, high: int | None) -> str:
+    """How the integers ``low..high`` (``None``: no bound on that side) are named in error messages."""
     if low is not None and high is not None:
-        bound = f"{low}..{high}"
-    else:
-        bound = f">= {low}" if low is not None else f"<= {high}"
-    return ValueError(f"{field}={value!r} is out of range; allowed: {bound}{f' ({why})' if why else ''}")
+        return f"{low}..{high}"
+    return f">= {low}" if low is not None else f"<= {high}"
 
 
 #: The range of a 64-bit signed integer, the integers of the batched engine's kernels.
@@ -173,7 +235,7 @@ def integer_fields(value: Any, name: str) -> Iterator[tuple[str, int]]:
 
 
 def check_int64_fields(config: Any) -> None:
-    """Raise the ``ValueError`` of :func:`check_range` for the first integer of ``config`` beyond 64 bits.
+    """Raise the ``ValueError`` of `check_range` for the first integer of ``config`` beyond 64 bits.
 
     ``config`` is a game's validated ``Config`` dataclass: Python holds any integer, the batched
     engine's kernels only 64-bit ones.

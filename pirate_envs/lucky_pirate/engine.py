@@ -1,8 +1,8 @@
 """Lucky Pirate rules engine: the full state of a game (or tournament), legal actions, effects.
 
 Pure Python + numpy. What may be played on the pile and what the pile becomes come from the
-pure helpers of :mod:`.rules` (``can_play`` is tabulated once per config, ``place`` is called
-for every play). See :mod:`pirate_envs.lucky_pirate.env` for the game's documentation page.
+pure helpers of `.rules` (``can_play`` is tabulated once per config, ``place`` is called
+for every play). See `pirate_envs.lucky_pirate.env` for the game's documentation page.
 """
 
 from __future__ import annotations
@@ -14,7 +14,15 @@ from typing import Any
 import numpy as np
 
 from pirate_envs.core.engine import Engine, TurnGuard, check_options, read_only
-from pirate_envs.core.errors import check_choice, check_range
+from pirate_envs.core.errors import (
+    check_choice,
+    check_copies,
+    check_list,
+    check_mapping,
+    check_names,
+    check_range,
+    shown,
+)
 from pirate_envs.core.events import Event
 from pirate_envs.core.render import fit_text, format_table, seat_name
 from pirate_envs.lucky_pirate.actions import (
@@ -40,7 +48,6 @@ from pirate_envs.lucky_pirate.cards import (
     TWO_PLAYER_HANDS,
     UP_DOWN_CARDS,
     WALK_THE_PLANK,
-    card_counts,
     kind_index,
 )
 from pirate_envs.lucky_pirate.rules import (
@@ -176,6 +183,8 @@ def check_deck(deck: Mapping[str, int], num_players: int) -> dict[str, int]:
 PILE_TOP_CARDS = 3
 EMPTY_SLOT = -1
 ZONES = ("hand", "up", "down")
+#: The most cards a chosen deal (reset option ``deal``) may give a seat in a zone (absent: any number).
+ZONE_MAX_CARDS: dict[str, int] = {"down": MAX_UP_DOWN}
 #: Engine attributes that are views of its ``table`` (not copied: ``__setstate__`` relinks them).
 _TABLE_VIEWS = ("ups", "hand_size", "down_left", "wins")
 
@@ -189,10 +198,10 @@ class LuckyPirateEngine(Engine):
     #: Forced cycles exist (rare: see the env docstring's measured outcomes); the turn guard ends them.
     CAN_CYCLE = True
     RESET_OPTIONS: Mapping[str, str] = {
-        "deal": "a chosen deal: per seat a mapping with 'hand', 'up' and 'down' lists of card "
-        "names (down cards in slot order); deck cards not dealt are put aside unseen",
-        "dealer": "seat of the dealer of the first game (the player to its left starts)",
-        "pile": "with 'deal': card names already on the pile, bottom to top",
+        "deal": "a chosen deal: a list of num_players mappings with 'hand', 'up' and 'down' lists of card "
+        f"names (at most {MAX_UP_DOWN} down cards, in slot order); deck cards not dealt are put aside unseen",
+        "dealer": "seat of the dealer of the first game (the player to its left starts), or None: a random seat",
+        "pile": "with 'deal': a list of card names already on the pile, bottom to top",
     }
 
     def __init__(self, config: Config):
@@ -256,24 +265,27 @@ class LuckyPirateEngine(Engine):
     # ------------------------------------------------------------------ set-up
     def reset(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> None:
         opts = check_options(options, self.RESET_OPTIONS)
+        n = self.num_players
+        dealer = opts.get("dealer", self.config.first_dealer)
+        if dealer is not None:
+            dealer = check_range("dealer", dealer, 0, n - 1)
+        deal, pile = opts.get("deal"), opts.get("pile")
+        if deal is None and pile is not None:
+            raise ValueError(f"reset option pile={shown(pile)} needs a chosen 'deal'")
+        chosen = None if deal is None else self._parse_deal(deal, pile)
         self._rng = rng
         if self.events is not None:
             self.events = []
-        n = self.num_players
         self.wins[:] = 0
         self.set_aside_games = []
         self.terminated = self.truncated = False
         self.truncation_reason = None
-        dealer = opts.get("dealer", self.config.first_dealer)
         if dealer is None:
             dealer = int(rng.integers(n))
-        check_range("dealer", dealer, 0, n - 1)
-        if "deal" in opts:
-            self._set_deal(opts["deal"], opts.get("pile", ()))
-        elif "pile" in opts:
-            raise ValueError("reset option 'pile' needs a chosen 'deal'")
-        else:
+        if chosen is None:
             self._deal(dealer)
+        else:
+            self._set_deal(*chosen)
         self._start_game(dealer)
 
     def _deal(self, dealer: int) -> None:
@@ -317,32 +329,46 @@ class LuckyPirateEngine(Engine):
         self.removed[:] = 0
         self._removed_copy = read_only(self.removed.copy())
 
-    def _set_deal(self, deal: Sequence[Mapping[str, Sequence[str]]], pile: Sequence[str]) -> None:
-        """Lay out a chosen deal (the ``deal`` and ``pile`` reset options)."""
-        n = self.num_players
-        if len(deal) != n:
-            raise ValueError(f"reset option deal has {len(deal)} seats; expected {n}")
-        used = np.array(card_counts(pile), dtype=np.int64)
-        for seat, zones in enumerate(deal):
-            unknown = sorted(set(zones) - set(ZONES))
+    def _parse_deal(self, deal: object, pile: object) -> tuple[list[tuple[list[int], ...]], list[int]]:
+        """The ``deal`` and ``pile`` options, checked: per seat the kinds of its hand, up and down cards,
+        and the pile's kinds (bottom to top); together they hold no kind more often than the deck."""
+        zones_text = "{" + ", ".join(f"{zone!r}: [card names]" for zone in ZONES) + "}"
+        seats = check_list("deal", deal, f"mappings {zones_text} (one per seat)", length=self.num_players)
+        pile_kinds = [] if pile is None else check_names("pile", pile, kind_index)
+        used = np.bincount(np.asarray(pile_kinds, dtype=np.int64), minlength=NUM_KINDS)
+        cards = []
+        for seat, zones in enumerate(seats):
+            field = f"deal[{seat}]"
+            zones = check_mapping(field, zones)
+            unknown = sorted((zone for zone in zones if zone not in ZONES), key=repr)
             if unknown:
-                raise ValueError(f"deal[{seat}] has unknown zone(s) {unknown}; valid: {list(ZONES)}")
-            hand, up, down = ([kind_index(c) for c in zones.get(z, ())] for z in ZONES)
-            if len(down) > MAX_UP_DOWN:
-                raise ValueError(f"deal[{seat}]['down'] has {len(down)} cards; allowed: 0..{MAX_UP_DOWN}")
+                raise ValueError(f"{field} has unknown zone(s) {unknown}; valid: {list(ZONES)}")
+            seat_cards = tuple(
+                []
+                if zones.get(zone) is None
+                else check_names(f"{field}[{zone!r}]", zones[zone], kind_index, max_length=ZONE_MAX_CARDS.get(zone))
+                for zone in ZONES
+            )
+            for kinds in seat_cards:
+                used += np.bincount(np.asarray(kinds, dtype=np.int64), minlength=NUM_KINDS)
+            cards.append(seat_cards)
+        deck = [self.config.deck[k] for k in KINDS]
+        check_copies("deal" if pile is None else "deal and pile", used.tolist(), deck, KINDS, "the deck")
+        return cards, pile_kinds
+
+    def _set_deal(self, cards: list[tuple[list[int], ...]], pile: list[int]) -> None:
+        """Lay out a chosen deal (the checked ``deal`` and ``pile`` options: see `_parse_deal`)."""
+        used = np.bincount(np.asarray(pile, dtype=np.int64), minlength=NUM_KINDS)
+        for seat, (hand, up, down) in enumerate(cards):
             self._seat_cards(seat, hand, up, down)
             used += np.bincount(np.asarray(hand + up + down, dtype=np.int64), minlength=NUM_KINDS)
-        deck = np.array([self.config.deck[k] for k in KINDS], dtype=np.int64)
-        over = [KINDS[k] for k in range(NUM_KINDS) if used[k] > deck[k]]
-        if over:
-            raise ValueError(f"deal uses more cards than the deck holds of {over}")
         self._clear_table()
         self.setting_up = False
         self.to_lay[:] = 0
-        self.set_aside[:] = deck - used
-        self.pile[:] = [kind_index(c) for c in pile]
+        self.set_aside[:] = np.array([self.config.deck[k] for k in KINDS], dtype=np.int64) - used
+        self.pile[:] = pile
         self.pile_counts[:] = np.bincount(np.asarray(self.pile, dtype=np.int64), minlength=NUM_KINDS)
-        self.top = pile_top(pile, self.rules)
+        self.top = pile_top([KINDS[k] for k in pile], self.rules)
 
     def _start_game(self, dealer: int) -> None:
         if self.events is not None:

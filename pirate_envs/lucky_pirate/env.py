@@ -36,9 +36,11 @@ per game), ``max_set_aside_games`` (10, the tournament limit), ``set_aside_deale
 ``pirate_envs.lucky_pirate.engine.Config``.
 
 Reset options: ``deal`` (per seat ``{"hand": [...], "up": [...], "down": [...]}`` of card
-names, down cards in slot order; deck cards not dealt are put aside unseen), ``dealer`` (the
-seat left of it plays first), ``pile`` (with ``deal``: cards already on the pile, bottom to
-top). Later games of a tournament are dealt at random.
+names, at most four down cards in slot order; deck cards not dealt are put aside unseen),
+``dealer`` (the seat left of it plays first; ``None``: a random seat), ``pile`` (with ``deal``:
+cards already on the pile, bottom to top). Later games of a tournament are dealt at random.
+``deal`` or ``pile`` given as ``None`` is as if not given; a bad option (wrong type, unknown
+card, more copies than the deck) is refused with one line naming it.
 
 Card kinds (observation and action order): ``1`` .. ``8``, ``captain``, ``kraken``,
 ``first_mate``, ``porthole``, ``walk_the_plank``, ``mermaid``, ``parrot``, ``reverse``,

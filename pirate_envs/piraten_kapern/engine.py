@@ -1,7 +1,7 @@
 """Piraten Kapern engine: configuration, full game state, legal actions and their effects.
 
-Pure Python + numpy. The scoring helpers live in :mod:`.rules`, the action table in
-:mod:`.actions`, the dice in :mod:`.dice`. See :mod:`pirate_envs.piraten_kapern.env` for the
+Pure Python + numpy. The scoring helpers live in `.rules`, the action table in
+`.actions`, the dice in `.dice`. See `pirate_envs.piraten_kapern.env` for the
 game's documentation page.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from pirate_envs.core.engine import Engine, TurnGuard, check_options, read_only
-from pirate_envs.core.errors import check_range
+from pirate_envs.core.errors import check_name, check_range
 from pirate_envs.core.events import Event
 from pirate_envs.core.render import format_table
 from pirate_envs.core.rewards import winners_by_score
@@ -157,7 +157,8 @@ class KapernEngine(Engine):
     #: Public events since the last reset while recording is on (see :mod:`pirate_envs.core.events`).
     events: list[Event] | None = None
     RESET_OPTIONS: Mapping[str, str] = {
-        "first_card": "fortune card name dealt to the first turn (the rest of the deck is shuffled as usual)",
+        "first_card": "name of a fortune card of this game's deck, dealt to the first turn "
+        "(the rest of the deck is shuffled as usual)",
     }
 
     def __init__(self, config: KapernConfig, dice_source: DiceSource | None = None):
@@ -192,17 +193,19 @@ class KapernEngine(Engine):
     # ------------------------------------------------------------------ set-up
     def reset(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> None:
         options = check_options(options, self.RESET_OPTIONS)
+        first = options.get("first_card")
+        if first is not None:
+            check_name("first_card", first, check_card, "a fortune card name")
+            if first not in self.deck_cards:
+                in_deck = [card for card in CARDS if card in self.deck_cards]
+                raise ValueError(f"first_card={first!r} is not in this game's fortune deck; its cards: {in_deck}")
         self.rng = rng
         if self.events is not None:
             self.events = []
         self.roll_dice = self.dice_source or roller(rng)
         self._reset_state()
         self._shuffle_deck()
-        first = options.get("first_card")
         if first is not None:
-            check_card(first)
-            if first not in self.deck:
-                raise ValueError(f"first_card={first!r} is not in this game's fortune deck")
             self.deck.remove(first)
             self.deck.append(first)  # the top of the deck is the end of the list
         self._next_turn_due = True

@@ -23,8 +23,8 @@ Arguments
 ``promo_copies`` (1), ``max_turns`` (1000, the turn-limit guard), ``reward_mode``
 (``"win"`` or ``"score"``), ``table_layout`` (``"seated"`` or ``"max"``: the rows of a 5-player
 table, see Observation), ``render_mode`` (``"ansi"`` or ``"human"``).
-Reset option: ``options={"first_card": "captain"}`` deals that card to the first turn
-(the rest of the deck is shuffled as usual).
+Reset option: ``options={"first_card": "captain"}`` deals that card, one of this game's fortune
+deck, to the first turn (the rest of the deck is shuffled as usual; ``None``: no card chosen).
 
 Observation (``env.unwrapped.observation_layout``; for 2 players, 50 floats)
 ---------------------------------------------------------------------------

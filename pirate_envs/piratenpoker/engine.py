@@ -1,6 +1,6 @@
-"""The Piratenpoker rules engine: the episode's :class:`Config`, the full state, legal actions and their effects.
+"""The Piratenpoker rules engine: the episode's `Config`, the full state, legal actions and their effects.
 
-Bids are built card by card (see :mod:`pirate_envs.piratenpoker.actions` and the env
+Bids are built card by card (see `pirate_envs.piratenpoker.actions` and the env
 docstring); the round is revealed when the last player has committed. All other decisions
 belong to a round winner.
 """
@@ -15,7 +15,16 @@ from typing import Any
 import numpy as np
 
 from pirate_envs.core.engine import Engine, check_options, read_only
-from pirate_envs.core.errors import check_bool, check_choice, check_range
+from pirate_envs.core.errors import (
+    check_bool,
+    check_choice,
+    check_copies,
+    check_list,
+    check_mapping,
+    check_name,
+    check_names,
+    check_range,
+)
 from pirate_envs.core.events import Event
 from pirate_envs.core.render import fit_text, format_table, seat_name
 from pirate_envs.piratenpoker.actions import ACTIONS, ADD, COMMIT, GIVE, KEEP, LOOT, PASS, RECIPIENT
@@ -74,6 +83,13 @@ ALL_TIED_LOOT = ("under_stack", "removed")
 MAX_GIFTS = NUM_COLOURS * MAX_LOOT_PER_COLOUR  # as many as there can be loot cards
 
 
+def check_front(field: str, value: object) -> int:
+    """A loot card's front value as ``int``: ``ValueError`` naming ``field`` unless an integer in ``FRONT_VALUES``."""
+    front = check_range(field, value, min(FRONT_VALUES), max(FRONT_VALUES))  # no float, no bool
+    check_choice(field, front, FRONT_VALUES)
+    return front
+
+
 @dataclass(frozen=True)
 class Config:
     """Options of a Piratenpoker episode (validated: a bad value raises ``ValueError``, a non-bool flag ``TypeError``).
@@ -121,8 +137,7 @@ class Config:
         object.__setattr__(self, "loot_fronts", tuple(self.loot_fronts))
         check_range("len(loot_fronts)", len(self.loot_fronts), 1, MAX_LOOT_PER_COLOUR)
         for i, front in enumerate(self.loot_fronts):
-            check_range(f"loot_fronts[{i}]", front, min(FRONT_VALUES), max(FRONT_VALUES))  # no float, no bool
-            check_choice(f"loot_fronts[{i}]", front, FRONT_VALUES)
+            check_front(f"loot_fronts[{i}]", front)
         check_range("max_games", self.max_games, 1)
         check_choice("overboard_gift", self.overboard_gift, OVERBOARD_GIFTS)
         gifts = check_range("below_deck_gifts", self.below_deck_gifts, 1, MAX_GIFTS)
@@ -137,12 +152,26 @@ _NEGATIVE_KINDS = np.array(NEGATIVE_KINDS)
 _KINDS = np.arange(NUM_POKER_KINDS)
 
 RESET_OPTIONS: dict[str, str] = {
-    "hands": "list of num_players lists of poker card names dealt to each seat (refilled to hand_size)",
-    "deck": "poker card names on top of the draw pile, first drawn first",
-    "discard": "poker card names lying face up next to the draw pile",
-    "rest_to_discard": "bool: cards not placed by the options go to the discard (default: shuffled under the deck)",
-    "loot": "{colour: [front values, top first]} on top of each loot stack (the rest shuffled below)",
+    "hands": "list of num_players lists of at most hand_size poker card names dealt to each seat "
+    "(refilled to hand_size)",
+    "deck": "list of poker card names on top of the draw pile, first drawn first",
+    "discard": "list of poker card names lying face up next to the draw pile",
+    "rest_to_discard": "True or False: cards not placed by the options go to the discard "
+    "(default False: shuffled under the deck)",
+    "loot": "{colour: [front values, top first]} on top of each loot stack (the rest shuffled below), "
+    "each front left in loot_fronts",
 }
+
+
+@dataclass(frozen=True)
+class PokerSetup:
+    """The poker-card reset options, checked: poker kinds per seat's hand (``None``: dealt), on top of
+    the draw pile (first drawn first) and in the discard, and where the cards not placed go."""
+
+    hands: list[list[int]] | None
+    deck: list[int]
+    discard: list[int]
+    rest_to_discard: bool
 
 
 class PiratenpokerEngine(Engine):
@@ -162,6 +191,8 @@ class PiratenpokerEngine(Engine):
     # ----------------------------------------------------------------- setup
     def reset(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> None:
         opts = check_options(options, RESET_OPTIONS)
+        poker = self._parse_poker_options(opts)
+        loot = self._parse_loot_option(opts.get("loot"))
         n = self.num_players
         self.rng = rng
         if self.events is not None:
@@ -197,57 +228,81 @@ class PiratenpokerEngine(Engine):
         self._scores = [0.0] * n  # final_score of each seat's displayed loot
         self._mask: np.ndarray | None = None
         self._table: TableView | None = None
-        self._setup_poker_cards(opts)
-        self._setup_loot(opts)
+        self._setup_poker_cards(poker)
+        self._setup_loot(loot)
         self._start_game()
 
-    def _setup_poker_cards(self, opts: dict[str, Any]) -> None:
-        remaining = DECK_COUNTS.copy()
+    def _parse_poker_options(self, opts: dict[str, Any]) -> PokerSetup:
+        """The ``hands``, ``deck``, ``discard`` and ``rest_to_discard`` options, checked (``None``: not given).
 
-        def take(field: str, names: Sequence[str]) -> list[int]:
-            kinds = [parse_poker_card(name) for name in names]
-            for k in kinds:
-                remaining[k] -= 1
-                if remaining[k] < 0:
-                    raise ValueError(f"reset option {field!r}: more copies of {POKER_NAMES[k]} than the deck holds")
+        The cards they place together may hold no kind more often than the deck.
+        """
+        given = np.zeros(NUM_POKER_KINDS, dtype=np.int64)
+
+        def placed(field: str, names: object, max_length: int | None = None) -> list[int]:
+            kinds = check_names(field, names, parse_poker_card, max_length=max_length, what="poker card names")
+            given[:] += np.bincount(np.asarray(kinds, dtype=np.int64), minlength=NUM_POKER_KINDS)
+            check_copies(field, given.tolist(), DECK_COUNTS.tolist(), POKER_NAMES, "the deck")
             return kinds
 
-        hands = opts.get("hands")
-        if hands is not None:
+        hands: list[list[int]] | None = None
+        if opts.get("hands") is not None:
             size = self.config.hand_size
-            if len(hands) != self.num_players or any(len(h) > size for h in hands):
-                raise ValueError(f"reset option 'hands' needs {self.num_players} lists of at most {size} cards")
-            for seat, names in enumerate(hands):
-                for k in take("hands", names):
+            what = f"lists of at most {size} poker card names (one per seat)"
+            seats = check_list("hands", opts["hands"], what, length=self.num_players)
+            hands = [placed(f"hands[{seat}]", names, size) for seat, names in enumerate(seats)]
+        deck = [] if opts.get("deck") is None else placed("deck", opts["deck"])
+        discard = [] if opts.get("discard") is None else placed("discard", opts["discard"])
+        rest = opts.get("rest_to_discard")
+        return PokerSetup(hands, deck, discard, rest is not None and check_bool("rest_to_discard", rest))
+
+    def _parse_loot_option(self, value: object) -> dict[int, list[int]]:
+        """The ``loot`` option as front indices (top first) per colour index, checked (``None``: not given).
+
+        Each colour's fronts must be left in ``loot_fronts`` (each stack holds one card per entry).
+        """
+        fronts_per_stack = np.bincount([FRONT_INDEX[f] for f in self.config.loot_fronts], minlength=NUM_FRONTS)
+        holder = f"a stack of loot_fronts={self.config.loot_fronts}"
+        chosen: dict[int, list[int]] = {}
+        for colour, fronts in check_mapping("loot", value).items():
+            field = f"loot[{colour!r}]"
+            index = check_name("loot key", colour, parse_colour, "a colour name")
+            items = check_list(field, fronts, "front values, top first")
+            chosen[index] = [FRONT_INDEX[check_front(f"{field}[{i}]", front)] for i, front in enumerate(items)]
+            used = np.bincount(np.asarray(chosen[index], dtype=np.int64), minlength=NUM_FRONTS)
+            check_copies(field, used.tolist(), fronts_per_stack.tolist(), [f"+{v}" for v in FRONT_VALUES], holder)
+        return chosen
+
+    def _setup_poker_cards(self, setup: PokerSetup) -> None:
+        """Place the cards of the options, shuffle the rest under the deck (or discard them) and deal."""
+        remaining = DECK_COUNTS.copy()
+        if setup.hands is not None:
+            for seat, kinds in enumerate(setup.hands):
+                for k in kinds:
+                    remaining[k] -= 1
                     self._add_to_hand(seat, k)
-        top = take("deck", opts.get("deck", []))
-        for k in take("discard", opts.get("discard", [])):
+        for k in setup.deck:
+            remaining[k] -= 1
+        for k in setup.discard:
+            remaining[k] -= 1
             self.discard[k] += 1
         rest = np.repeat(_KINDS, remaining)
-        if opts.get("rest_to_discard", False):
+        if setup.rest_to_discard:
             self.discard += remaining
             rest = rest[:0]
-        self.draw = self.rng.permutation(rest).tolist() + top[::-1]
-        if hands is None:  # deal from the top, seat 0 first (reshuffling the discard if needed)
+        self.draw = self.rng.permutation(rest).tolist() + setup.deck[::-1]
+        if setup.hands is None:  # deal from the top, seat 0 first (reshuffling the discard if needed)
             for seat in range(self.num_players):
                 for _ in range(self.config.hand_size):
                     self._add_to_hand(seat, self._draw_card())
 
-    def _setup_loot(self, opts: dict[str, Any]) -> None:
-        chosen = dict(opts.get("loot", {}))
-        for colour in chosen:
-            parse_colour(colour)
-        for colour in COLOURS:
+    def _setup_loot(self, chosen: dict[int, list[int]]) -> None:
+        """Build the loot stacks: the chosen fronts on top, the rest of ``loot_fronts`` shuffled below."""
+        for colour in range(NUM_COLOURS):
             rest = [FRONT_INDEX[f] for f in self.config.loot_fronts]
-            top = []
-            for front in chosen.get(colour, []):
-                if front not in FRONT_VALUES or FRONT_INDEX[front] not in rest:
-                    raise ValueError(
-                        f"reset option 'loot': {colour} front {front!r} is not left in loot_fronts "
-                        f"{self.config.loot_fronts}"
-                    )
-                rest.remove(FRONT_INDEX[front])
-                top.append(FRONT_INDEX[front])
+            top = chosen.get(colour, [])
+            for front in top:
+                rest.remove(front)
             self.stacks.append(top + self.rng.permutation(rest).tolist())
         self._stacks_changed()
 

@@ -49,9 +49,11 @@ hand_size=6, reward_mode="win", table_layout="seated", render_mode=None)``
 Reset options (``env.reset(options=...)``), for scripted games: ``hands`` (a list of card
 names per seat; hands are then refilled to six in seat order), ``deck`` (the top of the draw
 pile, first drawn first), ``discard``, ``rest_to_discard`` (cards not placed go to the discard
-instead of under the deck, e.g. to test reshuffling) and ``loot`` (``{colour: [front values,
-top first]}``; the rest of each stack is shuffled below). Without ``hands`` the first
-6 x ``num_players`` cards of the draw pile are dealt, seat 0 first.
+instead of under the deck, e.g. to test reshuffling; ``True`` or ``False``) and ``loot``
+(``{colour: [front values, top first]}``, fronts left in ``loot_fronts``; the rest of each stack
+is shuffled below). Without ``hands`` the first 6 x ``num_players`` cards of the draw pile are
+dealt, seat 0 first. An option given as ``None`` is as if not given; a bad one (wrong type or
+length, unknown card or front, more copies than the deck) is refused with one line naming it.
 
 Actions
 =======

@@ -1,6 +1,6 @@
 """Skull King (first edition) engine: the config, the phases and the rules engine (full state, legal actions, apply).
 
-No gymnasium or pettingzoo here; the pure helpers it calls are in :mod:`pirate_envs.skull_king.rules`.
+No gymnasium or pettingzoo here; the pure helpers it calls are in `pirate_envs.skull_king.rules`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from pirate_envs.core.engine import Engine, check_options, read_only
-from pirate_envs.core.errors import check_range
+from pirate_envs.core.errors import check_copies, check_list, check_names, check_range
 from pirate_envs.core.events import Event
 from pirate_envs.core.render import BLOCK_WIDTH, format_block, format_table, seat_name
 from pirate_envs.skull_king.actions import ACTIONS, BID_OFFSET, CARD_OFFSET, MAX_BID
@@ -21,6 +21,7 @@ from pirate_envs.skull_king.cards import (
     COPIES,
     DECK,
     DECK_SIZE,
+    KIND_NAMES,
     KIND_OF_TOKEN,
     MARY_ESCAPE,
     MARY_PIRATE,
@@ -32,7 +33,7 @@ from pirate_envs.skull_king.cards import (
     SCARY_MARY,
     SUITS,
     TOKEN_NAMES,
-    counts_of,
+    kind_index,
     names_of,
 )
 from pirate_envs.skull_king.rules import (
@@ -144,8 +145,8 @@ class SkullKingEngine(Engine):
     # ------------------------------------------------------------------ setup
     def reset(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> None:
         opts = check_options(options, self.RESET_OPTIONS)
-        first_hand = opts.get("first_hand", 1)
-        check_range("first_hand", first_hand, 1, self.config.num_hands)
+        first_hand = opts.get("first_hand")
+        first_hand = 1 if first_hand is None else check_range("first_hand", first_hand, 1, self.config.num_hands)
         self._pending_deals = self._parse_deals(opts, first_hand)
         self.rng = rng
         if self.events is not None:
@@ -157,24 +158,34 @@ class SkullKingEngine(Engine):
         self._start_hand(first_hand)
 
     def _parse_deals(self, opts: dict[str, Any], first_hand: int) -> list[np.ndarray]:
-        """Chosen deals as per-seat kind counts, checked against the hand sizes and the deck."""
-        if "deal" in opts and "deals" in opts:
+        """The ``deal`` or ``deals`` option as per-seat kind counts, one array per hand, checked up front."""
+        deal, deals = opts.get("deal"), opts.get("deals")
+        if deal is not None and deals is not None:
             raise ValueError("give either the 'deal' or the 'deals' reset option, not both")
-        deals = [opts["deal"]] if "deal" in opts else list(opts.get("deals", []))
+        if deal is not None:
+            return [self._parse_deal("deal", deal, first_hand)]
+        if deals is None:
+            return []
+        deals = check_list("deals", deals, "deals (per seat a list of card names)")
         last = self.config.num_hands
         if len(deals) > last - first_hand + 1:
             raise ValueError(f"deals: {len(deals)} deals given but only hands {first_hand}..{last} are played")
-        parsed = []
-        for i, deal in enumerate(deals):
-            k = first_hand + i
-            if len(deal) != self.num_players or any(len(cards) != k for cards in deal):
-                raise ValueError(
-                    f"deal of hand {k}: expected {self.num_players} lists of {k} card names, got "
-                    f"{[len(cards) for cards in deal]}"
-                )
-            counts_of(name for cards in deal for name in cards)  # the deck holds them all
-            parsed.append(np.stack([counts_of(cards) for cards in deal]))
-        return parsed
+        return [self._parse_deal(f"deals[{i}]", deal, first_hand + i) for i, deal in enumerate(deals)]
+
+    def _parse_deal(self, field: str, deal: object, hand_number: int) -> np.ndarray:
+        """The deal ``field`` of hand ``hand_number`` (per seat a list of card names) as per-seat kind counts.
+
+        Each seat gets ``hand_number`` cards and the deal holds no card more often than the deck.
+        """
+        n, k = self.num_players, hand_number
+        seats = check_list(field, deal, f"lists of {k} card names (one per seat)", length=n)
+        what = f"card names (hand {k} deals {k} to each seat)"
+        counts = np.zeros((n, NUM_KINDS), dtype=np.int64)
+        for seat, cards in enumerate(seats):
+            for kind in check_names(f"{field}[{seat}]", cards, kind_index, length=k, what=what):
+                counts[seat, kind] += 1
+        check_copies(field, counts.sum(axis=0).tolist(), COPIES, KIND_NAMES, "the deck")
+        return counts.astype(np.int8)
 
     def _start_hand(self, hand_number: int) -> None:
         """Deal hand ``hand_number`` and ask for bids, starting left of the dealer."""
@@ -368,7 +379,7 @@ class SkullKingEngine(Engine):
         """Redeal the cards ``seat`` cannot see to the other seats and redraw their hidden bids.
 
         The redeal keeps every hand size and every publicly shown void (a seat that did not
-        follow a led suit gets no card of it; see :func:`~pirate_envs.skull_king.rules.redeal`,
+        follow a led suit gets no card of it; see `pirate_envs.skull_king.rules.redeal`,
         which always finds one, since the true deal is one). Unrevealed bids of the others become
         uniform over 0..k.
         """

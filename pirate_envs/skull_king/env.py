@@ -36,7 +36,8 @@ table_layout="seated", render_mode=None)``
 * ``reset(seed=..., options=...)``: options ``deal`` (the cards of the first hand played, one
   list of names per seat), ``deals`` (several consecutive hands), ``first_hand`` (start at a
   later hand). Example: ``options={"deal": [["yellow-2"], ["yellow-12"], ["blue-13"],
-  ["black-1"]]}``.
+  ["black-1"]]}``. An option given as ``None`` is as if not given; a bad one (wrong type or
+  length, unknown card, more copies than the deck) is refused with one line naming it.
 
 Observation (``num_players=4``; per-player rows are seat-relative: the observer first, then
 the others in play order; ``env.unwrapped.observation_layout``)

@@ -15,6 +15,7 @@ from agents.registry import agent_names, make_agent
 from agents.search import (
     DEFAULT_SIMULATIONS,
     GAME_SIMULATIONS,
+    MAX_SIMULATIONS,
     TURN,
     CanonicalDraws,
     ScoreChanges,
@@ -75,13 +76,29 @@ def test_registry_names_and_errors():
     poker = pirate_envs.make("piratenpoker_v0", raw=True)
     assert make_agent("mcts", "piratenpoker_v0", env=poker).simulations == GAME_SIMULATIONS["piratenpoker_v0"] == 50
     assert make_agent("mcts:200", "piratenpoker_v0", env=poker).simulations == 200
-    for bad in ("mcts:0", "mcts:x", "mcts:5:greedy", "mcts:5:random:1", "mcts:-3"):
+    for bad in ("mcts:0", "mcts:x", "mcts:5:greedy", "mcts:5:random:1", "mcts:-3", "mcts:\u00b2", "mcts:+5"):
         with pytest.raises(ValueError, match="bad search agent"):
             make_agent(bad, "skull_king_v0", env=env)
     with pytest.raises(ValueError, match="pass the env"):
         make_agent("mcts", "skull_king_v0")
     with pytest.raises(ValueError, match="simulations"):
         SearchAgent(env, "skull_king_v0", simulations=0)
+
+
+def test_search_budget_is_bounded_by_max_simulations():
+    """A huge budget is refused at once with one line (it used to be taken, and the first move hung)."""
+    env = pirate_envs.make("skull_king_v0", raw=True)
+    assert make_agent(f"mcts:{MAX_SIMULATIONS}", "skull_king_v0", env=env).simulations == MAX_SIMULATIONS
+    assert parse_mcts_name(f"mcts:000{MAX_SIMULATIONS}:random") == (MAX_SIMULATIONS, "random")
+    for digits in (str(MAX_SIMULATIONS + 1), "99999999999999", "9" * 10_000):
+        with pytest.raises(ValueError) as caught:
+            make_agent(f"mcts:{digits}", "skull_king_v0", env=env)
+        message = str(caught.value)
+        assert "\n" not in message and len(message) < 300 and digits[:20] in message
+        assert f"MAX_SIMULATIONS = {MAX_SIMULATIONS}" in message and f"allowed: 1..{MAX_SIMULATIONS}" in message
+    for bad in (MAX_SIMULATIONS + 1, 2**70, True, 5.0):
+        with pytest.raises(ValueError, match=rf"simulations={bad!r}.*1\.\.{MAX_SIMULATIONS}"):
+            SearchAgent(env, "skull_king_v0", simulations=bad)
     with pytest.raises(ValueError, match="win_bonus"):
         SearchAgent(env, "skull_king_v0", win_bonus=-1.0)
     with pytest.raises(ValueError, match="horizon"):

@@ -56,8 +56,8 @@ def test_largest_configs_fit_the_deck() -> None:
     ("options", "message"),
     [
         ({"deal": [["escape"], ["escape"]]}, "4 lists of 1"),
-        ({"deal": [["escape", "pirate"]] * 4}, "4 lists of 1"),
-        ({"deal": [["skull_king"], ["skull_king"], ["escape"], ["escape"]]}, "too many 'skull_king'"),
+        ({"deal": [["escape", "pirate"]] * 4}, r"deal\[0\]=.* has 2 items; expected a list of 1 card names"),
+        ({"deal": [["skull_king"], ["skull_king"], ["escape"], ["escape"]]}, "skull_king is given 2 times"),
         ({"deal": [["purple-3"], ["escape"], ["escape"], ["escape"]]}, "unknown card"),
         ({"deal": [["escape"]] * 4, "deals": []}, "either"),
         ({"first_hand": 11}, "first_hand"),
