@@ -64,7 +64,7 @@ from experiments.web.sessions import (
 from pirate_envs.core.text import text_module
 
 STATIC_DIR = Path(__file__).parent / "static"
-#: Largest request body read (the longest game record a replay takes fits in a quarter of it).
+#: Largest request body read (a record of ``MAX_RECORD_ACTIONS`` actions takes under half of it).
 MAX_BODY = 256 * 1024
 #: Worker threads for game work (moves, agent turns, new games, replays) at once.
 GAME_THREADS = 4

@@ -67,7 +67,7 @@ OPTION_RANGES: dict[str, dict[str, tuple[int, int]]] = {
 #: Most actions a replayed record may hold: about four times the longest game that random
 #: agents played under the capped options (Lucky Pirate, 2 players, first to 5 wins: 4,622
 #: actions; Kapern to 10,000 points at its 1,000-turn guard: 3,094; Skull King, 6 players,
-#: 10 hands: 390). Longer records are guard-stuck games; replaying this many takes about 1.5 s.
+#: 10 hands: 390). Longer records are guard-stuck games. The 4,622 actions replay in 0.12 s.
 MAX_RECORD_ACTIONS = 20_000
 #: Largest seed: JavaScript's largest exact integer, so a record survives the page's JSON.
 MAX_SEED = 2**53 - 1
