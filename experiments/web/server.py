@@ -3,35 +3,58 @@
 | method and path | body | answer |
 |---|---|---|
 | ``GET /`` | | the page |
-| ``GET /api/games`` | | per game: name, player counts, agent names, settable options |
+| ``GET /api/games`` | | per game: name, player counts, agent names, settable options and their ranges |
 | ``POST /api/sessions`` | ``{env_id, opponents: [names], seat, seed?, options?}`` | a new game's state and ``id`` |
 | ``GET /api/sessions/{id}`` | | its state |
 | ``POST /api/sessions/{id}/move`` | ``{action: int}`` or ``{command: text}`` | the state after the agents moved |
-| ``GET /api/sessions/{id}/record`` | | the game record (replays through the raw env) |
+| ``GET /api/sessions/{id}/record`` | | the finished game's record (409 while it runs) |
 | ``DELETE /api/sessions/{id}`` | | frees it |
-| ``POST /api/replays`` | a game record | a replay's state and ``id`` |
+| ``POST /api/replays`` | a finished game's record | a replay's state and ``id`` |
 | ``POST /api/replays/{id}/goto`` | ``{step: int}`` | the state after that step |
 
-A bad request gets a 4xx answer ``{"error": message}``; the game goes on. Bodies are JSON only,
-read with ``json.loads``: nothing from a request is evaluated or unpickled.
+A game's state is what its seat may see: the seat's screen, the public event log, the scores
+and the legal moves; ``chosen_seed`` is the seed the person chose, else ``null`` (the server's
+seed stays secret). The seed and the moves are in the record only, given once the game is over.
+
+A bad request gets a 4xx answer ``{"error": message}``; the game goes on. Bodies are JSON only
+(``Content-Type: application/json``, at most :data:`MAX_BODY` bytes, refused as they stream
+in), read with ``json.loads``: nothing from a request is evaluated or unpickled. An error in
+the game code is logged and answered 500 with a generic message. A session serves one request
+at a time (a second one meanwhile: 409); game work runs in at most :data:`GAME_THREADS`
+worker threads, off the event loop, so a slow agent never stalls the other tables.
+
+No authentication: the table is meant for this machine (the default ``127.0.0.1``). Against
+other web pages in the same browser, :class:`RequestGuard` refuses a ``Host`` that is not this
+server's (DNS rebinding: 400), and on ``POST``/``DELETE`` a cross-site ``Origin`` or
+``Sec-Fetch-Site`` (403) and a body that is not JSON (415).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
+import logging
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
+import anyio
+import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 import pirate_envs
 from experiments.cli import player_counts
 from experiments.web.sessions import (
     GAME_OPTIONS,
+    OPTION_RANGES,
     AgentCatalog,
     GameSession,
     ReplaySession,
@@ -41,30 +64,186 @@ from experiments.web.sessions import (
 from pirate_envs.core.text import text_module
 
 STATIC_DIR = Path(__file__).parent / "static"
-#: Largest request body read (a long game record fits).
-MAX_BODY = 4 * 1024 * 1024
+#: Largest request body read (a record of ``MAX_RECORD_ACTIONS`` actions takes under half of it).
+MAX_BODY = 256 * 1024
+#: Worker threads for game work (moves, agent turns, new games, replays) at once.
+GAME_THREADS = 4
+#: Host names every table answers to (and any bound address); see :class:`RequestGuard`.
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+#: Addresses that bind every interface.
+WILDCARD_HOSTS = ("0.0.0.0", "::")
+#: Methods that change state: checked against cross-site requests and for a JSON body.
+STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+log = logging.getLogger(__name__)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a name or an address) is this machine only."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _host_name(host_header: str) -> str:
+    """The name of a ``Host`` header, without its port or an IPv6 address's brackets, lower case."""
+    try:
+        name = urlsplit(f"//{host_header}").hostname
+    except ValueError:  # a malformed address, e.g. an unclosed "[::1"
+        return ""
+    return (name or "").lower()
+
+
+def _netloc(url: str) -> str:
+    """The ``host[:port]`` of ``url``, lower case ("" for one that is not a URL, e.g. ``null``)."""
+    try:
+        return urlsplit(url).netloc.lower()
+    except ValueError:
+        return ""
+
+
+def _is_ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+class RequestGuard:
+    """ASGI middleware: refuse requests a web page on another site could make through the browser.
+
+    * ``Host`` must name this server (400): a loopback name, the bound address, one of
+      ``extra_hosts``, or when bound to every interface any IP address (a DNS-rebinding page
+      sends its own host name, never an address). The port is not checked: a tunnel or a
+      forwarded port changes it, and a rebinding page needs no other port.
+    * ``POST``/``DELETE``: ``Sec-Fetch-Site`` ``cross-site`` or ``same-site`` (403), an
+      ``Origin`` other than the ``Host`` (403), a ``Content-Type`` other than
+      ``application/json`` (415; a cross-site form or simple fetch cannot send it).
+    """
+
+    def __init__(self, app: ASGIApp, bind_host: str = "127.0.0.1", extra_hosts: Iterable[str] = ()):
+        self.app = app
+        names = {*LOOPBACK_NAMES, *(h.lower().strip("[]") for h in extra_hosts)}
+        self.any_ip = bind_host in WILDCARD_HOSTS
+        if not self.any_ip:
+            names.add(bind_host.lower().strip("[]"))
+        self.names = frozenset(names)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            refusal = self.refusal(scope)
+            if refusal is not None:
+                await _error_response(refusal)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+    def refusal(self, scope: Scope) -> RequestError | None:
+        """Why this request is refused, or None."""
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        host = headers.get("host", "")
+        name = _host_name(host)
+        if not (name in self.names or (self.any_ip and _is_ip(name))):
+            return RequestError(f"Host {host[:60]!r} is not this table's address", 400)
+        if scope["method"] not in STATE_CHANGING:
+            return None
+        if headers.get("sec-fetch-site", "same-origin") in ("cross-site", "same-site"):
+            return RequestError("cross-site requests are refused", 403)
+        origin = headers.get("origin")
+        if origin is not None and _netloc(origin) != host.lower():
+            return RequestError(f"Origin {origin[:60]!r} is not this table", 403)
+        content_type = headers.get("content-type", "").split(";")[0].strip().lower()
+        if content_type != "application/json":
+            return RequestError("send the body as Content-Type: application/json", 415)
+        return None
 
 
 async def _json_body(request: Request) -> Any:
-    body = await request.body()
-    if len(body) > MAX_BODY:
-        raise RequestError(f"request body over {MAX_BODY} bytes", 413)
+    """The request's JSON body; 413 from its ``Content-Length`` or as soon as it streams past :data:`MAX_BODY`."""
+    length = request.headers.get("content-length")
+    if length is not None:
+        if not length.isdigit():
+            raise RequestError(f"Content-Length {length[:20]!r} is not a number")
+        if int(length) > MAX_BODY:
+            raise RequestError(f"request body over {MAX_BODY} bytes", 413)
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise RequestError(f"request body over {MAX_BODY} bytes", 413)
     try:
         return json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise RequestError(f"the body is not JSON: {error}") from None
+    except RecursionError:
+        raise RequestError("the body is JSON nested too deeply") from None
+    except (UnicodeDecodeError, ValueError) as error:  # JSONDecodeError, and integers over Python's digit limit
+        raise RequestError(f"the body is not JSON: {str(error)[:120]}") from None
 
 
-def _error(error: RequestError) -> JSONResponse:
+@contextmanager
+def _held(session: Any) -> Iterator[None]:
+    """Hold ``session``'s lock; 409 while another request holds it (never wait: a worker thread is scarce)."""
+    if not session.lock.acquire(blocking=False):
+        raise RequestError("this game is busy with an earlier request; try again", 409)
+    try:
+        yield
+    finally:
+        session.lock.release()
+
+
+def _error_response(error: RequestError) -> JSONResponse:
     return JSONResponse({"error": str(error)}, status_code=error.status)
 
 
-def create_app(agents_dir: str | Path | None = None, store: SessionStore | None = None) -> Starlette:
-    """The web table's ASGI app; agent files are read from ``agents_dir`` only."""
+async def _request_error(request: Request, error: Exception) -> Response:
+    assert isinstance(error, RequestError)
+    return _error_response(error)
+
+
+async def _server_error(request: Request, error: Exception) -> Response:
+    """Last resort: an unexpected error is logged (by the server) and answered without details."""
+    return _error_response(RequestError("internal error; the server log has the details", 500))
+
+
+def create_app(
+    agents_dir: str | Path | None = None,
+    store: SessionStore | None = None,
+    bind_host: str = "127.0.0.1",
+    extra_hosts: Iterable[str] = (),
+) -> Starlette:
+    """The web table's ASGI app; agent files are read from ``agents_dir`` only.
+
+    ``bind_host`` and ``extra_hosts``: the addresses and names the ``Host`` header may name
+    (see :class:`RequestGuard`).
+    """
     catalog = AgentCatalog(agents_dir)
     sessions = store if store is not None else SessionStore()
+    limiter = anyio.CapacityLimiter(GAME_THREADS)
 
-    def games(request: Request) -> JSONResponse:
+    def guarded(work: Callable[[], Any]) -> Any:
+        """``work()``, with any error but a :class:`RequestError` logged and turned into a generic 500."""
+        try:
+            return work()
+        except RequestError:
+            raise
+        except Exception:
+            log.exception("the web table's game code failed")
+            raise RequestError("internal error in the game; the server log has the details", 500) from None
+
+    async def off_loop(work: Callable[[], Any]) -> Any:
+        """Run game work in a worker thread (at most :data:`GAME_THREADS` at once)."""
+        return await anyio.to_thread.run_sync(partial(guarded, work), limiter=limiter)
+
+    def answer(sid: str, session: Any, action: Callable[[], Any] | None = None) -> JSONResponse:
+        """Run ``action`` (if any) on ``session``, then its state."""
+        with _held(session):
+            if action is not None:
+                action()
+            return JSONResponse({"id": sid, **session.state()})
+
+    def games_list() -> JSONResponse:
         out = {}
         for env_id in pirate_envs.ENV_IDS:
             env = pirate_envs.make(env_id, raw=True)
@@ -74,23 +253,23 @@ def create_app(agents_dir: str | Path | None = None, store: SessionStore | None 
                 "default_players": env.game.num_players,
                 "agents": catalog.names(env_id),
                 "options": {k: getattr(env.config, k) for k in GAME_OPTIONS[env_id]},
+                "option_ranges": {k: list(r) for k, r in OPTION_RANGES[env_id].items() if k in GAME_OPTIONS[env_id]},
             }
         return JSONResponse(out)
 
-    def answer(sid: str, session: Any) -> JSONResponse:
-        with session.lock:
-            return JSONResponse({"id": sid, **session.state()})
+    async def games(request: Request) -> JSONResponse:
+        return await off_loop(games_list)
 
-    async def create(request: Request, factory: Any) -> JSONResponse:
-        try:
-            body = await _json_body(request)
-            if not isinstance(body, dict):
-                raise RequestError("the body must be a JSON object")
+    async def create(request: Request, factory: Callable[[dict[str, Any]], Any]) -> JSONResponse:
+        body = await _json_body(request)
+        if not isinstance(body, dict):
+            raise RequestError("the body must be a JSON object")
+
+        def work() -> JSONResponse:
             session = factory(body)
-            sid = sessions.add(session)
-            return answer(sid, session)
-        except RequestError as error:
-            return _error(error)
+            return answer(sessions.add(session), session)
+
+        return await off_loop(work)
 
     async def new_game(request: Request) -> JSONResponse:
         return await create(request, lambda body: GameSession(body, catalog))
@@ -99,39 +278,30 @@ def create_app(agents_dir: str | Path | None = None, store: SessionStore | None 
         return await create(request, ReplaySession)
 
     async def show(request: Request) -> JSONResponse:
-        try:
-            sid = request.path_params["sid"]
-            return answer(sid, sessions.get(sid))
-        except RequestError as error:
-            return _error(error)
+        sid = request.path_params["sid"]
+        session = sessions.get(sid)
+        return await off_loop(lambda: answer(sid, session))
 
     async def move(request: Request) -> JSONResponse:
-        try:
-            sid = request.path_params["sid"]
-            session = sessions.get(sid)
-            body = await _json_body(request)
-            with session.lock:
-                session.move(body)
-            return answer(sid, session)
-        except RequestError as error:
-            return _error(error)
+        sid = request.path_params["sid"]
+        session = sessions.get(sid)
+        body = await _json_body(request)
+        return await off_loop(lambda: answer(sid, session, lambda: session.move(body)))
 
     async def record(request: Request) -> JSONResponse:
-        try:
-            session = sessions.get(request.path_params["sid"])
-            if not isinstance(session, GameSession):
-                raise RequestError("only games have records", 404)
-            with session.lock:
+        session = sessions.get(request.path_params["sid"])
+        if not isinstance(session, GameSession):
+            raise RequestError("only games have records", 404)
+
+        def work() -> JSONResponse:
+            with _held(session):
                 return JSONResponse(session.record())
-        except RequestError as error:
-            return _error(error)
+
+        return await off_loop(work)
 
     async def delete(request: Request) -> JSONResponse:
-        try:
-            sessions.remove(request.path_params["sid"])
-            return JSONResponse({"freed": True})
-        except RequestError as error:
-            return _error(error)
+        sessions.remove(request.path_params["sid"])
+        return JSONResponse({"freed": True})
 
     def index(request: Request) -> FileResponse:
         return FileResponse(STATIC_DIR / "index.html")
@@ -149,10 +319,11 @@ def create_app(agents_dir: str | Path | None = None, store: SessionStore | None 
         Route("/api/replays/{sid}/goto", move, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
-    app = Starlette(routes=routes)
+    app = Starlette(routes=routes, exception_handlers={RequestError: _request_error, Exception: _server_error})
+    app.add_middleware(RequestGuard, bind_host=bind_host, extra_hosts=tuple(extra_hosts))
     app.state.sessions = sessions
     app.state.catalog = catalog
     return app
 
 
-__all__ = ["create_app"]
+__all__ = ["GAME_THREADS", "MAX_BODY", "RequestGuard", "create_app", "is_loopback"]

@@ -8,10 +8,21 @@ the engine's legal actions. A :class:`ReplaySession` steps through a saved game 
 Agents come from :class:`AgentCatalog`: the names ``agents.registry.agent_names`` lists (the
 shipped agents included) and the agent files of one folder given on the command line, listed
 as ``file:<name>``; no other name is accepted, so a request never names a path.
+
+Secrets: while a game runs nothing leaves a session that its seat may not see: its state is the
+seat's screen, the public event log and the scores; the seed and the moves (which rebuild every
+hidden hand, the deck and the dice to come) are in the record only, given once the game is
+over. A seed the person chose is theirs and is shown back (``chosen_seed``); a seed the server
+draws is random below 2**53 (too many to try, and a whole number in JavaScript).
+
+Bounds: the options a game or a replay may set are capped (:data:`OPTION_RANGES`), so every
+game ends within a few thousand actions; a replayed record holds at most
+:data:`MAX_RECORD_ACTIONS` actions, and its final scores must be the ones it says.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import secrets
 import threading
@@ -26,6 +37,11 @@ from agents.registry import agent_names, make_agent
 from experiments.cli import player_counts
 from pirate_envs.core.events import event_text, record_events
 from pirate_envs.core.text import text_module
+from pirate_envs.lucky_pirate.engine import DEFAULT_MAX_SET_ASIDE_GAMES as LUCKY_MAX_SET_ASIDE_GAMES
+from pirate_envs.lucky_pirate.engine import DEFAULT_MAX_TURNS as LUCKY_MAX_TURNS
+from pirate_envs.piraten_kapern.engine import DEFAULT_MAX_TURNS as KAPERN_MAX_TURNS
+from pirate_envs.piratenpoker.engine import Config as PiratenpokerConfig
+from pirate_envs.skull_king.rules import MAX_HANDS
 
 #: Game options a page may set, with their type (everything else is the game's default).
 GAME_OPTIONS: dict[str, dict[str, type]] = {
@@ -34,8 +50,27 @@ GAME_OPTIONS: dict[str, dict[str, type]] = {
     "piratenpoker_v0": {"loot_fronts": list, "max_games": int},
     "lucky_pirate_v0": {"wins_to_win": int},
 }
-#: Most actions a replayed record may hold.
-MAX_RECORD_ACTIONS = 200_000
+#: Integer options a new game (those of :data:`GAME_OPTIONS`) or a replayed record may set, and
+#: their ranges: the games' own ranges where they have an upper end, else their documented
+#: defaults as the upper end (the turn and game guards), and for the length of a game: Kapern
+#: to 10,000 points (the rules play to 6,000), Lucky Pirate to 5 wins (the rules' tournament).
+OPTION_RANGES: dict[str, dict[str, tuple[int, int]]] = {
+    "skull_king_v0": {"num_hands": (1, MAX_HANDS)},
+    "piraten_kapern_v0": {"target_score": (1, 10_000), "max_turns": (1, KAPERN_MAX_TURNS)},
+    "piratenpoker_v0": {"max_games": (1, PiratenpokerConfig.max_games)},
+    "lucky_pirate_v0": {
+        "wins_to_win": (1, 5),
+        "max_turns": (1, LUCKY_MAX_TURNS),
+        "max_set_aside_games": (0, LUCKY_MAX_SET_ASIDE_GAMES),
+    },
+}
+#: Most actions a replayed record may hold: about four times the longest game that random
+#: agents played under the capped options (Lucky Pirate, 2 players, first to 5 wins: 4,622
+#: actions; Kapern to 10,000 points at its 1,000-turn guard: 3,094; Skull King, 6 players,
+#: 10 hands: 390). Longer records are guard-stuck games. The 4,622 actions replay in 0.12 s.
+MAX_RECORD_ACTIONS = 20_000
+#: Largest seed: JavaScript's largest exact integer, so a record survives the page's JSON.
+MAX_SEED = 2**53 - 1
 #: Blocks of actions the page offers through a picker instead of one button per action.
 PICKED_BLOCKS = {"reroll"}
 
@@ -76,11 +111,18 @@ class AgentCatalog:
         if not isinstance(name, str) or name not in valid:
             raise RequestError(f"unknown agent {str(name)[:60]!r}; choose one of {valid}")
         files = self.files()
-        source = f"ppo:{files[name]}" if name in files else name
+        if name not in files:
+            try:
+                return make_agent(name, env_id, seed=seed, env=env)
+            except (ValueError, ImportError) as error:
+                raise RequestError(f"agent {name!r}: {error}") from None
+        path = files[name]
         try:
-            return make_agent(source, env_id, seed=seed, env=env)
-        except (ValueError, ImportError) as error:
-            raise RequestError(f"agent {name!r}: {error}") from None
+            return make_agent(f"ppo:{path}", env_id, seed=seed, env=env)
+        except Exception as error:  # whatever a bad file raises is the file's fault
+            reason = str(error).replace(f"{path}: ", "").replace(str(path), name)  # never the server's path
+            reason = reason or type(error).__name__
+            raise RequestError(f"agent file {name!r} cannot be used: {reason}"[:300]) from None
 
 
 def _check_options(env_id: str, options: Any) -> dict[str, Any]:
@@ -98,7 +140,16 @@ def _check_options(env_id: str, options: Any) -> dict[str, Any]:
         if not ok:
             what = "a list of integers" if kind is list else "an integer"
             raise RequestError(f"option {key}={_shown(value)} must be {what}")
-    return dict(options)
+    return _check_ranges(env_id, dict(options))
+
+
+def _check_ranges(env_id: str, options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` if every option of :data:`OPTION_RANGES` in it is in its range (``RequestError``)."""
+    for key, (low, high) in OPTION_RANGES.get(env_id, {}).items():
+        value = options.get(key, low)
+        if not _is_int(value) or not low <= value <= high:
+            raise RequestError(f"option {key}={_shown(value)} must be an integer in {low}..{high} at this table")
+    return options
 
 
 def _shown(value: Any) -> str:
@@ -111,10 +162,9 @@ def _is_int(value: Any) -> bool:
 
 
 def _check_seed(seed: Any) -> int:
-    if seed is None:
-        return secrets.randbelow(2**31)
-    if not _is_int(seed) or seed < 0:
-        raise RequestError(f"seed {_shown(seed)} must be a non-negative integer")
+    """``seed`` if it is an integer in 0..:data:`MAX_SEED` (``RequestError`` otherwise)."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise RequestError(f"seed {_shown(seed)} must be an integer in 0..{MAX_SEED}")
     return seed
 
 
@@ -153,7 +203,10 @@ class GameSession:
         self.env = make_env(env_id, n, self.options)
         self.env_id: str = env_id
         self.seat: int = seat
-        self.seed = _check_seed(request.get("seed"))
+        chosen = request.get("seed")
+        #: the person's own seed (shown back to them), else None: the server's seed stays secret
+        self.chosen_seed: int | None = None if chosen is None else _check_seed(chosen)
+        self.seed = secrets.randbelow(MAX_SEED + 1) if chosen is None else self.chosen_seed
         others = [s for s in range(n) if s != seat]
         self.agent_names = dict(zip(others, opponents))
         self.agents = {
@@ -232,14 +285,20 @@ class GameSession:
             "moves": _moves(env, legal),
             "hint": self.text.move_hint(view, legal) if your_turn else "",
             "steps": len(self.actions),
+            "chosen_seed": self.chosen_seed,
         }
         if your_turn and self.env_id == "piraten_kapern_v0":
             state["dice"] = {"free": list(view.free), "chest": list(view.chest)}
         return state
 
     def record(self) -> dict[str, Any]:
-        """The game as a record that replays through the raw env (the ``evaluate --save-games`` format)."""
+        """The finished game as a record that replays through the raw env (the ``evaluate --save-games`` format).
+
+        ``RequestError`` 409 while the game runs: its seed and moves rebuild every hidden card.
+        """
         game = self.env.game
+        if not game.done:
+            raise RequestError("the record is given once the game is over (its seed and moves show every card)", 409)
         return {
             "env_id": self.env_id,
             "env_kwargs": {**self.options, "num_players": game.num_players},
@@ -285,28 +344,40 @@ class ReplaySession:
         if not isinstance(record, dict):
             raise RequestError("a game record is a JSON object with env_id, env_kwargs, seed and actions")
         env_kwargs = record.get("env_kwargs", {})
-        if not isinstance(env_kwargs, dict) or not all(
-            isinstance(v, int | bool | str | list) or v is None for v in env_kwargs.values()
-        ):
-            raise RequestError("env_kwargs must be an object of plain values")
+        if not isinstance(env_kwargs, dict) or not all(_is_plain(v) for v in env_kwargs.values()):
+            raise RequestError("env_kwargs must be an object of plain values (numbers, texts, lists of numbers)")
         actions = record.get("actions")
         if not isinstance(actions, list) or len(actions) > MAX_RECORD_ACTIONS or not all(_is_int(a) for a in actions):
             raise RequestError(f"actions must be a list of at most {MAX_RECORD_ACTIONS} integers")
         seed = record.get("seed")
-        if seed is not None and (not _is_int(seed) or seed < 0):
-            raise RequestError(f"seed {_shown(seed)} must be a non-negative integer or null")
-        self.env = make_env(record.get("env_id"), None, env_kwargs)
-        self.env_id = record["env_id"]
+        if seed is not None:
+            _check_seed(seed)
+        env_id = record.get("env_id")
+        if isinstance(env_id, str) and env_id in OPTION_RANGES:
+            _check_ranges(env_id, env_kwargs)
+        self.env = make_env(env_id, None, env_kwargs)
+        self.env_id: str = env_id
         self.seed, self.actions = seed, actions
+        n = self.env.game.num_players
         agents = record.get("agents")
-        self.agent_names = [str(a)[:60] for a in agents] if isinstance(agents, list) else []
-        self.recorded_scores = record.get("scores")
+        if agents is not None and (not isinstance(agents, list) or len(agents) != n):
+            raise RequestError(f"agents must list one name per seat ({n})")
+        self.agent_names = [str(a)[:60] for a in agents] if agents is not None else []
+        self.recorded_scores = _check_scores(record.get("scores"), n)
         self.lock = threading.Lock()
         self.env.reset(seed=seed)
         self.step = 0
         self._goto(len(actions))  # checks every action once
         if not self.env.game.done:
             raise RequestError(f"the record is not a finished game: not over after its {len(actions)} actions")
+        replayed = self.env.game.scores().tolist()
+        if self.recorded_scores is not None and not all(
+            math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9) for a, b in zip(replayed, self.recorded_scores)
+        ):
+            raise RequestError(
+                f"the record's scores {self.recorded_scores} are not the scores its moves give ({replayed}): "
+                "the record was changed"
+            )
 
     @property
     def done(self) -> bool:
@@ -332,6 +403,7 @@ class ReplaySession:
         self._goto(step)
 
     def state(self) -> dict[str, Any]:
+        """The full state after the current step (every hand: the game is over), as the page shows it."""
         env = self.env
         last = self.actions[self.step - 1] if self.step else None
         return {
@@ -345,7 +417,30 @@ class ReplaySession:
             "total_steps": len(self.actions),
             "last_move": None if last is None else env.action_to_string(last),
             "recorded_scores": self.recorded_scores,
+            "scores_checked": self.recorded_scores is not None,
         }
+
+
+def _is_plain(value: Any) -> bool:
+    """Whether ``value`` is an env option a record may carry: a number, a short text, a short list of numbers."""
+    if value is None or isinstance(value, bool) or _is_int(value):
+        return True
+    if isinstance(value, str):
+        return len(value) <= 40
+    return isinstance(value, list) and len(value) <= 64 and all(_is_int(v) for v in value)
+
+
+def _check_scores(scores: Any, num_players: int) -> list[float] | None:
+    """A record's ``scores``: one number per seat, or None when the record has none (``RequestError``)."""
+    if scores is None:
+        return None
+    if (
+        not isinstance(scores, list)
+        or len(scores) != num_players
+        or not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in scores)
+    ):
+        raise RequestError(f"scores must be a list of {num_players} numbers (one per seat) or left out")
+    return scores
 
 
 class SessionStore:
@@ -395,4 +490,13 @@ class SessionStore:
                 del self._sessions[sid], self._used[sid]
 
 
-__all__ = ["GAME_OPTIONS", "AgentCatalog", "GameSession", "ReplaySession", "RequestError", "SessionStore"]
+__all__ = [
+    "GAME_OPTIONS",
+    "MAX_RECORD_ACTIONS",
+    "OPTION_RANGES",
+    "AgentCatalog",
+    "GameSession",
+    "ReplaySession",
+    "RequestError",
+    "SessionStore",
+]

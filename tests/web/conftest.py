@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from typing import Any
 
 import pytest
 
@@ -17,3 +18,52 @@ def require_module(name: str, extra: str) -> None:
         if IN_CI:
             pytest.fail(message)
         pytest.skip(message)
+
+
+#: The address the test client sends in ``Host`` (the table refuses other host names).
+BASE_URL = "http://localhost"
+
+
+def table_client(app: Any, **kwargs: Any) -> Any:
+    """A Starlette test client that talks to ``app`` as a page opened at ``http://localhost`` would."""
+    from starlette.testclient import TestClient
+
+    return TestClient(app, base_url=BASE_URL, **kwargs)
+
+
+@pytest.fixture
+def client() -> Any:
+    """A test client of a fresh table (no agents folder)."""
+    from experiments.web.server import create_app
+
+    with table_client(create_app()) as c:
+        yield c
+
+
+#: The header of a JSON body (the table refuses a POST or DELETE without it).
+JSON = {"Content-Type": "application/json"}
+#: Options of short games, per game.
+SHORT = {
+    "skull_king_v0": {"num_hands": 2},
+    "piraten_kapern_v0": {"target_score": 1000},
+    "piratenpoker_v0": {"loot_fronts": [5, 8]},
+    "lucky_pirate_v0": {},
+}
+
+
+def new_game(client, env_id="skull_king_v0", opponents=("heuristic", "random"), **extra):
+    """POST a short game with seed 3, the person at seat 0; the response."""
+    body = {"env_id": env_id, "opponents": list(opponents), "seat": 0, "seed": 3, "options": SHORT[env_id], **extra}
+    return client.post("/api/sessions", json=body)
+
+
+def play_out(client, state, pick=lambda moves: moves[0]["action"]):
+    """Play the first listed move (Kapern: stop) until the game ends; the final state."""
+    for _ in range(5000):
+        if state["done"]:
+            return state
+        assert state["your_turn"]
+        response = client.post(f"/api/sessions/{state['id']}/move", json={"action": pick(state["moves"])})
+        assert response.status_code == 200, response.json()
+        state = response.json()
+    raise AssertionError("game not over")

@@ -6,12 +6,10 @@ import shutil
 
 import pytest
 
-from tests.web.conftest import require_module
+from tests.web.conftest import JSON, new_game, play_out, require_module, table_client
 
 require_module("starlette", "web")
 require_module("httpx", "web")
-
-from starlette.testclient import TestClient  # noqa: E402
 
 import experiments.web.sessions as sessions_module  # noqa: E402
 import pirate_envs  # noqa: E402
@@ -20,36 +18,6 @@ from agents.registry import agent_names  # noqa: E402
 from experiments.web.server import create_app  # noqa: E402
 from experiments.web.sessions import SessionStore  # noqa: E402
 from tests.helpers import one_table_agent_file  # noqa: E402
-
-SHORT = {
-    "skull_king_v0": {"num_hands": 2},
-    "piraten_kapern_v0": {"target_score": 1000},
-    "piratenpoker_v0": {"loot_fronts": [5, 8]},
-    "lucky_pirate_v0": {},
-}
-
-
-@pytest.fixture
-def client():
-    with TestClient(create_app()) as c:
-        yield c
-
-
-def new_game(client, env_id="skull_king_v0", opponents=("heuristic", "random"), **extra):
-    body = {"env_id": env_id, "opponents": list(opponents), "seat": 0, "seed": 3, "options": SHORT[env_id], **extra}
-    return client.post("/api/sessions", json=body)
-
-
-def play_out(client, state, pick=lambda moves: moves[0]["action"]):
-    """Play the first listed move (Kapern: stop) until the game ends; the final state."""
-    for _ in range(5000):
-        if state["done"]:
-            return state
-        assert state["your_turn"]
-        response = client.post(f"/api/sessions/{state['id']}/move", json={"action": pick(state["moves"])})
-        assert response.status_code == 200, response.json()
-        state = response.json()
-    raise AssertionError("game not over")
 
 
 def test_games_lists_every_game_with_every_agent(client):
@@ -94,7 +62,7 @@ def test_moves_by_command_and_bad_moves_leave_the_game_as_it_was(client):
         response = client.post(move, json=body)
         assert response.status_code == 400 and message in response.json()["error"], (body, response.json())
     for raw in (b"not json", b"[1, 2]", b"\xff\xfe"):
-        response = client.post(move, content=raw)
+        response = client.post(move, content=raw, headers={"Content-Type": "application/json"})
         assert response.status_code == 400, raw
     again = client.get(f"/api/sessions/{sid}").json()
     assert again["steps"] == steps and again["your_turn"] and again["text"] == state["text"]
@@ -156,7 +124,7 @@ def test_no_request_names_a_checkpoint_path(client, monkeypatch, name):
 def test_agents_dir_files_are_offered_and_load(tmp_path):
     shutil.copy(PRETRAINED_DIR / "skull_king_v0.npz", tmp_path / "mine.npz")
     (tmp_path / "notes.txt").write_text("not an agent")
-    with TestClient(create_app(tmp_path)) as client:
+    with table_client(create_app(tmp_path)) as client:
         assert "file:mine.npz" in client.get("/api/games").json()["skull_king_v0"]["agents"]
         assert "file:notes.txt" not in client.get("/api/games").json()["skull_king_v0"]["agents"]
         body = {"env_id": "skull_king_v0", "opponents": ["file:mine.npz"] * 3, "options": {"num_hands": 1}}
@@ -167,7 +135,7 @@ def test_agents_dir_files_are_offered_and_load(tmp_path):
 
 def test_an_agent_file_at_a_table_it_does_not_play_is_refused(tmp_path):
     one_table_agent_file(tmp_path / "four.npz", "skull_king_v0", 4)
-    with TestClient(create_app(tmp_path)) as client:
+    with table_client(create_app(tmp_path)) as client:
         body = {"env_id": "skull_king_v0", "opponents": ["file:four.npz"] * 2}
         response = client.post("/api/sessions", json=body)
         assert response.status_code == 400 and "plays 4 players" in response.json()["error"], response.json()
@@ -177,7 +145,7 @@ def test_sessions_are_separate_and_freed(client):
     a = new_game(client).json()
     b = new_game(client).json()
     assert a["id"] != b["id"] and len(a["id"]) >= 16
-    assert client.delete(f"/api/sessions/{a['id']}").json() == {"freed": True}
+    assert client.delete(f"/api/sessions/{a['id']}", headers=JSON).json() == {"freed": True}
     assert client.get(f"/api/sessions/{a['id']}").status_code == 404
     assert client.post(f"/api/sessions/{a['id']}/move", json={"action": 0}).status_code == 404
     assert client.get(f"/api/sessions/{b['id']}").status_code == 200
@@ -187,7 +155,7 @@ def test_sessions_are_separate_and_freed(client):
 def test_capacity_and_timeouts_free_sessions():
     now = [0.0]
     store = SessionStore(capacity=2, idle_ttl=100.0, finished_ttl=10.0, clock=lambda: now[0])
-    with TestClient(create_app(store=store)) as client:
+    with table_client(create_app(store=store)) as client:
         first = new_game(client).json()
         new_game(client)
         full = new_game(client)

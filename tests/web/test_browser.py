@@ -1,5 +1,8 @@
 """A real browser plays a whole game of every game through the page and saves a screenshot.
 
+It also replays a saved record and leaves a game midway (the page's own requests pass the
+server's same-origin and JSON checks).
+
 Debian's ``chromium`` and ``chromium-driver`` (``apt-get install chromium chromium-driver``),
 driven by Selenium. Outside CI the test skips when ``/usr/bin/chromium`` is missing; in CI
 (``CI=true``) it fails instead. Screenshots go to ``<game>.png`` in the folder named by
@@ -196,3 +199,26 @@ def test_replay_of_a_saved_game_in_the_browser(server, browser, tmp_path):
     assert browser.find_element(By.ID, "step").text == f"step 1 of {total}"
     assert browser.find_element(By.ID, "last-move").text.startswith("last move: bid")
     assert "Skull King: hand 1 of 1" in browser.find_element(By.ID, "screen").text
+
+
+def test_leaving_a_game_frees_it_and_its_record_waits_for_the_end(server, browser):
+    """The page's DELETE passes the server's checks (JSON content type, same origin); no record link mid-game."""
+    import urllib.error
+    import urllib.request
+
+    browser.get(server)
+    wait = WebDriverWait(browser, 20)
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "#game-select option[value='skull_king_v0']")))
+    browser.find_element(By.ID, "seed").send_keys("5")
+    browser.find_element(By.ID, "start").click()
+    wait.until(ec.visibility_of_element_located((By.ID, "screen")))
+    sid = browser.execute_script("return session.id")
+    assert not browser.find_element(By.ID, "download").is_displayed()
+    assert "Seed 5, chosen by you" in browser.find_element(By.ID, "seed-note").text
+    with urllib.request.urlopen(f"{server}/api/sessions/{sid}", timeout=20) as answer:
+        assert answer.status == 200
+    browser.find_element(By.ID, "leave").click()
+    wait.until(ec.visibility_of_element_located((By.ID, "setup")))
+    with pytest.raises(urllib.error.HTTPError) as gone:  # the page shows the setup once its DELETE is answered
+        urllib.request.urlopen(f"{server}/api/sessions/{sid}", timeout=20).close()
+    assert gone.value.code == 404

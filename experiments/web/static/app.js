@@ -13,11 +13,10 @@ function showError(message) {
 }
 
 async function api(method, path, body) {
-  const init = { method, headers: {} };
-  if (body !== undefined) {
-    init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
+  // same-origin only; the server refuses a POST or DELETE that is not sent as JSON
+  const init = { method, headers: {}, credentials: "same-origin" };
+  if (method !== "GET") { init.headers["Content-Type"] = "application/json"; }
+  if (body !== undefined) { init.body = JSON.stringify(body); }
   const response = await fetch(path, init);
   const data = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
   if (!response.ok) { throw new Error(data.error || `HTTP ${response.status}`); }
@@ -46,6 +45,8 @@ function onGameChange() {
     const input = document.createElement("input");
     input.id = "option-" + key; input.dataset.option = key;
     input.value = Array.isArray(value) ? value.join(",") : value;
+    const range = (game.option_ranges || {})[key];
+    if (range) { input.title = `${range[0]} to ${range[1]}`; }
     label.appendChild(input);
     options.appendChild(label);
   }
@@ -237,8 +238,13 @@ function render(state) {
     $("step").textContent = `step ${state.step} of ${state.total_steps}`;
     $("last-move").textContent = state.last_move ? `last move: ${state.last_move}` : "the deal";
   }
-  show($("download"), !replay);
+  // the record (seed and every move) shows every hidden card: the server gives it once the game is over
+  show($("download"), !replay && state.done);
   $("download").href = replay ? "#" : `/api/sessions/${state.id}/record`;
+  const chosen = !replay && state.chosen_seed !== null && state.chosen_seed !== undefined;
+  show($("seed-note"), chosen);
+  $("seed-note").textContent = chosen
+    ? `Seed ${state.chosen_seed}, chosen by you: with it and the moves, anyone can rebuild the hidden cards.` : "";
   $("download").download = `${state.env_id}-game.json`;
   $("status").textContent = state.done ? "game over" : (state.your_turn ? "your turn" : "");
 }
