@@ -39,9 +39,6 @@ NOT_YET_MARKDOWN = {
     "experiments/rllib_env.py",
     "experiments/rllib_selfplay.py",
     "experiments/train.py",
-    "experiments/web/__init__.py",
-    "experiments/web/__main__.py",
-    "experiments/web/sessions.py",
 }
 
 

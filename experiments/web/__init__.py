@@ -5,5 +5,5 @@
 
 Needs the ``web`` extra (Starlette and uvicorn). The page is plain HTML, CSS and JavaScript
 shipped in ``experiments/web/static`` (no CDN, no build step); the API is in
-:mod:`experiments.web.server`, the games in :mod:`experiments.web.sessions`.
+`experiments.web.server`, the games in `experiments.web.sessions`.
 """

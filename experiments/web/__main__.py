@@ -1,9 +1,9 @@
-"""``python -m experiments.web``: serve the web table (see :mod:`experiments.web`).
+"""``python -m experiments.web``: serve the web table (see `experiments.web`).
 
 The table has no authentication: by default it listens on ``127.0.0.1`` (this machine only).
 Any other address prints a warning; ``--host ""`` (every interface, unsaid) is refused: name
 ``0.0.0.0`` to mean it. ``--allow-host NAME`` adds a host name the page may be opened under
-(the ``Host`` header is checked against DNS rebinding; see :class:`experiments.web.server.RequestGuard`).
+(the ``Host`` header is checked against DNS rebinding; see `experiments.web.server.RequestGuard`).
 """
 
 from __future__ import annotations

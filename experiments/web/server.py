@@ -17,14 +17,14 @@ and the legal moves; ``chosen_seed`` is the seed the person chose, else ``null``
 seed stays secret). The seed and the moves are in the record only, given once the game is over.
 
 A bad request gets a 4xx answer ``{"error": message}``; the game goes on. Bodies are JSON only
-(``Content-Type: application/json``, at most :data:`MAX_BODY` bytes, refused as they stream
+(``Content-Type: application/json``, at most `MAX_BODY` bytes, refused as they stream
 in), read with ``json.loads``: nothing from a request is evaluated or unpickled. An error in
 the game code is logged and answered 500 with a generic message. A session serves one request
-at a time (a second one meanwhile: 409); game work runs in at most :data:`GAME_THREADS`
+at a time (a second one meanwhile: 409); game work runs in at most `GAME_THREADS`
 worker threads, off the event loop, so a slow agent never stalls the other tables.
 
 No authentication: the table is meant for this machine (the default ``127.0.0.1``). Against
-other web pages in the same browser, :class:`RequestGuard` refuses a ``Host`` that is not this
+other web pages in the same browser, `RequestGuard` refuses a ``Host`` that is not this
 server's (DNS rebinding: 400), and on ``POST``/``DELETE`` a cross-site ``Origin`` or
 ``Sec-Fetch-Site`` (403) and a body that is not JSON (415).
 """
@@ -162,7 +162,7 @@ class RequestGuard:
 
 
 async def _json_body(request: Request) -> Any:
-    """The request's JSON body; 413 from its ``Content-Length`` or as soon as it streams past :data:`MAX_BODY`."""
+    """The request's JSON body; 413 from its ``Content-Length`` or as soon as it streams past `MAX_BODY`."""
     length = request.headers.get("content-length")
     if length is not None:
         if not length.isdigit():
@@ -216,14 +216,14 @@ def create_app(
     """The web table's ASGI app; agent files are read from ``agents_dir`` only.
 
     ``bind_host`` and ``extra_hosts``: the addresses and names the ``Host`` header may name
-    (see :class:`RequestGuard`).
+    (see `RequestGuard`).
     """
     catalog = AgentCatalog(agents_dir)
     sessions = store if store is not None else SessionStore()
     limiter = anyio.CapacityLimiter(GAME_THREADS)
 
     def guarded(work: Callable[[], Any]) -> Any:
-        """``work()``, with any error but a :class:`RequestError` logged and turned into a generic 500."""
+        """``work()``, with any error but a `RequestError` logged and turned into a generic 500."""
         try:
             return work()
         except RequestError:
@@ -233,7 +233,7 @@ def create_app(
             raise RequestError("internal error in the game; the server log has the details", 500) from None
 
     async def off_loop(work: Callable[[], Any]) -> Any:
-        """Run game work in a worker thread (at most :data:`GAME_THREADS` at once)."""
+        """Run game work in a worker thread (at most `GAME_THREADS` at once)."""
         return await anyio.to_thread.run_sync(partial(guarded, work), limiter=limiter)
 
     def answer(sid: str, session: Any, action: Callable[[], Any] | None = None) -> JSONResponse:

@@ -1,11 +1,11 @@
 """The web table's games and replays: one session per game, checked by the engine, freed when done.
 
-A :class:`GameSession` is one game between a person (one seat) and agents (the other seats):
+A `GameSession` is one game between a person (one seat) and agents (the other seats):
 the agents move until it is the person's turn; every move the person sends is checked against
-the engine's legal actions. A :class:`ReplaySession` steps through a saved game record. The
-:class:`SessionStore` hands out random ids and frees sessions that are finished or idle.
+the engine's legal actions. A `ReplaySession` steps through a saved game record. The
+`SessionStore` hands out random ids and frees sessions that are finished or idle.
 
-Agents come from :class:`AgentCatalog`: the names ``agents.registry.agent_names`` lists (the
+Agents come from `AgentCatalog`: the names ``agents.registry.agent_names`` lists (the
 shipped agents included) and the agent files of one folder given on the command line, listed
 as ``file:<name>``; no other name is accepted, so a request never names a path.
 
@@ -15,9 +15,9 @@ hidden hand, the deck and the dice to come) are in the record only, given once t
 over. A seed the person chose is theirs and is shown back (``chosen_seed``); a seed the server
 draws is random below 2**53 (too many to try, and a whole number in JavaScript).
 
-Bounds: the options a game or a replay may set are capped (:data:`OPTION_RANGES`), so every
+Bounds: the options a game or a replay may set are capped (`OPTION_RANGES`), so every
 game ends within a few thousand actions; a replayed record holds at most
-:data:`MAX_RECORD_ACTIONS` actions, and its final scores must be the ones it says.
+`MAX_RECORD_ACTIONS` actions, and its final scores must be the ones it says.
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ class AgentCatalog:
         return agent_names(env_id) + list(self.files())
 
     def build(self, name: Any, env_id: str, seed: int, env: Any) -> Any:
-        """The agent ``name`` for seat games of ``env``; :class:`RequestError` for a name not listed."""
+        """The agent ``name`` for seat games of ``env``; `RequestError` for a name not listed."""
         valid = self.names(env_id)
         if not isinstance(name, str) or name not in valid:
             raise RequestError(f"unknown agent {str(name)[:60]!r}; choose one of {valid}")
@@ -126,7 +126,7 @@ class AgentCatalog:
 
 
 def _check_options(env_id: str, options: Any) -> dict[str, Any]:
-    """The page's game options, typed as :data:`GAME_OPTIONS` allows (``RequestError`` otherwise)."""
+    """The page's game options, typed as `GAME_OPTIONS` allows (``RequestError`` otherwise)."""
     if options is None:
         return {}
     if not isinstance(options, dict):
@@ -144,7 +144,7 @@ def _check_options(env_id: str, options: Any) -> dict[str, Any]:
 
 
 def _check_ranges(env_id: str, options: dict[str, Any]) -> dict[str, Any]:
-    """``options`` if every option of :data:`OPTION_RANGES` in it is in its range (``RequestError``)."""
+    """``options`` if every option of `OPTION_RANGES` in it is in its range (``RequestError``)."""
     for key, (low, high) in OPTION_RANGES.get(env_id, {}).items():
         value = options.get(key, low)
         if not _is_int(value) or not low <= value <= high:
@@ -162,7 +162,7 @@ def _is_int(value: Any) -> bool:
 
 
 def _check_seed(seed: Any) -> int:
-    """``seed`` if it is an integer in 0..:data:`MAX_SEED` (``RequestError`` otherwise)."""
+    """``seed`` if it is an integer in 0..`MAX_SEED` (``RequestError`` otherwise)."""
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise RequestError(f"seed {_shown(seed)} must be an integer in 0..{MAX_SEED}")
     return seed
@@ -325,7 +325,7 @@ def _outcome(env: Any) -> dict[str, Any]:
 
 
 def _moves(env: Any, legal: list[int]) -> list[dict[str, Any]]:
-    """The legal moves as ``{"action", "label", "block"}`` (blocks in :data:`PICKED_BLOCKS` left out)."""
+    """The legal moves as ``{"action", "label", "block"}`` (blocks in `PICKED_BLOCKS` left out)."""
     blocks = env.actions.blocks
     moves = []
     for action in legal:
