@@ -10,7 +10,9 @@ ruling option), each with every option of its env, both reward modes and both ob
 Install the ``fast`` extra (numba): ``pip install -e ".[fast]"``. ``import pirate_envs`` and
 ``import pirate_envs.vector`` import no numba and compile nothing; `make` imports the
 game's kernels, which numba compiles on first use and caches on disk (``cache=True``), so
-later processes start from the cache.
+later processes start from the cache. A first use that compiles says so on standard error
+(``pirate_envs: compiling the batched piratenpoker engine's step kernel (first run only ...``,
+then how long it took) once it has lasted two seconds; a cached start is silent.
 
 API
 ---

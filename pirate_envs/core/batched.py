@@ -8,8 +8,12 @@ import-time helpers. It imports numba: only the backends import it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, ClassVar, TextIO
 
 import numpy as np
 from numba import njit
@@ -113,6 +117,40 @@ class SplitMix64Stream:
             items[j], items[r] = items[r], items[j]
 
 
+#: Seconds a kernel's first call may take before `compile_notice` says that it is compiling.
+COMPILE_NOTICE_DELAY = 2.0
+
+
+@contextmanager
+def compile_notice(what: str, kernel: Any, delay: float = COMPILE_NOTICE_DELAY,
+                   stream: TextIO | None = None) -> Iterator[None]:
+    """Around a kernel's call: when it is its first in this process (numba has compiled no
+    signature yet) and the call lasts over ``delay`` seconds, say on ``stream`` (standard error)
+    that ``what`` is compiling, then how long it took. A cached kernel loads well within the
+    delay and says nothing."""
+    if getattr(kernel, "signatures", None):
+        yield
+        return
+    out = stream if stream is not None else sys.stderr
+    start = time.perf_counter()
+    said = threading.Event()
+
+    def say() -> None:
+        said.set()
+        notice = f"pirate_envs: compiling {what} (first run only; later runs load numba's cache) ..."
+        print(notice, file=out, flush=True)
+
+    timer = threading.Timer(delay, say)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        if said.is_set():
+            print(f"pirate_envs: {what} compiled in {time.perf_counter() - start:.0f} s", file=out, flush=True)
+
+
 # ----------------------------------------------------------------------------- the backends' base
 class BatchBackend:
     """The state arrays of ``num_envs`` games of one game and the kernels that step them.
@@ -166,6 +204,7 @@ class BatchBackend:
         self.rewards = np.zeros((num, n), dtype=np.float32)
         self.terminated = np.zeros(num, dtype=np.bool_)
         self.truncated = np.zeros(num, dtype=np.bool_)
+        self._step_compiled = False
         self._allocate()
 
     @staticmethod
@@ -193,11 +232,21 @@ class BatchBackend:
     def reset(self, rng_states: np.ndarray) -> None:
         """Start a new game in every slot, game ``i`` drawing from the stream seeded by ``rng_states[i]``."""
         self.rng[:] = rng_states
-        self.reset_kernel(*self.kernel_args(), *self._outputs())
+        with compile_notice(f"the batched {self._game_name()} engine's reset kernel", self.reset_kernel):
+            self.reset_kernel(*self.kernel_args(), *self._outputs())
 
     def step(self, actions: np.ndarray) -> None:
         """Apply ``actions`` (``int64``, checked legal for every live game; negative: the game waits)."""
-        self.step_kernel(actions, *self.kernel_args(), *self._outputs())
+        if self._step_compiled:
+            self.step_kernel(actions, *self.kernel_args(), *self._outputs())
+            return
+        with compile_notice(f"the batched {self._game_name()} engine's step kernel", self.step_kernel):
+            self.step_kernel(actions, *self.kernel_args(), *self._outputs())
+        self._step_compiled = True
+
+    def _game_name(self) -> str:
+        """The game's package name (``skull_king``), for messages."""
+        return type(self).__module__.split(".")[-2]
 
     def moves(self, index: int) -> list[int]:
         """The actions of game ``index`` so far, in order (``RuntimeError`` past the moves its history keeps)."""
