@@ -14,6 +14,7 @@ from agents.checkpoint import load_agent
 from experiments import rllib_selfplay
 from experiments.cli import parse_args
 from experiments.rllib_env import LeagueEnv, module_of
+from tests.experiments.subprocess_limits import SUBPROCESS_S
 
 SK3 = {"env_id": "skull_king_v0", "env_kwargs": {"num_players": 3, "num_hands": 2}}
 
@@ -140,6 +141,6 @@ def test_one_iteration_trains_takes_a_snapshot_and_exports_an_agent(tmp_path):
     np.testing.assert_allclose(policy.weights[-1], learner["pi.net.mlp.0.weight"].numpy().T)
     command = [sys.executable, "-m", "experiments.evaluate", "--env-id", "skull_king_v0", "--games", "3",
                "--agents", f"ppo:{out / 'agent.npz'}", "heuristic", "random"]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=SUBPROCESS_S)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "agent.npz" in done.stdout

@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.experiments.subprocess_limits import SUBPROCESS_S
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_module(module: str, *args: str, stdin: str = "", timeout: int = 120) -> subprocess.CompletedProcess:
+def run_module(module: str, *args: str, stdin: str = "", timeout: int = SUBPROCESS_S) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", module, *args],
         input=stdin,
@@ -128,7 +130,7 @@ def test_ctrl_c_ends_a_game_with_the_standings_so_far():
         assert chunk, process.stderr.read().decode()
         seen += chunk
     process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=60)
+    out, err = process.communicate(timeout=SUBPROCESS_S)
     assert process.returncode == 130
     assert b"Traceback" not in err, err.decode()
     text = (seen + out).decode()

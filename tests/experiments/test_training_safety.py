@@ -23,14 +23,12 @@ pytest.importorskip("sb3_contrib")
 from agents.checkpoint import load_agent
 from agents.registry import make_agent
 from experiments import evaluate, export, play, train
+from tests.experiments.subprocess_limits import SUBPROCESS_S
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME = ["--env-id", "skull_king_v0", "--num-players", "2", "--env-kwargs", "num_hands=1"]  # games end fast
 TINY = ["--num-envs", "2", "--num-workers", "0", "--n-steps", "32", "--batch-size", "32", "--n-epochs", "1"]
 QUIET = ["--opponents", "random", "--eval-opponents", "random", "--eval-games", "2", "--no-progress"]
-#: Limit of a subprocess's wait: it only catches a hang. Each run here takes under a minute on a
-#: quiet machine with the numba kernels compiled (about 80 s more when they are not cached yet).
-SUBPROCESS_S = 1800
 
 
 class Payload:
@@ -263,12 +261,12 @@ def test_ctrl_c_saves_writes_the_tables_and_says_how_to_resume(tmp_path):
         cwd=ROOT,
         start_new_session=True,  # its own process group, which gets the signal as from a terminal
     )
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + SUBPROCESS_S  # catches a hang only (a first run compiles numba kernels)
     while not (run / "checkpoints" / "step_64.npz").exists():  # learning has started and evaluated once
         assert process.poll() is None and time.monotonic() < deadline, process.communicate()
         time.sleep(0.2)
     os.killpg(process.pid, signal.SIGINT)  # the trainer and its env worker alike
-    out, err = process.communicate(timeout=120)
+    out, err = process.communicate(timeout=SUBPROCESS_S)
     assert process.returncode == 130, err
     assert "Traceback" not in err
     assert f"Resume with: python -m experiments.train --resume {run}" in out
