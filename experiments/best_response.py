@@ -82,7 +82,7 @@ PROBE_FIELDS = {
 def check_args(args: ProbeArgs) -> None:
     """``ValueError`` (one line) for a game, table, agent or training flag that cannot make a probe.
 
-    The training command is checked too (:func:`experiments.train.check_run`), before any work.
+    The training command is checked too (:func:`experiments.train.check_args`), before any work.
     """
     check_fields(args)
     check_env_id(args.env_id)
@@ -92,7 +92,7 @@ def check_args(args: ProbeArgs) -> None:
     owned = sorted(given_flags(train.TrainArgs, args.train_args) & set(PROBE_FIELDS))
     if owned:
         raise ValueError(f"-- {flag_of(owned[0])}: the probe sets it; use {PROBE_FIELDS[owned[0]]}")
-    train.check_run(parse_args(train.TrainArgs, train_argv(args)))
+    train.check_args(parse_args(train.TrainArgs, train_argv(args)))
 
 
 def run_name(args: ProbeArgs) -> str:

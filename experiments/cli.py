@@ -7,9 +7,9 @@ Every float must be finite; a list field's bounds hold for each of its values.
 :func:`check_fields` applies these rules, to a command line (:func:`parse_args`) and to a
 saved configuration alike (:func:`args_from_mapping`). The checks that several commands
 share live here too: the seed range (:data:`MAX_SEED`), repeated names (:func:`check_names`),
-``name:weight`` lists (:func:`check_weights`), torch devices (:func:`check_device`),
-``key=value`` env options (:func:`parse_env_kwargs`). ``--help`` shows every default;
-:func:`games_epilog` lists each game's player counts and agent names.
+``name:weight`` lists (:func:`check_weights`), output folders (:func:`check_folder`), torch
+devices (:func:`check_device`), ``key=value`` env options (:func:`parse_env_kwargs`). ``--help``
+shows every default; :func:`games_epilog` lists each game's player counts and agent names.
 """
 
 from __future__ import annotations
@@ -19,8 +19,10 @@ import ast
 import dataclasses
 import functools
 import math
+import os
 import typing
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pirate_envs
@@ -302,6 +304,19 @@ def check_weights(specs: Sequence[str], flag: str) -> None:
             raise ValueError(f"{flag} {spec}: a weight must be a finite number >= 0, got {weight}")
     if pairs and all(weight == 0 for _, weight in pairs):
         raise ValueError(f"{flag} {' '.join(specs)}: the weights are all 0; give at least one a weight above 0")
+
+
+def check_folder(folder: str | Path, flag: str) -> None:
+    """``ValueError`` unless a command can write into ``folder``: it is, or its nearest existing
+    ancestor is, a folder this process may write to."""
+    folder = Path(folder)
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"{flag} {folder}: {existing} is not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"{flag} {folder}: {existing} is not writable")
 
 
 def check_device(device: str, flag: str = "--device") -> None:

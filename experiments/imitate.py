@@ -45,6 +45,7 @@ from experiments.cli import (
     check_agents,
     check_env_id,
     check_fields,
+    check_folder,
     check_tables,
     games_epilog,
     parse_args,
@@ -140,6 +141,7 @@ def check_args(args: ImitateArgs) -> None:
         check_agents([args.teacher], args.env_id, players, "--teacher", options)
     if not args.out.endswith(SUFFIX):
         raise ValueError(f"--out {args.out!r} must end in {SUFFIX} (the data-only agent format)")
+    check_folder(Path(args.out).parent, "--out")
 
 
 def make_envs(args: ImitateArgs) -> dict[int, Any]:

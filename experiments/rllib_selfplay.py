@@ -37,7 +37,7 @@ import numpy as np
 
 import pirate_envs
 from agents.checkpoint import write_atomic
-from experiments.cli import MAX_SEED, check_env_id, check_fields, check_weights, parse_args
+from experiments.cli import MAX_SEED, check_env_id, check_fields, check_folder, check_weights, parse_args
 from experiments.opponents import parse_weights
 from experiments.rllib_env import LEARNER, LeagueEnv, module_of, snapshot_module
 
@@ -84,6 +84,11 @@ def check_args(args: Args) -> None:
     check_fields(args)
     check_env_id(args.env_id)
     check_weights(args.opponents, "--opponents")
+    if args.minibatch_size > args.train_batch_size:
+        raise ValueError(
+            f"--minibatch-size {args.minibatch_size} must be at most --train-batch-size {args.train_batch_size}"
+        )
+    check_folder(args.out, "--out")
     try:
         LeagueEnv(league_config(args, *league_inputs(args)))  # checks the table size and the agent names
     except (ValueError, TypeError) as error:

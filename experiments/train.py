@@ -78,6 +78,7 @@ from experiments.cli import (
     check_device,
     check_env_id,
     check_fields,
+    check_folder,
     check_names,
     check_tables,
     check_weights,
@@ -552,6 +553,7 @@ def check_args(args: TrainArgs, given: set[str] | None = None) -> None:
         check_resume(args, given or set())
     else:
         check_run(args)
+        check_new_run_folder(args)
 
 
 def check_run(args: TrainArgs) -> None:
@@ -578,6 +580,21 @@ def check_run(args: TrainArgs) -> None:
         reason = batched_support(args.env_id, weights)
         if reason is not None:
             raise ValueError(f"--engine batched: {reason}; use --engine single or auto")
+
+
+def run_folder(args: TrainArgs) -> Path:
+    """The folder of a new run: ``--out-dir/--run-name`` (default name: env id, seed, time)."""
+    return Path(args.out_dir) / (args.run_name or f"{args.env_id}__s{args.seed}__{time.strftime('%Y%m%d-%H%M%S')}")
+
+
+def check_new_run_folder(args: TrainArgs) -> None:
+    """``ValueError`` unless a new run can be written to its folder (an existing run needs ``--overwrite``)."""
+    if args.run_name is not None and Path(args.run_name).name in ("", ".", ".."):
+        raise ValueError(f"--run-name {args.run_name!r}: give a folder name")
+    run_dir = run_folder(args)
+    check_folder(run_dir, "--out-dir/--run-name")
+    if (run_dir / "config.json").exists() and not args.overwrite:
+        raise ValueError(f"run folder {run_dir} exists: pass --resume {run_dir}, --overwrite or another --run-name")
 
 
 def check_resume(args: TrainArgs, given: set[str]) -> None:
@@ -659,13 +676,8 @@ def prepare_run(args: TrainArgs, given: set[str]) -> tuple[TrainArgs, Path]:
     if args.resume:
         args, run_dir = resumed_args(args, given), Path(args.resume)
     else:
-        name = args.run_name or f"{args.env_id}__s{args.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
-        run_dir = Path(args.out_dir) / name
-        if (run_dir / "config.json").exists():
-            if not args.overwrite:
-                raise ValueError(
-                    f"run folder {run_dir} exists: pass --resume {run_dir}, --overwrite or another --run-name"
-                )
+        run_dir = run_folder(args)
+        if (run_dir / "config.json").exists():  # with --overwrite (check_new_run_folder)
             for stale in ("checkpoints", "eval"):
                 shutil.rmtree(run_dir / stale, ignore_errors=True)
             for events in run_dir.glob("events.out.tfevents.*"):

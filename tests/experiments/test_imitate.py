@@ -150,6 +150,7 @@ def test_a_run_is_reproducible_from_its_seed(tmp_path):
         (["--batch-size", "0"], "--batch-size must be at least 1, got 0"),
         (["--net-arch", "128", "-1"], "--net-arch must be at least 1, got -1"),
         (["--rounds", "two"], "--rounds: invalid int value: 'two'"),
+        (["--out", __file__ + "/agent.npz"], "is not a folder"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_status_2(argv, named, capsys, tmp_path):

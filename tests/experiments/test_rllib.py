@@ -99,6 +99,8 @@ def test_bad_command_line_values_exit_2_before_ray_starts(capsys):
         (["--opponents", "heuristic:nan", "self:1"], "--opponents heuristic:nan: a weight must be a finite number"),
         (["--opponents", "heuristic:0.5", "heuristic:0.5"], "'heuristic' is named twice"),
         (["--opponents", "self:0", "heuristic:0"], "the weights are all 0"),
+        (["--minibatch-size", "512", "--train-batch-size", "256"], "--minibatch-size 512 must be at most"),
+        (["--out", __file__], f"--out {__file__}: {__file__} is not a folder"),
     ]:
         with pytest.raises(SystemExit) as stop:
             rllib_selfplay.main(argv)

@@ -27,7 +27,7 @@ def run_module(module: str, *args: str, stdin: str = "", timeout: int = SUBPROCE
     )
 
 
-def test_train_writes_a_run_folder_and_resumes(tmp_path):
+def test_train_writes_a_run_folder_and_resumes(tmp_path, capsys):
     pytest.importorskip("sb3_contrib")
     tiny = ["--num-envs", "2", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--eval-games", "2"]
     common = ["--env-id", "piraten_kapern_v0", "--out-dir", str(tmp_path), "--run-name", "run", "--no-progress"]
@@ -47,8 +47,10 @@ def test_train_writes_a_run_folder_and_resumes(tmp_path):
     history = json.loads((run / "eval" / "history.json").read_text())
     assert sorted({h["timesteps"] for h in history}) == [0, 128, 256]
     assert json.loads((run / "summary.json").read_text())["timesteps"] == 256
-    with pytest.raises(ValueError, match="exists"):  # a finished run is never overwritten by accident
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as refused:  # a finished run is never overwritten by accident
         main([*common, "--total-timesteps", "128"])
+    assert refused.value.code == 2 and f"run folder {run} exists: pass --resume" in capsys.readouterr().err
 
 
 def test_train_stops_at_its_wall_clock_budget_and_still_saves(tmp_path):

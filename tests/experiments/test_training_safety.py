@@ -233,6 +233,18 @@ def test_train_refuses_bad_values_before_any_work(tmp_path, capsys, argv, messag
     assert not (tmp_path / "run").exists()
 
 
+def test_the_run_folder_is_checked_before_any_work(tmp_path, capsys):
+    a_file = tmp_path / "file"
+    a_file.write_text("not a folder")
+    assert f"{a_file} is not a folder" in refused(capsys, ["--out-dir", str(a_file), "--run-name", "run"])
+    assert "--run-name '': give a folder name" in refused(capsys, ["--out-dir", str(tmp_path), "--run-name", ""])
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "config.json").write_text("{}")
+    err = refused(capsys, ["--out-dir", str(tmp_path), "--run-name", "run"])
+    assert f"run folder {tmp_path / 'run'} exists: pass --resume" in err
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["config.json", "file", "run"]
+
+
 def test_the_default_player_count_comes_from_the_game():
     args = train.TrainArgs(env_id="piratenpoker_v0")
     train.check_args(args)
