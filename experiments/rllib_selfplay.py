@@ -13,6 +13,9 @@ League schedule: ``--num-snapshots`` slots start as copies of the untrained lear
 (the oldest is replaced), so the frozen opponents trail the learner by up to
 ``num_snapshots * snapshot_every`` iterations. Snapshots are never trained.
 
+Every value is checked before Ray starts (the shared checks of :mod:`experiments.cli`); a bad
+one ends the command with one line naming it and exit status 2.
+
 Each iteration prints one progress line and appends it to ``<out>/progress.csv``. At the end
 the learner's actor is exported to ``<out>/agent.npz`` in the project's data-only format, so
 ``ppo:<out>/agent.npz`` plays it in ``experiments.evaluate`` and ``experiments.play``.
@@ -79,8 +82,9 @@ class Args:
     address: str | None = field(default=None, metadata={"help": "Ray cluster address (auto: the running cluster)"})
 
 
-def check_args(args: Args) -> None:
-    """``ValueError`` (one line) for arguments that cannot make a run; runs before Ray starts."""
+def check_args(args: Args) -> tuple[dict[str, float], dict[str, Any]]:
+    """``ValueError`` (one line) for arguments that cannot make a run; runs before Ray starts.
+    Returns :func:`league_inputs`."""
     check_fields(args)
     check_env_id(args.env_id)
     check_weights(args.opponents, "--opponents")
@@ -93,6 +97,7 @@ def check_args(args: Args) -> None:
         LeagueEnv(league_config(args, *league_inputs(args)))  # checks the table size and the agent names
     except (ValueError, TypeError) as error:
         raise ValueError(str(error)) from None
+    return league_inputs(args)
 
 
 def league_inputs(args: Args) -> tuple[dict[str, float], dict[str, Any]]:

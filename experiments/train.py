@@ -34,19 +34,29 @@ One folder per run (``--out-dir/--run-name``):
     learning_curve.png    win rate against each evaluation opponent over steps, chance dashed
                           (several table sizes: learning_curve_<n>p.png per size)
 
-Every file is written atomically (a temporary file, then ``os.replace``): a run killed at any
-moment leaves whole files. Ctrl-C (SIGINT) stops learning at the next step, saves a
-checkpoint, writes the tables and the plot it has, prints the command that resumes, and exits
-with status 130.
+Every file is written atomically (a temporary file, then ``os.replace``; ``progress.csv`` gets
+whole rows appended): a run killed at any moment leaves whole files. Ctrl-C (SIGINT) stops
+learning at the next step, saves a checkpoint, writes the tables and the plot it has, prints
+the command that resumes, and exits with status 130.
+
+Checkpoints and evaluations fall between rollouts, after the update: a checkpoint's policy has
+learned from every rollout it counts, and ``progress.csv`` already has the row of its step. A
+run stopped mid-rollout (Ctrl-C, ``--max-wall-s``) drops that rollout and is saved at its last
+whole one.
 
 ``--resume <run folder>`` continues up to ``--total-timesteps`` (default: the saved one; less
-than the run reached is an error) with the saved config: the model is rebuilt from
-``config.json`` and only its parameters and optimizer state are loaded (nothing is unpickled),
-from ``latest.zip`` or, when that is damaged, the newest valid ``step_<n>.zip`` (with a warning).
-``progress.csv`` is appended to. The snapshot pool restarts from the resumed policy;
-``--max-wall-s`` and ``--progress`` come from the new command line. An existing run folder is
-never reused without ``--resume`` or ``--overwrite`` (which deletes its checkpoints, tables and
-TensorBoard events). Bad values end the command before any work, with one line and exit status 2.
+than the run reached is an error) with the saved config, which is checked exactly as a command
+line is (unknown keys refused); besides ``--total-timesteps``, only ``--max-wall-s`` and
+``--progress`` may be given. The model is rebuilt from ``config.json`` and only its parameters
+and optimizer state are loaded (nothing is unpickled), from ``latest.zip`` or, when that is
+damaged, the newest valid ``step_<n>.zip`` (with a warning). A run killed at any moment resumes
+to the log an uninterrupted run writes: ``progress.csv`` keeps its whole rows up to the
+checkpoint's step (later ones, and a row cut short, are dropped and logged again), TensorBoard
+hides the later events, ``eval/history.json`` drops the later evaluations, and the ``*.tmp``
+files of writes cut short are removed. The snapshot pool restarts from the resumed policy. An
+existing run folder is never reused without ``--resume`` or ``--overwrite`` (which deletes its
+checkpoints, tables and TensorBoard events). Bad values (the checks of :mod:`experiments.cli`
+and the run's own) end the command before any work, with one line and exit status 2.
 """
 
 from __future__ import annotations
