@@ -8,8 +8,11 @@ A fresh MaskablePPO learner plays a random seat; every other seat is the frozen 
 (``1 / players``), with its 95% interval, after a fixed budget of learner steps, and the curve
 of evaluations on the way. A probe near zero says the budget found no weakness, not that the
 agent has none; compare agents at the same budget. Extra ``experiments.train`` flags go after
-``--`` (for example ``-- --num-envs 64 --ent-coef 0.01``). Writes ``best_response.json`` and
-``best_response.md`` (atomically) beside the training run's files.
+``--`` (for example ``-- --num-envs 64 --ent-coef 0.01``); the flags the probe sets itself
+(the game, the table, the agent, the budget, the evaluation, the seed, the run folder) are
+refused there, and the whole training command is checked before any work. Writes
+``best_response.json`` and ``best_response.md`` (atomically) beside the training run's files;
+they name the game and table size of the run's ``config.json``.
 """
 
 from __future__ import annotations
@@ -22,7 +25,18 @@ from typing import Any
 
 import pirate_envs
 from experiments import train
-from experiments.cli import check_agents, check_env_id, check_players, default_players, games_epilog, parse_args
+from experiments.cli import (
+    MAX_SEED,
+    check_agents,
+    check_env_id,
+    check_fields,
+    check_players,
+    default_players,
+    flag_of,
+    games_epilog,
+    given_flags,
+    parse_args,
+)
 from experiments.evaluate import write_atomically
 
 
@@ -40,7 +54,7 @@ class ProbeArgs:
         default=50_000, metadata={"help": "steps between evaluations (0: only at the end)", "min": 0}
     )
     eval_games: int = field(default=200, metadata={"help": "games per evaluation", "min": 1})
-    seed: int = field(default=1, metadata={"help": "seed of the training run", "min": 0})
+    seed: int = field(default=1, metadata={"help": "seed of the training run", "min": 0, "max": MAX_SEED})
     out_dir: str = field(default="runs", metadata={"help": "parent folder of the run folder"})
     run_name: str | None = field(default=None, metadata={"help": "run folder (default: probe_<env>_<agent>_s<seed>)"})
     train_args: list[str] = field(
@@ -48,12 +62,37 @@ class ProbeArgs:
     )
 
 
+#: ``experiments.train`` fields the probe sets: ``{field: the probe's flag that sets it}``.
+PROBE_FIELDS = {
+    "env_id": "--env-id",
+    "num_players": "--num-players",
+    "opponents": "--agent",
+    "eval_opponents": "--agent",
+    "total_timesteps": "--total-timesteps",
+    "eval_every": "--eval-every",
+    "eval_games": "--eval-games",
+    "seed": "--seed",
+    "out_dir": "--out-dir",
+    "run_name": "--run-name",
+    "overwrite": "none: a probe always starts afresh",
+    "resume": "none: a probe always trains a fresh learner",
+}
+
+
 def check_args(args: ProbeArgs) -> None:
-    """``ValueError`` (one line) for a game, table or agent that cannot make a probe."""
+    """``ValueError`` (one line) for a game, table, agent or training flag that cannot make a probe.
+
+    The training command is checked too (:func:`experiments.train.check_args`), before any work.
+    """
+    check_fields(args)
     check_env_id(args.env_id)
     players = args.num_players or default_players(args.env_id)
     check_players(args.env_id, players)
     check_agents([args.agent], args.env_id, players, "--agent")
+    owned = sorted(given_flags(train.TrainArgs, args.train_args) & set(PROBE_FIELDS))
+    if owned:
+        raise ValueError(f"-- {flag_of(owned[0])}: the probe sets it; use {PROBE_FIELDS[owned[0]]}")
+    train.check_args(parse_args(train.TrainArgs, train_argv(args)))
 
 
 def run_name(args: ProbeArgs) -> str:
@@ -84,10 +123,12 @@ def train_argv(args: ProbeArgs) -> list[str]:
 def probe_report(args: ProbeArgs, run_dir: Path) -> dict[str, Any]:
     """The probe's figures from the run's evaluation history (``eval/history.json``)."""
     history = json.loads((run_dir / "eval" / "history.json").read_text())
-    configured = json.loads((run_dir / "config.json").read_text()).get("num_players")
+    config = json.loads((run_dir / "config.json").read_text())
+    env_id = config.get("env_id", args.env_id)  # the game the run trained
+    configured = config.get("num_players")
     if isinstance(configured, list):  # the trainer may name several table sizes; the probe trains one
         configured = configured[0] if configured else None
-    players = args.num_players or configured or default_players(args.env_id)
+    players = configured or args.num_players or default_players(env_id)
     rows = sorted(
         (r for r in history if r["opponent"] == args.agent and r.get("num_players", players) == players),
         key=lambda r: r["timesteps"],
@@ -97,7 +138,7 @@ def probe_report(args: ProbeArgs, run_dir: Path) -> dict[str, Any]:
     chance = 1 / players
     last = rows[-1]
     return {
-        "env_id": args.env_id,
+        "env_id": env_id,
         "agent": args.agent,
         "players": players,
         "budget_learner_steps": last["timesteps"],
@@ -136,8 +177,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if "--" in argv:
         cut = argv.index("--")
         argv, extra = argv[:cut], argv[cut + 1 :]
-    args = parse_args(ProbeArgs, argv, epilog=games_epilog(), check=check_args)
-    args.train_args = extra
+
+    def check_with_train_args(args: ProbeArgs) -> None:
+        args.train_args = extra
+        check_args(args)
+
+    args = parse_args(ProbeArgs, argv, epilog=games_epilog(), check=check_with_train_args)
     run_dir = train.main(train_argv(args))
     report = probe_report(args, Path(run_dir))
     text = markdown_report(report)

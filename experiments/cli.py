@@ -1,23 +1,37 @@
 """Command lines from a dataclass of arguments (one flag per field, CleanRL style), checked up front.
 
 A bad value ends the command before any work with one line naming the value and what is
-valid, and exit status 2 (no traceback). Field metadata: ``help``; ``min`` (the smallest
-value allowed); ``choices``. ``--help`` shows every default; :func:`games_epilog` lists each
-game's player counts and agent names.
+valid, and exit status 2 (no traceback). Field metadata: ``help``; ``min`` and ``max`` (the
+smallest and largest value allowed), ``above`` (a bound the value must exceed); ``choices``.
+Every float must be finite; a list field's bounds hold for each of its values.
+:func:`check_fields` applies these rules, to a command line (:func:`parse_args`) and to a
+saved configuration alike (:func:`args_from_mapping`). The checks that several commands
+share live here too: the seed range (:data:`MAX_SEED`), repeated names (:func:`check_names`),
+``name:weight`` lists (:func:`check_weights`), output folders (:func:`check_folder`), torch
+devices (:func:`check_device`), ``key=value`` env options (:func:`parse_env_kwargs`). ``--help``
+shows every default; :func:`games_epilog` lists each game's player counts and agent names.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import dataclasses
 import functools
+import math
+import os
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pirate_envs
 
 T = TypeVar("T")
+
+#: The largest seed a command takes: numpy seeds up to 2**32 - 1, and commands add offsets
+#: (one per env, per evaluation) to the seed they are given.
+MAX_SEED = 2**31 - 1
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -75,20 +89,100 @@ def parse_args(
 ) -> T:
     """Parse ``argv`` into an instance of ``cls``; a bad value exits with status 2 and one line.
 
-    ``check(args)`` runs after the field checks; a ``ValueError`` it raises is the message.
+    :func:`check_fields` runs first, then ``check(args)``; a ``ValueError`` either raises is the message.
     """
     parser = build_parser(cls, description, epilog)
     args = cls(**vars(parser.parse_args(argv)))
-    for field in dataclasses.fields(cls):  # type: ignore[arg-type]
-        low, value = field.metadata.get("min"), getattr(args, field.name)
-        if low is not None and value is not None and value < low:
-            parser.error(f"{flag_of(field.name)} must be at least {low}, got {value}")
-    if check is not None:
-        try:
+    try:
+        check_fields(args)
+        if check is not None:
             check(args)
-        except ValueError as error:
-            parser.error(str(error))
+    except ValueError as error:
+        parser.error(str(error))
     return args
+
+
+def check_fields(args: Any) -> None:
+    """``ValueError`` (one line) for a field of the dataclass ``args`` that breaks its metadata.
+
+    ``min``/``max``: inclusive bounds; ``above``: an exclusive lower bound; ``choices``; every
+    float finite. A list field's rules hold for each of its values.
+    """
+    for field in dataclasses.fields(args):
+        value = getattr(args, field.name)
+        for item in value if isinstance(value, list) else [value]:
+            problem = _field_problem(field.metadata, item)
+            if problem is not None:
+                raise ValueError(f"{flag_of(field.name)} {problem}")
+
+
+def _field_problem(metadata: Mapping[str, Any], value: Any) -> str | None:
+    """What is wrong with one value under a field's metadata (``None``: nothing)."""
+    if value is None or isinstance(value, bool):
+        return None
+    if "choices" in metadata and value not in metadata["choices"]:
+        return f"{value!r} is not valid; choose from {', '.join(map(str, metadata['choices']))}"
+    if not isinstance(value, (int, float)):
+        return None
+    if not math.isfinite(value):
+        return f"must be a finite number, got {value}"
+    low, high, above = metadata.get("min"), metadata.get("max"), metadata.get("above")
+    if low is not None and value < low:
+        return f"must be at least {low}, got {value}"
+    if high is not None and value > high:
+        return f"must be at most {high}, got {value}"
+    if above is not None and value <= above:
+        return f"must be above {above}, got {value}"
+    return None
+
+
+def args_from_mapping(cls: type[T], values: Mapping[str, Any], source: str) -> T:
+    """An instance of ``cls`` from a saved mapping (a run's ``config.json``), checked as a command line is.
+
+    Unknown keys and values of the wrong type are refused, then :func:`check_fields` runs; a
+    missing key takes the field's default. ``ValueError`` messages start with ``source``.
+    """
+    fields = {field.name: field for field in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(set(values) - set(fields))
+    if unknown:
+        raise ValueError(f"{source}: unknown keys {unknown}; a run's configuration holds only {sorted(fields)}")
+    hints = typing.get_type_hints(cls)
+    for name, value in values.items():
+        if not _has_type(value, hints[name]):
+            raise ValueError(f"{source}: {flag_of(name)} {value!r} is not of type {_type_name(hints[name])}")
+    args = cls(**{name: _as_float(value, hints[name]) for name, value in values.items()})
+    try:
+        check_fields(args)
+    except ValueError as error:
+        raise ValueError(f"{source}: {error}") from None
+    return args
+
+
+def _has_type(value: Any, hint: Any) -> bool:
+    """Whether ``value`` (from JSON) fits the type hint ``hint`` (an int fits a float, a bool fits no number)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is list:
+        return isinstance(value, list) and all(_has_type(item, args[0]) for item in value)
+    if args and type(None) in args:  # Optional
+        return value is None or any(_has_type(value, a) for a in args if a is not type(None))
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, hint)
+
+
+def _as_float(value: Any, hint: Any) -> Any:
+    """``value`` with the integers of a float field (JSON writes ``0.0`` as ``0``) made floats."""
+    if float in typing.get_args(hint) or hint is float:
+        return float(value) if isinstance(value, int) else value
+    if typing.get_origin(hint) is list and typing.get_args(hint)[0] is float:
+        return [float(item) for item in value]
+    return value
+
+
+def _type_name(hint: Any) -> str:
+    return getattr(hint, "__name__", None) if typing.get_origin(hint) is None else str(hint).replace("typing.", "")
 
 
 def given_flags(cls: type, argv: Sequence[str] | None) -> set[str]:
@@ -188,3 +282,85 @@ def games_epilog() -> str:
         lines.append("      " + " ".join(names))
     lines.append("  ppo:<path> loads a trained agent file (.npz; a legacy SB3 .zip is read without unpickling)")
     return "\n".join(lines)
+
+
+def check_names(names: Sequence[str], flag: str, words: Sequence[str] | None = None) -> None:
+    """``ValueError`` when a name of ``names`` is repeated (``words``: the flag's words, shown in the message)."""
+    repeated = [name for i, name in enumerate(names) if name in names[:i]]
+    if repeated:
+        shown = " ".join(words if words is not None else names)
+        raise ValueError(f"{flag} {shown}: {repeated[0]!r} is named twice; give each once")
+
+
+def check_weights(specs: Sequence[str], flag: str) -> None:
+    """``ValueError`` unless the ``name:weight`` list names each agent once, with finite weights
+    >= 0 that are not all zero."""
+    from experiments.opponents import split_weight
+
+    pairs = [split_weight(spec) for spec in specs]
+    check_names([name for name, _ in pairs], flag, specs)
+    for spec, (_, weight) in zip(specs, pairs):
+        if not math.isfinite(weight) or weight < 0:
+            raise ValueError(f"{flag} {spec}: a weight must be a finite number >= 0, got {weight}")
+    if pairs and all(weight == 0 for _, weight in pairs):
+        raise ValueError(f"{flag} {' '.join(specs)}: the weights are all 0; give at least one a weight above 0")
+
+
+def check_folder(folder: str | Path, flag: str) -> None:
+    """``ValueError`` unless a command can write into ``folder``: it is, or its nearest existing
+    ancestor is, a folder this process may write to."""
+    folder = Path(folder)
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"{flag} {folder}: {existing} is not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"{flag} {folder}: {existing} is not writable")
+
+
+def check_device(device: str, flag: str = "--device") -> None:
+    """``ValueError`` unless ``device`` is ``auto`` or a torch device this machine has."""
+    import torch
+
+    if device == "auto":
+        return
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, ValueError):
+        raise ValueError(f"{flag} {device!r} is not a torch device; use cpu, cuda, cuda:<index> or auto") from None
+    if parsed.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError(
+                f"{flag} {device}: CUDA is not available on this machine (torch.cuda.is_available() is False); "
+                "use --device cpu"
+            )
+        if parsed.index is not None and parsed.index >= torch.cuda.device_count():
+            raise ValueError(f"{flag} {device}: this machine has {torch.cuda.device_count()} CUDA device(s)")
+    elif parsed.type == "mps":
+        if not torch.backends.mps.is_available():
+            raise ValueError(f"{flag} {device}: MPS is not available on this machine; use --device cpu")
+    elif parsed.type != "cpu":
+        raise ValueError(f"{flag} {device}: not supported; use cpu, cuda, cuda:<index> or auto")
+
+
+def parse_env_kwargs(items: Sequence[str], reserved: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """``["target_score=3000", "promo_cards=True"]`` -> ``{"target_score": 3000, "promo_cards": True}``.
+
+    ``ValueError`` (naming ``--env-kwargs``) for a word that is not ``key=value``, a key given
+    twice, or a key of ``reserved`` (``{key: the flag that sets it}``).
+    """
+    kwargs: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--env-kwargs {item!r}: expected key=value")
+        if key in kwargs:
+            raise ValueError(f"--env-kwargs {' '.join(items)}: {key} is given twice")
+        if reserved and key in reserved:
+            raise ValueError(f"--env-kwargs {item}: {key} is set by its own flag here; use {reserved[key]}")
+        try:
+            kwargs[key] = ast.literal_eval(value)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            kwargs[key] = value
+    return kwargs

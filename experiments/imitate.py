@@ -40,8 +40,17 @@ import pirate_envs
 from agents.checkpoint import SUFFIX, layout_pieces, make_header, save_agent
 from agents.policy_agent import MlpPolicy, _linear_to_numpy
 from agents.registry import game_player_counts, make_agent
-from experiments.cli import check_agents, check_env_id, check_tables, games_epilog, parse_args
-from experiments.train import parse_env_kwargs
+from experiments.cli import (
+    MAX_SEED,
+    check_agents,
+    check_env_id,
+    check_fields,
+    check_folder,
+    check_tables,
+    games_epilog,
+    parse_args,
+    parse_env_kwargs,
+)
 
 #: Share of the positions held out of training to measure the agreement with the teacher.
 HOLDOUT = 0.05
@@ -62,19 +71,23 @@ class ImitateArgs:
         default=1, metadata={"help": "rounds: the first with the teacher alone, each later one DAgger", "min": 1}
     )
     student_share: float = field(
-        default=0.5, metadata={"help": "probability that the student makes a move in a DAgger round (0..1)"}
+        default=0.5,
+        metadata={"help": "probability that the student makes a move in a DAgger round (0..1)", "min": 0, "max": 1},
     )
     epochs: int = field(default=10, metadata={"help": "passes over the data per round", "min": 1})
     batch_size: int = field(default=512, metadata={"help": "minibatch size", "min": 1})
-    learning_rate: float = field(default=1e-3, metadata={"help": "Adam step size (cosine decay within a round)"})
-    net_arch: list[int] = field(default_factory=lambda: [256, 256], metadata={"help": "hidden layer sizes"})
+    learning_rate: float = field(
+        default=1e-3, metadata={"help": "Adam step size (cosine decay within a round)", "above": 0}
+    )
+    net_arch: list[int] = field(default_factory=lambda: [256, 256], metadata={"help": "hidden layer sizes", "min": 1})
     activation: str = field(default="ReLU", metadata={"help": "of the hidden layers", "choices": ["ReLU", "Tanh"]})
     action_features: bool = field(
         default=True,
         metadata={"help": "score actions from the game's action features too, where it defines them"},
     )
     seed: int = field(
-        default=1, metadata={"help": "seed of the games, the student's moves, the split and torch", "min": 0}
+        default=1,
+        metadata={"help": "seed of the games, the student's moves, the split and torch", "min": 0, "max": MAX_SEED},
     )
     torch_threads: int = field(default=1, metadata={"help": "torch intra-op threads", "min": 1})
     out: str = field(default="runs/imitate/agent.npz", metadata={"help": f"the agent file to write ({SUFFIX})"})
@@ -112,30 +125,23 @@ def table_sizes(args: ImitateArgs) -> list[int]:
 
 def env_options(args: ImitateArgs) -> dict[str, Any]:
     """The env options but the player count: ``--env-kwargs`` and ``table_layout="max"``."""
-    return {"table_layout": "max", **parse_env_kwargs(args.env_kwargs)}
+    return {"table_layout": "max", **parse_env_kwargs(args.env_kwargs, {"num_players": "--num-players"})}
 
 
 def check_args(args: ImitateArgs) -> None:
     """``ValueError`` (one line) for arguments that cannot make a run; runs before any work."""
+    check_fields(args)
     check_env_id(args.env_id)
-    try:
-        options = env_options(args)
-    except ValueError as error:
-        raise ValueError(f"--env-kwargs {' '.join(args.env_kwargs)}: {error}") from None
+    options = env_options(args)
     sizes = table_sizes(args)
     if len(set(sizes)) != len(sizes):
         raise ValueError(f"--num-players {' '.join(map(str, sizes))}: a table size is repeated")
     check_tables(args.env_id, sizes, lambda players: {**options, "num_players": players}, args.env_kwargs)
     for players in sizes:
         check_agents([args.teacher], args.env_id, players, "--teacher", options)
-    if not 0.0 <= args.student_share <= 1.0:
-        raise ValueError(f"--student-share must be between 0 and 1, got {args.student_share}")
-    if not args.learning_rate > 0:
-        raise ValueError(f"--learning-rate must be positive, got {args.learning_rate}")
-    if not args.net_arch or min(args.net_arch) < 1:
-        raise ValueError(f"--net-arch must be one or more positive layer sizes, got {args.net_arch}")
     if not args.out.endswith(SUFFIX):
         raise ValueError(f"--out {args.out!r} must end in {SUFFIX} (the data-only agent format)")
+    check_folder(Path(args.out).parent, "--out")
 
 
 def make_envs(args: ImitateArgs) -> dict[int, Any]:

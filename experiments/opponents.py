@@ -10,6 +10,7 @@ worker processes and to run there.
 from __future__ import annotations
 
 import contextlib
+import math
 from collections import deque
 from typing import Any
 
@@ -23,17 +24,22 @@ from agents.registry import make_agent
 SELF = "self"
 
 
+def split_weight(spec: str) -> tuple[str, float]:
+    """``"heuristic:0.3"`` -> ``("heuristic", 0.3)``; no weight (``"random"``, ``"ppo:<path>"``): weight 1."""
+    head, sep, tail = spec.rpartition(":")
+    if sep:
+        with contextlib.suppress(ValueError):  # no weight after a colon in the name, e.g. ppo:<path>
+            return head, float(tail)
+    return spec, 1.0
+
+
 def parse_weights(specs: list[str]) -> dict[str, float]:
     """``["self:0.6", "heuristic:0.3", "random"]`` -> ``{"self": 0.6, "heuristic": 0.3, "random": 1.0}``."""
     weights: dict[str, float] = {}
     for spec in specs:
-        name, weight = spec, 1.0
-        head, sep, tail = spec.rpartition(":")
-        if sep:
-            with contextlib.suppress(ValueError):  # no weight after a colon in the name, e.g. ppo:<path>
-                name, weight = head, float(tail)
-        if weight < 0:
-            raise ValueError(f"opponents: weight of {name!r} must be >= 0, got {weight}")
+        name, weight = split_weight(spec)
+        if not math.isfinite(weight) or weight < 0:
+            raise ValueError(f"opponents: weight of {name!r} must be >= 0 and finite, got {weight}")
         weights[name] = weights.get(name, 0.0) + weight
     if sum(weights.values()) <= 0:
         raise ValueError(f"opponents: the weights must sum to more than 0, got {specs}")

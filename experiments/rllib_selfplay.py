@@ -13,6 +13,9 @@ League schedule: ``--num-snapshots`` slots start as copies of the untrained lear
 (the oldest is replaced), so the frozen opponents trail the learner by up to
 ``num_snapshots * snapshot_every`` iterations. Snapshots are never trained.
 
+Every value is checked before Ray starts (the shared checks of :mod:`experiments.cli`); a bad
+one ends the command with one line naming it and exit status 2.
+
 Each iteration prints one progress line and appends it to ``<out>/progress.csv``. At the end
 the learner's actor is exported to ``<out>/agent.npz`` in the project's data-only format, so
 ``ppo:<out>/agent.npz`` plays it in ``experiments.evaluate`` and ``experiments.play``.
@@ -36,7 +39,8 @@ from typing import Any
 import numpy as np
 
 import pirate_envs
-from experiments.cli import parse_args
+from agents.checkpoint import write_atomic
+from experiments.cli import MAX_SEED, check_env_id, check_fields, check_folder, check_weights, parse_args
 from experiments.opponents import parse_weights
 from experiments.rllib_env import LEARNER, LeagueEnv, module_of, snapshot_module
 
@@ -51,57 +55,54 @@ class Args:
     """Multi-agent self-play of one pirate env on Ray RLlib (see the module docstring)."""
 
     env_id: str = field(default="piraten_kapern_v0", metadata={"help": f"one of {list(pirate_envs.ENV_IDS)}"})
-    num_players: int | None = field(default=None, metadata={"help": "table size (None: the game's default)"})
-    iterations: int = field(default=10, metadata={"help": "RLlib training iterations"})
+    num_players: int | None = field(default=None, metadata={"help": "table size (None: the game's default)", "min": 1})
+    iterations: int = field(default=10, metadata={"help": "RLlib training iterations", "min": 1})
     out: str = field(default="runs/rllib", metadata={"help": "output folder (progress.csv, config.json, agent.npz)"})
-    seed: int = field(default=0, metadata={"help": "seed of the envs, the seating and torch"})
+    seed: int = field(
+        default=0, metadata={"help": "seed of the envs, the seating and torch", "min": 0, "max": MAX_SEED}
+    )
     opponents: list[str] = field(
         default_factory=lambda: ["snapshot:0.4", "heuristic:0.4", "self:0.2"],
         metadata={"help": "kind:weight of the other seats; kinds: self, snapshot or any agent name"},
     )
-    num_snapshots: int = field(default=3, metadata={"help": "frozen snapshot slots in the league"})
-    snapshot_every: int = field(default=5, metadata={"help": "iterations between snapshots"})
-    reward_mode: str = field(default="win", metadata={"help": "win or score"})
-    hidden: list[int] = field(default_factory=lambda: [64, 64], metadata={"help": "hidden layer sizes"})
-    train_batch_size: int = field(default=4000, metadata={"help": "env steps per iteration"})
-    minibatch_size: int = field(default=256, metadata={"help": "SGD minibatch size"})
-    num_epochs: int = field(default=4, metadata={"help": "epochs over each batch"})
-    lr: float = field(default=3e-4, metadata={"help": "Adam step size"})
-    entropy_coeff: float = field(default=0.0, metadata={"help": "entropy bonus"})
-    num_env_runners: int = field(default=0, metadata={"help": "remote env runners (0: sample in the driver)"})
-    envs_per_env_runner: int = field(default=1, metadata={"help": "envs stepped by each env runner"})
-    num_cpus: int = field(default=2, metadata={"help": "CPUs Ray may use on this machine (ignored with --address)"})
+    num_snapshots: int = field(default=3, metadata={"help": "frozen snapshot slots in the league", "min": 1})
+    snapshot_every: int = field(default=5, metadata={"help": "iterations between snapshots", "min": 1})
+    reward_mode: str = field(default="win", metadata={"help": "win or score", "choices": ["win", "score"]})
+    hidden: list[int] = field(default_factory=lambda: [64, 64], metadata={"help": "hidden layer sizes", "min": 1})
+    train_batch_size: int = field(default=4000, metadata={"help": "env steps per iteration", "min": 1})
+    minibatch_size: int = field(default=256, metadata={"help": "SGD minibatch size", "min": 1})
+    num_epochs: int = field(default=4, metadata={"help": "epochs over each batch", "min": 1})
+    lr: float = field(default=3e-4, metadata={"help": "Adam step size", "above": 0})
+    entropy_coeff: float = field(default=0.0, metadata={"help": "entropy bonus", "min": 0})
+    num_env_runners: int = field(default=0, metadata={"help": "remote env runners (0: sample in the driver)", "min": 0})
+    envs_per_env_runner: int = field(default=1, metadata={"help": "envs stepped by each env runner", "min": 1})
+    num_cpus: int = field(
+        default=2, metadata={"help": "CPUs Ray may use on this machine (ignored with --address)", "min": 1}
+    )
     address: str | None = field(default=None, metadata={"help": "Ray cluster address (auto: the running cluster)"})
 
 
-def fail(message: str) -> None:
-    """Exit with status 2 and one line naming the bad value."""
-    print(f"rllib_selfplay: error: {message}", file=sys.stderr)
-    raise SystemExit(2)
-
-
 def check_args(args: Args) -> tuple[dict[str, float], dict[str, Any]]:
-    """The opponent weights and env options, or exit naming the bad value."""
-    if args.env_id not in pirate_envs.ENV_IDS:
-        fail(f"--env-id {args.env_id!r} is unknown; valid: {list(pirate_envs.ENV_IDS)}")
-    for name in ("iterations", "num_snapshots", "snapshot_every", "train_batch_size", "minibatch_size", "num_epochs"):
-        if getattr(args, name) < 1:
-            fail(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
-    if args.num_env_runners < 0 or args.envs_per_env_runner < 1 or args.num_cpus < 1:
-        fail("--num-env-runners must be >= 0, --envs-per-env-runner and --num-cpus >= 1")
-    if not args.hidden or min(args.hidden) < 1:
-        fail(f"--hidden sizes must be >= 1, got {args.hidden}")
-    if args.lr <= 0 or args.entropy_coeff < 0:
-        fail(f"--lr must be > 0 and --entropy-coeff >= 0, got {args.lr} and {args.entropy_coeff}")
-    if args.reward_mode not in ("win", "score"):
-        fail(f"--reward-mode {args.reward_mode!r} is not valid; expected win or score")
-    env_kwargs = {} if args.num_players is None else {"num_players": args.num_players}
+    """``ValueError`` (one line) for arguments that cannot make a run; runs before Ray starts.
+    Returns :func:`league_inputs`."""
+    check_fields(args)
+    check_env_id(args.env_id)
+    check_weights(args.opponents, "--opponents")
+    if args.minibatch_size > args.train_batch_size:
+        raise ValueError(
+            f"--minibatch-size {args.minibatch_size} must be at most --train-batch-size {args.train_batch_size}"
+        )
+    check_folder(args.out, "--out")
     try:
-        weights = parse_weights(args.opponents)
-        LeagueEnv(league_config(args, weights, env_kwargs))  # checks the table size and the agent names
+        LeagueEnv(league_config(args, *league_inputs(args)))  # checks the table size and the agent names
     except (ValueError, TypeError) as error:
-        fail(str(error))
-    return weights, env_kwargs
+        raise ValueError(str(error)) from None
+    return league_inputs(args)
+
+
+def league_inputs(args: Args) -> tuple[dict[str, float], dict[str, Any]]:
+    """The opponent weights and the env options of ``args``."""
+    return parse_weights(args.opponents), {} if args.num_players is None else {"num_players": args.num_players}
 
 
 def league_config(args: Args, weights: dict[str, float], env_kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -229,7 +230,7 @@ def train(args: Args, weights: dict[str, float], env_kwargs: dict[str, Any]) -> 
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(json.dumps(asdict(args), indent=2))
+    write_atomic(out / "config.json", json.dumps(asdict(args), indent=2))
     register_env(ENV_NAME, LeagueEnv)
     algo = build_config(args, league_config(args, weights, env_kwargs)).build_algo()
     copy_learner_to(algo, list(range(args.num_snapshots)))  # the league starts from the untrained learner
@@ -259,8 +260,8 @@ def train(args: Args, weights: dict[str, float], env_kwargs: dict[str, Any]) -> 
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    args = parse_args(Args, argv)
-    weights, env_kwargs = check_args(args)
+    args = parse_args(Args, argv, check=check_args)
+    weights, env_kwargs = league_inputs(args)
     import ray
 
     if args.address is None:

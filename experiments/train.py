@@ -34,28 +34,37 @@ One folder per run (``--out-dir/--run-name``):
     learning_curve.png    win rate against each evaluation opponent over steps, chance dashed
                           (several table sizes: learning_curve_<n>p.png per size)
 
-Every file is written atomically (a temporary file, then ``os.replace``): a run killed at any
-moment leaves whole files. Ctrl-C (SIGINT) stops learning at the next step, saves a
-checkpoint, writes the tables and the plot it has, prints the command that resumes, and exits
-with status 130.
+Every file is written atomically (a temporary file, then ``os.replace``; ``progress.csv`` gets
+whole rows appended): a run killed at any moment leaves whole files. Ctrl-C (SIGINT) stops
+learning at the next step, saves a checkpoint, writes the tables and the plot it has, prints
+the command that resumes, and exits with status 130.
+
+Checkpoints and evaluations fall between rollouts, after the update: a checkpoint's policy has
+learned from every rollout it counts, and ``progress.csv`` already has the row of its step. A
+run stopped mid-rollout (Ctrl-C, ``--max-wall-s``) drops that rollout and is saved at its last
+whole one.
 
 ``--resume <run folder>`` continues up to ``--total-timesteps`` (default: the saved one; less
-than the run reached is an error) with the saved config: the model is rebuilt from
-``config.json`` and only its parameters and optimizer state are loaded (nothing is unpickled),
-from ``latest.zip`` or, when that is damaged, the newest valid ``step_<n>.zip`` (with a warning).
-``progress.csv`` is appended to. The snapshot pool restarts from the resumed policy;
-``--max-wall-s`` and ``--progress`` come from the new command line. An existing run folder is
-never reused without ``--resume`` or ``--overwrite`` (which deletes its checkpoints, tables and
-TensorBoard events). Bad values end the command before any work, with one line and exit status 2.
+than the run reached is an error) with the saved config, which is checked exactly as a command
+line is (unknown keys refused); besides ``--total-timesteps``, only ``--max-wall-s`` and
+``--progress`` may be given. The model is rebuilt from ``config.json`` and only its parameters
+and optimizer state are loaded (nothing is unpickled), from ``latest.zip`` or, when that is
+damaged, the newest valid ``step_<n>.zip`` (with a warning). A run killed at any moment resumes
+to the log an uninterrupted run writes: ``progress.csv`` keeps its whole rows up to the
+checkpoint's step (later ones, and a row cut short, are dropped and logged again), TensorBoard
+hides the later events, ``eval/history.json`` drops the later evaluations, and the ``*.tmp``
+files of writes cut short are removed. The snapshot pool restarts from the resumed policy. An
+existing run folder is never reused without ``--resume`` or ``--overwrite`` (which deletes its
+checkpoints, tables and TensorBoard events). Bad values (the checks of :mod:`experiments.cli`
+and the run's own) end the command before any work, with one line and exit status 2.
 """
 
 from __future__ import annotations
 
-import ast
+import csv
 import dataclasses
 import io
 import json
-import os
 import shlex
 import shutil
 import signal
@@ -73,13 +82,22 @@ import pirate_envs
 from agents.checkpoint import layout_pieces, make_header, save_agent, write_atomic
 from agents.policy_agent import SAMPLE_SUFFIX, policy_from_sb3
 from experiments.cli import (
+    MAX_SEED,
+    args_from_mapping,
     check_agents,
+    check_device,
     check_env_id,
+    check_fields,
+    check_folder,
+    check_names,
     check_tables,
+    check_weights,
     default_players,
+    flag_of,
     games_epilog,
     given_flags,
     parse_args,
+    parse_env_kwargs,
 )
 from experiments.evaluate import markdown_table, run_tournament
 from experiments.opponents import SELF, parse_weights
@@ -88,6 +106,19 @@ from experiments.vec_env import ENGINES, make_vec_env
 
 #: Exit status of a run stopped by Ctrl-C (after it saved).
 INTERRUPTED = 130
+#: ``--env-kwargs`` keys that a flag of this command sets: ``{key: flag}``.
+RESERVED_ENV_KWARGS = {
+    "num_players": "--num-players",
+    "player_counts": "--num-players and --player-weights",
+    "reward_mode": "--reward-mode",
+    "truncation_reward": "--truncation-reward",
+    "opponents": "--opponents",
+    "max_snapshots": "--max-snapshots",
+}
+#: The fields a ``--resume`` command line may set (the rest come from the run's ``config.json``).
+RESUME_FIELDS = ("resume", "total_timesteps", "max_wall_s", "progress")
+#: The SB3 column of ``progress.csv`` that holds the learner steps of a row.
+STEPS_COLUMN = "time/total_timesteps"
 
 
 @dataclass
@@ -104,7 +135,7 @@ class TrainArgs:
     )
     player_weights: list[float] = field(
         default_factory=list,
-        metadata={"help": "weights of the --num-players table sizes in the draw (none: uniform)"},
+        metadata={"help": "weights of the --num-players table sizes in the draw (none: uniform)", "min": 0},
     )
     env_kwargs: list[str] = field(default_factory=list, metadata={"help": "more env arguments, key=value"})
     reward_mode: str = field(
@@ -140,20 +171,21 @@ class TrainArgs:
     n_steps: int = field(
         default=32, metadata={"help": "steps per env per rollout (4096 per rollout by default)", "min": 1}
     )
-    batch_size: int = field(default=1024, metadata={"help": "minibatch size", "min": 1})
+    batch_size: int = field(default=1024, metadata={"help": "minibatch size", "min": 2})
     n_epochs: int = field(default=4, metadata={"help": "epochs per rollout", "min": 1})
-    learning_rate: float = field(default=3e-4, metadata={"help": "Adam step size"})
-    gamma: float = field(default=0.995, metadata={"help": "discount"})
-    gae_lambda: float = field(default=0.95, metadata={"help": "GAE lambda"})
-    clip_range: float = field(default=0.2, metadata={"help": "PPO clip range"})
+    learning_rate: float = field(default=3e-4, metadata={"help": "Adam step size", "above": 0})
+    gamma: float = field(default=0.995, metadata={"help": "discount", "min": 0, "max": 1})
+    gae_lambda: float = field(default=0.95, metadata={"help": "GAE lambda", "min": 0, "max": 1})
+    clip_range: float = field(default=0.2, metadata={"help": "PPO clip range", "above": 0})
     ent_coef: float = field(
         default=0.0,
         metadata={
             "help": "entropy bonus: 0.01 kept Skull King's bids from collapsing to one per hand (docs/RESULTS.md); "
-            "over Kapern's huge re-roll block it pushes the policy towards that block"
+            "over Kapern's huge re-roll block it pushes the policy towards that block",
+            "min": 0,
         },
     )
-    net_arch: list[int] = field(default_factory=lambda: [64, 64], metadata={"help": "hidden layer sizes"})
+    net_arch: list[int] = field(default_factory=lambda: [64, 64], metadata={"help": "hidden layer sizes", "min": 1})
     action_features: bool = field(
         default=True,
         metadata={
@@ -184,7 +216,7 @@ class TrainArgs:
         default=0.0,
         metadata={"help": "stop learning after this many seconds, then save and evaluate (0: no limit)", "min": 0},
     )
-    seed: int = field(default=1, metadata={"help": "seed of everything", "min": 0})
+    seed: int = field(default=1, metadata={"help": "seed of everything", "min": 0, "max": MAX_SEED})
     torch_threads: int = field(default=1, metadata={"help": "torch intra-op threads", "min": 1})
     device: str = field(default="cpu", metadata={"help": "torch device of the learner (cpu, cuda, auto)"})
     out_dir: str = field(default="runs", metadata={"help": "parent folder of the run folder"})
@@ -192,20 +224,6 @@ class TrainArgs:
     resume: str | None = field(default=None, metadata={"help": "run folder to resume"})
     overwrite: bool = field(default=False, metadata={"help": "start afresh in an existing run folder"})
     progress: bool = field(default=True, metadata={"help": "show a progress bar"})
-
-
-def parse_env_kwargs(items: list[str]) -> dict[str, Any]:
-    """``["target_score=3000", "promo_cards=True"]`` -> ``{"target_score": 3000, "promo_cards": True}``."""
-    kwargs: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ValueError(f"env_kwargs: expected key=value, got {item!r}")
-        try:
-            kwargs[key] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
-            kwargs[key] = value
-    return kwargs
 
 
 def table_sizes(args: TrainArgs) -> list[int]:
@@ -226,7 +244,7 @@ def table_weights(args: TrainArgs) -> dict[int, float]:
 def env_options(args: TrainArgs) -> dict[str, Any]:
     """The env options of a run but the player count: ``--env-kwargs``, and ``table_layout="max"``
     when it plays several table sizes (unless ``--env-kwargs`` names a table layout)."""
-    options = parse_env_kwargs(args.env_kwargs)
+    options = parse_env_kwargs(args.env_kwargs, RESERVED_ENV_KWARGS)
     if len(table_sizes(args)) > 1:
         options.setdefault("table_layout", "max")
     return options
@@ -353,12 +371,17 @@ def build_callback(args: TrainArgs, run_dir: Path, interrupt: Interrupt) -> Any:
                 self.history = json.loads(history_file.read_text())
 
         def _on_training_start(self) -> None:
+            now = self.model.num_timesteps
+            # a resumed run's evaluations past its checkpoint (a killed run's) are made again
+            self.history = [row for row in self.history if row["timesteps"] <= now]
+            #: learner steps at the start of the rollout under way (where a stopped run resumes)
+            self.rollout_start = now
+            self.stopped = False
             # The first snapshot comes after ``snapshot_every`` steps: an untrained policy as an
             # opponent makes endless games (in Piraten Kapern it never stops rolling); unless
             # snapshots are the only opponents, or the run resumes a trained policy.
             if args.resume or set(parse_weights(args.opponents)) == {SELF}:
                 self._add_snapshot()
-            now = self.num_timesteps
             self.deadline = time.perf_counter() + args.max_wall_s if args.max_wall_s > 0 else float("inf")
             self.next_snapshot = now + args.snapshot_every
             self.next_checkpoint = now + args.checkpoint_every
@@ -369,19 +392,28 @@ def build_callback(args: TrainArgs, run_dir: Path, interrupt: Interrupt) -> Any:
         def _add_snapshot(self) -> None:
             self.training_env.env_method("add_snapshot", policy_from_sb3(self.model.policy))
 
+        def _on_rollout_start(self) -> None:
+            # Checkpoints and evaluations fall between rollouts, after the update: a checkpoint
+            # holds the policy after every rollout it counts, and progress.csv already has the
+            # row of its step, so a run resumed from it logs what an uninterrupted run logs.
+            now = self.rollout_start = self.model.num_timesteps
+            if now >= self.next_eval:
+                self.evaluate()  # saves a checkpoint too
+            elif now >= self.next_checkpoint:
+                save_checkpoint(self.model, run_dir, args, now)
+            while self.next_eval <= now:
+                self.next_eval += args.eval_every
+            while self.next_checkpoint <= now:
+                self.next_checkpoint += args.checkpoint_every
+
         def _on_step(self) -> bool:
             now = self.num_timesteps
             if now >= self.next_snapshot:
                 self._add_snapshot()
                 self.next_snapshot += args.snapshot_every
-            if now >= self.next_checkpoint:
-                save_checkpoint(self.model, run_dir, args, now)
-                self.next_checkpoint += args.checkpoint_every
-            if now >= self.next_eval:
-                self.evaluate()
-                self.next_eval += args.eval_every
-            # False ends model.learn early
-            return time.perf_counter() < self.deadline and not interrupt.requested
+            # False ends model.learn early, in the middle of a rollout that no update will use
+            self.stopped = time.perf_counter() >= self.deadline or interrupt.requested
+            return not self.stopped
 
         def _on_rollout_end(self) -> None:
             episodes = self.model.ep_info_buffer
@@ -390,7 +422,7 @@ def build_callback(args: TrainArgs, run_dir: Path, interrupt: Interrupt) -> Any:
                 self.logger.record("rollout/final_score", float(np.mean([e["final_score"] for e in episodes])))
 
         def evaluate(self) -> None:
-            now = self.num_timesteps
+            now = self.model.num_timesteps  # the count a stopped run was reset to
             agent_file = save_checkpoint(self.model, run_dir, args, now, self.history)
             rows = evaluate_checkpoint(args, agent_file, now, run_dir)
             several = len(table_sizes(args)) > 1
@@ -522,37 +554,79 @@ def newest_checkpoint(run_dir: Path) -> tuple[Path, int, dict[str, Any], int]:
 
 
 def check_args(args: TrainArgs, given: set[str] | None = None) -> None:
-    """``ValueError`` (one line) for arguments that cannot make a run; runs before any work."""
+    """``ValueError`` (one line) for arguments that cannot make a run; runs before any work.
+
+    With ``--resume``: the run's ``config.json`` gets the same checks as a command line, and
+    this command line may give only :data:`RESUME_FIELDS`.
+    """
     if args.resume:
-        run_dir = Path(args.resume)
-        if not (run_dir / "config.json").is_file():
-            raise ValueError(f"--resume {run_dir}: not a run folder (no config.json)")
-        _, reached, _, _ = newest_checkpoint(run_dir)
-        saved = resumed_args(args, given or set())
-        if saved.total_timesteps < reached:
-            raise ValueError(
-                f"--total-timesteps {saved.total_timesteps}: the run already reached {reached} learner steps"
-            )
-        return
+        check_resume(args, given or set())
+    else:
+        check_run(args)
+        check_new_run_folder(args)
+
+
+def check_run(args: TrainArgs) -> None:
+    """``ValueError`` (one line) for settings that cannot make a run (a command line's or a saved config's)."""
+    check_fields(args)
     check_env_id(args.env_id)
-    try:
-        env_options(args)  # the --env-kwargs words parse
-    except ValueError as error:
-        raise ValueError(f"--env-kwargs {' '.join(args.env_kwargs)}: {error}") from None
+    env_options(args)  # the --env-kwargs words parse and name no key a flag sets
     sizes = table_sizes(args)
     check_table_sizes(args, sizes)
     check_tables(args.env_id, sizes, lambda players: env_config(args, players), args.env_kwargs)
+    check_weights(args.opponents, "--opponents")
+    check_names(args.eval_opponents, "--eval-opponents")
     weights = parse_weights(args.opponents)
     for players in sizes:
         kwargs = env_config(args, players)
         check_agents([name for name in weights if name != SELF], args.env_id, players, "--opponents", kwargs)
         check_agents(args.eval_opponents, args.env_id, players, "--eval-opponents", kwargs)
+    if args.num_envs * args.n_steps < 2:
+        raise ValueError(f"--num-envs {args.num_envs} x --n-steps {args.n_steps}: a rollout needs at least 2 steps")
+    check_device(args.device)
     if args.engine == "batched":
         from experiments.batched_selfplay import batched_support
 
         reason = batched_support(args.env_id, weights)
         if reason is not None:
             raise ValueError(f"--engine batched: {reason}; use --engine single or auto")
+
+
+def run_folder(args: TrainArgs) -> Path:
+    """The folder of a new run: ``--out-dir/--run-name`` (default name: env id, seed, time)."""
+    return Path(args.out_dir) / (args.run_name or f"{args.env_id}__s{args.seed}__{time.strftime('%Y%m%d-%H%M%S')}")
+
+
+def check_new_run_folder(args: TrainArgs) -> None:
+    """``ValueError`` unless a new run can be written to its folder (an existing run needs ``--overwrite``)."""
+    if args.run_name is not None and Path(args.run_name).name in ("", ".", ".."):
+        raise ValueError(f"--run-name {args.run_name!r}: give a folder name")
+    run_dir = run_folder(args)
+    check_folder(run_dir, "--out-dir/--run-name")
+    if (run_dir / "config.json").exists() and not args.overwrite:
+        raise ValueError(f"run folder {run_dir} exists: pass --resume {run_dir}, --overwrite or another --run-name")
+
+
+def check_resume(args: TrainArgs, given: set[str]) -> None:
+    """``ValueError`` (one line) unless ``args.resume`` is a run this command line can continue."""
+    run_dir = Path(args.resume)  # type: ignore[arg-type]
+    if not (run_dir / "config.json").is_file():
+        raise ValueError(f"--resume {run_dir}: not a run folder (no config.json)")
+    other = [flag_of(name) for name in sorted(given - set(RESUME_FIELDS))]
+    if other:
+        allowed = ", ".join(flag_of(name) for name in RESUME_FIELDS[1:])
+        raise ValueError(
+            f"{' '.join(other)}: a resumed run keeps the settings of {run_dir / 'config.json'}; "
+            f"with --resume give only {allowed}"
+        )
+    saved = resumed_args(args, given)
+    try:
+        check_run(saved)
+    except ValueError as error:
+        raise ValueError(f"{run_dir / 'config.json'}: {error}") from None
+    _, reached, _, _ = newest_checkpoint(run_dir)
+    if saved.total_timesteps < reached:
+        raise ValueError(f"--total-timesteps {saved.total_timesteps}: the run already reached {reached} learner steps")
 
 
 def check_table_sizes(args: TrainArgs, sizes: list[int]) -> None:
@@ -564,65 +638,132 @@ def check_table_sizes(args: TrainArgs, sizes: list[int]) -> None:
         raise ValueError(
             f"--player-weights {' '.join(map(str, weights))}: give one weight per --num-players size ({len(sizes)})"
         )
-    if weights and (any(w < 0 for w in weights) or sum(weights) <= 0):
+    if weights and sum(weights) <= 0:
         raise ValueError(f"--player-weights {' '.join(map(str, weights))}: weights must be >= 0 and sum to more than 0")
+
+
+def saved_args(run_dir: Path) -> TrainArgs:
+    """The arguments in a run's ``config.json``, checked field by field as a command line is
+    (unknown keys and values of the wrong type refused)."""
+    path = run_dir / "config.json"
+    try:
+        saved = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise ValueError(f"{path}: not readable as JSON ({error})") from None
+    if not isinstance(saved, dict):
+        raise ValueError(f"{path}: expected a JSON object of arguments, got {type(saved).__name__}")
+    if isinstance(saved.get("num_players"), int) and not isinstance(saved["num_players"], bool):
+        saved["num_players"] = [saved["num_players"]]  # one table size is stored as an integer
+    return args_from_mapping(TrainArgs, saved, str(path))
 
 
 def resumed_args(args: TrainArgs, given: set[str]) -> TrainArgs:
     """The saved arguments of ``args.resume``, with this command line's per-invocation settings."""
-    saved = json.loads((Path(args.resume) / "config.json").read_text())
-    names = {f.name for f in dataclasses.fields(TrainArgs)}
-    resumed = TrainArgs(**{k: v for k, v in saved.items() if k in names})
+    resumed = saved_args(Path(args.resume))  # type: ignore[arg-type]
     if "total_timesteps" in given:
         resumed.total_timesteps = args.total_timesteps
     resumed.resume, resumed.progress, resumed.max_wall_s = args.resume, args.progress, args.max_wall_s
     return resumed
 
 
+def stored_form(args: TrainArgs) -> TrainArgs:
+    """``args`` as ``config.json`` keeps them: one table size as an integer, as readers of runs expect."""
+    sizes = table_sizes(args)
+    return dataclasses.replace(args, num_players=sizes[0] if len(sizes) == 1 else sizes)  # type: ignore[arg-type]
+
+
+def remove_temporaries(run_dir: Path) -> list[Path]:
+    """Delete the ``*.tmp`` files a killed run left in its folder (atomic writes cut short); return them."""
+    stray = [path for path in run_dir.rglob("*.tmp") if path.is_file()]
+    for path in stray:
+        path.unlink()
+    return stray
+
+
 def prepare_run(args: TrainArgs, given: set[str]) -> tuple[TrainArgs, Path]:
-    """The run folder and the arguments in force (the saved ones when resuming)."""
+    """The run folder (without temporary files a killed run left) and the arguments in force
+    (the saved ones when resuming)."""
     if args.resume:
-        return resumed_args(args, given), Path(args.resume)
-    name = args.run_name or f"{args.env_id}__s{args.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
-    run_dir = Path(args.out_dir) / name
-    if (run_dir / "config.json").exists():
-        if not args.overwrite:
-            raise ValueError(f"run folder {run_dir} exists: pass --resume {run_dir}, --overwrite or another --run-name")
-        for stale in ("checkpoints", "eval"):
-            shutil.rmtree(run_dir / stale, ignore_errors=True)
-        for events in run_dir.glob("events.out.tfevents.*"):
-            events.unlink()
-    run_dir.mkdir(parents=True, exist_ok=True)
-    sizes = table_sizes(args)  # config.json keeps one size as an integer, as readers of runs expect
-    args = dataclasses.replace(args, num_players=sizes[0] if len(sizes) == 1 else sizes)  # type: ignore[arg-type]
-    return args, run_dir
+        args, run_dir = resumed_args(args, given), Path(args.resume)
+    else:
+        run_dir = run_folder(args)
+        if (run_dir / "config.json").exists():  # with --overwrite (check_new_run_folder)
+            for stale in ("checkpoints", "eval"):
+                shutil.rmtree(run_dir / stale, ignore_errors=True)
+            for events in run_dir.glob("events.out.tfevents.*"):
+                events.unlink()
+        run_dir.mkdir(parents=True, exist_ok=True)
+    for path in remove_temporaries(run_dir):
+        print(f"removed {path}, a temporary file of a run that was killed")
+    return stored_form(args), run_dir
 
 
-def make_logger(run_dir: Path, append: bool) -> Any:
-    """SB3's CSV and TensorBoard logger; ``append`` keeps the rows ``progress.csv`` has."""
-    from stable_baselines3.common.logger import CSVOutputFormat, Logger, TensorBoardOutputFormat
+def make_logger(run_dir: Path, resumed_step: int | None = None) -> Any:
+    """SB3's CSV and TensorBoard logger of a run.
 
-    class AppendingCSV(CSVOutputFormat):
-        """SB3's CSV writer that continues an existing file (its header gives the columns)."""
+    ``resumed_step``: the learner steps of the checkpoint a resumed run starts from. The rows
+    of ``progress.csv`` past it (logged after that checkpoint by a run that was killed) and a
+    row cut short are dropped, so the file holds each step's row once, as an uninterrupted run
+    writes it; TensorBoard hides the events past it.
+    """
+    from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
 
-        def __init__(self, filename: Path):
-            self.file = open(filename, "r+")  # noqa: SIM115 - SB3 closes it
-            self.keys = self.file.readline().rstrip("\n").split(",")
+    tensorboard = TensorBoardOutputFormat(str(run_dir))
+    if resumed_step is not None:
+        from torch.utils.tensorboard import SummaryWriter
+
+        tensorboard.writer.close()
+        tensorboard.writer = SummaryWriter(log_dir=str(run_dir), purge_step=resumed_step + 1)
+    return Logger(str(run_dir), [progress_csv(run_dir / "progress.csv", resumed_step), tensorboard])
+
+
+def progress_rows(path: Path, up_to_step: int | None = None) -> tuple[list[str], list[str]]:
+    """The columns and the whole rows (lines) of a ``progress.csv``; with ``up_to_step``, only the
+    rows whose learner steps are at most that."""
+    lines = path.read_text().split("\n")[:-1] if path.is_file() else []  # the last piece: "" or a row cut short
+    if not lines:
+        return [], []
+    columns = next(csv.reader([lines[0]]))
+    if up_to_step is None:
+        return columns, lines[1:]
+    index = columns.index(STEPS_COLUMN) if STEPS_COLUMN in columns else -1
+    rows = []
+    for line in lines[1:]:
+        values = next(csv.reader([line]), [])
+        try:
+            if 0 <= index < len(values) and float(values[index]) <= up_to_step:
+                rows.append(line)
+        except ValueError:
+            pass  # a row without its step count is no row of the resumed run
+    return columns, rows
+
+
+def progress_csv(path: Path, resumed_step: int | None = None) -> Any:
+    """The ``progress.csv`` writer of a run: SB3's CSV format, but it never rewrites the file in
+    place. A row is appended whole; a new column rewrites the file atomically. ``resumed_step``:
+    keep the rows up to it (else start an empty file)."""
+    from stable_baselines3.common.logger import CSVOutputFormat, filter_excluded_keys
+
+    class ProgressCSV(CSVOutputFormat):
+        def __init__(self) -> None:
             self.separator, self.quotechar = ",", '"'
-            self.file.seek(0, os.SEEK_END)
-            if self.file.tell() and not _ends_with_newline(filename):
-                self.file.write("\n")  # a row cut short by a crash
+            self.keys, rows = progress_rows(path, resumed_step) if resumed_step is not None else ([], [])
+            self._rewrite(rows)
 
-    csv_file = run_dir / "progress.csv"
-    keep = append and csv_file.is_file() and csv_file.stat().st_size > 0
-    csv = AppendingCSV(csv_file) if keep else CSVOutputFormat(str(csv_file))
-    return Logger(str(run_dir), [csv, TensorBoardOutputFormat(str(run_dir))])
+        def _rewrite(self, rows: list[str]) -> None:
+            header = [",".join(self.keys)] if self.keys else []
+            write_atomic(path, "".join(line + "\n" for line in header + rows))
+            self.file = open(path, "a")  # noqa: SIM115 - closed by close() or the next rewrite
 
+        def write(self, key_values: dict[str, Any], key_excluded: dict[str, tuple[str, ...]], step: int = 0) -> None:
+            new = [key for key in filter_excluded_keys(key_values, key_excluded, "csv") if key not in self.keys]
+            if new:
+                self.file.close()
+                self.keys += new
+                self._rewrite([row + self.separator * len(new) for row in progress_rows(path)[1]])
+            super().write(key_values, key_excluded, step)  # every key is a column now: appends one row
 
-def _ends_with_newline(path: Path) -> bool:
-    with open(path, "rb") as file:
-        file.seek(-1, os.SEEK_END)
-        return file.read(1) == b"\n"
+    return ProgressCSV()
 
 
 def build_model(args: TrainArgs, vec_env: Any) -> Any:
@@ -678,7 +819,7 @@ def train(args: TrainArgs, given: set[str] | None = None) -> Path:
         engine=args.engine,
     )
     model = build_model(args, vec_env)
-    model.set_logger(make_logger(run_dir, append=bool(args.resume)))
+    model.set_logger(make_logger(run_dir, model.num_timesteps if args.resume else None))
     remaining = args.total_timesteps - model.num_timesteps
     if remaining <= 0:
         vec_env.close()
@@ -689,6 +830,8 @@ def train(args: TrainArgs, given: set[str] | None = None) -> Path:
         start, start_steps = time.perf_counter(), model.num_timesteps
         model.learn(remaining, callback=callback, progress_bar=args.progress, reset_num_timesteps=not args.resume)
         elapsed = time.perf_counter() - start
+        if callback.stopped:  # the steps of the rollout cut short were never learned from: not counted
+            model.num_timesteps = callback.rollout_start
         save_checkpoint(model, run_dir, args, model.num_timesteps, callback.history)
         done = any(row["timesteps"] == model.num_timesteps for row in callback.history)
         if not interrupt.requested and not done:

@@ -53,3 +53,44 @@ def test_tiny_probe_end_to_end(tmp_path):
     assert [t for t, *_ in saved["curve"]] == [0, 128, 256]
     assert saved["above_chance"] == pytest.approx(saved["win_rate"] - 0.5)
     assert (run_dir / "best_response.md").read_text().startswith("piraten_kapern_v0, 2 players")
+
+
+def test_the_report_names_the_game_the_run_trained(tmp_path):
+    (tmp_path / "eval").mkdir()
+    rows = [{"timesteps": 100, "opponent": "heuristic", "win_rate": 0.4, "win_low": 0.3, "win_high": 0.5}]
+    (tmp_path / "eval" / "history.json").write_text(json.dumps(rows))
+    (tmp_path / "config.json").write_text(json.dumps({"env_id": "skull_king_v0", "num_players": 3}))
+    report = probe_report(ProbeArgs(env_id="piraten_kapern_v0", agent="heuristic", num_players=2), tmp_path)
+    assert (report["env_id"], report["players"], report["chance"]) == ("skull_king_v0", 3, 1 / 3)
+    assert best_response.markdown_report(report).startswith("skull_king_v0, 3 players")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--seed", "-1"], "--seed must be at least 0, got -1"),
+        (["--seed", "2147483648"], "--seed must be at most 2147483647"),
+        (["--total-timesteps", "0"], "--total-timesteps must be at least 1, got 0"),
+        (["--eval-games", "0"], "--eval-games must be at least 1, got 0"),
+        (["--eval-every", "-5"], "--eval-every must be at least 0, got -5"),
+        (["--num-players", "9"], "piraten_kapern_v0 plays 2-"),
+        (["--agent", "heuristc"], "--agent 'heuristc': no agent"),
+        (["--", "--env-id", "skull_king_v0"], "-- --env-id: the probe sets it; use --env-id"),
+        (["--", "--opponents", "random"], "-- --opponents: the probe sets it; use --agent"),
+        (["--", "--num-players", "3"], "-- --num-players: the probe sets it; use --num-players"),
+        (["--", "--resume", "runs/x"], "-- --resume: the probe sets it; use none: a probe always trains a fresh"),
+        (["--", "--learning-rate", "nan"], "--learning-rate must be a finite number, got nan"),
+        (["--", "--gamma", "2"], "--gamma must be at most 1, got 2.0"),
+        (["--", "--env-kwargs", "num_players=3"], "use --num-players"),
+        (["--", "--no-such-flag"], "unrecognized arguments: --no-such-flag"),
+    ],
+)
+def test_bad_values_are_refused_before_training(capsys, tmp_path, argv, message):
+    cut = argv.index("--") if "--" in argv else len(argv)
+    argv = [*argv[:cut], "--out-dir", str(tmp_path / "runs"), *argv[cut:]]
+    with pytest.raises(SystemExit) as exit_info:
+        best_response.main(argv)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and message in err, err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "runs").exists()

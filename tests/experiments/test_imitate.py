@@ -139,11 +139,24 @@ def test_a_run_is_reproducible_from_its_seed(tmp_path):
         (["--games", "0"], "--games must be at least 1, got 0"),
         (["--net-arch", "0"], "--net-arch"),
         (["--env-kwargs", "table_layout=seated"], "table_layout='max'"),
+        (["--env-kwargs", "num_players=3"], "num_players is set by its own flag here; use --num-players"),
+        (["--env-kwargs", "oops"], "--env-kwargs 'oops': expected key=value"),
+        (["--learning-rate", "nan"], "--learning-rate must be a finite number, got nan"),
+        (["--learning-rate", "0"], "--learning-rate must be above 0, got 0.0"),
+        (["--student-share", "nan"], "--student-share must be a finite number"),
+        (["--student-share=-0.5"], "--student-share must be at least 0, got -0.5"),
+        (["--seed", "-1"], "--seed must be at least 0, got -1"),
+        (["--seed", "2147483648"], "--seed must be at most 2147483647"),
+        (["--batch-size", "0"], "--batch-size must be at least 1, got 0"),
+        (["--net-arch", "128", "-1"], "--net-arch must be at least 1, got -1"),
+        (["--rounds", "two"], "--rounds: invalid int value: 'two'"),
+        (["--out", __file__ + "/agent.npz"], "is not a folder"),
     ],
 )
-def test_bad_input_is_one_line_and_exit_status_2(argv, named, capsys):
+def test_bad_input_is_one_line_and_exit_status_2(argv, named, capsys, tmp_path):
     with pytest.raises(SystemExit) as stop:
-        main(argv)
+        main([*argv, "--out", str(tmp_path / "out" / "agent.npz")] if "--out" not in argv else argv)
     assert stop.value.code == 2
     message = capsys.readouterr().err.strip()
-    assert named in message and "\n" not in message
+    assert named in message and "\n" not in message and "Traceback" not in message
+    assert not (tmp_path / "out").exists()

@@ -14,6 +14,7 @@ from agents.checkpoint import load_agent
 from experiments import rllib_selfplay
 from experiments.cli import parse_args
 from experiments.rllib_env import LeagueEnv, module_of
+from tests.experiments.subprocess_limits import SUBPROCESS_S
 
 SK3 = {"env_id": "skull_king_v0", "env_kwargs": {"num_players": 3, "num_hands": 2}}
 
@@ -85,13 +86,27 @@ def test_bad_command_line_values_exit_2_before_ray_starts(capsys):
     for argv, bad in [
         (["--env-id", "skull_king_v0", "--opponents", "heuristc:0.5"], "heuristc"),
         (["--env-id", "piratenpoker_v0", "--num-players", "2"], "num_players"),
-        (["--iterations", "0"], "--iterations must be >= 1, got 0"),
-        (["--hidden", "64", "0"], "--hidden sizes must be >= 1, got [64, 0]"),
+        (["--iterations", "0"], "--iterations must be at least 1, got 0"),
+        (["--hidden", "64", "0"], "--hidden must be at least 1, got 0"),
+        (["--lr", "0"], "--lr must be above 0, got 0.0"),
+        (["--lr", "nan"], "--lr must be a finite number, got nan"),
+        (["--entropy-coeff", "-0.5"], "--entropy-coeff must be at least 0, got -0.5"),
+        (["--seed", "-1"], "--seed must be at least 0, got -1"),
+        (["--seed", "4294967296"], "--seed must be at most 2147483647"),
+        (["--num-players", "0"], "--num-players must be at least 1, got 0"),
+        (["--num-env-runners", "-1"], "--num-env-runners must be at least 0, got -1"),
+        (["--reward-mode", "points"], "--reward-mode: invalid choice: 'points'"),
+        (["--opponents", "heuristic:nan", "self:1"], "--opponents heuristic:nan: a weight must be a finite number"),
+        (["--opponents", "heuristic:0.5", "heuristic:0.5"], "'heuristic' is named twice"),
+        (["--opponents", "self:0", "heuristic:0"], "the weights are all 0"),
+        (["--minibatch-size", "512", "--train-batch-size", "256"], "--minibatch-size 512 must be at most"),
+        (["--out", __file__], f"--out {__file__}: {__file__} is not a folder"),
     ]:
         with pytest.raises(SystemExit) as stop:
             rllib_selfplay.main(argv)
         assert stop.value.code == 2
-        assert bad in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert bad in err and err.count("\n") == 1 and "Traceback" not in err, err
     assert "ray" not in sys.modules or not __import__("ray").is_initialized()
 
 
@@ -104,8 +119,8 @@ def test_one_iteration_trains_takes_a_snapshot_and_exports_an_agent(tmp_path):
         "--minibatch-size", "64", "--num-epochs", "1", "--snapshot-every", "1", "--num-snapshots", "2",
         "--seed", "3", "--out", str(out),
     ]  # fmt: skip
-    args = parse_args(rllib_selfplay.Args, argv)
-    weights, env_kwargs = rllib_selfplay.check_args(args)
+    args = parse_args(rllib_selfplay.Args, argv, check=rllib_selfplay.check_args)
+    weights, env_kwargs = rllib_selfplay.league_inputs(args)
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:
         algo, row = rllib_selfplay.train(args, weights, env_kwargs)
@@ -128,6 +143,6 @@ def test_one_iteration_trains_takes_a_snapshot_and_exports_an_agent(tmp_path):
     np.testing.assert_allclose(policy.weights[-1], learner["pi.net.mlp.0.weight"].numpy().T)
     command = [sys.executable, "-m", "experiments.evaluate", "--env-id", "skull_king_v0", "--games", "3",
                "--agents", f"ppo:{out / 'agent.npz'}", "heuristic", "random"]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=SUBPROCESS_S)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "agent.npz" in done.stdout

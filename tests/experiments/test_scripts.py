@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.experiments.subprocess_limits import SUBPROCESS_S
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_module(module: str, *args: str, stdin: str = "", timeout: int = 120) -> subprocess.CompletedProcess:
+def run_module(module: str, *args: str, stdin: str = "", timeout: int = SUBPROCESS_S) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", module, *args],
         input=stdin,
@@ -25,7 +27,7 @@ def run_module(module: str, *args: str, stdin: str = "", timeout: int = 120) -> 
     )
 
 
-def test_train_writes_a_run_folder_and_resumes(tmp_path):
+def test_train_writes_a_run_folder_and_resumes(tmp_path, capsys):
     pytest.importorskip("sb3_contrib")
     tiny = ["--num-envs", "2", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--eval-games", "2"]
     common = ["--env-id", "piraten_kapern_v0", "--out-dir", str(tmp_path), "--run-name", "run", "--no-progress"]
@@ -45,8 +47,10 @@ def test_train_writes_a_run_folder_and_resumes(tmp_path):
     history = json.loads((run / "eval" / "history.json").read_text())
     assert sorted({h["timesteps"] for h in history}) == [0, 128, 256]
     assert json.loads((run / "summary.json").read_text())["timesteps"] == 256
-    with pytest.raises(ValueError, match="exists"):  # a finished run is never overwritten by accident
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as refused:  # a finished run is never overwritten by accident
         main([*common, "--total-timesteps", "128"])
+    assert refused.value.code == 2 and f"run folder {run} exists: pass --resume" in capsys.readouterr().err
 
 
 def test_train_stops_at_its_wall_clock_budget_and_still_saves(tmp_path):
@@ -54,17 +58,19 @@ def test_train_stops_at_its_wall_clock_budget_and_still_saves(tmp_path):
     from experiments.train import main
 
     tiny = ["--num-envs", "2", "--num-workers", "0", "--n-steps", "64", "--batch-size", "64", "--eval-games", "2"]
-    tiny += ["--opponents", "random:1", "--eval-every", "0", "--total-timesteps", "3000"]
+    tiny += ["--opponents", "random:1", "--eval-every", "0"]
     tiny += ["--env-id", "skull_king_v0", "--env-kwargs", "num_hands=2"]  # games that always end soon
-    run = main(["--out-dir", str(tmp_path), "--run-name", "run", "--no-progress", *tiny, "--max-wall-s", "0.2"])
+    budget = ["--total-timesteps", "1000000", "--max-wall-s", "0.2"]  # far more steps than 0.2 s can take
+    run = main(["--out-dir", str(tmp_path), "--run-name", "run", "--no-progress", *tiny, *budget])
     summary = json.loads((run / "summary.json").read_text())
-    assert 0 < summary["timesteps"] < 3000
+    # the rollout cut short is not counted: the run stops where it resumes, after whole rollouts of 128
+    assert summary["timesteps"] < 1_000_000 and summary["timesteps"] % 128 == 0
     assert (run / "checkpoints" / "latest.zip").is_file()
     history = json.loads((run / "eval" / "history.json").read_text())
     assert [h["timesteps"] for h in history] == [summary["timesteps"]] * 2  # one row per evaluation opponent
     # the wall budget belongs to one invocation: a resume without it runs to the step budget
-    main(["--resume", str(run), "--total-timesteps", "3000", "--no-progress"])
-    assert json.loads((run / "summary.json").read_text())["timesteps"] >= 3000
+    main(["--resume", str(run), "--total-timesteps", str(summary["timesteps"] + 256), "--no-progress"])
+    assert json.loads((run / "summary.json").read_text())["timesteps"] == summary["timesteps"] + 256
 
 
 def test_evaluate_prints_and_writes_tables_ratings_and_plot(tmp_path):
@@ -126,7 +132,7 @@ def test_ctrl_c_ends_a_game_with_the_standings_so_far():
         assert chunk, process.stderr.read().decode()
         seen += chunk
     process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=60)
+    out, err = process.communicate(timeout=SUBPROCESS_S)
     assert process.returncode == 130
     assert b"Traceback" not in err, err.decode()
     text = (seen + out).decode()
