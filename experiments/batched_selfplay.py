@@ -1,8 +1,8 @@
 """Self-play on the batched engine: ``num_envs`` learner games as one SB3 ``VecEnv``.
 
-:class:`BatchedSelfPlayVecEnv` plays the games of :class:`~pirate_envs.single_agent.SelfPlayEnv`
+`BatchedSelfPlayVecEnv` plays the games of `pirate_envs.single_agent.SelfPlayEnv`
 (one learner per game, opponents moving between his decisions) on
-:mod:`pirate_envs.vector` and the batched agents of :mod:`agents.batched`, with no Python loop
+`pirate_envs.vector` and the batched agents of `agents.batched`, with no Python loop
 over games per step (only the games that end are looked at one by one):
 
 * each episode the learner sits in a random seat (or ``learner_seat``) and every other seat gets
@@ -16,7 +16,7 @@ over games per step (only the games that end are looked at one by one):
   the end (rewards before his first decision come with his first step); ``truncation_reward``
   turns a truncated game into a terminated one with that reward added;
 * an ended game's info holds ``terminal_observation``, ``TimeLimit.truncated``, ``seat``,
-  ``num_players``, ``final_score`` (:func:`final_scores`), ``win_share`` (from the learner's
+  ``num_players``, ``final_score`` (`final_scores`), ``win_share`` (from the learner's
   terminal win reward, else from the scores in Skull King and Kapern, else from the game
   replayed in the reference engine) and ``opponents``, and the slot starts its
   next game at once (a game that ends before the learner's first decision is drawn anew, as
@@ -37,7 +37,7 @@ Differences from ``SelfPlayEnv``, which the batched engine imposes:
   or the game was truncated (then rebuilt by replaying the game in the reference engine);
   when an opponent's move ended it by the rules, it is the observation of his last decision
   (SB3's PPO reads ``terminal_observation`` only for truncated games);
-* an illegal learner action raises :class:`~pirate_envs.vector.BatchIllegalActionError`
+* an illegal learner action raises `pirate_envs.vector.BatchIllegalActionError`
   (naming the env index) instead of ending that game with reward ``-1``: MaskablePPO, which
   reads ``action_masks``, never plays one.
 """
@@ -155,7 +155,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
     """``num_envs`` self-play games on the batched engine (see the module docstring).
 
     Args:
-        env_id: an env id of :data:`pirate_envs.vector.COVERED_ENV_IDS`.
+        env_id: an env id of `pirate_envs.vector.COVERED_ENV_IDS`.
         num_envs: learner games in all.
         opponents: the pool: an agent name, a list of names or ``{name: weight}`` (names with a
             batched form: ``self``, ``random``, ``heuristic``, ``ppo:<checkpoint>``).
@@ -163,7 +163,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
 
     The other arguments (``reward_mode``, ``learner_seat``, ``max_snapshots``,
     ``snapshot_deterministic``, ``truncation_reward``, ``player_counts`` and the env's options)
-    are those of :class:`~pirate_envs.single_agent.SelfPlayEnv`.
+    are those of `pirate_envs.single_agent.SelfPlayEnv`.
     """
 
     def __init__(

@@ -82,7 +82,7 @@ PROBE_FIELDS = {
 def check_args(args: ProbeArgs) -> None:
     """``ValueError`` (one line) for a game, table, agent or training flag that cannot make a probe.
 
-    The training command is checked too (:func:`experiments.train.check_args`), before any work.
+    The training command is checked too (`experiments.train.check_args`), before any work.
     """
     check_fields(args)
     check_env_id(args.env_id)

@@ -4,12 +4,12 @@ A bad value ends the command before any work with one line naming the value and 
 valid, and exit status 2 (no traceback). Field metadata: ``help``; ``min`` and ``max`` (the
 smallest and largest value allowed), ``above`` (a bound the value must exceed); ``choices``.
 Every float must be finite; a list field's bounds hold for each of its values.
-:func:`check_fields` applies these rules, to a command line (:func:`parse_args`) and to a
-saved configuration alike (:func:`args_from_mapping`). The checks that several commands
-share live here too: the seed range (:data:`MAX_SEED`), repeated names (:func:`check_names`),
-``name:weight`` lists (:func:`check_weights`), output folders (:func:`check_folder`), torch
-devices (:func:`check_device`), ``key=value`` env options (:func:`parse_env_kwargs`). ``--help``
-shows every default; :func:`games_epilog` lists each game's player counts and agent names.
+`check_fields` applies these rules, to a command line (`parse_args`) and to a
+saved configuration alike (`args_from_mapping`). The checks that several commands
+share live here too: the seed range (`MAX_SEED`), repeated names (`check_names`),
+``name:weight`` lists (`check_weights`), output folders (`check_folder`), torch
+devices (`check_device`), ``key=value`` env options (`parse_env_kwargs`). ``--help``
+shows every default; `games_epilog` lists each game's player counts and agent names.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def parse_args(
 ) -> T:
     """Parse ``argv`` into an instance of ``cls``; a bad value exits with status 2 and one line.
 
-    :func:`check_fields` runs first, then ``check(args)``; a ``ValueError`` either raises is the message.
+    `check_fields` runs first, then ``check(args)``; a ``ValueError`` either raises is the message.
     """
     parser = build_parser(cls, description, epilog)
     args = cls(**vars(parser.parse_args(argv)))
@@ -139,7 +139,7 @@ def _field_problem(metadata: Mapping[str, Any], value: Any) -> str | None:
 def args_from_mapping(cls: type[T], values: Mapping[str, Any], source: str) -> T:
     """An instance of ``cls`` from a saved mapping (a run's ``config.json``), checked as a command line is.
 
-    Unknown keys and values of the wrong type are refused, then :func:`check_fields` runs; a
+    Unknown keys and values of the wrong type are refused, then `check_fields` runs; a
     missing key takes the field's default. ``ValueError`` messages start with ``source``.
     """
     fields = {field.name: field for field in dataclasses.fields(cls)}  # type: ignore[arg-type]
@@ -186,7 +186,7 @@ def _type_name(hint: Any) -> str:
 
 
 def given_flags(cls: type, argv: Sequence[str] | None) -> set[str]:
-    """The fields of ``cls`` that ``argv`` sets explicitly (``--help`` is left to :func:`parse_args`)."""
+    """The fields of ``cls`` that ``argv`` sets explicitly (``--help`` is left to `parse_args`)."""
     parser = build_parser(cls, add_help=False)
     for action in parser._actions:
         action.default = argparse.SUPPRESS

@@ -269,7 +269,7 @@ def agreement(policy: MlpPolicy, data: Positions) -> float:
 
 
 def split(data: Positions, rng: np.random.Generator) -> tuple[Positions, Positions]:
-    """A random (training, held-out) split with :data:`HOLDOUT` of the positions held out."""
+    """A random (training, held-out) split with `HOLDOUT` of the positions held out."""
     held = rng.random(len(data)) < HOLDOUT
 
     def pick(rows: np.ndarray) -> Positions:

@@ -1,6 +1,6 @@
 """A pirate env as an RLlib multi-agent env with a league of opponents (``experiments.rllib_selfplay``).
 
-:class:`LeagueEnv` is RLlib's ``PettingZooEnv`` wrapper around ``pirate_envs.make(env_id)``
+`LeagueEnv` is RLlib's ``PettingZooEnv`` wrapper around ``pirate_envs.make(env_id)``
 with two changes:
 
 * **Observations for RLlib's masking module.** The games give ``{"observation", "action_mask"}``
@@ -11,8 +11,8 @@ with two changes:
   ``snapshot`` (one of the frozen copies of the learner, uniformly), or any agent name of
   ``agents.registry`` (``heuristic``, ``random``, ``ppo:<file>``...). Seats of the first two
   kinds are RLlib agents with ids ``"<module>@<seat>"`` (``learner@2``, ``snapshot_1@0``), so
-  :func:`module_of` maps an agent to its RLModule from its id alone. Agents of the registry
-  (which read the game's view, not only the vector) move inside :meth:`LeagueEnv.step`.
+  `module_of` maps an agent to its RLModule from its id alone. Agents of the registry
+  (which read the game's view, not only the vector) move inside `LeagueEnv.step`.
 
 Rewards are the AEC env's: each RLlib agent gets what it earned since its last move when it is
 on turn again, and everything at the end of the game.

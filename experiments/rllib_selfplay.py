@@ -2,7 +2,7 @@
 
     python -m experiments.rllib_selfplay --env-id skull_king_v0 --num-players 4 --iterations 20 --out runs/rllib-sk
 
-Every seat of a game is an RLlib agent of :class:`experiments.rllib_env.LeagueEnv` (RLlib's
+Every seat of a game is an RLlib agent of `experiments.rllib_env.LeagueEnv` (RLlib's
 PettingZoo wrapper with masked observations). The learner (RLModule ``learner``, PPO with
 RLlib's action-masking module) takes one random seat per game; every other seat is the
 learner again (``self``), a frozen snapshot (``snapshot``) or an agent of ``agents.registry``
@@ -13,7 +13,7 @@ League schedule: ``--num-snapshots`` slots start as copies of the untrained lear
 (the oldest is replaced), so the frozen opponents trail the learner by up to
 ``num_snapshots * snapshot_every`` iterations. Snapshots are never trained.
 
-Every value is checked before Ray starts (the shared checks of :mod:`experiments.cli`); a bad
+Every value is checked before Ray starts (the shared checks of `experiments.cli`); a bad
 one ends the command with one line naming it and exit status 2.
 
 Each iteration prints one progress line and appends it to ``<out>/progress.csv``. At the end
@@ -84,7 +84,7 @@ class Args:
 
 def check_args(args: Args) -> tuple[dict[str, float], dict[str, Any]]:
     """``ValueError`` (one line) for arguments that cannot make a run; runs before Ray starts.
-    Returns :func:`league_inputs`."""
+    Returns `league_inputs`."""
     check_fields(args)
     check_env_id(args.env_id)
     check_weights(args.opponents, "--opponents")
@@ -106,7 +106,7 @@ def league_inputs(args: Args) -> tuple[dict[str, float], dict[str, Any]]:
 
 
 def league_config(args: Args, weights: dict[str, float], env_kwargs: dict[str, Any]) -> dict[str, Any]:
-    """The ``env_config`` of :class:`LeagueEnv`."""
+    """The ``env_config`` of `LeagueEnv`."""
     return {
         "env_id": args.env_id,
         "env_kwargs": env_kwargs,

@@ -3,7 +3,7 @@
     python -m experiments.train --env-id piraten_kapern_v0 --total-timesteps 200000
     python -m experiments.train --env-id skull_king_v0 --num-players 2 3 4 5 6   # one agent, every table size
 
-The learner plays a random seat of :class:`~experiments.selfplay_env.SelfPlayEnv`'s games;
+The learner plays a random seat of `experiments.selfplay_env.SelfPlayEnv`'s games;
 opponents are drawn from ``--opponents`` (``self`` = frozen snapshots of the learner, added every
 ``--snapshot-every`` steps, plus any agent name of ``agents.registry``). Every
 ``--eval-every`` steps the current policy plays seat-rotated tournaments against each of
@@ -21,7 +21,7 @@ opponent of the pool has a batched form (``self``, ``random``, ``heuristic``,
 ``ppo:<checkpoint>``), else the one-game path, and prints which and why. On the
 batched engine several table sizes share the games by their weights instead of a draw per
 episode. Both learn the same games; checkpoints, evaluation and ``--resume`` do not depend on it.
-The PPO update is sb3-contrib's, run with less overhead (:mod:`experiments.lean_ppo`).
+The PPO update is sb3-contrib's, run with less overhead (`experiments.lean_ppo`).
 
 One folder per run (``--out-dir/--run-name``):
 
@@ -55,7 +55,7 @@ checkpoint's step (later ones, and a row cut short, are dropped and logged again
 hides the later events, ``eval/history.json`` drops the later evaluations, and the ``*.tmp``
 files of writes cut short are removed. The snapshot pool restarts from the resumed policy. An
 existing run folder is never reused without ``--resume`` or ``--overwrite`` (which deletes its
-checkpoints, tables and TensorBoard events). Bad values (the checks of :mod:`experiments.cli`
+checkpoints, tables and TensorBoard events). Bad values (the checks of `experiments.cli`
 and the run's own) end the command before any work, with one line and exit status 2.
 """
 
@@ -557,7 +557,7 @@ def check_args(args: TrainArgs, given: set[str] | None = None) -> None:
     """``ValueError`` (one line) for arguments that cannot make a run; runs before any work.
 
     With ``--resume``: the run's ``config.json`` gets the same checks as a command line, and
-    this command line may give only :data:`RESUME_FIELDS`.
+    this command line may give only `RESUME_FIELDS`.
     """
     if args.resume:
         check_resume(args, given or set())
@@ -767,7 +767,7 @@ def progress_csv(path: Path, resumed_step: int | None = None) -> Any:
 
 
 def build_model(args: TrainArgs, vec_env: Any) -> Any:
-    """A new MaskablePPO of ``args`` (with the lean update of :mod:`experiments.lean_ppo`); when
+    """A new MaskablePPO of ``args`` (with the lean update of `experiments.lean_ppo`); when
     resuming, with the parameters and optimizer state of the newest usable checkpoint (nothing
     unpickled) and its step count."""
     from experiments.lean_ppo import LeanMaskablePPO
@@ -800,7 +800,7 @@ def train(args: TrainArgs, given: set[str] | None = None) -> Path:
     """Run (or resume) one training run; return its folder.
 
     ``given``: the fields set on the command line (a resume keeps the saved ``total_timesteps``
-    unless it is given). Raises :class:`KeyboardInterrupt` after saving when Ctrl-C stopped it.
+    unless it is given). Raises `KeyboardInterrupt` after saving when Ctrl-C stopped it.
     """
     check_args(args, given)
     args, run_dir = prepare_run(args, given or set())

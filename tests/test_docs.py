@@ -31,15 +31,6 @@ def test_every_page_is_in_the_nav():
 REST_ROLE = re.compile(r":(?:py:)?(?:func|class|meth|data|mod|attr|obj|exc|const):`")
 REST_LITERAL = re.compile(r"(?<!:)::[ \t]*$", flags=re.M)
 PACKAGES = ("pirate_envs", "agents", "experiments")
-# Files whose docstrings still carry reST markup, to be converted; remove a file once it is clean.
-NOT_YET_MARKDOWN = {
-    "experiments/batched_selfplay.py",
-    "experiments/cli.py",
-    "experiments/imitate.py",
-    "experiments/rllib_env.py",
-    "experiments/rllib_selfplay.py",
-    "experiments/train.py",
-}
 
 
 def rest_markup_by_file() -> dict[str, list[str]]:
@@ -58,11 +49,7 @@ def rest_markup_by_file() -> dict[str, list[str]]:
 
 
 def test_docstrings_are_markdown_without_rest_roles():
-    found = rest_markup_by_file()
-    new = {path: where for path, where in found.items() if path not in NOT_YET_MARKDOWN}
-    assert new == {}, "reST roles or '::' in docstrings (write `name` in backticks instead)"
-    converted = sorted(NOT_YET_MARKDOWN - set(found))
-    assert converted == [], "these files are clean now: remove them from NOT_YET_MARKDOWN"
+    assert rest_markup_by_file() == {}, "reST roles or '::' in docstrings (write `name` in backticks instead)"
 
 
 def test_the_markup_check_finds_rest_roles():
