@@ -81,7 +81,7 @@ import pirate_envs
 from agents.base import Agent
 from agents.checkpoint import write_atomic as write_atomically  # results files (``best_response`` too)
 from agents.registry import game_player_counts, make_agent
-from experiments.cli import check_agents, check_env_id, check_players, games_epilog, parse_args
+from experiments.cli import check_agents, check_env_id, check_players, games_epilog, parse_args, parse_env_kwargs
 from experiments.extras import MissingExtra, require
 from experiments.ratings import rate_games
 from experiments.stats import mean_interval, t_interval, wilson_interval
@@ -568,10 +568,7 @@ def available_cpus() -> int:
 
 def env_options(args: EvalArgs) -> dict[str, Any]:
     """The env arguments of ``--env-kwargs`` (``key=value`` words, values read as Python literals)."""
-    if not args.env_kwargs:
-        return {}
-    train = require("experiments.train", "train")  # train imports this module: import it late
-    return train.parse_env_kwargs(args.env_kwargs)
+    return parse_env_kwargs(args.env_kwargs) if args.env_kwargs else {}
 
 
 def check_env_options(args: EvalArgs, players: int) -> dict[str, Any]:
@@ -639,9 +636,8 @@ def lineup_words(lineup: list[str]) -> str:
 
 def check_extras(args: EvalArgs) -> None:
     """``ValueError`` (one line naming the extra) unless the modules the command needs are installed:
-    openskill (the ratings), matplotlib (``results.png``, with ``--out``), ``experiments.train``
-    (``--env-kwargs`` are read by its parser)."""
-    needs = ["openskill"] + ["matplotlib"] * bool(args.out) + ["experiments.train"] * bool(args.env_kwargs)
+    openskill (the ratings) and matplotlib (``results.png``, with ``--out``)."""
+    needs = ["openskill"] + ["matplotlib"] * bool(args.out)
     try:
         for module in needs:
             require(module, "train")

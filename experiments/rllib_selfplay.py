@@ -36,6 +36,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from experiments.extras import require_extras
+
+require_extras(__name__, ("torch", "rllib"), ("ray", "rllib"))
+
 import numpy as np
 
 import pirate_envs

@@ -76,6 +76,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from experiments.extras import require_extras
+
+require_extras(__name__, ("torch", "train"), ("sb3_contrib", "train"), ("matplotlib", "train"), ("numba", "train"))
+
 import numpy as np
 
 import pirate_envs
@@ -157,7 +161,11 @@ class TrainArgs:
     )
     num_workers: int = field(
         default=2,
-        metadata={"help": "env worker processes of the one-game engine (0: all envs in this process)", "min": 0},
+        metadata={
+            "help": "env worker processes of the one-game engine (--engine single; 0: all envs in this process); "
+            "no effect on the batched engine, which steps every game in this process",
+            "min": 0,
+        },
     )
     engine: str = field(
         default="auto",

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from experiments.cli import parse_args
+from experiments.extras import require_extras
 
 
 @dataclass
@@ -45,6 +46,7 @@ def check_args(args: WebArgs) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(WebArgs, argv, check=check_args)
+    require_extras("__main__", ("starlette", "web"), ("uvicorn", "web"))
     import uvicorn
 
     from experiments.web.server import create_app, is_loopback

@@ -35,7 +35,6 @@ def run_without(modules: list[str], command: str, argv: list[str], tmp_path: Pat
     [
         (["openskill", "openskill.models"], [], "openskill"),
         (["matplotlib", "matplotlib.pyplot"], ["--out", "results"], "matplotlib"),
-        (["torch"], ["--env-kwargs", "promo_cards=True"], "torch"),  # read by experiments.train's parser
     ],
 )
 def test_evaluate_without_an_extra_says_which_in_one_line(tmp_path, hidden, options, named):
@@ -65,3 +64,29 @@ def test_require_extras_exits_a_command_and_raises_in_an_importer(monkeypatch, c
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and 'needs the "rllib" extra (no_such_extra_module is not installed)' in err
+
+
+def test_evaluate_reads_env_kwargs_without_the_training_extra(tmp_path):
+    argv = ["--env-id", "piraten_kapern_v0", "--agents", "random", "random", "--games", "1", "--no-progress"]
+    done = run_without(["torch"], "experiments.evaluate", [*argv, "--env-kwargs", "promo_cards=True"], tmp_path)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("command", "hidden", "extra", "argv"),
+    [
+        ("experiments.train", ["torch"], "train", ["--help"]),
+        ("experiments.train", ["sb3_contrib"], "train", ["--help"]),
+        ("experiments.train", ["numba"], "train", ["--help"]),
+        ("experiments.imitate", ["torch"], "train", ["--help"]),
+        ("experiments.best_response", ["matplotlib"], "train", ["--help"]),
+        ("experiments.rllib_selfplay", ["ray"], "rllib", ["--help"]),
+        ("experiments.web", ["uvicorn"], "web", ["--port", "8765"]),
+        ("experiments.web", ["starlette"], "web", ["--port", "8765"]),
+    ],
+)
+def test_every_command_without_its_extra_says_which_in_one_line(tmp_path, command, hidden, extra, argv):
+    done = run_without(hidden, command, argv, tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert f'needs the "{extra}" extra ({hidden[0]} is not installed)' in done.stderr
