@@ -3,9 +3,9 @@
 `LeagueEnv` is RLlib's ``PettingZooEnv`` wrapper around ``pirate_envs.make(env_id)``
 with two changes:
 
-* **Observations for RLlib's masking module.** The games give ``{"observation", "action_mask"}``
-  (an ``int8`` mask); RLlib's action-masking RLModule reads ``{"observations", "action_mask"}``
-  with a float mask. The wrapper renames and casts; the envs are not changed.
+* **Observations for the masking module.** The games give ``{"observation", "action_mask"}``
+  (an ``int8`` mask); the masking RLModule (`experiments.rllib_module`) reads
+  ``{"observations", "action_mask"}`` with a float mask. The wrapper renames and casts; the envs are not changed.
 * **Seats by role.** Each episode the learner takes a random seat and every other seat gets a
   role drawn from the opponent weights: ``self`` (the learning policy again: live self-play),
   ``snapshot`` (one of the frozen copies of the learner, uniformly), or any agent name of

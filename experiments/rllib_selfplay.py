@@ -3,8 +3,8 @@
     python -m experiments.rllib_selfplay --env-id skull_king_v0 --num-players 4 --iterations 20 --out runs/rllib-sk
 
 Every seat of a game is an RLlib agent of `experiments.rllib_env.LeagueEnv` (RLlib's
-PettingZoo wrapper with masked observations). The learner (RLModule ``learner``, PPO with
-RLlib's action-masking module) takes one random seat per game; every other seat is the
+PettingZoo wrapper with masked observations). The learner (RLModule ``learner``, PPO that
+masks illegal actions: `experiments.rllib_module`) takes one random seat per game; every other seat is the
 learner again (``self``), a frozen snapshot (``snapshot``) or an agent of ``agents.registry``
 moving inside the env (``heuristic``, ``random``, ``ppo:<file>``), drawn by ``--opponents``.
 
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import csv
 import json
+import logging
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -125,7 +126,8 @@ def build_config(args: Args, env_config: dict[str, Any]) -> Any:
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    from experiments.rllib_module import MaskedPPOModule
 
     model = {
         "fcnet_hiddens": list(args.hidden),
@@ -134,7 +136,7 @@ def build_config(args: Args, env_config: dict[str, Any]) -> Any:
         "vf_share_layers": False,  # separate actor and critic, as experiments.train
     }
     modules = [LEARNER] + [snapshot_module(i) for i in range(args.num_snapshots)]
-    specs = {m: RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model) for m in modules}
+    specs = {m: RLModuleSpec(module_class=MaskedPPOModule, model_config=model) for m in modules}
     return (
         PPOConfig()
         # RLlib's env check steps unmasked random actions (illegal moves end the game): off
@@ -263,10 +265,23 @@ def train(args: Args, weights: dict[str, float], env_kwargs: dict[str, Any]) -> 
     return algo, row
 
 
+class _RLlibOwnDeprecation(logging.Filter):
+    """Drops the one deprecation notice that RLlib's ``RLModule.__init__`` raises about itself.
+
+    RLlib's module constructor builds its own ``RLModuleConfig`` (deprecated in RLlib) for every
+    module, whatever the caller passes; no call of this command uses it, so the notice only misleads.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "RLModule(config=[RLModuleConfig object])" not in record.getMessage()
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parse_args(Args, argv, check=check_args)
     weights, env_kwargs = league_inputs(args)
     import ray
+
+    logging.getLogger("ray._common.deprecation").addFilter(_RLlibOwnDeprecation())
 
     if args.address is None:
         ray.init(num_cpus=args.num_cpus, include_dashboard=False, log_to_driver=False, configure_logging=False)

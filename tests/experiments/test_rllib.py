@@ -146,3 +146,31 @@ def test_one_iteration_trains_takes_a_snapshot_and_exports_an_agent(tmp_path):
     done = subprocess.run(command, capture_output=True, text=True, timeout=SUBPROCESS_S)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "agent.npz" in done.stdout
+
+
+def test_the_masked_module_gives_illegal_actions_no_weight():
+    from gymnasium import spaces
+    from ray.rllib.core.columns import Columns
+
+    from experiments.rllib_module import MaskedPPOModule
+
+    space = spaces.Dict(
+        {"observations": spaces.Box(-1.0, 1.0, (5,), np.float32), "action_mask": spaces.Box(0.0, 1.0, (4,), np.float32)}
+    )
+    module = MaskedPPOModule(
+        observation_space=space, action_space=spaces.Discrete(4), model_config={"fcnet_hiddens": [8]}
+    )
+    mask = torch.tensor([[1.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
+    batch = {Columns.OBS: {"observations": torch.zeros(2, 5), "action_mask": mask}}
+    probabilities = torch.softmax(module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS], dim=-1)
+    assert torch.all(probabilities[mask == 0] == 0) and torch.allclose(probabilities.sum(-1), torch.ones(2))
+    assert module.observation_space == space  # RLlib sees the space the env gives
+
+
+def test_a_run_prints_no_deprecation_notice(tmp_path):
+    command = [sys.executable, "-m", "experiments.rllib_selfplay", "--env-id", "skull_king_v0", "--num-players", "3",
+               "--iterations", "1", "--train-batch-size", "128", "--minibatch-size", "64", "--num-epochs", "1",
+               "--num-cpus", "1", "--out", str(tmp_path / "run")]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=SUBPROCESS_S)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "DeprecationWarning" not in done.stdout + done.stderr, done.stderr[-3000:]
