@@ -573,8 +573,8 @@ def env_options(args: EvalArgs) -> dict[str, Any]:
 
 def check_env_options(args: EvalArgs, players: int) -> dict[str, Any]:
     """The ``--env-kwargs`` of ``args``; ``ValueError`` (one line) unless they make a ``players``-seat env."""
+    options = env_options(args)  # its errors name --env-kwargs
     try:
-        options = env_options(args)
         if "num_players" in options:
             raise ValueError("the player count comes from --players or --agents, not num_players")
         json.dumps(options)  # the game records hold them

@@ -49,7 +49,7 @@ def no_games(monkeypatch):
         (["--agents", "ppo:no/such/file.npz", "random"], "--agents 'ppo:no/such/file.npz': no checkpoint file"),
         (["--agents", "mcts:x", "random"], "--agents 'mcts:x'"),
         (["--env-id", "chess_v0"], "--env-id 'chess_v0' is not a game"),
-        (["--env-kwargs", "nope"], "--env-kwargs nope: env_kwargs: expected key=value"),
+        (["--env-kwargs", "nope"], "--env-kwargs 'nope': expected key=value"),
         (["--env-kwargs", "colour=3"], "--env-kwargs colour=3: unknown keyword argument"),
         (["--env-kwargs", "target_score=-5"], "--env-kwargs target_score=-5: target_score=-5 is out of range"),
         (["--env-kwargs", "num_players=3"], "--env-kwargs num_players=3: the player count comes from"),
