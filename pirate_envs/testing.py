@@ -940,6 +940,7 @@ __all__ = [
     "EnvReport",
     "LockstepReport",
     "action_blocks",
+    "assert_same",
     "block_first_actions",
     "check_env",
     "check_lockstep",
@@ -947,4 +948,5 @@ __all__ = [
     "pettingzoo_api_test",
     "play_random_game",
     "player_counts",
+    "snapshot",
 ]
