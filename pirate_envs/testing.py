@@ -406,6 +406,7 @@ class _EnvCheck:
 
     def check_illegal_action(self) -> str | None:
         n = self.counts[0]
+        self.where.details = {"num_players": n}
         raw = self.make(n)
         raw.reset(seed=self.seed)
         illegal = np.flatnonzero(raw.observe(raw.agent_selection)["action_mask"] == 0)
