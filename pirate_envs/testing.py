@@ -846,9 +846,7 @@ def _compare_engine(venv: Any, env: Any, i: int, where: _Where) -> None:
             assert rebuilt.view(seat) == game.view(seat), f"the View of seat {seat} differs"
         if hasattr(game, "results"):
             assert rebuilt.results == game.results, "the results differ"
-        assert rebuilt.scores().tolist() == game.scores().tolist(), _mismatch(
-            "scores", rebuilt.scores(), game.scores()
-        )
+        assert rebuilt.scores().tolist() == game.scores().tolist(), _mismatch("scores", rebuilt.scores(), game.scores())
         state = (rebuilt.current_player, rebuilt.terminated, rebuilt.truncated)
         expected = (game.current_player, game.terminated, game.truncated)
         assert state == expected, _mismatch("(current_player, terminated, truncated)", state, expected)
