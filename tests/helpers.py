@@ -5,53 +5,12 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from pettingzoo.test import api_test
 
-from agents.base import action_blocks, sample_legal
-from agents.registry import game_player_counts
+from pirate_envs.testing import pettingzoo_api_test, play_random_game
+from pirate_envs.testing import player_counts as supported_player_counts
 
-
-def supported_player_counts(env_id: str) -> list[int]:
-    """Player counts the env accepts (probed through its config validation)."""
-    return list(game_player_counts(env_id))
-
-
-#: The reset options of the first reset of PettingZoo's ``api_test``: a dummy that the envs refuse.
-API_TEST_DUMMY_OPTIONS = {"options": 1}
-
-
-def pettingzoo_api_test(env, num_cycles: int) -> None:
-    """PettingZoo's ``api_test`` on ``env``, whose reset drops the dummy option ``api_test`` passes first.
-
-    The envs refuse unknown reset options (the dummy ``{"options": 1}`` among them); every other
-    reset goes through unchanged.
-    """
-    reset = env.reset
-
-    def reset_without_dummy(seed=None, options=None):
-        return reset(seed=seed, options=None if options == API_TEST_DUMMY_OPTIONS else options)
-
-    env.reset = reset_without_dummy
-    api_test(env, num_cycles=num_cycles)
-
-
-def play_random_game(env, rng: np.random.Generator, check=None) -> dict[str, float]:
-    """Play one game with random legal actions (uniform by block); return the summed rewards per agent.
-
-    ``check(env)`` is called before every decision.
-    """
-    totals = {a: 0.0 for a in env.possible_agents}
-    blocks = action_blocks(env)
-    for agent in env.agent_iter():
-        obs, reward, terminated, truncated, _ = env.last()
-        totals[agent] += reward
-        if terminated or truncated:
-            env.step(None)
-            continue
-        if check is not None:
-            check(env)
-        env.step(sample_legal(obs["action_mask"], rng, blocks))
-    return totals
+__all__ = ["assert_replays_with_agent", "one_table_agent_file", "pettingzoo_api_test", "play_random_game",
+           "supported_player_counts"]  # fmt: skip
 
 
 def one_table_agent_file(path, env_id: str, num_players: int):

@@ -10,29 +10,19 @@ Clear errors: every bad argument gets one error that names the bad value and wha
 
 from __future__ import annotations
 
-import copy
 import dataclasses
-import pickle
 import random
 import re
-import warnings
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 
 import pirate_envs
-from agents.base import action_blocks, sample_legal
 from pirate_envs.core.errors import IllegalActionError, check_range
+from pirate_envs.testing import assert_same, check_env, snapshot
 from tests.helpers import play_random_game, supported_player_counts
 
-RESET = "reset"  # a step of a script that resets the env (no seed: the env's own stream goes on)
-STEPS_AFTER_RESET = 6  # decisions of the next game that a script plays after the reset
-COPIERS: dict[str, Callable[[Any], Any]] = {
-    "pickle": lambda env: pickle.loads(pickle.dumps(env)),
-    "deepcopy": copy.deepcopy,
-}
 CASES = [
     (env_id, n)
     for env_id in pirate_envs.ENV_IDS
@@ -41,123 +31,11 @@ CASES = [
 
 
 # ---------------------------------------------------------------------------- copies
-def snapshot(env: Any) -> dict[str, Any]:
-    """Everything the agents can read from ``env`` now (arrays copied, so later steps cannot touch them)."""
-    observations = {}
-    for agent in env.agents:
-        obs = env.observe(agent)
-        observations[agent] = {key: np.array(value, copy=True) for key, value in obs.items()}
-    return {
-        "agents": list(env.agents),
-        "agent_selection": env.agent_selection,
-        "observations": observations,
-        "rewards": dict(env.rewards),
-        "cumulative_rewards": dict(env._cumulative_rewards),
-        "terminations": dict(env.terminations),
-        "truncations": dict(env.truncations),
-        "infos": copy.deepcopy(env.infos),
-    }
-
-
-def assert_same(actual: Any, expected: Any, where: str) -> None:
-    """Exact equality of nested dicts, lists and arrays (dtype included), naming the first difference."""
-    if isinstance(expected, dict):
-        assert isinstance(actual, dict) and actual.keys() == expected.keys(), f"{where}: keys differ"
-        for key in expected:
-            assert_same(actual[key], expected[key], f"{where}[{key!r}]")
-    elif isinstance(expected, (list, tuple)):
-        assert len(actual) == len(expected), f"{where}: lengths differ"
-        for i, (a, e) in enumerate(zip(actual, expected)):
-            assert_same(a, e, f"{where}[{i}]")
-    elif isinstance(expected, np.ndarray):
-        assert isinstance(actual, np.ndarray) and actual.dtype == expected.dtype, f"{where}: dtype differs"
-        differ = np.flatnonzero(actual.ravel() != expected.ravel()) if actual.shape == expected.shape else [0]
-        assert len(differ) == 0, f"{where}: differs at index {list(differ[:5])}"
-    else:
-        assert actual == expected, f"{where}: {actual!r} != {expected!r}"
-
-
-def choose(env: Any, rng: random.Random) -> int | None:
-    """A random legal action of the agent on turn (``None`` for an agent that is done)."""
-    agent = env.agent_selection
-    if env.terminations[agent] or env.truncations[agent]:
-        return None
-    return sample_legal(env.observe(agent)["action_mask"], rng, action_blocks(env))
-
-
-def apply(env: Any, step: int | str | None) -> None:
-    """Play one step of a script."""
-    if step == RESET:
-        env.reset()
-    else:
-        env.step(step)
-
-
-def record(env: Any, rng: random.Random) -> tuple[list[Any], list[dict[str, Any]]]:
-    """Play the game from ``env``'s state to its end, reset, and play a few steps of the next game.
-
-    Returns the script (the steps) and the snapshot before the first and after every step.
-    """
-    script: list[Any] = []
-    trace = [snapshot(env)]
-    while env.agents:
-        script.append(choose(env, rng))
-        env.step(script[-1])
-        trace.append(snapshot(env))
-    script.append(RESET)
-    env.reset()
-    trace.append(snapshot(env))
-    for _ in range(STEPS_AFTER_RESET):
-        if not env.agents:
-            break
-        script.append(choose(env, rng))
-        env.step(script[-1])
-        trace.append(snapshot(env))
-    return script, trace
-
-
-def checkpoints(script: list[Any]) -> dict[str, int]:
-    """Where to copy: the start, the middle, before the last decision, and after the end of the first game."""
-    end = script.index(RESET)
-    decisions = [i for i in range(end) if script[i] is not None]
-    return {"start": 0, "middle": decisions[len(decisions) // 2], "last decision": decisions[-1], "end": end}
-
-
-def make_seeded(env_id: str, n: int, raw: bool, seed: int) -> Any:
-    """The wrapped env with win rewards, or the raw env with score rewards (a score changes every step or so)."""
-    env = pirate_envs.make(env_id, raw=raw, num_players=n, reward_mode="score" if raw else "win")
-    env.reset(seed=seed)
-    return env
-
-
-@pytest.mark.parametrize("method", list(COPIERS))
-@pytest.mark.parametrize("raw", [False, True], ids=["wrapped-win", "raw-score"])
 @pytest.mark.parametrize(("env_id", "n"), CASES)
-def test_copies_play_on_independently_and_exactly_like_the_original(env_id, n, raw, method):
-    seed = 11 * n
-    copier = COPIERS[method]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # PettingZoo's logger warns on steps of done agents
-        script, trace = record(make_seeded(env_id, n, raw, seed), random.Random(seed))
-        for name, k in checkpoints(script).items():
-            original = make_seeded(env_id, n, raw, seed)
-            for step in script[:k]:
-                apply(original, step)
-            assert_same(snapshot(original), trace[k], f"replay to the {name}")  # observes all: caches filled
-            twin, stray = copier(original), copier(original)
-            assert_same(snapshot(twin), trace[k], f"copy at the {name}")
-            for agent in twin.agents:
-                mask = twin.observe(agent)["action_mask"]
-                assert not mask.flags.writeable, f"copy at the {name}: the mask of {agent} can be written to"
-            # the stray copy plays other actions through the rest of the game and into the next
-            stray_rng = random.Random(seed + 1)
-            for _ in range(len(script) - k):
-                apply(stray, choose(stray, stray_rng) if stray.agents else RESET)
-            # the original and its twin, stepped in turn with the same actions, both play the recorded future
-            for i in range(k, len(script)):
-                for who, env in (("original", original), ("copy", twin)):
-                    apply(env, script[i])
-                    assert_same(snapshot(env), trace[i + 1], f"{who} copied at the {name} (step {i})")
+def test_copies_play_on_independently_and_exactly_like_the_original(env_id, n):
+    """``check_env``'s ``copies`` check: ``pickle`` and ``copy.deepcopy`` of the wrapped env (win
+    rewards) and of the raw env (score rewards) at four points of a seeded game."""
+    assert check_env(env_id, num_players=n, checks=["copies"]).checked == ["copies"]
 
 
 # ---------------------------------------------------------------------------- clear errors

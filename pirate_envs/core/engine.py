@@ -117,7 +117,7 @@ def check_options(options: Mapping[str, Any] | None, allowed: Mapping[str, str])
     """Return ``options`` as a dict; ``TypeError`` unless a mapping or ``None``, ``ValueError`` naming the valid keys.
 
     PettingZoo's ``api_test`` resets with the dummy option ``{"options": 1}``, which is refused
-    too: the project's tests run it through ``tests.helpers.pettingzoo_api_test``.
+    too: `pirate_envs.testing.pettingzoo_api_test` runs ``api_test`` without that probe.
     """
     options = check_mapping("options", options)
     unknown = sorted((key for key in options if key not in allowed), key=repr)

@@ -1,12 +1,13 @@
 """The batched Lucky Pirate kernels against the AEC env, step by step.
 
-Every game of a batch is mirrored by a raw AEC env whose engine is ``venv.reference_engine(i)``
-(the reference engine dealing from game ``i``'s stream): the same dealers and deals, the later
-games of a tournament included. Uniform random legal play drives both, and after every step the
-observation, the mask, the seat shown, every seat's reward and the ends must be identical;
-``engine(i)`` must reproduce the AEC env's engine. Each test also counts what it went through
-(set-up moves, blind down cards, set-aside games and why, truncations and why) and asserts that
-the feature it is about was exercised.
+`pirate_envs.testing.check_lockstep` mirrors every game of a batch by a raw AEC env whose engine
+is ``venv.reference_engine(i)`` (the reference engine dealing from game ``i``'s stream): the same
+dealers and deals, the later games of a tournament included. Uniform random legal play drives
+both (drawing a block first, the pile is picked up so often that games are rarely won), and after every
+step the observation, the mask, the seat shown, every seat's reward and the ends must be
+identical; ``engine(i)`` must reproduce the AEC env's engine. Each test also counts what it went
+through (set-up moves, blind down cards, set-aside games and why, truncations and why) and
+asserts that the feature it is about was exercised.
 """
 
 from __future__ import annotations
@@ -17,8 +18,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-import pirate_envs
-
 pytest.importorskip("numba")
 
 from pirate_envs import vector
@@ -27,56 +26,52 @@ from pirate_envs.lucky_pirate.batched import LuckyPirateStream, StreamLuckyPirat
 from pirate_envs.lucky_pirate.cards import CAPTAIN, FIRST_MATE, PORTHOLE
 from pirate_envs.lucky_pirate.engine import Config
 from pirate_envs.lucky_pirate.rules import EMPTY_TOP, Mode, PileRules, PileTop, can_play, place
-from tests.vector.test_lockstep import _compare, _compare_engine, _start
+from pirate_envs.testing import check_lockstep
 
 ENV_ID = "lucky_pirate_v0"
 
 
-def play_lockstep(num_envs: int, episodes: int, seed: int, **env_kwargs: Any) -> Counter:
-    """Play at least ``episodes`` episodes in lockstep; the counts of what was seen.
+class EventCounter:
+    """``check_lockstep``'s ``on_step``: counts, per row, what the reference envs went through.
 
-    Counted: ``episodes``, ``won`` (terminated), ``truncated: <reason>``, ``set aside: <reason>``,
-    ``games won`` (also inside tournaments), ``steps``, ``lay_up``, ``down`` (blind down cards),
-    ``engine_checks``.
+    Counted: ``steps``, ``lay_up``, ``down`` (blind down cards), ``games won`` (also inside
+    tournaments), ``set aside: <reason>``, ``truncated: <reason>``.
     """
-    venv = vector.make(ENV_ID, num_envs, seed=seed, **env_kwargs)
-    envs = [pirate_envs.make(ENV_ID, raw=True, **env_kwargs) for _ in range(num_envs)]
-    venv.reset()
-    for i, env in enumerate(envs):
-        _start(venv, env, i)
-        _compare(venv, env, i, 0)
-    rng = np.random.default_rng(seed)
-    counts: Counter = Counter()
-    batch_steps = 0
-    while counts["episodes"] < episodes:
-        ended = venv.terminated | venv.truncated
-        actions = vector.random_legal_actions(venv.action_mask, rng)
-        venv.step(actions)
-        batch_steps += 1
-        for i, env in enumerate(envs):
-            if ended[i]:
-                _start(venv, env, i)
-            else:
-                game = env.game
-                aside, wins = len(game.set_aside_games), int(game.wins.sum())
-                action = int(actions[i])
-                env.step(action)
-                counts["steps"] += 1
-                counts["lay_up"] += action >= LAY_UP_OFFSET
-                counts["down"] += DOWN_OFFSET <= action < PICK_UP
-                counts["games won"] += int(game.wins.sum()) - wins
-                for reason in game.set_aside_games[aside:]:
-                    counts[f"set aside: {reason}"] += 1
-            _compare(venv, env, i, batch_steps)
-            if venv.truncated[i]:
-                counts[f"truncated: {env.game.truncation_reason}"] += 1
-        counts["episodes"] += int(np.count_nonzero(venv.terminated | venv.truncated))
-        counts["won"] += int(np.count_nonzero(venv.terminated))
-        if venv.terminated[0] or rng.random() < 0.05:  # the rebuilt engine, now and then
-            i = 0 if venv.terminated[0] else int(rng.integers(num_envs))
-            _compare_engine(venv, envs[i], i)
-            counts["engine_checks"] += 1
-    return counts
+
+    def __init__(self) -> None:
+        self.counts: Counter = Counter()
+        self._seen: dict[int, tuple[int, int]] = {}  # row -> (games set aside, games won) before its move
+
+    def __call__(self, venv: vector.VectorEnv, i: int, env: Any, action: int | None) -> None:
+        game = env.game
+        aside, wins = len(game.set_aside_games), int(game.wins.sum())
+        if action is not None:
+            before_aside, before_wins = self._seen[i]
+            self.counts["steps"] += 1
+            self.counts["lay_up"] += action >= LAY_UP_OFFSET
+            self.counts["down"] += DOWN_OFFSET <= action < PICK_UP
+            self.counts["games won"] += wins - before_wins
+            for reason in game.set_aside_games[before_aside:]:
+                self.counts[f"set aside: {reason}"] += 1
+        self._seen[i] = aside, wins
+        if venv.truncated[i]:
+            self.counts[f"truncated: {game.truncation_reason}"] += 1
+
+
+def uniform_actions(venv: vector.VectorEnv, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per game."""
+    return vector.random_legal_actions(venv.action_mask, rng)
+
+
+def play_lockstep(num_envs: int, episodes: int, seed: int, **env_kwargs: Any) -> Counter:
+    """``check_lockstep`` until at least ``episodes`` episodes ended; the counts of what was seen.
+
+    Counted: ``episodes``, ``won`` (terminated), ``engine_checks`` and those of `EventCounter`.
+    """
+    counter = EventCounter()
+    report = check_lockstep(ENV_ID, num_envs, seed=seed, games=episodes, policy=uniform_actions, on_step=counter,
+                            **env_kwargs)  # fmt: skip
+    return counter.counts + Counter(episodes=report.games, won=report.terminated, engine_checks=report.engine_checks)
 
 
 @pytest.mark.parametrize("reward_mode", ["win", "score"])

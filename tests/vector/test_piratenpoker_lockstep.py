@@ -1,7 +1,7 @@
 """The batched Piratenpoker kernels against the reference engine and the AEC env, step by step.
 
-The games are played by :func:`tests.vector.test_lockstep.play_lockstep` (every observation,
-mask, seat shown, reward and end compared at every step, ``engine(i)`` checked now and then),
+The games are played by `pirate_envs.testing.check_lockstep` (every observation, mask, seat
+shown, reward and end compared at every step, ``engine(i)`` checked now and then),
 driven by a random player that commits short bids and passes often, so that ties, all-tied
 rounds and won Passes come up. The policy also counts, from the batched state, the events each
 test must have reached (all-tied rounds, Passes that won, gifts, reshuffles of the played
@@ -10,6 +10,7 @@ cards, ...), so that a test cannot pass without playing what it names.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections import Counter
 from typing import Any
@@ -24,7 +25,7 @@ from pirate_envs.piratenpoker import batched
 from pirate_envs.piratenpoker.actions import COMMIT, GIVE, KEEP, LOOT, PASS, RECIPIENT
 from pirate_envs.piratenpoker.cards import COLOURS, DISPLAYED_NAMES, FRONT_INDEX, POKER_NAMES
 from pirate_envs.piratenpoker.rules import bid_strength, final_rank_key, final_score
-from tests.vector.test_lockstep import play_lockstep
+from pirate_envs.testing import check_lockstep
 
 ENV_ID = "piratenpoker_v0"
 
@@ -71,10 +72,11 @@ class CountingPolicy:
 
 
 def lockstep(num_envs: int, games: int, seed: int, **env_kwargs: Any) -> dict[str, int]:
-    """``play_lockstep`` with a :class:`CountingPolicy`: its counts and the policy's, together."""
+    """``check_lockstep`` until ``games`` games ended, with a :class:`CountingPolicy`: the report's
+    counts (``games``, ``truncated``, ``engine_checks``, ...) and the policy's, together."""
     policy = CountingPolicy()
-    counts = play_lockstep(ENV_ID, num_envs, games, seed, policy=policy, **env_kwargs)
-    return {**counts, **policy.seen}
+    report = check_lockstep(ENV_ID, num_envs, seed=seed, games=games, policy=policy, **env_kwargs)
+    return {**dataclasses.asdict(report), **policy.seen}
 
 
 @pytest.mark.parametrize("reward_mode", ["win", "score"])
