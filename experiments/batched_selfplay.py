@@ -58,7 +58,7 @@ from threadpoolctl import threadpool_limits
 import pirate_envs
 import pirate_envs.vector
 from agents.batched import BatchedAgent, BatchedPolicyAgent, make_batched_agent
-from agents.policy_agent import MlpPolicy
+from agents.mlp import MlpPolicy
 from pirate_envs.core.rewards import winners_by_score
 from pirate_envs.single_agent import MAX_EMPTY_EPISODES, SELF, opponent_weights, table_size_weights
 

@@ -172,7 +172,7 @@ def export_actor(module: Any) -> Any:
     """The actor of a PPO RLModule (its encoder's actor MLP and the policy head) as a numpy MlpPolicy."""
     import torch
 
-    from agents.policy_agent import MlpPolicy
+    from agents.mlp import MlpPolicy
 
     encoder = module.encoder
     actor = getattr(encoder, "actor_encoder", encoder)

@@ -71,7 +71,7 @@ from pirate_envs.core.errors import (
 )
 
 if TYPE_CHECKING:
-    from agents.policy_agent import MlpPolicy
+    from agents.mlp import MlpPolicy
 
 #: Gymnasium id -> env id, registered by :func:`register_gymnasium_ids`.
 GYMNASIUM_IDS: dict[str, str] = {

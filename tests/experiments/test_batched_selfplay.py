@@ -14,7 +14,7 @@ pytest.importorskip("sb3_contrib")
 
 import pirate_envs
 import pirate_envs.vector
-from agents.policy_agent import MlpPolicy
+from agents.mlp import MlpPolicy
 from experiments.batched_selfplay import BatchedSelfPlayVecEnv, batched_support, final_scores
 from pirate_envs.core.rewards import win_rewards
 

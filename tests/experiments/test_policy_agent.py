@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import pirate_envs
-from agents.policy_agent import MlpPolicy, policy_from_sb3, shipped_checkpoints
+from agents.mlp import MlpPolicy
+from agents.policy_agent import policy_from_sb3, shipped_checkpoints
 from agents.registry import agent_names, make_agent
 from experiments.evaluate import play_game
 from experiments.opponents import SELF, OpponentPool, parse_weights
