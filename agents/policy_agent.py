@@ -25,11 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from agents import checkpoint  # its caps are read at the call (a test may lower them)
 from agents.checkpoint import (
-    MAX_HEADER_BYTES,
-    MAX_LAYERS,
-    MAX_PARAMETERS,
-    MAX_SB3_POLICY_BYTES,
     CheckpointError,
     check_finite,
     check_members,
@@ -103,7 +100,7 @@ def read_sb3_zip(path: str | Path) -> tuple[MlpPolicy, dict[str, Any]]:
         infos = archive.infolist()
         check_members(path, infos, math.inf)  # unique names; the caps apply to what is read
         members = {info.filename: info for info in infos}
-        for name, cap in (("data", MAX_HEADER_BYTES), ("policy.pth", MAX_SB3_POLICY_BYTES)):
+        for name, cap in (("data", checkpoint.MAX_HEADER_BYTES), ("policy.pth", checkpoint.MAX_SB3_POLICY_BYTES)):
             if name not in members:
                 raise CheckpointError(f"{path}: no {name!r} member; not an SB3 checkpoint")
             check_members(path, [members[name]], cap)
@@ -111,7 +108,7 @@ def read_sb3_zip(path: str | Path) -> tuple[MlpPolicy, dict[str, Any]]:
         weights_file = archive.read("policy.pth")
     try:
         with zipfile.ZipFile(io.BytesIO(weights_file)) as inner:  # torch's format: a zip of plain records
-            check_members(path, inner.infolist(), MAX_SB3_POLICY_BYTES)
+            check_members(path, inner.infolist(), checkpoint.MAX_SB3_POLICY_BYTES)
     except zipfile.BadZipFile as error:
         raise CheckpointError(f"{path}: policy.pth is not torch's zip format ({one_line(error)})") from None
     try:
@@ -226,14 +223,18 @@ def _sb3_feature_head(
 
 def _check_chain(path: Path, weights: list[np.ndarray], biases: list[np.ndarray]) -> None:
     """The layers must chain (each one's outputs the next one's inputs) within the format's caps."""
-    if len(weights) > MAX_LAYERS:
-        raise CheckpointError(f"{path}: the actor has {len(weights)} layers, more than the cap of {MAX_LAYERS}")
+    if len(weights) > checkpoint.MAX_LAYERS:
+        raise CheckpointError(
+            f"{path}: the actor has {len(weights)} layers, more than the cap of {checkpoint.MAX_LAYERS}"
+        )
     shapes = [(w.shape, b.shape) for w, b in zip(weights, biases)]
     if any(w[1] != b[0] for w, b in shapes) or any(a[0][1] != z[0][0] for a, z in itertools.pairwise(shapes)):
         raise CheckpointError(f"{path}: the actor's layers do not chain: {[w for w, _ in shapes]}")
     parameters = sum(w.size + b.size for w, b in zip(weights, biases))
-    if parameters > MAX_PARAMETERS:
-        raise CheckpointError(f"{path}: the actor has {parameters} parameters, more than the cap of {MAX_PARAMETERS}")
+    if parameters > checkpoint.MAX_PARAMETERS:
+        raise CheckpointError(
+            f"{path}: the actor has {parameters} parameters, more than the cap of {checkpoint.MAX_PARAMETERS}"
+        )
 
 
 def sb3_zip_header(path: str | Path, layout: list[list[Any]] | None = None, **training: Any) -> tuple[MlpPolicy, dict]:
