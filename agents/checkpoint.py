@@ -57,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.policy_agent import ACTIVATIONS, ONE_INPUT, ZERO_INPUT, MlpPolicy
+from agents.mlp import ACTIVATIONS, ONE_INPUT, ZERO_INPUT, MlpPolicy
 
 FORMAT = "pirate_envs.agent"
 VERSION = 1
@@ -427,8 +427,8 @@ def input_index(
     Every piece of the header's layout must exist in ``layout`` (an ``ObservationLayout``) with
     the same shape; pieces the env added are left out. An agent of the ``"max"`` table layout on
     a seated env of ``num_players`` seats reads each per-player piece's ``num_players`` rows and
-    a constant for the rest (`agents.policy_agent.ZERO_INPUT` for absent rows,
-    `agents.policy_agent.ONE_INPUT` for the present flags; see ``MlpPolicy.input_index``);
+    a constant for the rest (`agents.mlp.ZERO_INPUT` for absent rows,
+    `agents.mlp.ONE_INPUT` for the present flags; see ``MlpPolicy.input_index``);
     a seated agent on a ``"max"`` env of its own table size reads the players' rows.
     """
     trained = header["observation_layout"]

@@ -19,98 +19,31 @@ import os
 import pickle
 import re
 import zipfile
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from agents import checkpoint  # its caps are read at the call (a test may lower them)
+from agents.checkpoint import (
+    CheckpointError,
+    check_finite,
+    check_members,
+    input_index,
+    layout_pieces,
+    load_agent,
+    make_header,
+    one_line,
+    open_zip,
+    parse_json,
+)
+from agents.mlp import ACTIVATIONS, MlpPolicy
+
 #: Where shipped agents live (``<name>.npz``).
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
 #: File endings ``ppo:`` accepts: the data-only format and a legacy SB3 zip.
 AGENT_SUFFIXES = (".npz", ".zip")
-
-#: Entries of ``MlpPolicy.input_index`` that read a constant instead of the observation:
-#: 0.0 (a padded row of an absent seat) and 1.0 (a seat-present flag).
-ZERO_INPUT, ONE_INPUT = -2, -1
-_CONSTANT_INPUTS = np.array([0.0, 1.0], dtype=np.float32)
-
-ACTIVATIONS = {
-    "Tanh": np.tanh,
-    "ReLU": lambda x: np.maximum(x, 0.0),
-    "Identity": lambda x: x,
-}
-
-
-@dataclass
-class MlpPolicy:
-    """The actor of an MLP policy as numpy arrays: ``logits = head(act(... act(W0 x + b0)))``.
-
-    ``weights[i]`` has shape ``(in, out)`` (already transposed for ``x @ w``); the last pair is
-    the action head, which gets no activation. ``input_index``, when set, picks the network's
-    inputs out of the observation (an env layout that gained pieces, or a seated layout read by
-    an agent of the ``"max"`` table layout; see `agents.checkpoint.input_index`); its
-    entries `ZERO_INPUT` and `ONE_INPUT` read the constants 0 and 1.
-    """
-
-    weights: list[np.ndarray]
-    biases: list[np.ndarray]
-    activation: str = "Tanh"
-    input_index: np.ndarray | None = None
-
-    def __post_init__(self) -> None:
-        if self.activation not in ACTIVATIONS:
-            raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {self.activation!r}")
-        self._act = ACTIVATIONS[self.activation]
-        self._reads_constants = self.input_index is not None and bool((self.input_index < 0).any())
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = {"weights": self.weights, "biases": self.biases, "activation": self.activation}
-        return state | ({} if self.input_index is None else {"input_index": self.input_index})
-
-    def with_inputs(self, index: np.ndarray | None) -> MlpPolicy:
-        """The same network reading the observation entries ``index`` (``None``: all, in order)."""
-        return MlpPolicy(self.weights, self.biases, self.activation, index)
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(**state)  # type: ignore[misc]
-
-    @property
-    def obs_size(self) -> int:
-        """The network's input size (the trained observation's length)."""
-        return self.weights[0].shape[0]
-
-    @property
-    def num_actions(self) -> int:
-        return self.weights[-1].shape[1]
-
-    def logits(self, obs: np.ndarray) -> np.ndarray:
-        """Action logits of one observation (or a batch)."""
-        x = np.asarray(obs, dtype=np.float32)
-        if self.input_index is not None:
-            if self._reads_constants:  # index -2 and -1: the constants 0 and 1 appended here
-                x = np.concatenate([x, np.broadcast_to(_CONSTANT_INPUTS, (*x.shape[:-1], 2))], axis=-1)
-            x = x[..., self.input_index]
-        last = len(self.weights) - 1
-        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
-            x = x @ w + b
-            if i < last:
-                x = self._act(x)
-        return x
-
-    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None) -> int:
-        """The masked argmax action, or a sample of the masked softmax when ``rng`` is given."""
-        logits = self.logits(obs)
-        legal = np.flatnonzero(mask)
-        if legal.size == 0:
-            raise ValueError("no legal action in the mask: is it this agent's turn?")
-        z = logits[legal]
-        if rng is None:
-            return int(legal[int(np.argmax(z))])
-        p = np.exp(z - z.max())
-        u = rng.random() * p.sum()
-        return int(legal[min(int(np.searchsorted(np.cumsum(p), u)), legal.size - 1)])
 
 
 def _linear_to_numpy(weight: Any, bias: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -156,17 +89,6 @@ def read_sb3_zip(path: str | Path) -> tuple[MlpPolicy, dict[str, Any]]:
     actor's size after), and every weight must be finite; each fault is a ``CheckpointError``.
     Returns the policy and ``{"env_id", "env_kwargs", "reward_mode", "timesteps", "action_head"}``.
     """
-    from agents.checkpoint import (
-        MAX_HEADER_BYTES,
-        MAX_SB3_POLICY_BYTES,
-        CheckpointError,
-        check_finite,
-        check_members,
-        one_line,
-        open_zip,
-        parse_json,
-    )
-
     path = Path(path)
     try:
         import torch
@@ -178,7 +100,7 @@ def read_sb3_zip(path: str | Path) -> tuple[MlpPolicy, dict[str, Any]]:
         infos = archive.infolist()
         check_members(path, infos, math.inf)  # unique names; the caps apply to what is read
         members = {info.filename: info for info in infos}
-        for name, cap in (("data", MAX_HEADER_BYTES), ("policy.pth", MAX_SB3_POLICY_BYTES)):
+        for name, cap in (("data", checkpoint.MAX_HEADER_BYTES), ("policy.pth", checkpoint.MAX_SB3_POLICY_BYTES)):
             if name not in members:
                 raise CheckpointError(f"{path}: no {name!r} member; not an SB3 checkpoint")
             check_members(path, [members[name]], cap)
@@ -186,7 +108,7 @@ def read_sb3_zip(path: str | Path) -> tuple[MlpPolicy, dict[str, Any]]:
         weights_file = archive.read("policy.pth")
     try:
         with zipfile.ZipFile(io.BytesIO(weights_file)) as inner:  # torch's format: a zip of plain records
-            check_members(path, inner.infolist(), MAX_SB3_POLICY_BYTES)
+            check_members(path, inner.infolist(), checkpoint.MAX_SB3_POLICY_BYTES)
     except zipfile.BadZipFile as error:
         raise CheckpointError(f"{path}: policy.pth is not torch's zip format ({one_line(error)})") from None
     try:
@@ -244,8 +166,6 @@ def _sb3_tensors(path: Path, state: Any) -> dict[str, Any]:
     """The state dict of an SB3 policy, checked: plain float tensors under the plain-MLP names."""
     import torch
 
-    from agents.checkpoint import CheckpointError
-
     if not isinstance(state, dict) or not all(isinstance(k, str) for k in state):
         raise CheckpointError(f"{path}: policy.pth is not a state dict of named tensors")
     unknown = sorted(k for k in state if not k.startswith(_SB3_PREFIXES))
@@ -263,8 +183,6 @@ def _sb3_tensors(path: Path, state: Any) -> dict[str, Any]:
 
 def _sb3_pair(path: Path, tensors: dict[str, Any], prefix: str) -> tuple[Any, Any]:
     """The ``(weight, bias)`` tensors of the linear layer ``prefix``; both must be there, 2-D and 1-D."""
-    from agents.checkpoint import CheckpointError
-
     for part, ndim in (("weight", 2), ("bias", 1)):
         if f"{prefix}.{part}" not in tensors:
             raise CheckpointError(f"{path}: policy.pth has no tensor {prefix}.{part}")
@@ -282,7 +200,6 @@ def _sb3_feature_head(
 
     import pirate_envs
     from agents.action_head import FeatureActionHead
-    from agents.checkpoint import CheckpointError, one_line
 
     try:
         env = pirate_envs.make(meta["env_id"], raw=True, **meta["env_kwargs"])
@@ -306,22 +223,23 @@ def _sb3_feature_head(
 
 def _check_chain(path: Path, weights: list[np.ndarray], biases: list[np.ndarray]) -> None:
     """The layers must chain (each one's outputs the next one's inputs) within the format's caps."""
-    from agents.checkpoint import MAX_LAYERS, MAX_PARAMETERS, CheckpointError
-
-    if len(weights) > MAX_LAYERS:
-        raise CheckpointError(f"{path}: the actor has {len(weights)} layers, more than the cap of {MAX_LAYERS}")
+    if len(weights) > checkpoint.MAX_LAYERS:
+        raise CheckpointError(
+            f"{path}: the actor has {len(weights)} layers, more than the cap of {checkpoint.MAX_LAYERS}"
+        )
     shapes = [(w.shape, b.shape) for w, b in zip(weights, biases)]
     if any(w[1] != b[0] for w, b in shapes) or any(a[0][1] != z[0][0] for a, z in itertools.pairwise(shapes)):
         raise CheckpointError(f"{path}: the actor's layers do not chain: {[w for w, _ in shapes]}")
     parameters = sum(w.size + b.size for w, b in zip(weights, biases))
-    if parameters > MAX_PARAMETERS:
-        raise CheckpointError(f"{path}: the actor has {parameters} parameters, more than the cap of {MAX_PARAMETERS}")
+    if parameters > checkpoint.MAX_PARAMETERS:
+        raise CheckpointError(
+            f"{path}: the actor has {parameters} parameters, more than the cap of {checkpoint.MAX_PARAMETERS}"
+        )
 
 
 def sb3_zip_header(path: str | Path, layout: list[list[Any]] | None = None, **training: Any) -> tuple[MlpPolicy, dict]:
     """A legacy SB3 zip as a policy and a data-only header (``layout``: the env's today by default)."""
     import pirate_envs
-    from agents.checkpoint import CheckpointError, layout_pieces, make_header, one_line
 
     policy, facts = read_sb3_zip(path)
     try:
@@ -370,8 +288,6 @@ def resolve_checkpoint(name_or_path: str) -> Path:
 
 @lru_cache(maxsize=32)
 def _load(path: str, mtime: float) -> tuple[MlpPolicy, dict[str, Any]]:
-    from agents.checkpoint import load_agent
-
     if path.endswith(".zip"):
         return sb3_zip_header(path)
     return load_agent(path)
@@ -517,8 +433,6 @@ def check_compatible(header: dict[str, Any], env_id: str, env: Any, source: str)
     Raises ``ValueError`` (one line naming what fits) when the agent was trained on another
     game, for other player counts, another action table or an observation without its pieces.
     """
-    from agents.checkpoint import input_index
-
     if header["env_id"] != env_id:
         raise ValueError(f"checkpoint {source!r} was trained on {header['env_id']}, not {env_id}")
     players = len(env.possible_agents)
@@ -558,8 +472,6 @@ def make_policy_agent(source: str, env_id: str, seed: int | None = None, env: An
 
         if header["env_id"] != env_id:
             raise ValueError(f"checkpoint {path!r} was trained on {header['env_id']}, not {env_id}")
-        from agents.checkpoint import CheckpointError, one_line
-
         # its own env options (table_layout included) at its first table size; the others when shown
         options = {"num_players": header["player_counts"][0], **header["env_kwargs"]}
         try:

@@ -19,31 +19,19 @@ checked against that table up front.
 from __future__ import annotations
 
 import functools
-import importlib
 from typing import Any
 
 import pirate_envs
 from agents.base import Agent, RandomAgent, action_blocks
+from agents.game_agents import game_agent_kinds, make_game_agent
 from agents.policy_agent import SAMPLE_SUFFIX, load_checkpoint, make_policy_agent, shipped_checkpoints
-
-#: ``kind -> env id -> "module:Class"`` of the game-specific agents.
-GAME_AGENTS: dict[str, dict[str, str]] = {
-    "heuristic": {
-        "piraten_kapern_v0": "agents.kapern_heuristic:KapernHeuristic",
-        "skull_king_v0": "agents.skull_king_heuristic:SkullKingHeuristic",
-        "piratenpoker_v0": "agents.piratenpoker_heuristic:PiratenpokerHeuristic",
-        "lucky_pirate_v0": "agents.lucky_pirate_heuristic:LuckyPirateHeuristic",
-    },
-    "oracle": {
-        "piraten_kapern_v0": "agents.kapern_oracle:KapernOracleAgent",
-    },
-}
+from agents.search import make_search_agent
 
 
 def agent_names(env_id: str) -> list[str]:
     """The agent names available for ``env_id``."""
     shipped = [f"ppo:{name}" for name in shipped_checkpoints() if name.startswith(env_id)]
-    return ["random"] + [kind for kind, table in GAME_AGENTS.items() if env_id in table] + ["mcts"] + shipped
+    return ["random"] + game_agent_kinds(env_id) + ["mcts"] + shipped
 
 
 @functools.cache
@@ -81,15 +69,9 @@ def make_agent(name: str, env_id: str, seed: int | None = None, env: Any = None)
         env = env if env is not None else pirate_envs.make(env_id, raw=True)
         return RandomAgent(seed=seed, blocks=action_blocks(env))
     if name == "mcts" or name.startswith("mcts:"):
-        from agents.search import make_search_agent
-
         return make_search_agent(name, env_id, seed=seed, env=env)
     if name.startswith("ppo:"):
         return make_policy_agent(name[len("ppo:") :], env_id, seed=seed, env=env)
-    table = GAME_AGENTS.get(name, {})
-    if env_id not in table:
+    if name not in game_agent_kinds(env_id):
         raise ValueError(f"no agent {name!r} for {env_id}; available: {agent_names(env_id)}")
-    module_name, class_name = table[env_id].split(":")
-    agent = getattr(importlib.import_module(module_name), class_name)()
-    agent.reset(seed)
-    return agent
+    return make_game_agent(name, env_id, seed=seed)

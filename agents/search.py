@@ -64,6 +64,7 @@ import numpy as np
 
 from agents import kapern_lookahead
 from agents.base import Agent, action_blocks, sample_legal
+from agents.game_agents import make_game_agent
 from pirate_envs.core.errors import check_range, shown
 
 #: Iterations per move of ``mcts`` (``mcts:<simulations>`` picks another).
@@ -338,9 +339,7 @@ class SearchAgent:
         self.blocks = action_blocks(env)
         self.rollout_agent: Agent | None = None
         if rollout == "heuristic":
-            from agents.registry import make_agent
-
-            self.rollout_agent = make_agent("heuristic", env_id, seed=seed, env=env)
+            self.rollout_agent = make_game_agent("heuristic", env_id, seed=seed)
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:

@@ -6,10 +6,10 @@ Prints learner steps per second of ``MaskablePPO.learn`` (rollouts and gradient 
 together, after one warm-up rollout), and the share of that time spent in the PPO update, for
 
 * ours, batched: ``skull_king_v0`` with 4 players (``--env-id``, ``--num-players``) on the batched
-  engine (``experiments.vec_env`` with ``engine="batched"``: ``--batched-num-envs`` games in this
+  engine (``agents.selfplay.vec_env`` with ``engine="batched"``: ``--batched-num-envs`` games in this
   process, the opponents of all games acting in one batched call per agent), the default
   network, PPO settings and opponent pool of ``experiments.train`` with one snapshot of the
-  learner, and the trainer's PPO update (``experiments.lean_ppo``: sb3-contrib's update with less
+  learner, and the trainer's PPO update (``agents.ppo``: sb3-contrib's update with less
   overhead); the rollout keeps the default's size (``n_steps * num_envs`` = 4096 learner steps).
   256 games by default: more games per call spread the Python cost of each engine, agent and
   policy call over more learner steps (128 to 1024 games: about 3,000 to 4,200 learner steps/s
@@ -48,10 +48,10 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.wrappers import ActionMasker
 
 from agents.policy_agent import policy_from_sb3
-from experiments.lean_ppo import LeanMaskablePPO
-from experiments.opponents import parse_weights
+from agents.ppo import LeanMaskablePPO
+from agents.selfplay.opponents import parse_weights
+from agents.selfplay.vec_env import make_vec_env
 from experiments.train import TrainArgs, policy_spec
-from experiments.vec_env import make_vec_env
 
 #: Games of the batched path (the module docstring says why).
 BATCHED_NUM_ENVS = 256

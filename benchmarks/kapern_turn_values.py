@@ -24,7 +24,7 @@ import pirate_envs
 from agents.kapern_heuristic import KapernHeuristic
 from agents.kapern_oracle import optimal_turn_value, policy_turn_value, sample_turn_scores
 from agents.registry import make_agent
-from experiments.stats import Z95, mean_interval
+from agents.stats import Z95, mean_interval
 from pirate_envs.core.render import format_table
 from pirate_envs.piraten_kapern.rules import CARDS, STANDARD_DECK
 

@@ -295,7 +295,7 @@ def check_names(names: Sequence[str], flag: str, words: Sequence[str] | None = N
 def check_weights(specs: Sequence[str], flag: str) -> None:
     """``ValueError`` unless the ``name:weight`` list names each agent once, with finite weights
     >= 0 that are not all zero."""
-    from experiments.opponents import split_weight
+    from agents.selfplay.opponents import split_weight
 
     pairs = [split_weight(spec) for spec in specs]
     check_names([name for name, _ in pairs], flag, specs)

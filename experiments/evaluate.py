@@ -24,7 +24,7 @@ agent at a table share a game, so their results are correlated). An agent with o
 gets Wilson's interval over its games; copies get a Student t interval over their per-game
 shares (and per-game mean scores). The results table gives each agent's seats and, in
 brackets, the games its intervals are over, and names the interval (``CI over``). OpenSkill
-ratings (``experiments.ratings``) are fitted on every game. Beside the pooled figures, the
+ratings (``agents.ratings``) are fitted on every game. Beside the pooled figures, the
 head-to-head matrix gives each agent's win rate in the games it played with each other agent.
 Writes ``results.md``, ``results.json`` (with the ``lineup``, copies written out) and
 ``results.png`` to ``--out`` when given.
@@ -54,7 +54,7 @@ that does not fit the table, more copies ``NAMEx<k>`` than the game's largest ta
 ``--env-kwargs``, ``--workers`` above the CPU count, more than `MAX_GAMES` games, a seed
 past `MAX_SEED`, an ``--out`` or ``--save-games`` folder that cannot be made or written
 to) end the command before any game with one line and exit status 2. So does a missing extra
-(``experiments.extras``): the command needs the ``train`` extra's openskill (the ratings),
+(``agents.extras``): the command needs the ``train`` extra's openskill (the ratings),
 matplotlib with ``--out`` (``results.png``), and ``experiments.train`` with ``--env-kwargs``
 (its parser reads them); the line names the extra and its install command.
 """
@@ -80,11 +80,11 @@ from typing import Any
 import pirate_envs
 from agents.base import Agent
 from agents.checkpoint import write_atomic as write_atomically  # results files (``best_response`` too)
+from agents.extras import MissingExtra, require
+from agents.ratings import rate_games
 from agents.registry import game_player_counts, make_agent
+from agents.stats import mean_interval, t_interval, wilson_interval
 from experiments.cli import check_agents, check_env_id, check_players, games_epilog, parse_args, parse_env_kwargs
-from experiments.extras import MissingExtra, require
-from experiments.ratings import rate_games
-from experiments.stats import mean_interval, t_interval, wilson_interval
 
 
 @dataclass

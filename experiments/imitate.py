@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from experiments.extras import require_extras
+from agents.extras import require_extras
 
 require_extras(__name__, ("torch", "train"), ("sb3_contrib", "train"), ("matplotlib", "train"), ("numba", "train"))
 
@@ -42,7 +42,8 @@ import numpy as np
 
 import pirate_envs
 from agents.checkpoint import SUFFIX, layout_pieces, make_header, save_agent
-from agents.policy_agent import MlpPolicy, _linear_to_numpy
+from agents.mlp import MlpPolicy
+from agents.policy_agent import _linear_to_numpy
 from agents.registry import game_player_counts, make_agent
 from experiments.cli import (
     MAX_SEED,

@@ -27,7 +27,7 @@ from gymnasium import spaces
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
 import pirate_envs
-from pirate_envs.single_agent import check_opponents
+from agents.selfplay.env import check_opponents
 
 #: The learning policy's RLModule id.
 LEARNER = "learner"

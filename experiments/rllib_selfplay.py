@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from experiments.extras import require_extras
+from agents.extras import require_extras
 
 require_extras(__name__, ("torch", "rllib"), ("ray", "rllib"))
 
@@ -45,8 +45,8 @@ import numpy as np
 
 import pirate_envs
 from agents.checkpoint import write_atomic
+from agents.selfplay.opponents import parse_weights
 from experiments.cli import MAX_SEED, check_env_id, check_fields, check_folder, check_weights, parse_args
-from experiments.opponents import parse_weights
 from experiments.rllib_env import LEARNER, LeagueEnv, module_of, snapshot_module
 
 #: The env name registered with Ray's registry.
@@ -172,7 +172,7 @@ def export_actor(module: Any) -> Any:
     """The actor of a PPO RLModule (its encoder's actor MLP and the policy head) as a numpy MlpPolicy."""
     import torch
 
-    from agents.policy_agent import MlpPolicy
+    from agents.mlp import MlpPolicy
 
     encoder = module.encoder
     actor = getattr(encoder, "actor_encoder", encoder)

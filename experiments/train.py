@@ -3,7 +3,7 @@
     python -m experiments.train --env-id piraten_kapern_v0 --total-timesteps 200000
     python -m experiments.train --env-id skull_king_v0 --num-players 2 3 4 5 6   # one agent, every table size
 
-The learner plays a random seat of `experiments.selfplay_env.SelfPlayEnv`'s games;
+The learner plays a random seat of `agents.selfplay.env.SelfPlayEnv`'s games;
 opponents are drawn from ``--opponents`` (``self`` = frozen snapshots of the learner, added every
 ``--snapshot-every`` steps, plus any agent name of ``agents.registry``). Every
 ``--eval-every`` steps the current policy plays seat-rotated tournaments against each of
@@ -13,7 +13,7 @@ table size (uniformly, or by ``--player-weights``), the env observes with
 and the agent's header lists them all in ``player_counts``.
 
 ``--engine`` picks where the games run: ``batched`` plays all ``--num-envs`` games on the batched
-engine in this process (``experiments.batched_selfplay``: numba kernels, the opponents of all
+engine in this process (``agents.selfplay.batched_vec_env``: numba kernels, the opponents of all
 games acting in one batched call per agent; numba comes with the ``train`` extra); ``single``
 plays one game per env over ``--num-workers`` processes; ``auto`` (default) takes the batched
 engine when numba imports, the batched engine covers the game and its options, and every
@@ -21,7 +21,7 @@ opponent of the pool has a batched form (``self``, ``random``, ``heuristic``,
 ``ppo:<checkpoint>``), else the one-game path, and prints which and why. On the
 batched engine several table sizes share the games by their weights instead of a draw per
 episode. Both learn the same games; checkpoints, evaluation and ``--resume`` do not depend on it.
-The PPO update is sb3-contrib's, run with less overhead (`experiments.lean_ppo`).
+The PPO update is sb3-contrib's, run with less overhead (`agents.ppo`).
 
 One folder per run (``--out-dir/--run-name``):
 
@@ -76,7 +76,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from experiments.extras import require_extras
+from agents.extras import require_extras
 
 require_extras(__name__, ("torch", "train"), ("sb3_contrib", "train"), ("matplotlib", "train"), ("numba", "train"))
 
@@ -85,6 +85,8 @@ import numpy as np
 import pirate_envs
 from agents.checkpoint import layout_pieces, make_header, save_agent, write_atomic
 from agents.policy_agent import SAMPLE_SUFFIX, policy_from_sb3
+from agents.selfplay.opponents import SELF, parse_weights
+from agents.selfplay.vec_env import ENGINES, make_vec_env
 from experiments.cli import (
     MAX_SEED,
     args_from_mapping,
@@ -104,9 +106,7 @@ from experiments.cli import (
     parse_env_kwargs,
 )
 from experiments.evaluate import markdown_table, run_tournament
-from experiments.opponents import SELF, parse_weights
 from experiments.plots import learning_curve
-from experiments.vec_env import ENGINES, make_vec_env
 
 #: Exit status of a run stopped by Ctrl-C (after it saved).
 INTERRUPTED = 130
@@ -593,7 +593,7 @@ def check_run(args: TrainArgs) -> None:
         raise ValueError(f"--num-envs {args.num_envs} x --n-steps {args.n_steps}: a rollout needs at least 2 steps")
     check_device(args.device)
     if args.engine == "batched":
-        from experiments.batched_selfplay import batched_support
+        from agents.selfplay.batched_vec_env import batched_support
 
         reason = batched_support(args.env_id, weights)
         if reason is not None:
@@ -775,10 +775,10 @@ def progress_csv(path: Path, resumed_step: int | None = None) -> Any:
 
 
 def build_model(args: TrainArgs, vec_env: Any) -> Any:
-    """A new MaskablePPO of ``args`` (with the lean update of `experiments.lean_ppo`); when
+    """A new MaskablePPO of ``args`` (with the lean update of `agents.ppo`); when
     resuming, with the parameters and optimizer state of the newest usable checkpoint (nothing
     unpickled) and its step count."""
-    from experiments.lean_ppo import LeanMaskablePPO
+    from agents.ppo import LeanMaskablePPO
 
     policy, policy_kwargs = policy_spec(args)
     model = LeanMaskablePPO(

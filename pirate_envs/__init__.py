@@ -4,6 +4,10 @@ Use `make` with an id from `ENV_IDS`:
 
     import pirate_envs
     env = pirate_envs.make("piraten_kapern_v0", num_players=3)
+
+The import also registers one single-agent Gymnasium id per game (`GYMNASIUM_IDS`, for example
+``gymnasium.make("pirate_envs/SkullKing-v0")``); the env they build, one learner against a pool
+of opponents, is ``agents.selfplay.env.SelfPlayEnv``.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+import gymnasium
 from pettingzoo import AECEnv
 
 from pirate_envs.core.errors import check_bool
@@ -47,9 +52,26 @@ def make(env_id: str, *, raw: bool = False, **kwargs: Any) -> AECEnv:
     return module.raw_env(**kwargs) if raw else module.env(**kwargs)
 
 
-# the single-agent Gymnasium ids (pirate_envs/SkullKing-v0, ...): see pirate_envs.single_agent
-from pirate_envs.single_agent import register_gymnasium_ids  # noqa: E402
+#: Gymnasium id -> env id of the single-agent ids, registered by `register_gymnasium_ids`.
+GYMNASIUM_IDS: dict[str, str] = {
+    "pirate_envs/PiratenKapern-v0": "piraten_kapern_v0",
+    "pirate_envs/SkullKing-v0": "skull_king_v0",
+    "pirate_envs/Piratenpoker-v0": "piratenpoker_v0",
+    "pirate_envs/LuckyPirate-v0": "lucky_pirate_v0",
+}
+
+#: Where the single-agent env lives (``agents.selfplay.env``), as Gymnasium's entry point string:
+#: it is imported only when an id is built, so ``import pirate_envs`` imports nothing above the envs.
+GYMNASIUM_ENTRY_POINT = "agents.selfplay.env:SelfPlayEnv"
+
+
+def register_gymnasium_ids() -> None:
+    """Register the ids of `GYMNASIUM_IDS` with Gymnasium (``import pirate_envs`` does this)."""
+    for gym_id, env_id in GYMNASIUM_IDS.items():
+        if gym_id not in gymnasium.registry:
+            gymnasium.register(gym_id, entry_point=GYMNASIUM_ENTRY_POINT, kwargs={"env_id": env_id})
+
 
 register_gymnasium_ids()
 
-__all__ = ["ENV_IDS", "__version__", "env_module", "make"]
+__all__ = ["ENV_IDS", "GYMNASIUM_IDS", "__version__", "env_module", "make", "register_gymnasium_ids"]

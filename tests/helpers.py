@@ -17,7 +17,7 @@ def one_table_agent_file(path, env_id: str, num_players: int):
     """A random-weight data-only agent file that plays only ``num_players`` seats (the seated layout)."""
     import pirate_envs
     from agents.checkpoint import layout_pieces, make_header, save_agent
-    from agents.policy_agent import MlpPolicy
+    from agents.mlp import MlpPolicy
 
     env = pirate_envs.make(env_id, raw=True, num_players=num_players)
     sizes = [env.observation_layout.size, 8, env.num_actions]

@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 import pirate_envs
+from pirate_envs import GYMNASIUM_IDS
 from pirate_envs.core.errors import INT64_MAX, IllegalActionError, check_range
-from pirate_envs.single_agent import GYMNASIUM_IDS
 from tests.helpers import play_random_game
 
 BAD_INTEGERS = [True, np.bool_(False), 1.5, 2.0, float("nan"), np.float64(2), "2", None, [2]]

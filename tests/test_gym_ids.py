@@ -11,8 +11,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import pirate_envs
-from experiments.selfplay_env import SelfPlayEnv
-from pirate_envs.single_agent import GYMNASIUM_IDS
+from agents.selfplay.env import SelfPlayEnv
+from pirate_envs import GYMNASIUM_IDS
 
 #: Small tables so that the checks stay quick.
 SMALL = {

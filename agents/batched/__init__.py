@@ -29,7 +29,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from agents.base import action_blocks
-from agents.policy_agent import MlpPolicy
+from agents.mlp import MlpPolicy
 
 #: ``env id -> "module:Class"`` of each game's batched heuristic.
 BATCHED_HEURISTICS: dict[str, str] = {
@@ -84,7 +84,7 @@ class BatchedRandomAgent:
 
 
 class BatchedPolicyAgent:
-    """A trained policy (`agents.policy_agent.MlpPolicy`) on many rows: masked argmax, or a
+    """A trained policy (`agents.mlp.MlpPolicy`) on many rows: masked argmax, or a
     sample of the masked softmax (``deterministic=False``; Gumbel-max draws from ``seed``).
 
     ``policy`` may be swapped between calls (self-play snapshots).

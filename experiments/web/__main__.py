@@ -12,8 +12,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agents.extras import require_extras
 from experiments.cli import parse_args
-from experiments.extras import require_extras
 
 
 @dataclass

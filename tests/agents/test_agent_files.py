@@ -29,7 +29,8 @@ from agents.checkpoint import (
     make_header,
     save_agent,
 )
-from agents.policy_agent import PRETRAINED_DIR, MlpPolicy
+from agents.mlp import MlpPolicy
+from agents.policy_agent import PRETRAINED_DIR
 from agents.registry import make_agent
 from experiments import evaluate
 

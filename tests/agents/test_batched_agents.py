@@ -9,7 +9,8 @@ import pytest
 
 import pirate_envs
 from agents.batched import BatchedPolicyAgent, BatchedRandomAgent, make_batched_agent
-from agents.policy_agent import MlpPolicy, PolicyAgent
+from agents.mlp import MlpPolicy
+from agents.policy_agent import PolicyAgent
 
 
 def engine_rows(num_rows: int = 256, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -7,8 +7,8 @@ import pytest
 
 import pirate_envs
 from agents.policy_agent import load_checkpoint, policy_from_sb3
+from agents.selfplay.vec_env import make_vec_env
 from experiments.train import TrainArgs, policy_spec
-from experiments.vec_env import make_vec_env
 
 torch = pytest.importorskip("torch")
 sb3_contrib = pytest.importorskip("sb3_contrib")

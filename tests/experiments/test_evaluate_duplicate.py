@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from agents.stats import mean_interval
 from experiments import evaluate
 from experiments.evaluate import GameRecord, play_jobs, replay, run_tournament, summarise, tournament_jobs
-from experiments.stats import mean_interval
 
 LINEUPS = {
     "skull_king_v0": ["heuristic", "random", "random", "random"],

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments import extras
+from agents import extras
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTALL_TRAIN = 'pip install -c constraints.txt -e ".[train]"'

@@ -114,7 +114,7 @@ def test_evaluate_refuses_a_table_the_agent_does_not_play_with_one_line(tmp_path
 
 
 def test_the_selfplay_env_draws_a_table_size_per_episode():
-    from experiments.selfplay_env import SelfPlayEnv
+    from agents.selfplay.env import SelfPlayEnv
 
     env = SelfPlayEnv("skull_king_v0", opponents="random", player_counts={2: 1.0, 3: 1.0, 4: 0.0}, num_hands=1)
     size = pirate_envs.make("skull_king_v0", raw=True, num_players=2, table_layout="max").observation_layout.size
@@ -146,7 +146,7 @@ def test_the_selfplay_env_draws_a_table_size_per_episode():
     ],
 )
 def test_the_selfplay_env_refuses_bad_table_sizes(kwargs, message):
-    from experiments.selfplay_env import SelfPlayEnv
+    from agents.selfplay.env import SelfPlayEnv
 
     with pytest.raises(ValueError, match=message):
         SelfPlayEnv("skull_king_v0", opponents="random", **kwargs)

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
+from agents.stats import Z95
 from benchmarks.kapern_turn_values import deck_mean_interval
-from experiments.stats import Z95
 from pirate_envs.piraten_kapern.rules import STANDARD_DECK
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from agents.base import action_blocks, sample_legal
-from experiments.selfplay_env import SelfPlayEnv
+from agents.selfplay.env import SelfPlayEnv
 from pirate_envs.core.rewards import win_rewards
 from tests.helpers import supported_player_counts
 

@@ -10,10 +10,10 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.logger import configure
 
-from experiments.lean_ppo import LeanMaskablePPO, masked_log_prob_entropy
-from experiments.opponents import parse_weights
+from agents.ppo import LeanMaskablePPO, masked_log_prob_entropy
+from agents.selfplay.opponents import parse_weights
+from agents.selfplay.vec_env import make_vec_env
 from experiments.train import TrainArgs, policy_spec
-from experiments.vec_env import make_vec_env
 
 LOGGED = ("entropy_loss", "policy_gradient_loss", "value_loss", "approx_kl", "clip_fraction", "loss")
 

@@ -14,8 +14,8 @@ pytest.importorskip("sb3_contrib")
 
 import pirate_envs
 import pirate_envs.vector
-from agents.policy_agent import MlpPolicy
-from experiments.batched_selfplay import BatchedSelfPlayVecEnv, batched_support, final_scores
+from agents.mlp import MlpPolicy
+from agents.selfplay.batched_vec_env import BatchedSelfPlayVecEnv, batched_support, final_scores
 from pirate_envs.core.rewards import win_rewards
 
 #: Skull King, 4 players, 3 hands: the learner bids once per hand and plays one card per trick.
@@ -279,7 +279,7 @@ def test_train_runs_on_the_batched_engine(tmp_path, capsys):
 
 
 def test_auto_engine_says_which_path_and_why(capsys):
-    from experiments.vec_env import make_vec_env
+    from agents.selfplay.vec_env import make_vec_env
 
     vec = make_vec_env("skull_king_v0", 2, 0, seed=0, opponents={"random": 1.0}, env_kwargs=SMALL, engine="auto")
     assert "engine: batched" in capsys.readouterr().out
@@ -313,7 +313,7 @@ def test_train_refuses_the_batched_engine_for_an_opponent_without_a_batched_form
 
 @pytest.mark.parametrize("engine", ["batched", "single"])
 def test_the_monitor_copies_the_final_figures_on_both_paths(engine):
-    from experiments.vec_env import make_vec_env
+    from agents.selfplay.vec_env import make_vec_env
 
     vec = make_vec_env("skull_king_v0", 4, 0, seed=0, opponents={"random": 1.0}, env_kwargs=SMALL, engine=engine)
     vec.reset()

@@ -4,7 +4,7 @@ The core install (``pip install -e .``) holds only the envs; the commands need e
 ``pirate-envs`` (``pyproject.toml``): ``train`` (torch, sb3, openskill, matplotlib), ``rllib``
 (ray), ``web`` (starlette, uvicorn) and ``fast`` (numba). Where a command needs one:
 
-    from experiments.extras import require, require_extras
+    from agents.extras import require, require_extras
 
     openskill = require("openskill", "train")  # the module, or MissingExtra (an ImportError)
 

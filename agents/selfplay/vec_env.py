@@ -1,7 +1,7 @@
 """Vectorised self-play envs: the batched engine, all in this process, or batches of envs in worker processes.
 
 `make_vec_env` builds either path (``engine``): ``"batched"`` runs every game on the
-batched engine (`experiments.batched_selfplay.BatchedSelfPlayVecEnv`, in this process),
+batched engine (`agents.selfplay.batched_vec_env.BatchedSelfPlayVecEnv`, in this process),
 ``"single"`` one `SelfPlayEnv` per game, and ``"auto"`` takes the batched path when numba
 imports and every opponent of the pool has a batched form, else the one-game path, and prints
 which and why in one line.
@@ -25,7 +25,7 @@ import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecMonitor
 from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper
 
-from experiments.selfplay_env import SelfPlayEnv
+from agents.selfplay.env import SelfPlayEnv
 
 #: The ``engine`` choices of :func:`make_vec_env`.
 ENGINES = ("auto", "batched", "single")
@@ -206,9 +206,9 @@ def make_vec_env(
     """``num_envs`` seeded self-play games in a ``VecMonitor``, on the path ``engine`` chooses.
 
     ``"single"``: `SelfPlayEnv`s (env ``i`` gets ``seed + i``) over ``num_workers``
-    processes; ``"batched"``: one `experiments.batched_selfplay.BatchedSelfPlayVecEnv`
+    processes; ``"batched"``: one `agents.selfplay.batched_vec_env.BatchedSelfPlayVecEnv`
     (``num_workers`` unused); ``"auto"``: the batched path when it can play the game and the
-    pool (see `experiments.batched_selfplay.batched_support`), saying which in one line.
+    pool (see `agents.selfplay.batched_vec_env.batched_support`), saying which in one line.
     """
     if num_envs < 1:
         raise ValueError(f"num_envs must be >= 1, got {num_envs}")
@@ -252,7 +252,7 @@ def _make_batched(
     engine: str,
 ) -> VecEnv | None:
     """The batched path's VecEnv; ``None`` (after one line saying why) when ``engine="auto"`` cannot use it."""
-    from experiments.batched_selfplay import BatchedSelfPlayVecEnv, batched_support
+    from agents.selfplay.batched_vec_env import BatchedSelfPlayVecEnv, batched_support
 
     reason = batched_support(env_id, opponents)
     if reason is None:

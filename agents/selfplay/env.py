@@ -1,6 +1,7 @@
 """Single-agent Gymnasium envs: one learner in a seat, the opponents moving inside ``step``.
 
-``import pirate_envs`` registers one Gymnasium id per game:
+``import pirate_envs`` registers one Gymnasium id per game (``pirate_envs.GYMNASIUM_IDS``; the
+entry point is this module's `SelfPlayEnv`, imported only when an id is built):
 
 | Gymnasium id | env id |
 |---|---|
@@ -46,7 +47,7 @@ episode draws its table size by weight, and the observation uses the game's opti
 ``table_layout="max"`` (the per-player rows of its largest table, one vector size for every
 count), so that one network learns every table size. ``info["num_players"]`` names the drawn size.
 
-The env core stays free of torch: the opponents' agents are imported only when an env is built.
+The module needs no torch: a trained opponent acts with its numpy copy (``agents.mlp.MlpPolicy``).
 """
 
 from __future__ import annotations
@@ -59,6 +60,9 @@ import numpy as np
 from gymnasium import spaces
 
 import pirate_envs
+from agents.base import RandomAgent, sample_legal
+from agents.registry import agent_names, make_agent
+from agents.selfplay.opponents import SELF, OpponentPool
 from pirate_envs.core.aec import ILLEGAL_MOVE_REWARD
 from pirate_envs.core.errors import (
     IllegalActionError,
@@ -71,18 +75,7 @@ from pirate_envs.core.errors import (
 )
 
 if TYPE_CHECKING:
-    from agents.policy_agent import MlpPolicy
-
-#: Gymnasium id -> env id, registered by :func:`register_gymnasium_ids`.
-GYMNASIUM_IDS: dict[str, str] = {
-    "pirate_envs/PiratenKapern-v0": "piraten_kapern_v0",
-    "pirate_envs/SkullKing-v0": "skull_king_v0",
-    "pirate_envs/Piratenpoker-v0": "piratenpoker_v0",
-    "pirate_envs/LuckyPirate-v0": "lucky_pirate_v0",
-}
-
-#: The opponent pool kind that stands for the learner's frozen snapshots.
-SELF = "self"
+    from agents.mlp import MlpPolicy
 
 #: Redraws allowed when a game ends before the learner's first decision.
 MAX_EMPTY_EPISODES = 100
@@ -107,8 +100,6 @@ def opponent_weights(opponents: Opponents) -> dict[str, float]:
 
 def check_opponents(env_id: str, weights: Mapping[str, float], env: Any) -> None:
     """Raise ``ValueError`` naming the first opponent that is not an agent of ``env_id``."""
-    from agents.registry import agent_names, make_agent
-
     if not weights or any(w < 0 for w in weights.values()) or sum(weights.values()) <= 0:
         raise ValueError(f"opponents={dict(weights)!r}: give agent names with weights >= 0 that sum to more than 0")
     for name in weights:
@@ -194,9 +185,6 @@ class SelfPlayEnv(gymnasium.Env):
         player_counts: Sequence[int] | Mapping[int, float] | None = None,
         **env_kwargs: Any,
     ):
-        from agents.base import RandomAgent, sample_legal
-        from experiments.opponents import OpponentPool
-
         self._random_agent_type, self._sample_legal = RandomAgent, sample_legal
         if render_mode is not None:
             check_choice("render_mode", render_mode, self.metadata["render_modes"])
@@ -374,18 +362,9 @@ class SelfPlayEnv(gymnasium.Env):
         }
 
 
-def register_gymnasium_ids() -> None:
-    """Register the ids of `GYMNASIUM_IDS` with Gymnasium (``import pirate_envs`` does this)."""
-    for gym_id, env_id in GYMNASIUM_IDS.items():
-        if gym_id not in gymnasium.registry:
-            gymnasium.register(gym_id, entry_point=f"{__name__}:SelfPlayEnv", kwargs={"env_id": env_id})
-
-
 __all__ = [
-    "GYMNASIUM_IDS",
     "SelfPlayEnv",
     "check_opponents",
     "opponent_weights",
-    "register_gymnasium_ids",
     "table_size_weights",
 ]

@@ -1,6 +1,6 @@
 """Self-play on the batched engine: ``num_envs`` learner games as one SB3 ``VecEnv``.
 
-`BatchedSelfPlayVecEnv` plays the games of `pirate_envs.single_agent.SelfPlayEnv`
+`BatchedSelfPlayVecEnv` plays the games of `agents.selfplay.env.SelfPlayEnv`
 (one learner per game, opponents moving between his decisions) on
 `pirate_envs.vector` and the batched agents of `agents.batched`, with no Python loop
 over games per step (only the games that end are looked at one by one):
@@ -58,9 +58,10 @@ from threadpoolctl import threadpool_limits
 import pirate_envs
 import pirate_envs.vector
 from agents.batched import BatchedAgent, BatchedPolicyAgent, make_batched_agent
-from agents.policy_agent import MlpPolicy
+from agents.mlp import MlpPolicy
+from agents.selfplay.env import MAX_EMPTY_EPISODES, opponent_weights, table_size_weights
+from agents.selfplay.opponents import SELF
 from pirate_envs.core.rewards import winners_by_score
-from pirate_envs.single_agent import MAX_EMPTY_EPISODES, SELF, opponent_weights, table_size_weights
 
 #: Env ids whose winners are the seats of the highest score (their score-mode win share needs no replay).
 _WINNERS_BY_SCORE = ("skull_king_v0", "piraten_kapern_v0")
@@ -163,7 +164,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
 
     The other arguments (``reward_mode``, ``learner_seat``, ``max_snapshots``,
     ``snapshot_deterministic``, ``truncation_reward``, ``player_counts`` and the env's options)
-    are those of `pirate_envs.single_agent.SelfPlayEnv`.
+    are those of `agents.selfplay.env.SelfPlayEnv`.
     """
 
     def __init__(

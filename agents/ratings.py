@@ -3,7 +3,7 @@
 Each seat is one team. Ranks: the winners share rank 0, the others follow by score (equal
 scores share a rank). Truncated games are skipped. An agent seated several times in one game
 gets the mean of its seats' updates. Needs ``openskill`` (the ``train`` extra): without it,
-`rate_games` raises ``experiments.extras.MissingExtra`` (one line naming the extra).
+`rate_games` raises ``agents.extras.MissingExtra`` (one line naming the extra).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from experiments.extras import require
+from agents.extras import require
 
 
 def game_ranks(scores: Sequence[float], win_shares: Sequence[float]) -> list[int]:

@@ -1,0 +1,113 @@
+"""The house keeps its three floors: ``pirate_envs`` (envs, core, vector, testing), ``agents``
+(agents and self-play) and ``experiments`` (commands). Imports run one way only, downwards:
+``pirate_envs`` imports nothing from ``agents`` or ``experiments``, ``agents`` nothing from
+``experiments``.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: The floor of each top-level package of the project (a higher floor may import a lower one).
+FLOORS = {"pirate_envs": 1, "agents": 2, "experiments": 3}
+
+
+def imported_modules(tree: ast.AST) -> list[tuple[int, str]]:
+    """``(line, module)`` of every absolute import in ``tree``, those inside functions included,
+    and of every ``importlib.import_module``/``__import__`` call with a literal module name."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.lineno, node.module))
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name in ("import_module", "__import__") and isinstance(node.args[0].value, str):
+                found.append((node.lineno, node.args[0].value))
+    return found
+
+
+def upward_imports(root: Path) -> list[str]:
+    """``path:line: package imports module`` for every import of a higher floor under ``root``."""
+    faults = []
+    for package, floor in FLOORS.items():
+        for path in sorted((root / package).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            for line, module in imported_modules(tree):
+                top = module.split(".")[0]
+                if FLOORS.get(top, 0) > floor:
+                    faults.append(f"{path.relative_to(root)}:{line}: {package} imports {module}")
+    return faults
+
+
+def test_no_module_imports_a_higher_floor():
+    assert upward_imports(ROOT) == []
+
+
+def test_the_check_sees_an_import_inside_a_function(tmp_path):
+    for package in FLOORS:
+        (tmp_path / package).mkdir()
+    (tmp_path / "pirate_envs" / "env.py").write_text("def build():\n    from agents.registry import make_agent\n")
+    (tmp_path / "agents" / "pool.py").write_text("import importlib\nimportlib.import_module('experiments.train')\n")
+    (tmp_path / "experiments" / "train.py").write_text("import agents\nimport pirate_envs\n")
+    assert upward_imports(tmp_path) == [
+        "pirate_envs/env.py:2: pirate_envs imports agents.registry",
+        "agents/pool.py:2: agents imports experiments.train",
+    ]
+
+
+#: Run with ``agents`` and ``experiments`` unimportable: the envs, the vector envs and the
+#: Gymnasium ids must work from ``pirate_envs`` alone.
+FIRST_FLOOR_ALONE = """
+import sys
+
+sys.modules["agents"] = None
+sys.modules["experiments"] = None
+
+import gymnasium
+import numpy as np
+
+import pirate_envs
+import pirate_envs.vector
+
+GYMNASIUM_IDS = ["pirate_envs/PiratenKapern-v0", "pirate_envs/SkullKing-v0", "pirate_envs/Piratenpoker-v0",
+                 "pirate_envs/LuckyPirate-v0"]
+rng = np.random.default_rng(0)
+for env_id in pirate_envs.ENV_IDS:
+    env = pirate_envs.make(env_id)
+    env.reset(seed=0)
+    for _, agent in zip(range(20), env.agent_iter()):
+        observation, _, terminated, truncated, _ = env.last()
+        legal = np.flatnonzero(observation["action_mask"])
+        env.step(None if terminated or truncated else int(rng.choice(legal)))
+    venv = pirate_envs.vector.make(env_id, num_envs=4, seed=0)
+    venv.reset()
+    for _ in range(5):
+        venv.step(pirate_envs.vector.random_legal_actions(venv.action_mask, rng))
+    assert venv.observation.shape[0] == 4
+for gym_id in GYMNASIUM_IDS:
+    assert gym_id in gymnasium.registry, gym_id
+print("first floor alone: ok")
+"""
+
+
+def test_the_first_floor_works_without_the_floors_above():
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_FLOOR_ALONE],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "first floor alone: ok" in done.stdout
