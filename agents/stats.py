@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from statistics import NormalDist
 
 Z95 = 1.959963984540054
 
 
-def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float, float]:
-    """Mean and its normal-approximation interval ``(mean, low, high)``."""
+def _interval(values: Sequence[float], quantile: Callable[[int], float]) -> tuple[float, float, float]:
+    """Mean and ``mean -+ quantile(n - 1) * standard error`` (``-inf, inf`` from one value)."""
     n = len(values)
     if n == 0:
         raise ValueError("no values")
@@ -18,8 +18,13 @@ def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float
     if n == 1:
         return mean, -math.inf, math.inf
     var = sum((v - mean) ** 2 for v in values) / (n - 1)
-    half = z * math.sqrt(var / n)
+    half = quantile(n - 1) * math.sqrt(var / n)
     return mean, mean - half, mean + half
+
+
+def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float, float]:
+    """Mean and its normal-approximation interval ``(mean, low, high)``."""
+    return _interval(values, lambda df: z)
 
 
 def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float, float]:
@@ -82,12 +87,4 @@ def t_quantile(df: int, confidence: float = 0.95) -> float:
 
 def t_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float, float]:
     """Mean and its Student t interval ``(mean, low, high)`` (``-inf, inf`` from one value)."""
-    n = len(values)
-    if n == 0:
-        raise ValueError("no values")
-    mean = sum(values) / n
-    if n == 1:
-        return mean, -math.inf, math.inf
-    var = sum((v - mean) ** 2 for v in values) / (n - 1)
-    half = t_quantile(n - 1, confidence) * math.sqrt(var / n)
-    return mean, mean - half, mean + half
+    return _interval(values, lambda df: t_quantile(df, confidence))
