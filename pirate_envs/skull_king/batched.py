@@ -297,7 +297,7 @@ def _new_game(i, st):
 
 @inline_kernel
 def _settle_hand(i, st):
-    """Score the hand; deal the next one or end the game. Returns whether the game ended."""
+    """Score the hand; deal the next one or end the game (``terminated``)."""
     n, score_scale, game, seats, rewards = st.num_players, st.score_scale, st.game, st.seats, st.rewards
     k = game[i, F_HAND]
     for s in range(n):
@@ -307,8 +307,9 @@ def _settle_hand(i, st):
             rewards[i, s] = points * score_scale
     if k < st.num_hands:
         _start_hand(i, k + 1, st)
-        return False
+        return
     game[i, F_PHASE] = PHASE_DONE
+    st.terminated[i] = True
     if score_scale <= 0.0:  # win mode: zero-sum terminal rewards (as core.rewards.win_rewards)
         best = seats[i, 0, S_SCORE]
         for s in range(1, n):
@@ -320,12 +321,14 @@ def _settle_hand(i, st):
         if winners < n:
             for s in range(n):
                 rewards[i, s] = 1.0 / winners if seats[i, s, S_SCORE] == best else -1.0 / (n - winners)
-    return True
 
 
 @inline_kernel
-def _play(i, action, st):
-    """Apply the legal ``action`` of the seat on turn in game ``i``. Returns whether the game ended."""
+def _apply(i, action, st):
+    """Apply the legal ``action`` of the seat on turn in game ``i``, with the rewards and the end it brings.
+
+    The driver's apply step (``core.batched.step_games``): returns ``True``, the outputs still to write.
+    """
     n, game, seats, trick = st.num_players, st.game, st.seats, st.trick
     seat = game[i, F_CURRENT]
     nxt = (seat + 1) % n
@@ -334,7 +337,7 @@ def _play(i, action, st):
         if nxt == game[i, F_LEADER]:  # everybody has bid: the bids are revealed together
             game[i, F_PHASE] = PHASE_PLAY
         game[i, F_CURRENT] = nxt
-        return False
+        return True
     token = action - CARD_OFFSET
     kind = token if token < SCARY_MARY else SCARY_MARY
     st.hands[i, seat, kind] -= 1
@@ -352,7 +355,7 @@ def _play(i, action, st):
             st.voids[i, seat, led] = 1
     if length < n:
         game[i, F_CURRENT] = nxt
-        return False
+        return True
     winner = (game[i, F_LEADER] + trick_winner_kernel(trick[i], length, game[i, F_LED])) % n
     seats[i, winner, S_TRICKS] += 1
     seats[i, winner, S_BONUS] += trick_bonus_kernel(trick[i], length)
@@ -361,15 +364,8 @@ def _play(i, action, st):
     game[i, F_LEADER] = winner
     game[i, F_CURRENT] = winner
     game[i, F_TRICKS_DONE] += 1
-    if game[i, F_TRICKS_DONE] < game[i, F_HAND]:
-        return False
-    return _settle_hand(i, st)
-
-
-@inline_kernel
-def _apply(i, action, st):
-    """The driver's apply step (``core.batched.step_games``): play ``action``, mark the game's end."""
-    st.terminated[i] = _play(i, action, st)
+    if game[i, F_TRICKS_DONE] >= game[i, F_HAND]:
+        _settle_hand(i, st)
     return True
 
 
