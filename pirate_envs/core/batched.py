@@ -1,9 +1,10 @@
 """What the games' batched backends (``pirate_envs/<game>/batched.py``) share.
 
 `BatchBackend`, the base of every backend (the outputs, the random streams, ``reset``,
-``step``, ``moves``); the splitmix64 random stream, in kernels (`splitmix64_next`,
-`random_below`) and in Python (`SplitMix64Stream`, the same numbers); and the
-import-time helpers. It imports numba: only the backends import it.
+``step``, ``moves``); the batch driver, the loops of every game's kernels (`reset_games`,
+`step_games`: a game writes only its new-game, apply and output steps); the splitmix64 random
+stream, in kernels (`splitmix64_next`, `random_below`) and in Python (`SplitMix64Stream`, the
+same numbers); and the import-time helpers. It imports numba: only the backends import it.
 """
 
 from __future__ import annotations
@@ -235,7 +236,9 @@ class BatchBackend:
     ``history``, one row of actions per game; the kernels' scratch arrays too, since the kernels
     allocate nothing: see `kernel`) and names what its kernels take in its record type `State`:
     ``state``, built once after `_allocate`, holds those attributes, and the kernels' arrays are
-    the backend's own (the kernels write them in place).
+    the backend's own (the kernels write them in place). A backend without ``State``
+    (Piratenpoker's, still) lists its kernels' arguments in `kernel_args` instead, and its kernels
+    take the outputs after them.
     """
 
     #: The reference engine class the batched game mirrors.
@@ -255,6 +258,8 @@ class BatchBackend:
     reset_kernel: ClassVar[Callable[..., None]]
     #: ``step_kernel(actions, state)``: one step of every game, a negative action waiting (`step_games`).
     step_kernel: ClassVar[Callable[..., None]]
+    #: The kernels' record, built once after `_allocate` (for a backend with a `State`).
+    state: tuple
 
     game: np.ndarray
     history: np.ndarray
@@ -281,7 +286,6 @@ class BatchBackend:
         self._step_compiled = False
         self._allocate()
         if hasattr(self, "State"):
-            #: The kernels' record: the attributes named by `State`, the same arrays.
             self.state = self.State._make(getattr(self, name) for name in self.State._fields)
 
     @staticmethod
@@ -299,7 +303,7 @@ class BatchBackend:
         raise NotImplementedError
 
     def kernel_args(self) -> tuple[Any, ...]:
-        """The arguments both kernels take between ``actions`` and the outputs (the game's constants and state)."""
+        """Without a `State`: the arguments both kernels take between ``actions`` and the outputs."""
         raise NotImplementedError
 
     def _outputs(self) -> tuple[np.ndarray, ...]:
@@ -307,6 +311,7 @@ class BatchBackend:
                 self.truncated)  # fmt: skip
 
     def _kernel_inputs(self) -> tuple[Any, ...]:
+        """What both kernels take after ``actions``: the record, or (without a `State`) the arguments and outputs."""
         if hasattr(self, "State"):
             return (self.state,)
         return (*self.kernel_args(), *self._outputs())
