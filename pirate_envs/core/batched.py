@@ -1,9 +1,10 @@
 """What the games' batched backends (``pirate_envs/<game>/batched.py``) share.
 
 `BatchBackend`, the base of every backend (the outputs, the random streams, ``reset``,
-``step``, ``moves``); the splitmix64 random stream, in kernels (`splitmix64_next`,
-`random_below`) and in Python (`SplitMix64Stream`, the same numbers); and the
-import-time helpers. It imports numba: only the backends import it.
+``step``, ``moves``); the batch driver, the loops of every game's kernels (`reset_games`,
+`step_games`: a game writes only its new-game, apply and output steps); the splitmix64 random
+stream, in kernels (`splitmix64_next`, `random_below`) and in Python (`SplitMix64Stream`, the
+same numbers); and the import-time helpers. It imports numba: only the backends import it.
 """
 
 from __future__ import annotations
@@ -117,6 +118,76 @@ class SplitMix64Stream:
             items[j], items[r] = items[r], items[j]
 
 
+# ----------------------------------------------------------------------------- the batch driver
+# A game's kernels take one record, ``state``: a ``NamedTuple`` of its constants and arrays, each
+# field the backend attribute of that name (`BatchBackend.State`). The two loops below are the
+# bodies of every game's ``reset_kernel`` and ``step_kernel``; a game hands them its own steps,
+# ``inline_kernel``s that numba inlines into the loop (a function passed to an inlined kernel
+# resolves at compile time, so the compiled step is the one written out by hand):
+#
+# * ``new_game(i, state)``: start a new game in row ``i`` (``terminated[i]`` and ``truncated[i]``
+#   are cleared and ``rewards[i]`` zeroed before it; it may write rewards earned at the start);
+# * ``apply(i, action, state) -> bool``: apply the legal ``action`` of the seat on turn in game
+#   ``i`` (already recorded in ``history``), set its end and its rewards; return whether row ``i``'s
+#   outputs are still to be written (``False``: ``apply`` wrote them itself);
+# * ``output(i, state)``: write row ``i``'s observation, action mask and ``current_player``.
+#
+# numba's cache keys a kernel on its own source file: a kernel cached before an edit of this module
+# (this driver, the random stream) is not recompiled by itself. After editing them, clear the
+# games' caches (``find pirate_envs -name "*.nb[ic]" -delete``).
+@inline_kernel
+def reset_games(state: Any, new_game: Callable[..., None], output: Callable[..., None]) -> None:
+    """Start a new game in every row of ``state`` and write its outputs (a game's ``reset_kernel``)."""
+    for i in range(state.rewards.shape[0]):
+        state.rewards[i] = 0.0
+        state.terminated[i] = False
+        state.truncated[i] = False
+        new_game(i, state)
+        output(i, state)
+
+
+@inline_kernel
+def step_games(
+    actions: np.ndarray,
+    state: Any,
+    new_game: Callable[..., None],
+    apply: Callable[..., bool],
+    output: Callable[..., None],
+    moves_field: int,
+    shown_field: int,
+    current_field: int,
+) -> None:
+    """One step of every game in ``state`` (a game's ``step_kernel``).
+
+    Row ``i`` with a negative ``actions[i]`` waits (nothing of it changes; its rewards row is zero);
+    one whose game ended on the last step starts a new game instead of moving; any other records
+    ``actions[i]`` in ``history`` (while its row has room), counts it in ``game[i, moves_field]``,
+    shows its mover (``game[i, shown_field] = game[i, current_field]``) and applies it. Then the
+    row's outputs are written.
+    """
+    history = state.history
+    game = state.game
+    capacity = history.shape[1]
+    for i in range(actions.shape[0]):
+        state.rewards[i] = 0.0
+        action = actions[i]
+        if action < 0:  # waits
+            continue
+        if state.terminated[i] or state.truncated[i]:
+            state.terminated[i] = False
+            state.truncated[i] = False
+            new_game(i, state)
+        else:
+            moves = game[i, moves_field]
+            if moves < capacity:
+                history[i, moves] = action
+            game[i, moves_field] = moves + 1
+            game[i, shown_field] = game[i, current_field]
+            if not apply(i, action, state):
+                continue
+        output(i, state)
+
+
 #: Seconds a kernel's first call may take before `compile_notice` says that it is compiling.
 COMPILE_NOTICE_DELAY = 2.0
 
@@ -163,7 +234,11 @@ class BatchBackend:
     game's backend sets the class attributes below, allocates its own arrays in
     `_allocate` (which must set ``game``, with the moves made in column ``MOVES_FIELD``, and
     ``history``, one row of actions per game; the kernels' scratch arrays too, since the kernels
-    allocate nothing: see `kernel`) and lists its kernels' arguments in `kernel_args`.
+    allocate nothing: see `kernel`) and names what its kernels take in its record type `State`:
+    ``state``, built once after `_allocate`, holds those attributes, and the kernels' arrays are
+    the backend's own (the kernels write them in place). A backend without ``State``
+    (Piratenpoker's, still) lists its kernels' arguments in `kernel_args` instead, and its kernels
+    take the outputs after them.
     """
 
     #: The reference engine class the batched game mirrors.
@@ -177,10 +252,14 @@ class BatchBackend:
     OFFSET_PIECES: ClassVar[tuple[str, ...]]
     #: The column of ``game`` that counts the moves made in each game.
     MOVES_FIELD: ClassVar[int]
-    #: ``reset_kernel(*kernel_args(), *outputs)``: start a new game in every slot and write the outputs.
+    #: The kernels' record: a ``NamedTuple`` whose every field is the backend attribute of that name.
+    State: ClassVar[type[tuple]]
+    #: ``reset_kernel(state)``: start a new game in every slot and write the outputs (`reset_games`).
     reset_kernel: ClassVar[Callable[..., None]]
-    #: ``step_kernel(actions, *kernel_args(), *outputs)``: one step of every game (a negative action: it waits).
+    #: ``step_kernel(actions, state)``: one step of every game, a negative action waiting (`step_games`).
     step_kernel: ClassVar[Callable[..., None]]
+    #: The kernels' record, built once after `_allocate` (for a backend with a `State`).
+    state: tuple
 
     game: np.ndarray
     history: np.ndarray
@@ -206,6 +285,8 @@ class BatchBackend:
         self.truncated = np.zeros(num, dtype=np.bool_)
         self._step_compiled = False
         self._allocate()
+        if hasattr(self, "State"):
+            self.state = self.State._make(getattr(self, name) for name in self.State._fields)
 
     @staticmethod
     def build_layout(config: Any) -> ObservationLayout:
@@ -222,26 +303,32 @@ class BatchBackend:
         raise NotImplementedError
 
     def kernel_args(self) -> tuple[Any, ...]:
-        """The arguments both kernels take between ``actions`` and the outputs (the game's constants and state)."""
+        """Without a `State`: the arguments both kernels take between ``actions`` and the outputs."""
         raise NotImplementedError
 
     def _outputs(self) -> tuple[np.ndarray, ...]:
         return (self.observation, self.action_mask, self.current_player, self.rewards, self.terminated,
                 self.truncated)  # fmt: skip
 
+    def _kernel_inputs(self) -> tuple[Any, ...]:
+        """What both kernels take after ``actions``: the record, or (without a `State`) the arguments and outputs."""
+        if hasattr(self, "State"):
+            return (self.state,)
+        return (*self.kernel_args(), *self._outputs())
+
     def reset(self, rng_states: np.ndarray) -> None:
         """Start a new game in every slot, game ``i`` drawing from the stream seeded by ``rng_states[i]``."""
         self.rng[:] = rng_states
         with compile_notice(f"the batched {self._game_name()} engine's reset kernel", self.reset_kernel):
-            self.reset_kernel(*self.kernel_args(), *self._outputs())
+            self.reset_kernel(*self._kernel_inputs())
 
     def step(self, actions: np.ndarray) -> None:
         """Apply ``actions`` (``int64``, checked legal for every live game; negative: the game waits)."""
         if self._step_compiled:
-            self.step_kernel(actions, *self.kernel_args(), *self._outputs())
+            self.step_kernel(actions, *self._kernel_inputs())
             return
         with compile_notice(f"the batched {self._game_name()} engine's step kernel", self.step_kernel):
-            self.step_kernel(actions, *self.kernel_args(), *self._outputs())
+            self.step_kernel(actions, *self._kernel_inputs())
         self._step_compiled = True
 
     def _game_name(self) -> str:

@@ -32,7 +32,7 @@ slot]`` (the kind, -1 once played); ``pile[i, :len]`` (bottom to top), ``pile_co
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -43,6 +43,8 @@ from pirate_envs.core.batched import (
     inline_kernel,
     kernel,
     random_below,
+    reset_games,
+    step_games,
 )
 from pirate_envs.lucky_pirate import actions as _actions
 from pirate_envs.lucky_pirate import cards as _cards
@@ -238,6 +240,38 @@ class StreamLuckyPirateEngine(LuckyPirateEngine):
         super().reset(self.stream, options)  # type: ignore[arg-type]
 
 
+# ----------------------------------------------------------------------------- the kernels' record
+class LuckyPirateState(NamedTuple):
+    """What the kernels take: the backend's attributes of these names (see ``BatchBackend.State``)."""
+
+    params: np.ndarray
+    score_scale: float
+    offsets: np.ndarray
+    scales: tuple[np.ndarray, np.ndarray, np.ndarray]
+    inv_deck: float
+    tables: tuple[np.ndarray, ...]
+    deck_cards: np.ndarray
+    scratch: np.ndarray
+    before: np.ndarray
+    rng: np.ndarray
+    start_state: np.ndarray
+    game: np.ndarray
+    seats: np.ndarray
+    hands: np.ndarray
+    ups: np.ndarray
+    downs: np.ndarray
+    pile: np.ndarray
+    pile_counts: np.ndarray
+    removed: np.ndarray
+    history: np.ndarray
+    observation: np.ndarray
+    action_mask: np.ndarray
+    current_player: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+
+
 # ----------------------------------------------------------------------------- kernels: dealing
 @inline_kernel
 def _next_seat(seat, steps, n):
@@ -246,8 +280,10 @@ def _next_seat(seat, steps, n):
 
 
 @inline_kernel
-def _deal(i, dealer, params, deck_cards, scratch, rng, game, seats, hands, ups, downs, pile_counts, removed):
+def _deal(i, dealer, st):
     """Shuffle and deal every card of game ``i`` starting left of ``dealer`` (as ``LuckyPirateEngine._deal``)."""
+    params, deck_cards, scratch = st.params, st.deck_cards, st.scratch
+    seats, hands, ups, downs = st.seats, st.hands, st.ups, st.downs
     n = params[P_N]
     d = params[P_UP_DOWN]
     choose = params[P_CHOOSE_UP]
@@ -255,7 +291,7 @@ def _deal(i, dealer, params, deck_cards, scratch, rng, game, seats, hands, ups, 
     for j in range(size):
         scratch[j] = deck_cards[j]
     for j in range(size - 1, 0, -1):
-        r = random_below(rng, i, j + 1)
+        r = random_below(st.rng, i, j + 1)
         card = scratch[j]
         scratch[j] = scratch[r]
         scratch[r] = card
@@ -281,11 +317,12 @@ def _deal(i, dealer, params, deck_cards, scratch, rng, game, seats, hands, ups, 
         seats[i, seat, S_UP] = up_size
         seats[i, seat, S_DOWN] = d
         seats[i, seat, S_TO_LAY] = d if choose else 0
+    game = st.game
     game[i, F_SETTING_UP] = choose
     game[i, F_PILE_LEN] = 0
     game[i, F_TOP] = 0
-    pile_counts[i] = 0
-    removed[i] = 0
+    st.pile_counts[i] = 0
+    st.removed[i] = 0
 
 
 @inline_kernel
@@ -298,51 +335,50 @@ def _start_game(i, dealer, n, game):
 
 
 @inline_kernel
-def _new_game(i, params, deck_cards, scratch, rng, start_state, game, seats, hands, ups, downs, pile_counts,
-              removed, terminated, truncated):  # fmt: skip
-    """Start a new episode in slot ``i`` (as ``LuckyPirateEngine.reset``)."""
-    start_state[i] = rng[i]
-    n = params[P_N]
+def _new_game(i, st):
+    """Start a new episode in slot ``i`` (as ``LuckyPirateEngine.reset``): the driver's new-game step."""
+    game, rng = st.game, st.rng
+    st.start_state[i] = rng[i]
+    n = st.params[P_N]
     for s in range(n):
-        seats[i, s, S_WINS] = 0
+        st.seats[i, s, S_WINS] = 0
     game[i, F_SET_ASIDE] = 0
     game[i, F_OVER] = 0
     game[i, F_MOVES] = 0
     game[i, F_SHOWN] = -1
-    terminated[i] = False
-    truncated[i] = False
-    dealer = params[P_FIRST_DEALER]
+    dealer = st.params[P_FIRST_DEALER]
     if dealer < 0:
         dealer = random_below(rng, i, n)
-    _deal(i, dealer, params, deck_cards, scratch, rng, game, seats, hands, ups, downs, pile_counts, removed)
+    _deal(i, dealer, st)
     _start_game(i, dealer, n, game)
 
 
 # ----------------------------------------------------------------------------- kernels: the turn flow
 @inline_kernel
-def _set_aside(i, params, deck_cards, scratch, rng, game, seats, hands, ups, downs, pile_counts, removed,
-               truncated):  # fmt: skip
+def _set_aside(i, st):
     """End the game unwon: truncate a one-game episode, else deal the next game (or hit the tournament limit)."""
+    params, game = st.params, st.game
     if params[P_WINS_TO_WIN] == 1:
-        truncated[i] = True
+        st.truncated[i] = True
         game[i, F_OVER] = 1
         return
     game[i, F_SET_ASIDE] += 1
     if game[i, F_SET_ASIDE] > params[P_MAX_SET_ASIDE]:
-        truncated[i] = True
+        st.truncated[i] = True
         game[i, F_OVER] = 1
         return
     dealer = game[i, F_DEALER]
     if params[P_RANDOM_SET_ASIDE_DEALER]:
-        dealer = random_below(rng, i, params[P_N])
-    _deal(i, dealer, params, deck_cards, scratch, rng, game, seats, hands, ups, downs, pile_counts, removed)
+        dealer = random_below(st.rng, i, params[P_N])
+    _deal(i, dealer, st)
     _start_game(i, dealer, params[P_N], game)
 
 
 @inline_kernel
-def _first_mates_stranded(i, n, game, hands, ups, downs, pile_counts):
+def _first_mates_stranded(i, st):
     """Whether nobody can ever win (as ``LuckyPirateEngine.first_mates_stranded``, for rules that strand)."""
-    if game[i, F_SETTING_UP] or pile_counts[i, CAPTAIN]:
+    n, hands, ups, downs = st.params[P_N], st.hands, st.ups, st.downs
+    if st.game[i, F_SETTING_UP] or st.pile_counts[i, CAPTAIN]:
         return False
     for s in range(n):
         if hands[i, s, CAPTAIN]:
@@ -368,42 +404,43 @@ def _first_mates_stranded(i, n, game, hands, ups, downs, pile_counts):
 
 
 @inline_kernel
-def _pick_up(i, p, n, game, seats, hands, pile_counts):
+def _pick_up(i, p, st):
     """``p`` takes the pile into the hand; the next player starts a new pile."""
+    game, hands, pile_counts = st.game, st.hands, st.pile_counts
     for k in range(NUM_KINDS):
         hands[i, p, k] += pile_counts[i, k]
         pile_counts[i, k] = 0
-    seats[i, p, S_HAND] += game[i, F_PILE_LEN]
+    st.seats[i, p, S_HAND] += game[i, F_PILE_LEN]
     game[i, F_PILE_LEN] = 0
     game[i, F_TOP] = 0
-    game[i, F_CURRENT] = _next_seat(p, game[i, F_DIRECTION], n)
+    game[i, F_CURRENT] = _next_seat(p, game[i, F_DIRECTION], st.params[P_N])
 
 
 @inline_kernel
-def _play(i, p, kind, count, params, tables, deck_cards, scratch, rng, game, seats, hands, ups, downs, pile,
-          pile_counts, removed, terminated):  # fmt: skip
+def _play(i, p, kind, count, st):
     """``p`` puts ``count`` cards of ``kind`` on the pile; whether a game was won (as ``LuckyPirateEngine._play``)."""
-    next_top, clears = tables[1], tables[2]
+    next_top, clears = st.tables[1], st.tables[2]
+    params, game, seats, pile_counts = st.params, st.game, st.seats, st.pile_counts
     n = params[P_N]
     length = game[i, F_PILE_LEN]
     for j in range(count):
-        pile[i, length + j] = kind
+        st.pile[i, length + j] = kind
     game[i, F_PILE_LEN] = length + count
     pile_counts[i, kind] += count
     if seats[i, p, S_HAND] == 0 and seats[i, p, S_UP] == 0 and seats[i, p, S_DOWN] == 0:
         seats[i, p, S_WINS] += 1  # the game is won; the winner deals the next one of a tournament
         if seats[i, p, S_WINS] >= params[P_WINS_TO_WIN]:
-            terminated[i] = True
+            st.terminated[i] = True
             game[i, F_OVER] = 1
         else:
-            _deal(i, p, params, deck_cards, scratch, rng, game, seats, hands, ups, downs, pile_counts, removed)
+            _deal(i, p, st)
             _start_game(i, p, n, game)
         return True
     top = game[i, F_TOP]
     direction = game[i, F_DIRECTION]
     if clears[top, kind, count - 1]:
         for k in range(NUM_KINDS):
-            removed[i, k] += pile_counts[i, k]
+            st.removed[i, k] += pile_counts[i, k]
             pile_counts[i, k] = 0
         game[i, F_PILE_LEN] = 0
         game[i, F_TOP] = 0
@@ -420,11 +457,14 @@ def _play(i, p, kind, count, params, tables, deck_cards, scratch, rng, game, sea
 
 
 @inline_kernel
-def _apply(i, action, params, tables, deck_cards, scratch, rng, game, seats, hands, ups, downs, pile, pile_counts,
-           removed, terminated, truncated):  # fmt: skip
-    """Apply the legal ``action`` of the player on turn in game ``i`` (as ``LuckyPirateEngine.apply``)."""
-    playable = tables[0]
+def _apply(i, action, st):
+    """Apply the legal ``action`` of the player on turn in game ``i`` (as ``LuckyPirateEngine.apply``), then
+    write the step's rewards: the driver's apply step (``core.batched.step_games``), its outputs still to write."""
+    playable = st.tables[0]
+    params, game, seats, hands, ups, downs = st.params, st.game, st.seats, st.hands, st.ups, st.downs
     n = params[P_N]
+    for s in range(n):
+        st.before[s] = seats[i, s, S_WINS]
     p = game[i, F_CURRENT]
     won = False
     if action < DOWN_OFFSET:
@@ -436,22 +476,20 @@ def _apply(i, action, params, tables, deck_cards, scratch, rng, game, seats, han
         else:
             ups[i, p, kind] -= count
             seats[i, p, S_UP] -= count
-        won = _play(i, p, kind, count, params, tables, deck_cards, scratch, rng, game, seats, hands, ups, downs,
-                    pile, pile_counts, removed, terminated)  # fmt: skip
+        won = _play(i, p, kind, count, st)
     elif action < PICK_UP:
         slot = action - DOWN_OFFSET
         kind = downs[i, p, slot]
         downs[i, p, slot] = EMPTY_SLOT
         seats[i, p, S_DOWN] -= 1
         if playable[game[i, F_TOP], kind]:
-            won = _play(i, p, kind, 1, params, tables, deck_cards, scratch, rng, game, seats, hands, ups, downs,
-                        pile, pile_counts, removed, terminated)  # fmt: skip
+            won = _play(i, p, kind, 1, st)
         else:  # the revealed card goes into the hand with the pile
             hands[i, p, kind] += 1
             seats[i, p, S_HAND] += 1
-            _pick_up(i, p, n, game, seats, hands, pile_counts)
+            _pick_up(i, p, st)
     elif action == PICK_UP:
-        _pick_up(i, p, n, game, seats, hands, pile_counts)
+        _pick_up(i, p, st)
     else:  # set-up: lay one card face up
         kind = action - LAY_UP_OFFSET
         hands[i, p, kind] -= 1
@@ -466,26 +504,24 @@ def _apply(i, action, params, tables, deck_cards, scratch, rng, game, seats, han
                 if seats[i, s, S_TO_LAY]:
                     setting_up = 1
             game[i, F_SETTING_UP] = setting_up
-    if won:  # won (a tournament's next game is dealt): no turn is counted
-        return
-    game[i, F_TURNS] += 1
-    if game[i, F_TURNS] >= params[P_MAX_TURNS] or (
-        game[i, F_PILE_LEN] == 0
-        and params[P_CAN_STRAND]
-        and _first_mates_stranded(i, n, game, hands, ups, downs, pile_counts)
-    ):
-        _set_aside(i, params, deck_cards, scratch, rng, game, seats, hands, ups, downs, pile_counts, removed,
-                   truncated)  # fmt: skip
+    if not won:  # won (a tournament's next game is dealt): no turn is counted
+        game[i, F_TURNS] += 1
+        if game[i, F_TURNS] >= params[P_MAX_TURNS] or (
+            game[i, F_PILE_LEN] == 0 and params[P_CAN_STRAND] and _first_mates_stranded(i, st)
+        ):
+            _set_aside(i, st)
+    _rewards(i, st)
+    return True
 
 
 # ----------------------------------------------------------------------------- kernels: outputs
 @inline_kernel
-def _observe(i, seat, params, offsets, scales, inv_deck, top_info, game, seats, hands, ups, downs, pile, removed,
-             obs):  # fmt: skip
+def _observe(i, seat, st):
     """Write the observation vector of ``seat`` in game ``i`` (as ``observation.LuckyPirateEncoder``)."""
-    hand_scale, row_scale, removed_scale = scales[0], scales[1], scales[2]
-    n = params[P_N]
-    vec = obs[i]
+    hand_scale, row_scale, removed_scale = st.scales[0], st.scales[1], st.scales[2]
+    top_info, offsets, game, seats, ups, downs = st.tables[3], st.offsets, st.game, st.seats, st.ups, st.downs
+    n = st.params[P_N]
+    vec = st.observation[i]
     vec[:] = 0.0
     if offsets[O_SEAT_PRESENT] >= 0:
         for row in range(n):
@@ -493,8 +529,8 @@ def _observe(i, seat, params, offsets, scales, inv_deck, top_info, game, seats, 
     setting_up = game[i, F_SETTING_UP]
     o_hand, o_removed = offsets[O_HAND], offsets[O_REMOVED]
     for k in range(NUM_KINDS):
-        vec[o_hand + k] = hands[i, seat, k] * hand_scale[k]
-        vec[o_removed + k] = removed[i, k] * removed_scale[k]
+        vec[o_hand + k] = st.hands[i, seat, k] * hand_scale[k]
+        vec[o_removed + k] = st.removed[i, k] * removed_scale[k]
     for row in range(n):
         s = (seat + row) % n
         base = offsets[O_PLAYERS] + row * TABLE_WIDTH
@@ -509,12 +545,12 @@ def _observe(i, seat, params, offsets, scales, inv_deck, top_info, game, seats, 
             vec[offsets[O_DOWN_SLOTS] + slot] = 1.0
     top = game[i, F_TOP]
     length = game[i, F_PILE_LEN]
-    vec[offsets[O_PILE_SIZE]] = length * inv_deck
+    vec[offsets[O_PILE_SIZE]] = length * st.inv_deck
     vec[offsets[O_RUN_LENGTH]] = top_info[top, T_RUN_LENGTH] / RUN_TO_CLEAR
     vec[offsets[O_DIRECTION]] = game[i, F_DIRECTION]
     vec[offsets[O_SETTING_UP]] = setting_up
     for j in range(min(PILE_TOP_CARDS, length)):
-        vec[offsets[O_PILE_TOP] + j * NUM_KINDS + pile[i, length - 1 - j]] = 1.0
+        vec[offsets[O_PILE_TOP] + j * NUM_KINDS + st.pile[i, length - 1 - j]] = 1.0
     vec[offsets[O_PILE_VALUE] + top_info[top, T_VALUE]] = 1.0
     vec[offsets[O_PILE_MODE] + top_info[top, T_MODE]] = 1.0
     run_kind = top_info[top, T_RUN_KIND]
@@ -524,9 +560,10 @@ def _observe(i, seat, params, offsets, scales, inv_deck, top_info, game, seats, 
 
 
 @inline_kernel
-def _write_mask(i, playable, game, seats, hands, ups, downs, mask):
+def _write_mask(i, st):
     """Write the legal actions of the player on turn in game ``i`` (as ``LuckyPirateEngine.legal_mask``)."""
-    row = mask[i]
+    playable, game, seats, hands, ups, downs = st.tables[0], st.game, st.seats, st.hands, st.ups, st.downs
+    row = st.action_mask[i]
     row[:] = 0
     if game[i, F_OVER]:
         return
@@ -555,12 +592,14 @@ def _write_mask(i, playable, game, seats, hands, ups, downs, mask):
 
 
 @inline_kernel
-def _rewards(i, n, wins_to_win, score_scale, before, seats, rewards, terminated):
-    """Game ``i``'s rewards of this step: games won (score mode) or the terminal win rewards."""
+def _rewards(i, st):
+    """Game ``i``'s rewards of this step: games won since ``before`` (score mode) or the terminal win rewards."""
+    n, wins_to_win, score_scale = st.params[P_N], st.params[P_WINS_TO_WIN], st.score_scale
+    seats, rewards = st.seats, st.rewards
     if score_scale > 0.0:
         for s in range(n):
-            rewards[i, s] = (seats[i, s, S_WINS] - before[s]) * score_scale
-    elif terminated[i]:
+            rewards[i, s] = (seats[i, s, S_WINS] - st.before[s]) * score_scale
+    elif st.terminated[i]:
         winners = 0
         for s in range(n):
             if seats[i, s, S_WINS] >= wins_to_win:
@@ -571,62 +610,30 @@ def _rewards(i, n, wins_to_win, score_scale, before, seats, rewards, terminated)
 
 
 @inline_kernel
-def _output(i, params, offsets, scales, inv_deck, tables, game, seats, hands, ups, downs, pile, removed, obs, mask,
-            shown):  # fmt: skip
+def _output(i, st):
     """Game ``i``'s observation, mask and shown seat (the last mover once over, else the player on turn)."""
+    game = st.game
     seat = game[i, F_CURRENT]
     if game[i, F_OVER] and game[i, F_SHOWN] >= 0:
         seat = game[i, F_SHOWN]
-    shown[i] = seat
-    _observe(i, seat, params, offsets, scales, inv_deck, tables[3], game, seats, hands, ups, downs, pile, removed,
-             obs)  # fmt: skip
-    _write_mask(i, tables[0], game, seats, hands, ups, downs, mask)
+    st.current_player[i] = seat
+    _observe(i, seat, st)
+    _write_mask(i, st)
 
 
 @kernel
-def reset_kernel(params, score_scale, offsets, scales, inv_deck, tables, deck_cards, scratch, before, rng, start_state,
-                 game, seats, hands, ups, downs, pile, pile_counts, removed, history, obs, mask, shown, rewards,
-                 terminated, truncated):  # fmt: skip
-    """Start a new episode in every slot and write the outputs (the arguments of ``step_kernel``, less the actions)."""
-    for i in range(game.shape[0]):
-        rewards[i] = 0.0
-        _new_game(i, params, deck_cards, scratch, rng, start_state, game, seats, hands, ups, downs, pile_counts,
-                  removed, terminated, truncated)  # fmt: skip
-        _output(i, params, offsets, scales, inv_deck, tables, game, seats, hands, ups, downs, pile, removed, obs, mask,
-                shown)  # fmt: skip
+def reset_kernel(st):
+    """Start a new episode in every slot and write the outputs."""
+    reset_games(st, _new_game, _output)
 
 
 @kernel
-def step_kernel(actions, params, score_scale, offsets, scales, inv_deck, tables, deck_cards, scratch, before, rng,
-                start_state, game, seats, hands, ups, downs, pile, pile_counts, removed, history, obs, mask, shown,
-                rewards, terminated, truncated):  # fmt: skip
+def step_kernel(actions, st):
     """Apply one (checked, legal) action per game; a game that ended on the last step starts anew instead.
 
     A negative action: the game waits (nothing of it changes; its rewards row is zero).
     """
-    n = params[P_N]
-    capacity = history.shape[1]
-    for i in range(game.shape[0]):
-        rewards[i] = 0.0
-        action = actions[i]
-        if action < 0:  # waits
-            continue
-        if terminated[i] or truncated[i]:
-            _new_game(i, params, deck_cards, scratch, rng, start_state, game, seats, hands, ups, downs, pile_counts,
-                      removed, terminated, truncated)  # fmt: skip
-        else:
-            for s in range(n):
-                before[s] = seats[i, s, S_WINS]
-            moves = game[i, F_MOVES]
-            if moves < capacity:
-                history[i, moves] = action
-            game[i, F_MOVES] = moves + 1
-            game[i, F_SHOWN] = game[i, F_CURRENT]
-            _apply(i, action, params, tables, deck_cards, scratch, rng, game, seats, hands, ups, downs, pile,
-                   pile_counts, removed, terminated, truncated)  # fmt: skip
-            _rewards(i, n, params[P_WINS_TO_WIN], score_scale, before, seats, rewards, terminated)
-        _output(i, params, offsets, scales, inv_deck, tables, game, seats, hands, ups, downs, pile, removed, obs, mask,
-                shown)  # fmt: skip
+    step_games(actions, st, _new_game, _apply, _output, F_MOVES, F_SHOWN, F_CURRENT)
 
 
 # ----------------------------------------------------------------------------- the backend
@@ -640,6 +647,7 @@ class LuckyPirateBatch(BatchBackend):
     MOVES_FIELD = F_MOVES
     build_layout = staticmethod(build_layout)
     largest_layout = staticmethod(largest_layout)
+    State = LuckyPirateState
     reset_kernel = staticmethod(reset_kernel)
     step_kernel = staticmethod(step_kernel)
     #: Most moves kept per episode (a one-game episode keeps its whole turn limit up to this).
@@ -680,11 +688,6 @@ class LuckyPirateBatch(BatchBackend):
         #: Moves kept per episode: a one-game episode's turn limit, else ``MAX_HISTORY``.
         self.history_size = min(config.max_turns, self.MAX_HISTORY) if config.wins_to_win == 1 else self.MAX_HISTORY
         self.history = np.zeros((num, self.history_size), dtype=np.int8)
-
-    def kernel_args(self) -> tuple[Any, ...]:
-        return (self.params, self.score_scale, self.offsets, self.scales, self.inv_deck, self.tables, self.deck_cards,
-                self.scratch, self.before, self.rng, self.start_state, self.game, self.seats, self.hands, self.ups,
-                self.downs, self.pile, self.pile_counts, self.removed, self.history)  # fmt: skip
 
     def reference_engine(self, index: int) -> StreamLuckyPirateEngine:
         """A reference engine whose ``reset`` starts game ``index`` with its very dealers and deals."""

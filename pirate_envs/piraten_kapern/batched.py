@@ -26,7 +26,7 @@ is the end) and ``deck_counts[i]``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -37,6 +37,8 @@ from pirate_envs.core.batched import (
     inline_kernel,
     kernel,
     random_below,
+    reset_games,
+    step_games,
 )
 from pirate_envs.core.observation import ObservationLayout
 from pirate_envs.piraten_kapern import actions as _actions
@@ -206,6 +208,37 @@ class StreamKapernEngine(KapernEngine):
         super().reset(self.stream, options)  # type: ignore[arg-type]
 
 
+# ----------------------------------------------------------------------------- the kernels' record
+class KapernState(NamedTuple):
+    """What the kernels take: the backend's attributes of these names (see ``BatchBackend.State``)."""
+
+    num_players: int
+    target_score: int
+    max_turns: int
+    score_scale: float
+    offsets: np.ndarray
+    tables: tuple[np.ndarray, ...]
+    deck_cards: np.ndarray
+    rng: np.ndarray
+    game: np.ndarray
+    free: np.ndarray
+    chest: np.ndarray
+    scores: np.ndarray
+    final_left: np.ndarray
+    deck: np.ndarray
+    deck_counts: np.ndarray
+    start_state: np.ndarray
+    rolled: np.ndarray
+    before: np.ndarray
+    history: np.ndarray
+    observation: np.ndarray
+    action_mask: np.ndarray
+    current_player: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+
+
 # ----------------------------------------------------------------------------- kernels: chance
 @inline_kernel
 def _roll(rng, i, n, rolled):
@@ -247,8 +280,9 @@ def _showing_row(i, free, chest, vector_id):
 
 
 @inline_kernel
-def _finish_turn(i, own, others, n, target, max_turns, game, scores, final_left, terminated, truncated):
+def _finish_turn(i, own, others, st):
     """Score the turn, run the final round and the turn limit; whether the next turn is due."""
+    n, game, scores, final_left = st.num_players, st.game, st.scores, st.final_left
     player = game[i, F_CURRENT]
     for s in range(n):
         scores[i, s] += own if s == player else others
@@ -256,7 +290,7 @@ def _finish_turn(i, own, others, n, target, max_turns, game, scores, final_left,
     trigger = game[i, F_TRIGGER]
     if trigger >= 0:
         final_left[i, player] = 0
-        if scores[i, trigger] < target:
+        if scores[i, trigger] < st.target_score:
             game[i, F_TRIGGER] = -1
             trigger = -1
             final_left[i] = 0
@@ -266,16 +300,16 @@ def _finish_turn(i, own, others, n, target, max_turns, game, scores, final_left,
                 if final_left[i, s]:
                     left = True
             if not left:
-                terminated[i] = True
+                st.terminated[i] = True
                 game[i, F_PHASE] = PHASE_OVER
                 return False
-    if trigger < 0 and scores[i, player] >= target:
+    if trigger < 0 and scores[i, player] >= st.target_score:
         game[i, F_TRIGGER] = player
         for s in range(n):
             final_left[i, s] = s != player
     game[i, F_TURNS] += 1
-    if game[i, F_TURNS] >= max_turns:
-        truncated[i] = True
+    if game[i, F_TURNS] >= st.max_turns:
+        st.truncated[i] = True
         game[i, F_PHASE] = PHASE_OVER
         return False
     game[i, F_CURRENT] = (player + 1) % n
@@ -283,64 +317,64 @@ def _finish_turn(i, own, others, n, target, max_turns, game, scores, final_left,
 
 
 @inline_kernel
-def _end_island_turn(i, n, target, max_turns, tables, game, free, scores, final_left, terminated, truncated):
+def _end_island_turn(i, st):
     """The opponents lose the Island penalty (none under Peace with a sabre showing)."""
-    island_penalty = tables[4]
-    card = game[i, F_CARD]
-    penalty = island_penalty[card, game[i, F_ISLAND_SKULLS]]
-    if card == PEACE and free[i, SABRE] > 0:
+    island_penalty = st.tables[4]
+    card = st.game[i, F_CARD]
+    penalty = island_penalty[card, st.game[i, F_ISLAND_SKULLS]]
+    if card == PEACE and st.free[i, SABRE] > 0:
         penalty = 0
-    return _finish_turn(i, 0, -penalty, n, target, max_turns, game, scores, final_left, terminated, truncated)
+    return _finish_turn(i, 0, -penalty, st)
 
 
 @inline_kernel
-def _end_turn(i, busted, n, target, max_turns, tables, game, free, chest, scores, final_left, terminated, truncated):
+def _end_turn(i, busted, st):
     """The player scores his dice (busted: the chest's dice with the Treasure Chest, else the bust points)."""
-    vector_id, stop_points, bust_points, chest_points = tables[0], tables[1], tables[2], tables[3]
-    card = game[i, F_CARD]
+    vector_id, stop_points, bust_points, chest_points = st.tables[0], st.tables[1], st.tables[2], st.tables[3]
+    free, chest = st.free, st.chest
+    card = st.game[i, F_CARD]
     if not busted:
         points = stop_points[card, _showing_row(i, free, chest, vector_id)]
     elif card == TREASURE_CHEST:
         points = chest_points[vector_id[chest[i, 0], chest[i, 1], chest[i, 2], chest[i, 3], chest[i, 4], chest[i, 5]]]
     else:
         points = bust_points[card, _showing_row(i, free, chest, vector_id)]
-    return _finish_turn(i, points, 0, n, target, max_turns, game, scores, final_left, terminated, truncated)
+    return _finish_turn(i, points, 0, st)
 
 
 @inline_kernel
-def _bust(i, n, target, max_turns, tables, game, free, chest, scores, final_left, terminated, truncated):
+def _bust(i, st):
     """Three or more skulls: the turn ends (After the Storm scores it as an Island turn)."""
-    if game[i, F_CARD] == STORM:
-        game[i, F_ISLAND_SKULLS] = free[i, SKULL]
-        return _end_island_turn(i, n, target, max_turns, tables, game, free, scores, final_left, terminated, truncated)
-    return _end_turn(i, True, n, target, max_turns, tables, game, free, chest, scores, final_left, terminated,
-                     truncated)  # fmt: skip
+    if st.game[i, F_CARD] == STORM:
+        st.game[i, F_ISLAND_SKULLS] = st.free[i, SKULL]
+        return _end_island_turn(i, st)
+    return _end_turn(i, True, st)
 
 
 @inline_kernel
-def _check_island_over(i, new_skulls, n, target, max_turns, tables, game, free, scores, final_left, terminated,
-                       truncated):  # fmt: skip
+def _check_island_over(i, new_skulls, st):
     """End the Island turn when a roll brings no skull, fewer than two dice are left, or no re-roll is allowed."""
+    game = st.game
     may_reroll = not (game[i, F_CARD] == STORM and game[i, F_ROLLS] >= 2)
-    if new_skulls == 0 or NUM_DICE - free[i, SKULL] < MIN_REROLL or not may_reroll:
-        return _end_island_turn(i, n, target, max_turns, tables, game, free, scores, final_left, terminated, truncated)
+    if new_skulls == 0 or NUM_DICE - st.free[i, SKULL] < MIN_REROLL or not may_reroll:
+        return _end_island_turn(i, st)
     game[i, F_TURN_POINTS] = 0
     return False
 
 
 @inline_kernel
-def _start_turn(i, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores, final_left,
-                deck, deck_counts, terminated, truncated):  # fmt: skip
+def _start_turn(i, st):
     """Draw a fortune card and make the first roll; whether the turn ended on it (the next one is due)."""
-    vector_id, stop_points, card_skulls, sea_battle = tables[0], tables[1], tables[5], tables[6]
+    vector_id, stop_points, card_skulls, sea_battle = st.tables[0], st.tables[1], st.tables[5], st.tables[6]
+    game, free, chest, deck, rolled = st.game, st.free, st.chest, st.deck, st.rolled
     if game[i, F_DECK_LEN] == 0:
-        _shuffle_deck(i, rng, deck_cards, game, deck, deck_counts)
+        _shuffle_deck(i, st.rng, st.deck_cards, game, deck, st.deck_counts)
     top = game[i, F_DECK_LEN] - 1
     card = deck[i, top]
     game[i, F_DECK_LEN] = top
-    deck_counts[i, card] -= 1
+    st.deck_counts[i, card] -= 1
     game[i, F_CARD] = card
-    _roll(rng, i, NUM_DICE, rolled)
+    _roll(st.rng, i, NUM_DICE, rolled)
     for f in range(NUM_FACES):
         free[i, f] = rolled[f]
         chest[i, f] = 0
@@ -354,31 +388,28 @@ def _start_turn(i, n, target, max_turns, tables, deck_cards, rng, rolled, game, 
         game[i, F_PHASE] = PHASE_ISLAND
         game[i, F_ISLAND] = 1
         game[i, F_ISLAND_SKULLS] = skulls
-        return _check_island_over(i, skulls, n, target, max_turns, tables, game, free, scores, final_left,
-                                  terminated, truncated)  # fmt: skip
+        return _check_island_over(i, skulls, st)
     if skulls >= DISQUALIFYING_SKULLS:
-        return _bust(i, n, target, max_turns, tables, game, free, chest, scores, final_left, terminated, truncated)
+        return _bust(i, st)
     game[i, F_PHASE] = PHASE_ROLLING
     game[i, F_TURN_POINTS] = stop_points[card, _showing_row(i, free, chest, vector_id)]
     return False
 
 
 @inline_kernel
-def _start_turns(i, due, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores,
-                 final_left, deck, deck_counts, terminated, truncated):  # fmt: skip
+def _start_turns(i, due, st):
     """Start turns while one is due (a turn may end on its first roll)."""
     while due:
-        due = _start_turn(i, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores,
-                          final_left, deck, deck_counts, terminated, truncated)  # fmt: skip
+        due = _start_turn(i, st)
 
 
 @kernel
-def _new_game(i, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores, final_left,
-              deck, deck_counts, start_state, terminated, truncated):  # fmt: skip
+def _start_game(i, st):
     """Start a new game ``i`` (as ``KapernEngine.reset``): shuffle, then the first turns."""
-    start_state[i] = rng[i]
-    scores[i] = 0
-    final_left[i] = 0
+    game = st.game
+    st.start_state[i] = st.rng[i]
+    st.scores[i] = 0
+    st.final_left[i] = 0
     game[i, F_CURRENT] = 0
     game[i, F_PHASE] = PHASE_ROLLING
     game[i, F_TURN_POINTS] = 0
@@ -386,26 +417,23 @@ def _new_game(i, n, target, max_turns, tables, deck_cards, rng, rolled, game, fr
     game[i, F_TURNS] = 0
     game[i, F_MOVES] = 0
     game[i, F_SHOWN] = -1
-    terminated[i] = False
-    truncated[i] = False
-    _shuffle_deck(i, rng, deck_cards, game, deck, deck_counts)
-    _start_turns(i, True, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores,
-                 final_left, deck, deck_counts, terminated, truncated)  # fmt: skip
+    st.terminated[i] = False
+    st.truncated[i] = False
+    _shuffle_deck(i, st.rng, st.deck_cards, game, st.deck, st.deck_counts)
+    _start_turns(i, True, st)
 
 
 @inline_kernel
-def _apply(i, action, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores, final_left,
-           deck, deck_counts, terminated, truncated):  # fmt: skip
-    """Apply the legal ``action`` of the player on turn in game ``i`` (as ``KapernEngine.apply``)."""
-    vector_id, stop_points, card_skulls, reroll_vectors = tables[0], tables[1], tables[5], tables[8]
+def _apply(i, action, st):
+    """Apply the legal ``action`` of the player on turn in game ``i`` (as ``KapernEngine.apply``), then write
+    the step's rewards: the driver's apply step (``core.batched.step_games``), its outputs still to write."""
+    vector_id, stop_points, card_skulls, reroll_vectors = st.tables[0], st.tables[1], st.tables[5], st.tables[8]
+    game, free, chest, rolled = st.game, st.free, st.chest, st.rolled
+    for s in range(st.num_players):
+        st.before[s] = st.scores[i, s]
     due = False
     if action == STOP:
-        if game[i, F_PHASE] == PHASE_ISLAND:
-            due = _end_island_turn(i, n, target, max_turns, tables, game, free, scores, final_left, terminated,
-                                   truncated)  # fmt: skip
-        else:
-            due = _end_turn(i, False, n, target, max_turns, tables, game, free, chest, scores, final_left,
-                            terminated, truncated)  # fmt: skip
+        due = _end_island_turn(i, st) if game[i, F_PHASE] == PHASE_ISLAND else _end_turn(i, False, st)
     elif action >= CHEST_TAKE_OFFSET:
         face = action - CHEST_TAKE_OFFSET
         chest[i, face] -= 1
@@ -423,7 +451,7 @@ def _apply(i, action, n, target, max_turns, tables, deck_cards, rng, rolled, gam
         total = 0
         for f in range(NUM_FACES):
             total += counts[f]
-        _roll(rng, i, total, rolled)
+        _roll(st.rng, i, total, rolled)
         for f in range(NUM_FACES):
             free[i, f] += rolled[f] - counts[f]
         game[i, F_ROLLS] += 1
@@ -431,22 +459,24 @@ def _apply(i, action, n, target, max_turns, tables, deck_cards, rng, rolled, gam
         card = game[i, F_CARD]
         if game[i, F_PHASE] == PHASE_ISLAND:
             game[i, F_ISLAND_SKULLS] += rolled[SKULL]
-            due = _check_island_over(i, rolled[SKULL], n, target, max_turns, tables, game, free, scores, final_left,
-                                     terminated, truncated)  # fmt: skip
+            due = _check_island_over(i, rolled[SKULL], st)
         elif free[i, SKULL] + card_skulls[card] >= DISQUALIFYING_SKULLS:
-            due = _bust(i, n, target, max_turns, tables, game, free, chest, scores, final_left, terminated, truncated)
+            due = _bust(i, st)
         else:
             game[i, F_TURN_POINTS] = stop_points[card, _showing_row(i, free, chest, vector_id)]
     if due:  # a turn ended
-        _start_turns(i, due, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores,
-                     final_left, deck, deck_counts, terminated, truncated)  # fmt: skip
+        _start_turns(i, due, st)
+    _rewards(i, st)
+    return True
 
 
 # ----------------------------------------------------------------------------- kernels: outputs
 @inline_kernel
-def _observe(i, seat, n, target, offsets, card_skulls, game, free, chest, scores, final_left, deck_counts, obs):
+def _observe(i, seat, st):
     """Write the observation vector of ``seat`` in game ``i`` (as ``observation.KapernEncoder``, either layout)."""
-    vec = obs[i]
+    n, offsets, game, free, chest, scores = st.num_players, st.offsets, st.game, st.free, st.chest, st.scores
+    card_skulls = st.tables[5]
+    vec = st.observation[i]
     vec[:] = 0.0
     if offsets[O_SEAT_PRESENT] >= 0:
         for row in range(n):
@@ -467,18 +497,19 @@ def _observe(i, seat, n, target, offsets, card_skulls, game, free, chest, scores
     vec[offsets[O_TURN_POINTS]] = game[i, F_TURN_POINTS] / POINTS_SCALE_K
     for row in range(n):
         s = (seat + row) % n
-        vec[offsets[O_SCORES] + row] = scores[i, s] / target
-        vec[offsets[O_FINAL_LEFT] + row] = final_left[i, s]
+        vec[offsets[O_SCORES] + row] = scores[i, s] / st.target_score
+        vec[offsets[O_FINAL_LEFT] + row] = st.final_left[i, s]
     if game[i, F_TRIGGER] >= 0:
         vec[offsets[O_FINAL_ROUND]] = 1.0
     for c in range(NUM_CARDS):
-        vec[offsets[O_DECK] + c] = deck_counts[i, c] / DECK_SCALE_K
+        vec[offsets[O_DECK] + c] = st.deck_counts[i, c] / DECK_SCALE_K
 
 
 @inline_kernel
-def _write_mask(i, reroll_index, game, free, chest, mask):
+def _write_mask(i, st):
     """Write the legal actions of the player on turn in game ``i`` (as ``KapernEngine.legal_mask``)."""
-    row = mask[i]
+    reroll_index, game, free, chest = st.tables[7], st.game, st.free, st.chest
+    row = st.action_mask[i]
     row[:] = 0
     phase = game[i, F_PHASE]
     if phase == PHASE_OVER:
@@ -505,12 +536,13 @@ def _write_mask(i, reroll_index, game, free, chest, mask):
 
 
 @inline_kernel
-def _rewards(i, n, score_scale, before, scores, rewards, terminated):
-    """Game ``i``'s rewards of this step: score changes (score mode) or the terminal win rewards."""
-    if score_scale > 0.0:
+def _rewards(i, st):
+    """Game ``i``'s rewards of this step: score changes since ``before`` (score mode) or the terminal win rewards."""
+    n, scores, rewards = st.num_players, st.scores, st.rewards
+    if st.score_scale > 0.0:
         for s in range(n):
-            rewards[i, s] = (scores[i, s] - before[s]) * score_scale
-    elif terminated[i]:
+            rewards[i, s] = (scores[i, s] - st.before[s]) * st.score_scale
+    elif st.terminated[i]:
         best = scores[i, 0]
         for s in range(1, n):
             best = max(best, scores[i, s])
@@ -524,14 +556,15 @@ def _rewards(i, n, score_scale, before, scores, rewards, terminated):
 
 
 @inline_kernel
-def _output(i, n, target, offsets, tables, game, free, chest, scores, final_left, deck_counts, obs, mask, shown):
+def _output(i, st):
     """Game ``i``'s observation, mask and shown seat (the last mover once over, else the player on turn)."""
+    game = st.game
     seat = game[i, F_CURRENT]
     if game[i, F_PHASE] == PHASE_OVER and game[i, F_SHOWN] >= 0:
         seat = game[i, F_SHOWN]
-    shown[i] = seat
-    _observe(i, seat, n, target, offsets, tables[5], game, free, chest, scores, final_left, deck_counts, obs)
-    _write_mask(i, tables[7], game, free, chest, mask)
+    st.current_player[i] = seat
+    _observe(i, seat, st)
+    _write_mask(i, st)
 
 
 # Observation scales as kernel constants (checked equal to the encoder's below).
@@ -542,53 +575,29 @@ if (ROLLS_SCALE_K, POINTS_SCALE_K, DECK_SCALE_K) != (ROLLS_SCALE, POINTS_SCALE, 
     raise RuntimeError("the batched Kapern kernels are out of date with the observation scales")
 
 
-@kernel
-def reset_kernel(n, target, max_turns, score_scale, offsets, tables, deck_cards, rng, game, free, chest, scores,
-                 final_left, deck, deck_counts, start_state, rolled, before, history, obs, mask, shown, rewards,
-                 terminated, truncated):  # fmt: skip
-    """Start a new game in every slot and write the outputs (rewards: the score changes of turns ended in it).
-
-    Takes the arguments of ``step_kernel``, less the actions.
-    """
-    before[:] = 0
-    for i in range(game.shape[0]):
-        rewards[i] = 0.0
-        _new_game(i, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores, final_left,
-                  deck, deck_counts, start_state, terminated, truncated)  # fmt: skip
-        _rewards(i, n, score_scale, before, scores, rewards, terminated)
-        _output(i, n, target, offsets, tables, game, free, chest, scores, final_left, deck_counts, obs, mask, shown)
+# ----------------------------------------------------------------------------- batch kernels
+@inline_kernel
+def _new_game(i, st):
+    """The driver's new-game step (``core.batched``): start game ``i``; its rewards are the score changes of
+    the turns that ended in it (score mode)."""
+    st.before[:] = 0
+    _start_game(i, st)
+    _rewards(i, st)
 
 
 @kernel
-def step_kernel(actions, n, target, max_turns, score_scale, offsets, tables, deck_cards, rng, game, free, chest,
-                scores, final_left, deck, deck_counts, start_state, rolled, before, history, obs, mask, shown, rewards,
-                terminated, truncated):  # fmt: skip
+def reset_kernel(st):
+    """Start a new game in every slot and write the outputs (rewards: the score changes of turns ended in it)."""
+    reset_games(st, _new_game, _output)
+
+
+@kernel
+def step_kernel(actions, st):
     """Apply one (checked, legal) action per game; a game that ended on the last step starts anew instead.
 
     A negative action: the game waits (nothing of it changes; its rewards row is zero).
     """
-    capacity = history.shape[1]
-    for i in range(game.shape[0]):
-        rewards[i] = 0.0
-        action = actions[i]
-        if action < 0:  # waits
-            continue
-        if terminated[i] or truncated[i]:
-            before[:] = 0
-            _new_game(i, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores,
-                      final_left, deck, deck_counts, start_state, terminated, truncated)  # fmt: skip
-        else:
-            for s in range(n):
-                before[s] = scores[i, s]
-            moves = game[i, F_MOVES]
-            if moves < capacity:
-                history[i, moves] = action
-            game[i, F_MOVES] = moves + 1
-            game[i, F_SHOWN] = game[i, F_CURRENT]
-            _apply(i, action, n, target, max_turns, tables, deck_cards, rng, rolled, game, free, chest, scores,
-                   final_left, deck, deck_counts, terminated, truncated)  # fmt: skip
-        _rewards(i, n, score_scale, before, scores, rewards, terminated)
-        _output(i, n, target, offsets, tables, game, free, chest, scores, final_left, deck_counts, obs, mask, shown)
+    step_games(actions, st, _new_game, _apply, _output, F_MOVES, F_SHOWN, F_CURRENT)
 
 
 # ----------------------------------------------------------------------------- the backend
@@ -601,6 +610,7 @@ class KapernBatch(BatchBackend):
     OFFSET_PIECES = _OFFSET_PIECES
     MOVES_FIELD = F_MOVES
     largest_layout = staticmethod(largest_layout)
+    State = KapernState
     reset_kernel = staticmethod(reset_kernel)
     step_kernel = staticmethod(step_kernel)
     #: Moves kept per game (random play runs to the 1000-turn limit in a few thousand moves).
@@ -612,6 +622,8 @@ class KapernBatch(BatchBackend):
 
     def _allocate(self) -> None:
         num, n, config = self.num_envs, self.num_players, self.config
+        self.target_score = config.target_score
+        self.max_turns = config.max_turns
         self.tables = (*_rule_tables(), np.asarray(_actions.REROLL_VECTORS, dtype=np.int64))
         self.deck_cards = np.array(
             [_rules.CARD_INDEX[card] for card in KapernEngine(config).deck_cards], dtype=np.int8
@@ -626,12 +638,6 @@ class KapernBatch(BatchBackend):
         self.history = np.zeros((num, self.HISTORY_SIZE), dtype=np.int16)
         self.rolled = np.zeros(NUM_FACES, dtype=np.int64)  # the kernels' scratch: they allocate nothing
         self.before = np.zeros(n, dtype=np.int64)
-
-    def kernel_args(self) -> tuple[Any, ...]:
-        config = self.config
-        return (self.num_players, config.target_score, config.max_turns, self.score_scale, self.offsets, self.tables,
-                self.deck_cards, self.rng, self.game, self.free, self.chest, self.scores, self.final_left, self.deck,
-                self.deck_counts, self.start_state, self.rolled, self.before, self.history)  # fmt: skip
 
     def reference_engine(self, index: int) -> StreamKapernEngine:
         """A reference engine whose ``reset`` starts game ``index`` with its very cards and dice."""

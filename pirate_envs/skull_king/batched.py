@@ -25,11 +25,19 @@ other modules) and checked against the reference modules at import.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from pirate_envs.core.batched import BatchBackend, check_constants, inline_kernel, kernel, random_below
+from pirate_envs.core.batched import (
+    BatchBackend,
+    check_constants,
+    inline_kernel,
+    kernel,
+    random_below,
+    reset_games,
+    step_games,
+)
 from pirate_envs.skull_king import actions as _actions
 from pirate_envs.skull_king import cards as _cards
 from pirate_envs.skull_king import rules as _rules
@@ -212,12 +220,42 @@ def hand_score_kernel(bid: int, tricks: int, hand_number: int, bonus: int) -> in
     return -PENALTY_PER_TRICK_MISSED * abs(tricks - bid)
 
 
+# ----------------------------------------------------------------------------- the kernels' record
+class SkullKingState(NamedTuple):
+    """What the kernels take: the backend's attributes of these names (see ``BatchBackend.State``)."""
+
+    num_players: int
+    num_hands: int
+    first_dealer: int
+    score_scale: float
+    offsets: np.ndarray
+    scales: np.ndarray
+    deck: np.ndarray
+    scratch: np.ndarray
+    rng: np.ndarray
+    game: np.ndarray
+    seats: np.ndarray
+    hands: np.ndarray
+    played: np.ndarray
+    trick: np.ndarray
+    voids: np.ndarray
+    deals: np.ndarray
+    history: np.ndarray
+    observation: np.ndarray
+    action_mask: np.ndarray
+    current_player: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+
+
 # ----------------------------------------------------------------------------- game transitions
 @inline_kernel
-def _start_hand(i, k, n, first_dealer, game, seats, hands, played, voids, deals):
+def _start_hand(i, k, st):
     """Deal hand ``k`` of game ``i`` from its pre-dealt cards and ask for bids left of the dealer."""
+    n, game, seats, hands, deals = st.num_players, st.game, st.seats, st.hands, st.deals
     game[i, F_HAND] = k
-    dealer = (first_dealer + k - 1) % n
+    dealer = (st.first_dealer + k - 1) % n
     game[i, F_DEALER] = dealer
     leader = (dealer + 1) % n
     game[i, F_LEADER] = leader
@@ -227,8 +265,8 @@ def _start_hand(i, k, n, first_dealer, game, seats, hands, played, voids, deals)
     game[i, F_TRICK_LEN] = 0
     game[i, F_TRICKS_DONE] = 0
     hands[i] = 0
-    played[i] = 0
-    voids[i] = 0
+    st.played[i] = 0
+    st.voids[i] = 0
     for s in range(n):
         seats[i, s, S_BID] = -1
         seats[i, s, S_TRICKS] = 0
@@ -238,37 +276,40 @@ def _start_hand(i, k, n, first_dealer, game, seats, hands, played, voids, deals)
 
 
 @inline_kernel
-def _new_game(i, n, num_hands, first_dealer, deck, scratch, rng, game, seats, hands, played, voids, deals):
+def _new_game(i, st):
     """Deal every hand of a new game ``i`` (partial Fisher-Yates shuffles of the deck) and start hand 1."""
-    for k in range(1, num_hands + 1):
+    n, deck, scratch, deals = st.num_players, st.deck, st.scratch, st.deals
+    for k in range(1, st.num_hands + 1):
         for j in range(DECK_SIZE):
             scratch[j] = deck[j]
         for j in range(n * k):
-            r = j + random_below(rng, i, DECK_SIZE - j)
+            r = j + random_below(st.rng, i, DECK_SIZE - j)
             card = scratch[r]
             scratch[r] = scratch[j]
             scratch[j] = card
             deals[i, k - 1, j] = card
     for s in range(n):
-        seats[i, s, S_SCORE] = 0
-    game[i, F_MOVES] = 0
-    game[i, F_SHOWN] = -1
-    _start_hand(i, 1, n, first_dealer, game, seats, hands, played, voids, deals)
+        st.seats[i, s, S_SCORE] = 0
+    st.game[i, F_MOVES] = 0
+    st.game[i, F_SHOWN] = -1
+    _start_hand(i, 1, st)
 
 
 @inline_kernel
-def _settle_hand(i, n, num_hands, first_dealer, score_scale, game, seats, hands, played, voids, deals, rewards):
-    """Score the hand; deal the next one or end the game. Returns whether the game ended."""
+def _settle_hand(i, st):
+    """Score the hand; deal the next one or end the game (``terminated``)."""
+    n, score_scale, game, seats, rewards = st.num_players, st.score_scale, st.game, st.seats, st.rewards
     k = game[i, F_HAND]
     for s in range(n):
         points = hand_score_kernel(seats[i, s, S_BID], seats[i, s, S_TRICKS], k, seats[i, s, S_BONUS])
         seats[i, s, S_SCORE] += points
         if score_scale > 0.0:
             rewards[i, s] = points * score_scale
-    if k < num_hands:
-        _start_hand(i, k + 1, n, first_dealer, game, seats, hands, played, voids, deals)
-        return False
+    if k < st.num_hands:
+        _start_hand(i, k + 1, st)
+        return
     game[i, F_PHASE] = PHASE_DONE
+    st.terminated[i] = True
     if score_scale <= 0.0:  # win mode: zero-sum terminal rewards (as core.rewards.win_rewards)
         best = seats[i, 0, S_SCORE]
         for s in range(1, n):
@@ -280,14 +321,15 @@ def _settle_hand(i, n, num_hands, first_dealer, score_scale, game, seats, hands,
         if winners < n:
             for s in range(n):
                 rewards[i, s] = 1.0 / winners if seats[i, s, S_SCORE] == best else -1.0 / (n - winners)
-    return True
 
 
 @inline_kernel
-def _apply(
-    i, action, n, num_hands, first_dealer, score_scale, game, seats, hands, played, trick, voids, deals, rewards
-):
-    """Apply the legal ``action`` of the seat on turn in game ``i``. Returns whether the game ended."""
+def _apply(i, action, st):
+    """Apply the legal ``action`` of the seat on turn in game ``i``, with the rewards and the end it brings.
+
+    The driver's apply step (``core.batched.step_games``): returns ``True``, the outputs still to write.
+    """
+    n, game, seats, trick = st.num_players, st.game, st.seats, st.trick
     seat = game[i, F_CURRENT]
     nxt = (seat + 1) % n
     if game[i, F_PHASE] == PHASE_BID:
@@ -295,11 +337,11 @@ def _apply(
         if nxt == game[i, F_LEADER]:  # everybody has bid: the bids are revealed together
             game[i, F_PHASE] = PHASE_PLAY
         game[i, F_CURRENT] = nxt
-        return False
+        return True
     token = action - CARD_OFFSET
     kind = token if token < SCARY_MARY else SCARY_MARY
-    hands[i, seat, kind] -= 1
-    played[i, kind] += 1
+    st.hands[i, seat, kind] -= 1
+    st.played[i, kind] += 1
     length = game[i, F_TRICK_LEN]
     trick[i, length] = token
     length += 1
@@ -310,10 +352,10 @@ def _apply(
         if led < 0:
             game[i, F_LED] = suit
         elif suit != led:
-            voids[i, seat, led] = 1
+            st.voids[i, seat, led] = 1
     if length < n:
         game[i, F_CURRENT] = nxt
-        return False
+        return True
     winner = (game[i, F_LEADER] + trick_winner_kernel(trick[i], length, game[i, F_LED])) % n
     seats[i, winner, S_TRICKS] += 1
     seats[i, winner, S_BONUS] += trick_bonus_kernel(trick[i], length)
@@ -322,16 +364,18 @@ def _apply(
     game[i, F_LEADER] = winner
     game[i, F_CURRENT] = winner
     game[i, F_TRICKS_DONE] += 1
-    if game[i, F_TRICKS_DONE] < game[i, F_HAND]:
-        return False
-    return _settle_hand(i, n, num_hands, first_dealer, score_scale, game, seats, hands, played, voids, deals, rewards)
+    if game[i, F_TRICKS_DONE] >= game[i, F_HAND]:
+        _settle_hand(i, st)
+    return True
 
 
 # ----------------------------------------------------------------------------- observation and mask
 @inline_kernel
-def _observe(i, seat, n, num_hands, offsets, scales, game, seats, hands, played, trick, voids, obs):
+def _observe(i, seat, st):
     """Write the observation vector of ``seat`` in game ``i`` (as ``observation.Encoder``, in either table layout)."""
-    vec = obs[i]
+    n, offsets, scales, game, seats = st.num_players, st.offsets, st.scales, st.game, st.seats
+    hands, played = st.hands, st.played
+    vec = st.observation[i]
     vec[:] = 0.0
     if offsets[O_SEAT_PRESENT] >= 0:
         for row in range(n):
@@ -344,7 +388,7 @@ def _observe(i, seat, n, num_hands, offsets, scales, game, seats, hands, played,
     first_row = (game[i, F_LEADER] - seat) % n
     vec[offsets[O_LEADER] + first_row] = 1.0
     for j in range(game[i, F_TRICK_LEN]):
-        vec[offsets[O_TRICK] + ((first_row + j) % n) * NUM_TOKENS + trick[i, j]] = 1.0
+        vec[offsets[O_TRICK] + ((first_row + j) % n) * NUM_TOKENS + st.trick[i, j]] = 1.0
     led = game[i, F_LED]
     if led >= 0:
         vec[offsets[O_LED] + led] = 1.0
@@ -353,7 +397,7 @@ def _observe(i, seat, n, num_hands, offsets, scales, game, seats, hands, played,
     hand_number = game[i, F_HAND]
     vec[offsets[O_HAND_NUMBER] + hand_number - 1] = 1.0
     vec[offsets[O_PHASE] + phase] = 1.0
-    vec[offsets[O_HANDS_LEFT] + num_hands - hand_number] = 1.0
+    vec[offsets[O_HANDS_LEFT] + st.num_hands - hand_number] = 1.0
     vec[offsets[O_DEALER] + (game[i, F_DEALER] - seat) % n] = 1.0
     if revealed:
         vec[offsets[O_REVEALED]] = 1.0
@@ -363,7 +407,7 @@ def _observe(i, seat, n, num_hands, offsets, scales, game, seats, hands, played,
         if tricks:
             vec[offsets[O_TRICKS] + row] = tricks * scales[1]
         for suit in range(NUM_SUITS):
-            if voids[i, s, suit]:
+            if st.voids[i, s, suit]:
                 vec[offsets[O_VOIDS] + row * NUM_SUITS + suit] = 1.0
         vec[offsets[O_SCORES] + row] = seats[i, s, S_SCORE] * scales[0]
         bid = seats[i, s, S_BID]
@@ -372,9 +416,10 @@ def _observe(i, seat, n, num_hands, offsets, scales, game, seats, hands, played,
 
 
 @inline_kernel
-def _write_mask(i, game, hands, mask):
+def _write_mask(i, st):
     """Write the legal actions of the seat on turn in game ``i`` (as ``SkullKingEngine.legal_mask``)."""
-    row = mask[i]
+    game, hands = st.game, st.hands
+    row = st.action_mask[i]
     row[:] = 0
     phase = game[i, F_PHASE]
     if phase == PHASE_BID:
@@ -398,55 +443,29 @@ def _write_mask(i, game, hands, mask):
 
 
 @inline_kernel
-def _output(i, n, num_hands, offsets, scales, game, seats, hands, played, trick, voids, obs, mask, shown):
+def _output(i, st):
     """Write game ``i``'s observation, mask and shown seat (the actor after the end, else the seat on turn)."""
+    game = st.game
     seat = game[i, F_SHOWN] if game[i, F_PHASE] == PHASE_DONE else game[i, F_CURRENT]
-    shown[i] = seat
-    _observe(i, seat, n, num_hands, offsets, scales, game, seats, hands, played, trick, voids, obs)
-    _write_mask(i, game, hands, mask)
+    st.current_player[i] = seat
+    _observe(i, seat, st)
+    _write_mask(i, st)
 
 
 # ----------------------------------------------------------------------------- batch kernels
 @kernel
-def reset_kernel(
-    n, num_hands, first_dealer, score_scale, offsets, scales, deck, scratch, rng, game, seats, hands, played, trick,
-    voids, deals, history, obs, mask, shown, rewards, terminated, truncated,
-):  # fmt: skip
-    """Start a new game in every slot and write the outputs (the arguments of ``step_kernel``, less the actions)."""
-    for i in range(game.shape[0]):
-        _new_game(i, n, num_hands, first_dealer, deck, scratch, rng, game, seats, hands, played, voids, deals)
-        rewards[i] = 0.0
-        terminated[i] = False
-        _output(i, n, num_hands, offsets, scales, game, seats, hands, played, trick, voids, obs, mask, shown)
+def reset_kernel(st):
+    """Start a new game in every slot and write the outputs."""
+    reset_games(st, _new_game, _output)
 
 
 @kernel
-def step_kernel(
-    actions, n, num_hands, first_dealer, score_scale, offsets, scales, deck, scratch, rng, game, seats, hands,
-    played, trick, voids, deals, history, obs, mask, shown, rewards, terminated, truncated,
-):  # fmt: skip
+def step_kernel(actions, st):
     """Apply one (checked, legal) action per game; a game that ended on the last step starts anew instead.
 
     A negative action: the game waits (nothing of it changes; its rewards row is zero).
     """
-    for i in range(game.shape[0]):
-        rewards[i] = 0.0
-        action = actions[i]
-        if action < 0:  # waits
-            continue
-        if terminated[i]:
-            _new_game(i, n, num_hands, first_dealer, deck, scratch, rng, game, seats, hands, played, voids, deals)
-            terminated[i] = False
-        else:
-            moves = game[i, F_MOVES]
-            history[i, moves] = action
-            game[i, F_MOVES] = moves + 1
-            game[i, F_SHOWN] = game[i, F_CURRENT]
-            terminated[i] = _apply(
-                i, action, n, num_hands, first_dealer, score_scale, game, seats, hands, played, trick, voids,
-                deals, rewards,
-            )  # fmt: skip
-        _output(i, n, num_hands, offsets, scales, game, seats, hands, played, trick, voids, obs, mask, shown)
+    step_games(actions, st, _new_game, _apply, _output, F_MOVES, F_SHOWN, F_CURRENT)
 
 
 # ----------------------------------------------------------------------------- the backend
@@ -460,11 +479,14 @@ class SkullKingBatch(BatchBackend):
     MOVES_FIELD = F_MOVES
     build_layout = staticmethod(build_layout)
     largest_layout = staticmethod(largest_layout)
+    State = SkullKingState
     reset_kernel = staticmethod(reset_kernel)
     step_kernel = staticmethod(step_kernel)
 
     def _allocate(self) -> None:
         num, n, h = self.num_envs, self.num_players, self.config.num_hands
+        self.num_hands = h
+        self.first_dealer = self.config.first_dealer
         self.scales = np.array([SCORE_OBS_SCALE, TRICKS_OBS_SCALE], dtype=np.float64)
         self.deck = _cards.DECK.astype(np.int8)
         self.scratch = np.empty(DECK_SIZE, dtype=np.int8)  # the kernels' scratch: they allocate nothing
@@ -478,11 +500,6 @@ class SkullKingBatch(BatchBackend):
         max_moves = n * h + n * h * (h + 1) // 2  # every bid and every card of a game
         self.history = np.zeros((num, max_moves), dtype=np.int8)
         # Skull King has no turn limit: ``truncated`` is never set
-
-    def kernel_args(self) -> tuple[Any, ...]:
-        return (self.num_players, self.config.num_hands, self.config.first_dealer, self.score_scale, self.offsets,
-                self.scales, self.deck, self.scratch, self.rng, self.game, self.seats, self.hands, self.played,
-                self.trick, self.voids, self.deals, self.history)  # fmt: skip
 
     def reset_options(self, index: int) -> dict[str, Any]:
         """Reset options that make the reference engine deal game ``index``'s cards: ``{"deals": ...}``."""
