@@ -55,6 +55,7 @@ def test_player_range_is_what_make_accepts(spec):
 def test_every_named_object_resolves(spec):
     module = pirate_envs.env_module(spec.env_id)
     assert module.__name__ == spec.entry_module and callable(module.env) and callable(module.raw_env)
+    assert module.raw_env.metadata["name"] == spec.env_id
     assert resolve(spec.config) is type(pirate_envs.make(spec.env_id, raw=True).config)
     for kind, target in spec.game_agents.items():
         agent = resolve(target)()

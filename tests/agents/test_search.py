@@ -29,7 +29,8 @@ from experiments.evaluate import play_game
 from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET, CHEST_TAKE_OFFSET, STOP, reroll_action, reroll_counts
 from pirate_envs.piraten_kapern.engine import Phase, TurnState
 
-PLAYERS = {"skull_king_v0": 4, "piratenpoker_v0": 4, "lucky_pirate_v0": 4, "piraten_kapern_v0": 2}
+#: Each game at its default table.
+PLAYERS = {spec.env_id: spec.default_players for spec in pirate_envs.GAME_SPECS}
 
 
 def position_with_choice(env_id: str, seed: int, skip: int):
