@@ -1,6 +1,7 @@
 """Piraten Kapern's declaration (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend and agents."""
 
 from pirate_envs.core.spec import GameSpec, UserOption
+from pirate_envs.piraten_kapern.engine import DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_PLAYERS, KapernConfig
 
 SPEC = GameSpec(
     env_id="piraten_kapern_v0",
@@ -8,9 +9,9 @@ SPEC = GameSpec(
     name="Piraten Kapern",
     entry_module="pirate_envs.piraten_kapern_v0",
     config="pirate_envs.piraten_kapern.engine:KapernConfig",
-    min_players=2,
-    max_players=5,
-    default_players=2,
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    default_players=KapernConfig.num_players,
     batched_backend="pirate_envs.piraten_kapern.batched:KapernBatch",
     heuristic="agents.kapern_heuristic:KapernHeuristic",
     batched_heuristic="agents.batched.kapern_heuristic:KapernHeuristicBatch",
@@ -19,6 +20,6 @@ SPEC = GameSpec(
     winners_by_score=True,
     options=(
         UserOption("target_score", low=1, high=10_000),  # the rules play to 6,000
-        UserOption("max_turns", low=1, high=1000, on_page=False),  # the turn guard's default (engine.DEFAULT_MAX_TURNS)
+        UserOption("max_turns", low=1, high=DEFAULT_MAX_TURNS, on_page=False),  # up to the turn guard's default
     ),
 )

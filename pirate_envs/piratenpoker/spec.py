@@ -1,6 +1,8 @@
 """Piratenpoker's declaration (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend and agents."""
 
 from pirate_envs.core.spec import GameSpec, UserOption
+from pirate_envs.piratenpoker.engine import Config
+from pirate_envs.piratenpoker.rules import MAX_PLAYERS, MIN_PLAYERS
 
 SPEC = GameSpec(
     env_id="piratenpoker_v0",
@@ -8,9 +10,9 @@ SPEC = GameSpec(
     name="Piratenpoker",
     entry_module="pirate_envs.piratenpoker_v0",
     config="pirate_envs.piratenpoker.engine:Config",
-    min_players=3,
-    max_players=5,
-    default_players=4,
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    default_players=Config.num_players,
     batched_backend="pirate_envs.piratenpoker.batched:PiratenpokerBatch",
     heuristic="agents.piratenpoker_heuristic:PiratenpokerHeuristic",
     batched_heuristic="agents.batched.piratenpoker_heuristic:PiratenpokerHeuristicBatch",
@@ -20,6 +22,6 @@ SPEC = GameSpec(
     search_simulations=50,
     options=(
         UserOption("loot_fronts", kind="int_list"),
-        UserOption("max_games", low=1, high=100),  # the game guard's default (Config.max_games)
+        UserOption("max_games", low=1, high=Config.max_games),  # up to the game guard's default
     ),
 )
