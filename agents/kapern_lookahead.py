@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
+from agents.search import TURN
 from pirate_envs.piraten_kapern.actions import (
     CHEST_PUT_OFFSET,
     CHEST_TAKE_OFFSET,
@@ -94,3 +96,16 @@ def action_values(view: KapernView, actions: Sequence[int]) -> np.ndarray:
     protected = objects_points(view.chest, view.card) if view.card == "treasure_chest" else 0
     values[rerolls] = worth[rows] + bust[rows] * protected
     return values
+
+
+#: The ``mcts`` options of Kapern (`agents.search.SearchAgent` keywords; named by the game's spec):
+#: rollouts to the end of the turn (a bust changes no score), the tree split by the dice rolled,
+#: moves added best first by `action_values`, the last turn played to win, returns relative to
+#: the searched position.
+SEARCH_OPTIONS: dict[str, Any] = {
+    "horizon": TURN,
+    "closed_loop": True,
+    "widening_values": action_values,
+    "win_bonus": 100_000.0,
+    "relative_returns": True,
+}

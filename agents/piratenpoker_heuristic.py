@@ -41,6 +41,9 @@ KEEP_FOR_LOOT = 2  # highest cards never spent on that round-2 bid
 LOOT_BID_MARGIN = 10  # round-3 bid target = margin + worth of the loot
 STRENGTH_SCALE = 20  # colour strength (sum of its card values) that doubles a loot card's appeal
 UNWANTED_WEIGHT = 0.3  # how much sending a wanted card overboard counts against it
+#: The ``mcts`` options of Piratenpoker (`agents.search.SearchAgent` keywords; named by the game's
+#: spec): rollouts stop after three score changes, as a hand lasts the game's three rounds.
+SEARCH_OPTIONS = {"horizon": 3}
 
 
 class PiratenpokerHeuristic:

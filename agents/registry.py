@@ -18,7 +18,6 @@ checked against that table up front.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import pirate_envs
@@ -34,26 +33,13 @@ def agent_names(env_id: str) -> list[str]:
     return ["random"] + game_agent_kinds(env_id) + ["mcts"] + shipped
 
 
-@functools.cache
-def game_player_counts(env_id: str) -> tuple[int, ...]:
-    """The player counts ``env_id`` allows (probed through the env's own checks)."""
-    counts = []
-    for n in range(1, 11):
-        try:
-            pirate_envs.make(env_id, raw=True, num_players=n)
-        except ValueError:
-            continue
-        counts.append(n)
-    return tuple(counts)
-
-
 def agent_player_counts(name: str, env_id: str) -> tuple[int, ...]:
     """The player counts the agent ``name`` plays in ``env_id``: a trained agent's from its header
     (loaded without running code), any other agent's: every count the game allows."""
     if name.startswith("ppo:"):
         header = load_checkpoint(name[len("ppo:") :].removesuffix(SAMPLE_SUFFIX))[1]
-        return tuple(n for n in header["player_counts"] if n in game_player_counts(env_id))
-    return game_player_counts(env_id)
+        return tuple(n for n in header["player_counts"] if n in pirate_envs.player_counts(env_id))
+    return pirate_envs.player_counts(env_id)
 
 
 def make_agent(name: str, env_id: str, seed: int | None = None, env: Any = None) -> Agent:

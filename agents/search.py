@@ -18,7 +18,7 @@ adds one child, plays a rollout and backs up every seat's return.
   (future deals and dice).
 * **Returns.** A rollout stops at the end of the game or once the scores have changed
   ``horizon`` times (a hand, a turn or a round scored; ``None``: only at the end), or with
-  ``horizon=TURN`` at the end of the turn in progress. The default (`GAME_OPTIONS`) is
+  ``horizon=TURN`` at the end of the turn in progress. The default (the game's search options) is
   one change; three in Piratenpoker, whose hand lasts the three rounds of a game (stopped
   at the first change, the search spent its hand on the first round); the turn in Kapern (a
   bust changes no score, and stopping at the next change would charge it with the opponent's
@@ -37,11 +37,13 @@ adds one child, plays a rollout and backs up every seat's return.
 * **Closed loop** (``closed_loop``, Kapern). The node after an action is split by what the
   searcher sees next (its view, hashable: the dice rolled), so the moves after a re-roll are
   chosen for those dice; open loop, one node mixes every outcome.
-* **Per game** (`GAME_OPTIONS`): the options of ``mcts`` that differ from the defaults.
+* **Per game**: the options of ``mcts`` that differ from the defaults, named by the game's spec
+  (``search_options`` of ``pirate_envs/<game>/spec.py``: ``agents.kapern_lookahead.SEARCH_OPTIONS``,
+  ``agents.piratenpoker_heuristic.SEARCH_OPTIONS``).
 * **Rollouts** by the game's heuristic (default) or random legal play (uniform by action block):
   ``mcts:<simulations>:random``.
-* **Budget.** ``simulations`` iterations per move (default `DEFAULT_SIMULATIONS`, per game
-  `GAME_SIMULATIONS`: Piratenpoker 50, so that a game costs the search seat about as much
+* **Budget.** ``simulations`` iterations per move (default `DEFAULT_SIMULATIONS`, per game the
+  spec's ``search_simulations``: Piratenpoker 50, so that a game costs the search seat about as much
   CPU time as the others' at 200, its games having about 100 searched moves; at most
   `MAX_SIMULATIONS`, 100,000: more is refused with one line); a move
   with one legal action is played without search. The final move is the most visited root
@@ -62,7 +64,7 @@ from typing import Any
 
 import numpy as np
 
-from agents import kapern_lookahead
+import pirate_envs
 from agents.base import Agent, action_blocks, sample_legal
 from agents.game_agents import make_game_agent
 from pirate_envs.core.errors import check_range, shown
@@ -73,10 +75,6 @@ DEFAULT_SIMULATIONS = 200
 #: CPU time per move (Piratenpoker, the slowest: 11 CPU-s for about 100 moves at 50, some 2 ms an
 #: iteration); more would look like a hang.
 MAX_SIMULATIONS = 100_000
-#: Per env id, the iterations per move of a plain ``mcts`` where they differ from the default.
-#: Piratenpoker: 50 (a 4-player game has about 100 searched moves: 11 CPU-s per game at 50
-#: against 35 at 200, where Skull King takes 14 and Lucky Pirate 9 at 200).
-GAME_SIMULATIONS: dict[str, int] = {"piratenpoker_v0": 50}
 #: UCB1 exploration constant on returns normalised to [0, 1].
 DEFAULT_EXPLORATION = 0.7
 #: Progressive widening: a node with ``n`` visits has at most ``1 + widening * sqrt(n)`` children.
@@ -86,17 +84,6 @@ ROLLOUTS = ("heuristic", "random")
 TURN = "turn"
 #: Score changes after which a rollout stops.
 DEFAULT_HORIZON = 1
-#: Per env id, the options of ``mcts`` (:class:`SearchAgent` keywords) that differ from the defaults.
-GAME_OPTIONS: dict[str, dict[str, Any]] = {
-    "piratenpoker_v0": {"horizon": 3},
-    "piraten_kapern_v0": {
-        "horizon": TURN,
-        "closed_loop": True,
-        "widening_values": kapern_lookahead.action_values,
-        "win_bonus": 100_000.0,
-        "relative_returns": True,
-    },
-}
 
 
 @dataclass(eq=False, slots=True)
@@ -467,9 +454,10 @@ class SearchAgent:
 
 def parse_mcts_name(name: str, env_id: str | None = None) -> tuple[int, str]:
     """``(simulations, rollout)`` of ``mcts``, ``mcts:<simulations>`` or ``mcts:<simulations>:random``
-    (a plain ``mcts``: ``env_id``'s budget of `GAME_SIMULATIONS`, else the default)."""
+    (a plain ``mcts``: ``env_id``'s ``search_simulations`` from its spec, else the default)."""
     parts = name.split(":")
-    simulations, rollout = GAME_SIMULATIONS.get(env_id or "", DEFAULT_SIMULATIONS), "heuristic"
+    budget = pirate_envs.game_spec(env_id).search_simulations if env_id is not None else None
+    simulations, rollout = budget or DEFAULT_SIMULATIONS, "heuristic"
     ok = parts[0] == "mcts" and len(parts) <= 3
     if ok and len(parts) >= 2:
         digits = parts[1].lstrip("0")  # ASCII digits only: str.isdigit also takes '²', which int() refuses
@@ -501,5 +489,5 @@ def make_search_agent(name: str, env_id: str, seed: int | None = None, env: Any 
         simulations=simulations,
         rollout=rollout,
         seed=seed,
-        **GAME_OPTIONS.get(env_id, {}),
+        **pirate_envs.game_spec(env_id).search_keywords(),
     )

@@ -22,8 +22,8 @@ import numpy as np
 import pirate_envs
 from agents.registry import make_agent
 
-#: The table size of each game's strength figures.
-PLAYERS = {"skull_king_v0": 4, "piratenpoker_v0": 4, "lucky_pirate_v0": 4, "piraten_kapern_v0": 2}
+#: The table size of each game's strength figures: its default table.
+PLAYERS = {spec.env_id: spec.default_players for spec in pirate_envs.GAME_SPECS}
 
 
 def time_games(env_id: str, agent_name: str, games: int, seed: int = 0) -> dict[str, float]:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import ast
 import dataclasses
-import functools
 import math
 import os
 import typing
@@ -193,18 +192,9 @@ def given_flags(cls: type, argv: Sequence[str] | None) -> set[str]:
     return set(vars(parser.parse_known_args(argv)[0]))
 
 
-@functools.cache
-def player_counts(env_id: str) -> tuple[int, ...]:
-    """The player counts ``env_id`` allows (probed through the env's own checks)."""
-    from agents.registry import game_player_counts
-
-    return game_player_counts(env_id)
-
-
-@functools.cache
 def default_players(env_id: str) -> int:
-    """The player count of ``env_id`` when none is given."""
-    return len(pirate_envs.make(env_id, raw=True).possible_agents)
+    """The player count of ``env_id`` when none is given (from its spec)."""
+    return pirate_envs.game_spec(env_id).default_players
 
 
 def check_env_id(env_id: str) -> None:
@@ -215,7 +205,7 @@ def check_env_id(env_id: str) -> None:
 
 def check_players(env_id: str, players: int, flag: str = "--num-players") -> None:
     """``ValueError`` unless ``env_id`` allows ``players`` players."""
-    counts = player_counts(env_id)
+    counts = pirate_envs.player_counts(env_id)
     if players not in counts:
         raise ValueError(f"{flag}: {env_id} plays {counts[0]}-{counts[-1]} players, not {players}")
 
@@ -271,7 +261,7 @@ def games_epilog() -> str:
 
     lines = ["games (players, default) and their agents (a trained agent: the player counts it plays):"]
     for env_id in pirate_envs.ENV_IDS:
-        counts = player_counts(env_id)
+        counts = pirate_envs.player_counts(env_id)
         lines.append(f"  {env_id} ({counts[0]}-{counts[-1]}, default {default_players(env_id)}):")
         names = []
         for name in agent_names(env_id):

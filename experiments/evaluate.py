@@ -82,7 +82,7 @@ from agents.base import Agent
 from agents.checkpoint import write_atomic as write_atomically  # results files (``best_response`` too)
 from agents.extras import MissingExtra, require
 from agents.ratings import rate_games
-from agents.registry import game_player_counts, make_agent
+from agents.registry import make_agent
 from agents.stats import mean_interval, t_interval, wilson_interval
 from experiments.cli import check_agents, check_env_id, check_players, games_epilog, parse_args, parse_env_kwargs
 
@@ -623,7 +623,7 @@ def table_lineup(args: EvalArgs) -> tuple[list[str], int]:
     ``--players`` 0 seats one per name. More seats than names: the last name fills the rest
     (``--agents ppo:x heuristic --players 6``: ``ppo:x`` and five heuristics). Fewer: a league.
     """
-    names = expand_copies(args.agents, max(game_player_counts(args.env_id)))
+    names = expand_copies(args.agents, max(pirate_envs.player_counts(args.env_id)))
     players = args.players or len(names)
     return names + [names[-1]] * (players - len(names)), players
 

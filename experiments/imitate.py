@@ -44,7 +44,7 @@ import pirate_envs
 from agents.checkpoint import SUFFIX, layout_pieces, make_header, save_agent
 from agents.mlp import MlpPolicy
 from agents.policy_agent import _linear_to_numpy
-from agents.registry import game_player_counts, make_agent
+from agents.registry import make_agent
 from experiments.cli import (
     MAX_SEED,
     check_agents,
@@ -125,7 +125,7 @@ class Positions:
 
 def table_sizes(args: ImitateArgs) -> list[int]:
     """The table sizes of the games: ``--num-players``, or every count the game allows."""
-    return list(args.num_players) or list(game_player_counts(args.env_id))
+    return list(args.num_players) or list(pirate_envs.player_counts(args.env_id))
 
 
 def env_options(args: ImitateArgs) -> dict[str, Any]:

@@ -5,6 +5,9 @@ Use `make` with an id from `ENV_IDS`:
     import pirate_envs
     env = pirate_envs.make("piraten_kapern_v0", num_players=3)
 
+Each game is declared once, in ``pirate_envs/<game>/spec.py`` (a `GameSpec`), and listed in
+`GAME_SPECS`; `game_spec` gives one and `player_counts` its player counts.
+
 The import also registers one single-agent Gymnasium id per game (`GYMNASIUM_IDS`, for example
 ``gymnasium.make("pirate_envs/SkullKing-v0")``); the env they build, one learner against a pool
 of opponents, is ``agents.selfplay.env.SelfPlayEnv``.
@@ -19,18 +22,37 @@ import gymnasium
 from pettingzoo import AECEnv
 
 from pirate_envs.core.errors import check_bool
+from pirate_envs.core.spec import GameSpec
+from pirate_envs.lucky_pirate.spec import SPEC as LUCKY_PIRATE
+from pirate_envs.piraten_kapern.spec import SPEC as PIRATEN_KAPERN
+from pirate_envs.piratenpoker.spec import SPEC as PIRATENPOKER
+from pirate_envs.skull_king.spec import SPEC as SKULL_KING
 
 __version__ = "0.1.0"
 
-#: Registered environment ids and the module that defines each (``env`` and ``raw_env``).
-_REGISTRY: dict[str, str] = {
-    "piraten_kapern_v0": "pirate_envs.piraten_kapern_v0",
-    "skull_king_v0": "pirate_envs.skull_king_v0",
-    "piratenpoker_v0": "pirate_envs.piratenpoker_v0",
-    "lucky_pirate_v0": "pirate_envs.lucky_pirate_v0",
-}
+#: Every game, declared once in its own ``spec.py``: the one list a new game joins.
+GAME_SPECS: tuple[GameSpec, ...] = (PIRATEN_KAPERN, SKULL_KING, PIRATENPOKER, LUCKY_PIRATE)
 
-ENV_IDS: tuple[str, ...] = tuple(_REGISTRY)
+#: The registered environment ids.
+ENV_IDS: tuple[str, ...] = tuple(spec.env_id for spec in GAME_SPECS)
+_SPECS: dict[str, GameSpec] = {spec.env_id: spec for spec in GAME_SPECS}
+
+
+def game_spec(env_id: str) -> GameSpec:
+    """The `GameSpec` of ``env_id``.
+
+    Raises ``TypeError`` when ``env_id`` is not a string, ``ValueError`` when it is unknown.
+    """
+    if not isinstance(env_id, str):
+        raise TypeError(f"env id {env_id!r} ({type(env_id).__name__}) is not a string; valid ids: {list(ENV_IDS)}")
+    if env_id not in _SPECS:
+        raise ValueError(f"unknown env id {env_id!r}; valid ids: {list(ENV_IDS)}")
+    return _SPECS[env_id]
+
+
+def player_counts(env_id: str) -> tuple[int, ...]:
+    """The player counts ``env_id`` allows (from its spec; ``ValueError`` for an unknown id)."""
+    return game_spec(env_id).player_counts
 
 
 def env_module(env_id: str) -> Any:
@@ -38,11 +60,7 @@ def env_module(env_id: str) -> Any:
 
     Raises ``TypeError`` when ``env_id`` is not a string, ``ValueError`` when it is unknown.
     """
-    if not isinstance(env_id, str):
-        raise TypeError(f"env id {env_id!r} ({type(env_id).__name__}) is not a string; valid ids: {list(ENV_IDS)}")
-    if env_id not in _REGISTRY:
-        raise ValueError(f"unknown env id {env_id!r}; valid ids: {list(ENV_IDS)}")
-    return importlib.import_module(_REGISTRY[env_id])
+    return importlib.import_module(game_spec(env_id).entry_module)
 
 
 def make(env_id: str, *, raw: bool = False, **kwargs: Any) -> AECEnv:
@@ -53,12 +71,7 @@ def make(env_id: str, *, raw: bool = False, **kwargs: Any) -> AECEnv:
 
 
 #: Gymnasium id -> env id of the single-agent ids, registered by `register_gymnasium_ids`.
-GYMNASIUM_IDS: dict[str, str] = {
-    "pirate_envs/PiratenKapern-v0": "piraten_kapern_v0",
-    "pirate_envs/SkullKing-v0": "skull_king_v0",
-    "pirate_envs/Piratenpoker-v0": "piratenpoker_v0",
-    "pirate_envs/LuckyPirate-v0": "lucky_pirate_v0",
-}
+GYMNASIUM_IDS: dict[str, str] = {spec.gym_id: spec.env_id for spec in GAME_SPECS}
 
 #: Where the single-agent env lives (``agents.selfplay.env``), as Gymnasium's entry point string:
 #: it is imported only when an id is built, so ``import pirate_envs`` imports nothing above the envs.
@@ -74,4 +87,15 @@ def register_gymnasium_ids() -> None:
 
 register_gymnasium_ids()
 
-__all__ = ["ENV_IDS", "GYMNASIUM_IDS", "__version__", "env_module", "make", "register_gymnasium_ids"]
+__all__ = [
+    "ENV_IDS",
+    "GAME_SPECS",
+    "GYMNASIUM_IDS",
+    "GameSpec",
+    "__version__",
+    "env_module",
+    "game_spec",
+    "make",
+    "player_counts",
+    "register_gymnasium_ids",
+]

@@ -175,18 +175,23 @@ def play_random_game(
     return totals
 
 
-def player_counts(env_id: str, **env_kwargs: Any) -> list[int]:
-    """The player counts ``env_id`` accepts with ``env_kwargs`` (probed through its config's checks)."""
-    counts = []
-    for n in range(1, 11):
-        try:
-            pirate_envs.make(env_id, raw=True, num_players=n, **env_kwargs)
-        except ValueError:
-            continue
-        counts.append(n)
+def _player_counts(env_id: str, env_kwargs: dict[str, Any]) -> list[int]:
+    """The player counts of ``env_id``'s spec that the options ``env_kwargs`` allow (a chosen deck or
+    ``first_dealer`` may rule some out; checked by the config)."""
+    declared = pirate_envs.player_counts(env_id)
+    counts = [n for n in declared if not env_kwargs or _accepts(env_id, n, env_kwargs)]
     if not counts:
-        raise ValueError(f"{env_id} accepts no player count from 1 to 10 with the options {env_kwargs}")
+        raise ValueError(f"{env_id} accepts none of its player counts {list(declared)} with the options {env_kwargs}")
     return counts
+
+
+def _accepts(env_id: str, num_players: int, env_kwargs: dict[str, Any]) -> bool:
+    """Whether ``env_id`` builds with ``num_players`` and ``env_kwargs``."""
+    try:
+        pirate_envs.make(env_id, raw=True, num_players=num_players, **env_kwargs)
+    except ValueError:
+        return False
+    return True
 
 
 def pettingzoo_api_test(env: Any, num_cycles: int = API_CYCLES) -> None:
@@ -249,7 +254,7 @@ def check_env(
         raise ValueError(f"unknown check(s) {unknown}; valid checks: {list(ENV_CHECKS)}")
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"games={games!r} must be a positive integer")
-    counts = [num_players] if num_players is not None else player_counts(env_id, **env_kwargs)
+    counts = [num_players] if num_players is not None else _player_counts(env_id, env_kwargs)
     report = EnvReport(env_id, counts)
     where = _Where("check_env", env_id, seed)
     context = _EnvCheck(env_id, counts, games, seed, max_steps, env_kwargs, where, report)
@@ -946,6 +951,5 @@ __all__ = [
     "choose_legal",
     "pettingzoo_api_test",
     "play_random_game",
-    "player_counts",
     "snapshot",
 ]

@@ -118,13 +118,12 @@ largest, written every step and read by the sampler. The first start compiles th
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 from typing import Any
 
 import numpy as np
 
-from pirate_envs import ENV_IDS, env_module
+from pirate_envs import ENV_IDS, GAME_SPECS, env_module, game_spec
 from pirate_envs.core.engine import Engine
 from pirate_envs.core.errors import (
     INT64_MAX,
@@ -134,15 +133,10 @@ from pirate_envs.core.errors import (
     check_seed,
     is_integer,
 )
+from pirate_envs.core.spec import resolve
 
-#: The env ids the batched engine covers, and the module and class of each one's kernels.
-_BACKENDS: dict[str, tuple[str, str]] = {
-    "skull_king_v0": ("pirate_envs.skull_king.batched", "SkullKingBatch"),
-    "piraten_kapern_v0": ("pirate_envs.piraten_kapern.batched", "KapernBatch"),
-    "lucky_pirate_v0": ("pirate_envs.lucky_pirate.batched", "LuckyPirateBatch"),
-    "piratenpoker_v0": ("pirate_envs.piratenpoker.batched", "PiratenpokerBatch"),
-}
-COVERED_ENV_IDS: tuple[str, ...] = tuple(_BACKENDS)
+#: The env ids the batched engine covers: those whose spec names a ``batched_backend``.
+COVERED_ENV_IDS: tuple[str, ...] = tuple(spec.env_id for spec in GAME_SPECS if spec.batched_backend is not None)
 
 
 class BatchIllegalActionError(IllegalActionError):
@@ -225,7 +219,8 @@ class VectorEnv:
 
     def __init__(self, env_id: str, num_envs: int, seed: int | None = None, **env_kwargs: Any):
         module = env_module(env_id)  # names the valid ids when env_id is unknown
-        if env_id not in _BACKENDS:
+        backend = game_spec(env_id).batched_backend
+        if backend is None:
             raise ValueError(
                 f"the batched engine does not cover {env_id!r} yet; covered: {list(COVERED_ENV_IDS)} "
                 f"(all env ids: {list(ENV_IDS)}; play the others with pirate_envs.make)"
@@ -247,9 +242,7 @@ class VectorEnv:
         self.num_players = self._env.game.num_players
         if importlib.util.find_spec("numba") is None:
             raise ImportError('the batched engine needs numba: pip install -c constraints.txt -e ".[fast]"')
-        module_name, class_name = _BACKENDS[env_id]
-        backend_cls = getattr(importlib.import_module(module_name), class_name)
-        self._backend = backend_cls(
+        self._backend = resolve(backend)(
             self.config, self.reward_mode, self.num_envs, self._env.SCORE_SCALE, table_layout=self._env.table_layout
         )
         self._index = np.arange(self.num_envs)

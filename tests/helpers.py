@@ -6,8 +6,8 @@ import itertools
 
 import numpy as np
 
+from pirate_envs import player_counts as supported_player_counts
 from pirate_envs.testing import pettingzoo_api_test, play_random_game
-from pirate_envs.testing import player_counts as supported_player_counts
 
 __all__ = ["assert_replays_with_agent", "one_table_agent_file", "pettingzoo_api_test", "play_random_game",
            "supported_player_counts"]  # fmt: skip

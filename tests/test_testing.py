@@ -7,6 +7,7 @@ that the harness raises ``AssertionError`` naming the check, the env id, the see
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import re
 import sys
@@ -38,7 +39,8 @@ def register(monkeypatch: pytest.MonkeyPatch, raw_cls: type, engine_cls: type | 
         raw_cls = type(raw_cls.__name__, (raw_cls,), {"ENGINE": engine_cls, "__module__": raw_cls.__module__})
     module.raw_env, module.env = raw_cls, wrap(raw_cls)
     monkeypatch.setitem(sys.modules, module.__name__, module)
-    monkeypatch.setitem(pirate_envs._REGISTRY, BROKEN, module.__name__)
+    spec = dataclasses.replace(pirate_envs.game_spec(BASE), env_id=BROKEN, entry_module=module.__name__)
+    monkeypatch.setitem(pirate_envs._SPECS, BROKEN, spec)
     return BROKEN
 
 

@@ -16,28 +16,22 @@ slot; ``reset_games`` forgets it when a slot starts a new game.
 Names: ``random`` (uniform over the env's action blocks, then within the block drawn, as
 `agents.base.RandomAgent`), ``heuristic`` (the game's heuristic in batched form: it
 reads the observation vector, which holds the player's View, and chooses what the one-game
-heuristic chooses; each is checked against it move by move), and a policy
+heuristic chooses; each is checked against it move by move; the game's spec names it,
+``batched_heuristic``), and a policy
 (`BatchedPolicyAgent`, for trained agents and the frozen snapshots of self-play). A
 name with no batched form (``mcts``, ``oracle``) raises a ``ValueError`` that says so.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+import pirate_envs
 from agents.base import action_blocks
 from agents.mlp import MlpPolicy
-
-#: ``env id -> "module:Class"`` of each game's batched heuristic.
-BATCHED_HEURISTICS: dict[str, str] = {
-    "skull_king_v0": "agents.batched.skull_king_heuristic:SkullKingHeuristicBatch",
-    "piratenpoker_v0": "agents.batched.piratenpoker_heuristic:PiratenpokerHeuristicBatch",
-    "lucky_pirate_v0": "agents.batched.lucky_pirate_heuristic:LuckyPirateHeuristicBatch",
-    "piraten_kapern_v0": "agents.batched.kapern_heuristic:KapernHeuristicBatch",
-}
+from pirate_envs.core.spec import resolve
 
 
 @runtime_checkable
@@ -116,9 +110,9 @@ def make_batched_agent(name: str, env_id: str, env: Any, num_games: int, seed: i
     """
     if name == "random":
         return BatchedRandomAgent(action_blocks(env), seed=seed)
-    if name == "heuristic" and env_id in BATCHED_HEURISTICS:
-        module_name, class_name = BATCHED_HEURISTICS[env_id].split(":")
-        return getattr(importlib.import_module(module_name), class_name)(env, num_games, seed)
+    batched_heuristic = pirate_envs.game_spec(env_id).batched_heuristic
+    if name == "heuristic" and batched_heuristic is not None:
+        return resolve(batched_heuristic)(env, num_games, seed)
     if name.startswith("ppo:"):
         from agents.policy_agent import make_policy_agent
 
@@ -130,4 +124,4 @@ def make_batched_agent(name: str, env_id: str, env: Any, num_games: int, seed: i
     )
 
 
-__all__ = ["BATCHED_HEURISTICS", "BatchedAgent", "BatchedPolicyAgent", "BatchedRandomAgent", "make_batched_agent"]
+__all__ = ["BatchedAgent", "BatchedPolicyAgent", "BatchedRandomAgent", "make_batched_agent"]

@@ -63,9 +63,6 @@ from agents.selfplay.env import MAX_EMPTY_EPISODES, opponent_weights, table_size
 from agents.selfplay.opponents import SELF
 from pirate_envs.core.rewards import winners_by_score
 
-#: Env ids whose winners are the seats of the highest score (their score-mode win share needs no replay).
-_WINNERS_BY_SCORE = ("skull_king_v0", "piraten_kapern_v0")
-
 
 def final_scores(venv: pirate_envs.vector.VectorEnv, rows: np.ndarray) -> np.ndarray:
     """``(len(rows), P)`` every seat's score in the games ``rows``, as the reference engine's ``scores()``
@@ -80,8 +77,6 @@ def final_scores(venv: pirate_envs.vector.VectorEnv, rows: np.ndarray) -> np.nda
 
 def batched_support(env_id: str, opponents: Mapping[str, float]) -> str | None:
     """Why the batched path cannot train ``env_id`` against ``opponents`` (``None``: it can)."""
-    from agents.batched import BATCHED_HEURISTICS
-
     if importlib.util.find_spec("numba") is None:
         return "numba is not installed"
     if env_id not in pirate_envs.vector.COVERED_ENV_IDS:
@@ -91,8 +86,8 @@ def batched_support(env_id: str, opponents: Mapping[str, float]) -> str | None:
             continue
         if name != "heuristic":
             return f"opponent {name!r} has no batched form"
-        module = BATCHED_HEURISTICS.get(env_id, ":").split(":")[0]
-        if not module or importlib.util.find_spec(module) is None:
+        batched_heuristic = pirate_envs.game_spec(env_id).batched_heuristic
+        if batched_heuristic is None or importlib.util.find_spec(batched_heuristic.split(":")[0]) is None:
             return f"the heuristic of {env_id} has no batched form yet"
     return None
 
@@ -442,7 +437,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
             if self.reward_mode == "win" and rewards[j] != 0.0:
                 shares[j] = max(float(rewards[j]), 0.0)
                 continue
-            if self.env_id in _WINNERS_BY_SCORE:
+            if pirate_envs.game_spec(self.env_id).winners_by_score:
                 winners = winners_by_score(scores[j].tolist())
             else:
                 winners = venv.engine(slot).winners()

@@ -51,17 +51,14 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 import pirate_envs
-from experiments.cli import player_counts
 from experiments.web.sessions import (
-    GAME_OPTIONS,
-    OPTION_RANGES,
     AgentCatalog,
     GameSession,
     ReplaySession,
     RequestError,
     SessionStore,
+    page_options,
 )
-from pirate_envs.core.text import text_module
 
 STATIC_DIR = Path(__file__).parent / "static"
 #: Largest request body read (a record of ``MAX_RECORD_ACTIONS`` actions takes under half of it).
@@ -246,14 +243,15 @@ def create_app(
     def games_list() -> JSONResponse:
         out = {}
         for env_id in pirate_envs.ENV_IDS:
-            env = pirate_envs.make(env_id, raw=True)
+            spec, on_page = pirate_envs.game_spec(env_id), page_options(env_id)
+            config = pirate_envs.make(env_id, raw=True).config
             out[env_id] = {
-                "name": text_module(env).GAME_NAME,
-                "players": list(player_counts(env_id)),
-                "default_players": env.game.num_players,
+                "name": spec.name,
+                "players": list(spec.player_counts),
+                "default_players": spec.default_players,
                 "agents": catalog.names(env_id),
-                "options": {k: getattr(env.config, k) for k in GAME_OPTIONS[env_id]},
-                "option_ranges": {k: list(r) for k, r in OPTION_RANGES[env_id].items() if k in GAME_OPTIONS[env_id]},
+                "options": {k: getattr(config, k) for k in on_page},
+                "option_ranges": {k: list(r) for k, r in spec.option_ranges.items() if k in on_page},
             }
         return JSONResponse(out)
 

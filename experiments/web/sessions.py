@@ -15,7 +15,12 @@ hidden hand, the deck and the dice to come) are in the record only, given once t
 over. A seed the person chose is theirs and is shown back (``chosen_seed``); a seed the server
 draws is random below 2**53 (too many to try, and a whole number in JavaScript).
 
-Bounds: the options a game or a replay may set are capped (`OPTION_RANGES`), so every
+Options: a new game may set the options its spec offers on the page (`page_options`; every other
+option is the game's default). Bounds: the options a game or a replay may set are capped (the
+safe ranges of the game's spec, ``GameSpec.option_ranges``: the games' own ranges where they
+have an upper end, else their documented defaults as the upper end, the turn and game guards,
+and for the length of a game: Kapern to 10,000 points, the rules play to 6,000, Lucky Pirate to
+5 wins, the rules' tournament), so every
 game ends within a few thousand actions; a replayed record holds at most
 `MAX_RECORD_ACTIONS` actions, and its final scores must be the ones it says.
 """
@@ -34,36 +39,10 @@ from typing import Any
 import pirate_envs
 from agents.policy_agent import AGENT_SUFFIXES
 from agents.registry import agent_names, make_agent
-from experiments.cli import player_counts
 from pirate_envs.core.events import event_text, record_events
+from pirate_envs.core.spec import UserOption
 from pirate_envs.core.text import text_module
-from pirate_envs.lucky_pirate.engine import DEFAULT_MAX_SET_ASIDE_GAMES as LUCKY_MAX_SET_ASIDE_GAMES
-from pirate_envs.lucky_pirate.engine import DEFAULT_MAX_TURNS as LUCKY_MAX_TURNS
-from pirate_envs.piraten_kapern.engine import DEFAULT_MAX_TURNS as KAPERN_MAX_TURNS
-from pirate_envs.piratenpoker.engine import Config as PiratenpokerConfig
-from pirate_envs.skull_king.rules import MAX_HANDS
 
-#: Game options a page may set, with their type (everything else is the game's default).
-GAME_OPTIONS: dict[str, dict[str, type]] = {
-    "skull_king_v0": {"num_hands": int},
-    "piraten_kapern_v0": {"target_score": int},
-    "piratenpoker_v0": {"loot_fronts": list, "max_games": int},
-    "lucky_pirate_v0": {"wins_to_win": int},
-}
-#: Integer options a new game (those of :data:`GAME_OPTIONS`) or a replayed record may set, and
-#: their ranges: the games' own ranges where they have an upper end, else their documented
-#: defaults as the upper end (the turn and game guards), and for the length of a game: Kapern
-#: to 10,000 points (the rules play to 6,000), Lucky Pirate to 5 wins (the rules' tournament).
-OPTION_RANGES: dict[str, dict[str, tuple[int, int]]] = {
-    "skull_king_v0": {"num_hands": (1, MAX_HANDS)},
-    "piraten_kapern_v0": {"target_score": (1, 10_000), "max_turns": (1, KAPERN_MAX_TURNS)},
-    "piratenpoker_v0": {"max_games": (1, PiratenpokerConfig.max_games)},
-    "lucky_pirate_v0": {
-        "wins_to_win": (1, 5),
-        "max_turns": (1, LUCKY_MAX_TURNS),
-        "max_set_aside_games": (0, LUCKY_MAX_SET_ASIDE_GAMES),
-    },
-}
 #: Most actions a replayed record may hold: about four times the longest game that random
 #: agents played under the capped options (Lucky Pirate, 2 players, first to 5 wins: 4,622
 #: actions; Kapern to 10,000 points at its 1,000-turn guard: 3,094; Skull King, 6 players,
@@ -125,27 +104,32 @@ class AgentCatalog:
             raise RequestError(f"agent file {name!r} cannot be used: {reason}"[:300]) from None
 
 
+def page_options(env_id: str) -> dict[str, UserOption]:
+    """The options of ``env_id`` a page may set for a new game, by name (from its spec)."""
+    return {option.name: option for option in pirate_envs.game_spec(env_id).options if option.on_page}
+
+
 def _check_options(env_id: str, options: Any) -> dict[str, Any]:
-    """The page's game options, typed as `GAME_OPTIONS` allows (``RequestError`` otherwise)."""
+    """The page's game options, typed as `page_options` allows (``RequestError`` otherwise)."""
     if options is None:
         return {}
     if not isinstance(options, dict):
         raise RequestError(f"options must be an object, got {type(options).__name__}")
-    allowed = GAME_OPTIONS[env_id]
+    allowed = page_options(env_id)
     for key, value in options.items():
         if key not in allowed:
             raise RequestError(f"option {str(key)[:40]!r} is not settable here; settable: {sorted(allowed)}")
-        kind = allowed[key]
-        ok = isinstance(value, list) and all(_is_int(v) for v in value) if kind is list else _is_int(value)
+        is_list = allowed[key].kind == "int_list"
+        ok = isinstance(value, list) and all(_is_int(v) for v in value) if is_list else _is_int(value)
         if not ok:
-            what = "a list of integers" if kind is list else "an integer"
+            what = "a list of integers" if is_list else "an integer"
             raise RequestError(f"option {key}={_shown(value)} must be {what}")
     return _check_ranges(env_id, dict(options))
 
 
 def _check_ranges(env_id: str, options: dict[str, Any]) -> dict[str, Any]:
-    """``options`` if every option of `OPTION_RANGES` in it is in its range (``RequestError``)."""
-    for key, (low, high) in OPTION_RANGES.get(env_id, {}).items():
+    """``options`` if every ranged option of the game's spec in it is in its range (``RequestError``)."""
+    for key, (low, high) in pirate_envs.game_spec(env_id).option_ranges.items():
         value = options.get(key, low)
         if not _is_int(value) or not low <= value <= high:
             raise RequestError(f"option {key}={_shown(value)} must be an integer in {low}..{high} at this table")
@@ -192,14 +176,14 @@ class GameSession:
         if not isinstance(opponents, list) or not opponents:
             raise RequestError("opponents must be a non-empty list of agent names")
         n = len(opponents) + 1
-        if isinstance(env_id, str) and env_id in pirate_envs.ENV_IDS and n not in player_counts(env_id):
-            counts = player_counts(env_id)
+        if isinstance(env_id, str) and env_id in pirate_envs.ENV_IDS and n not in pirate_envs.player_counts(env_id):
+            counts = pirate_envs.player_counts(env_id)
             plays = f"{env_id} plays {counts[0]}-{counts[-1]} players"
             raise RequestError(f"{plays}; {len(opponents)} opponents + you = {n}")
         seat = request.get("seat", 0)
         if not _is_int(seat) or not 0 <= seat < n:
             raise RequestError(f"seat {_shown(seat)} must be an integer in 0..{n - 1}")
-        self.options = _check_options(env_id, request.get("options")) if env_id in GAME_OPTIONS else {}
+        self.options = _check_options(env_id, request.get("options")) if env_id in pirate_envs.ENV_IDS else {}
         self.env = make_env(env_id, n, self.options)
         self.env_id: str = env_id
         self.seat: int = seat
@@ -353,7 +337,7 @@ class ReplaySession:
         if seed is not None:
             _check_seed(seed)
         env_id = record.get("env_id")
-        if isinstance(env_id, str) and env_id in OPTION_RANGES:
+        if isinstance(env_id, str) and env_id in pirate_envs.ENV_IDS:
             _check_ranges(env_id, env_kwargs)
         self.env = make_env(env_id, None, env_kwargs)
         self.env_id: str = env_id
@@ -491,12 +475,11 @@ class SessionStore:
 
 
 __all__ = [
-    "GAME_OPTIONS",
     "MAX_RECORD_ACTIONS",
-    "OPTION_RANGES",
     "AgentCatalog",
     "GameSession",
     "ReplaySession",
     "RequestError",
     "SessionStore",
+    "page_options",
 ]

@@ -15,9 +15,10 @@ from pirate_envs.core.text import item_lines, players_table, screen, standings_l
 from pirate_envs.lucky_pirate.actions import DOWN_OFFSET, LAY_UP_OFFSET, PICK_UP, decode_play, play_action
 from pirate_envs.lucky_pirate.cards import KINDS, MAX_COPIES, MAX_UP_DOWN, NUM_KINDS
 from pirate_envs.lucky_pirate.rules import Mode
+from pirate_envs.lucky_pirate.spec import SPEC
 from pirate_envs.lucky_pirate.view import LuckyPirateView
 
-GAME_NAME = "Lucky Pirate"
+GAME_NAME = SPEC.name
 _SHORT = {"cap": "captain", "fm": "first_mate", "mate": "first_mate", "plank": "walk_the_plank"}
 
 

@@ -29,9 +29,10 @@ from pirate_envs.piraten_kapern.rules import (
     card_skulls,
     island_penalty,
 )
+from pirate_envs.piraten_kapern.spec import SPEC
 from pirate_envs.piraten_kapern.view import KapernView
 
-GAME_NAME = "Piraten Kapern"
+GAME_NAME = SPEC.name
 SKULL_INDEX = FACES.index("skull")
 #: Short forms of the face names (any unambiguous prefix works too).
 FACE_SHORT: dict[str, int] = {"c": 0, "d": 1, "m": 2, "p": 3, "s": 4, "sk": 5, "x": 5}

@@ -23,9 +23,10 @@ from pirate_envs.piratenpoker.cards import (
     names_of,
 )
 from pirate_envs.piratenpoker.rules import final_winners
+from pirate_envs.piratenpoker.spec import SPEC
 from pirate_envs.piratenpoker.view import View
 
-GAME_NAME = "Piratenpoker"
+GAME_NAME = SPEC.name
 ROUND_NAMES = ("overboard", "below deck", "loot")
 _BID, _PICK_LOOT, _GIFT, _RECIPIENT, _OVER = range(5)
 _DOING = {

@@ -17,9 +17,10 @@ from pirate_envs.core.text import (
 )
 from pirate_envs.skull_king.actions import ACTIONS, BID_OFFSET, CARD_OFFSET
 from pirate_envs.skull_king.cards import SUITS, TOKEN_NAMES
+from pirate_envs.skull_king.spec import SPEC
 from pirate_envs.skull_king.view import SkullKingView
 
-GAME_NAME = "Skull King"
+GAME_NAME = SPEC.name
 _BID, _PLAY, _DONE = 0, 1, 2
 
 

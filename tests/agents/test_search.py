@@ -14,7 +14,6 @@ from agents.kapern_lookahead import action_values
 from agents.registry import agent_names, make_agent
 from agents.search import (
     DEFAULT_SIMULATIONS,
-    GAME_SIMULATIONS,
     MAX_SIMULATIONS,
     TURN,
     CanonicalDraws,
@@ -30,7 +29,8 @@ from experiments.evaluate import play_game
 from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET, CHEST_TAKE_OFFSET, STOP, reroll_action, reroll_counts
 from pirate_envs.piraten_kapern.engine import Phase, TurnState
 
-PLAYERS = {"skull_king_v0": 4, "piratenpoker_v0": 4, "lucky_pirate_v0": 4, "piraten_kapern_v0": 2}
+#: Each game at its default table.
+PLAYERS = {spec.env_id: spec.default_players for spec in pirate_envs.GAME_SPECS}
 
 
 def position_with_choice(env_id: str, seed: int, skip: int):
@@ -74,7 +74,8 @@ def test_registry_names_and_errors():
     assert (agent.simulations, agent.rollout_agent, agent.name) == (7, None, "mcts:7:random")
     assert parse_mcts_name("mcts:12") == (12, "heuristic")
     poker = pirate_envs.make("piratenpoker_v0", raw=True)
-    assert make_agent("mcts", "piratenpoker_v0", env=poker).simulations == GAME_SIMULATIONS["piratenpoker_v0"] == 50
+    poker_budget = pirate_envs.game_spec("piratenpoker_v0").search_simulations
+    assert make_agent("mcts", "piratenpoker_v0", env=poker).simulations == poker_budget == 50
     assert make_agent("mcts:200", "piratenpoker_v0", env=poker).simulations == 200
     for bad in ("mcts:0", "mcts:x", "mcts:5:greedy", "mcts:5:random:1", "mcts:-3", "mcts:\u00b2", "mcts:+5"):
         with pytest.raises(ValueError, match="bad search agent"):

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from experiments import evaluate, play
-from experiments.cli import player_counts
+from pirate_envs import player_counts
 from tests.helpers import one_table_agent_file
 
 

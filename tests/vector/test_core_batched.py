@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 import pytest
 
 pytest.importorskip("numba")
 
+import pirate_envs
 from pirate_envs.core.batched import (
     SplitMix64Stream,
     check_constants,
@@ -18,7 +17,8 @@ from pirate_envs.core.batched import (
     splitmix64_next,
 )
 from pirate_envs.core.observation import SEAT_PRESENT, ObservationLayout
-from pirate_envs.vector import _BACKENDS, COVERED_ENV_IDS
+from pirate_envs.core.spec import resolve
+from pirate_envs.vector import COVERED_ENV_IDS
 
 
 def test_check_constants_names_what_changed():
@@ -71,7 +71,6 @@ def test_kernels_compile_without_reference_counting(env_id):
 
     (They cost about 40% of a Kapern step; a kernel decorated with a plain ``njit`` brings them back.)
     """
-    module_name, class_name = _BACKENDS[env_id]
-    backend = getattr(importlib.import_module(module_name), class_name)
+    backend = resolve(pirate_envs.game_spec(env_id).batched_backend)
     for kernel in (backend.reset_kernel, backend.step_kernel):
         assert kernel.targetoptions.get("_nrt") is False, f"{env_id}: {kernel.py_func.__name__} counts references"

@@ -17,9 +17,10 @@ import anyio  # noqa: E402
 
 import experiments.web.server as server_module  # noqa: E402
 import experiments.web.sessions as sessions_module  # noqa: E402
+import pirate_envs  # noqa: E402
 from agents.policy_agent import PRETRAINED_DIR  # noqa: E402
 from experiments.web.server import create_app  # noqa: E402
-from experiments.web.sessions import MAX_RECORD_ACTIONS, OPTION_RANGES  # noqa: E402
+from experiments.web.sessions import MAX_RECORD_ACTIONS  # noqa: E402
 
 #: Seconds a test waits for an answer that comes at once when the table works (10x margin and more).
 ANSWER_WITHIN = 30.0
@@ -119,7 +120,7 @@ def test_options_out_of_their_ranges_are_refused(client, env_id, option, value):
     opponents = ["random"] * (2 if env_id == "piratenpoker_v0" else 1)
     body = {"env_id": env_id, "opponents": opponents, "options": {option: value}}
     response = client.post("/api/sessions", json=body)
-    low, high = OPTION_RANGES[env_id][option]
+    low, high = pirate_envs.game_spec(env_id).option_ranges[option]
     assert response.status_code == 400, response.json()
     assert f"{option}={value}" in response.json()["error"] and f"{low}..{high}" in response.json()["error"]
     high_ok = client.post("/api/sessions", json={**body, "options": {option: high}})

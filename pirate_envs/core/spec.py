@@ -1,0 +1,99 @@
+"""`GameSpec`: everything the suite needs to know about one game, declared once in ``pirate_envs/<game>/spec.py``.
+
+Every registry reads the specs of ``pirate_envs.GAME_SPECS``: ``pirate_envs.make`` (the entry
+module), the Gymnasium ids, the batched engine (the backend class), the agents (heuristic,
+batched heuristic, oracle, search options), the command line and the web table (player counts,
+options and their safe ranges).
+
+What lives above ``pirate_envs`` (the agents) is named by ``"module:name"`` strings, resolved
+only when used (`resolve`), so ``import pirate_envs`` imports nothing from ``agents``.
+``tests/test_specs.py`` checks every declared value against what the env itself enforces.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+
+@dataclass(frozen=True)
+class UserOption:
+    """An option of the game's ``Config`` a person may set (at the web table, in a replayed record).
+
+    ``kind``: ``"int"`` or ``"int_list"``. ``low``/``high``: the safe range of an integer option
+    (``None``: unranged), which keeps every game short enough to serve. ``on_page``: the web
+    table's new-game form offers it (else only a replayed record may carry it, within the range).
+    """
+
+    name: str
+    kind: Literal["int", "int_list"] = "int"
+    low: int | None = None
+    high: int | None = None
+    on_page: bool = True
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One game's declaration (see the module docstring); every ``"module:name"`` string resolves by `resolve`."""
+
+    #: The id of ``pirate_envs.make`` (``"skull_king_v0"``).
+    env_id: str
+    #: The single-agent Gymnasium id (``"pirate_envs/SkullKing-v0"``).
+    gym_id: str
+    #: The game's name for people (``"Skull King"``).
+    name: str
+    #: The module exposing ``env`` and ``raw_env`` (``"pirate_envs.skull_king_v0"``).
+    entry_module: str
+    #: ``"module:Config"``: the game's settings dataclass (the options of ``make``).
+    config: str
+    #: The player counts ``make`` accepts, ``min_players..max_players``, and the count when none is given.
+    min_players: int
+    max_players: int
+    default_players: int
+    #: ``"module:Class"`` of the batched engine's kernels (``None``: not covered).
+    batched_backend: str | None = None
+    #: ``"module:Class"`` of the game's heuristic agent, its batched form and its oracle (``None``: none).
+    heuristic: str | None = None
+    batched_heuristic: str | None = None
+    oracle: str | None = None
+    #: ``"module:name"`` of a mapping of ``agents.search.SearchAgent`` keywords that differ from the defaults.
+    search_options: str | None = None
+    #: Iterations per move of a plain ``mcts`` (``None``: the search's default).
+    search_simulations: int | None = None
+    #: The winners are the seats of the highest score (a score-mode win share needs no replay).
+    winners_by_score: bool = False
+    #: The options a person may set, with their safe ranges.
+    options: tuple[UserOption, ...] = ()
+
+    @property
+    def player_counts(self) -> tuple[int, ...]:
+        """Every player count the game allows, in order."""
+        return tuple(range(self.min_players, self.max_players + 1))
+
+    @property
+    def option_ranges(self) -> dict[str, tuple[int, int]]:
+        """``{name: (low, high)}`` of the ranged options."""
+        return {o.name: (o.low, o.high) for o in self.options if o.low is not None and o.high is not None}
+
+    @property
+    def game_agents(self) -> dict[str, str]:
+        """``{kind: "module:Class"}`` of the game-specific agents (``heuristic``, ``oracle``)."""
+        agents = {"heuristic": self.heuristic, "oracle": self.oracle}
+        return {kind: target for kind, target in agents.items() if target is not None}
+
+    def search_keywords(self) -> Mapping[str, Any]:
+        """The ``SearchAgent`` keywords of `search_options` (imported now; ``{}`` when none)."""
+        return resolve(self.search_options) if self.search_options is not None else {}
+
+
+def resolve(target: str) -> Any:
+    """The object a ``"module:name"`` string names (imports the module)."""
+    module_name, _, attribute = target.partition(":")
+    if not module_name or not attribute:
+        raise ValueError(f"{target!r} is not a 'module:name' string")
+    return getattr(importlib.import_module(module_name), attribute)
+
+
+__all__ = ["GameSpec", "UserOption", "resolve"]

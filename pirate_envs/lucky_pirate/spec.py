@@ -1,0 +1,30 @@
+"""Lucky Pirate's declaration (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend and agents."""
+
+from pirate_envs.core.spec import GameSpec, UserOption
+from pirate_envs.lucky_pirate.engine import (
+    DEFAULT_MAX_SET_ASIDE_GAMES,
+    DEFAULT_MAX_TURNS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    Config,
+)
+
+SPEC = GameSpec(
+    env_id="lucky_pirate_v0",
+    gym_id="pirate_envs/LuckyPirate-v0",
+    name="Lucky Pirate",
+    entry_module="pirate_envs.lucky_pirate_v0",
+    config="pirate_envs.lucky_pirate.engine:Config",
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    default_players=Config.num_players,
+    batched_backend="pirate_envs.lucky_pirate.batched:LuckyPirateBatch",
+    heuristic="agents.lucky_pirate_heuristic:LuckyPirateHeuristic",
+    batched_heuristic="agents.batched.lucky_pirate_heuristic:LuckyPirateHeuristicBatch",
+    options=(
+        UserOption("wins_to_win", low=1, high=5),  # the rules' tournament
+        # up to the guards' defaults
+        UserOption("max_turns", low=1, high=DEFAULT_MAX_TURNS, on_page=False),
+        UserOption("max_set_aside_games", low=0, high=DEFAULT_MAX_SET_ASIDE_GAMES, on_page=False),
+    ),
+)

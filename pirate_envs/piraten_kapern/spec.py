@@ -1,0 +1,25 @@
+"""Piraten Kapern's declaration (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend and agents."""
+
+from pirate_envs.core.spec import GameSpec, UserOption
+from pirate_envs.piraten_kapern.engine import DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_PLAYERS, KapernConfig
+
+SPEC = GameSpec(
+    env_id="piraten_kapern_v0",
+    gym_id="pirate_envs/PiratenKapern-v0",
+    name="Piraten Kapern",
+    entry_module="pirate_envs.piraten_kapern_v0",
+    config="pirate_envs.piraten_kapern.engine:KapernConfig",
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    default_players=KapernConfig.num_players,
+    batched_backend="pirate_envs.piraten_kapern.batched:KapernBatch",
+    heuristic="agents.kapern_heuristic:KapernHeuristic",
+    batched_heuristic="agents.batched.kapern_heuristic:KapernHeuristicBatch",
+    oracle="agents.kapern_oracle:KapernOracleAgent",
+    search_options="agents.kapern_lookahead:SEARCH_OPTIONS",
+    winners_by_score=True,
+    options=(
+        UserOption("target_score", low=1, high=10_000),  # the rules play to 6,000
+        UserOption("max_turns", low=1, high=DEFAULT_MAX_TURNS, on_page=False),  # up to the turn guard's default
+    ),
+)

@@ -1,0 +1,20 @@
+"""Skull King's declaration (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend and agents."""
+
+from pirate_envs.core.spec import GameSpec, UserOption
+from pirate_envs.skull_king.rules import DEFAULT_PLAYERS, MAX_HANDS, MAX_PLAYERS, MIN_PLAYERS
+
+SPEC = GameSpec(
+    env_id="skull_king_v0",
+    gym_id="pirate_envs/SkullKing-v0",
+    name="Skull King",
+    entry_module="pirate_envs.skull_king_v0",
+    config="pirate_envs.skull_king.engine:Config",
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    default_players=DEFAULT_PLAYERS,
+    batched_backend="pirate_envs.skull_king.batched:SkullKingBatch",
+    heuristic="agents.skull_king_heuristic:SkullKingHeuristic",
+    batched_heuristic="agents.batched.skull_king_heuristic:SkullKingHeuristicBatch",
+    winners_by_score=True,
+    options=(UserOption("num_hands", low=1, high=MAX_HANDS),),
+)

@@ -1,0 +1,108 @@
+"""Every game's `GameSpec` says what the game itself enforces: ids, players, options, and every named object."""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Mapping
+
+import gymnasium
+import numpy as np
+import pytest
+
+import pirate_envs
+from agents.base import Agent
+from agents.search import MAX_SIMULATIONS, SearchAgent
+from pirate_envs.core.rewards import winners_by_score
+from pirate_envs.core.spec import GameSpec, UserOption, resolve
+from pirate_envs.testing import play_random_game
+
+SPECS = {spec.env_id: spec for spec in pirate_envs.GAME_SPECS}
+#: Player counts probed around every game's range: wider than any game's.
+PROBED_COUNTS = range(0, 12)
+#: Short games for the checks that play one.
+SHORT = {"skull_king_v0": {"num_hands": 2}, "piraten_kapern_v0": {"target_score": 500}}
+
+
+@pytest.fixture(params=sorted(SPECS))
+def spec(request) -> GameSpec:
+    return SPECS[request.param]
+
+
+def test_the_specs_are_the_registry():
+    assert tuple(SPECS) == pirate_envs.ENV_IDS
+    assert len({spec.gym_id for spec in SPECS.values()}) == len(SPECS)
+    assert {spec.gym_id: spec.env_id for spec in SPECS.values()} == pirate_envs.GYMNASIUM_IDS
+    for spec in SPECS.values():
+        assert pirate_envs.game_spec(spec.env_id) is spec
+        assert spec.gym_id in gymnasium.registry
+    with pytest.raises(ValueError, match=r"unknown env id 'chess_v0'; valid ids: \['piraten_kapern_v0'"):
+        pirate_envs.player_counts("chess_v0")
+
+
+def test_player_range_is_what_make_accepts(spec):
+    accepted = []
+    for n in PROBED_COUNTS:
+        try:
+            pirate_envs.make(spec.env_id, raw=True, num_players=n)
+        except ValueError:
+            continue
+        accepted.append(n)
+    assert tuple(accepted) == spec.player_counts == pirate_envs.player_counts(spec.env_id)
+    assert len(pirate_envs.make(spec.env_id, raw=True).possible_agents) == spec.default_players
+
+
+def test_every_named_object_resolves(spec):
+    module = pirate_envs.env_module(spec.env_id)
+    assert module.__name__ == spec.entry_module and callable(module.env) and callable(module.raw_env)
+    assert module.raw_env.metadata["name"] == spec.env_id
+    assert resolve(spec.config) is type(pirate_envs.make(spec.env_id, raw=True).config)
+    for kind, target in spec.game_agents.items():
+        agent = resolve(target)()
+        assert isinstance(agent, Agent), (kind, target)
+    if spec.batched_heuristic is not None:
+        assert hasattr(resolve(spec.batched_heuristic), "act_batch")
+    if spec.batched_backend is not None:
+        pytest.importorskip("numba")
+        assert hasattr(resolve(spec.batched_backend), "step_kernel")
+    keywords = spec.search_keywords()
+    assert isinstance(keywords, Mapping)
+    search_fields = set(typing.get_type_hints(SearchAgent.__init__)) - {"return"}
+    assert set(keywords) <= search_fields, f"not SearchAgent keywords: {set(keywords) - search_fields}"
+    assert spec.search_simulations is None or 1 <= spec.search_simulations <= MAX_SIMULATIONS
+
+
+def test_a_bad_target_names_itself():
+    with pytest.raises(ValueError, match=r"'agents\.search' is not a 'module:name' string"):
+        resolve("agents.search")
+
+
+def test_options_are_config_fields_of_their_kind_and_their_ranges_build(spec):
+    fields = {field.name: field for field in dataclasses.fields(resolve(spec.config))}
+    for option in spec.options:
+        assert isinstance(option, UserOption)
+        assert option.name in fields and option.name != "num_players", option.name
+        default = getattr(resolve(spec.config)(), option.name)
+        if option.kind == "int":
+            assert isinstance(default, int) and not isinstance(default, bool), option.name
+        else:
+            assert isinstance(default, tuple | list) and all(isinstance(v, int) for v in default), option.name
+            assert option.low is None and option.high is None
+        if option.low is not None:
+            assert option.high is not None and option.low <= option.high
+            for value in (option.low, option.high):
+                pirate_envs.make(spec.env_id, raw=True, **{option.name: value})  # the game accepts both ends
+    assert len({option.name for option in spec.options}) == len(spec.options)
+
+
+def test_winners_by_score_is_what_the_engine_says(spec):
+    if not spec.winners_by_score:
+        pytest.skip(f"{spec.env_id} does not declare its winners by score")
+    rng = np.random.default_rng(0)
+    for n in spec.player_counts:
+        env = pirate_envs.make(spec.env_id, raw=True, num_players=n, **SHORT.get(spec.env_id, {}))
+        for seed in range(3):
+            env.reset(seed=seed)
+            play_random_game(env, rng, max_steps=20_000)
+            game = env.game
+            assert game.winners() == winners_by_score(game.scores().tolist()), (n, seed)
