@@ -1,6 +1,6 @@
 """A simple, honest Piraten Kapern heuristic: keep what scores, re-roll junk, fear the third skull.
 
-It reads only its player's `KapernView` and the action mask:
+It reads only its player's `pirate_envs.piraten_kapern.view.View` and the action mask:
 
 * Island of Skulls: re-roll every die that is not a skull (more skulls cost the opponents).
 * Sea Battle not won yet, or sabres showing under Peace: keep re-rolling for (or away from)
@@ -36,7 +36,7 @@ from pirate_envs.piraten_kapern.rules import (
     card_skulls,
     objects_points,
 )
-from pirate_envs.piraten_kapern.view import KapernView
+from pirate_envs.piraten_kapern.view import View
 
 #: Stop at two skulls unless at most this many points are at stake.
 SMALL_STAKE = 200
@@ -87,7 +87,7 @@ class KapernHeuristic:
         action = reroll_step(view, reroll)
         return action if observation["action_mask"][action] else STOP
 
-    def plan(self, view: KapernView) -> list[int] | None:
+    def plan(self, view: View) -> list[int] | None:
         """The dice to re-roll (counts per face of the dice showing), or ``None`` to stop."""
         if view.island:
             return self._enough([*view.free[:SKULL], 0])
@@ -110,7 +110,7 @@ class KapernHeuristic:
         """``reroll`` if it is a re-roll (two non-skull dice, or a skull), else ``None``: stop."""
         return reroll if sum(reroll[:SKULL]) >= MIN_REROLL or reroll[SKULL] else None
 
-    def _should_bank(self, view: KapernView, reroll: list[int]) -> bool:
+    def _should_bank(self, view: View, reroll: list[int]) -> bool:
         """Two skulls and more than a small stake at risk."""
         skulls = view.showing[SKULL] + card_skulls(view.card)
         at_stake = view.turn_points

@@ -9,7 +9,7 @@ The search (`agents.search`) adds moves to its tree best first by these values:
 * putting a die on the Treasure Chest first (it protects the die, the re-roll after it is
   worth at least as much), taking one off last.
 
-Reads only the mover's `KapernView`; the tables are exact dice probabilities.
+Reads only the mover's `pirate_envs.piraten_kapern.view.View`; the tables are exact dice probabilities.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from pirate_envs.piraten_kapern.rules import (
     objects_points,
     score_counts,
 )
-from pirate_envs.piraten_kapern.view import KapernView
+from pirate_envs.piraten_kapern.view import View
 
 _RADIX = NUM_DICE + 1  # counts per face are 0..8: a multiset's code is its base-9 number
 _PLACE = _RADIX ** np.arange(NUM_FACES)
@@ -76,7 +76,7 @@ def _kept_tables(card: str) -> tuple[dict[int, int], np.ndarray, np.ndarray]:
     return {code: i for i, code in enumerate(codes)}, np.concatenate(worth), np.concatenate(bust)
 
 
-def action_values(view: KapernView, actions: Sequence[int]) -> np.ndarray:
+def action_values(view: View, actions: Sequence[int]) -> np.ndarray:
     """The one-step value of each of ``actions`` (legal for the player on turn) in ``view``."""
     actions = np.asarray(actions, dtype=np.int64)
     values = np.zeros(len(actions))

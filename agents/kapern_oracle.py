@@ -65,7 +65,7 @@ from pirate_envs.piraten_kapern.rules import (
     objects_points,
     score_counts,
 )
-from pirate_envs.piraten_kapern.view import KapernView
+from pirate_envs.piraten_kapern.view import View
 
 __all__ = [
     "KapernOracleAgent",
@@ -352,7 +352,7 @@ def solve_turn(card: str) -> TurnSolution:
     return _solve(turn, lambda option_open: (always, *turn.options(option_open)))
 
 
-def policy_turn_value(card: str, plan: Callable[[KapernView], Sequence[int] | None]) -> float:
+def policy_turn_value(card: str, plan: Callable[[View], Sequence[int] | None]) -> float:
     """Exact expected points of a turn played by ``plan``: the dice to re-roll, or ``None`` to stop.
 
     ``plan`` must depend only on the card, the dice showing and the option status (Sorceress
@@ -389,9 +389,9 @@ def _reroll_id(reroll: Sequence[int] | None) -> int:
         return -1
 
 
-def decision_view(card: str, counts: tuple[int, ...], option_open: bool) -> KapernView:
+def decision_view(card: str, counts: tuple[int, ...], option_open: bool) -> View:
     """Seat 0's view of a turn with these dice showing (none on the chest) and this option status."""
-    return KapernView(
+    return View(
         seat=0,
         num_players=2,
         current_player=0,
@@ -418,14 +418,14 @@ def optimal_turn_value(card: str) -> float:
     return solve_turn(card).turn_value
 
 
-def option_open(view: KapernView) -> bool:
+def option_open(view: View) -> bool:
     """Whether the card's one-off option (Sorceress skull re-roll, Storm re-roll) is still open."""
     if view.card == SORCERESS:
         return not view.sorceress_used
     return view.card == STORM and view.rolls < 2
 
 
-def reroll_step(view: KapernView, reroll: tuple[int, ...] | np.ndarray) -> int:
+def reroll_step(view: View, reroll: tuple[int, ...] | np.ndarray) -> int:
     """The next action towards re-rolling ``reroll`` dice (counts per face of the dice showing).
 
     With the Treasure Chest, every other non-skull die must be on the chest first: this
@@ -443,7 +443,7 @@ def reroll_step(view: KapernView, reroll: tuple[int, ...] | np.ndarray) -> int:
 
 
 class KapernOracleAgent:
-    """Plays the one-turn oracle's policy; reads only its `KapernView` and the mask."""
+    """Plays the one-turn oracle's policy; reads only its `pirate_envs.piraten_kapern.view.View` and the mask."""
 
     name = "oracle"
 
@@ -461,7 +461,7 @@ class KapernOracleAgent:
         return move
 
 
-def oracle_plan(view: KapernView) -> np.ndarray | None:
+def oracle_plan(view: View) -> np.ndarray | None:
     """The optimal re-roll (counts per face of the dice showing), or ``None`` to stop.
 
     On the Island of Skulls the turn is worth 0 to the player whatever he does: stop at once.

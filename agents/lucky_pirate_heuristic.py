@@ -36,7 +36,7 @@ from pirate_envs.lucky_pirate.cards import (
     SKIP,
     WALK_THE_PLANK,
 )
-from pirate_envs.lucky_pirate.view import LuckyPirateView
+from pirate_envs.lucky_pirate.view import View
 
 #: Plain numbers, lowest first (the First Mate is a 9).
 NUMBERS_LOW_TO_HIGH = (*range(len(NUMBER_CARDS)), FIRST_MATE, KRAKEN)
@@ -74,7 +74,7 @@ class LuckyPirateHeuristic:
             self.rng = random.Random(seed)
         self._seen.clear()
 
-    def act(self, observation: dict[str, np.ndarray], view: LuckyPirateView) -> int:
+    def act(self, observation: dict[str, np.ndarray], view: View) -> int:
         mask = observation["action_mask"]
         if self._repeated(view.seat, observation["observation"]) and np.count_nonzero(mask) > 1:
             return sample_legal(mask, self.rng)
@@ -92,7 +92,7 @@ class LuckyPirateHeuristic:
         return False
 
     @staticmethod
-    def preferred(mask: np.ndarray, view: LuckyPirateView) -> int:
+    def preferred(mask: np.ndarray, view: View) -> int:
         """The heuristic's deterministic choice (see the module docstring)."""
         for kind in LAY_UP_FIRST:
             if mask[LAY_UP_OFFSET + kind]:

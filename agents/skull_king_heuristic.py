@@ -1,6 +1,6 @@
 """An honest Skull King heuristic: bid the hand's strength, then play to make the bid exactly.
 
-It reads only its player's `SkullKingView` and the action mask:
+It reads only its player's `pirate_envs.skull_king.view.View` and the action mask:
 
 * Bid: the sum over the hand of a rough chance that each card wins a trick (the chance that
   none of the other players' cards, drawn at random from the rest of the deck, beats it; plain
@@ -40,7 +40,7 @@ from pirate_envs.skull_king.cards import (
 )
 from pirate_envs.skull_king.engine import Phase
 from pirate_envs.skull_king.rules import winner_of_tokens
-from pirate_envs.skull_king.view import SkullKingView
+from pirate_envs.skull_king.view import View
 
 #: Cards that beat a led special card (out of the other 65): Pirates (Scary Mary included)
 #: beat a Mermaid; the Skull King and, on average, half the other Pirates beat a Pirate; the
@@ -87,14 +87,14 @@ def win_chances(num_players: int) -> tuple[float, ...]:
     return tuple(chances)
 
 
-def choose_bid(view: SkullKingView) -> int:
+def choose_bid(view: View) -> int:
     """The bid: the hand's expected tricks, rounded, within 0..hand_number."""
     chances = win_chances(view.num_players)
     expected = sum(chances[k] * int(view.hand[k]) for k in np.flatnonzero(view.hand))
     return int(min(view.hand_number, max(0, round(expected))))
 
 
-def choose_card(view: SkullKingView, tokens: list[int]) -> int:
+def choose_card(view: View, tokens: list[int]) -> int:
     """The trick token to play among the legal ``tokens``."""
     wanted = view.bids[view.seat] - view.tricks_won[view.seat]
     if not view.trick:
@@ -122,7 +122,7 @@ class SkullKingHeuristic:
         """Nothing to reset: the heuristic is deterministic."""
 
     def act(self, observation: dict[str, np.ndarray], view: Any) -> int:
-        """A legal action for ``view`` (the player's `SkullKingView`)."""
+        """A legal action for ``view`` (the player's `pirate_envs.skull_king.view.View`)."""
         legal = np.flatnonzero(observation["action_mask"])
         if view.phase == Phase.BID:
             bid = BID_OFFSET + choose_bid(view)

@@ -3,7 +3,7 @@
 It chooses, row by row in one numba kernel, exactly what
 `agents.skull_king_heuristic.SkullKingHeuristic` chooses: bid the hand's strength, then play
 to make the bid exactly (that module's docstring gives the rules of thumb). The one-game heuristic
-reads the player's `pirate_envs.skull_king.view.SkullKingView`; this one reads the same
+reads the player's `pirate_envs.skull_king.view.View`; this one reads the same
 facts from the observation vector, by piece name, so it serves ``table_layout="seated"`` and
 ``"max"`` alike:
 

@@ -52,7 +52,7 @@ from pirate_envs.lucky_pirate import engine as _engine
 from pirate_envs.lucky_pirate import rules as _rules
 from pirate_envs.lucky_pirate import view as _view
 from pirate_envs.lucky_pirate.engine import MAX_PLAYERS, Config, LuckyPirateEngine
-from pirate_envs.lucky_pirate.observation import LuckyPirateEncoder, build_layout, largest_layout
+from pirate_envs.lucky_pirate.observation import Encoder, build_layout, largest_layout
 
 # ----------------------------------------------------------------------------- constants (checked below)
 NUM_KINDS = 17
@@ -517,7 +517,7 @@ def _apply(i, action, st):
 # ----------------------------------------------------------------------------- kernels: outputs
 @inline_kernel
 def _observe(i, seat, st):
-    """Write the observation vector of ``seat`` in game ``i`` (as ``observation.LuckyPirateEncoder``)."""
+    """Write the observation vector of ``seat`` in game ``i`` (as ``observation.Encoder``)."""
     hand_scale, row_scale, removed_scale = st.scales[0], st.scales[1], st.scales[2]
     top_info, offsets, game, seats, ups, downs = st.tables[3], st.offsets, st.game, st.seats, st.ups, st.downs
     n = st.params[P_N]
@@ -655,7 +655,7 @@ class LuckyPirateBatch(BatchBackend):
 
     def _allocate(self) -> None:
         num, n, config, seated = self.num_envs, self.num_players, self.config, self.seated_layout
-        encoder = LuckyPirateEncoder(seated, config)  # its float32 scales, so that the products round alike
+        encoder = Encoder(seated, config)  # its float32 scales, so that the products round alike
         players = seated["players"]
         self.scales = (
             encoder.scale[seated["hand"]].copy(),

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from pirate_envs.core.engine import Engine, TurnGuard, check_options, read_only
+from pirate_envs.core.engine import Engine as BaseEngine
+from pirate_envs.core.engine import TurnGuard, check_options, read_only
 from pirate_envs.core.errors import (
     check_choice,
     check_copies,
@@ -66,7 +67,7 @@ from pirate_envs.lucky_pirate.view import (
     HAND_SIZE_COLUMN,
     TABLE_COLUMNS,
     WINS_COLUMN,
-    LuckyPirateView,
+    View,
 )
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
@@ -189,7 +190,7 @@ ZONE_MAX_CARDS: dict[str, int] = {"down": MAX_UP_DOWN}
 _TABLE_VIEWS = ("ups", "hand_size", "down_left", "wins")
 
 
-class LuckyPirateEngine(Engine):
+class LuckyPirateEngine(BaseEngine):
     """One Lucky Pirate episode: a game, or a tournament of games to ``wins_to_win`` wins."""
 
     ACTIONS = ACTIONS
@@ -613,12 +614,12 @@ class LuckyPirateEngine(Engine):
         return np.flatnonzero(self.wins >= self.config.wins_to_win).tolist()
 
     # ------------------------------------------------------------------ information
-    def view(self, seat: int) -> LuckyPirateView:
+    def view(self, seat: int) -> View:
         top = self.top
         table = self.table.take(self._order[seat], axis=0)  # a copy, cheaper than fancy indexing
         if self.setting_up:  # nobody sees the others' up cards before all are laid
             table[1:, :NUM_KINDS] = 0
-        return LuckyPirateView.from_fields(  # positional, in field order
+        return View.from_fields(  # positional, in field order
             seat,
             self.num_players,
             (self.current_player - seat) % self.num_players,
@@ -720,3 +721,7 @@ class LuckyPirateEngine(Engine):
         if self.done:
             lines.append(f"truncated: {self.truncation_reason}" if self.truncated else f"winners: {self.winners()}")
         return fit_text("\n".join(lines))
+
+
+#: The engine under its role name: every game package offers ``Engine``, ``Config``, ``View`` and ``Encoder``.
+Engine = LuckyPirateEngine

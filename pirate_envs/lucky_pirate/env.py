@@ -202,7 +202,7 @@ from pirate_envs.core.aec import Encoder as ObservationEncoder
 from pirate_envs.core.aec import PirateAECEnv
 from pirate_envs.core.observation import TableLayoutOption, table_layout_encoder
 from pirate_envs.lucky_pirate.engine import MAX_PLAYERS, Config, LuckyPirateEngine
-from pirate_envs.lucky_pirate.observation import LuckyPirateEncoder, build_layout, largest_layout
+from pirate_envs.lucky_pirate.observation import Encoder, build_layout, largest_layout
 
 #: Score mode pays +1 per game won (the score is the number of games won).
 SCORE_SCALE = 1.0
@@ -217,5 +217,5 @@ class raw_env(TableLayoutOption, PirateAECEnv):
     SCORE_SCALE = SCORE_SCALE
 
     def make_encoder(self) -> ObservationEncoder:
-        seated = LuckyPirateEncoder(build_layout(self.config), self.config)
+        seated = Encoder(build_layout(self.config), self.config)
         return table_layout_encoder(self.table_layout, seated, largest_layout(), MAX_PLAYERS, self.config.num_players)

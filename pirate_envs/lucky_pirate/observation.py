@@ -20,7 +20,7 @@ from pirate_envs.lucky_pirate.view import (
     HAND_SIZE_COLUMN,
     TABLE_COLUMNS,
     WINS_COLUMN,
-    LuckyPirateView,
+    View,
 )
 
 #: Packs pile_size, run_length, direction, setting_up (module level: a ``struct.Struct`` cannot
@@ -60,7 +60,7 @@ def largest_layout() -> ObservationLayout:
     return build_layout(Config(num_players=MAX_PLAYERS))
 
 
-class LuckyPirateEncoder:
+class Encoder:
     """Encodes views into observation vectors by joining ``float32`` bytes.
 
     The counting pieces (hand, per-seat table, removed cards) are cast and scaled in one
@@ -106,7 +106,7 @@ class LuckyPirateEncoder:
         ]
         self._to_play = [eye[seat, :n].tobytes() for seat in range(n)]
 
-    def __call__(self, view: LuckyPirateView) -> np.ndarray:
+    def __call__(self, view: View) -> np.ndarray:
         counts = self._counts
         np.concatenate((view.hand, view.table.ravel(), view.removed), out=counts, casting="unsafe")
         counts *= self.scale

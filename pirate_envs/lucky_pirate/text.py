@@ -1,6 +1,6 @@
 """Lucky Pirate as text for one seat: the seat screen, and moves typed by naming cards.
 
-Built from the seat's `pirate_envs.lucky_pirate.view.LuckyPirateView` only: his hand,
+Built from the seat's `pirate_envs.lucky_pirate.view.View` only: his hand,
 every up card, hand and down-card counts, the pile, the direction of play, the cards out of the
 game and the cards every player saw go into a hand. Moves: ``5`` or ``play 5`` plays one 5,
 ``2x5`` (or ``5 5``, ``play 2 x 5``) two of them, ``captain`` a Captain; ``down 2`` turns down
@@ -16,7 +16,7 @@ from pirate_envs.lucky_pirate.actions import DOWN_OFFSET, LAY_UP_OFFSET, PICK_UP
 from pirate_envs.lucky_pirate.cards import KINDS, MAX_COPIES, MAX_UP_DOWN, NUM_KINDS
 from pirate_envs.lucky_pirate.rules import Mode
 from pirate_envs.lucky_pirate.spec import SPEC
-from pirate_envs.lucky_pirate.view import LuckyPirateView
+from pirate_envs.lucky_pirate.view import View
 
 GAME_NAME = SPEC.name
 _SHORT = {"cap": "captain", "fm": "first_mate", "mate": "first_mate", "plank": "walk_the_plank"}
@@ -26,7 +26,7 @@ def _names(counts) -> list[str]:
     return [KINDS[k] for k in range(NUM_KINDS) for _ in range(int(counts[k]))]
 
 
-def seat_text(view: LuckyPirateView, on_turn: int | None = None) -> str:
+def seat_text(view: View, on_turn: int | None = None) -> str:
     """What ``view.seat`` sees, at most 100 columns wide (``on_turn`` is unused: the view says it)."""
     n, me = view.num_players, view.seat
     absolute = [(me + i) % n for i in range(n)]  # table row i is seat absolute[i]
@@ -66,14 +66,14 @@ def seat_text(view: LuckyPirateView, on_turn: int | None = None) -> str:
     return screen(lines)
 
 
-def _source(view: LuckyPirateView, seat: int) -> str:
+def _source(view: View, seat: int) -> str:
     r = (seat - view.seat) % view.num_players
     if view.hand_sizes[r]:
         return "the hand"
     return "the up cards" if view.up[r].any() else "a down card"
 
 
-def _pile_line(view: LuckyPirateView) -> str:
+def _pile_line(view: View) -> str:
     if not view.pile_size:
         return "pile: empty (any card may start it)"
     top = " ".join(KINDS[k] for k in view.pile_top)
@@ -98,7 +98,7 @@ def _kind(word: str) -> int | None:
 _COUNT_KIND = re.compile(r"^([0-9]+)x(.+)$")
 
 
-def parse_move(text: str, view: LuckyPirateView, legal: list[int]) -> int:
+def parse_move(text: str, view: View, legal: list[int]) -> int:
     """The legal action typed in ``text`` (``ValueError`` with a hint)."""
     words = text.strip().lower().replace(" x ", "x").split()
     try:
@@ -152,7 +152,7 @@ def _count(number: int | str) -> int:
     return int(text)
 
 
-def move_hint(view: LuckyPirateView, legal: list[int]) -> str:
+def move_hint(view: View, legal: list[int]) -> str:
     """What may be typed now."""
     options = []
     for action in legal:
@@ -169,7 +169,7 @@ def move_hint(view: LuckyPirateView, legal: list[int]) -> str:
     return "type one of: " + ", ".join(shown)
 
 
-def parse_moves(text: str, view: LuckyPirateView, legal: list[int]) -> list[int]:
+def parse_moves(text: str, view: View, legal: list[int]) -> list[int]:
     """The action typed in ``text`` as a one-item list (the interface every game's text module has)."""
     return [parse_move(text, view, legal)]
 

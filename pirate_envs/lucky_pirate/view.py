@@ -27,7 +27,7 @@ WINS_COLUMN = NUM_KINDS + 2
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class LuckyPirateView:
+class View:
     """One seat's view of the game (arrays are fresh copies; ``==`` compares contents)."""
 
     seat: int
@@ -50,14 +50,14 @@ class LuckyPirateView:
     known: np.ndarray
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LuckyPirateView):
+        if not isinstance(other, View):
             return NotImplemented
         return all(np.array_equal(getattr(self, name), getattr(other, name)) for name in self.__dataclass_fields__)
 
     __hash__ = None  # type: ignore[assignment]
 
     @classmethod
-    def from_fields(cls, *values: object) -> LuckyPirateView:
+    def from_fields(cls, *values: object) -> View:
         """A view from its field values in declaration order, without the frozen ``__init__``.
 
         Sets the slots directly: about a third cheaper than ``__init__``'s ``object.__setattr__``
@@ -108,5 +108,5 @@ class LuckyPirateView:
         return KINDS[self.pile_top[0]] if self.pile_top else None
 
 
-#: The slot descriptors' setters of :class:`LuckyPirateView`, in field order.
-_SLOT_SETTERS = tuple(getattr(LuckyPirateView, name).__set__ for name in LuckyPirateView.__dataclass_fields__)
+#: The slot descriptors' setters of :class:`View`, in field order.
+_SLOT_SETTERS = tuple(getattr(View, name).__set__ for name in View.__dataclass_fields__)

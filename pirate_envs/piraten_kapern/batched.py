@@ -45,7 +45,7 @@ from pirate_envs.piraten_kapern import actions as _actions
 from pirate_envs.piraten_kapern import engine as _engine
 from pirate_envs.piraten_kapern import rules as _rules
 from pirate_envs.piraten_kapern.dice import count_vectors
-from pirate_envs.piraten_kapern.engine import MAX_PLAYERS, KapernConfig, KapernEngine
+from pirate_envs.piraten_kapern.engine import MAX_PLAYERS, Config, KapernEngine
 from pirate_envs.piraten_kapern.observation import DECK_SCALE, POINTS_SCALE, ROLLS_SCALE, build_layout, largest_layout
 
 # ----------------------------------------------------------------------------- constants (checked below)
@@ -200,7 +200,7 @@ class StreamKapernEngine(KapernEngine):
     rule is `KapernEngine`'s.
     """
 
-    def __init__(self, config: KapernConfig, stream: KapernStream):
+    def __init__(self, config: Config, stream: KapernStream):
         super().__init__(config, dice_source=stream)
         self.stream = stream
 
@@ -473,7 +473,7 @@ def _apply(i, action, st):
 # ----------------------------------------------------------------------------- kernels: outputs
 @inline_kernel
 def _observe(i, seat, st):
-    """Write the observation vector of ``seat`` in game ``i`` (as ``observation.KapernEncoder``, either layout)."""
+    """Write the observation vector of ``seat`` in game ``i`` (as ``observation.Encoder``, either layout)."""
     n, offsets, game, free, chest, scores = st.num_players, st.offsets, st.game, st.free, st.chest, st.scores
     card_skulls = st.tables[5]
     vec = st.observation[i]
@@ -617,7 +617,7 @@ class KapernBatch(BatchBackend):
     HISTORY_SIZE = 8192
 
     @staticmethod
-    def build_layout(config: KapernConfig) -> ObservationLayout:
+    def build_layout(config: Config) -> ObservationLayout:
         return build_layout(config.num_players)
 
     def _allocate(self) -> None:

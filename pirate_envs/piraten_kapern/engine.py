@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from pirate_envs.core.engine import Engine, TurnGuard, check_options, read_only
+from pirate_envs.core.engine import Engine as BaseEngine
+from pirate_envs.core.engine import TurnGuard, check_options, read_only
 from pirate_envs.core.errors import check_name, check_range
 from pirate_envs.core.events import Event
 from pirate_envs.core.render import format_table
@@ -58,9 +59,9 @@ from pirate_envs.piraten_kapern.rules import (
     objects_points,
     score_counts,
 )
-from pirate_envs.piraten_kapern.view import KapernView
+from pirate_envs.piraten_kapern.view import View
 
-__all__ = ["KapernConfig", "KapernEngine", "Phase", "TurnState"]
+__all__ = ["Config", "Engine", "KapernEngine", "Phase", "TurnState"]
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
 DEFAULT_TARGET = 6000
@@ -70,7 +71,7 @@ MAX_CHEST_MOVES_PER_ROLL = 2 * NUM_DICE
 
 
 @dataclass(frozen=True)
-class KapernConfig:
+class Config:
     """Game options (validated: a bad value raises ``ValueError`` naming the field)."""
 
     num_players: int = 2
@@ -145,7 +146,7 @@ class TurnState:
         return [a + b for a, b in zip(self.free, self.chest)]
 
 
-class KapernEngine(Engine):
+class KapernEngine(BaseEngine):
     """Full state of a Piraten Kapern game.
 
     Pickles and deep-copies at any point: a copy rolls its own dice (the random dice source is
@@ -161,7 +162,7 @@ class KapernEngine(Engine):
         "(the rest of the deck is shuffled as usual)",
     }
 
-    def __init__(self, config: KapernConfig, dice_source: DiceSource | None = None):
+    def __init__(self, config: Config, dice_source: DiceSource | None = None):
         """``dice_source(n)``, if given, replaces the random dice (tests script rolls with it)."""
         self.config = config
         self.num_players = config.num_players
@@ -457,10 +458,10 @@ class KapernEngine(Engine):
         """Cards of each kind left in the fortune deck (public: the discards are face up)."""
         return tuple(self._deck_counts)
 
-    def view(self, seat: int) -> KapernView:
+    def view(self, seat: int) -> View:
         t = self.turn
-        # positional (in KapernView's field order): twice as fast as keywords, built every step
-        return KapernView._make(
+        # positional (in View's field order): twice as fast as keywords, built every step
+        return View._make(
             (
                 seat,
                 self.num_players,
@@ -508,3 +509,7 @@ class KapernEngine(Engine):
         if self.final_trigger is not None:
             lines.append(f"final round (triggered by player_{self.final_trigger})")
         return "\n".join(lines)
+
+
+#: The engine under its role name: every game package offers ``Engine``, ``Config``, ``View`` and ``Encoder``.
+Engine = KapernEngine

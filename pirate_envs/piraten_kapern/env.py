@@ -105,8 +105,8 @@ from __future__ import annotations
 from pirate_envs.core.aec import Encoder as ObservationEncoder
 from pirate_envs.core.aec import PirateAECEnv
 from pirate_envs.core.observation import TableLayoutOption, table_layout_encoder
-from pirate_envs.piraten_kapern.engine import MAX_PLAYERS, KapernConfig, KapernEngine
-from pirate_envs.piraten_kapern.observation import KapernEncoder, build_layout, largest_layout
+from pirate_envs.piraten_kapern.engine import MAX_PLAYERS, Config, KapernEngine
+from pirate_envs.piraten_kapern.observation import Encoder, build_layout, largest_layout
 
 SCORE_SCALE = 1.0 / 1000.0
 
@@ -115,10 +115,10 @@ class raw_env(TableLayoutOption, PirateAECEnv):
     """Piraten Kapern as a PettingZoo AEC environment (see the module docstring)."""
 
     metadata = {**PirateAECEnv.metadata, "name": "piraten_kapern_v0"}
-    CONFIG = KapernConfig
+    CONFIG = Config
     ENGINE = KapernEngine
     SCORE_SCALE = SCORE_SCALE
 
     def make_encoder(self) -> ObservationEncoder:
         n = self.config.num_players
-        return table_layout_encoder(self.table_layout, KapernEncoder(build_layout(n)), largest_layout(), MAX_PLAYERS, n)
+        return table_layout_encoder(self.table_layout, Encoder(build_layout(n)), largest_layout(), MAX_PLAYERS, n)

@@ -12,7 +12,7 @@ from pirate_envs.core.observation import ObservationLayout, float32_bytes
 from pirate_envs.piraten_kapern.dice import count_vectors
 from pirate_envs.piraten_kapern.engine import MAX_PLAYERS
 from pirate_envs.piraten_kapern.rules import CARDS, NUM_DICE, NUM_FACES, card_skulls
-from pirate_envs.piraten_kapern.view import KapernView
+from pirate_envs.piraten_kapern.view import View
 
 POINTS_SCALE = 1000.0  # turn points are given in thousands
 ROLLS_SCALE = 10.0
@@ -60,7 +60,7 @@ _DICE_BYTES = {
 _DECK_FRACTION = tuple(k / DECK_SCALE for k in range(64))
 
 
-class KapernEncoder:
+class Encoder:
     """Encodes views into observation vectors by joining ``float32`` bytes.
 
     The one-hot and dice pieces are precomputed bytes; the numbers are packed with one
@@ -79,11 +79,11 @@ class KapernEncoder:
         # rolls .. turn_points (5), scores (n), final_round (1), final_turn_left (n), deck_left
         self._pack_numbers = struct.Struct(f"{5 + 2 * n + 1 + len(CARDS)}f").pack
 
-    def __reduce__(self) -> tuple[type[KapernEncoder], tuple[ObservationLayout]]:
+    def __reduce__(self) -> tuple[type[Encoder], tuple[ObservationLayout]]:
         """Pickle and copy as the layout alone (a ``struct.Struct`` cannot be pickled); rebuilt on load."""
-        return KapernEncoder, (self.layout,)
+        return Encoder, (self.layout,)
 
-    def __call__(self, view: KapernView) -> np.ndarray:
+    def __call__(self, view: View) -> np.ndarray:
         seat = view.seat
         order = self._orders[seat]
         card = view.card

@@ -1,17 +1,17 @@
 """Piraten Kapern's declaration (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend and agents."""
 
 from pirate_envs.core.spec import GameSpec, UserOption
-from pirate_envs.piraten_kapern.engine import DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_PLAYERS, KapernConfig
+from pirate_envs.piraten_kapern.engine import DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_PLAYERS, Config
 
 SPEC = GameSpec(
     env_id="piraten_kapern_v0",
     gym_id="pirate_envs/PiratenKapern-v0",
     name="Piraten Kapern",
     entry_module="pirate_envs.piraten_kapern_v0",
-    config="pirate_envs.piraten_kapern.engine:KapernConfig",
+    config="pirate_envs.piraten_kapern.engine:Config",
     min_players=MIN_PLAYERS,
     max_players=MAX_PLAYERS,
-    default_players=KapernConfig.num_players,
+    default_players=Config.num_players,
     batched_backend="pirate_envs.piraten_kapern.batched:KapernBatch",
     heuristic="agents.kapern_heuristic:KapernHeuristic",
     batched_heuristic="agents.batched.kapern_heuristic:KapernHeuristicBatch",

@@ -30,7 +30,7 @@ from pirate_envs.piraten_kapern.rules import (
     island_penalty,
 )
 from pirate_envs.piraten_kapern.spec import SPEC
-from pirate_envs.piraten_kapern.view import KapernView
+from pirate_envs.piraten_kapern.view import View
 
 GAME_NAME = SPEC.name
 SKULL_INDEX = FACES.index("skull")
@@ -45,7 +45,7 @@ def dice_words(counts: tuple[int, ...] | list[int]) -> list[str]:
     return [FACES[f] for f, n in enumerate(counts) for _ in range(n)]
 
 
-def seat_text(view: KapernView, on_turn: int | None = None) -> str:
+def seat_text(view: View, on_turn: int | None = None) -> str:
     """What ``view.seat`` sees, at most 100 columns wide (``on_turn`` is unused: the view says it)."""
     seat = view.seat
     lines = [title_line(GAME_NAME, f"first to {view.target_score}", seat)]
@@ -76,7 +76,7 @@ def seat_text(view: KapernView, on_turn: int | None = None) -> str:
     return screen(lines)
 
 
-def _final_mark(view: KapernView, seat: int) -> str:
+def _final_mark(view: View, seat: int) -> str:
     if view.final_trigger == seat:
         return "reached the target"
     return "last turn to come" if view.final_turns_left[seat] else ""
@@ -120,7 +120,7 @@ def parse_dice(words: list[str]) -> list[int]:
     return counts
 
 
-def parse_move(text: str, view: KapernView, legal: list[int]) -> int:
+def parse_move(text: str, view: View, legal: list[int]) -> int:
     """The legal action typed as ``stop``, a re-roll by dice, or a chest move (``ValueError`` with a hint)."""
     words = text.strip().lower().replace(",", " ").split()
     if not words:
@@ -152,11 +152,11 @@ def parse_move(text: str, view: KapernView, legal: list[int]) -> int:
     return action
 
 
-def parse_moves(text: str, view: KapernView, legal: list[int]) -> list[int]:
+def parse_moves(text: str, view: View, legal: list[int]) -> list[int]:
     """The action typed in ``text`` as a one-item list (the interface every game's text module has)."""
     return [parse_move(text, view, legal)]
 
-def move_hint(view: KapernView, legal: list[int]) -> str:
+def move_hint(view: View, legal: list[int]) -> str:
     """What may be typed now."""
     free = ", ".join(count_words(view.free[:SKULL_INDEX], FACES[:SKULL_INDEX]))
     if legal == [STOP]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 
-class KapernView(NamedTuple):
+class View(NamedTuple):
     """One seat's view of the game (absolute seats; the encoder makes them seat-relative).
 
     A named tuple: immutable and cheap to build on every observation.

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from pirate_envs.core.engine import Engine, check_options, read_only
+from pirate_envs.core.engine import Engine as BaseEngine
+from pirate_envs.core.engine import check_options, read_only
 from pirate_envs.core.errors import (
     check_bool,
     check_choice,
@@ -174,7 +175,7 @@ class PokerSetup:
     rest_to_discard: bool
 
 
-class PiratenpokerEngine(Engine):
+class PiratenpokerEngine(BaseEngine):
     """Full Piratenpoker state; see the env module docstring for the rules and the actions."""
 
     ACTIONS = ACTIONS
@@ -746,3 +747,7 @@ class PiratenpokerEngine(Engine):
             head += "; episode " + ("truncated" if self.truncated else "over")
         table = format_table(["player", "hand", "bid", "pass", "displayed", "score"], rows)
         return fit_text(f"{head}\n{table}")
+
+
+#: The engine under its role name: every game package offers ``Engine``, ``Config``, ``View`` and ``Encoder``.
+Engine = PiratenpokerEngine

@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from pirate_envs.core.engine import Engine, check_options, read_only
+from pirate_envs.core.engine import Engine as BaseEngine
+from pirate_envs.core.engine import check_options, read_only
 from pirate_envs.core.errors import check_copies, check_list, check_names, check_range
 from pirate_envs.core.events import Event
 from pirate_envs.core.render import BLOCK_WIDTH, format_block, format_table, seat_name
@@ -49,7 +50,7 @@ from pirate_envs.skull_king.rules import (
     redeal,
     winner_of_tokens,
 )
-from pirate_envs.skull_king.view import SkullKingView
+from pirate_envs.skull_king.view import View
 
 
 class Phase(IntEnum):
@@ -113,7 +114,7 @@ class HandResult:
     points: tuple[int, ...]
 
 
-class SkullKingEngine(Engine):
+class SkullKingEngine(BaseEngine):
     """The full state of one game of Skull King and its transitions."""
 
     ACTIONS = ACTIONS
@@ -345,7 +346,7 @@ class SkullKingEngine(Engine):
         best = max(self.score)
         return [s for s, v in enumerate(self.score) if v == best]
 
-    def view(self, seat: int) -> SkullKingView:
+    def view(self, seat: int) -> View:
         """What ``seat`` knows now: his hand, the public table, and bids once all are made."""
         hand = self.hands[seat].copy()
         hand.setflags(write=False)
@@ -355,7 +356,7 @@ class SkullKingEngine(Engine):
             bids = tuple(self.bids)
         else:
             bids = tuple(b if s == seat else -1 for s, b in enumerate(self.bids))
-        return SkullKingView(  # positional, in field order: keywords cost a lot on the hot path
+        return View(  # positional, in field order: keywords cost a lot on the hot path
             seat,
             self.num_players,
             self.config.num_hands,
@@ -417,4 +418,7 @@ class SkullKingEngine(Engine):
         return format_block(title, lines)
 
 
-__all__ = ["Config", "HandResult", "Phase", "SkullKingEngine"]
+#: The engine under its role name: every game package offers ``Engine``, ``Config``, ``View`` and ``Encoder``.
+Engine = SkullKingEngine
+
+__all__ = ["Config", "Engine", "HandResult", "Phase", "SkullKingEngine"]

@@ -82,7 +82,7 @@ exactly the cards the follow-suit rule allows.
 
 Views and agents
 ----------------
-``env.unwrapped.game.view(seat)`` is the seat's `pirate_envs.skull_king.view.SkullKingView`
+``env.unwrapped.game.view(seat)`` is the seat's `pirate_envs.skull_king.view.View`
 (its hand, the public table, bids once all are made); the observation is ``encode(view)``.
 ``game.resample_hidden(seat, rng)`` redeals the cards the seat cannot see, keeping hand sizes
 and public voids, and redraws unrevealed bids. ``agents/skull_king_heuristic.py`` bids its

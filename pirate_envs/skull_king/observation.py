@@ -20,7 +20,7 @@ from pirate_envs.skull_king.actions import MAX_BID
 from pirate_envs.skull_king.cards import NO_SUIT, NUM_KINDS, NUM_SUITS, NUM_TOKENS
 from pirate_envs.skull_king.engine import Config, Phase
 from pirate_envs.skull_king.rules import MAX_HANDS, MAX_PLAYERS
-from pirate_envs.skull_king.view import SkullKingView
+from pirate_envs.skull_king.view import View
 
 #: Multiplier of the running scores in the observation (keeps them roughly in [-1, 1]).
 SCORE_OBS_SCALE = 1.0 / 500.0
@@ -96,7 +96,7 @@ class Encoder:
         """Copies of an env share its encoder: a pure function of the view (the cache is keyed by content)."""
         return self
 
-    def __call__(self, view: SkullKingView) -> np.ndarray:
+    def __call__(self, view: View) -> np.ndarray:
         """The observation vector of ``view``."""
         n, seat = self.n, view.seat
         vec = np.zeros(self.layout.size, dtype=np.float32)
@@ -123,7 +123,7 @@ class Encoder:
         vec[self._table] = last[1]
         return vec
 
-    def _encode_table(self, view: SkullKingView) -> np.ndarray:
+    def _encode_table(self, view: View) -> np.ndarray:
         """The table segment of ``view``'s observation (the pieces that change a few times per hand)."""
         seat, n = view.seat, self.n
         segment = np.zeros(self._table_size, dtype=np.float32)
@@ -143,6 +143,6 @@ class Encoder:
         return segment
 
 
-def encode(view: SkullKingView, layout: ObservationLayout) -> np.ndarray:
+def encode(view: View, layout: ObservationLayout) -> np.ndarray:
     """The observation vector of ``view`` laid out by ``layout`` (builds an `Encoder`)."""
     return Encoder(layout, view.num_players)(view)

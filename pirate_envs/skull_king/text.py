@@ -1,6 +1,6 @@
 """Skull King as text for one seat: the seat screen, and moves typed by name.
 
-Built from the seat's `pirate_envs.skull_king.view.SkullKingView` only, so it shows
+Built from the seat's `pirate_envs.skull_king.view.View` only, so it shows
 what that player knows: his hand, the trick, every bid once all are revealed (before that
 only his own), the tricks won and the scores.
 """
@@ -18,13 +18,13 @@ from pirate_envs.core.text import (
 from pirate_envs.skull_king.actions import ACTIONS, BID_OFFSET, CARD_OFFSET
 from pirate_envs.skull_king.cards import SUITS, TOKEN_NAMES
 from pirate_envs.skull_king.spec import SPEC
-from pirate_envs.skull_king.view import SkullKingView
+from pirate_envs.skull_king.view import View
 
 GAME_NAME = SPEC.name
 _BID, _PLAY, _DONE = 0, 1, 2
 
 
-def seat_text(view: SkullKingView, on_turn: int | None = None) -> str:
+def seat_text(view: View, on_turn: int | None = None) -> str:
     """What ``view.seat`` sees, at most 100 columns wide (``on_turn`` is unused: the view says it)."""
     seat = view.seat
     lines = [title_line(GAME_NAME, f"hand {view.hand_number} of {view.num_hands}", seat)]
@@ -52,7 +52,7 @@ def seat_text(view: SkullKingView, on_turn: int | None = None) -> str:
     return screen(lines)
 
 
-def parse_move(text: str, view: SkullKingView, legal: list[int]) -> int:
+def parse_move(text: str, view: View, legal: list[int]) -> int:
     """The legal action typed as a bid number or a card name (``ValueError`` with a hint)."""
     words = text.strip().lower().replace("bid", "").replace("play", "").split()
     if len(words) == 1:
@@ -70,11 +70,11 @@ def parse_move(text: str, view: SkullKingView, legal: list[int]) -> int:
     raise ValueError(f"'{text.strip()[:30]}' is not possible now; {move_hint(view, legal)}")
 
 
-def parse_moves(text: str, view: SkullKingView, legal: list[int]) -> list[int]:
+def parse_moves(text: str, view: View, legal: list[int]) -> list[int]:
     """The action typed in ``text`` as a one-item list (the interface every game's text module has)."""
     return [parse_move(text, view, legal)]
 
-def move_hint(view: SkullKingView, legal: list[int]) -> str:
+def move_hint(view: View, legal: list[int]) -> str:
     """What may be typed now."""
     if view.phase == _BID:
         top = max(legal) - BID_OFFSET

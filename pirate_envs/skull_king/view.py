@@ -9,7 +9,7 @@ import numpy as np
 from pirate_envs.skull_king.cards import NO_SUIT, TOKEN_NAMES, names_of
 
 
-class SkullKingView(NamedTuple):
+class View(NamedTuple):
     """One seat's knowledge. Seats are absolute (``0..num_players-1``); the play order is seat + 1.
 
     ``hand`` and ``played`` are read-only per-kind counts (see `pirate_envs.skull_king.cards`);
@@ -41,7 +41,7 @@ class SkullKingView(NamedTuple):
     voids: tuple[tuple[bool, ...], ...]
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SkullKingView):
+        if not isinstance(other, View):
             return NotImplemented
         return all(_same(a, b) for a, b in zip(self, other))
 

@@ -14,7 +14,7 @@ from agents.batched.kapern_heuristic import KapernHeuristicBatch
 from agents.kapern_heuristic import SMALL_STAKE, KapernHeuristic, junk, must_chase
 from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET, CHEST_TAKE_OFFSET, REROLL_OFFSET, STOP, reroll_counts
 from pirate_envs.piraten_kapern.rules import CARDS, MIN_SET, SABRE, SEA_BATTLES, SKULL, card_skulls
-from pirate_envs.piraten_kapern.view import KapernView
+from pirate_envs.piraten_kapern.view import View
 from tests.helpers import assert_replays_with_agent
 
 ENV_ID = "piraten_kapern_v0"
@@ -24,7 +24,7 @@ GAMES_PER_TABLE = 2  # per deck: the base deck, and one with four After the Stor
 PROMO_DECKS = ({"promo_cards": False}, {"promo_cards": True, "promo_copies": 4})
 
 
-def checked_action(env, heuristic: KapernHeuristic, batched: KapernHeuristicBatch) -> tuple[KapernView, int]:
+def checked_action(env, heuristic: KapernHeuristic, batched: KapernHeuristicBatch) -> tuple[View, int]:
     """The view on turn and the one-game heuristic's action, checked equal to the batched one on that row."""
     obs = env.last()[0]
     view = env.game.view(env.game.current_player)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET, CHEST_TAKE_OFFSET, STOP, reroll_action
-from pirate_envs.piraten_kapern.engine import KapernConfig, KapernEngine, Phase
+from pirate_envs.piraten_kapern.engine import Config, KapernEngine, Phase
 from pirate_envs.piraten_kapern.rules import FACES
 
 COIN_PUT = CHEST_PUT_OFFSET + FACES.index("coin")
@@ -47,7 +47,7 @@ def engine_with(
 
     ``next_cards`` are stacked on the deck for the following turns (default: harmless Sorceresses).
     """
-    engine = KapernEngine(KapernConfig(num_players=num_players, **config), dice_source=ScriptedDice(*rolls))
+    engine = KapernEngine(Config(num_players=num_players, **config), dice_source=ScriptedDice(*rolls))
     original_start = engine._start_turn
 
     def start_first_turn() -> None:
@@ -66,14 +66,14 @@ def legal(engine: KapernEngine) -> set[int]:
 
 def test_first_card_option_deals_that_card():
     for card in ("captain", "treasure_chest", "skulls_2", "sea_battle_4"):
-        engine = KapernEngine(KapernConfig(), dice_source=ScriptedDice(dict(coin=8)))
+        engine = KapernEngine(Config(), dice_source=ScriptedDice(dict(coin=8)))
         engine.reset(np.random.default_rng(1), {"first_card": card})
         assert engine.turn.card == card
         assert sum(engine.deck_counts()) == 34
 
 
 def test_first_card_option_rejects_unknown_or_absent_cards():
-    engine = KapernEngine(KapernConfig())
+    engine = KapernEngine(Config())
     with pytest.raises(ValueError, match="unknown fortune card"):
         engine.reset(np.random.default_rng(1), {"first_card": "joker"})
     with pytest.raises(ValueError, match="not in this game's fortune deck"):
@@ -268,7 +268,7 @@ def test_turns_ending_on_their_first_roll_follow_each_other_in_a_loop():
     """Eight skulls on every first roll end every turn at once (an Island turn with no dice left
     to re-roll, or three skulls under a Sea Battle); a thousand such turns in a row run in one
     reset, without recursion, up to the turn-limit guard."""
-    engine = KapernEngine(KapernConfig(num_players=2, max_turns=1000))
+    engine = KapernEngine(Config(num_players=2, max_turns=1000))
     expected_losses = [0, 0]
 
     def all_skulls(n: int) -> list[int]:
@@ -317,7 +317,7 @@ def test_dice_are_conserved_in_random_play():
     from agents.base import sample_legal
 
     rng = np.random.default_rng(5)
-    engine = KapernEngine(KapernConfig(num_players=4, promo_cards=True))
+    engine = KapernEngine(Config(num_players=4, promo_cards=True))
     blocks = [(b.start, b.stop) for b in engine.ACTIONS.blocks]
     for seed in range(30):
         engine.reset(np.random.default_rng(seed))
