@@ -97,23 +97,13 @@ Speed
 ``python benchmarks/bench_vector.py --env-id ID --num-players N``: random legal play with
 observations and masks, 1024 games per batch, beside the AEC env, PettingZoo's ``tictactoe_v3``
 and (when ``open_spiel`` is installed) OpenSpiel's C++ ``oh_hell`` with 4 players in the same
-run. One run per game of ``python benchmarks/bench_vector.py --env-id ID --num-players N`` on
-the 2-core development machine with nothing else running (2026-11-23, 16:53-16:57 UTC; medians
-of 5 interleaved rounds of 2 s, per CPU-second of the process; open_spiel 2.0.2, pygame 2.6.1):
-
-    | game, players     | batched steps/CPU-s | AEC env steps/CPU-s | x AEC | oh_hell (4 pl.) | tictactoe_v3 |
-    |-------------------|---------------------|---------------------|-------|-----------------|--------------|
-    | Skull King, 4     |           2,755,120 |              72,360 |  38.5 |         184,959 |       24,391 |
-    | Piratenpoker, 4   |           3,364,752 |              74,367 |  45.0 |         179,453 |       24,020 |
-    | Lucky Pirate, 4   |           2,862,773 |              61,767 |  46.8 |         186,642 |       24,325 |
-    | Piraten Kapern, 2 |           1,541,821 |              56,251 |  27.5 |         168,121 |       23,267 |
-
-Skull King's batched engine makes 15 times OpenSpiel's C++ ``oh_hell`` per CPU-second. The
+run. The measured figures (27 to 47 times the AEC env per CPU-second, and Skull King 15
+times OpenSpiel's ``oh_hell``) are in ``docs/RESULTS.md`` under "Training throughput". The
 kernels are compiled without numba's reference counting (``core.batched.kernel``): its atomic
 counts on the arrays handed between the inlined helpers had taken about 40% of a Kapern step.
 Kapern's 2,084 actions (every set of dice a re-roll may take is one action) make its mask the
 largest, written every step and read by the sampler. The first start compiles the kernels
-(4 to 31 s in these runs); later processes load them from numba's cache in 0.5 to 0.6 s.
+(seconds to half a minute); later processes load them from numba's cache.
 """
 
 from __future__ import annotations
