@@ -48,18 +48,18 @@ from __future__ import annotations
 
 import copy
 import importlib.util
-import itertools
 import pickle
 import random
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
 import pirate_envs
+from pirate_envs.core.actions import RandomSource, action_blocks, sample_legal
 from pirate_envs.core.errors import IllegalActionError
 from pirate_envs.core.render import WIDTH
 
@@ -92,11 +92,6 @@ MIN_REDRAWN_SHARE = 0.5
 API_TEST_DUMMY_OPTIONS = {"options": 1}
 
 
-class RandomSource(Protocol):
-    """Anything with ``random() -> float`` in ``[0, 1)``: ``random.Random`` or a numpy Generator."""
-
-    def random(self) -> float: ...
-
 
 # ----------------------------------------------------------------------------- where a check fails
 @dataclass
@@ -125,30 +120,6 @@ def _checking(check: str, where: _Where) -> Iterator[None]:
 
 
 # ----------------------------------------------------------------------------- random play
-def action_blocks(env: Any) -> tuple[tuple[int, int], ...]:
-    """The ``(start, stop)`` ranges of an env's action table (wrapped, raw or batched)."""
-    table = env.unwrapped.actions if hasattr(env, "unwrapped") else env.actions
-    return tuple((block.start, block.stop) for block in table.blocks)
-
-
-def choose_legal(mask: np.ndarray, rng: RandomSource, blocks: Sequence[tuple[int, int]] = ()) -> int:
-    """A random legal action of ``mask``: a block with a legal action uniformly, then an action in it.
-
-    With no ``blocks`` the draw is uniform over the legal actions. ``ValueError`` for an empty mask.
-    """
-    legal = np.flatnonzero(mask)
-    if legal.size == 0:
-        raise ValueError("no legal action in the mask: is it this agent's turn?")
-    if len(blocks) > 1 and legal.size > 1:
-        starts = [start for start, _ in blocks]
-        positions = legal.searchsorted([*starts, blocks[-1][1]]).tolist()
-        present = [(lo, hi) for lo, hi in itertools.pairwise(positions) if hi > lo]
-        if len(present) > 1:
-            lo, hi = present[int(rng.random() * len(present))]
-            return int(legal[lo + int(rng.random() * (hi - lo))])
-    return int(legal[int(rng.random() * legal.size)])
-
-
 def play_random_game(
     env: Any, rng: RandomSource, check: Callable[[Any], None] | None = None, max_steps: int | None = None
 ) -> dict[str, float]:
@@ -170,7 +141,7 @@ def play_random_game(
             raise AssertionError(f"the game has not ended after {max_steps} decisions (a turn guard missing?)")
         if check is not None:
             check(env)
-        env.step(choose_legal(obs["action_mask"], rng, blocks))
+        env.step(sample_legal(obs["action_mask"], rng, blocks))
         decisions += 1
     return totals
 
@@ -507,7 +478,7 @@ def _alternative_histories(anchor: Any, position: Any, seat: int, encode: Any, b
         for _step in range(INFO_SET_MAX_ALTERNATIVE_STEPS):
             if alt.done or alt.current_player == seat:
                 break
-            alt.apply(choose_legal(alt.legal_mask(), rng, blocks))
+            alt.apply(sample_legal(alt.legal_mask(), rng, blocks))
         if alt.done or alt.current_player != seat:
             continue
         view = alt.view(seat)
@@ -614,7 +585,7 @@ def _check_information_sets(check: _EnvCheck, games: int) -> int:
                     )
                     for alt in _alternative_histories(anchor, env.game, seat, encode, blocks, moves):
                         varied_by_alternatives |= _other_seat_features(alt, env.game, seat, encode)
-            action = choose_legal(obs["action_mask"], rng, blocks)
+            action = sample_legal(obs["action_mask"], rng, blocks)
             actions.append(action)
             env.step(action)
     check.where.details = {}
@@ -680,7 +651,7 @@ def _choose(env: Any, rng: RandomSource) -> int | None:
     agent = env.agent_selection
     if env.terminations[agent] or env.truncations[agent]:
         return None
-    return choose_legal(env.observe(agent)["action_mask"], rng, action_blocks(env))
+    return sample_legal(env.observe(agent)["action_mask"], rng, action_blocks(env))
 
 
 def _apply(env: Any, step: int | str | None) -> None:
@@ -948,8 +919,8 @@ __all__ = [
     "block_first_actions",
     "check_env",
     "check_lockstep",
-    "choose_legal",
     "pettingzoo_api_test",
     "play_random_game",
+    "sample_legal",
     "snapshot",
 ]

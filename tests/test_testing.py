@@ -230,11 +230,11 @@ def test_block_first_choice_gives_a_single_action_block_its_share():
     mask[0] = 1
     mask[blocks[1][0] : blocks[1][1]] = 1
     rng = np.random.default_rng(0)
-    stops = sum(testing.choose_legal(mask, rng, blocks) == 0 for _ in range(2000))
+    stops = sum(testing.sample_legal(mask, rng, blocks) == 0 for _ in range(2000))
     assert 800 < stops < 1200
-    assert sum(testing.choose_legal(mask, rng) == 0 for _ in range(2000)) < 20  # uniform: drowned
+    assert sum(testing.sample_legal(mask, rng) == 0 for _ in range(2000)) < 20  # uniform: drowned
     with pytest.raises(ValueError, match="no legal action"):
-        testing.choose_legal(np.zeros(4, dtype=np.int8), rng)
+        testing.sample_legal(np.zeros(4, dtype=np.int8), rng)
 
 
 # ----------------------------------------------------------------------------- check_lockstep

@@ -8,12 +8,19 @@ A game declares its blocks once, each with a label per action:
 
 A game may also describe every action by a fixed feature vector (`ActionFeatures`),
 so that a learner can score actions from what they do instead of one output per action.
+
+`sample_legal` draws a random legal action block first (`action_blocks` reads an env's
+blocks), so that a huge block (Piraten Kapern's 2,073 re-rolls) does not drown a small one.
 """
 
 from __future__ import annotations
 
+import functools
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -117,3 +124,44 @@ class ActionFeatures:
     def of(self, action: int) -> dict[str, float]:
         """The non-zero features of ``action``, by name."""
         return {name: float(x) for name, x in zip(self.names, self.matrix[action]) if x}
+
+
+# ----------------------------------------------------------------------------- random legal actions
+class RandomSource(Protocol):
+    """Anything with ``random() -> float`` in ``[0, 1)``: ``random.Random`` or a numpy Generator."""
+
+    def random(self) -> float: ...
+
+
+def action_blocks(env: Any) -> tuple[tuple[int, int], ...]:
+    """The ``(start, stop)`` ranges of an env's action table (wrapped, raw or batched)."""
+    table = env.unwrapped.actions if hasattr(env, "unwrapped") else env.actions
+    return tuple((block.start, block.stop) for block in table.blocks)
+
+
+def sample_legal(mask: np.ndarray, rng: RandomSource, blocks: Sequence[tuple[int, int]] = ()) -> int:
+    """A random legal action: a block with a legal action uniformly, then an action in it.
+
+    ``blocks`` are ``(start, stop)`` ranges of the action table; with none, the draw is uniform
+    over all legal actions. ``rng`` is best a ``random.Random``: its ``random()`` costs a tenth
+    of a numpy Generator's. ``ValueError`` for a mask with no legal action.
+    """
+    legal = mask.view(np.bool_).nonzero()[0]  # a 0/1 int8 mask read as bool: 5x faster
+    n = legal.size
+    if n == 0:
+        raise ValueError("no legal action in the mask: is it this agent's turn?")
+    if len(blocks) > 1 and n > 1:
+        starts, bounds = _block_bounds(blocks if isinstance(blocks, tuple) else tuple(blocks))
+        if bisect_right(starts, legal[0]) != bisect_right(starts, legal[-1]):  # legal actions in several blocks
+            positions = legal.searchsorted(bounds).tolist()
+            present = [(lo, hi) for lo, hi in pairwise(positions) if hi > lo]
+            lo, hi = present[int(rng.random() * len(present))]
+            return int(legal[lo + int(rng.random() * (hi - lo))])
+    return int(legal[int(rng.random() * n)])
+
+
+@functools.cache
+def _block_bounds(blocks: tuple[tuple[int, int], ...]) -> tuple[list[int], np.ndarray]:
+    """Block starts (for ``bisect``) and starts plus the last stop (for ``searchsorted``)."""
+    starts = [start for start, _ in blocks]
+    return starts, np.array([*starts, blocks[-1][1]])
