@@ -4,7 +4,8 @@ Game ``g`` seats lineup entry ``k`` at seat ``(k + g) mod n`` (as ``experiments.
 and is dealt with seed ``seed + g``. For each decision the collector gets a `Decision`: who
 decided (seat and agent name), the action, the deciding seat's View just before it, and the
 public events the action caused. The collector sees the events of the deal through
-`Collector.start_game` and every seat's final View through `Collector.end_game`.
+`Collector.start_game` and every seat's final View through `Collector.end_game`. `start_game`,
+`step` and `end_game` drive a game one chosen action at a time (a scripted game).
 """
 
 from __future__ import annotations
@@ -64,6 +65,34 @@ def win_shares(game: Any) -> list[float]:
     return shares
 
 
+def start_game(
+    env: Any, seat_names: Sequence[str], collector: Collector, game_index: int, seed: int, options: dict | None = None
+) -> int:
+    """Reset ``env`` (events recorded) and tell ``collector`` the game starts; the events seen so far."""
+    record_events(env.game)
+    env.reset(seed=seed, options=options)
+    deal = events_since(env)
+    collector.start_game(game_index, seat_names, deal)
+    return len(deal)
+
+
+def step(env: Any, action: int, seat_names: Sequence[str], collector: Collector, game_index: int, seen: int) -> int:
+    """Play ``action`` for the seat on turn and feed the `Decision` to ``collector``; the events seen so far."""
+    game = env.game
+    seat = game.current_player
+    view = game.view(seat)
+    env.step(action)
+    events = events_since(env, seen)
+    collector.observe(Decision(game_index, seat, seat_names[seat], action, view, tuple(events)))
+    return seen + len(events)
+
+
+def end_game(env: Any, collector: Collector) -> None:
+    """Tell ``collector`` the game is over: every seat's final View and share of the win."""
+    game = env.game
+    collector.end_game([game.view(s) for s in range(game.num_players)], win_shares(game))
+
+
 def play_game(
     env: Any,
     seat_agents: Sequence[Agent],
@@ -74,22 +103,15 @@ def play_game(
     options: dict[str, Any] | None = None,
 ) -> None:
     """Play one game on the raw env ``env``; ``seat_agents[s]`` (named ``seat_names[s]``) plays seat ``s``."""
-    record_events(env.game)
-    env.reset(seed=seed, options=options)
+    seen = start_game(env, seat_names, collector, game_index, seed, options)
     for s, agent in enumerate(seat_agents):
         agent.reset(seed * 101 + s)
     game = env.game
-    collector.start_game(game_index, seat_names, events_since(env))
-    seen = len(events_since(env))
     while not game.done:
         seat = game.current_player
-        view = game.view(seat)
-        action = int(seat_agents[seat].act(env.observe(env.possible_agents[seat]), view))
-        env.step(action)
-        events = events_since(env, seen)
-        seen += len(events)
-        collector.observe(Decision(game_index, seat, seat_names[seat], action, view, tuple(events)))
-    collector.end_game([game.view(s) for s in range(game.num_players)], win_shares(game))
+        action = int(seat_agents[seat].act(env.observe(env.possible_agents[seat]), game.view(seat)))
+        seen = step(env, action, seat_names, collector, game_index, seen)
+    end_game(env, collector)
 
 
 def run_games(
