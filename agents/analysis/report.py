@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.analysis.tallies import RATE
+from agents.analysis.tallies import ALL, RATE
 from agents.checkpoint import write_atomic
 
 STATS_FILE, REPORT_FILE = "stats.json", "report.md"
@@ -32,7 +32,8 @@ def cell_text(figure: Mapping[str, Any] | None, kind: str) -> str:
 
 def stat_table(stat: Mapping[str, Any], agents: Sequence[str], labels: Sequence[str]) -> str:
     """The markdown table of one statistic: a row per group, a column per agent."""
-    rows = [f"| {stat['by']} | " + " | ".join(labels) + " |", "|---" * (len(agents) + 1) + "|"]
+    by = "" if stat["by"] == ALL else stat["by"]
+    rows = [f"| {by} | " + " | ".join(labels) + " |", "|---" * (len(agents) + 1) + "|"]
     for group, figures in stat["groups"].items():
         cells = [cell_text(figures.get(agent), stat["kind"]) for agent in agents]
         rows.append(f"| {group} | " + " | ".join(cells) + " |")
