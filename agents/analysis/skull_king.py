@@ -2,8 +2,8 @@
 
 * Bids by hand number and by hand strength: the trumps (black cards) and the winning specials
   (Pirates, Scary Mary, the Skull King, Mermaids) in the hand when bidding.
-* Exact-bid rate by hand number (bid == tricks won when the hand is scored), zero bids
-  (how often, and how often made).
+* Exact-bid rate by hand number (bid == tricks won when the hand is scored), the bid minus
+  the tricks won (above 0: overbidding), zero bids (how often, and how often made).
 * Every special card played: lead (first card of the trick) or follow, its position in the
   trick, how often its player wins the trick and the bonus of the tricks it wins.
 * Bonus points: the bonus of the tricks a seat wins in a hand, and the bonus it scores (only
@@ -44,6 +44,7 @@ STATS = {
     "bid_by_strength": StatDef("mean bid", MEAN, "trumps + strong specials held", plot=True),
     "exact_by_hand": StatDef("exact-bid rate", RATE, "hand number", plot=True),
     "exact": StatDef("exact-bid rate", RATE),
+    "bid_minus_tricks": StatDef("bid minus tricks won", MEAN, "hand number", note="above 0: overbids"),
     "zero_bid_by_hand": StatDef("zero-bid rate", RATE, "hand number"),
     "zero_bid_made_by_hand": StatDef("zero bids made", RATE, "hand number"),
     "zero_bid_made": StatDef("zero bids made", RATE),
@@ -128,6 +129,7 @@ class SkullKingCollector(Collector):
         made = bid == tricks
         self.tallies.rate("exact_by_hand", agent, made, k)
         self.tallies.rate("exact", agent, made)
+        self.tallies.mean("bid_minus_tricks", agent, bid - tricks, k)
         if bid == 0:
             self.tallies.rate("zero_bid_made_by_hand", agent, made, k)
             self.tallies.rate("zero_bid_made", agent, made)

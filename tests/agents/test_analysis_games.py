@@ -79,6 +79,8 @@ def test_skull_king_two_hands_traced() -> None:
     assert figures(s, "bid_by_strength") == {"1": {"B": (0.5, 2), "A": (0, 1)}, "2": {"A": (2, 1)}}
     assert figures(s, "exact_by_hand") == {"1": {"B": (0, 0, 1), "A": (0, 0, 1)}, "2": {"A": (1, 1, 1), "B": (1, 1, 1)}}
     assert figures(s, "exact") == {"all": {"A": (0.5, 1, 2), "B": (0.5, 1, 2)}}
+    # hand 1: A bid 0 took 1, B bid 1 took 0; hand 2: both made their bids
+    assert figures(s, "bid_minus_tricks") == {"1": {"B": (1, 1), "A": (-1, 1)}, "2": {"A": (0, 1), "B": (0, 1)}}
     assert figures(s, "zero_bid_by_hand") == {
         "1": {"B": (0, 0, 1), "A": (1, 1, 1)},
         "2": {"A": (0, 0, 1), "B": (1, 1, 1)},
