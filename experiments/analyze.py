@@ -21,6 +21,7 @@ one line and exit status 2.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import pirate_envs
 from agents.analysis import analyze
@@ -67,11 +68,12 @@ def check_args(args: AnalyzeArgs) -> None:
     check_writable("--out", args.out)
 
 
-def main(argv: list[str] | None = None) -> dict:
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    """Run the command; the run's description with its ``stats`` (as written to ``stats.json``)."""
     args = parse_args(AnalyzeArgs, argv, epilog=games_epilog(), check=check_args)
     lineup, _ = table_lineup(args)  # type: ignore[arg-type]
     meta, stats = analyze(args.env_id, lineup, args.games, args.seed)
-    from experiments.plots import short_labels
+    from experiments.plots import short_labels  # imports matplotlib: only once check_args found it
 
     labels = short_labels(meta["agents"])
     written = write_report(args.out, meta, stats, labels)
