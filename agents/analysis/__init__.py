@@ -1,0 +1,77 @@
+"""Strategy analysis: play games between agents and turn every decision into statistics.
+
+`collector_for` gives a game's collector (``agents.analysis.<game>``: ``observe(decision)``
+and ``summary()``); `analyze` plays seat-rotated games of a lineup into it
+(`agents.analysis.driver`) and returns the run's description and its statistics, which
+`agents.analysis.report.write_report` writes as ``report.md``, ``stats.json`` and plots.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from agents.analysis.driver import Collector, Decision, run_games
+
+__all__ = ["COLLECTORS", "Collector", "Decision", "analyze", "collector_for"]
+
+
+def _skull_king() -> Collector:
+    from agents.analysis.skull_king import SkullKingCollector
+
+    return SkullKingCollector()
+
+
+def _piratenpoker() -> Collector:
+    from agents.analysis.piratenpoker import PiratenpokerCollector
+
+    return PiratenpokerCollector()
+
+
+def _lucky_pirate() -> Collector:
+    from agents.analysis.lucky_pirate import LuckyPirateCollector
+
+    return LuckyPirateCollector()
+
+
+def _piraten_kapern() -> Collector:
+    from agents.analysis.piraten_kapern import PiratenKapernCollector
+
+    return PiratenKapernCollector()
+
+
+#: The collector of each env id.
+COLLECTORS: dict[str, Callable[[], Collector]] = {
+    "skull_king_v0": _skull_king,
+    "piratenpoker_v0": _piratenpoker,
+    "lucky_pirate_v0": _lucky_pirate,
+    "piraten_kapern_v0": _piraten_kapern,
+}
+
+
+def collector_for(env_id: str) -> Collector:
+    """A fresh collector for ``env_id`` (``ValueError`` naming the games that have one)."""
+    if env_id not in COLLECTORS:
+        raise ValueError(f"no analysis for env id {env_id!r}; games analysed: {', '.join(COLLECTORS)}")
+    return COLLECTORS[env_id]()
+
+
+def analyze(
+    env_id: str, lineup: Sequence[str], games: int, seed: int, env_kwargs: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Play ``games`` seat-rotated games of ``lineup`` (one agent name per seat): ``(meta, stats)``.
+
+    ``meta`` describes the run (``env_id``, ``players``, ``games``, ``seed``, ``lineup``, the
+    distinct ``agents``); ``stats`` is the collector's summary.
+    """
+    collector = run_games(env_id, lineup, games, seed, collector_for(env_id), env_kwargs)
+    meta = {
+        "env_id": env_id,
+        "players": len(lineup),
+        "games": games,
+        "seed": seed,
+        "lineup": list(lineup),
+        "agents": list(dict.fromkeys(lineup)),
+        "env_kwargs": dict(env_kwargs or {}),
+    }
+    return meta, collector.summary()
