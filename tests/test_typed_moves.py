@@ -293,3 +293,19 @@ def test_kapern_dice_held_on_the_chest_say_so():
     assert module.parse_move(f"take {FACES[face]} off chest", view, legal) == env.unwrapped.actions.from_string(
         f"take {FACES[face]} off chest"
     )
+
+
+def test_a_number_is_a_menu_position_only_where_it_names_nothing_else():
+    from pirate_envs.core.actions import ActionTable
+    from pirate_envs.core.text import MoveReader, parse_move
+
+    class Compass(MoveReader):
+        """A game whose moves carry no number: a bare number can only be a menu position."""
+
+        actions = ActionTable([("go", ["go north", "go east", "go south"])])
+
+    legal = [0, 2]  # the menu: #1 go north, #2 go south
+    assert parse_move("2", legal, Compass, None) == parse_move("#2", legal, Compass, None) == 2
+    assert parse_move("GO NORTH", legal, Compass, None) == 0
+    assert parse_move("3", legal, Compass, None) == Refusal("'3': the menu has moves 1 to 2")
+    assert parse_move("go east", legal, Compass, None) == Refusal("not legal now; legal: go north, go south")
