@@ -309,3 +309,41 @@ def test_a_number_is_a_menu_position_only_where_it_names_nothing_else():
     assert parse_move("GO NORTH", legal, Compass, None) == 0
     assert parse_move("3", legal, Compass, None) == Refusal("'3': the menu has moves 1 to 2")
     assert parse_move("go east", legal, Compass, None) == Refusal("not legal now; legal: go north, go south")
+
+
+@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+def test_every_answer_is_a_legal_move_an_ambiguity_among_legal_moves_or_a_refusal(env_id):
+    """Over a random game (the Lucky Pirate set-up included), typed numbers, labels and words never raise."""
+    import numpy as np
+
+    from pirate_envs.core.actions import action_blocks, sample_legal
+
+    options = {"choose_up_cards": True} if env_id == "lucky_pirate_v0" else {}
+    env = pirate_envs.make(env_id, raw=True, num_players=3, **options)
+    env.reset(seed=7)
+    rng = np.random.default_rng(7)
+    words = ["-4", "+8", "0", "13", "x", "to 1", "r 2", "b 5", "down 1", "lay 5", "scary_mary", "put coin", "keep"]
+    for _ in range(150):
+        if env.game.done:
+            break
+        module, view, legal, reader = position(env)
+        typed = [*map(str, range(12)), *words, *(env.action_to_string(a) for a in reader.menu()[:5])]
+        for text in typed:
+            parsed = module.parse_move(text, view, legal)
+            if isinstance(parsed, Ambiguous):
+                assert len(parsed.choices) > 1 and set(parsed.choices) <= set(legal), text
+            elif not isinstance(parsed, Refusal):
+                assert parsed in legal, text
+        env.step(sample_legal(env.game.legal_mask(), rng, action_blocks(env)))
+
+
+def test_lucky_pirate_set_up_numbers_and_names_lay_cards_up():
+    from pirate_envs.lucky_pirate.cards import FACE_VALUE, KINDS
+
+    env = reach("lucky_pirate_v0", 0, lambda e: e.game.view(e.game.current_player).setting_up, choose_up_cards=True)
+    check_labels_and_menu(env)
+    module, view, legal, _ = position(env)
+    held = next(k for k in range(len(FACE_VALUE)) if view.hand[k] and FACE_VALUE[k] is not None)
+    lay = env.unwrapped.actions.from_string(f"lay {KINDS[held]} face up")
+    assert module.parse_move(str(FACE_VALUE[held]), view, legal) == module.parse_move(KINDS[held], view, legal) == lay
+    assert module.parse_move(f"2x{KINDS[held]}", view, legal) == Refusal("lay your up cards first (lay <card>)")
