@@ -4,15 +4,22 @@
     python -m experiments.play --env-id skull_king_v0 --agents heuristic random ppo:<checkpoint> --seat 1
 
 You sit at ``--seat``; ``--agents`` fill the other seats in order (one per opponent, so the
-game has ``len(agents) + 1`` players). Between your moves you read the public event log (cards
-played, dice rolled, bids revealed, trick and round winners, every score change and its
-cause); on your turn, your seat's screen (``pirate_envs.<game>.text``: what you know, nothing
-more) and your moves, numbered. Type a number, or name the move: a card (``red-13``), a bid
-(``3``), dice to re-roll (``reroll 2 parrot 1 sabre``, short ``r 2p 1s``; Kapern's re-rolls are
-not listed), a Piratenpoker bid (``bid green-5 red-3``, short ``b g5 r3``), a Lucky Pirate set
-(``2x5``). Anything else is asked again with a hint. Type ``q`` (or end the input) to quit at
-any time; Ctrl-C ends the game with the standings so far (exit status 130). ``--reveal`` shows
-the env's full ansi render instead (every seat's cards) and names every move as it is made.
+game has ``len(agents) + 1`` players), listed at the start by the names you typed. Between your
+moves you read the public event log (cards played, dice rolled, bids revealed, trick and round
+winners, every score change and its cause); on your turn, your seat's screen
+(``pirate_envs.<game>.text``: what you know, nothing more) and the menu of your moves, ``#1``,
+``#2``, ... (Kapern's re-rolls are named, not listed).
+
+A typed move has one meaning, the same as in the web table's text box
+(`pirate_envs.core.text.parse_move`): ``#2`` is menu move 2; a move's label is that move
+(``commit bid``, any case); a bare number is the value it names: a bid (``2`` bids 2), a card
+value (``7``: your 7, or which 7?), a die count, a seat; then the game's short forms: a card
+(``red-13``), dice to re-roll (``reroll 2 parrot 1 sabre``, short ``r 2p 1s``), a Piratenpoker
+card for your bid (``b g5``), a Lucky Pirate set (``2x5``). An input that could mean several
+moves lists them and asks again; a move the rules forbid says why (``you must follow black: you
+hold black-5``). ``q``, the end of the input (Ctrl-D) and Ctrl-C end the game with the
+standings so far (Ctrl-C with exit status 130). ``--reveal`` shows the env's full ansi render
+instead (every seat's cards) and names every move as it is made.
 """
 
 from __future__ import annotations
@@ -26,11 +33,9 @@ import pirate_envs
 from agents.registry import make_agent
 from experiments.cli import check_agents, check_env_id, check_players, games_epilog, parse_args
 from pirate_envs.core.events import event_text, record_events
-from pirate_envs.core.text import WIDTH, text_module
+from pirate_envs.core.text import WIDTH, Ambiguous, Refusal, shorten, text_module
 
 QUIT = {"q", "quit", "exit"}
-#: Blocks of moves typed by name and not listed (Kapern's re-rolls: up to 2,073 of them).
-NAMED_ONLY_BLOCKS = {"reroll"}
 
 
 @dataclass
@@ -46,66 +51,44 @@ class PlayArgs:
     reveal: bool = field(default=False, metadata={"help": "show the full state, hidden cards included"})
 
 
-def listed_moves(env: Any, legal: list[int]) -> list[int]:
-    """The legal moves shown numbered: all but those of `NAMED_ONLY_BLOCKS`."""
-    hidden = [b for b in env.actions.blocks if b.name in NAMED_ONLY_BLOCKS]
-    return [a for a in legal if not any(a in b for b in hidden)]
+def menu_moves(env: Any, legal: list[int]) -> list[int]:
+    """The legal moves of the menu, ``#1`` first (the game reader's menu: Kapern's re-rolls left out)."""
+    game = env.game
+    return text_module(env).Reader(game.view(game.current_player), legal).menu()
 
 
-def moves_text(env: Any, legal: list[int]) -> str:
-    """The legal moves numbered from 1, in columns when there are many."""
-    if not legal:
+def moves_text(env: Any, menu: list[int]) -> str:
+    """The menu's moves as ``#1 label``, in columns when there are many."""
+    if not menu:
         return ""
-    labels = [f"{i + 1:>3}. {env.action_to_string(a)}" for i, a in enumerate(legal)]
+    labels = [f"{f'#{i + 1}':>4} {env.action_to_string(a)}" for i, a in enumerate(menu)]
     width = max(len(label) for label in labels) + 2
     columns = max(1, WIDTH // width)
     rows = [labels[i : i + columns] for i in range(0, len(labels), columns)]
     return "\n".join("".join(label.ljust(width) for label in row).rstrip() for row in rows)
 
 
-def parse_move(text: str, count: int) -> int | None:
-    """The 1-based move number typed in ``text`` as an index, or ``None`` unless it is 1..``count``.
-
-    Only ASCII digits count (``²`` or ``٣`` do not), and no more of them than ``count`` has.
-    """
-    if not (text.isascii() and text.isdigit()) or len(text) > len(str(count)):
-        return None
-    number = int(text)
-    return number - 1 if 1 <= number <= count else None
-
-
-def ask_move(env: Any, legal: list[int], read: TextIO, write: TextIO) -> list[int] | None:
-    """Ask until a move is typed, as a listed number or by name; ``None`` to quit (``q`` or end of input).
-
-    Returns the moves typed (a named Piratenpoker bid is several), checked for the player on turn.
-    """
+def ask_move(env: Any, legal: list[int], read: TextIO, write: TextIO) -> int | None:
+    """Ask until a legal move is typed (`pirate_envs.core.text.parse_move`); ``None`` to quit (``q``, end of input)."""
     game = env.game
     view = game.view(game.current_player)
     module = text_module(env)
-    listed = listed_moves(env, legal)
-    numbers = f"1-{len(listed)} or " if listed else ""
+    menu = menu_moves(env, legal)
+    numbers = f"#1-#{len(menu)} from the menu, " if menu else ""
     while True:
-        write.write(f"your move ({numbers}its name, q to quit): ")
+        write.write(f"your move (a move, {numbers}q to quit): ")
         write.flush()
         line = read.readline()
         if not line:
             return None
-        text = line.strip().lower()
-        if text in QUIT:
+        if line.strip().lower() in QUIT:
             return None
-        index = parse_move(text, len(listed))
-        if index is not None:
-            return [listed[index]]
-        numbered = f"a number from 1 to {len(listed)}, or " if listed else ""
-        if text.isascii() and text.isdigit() and len(text) > 2:
-            reason = f"type {numbered}{module.move_hint(view, legal).removeprefix('type ')}"
-        else:
-            try:
-                return module.parse_moves(text, view, legal)
-            except ValueError as error:
-                reason = str(error).replace("; type ", f"; type {numbered}", 1)
-        shown = line.strip() if len(line.strip()) <= 20 else line.strip()[:20] + "..."
-        write.write(fold(f"  '{shown}' is not a move: {reason}", "    ") + "\n")
+        parsed = module.parse_move(line, view, legal)
+        if not isinstance(parsed, (Ambiguous, Refusal)):
+            return parsed
+        shown = shorten(line, 20)
+        answer = parsed.message if isinstance(parsed, Ambiguous) else f"'{shown}' is not a move: {parsed.reason}"
+        write.write(fold(f"  {answer}", "    ") + "\n")
 
 
 def check_args(args: PlayArgs) -> None:
@@ -134,13 +117,17 @@ def play(args: PlayArgs, read: TextIO = sys.stdin, write: TextIO = sys.stdout) -
     others = [s for s in range(n) if s != args.seat]
     seat_agents = {s: make_agent(name, args.env_id, seed=s, env=env) for s, name in zip(others, args.agents)}
     env.reset(seed=args.seed)
-    names = {s: getattr(agent, "name", "agent") for s, agent in seat_agents.items()}
-    write.write(fold(f"{args.env_id}: you are {env.possible_agents[args.seat]}; opponents: {names}", "  ") + "\n")
+    names = dict(zip(others, args.agents))  # the names typed on the command line
+    opponents = ", ".join(f"{env.possible_agents[s]} {name}" for s, name in names.items())
+    write.write(fold(f"{args.env_id}: you are {env.possible_agents[args.seat]}; opponents: {opponents}", "  ") + "\n")
     try:
-        return _play_turns(args, env, seat_agents, names, read, write)
+        scores = _play_turns(args, env, seat_agents, names, read, write)
     except KeyboardInterrupt:
         write.write(f"\ninterrupted; the standings so far:\n{standings(env)}\n")
         raise
+    if scores is None:
+        write.write(f"quit; the standings so far:\n{standings(env)}\n")
+    return scores
 
 
 def _play_turns(
@@ -164,13 +151,11 @@ def _play_turns(
         screen = env.render() if args.reveal else module.seat_text(view, seat)
         legal = [int(a) for a in obs["action_mask"].nonzero()[0]]
         hint = fold(f"  ({module.move_hint(view, legal)})", "   ")
-        write.write(f"\n{screen}\n{moves_text(env, listed_moves(env, legal))}\n{hint}\n")
-        actions = ask_move(env, legal, read, write)
-        if actions is None:
-            write.write("quit\n")
+        write.write(f"\n{screen}\n{moves_text(env, menu_moves(env, legal))}\n{hint}\n")
+        action = ask_move(env, legal, read, write)
+        if action is None:
             return None
-        for action in actions:
-            env.step(action)
+        env.step(action)
     write_events(game, shown, write)
     scores = game.scores().tolist()
     winners = [env.possible_agents[w] for w in game.winners()] if game.terminated else []

@@ -9,7 +9,7 @@ import pytest
 
 import pirate_envs
 from agents.base import action_blocks, sample_legal
-from pirate_envs.core.text import WIDTH, env_seat_text, text_module
+from pirate_envs.core.text import WIDTH, Refusal, env_seat_text, text_module
 from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET, STOP, reroll_action
 from pirate_envs.piraten_kapern.rules import FACES
 from pirate_envs.skull_king.actions import BID_OFFSET, CARD_OFFSET
@@ -141,17 +141,17 @@ def test_kapern_moves_by_naming_dice():
     assert parse("stop", view, legal) == STOP
     assert parse("put coin", view, legal) == CHEST_PUT_OFFSET + FACES.index("coin")
     for bad, hint in (
-        ("r 4p", "not that many free parrot dice"),
+        ("r 4p", "not that many free parrot dice: you have 3"),
         ("r 1p", "a re-roll takes two dice or more"),
         ("r 2q", "'q' is not a face"),
         ("r 2 3p", "follows another number"),
-        ("r 1sk 1p", "is not allowed now"),  # a skull only with the Sorceress
-        ("take coin", "is not allowed now"),
+        ("r 1sk 1p", "skulls stay put (only the Sorceress re-rolls one)"),
+        ("take coin", "no coin die on the chest"),
         ("", "nothing typed"),
     ):
-        with pytest.raises(ValueError, match=hint) as error:
-            parse(bad, view, legal)
-        assert "e.g. 'r 2p 1s'" in str(error.value)
+        refusal = parse(bad, view, legal)
+        assert isinstance(refusal, Refusal) and hint in refusal.reason, (bad, refusal)
+        assert "e.g. 'r 2c 1p'" in text_module(env).move_hint(view, legal)  # from the dice on the table
 
 
 def test_skull_king_moves_by_name():
@@ -160,15 +160,14 @@ def test_skull_king_moves_by_name():
     parse = text_module(env).parse_move
     # hand 2 with seat 0 first dealer: seat 1 deals, seat 0 bids first
     assert parse("2", env.game.view(0), env.game.legal_actions()) == BID_OFFSET + 2
-    with pytest.raises(ValueError, match="type a bid from 0 to 2"):
-        parse("3", env.game.view(0), env.game.legal_actions())
+    assert parse("3", env.game.view(0), env.game.legal_actions()) == Refusal("bids are 0 to 2 this hand")
     env.step(BID_OFFSET + 2)
     env.step(BID_OFFSET + 0)
     view, legal = env.game.view(0), env.game.legal_actions()
     assert parse("red-5", view, legal) == CARD_OFFSET + token_index("red-5")
     assert parse("play scary_mary:escape", view, legal) == CARD_OFFSET + token_index("scary_mary:escape")
-    with pytest.raises(ValueError, match="type a card: red-5 scary_mary:pirate scary_mary:escape"):
-        parse("red-9", view, legal)
+    assert parse("red-9", view, legal) == Refusal("you hold no red-9")
+    assert text_module(env).move_hint(view, legal) == "type a card: red-5 scary_mary:pirate scary_mary:escape"
 
 
 def test_piratenpoker_bid_by_naming_cards_and_hidden_until_revealed():
@@ -180,19 +179,22 @@ def test_piratenpoker_bid_by_naming_cards_and_hidden_until_revealed():
     hands += [["green-4"] * 6, ["yellow-4"] * 6]
     env.reset(seed=0, options={"hands": hands})
     view, legal = env.game.view(0), env.game.legal_actions()
-    parse = text_module(env).parse_moves
-    green5, red3 = ADD + POKER_INDEX["green-5"], ADD + POKER_INDEX["red-3"]
-    assert parse("bid green-5 red-3", view, legal) == [green5, red3, COMMIT]
-    assert parse("b g5 g5 r3", view, legal) == [green5, green5, red3, COMMIT]
-    assert parse("add g5", view, legal) == [green5]
-    assert parse("pass", view, legal) == [PASS]
-    bad_moves = (("bid g5 g5 g5", "you hold 2 green-5"), ("b g9", "is not a poker card"), ("commit", "not allowed"))
+    parse = text_module(env).parse_move
+    green5 = ADD + POKER_INDEX["green-5"]
+    assert parse("bid green-5", view, legal) == parse("b g5", view, legal) == parse("add g5", view, legal) == green5
+    assert parse("pass", view, legal) == PASS
+    bad_moves = (
+        ("bid g5 r3", "one card at a time"),
+        ("b g9", "is not a poker card"),
+        ("commit", "your bid holds no card yet"),
+        ("b g4", "you hold no green-4"),
+    )
     for bad, hint in bad_moves:
-        with pytest.raises(ValueError, match=hint) as error:
-            parse(bad, view, legal)
-        assert "e.g. 'bid green-5 red-3'" in str(error.value)
-    for action in parse("bid green-5 red-8", view, legal):
-        env.step(action)
+        refusal = parse(bad, view, legal)
+        assert isinstance(refusal, Refusal) and hint in refusal.reason, (bad, refusal)
+    assert "e.g. 'bid green-5'" in text_module(env).move_hint(view, legal)
+    for typed in ("bid green-5", "bid red-8", "commit bid"):
+        env.step(parse(typed, env.game.view(0), env.game.legal_actions()))
     mine = env_seat_text(env, "player_0")
     assert "your bid: green-5 red-8" in mine.splitlines()
     theirs = env_seat_text(env, "player_1")
@@ -224,11 +226,11 @@ def test_lucky_pirate_moves_by_naming_cards():
         assert parse(typed, view, legal) == two_fives, typed
     assert parse("cap", view, legal) == play_action(KIND_INDEX["captain"], 1)
     assert parse("play parrot", view, legal) == play_action(KIND_INDEX["parrot"], 1)
-    bad_moves = (("3x5", "not allowed now"), ("zz", "'zz' is not a card"), ("5 6", "one kind at a time"))
-    for bad, hint in (*bad_moves, ("pick up", "not allowed now")):
-        with pytest.raises(ValueError, match=hint) as error:
-            parse(bad, view, legal)
-        assert "type one of: 5, 2x5, captain, parrot" in str(error.value)
+    bad_moves = (("3x5", "you hold 2 x 5 in your hand"), ("zz", "'zz' is not a card"), ("5 6", "one kind at a time"))
+    for bad, hint in (*bad_moves, ("pick up", "you pick up the pile only when you cannot play")):
+        refusal = parse(bad, view, legal)
+        assert isinstance(refusal, Refusal) and hint in refusal.reason, (bad, refusal)
+    assert text_module(env).move_hint(view, legal) == "type one of: 5, 2x5, captain, parrot"
     text = env_seat_text(env, "player_0")
     assert "your hand: 5 5 captain parrot" in text.splitlines()
     assert "kraken" not in text and "8" not in text.split("your hand")[1]
@@ -249,31 +251,31 @@ def play_script(env_id: str, agents: list[str], typed: str, seed: int = 1, revea
 
 def test_play_shows_the_seat_screen_and_the_events_and_takes_named_dice():
     text = play_script("piraten_kapern_v0", ["heuristic"], "r 9p\nhello\nr 2m\nq\n")
-    assert "your turn: stop or re-roll, roll 1" in text and "  1. stop" in text
+    assert "your turn: stop or re-roll, roll 1" in text and "  #1 stop" in text
     assert "reroll coinx" not in text  # Kapern's re-rolls are named, not listed
     assert "  * player_0 draws the fortune card gold" in text
-    assert "'r 9p' is not a move: not that many free parrot dice; type a number from 1 to 1, or stop" in text
+    assert "'r 9p' is not a move: not that many free parrot dice: you have " in text
     assert "'hello' is not a move: 'hello' is not a face" in text
     assert "  * player_0 re-rolls 2 monkey" in text  # 'r 2m' was played
     assert max(len(line) for line in text.splitlines() if not line.startswith(("  *", "your move"))) <= WIDTH
 
 
 def test_play_a_whole_skull_king_game_without_seeing_hidden_bids():
-    text = play_script("skull_king_v0", ["random", "random"], "1\n" * 200, seed=2)
+    text = play_script("skull_king_v0", ["random", "random"], "#1\n" * 200, seed=2)
     assert "game over; scores" in text and "game over: final standings" in text
     first_reveal = text.index("  * bids revealed:")
     before = text[:first_reveal]
     assert "(random): bid" not in before and "player_1 has bid" in before
     assert "wins the trick" in text and "(bid " in text  # score changes with their cause
     asked_again = play_script("skull_king_v0", ["random", "random"], "5\nq\n", seed=2)  # hand 1: bids 0 or 1
-    assert "'5' is not a move: '5' is not possible now; type a number from 1 to 2, or a bid from 0 to 1" in asked_again
+    assert "'5' is not a move: bids are 0 to 1 this hand" in asked_again
 
 
 def test_play_a_piratenpoker_bid_by_naming_cards():
     env = pirate_envs.make("piratenpoker_v0", raw=True, num_players=3)
     env.reset(seed=4)
     first = text_module(env).seat_text(env.game.view(0)).split("your hand: ")[1].split()[0]
-    text = play_script("piratenpoker_v0", ["random", "random"], f"bid {first}\nq\n", seed=4)
+    text = play_script("piratenpoker_v0", ["random", "random"], f"bid {first}\ncommit bid\nq\n", seed=4)
     assert "  * player_0 has bid" in text
     assert f"  * bids revealed: player_0 [{first}]" in text
 
@@ -281,7 +283,7 @@ def test_play_a_piratenpoker_bid_by_naming_cards():
 @pytest.mark.parametrize("reveal", [False, True])
 def test_play_a_six_player_skull_king_game_to_the_end(reveal):
     """Long trick lines at a six-seat table wrap (they once stopped the game with a ValueError)."""
-    text = play_script("skull_king_v0", ["random"] * 5, "1\n" * 200, seed=3, reveal=reveal)
+    text = play_script("skull_king_v0", ["random"] * 5, "#1\n" * 200, seed=3, reveal=reveal)
     assert "game over; scores" in text and "player_5" in text
     assert "game over: final standings" in text or reveal
     assert max(len(line) for line in text.splitlines() if not line.startswith("your move")) <= WIDTH
@@ -290,7 +292,7 @@ def test_play_a_six_player_skull_king_game_to_the_end(reveal):
 @pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
 def test_play_writes_no_line_over_100_columns_even_a_refusal(env_id):
     text = play_script(env_id, ["random"] * 4, "hello\nq\n", seed=4)
-    assert "'hello' is not a move: " in text and text.endswith("quit\n")
+    assert "'hello' is not a move: " in text and "quit; the standings so far:" in text
     prompt = "q to quit): "  # in a terminal the typed line and its Enter end the prompt's line
     assert max(len(line.split(prompt)[-1]) for line in text.splitlines()) <= WIDTH
 
@@ -302,12 +304,13 @@ def test_piratenpoker_refuses_a_recipient_seat_the_table_does_not_have():
     env = next(e for e in random_states("piratenpoker_v0", games=5, num_players=4) if e.game.view(0).table.phase == 3)
     chooser = env.game.current_player
     view, legal = env.game.view(chooser), env.game.legal_actions()
-    parse = text_module(env).parse_moves
-    assert parse("to player_3", view, legal) == [RECIPIENT + (3 - chooser) % 4]
-    assert parse("to self", view, legal) == parse(f"to player_{chooser}", view, legal) == [RECIPIENT]
-    for bad in ("to player_7", "to 4", "player_4", "to player_10", "to 123"):
-        with pytest.raises(ValueError, match="names no seat; the seats are player_0 to player_3; type to and a seat"):
-            parse(bad, view, legal)
+    parse = text_module(env).parse_move
+    assert parse("to player_3", view, legal) == parse("3", view, legal) == RECIPIENT + (3 - chooser) % 4
+    assert parse("to self", view, legal) == parse(f"to player_{chooser}", view, legal) == RECIPIENT
+    for bad in ("to player_7", "to 4", "player_4", "to player_10", "to 123", "4"):
+        refusal = parse(bad, view, legal)
+        assert isinstance(refusal, Refusal), bad
+        assert "names no seat; the seats are player_0 to player_3; type to and a seat" in refusal.reason
 
 
 def test_lucky_pirate_refuses_counts_and_down_slots_out_of_range():
@@ -324,14 +327,13 @@ def test_lucky_pirate_refuses_counts_and_down_slots_out_of_range():
     parse = text_module(env).parse_move
     assert play_action(KIND_INDEX["5"], MAX_COPIES + 1) == play_action(KIND_INDEX["6"], 1) in legal  # the trap
     for bad in ("7x5", "5 5 5 5 5 5 5", "12 captain", "0x5", "10x5"):
-        with pytest.raises(ValueError, match=f"1 to {MAX_COPIES} cards of a kind") as error:
-            parse(bad, view, legal)
-        assert "type one of: " in str(error.value)
+        refusal = parse(bad, view, legal)
+        assert isinstance(refusal, Refusal) and f"1 to {MAX_COPIES} cards of a kind" in refusal.reason, bad
+        assert "type one of: " in refusal.reason
     env.step(play_action(KIND_INDEX["captain"], 1))
     view, legal = env.game.view(1), env.game.legal_actions()
     assert legal == [PICK_UP]  # after the Captain only a First Mate or a Porthole
     for bad in ("down 5", "down 12", "d 0", "down 99"):
-        with pytest.raises(ValueError, match=f"down-card slots are 1 to {MAX_UP_DOWN}"):
-            parse(bad, view, legal)
-    with pytest.raises(ValueError, match="not allowed now"):
-        parse("down 1", view, legal)
+        refusal = parse(bad, view, legal)
+        assert isinstance(refusal, Refusal) and f"down-card slots are 1 to {MAX_UP_DOWN}" in refusal.reason, bad
+    assert parse("down 1", view, legal) == Refusal("down cards come last: play your hand, then your up cards")

@@ -41,7 +41,7 @@ from agents.policy_agent import AGENT_SUFFIXES
 from agents.registry import agent_names, make_agent
 from pirate_envs.core.events import event_text, record_events
 from pirate_envs.core.spec import UserOption
-from pirate_envs.core.text import text_module
+from pirate_envs.core.text import Ambiguous, Refusal, shorten, text_module
 
 #: Most actions a replayed record may hold: about four times the longest game that random
 #: agents played under the capped options (Lucky Pirate, 2 players, first to 5 wins: 4,622
@@ -241,13 +241,8 @@ class GameSession:
             command = body["command"]
             if not isinstance(command, str) or len(command) > 200:
                 raise RequestError("command must be a text of at most 200 characters")
-            try:
-                actions = self.text.parse_moves(command, view, legal)
-            except ValueError as error:
-                raise RequestError(str(error)) from None
+            actions = [typed_move(self.text, command, view, legal)]
         for action in actions:
-            if not self.env.is_legal(action):  # a later part of a typed bid that became illegal
-                raise RequestError(f"{self.env.action_to_string(action)} is not legal now")
             self._step(action)
         self._run_agents()
 
@@ -291,6 +286,20 @@ class GameSession:
             "agents": [("human" if s == self.seat else self.agent_names[s]) for s in range(game.num_players)],
             "scores": game.scores().tolist(),
         }
+
+
+def typed_move(text: Any, command: str, view: Any, legal: list[int]) -> int:
+    """The move typed in the page's text box, read as the terminal reads it (`pirate_envs.core.text.parse_move`).
+
+    ``text`` is the game's text module. A typed input that could mean several moves, or none,
+    is a `RequestError` (400) that lists the candidates or says why.
+    """
+    parsed = text.parse_move(command, view, legal)
+    if isinstance(parsed, Ambiguous):
+        raise RequestError(parsed.message)
+    if isinstance(parsed, Refusal):
+        raise RequestError(f"'{shorten(command, 20)}' is not a move: {parsed.reason}")
+    return parsed
 
 
 def _outcome(env: Any) -> dict[str, Any]:

@@ -1,19 +1,34 @@
-"""Lucky Pirate as text for one seat: the seat screen, and moves typed by naming cards.
+"""Lucky Pirate as text for one seat: the seat screen, and the reader of typed moves.
 
 Built from the seat's `pirate_envs.lucky_pirate.view.View` only: his hand,
 every up card, hand and down-card counts, the pile, the direction of play, the cards out of the
-game and the cards every player saw go into a hand. Moves: ``5`` or ``play 5`` plays one 5,
-``2x5`` (or ``5 5``, ``play 2 x 5``) two of them, ``captain`` a Captain; ``down 2`` turns down
-card 2 over; ``pick up`` takes the pile; ``lay captain`` lays a card face up during the set-up.
+game and the cards every player saw go into a hand. Typed moves (`Reader`, read by
+`pirate_envs.core.text.parse_move`): a number is a card value, ``5`` or ``play 5`` plays one 5
+(``9`` a Captain, ``10`` a Kraken), ``2x5`` (or ``5 5``, ``play 2 x 5``) two of them,
+``captain`` a Captain; ``down 2`` turns down card 2 over; ``pick up`` takes the pile;
+``lay captain`` (or ``captain``) lays a card face up during the set-up. A card that may not go
+on the pile says why.
 """
 
 from __future__ import annotations
 
 import re
 
-from pirate_envs.core.text import item_lines, players_table, screen, standings_lines, title_line, turn_line
-from pirate_envs.lucky_pirate.actions import DOWN_OFFSET, LAY_UP_OFFSET, PICK_UP, decode_play, play_action
-from pirate_envs.lucky_pirate.cards import KINDS, MAX_COPIES, MAX_UP_DOWN, NUM_KINDS
+from pirate_envs.core.text import (
+    Ambiguous,
+    MoveReader,
+    Refusal,
+    item_lines,
+    players_table,
+    screen,
+    shown_list,
+    standings_lines,
+    title_line,
+    turn_line,
+)
+from pirate_envs.core.text import parse_move as core_parse_move
+from pirate_envs.lucky_pirate.actions import ACTIONS, DOWN_OFFSET, LAY_UP_OFFSET, PICK_UP, decode_play, play_action
+from pirate_envs.lucky_pirate.cards import CAPTAIN, FACE_VALUE, KINDS, MAX_COPIES, MAX_UP_DOWN, NUM_KINDS
 from pirate_envs.lucky_pirate.rules import Mode
 from pirate_envs.lucky_pirate.spec import SPEC
 from pirate_envs.lucky_pirate.view import View
@@ -98,16 +113,80 @@ def _kind(word: str) -> int | None:
 _COUNT_KIND = re.compile(r"^([0-9]+)x(.+)$")
 
 
-def parse_move(text: str, view: View, legal: list[int]) -> int:
-    """The legal action typed in ``text`` (``ValueError`` with a hint)."""
-    words = text.strip().lower().replace(" x ", "x").split()
-    try:
-        action = _parse(words)
-    except ValueError as error:
-        raise ValueError(f"{error}; {move_hint(view, legal)}") from None
-    if action not in legal:
-        raise ValueError(f"'{text.strip()[:30]}' is not allowed now; {move_hint(view, legal)}")
-    return action
+class Reader(MoveReader):
+    """Lucky Pirate's typed moves: a number is a card value (``7`` plays one 7, ``10`` a Kraken)."""
+
+    actions = ACTIONS
+
+    def number(self, value: int) -> list[int] | Refusal:
+        kinds = [k for k, face in enumerate(FACE_VALUE) if face == value]
+        if not kinds:
+            top = max(face for face in FACE_VALUE if face is not None)
+            return Refusal(f"card values are 1 to {top} (9 the Captain, 10 the Kraken)")
+        return [a for k in kinds for a in (play_action(k, 1), LAY_UP_OFFSET + k)]
+
+    def words(self, words: list[str]) -> list[int] | Refusal | None:
+        try:
+            action = _parse(" ".join(words).replace(" x ", "x").split())
+        except ValueError as error:
+            return Refusal(str(error))
+        if action < DOWN_OFFSET and decode_play(action)[1] == 1:  # one card: played, or laid up in the set-up
+            return [action, LAY_UP_OFFSET + decode_play(action)[0]]
+        return [action]
+
+    def why(self, named: list[int]) -> str:
+        view, action = self.view, named[0]
+        own_hand, own_up = view.hand, view.up[0]
+        if action >= LAY_UP_OFFSET:
+            kind = KINDS[action - LAY_UP_OFFSET]
+            return f"you hold no {kind}" if view.setting_up else "the up cards are laid: play"
+        if view.setting_up:
+            return "lay your up cards first (lay <card>)"
+        if action == PICK_UP:
+            return "you pick up the pile only when you cannot play"
+        if action >= DOWN_OFFSET:
+            if own_hand.any() or own_up.any():
+                return "down cards come last: play your hand, then your up cards"
+            return f"down slot {action - DOWN_OFFSET + 1} is empty"
+        kind, count = decode_play(action)
+        source, where = (own_hand, "in your hand") if view.hand_sizes[0] else (own_up, "among your up cards")
+        if not source.any():
+            return "your hand and up cards are gone: play a down card (down <slot>)"
+        if not source[kind]:
+            return f"you hold no {KINDS[kind]} {where}"
+        if count > source[kind]:
+            return f"you hold {int(source[kind])} x {KINDS[kind]} {where}"
+        if view.pile_mode == Mode.CAPTAIN:
+            return "after the Captain only a First Mate or a Porthole"
+        if FACE_VALUE[kind] is not None and FACE_VALUE[kind] < view.pile_value:
+            return f"a {KINDS[kind]} does not match or beat the pile's value {view.pile_value}"
+        if kind == CAPTAIN:
+            return "a Captain does not go on the Kraken"
+        return f"a {KINDS[kind]} may not go on this pile (value {view.pile_value})"
+
+    def hint(self) -> str:
+        options = []
+        for action in self.legal:
+            if action < DOWN_OFFSET:
+                kind, count = decode_play(action)
+                options.append(KINDS[kind] if count == 1 else f"{count}x{KINDS[kind]}")
+            elif action < PICK_UP:
+                options.append(f"down {action - DOWN_OFFSET + 1}")
+            elif action == PICK_UP:
+                options.append("pick up")
+            else:
+                options.append(f"lay {KINDS[action - LAY_UP_OFFSET]}")
+        return "type one of: " + shown_list(options)
+
+
+def parse_move(text: str, view: View, legal: list[int]) -> int | Ambiguous | Refusal:
+    """The move typed in ``text`` (see `pirate_envs.core.text.parse_move`)."""
+    return core_parse_move(text, legal, Reader, view)
+
+
+def move_hint(view: View, legal: list[int]) -> str:
+    """What may be typed now."""
+    return Reader(view, legal).hint()
 
 
 def _parse(words: list[str]) -> int:
@@ -152,26 +231,4 @@ def _count(number: int | str) -> int:
     return int(text)
 
 
-def move_hint(view: View, legal: list[int]) -> str:
-    """What may be typed now."""
-    options = []
-    for action in legal:
-        if action < DOWN_OFFSET:
-            kind, count = decode_play(action)
-            options.append(KINDS[kind] if count == 1 else f"{count}x{KINDS[kind]}")
-        elif action < PICK_UP:
-            options.append(f"down {action - DOWN_OFFSET + 1}")
-        elif action == PICK_UP:
-            options.append("pick up")
-        else:
-            options.append(f"lay {KINDS[action - LAY_UP_OFFSET]}")
-    shown = options if len(options) <= 12 else [*options[:12], "..."]
-    return "type one of: " + ", ".join(shown)
-
-
-def parse_moves(text: str, view: View, legal: list[int]) -> list[int]:
-    """The action typed in ``text`` as a one-item list (the interface every game's text module has)."""
-    return [parse_move(text, view, legal)]
-
-
-__all__ = ["GAME_NAME", "move_hint", "parse_move", "parse_moves", "seat_text"]
+__all__ = ["GAME_NAME", "Reader", "move_hint", "parse_move", "seat_text"]

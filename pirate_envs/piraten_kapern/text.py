@@ -1,17 +1,24 @@
-"""Piraten Kapern as text for one seat: the seat screen, and moves typed by naming dice.
+"""Piraten Kapern as text for one seat: the seat screen, and the reader of typed moves.
 
-A re-roll is named by its dice: ``reroll 2 parrot 1 sabre``, or short ``r 2p 1s`` (``r p p s``
-too: a face without a count is one die). Faces: ``c`` coin, ``d`` diamond, ``m`` monkey, ``p``
+Typed moves (`Reader`, read by `pirate_envs.core.text.parse_move`): a number is a die count
+(``2``: a re-roll of two dice, which asks which ones unless only one pair may go). A re-roll
+is named by its dice: ``reroll 2 parrot 1 sabre``, or short ``r 2p 1s`` (``r p p s`` too: a
+face without a count is one die). Faces: ``c`` coin, ``d`` diamond, ``m`` monkey, ``p``
 parrot, ``s`` sabre, ``sk`` skull (the Sorceress). ``stop`` (``s`` alone) ends the turn;
-``put coin`` / ``take coin`` move a die on or off the Treasure Chest.
+``put coin`` / ``take coin`` move a die on or off the Treasure Chest. A re-roll the dice do
+not allow says why (held dice, skulls); the hint's example is built from the dice on the table.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from pirate_envs.core.rewards import winners_by_score
 from pirate_envs.core.text import (
+    Ambiguous,
+    MoveReader,
+    Refusal,
     count_words,
     item_lines,
     players_table,
@@ -20,11 +27,22 @@ from pirate_envs.core.text import (
     title_line,
     turn_line,
 )
-from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET, CHEST_TAKE_OFFSET, STOP, reroll_action
+from pirate_envs.core.text import parse_move as core_parse_move
+from pirate_envs.piraten_kapern.actions import (
+    ACTIONS,
+    CHEST_PUT_OFFSET,
+    CHEST_TAKE_OFFSET,
+    REROLL_OFFSET,
+    REROLL_TUPLES,
+    STOP,
+    reroll_action,
+    reroll_counts,
+)
 from pirate_envs.piraten_kapern.rules import (
     DISQUALIFYING_SKULLS,
     FACES,
     NON_SKULL_FACES,
+    NUM_DICE,
     NUM_FACES,
     card_skulls,
     island_penalty,
@@ -120,49 +138,109 @@ def parse_dice(words: list[str]) -> list[int]:
     return counts
 
 
-def parse_move(text: str, view: View, legal: list[int]) -> int:
-    """The legal action typed as ``stop``, a re-roll by dice, or a chest move (``ValueError`` with a hint)."""
-    words = text.strip().lower().replace(",", " ").split()
-    if not words:
-        raise ValueError(f"nothing typed; {move_hint(view, legal)}")
-    verb, rest = words[0], words[1:]
-    try:
+class Reader(MoveReader):
+    """Kapern's typed moves: a number is a die count (``2``: which two dice?), dice are named."""
+
+    actions = ACTIONS
+    menu_left_out = frozenset({"reroll"})
+
+    def number(self, value: int) -> list[int] | Refusal:
+        if not 1 <= value <= NUM_DICE:
+            return Refusal(f"a re-roll takes 2 to {NUM_DICE} dice")
+        return [REROLL_OFFSET + i for i, counts in enumerate(REROLL_TUPLES) if sum(counts) == value] or Refusal(
+            "a re-roll takes two dice or more (or the Sorceress's one skull)"
+        )
+
+    def words(self, words: list[str]) -> list[int] | Refusal | None:
+        verb, rest = words[0], words[1:]
         if verb in _STOP_WORDS and not rest:
-            action = STOP
-        elif verb in ("put", "take") and len(rest) == 1:
+            return [STOP]
+        if verb in ("put", "take") and len(rest) in (1, 3):  # "put coin" or the label's "put coin on chest"
             face = _face(rest[0])
             if face is None or face not in NON_SKULL_FACES:
-                raise ValueError(f"'{rest[0][:20]}' is not a face the chest holds")
-            action = (CHEST_PUT_OFFSET if verb == "put" else CHEST_TAKE_OFFSET) + NON_SKULL_FACES.index(face)
-        else:
-            if verb in _REROLL_WORDS:
-                words = rest
+                return Refusal(f"'{rest[0][:20]}' is not a face the chest holds")
+            return [(CHEST_PUT_OFFSET if verb == "put" else CHEST_TAKE_OFFSET) + NON_SKULL_FACES.index(face)]
+        if verb in _REROLL_WORDS:
+            words = rest
+        try:
             counts = parse_dice(words)
-            over = [FACES[f] for f in range(NUM_FACES) if counts[f] > view.free[f]]
-            if over:
-                raise ValueError(f"not that many free {', '.join(over)} dice")
-            try:
-                action = reroll_action(counts)
-            except ValueError:
-                raise ValueError("a re-roll takes two dice or more (or the Sorceress's one skull)") from None
-    except ValueError as error:
-        raise ValueError(f"{error}; {move_hint(view, legal)}") from None
-    if action not in legal:
-        raise ValueError(f"'{text.strip()[:30]}' is not allowed now; {move_hint(view, legal)}")
-    return action
+        except ValueError as error:
+            return Refusal(str(error))
+        if self._too_many(counts):
+            return Refusal(self._too_many(counts))
+        if counts[SKULL_INDEX] > 1:
+            return Refusal("skulls stay put (the Sorceress re-rolls one skull)")
+        try:
+            return [reroll_action(counts)]
+        except ValueError:
+            return Refusal("a re-roll takes two dice or more (or the Sorceress's one skull)")
+
+    def why(self, named: list[int]) -> str:
+        view = self.view
+        if self.legal == [STOP]:
+            if view.card == "storm":
+                return "after the Storm you re-roll once only: stop"
+            return "you may only stop now"
+        action = named[0]
+        if len(named) > 1:  # a die count
+            free = sum(view.free[:SKULL_INDEX])
+            return f"you have {free} free dice to re-roll (skulls stay put)"
+        if REROLL_OFFSET <= action < CHEST_PUT_OFFSET:
+            counts = reroll_counts(action)
+            if self._too_many(counts):
+                return self._too_many(counts)
+            if counts[SKULL_INDEX]:
+                if view.island:
+                    return "on the Island of Skulls the skulls stay put"
+                if view.card != "sorceress":
+                    return "skulls stay put (only the Sorceress re-rolls one)"
+                if view.sorceress_used:
+                    return "the Sorceress has re-rolled her skull already"
+                return "you have no skull to re-roll"
+        if action >= CHEST_PUT_OFFSET:
+            face = NON_SKULL_FACES[(action - CHEST_PUT_OFFSET) % len(NON_SKULL_FACES)]
+            if view.card != "treasure_chest":
+                return "the chest is played with the Treasure Chest card only"
+            if action < CHEST_TAKE_OFFSET and not view.free[face]:
+                return f"no free {FACES[face]} die to put on the chest"
+            if action >= CHEST_TAKE_OFFSET and not view.chest[face]:
+                return f"no {FACES[face]} die on the chest"
+            return "no more chest moves this roll"
+        return super().why(named)
+
+    def _too_many(self, counts: Sequence[int]) -> str:
+        """Why a re-roll of ``counts`` takes more dice of a face than lie free (``""``: it does not)."""
+        view = self.view
+        for face in NON_SKULL_FACES:
+            if counts[face] > view.free[face]:
+                held = f" ({view.chest[face]} held on the chest)" if view.chest[face] else ""
+                return f"not that many free {FACES[face]} dice: you have {view.free[face]}{held}"
+        return ""
+
+    def hint(self) -> str:
+        if self.legal == [STOP]:
+            return "type stop"
+        free = ", ".join(count_words(self.view.free[:SKULL_INDEX], FACES[:SKULL_INDEX]))
+        chest = "; put <face> / take <face> for the chest" if any(a >= CHEST_PUT_OFFSET for a in self.legal) else ""
+        return f"type stop, or re-roll by naming free dice ({free}), e.g. '{self.example()}'{chest}"
+
+    def example(self) -> str:
+        """A legal re-roll typed short, from the dice on the table (``r 2c 1p``)."""
+        short = {face: letter for letter, face in FACE_SHORT.items() if len(letter) == 1 and face != SKULL_INDEX}
+        faces = [f for f in NON_SKULL_FACES if self.view.free[f]]
+        if len(faces) >= 2:
+            return f"r {min(2, self.view.free[faces[0]])}{short[faces[0]]} 1{short[faces[1]]}"
+        return f"r {self.view.free[faces[0]]}{short[faces[0]]}" if faces else "stop"
 
 
-def parse_moves(text: str, view: View, legal: list[int]) -> list[int]:
-    """The action typed in ``text`` as a one-item list (the interface every game's text module has)."""
-    return [parse_move(text, view, legal)]
+def parse_move(text: str, view: View, legal: list[int]) -> int | Ambiguous | Refusal:
+    """The move typed in ``text`` (see `pirate_envs.core.text.parse_move`)."""
+    return core_parse_move(text, legal, Reader, view)
+
 
 def move_hint(view: View, legal: list[int]) -> str:
     """What may be typed now."""
-    free = ", ".join(count_words(view.free[:SKULL_INDEX], FACES[:SKULL_INDEX]))
-    if legal == [STOP]:
-        return "type stop"
-    chest = "; put <face> / take <face> for the chest" if any(a >= CHEST_PUT_OFFSET for a in legal) else ""
-    return f"type stop, or re-roll by naming free dice ({free}), e.g. 'r 2p 1s'{chest}"
+    return Reader(view, legal).hint()
 
 
-__all__ = ["FACE_SHORT", "GAME_NAME", "dice_words", "move_hint", "parse_dice", "parse_move", "parse_moves", "seat_text"]
+__all__ = ["FACE_SHORT", "GAME_NAME", "Reader", "dice_words", "move_hint", "parse_dice", "parse_move", "seat_text"]

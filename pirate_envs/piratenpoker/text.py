@@ -1,22 +1,40 @@
-"""Piratenpoker as text for one seat: the seat screen, and bids built by naming cards.
+"""Piratenpoker as text for one seat: the seat screen, and the reader of typed moves.
 
 Built from the seat's `pirate_envs.piratenpoker.view.View` (his hand, his own bid of
-this round, the public table) and who is on turn, which every player sees. Moves:
-``bid green-5 red-3`` (short ``b g5 r3``) adds those cards and commits the bid, ``add g5`` adds
-one without committing, ``commit``, ``pass``; ``choose green`` (or ``green``) picks a loot card;
-``give red:-4`` or ``keep``; ``to player_2`` (or ``to self``, or the seat number) names who
-receives the loot card.
+this round, the public table) and who is on turn, which every player sees. Typed moves
+(`Reader`, read by `pirate_envs.core.text.parse_move`), one action per line as the menu has
+them: ``bid green-5`` (short ``b g5``, ``g5``) adds that card to your bid, ``5`` a 5 (which
+colour, if you hold several), ``commit bid`` (``commit``, ``c``) ends it, ``pass``; ``choose
+green`` (``green``, or ``8`` for the +8 on offer) picks a loot card; ``give red:-4`` (``4``) or
+``keep``; ``to player_2`` (``to self``, or the seat number) names who receives the loot card.
+Moves the rules forbid say why (``you hold no green-5``, ``you have played your Pass card``).
 """
 
 from __future__ import annotations
 
-from pirate_envs.core.text import item_lines, players_table, screen, standings_lines, title_line, turn_line
-from pirate_envs.piratenpoker.actions import ADD, COMMIT, GIVE, KEEP, LOOT, PASS, RECIPIENT
+from pirate_envs.core.text import (
+    Ambiguous,
+    MoveReader,
+    Refusal,
+    is_number,
+    item_lines,
+    players_table,
+    screen,
+    standings_lines,
+    title_line,
+    turn_line,
+)
+from pirate_envs.core.text import parse_move as core_parse_move
+from pirate_envs.piratenpoker.actions import ACTIONS, ADD, COMMIT, GIVE, KEEP, LOOT, PASS, RECIPIENT
 from pirate_envs.piratenpoker.cards import (
     BACK_OF_FRONT,
     COLOURS,
     DISPLAYED_NAMES,
+    DISPLAYED_POINTS,
     FRONT_VALUES,
+    KIND_VALUE,
+    MAX_VALUE,
+    MIN_VALUE,
     NEGATIVE_KINDS,
     POKER_INDEX,
     POKER_NAMES,
@@ -101,86 +119,124 @@ def _poker_kind(word: str) -> int:
     raise ValueError(f"'{word[:20]}' is not a poker card (green-5 or g5)")
 
 
-def parse_moves(text: str, view: View, legal: list[int]) -> list[int]:
-    """The actions typed in ``text``, checked against ``legal`` and the hand (``ValueError`` with a hint)."""
-    words = text.strip().lower().replace(",", " ").split()
-    try:
-        actions = _parse(words, view, legal)
-    except ValueError as error:
-        raise ValueError(f"{error}; {move_hint(view, legal)}") from None
-    if not actions or actions[0] not in legal:
-        raise ValueError(f"'{text.strip()[:30]}' is not allowed now; {move_hint(view, legal)}")
-    return actions
+class Reader(MoveReader):
+    """Piratenpoker's typed moves: a number is a poker value, a loot front, a negative or a seat."""
 
+    actions = ACTIONS
 
-def parse_move(text: str, view: View, legal: list[int]) -> int:
-    """The first action typed in ``text`` (see `parse_moves`)."""
-    return parse_moves(text, view, legal)[0]
+    def number(self, value: int) -> list[int] | Refusal | None:
+        table = self.view.table
+        if table.phase == _BID:
+            if not MIN_VALUE <= value <= MAX_VALUE:
+                return Refusal(f"poker cards are {MIN_VALUE} to {MAX_VALUE}")
+            return [ADD + POKER_INDEX[f"{colour}-{value}"] for colour in COLOURS]
+        if table.phase == _PICK_LOOT:
+            shown = [LOOT + c for c, front in enumerate(table.face_up) if front >= 0 and FRONT_VALUES[front] == value]
+            offer = " ".join(f"+{FRONT_VALUES[f]}" for f in table.face_up if f >= 0)
+            return shown or Refusal(f"no loot card on offer shows +{value} (on offer: {offer})")
+        if table.phase == _GIFT:
+            return [GIVE + i for i, kind in enumerate(NEGATIVE_KINDS) if DISPLAYED_POINTS[kind] == -abs(value)] or (
+                Refusal(f"no negative loot card is worth -{abs(value)}")
+            )
+        if table.phase == _RECIPIENT:
+            return self._seat(str(value))
+        return None
 
+    def words(self, words: list[str]) -> list[int] | Refusal | None:
+        verb, rest = words[0], words[1:]
+        phase = self.view.table.phase
+        try:
+            if phase == _BID:
+                if verb in ("pass", "p") and not rest:
+                    return [PASS]
+                if verb in ("commit", "c") and not rest:
+                    return [COMMIT]
+                cards = rest if verb in ("bid", "b", "add", "a") else words
+                if len(cards) != 1:
+                    return Refusal("one card at a time: 'bid green-5', then the next card, then 'commit bid'")
+                if is_number(cards[0]):
+                    return self.number(int(cards[0]))
+                return [ADD + _poker_kind(cards[0])]
+            if phase == _PICK_LOOT:
+                colour = rest[0] if verb in ("choose", "pick") and len(rest) == 1 else verb
+                colour = _SHORT_COLOURS.get(colour, colour)
+                if colour not in COLOURS or (rest and verb not in ("choose", "pick")):
+                    return Refusal(f"'{' '.join(words)[:30]}' names no loot colour")
+                return [LOOT + COLOURS.index(colour)]
+            if phase == _GIFT:
+                if verb == "keep":
+                    return [KEEP]
+                name = rest[0] if verb == "give" and len(rest) == 1 else verb
+                kinds = [i for i, k in enumerate(NEGATIVE_KINDS) if DISPLAYED_NAMES[k] == name]
+                if not kinds:
+                    return Refusal(f"'{name[:20]}' is not a negative loot card (e.g. red:-4)")
+                return [GIVE + kinds[0]]
+            if phase == _RECIPIENT:
+                return self._seat(rest[0] if verb == "to" and len(rest) == 1 else verb)
+        except ValueError as error:
+            return Refusal(str(error))
+        return None
 
-def _parse(words: list[str], view: View, legal: list[int]) -> list[int]:
-    if not words:
-        raise ValueError("nothing typed")
-    verb, rest = words[0], words[1:]
-    phase = view.table.phase
-    if phase == _BID:
-        if verb in ("pass", "p") and not rest:
-            return [PASS]
-        if verb in ("commit", "c") and not rest:
-            return [COMMIT]
-        commit = verb in ("bid", "b")
-        cards = rest if verb in ("bid", "b", "add", "a") else words
-        if not cards:
-            raise ValueError("name the cards")
-        kinds = [_poker_kind(w) for w in cards]
-        held = view.hand
-        for kind in set(kinds):
-            if kinds.count(kind) > held[kind]:
-                raise ValueError(f"you hold {held[kind]} {POKER_NAMES[kind]}")
-        return [ADD + k for k in kinds] + ([COMMIT] if commit else [])
-    if phase == _PICK_LOOT:
-        colour = rest[0] if verb in ("choose", "pick") and len(rest) == 1 else verb
-        colour = _SHORT_COLOURS.get(colour, colour)
-        if colour not in COLOURS or (rest and verb not in ("choose", "pick")):
-            raise ValueError(f"'{' '.join(words)[:30]}' names no loot colour")
-        return [LOOT + COLOURS.index(colour)]
-    if phase == _GIFT:
-        if verb == "keep":
-            return [KEEP]
-        name = rest[0] if verb == "give" and len(rest) == 1 else verb
-        kinds = [i for i, k in enumerate(NEGATIVE_KINDS) if DISPLAYED_NAMES[k] == name]
-        if not kinds:
-            raise ValueError(f"'{name[:20]}' is not a negative loot card (e.g. red:-4)")
-        return [GIVE + kinds[0]]
-    if phase == _RECIPIENT:
-        n = view.table.num_players
-        target = rest[0] if verb == "to" and len(rest) == 1 else verb
+    def _seat(self, target: str) -> list[int] | Refusal:
+        """The recipient action of ``self``, ``player_2`` or ``2``."""
+        table = self.view.table
+        n = table.num_players
         if target in ("self", "me"):
-            seat = view.seat
-        else:
-            number = target.removeprefix("player_")
-            if not (number.isascii() and number.isdigit() and len(number) <= 2 and int(number) < n):
-                raise ValueError(f"'{target[:20]}' names no seat; the seats are player_0 to player_{n - 1}")
-            seat = int(number)
-        return [RECIPIENT + (seat - view.table.chooser) % n]
-    raise ValueError("the game is over")
+            return [RECIPIENT]
+        number = target.removeprefix("player_")
+        if not (number.isascii() and number.isdigit() and len(number) <= 2 and int(number) < n):
+            return Refusal(f"'{target[:20]}' names no seat; the seats are player_0 to player_{n - 1}")
+        return [RECIPIENT + (int(number) - table.chooser) % n]
+
+    def why(self, named: list[int]) -> str:
+        view, action = self.view, named[0]
+        phase = view.table.phase
+        if phase == _BID and ADD <= action < COMMIT:
+            kinds = [a - ADD for a in named]
+            values = {KIND_VALUE[k] for k in kinds}
+            what = POKER_NAMES[kinds[0]] if len(kinds) == 1 or len(values) != 1 else f"{values.pop()}"
+            return f"you hold no {what}"
+        if phase == _BID and action == COMMIT:
+            return "your bid holds no card yet: add one first (bid <card>)"
+        if phase == _BID and action == PASS:
+            return "you have started a bid: pass only before adding a card" if view.bid.any() else (
+                "you have played your Pass card this game"
+            )
+        if phase == _PICK_LOOT and LOOT <= action < GIVE:
+            return f"no {COLOURS[action - LOOT]} loot card is on offer"
+        if phase == _GIFT and GIVE <= action < KEEP:
+            return f"you show no {DISPLAYED_NAMES[NEGATIVE_KINDS[action - GIVE]]}"
+        if phase == _RECIPIENT and action == RECIPIENT:
+            return "the loot card may not go to yourself now"
+        return super().why(named)
+
+    def hint(self) -> str:
+        view, legal = self.view, self.legal
+        phase = view.table.phase
+        if phase == _BID:
+            held = names_of(view.hand, POKER_NAMES)
+            example = f"'bid {held[0]}'" if held else "'bid green-5'"
+            extra = ", or pass" if PASS in legal else (", or commit bid" if COMMIT in legal else "")
+            return f"type bid and a card, e.g. {example} (a number: that value){extra}"
+        if phase == _PICK_LOOT:
+            return "type a colour: " + " ".join(COLOURS[a - LOOT] for a in legal)
+        if phase == _GIFT:
+            gifts = [DISPLAYED_NAMES[NEGATIVE_KINDS[a - GIVE]] for a in legal if a != KEEP]
+            return "type keep, or give one of: " + " ".join(gifts)
+        if phase == _RECIPIENT:
+            n, chooser = view.table.num_players, view.table.chooser
+            return "type to and a seat: " + " ".join(f"player_{(chooser + a - RECIPIENT) % n}" for a in legal)
+        return "the game is over"
+
+
+def parse_move(text: str, view: View, legal: list[int]) -> int | Ambiguous | Refusal:
+    """The move typed in ``text`` (see `pirate_envs.core.text.parse_move`)."""
+    return core_parse_move(text, legal, Reader, view)
 
 
 def move_hint(view: View, legal: list[int]) -> str:
     """What may be typed now."""
-    phase = view.table.phase
-    if phase == _BID:
-        extra = ", or pass" if PASS in legal else (", or commit" if COMMIT in legal else "")
-        return f"type bid and your cards, e.g. 'bid green-5 red-3' or 'b g5 r3'{extra}"
-    if phase == _PICK_LOOT:
-        return "type a colour: " + " ".join(COLOURS[a - LOOT] for a in legal)
-    if phase == _GIFT:
-        gifts = [DISPLAYED_NAMES[NEGATIVE_KINDS[a - GIVE]] for a in legal if a != KEEP]
-        return "type keep, or give one of: " + " ".join(gifts)
-    if phase == _RECIPIENT:
-        n, chooser = view.table.num_players, view.table.chooser
-        return "type to and a seat: " + " ".join(f"player_{(chooser + a - RECIPIENT) % n}" for a in legal)
-    return "the game is over"
+    return Reader(view, legal).hint()
 
 
-__all__ = ["GAME_NAME", "move_hint", "parse_move", "parse_moves", "seat_text"]
+__all__ = ["GAME_NAME", "Reader", "move_hint", "parse_move", "seat_text"]

@@ -1,13 +1,22 @@
-"""Skull King as text for one seat: the seat screen, and moves typed by name.
+"""Skull King as text for one seat: the seat screen, and the reader of typed moves.
 
 Built from the seat's `pirate_envs.skull_king.view.View` only, so it shows
 what that player knows: his hand, the trick, every bid once all are revealed (before that
 only his own), the tricks won and the scores.
+
+Typed moves (`Reader`, read by `pirate_envs.core.text.parse_move`): at bid time a number is a
+bid (``2``, ``bid 2``); at card time a number is a rank (``7``: your legal 7, or which 7?),
+a card is named (``red-7``, ``play red-7``, ``scary_mary`` asks which mode). A card you may
+not play says why (``you must follow black: you hold black-5``).
 """
 
 from __future__ import annotations
 
 from pirate_envs.core.text import (
+    Ambiguous,
+    MoveReader,
+    Refusal,
+    is_number,
     item_lines,
     players_table,
     screen,
@@ -15,8 +24,19 @@ from pirate_envs.core.text import (
     title_line,
     turn_line,
 )
-from pirate_envs.skull_king.actions import ACTIONS, BID_OFFSET, CARD_OFFSET
-from pirate_envs.skull_king.cards import SUITS, TOKEN_NAMES
+from pirate_envs.core.text import parse_move as core_parse_move
+from pirate_envs.skull_king.actions import ACTIONS, BID_OFFSET, CARD_OFFSET, MAX_BID
+from pirate_envs.skull_king.cards import (
+    KIND_NAMES,
+    KIND_OF_TOKEN,
+    MARY_ESCAPE,
+    MARY_PIRATE,
+    NUM_RANKS,
+    NUM_SUIT_CARDS,
+    NUM_SUITS,
+    SUITS,
+    TOKEN_NAMES,
+)
 from pirate_envs.skull_king.spec import SPEC
 from pirate_envs.skull_king.view import View
 
@@ -52,34 +72,77 @@ def seat_text(view: View, on_turn: int | None = None) -> str:
     return screen(lines)
 
 
-def parse_move(text: str, view: View, legal: list[int]) -> int:
-    """The legal action typed as a bid number or a card name (``ValueError`` with a hint)."""
-    words = text.strip().lower().replace("bid", "").replace("play", "").split()
-    if len(words) == 1:
+class Reader(MoveReader):
+    """Skull King's typed moves: a number is a bid at bid time and a card rank at card time."""
+
+    actions = ACTIONS
+
+    def number(self, value: int) -> list[int] | Refusal:
+        if self.view.phase == _BID:
+            return [BID_OFFSET + value] if 0 <= value <= MAX_BID else Refusal(f"bids are 0 to {self._top_bid()}")
+        if not 1 <= value <= NUM_RANKS:
+            return Refusal(f"suit cards are ranked 1 to {NUM_RANKS}")
+        return [CARD_OFFSET + suit * NUM_RANKS + value - 1 for suit in range(NUM_SUITS)]
+
+    def words(self, words: list[str]) -> list[int] | Refusal | None:
+        verb, rest = words[0], words[1:]
+        if verb in ("bid", "b") and len(rest) == 1 and is_number(rest[0]):
+            return [BID_OFFSET + int(rest[0])] if 0 <= int(rest[0]) <= MAX_BID else Refusal(
+                f"bids are 0 to {self._top_bid()}"
+            )
+        if verb in ("play", "p") and len(rest) == 1:
+            words = rest
+        if len(words) != 1:
+            return None
         word = words[0]
-        if view.phase == _BID and word.isascii() and word.isdigit() and len(word) <= 2:
-            action = BID_OFFSET + int(word)
-            if action in legal:
-                return action
-        if view.phase == _PLAY:
-            for action in legal:
-                if ACTIONS.to_string(action).split()[-1] in (word, f"scary_mary:{word}") or TOKEN_NAMES[
-                    action - CARD_OFFSET
-                ] == word:
-                    return action
-    raise ValueError(f"'{text.strip()[:30]}' is not possible now; {move_hint(view, legal)}")
+        if is_number(word) and len(word) <= 2:
+            return [CARD_OFFSET + suit * NUM_RANKS + int(word) - 1 for suit in range(NUM_SUITS)] if (
+                1 <= int(word) <= NUM_RANKS
+            ) else Refusal(f"suit cards are ranked 1 to {NUM_RANKS}")
+        if word in ("scary_mary", "mary"):
+            return [CARD_OFFSET + MARY_PIRATE, CARD_OFFSET + MARY_ESCAPE]
+        if word in TOKEN_NAMES:
+            return [CARD_OFFSET + TOKEN_NAMES.index(word)]
+        return None
+
+    def why(self, named: list[int]) -> str:
+        view = self.view
+        if view.phase == _BID:
+            if named[0] < CARD_OFFSET:
+                return f"bids are 0 to {self._top_bid()} this hand"
+            return "bid first: the cards are played once everybody has bid"
+        if named[0] < CARD_OFFSET:
+            return "the bids are made; play a card"
+        kinds = [int(KIND_OF_TOKEN[a - CARD_OFFSET]) for a in named]
+        held = [k for k in kinds if view.hand[k]]
+        if not held:
+            ranks = {k % NUM_RANKS + 1 for k in kinds if k < NUM_SUIT_CARDS}
+            what = KIND_NAMES[kinds[0]] if len(kinds) == 1 or len(ranks) != 1 else f"{ranks.pop()}"
+            return f"you hold no {what}"
+        if view.has_led_suit:
+            follow = [name for name in view.hand_cards() if name.startswith(f"{SUITS[view.led_suit]}-")]
+            if follow:
+                return f"you must follow {SUITS[view.led_suit]}: you hold {' '.join(follow)}"
+        return super().why(named)
+
+    def hint(self) -> str:
+        if self.view.phase == _BID:
+            return f"type a bid from 0 to {self._top_bid()}"
+        return "type a card: " + " ".join(TOKEN_NAMES[a - CARD_OFFSET] for a in self.legal)
+
+    def _top_bid(self) -> int:
+        bids = [a - BID_OFFSET for a in self.legal if a < CARD_OFFSET]
+        return max(bids) if bids else self.view.hand_number
 
 
-def parse_moves(text: str, view: View, legal: list[int]) -> list[int]:
-    """The action typed in ``text`` as a one-item list (the interface every game's text module has)."""
-    return [parse_move(text, view, legal)]
+def parse_move(text: str, view: View, legal: list[int]) -> int | Ambiguous | Refusal:
+    """The move typed in ``text`` (see `pirate_envs.core.text.parse_move`)."""
+    return core_parse_move(text, legal, Reader, view)
+
 
 def move_hint(view: View, legal: list[int]) -> str:
     """What may be typed now."""
-    if view.phase == _BID:
-        top = max(legal) - BID_OFFSET
-        return f"type a bid from 0 to {top}"
-    return "type a card: " + " ".join(TOKEN_NAMES[a - CARD_OFFSET] for a in legal)
+    return Reader(view, legal).hint()
 
 
-__all__ = ["GAME_NAME", "move_hint", "parse_move", "parse_moves", "seat_text"]
+__all__ = ["GAME_NAME", "Reader", "move_hint", "parse_move", "seat_text"]

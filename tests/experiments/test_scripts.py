@@ -114,8 +114,8 @@ def test_play_asks_again_on_bad_input_and_quits():
     result = run_module("experiments.play", "--env-id", "piraten_kapern_v0", "--seed", "1", stdin=bad_then_quit)
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("is not a move") == 5
-    assert result.stdout.rstrip().endswith("quit")
-    assert "1. stop" in result.stdout
+    assert result.stdout.rstrip().endswith("quit; the standings so far:\n  player_0: 0\n  player_1: 0")
+    assert "#1 stop" in result.stdout
 
 
 def test_ctrl_c_ends_a_game_with_the_standings_so_far():
@@ -142,11 +142,11 @@ def test_ctrl_c_ends_a_game_with_the_standings_so_far():
 def test_play_ends_on_end_of_input_and_finishes_a_game():
     eof = run_module("experiments.play", "--env-id", "skull_king_v0", "--agents", "random", "--seed", "2", stdin="")
     assert eof.returncode == 0, eof.stderr
-    assert eof.stdout.rstrip().endswith("quit")
+    assert "quit; the standings so far:\n  player_0: 0\n  player_1: 0" in eof.stdout  # Ctrl-D, as Ctrl-C
     full = run_module(
         "experiments.play",
         *("--env-id", "skull_king_v0", "--agents", "random", "random", "--seed", "2", "--reveal"),
-        stdin="1\n" * 200,
+        stdin="#1\n" * 200,
     )
     assert full.returncode == 0, full.stderr
     assert "game over; scores" in full.stdout
