@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 from types import ModuleType
 
 import pytest
@@ -46,3 +47,18 @@ def test_roles_are_the_objects_the_env_uses(spec: GameSpec):
     view = raw.game.view(raw.game.current_player)
     assert isinstance(view, package.View)
     assert isinstance(package.Encoder, type)
+
+
+#: What every game's text module offers the terminal player and the web table.
+TEXT_NAMES = {"GAME_NAME", "Reader", "seat_text", "parse_move", "move_hint", "page_state"}
+
+
+def test_every_text_module_offers_the_same_names(spec: GameSpec):
+    env = pirate_envs.make(spec.env_id)
+    text = importlib.import_module(f"{game_package(env).__name__}.text")
+    assert set(text.__all__) >= TEXT_NAMES, f"{text.__name__} lacks {sorted(TEXT_NAMES - set(text.__all__))}"
+    env.reset(seed=0)
+    game = env.unwrapped.game
+    state = text.page_state(game.view(game.current_player))
+    assert isinstance(state, dict)
+    json.dumps(state)  # the web table sends it as is

@@ -266,8 +266,8 @@ class GameSession:
             "steps": len(self.actions),
             "chosen_seed": self.chosen_seed,
         }
-        if your_turn and self.env_id == "piraten_kapern_v0":
-            state["dice"] = {"free": list(view.free), "chest": list(view.chest)}
+        if your_turn:
+            state.update(self.text.page_state(view))
         return state
 
     def record(self) -> dict[str, Any]:

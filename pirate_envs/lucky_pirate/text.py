@@ -13,6 +13,7 @@ on the pile says why.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from pirate_envs.core.text import (
     Ambiguous,
@@ -231,4 +232,9 @@ def _count(number: int | str) -> int:
     return int(text)
 
 
-__all__ = ["GAME_NAME", "Reader", "move_hint", "parse_move", "seat_text"]
+def page_state(view: View) -> dict[str, Any]:
+    """What the web table draws beside the seat's text (nothing yet for this game)."""
+    return {}
+
+
+__all__ = ["GAME_NAME", "Reader", "move_hint", "page_state", "parse_move", "seat_text"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from pirate_envs.core.rewards import winners_by_score
 from pirate_envs.core.text import (
@@ -243,4 +244,19 @@ def move_hint(view: View, legal: list[int]) -> str:
     return Reader(view, legal).hint()
 
 
-__all__ = ["FACE_SHORT", "GAME_NAME", "Reader", "dice_words", "move_hint", "parse_dice", "parse_move", "seat_text"]
+def page_state(view: View) -> dict[str, Any]:
+    """What the web table draws beside the seat's text: the free dice (counts by face) and the chest."""
+    return {"dice": {"free": list(view.free), "chest": list(view.chest)}}
+
+
+__all__ = [
+    "FACE_SHORT",
+    "GAME_NAME",
+    "Reader",
+    "dice_words",
+    "move_hint",
+    "page_state",
+    "parse_dice",
+    "parse_move",
+    "seat_text",
+]

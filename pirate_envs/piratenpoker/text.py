@@ -12,6 +12,8 @@ Moves the rules forbid say why (``you hold no green-5``, ``you have played your 
 
 from __future__ import annotations
 
+from typing import Any
+
 from pirate_envs.core.text import (
     Ambiguous,
     MoveReader,
@@ -199,8 +201,10 @@ class Reader(MoveReader):
         if phase == _BID and action == COMMIT:
             return "your bid holds no card yet: add one first (bid <card>)"
         if phase == _BID and action == PASS:
-            return "you have started a bid: pass only before adding a card" if view.bid.any() else (
-                "you have played your Pass card this game"
+            return (
+                "you have started a bid: pass only before adding a card"
+                if view.bid.any()
+                else ("you have played your Pass card this game")
             )
         if phase == _PICK_LOOT and LOOT <= action < GIVE:
             return f"no {COLOURS[action - LOOT]} loot card is on offer"
@@ -239,4 +243,9 @@ def move_hint(view: View, legal: list[int]) -> str:
     return Reader(view, legal).hint()
 
 
-__all__ = ["GAME_NAME", "Reader", "move_hint", "parse_move", "seat_text"]
+def page_state(view: View) -> dict[str, Any]:
+    """What the web table draws beside the seat's text (nothing yet for this game)."""
+    return {}
+
+
+__all__ = ["GAME_NAME", "Reader", "move_hint", "page_state", "parse_move", "seat_text"]

@@ -12,6 +12,8 @@ not play says why (``you must follow black: you hold black-5``).
 
 from __future__ import annotations
 
+from typing import Any
+
 from pirate_envs.core.text import (
     Ambiguous,
     MoveReader,
@@ -87,8 +89,10 @@ class Reader(MoveReader):
     def words(self, words: list[str]) -> list[int] | Refusal | None:
         verb, rest = words[0], words[1:]
         if verb in ("bid", "b") and len(rest) == 1 and is_number(rest[0]):
-            return [BID_OFFSET + int(rest[0])] if 0 <= int(rest[0]) <= MAX_BID else Refusal(
-                f"bids are 0 to {self._top_bid()}"
+            return (
+                [BID_OFFSET + int(rest[0])]
+                if 0 <= int(rest[0]) <= MAX_BID
+                else Refusal(f"bids are 0 to {self._top_bid()}")
             )
         if verb in ("play", "p") and len(rest) == 1:
             words = rest
@@ -96,9 +100,11 @@ class Reader(MoveReader):
             return None
         word = words[0]
         if is_number(word) and len(word) <= 2:
-            return [CARD_OFFSET + suit * NUM_RANKS + int(word) - 1 for suit in range(NUM_SUITS)] if (
-                1 <= int(word) <= NUM_RANKS
-            ) else Refusal(f"suit cards are ranked 1 to {NUM_RANKS}")
+            return (
+                [CARD_OFFSET + suit * NUM_RANKS + int(word) - 1 for suit in range(NUM_SUITS)]
+                if (1 <= int(word) <= NUM_RANKS)
+                else Refusal(f"suit cards are ranked 1 to {NUM_RANKS}")
+            )
         if word in ("scary_mary", "mary"):
             return [CARD_OFFSET + MARY_PIRATE, CARD_OFFSET + MARY_ESCAPE]
         if word in TOKEN_NAMES:
@@ -145,4 +151,9 @@ def move_hint(view: View, legal: list[int]) -> str:
     return Reader(view, legal).hint()
 
 
-__all__ = ["GAME_NAME", "Reader", "move_hint", "parse_move", "seat_text"]
+def page_state(view: View) -> dict[str, Any]:
+    """What the web table draws beside the seat's text (nothing yet for this game)."""
+    return {}
+
+
+__all__ = ["GAME_NAME", "Reader", "move_hint", "page_state", "parse_move", "seat_text"]
