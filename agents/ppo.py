@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import torch
@@ -248,12 +249,6 @@ class LeanMaskablePPO(MaskablePPO):
             and hasattr(policy, "mlp_extractor")
         )
 
-    def policy_forward(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Logits and values of the policy's networks (flat observations need no features extractor)."""
-        policy = self.policy
-        latent_pi, latent_vf = policy.mlp_extractor(observations)
-        return policy.action_net(latent_pi), policy.value_net(latent_vf).flatten()
-
     def flat_rollout(self) -> dict[str, torch.Tensor]:
         """The rollout buffer's arrays, copied flat; the buffer is read, never changed."""
         buffer = self.rollout_buffer
@@ -290,7 +285,7 @@ class LeanMaskablePPO(MaskablePPO):
             normalize_advantage=self.normalize_advantage,
         )
         stats = ppo_update(
-            self.policy_forward, self.policy.parameters(), self.policy.optimizer, self.flat_rollout(), settings
+            sb3_forward(self.policy), self.policy.parameters(), self.policy.optimizer, self.flat_rollout(), settings
         )
         self._n_updates += stats.epochs
         if stats.early_stop and self.verbose >= 1:
@@ -305,3 +300,112 @@ class LeanMaskablePPO(MaskablePPO):
         self.logger.record("train/clip_range", settings.clip_range)
         if clip_range_vf is not None:
             self.logger.record("train/clip_range_vf", clip_range_vf)
+
+
+def sb3_forward(policy: torch.nn.Module) -> Forward:
+    """The `Forward` of an SB3 actor-critic policy with flat observations (no features extractor to run)."""
+
+    def forward(observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        latent_pi, latent_vf = policy.mlp_extractor(observations)
+        return policy.action_net(latent_pi), policy.value_net(latent_vf).flatten()
+
+    return forward
+
+
+def sample_masked(logits: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Actions drawn from the masked categorical over ``logits`` and their log-probabilities.
+
+    The draw is ``MaskableCategorical.sample``'s (one ``torch.multinomial`` on the same
+    probabilities, from torch's global generator): the same seed gives the same actions.
+    """
+    masked = torch.where(masks, logits, MASKED_LOGIT)
+    log_p = masked - masked.logsumexp(-1, keepdim=True)
+    actions = torch.multinomial(torch.softmax(log_p, -1), 1, True).squeeze(1)
+    return actions, log_p.gather(1, actions.unsqueeze(1)).squeeze(1)
+
+
+def action_masks(vec_env: Any) -> np.ndarray:
+    """``(num_envs, A)`` ``bool``: the legal actions of every env (one call where the VecEnv has it)."""
+    if hasattr(vec_env, "action_masks"):
+        return np.asarray(vec_env.action_masks(), dtype=bool)
+    return np.stack(vec_env.env_method("action_masks")).astype(bool)
+
+
+class PPOLoop:
+    """Masked PPO over a VecEnv with action masks, CleanRL-style: `collect`, then `update`.
+
+    ``forward`` gives the logits and values of a batch of observations, ``optimizer`` steps
+    ``parameters``. `collect` fills one `Rollout` of ``n_steps`` steps of every env (as
+    sb3-contrib's ``collect_rollouts``: the value of a time-limited game's final observation is
+    added, discounted, to its last reward); `update` computes GAE and runs `ppo_update` on it.
+    """
+
+    def __init__(
+        self,
+        forward: Forward,
+        parameters: Iterable[torch.nn.Parameter],
+        optimizer: torch.optim.Optimizer,
+        vec_env: Any,
+        n_steps: int,
+        gamma: float,
+        gae_lambda: float,
+        settings: PPOSettings,
+    ) -> None:
+        self.forward, self.parameters, self.optimizer = forward, list(parameters), optimizer
+        self.vec_env, self.n_steps, self.settings = vec_env, n_steps, settings
+        self.gamma, self.gae_lambda = gamma, gae_lambda
+        n_envs = vec_env.num_envs
+        self.rollout = Rollout(n_steps, n_envs, vec_env.observation_space.shape[0], vec_env.action_space.n)
+        self.observations = vec_env.reset()
+        self.episode_starts = np.ones(n_envs, dtype=bool)
+        self.last_values = np.zeros(n_envs, dtype=np.float32)
+        self.num_timesteps = 0
+
+    @torch.no_grad()
+    def collect(self) -> list[dict[str, Any]]:
+        """Play ``n_steps`` steps of every env into `rollout`; return the infos of the games that ended."""
+        rollout, env, ended = self.rollout, self.vec_env, []
+        for step in range(self.n_steps):
+            masks = action_masks(env)
+            logits, values = self.forward(torch.from_numpy(self.observations))
+            actions, log_probs = sample_masked(logits, torch.from_numpy(masks))
+            next_observations, rewards, dones, infos = env.step(actions.numpy())
+            rewards = rewards.astype(np.float32, copy=True)
+            limited = [i for i in np.flatnonzero(dones) if infos[i].get("TimeLimit.truncated", False)]
+            if limited:  # a game cut by a time limit: bootstrap from its final observation
+                final = torch.from_numpy(np.stack([infos[i]["terminal_observation"] for i in limited]))
+                rewards[limited] += self.gamma * self.forward(final.float())[1].numpy()
+            ended += [infos[i] for i in np.flatnonzero(dones)]
+            rollout.add(
+                step,
+                self.observations,
+                actions.numpy(),
+                rewards,
+                self.episode_starts,
+                values.numpy(),
+                log_probs.numpy(),
+                masks,
+            )
+            self.observations, self.episode_starts = next_observations, dones
+            self.num_timesteps += env.num_envs
+        self.last_values = self.forward(torch.from_numpy(self.observations))[1].numpy()
+        return ended
+
+    def flat_rollout(self) -> dict[str, torch.Tensor]:
+        """The collected rollout with its GAE advantages and returns, flat (`flatten_rollout`)."""
+        rollout = self.rollout
+        advantages, returns = gae(
+            rollout.rewards,
+            rollout.values,
+            rollout.episode_starts,
+            self.last_values,
+            self.episode_starts,
+            self.gamma,
+            self.gae_lambda,
+        )
+        arrays = {name: getattr(rollout, name) for name in ROLLOUT_FIELDS if hasattr(rollout, name)}
+        return flatten_rollout({**arrays, "advantages": advantages, "returns": returns})
+
+    def update(self) -> UpdateStats:
+        """GAE and one `ppo_update` on the collected rollout."""
+        return ppo_update(self.forward, self.parameters, self.optimizer, self.flat_rollout(), self.settings)

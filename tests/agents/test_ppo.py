@@ -13,7 +13,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.buffers import RolloutBuffer
 from stable_baselines3.common.logger import configure
 
-from agents.ppo import LeanMaskablePPO, gae, masked_log_prob_entropy
+from agents.ppo import LeanMaskablePPO, PPOLoop, PPOSettings, gae, masked_log_prob_entropy, sb3_forward
 from agents.selfplay.opponents import parse_weights
 from agents.selfplay.vec_env import make_vec_env
 from experiments.train import TrainArgs, policy_spec
@@ -151,3 +151,40 @@ def test_gae_is_sb3s(gamma, gae_lambda):
     advantages, returns = gae(rewards, values, starts, last_values, last_dones, gamma, gae_lambda)
     np.testing.assert_allclose(advantages, buffer.advantages, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(returns, buffer.returns, rtol=1e-6, atol=1e-6)
+
+
+def test_our_loop_collects_and_learns_as_sb3_contrib():
+    """`PPOLoop`: the same actions (same torch seed), rollout, GAE and update as ``MaskablePPO.learn``."""
+    n_envs, n_steps = 4, 16
+    envs = [
+        make_vec_env("piraten_kapern_v0", n_envs, 0, seed=3, opponents=parse_weights(["random:1"]),
+                     env_kwargs={"num_players": 2})
+        for _ in range(2)
+    ]  # fmt: skip
+    policy, policy_kwargs = policy_spec(TrainArgs(env_id="piraten_kapern_v0", num_players=[2]))
+    reference = MaskablePPO(policy, envs[0], n_steps=n_steps, batch_size=24, n_epochs=2, seed=0,
+                            policy_kwargs=policy_kwargs, gamma=0.9, gae_lambda=0.8)  # fmt: skip
+    reference.set_logger(configure(None, []))
+    ours = copy.deepcopy(reference.policy)
+    envs[1].seed(0)  # as MaskablePPO(seed=0) seeded its env
+    settings = PPOSettings(n_epochs=2, batch_size=24, clip_range=0.2)
+    loop = PPOLoop(sb3_forward(ours), ours.parameters(), ours.optimizer, envs[1], n_steps, 0.9, 0.8, settings)
+    torch.manual_seed(21)
+    np.random.seed(11)
+    reference.learn(n_envs * n_steps)
+    torch.manual_seed(21)
+    np.random.seed(11)
+    loop.collect()
+    rollout = loop.flat_rollout()
+    buffer = reference.rollout_buffer  # flattened, env-major, by its update
+    assert torch.equal(rollout["actions"], torch.from_numpy(buffer.actions[:, 0]).long())
+    assert torch.equal(rollout["observations"], torch.from_numpy(buffer.observations))
+    for name in ("values", "log_probs", "advantages", "returns"):
+        np.testing.assert_allclose(
+            rollout[name].numpy(), getattr(buffer, name).ravel(), rtol=1e-5, atol=1e-6, err_msg=name
+        )
+    before = copy.deepcopy(ours)
+    stats = loop.update()
+    assert stats.epochs == 2 and loop.num_timesteps == reference.num_timesteps
+    assert max_parameter_difference(before, ours) > 1e-4
+    assert max_parameter_difference(reference.policy, ours) < 1e-6
