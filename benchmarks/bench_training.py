@@ -9,8 +9,9 @@ together, after one warm-up rollout), and the share of that time spent in the PP
   engine (``agents.selfplay.vec_env`` with ``engine="batched"``: ``--batched-num-envs`` games in this
   process, the opponents of all games acting in one batched call per agent), the default
   network, PPO settings and opponent pool of ``experiments.train`` with one snapshot of the
-  learner, and the trainer's PPO update (``agents.ppo``: sb3-contrib's update with less
-  overhead); the rollout keeps the default's size (``n_steps * num_envs`` = 4096 learner steps).
+  learner, and the trainer's PPO update (``agents.ppo``: our own update, the same as
+  sb3-contrib's with less overhead); the rollout keeps the default's size (``n_steps *
+  num_envs`` = 4096 learner steps).
   256 games by default: more games per call spread the Python cost of each engine, agent and
   policy call over more learner steps (128 to 1024 games: about 3,000 to 4,200 learner steps/s
   on the loaded machine, the PPO update taking two thirds of the time), while each game still
