@@ -403,8 +403,8 @@ class PPOLoop:
             self.gamma,
             self.gae_lambda,
         )
-        arrays = {name: getattr(rollout, name) for name in ROLLOUT_FIELDS if hasattr(rollout, name)}
-        return flatten_rollout({**arrays, "advantages": advantages, "returns": returns})
+        collected = {name: getattr(rollout, name) for name in ROLLOUT_FIELDS if name not in ("advantages", "returns")}
+        return flatten_rollout({**collected, "advantages": advantages, "returns": returns})
 
     def update(self) -> UpdateStats:
         """GAE and one `ppo_update` on the collected rollout."""
