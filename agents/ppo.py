@@ -1,29 +1,34 @@
-"""MaskablePPO with a leaner update: the same algorithm in fewer tensor operations.
+"""The masked PPO update, owned: rollout storage, GAE and the clipped-surrogate update, top to bottom.
 
-`LeanMaskablePPO` is sb3-contrib's ``MaskablePPO`` with `LeanMaskablePPO.train`
-rewritten for the small networks of this project, where the update's time went to overhead
-rather than arithmetic (a profile of the Skull King update: the masked categorical built three
-times per minibatch, its argument checks, the buffer's per-minibatch copies, the single-tensor
-Adam). The update is the same, step for step:
+Nothing here reads sb3-contrib's internals. The pieces:
 
-* the same minibatches: one ``np.random.permutation`` of the rollout per epoch from numpy's
-  global generator, cut into ``batch_size`` slices, as ``MaskableRolloutBuffer.get`` does;
-* the same loss: clipped surrogate on normalised advantages, value loss (clipped when
-  ``clip_range_vf`` is set), entropy of the masked distribution (masked logits ``-1e8``, as
-  ``MaskableCategorical``), ``ent_coef`` and ``vf_coef``, ``max_grad_norm`` clipping, early stop
-  at ``1.5 * target_kl``;
-* the same logged figures (``train/*``).
+* `Rollout`: numpy arrays of one rollout, ``(n_steps, n_envs, ...)``, filled step by step;
+* `gae`: the advantages and returns of a rollout (sb3's ``compute_returns_and_advantage``);
+* `flatten_rollout`: the rollout as flat tensors, flattened once, env-major (``(env, step)``
+  order, as sb3's ``swap_and_flatten``), so minibatch ``i`` holds the rows sb3-contrib's holds;
+* `ppo_update`: the update of sb3-contrib's ``MaskablePPO.train``, the same step for step:
+  per epoch one ``np.random.permutation`` of the rollout from numpy's global generator, cut into
+  ``batch_size`` slices; the clipped surrogate on normalised advantages; the value loss (clipped
+  when ``clip_range_vf`` is set); the entropy of the masked distribution (masked logits ``-1e8``,
+  as ``MaskableCategorical``); ``ent_coef``, ``vf_coef``; ``max_grad_norm`` clipping; early stop
+  at ``1.5 * target_kl``. It is leaner: the masked log-softmax is computed once per minibatch and
+  gives both the log-probability and the entropy, the rollout is gathered once per epoch, and
+  Adam runs its multi-tensor form.
 
-What changes is how: the rollout is turned into tensors once per update (not per minibatch),
-the masked log-softmax is computed once per minibatch and gives the log-probability and the
-entropy, and Adam runs its multi-tensor form. A test runs one update of both on the same
-rollout and the same generator state and compares every parameter and the optimizer state.
+`LeanMaskablePPO` keeps the training command on sb3-contrib's ``MaskablePPO`` (its rollout
+collection, callbacks, logger and checkpoints) with `ppo_update` as its ``train``. It reads the
+rollout buffer's public arrays, without mutating them or calling ``get``: ``get`` draws a
+permutation from numpy's global generator, which would shift every later minibatch order.
+A test runs one update of it and of sb3-contrib's ``MaskablePPO`` on the same rollout and the
+same generator state and compares every parameter, the optimizer state and the logged figures.
 Policies of another shape (recurrent, dict observations, a features extractor of their own)
 take sb3-contrib's update unchanged.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -36,6 +41,11 @@ from torch.nn import functional as F
 
 #: The logit of a masked action (``MaskableCategorical``'s value).
 MASKED_LOGIT = -1e8
+#: The flat tensors an update reads (`flatten_rollout`).
+ROLLOUT_FIELDS = ("observations", "actions", "values", "log_probs", "advantages", "returns", "action_masks")
+
+#: A network's forward pass for the update: observations -> (action logits, state values).
+Forward = Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
 
 
 def masked_log_prob_entropy(
@@ -49,11 +59,186 @@ def masked_log_prob_entropy(
     return log_prob, entropy
 
 
+class Rollout:
+    """One rollout's numpy arrays, ``(n_steps, n_envs, ...)``; `add` writes one step of every env.
+
+    ``episode_starts[t]`` is 1 where the observation of step ``t`` starts a game (the previous
+    step ended one), as sb3's rollout buffer keeps it.
+    """
+
+    def __init__(self, n_steps: int, n_envs: int, obs_size: int, num_actions: int) -> None:
+        self.n_steps, self.n_envs = n_steps, n_envs
+        self.observations = np.zeros((n_steps, n_envs, obs_size), dtype=np.float32)
+        self.actions = np.zeros((n_steps, n_envs), dtype=np.int64)
+        self.rewards = np.zeros((n_steps, n_envs), dtype=np.float32)
+        self.episode_starts = np.zeros((n_steps, n_envs), dtype=np.float32)
+        self.values = np.zeros((n_steps, n_envs), dtype=np.float32)
+        self.log_probs = np.zeros((n_steps, n_envs), dtype=np.float32)
+        self.action_masks = np.zeros((n_steps, n_envs, num_actions), dtype=bool)
+
+    def add(
+        self,
+        step: int,
+        observations: np.ndarray,
+        actions: np.ndarray,
+        rewards: np.ndarray,
+        episode_starts: np.ndarray,
+        values: np.ndarray,
+        log_probs: np.ndarray,
+        action_masks: np.ndarray,
+    ) -> None:
+        """Store step ``step`` of every env."""
+        self.observations[step] = observations
+        self.actions[step] = actions
+        self.rewards[step] = rewards
+        self.episode_starts[step] = episode_starts
+        self.values[step] = values
+        self.log_probs[step] = log_probs
+        self.action_masks[step] = action_masks
+
+
+def gae(
+    rewards: np.ndarray,
+    values: np.ndarray,
+    episode_starts: np.ndarray,
+    last_values: np.ndarray,
+    last_dones: np.ndarray,
+    gamma: float,
+    gae_lambda: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """GAE(lambda) advantages and TD(lambda) returns of ``(n_steps, n_envs)`` arrays.
+
+    ``last_values``/``last_dones``: the value of the observation after the last step and whether
+    the last step ended a game (then that value is not bootstrapped).
+    """
+    advantages = np.zeros_like(values, dtype=np.float32)
+    last_gae = np.zeros(values.shape[1], dtype=np.float32)
+    for step in reversed(range(values.shape[0])):
+        if step == values.shape[0] - 1:
+            next_non_terminal = 1.0 - last_dones.astype(np.float32)
+            next_values = last_values
+        else:
+            next_non_terminal = 1.0 - episode_starts[step + 1]
+            next_values = values[step + 1]
+        delta = rewards[step] + gamma * next_values * next_non_terminal - values[step]
+        last_gae = delta + gamma * gae_lambda * next_non_terminal * last_gae
+        advantages[step] = last_gae
+    return advantages, advantages + values
+
+
+def flatten_rollout(arrays: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
+    """``(n_steps, n_envs, ...)`` arrays of `ROLLOUT_FIELDS` as flat tensors, env-major (one copy each)."""
+    flat = {}
+    for name in ROLLOUT_FIELDS:
+        array = np.swapaxes(arrays[name], 0, 1)
+        flat[name] = torch.from_numpy(np.ascontiguousarray(array.reshape(-1, *array.shape[2:])))
+    flat["actions"] = flat["actions"].long()
+    flat["action_masks"] = flat["action_masks"] != 0
+    return flat
+
+
+@dataclass(frozen=True)
+class PPOSettings:
+    """The settings of one update (sb3-contrib's ``MaskablePPO`` arguments of the same names)."""
+
+    n_epochs: int
+    batch_size: int
+    clip_range: float
+    clip_range_vf: float | None = None
+    ent_coef: float = 0.0
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: float | None = None
+    normalize_advantage: bool = True
+
+
+@dataclass
+class UpdateStats:
+    """What one update did: per-minibatch losses (sb3-contrib's ``train/*`` figures) and epochs run."""
+
+    pg_losses: list[float] = field(default_factory=list)
+    value_losses: list[float] = field(default_factory=list)
+    entropy_losses: list[float] = field(default_factory=list)
+    clip_fractions: list[float] = field(default_factory=list)
+    approx_kl_divs: list[float] = field(default_factory=list)  # of the last epoch, as sb3-contrib logs them
+    loss: float = 0.0  # of the last minibatch
+    epochs: int = 0
+    early_stop: str | None = None
+
+    def figures(self) -> dict[str, float]:
+        """The ``train/*`` figures sb3-contrib logs (without the run-level ones)."""
+        return {
+            "entropy_loss": float(np.mean(self.entropy_losses)),
+            "policy_gradient_loss": float(np.mean(self.pg_losses)),
+            "value_loss": float(np.mean(self.value_losses)),
+            "approx_kl": float(np.mean(self.approx_kl_divs)),
+            "clip_fraction": float(np.mean(self.clip_fractions)),
+            "loss": self.loss,
+        }
+
+
+def ppo_update(
+    forward: Forward,
+    parameters: Iterable[torch.nn.Parameter],
+    optimizer: torch.optim.Optimizer,
+    rollout: dict[str, torch.Tensor],
+    settings: PPOSettings,
+) -> UpdateStats:
+    """``settings.n_epochs`` epochs of masked PPO over a flat ``rollout`` (`flatten_rollout`)."""
+    parameters = list(parameters)
+    for group in optimizer.param_groups:
+        group["foreach"] = True
+    total = rollout["observations"].shape[0]
+    stats = UpdateStats()
+    clip = settings.clip_range
+    for epoch in range(settings.n_epochs):
+        stats.approx_kl_divs = []
+        order = torch.from_numpy(np.random.permutation(total))
+        shuffled = {name: tensor[order] for name, tensor in rollout.items()}  # one gather per epoch
+        for start in range(0, total, settings.batch_size):
+            batch = {name: tensor[start : start + settings.batch_size] for name, tensor in shuffled.items()}
+            logits, values = forward(batch["observations"])
+            log_prob, entropy = masked_log_prob_entropy(logits, batch["action_masks"], batch["actions"])
+            advantages = batch["advantages"]
+            if settings.normalize_advantage:
+                advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+            log_ratio = log_prob - batch["log_probs"]
+            ratio = torch.exp(log_ratio)
+            policy_loss = -torch.min(advantages * ratio, advantages * torch.clamp(ratio, 1 - clip, 1 + clip)).mean()
+            if settings.clip_range_vf is None:
+                values_pred = values
+            else:
+                old = batch["values"]
+                values_pred = old + torch.clamp(values - old, -settings.clip_range_vf, settings.clip_range_vf)
+            value_loss = F.mse_loss(batch["returns"], values_pred)
+            entropy_loss = -torch.mean(entropy)
+            loss = policy_loss + settings.ent_coef * entropy_loss + settings.vf_coef * value_loss
+            with torch.no_grad():
+                approx_kl = torch.mean((ratio - 1) - log_ratio).item()
+                stats.pg_losses.append(policy_loss.item())
+                stats.clip_fractions.append(torch.mean((torch.abs(ratio - 1) > clip).float()).item())
+                stats.value_losses.append(value_loss.item())
+                stats.entropy_losses.append(entropy_loss.item())
+            stats.approx_kl_divs.append(approx_kl)
+            stats.loss = loss.item()
+            if settings.target_kl is not None and approx_kl > 1.5 * settings.target_kl:
+                stats.early_stop = f"Early stopping at step {epoch} due to reaching max kl: {approx_kl:.2f}"
+                break
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(parameters, settings.max_grad_norm)
+            optimizer.step()
+        stats.epochs += 1
+        if stats.early_stop:
+            break
+    return stats
+
+
 class LeanMaskablePPO(MaskablePPO):
-    """``MaskablePPO`` whose `train` does sb3-contrib's update with less overhead."""
+    """``MaskablePPO`` whose `train` is `ppo_update` on the rollout buffer's public arrays."""
 
     def lean_update_applies(self) -> bool:
-        """Whether the policy is the feed-forward kind the lean update covers."""
+        """Whether the policy is the feed-forward kind `ppo_update` covers."""
         policy = self.policy
         return (
             isinstance(self.action_space, spaces.Discrete)
@@ -64,116 +249,163 @@ class LeanMaskablePPO(MaskablePPO):
             and hasattr(policy, "mlp_extractor")
         )
 
+    def flat_rollout(self) -> dict[str, torch.Tensor]:
+        """The rollout buffer's arrays, copied flat; the buffer is read, never changed."""
+        buffer = self.rollout_buffer
+        arrays = {name: getattr(buffer, name) for name in ROLLOUT_FIELDS}
+        if buffer.generator_ready:  # already flat (env-major), by an earlier ``get``
+            arrays = {
+                name: array.reshape(buffer.n_envs, buffer.buffer_size, *array.shape[1:]).swapaxes(0, 1)
+                for name, array in arrays.items()
+            }
+        arrays = {name: array.reshape(buffer.buffer_size, buffer.n_envs, -1) for name, array in arrays.items()}
+        arrays = {
+            name: array if name in ("observations", "action_masks") else array[..., 0] for name, array in arrays.items()
+        }
+        return flatten_rollout(arrays)
+
     def train(self) -> None:
         """One PPO update on the rollout buffer (sb3-contrib's, for other policies)."""
         if not self.lean_update_applies():
             super().train()
             return
-        policy, buffer = self.policy, self.rollout_buffer
-        policy.set_training_mode(True)
-        self._update_learning_rate(policy.optimizer)
-        for group in policy.optimizer.param_groups:
-            group["foreach"] = True
-        clip_range = self.clip_range(self._current_progress_remaining)  # type: ignore[operator]
-        clip_range_vf = None
-        if self.clip_range_vf is not None:
-            clip_range_vf = self.clip_range_vf(self._current_progress_remaining)  # type: ignore[operator]
-        rollout = rollout_tensors(buffer)
-        total = rollout["observations"].shape[0]
-        parameters = list(policy.parameters())
-        entropy_losses: list[float] = []
-        pg_losses: list[float] = []
-        value_losses: list[float] = []
-        clip_fractions: list[float] = []
-        approx_kl_divs: list[float] = []
-        loss = torch.zeros(())
-        continue_training = True
-        for epoch in range(self.n_epochs):
-            approx_kl_divs = []
-            order = torch.from_numpy(np.random.permutation(total))
-            shuffled = {name: tensor[order] for name, tensor in rollout.items()}  # one gather per epoch
-            for start in range(0, total, self.batch_size):
-                batch = {name: tensor[start : start + self.batch_size] for name, tensor in shuffled.items()}
-                actions = batch["actions"]
-                latent_pi, latent_vf = policy.mlp_extractor(batch["observations"])
-                values = policy.value_net(latent_vf).flatten()
-                logits = policy.action_net(latent_pi)
-                log_prob, entropy = masked_log_prob_entropy(logits, batch["action_masks"], actions)
-                advantages = batch["advantages"]
-                if self.normalize_advantage:
-                    advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
-                log_ratio = log_prob - batch["log_probs"]
-                ratio = torch.exp(log_ratio)
-                policy_loss = -torch.min(
-                    advantages * ratio, advantages * torch.clamp(ratio, 1 - clip_range, 1 + clip_range)
-                ).mean()
-                if clip_range_vf is None:
-                    values_pred = values
-                else:
-                    old_values = batch["values"]
-                    values_pred = old_values + torch.clamp(values - old_values, -clip_range_vf, clip_range_vf)
-                value_loss = F.mse_loss(batch["returns"], values_pred)
-                entropy_loss = -torch.mean(entropy)
-                loss = policy_loss + self.ent_coef * entropy_loss + self.vf_coef * value_loss
-                with torch.no_grad():
-                    approx_kl = torch.mean((ratio - 1) - log_ratio).item()
-                    pg_losses.append(policy_loss.item())
-                    clip_fractions.append(torch.mean((torch.abs(ratio - 1) > clip_range).float()).item())
-                    value_losses.append(value_loss.item())
-                    entropy_losses.append(entropy_loss.item())
-                approx_kl_divs.append(approx_kl)
-                if self.target_kl is not None and approx_kl > 1.5 * self.target_kl:
-                    continue_training = False
-                    if self.verbose >= 1:
-                        print(f"Early stopping at step {epoch} due to reaching max kl: {approx_kl:.2f}")
-                    break
-                policy.optimizer.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(parameters, self.max_grad_norm)
-                policy.optimizer.step()
-            self._n_updates += 1
-            if not continue_training:
-                break
-        self.record_update(pg_losses, value_losses, entropy_losses, approx_kl_divs, clip_fractions, loss)
+        self.policy.set_training_mode(True)
+        self._update_learning_rate(self.policy.optimizer)
+        progress = self._current_progress_remaining
+        clip_range_vf = None if self.clip_range_vf is None else self.clip_range_vf(progress)  # type: ignore[operator]
+        settings = PPOSettings(
+            n_epochs=self.n_epochs,
+            batch_size=self.batch_size,  # type: ignore[arg-type]
+            clip_range=self.clip_range(progress),  # type: ignore[operator]
+            clip_range_vf=clip_range_vf,
+            ent_coef=self.ent_coef,
+            vf_coef=self.vf_coef,
+            max_grad_norm=self.max_grad_norm,
+            target_kl=self.target_kl,
+            normalize_advantage=self.normalize_advantage,
+        )
+        stats = ppo_update(
+            sb3_forward(self.policy), self.policy.parameters(), self.policy.optimizer, self.flat_rollout(), settings
+        )
+        self._n_updates += stats.epochs
+        if stats.early_stop and self.verbose >= 1:
+            print(stats.early_stop)
+        buffer = self.rollout_buffer
+        for key, value in stats.figures().items():
+            self.logger.record(f"train/{key}", value)
+        self.logger.record(
+            "train/explained_variance", explained_variance(buffer.values.flatten(), buffer.returns.flatten())
+        )
+        self.logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
+        self.logger.record("train/clip_range", settings.clip_range)
         if clip_range_vf is not None:
             self.logger.record("train/clip_range_vf", clip_range_vf)
 
-    def record_update(
+
+def sb3_forward(policy: torch.nn.Module) -> Forward:
+    """The `Forward` of an SB3 actor-critic policy with flat observations (no features extractor to run)."""
+
+    def forward(observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        latent_pi, latent_vf = policy.mlp_extractor(observations)
+        return policy.action_net(latent_pi), policy.value_net(latent_vf).flatten()
+
+    return forward
+
+
+def sample_masked(logits: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Actions drawn from the masked categorical over ``logits`` and their log-probabilities.
+
+    The draw is ``MaskableCategorical.sample``'s (one ``torch.multinomial`` on the same
+    probabilities, from torch's global generator): the same seed gives the same actions.
+    """
+    masked = torch.where(masks, logits, MASKED_LOGIT)
+    log_p = masked - masked.logsumexp(-1, keepdim=True)
+    actions = torch.multinomial(torch.softmax(log_p, -1), 1, True).squeeze(1)
+    return actions, log_p.gather(1, actions.unsqueeze(1)).squeeze(1)
+
+
+def action_masks(vec_env: Any) -> np.ndarray:
+    """``(num_envs, A)`` ``bool``: the legal actions of every env (one call where the VecEnv has it)."""
+    if hasattr(vec_env, "action_masks"):
+        return np.asarray(vec_env.action_masks(), dtype=bool)
+    return np.stack(vec_env.env_method("action_masks")).astype(bool)
+
+
+class PPOLoop:
+    """Masked PPO over a VecEnv with action masks, CleanRL-style: `collect`, then `update`.
+
+    ``forward`` gives the logits and values of a batch of observations, ``optimizer`` steps
+    ``parameters``. `collect` fills one `Rollout` of ``n_steps`` steps of every env (as
+    sb3-contrib's ``collect_rollouts``: the value of a time-limited game's final observation is
+    added, discounted, to its last reward); `update` computes GAE and runs `ppo_update` on it.
+    """
+
+    def __init__(
         self,
-        pg_losses: list[float],
-        value_losses: list[float],
-        entropy_losses: list[float],
-        approx_kl_divs: list[float],
-        clip_fractions: list[float],
-        loss: torch.Tensor,
+        forward: Forward,
+        parameters: Iterable[torch.nn.Parameter],
+        optimizer: torch.optim.Optimizer,
+        vec_env: Any,
+        n_steps: int,
+        gamma: float,
+        gae_lambda: float,
+        settings: PPOSettings,
     ) -> None:
-        """The ``train/*`` figures sb3-contrib logs after an update."""
-        buffer = self.rollout_buffer
-        explained_var = explained_variance(buffer.values.flatten(), buffer.returns.flatten())
-        self.logger.record("train/entropy_loss", np.mean(entropy_losses))
-        self.logger.record("train/policy_gradient_loss", np.mean(pg_losses))
-        self.logger.record("train/value_loss", np.mean(value_losses))
-        self.logger.record("train/approx_kl", np.mean(approx_kl_divs))
-        self.logger.record("train/clip_fraction", np.mean(clip_fractions))
-        self.logger.record("train/loss", loss.item())
-        self.logger.record("train/explained_variance", explained_var)
-        self.logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
-        self.logger.record("train/clip_range", self.clip_range(self._current_progress_remaining))  # type: ignore[operator]
+        self.forward, self.parameters, self.optimizer = forward, list(parameters), optimizer
+        self.vec_env, self.n_steps, self.settings = vec_env, n_steps, settings
+        self.gamma, self.gae_lambda = gamma, gae_lambda
+        n_envs = vec_env.num_envs
+        self.rollout = Rollout(n_steps, n_envs, vec_env.observation_space.shape[0], vec_env.action_space.n)
+        self.observations = vec_env.reset()
+        self.episode_starts = np.ones(n_envs, dtype=bool)
+        self.last_values = np.zeros(n_envs, dtype=np.float32)
+        self.num_timesteps = 0
 
+    @torch.no_grad()
+    def collect(self) -> list[dict[str, Any]]:
+        """Play ``n_steps`` steps of every env into `rollout`; return the infos of the games that ended."""
+        rollout, env, ended = self.rollout, self.vec_env, []
+        for step in range(self.n_steps):
+            masks = action_masks(env)
+            logits, values = self.forward(torch.from_numpy(self.observations))
+            actions, log_probs = sample_masked(logits, torch.from_numpy(masks))
+            next_observations, rewards, dones, infos = env.step(actions.numpy())
+            rewards = rewards.astype(np.float32, copy=True)
+            limited = [i for i in np.flatnonzero(dones) if infos[i].get("TimeLimit.truncated", False)]
+            if limited:  # a game cut by a time limit: bootstrap from its final observation
+                final = torch.from_numpy(np.stack([infos[i]["terminal_observation"] for i in limited]))
+                rewards[limited] += self.gamma * self.forward(final.float())[1].numpy()
+            ended += [infos[i] for i in np.flatnonzero(dones)]
+            rollout.add(
+                step,
+                self.observations,
+                actions.numpy(),
+                rewards,
+                self.episode_starts,
+                values.numpy(),
+                log_probs.numpy(),
+                masks,
+            )
+            self.observations, self.episode_starts = next_observations, dones
+            self.num_timesteps += env.num_envs
+        self.last_values = self.forward(torch.from_numpy(self.observations))[1].numpy()
+        return ended
 
-def rollout_tensors(buffer: Any) -> dict[str, torch.Tensor]:
-    """The rollout as flat tensors sharing the buffer's memory (flattened as ``get`` does)."""
-    if not buffer.generator_ready:
-        for name in ("observations", "actions", "values", "log_probs", "advantages", "returns", "action_masks"):
-            buffer.__dict__[name] = buffer.swap_and_flatten(buffer.__dict__[name])
-        buffer.generator_ready = True
-    total = buffer.buffer_size * buffer.n_envs
-    return {
-        "observations": torch.from_numpy(buffer.observations.reshape(total, -1)),
-        "actions": torch.from_numpy(buffer.actions.reshape(total)).long(),
-        "values": torch.from_numpy(buffer.values.reshape(total)),
-        "log_probs": torch.from_numpy(buffer.log_probs.reshape(total)),
-        "advantages": torch.from_numpy(buffer.advantages.reshape(total)),
-        "returns": torch.from_numpy(buffer.returns.reshape(total)),
-        "action_masks": torch.from_numpy(buffer.action_masks.reshape(total, -1) != 0),
-    }
+    def flat_rollout(self) -> dict[str, torch.Tensor]:
+        """The collected rollout with its GAE advantages and returns, flat (`flatten_rollout`)."""
+        rollout = self.rollout
+        advantages, returns = gae(
+            rollout.rewards,
+            rollout.values,
+            rollout.episode_starts,
+            self.last_values,
+            self.episode_starts,
+            self.gamma,
+            self.gae_lambda,
+        )
+        collected = {name: getattr(rollout, name) for name in ROLLOUT_FIELDS if name not in ("advantages", "returns")}
+        return flatten_rollout({**collected, "advantages": advantages, "returns": returns})
+
+    def update(self) -> UpdateStats:
+        """GAE and one `ppo_update` on the collected rollout."""
+        return ppo_update(self.forward, self.parameters, self.optimizer, self.flat_rollout(), self.settings)

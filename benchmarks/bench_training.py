@@ -9,8 +9,9 @@ together, after one warm-up rollout), and the share of that time spent in the PP
   engine (``agents.selfplay.vec_env`` with ``engine="batched"``: ``--batched-num-envs`` games in this
   process, the opponents of all games acting in one batched call per agent), the default
   network, PPO settings and opponent pool of ``experiments.train`` with one snapshot of the
-  learner, and the trainer's PPO update (``agents.ppo``: sb3-contrib's update with less
-  overhead); the rollout keeps the default's size (``n_steps * num_envs`` = 4096 learner steps).
+  learner, and the trainer's PPO update (``agents.ppo``: our own update, the same as
+  sb3-contrib's with less overhead); the rollout keeps the default's size (``n_steps *
+  num_envs`` = 4096 learner steps).
   256 games by default: more games per call spread the Python cost of each engine, agent and
   policy call over more learner steps (128 to 1024 games: about 3,000 to 4,200 learner steps/s
   on the loaded machine, the PPO update taking two thirds of the time), while each game still
@@ -32,11 +33,18 @@ together, after one warm-up rollout), and the share of that time spent in the PP
 
 All run in this process, one after the other, so the machine load is comparable. Needs
 ``pygame`` for connect_four.
+
+``--compare-loop N`` measures only the batched path, paired: ``N`` times, the trainer's
+``LeanMaskablePPO.learn`` and then our own loop (``agents.ppo.PPOLoop``: collect, GAE, the same
+update, on the same network, env and settings), and prints each one's median learner steps/s
+and the median of the paired ratios (the machine is shared: ratios of neighbouring runs are
+what carries over).
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 import warnings
 from typing import Any
@@ -48,7 +56,7 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.wrappers import ActionMasker
 
 from agents.policy_agent import policy_from_sb3
-from agents.ppo import LeanMaskablePPO
+from agents.ppo import LeanMaskablePPO, PPOLoop, PPOSettings, sb3_forward
 from agents.selfplay.opponents import parse_weights
 from agents.selfplay.vec_env import make_vec_env
 from experiments.train import TrainArgs, policy_spec
@@ -105,6 +113,22 @@ def timed_learn(model: MaskablePPO, timesteps: int, warmup: int) -> tuple[float,
     return timesteps / elapsed, spent / elapsed
 
 
+def timed_loop(loop: PPOLoop, timesteps: int) -> tuple[float, float]:
+    """Steps per second of our loop's ``collect`` and ``update`` over ``timesteps`` steps after one
+    warm-up rollout, and the share of that time spent in the update (GAE included)."""
+    loop.collect()
+    loop.update()
+    spent, start, target = 0.0, time.perf_counter(), loop.num_timesteps + timesteps
+    steps = loop.num_timesteps
+    while loop.num_timesteps < target:
+        loop.collect()
+        begin = time.perf_counter()
+        loop.update()
+        spent += time.perf_counter() - begin
+    elapsed = time.perf_counter() - start
+    return (loop.num_timesteps - steps) / elapsed, spent / elapsed
+
+
 def bench_ours(
     timesteps: int,
     num_envs: int,
@@ -115,6 +139,8 @@ def bench_ours(
     engine: str = "single",
     update: str = "lean",
 ) -> tuple[float, float]:
+    """``update``: ``lean`` (the trainer's ``LeanMaskablePPO``), ``sb3`` (``MaskablePPO``) or ``loop``
+    (our loop, `agents.ppo.PPOLoop`, on ``LeanMaskablePPO``'s network and settings)."""
     defaults = TrainArgs()
     torch.set_num_threads(threads)
     vec = make_vec_env(
@@ -128,7 +154,7 @@ def bench_ours(
     )
     defaults.env_id, defaults.num_players = env_id, num_players
     policy, policy_kwargs = policy_spec(defaults)
-    model = (LeanMaskablePPO if update == "lean" else MaskablePPO)(
+    model = (MaskablePPO if update == "sb3" else LeanMaskablePPO)(
         policy,
         vec,
         n_steps=max(1, defaults.n_steps * defaults.num_envs // num_envs),
@@ -139,7 +165,16 @@ def bench_ours(
         seed=0,
     )
     vec.env_method("add_snapshot", policy_from_sb3(model.policy))
-    rate = timed_learn(model, timesteps, model.n_steps * num_envs)
+    if update == "loop":
+        settings = PPOSettings(model.n_epochs, model.batch_size, clip_range=model.clip_range(1.0))
+        policy = model.policy
+        loop = PPOLoop(
+            sb3_forward(policy), policy.parameters(), policy.optimizer, vec, model.n_steps, model.gamma,
+            model.gae_lambda, settings,
+        )  # fmt: skip
+        rate = timed_loop(loop, timesteps)
+    else:
+        rate = timed_learn(model, timesteps, model.n_steps * num_envs)
     vec.close()
     return rate
 
@@ -191,6 +226,28 @@ def bench_rllib(
     return rate
 
 
+def compare_loop(args: argparse.Namespace, game: tuple[str, int]) -> None:
+    """``--compare-loop``: paired runs of the trainer's ``LeanMaskablePPO`` and our loop; medians."""
+    rates: dict[str, list[float]] = {"lean": [], "loop": []}
+    shares: dict[str, list[float]] = {"lean": [], "loop": []}
+    for _ in range(args.compare_loop):
+        for update in rates:
+            rate, share = bench_ours(
+                args.batched_timesteps, args.batched_num_envs, 0, args.threads, *game, engine="batched", update=update
+            )
+            rates[update].append(rate)
+            shares[update].append(share)
+    setup = f"{game[0]} {game[1]} players, {args.batched_num_envs} games in 1 process, {args.batched_timesteps} steps"
+    for update, label in (("lean", "LeanMaskablePPO.learn"), ("loop", "our loop (PPOLoop)")):
+        print(
+            f"{label}: {setup}: median {statistics.median(rates[update]):8.0f} learner steps/s "
+            f"(runs: {', '.join(f'{r:.0f}' for r in rates[update])}; update {statistics.median(shares[update]):.0%})"
+        )
+    ratios = [loop / lean for loop, lean in zip(rates["loop"], rates["lean"])]
+    paired = ", ".join(f"{r:.2f}" for r in ratios)
+    print(f"our loop / LeanMaskablePPO: median {statistics.median(ratios):.2f}x (paired: {paired})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--timesteps", type=int, default=65536, help="timed steps of ours")
@@ -202,6 +259,9 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     parser.add_argument("--env-id", default="skull_king_v0", help="our env")
     parser.add_argument("--num-players", type=int, default=4)
+    parser.add_argument(
+        "--compare-loop", type=int, default=0, metavar="N", help="only: N paired runs of LeanMaskablePPO and our loop"
+    )
     parser.add_argument("--rllib", action="store_true", help="also measure RLlib (the rllib extra)")
     parser.add_argument("--rllib-timesteps", type=int, default=16384, help="timed learner steps of RLlib")
     parser.add_argument("--rllib-env-runners", type=int, default=0, help="RLlib remote env runners (0: the driver)")
@@ -210,6 +270,9 @@ def main() -> None:
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     game = (args.env_id, args.num_players)
+    if args.compare_loop:
+        compare_loop(args, game)
+        return
     batched, batched_update = bench_ours(
         args.batched_timesteps, args.batched_num_envs, 0, args.threads, *game, engine="batched"
     )

@@ -21,7 +21,7 @@ opponent of the pool has a batched form (``self``, ``random``, ``heuristic``,
 ``ppo:<checkpoint>``), else the one-game path, and prints which and why. On the
 batched engine several table sizes share the games by their weights instead of a draw per
 episode. Both learn the same games; checkpoints, evaluation and ``--resume`` do not depend on it.
-The PPO update is sb3-contrib's, run with less overhead (`agents.ppo`).
+The PPO update is our own (`agents.ppo`), run by sb3-contrib's ``MaskablePPO`` in place of its own.
 
 One folder per run (``--out-dir/--run-name``):
 
@@ -57,21 +57,19 @@ files of writes cut short are removed. The snapshot pool restarts from the resum
 existing run folder is never reused without ``--resume`` or ``--overwrite`` (which deletes its
 checkpoints, tables and TensorBoard events). Bad values (the checks of `experiments.cli`
 and the run's own) end the command before any work, with one line and exit status 2.
+
+This module is the command line: it parses and checks the flags (or a resumed run's
+``config.json``), builds the run's one `agents.training.plan.RunPlan`, and hands it to
+`agents.training.run.train` with the evaluation of `experiments.evaluate` (the tournaments,
+tables and learning curves live on this side).
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import io
 import json
 import shlex
-import shutil
-import signal
-import sys
 import time
-import warnings
-import zipfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -80,13 +78,15 @@ from agents.extras import require_extras
 
 require_extras(__name__, ("torch", "train"), ("sb3_contrib", "train"), ("matplotlib", "train"), ("numba", "train"))
 
-import numpy as np
-
 import pirate_envs
-from agents.checkpoint import layout_pieces, make_header, save_agent, write_atomic
-from agents.policy_agent import SAMPLE_SUFFIX, policy_from_sb3
+from agents.checkpoint import write_atomic
+from agents.policy_agent import SAMPLE_SUFFIX
 from agents.selfplay.opponents import SELF, parse_weights
-from agents.selfplay.vec_env import ENGINES, make_vec_env
+from agents.selfplay.vec_env import ENGINES
+from agents.training import plan as planning
+from agents.training.plan import RunPlan, make_plan
+from agents.training.run import Evaluator, newest_checkpoint, write_json
+from agents.training.run import train as run_training
 from experiments.cli import (
     MAX_SEED,
     args_from_mapping,
@@ -98,7 +98,6 @@ from experiments.cli import (
     check_names,
     check_tables,
     check_weights,
-    default_players,
     flag_of,
     games_epilog,
     given_flags,
@@ -121,8 +120,6 @@ RESERVED_ENV_KWARGS = {
 }
 #: The fields a ``--resume`` command line may set (the rest come from the run's ``config.json``).
 RESUME_FIELDS = ("resume", "total_timesteps", "max_wall_s", "progress")
-#: The SB3 column of ``progress.csv`` that holds the learner steps of a row.
-STEPS_COLUMN = "time/total_timesteps"
 
 
 @dataclass
@@ -235,50 +232,23 @@ class TrainArgs:
 
 
 def table_sizes(args: TrainArgs) -> list[int]:
-    """The player counts of a run (``--num-players``; a saved config may hold one integer)."""
-    players = args.num_players
-    if players is None or players == []:
-        return [default_players(args.env_id)]
-    return [players] if isinstance(players, int) else list(players)
-
-
-def table_weights(args: TrainArgs) -> dict[int, float]:
-    """``{player count: weight}`` of the table-size draw."""
-    sizes = table_sizes(args)
-    weights = list(args.player_weights) or [1.0] * len(sizes)
-    return dict(zip(sizes, weights))
+    """The player counts of ``args`` (``--num-players``, else the game's default)."""
+    return planning.table_sizes(args.env_id, args.num_players)
 
 
 def env_options(args: TrainArgs) -> dict[str, Any]:
-    """The env options of a run but the player count: ``--env-kwargs``, and ``table_layout="max"``
-    when it plays several table sizes (unless ``--env-kwargs`` names a table layout)."""
-    options = parse_env_kwargs(args.env_kwargs, RESERVED_ENV_KWARGS)
-    if len(table_sizes(args)) > 1:
-        options.setdefault("table_layout", "max")
-    return options
+    """The env options of ``args`` but the player count: its ``--env-kwargs`` (checked) and the table layout."""
+    return planning.env_options(parse_env_kwargs(args.env_kwargs, RESERVED_ENV_KWARGS), table_sizes(args))
 
 
 def env_config(args: TrainArgs, players: int | None = None) -> dict[str, Any]:
-    """The env arguments of one table of a run (``players``, default the first size; not the reward mode)."""
+    """The env arguments of one table of ``args`` (``players``, default the first size; not the reward mode)."""
     return {"num_players": players if players is not None else table_sizes(args)[0], **env_options(args)}
 
 
-def selfplay_kwargs(args: TrainArgs) -> dict[str, Any]:
-    """The keyword arguments of the self-play envs: one table size, or the draw over several."""
-    if len(table_sizes(args)) == 1:
-        return env_config(args)
-    return {**env_options(args), "player_counts": table_weights(args)}
-
-
 def policy_spec(args: TrainArgs) -> tuple[Any, dict[str, Any]]:
-    """The policy class and ``policy_kwargs`` of a new model."""
-    kwargs: dict[str, Any] = {"net_arch": list(args.net_arch)}
-    features = pirate_envs.make(args.env_id, raw=True, **env_config(args)).action_features
-    if not args.action_features or features is None:
-        return "MlpPolicy", kwargs
-    from agents.action_head import FeatureHeadPolicy
-
-    return FeatureHeadPolicy, {**kwargs, "action_features": features.matrix}
+    """The policy class and ``policy_kwargs`` of a new model of ``args``."""
+    return planning.policy_spec(args.env_id, env_config(args), args.net_arch, args.action_features)
 
 
 def command_line(args: TrainArgs) -> str:
@@ -297,29 +267,17 @@ def command_line(args: TrainArgs) -> str:
     return shlex.join(words)
 
 
-def seed_everything(seed: int, torch_threads: int) -> None:
-    """The one seeding block: Python, numpy and torch (envs are seeded ``seed + i`` by the VecEnv)."""
-    import torch
-    from stable_baselines3.common.utils import set_random_seed
-
-    torch.set_num_threads(torch_threads)
-    set_random_seed(seed)
-
-
-def write_json(path: Path, value: Any) -> None:
-    """``value`` as indented JSON, written atomically."""
-    write_atomic(path, json.dumps(value, indent=2))
-
-
-def evaluate_checkpoint(args: TrainArgs, agent_file: Path, timesteps: int, run_dir: Path) -> list[dict[str, Any]]:
+def evaluate_checkpoint(plan: RunPlan, agent_file: Path, timesteps: int) -> list[dict[str, Any]]:
     """Tournaments of the agent file against each evaluation opponent at each table size; rows of the history."""
-    env_kwargs = env_options(args)
+    args = plan.args
     learner = f"ppo:{agent_file}" + (SAMPLE_SUFFIX if args.eval_sample else "")
     rows, tables = [], []
-    for players in table_sizes(args):
+    for players in plan.table_sizes:
         for opponent in args.eval_opponents:
             lineup = [learner] + [opponent] * (players - 1)
-            results, _ = run_tournament(args.env_id, lineup, args.eval_games, seed=10_000 + args.seed, **env_kwargs)
+            results, _ = run_tournament(
+                args.env_id, lineup, args.eval_games, seed=10_000 + args.seed, **plan.env_options
+            )
             for r in results:
                 r.agent = "learner" if r.agent == learner else r.agent
             mine = results[0]
@@ -328,237 +286,26 @@ def evaluate_checkpoint(args: TrainArgs, agent_file: Path, timesteps: int, run_d
     policy = "sampled policy" if args.eval_sample else "argmax policy"
     games = f"{args.eval_games} games per opponent, seats rotated"
     header = f"{args.env_id}, {policy} after {timesteps} learner steps: {games}"
-    write_atomic(run_dir / "eval" / f"step_{timesteps}.md", header + "\n\n" + "\n\n".join(tables) + "\n")
-    write_json(run_dir / "eval" / f"step_{timesteps}.json", rows)
+    eval_dir = plan.run_dir / "eval"
+    write_atomic(eval_dir / f"step_{timesteps}.md", header + "\n\n" + "\n\n".join(tables) + "\n")
+    write_json(eval_dir / f"step_{timesteps}.json", rows)
     return rows
 
 
-def write_history(args: TrainArgs, run_dir: Path, history: list[dict[str, Any]]) -> None:
+def write_history(plan: RunPlan, history: list[dict[str, Any]]) -> None:
     """``eval/history.json`` and the learning curves (one per table size) from the evaluations so far."""
-    write_json(run_dir / "eval" / "history.json", history)
-    sizes = table_sizes(args)
+    write_json(plan.run_dir / "eval" / "history.json", history)
+    sizes = plan.table_sizes
     for players in sizes:
         rows = [row for row in history if row.get("num_players", sizes[0]) == players]
         if rows:
             name = "learning_curve.png" if len(sizes) == 1 else f"learning_curve_{players}p.png"
-            title = f"{args.env_id}, {players} players: learner vs baselines"
-            learning_curve(rows, run_dir / name, title, 1 / players)
+            title = f"{plan.args.env_id}, {players} players: learner vs baselines"
+            learning_curve(rows, plan.run_dir / name, title, 1 / players)
 
 
-class Interrupt:
-    """Turns the first Ctrl-C (SIGINT) into a request to stop at the next step; a second one aborts."""
-
-    def __init__(self) -> None:
-        self.requested = False
-        self._previous: Any = None
-
-    def __enter__(self) -> Interrupt:
-        self._previous = signal.signal(signal.SIGINT, self._handle)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        signal.signal(signal.SIGINT, self._previous)
-
-    def _handle(self, signum: int, frame: Any) -> None:
-        if self.requested:
-            raise KeyboardInterrupt
-        self.requested = True
-        print("\nCtrl-C: stopping at the next step to save (press it again to abort)", file=sys.stderr, flush=True)
-
-
-def build_callback(args: TrainArgs, run_dir: Path, interrupt: Interrupt) -> Any:
-    """The callback that adds snapshots, saves checkpoints, evaluates and logs win shares."""
-    from stable_baselines3.common.callbacks import BaseCallback
-
-    class SelfPlayCallback(BaseCallback):
-        def __init__(self) -> None:
-            super().__init__()
-            self.history: list[dict[str, Any]] = []
-            history_file = run_dir / "eval" / "history.json"
-            if args.resume and history_file.exists():
-                self.history = json.loads(history_file.read_text())
-
-        def _on_training_start(self) -> None:
-            now = self.model.num_timesteps
-            # a resumed run's evaluations past its checkpoint (a killed run's) are made again
-            self.history = [row for row in self.history if row["timesteps"] <= now]
-            #: learner steps at the start of the rollout under way (where a stopped run resumes)
-            self.rollout_start = now
-            self.stopped = False
-            # The first snapshot comes after ``snapshot_every`` steps: an untrained policy as an
-            # opponent makes endless games (in Piraten Kapern it never stops rolling); unless
-            # snapshots are the only opponents, or the run resumes a trained policy.
-            if args.resume or set(parse_weights(args.opponents)) == {SELF}:
-                self._add_snapshot()
-            self.deadline = time.perf_counter() + args.max_wall_s if args.max_wall_s > 0 else float("inf")
-            self.next_snapshot = now + args.snapshot_every
-            self.next_checkpoint = now + args.checkpoint_every
-            self.next_eval = now + args.eval_every if args.eval_every > 0 else float("inf")
-            if args.eval_every > 0 and not any(row["timesteps"] == now for row in self.history):
-                self.evaluate()  # the starting point of the learning curve
-
-        def _add_snapshot(self) -> None:
-            self.training_env.env_method("add_snapshot", policy_from_sb3(self.model.policy))
-
-        def _on_rollout_start(self) -> None:
-            # Checkpoints and evaluations fall between rollouts, after the update: a checkpoint
-            # holds the policy after every rollout it counts, and progress.csv already has the
-            # row of its step, so a run resumed from it logs what an uninterrupted run logs.
-            now = self.rollout_start = self.model.num_timesteps
-            if now >= self.next_eval:
-                self.evaluate()  # saves a checkpoint too
-            elif now >= self.next_checkpoint:
-                save_checkpoint(self.model, run_dir, args, now)
-            while self.next_eval <= now:
-                self.next_eval += args.eval_every
-            while self.next_checkpoint <= now:
-                self.next_checkpoint += args.checkpoint_every
-
-        def _on_step(self) -> bool:
-            now = self.num_timesteps
-            if now >= self.next_snapshot:
-                self._add_snapshot()
-                self.next_snapshot += args.snapshot_every
-            # False ends model.learn early, in the middle of a rollout that no update will use
-            self.stopped = time.perf_counter() >= self.deadline or interrupt.requested
-            return not self.stopped
-
-        def _on_rollout_end(self) -> None:
-            episodes = self.model.ep_info_buffer
-            if episodes and "win_share" in episodes[0]:
-                self.logger.record("rollout/win_share", float(np.mean([e["win_share"] for e in episodes])))
-                self.logger.record("rollout/final_score", float(np.mean([e["final_score"] for e in episodes])))
-
-        def evaluate(self) -> None:
-            now = self.model.num_timesteps  # the count a stopped run was reset to
-            agent_file = save_checkpoint(self.model, run_dir, args, now, self.history)
-            rows = evaluate_checkpoint(args, agent_file, now, run_dir)
-            several = len(table_sizes(args)) > 1
-            for row in rows:
-                key = row["opponent"] + (f"_{row['num_players']}p" if several else "")
-                self.logger.record(f"eval/win_rate_vs_{key}", row["win_rate"])
-                self.logger.record(f"eval/mean_score_vs_{key}", row["mean_score"])
-            self.history = [h for h in self.history if h["timesteps"] != now] + rows
-            write_history(args, run_dir, self.history)
-            save_agent_files(self.model, run_dir, args, now, self.history)  # its header gets these figures
-
-    return SelfPlayCallback()
-
-
-def table_label(row: dict[str, Any], sizes: list[int]) -> str:
-    """``", 3 players,"`` for an evaluation row of a run of several table sizes; ``""`` for one size."""
-    return f", {row.get('num_players', sizes[0])} players," if len(sizes) > 1 else ""
-
-
-def agent_header(args: TrainArgs, policy: Any, timesteps: int, history: list[dict[str, Any]]) -> dict[str, Any]:
-    """The data-only header of the learner after ``timesteps`` steps (figures: its latest evaluation).
-
-    Its ``env_kwargs`` are the run's env options with the player count when it plays one table
-    size; without it (``table_layout="max"`` among them) when it plays several.
-    """
-    env = pirate_envs.make(args.env_id, raw=True, **env_config(args))
-    sizes = table_sizes(args)
-    numpy_policy = policy_from_sb3(policy)
-    head: dict[str, Any] = {"kind": "flat"}
-    if hasattr(policy.action_net, "effective_linear"):
-        head = {"kind": "features", "num_features": int(env.action_features.matrix.shape[1])}
-    latest = max((row["timesteps"] for row in history), default=None)
-    figures = {
-        f"vs {row['opponent']}{table_label(row, sizes)} at {row['timesteps']} steps ({args.eval_games} games)": (
-            f"win rate {row['win_rate']:.3f} [{row['win_low']:.3f}, {row['win_high']:.3f}], "
-            f"mean score {row['mean_score']:.1f}"
-        )
-        for row in history
-        if row["timesteps"] == latest
-    }
-    return make_header(
-        args.env_id,
-        env_config(args) if len(sizes) == 1 else env_options(args),
-        layout_pieces(env.observation_layout),
-        env.num_actions,
-        numpy_policy,
-        action_head=head,
-        player_counts=sizes,
-        reward_mode=args.reward_mode,
-        training={"command": command_line(args), "timesteps": int(timesteps), "figures": figures},
-    )
-
-
-def save_checkpoint(
-    model: Any, run_dir: Path, args: TrainArgs, timesteps: int, history: list[dict[str, Any]] | None = None
-) -> Path:
-    """Save ``step_<n>`` and ``latest`` as SB3 ``.zip`` and data-only ``.npz``; return the step's ``.npz``.
-
-    Each file is written atomically; ``latest`` is a copy of the step's bytes.
-    """
-    folder = run_dir / "checkpoints"
-    model.pirate_envs_meta = {
-        "env_id": args.env_id,
-        "env_kwargs": env_config(args),
-        "player_counts": table_sizes(args),
-        "reward_mode": args.reward_mode,
-    }
-    buffer = io.BytesIO()
-    model.save(buffer)
-    write_atomic(folder / f"step_{timesteps}.zip", buffer.getvalue())
-    write_atomic(folder / "latest.zip", buffer.getvalue())
-    return save_agent_files(model, run_dir, args, timesteps, history or [])
-
-
-def save_agent_files(model: Any, run_dir: Path, args: TrainArgs, timesteps: int, history: list[dict[str, Any]]) -> Path:
-    """Save the data-only ``step_<n>.npz`` and ``latest.npz`` (atomically); return the step's file."""
-    folder = run_dir / "checkpoints"
-    header = agent_header(args, model.policy, timesteps, history)
-    agent_file = save_agent(folder / f"step_{timesteps}.npz", policy_from_sb3(model.policy), header)
-    write_atomic(folder / "latest.npz", agent_file.read_bytes())
-    return agent_file
-
-
-def read_checkpoint(path: Path) -> tuple[int, dict[str, Any], int]:
-    """The learner steps, the parameters (policy and optimizer state) and the update count of an SB3 zip.
-
-    Only plain JSON fields of ``data`` are read, and the tensors with ``weights_only=True``
-    (``load_from_zip_file(load_data=False)``): nothing is unpickled. Raises ``ValueError``
-    when the file is damaged.
-    """
-    from stable_baselines3.common.save_util import load_from_zip_file
-
-    try:
-        with zipfile.ZipFile(path) as archive:
-            data = json.loads(archive.read("data"))
-            if archive.testzip() is not None:
-                raise ValueError("a member fails its CRC check")
-        _, params, _ = load_from_zip_file(path, load_data=False, device="cpu", print_system_info=False)
-    except Exception as error:  # a damaged file fails in many ways; each means "not usable"
-        raise ValueError(f"{path}: not a usable checkpoint ({type(error).__name__}: {error})") from error
-    steps, updates = data.get("num_timesteps"), data.get("_n_updates", 0)
-    if not isinstance(steps, int) or "policy" not in params or "policy.optimizer" not in params:
-        raise ValueError(f"{path}: not a usable checkpoint (no step count, parameters or optimizer state)")
-    return steps, params, updates if isinstance(updates, int) else 0
-
-
-def newest_checkpoint(run_dir: Path) -> tuple[Path, int, dict[str, Any], int]:
-    """The newest usable checkpoint of a run: ``latest.zip``, else the newest valid ``step_<n>.zip``.
-
-    Warns when ``latest.zip`` is damaged and an older one is used; ``ValueError`` when none is usable.
-    """
-    folder = run_dir / "checkpoints"
-    steps = sorted(folder.glob("step_*.zip"), key=lambda p: int(p.stem.split("_")[1]) if p.stem[5:].isdigit() else -1)
-    candidates = [folder / "latest.zip", *reversed(steps)]
-    problems = []
-    for path in candidates:
-        if not path.is_file():
-            continue
-        try:
-            found = read_checkpoint(path)
-        except ValueError as error:
-            problems.append(str(error))
-            continue
-        if problems:
-            warnings.warn(f"resuming from {path}: " + "; ".join(problems), stacklevel=2)
-        return (path, *found)
-    detail = f" ({'; '.join(problems)})" if problems else ""
-    raise ValueError(f"--resume {run_dir}: no usable checkpoint in {folder}{detail}")
+#: The evaluation of a run: tournaments of `experiments.evaluate`, tables, learning curves.
+EVALUATOR = Evaluator(evaluate=evaluate_checkpoint, write_history=write_history)
 
 
 def check_args(args: TrainArgs, given: set[str] | None = None) -> None:
@@ -680,128 +427,15 @@ def stored_form(args: TrainArgs) -> TrainArgs:
     return dataclasses.replace(args, num_players=sizes[0] if len(sizes) == 1 else sizes)  # type: ignore[arg-type]
 
 
-def remove_temporaries(run_dir: Path) -> list[Path]:
-    """Delete the ``*.tmp`` files a killed run left in its folder (atomic writes cut short); return them."""
-    stray = [path for path in run_dir.rglob("*.tmp") if path.is_file()]
-    for path in stray:
-        path.unlink()
-    return stray
-
-
-def prepare_run(args: TrainArgs, given: set[str]) -> tuple[TrainArgs, Path]:
-    """The run folder (without temporary files a killed run left) and the arguments in force
-    (the saved ones when resuming)."""
+def plan_run(args: TrainArgs, given: set[str]) -> RunPlan:
+    """The plan of a checked command line: the arguments in force (the saved ones when resuming,
+    in stored form), the run folder, the parsed env options and the command line, derived once."""
     if args.resume:
         args, run_dir = resumed_args(args, given), Path(args.resume)
     else:
         run_dir = run_folder(args)
-        if (run_dir / "config.json").exists():  # with --overwrite (check_new_run_folder)
-            for stale in ("checkpoints", "eval"):
-                shutil.rmtree(run_dir / stale, ignore_errors=True)
-            for events in run_dir.glob("events.out.tfevents.*"):
-                events.unlink()
-        run_dir.mkdir(parents=True, exist_ok=True)
-    for path in remove_temporaries(run_dir):
-        print(f"removed {path}, a temporary file of a run that was killed")
-    return stored_form(args), run_dir
-
-
-def make_logger(run_dir: Path, resumed_step: int | None = None) -> Any:
-    """SB3's CSV and TensorBoard logger of a run.
-
-    ``resumed_step``: the learner steps of the checkpoint a resumed run starts from. The rows
-    of ``progress.csv`` past it (logged after that checkpoint by a run that was killed) and a
-    row cut short are dropped, so the file holds each step's row once, as an uninterrupted run
-    writes it; TensorBoard hides the events past it.
-    """
-    from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
-
-    tensorboard = TensorBoardOutputFormat(str(run_dir))
-    if resumed_step is not None:
-        from torch.utils.tensorboard import SummaryWriter
-
-        tensorboard.writer.close()
-        tensorboard.writer = SummaryWriter(log_dir=str(run_dir), purge_step=resumed_step + 1)
-    return Logger(str(run_dir), [progress_csv(run_dir / "progress.csv", resumed_step), tensorboard])
-
-
-def progress_rows(path: Path, up_to_step: int | None = None) -> tuple[list[str], list[str]]:
-    """The columns and the whole rows (lines) of a ``progress.csv``; with ``up_to_step``, only the
-    rows whose learner steps are at most that."""
-    lines = path.read_text().split("\n")[:-1] if path.is_file() else []  # the last piece: "" or a row cut short
-    if not lines:
-        return [], []
-    columns = next(csv.reader([lines[0]]))
-    if up_to_step is None:
-        return columns, lines[1:]
-    index = columns.index(STEPS_COLUMN) if STEPS_COLUMN in columns else -1
-    rows = []
-    for line in lines[1:]:
-        values = next(csv.reader([line]), [])
-        try:
-            if 0 <= index < len(values) and float(values[index]) <= up_to_step:
-                rows.append(line)
-        except ValueError:
-            pass  # a row without its step count is no row of the resumed run
-    return columns, rows
-
-
-def progress_csv(path: Path, resumed_step: int | None = None) -> Any:
-    """The ``progress.csv`` writer of a run: SB3's CSV format, but it never rewrites the file in
-    place. A row is appended whole; a new column rewrites the file atomically. ``resumed_step``:
-    keep the rows up to it (else start an empty file)."""
-    from stable_baselines3.common.logger import CSVOutputFormat, filter_excluded_keys
-
-    class ProgressCSV(CSVOutputFormat):
-        def __init__(self) -> None:
-            self.separator, self.quotechar = ",", '"'
-            self.keys, rows = progress_rows(path, resumed_step) if resumed_step is not None else ([], [])
-            self._rewrite(rows)
-
-        def _rewrite(self, rows: list[str]) -> None:
-            header = [",".join(self.keys)] if self.keys else []
-            write_atomic(path, "".join(line + "\n" for line in header + rows))
-            self.file = open(path, "a")  # noqa: SIM115 - closed by close() or the next rewrite
-
-        def write(self, key_values: dict[str, Any], key_excluded: dict[str, tuple[str, ...]], step: int = 0) -> None:
-            new = [key for key in filter_excluded_keys(key_values, key_excluded, "csv") if key not in self.keys]
-            if new:
-                self.file.close()
-                self.keys += new
-                self._rewrite([row + self.separator * len(new) for row in progress_rows(path)[1]])
-            super().write(key_values, key_excluded, step)  # every key is a column now: appends one row
-
-    return ProgressCSV()
-
-
-def build_model(args: TrainArgs, vec_env: Any) -> Any:
-    """A new MaskablePPO of ``args`` (with the lean update of `agents.ppo`); when
-    resuming, with the parameters and optimizer state of the newest usable checkpoint (nothing
-    unpickled) and its step count."""
-    from agents.ppo import LeanMaskablePPO
-
-    policy, policy_kwargs = policy_spec(args)
-    model = LeanMaskablePPO(
-        policy,
-        vec_env,
-        n_steps=args.n_steps,
-        batch_size=args.batch_size,
-        n_epochs=args.n_epochs,
-        learning_rate=args.learning_rate,
-        gamma=args.gamma,
-        gae_lambda=args.gae_lambda,
-        clip_range=args.clip_range,
-        ent_coef=args.ent_coef,
-        policy_kwargs=policy_kwargs,
-        seed=args.seed,
-        device=args.device,
-    )
-    if args.resume:
-        path, steps, params, updates = newest_checkpoint(Path(args.resume))
-        model.set_parameters(params, exact_match=True, device=args.device)
-        model.num_timesteps, model._n_updates = steps, updates
-        print(f"resuming {args.resume} from {path.name} at {steps} learner steps")
-    return model
+    args = stored_form(args)
+    return make_plan(args, parse_env_kwargs(args.env_kwargs, RESERVED_ENV_KWARGS), run_dir, command_line(args))
 
 
 def train(args: TrainArgs, given: set[str] | None = None) -> Path:
@@ -811,57 +445,7 @@ def train(args: TrainArgs, given: set[str] | None = None) -> Path:
     unless it is given). Raises `KeyboardInterrupt` after saving when Ctrl-C stopped it.
     """
     check_args(args, given)
-    args, run_dir = prepare_run(args, given or set())
-    write_json(run_dir / "config.json", asdict(args))
-    seed_everything(args.seed, args.torch_threads)
-    vec_env = make_vec_env(
-        args.env_id,
-        num_envs=args.num_envs,
-        num_workers=args.num_workers,
-        seed=args.seed,
-        opponents=parse_weights(args.opponents),
-        reward_mode=args.reward_mode,
-        max_snapshots=args.max_snapshots,
-        env_kwargs=selfplay_kwargs(args),
-        truncation_reward=args.truncation_reward,
-        engine=args.engine,
-    )
-    model = build_model(args, vec_env)
-    model.set_logger(make_logger(run_dir, model.num_timesteps if args.resume else None))
-    remaining = args.total_timesteps - model.num_timesteps
-    if remaining <= 0:
-        vec_env.close()
-        print(f"{run_dir} already has {model.num_timesteps} learner steps (--total-timesteps {args.total_timesteps})")
-        return run_dir
-    with Interrupt() as interrupt:
-        callback = build_callback(args, run_dir, interrupt)
-        start, start_steps = time.perf_counter(), model.num_timesteps
-        model.learn(remaining, callback=callback, progress_bar=args.progress, reset_num_timesteps=not args.resume)
-        elapsed = time.perf_counter() - start
-        if callback.stopped:  # the steps of the rollout cut short were never learned from: not counted
-            model.num_timesteps = callback.rollout_start
-        save_checkpoint(model, run_dir, args, model.num_timesteps, callback.history)
-        done = any(row["timesteps"] == model.num_timesteps for row in callback.history)
-        if not interrupt.requested and not done:
-            callback.evaluate()
-    vec_env.close()
-    summary = {
-        "timesteps": model.num_timesteps,
-        "learn_wall_s": round(elapsed, 1),  # evaluations during training included
-        "steps_per_s": round((model.num_timesteps - start_steps) / max(elapsed, 1e-9)),
-        "interrupted": interrupt.requested,
-    }
-    write_json(run_dir / "summary.json", summary)
-    print(f"run folder: {run_dir}\n{json.dumps(summary)}")
-    if interrupt.requested:
-        write_history(args, run_dir, callback.history)
-        print(
-            f"interrupted at {model.num_timesteps} learner steps; saved {run_dir / 'checkpoints'} and the tables "
-            f"so far. Resume with: python -m experiments.train --resume {shlex.quote(str(run_dir))}"
-        )
-        raise KeyboardInterrupt
-    print((run_dir / "eval" / f"step_{model.num_timesteps}.md").read_text())
-    return run_dir
+    return run_training(plan_run(args, given or set()), EVALUATOR)
 
 
 def main(argv: list[str] | None = None) -> Path:

@@ -1,4 +1,5 @@
-"""The lean update is sb3-contrib's MaskablePPO update: same minibatches, loss, gradients, logs."""
+"""Our masked PPO update is sb3-contrib's MaskablePPO update: same minibatches, loss, gradients, logs;
+our GAE is sb3's."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ import copy
 import numpy as np
 import pytest
 import torch
+from gymnasium import spaces
 from sb3_contrib import MaskablePPO
+from stable_baselines3.common.buffers import RolloutBuffer
 from stable_baselines3.common.logger import configure
 
-from agents.ppo import LeanMaskablePPO, masked_log_prob_entropy
+from agents.ppo import LeanMaskablePPO, PPOLoop, PPOSettings, gae, masked_log_prob_entropy, sb3_forward
 from agents.selfplay.opponents import parse_weights
 from agents.selfplay.vec_env import make_vec_env
 from experiments.train import TrainArgs, policy_spec
@@ -101,3 +104,87 @@ def test_masked_actions_carry_no_probability_and_no_entropy():
     assert entropy[0] == pytest.approx(float(-(legal * legal.log()).sum()))
     assert log_prob[1] == pytest.approx(float(np.log(0.25)))
     assert entropy[1] == pytest.approx(float(np.log(4)))
+
+
+def test_fresh_buffer_update_follows_sb3_contrib():
+    """The buffer as ``collect_rollouts`` leaves it (not yet flattened by ``get``), as in training."""
+    reference, lean = twin_models("skull_king_v0", batch_size=32, n_epochs=2)
+    for model in (reference, lean):
+        model.rollout_buffer = copy.deepcopy(reference.rollout_buffer)
+        model.rollout_buffer.reset()
+    env = reference.env
+    reference._last_obs = env.reset()
+    reference._last_episode_starts = np.ones(env.num_envs, dtype=bool)
+    reference.collect_rollouts(env, reference._init_callback(None), reference.rollout_buffer, reference.n_steps)
+    lean.rollout_buffer = copy.deepcopy(reference.rollout_buffer)
+    assert not lean.rollout_buffer.generator_ready
+    buffer_before = {
+        name: np.copy(value) for name, value in vars(lean.rollout_buffer).items() if isinstance(value, np.ndarray)
+    }
+    update_both(reference, lean)
+    for name, value in buffer_before.items():  # our update reads the buffer, never changes it
+        assert np.array_equal(getattr(lean.rollout_buffer, name), value), name
+    assert max_parameter_difference(reference.policy, lean.policy) < 1e-6
+
+
+@pytest.mark.parametrize("gamma, gae_lambda", [(0.99, 0.95), (1.0, 1.0), (0.9, 0.0)])
+def test_gae_is_sb3s(gamma, gae_lambda):
+    rng = np.random.default_rng(5)
+    n_steps, n_envs = 7, 3
+    buffer = RolloutBuffer(
+        n_steps, spaces.Box(-1, 1, (2,)), spaces.Discrete(3), gamma=gamma, gae_lambda=gae_lambda, n_envs=n_envs
+    )
+    rewards = rng.normal(size=(n_steps, n_envs)).astype(np.float32)
+    values = rng.normal(size=(n_steps, n_envs)).astype(np.float32)
+    starts = (rng.random((n_steps, n_envs)) < 0.3).astype(np.float32)
+    for t in range(n_steps):
+        buffer.add(
+            np.zeros((n_envs, 2)),
+            np.zeros((n_envs, 1)),
+            rewards[t],
+            starts[t],
+            torch.from_numpy(values[t]),
+            torch.zeros(n_envs),
+        )
+    last_values, last_dones = rng.normal(size=n_envs).astype(np.float32), np.array([True, False, False])
+    buffer.compute_returns_and_advantage(torch.from_numpy(last_values), last_dones)
+    advantages, returns = gae(rewards, values, starts, last_values, last_dones, gamma, gae_lambda)
+    np.testing.assert_allclose(advantages, buffer.advantages, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(returns, buffer.returns, rtol=1e-6, atol=1e-6)
+
+
+def test_our_loop_collects_and_learns_as_sb3_contrib():
+    """`PPOLoop`: the same actions (same torch seed), rollout, GAE and update as ``MaskablePPO.learn``."""
+    n_envs, n_steps = 4, 16
+    envs = [
+        make_vec_env("piraten_kapern_v0", n_envs, 0, seed=3, opponents=parse_weights(["random:1"]),
+                     env_kwargs={"num_players": 2})
+        for _ in range(2)
+    ]  # fmt: skip
+    policy, policy_kwargs = policy_spec(TrainArgs(env_id="piraten_kapern_v0", num_players=[2]))
+    reference = MaskablePPO(policy, envs[0], n_steps=n_steps, batch_size=24, n_epochs=2, seed=0,
+                            policy_kwargs=policy_kwargs, gamma=0.9, gae_lambda=0.8)  # fmt: skip
+    reference.set_logger(configure(None, []))
+    ours = copy.deepcopy(reference.policy)
+    envs[1].seed(0)  # as MaskablePPO(seed=0) seeded its env
+    settings = PPOSettings(n_epochs=2, batch_size=24, clip_range=0.2)
+    loop = PPOLoop(sb3_forward(ours), ours.parameters(), ours.optimizer, envs[1], n_steps, 0.9, 0.8, settings)
+    torch.manual_seed(21)
+    np.random.seed(11)
+    reference.learn(n_envs * n_steps)
+    torch.manual_seed(21)
+    np.random.seed(11)
+    loop.collect()
+    rollout = loop.flat_rollout()
+    buffer = reference.rollout_buffer  # flattened, env-major, by its update
+    assert torch.equal(rollout["actions"], torch.from_numpy(buffer.actions[:, 0]).long())
+    assert torch.equal(rollout["observations"], torch.from_numpy(buffer.observations))
+    for name in ("values", "log_probs", "advantages", "returns"):
+        np.testing.assert_allclose(
+            rollout[name].numpy(), getattr(buffer, name).ravel(), rtol=1e-5, atol=1e-6, err_msg=name
+        )
+    before = copy.deepcopy(ours)
+    stats = loop.update()
+    assert stats.epochs == 2 and loop.num_timesteps == reference.num_timesteps
+    assert max_parameter_difference(before, ours) > 1e-4
+    assert max_parameter_difference(reference.policy, ours) < 1e-6

@@ -22,6 +22,7 @@ pytest.importorskip("sb3_contrib")
 
 from agents.checkpoint import load_agent
 from agents.registry import make_agent
+from agents.training.progress import STEPS_COLUMN, progress_rows
 from experiments import evaluate, export, play, train
 from tests.experiments.subprocess_limits import SUBPROCESS_S
 
@@ -117,13 +118,13 @@ def test_train_writes_the_data_only_agent_and_export_matches_it(tmp_path):
 
 def progress_steps(run: Path) -> list[int]:
     """The learner steps column of a run's ``progress.csv``."""
-    return [int(row[train.STEPS_COLUMN]) for row in csv.DictReader((run / "progress.csv").open())]
+    return [int(row[STEPS_COLUMN]) for row in csv.DictReader((run / "progress.csv").open())]
 
 
 def test_resume_falls_back_to_the_newest_valid_checkpoint_and_appends_progress(tmp_path):
     run = tiny_run(tmp_path, "run", 128, "--checkpoint-every", "64")  # rollouts of 2 envs x 32 steps
     rows_before = list(csv.DictReader((run / "progress.csv").open()))
-    assert [int(row[train.STEPS_COLUMN]) for row in rows_before] == [64, 128]
+    assert [int(row[STEPS_COLUMN]) for row in rows_before] == [64, 128]
     latest = run / "checkpoints" / "latest.zip"
     latest.write_bytes(latest.read_bytes()[: latest.stat().st_size // 2])  # a save cut short
     (run / "checkpoints" / "step_128.zip").write_bytes(b"")  # and the step file of the same save
@@ -150,7 +151,7 @@ def test_a_run_killed_between_checkpoints_resumes_to_the_log_of_an_uninterrupted
     stray = [checkpoints / ".latest.zip.k1ll3d.tmp", run / ".progress.csv.k1ll3d.tmp", run / "eval" / "x.tmp"]
     for path in stray:
         path.write_bytes(b"half a file")
-    assert [int(float(row.split(",")[rows[0].split(",").index(train.STEPS_COLUMN)])) for row in rows[1:]] == [64, 128]
+    assert [int(float(row.split(",")[rows[0].split(",").index(STEPS_COLUMN)])) for row in rows[1:]] == [64, 128]
 
     train.main(["--resume", str(run), "--total-timesteps", "256", "--no-progress"])
     assert progress_steps(run) == [64, 128, 192, 256]  # each rollout's row once, none lost
@@ -163,10 +164,10 @@ def test_a_run_killed_between_checkpoints_resumes_to_the_log_of_an_uninterrupted
 
 def test_progress_rows_keep_whole_rows_up_to_a_step(tmp_path):
     path = tmp_path / "progress.csv"
-    path.write_text(f'a,{train.STEPS_COLUMN},b\n1,64,"x,y"\n2,128,\n3,,z\n4,192,w')
-    assert train.progress_rows(path, 128) == (["a", train.STEPS_COLUMN, "b"], ['1,64,"x,y"', "2,128,"])
-    assert train.progress_rows(path) == (["a", train.STEPS_COLUMN, "b"], ['1,64,"x,y"', "2,128,", "3,,z"])
-    assert train.progress_rows(tmp_path / "none.csv", 64) == ([], [])
+    path.write_text(f'a,{STEPS_COLUMN},b\n1,64,"x,y"\n2,128,\n3,,z\n4,192,w')
+    assert progress_rows(path, 128) == (["a", STEPS_COLUMN, "b"], ['1,64,"x,y"', "2,128,"])
+    assert progress_rows(path) == (["a", STEPS_COLUMN, "b"], ['1,64,"x,y"', "2,128,", "3,,z"])
+    assert progress_rows(tmp_path / "none.csv", 64) == ([], [])
 
 
 def refused(capsys, argv) -> str:

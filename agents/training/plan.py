@@ -1,0 +1,122 @@
+"""`RunPlan`: what a training run needs, derived once from its checked arguments and passed on.
+
+The table sizes and their weights, the env options, the self-play env's keyword arguments, the
+opponent pool, the policy class and its keyword arguments, the env facts an agent file's header
+records, and the command line of the run: each is worked out here, in one place, when the
+command line (or a resumed run's ``config.json``) has been checked; every later step reads the
+plan instead of deriving them again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import pirate_envs
+from agents.checkpoint import layout_pieces
+from agents.selfplay.opponents import parse_weights
+
+
+def table_sizes(env_id: str, num_players: int | Sequence[int] | None) -> list[int]:
+    """The player counts of a run (``--num-players``; none: the game's default; a saved config may hold one integer)."""
+    if num_players is None or num_players == []:
+        return [pirate_envs.game_spec(env_id).default_players]
+    return [num_players] if isinstance(num_players, int) else list(num_players)
+
+
+def table_weights(sizes: Sequence[int], weights: Sequence[float]) -> dict[int, float]:
+    """``{player count: weight}`` of the table-size draw (no weights: uniform)."""
+    return dict(zip(sizes, list(weights) or [1.0] * len(sizes)))
+
+
+def env_options(env_kwargs: Mapping[str, Any], sizes: Sequence[int]) -> dict[str, Any]:
+    """The env options of a run but the player count: ``--env-kwargs``, and ``table_layout="max"``
+    when it plays several table sizes (unless ``--env-kwargs`` names a table layout)."""
+    options = dict(env_kwargs)
+    if len(sizes) > 1:
+        options.setdefault("table_layout", "max")
+    return options
+
+
+def policy_spec(
+    env_id: str, env_config: Mapping[str, Any], net_arch: Sequence[int], action_features: bool
+) -> tuple[Any, dict[str, Any]]:
+    """The policy class and ``policy_kwargs`` of a new model (the feature action head where the game has features)."""
+    kwargs: dict[str, Any] = {"net_arch": list(net_arch)}
+    features = pirate_envs.make(env_id, raw=True, **env_config).action_features
+    if not action_features or features is None:
+        return "MlpPolicy", kwargs
+    from agents.action_head import FeatureHeadPolicy
+
+    return FeatureHeadPolicy, {**kwargs, "action_features": features.matrix}
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """One training run, planned: its arguments and everything derived from them (see `make_plan`).
+
+    ``args`` is the run's argument record as ``config.json`` stores it (the command line's
+    ``experiments.train.TrainArgs``, or the saved one when resuming); it is read, never changed.
+    """
+
+    args: Any
+    run_dir: Path
+    command: str
+    table_sizes: tuple[int, ...]
+    table_weights: Mapping[int, float]
+    env_options: Mapping[str, Any]
+    selfplay_kwargs: Mapping[str, Any]
+    opponents: Mapping[str, float]
+    policy: Any
+    policy_kwargs: Mapping[str, Any]
+    observation_pieces: Any
+    num_actions: int
+    num_action_features: int | None
+
+    @property
+    def several_tables(self) -> bool:
+        return len(self.table_sizes) > 1
+
+    @property
+    def resuming(self) -> bool:
+        return bool(self.args.resume)
+
+    def env_config(self, players: int | None = None) -> dict[str, Any]:
+        """The env arguments of one table (``players``, default the first size; not the reward mode)."""
+        return {"num_players": players if players is not None else self.table_sizes[0], **self.env_options}
+
+    def agent_env_kwargs(self) -> dict[str, Any]:
+        """The ``env_kwargs`` of the agent's header: with the player count for one table size; without it
+        (``table_layout="max"`` among them) for several."""
+        return dict(self.env_options) if self.several_tables else self.env_config()
+
+
+def make_plan(args: Any, env_kwargs: Mapping[str, Any], run_dir: Path, command: str) -> RunPlan:
+    """The plan of a run from its checked arguments (``args``: a ``TrainArgs`` in stored form), its
+    parsed ``--env-kwargs``, its folder and its command line."""
+    sizes = table_sizes(args.env_id, args.num_players)
+    weights = table_weights(sizes, args.player_weights)
+    options = env_options(env_kwargs, sizes)
+    first = {"num_players": sizes[0], **options}
+    selfplay = first if len(sizes) == 1 else {**options, "player_counts": weights}
+    policy, policy_kwargs = policy_spec(args.env_id, first, args.net_arch, args.action_features)
+    env = pirate_envs.make(args.env_id, raw=True, **first)
+    features = env.action_features if policy != "MlpPolicy" else None
+    return RunPlan(
+        args=args,
+        run_dir=run_dir,
+        command=command,
+        table_sizes=tuple(sizes),
+        table_weights=MappingProxyType(weights),
+        env_options=MappingProxyType(options),
+        selfplay_kwargs=MappingProxyType(selfplay),
+        opponents=MappingProxyType(parse_weights(args.opponents)),
+        policy=policy,
+        policy_kwargs=MappingProxyType(policy_kwargs),
+        observation_pieces=layout_pieces(env.observation_layout),
+        num_actions=int(env.num_actions),
+        num_action_features=None if features is None else int(features.matrix.shape[1]),
+    )

@@ -1,0 +1,380 @@
+"""A training run of a `agents.training.plan.RunPlan`: its folder, checkpoints, resume and loop.
+
+`train` prepares the run folder, builds the self-play envs and the model (``LeanMaskablePPO``,
+`agents.ppo`), learns with a callback that adds snapshots, saves checkpoints, evaluates and logs
+win shares, and writes the summary. The evaluation itself (tournaments, tables, learning
+curves) comes in as an `Evaluator`, given by the command line (``experiments.train``).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shlex
+import shutil
+import signal
+import sys
+import time
+import warnings
+import zipfile
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.checkpoint import make_header, save_agent, write_atomic
+from agents.policy_agent import policy_from_sb3
+from agents.selfplay.opponents import SELF
+from agents.selfplay.vec_env import make_vec_env
+from agents.training.plan import RunPlan
+from agents.training.progress import make_logger
+
+
+@dataclass(frozen=True)
+class Evaluator:
+    """How a run evaluates its learner: ``evaluate(plan, agent_file, timesteps)`` plays the tournaments
+    and writes ``eval/step_<n>.*``, returning the history rows; ``write_history(plan, history)``
+    writes ``eval/history.json`` and the learning curves."""
+
+    evaluate: Callable[[RunPlan, Path, int], list[dict[str, Any]]]
+    write_history: Callable[[RunPlan, list[dict[str, Any]]], None]
+
+
+def write_json(path: Path, value: Any) -> None:
+    """``value`` as indented JSON, written atomically."""
+    write_atomic(path, json.dumps(value, indent=2))
+
+
+def seed_everything(seed: int, torch_threads: int) -> None:
+    """The one seeding block: Python, numpy and torch (envs are seeded ``seed + i`` by the VecEnv)."""
+    import torch
+    from stable_baselines3.common.utils import set_random_seed
+
+    torch.set_num_threads(torch_threads)
+    set_random_seed(seed)
+
+
+def remove_temporaries(run_dir: Path) -> list[Path]:
+    """Delete the ``*.tmp`` files a killed run left in its folder (atomic writes cut short); return them."""
+    stray = [path for path in run_dir.rglob("*.tmp") if path.is_file()]
+    for path in stray:
+        path.unlink()
+    return stray
+
+
+def prepare_folder(plan: RunPlan) -> None:
+    """The run folder, made or cleared (a new run over an old one, with ``--overwrite``: its checkpoints,
+    tables and TensorBoard events deleted), without the temporary files a killed run left."""
+    run_dir = plan.run_dir
+    if not plan.resuming:
+        if (run_dir / "config.json").exists():  # with --overwrite (checked by the command line)
+            for stale in ("checkpoints", "eval"):
+                shutil.rmtree(run_dir / stale, ignore_errors=True)
+            for events in run_dir.glob("events.out.tfevents.*"):
+                events.unlink()
+        run_dir.mkdir(parents=True, exist_ok=True)
+    for path in remove_temporaries(run_dir):
+        print(f"removed {path}, a temporary file of a run that was killed")
+
+
+class Interrupt:
+    """Turns the first Ctrl-C (SIGINT) into a request to stop at the next step; a second one aborts."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._previous: Any = None
+
+    def __enter__(self) -> Interrupt:
+        self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        signal.signal(signal.SIGINT, self._previous)
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        print("\nCtrl-C: stopping at the next step to save (press it again to abort)", file=sys.stderr, flush=True)
+
+
+def table_label(row: dict[str, Any], sizes: tuple[int, ...]) -> str:
+    """``", 3 players,"`` for an evaluation row of a run of several table sizes; ``""`` for one size."""
+    return f", {row.get('num_players', sizes[0])} players," if len(sizes) > 1 else ""
+
+
+def agent_header(plan: RunPlan, policy: Any, timesteps: int, history: list[dict[str, Any]]) -> dict[str, Any]:
+    """The data-only header of the learner after ``timesteps`` steps (figures: its latest evaluation).
+
+    Its ``env_kwargs`` are the run's env options with the player count when it plays one table
+    size; without it (``table_layout="max"`` among them) when it plays several.
+    """
+    args, sizes = plan.args, plan.table_sizes
+    head: dict[str, Any] = {"kind": "flat"}
+    if hasattr(policy.action_net, "effective_linear"):
+        head = {"kind": "features", "num_features": plan.num_action_features}
+    latest = max((row["timesteps"] for row in history), default=None)
+    figures = {
+        f"vs {row['opponent']}{table_label(row, sizes)} at {row['timesteps']} steps ({args.eval_games} games)": (
+            f"win rate {row['win_rate']:.3f} [{row['win_low']:.3f}, {row['win_high']:.3f}], "
+            f"mean score {row['mean_score']:.1f}"
+        )
+        for row in history
+        if row["timesteps"] == latest
+    }
+    return make_header(
+        args.env_id,
+        plan.agent_env_kwargs(),
+        plan.observation_pieces,
+        plan.num_actions,
+        policy_from_sb3(policy),
+        action_head=head,
+        player_counts=list(plan.table_sizes),
+        reward_mode=args.reward_mode,
+        training={"command": plan.command, "timesteps": int(timesteps), "figures": figures},
+    )
+
+
+def save_checkpoint(model: Any, plan: RunPlan, timesteps: int, history: list[dict[str, Any]] | None = None) -> Path:
+    """Save ``step_<n>`` and ``latest`` as SB3 ``.zip`` and data-only ``.npz``; return the step's ``.npz``.
+
+    Each file is written atomically; ``latest`` is a copy of the step's bytes.
+    """
+    folder = plan.run_dir / "checkpoints"
+    model.pirate_envs_meta = {
+        "env_id": plan.args.env_id,
+        "env_kwargs": plan.env_config(),
+        "player_counts": list(plan.table_sizes),
+        "reward_mode": plan.args.reward_mode,
+    }
+    buffer = io.BytesIO()
+    model.save(buffer)
+    write_atomic(folder / f"step_{timesteps}.zip", buffer.getvalue())
+    write_atomic(folder / "latest.zip", buffer.getvalue())
+    return save_agent_files(model, plan, timesteps, history or [])
+
+
+def save_agent_files(model: Any, plan: RunPlan, timesteps: int, history: list[dict[str, Any]]) -> Path:
+    """Save the data-only ``step_<n>.npz`` and ``latest.npz`` (atomically); return the step's file."""
+    folder = plan.run_dir / "checkpoints"
+    header = agent_header(plan, model.policy, timesteps, history)
+    agent_file = save_agent(folder / f"step_{timesteps}.npz", policy_from_sb3(model.policy), header)
+    write_atomic(folder / "latest.npz", agent_file.read_bytes())
+    return agent_file
+
+
+def read_checkpoint(path: Path) -> tuple[int, dict[str, Any], int]:
+    """The learner steps, the parameters (policy and optimizer state) and the update count of an SB3 zip.
+
+    Only plain JSON fields of ``data`` are read, and the tensors with ``weights_only=True``
+    (``load_from_zip_file(load_data=False)``): nothing is unpickled. Raises ``ValueError``
+    when the file is damaged.
+    """
+    from stable_baselines3.common.save_util import load_from_zip_file
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            data = json.loads(archive.read("data"))
+            if archive.testzip() is not None:
+                raise ValueError("a member fails its CRC check")
+        _, params, _ = load_from_zip_file(path, load_data=False, device="cpu", print_system_info=False)
+    except Exception as error:  # a damaged file fails in many ways; each means "not usable"
+        raise ValueError(f"{path}: not a usable checkpoint ({type(error).__name__}: {error})") from error
+    steps, updates = data.get("num_timesteps"), data.get("_n_updates", 0)
+    if not isinstance(steps, int) or "policy" not in params or "policy.optimizer" not in params:
+        raise ValueError(f"{path}: not a usable checkpoint (no step count, parameters or optimizer state)")
+    return steps, params, updates if isinstance(updates, int) else 0
+
+
+def newest_checkpoint(run_dir: Path) -> tuple[Path, int, dict[str, Any], int]:
+    """The newest usable checkpoint of a run: ``latest.zip``, else the newest valid ``step_<n>.zip``.
+
+    Warns when ``latest.zip`` is damaged and an older one is used; ``ValueError`` when none is usable.
+    """
+    folder = run_dir / "checkpoints"
+    steps = sorted(folder.glob("step_*.zip"), key=lambda p: int(p.stem.split("_")[1]) if p.stem[5:].isdigit() else -1)
+    candidates = [folder / "latest.zip", *reversed(steps)]
+    problems = []
+    for path in candidates:
+        if not path.is_file():
+            continue
+        try:
+            found = read_checkpoint(path)
+        except ValueError as error:
+            problems.append(str(error))
+            continue
+        if problems:
+            warnings.warn(f"resuming from {path}: " + "; ".join(problems), stacklevel=2)
+        return (path, *found)
+    detail = f" ({'; '.join(problems)})" if problems else ""
+    raise ValueError(f"--resume {run_dir}: no usable checkpoint in {folder}{detail}")
+
+
+def build_model(plan: RunPlan, vec_env: Any) -> Any:
+    """A new MaskablePPO of the plan (with the update of `agents.ppo`); when resuming, with the
+    parameters and optimizer state of the newest usable checkpoint (nothing unpickled) and its step count."""
+    from agents.ppo import LeanMaskablePPO
+
+    args = plan.args
+    model = LeanMaskablePPO(
+        plan.policy,
+        vec_env,
+        n_steps=args.n_steps,
+        batch_size=args.batch_size,
+        n_epochs=args.n_epochs,
+        learning_rate=args.learning_rate,
+        gamma=args.gamma,
+        gae_lambda=args.gae_lambda,
+        clip_range=args.clip_range,
+        ent_coef=args.ent_coef,
+        policy_kwargs=dict(plan.policy_kwargs),
+        seed=args.seed,
+        device=args.device,
+    )
+    if plan.resuming:
+        path, steps, params, updates = newest_checkpoint(plan.run_dir)
+        model.set_parameters(params, exact_match=True, device=args.device)
+        model.num_timesteps, model._n_updates = steps, updates
+        print(f"resuming {args.resume} from {path.name} at {steps} learner steps")
+    return model
+
+
+def build_callback(plan: RunPlan, evaluator: Evaluator, interrupt: Interrupt) -> Any:
+    """The callback that adds snapshots, saves checkpoints, evaluates and logs win shares."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    args, run_dir = plan.args, plan.run_dir
+
+    class SelfPlayCallback(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.history: list[dict[str, Any]] = []
+            history_file = run_dir / "eval" / "history.json"
+            if plan.resuming and history_file.exists():
+                self.history = json.loads(history_file.read_text())
+
+        def _on_training_start(self) -> None:
+            now = self.model.num_timesteps
+            # a resumed run's evaluations past its checkpoint (a killed run's) are made again
+            self.history = [row for row in self.history if row["timesteps"] <= now]
+            #: learner steps at the start of the rollout under way (where a stopped run resumes)
+            self.rollout_start = now
+            self.stopped = False
+            # The first snapshot comes after ``snapshot_every`` steps: an untrained policy as an
+            # opponent makes endless games (in Piraten Kapern it never stops rolling); unless
+            # snapshots are the only opponents, or the run resumes a trained policy.
+            if plan.resuming or set(plan.opponents) == {SELF}:
+                self._add_snapshot()
+            self.deadline = time.perf_counter() + args.max_wall_s if args.max_wall_s > 0 else float("inf")
+            self.next_snapshot = now + args.snapshot_every
+            self.next_checkpoint = now + args.checkpoint_every
+            self.next_eval = now + args.eval_every if args.eval_every > 0 else float("inf")
+            if args.eval_every > 0 and not any(row["timesteps"] == now for row in self.history):
+                self.evaluate()  # the starting point of the learning curve
+
+        def _add_snapshot(self) -> None:
+            self.training_env.env_method("add_snapshot", policy_from_sb3(self.model.policy))
+
+        def _on_rollout_start(self) -> None:
+            # Checkpoints and evaluations fall between rollouts, after the update: a checkpoint
+            # holds the policy after every rollout it counts, and progress.csv already has the
+            # row of its step, so a run resumed from it logs what an uninterrupted run logs.
+            now = self.rollout_start = self.model.num_timesteps
+            if now >= self.next_eval:
+                self.evaluate()  # saves a checkpoint too
+            elif now >= self.next_checkpoint:
+                save_checkpoint(self.model, plan, now)
+            while self.next_eval <= now:
+                self.next_eval += args.eval_every
+            while self.next_checkpoint <= now:
+                self.next_checkpoint += args.checkpoint_every
+
+        def _on_step(self) -> bool:
+            now = self.num_timesteps
+            if now >= self.next_snapshot:
+                self._add_snapshot()
+                self.next_snapshot += args.snapshot_every
+            # False ends model.learn early, in the middle of a rollout that no update will use
+            self.stopped = time.perf_counter() >= self.deadline or interrupt.requested
+            return not self.stopped
+
+        def _on_rollout_end(self) -> None:
+            episodes = self.model.ep_info_buffer
+            if episodes and "win_share" in episodes[0]:
+                self.logger.record("rollout/win_share", float(np.mean([e["win_share"] for e in episodes])))
+                self.logger.record("rollout/final_score", float(np.mean([e["final_score"] for e in episodes])))
+
+        def evaluate(self) -> None:
+            now = self.model.num_timesteps  # the count a stopped run was reset to
+            agent_file = save_checkpoint(self.model, plan, now, self.history)
+            rows = evaluator.evaluate(plan, agent_file, now)
+            for row in rows:
+                key = row["opponent"] + (f"_{row['num_players']}p" if plan.several_tables else "")
+                self.logger.record(f"eval/win_rate_vs_{key}", row["win_rate"])
+                self.logger.record(f"eval/mean_score_vs_{key}", row["mean_score"])
+            self.history = [h for h in self.history if h["timesteps"] != now] + rows
+            evaluator.write_history(plan, self.history)
+            save_agent_files(self.model, plan, now, self.history)  # its header gets these figures
+
+    return SelfPlayCallback()
+
+
+def train(plan: RunPlan, evaluator: Evaluator) -> Path:
+    """Run (or resume) the planned run; return its folder.
+
+    Raises `KeyboardInterrupt` after saving when Ctrl-C stopped it.
+    """
+    args, run_dir = plan.args, plan.run_dir
+    prepare_folder(plan)
+    write_json(run_dir / "config.json", asdict(args))
+    seed_everything(args.seed, args.torch_threads)
+    vec_env = make_vec_env(
+        args.env_id,
+        num_envs=args.num_envs,
+        num_workers=args.num_workers,
+        seed=args.seed,
+        opponents=dict(plan.opponents),
+        reward_mode=args.reward_mode,
+        max_snapshots=args.max_snapshots,
+        env_kwargs=dict(plan.selfplay_kwargs),
+        truncation_reward=args.truncation_reward,
+        engine=args.engine,
+    )
+    model = build_model(plan, vec_env)
+    model.set_logger(make_logger(run_dir, model.num_timesteps if plan.resuming else None))
+    remaining = args.total_timesteps - model.num_timesteps
+    if remaining <= 0:
+        vec_env.close()
+        print(f"{run_dir} already has {model.num_timesteps} learner steps (--total-timesteps {args.total_timesteps})")
+        return run_dir
+    with Interrupt() as interrupt:
+        callback = build_callback(plan, evaluator, interrupt)
+        start, start_steps = time.perf_counter(), model.num_timesteps
+        model.learn(remaining, callback=callback, progress_bar=args.progress, reset_num_timesteps=not plan.resuming)
+        elapsed = time.perf_counter() - start
+        if callback.stopped:  # the steps of the rollout cut short were never learned from: not counted
+            model.num_timesteps = callback.rollout_start
+        save_checkpoint(model, plan, model.num_timesteps, callback.history)
+        done = any(row["timesteps"] == model.num_timesteps for row in callback.history)
+        if not interrupt.requested and not done:
+            callback.evaluate()
+    vec_env.close()
+    summary = {
+        "timesteps": model.num_timesteps,
+        "learn_wall_s": round(elapsed, 1),  # evaluations during training included
+        "steps_per_s": round((model.num_timesteps - start_steps) / max(elapsed, 1e-9)),
+        "interrupted": interrupt.requested,
+    }
+    write_json(run_dir / "summary.json", summary)
+    print(f"run folder: {run_dir}\n{json.dumps(summary)}")
+    if interrupt.requested:
+        evaluator.write_history(plan, callback.history)
+        print(
+            f"interrupted at {model.num_timesteps} learner steps; saved {run_dir / 'checkpoints'} and the tables "
+            f"so far. Resume with: python -m experiments.train --resume {shlex.quote(str(run_dir))}"
+        )
+        raise KeyboardInterrupt
+    print((run_dir / "eval" / f"step_{model.num_timesteps}.md").read_text())
+    return run_dir
