@@ -9,9 +9,9 @@ import pytest
 
 import pirate_envs
 from agents.checkpoint import load_agent
+from agents.evaluation.games import play_game
 from agents.registry import make_agent
 from benchmarks.kapern_turn_values import turn_value_rows
-from experiments.evaluate import play_game
 from experiments.imitate import ImitateArgs, agreement, collect, main, make_envs
 
 pytest.importorskip("torch")
