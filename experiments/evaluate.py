@@ -71,11 +71,11 @@ from pathlib import Path
 from typing import Any
 
 import pirate_envs
-from agents.checkpoint import write_atomic as write_atomically
+from agents.checkpoint import write_atomic
 from agents.evaluation import markdown_table, run_tournament  # noqa: F401  (experiments.train imports them here)
 from agents.evaluation.games import deal_of
 from agents.evaluation.records import save_games
-from agents.evaluation.summary import AgentResult, head_to_head
+from agents.evaluation.summary import AgentResult
 from agents.evaluation.tournament import TournamentOutcome, TournamentPlan, play_tournament
 from agents.extras import MissingExtra, require
 from experiments.cli import check_agents, check_env_id, check_players, games_epilog, parse_env_kwargs, parse_plan
@@ -238,16 +238,16 @@ def write_results(args: EvalArgs, outcome: TournamentOutcome, header: str, table
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    write_atomically(out / "results.md", f"{header}\n\n{tables}\n")
+    write_atomic(out / "results.md", f"{header}\n\n{tables}\n")
     payload = {
         "args": asdict(args),
         "lineup": list(outcome.plan.lineup),
         "results": [asdict(r) for r in outcome.results],
-        "truncated": sum(r.truncated for r in outcome.records),
-        "truncation_reasons": outcome.truncation_reasons(),
-        "head_to_head": head_to_head(outcome.played),
+        "truncated": sum(outcome.truncation_reasons.values()),
+        "truncation_reasons": outcome.truncation_reasons,
+        "head_to_head": outcome.head_to_head,
     }
-    write_atomically(out / "results.json", json.dumps(payload, indent=2))
+    write_atomic(out / "results.json", json.dumps(payload, indent=2))
     chance = 1 / outcome.plan.players
     tournament_chart([asdict(r) for r in outcome.results], out / "results.png", header, chance=chance)
     return out

@@ -13,6 +13,7 @@ import itertools
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from agents.evaluation.games import GameRecord, play_jobs, seat_names, tournament_jobs
@@ -105,22 +106,26 @@ class TournamentOutcome:
         """The game records, in the order played."""
         return [record for _, record in self.played]
 
+    @cached_property
     def truncation_reasons(self) -> Counter[str]:
         """How many games were truncated, by the engine's reason (``turn limit`` when it gives none)."""
         return Counter(r.truncation_reason or "turn limit" for r in self.records if r.truncated)
 
+    @cached_property
+    def head_to_head(self) -> dict[str, dict[str, dict[str, float]]]:
+        """Each agent's win rate (and games) in the games it played with each other agent (`head_to_head`)."""
+        return head_to_head(self.played)
+
     def header(self) -> str:
         """One line: the game, the games played, the lineup or league, the seed and the truncated games."""
         plan, records = self.plan, self.records
-        truncated = sum(r.truncated for r in records)
+        truncated = sum(self.truncation_reasons.values())
         mode = f"league of {plan.players} players" if plan.league else f"seats rotated: {lineup_words(plan.lineup)}"
         if plan.duplicate:
             mode += ", duplicate deals (intervals over deals)"
         header = f"{plan.env_id}: {len(records)} games, {mode}, seed {plan.seed}, {truncated} truncated"
         if truncated:
-            header += (
-                " (" + ", ".join(f"{reason}: {k}" for reason, k in sorted(self.truncation_reasons().items())) + ")"
-            )
+            header += " (" + ", ".join(f"{reason}: {k}" for reason, k in sorted(self.truncation_reasons.items())) + ")"
         return header
 
     def tables(self) -> str:
@@ -130,7 +135,7 @@ class TournamentOutcome:
             table += "\n\n" + COPIES_NOTE
         names = [r.agent for r in self.results]
         if len(names) > 1:
-            table += "\n\nHead to head:\n\n" + markdown_matrix(head_to_head(self.played), names)
+            table += "\n\nHead to head:\n\n" + markdown_matrix(self.head_to_head, names)
         return table
 
 
