@@ -136,10 +136,14 @@ def collect(
 
 
 def build_network(plan: ImitationPlan, obs_size: int, num_actions: int, features: np.ndarray | None) -> Any:
-    """The torch MLP: hidden layers with the activation, then a linear or feature action head."""
+    """The torch MLP: hidden layers with the activation, then a linear or feature action head.
+
+    Its initial weights come from torch seeded with the plan's seed (whatever torch drew before).
+    """
     import torch
     from torch import nn
 
+    torch.manual_seed(plan.seed)
     layers: list[nn.Module] = []
     width = obs_size
     for hidden in plan.net_arch:
@@ -151,7 +155,6 @@ def build_network(plan: ImitationPlan, obs_size: int, num_actions: int, features
         from agents.action_head import FeatureActionHead
 
         layers.append(FeatureActionHead(width, features))
-    torch.manual_seed(plan.seed)
     return nn.Sequential(*layers)
 
 

@@ -101,8 +101,9 @@ class FlakyTeacher:
         self.calls += 1
         if self.calls % 5 == 0:
             raise RuntimeError("no move here")
+        move = self.oracle.act(observation, view)  # the oracle too may have no move where the student led
         FlakyTeacher.answered += 1
-        return self.oracle.act(observation, view)
+        return move
 
 
 def test_positions_where_the_teacher_has_no_move_are_the_students_and_not_recorded(tiny_run, monkeypatch):
@@ -119,9 +120,13 @@ def test_positions_where_the_teacher_has_no_move_are_the_students_and_not_record
 
 
 def test_a_run_is_reproducible_from_its_seed(tmp_path):
+    import torch
+
     argv = ["--num-players", "2", "--games", "2", "--epochs", "1", "--net-arch", "16"]
     first, second = tmp_path / "a.npz", tmp_path / "b.npz"
+    torch.seed()  # torch's own random state, as in a fresh process: the run's seed alone must decide
     main([*argv, "--out", str(first)])
+    torch.seed()
     main([*argv, "--out", str(second)])
     (a, _), (b, _) = load_agent(first), load_agent(second)
     for wa, wb in zip(a.weights + a.biases, b.weights + b.biases):
