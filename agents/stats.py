@@ -28,14 +28,18 @@ def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float
 
 
 def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float, float]:
-    """Proportion and its Wilson score interval ``(p, low, high)``."""
+    """Proportion and its Wilson score interval ``(p, low, high)``; ``low <= p <= high`` always.
+
+    The interval holds ``p`` exactly; float rounding can put a bound a hair past it (``low`` of
+    ``5.6e-17`` for no successes), so the bounds are clamped to ``p`` as well as to ``[0, 1]``.
+    """
     if n <= 0:
         raise ValueError("n must be positive")
     p = successes / n
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return p, max(0.0, centre - half), min(1.0, centre + half)
+    return p, min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))
 
 
 #: Degrees of freedom above which :func:`t_quantile` uses its Cornish-Fisher expansion (error below 1e-7).

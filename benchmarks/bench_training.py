@@ -196,8 +196,10 @@ def bench_rllib(
     import ray
     from ray.tune.registry import register_env
 
+    from agents.rllib.env import LEARNER, LeagueEnv
+    from agents.rllib.training import ENV_NAME, build_config
     from experiments import rllib_selfplay
-    from experiments.cli import parse_args
+    from experiments.cli import parse_plan
 
     defaults = TrainArgs()
     pool = [spec.replace("self", "snapshot", 1) if spec.startswith("self") else spec for spec in defaults.opponents]
@@ -208,17 +210,16 @@ def bench_rllib(
         "--hidden", *map(str, defaults.net_arch), "--opponents", *pool,
         "--num-env-runners", str(env_runners), "--envs-per-env-runner", str(envs_per_runner),
     ]  # fmt: skip
-    args = parse_args(rllib_selfplay.Args, argv)
-    weights, env_kwargs = rllib_selfplay.check_args(args)
+    _, plan = parse_plan(rllib_selfplay.Args, rllib_selfplay.plan_of, argv)
     ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:
-        register_env(rllib_selfplay.ENV_NAME, rllib_selfplay.LeagueEnv)
-        algo = rllib_selfplay.build_config(args, rllib_selfplay.league_config(args, weights, env_kwargs)).build_algo()
+        register_env(ENV_NAME, LeagueEnv)
+        algo = build_config(plan).build_algo()
         algo.train()  # warm-up
         steps, start = 0, time.perf_counter()
         while steps < timesteps:
             result = algo.train()
-            steps += int(result["env_runners"]["num_module_steps_sampled"][rllib_selfplay.LEARNER])
+            steps += int(result["env_runners"]["num_module_steps_sampled"][LEARNER])
         rate = steps / (time.perf_counter() - start)
         algo.stop()
     finally:

@@ -12,7 +12,7 @@ agent has none; compare agents at the same budget. Extra ``experiments.train`` f
 (the game, the table, the agent, the budget, the evaluation, the seed, the run folder) are
 refused there, and the whole training command is checked before any work. Writes
 ``best_response.json`` and ``best_response.md`` (atomically) beside the training run's files;
-they name the game and table size of the run's ``config.json``.
+they name the game and table size of the run's ``config.json`` (`agents.probe` reads the figures).
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ from agents.extras import require_extras
 require_extras(__name__, ("torch", "train"), ("sb3_contrib", "train"), ("matplotlib", "train"), ("numba", "train"))
 
 import pirate_envs
+from agents.checkpoint import write_atomic
+from agents.probe import ProbePlan, markdown_report, probe_report
 from experiments import train
 from experiments.cli import (
     MAX_SEED,
@@ -40,8 +42,8 @@ from experiments.cli import (
     games_epilog,
     given_flags,
     parse_args,
+    parse_plan,
 )
-from experiments.evaluate import write_atomically
 
 
 @dataclass
@@ -124,55 +126,9 @@ def train_argv(args: ProbeArgs) -> list[str]:
     return argv + list(args.train_args)
 
 
-def probe_report(args: ProbeArgs, run_dir: Path) -> dict[str, Any]:
-    """The probe's figures from the run's evaluation history (``eval/history.json``)."""
-    history = json.loads((run_dir / "eval" / "history.json").read_text())
-    config = json.loads((run_dir / "config.json").read_text())
-    env_id = config.get("env_id", args.env_id)  # the game the run trained
-    configured = config.get("num_players")
-    if isinstance(configured, list):  # the trainer may name several table sizes; the probe trains one
-        configured = configured[0] if configured else None
-    players = configured or args.num_players or default_players(env_id)
-    rows = sorted(
-        (r for r in history if r["opponent"] == args.agent and r.get("num_players", players) == players),
-        key=lambda r: r["timesteps"],
-    )
-    if not rows:
-        raise ValueError(f"{run_dir}: no evaluation against {args.agent!r} in eval/history.json")
-    chance = 1 / players
-    last = rows[-1]
-    return {
-        "env_id": env_id,
-        "agent": args.agent,
-        "players": players,
-        "budget_learner_steps": last["timesteps"],
-        "eval_games": args.eval_games,
-        "chance": chance,
-        "win_rate": last["win_rate"],
-        "win_interval": [last["win_low"], last["win_high"]],
-        "above_chance": last["win_rate"] - chance,
-        "above_chance_interval": [last["win_low"] - chance, last["win_high"] - chance],
-        "curve": [[r["timesteps"], r["win_rate"], r["win_low"], r["win_high"]] for r in rows],
-        "run_dir": str(run_dir),
-        "command": "python -m experiments.train " + " ".join(train_argv(args)),
-    }
-
-
-def markdown_report(report: dict[str, Any]) -> str:
-    """The probe as a short markdown block with its curve."""
-    lo, hi = report["above_chance_interval"]
-    lines = [
-        f"{report['env_id']}, {report['players']} players: a fresh learner against {report['agent']} in every other "
-        f"seat, {report['budget_learner_steps']} learner steps, {report['eval_games']} evaluation games",
-        "",
-        f"win rate {report['win_rate']:.3f} [{report['win_interval'][0]:.3f}, {report['win_interval'][1]:.3f}]; "
-        f"above chance ({report['chance']:.3f}): {report['above_chance']:+.3f} [{lo:+.3f}, {hi:+.3f}]",
-        "",
-        "| learner steps | win rate [95% CI] |",
-        "|---|---|",
-    ]
-    lines += [f"| {t} | {w:.3f} [{a:.3f}, {b:.3f}] |" for t, w, a, b in report["curve"]]
-    return "\n".join(lines)
+def probe_plan(args: ProbeArgs) -> ProbePlan:
+    """The probe of ``args`` (unchecked: `check_args` checks them)."""
+    return ProbePlan(args.env_id, args.agent, args.num_players, args.eval_games, tuple(train_argv(args)))
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -182,16 +138,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         cut = argv.index("--")
         argv, extra = argv[:cut], argv[cut + 1 :]
 
-    def check_with_train_args(args: ProbeArgs) -> None:
+    def plan_with_train_args(args: ProbeArgs) -> ProbePlan:
         args.train_args = extra
         check_args(args)
+        return probe_plan(args)
 
-    args = parse_args(ProbeArgs, argv, epilog=games_epilog(), check=check_with_train_args)
-    run_dir = train.main(train_argv(args))
-    report = probe_report(args, Path(run_dir))
+    args, plan = parse_plan(ProbeArgs, plan_with_train_args, argv, epilog=games_epilog())
+    run_dir = Path(train.main(list(plan.train_argv)))
+    report = probe_report(plan, run_dir)
     text = markdown_report(report)
-    write_atomically(Path(run_dir) / "best_response.json", json.dumps({**report, "args": asdict(args)}, indent=2))
-    write_atomically(Path(run_dir) / "best_response.md", text + "\n")
+    write_atomic(run_dir / "best_response.json", json.dumps({**report, "args": asdict(args)}, indent=2))
+    write_atomic(run_dir / "best_response.md", text + "\n")
     print(text)
     return report
 

@@ -5,7 +5,8 @@ valid, and exit status 2 (no traceback). Field metadata: ``help``; ``min`` and `
 smallest and largest value allowed), ``above`` (a bound the value must exceed); ``choices``.
 Every float must be finite; a list field's bounds hold for each of its values.
 `check_fields` applies these rules, to a command line (`parse_args`) and to a
-saved configuration alike (`args_from_mapping`). The checks that several commands
+saved configuration alike (`args_from_mapping`); `parse_plan` also builds a command's run
+plan from its arguments, once, refusing bad values the same way. The checks that several commands
 share live here too: the seed range (`MAX_SEED`), repeated names (`check_names`),
 ``name:weight`` lists (`check_weights`), output folders (`check_folder`), torch
 devices (`check_device`), ``key=value`` env options (`parse_env_kwargs`). ``--help``
@@ -27,6 +28,7 @@ from typing import Any, TypeVar
 import pirate_envs
 
 T = TypeVar("T")
+P = TypeVar("P")
 
 #: The largest seed a command takes: numpy seeds up to 2**32 - 1, and commands add offsets
 #: (one per env, per evaluation) to the seed they are given.
@@ -99,6 +101,24 @@ def parse_args(
     except ValueError as error:
         parser.error(str(error))
     return args
+
+
+def parse_plan(
+    cls: type[T],
+    plan_of: Callable[[T], P],
+    argv: Sequence[str] | None = None,
+    description: str | None = None,
+    epilog: str | None = None,
+) -> tuple[T, P]:
+    """Parse ``argv`` into an instance of ``cls`` and build the command's run plan from it, once.
+
+    ``plan_of(args)`` checks what `check_fields` does not and returns the plan (a frozen
+    dataclass the command hands to the library); its ``ValueError`` ends the command as
+    `parse_args` does: one line, exit status 2.
+    """
+    plans: list[P] = []
+    args = parse_args(cls, argv, description, epilog, check=lambda parsed: plans.append(plan_of(parsed)))
+    return args, plans[0]
 
 
 def check_fields(args: Any) -> None:

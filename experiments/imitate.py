@@ -21,30 +21,26 @@ counts, the observation layout and the network), written atomically; ``ppo:<out>
 Positions are split 95/5 (``HOLDOUT``): the agreement with the teacher on the held-out 5%
 is printed after every round and stored among the header's figures.
 
-Seeded (games, student moves, the split, torch); ``--torch-threads`` 1 by default. Bad values
-end the command before any work with one line and exit status 2. Needs the ``train`` extra.
+The library is `agents.imitation` (`agents.imitation.imitate` runs an
+`agents.imitation.ImitationPlan`). Seeded (games, student moves, the split, torch);
+``--torch-threads`` 1 by default. Bad values end the command before any work with one line
+and exit status 2. Needs the ``train`` extra.
 """
 
 from __future__ import annotations
 
 import shlex
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from agents.extras import require_extras
 
 require_extras(__name__, ("torch", "train"), ("sb3_contrib", "train"), ("matplotlib", "train"), ("numba", "train"))
 
-import numpy as np
-
 import pirate_envs
-from agents.checkpoint import SUFFIX, layout_pieces, make_header, save_agent
-from agents.mlp import MlpPolicy
-from agents.policy_agent import _linear_to_numpy
-from agents.registry import make_agent
+from agents.checkpoint import SUFFIX
+from agents.imitation import ImitationPlan, imitate
 from experiments.cli import (
     MAX_SEED,
     check_agents,
@@ -53,12 +49,9 @@ from experiments.cli import (
     check_folder,
     check_tables,
     games_epilog,
-    parse_args,
     parse_env_kwargs,
+    parse_plan,
 )
-
-#: Share of the positions held out of training to measure the agreement with the teacher.
-HOLDOUT = 0.05
 
 
 @dataclass
@@ -98,47 +91,16 @@ class ImitateArgs:
     out: str = field(default="runs/imitate/agent.npz", metadata={"help": f"the agent file to write ({SUFFIX})"})
 
 
-@dataclass
-class Positions:
-    """Recorded decisions: observations, legal-action masks (bit-packed) and the teacher's actions."""
+def plan_of(args: ImitateArgs, command: str | None = None) -> ImitationPlan:
+    """The run of ``args``; ``ValueError`` (one line) for arguments that cannot make one. Runs before any work.
 
-    observations: np.ndarray  # (N, D) float32
-    packed_masks: np.ndarray  # (N, ceil(A / 8)) uint8, np.packbits of the masks
-    actions: np.ndarray  # (N,) int64
-    num_actions: int
-
-    def __len__(self) -> int:
-        return len(self.actions)
-
-    def masks(self, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
-        """The boolean masks of ``rows``."""
-        return np.unpackbits(self.packed_masks[rows], axis=1, count=self.num_actions).astype(bool)
-
-    def __add__(self, other: Positions) -> Positions:
-        return Positions(
-            np.concatenate([self.observations, other.observations]),
-            np.concatenate([self.packed_masks, other.packed_masks]),
-            np.concatenate([self.actions, other.actions]),
-            self.num_actions,
-        )
-
-
-def table_sizes(args: ImitateArgs) -> list[int]:
-    """The table sizes of the games: ``--num-players``, or every count the game allows."""
-    return list(args.num_players) or list(pirate_envs.player_counts(args.env_id))
-
-
-def env_options(args: ImitateArgs) -> dict[str, Any]:
-    """The env options but the player count: ``--env-kwargs`` and ``table_layout="max"``."""
-    return {"table_layout": "max", **parse_env_kwargs(args.env_kwargs, {"num_players": "--num-players"})}
-
-
-def check_args(args: ImitateArgs) -> None:
-    """``ValueError`` (one line) for arguments that cannot make a run; runs before any work."""
+    The table sizes are ``--num-players`` or every count the game allows; the env options are
+    ``--env-kwargs`` over ``table_layout="max"``.
+    """
     check_fields(args)
     check_env_id(args.env_id)
-    options = env_options(args)
-    sizes = table_sizes(args)
+    options = {"table_layout": "max", **parse_env_kwargs(args.env_kwargs, {"num_players": "--num-players"})}
+    sizes = list(args.num_players) or list(pirate_envs.player_counts(args.env_id))
     if len(set(sizes)) != len(sizes):
         raise ValueError(f"--num-players {' '.join(map(str, sizes))}: a table size is repeated")
     check_tables(args.env_id, sizes, lambda players: {**options, "num_players": players}, args.env_kwargs)
@@ -147,200 +109,34 @@ def check_args(args: ImitateArgs) -> None:
     if not args.out.endswith(SUFFIX):
         raise ValueError(f"--out {args.out!r} must end in {SUFFIX} (the data-only agent format)")
     check_folder(Path(args.out).parent, "--out")
-
-
-def make_envs(args: ImitateArgs) -> dict[int, Any]:
-    """One raw env per table size."""
-    return {n: pirate_envs.make(args.env_id, raw=True, **env_options(args), num_players=n) for n in table_sizes(args)}
-
-
-def collect(
-    args: ImitateArgs, envs: dict[int, Any], student: MlpPolicy | None, rng: np.random.Generator
-) -> Positions:
-    """Play ``args.games`` games and record every decision with the teacher's action.
-
-    The teacher moves in every seat; with a ``student``, each move is the student's (masked
-    argmax) with probability ``args.student_share``, and a position where the teacher raises
-    (the student led where the teacher has no move, e.g. a guard exhausted) is the student's
-    and not recorded. Game seeds and teacher seeds come from ``rng``.
-    """
-    sizes = list(envs)
-    observations, masks, actions = [], [], []
-    for g in range(args.games):
-        env = envs[sizes[g % len(sizes)]]
-        game_seed = int(rng.integers(2**31))
-        env.reset(seed=game_seed)
-        seats = range(len(env.possible_agents))
-        teachers = [make_agent(args.teacher, args.env_id, seed=game_seed + s, env=env) for s in seats]
-        game = env.game
-        while not game.done:
-            seat = game.current_player
-            obs = env.observe(env.possible_agents[seat])
-            student_moves = student is not None and rng.random() < args.student_share
-            try:
-                label = int(teachers[seat].act(obs, game.view(seat)))
-            except (RuntimeError, ValueError):
-                if student is None:
-                    raise
-                label = None  # the student led where the teacher has no move (a guard exhausted): no label
-                student_moves = True
-            if label is not None:
-                observations.append(obs["observation"])
-                masks.append(obs["action_mask"])
-                actions.append(label)
-            env.step(student.act(obs["observation"], obs["action_mask"]) if student_moves else label)
-    mask_rows = np.array(masks, dtype=bool)
-    return Positions(
-        np.array(observations, dtype=np.float32),
-        np.packbits(mask_rows, axis=1),
-        np.array(actions, dtype=np.int64),
-        mask_rows.shape[1],
+    return ImitationPlan(
+        env_id=args.env_id,
+        teacher=args.teacher,
+        table_sizes=tuple(sizes),
+        env_options=options,
+        out=Path(args.out),
+        games=args.games,
+        rounds=args.rounds,
+        student_share=args.student_share,
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        learning_rate=args.learning_rate,
+        net_arch=tuple(args.net_arch),
+        activation=args.activation,
+        action_features=args.action_features,
+        seed=args.seed,
+        torch_threads=args.torch_threads,
+        command=command,
     )
-
-
-def build_network(args: ImitateArgs, obs_size: int, num_actions: int, features: np.ndarray | None) -> Any:
-    """The torch MLP: hidden layers with the activation, then a linear or feature action head."""
-    import torch
-    from torch import nn
-
-    layers: list[nn.Module] = []
-    width = obs_size
-    for hidden in args.net_arch:
-        layers += [nn.Linear(width, hidden), getattr(nn, args.activation)()]
-        width = hidden
-    if features is None:
-        layers.append(nn.Linear(width, num_actions))
-    else:
-        from agents.action_head import FeatureActionHead
-
-        layers.append(FeatureActionHead(width, features))
-    torch.manual_seed(args.seed)
-    return nn.Sequential(*layers)
-
-
-def fit(args: ImitateArgs, network: Any, data: Positions, rng: np.random.Generator) -> float:
-    """``args.epochs`` passes of masked cross-entropy over ``data``; returns the last epoch's mean loss."""
-    import torch
-
-    optimizer = torch.optim.Adam(network.parameters(), lr=args.learning_rate)
-    batches_per_epoch = -(-len(data) // args.batch_size)
-    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.epochs * batches_per_epoch)
-    network.train()
-    mean_loss = float("nan")
-    for _ in range(args.epochs):
-        order = rng.permutation(len(data))
-        total = 0.0
-        for start in range(0, len(data), args.batch_size):
-            rows = np.sort(order[start : start + args.batch_size])
-            logits = network(torch.from_numpy(data.observations[rows]))
-            legal = torch.from_numpy(data.masks(rows))
-            logits = logits.masked_fill(~legal, -1e9)
-            loss = torch.nn.functional.cross_entropy(logits, torch.from_numpy(data.actions[rows]))
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            schedule.step()
-            total += loss.item() * len(rows)
-        mean_loss = total / len(data)
-    return mean_loss
-
-
-def export(network: Any, activation: str) -> MlpPolicy:
-    """The numpy copy of the torch network (a feature head folded into one linear layer)."""
-    import torch
-
-    weights, biases = [], []
-    with torch.no_grad():
-        for module in network:
-            if isinstance(module, torch.nn.Linear):
-                layer = module.weight, module.bias
-            elif hasattr(module, "effective_linear"):  # agents.action_head.FeatureActionHead
-                layer = module.effective_linear()
-            else:
-                continue
-            weight, bias = _linear_to_numpy(*layer)
-            weights.append(weight)
-            biases.append(bias)
-    return MlpPolicy(weights, biases, activation)
-
-
-def agreement(policy: MlpPolicy, data: Positions) -> float:
-    """Share of the positions of ``data`` where the policy's masked argmax is the teacher's action."""
-    if len(data) == 0:
-        return float("nan")
-    logits = policy.logits(data.observations)
-    logits[~data.masks()] = -np.inf
-    return float(np.mean(logits.argmax(axis=1) == data.actions))
-
-
-def split(data: Positions, rng: np.random.Generator) -> tuple[Positions, Positions]:
-    """A random (training, held-out) split with `HOLDOUT` of the positions held out."""
-    held = rng.random(len(data)) < HOLDOUT
-
-    def pick(rows: np.ndarray) -> Positions:
-        return Positions(data.observations[rows], data.packed_masks[rows], data.actions[rows], data.num_actions)
-
-    return pick(~held), pick(held)
-
-
-def imitate(args: ImitateArgs, command: str | None = None) -> Path:
-    """Collect, train and write the agent file of ``args``; returns its path."""
-    import torch
-
-    check_args(args)
-    torch.set_num_threads(args.torch_threads)
-    rng = np.random.default_rng(args.seed)
-    envs = make_envs(args)
-    env = next(iter(envs.values()))
-    features = env.action_features.matrix if args.action_features and env.action_features is not None else None
-    network = build_network(args, env.observation_layout.size, env.num_actions, features)
-    train_data = held_data = None
-    student: MlpPolicy | None = None
-    figures: dict[str, str] = {}
-    start = time.perf_counter()
-    for round_index in range(args.rounds):
-        t0 = time.perf_counter()
-        new_train, new_held = split(collect(args, envs, student, rng), rng)
-        train_data = new_train if train_data is None else train_data + new_train
-        held_data = new_held if held_data is None else held_data + new_held
-        t1 = time.perf_counter()
-        loss = fit(args, network, train_data, rng)
-        student = export(network, args.activation)
-        share = agreement(student, held_data)
-        print(
-            f"round {round_index + 1}/{args.rounds}: {len(train_data)} training positions "
-            f"({t1 - t0:.0f} s to play), loss {loss:.4f} ({time.perf_counter() - t1:.0f} s to train), "
-            f"agreement with the teacher on {len(held_data)} held-out positions {share:.4f}",
-            flush=True,
-        )
-        figures = {
-            "teacher": args.teacher,
-            "training positions": str(len(train_data)),
-            "agreement with the teacher on held-out positions": f"{share:.4f} ({len(held_data)} positions)",
-        }
-    figures["wall time"] = f"{time.perf_counter() - start:.0f} s"
-    sizes = table_sizes(args)
-    options = env_options(args)
-    header = make_header(
-        args.env_id,
-        {"num_players": sizes[0], **options} if len(sizes) == 1 else options,
-        layout_pieces(env.observation_layout),
-        env.num_actions,
-        student,
-        action_head={"kind": "flat"} if features is None else {"kind": "features", "num_features": features.shape[1]},
-        player_counts=sizes,
-        reward_mode=None,
-        training={"command": command, "timesteps": None, "figures": figures},
-    )
-    path = save_agent(args.out, student, header)
-    print(f"wrote {path} (ppo:{path} plays it)")
-    return path
 
 
 def main(argv: list[str] | None = None) -> Path:
     words = sys.argv[1:] if argv is None else argv
-    args = parse_args(ImitateArgs, argv, epilog=games_epilog(), check=check_args)
-    return imitate(args, shlex.join(["python", "-m", "experiments.imitate", *words]))
+    command = shlex.join(["python", "-m", "experiments.imitate", *words])
+    _, plan = parse_plan(ImitateArgs, lambda args: plan_of(args, command), argv, epilog=games_epilog())
+    path = imitate(plan, log=lambda line: print(line, flush=True))
+    print(f"wrote {path} (ppo:{path} plays it)")
+    return path
 
 
 if __name__ == "__main__":

@@ -111,3 +111,77 @@ def test_the_first_floor_works_without_the_floors_above():
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "first floor alone: ok" in done.stdout
+
+
+#: The modules of ``experiments`` that are no command: the argument parsing every command shares.
+ARGUMENT_PARSING = {"cli.py"}
+#: Commands that still hold library classes, while they are being thinned.
+NOT_YET_THIN = {"train.py"}
+
+
+def library_classes(root: Path) -> list[str]:
+    """``path:line: Class`` for every class in a command module of ``root/experiments`` that is not an
+    argument dataclass (a ``@dataclass`` named ``...Args`` or ``Args``).
+
+    A command parses its arguments, builds its run plan and calls the library (``agents``): the
+    classes that do the work live there, and so do the plans (frozen dataclasses of the library).
+    """
+    faults = []
+    for path in sorted((root / "experiments").glob("*.py")):
+        if path.name in ARGUMENT_PARSING | NOT_YET_THIN:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            decorators = {ast.unparse(d).split("(")[0] for d in node.decorator_list}
+            if not (node.name.endswith("Args") and decorators & {"dataclass", "dataclasses.dataclass"}):
+                faults.append(f"{path.relative_to(root)}:{node.lineno}: {node.name}")
+    return faults
+
+
+def test_commands_hold_no_library_classes():
+    assert library_classes(ROOT) == []
+
+
+#: Library modules that may end the process: the one-line stop of a command whose extra is missing.
+MAY_EXIT = {"agents/extras.py"}
+
+
+def library_exits(root: Path) -> list[str]:
+    """``path:line`` of every ``sys.exit``, ``exit``/``quit`` call or ``raise SystemExit`` under ``root/agents``:
+    a library raises an error and leaves the exit (and its status) to the command."""
+    faults = []
+    for path in sorted((root / "agents").rglob("*.py")):
+        if path.relative_to(root).as_posix() in MAY_EXIT:
+            continue
+        lines = []
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            call = node.exc if isinstance(node, ast.Raise) else node
+            if isinstance(call, ast.Call):
+                call = call.func
+            name = ast.unparse(call) if isinstance(call, (ast.Name, ast.Attribute)) else ""
+            if (isinstance(node, ast.Raise) and name == "SystemExit") or (
+                isinstance(node, ast.Call) and name in ("sys.exit", "exit", "quit", "os._exit")
+            ):
+                lines.append(node.lineno)
+        faults += [f"{path.relative_to(root)}:{line}" for line in sorted(lines)]
+    return faults
+
+
+def test_the_library_never_ends_the_process():
+    assert library_exits(ROOT) == []
+
+
+def test_the_thin_command_checks_see_what_they_look_for(tmp_path):
+    (tmp_path / "experiments").mkdir()
+    (tmp_path / "agents" / "core").mkdir(parents=True)
+    (tmp_path / "experiments" / "run.py").write_text(
+        "from dataclasses import dataclass\n\n@dataclass\nclass RunArgs:\n    seed: int = 0\n\n"
+        "class Table:\n    pass\n\n@dataclass(frozen=True)\nclass RunPlan:\n    seed: int\n"
+    )
+    (tmp_path / "agents" / "core" / "play.py").write_text(
+        "import sys\n\ndef play():\n    sys.exit(2)\n\ndef stop():\n    raise SystemExit(1)\n\n"
+        "def fine():\n    raise ValueError\n"
+    )
+    assert library_classes(tmp_path) == ["experiments/run.py:7: Table", "experiments/run.py:11: RunPlan"]
+    assert library_exits(tmp_path) == ["agents/core/play.py:4", "agents/core/play.py:7"]

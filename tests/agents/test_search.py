@@ -10,6 +10,7 @@ import pytest
 
 import pirate_envs
 from agents.base import action_blocks, sample_legal
+from agents.evaluation.games import play_game
 from agents.kapern_lookahead import action_values
 from agents.registry import agent_names, make_agent
 from agents.search import (
@@ -25,7 +26,6 @@ from agents.search import (
     parse_mcts_name,
     returns_of,
 )
-from experiments.evaluate import play_game
 from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET, CHEST_TAKE_OFFSET, STOP, reroll_action, reroll_counts
 from pirate_envs.piraten_kapern.engine import Phase, TurnState
 

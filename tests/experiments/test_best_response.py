@@ -6,8 +6,9 @@ import json
 
 import pytest
 
+from agents.probe import markdown_report, probe_report
 from experiments import best_response
-from experiments.best_response import ProbeArgs, probe_report, train_argv
+from experiments.best_response import ProbeArgs, probe_plan, train_argv
 
 
 def test_train_command_puts_the_agent_in_every_other_seat():
@@ -26,10 +27,10 @@ def test_report_reads_the_curve_and_subtracts_chance(tmp_path):
     ]
     (tmp_path / "eval" / "history.json").write_text(json.dumps(rows))
     (tmp_path / "config.json").write_text(json.dumps({"num_players": 4}))
-    report = probe_report(ProbeArgs(env_id="skull_king_v0", agent="heuristic"), tmp_path)
+    report = probe_report(probe_plan(ProbeArgs(env_id="skull_king_v0", agent="heuristic")), tmp_path)
     assert report["budget_learner_steps"] == 200 and report["chance"] == 0.25
     (tmp_path / "config.json").write_text(json.dumps({"num_players": [4]}))  # the trainer's list of table sizes
-    assert probe_report(ProbeArgs(env_id="skull_king_v0", agent="heuristic"), tmp_path) == report
+    assert probe_report(probe_plan(ProbeArgs(env_id="skull_king_v0", agent="heuristic")), tmp_path) == report
     assert report["above_chance"] == pytest.approx(0.15)
     assert report["above_chance_interval"] == pytest.approx([0.05, 0.25])
     assert [point[0] for point in report["curve"]] == [100, 200]
@@ -60,9 +61,9 @@ def test_the_report_names_the_game_the_run_trained(tmp_path):
     rows = [{"timesteps": 100, "opponent": "heuristic", "win_rate": 0.4, "win_low": 0.3, "win_high": 0.5}]
     (tmp_path / "eval" / "history.json").write_text(json.dumps(rows))
     (tmp_path / "config.json").write_text(json.dumps({"env_id": "skull_king_v0", "num_players": 3}))
-    report = probe_report(ProbeArgs(env_id="piraten_kapern_v0", agent="heuristic", num_players=2), tmp_path)
+    report = probe_report(probe_plan(ProbeArgs(env_id="piraten_kapern_v0", agent="heuristic", num_players=2)), tmp_path)
     assert (report["env_id"], report["players"], report["chance"]) == ("skull_king_v0", 3, 1 / 3)
-    assert best_response.markdown_report(report).startswith("skull_king_v0, 3 players")
+    assert markdown_report(report).startswith("skull_king_v0, 3 players")
 
 
 @pytest.mark.parametrize(

@@ -17,10 +17,10 @@ from agents.checkpoint import (
     make_header,
     save_agent,
 )
+from agents.evaluation.games import play_game
 from agents.mlp import MlpPolicy
 from agents.policy_agent import PRETRAINED_DIR, load_checkpoint, shipped_checkpoints
 from agents.registry import make_agent
-from experiments.evaluate import play_game
 from pirate_envs.core.observation import ObservationLayout
 
 KAPERN = "piraten_kapern_v0"

@@ -8,9 +8,11 @@ import statistics
 
 import pytest
 
+from agents.evaluation.games import seat_names
+from agents.evaluation.summary import COPIES_PER_GAME, ONE_SEAT_A_GAME, summarise
+from agents.evaluation.tournament import run_tournament
 from agents.stats import t_quantile, wilson_interval
 from experiments import evaluate
-from experiments.evaluate import COPIES_PER_GAME, ONE_SEAT_A_GAME, run_tournament, seat_names, summarise
 from tests.experiments.test_cli import refused
 
 #: Student t 97.5% quantiles from printed tables (degrees of freedom: quantile).

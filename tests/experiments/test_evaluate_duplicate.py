@@ -6,9 +6,13 @@ import json
 
 import pytest
 
+import pirate_envs
+from agents.evaluation.games import GameRecord, play_jobs, tournament_jobs
+from agents.evaluation.records import replay
+from agents.evaluation.summary import summarise
+from agents.evaluation.tournament import run_tournament
 from agents.stats import mean_interval
 from experiments import evaluate
-from experiments.evaluate import GameRecord, play_jobs, replay, run_tournament, summarise, tournament_jobs
 
 LINEUPS = {
     "skull_king_v0": ["heuristic", "random", "random", "random"],
@@ -36,7 +40,7 @@ def test_same_deal_same_cards_in_every_rotation():
     _, records = run_tournament("piraten_kapern_v0", ["random", "random"], 4, seed=3, duplicate=True)
     first_states = []
     for record in records:
-        env = evaluate.pirate_envs.make("piraten_kapern_v0", raw=True, num_players=2)
+        env = pirate_envs.make("piraten_kapern_v0", raw=True, num_players=2)
         env.reset(seed=record.seed)
         first_states.append(env.game.render())
     assert first_states[0] == first_states[1] and first_states[2] == first_states[3]

@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from agents.evaluation import tournament
+from agents.evaluation.records import replay
 from experiments import evaluate
 from tests.experiments.test_cli import refused
 
@@ -19,8 +21,8 @@ def no_games(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("a game was about to be played")
 
-    monkeypatch.setattr(evaluate, "tournament_jobs", refuse)
-    monkeypatch.setattr(evaluate, "play_jobs", refuse)
+    monkeypatch.setattr(tournament, "tournament_jobs", refuse)
+    monkeypatch.setattr(tournament, "play_jobs", refuse)
 
 
 @pytest.mark.parametrize(
@@ -99,4 +101,4 @@ def test_env_kwargs_reach_the_games_and_their_records(tmp_path, capsys):
     for path in sorted(games.iterdir()):
         record = json.loads(path.read_text())
         assert record["env_kwargs"] == {"promo_cards": True, "target_score": 2000, "num_players": 2}
-        assert evaluate.replay(record) == record["scores"]
+        assert replay(record) == record["scores"]

@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 import pirate_envs
+from agents.evaluation import records
+from agents.evaluation.records import replay, save_games
+from agents.evaluation.tournament import run_league
 from experiments import evaluate
-from experiments.evaluate import replay, save_games
 
 ARGV = ["--env-id", "piraten_kapern_v0", "--agents", "heuristic", "random", "--games", "2", "--no-progress"]
 
@@ -41,8 +43,8 @@ def test_a_name_taken_meanwhile_is_kept_and_skipped(tmp_path, monkeypatch, capsy
     games = tmp_path / "games"
     games.mkdir()
     (games / "game_000003.json").write_text("theirs")
-    monkeypatch.setattr(evaluate, "next_record_index", lambda folder: 3)
-    _, played = evaluate.run_league("piraten_kapern_v0", ["heuristic", "random"], 2, 2)
+    monkeypatch.setattr(records, "next_record_index", lambda folder: 3)
+    _, played = run_league("piraten_kapern_v0", ["heuristic", "random"], 2, 2)
     paths = save_games(games, "piraten_kapern_v0", played)
     assert [p.name for p in paths] == ["game_000004.json", "game_000005.json"]
     assert (games / "game_000003.json").read_text() == "theirs"
@@ -51,9 +53,9 @@ def test_a_name_taken_meanwhile_is_kept_and_skipped(tmp_path, monkeypatch, capsy
 
 def test_write_new_never_replaces_a_file(tmp_path):
     path = tmp_path / "game_000000.json"
-    evaluate.write_new(path, "first")
+    records.write_new(path, "first")
     with pytest.raises(FileExistsError):
-        evaluate.write_new(path, "second")
+        records.write_new(path, "second")
     assert path.read_text() == "first" and [p.name for p in tmp_path.iterdir()] == [path.name]
 
 

@@ -9,10 +9,11 @@ import pytest
 
 import pirate_envs
 from agents.checkpoint import load_agent
+from agents.evaluation.games import play_game
+from agents.imitation import agreement, collect, make_envs
 from agents.registry import make_agent
 from benchmarks.kapern_turn_values import turn_value_rows
-from experiments.evaluate import play_game
-from experiments.imitate import ImitateArgs, agreement, collect, main, make_envs
+from experiments.imitate import ImitateArgs, main, plan_of
 
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")  # the feature head (agents.action_head)
@@ -27,7 +28,7 @@ def tiny_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("imitate") / "student.npz"
     argv = ["--env-id", ENV_ID, "--teacher", "oracle", "--num-players", "2", "3", "--rounds", "2", *TINY]
     main([*argv, "--out", str(out)])
-    args = ImitateArgs(num_players=[2, 3], games=8, rounds=2, out=str(out))  # what collect() reads of it
+    args = plan_of(ImitateArgs(num_players=[2, 3], games=8, rounds=2, out=str(out)))  # what collect() reads of it
     return out, args
 
 
@@ -100,16 +101,17 @@ class FlakyTeacher:
         self.calls += 1
         if self.calls % 5 == 0:
             raise RuntimeError("no move here")
+        move = self.oracle.act(observation, view)  # the oracle too may have no move where the student led
         FlakyTeacher.answered += 1
-        return self.oracle.act(observation, view)
+        return move
 
 
 def test_positions_where_the_teacher_has_no_move_are_the_students_and_not_recorded(tiny_run, monkeypatch):
-    import experiments.imitate as imitate
+    import agents.imitation as imitate
 
     out, _ = tiny_run
     monkeypatch.setattr(imitate, "make_agent", lambda *args, **kwargs: FlakyTeacher())
-    args = ImitateArgs(num_players=[2], games=2, student_share=0.5)
+    args = plan_of(ImitateArgs(num_players=[2], games=2, student_share=0.5))
     with pytest.raises(RuntimeError, match="no move here"):  # the teacher alone: its error stands
         collect(args, make_envs(args), None, np.random.default_rng(0))
     FlakyTeacher.answered = 0
@@ -118,9 +120,13 @@ def test_positions_where_the_teacher_has_no_move_are_the_students_and_not_record
 
 
 def test_a_run_is_reproducible_from_its_seed(tmp_path):
+    import torch
+
     argv = ["--num-players", "2", "--games", "2", "--epochs", "1", "--net-arch", "16"]
     first, second = tmp_path / "a.npz", tmp_path / "b.npz"
+    torch.seed()  # torch's own random state, as in a fresh process: the run's seed alone must decide
     main([*argv, "--out", str(first)])
+    torch.seed()
     main([*argv, "--out", str(second)])
     (a, _), (b, _) = load_agent(first), load_agent(second)
     for wa, wb in zip(a.weights + a.biases, b.weights + b.biases):

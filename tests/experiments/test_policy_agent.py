@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 
 import pirate_envs
+from agents.evaluation.games import play_game
 from agents.mlp import MlpPolicy
 from agents.policy_agent import policy_from_sb3, shipped_checkpoints
 from agents.ratings import game_ranks, rate_games
 from agents.registry import agent_names, make_agent
 from agents.selfplay.opponents import SELF, OpponentPool, parse_weights
 from agents.selfplay.vec_env import make_vec_env
-from experiments.evaluate import play_game
 
 torch = pytest.importorskip("torch")
 sb3_contrib = pytest.importorskip("sb3_contrib")

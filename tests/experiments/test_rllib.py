@@ -11,9 +11,10 @@ import torch
 from gymnasium import spaces
 
 from agents.checkpoint import load_agent
+from agents.rllib import training
+from agents.rllib.env import LeagueEnv, module_of
 from experiments import rllib_selfplay
-from experiments.cli import parse_args
-from experiments.rllib_env import LeagueEnv, module_of
+from experiments.cli import parse_plan
 from tests.experiments.subprocess_limits import SUBPROCESS_S
 
 SK3 = {"env_id": "skull_king_v0", "env_kwargs": {"num_players": 3, "num_hands": 2}}
@@ -77,7 +78,7 @@ def test_exported_actor_gives_the_modules_logits():
     x = np.random.default_rng(1).normal(size=(4, 7)).astype(np.float32)
     with torch.no_grad():
         out = module.forward_inference({"obs": {"observations": torch.from_numpy(x), "action_mask": torch.ones(4, 5)}})
-    policy = rllib_selfplay.export_actor(module)
+    policy = training.export_actor(module)
     assert [w.shape for w in policy.weights] == [(7, 8), (8, 6), (6, 5)] and policy.activation == "Tanh"
     np.testing.assert_allclose(policy.logits(x), out["action_dist_inputs"].numpy(), rtol=1e-5, atol=1e-6)
 
@@ -119,11 +120,10 @@ def test_one_iteration_trains_takes_a_snapshot_and_exports_an_agent(tmp_path):
         "--minibatch-size", "64", "--num-epochs", "1", "--snapshot-every", "1", "--num-snapshots", "2",
         "--seed", "3", "--out", str(out),
     ]  # fmt: skip
-    args = parse_args(rllib_selfplay.Args, argv, check=rllib_selfplay.check_args)
-    weights, env_kwargs = rllib_selfplay.league_inputs(args)
+    _, plan = parse_plan(rllib_selfplay.Args, rllib_selfplay.plan_of, argv)
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:
-        algo, row = rllib_selfplay.train(args, weights, env_kwargs)
+        algo, row = training.train(plan)
         learner, slot0, slot1 = (algo.get_module(m).state_dict() for m in ("learner", "snapshot_0", "snapshot_1"))
         algo.stop()
     finally:
@@ -152,7 +152,7 @@ def test_the_masked_module_gives_illegal_actions_no_weight():
     from gymnasium import spaces
     from ray.rllib.core.columns import Columns
 
-    from experiments.rllib_module import MaskedPPOModule
+    from agents.rllib.module import MaskedPPOModule
 
     space = spaces.Dict(
         {"observations": spaces.Box(-1.0, 1.0, (5,), np.float32), "action_mask": spaces.Box(0.0, 1.0, (4,), np.float32)}

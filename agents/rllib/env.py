@@ -4,7 +4,7 @@
 with two changes:
 
 * **Observations for the masking module.** The games give ``{"observation", "action_mask"}``
-  (an ``int8`` mask); the masking RLModule (`experiments.rllib_module`) reads
+  (an ``int8`` mask); the masking RLModule (`agents.rllib.module`) reads
   ``{"observations", "action_mask"}`` with a float mask. The wrapper renames and casts; the envs are not changed.
 * **Seats by role.** Each episode the learner takes a random seat and every other seat gets a
   role drawn from the opponent weights: ``self`` (the learning policy again: live self-play),

@@ -1,11 +1,11 @@
-"""The RLModule of `experiments.rllib_selfplay`: RLlib's default PPO module with illegal actions masked.
+"""The RLModule of ``experiments.rllib_selfplay``: RLlib's default PPO module with illegal actions masked.
 
-The env (`experiments.rllib_env.LeagueEnv`) gives each agent ``{"observations", "action_mask"}``.
+The env (`agents.rllib.env.LeagueEnv`) gives each agent ``{"observations", "action_mask"}``.
 `MaskedPPOModule` builds RLlib's default PPO networks (separate actor and critic MLPs) for the
 observations alone, and sets the logits of the actions the mask rules out to the lowest float,
 so that neither sampling nor the greedy move can pick them and their probabilities are zero in
 the PPO loss. Built on ``DefaultPPOTorchRLModule``: the networks are the ones
-`experiments.rllib_selfplay.export_actor` writes into a data-only agent file.
+`agents.rllib.training.export_actor` writes into a data-only agent file.
 """
 
 from __future__ import annotations

@@ -1,0 +1,144 @@
+"""Game records: one JSON file per game, saved without overwriting and replayed with every field checked.
+
+A record holds ``env_id``, ``env_kwargs``, ``seed``, ``actions`` in order, ``agents`` by seat,
+final ``scores``, ``win_shares`` and ``truncated``. `save_games` names them ``game_000000.json``
+... numbered on after the records already in the folder, and never overwrites one (each is
+written whole to a temporary file, then linked to a name not yet taken: `write_new`).
+`replay` plays a record back and checks it: a record with a missing or mistyped field, an
+action that is not legal at its step, a game that ends before its last action or not at all,
+or final figures that differ from the replayed ones is refused with a ``ValueError`` naming
+the fault.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pirate_envs
+from agents.evaluation.games import GameRecord, win_shares
+
+#: The name of a saved game record: ``game_000000.json`` ...
+RECORD_NAME = re.compile(r"game_(\d+)\.json")
+
+
+def save_games(
+    folder: str | Path, env_id: str, played: list[tuple[list[str], GameRecord]], **env_kwargs: Any
+) -> list[Path]:
+    """One JSON record per game in ``folder``, numbered on after the records already there; the paths.
+
+    ``game_000000.json`` ... in an empty folder; a second run into the same folder continues the
+    numbering. No record is ever overwritten (`write_new`), and each appears whole.
+    """
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    index = next_record_index(out)
+    paths = []
+    for names, record in played:
+        payload = {
+            "env_id": env_id,
+            "env_kwargs": {**env_kwargs, "num_players": len(names)},
+            "seed": record.seed,
+            "actions": record.actions,
+            "agents": names,
+            "scores": record.scores,
+            "win_shares": record.win_shares,
+            "truncated": record.truncated,
+        }
+        text = json.dumps(payload)
+        while True:  # a name taken meanwhile (another run into this folder) moves on to the next
+            path = out / f"game_{index:06d}.json"
+            index += 1
+            try:
+                write_new(path, text)
+                break
+            except FileExistsError:
+                continue
+        paths.append(path)
+    return paths
+
+
+def next_record_index(folder: Path) -> int:
+    """One past the highest number of a game record in ``folder`` (0 when there is none)."""
+    numbers = [int(m.group(1)) for p in folder.iterdir() if (m := RECORD_NAME.fullmatch(p.name))]
+    return max(numbers, default=-1) + 1
+
+
+def write_new(path: Path, text: str) -> None:
+    """Write ``text`` to the new file ``path``, whole; ``FileExistsError`` (nothing written) if it exists.
+
+    The text goes to a temporary file in the same folder that is then hard-linked as ``path``:
+    unlike ``os.replace``, a link never replaces a file that is there.
+    """
+    temp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.link(temp, path)
+    finally:
+        temp.unlink(missing_ok=True)
+
+
+#: The fields every saved game record has: their Python types, and those types in words.
+RECORD_FIELDS: dict[str, tuple[type, str]] = {
+    "env_id": (str, "a string"),
+    "env_kwargs": (dict, "an object"),
+    "seed": (int, "an integer"),
+    "actions": (list, "a list"),
+    "scores": (list, "a list"),
+}
+
+
+def replay(record: dict[str, Any]) -> list[float]:
+    """Play a saved game record's actions through the raw env from its seed; the final scores.
+
+    The record is checked as it is replayed: a ``ValueError`` names the fault of a record that
+    lacks a field or has one of the wrong type, an action that is not an integer or not legal
+    at its step, a game that is over before its last action or not over after it, or final
+    scores (and ``win_shares``, ``truncated`` where the record has them) that differ from the
+    replayed ones.
+    """
+    if not isinstance(record, dict):
+        raise ValueError(f"a game record is a JSON object, not {type(record).__name__}")
+    for name, (kind, words) in RECORD_FIELDS.items():
+        if name not in record:
+            raise ValueError(f"game record: no {name!r} field; a record has {', '.join(RECORD_FIELDS)}")
+        value = record[name]
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise ValueError(f"game record: {name}={value!r} must be {words}, not {type(value).__name__}")
+    seed, actions, kwargs = record["seed"], record["actions"], record["env_kwargs"]
+    where = f"game record of {record['env_id']} seed {seed}"
+    if record["env_id"] not in pirate_envs.ENV_IDS:
+        raise ValueError(f"{where}: env_id {record['env_id']!r} is not a game; valid ids: {pirate_envs.ENV_IDS}")
+    if seed < 0:
+        raise ValueError(f"{where}: the seed must be a non-negative integer")
+    try:
+        env = pirate_envs.make(record["env_id"], raw=True, **kwargs)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{where}: env_kwargs {kwargs}: {error}") from None
+    env.reset(seed=seed)
+    game = env.game
+    for step, action in enumerate(actions):
+        if type(action) is not int:
+            raise ValueError(f"{where}: action {step} is {action!r}, not an integer")
+        if game.done:
+            raise ValueError(f"{where}: the game is over after {step} actions, but the record has {len(actions)}")
+        try:
+            env.step(action)
+        except ValueError as error:  # an IllegalActionError: out of range or against the rules
+            raise ValueError(f"{where}: action {step}: {error}") from None
+    if not game.done:
+        raise ValueError(f"{where}: not over after its {len(actions)} actions")
+    scores = game.scores().tolist()
+    replayed = {"scores": scores, "win_shares": win_shares(game), "truncated": game.truncated}
+    for name, value in replayed.items():
+        if name in record and record[name] != value:
+            raise ValueError(f"{where}: recorded {name} {record[name]!r}, but the replay gives {value!r}")
+    return scores
