@@ -1,10 +1,12 @@
 """Vectorised self-play envs: the batched engine, all in this process, or batches of envs in worker processes.
 
 `make_vec_env` builds either path (``engine``): ``"batched"`` runs every game on the
-batched engine (`agents.selfplay.batched_vec_env.BatchedSelfPlayVecEnv`, in this process),
-``"single"`` one `SelfPlayEnv` per game, and ``"auto"`` takes the batched path when numba
-imports and every opponent of the pool has a batched form, else the one-game path, and prints
-which and why in one line.
+batched engine (`agents.selfplay.batched_vec_env.BatchedSelfPlayVecEnv`, in this process; every
+opponent plays there, those with no batched form, such as ``mcts`` or Kapern's ``oracle``, through
+`agents.batched.one_game`); ``"single"`` is the fallback without numba, one `SelfPlayEnv` per
+game (the reference engine); ``"auto"`` takes the batched path when numba imports and the batched
+engine covers the game, else the one-game path, and prints which and why in one line. Both paths
+play the same episodes by the same rules (`agents.selfplay.core`).
 
 On the one-game path, SB3's ``SubprocVecEnv`` would run one env per process and ask for the
 action masks in a second round trip every step. `BatchedSubprocVecEnv` runs several envs
@@ -205,10 +207,10 @@ def make_vec_env(
 ) -> VecEnv:
     """``num_envs`` seeded self-play games in a ``VecMonitor``, on the path ``engine`` chooses.
 
-    ``"single"``: `SelfPlayEnv`s (env ``i`` gets ``seed + i``) over ``num_workers``
-    processes; ``"batched"``: one `agents.selfplay.batched_vec_env.BatchedSelfPlayVecEnv`
-    (``num_workers`` unused); ``"auto"``: the batched path when it can play the game and the
-    pool (see `agents.selfplay.batched_vec_env.batched_support`), saying which in one line.
+    ``"single"`` (the fallback without numba): `SelfPlayEnv`s (env ``i`` gets ``seed + i``) over
+    ``num_workers`` processes; ``"batched"``: one `agents.selfplay.batched_vec_env.BatchedSelfPlayVecEnv`
+    (``num_workers`` unused); ``"auto"``: the batched path when numba imports and the batched engine
+    covers the game (see `agents.selfplay.batched_vec_env.batched_support`), saying which in one line.
     """
     if num_envs < 1:
         raise ValueError(f"num_envs must be >= 1, got {num_envs}")
@@ -255,27 +257,20 @@ def _make_batched(
     from agents.selfplay.batched_vec_env import BatchedSelfPlayVecEnv, batched_support
 
     reason = batched_support(env_id, opponents)
-    if reason is None:
-        try:
-            vec = BatchedSelfPlayVecEnv(
-                env_id,
-                num_envs,
-                opponents,
-                reward_mode=reward_mode,
-                max_snapshots=max_snapshots,
-                truncation_reward=truncation_reward,
-                seed=seed,
-                **env_kwargs,
-            )
-        except (ValueError, ImportError) as error:
-            if engine == "batched":
-                raise
-            reason = str(error)
-        else:
-            if engine == "auto":
-                print(f"engine: batched ({env_id} and every opponent of the pool have a batched form)")
-            return vec
-    if engine == "batched":
-        raise ValueError(f"engine='batched' cannot train {env_id} with opponents {sorted(opponents)}: {reason}")
-    print(f"engine: single, one game per env ({reason})")
-    return None
+    if reason is not None:
+        if engine == "batched":
+            raise ValueError(f"engine='batched' cannot train {env_id}: {reason}")
+        print(f"engine: single, one game per env ({reason})")
+        return None
+    if engine == "auto":
+        print(f"engine: batched (numba is installed and the batched engine covers {env_id})")
+    return BatchedSelfPlayVecEnv(
+        env_id,
+        num_envs,
+        opponents,
+        reward_mode=reward_mode,
+        max_snapshots=max_snapshots,
+        truncation_reward=truncation_reward,
+        seed=seed,
+        **env_kwargs,
+    )
