@@ -1,26 +1,25 @@
 """Self-play on the batched engine: ``num_envs`` learner games as one SB3 ``VecEnv``.
 
 `BatchedSelfPlayVecEnv` plays the games of `agents.selfplay.env.SelfPlayEnv`
-(one learner per game, opponents moving between his decisions) on
-`pirate_envs.vector` and the batched agents of `agents.batched`, with no Python loop
-over games per step (only the games that end are looked at one by one):
+(one learner per game, opponents moving between his decisions) on `pirate_envs.vector`,
+by the same rules, written once in `agents.selfplay.core` (the arguments and their checks, the
+draw of seats and opponents, the reward accounting, ``truncation_reward``, the info of an ended
+game, the snapshots). Only how the engine steps is its own:
 
-* each episode the learner sits in a random seat (or ``learner_seat``) and every other seat gets
-  an opponent drawn from the pool weights (``self``: one of the last ``max_snapshots`` frozen
-  learner copies added by ``env_method("add_snapshot", policy)``; ``random``, ``heuristic``,
-  ``ppo:<checkpoint>``);
 * after the learner's actions the opponents on turn move, grouped by agent: one ``act_batch``
   per agent, then one engine step for the games of those rows only (``VectorEnv.step(actions,
-  active=...)``), until every game is at its learner's turn or ended;
-* the reward of a step is the learner's rewards summed from his move to his next decision or
-  the end (rewards before his first decision come with his first step); ``truncation_reward``
-  turns a truncated game into a terminated one with that reward added;
-* an ended game's info holds ``terminal_observation``, ``TimeLimit.truncated``, ``seat``,
-  ``num_players``, ``final_score`` (`final_scores`), ``win_share`` (from the learner's
-  terminal win reward, else from the scores in Skull King and Kapern, else from the game
-  replayed in the reference engine) and ``opponents``, and the slot starts its
-  next game at once (a game that ends before the learner's first decision is drawn anew, as
-  ``SelfPlayEnv`` does);
+  active=...)``), until every game is at its learner's turn or ended; no Python loop over games
+  per step for agents with a batched form (`agents.batched`: ``random``, ``heuristic``,
+  ``ppo:<checkpoint>``, the ``self`` snapshots);
+* every other agent of the registry (the ``mcts`` search, Kapern's ``oracle``, a ``ppo:`` file
+  the batched policy cannot run) plays through `agents.batched.one_game`: the games where it
+  sits keep a reference engine in step, and it is asked row by row, as `SelfPlayEnv` asks it;
+* an ended game's info (`agents.selfplay.core.ended_info`) takes ``final_score`` from the
+  backend's arrays (`final_scores`, where the game's spec says: ``batched_scores``) and
+  ``win_share`` from the learner's terminal win reward, else from the scores where the spec says
+  the winners are the top scores (``winners_by_score``), else from the game replayed in the
+  reference engine; the slot starts its next game at once (a game that ends before the
+  learner's first decision is drawn anew, as ``SelfPlayEnv`` does);
 * ``action_masks()`` (and ``env_method("action_masks")``) gives the learner's legal actions.
 
 Several table sizes (``player_counts``): one ``VectorEnv`` per size, all with
@@ -36,10 +35,14 @@ Differences from ``SelfPlayEnv``, which the batched engine imposes:
 * ``terminal_observation`` is the learner's final observation when his own move ended the game
   or the game was truncated (then rebuilt by replaying the game in the reference engine);
   when an opponent's move ended it by the rules, it is the observation of his last decision
-  (SB3's PPO reads ``terminal_observation`` only for truncated games);
+  (SB3's PPO reads ``terminal_observation`` only for truncated games, and rebuilding it for
+  every game would replay every game in Python);
 * an illegal learner action raises `pirate_envs.vector.BatchIllegalActionError`
-  (naming the env index) instead of ending that game with reward ``-1``: MaskablePPO, which
-  reads ``action_masks``, never plays one.
+  (naming the env index) instead of ending that game with reward ``-1``: the kernels have no
+  such end, and MaskablePPO, which reads ``action_masks``, never plays one;
+* the batched ``random`` and ``heuristic`` agents draw from one stream for all the games they
+  play, so the same seed deals other random choices than in ``SelfPlayEnv`` (the one-game agents
+  are reset per game with the seed of the game's draw, in both envs).
 """
 
 from __future__ import annotations

@@ -19,7 +19,9 @@ obs, info = env.reset(seed=0)
 mask = env.unwrapped.action_masks()  # or env.get_wrapper_attr("action_masks")()
 ```
 
-Each id builds `SelfPlayEnv`, the same class the project's self-play training uses.
+Each id builds `SelfPlayEnv`, the one-game twin of the batched env training uses
+(`agents.selfplay.batched_vec_env.BatchedSelfPlayVecEnv`; both follow the rules of
+`agents.selfplay.core`), and training's fallback without numba.
 Each episode the learner sits in ``learner_seat`` (drawn at random by default) and the other
 seats get opponents drawn from a weighted pool of agent names (``agents.registry``: ``random``,
 ``heuristic``, ``oracle`` for Piraten Kapern, ``ppo:<checkpoint>``; ``self`` for frozen copies
