@@ -127,8 +127,7 @@ def ended_info(
     terminal_observation: np.ndarray | None = None,
     time_limit: bool = False,
 ) -> dict[str, Any]:
-    """The info of an ended game; with ``terminal_observation`` the two keys a ``VecEnv`` adds
-    (``TimeLimit.truncated``: the game was cut off and is reported truncated, a learner bootstraps)."""
+    """The info of an ended game; with ``terminal_observation`` the two keys a ``VecEnv`` adds (`with_vec_keys`)."""
     info: dict[str, Any] = {
         "seat": int(seat),
         "num_players": int(num_players),
@@ -136,9 +135,14 @@ def ended_info(
         "win_share": float(share),
         "opponents": opponents,
     }
-    if terminal_observation is not None:
-        info["terminal_observation"] = terminal_observation
-        info["TimeLimit.truncated"] = bool(time_limit)
+    return info if terminal_observation is None else with_vec_keys(info, terminal_observation, time_limit)
+
+
+def with_vec_keys(info: dict[str, Any], terminal_observation: np.ndarray, time_limit: bool) -> dict[str, Any]:
+    """``info`` with the keys a ``VecEnv`` adds when a game ends: ``terminal_observation`` and
+    ``TimeLimit.truncated`` (the game was cut off and is reported truncated: a learner bootstraps)."""
+    info["terminal_observation"] = terminal_observation
+    info["TimeLimit.truncated"] = bool(time_limit)
     return info
 
 
@@ -263,4 +267,5 @@ __all__ = [
     "opponent_weights",
     "table_size_weights",
     "win_share",
+    "with_vec_keys",
 ]

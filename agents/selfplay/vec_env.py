@@ -27,6 +27,7 @@ import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecMonitor
 from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper
 
+from agents.selfplay.core import with_vec_keys
 from agents.selfplay.env import SelfPlayEnv
 
 #: The ``engine`` choices of :func:`make_vec_env`.
@@ -45,8 +46,7 @@ def _step_one(env: SelfPlayEnv, action: int) -> tuple[np.ndarray, float, bool, d
     obs, reward, terminated, truncated, info = env.step(action)
     done = terminated or truncated
     if done:
-        info["terminal_observation"] = obs
-        info["TimeLimit.truncated"] = truncated and not terminated
+        info = with_vec_keys(info, obs, truncated and not terminated)
         obs, _ = env.reset()
     return obs, reward, done, info, env.action_masks()
 

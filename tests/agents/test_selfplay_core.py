@@ -141,8 +141,11 @@ def record_games(vec: BatchedSelfPlayVecEnv) -> dict[int, dict]:
     return closed
 
 
-def replay_in_selfplay_env(twin: SelfPlayEnv, game: dict, actions: list[int]) -> tuple[list[float], bool, dict]:
-    """Play the closed batched ``game`` in ``twin`` with the learner's ``actions``: rewards, truncated, info;
+def replay_in_selfplay_env(
+    twin: SelfPlayEnv, game: dict, actions: list[int]
+) -> tuple[list[float], bool, dict, np.ndarray]:
+    """Play the closed batched ``game`` in ``twin`` with the learner's ``actions``: rewards, truncated,
+    info and final observation;
     every move of the game (the opponents' answers included) must be the batched game's."""
     twin.raw.game = twin.game = game["engine"]
     twin.rules.draw = lambda *args: game["seating"]
@@ -157,13 +160,13 @@ def replay_in_selfplay_env(twin: SelfPlayEnv, game: dict, actions: list[int]) ->
     rewards = []
     for turn, action in enumerate(actions):
         assert twin.action_masks()[action], f"learner move {turn}: the twin game went another way"
-        _, reward, terminated, truncated, info = twin.step(action)
+        obs, reward, terminated, truncated, info = twin.step(action)
         rewards.append(reward)
         if terminated or truncated:
             assert turn == len(actions) - 1, "the twin game ended earlier"
             assert played == game["moves"][-len(played) :]  # the moves before the learner's first came at reset
             np.testing.assert_array_equal(twin.game.scores(), game["scores"])
-            return rewards, truncated, info
+            return rewards, truncated, info, obs
     raise AssertionError("the twin game did not end")
 
 
@@ -208,11 +211,14 @@ def test_both_envs_play_the_same_episodes(case):
             actions[i].append(int(step_actions[i]))
         for i in np.flatnonzero(dones):
             info = infos[i]
-            twin_rewards, twin_truncated, twin_info = replay_in_selfplay_env(twin, closed.pop(int(i)), actions[i])
+            game = closed.pop(int(i))
+            twin_rewards, twin_truncated, twin_info, twin_obs = replay_in_selfplay_env(twin, game, actions[i])
             assert twin_rewards == pytest.approx(rewards[i], abs=1e-6)
             assert {key: twin_info[key] for key in COMPARED} == {key: info[key] for key in COMPARED}
             assert twin_truncated is info["TimeLimit.truncated"]
-            truncated_seen += twin.game.truncated
+            if twin.game.truncated:  # the observation to bootstrap from is the learner's own at the end
+                np.testing.assert_array_equal(info["terminal_observation"], twin_obs)
+                truncated_seen += 1
             rewards[i], actions[i] = [], []
             episodes += 1
         if episodes >= 12:
