@@ -257,20 +257,27 @@ def _make_batched(
     from agents.selfplay.batched_vec_env import BatchedSelfPlayVecEnv, batched_support
 
     reason = batched_support(env_id, opponents)
-    if reason is not None:
-        if engine == "batched":
-            raise ValueError(f"engine='batched' cannot train {env_id}: {reason}")
-        print(f"engine: single, one game per env ({reason})")
-        return None
-    if engine == "auto":
-        print(f"engine: batched (numba is installed and the batched engine covers {env_id})")
-    return BatchedSelfPlayVecEnv(
-        env_id,
-        num_envs,
-        opponents,
-        reward_mode=reward_mode,
-        max_snapshots=max_snapshots,
-        truncation_reward=truncation_reward,
-        seed=seed,
-        **env_kwargs,
-    )
+    if reason is None:
+        try:
+            vec = BatchedSelfPlayVecEnv(
+                env_id,
+                num_envs,
+                opponents,
+                reward_mode=reward_mode,
+                max_snapshots=max_snapshots,
+                truncation_reward=truncation_reward,
+                seed=seed,
+                **env_kwargs,
+            )
+        except (ValueError, ImportError) as error:  # an option beyond the kernels' integers, say
+            if engine == "batched":
+                raise
+            reason = str(error)
+        else:
+            if engine == "auto":
+                print(f"engine: batched (numba is installed and the batched engine covers {env_id})")
+            return vec
+    if engine == "batched":
+        raise ValueError(f"engine='batched' cannot train {env_id}: {reason}")
+    print(f"engine: single, one game per env ({reason})")
+    return None

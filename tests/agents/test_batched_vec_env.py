@@ -287,6 +287,20 @@ def test_auto_engine_takes_the_batched_path_for_opponents_without_a_batched_form
     vec.close()
 
 
+def test_auto_engine_falls_back_to_one_game_envs_without_numba(monkeypatch, capsys):
+    import agents.selfplay.batched_vec_env as batched_vec_env
+    from agents.selfplay.env import SelfPlayEnv
+    from agents.selfplay.vec_env import make_vec_env
+
+    monkeypatch.setattr(batched_vec_env, "batched_support", lambda env_id, opponents: "numba is not installed")
+    vec = make_vec_env("piraten_kapern_v0", 2, 0, seed=0, opponents={"oracle": 1.0}, engine="auto")
+    assert "engine: single, one game per env (numba is not installed)" in capsys.readouterr().out
+    assert isinstance(vec.venv.envs[0], SelfPlayEnv)
+    with pytest.raises(ValueError, match="engine='batched' cannot train piraten_kapern_v0: numba is not installed"):
+        make_vec_env("piraten_kapern_v0", 2, 0, seed=0, opponents={"oracle": 1.0}, engine="batched")
+    vec.close()
+
+
 @pytest.mark.parametrize("engine", ["batched", "single"])
 def test_the_monitor_copies_the_final_figures_on_both_paths(engine):
     from agents.selfplay.vec_env import make_vec_env
