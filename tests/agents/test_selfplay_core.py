@@ -180,6 +180,8 @@ CASES = {
     "oracle, truncated as a loss": ("piraten_kapern_v0", {"oracle": 1.0, "self": 1.0}, "win", -1.0,
                                     {"num_players": 2, "max_turns": 4}),
     "oracle, truncated": ("piraten_kapern_v0", "oracle", "win", None, {"num_players": 2, "max_turns": 4}),
+    "search, Lucky Pirate": ("lucky_pirate_v0", {"mcts:2": 1.0, "self": 1.0}, "win", None, {"num_players": 3}),
+    "search, Piratenpoker": ("piratenpoker_v0", {"mcts:2": 1.0, "self": 1.0}, "score", None, {"num_players": 3}),
 }  # fmt: skip
 
 
