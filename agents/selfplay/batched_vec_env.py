@@ -63,7 +63,6 @@ from agents.batched import BatchedAgent, BatchedPolicyAgent, make_batched_agent
 from agents.batched.one_game import EnginesInStep, OneGameAgents
 from agents.mlp import MlpPolicy
 from agents.selfplay.core import (
-    MAX_EMPTY_EPISODES,
     Opponents,
     PlayerCounts,
     RewardLedger,
@@ -320,7 +319,8 @@ class BatchedSelfPlayVecEnv(VecEnv):
         ``fresh``: the engine has just been reset; otherwise those games ended on the last step
         and start anew on an engine step of them alone.
         """
-        for _ in range(MAX_EMPTY_EPISODES):
+        def deal(rows: np.ndarray) -> np.ndarray:
+            nonlocal fresh
             follow = self._draw(table, rows)
             if not fresh:
                 active = np.zeros(table.num_slots, dtype=bool)
@@ -332,10 +332,9 @@ class BatchedSelfPlayVecEnv(VecEnv):
             rewards[rows] = table.learner_rewards()[rows]
             table.play_opponents(rewards)
             table.ledger.hold(rows, rewards[rows])
-            rows = rows[table.ended()[rows]]
-            if rows.size == 0:
-                return
-        raise RuntimeError(f"{self.env_id}: {MAX_EMPTY_EPISODES} games in a row ended before the learner's first move")
+            return rows[table.ended()[rows]]
+
+        self.rules.start_games(deal, rows)
 
     def _write_outputs(self, table: _Table) -> None:
         out = table.envs

@@ -24,7 +24,7 @@ Nothing here imports numba: the Gymnasium ids use it on the core install.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -212,6 +212,21 @@ class SelfPlayRules:
         if seat is not None and not (is_integer(seat) and 0 <= seat < fewest):
             raise ValueError(f"learner_seat={seat!r} must be None or a seat in 0..{fewest - 1}")
         self.fixed_seat = None if seat is None else int(seat)
+
+    def draw_table_size(self, rng: np.random.Generator) -> int:
+        """A table size for the next episode, by the weights of ``player_counts``."""
+        counts = list(self.table_weights)
+        return counts[int(rng.choice(len(counts), p=list(self.table_weights.values())))]
+
+    def start_games(self, deal: Callable[[np.ndarray], np.ndarray], rows: np.ndarray) -> None:
+        """Deal new games in ``rows`` until each reaches the learner's first decision: ``deal(rows)``
+        draws, deals and plays up to it, and returns the rows whose game ended before it (drawn anew,
+        up to `MAX_EMPTY_EPISODES` times, then ``RuntimeError``)."""
+        for _ in range(MAX_EMPTY_EPISODES):
+            rows = deal(rows)
+            if rows.size == 0:
+                return
+        raise RuntimeError(f"{self.env_id}: {MAX_EMPTY_EPISODES} games in a row ended before the learner's first move")
 
     def draw(self, pool: OpponentPool, rng: np.random.Generator, games: int, num_players: int) -> Seating:
         """The learner's seat and the opponents of ``games`` new games of ``num_players``."""

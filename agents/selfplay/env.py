@@ -177,12 +177,11 @@ class SelfPlayEnv(gymnasium.Env):
         options = self.raw.check_reset_options(options)
         super().reset(seed=seed)
         rng = self.np_random
-        raw, game = self.raw, self.game
-        for _ in range(MAX_EMPTY_EPISODES):
+
+        def deal(rows: np.ndarray) -> np.ndarray:
             if len(self._tables) > 1:
-                counts = list(self.table_weights)
-                self._use_table(counts[int(rng.choice(len(counts), p=list(self.table_weights.values())))])
-                raw, game = self.raw, self.game
+                self._use_table(self.rules.draw_table_size(rng))
+            raw, game = self.raw, self.game
             drawn = self.rules.draw(self.pool, rng, 1, self.num_players)
             seat = self.learner_seat = int(drawn.seats[0])
             self.learner = raw.possible_agents[seat]
@@ -198,11 +197,13 @@ class SelfPlayEnv(gymnasium.Env):
                     agent.reset(agent_seed)
             # the raw reset pays score changes inside the engine's reset (a Kapern first turn
             # resolved by its opening roll) as rewards of that moment
-            self._ledger.hold(0, raw.rewards[self.learner] + self._play_opponents())
-            if not game.done:
-                self._has_reset, self._episode_over = True, False
-                return raw.observe(self.learner)["observation"], {"seat": seat, "num_players": self.num_players}
-        raise RuntimeError(f"{self.env_id}: {MAX_EMPTY_EPISODES} games in a row ended before the learner's first move")
+            self._ledger.hold(rows, raw.rewards[self.learner] + self._play_opponents())
+            return rows if game.done else rows[:0]
+
+        self.rules.start_games(deal, np.zeros(1, dtype=np.int64))
+        self._has_reset, self._episode_over = True, False
+        info = {"seat": self.learner_seat, "num_players": self.num_players}
+        return self.raw.observe(self.learner)["observation"], info
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
         """Play the learner's ``action``, then the opponents up to his next decision or the end.

@@ -70,6 +70,19 @@ def test_the_draw_of_a_game():
         rules(learner_seat=4).check_tables([10], [4, 5])
 
 
+def test_games_that_end_before_the_learners_first_decision_are_drawn_anew():
+    dealt: list[list[int]] = []
+
+    def deal(rows: np.ndarray) -> np.ndarray:
+        dealt.append(rows.tolist())
+        return rows[rows % 2 == 0] if len(dealt) < 3 else rows[:0]  # even rows end early, twice
+
+    rules().start_games(deal, np.arange(4))
+    assert dealt == [[0, 1, 2, 3], [0, 2], [0, 2]]
+    with pytest.raises(RuntimeError, match="100 games in a row ended before the learner's first move"):
+        rules().start_games(lambda rows: rows, np.arange(2))
+
+
 def test_no_per_game_branches_in_self_play():
     """What differs per game comes from its spec: the code names no env id and compares none."""
     import ast
@@ -183,6 +196,15 @@ CASES = {
     "search, Lucky Pirate": ("lucky_pirate_v0", {"mcts:2": 1.0, "self": 1.0}, "win", None, {"num_players": 3}),
     "search, Piratenpoker": ("piratenpoker_v0", {"mcts:2": 1.0, "self": 1.0}, "score", None, {"num_players": 3}),
 }  # fmt: skip
+
+
+def test_both_envs_give_up_on_tables_where_the_learner_never_decides():
+    """Kapern with one turn in all: the learner in seat 1 of 2 never moves."""
+    kwargs = {"learner_seat": 1, "num_players": 2, "max_turns": 1}
+    with pytest.raises(RuntimeError, match="games in a row ended before the learner's first move"):
+        SelfPlayEnv("piraten_kapern_v0", "random", **kwargs).reset(seed=0)
+    with pytest.raises(RuntimeError, match="games in a row ended before the learner's first move"):
+        BatchedSelfPlayVecEnv("piraten_kapern_v0", 2, "random", seed=0, **kwargs).reset()
 
 
 @pytest.mark.parametrize("case", list(CASES))
