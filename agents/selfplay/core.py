@@ -9,7 +9,8 @@ differ only in how the engine steps; what an episode is lives here:
   ``player_counts`` (several table sizes, observed with ``table_layout="max"``);
 * the draw of a new game (`SelfPlayRules.draw`): the learner's seat (``learner_seat`` or uniform),
   then per other seat an opponent kind by its pool weight, then for ``self`` one of the last
-  ``max_snapshots`` frozen learner copies, and a reset seed per seat for a one-game agent;
+  ``max_snapshots`` frozen learner copies, and a reset seed per seat for a one-game agent; a game
+  that ends before the learner's first decision is drawn anew (`SelfPlayRules.start_games`);
 * the reward accounting (`RewardLedger`): a step pays the learner's rewards from his move to his
   next decision or the end; rewards that arrive before his first decision (a Kapern opening roll
   resolved inside the deal, opponents' moves) are paid with his first step;
