@@ -319,6 +319,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
         ``fresh``: the engine has just been reset; otherwise those games ended on the last step
         and start anew on an engine step of them alone.
         """
+
         def deal(rows: np.ndarray) -> np.ndarray:
             nonlocal fresh
             follow = self._draw(table, rows)
