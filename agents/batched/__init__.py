@@ -19,7 +19,9 @@ reads the observation vector, which holds the player's View, and chooses what th
 heuristic chooses; each is checked against it move by move; the game's spec names it,
 ``batched_heuristic``), and a policy
 (`BatchedPolicyAgent`, for trained agents and the frozen snapshots of self-play). A
-name with no batched form (``mcts``, ``oracle``) raises a ``ValueError`` that says so.
+name with no batched form (``mcts``, ``oracle``) raises a ``ValueError`` that says so; such an
+agent plays batched games through `agents.batched.one_game` (a reference engine kept in step
+per game it sits in).
 """
 
 from __future__ import annotations
@@ -120,7 +122,7 @@ def make_batched_agent(name: str, env_id: str, env: Any, num_games: int, seed: i
         return BatchedPolicyAgent(agent.policy, name=name, deterministic=agent.deterministic, seed=seed)
     raise ValueError(
         f"agent {name!r} has no batched form for {env_id}; batched: random, heuristic, ppo:<...> "
-        "(play the others on the one-game path)"
+        "(play the others through agents.batched.one_game)"
     )
 
 

@@ -1,26 +1,25 @@
 """Self-play on the batched engine: ``num_envs`` learner games as one SB3 ``VecEnv``.
 
 `BatchedSelfPlayVecEnv` plays the games of `agents.selfplay.env.SelfPlayEnv`
-(one learner per game, opponents moving between his decisions) on
-`pirate_envs.vector` and the batched agents of `agents.batched`, with no Python loop
-over games per step (only the games that end are looked at one by one):
+(one learner per game, opponents moving between his decisions) on `pirate_envs.vector`,
+by the same rules, written once in `agents.selfplay.core` (the arguments and their checks, the
+draw of seats and opponents, the reward accounting, ``truncation_reward``, the info of an ended
+game, the snapshots). Only how the engine steps is its own:
 
-* each episode the learner sits in a random seat (or ``learner_seat``) and every other seat gets
-  an opponent drawn from the pool weights (``self``: one of the last ``max_snapshots`` frozen
-  learner copies added by ``env_method("add_snapshot", policy)``; ``random``, ``heuristic``,
-  ``ppo:<checkpoint>``);
 * after the learner's actions the opponents on turn move, grouped by agent: one ``act_batch``
   per agent, then one engine step for the games of those rows only (``VectorEnv.step(actions,
-  active=...)``), until every game is at its learner's turn or ended;
-* the reward of a step is the learner's rewards summed from his move to his next decision or
-  the end (rewards before his first decision come with his first step); ``truncation_reward``
-  turns a truncated game into a terminated one with that reward added;
-* an ended game's info holds ``terminal_observation``, ``TimeLimit.truncated``, ``seat``,
-  ``num_players``, ``final_score`` (`final_scores`), ``win_share`` (from the learner's
-  terminal win reward, else from the scores in Skull King and Kapern, else from the game
-  replayed in the reference engine) and ``opponents``, and the slot starts its
-  next game at once (a game that ends before the learner's first decision is drawn anew, as
-  ``SelfPlayEnv`` does);
+  active=...)``), until every game is at its learner's turn or ended; no Python loop over games
+  per step for agents with a batched form (`agents.batched`: ``random``, ``heuristic``,
+  ``ppo:<checkpoint>``, the ``self`` snapshots);
+* every other agent of the registry (the ``mcts`` search, Kapern's ``oracle``, a ``ppo:`` file
+  the batched policy cannot run) plays through `agents.batched.one_game`: the games where it
+  sits keep a reference engine in step, and it is asked row by row, as `SelfPlayEnv` asks it;
+* an ended game's info (`agents.selfplay.core.ended_info`) takes ``final_score`` from the
+  backend's arrays (`final_scores`, where the game's spec says: ``batched_scores``) and
+  ``win_share`` from the learner's terminal win reward, else from the scores where the spec says
+  the winners are the top scores (``winners_by_score``), else from the game replayed in the
+  reference engine; the slot starts its next game at once (a game that ends before the
+  learner's first decision is drawn anew, as ``SelfPlayEnv`` does);
 * ``action_masks()`` (and ``env_method("action_masks")``) gives the learner's legal actions.
 
 Several table sizes (``player_counts``): one ``VectorEnv`` per size, all with
@@ -36,10 +35,14 @@ Differences from ``SelfPlayEnv``, which the batched engine imposes:
 * ``terminal_observation`` is the learner's final observation when his own move ended the game
   or the game was truncated (then rebuilt by replaying the game in the reference engine);
   when an opponent's move ended it by the rules, it is the observation of his last decision
-  (SB3's PPO reads ``terminal_observation`` only for truncated games);
+  (SB3's PPO reads ``terminal_observation`` only for truncated games, and rebuilding it for
+  every game would replay every game in Python);
 * an illegal learner action raises `pirate_envs.vector.BatchIllegalActionError`
-  (naming the env index) instead of ending that game with reward ``-1``: MaskablePPO, which
-  reads ``action_masks``, never plays one.
+  (naming the env index) instead of ending that game with reward ``-1``: the kernels have no
+  such end, and MaskablePPO, which reads ``action_masks``, never plays one;
+* the batched ``random`` and ``heuristic`` agents draw from one stream for all the games they
+  play, so the same seed deals other random choices than in ``SelfPlayEnv`` (the one-game agents
+  are reset per game with the seed of the game's draw, in both envs).
 """
 
 from __future__ import annotations
@@ -47,7 +50,6 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from collections import deque
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -58,46 +60,53 @@ from threadpoolctl import threadpool_limits
 import pirate_envs
 import pirate_envs.vector
 from agents.batched import BatchedAgent, BatchedPolicyAgent, make_batched_agent
+from agents.batched.one_game import EnginesInStep, OneGameAgents
 from agents.mlp import MlpPolicy
-from agents.selfplay.env import MAX_EMPTY_EPISODES, opponent_weights, table_size_weights
-from agents.selfplay.opponents import SELF
+from agents.selfplay.core import (
+    Opponents,
+    PlayerCounts,
+    RewardLedger,
+    SelfPlayRules,
+    ended_info,
+    win_share,
+)
+from agents.selfplay.opponents import SELF, OpponentPool
+from pirate_envs.core.errors import check_range
 from pirate_envs.core.rewards import winners_by_score
 
 
 def final_scores(venv: pirate_envs.vector.VectorEnv, rows: np.ndarray) -> np.ndarray:
     """``(len(rows), P)`` every seat's score in the games ``rows``, as the reference engine's ``scores()``
-    gives them, read from the backend's state arrays (Lucky Pirate: games won)."""
+    gives them, read from the backend's state arrays where the game's spec says (``batched_scores``)."""
     backend = venv._backend
-    if venv.env_id == "piraten_kapern_v0":
-        return backend.scores[rows].astype(np.float64)
-    module = importlib.import_module(type(backend).__module__)
-    field = module.S_WINS if venv.env_id == "lucky_pirate_v0" else module.S_SCORE
-    return backend.seats[rows, :, field].astype(np.float64)
+    attribute, _, column = pirate_envs.game_spec(venv.env_id).batched_scores.partition(":")
+    values = getattr(backend, attribute)
+    if not column:
+        return values[rows].astype(np.float64)
+    field = getattr(importlib.import_module(type(backend).__module__), column)
+    return values[rows, :, field].astype(np.float64)
 
 
-def batched_support(env_id: str, opponents: Mapping[str, float]) -> str | None:
-    """Why the batched path cannot train ``env_id`` against ``opponents`` (``None``: it can)."""
+def batched_support(env_id: str, opponents: Opponents) -> str | None:
+    """Why the batched path cannot train ``env_id`` (``None``: it can; every opponent plays there, those
+    without a batched form through `agents.batched.one_game`)."""
     if importlib.util.find_spec("numba") is None:
         return "numba is not installed"
     if env_id not in pirate_envs.vector.COVERED_ENV_IDS:
         return f"the batched engine does not cover {env_id}"
-    for name in opponents:
-        if name in (SELF, "random") or name.startswith("ppo:"):
-            continue
-        if name != "heuristic":
-            return f"opponent {name!r} has no batched form"
-        batched_heuristic = pirate_envs.game_spec(env_id).batched_heuristic
-        if batched_heuristic is None or importlib.util.find_spec(batched_heuristic.split(":")[0]) is None:
-            return f"the heuristic of {env_id} has no batched form yet"
     return None
 
 
 class _Table:
     """The games of one table size: a ``VectorEnv`` and, per slot, the learner's seat and opponents."""
 
-    def __init__(self, env_id: str, num_slots: int, first_env: int, env_kwargs: dict[str, Any], seed: int | None):
-        self.venv = pirate_envs.vector.make(env_id, num_slots, seed=seed, **env_kwargs)
-        self.raw = pirate_envs.make(env_id, raw=True, **env_kwargs)
+    def __init__(self, rules: SelfPlayRules, count: int | None, num_slots: int, first_env: int, seed: int | None):
+        env_kwargs = rules.table_kwargs(count)
+        self.venv = pirate_envs.vector.make(rules.env_id, num_slots, seed=seed, **env_kwargs)
+        self.raw = pirate_envs.make(rules.env_id, raw=True, **env_kwargs)
+        self.pool = OpponentPool(
+            rules.env_id, self.raw, rules.weights, rules.max_snapshots, rules.snapshot_deterministic
+        )
         self.num_slots = num_slots
         self.num_players = self.venv.num_players
         self.envs = slice(first_env, first_env + num_slots)  # the VecEnv indices of the slots
@@ -105,18 +114,26 @@ class _Table:
         self.learner_seat = np.zeros(num_slots, dtype=np.int64)
         #: ``opponent[j, s]``: index into ``agents`` of seat ``s`` in slot ``j`` (-1: the learner)
         self.opponent = np.full((num_slots, self.num_players), -1, dtype=np.int64)
-        self.pending = np.zeros(num_slots, dtype=np.float64)  # rewards before the learner's first decision
+        self.ledger = RewardLedger(num_slots)
         self.last_obs = np.zeros((num_slots, self.venv.observation.shape[1]), dtype=np.float32)
         #: the table's batched agents (``None``: a retired snapshot no game plays any more)
         self.agents: list[BatchedAgent | None] = []
-        #: pool kind -> agent index of each seat (one agent of the kind plays every seat)
-        self.kind_agents: dict[str, np.ndarray] = {}
-        self.snapshots: deque[int] = deque()
+        #: pool kind -> its agent's index (one agent of the kind plays every seat)
+        self.kind_agents: dict[str, int] = {}
+        #: the agent index of each of the pool's snapshots, in the pool's order
+        self.snapshots: deque[int] = deque(maxlen=rules.max_snapshots)
+        #: the rows whose opponents play through one-game agents, and their engines in step
+        self.engines = EnginesInStep(self.venv)
         self.actions = np.zeros(num_slots, dtype=np.int64)
 
     def add_agent(self, agent: BatchedAgent) -> int:
         self.agents.append(agent)
         return len(self.agents) - 1
+
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> None:
+        """One engine step of the games ``active`` (``None``: all), followed by the engines in step."""
+        self.venv.step(actions, active=active)
+        self.engines.follow(actions, active)
 
     def learner_rewards(self) -> np.ndarray:
         """The learner's reward of the last engine step in every slot."""
@@ -143,7 +160,7 @@ class _Table:
                 agent = self.agents[chosen[first]]
                 games = group * self.num_players + seats[first : first + group.size]  # (slot, seat) pairs
                 actions[group] = agent.act_batch(games, observation[group], mask[group])
-            venv.step(actions, active=waiting)
+            self.step(actions, active=waiting)
             rewards += self.learner_rewards()
 
 
@@ -153,71 +170,62 @@ class BatchedSelfPlayVecEnv(VecEnv):
     Args:
         env_id: an env id of `pirate_envs.vector.COVERED_ENV_IDS`.
         num_envs: learner games in all.
-        opponents: the pool: an agent name, a list of names or ``{name: weight}`` (names with a
-            batched form: ``self``, ``random``, ``heuristic``, ``ppo:<checkpoint>``).
+        opponents: the pool: an agent name, a list of names or ``{name: weight}`` (every agent of
+            ``agents.registry`` and ``self``; those with no batched form play through
+            `agents.batched.one_game`).
         seed: the seed of the first ``reset`` (``VecEnv.seed`` sets the next one).
 
     The other arguments (``reward_mode``, ``learner_seat``, ``max_snapshots``,
     ``snapshot_deterministic``, ``truncation_reward``, ``player_counts`` and the env's options)
-    are those of `agents.selfplay.env.SelfPlayEnv`.
+    are those of `agents.selfplay.env.SelfPlayEnv`, checked by the same
+    `agents.selfplay.core.SelfPlayRules`.
     """
 
     def __init__(
         self,
         env_id: str,
         num_envs: int,
-        opponents: str | Sequence[str] | Mapping[str, float] = "heuristic",
+        opponents: Opponents = "heuristic",
         reward_mode: str = "win",
         learner_seat: int | None = None,
         max_snapshots: int = 10,
         snapshot_deterministic: bool = False,
         truncation_reward: float | None = None,
-        player_counts: Sequence[int] | Mapping[int, float] | None = None,
+        player_counts: PlayerCounts = None,
         seed: int | None = None,
         **env_kwargs: Any,
     ):
-        if not isinstance(num_envs, int | np.integer) or num_envs < 1:
-            raise ValueError(f"num_envs={num_envs!r} must be an integer >= 1")
-        if not isinstance(max_snapshots, int | np.integer) or max_snapshots < 1:
-            raise ValueError(f"max_snapshots={max_snapshots!r} must be an integer >= 1")
+        num_envs = check_range("num_envs", num_envs, 1)
+        self.rules = rules = SelfPlayRules(
+            env_id,
+            opponents,
+            reward_mode,
+            learner_seat,
+            max_snapshots,
+            snapshot_deterministic,
+            truncation_reward,
+            player_counts,
+            env_kwargs,
+        )
         # numpy's BLAS on one thread: the opponents' small matrix products ran 100 times slower on
         # two OpenBLAS threads beside the learner (measured on the loaded 2-core machine)
         threadpool_limits(limits=1, user_api="blas")
-        weights = opponent_weights(opponents)
-        if not weights or any(w < 0 for w in weights.values()) or sum(weights.values()) <= 0:
-            raise ValueError(f"opponents={dict(weights)!r}: give agent names with weights >= 0 that sum to more than 0")
         self.env_id = env_id
         self.reward_mode = reward_mode
-        self.truncation_reward = truncation_reward
-        self.max_snapshots = int(max_snapshots)
-        self.snapshot_deterministic = snapshot_deterministic
-        self.weights = {name: w for name, w in weights.items() if w > 0}
-        table_weights = table_size_weights(player_counts, env_kwargs)
-        if table_weights:
-            env_kwargs = {"table_layout": "max", **env_kwargs}
-        counts = list(table_weights) or [None]
-        split = self._split(num_envs, [table_weights[c] for c in counts] if table_weights else [1.0])
+        self.truncation_reward = rules.truncation_reward
+        counts = list(rules.table_weights) or [None]
+        split = self._split(num_envs, list(rules.table_weights.values()) or [1.0])
         self._rng = np.random.default_rng(seed)
         seeds = np.random.SeedSequence(seed).generate_state(len(counts), dtype=np.uint32)
         self.tables: list[_Table] = []
         first = 0
         for count, slots, table_seed in zip(counts, split, seeds.tolist()):
-            kwargs = {**env_kwargs, "reward_mode": reward_mode}
-            if count is not None:
-                kwargs["num_players"] = count
-            table = _Table(env_id, slots, first, kwargs, table_seed)
+            table = _Table(rules, count, slots, first, table_seed)
             self._build_agents(table, seed)
             self.tables.append(table)
             first += slots
-        sizes = {t.venv.observation.shape[1] for t in self.tables}
-        if len(sizes) > 1:
-            raise ValueError(f"player_counts={player_counts!r}: the observations differ in size {sorted(sizes)}")
-        num_players = {t.num_players for t in self.tables}
-        if learner_seat is not None and not (
-            isinstance(learner_seat, int | np.integer) and 0 <= learner_seat < min(num_players)
-        ):
-            raise ValueError(f"learner_seat={learner_seat!r} must be None or a seat in 0..{min(num_players) - 1}")
-        self.fixed_seat = None if learner_seat is None else int(learner_seat)
+        rules.check_tables([t.venv.observation.shape[1] for t in self.tables], [t.num_players for t in self.tables])
+        self.fixed_seat = rules.fixed_seat
         table = self.tables[0]
         self.render_mode = None
         super().__init__(
@@ -246,63 +254,64 @@ class BatchedSelfPlayVecEnv(VecEnv):
         return slots.tolist()
 
     def _build_agents(self, table: _Table, seed: int | None) -> None:
-        """The pool's batched agents of one table, one per kind for every seat.
+        """The pool's agents of one table, one per kind for every seat: its batched form, else its
+        one-game form through `agents.batched.one_game.OneGameAgents` (an agent per game slot).
 
         An agent's game slots are (slot, seat) pairs, ``slot * num_players + seat``: one that
         remembers its games (Lucky Pirate's heuristic) keeps each seat's memory apart, as the
         one-game pool's agent per seat does.
         """
-        for kind in self.weights:
+        for kind in table.pool.weights:
             if kind == SELF:
                 continue
             try:
                 agent = make_batched_agent(kind, self.env_id, table.raw, table.num_slots * table.num_players, seed=seed)
-            except (ValueError, ImportError) as error:
-                valid = ["random", "heuristic", "ppo:<checkpoint>", SELF]
-                raise ValueError(
-                    f"opponent {kind!r} cannot play on the batched path: {error}; valid: {valid}"
-                ) from None
-            table.kind_agents[kind] = np.full(table.num_players, table.add_agent(agent), dtype=np.int64)
+            except (ValueError, ImportError):  # the pool has checked that its one-game form plays
+                agent = OneGameAgents(
+                    kind,
+                    lambda game, kind=kind, pool=table.pool: pool.agent(kind, game),
+                    table.raw,
+                    table.engines,
+                    table.num_players,
+                )
+            table.kind_agents[kind] = table.add_agent(agent)
 
     # ------------------------------------------------------------------ pool
     def add_snapshot(self, policy: MlpPolicy) -> None:
         """Add a frozen learner copy to every table's pool (the oldest goes once ``max_snapshots`` are held)."""
         for table in self.tables:
+            table.pool.add_snapshot(policy)
             agent = BatchedPolicyAgent(
-                policy, name=SELF, deterministic=self.snapshot_deterministic, seed=int(self._rng.integers(2**31))
+                policy, name=SELF, deterministic=self.rules.snapshot_deterministic, seed=int(self._rng.integers(2**31))
             )
-            if len(table.snapshots) == self.max_snapshots:
-                table.snapshots.popleft()
             table.snapshots.append(table.add_agent(agent))
             in_use = set(np.unique(table.opponent).tolist()) | set(table.snapshots)
             for index, held in enumerate(table.agents):  # drop retired snapshots no game plays any more
                 if isinstance(held, BatchedPolicyAgent) and held.name == SELF and index not in in_use:
                     table.agents[index] = None
 
-    def _draw(self, table: _Table, rows: np.ndarray) -> None:
-        """Seats and opponents of new games in the slots ``rows`` (per seat: a kind by weight, then its agent)."""
-        rng, n = self._rng, table.num_players
-        names = [k for k in self.weights if k != SELF or table.snapshots]
-        if not names:
-            raise ValueError("opponents: only 'self' is in the pool and no snapshot was added yet")
-        p = np.array([self.weights[k] for k in names])
-        kinds = rng.choice(len(names), size=(rows.size, n), p=p / p.sum())
-        seats = np.full(rows.size, self.fixed_seat) if self.fixed_seat is not None else rng.integers(n, size=rows.size)
-        opponent = np.empty((rows.size, n), dtype=np.int64)
-        for k, name in enumerate(names):
-            if name == SELF:
-                pool = np.array(table.snapshots, dtype=np.int64)
-                drawn = pool[rng.integers(len(pool), size=(rows.size, n))]
-            else:
-                drawn = np.broadcast_to(table.kind_agents[name], (rows.size, n))
-            opponent = np.where(kinds == k, drawn, opponent)
-        opponent[np.arange(rows.size), seats] = -1
-        table.learner_seat[rows] = seats
+    def _draw(self, table: _Table, rows: np.ndarray) -> np.ndarray:
+        """Seats and opponents of new games in the slots ``rows`` (`agents.selfplay.core.SelfPlayRules.draw`);
+        returns the rows with an opponent that plays through a reference engine."""
+        n = table.num_players
+        drawn = self.rules.draw(table.pool, self._rng, rows.size, n)
+        opponent = np.full((rows.size, n), -1, dtype=np.int64)
+        snapshots = np.array(table.snapshots, dtype=np.int64)
+        for k, name in enumerate(drawn.names):
+            index = snapshots[drawn.snapshot] if name == SELF else table.kind_agents[name]
+            opponent = np.where(drawn.kind == k, index, opponent)
+        table.learner_seat[rows] = drawn.seats
         table.opponent[rows] = opponent
-        games = (rows[:, None] * n + np.arange(n)).ravel()
+        games = rows[:, None] * n + np.arange(n)
         for agent in table.agents:
             if agent is not None:
-                agent.reset_games(games)
+                agent.reset_games(games.ravel())
+        one_game = [i for i, agent in enumerate(table.agents) if isinstance(agent, OneGameAgents)]
+        for i in one_game:
+            plays = opponent == i
+            table.agents[i].start(games[plays], drawn.agent_seed[plays])  # type: ignore[union-attr]
+        table.engines.stop(rows)
+        return rows[np.isin(opponent, one_game).any(axis=1)]
 
     def _start_games(self, table: _Table, rows: np.ndarray, fresh: bool) -> None:
         """Start new games in the slots ``rows`` and play them up to the learner's first decision.
@@ -310,22 +319,23 @@ class BatchedSelfPlayVecEnv(VecEnv):
         ``fresh``: the engine has just been reset; otherwise those games ended on the last step
         and start anew on an engine step of them alone.
         """
-        venv = table.venv
-        for _ in range(MAX_EMPTY_EPISODES):
-            self._draw(table, rows)
+
+        def deal(rows: np.ndarray) -> np.ndarray:
+            nonlocal fresh
+            follow = self._draw(table, rows)
             if not fresh:
                 active = np.zeros(table.num_slots, dtype=bool)
                 active[rows] = True
-                venv.step(table.actions, active=active)
+                table.step(table.actions, active=active)
             fresh = False
+            table.engines.start(follow)
             rewards = np.zeros(table.num_slots, dtype=np.float64)
             rewards[rows] = table.learner_rewards()[rows]
             table.play_opponents(rewards)
-            table.pending[rows] = rewards[rows]
-            rows = rows[table.ended()[rows]]
-            if rows.size == 0:
-                return
-        raise RuntimeError(f"{self.env_id}: {MAX_EMPTY_EPISODES} games in a row ended before the learner's first move")
+            table.ledger.hold(rows, rewards[rows])
+            return rows[table.ended()[rows]]
+
+        self.rules.start_games(deal, rows)
 
     def _write_outputs(self, table: _Table) -> None:
         out = table.envs
@@ -362,19 +372,17 @@ class BatchedSelfPlayVecEnv(VecEnv):
         dones = np.zeros(self.num_envs, dtype=bool)
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for table in self.tables:
-            venv = table.venv
             try:
-                venv.step(actions[table.envs])
+                table.step(actions[table.envs])
             except pirate_envs.vector.BatchIllegalActionError as error:
                 error.args = (f"learner of env {table.envs.start + error.game}: {error.args[0]}",)
                 raise
-            rewards = table.pending + table.learner_rewards()
-            table.pending[:] = 0.0
-            made_last_move = venv.terminated | venv.truncated
+            rewards = table.ledger.pay(table.learner_rewards())
+            made_last_move = table.ended()
             table.play_opponents(rewards)
             ended = np.flatnonzero(table.ended())
             if ended.size:
-                rewards[ended] += self._finish(table, ended, made_last_move[ended], rewards[ended], dones, infos)
+                rewards[ended] = self._finish(table, ended, made_last_move[ended], rewards[ended], dones, infos)
                 self._start_games(table, ended, fresh=False)
             self._rewards[table.envs] = rewards
             self._write_outputs(table)
@@ -390,16 +398,14 @@ class BatchedSelfPlayVecEnv(VecEnv):
         infos: list[dict],
     ) -> np.ndarray:
         """Infos of the games ``rows`` that just ended (``rewards``: the learner's of this step); returns
-        the truncation rewards to add."""
+        the rewards to report (`agents.selfplay.core.SelfPlayRules.end_game`)."""
         venv = table.venv
         terminated = venv.terminated[rows].copy()
         truncated = venv.truncated[rows] & ~terminated
         seats = table.learner_seat[rows]
         scores = final_scores(venv, rows)
         shares = self._win_shares(table, rows, scores, terminated, rewards)
-        extra = np.zeros(rows.size)
-        if self.truncation_reward is not None:
-            extra[truncated] = self.truncation_reward
+        reported, _, time_limit = self.rules.end_game(rewards, terminated, truncated)
         for j, slot in enumerate(rows.tolist()):
             if learner_ended[j]:
                 final = venv.observation[slot].copy()
@@ -407,19 +413,13 @@ class BatchedSelfPlayVecEnv(VecEnv):
                 final = table.raw.encode(venv.engine(slot).view(int(seats[j])))
             else:
                 final = table.last_obs[slot].copy()
-            opponents = table.opponent[slot]
+            opponents = [table.agents[a].name for a in table.opponent[slot].tolist() if a >= 0]
             env = table.envs.start + slot
             dones[env] = True
-            infos[env] = {
-                "seat": int(seats[j]),
-                "num_players": table.num_players,
-                "final_score": float(scores[j, seats[j]]),
-                "win_share": float(shares[j]),
-                "opponents": [table.agents[a].name for a in opponents.tolist() if a >= 0],
-                "terminal_observation": final,
-                "TimeLimit.truncated": bool(truncated[j]) and self.truncation_reward is None,
-            }
-        return extra
+            infos[env] = ended_info(
+                seats[j], table.num_players, scores[j, seats[j]], shares[j], opponents, final, time_limit[j]
+            )
+        return reported
 
     def _win_shares(
         self, table: _Table, rows: np.ndarray, scores: np.ndarray, terminated: np.ndarray, rewards: np.ndarray
@@ -431,17 +431,15 @@ class BatchedSelfPlayVecEnv(VecEnv):
         """
         venv, seats = table.venv, table.learner_seat[rows]
         shares = np.zeros(rows.size)
+        by_score = pirate_envs.game_spec(self.env_id).winners_by_score
         for j, slot in enumerate(rows.tolist()):
             if not terminated[j]:
                 continue
             if self.reward_mode == "win" and rewards[j] != 0.0:
                 shares[j] = max(float(rewards[j]), 0.0)
                 continue
-            if pirate_envs.game_spec(self.env_id).winners_by_score:
-                winners = winners_by_score(scores[j].tolist())
-            else:
-                winners = venv.engine(slot).winners()
-            shares[j] = 1.0 / len(winners) if seats[j] in winners else 0.0
+            winners = winners_by_score(scores[j].tolist()) if by_score else venv.engine(slot).winners()
+            shares[j] = win_share(int(seats[j]), winners)
         return shares
 
     def action_masks(self) -> np.ndarray:

@@ -19,7 +19,9 @@ obs, info = env.reset(seed=0)
 mask = env.unwrapped.action_masks()  # or env.get_wrapper_attr("action_masks")()
 ```
 
-Each id builds `SelfPlayEnv`, the same class the project's self-play training uses.
+Each id builds `SelfPlayEnv`, the one-game twin of the batched env training uses
+(`agents.selfplay.batched_vec_env.BatchedSelfPlayVecEnv`; both follow the rules of
+`agents.selfplay.core`), and training's fallback without numba.
 Each episode the learner sits in ``learner_seat`` (drawn at random by default) and the other
 seats get opponents drawn from a weighted pool of agent names (``agents.registry``: ``random``,
 ``heuristic``, ``oracle`` for Piraten Kapern, ``ppo:<checkpoint>``; ``self`` for frozen copies
@@ -52,7 +54,6 @@ The module needs no torch: a trained opponent acts with its numpy copy (``agents
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import gymnasium
@@ -61,93 +62,24 @@ from gymnasium import spaces
 
 import pirate_envs
 from agents.base import RandomAgent, sample_legal
-from agents.registry import agent_names, make_agent
-from agents.selfplay.opponents import SELF, OpponentPool
-from pirate_envs.core.aec import ILLEGAL_MOVE_REWARD
-from pirate_envs.core.errors import (
-    IllegalActionError,
-    check_action,
-    check_bool,
-    check_choice,
-    check_range,
-    check_seed,
-    is_integer,
+from agents.selfplay.core import (
+    MAX_EMPTY_EPISODES,
+    Opponents,
+    PlayerCounts,
+    RewardLedger,
+    SelfPlayRules,
+    check_opponents,
+    ended_info,
+    opponent_weights,
+    table_size_weights,
+    win_share,
 )
+from agents.selfplay.opponents import OpponentPool
+from pirate_envs.core.aec import ILLEGAL_MOVE_REWARD
+from pirate_envs.core.errors import IllegalActionError, check_action, check_choice, check_seed
 
 if TYPE_CHECKING:
     from agents.mlp import MlpPolicy
-
-#: Redraws allowed when a game ends before the learner's first decision.
-MAX_EMPTY_EPISODES = 100
-
-#: Opponents as one agent name, a list of names (equal weights) or ``{name: weight}``.
-Opponents = str | Sequence[str] | Mapping[str, float]
-
-
-def opponent_weights(opponents: Opponents) -> dict[str, float]:
-    """The pool weights of ``opponents`` (one name, a list of names, or ``{name: weight}``)."""
-    if isinstance(opponents, str):
-        return {opponents: 1.0}
-    if isinstance(opponents, Mapping):
-        return {str(name): float(weight) for name, weight in opponents.items()}
-    if not isinstance(opponents, Sequence) or not all(isinstance(name, str) for name in opponents):
-        raise ValueError(f"opponents={opponents!r}: give an agent name, a list of names or {{name: weight}}")
-    weights: dict[str, float] = {}
-    for name in opponents:
-        weights[name] = weights.get(name, 0.0) + 1.0
-    return weights
-
-
-def check_opponents(env_id: str, weights: Mapping[str, float], env: Any) -> None:
-    """Raise ``ValueError`` naming the first opponent that is not an agent of ``env_id``."""
-    if not weights or any(w < 0 for w in weights.values()) or sum(weights.values()) <= 0:
-        raise ValueError(f"opponents={dict(weights)!r}: give agent names with weights >= 0 that sum to more than 0")
-    for name in weights:
-        if name == SELF:
-            continue
-        try:
-            make_agent(name, env_id, seed=0, env=env)
-        except (ValueError, ImportError) as error:
-            valid = [*agent_names(env_id), "ppo:<checkpoint>", SELF]
-            raise ValueError(f"opponent {name!r} is not an agent of {env_id}: {error}; valid: {valid}") from None
-
-
-def check_truncation_reward(reward: object) -> float | None:
-    """``reward`` as ``float`` (or ``None``); ``ValueError`` naming it unless ``None`` or a finite number."""
-    if reward is None:
-        return None
-    is_number = isinstance(reward, (int, float, np.integer, np.floating)) and not isinstance(reward, (bool, np.bool_))
-    if not is_number or not np.isfinite(reward):
-        raise ValueError(f"truncation_reward={reward!r} is not valid; expected None or a finite number")
-    return float(reward)
-
-
-def table_size_weights(
-    player_counts: Sequence[int] | Mapping[int, float] | None, env_kwargs: Mapping[str, Any]
-) -> dict[int, float]:
-    """``{count: probability}`` of ``player_counts`` (a list: equal weights); ``{}`` for ``None``."""
-    if player_counts is None:
-        return {}
-    if isinstance(player_counts, Mapping):
-        weights = dict(player_counts)
-    elif isinstance(player_counts, Sequence) and not isinstance(player_counts, str):
-        weights = dict.fromkeys(player_counts, 1.0)
-        if len(weights) != len(player_counts):
-            raise ValueError(f"player_counts={player_counts!r}: a table size is repeated")
-    else:
-        raise ValueError(f"player_counts={player_counts!r}: give a list of player counts or {{count: weight}}")
-    if "num_players" in env_kwargs:
-        raise ValueError(f"give num_players={env_kwargs['num_players']!r} or player_counts, not both")
-    valid = all(isinstance(n, int | np.integer) and not isinstance(n, bool) for n in weights) and all(
-        isinstance(w, int | float | np.number) and not isinstance(w, bool) and w >= 0 for w in weights.values()
-    )
-    if not weights or not valid or sum(weights.values()) <= 0:
-        raise ValueError(
-            f"player_counts={player_counts!r}: give player counts (integers) with weights >= 0 that sum to more than 0"
-        )
-    total = float(sum(weights.values()))
-    return {int(n): float(w) / total for n, w in weights.items()}
-
 
 class SelfPlayEnv(gymnasium.Env):
     """The learner's side of one pirate game (see the module docstring).
@@ -182,47 +114,43 @@ class SelfPlayEnv(gymnasium.Env):
         snapshot_deterministic: bool = False,
         truncation_reward: float | None = None,
         render_mode: str | None = None,
-        player_counts: Sequence[int] | Mapping[int, float] | None = None,
+        player_counts: PlayerCounts = None,
         **env_kwargs: Any,
     ):
         self._random_agent_type, self._sample_legal = RandomAgent, sample_legal
         if render_mode is not None:
             check_choice("render_mode", render_mode, self.metadata["render_modes"])
-        max_snapshots = check_range("max_snapshots", max_snapshots, 1)
-        snapshot_deterministic = check_bool("snapshot_deterministic", snapshot_deterministic)
-        truncation_reward = check_truncation_reward(truncation_reward)
+        self.rules = rules = SelfPlayRules(
+            env_id,
+            opponents,
+            reward_mode,
+            learner_seat,
+            max_snapshots,
+            snapshot_deterministic,
+            truncation_reward,
+            player_counts,
+            env_kwargs,
+        )
         self.env_id = env_id
         self.render_mode = render_mode
-        self.truncation_reward = truncation_reward
-        #: ``{table size: probability}`` of the per-episode draw (empty: one table).
-        self.table_weights = table_size_weights(player_counts, env_kwargs)
-        if self.table_weights:
-            env_kwargs = {"table_layout": "max", **env_kwargs}
-        weights = opponent_weights(opponents)
+        self.truncation_reward = rules.truncation_reward
+        self.table_weights = rules.table_weights
         #: table size -> (raw env, opponent pool)
         self._tables: dict[int, tuple[Any, OpponentPool]] = {}
-        for count in self.table_weights or [None]:
-            kwargs = env_kwargs if count is None else {**env_kwargs, "num_players": count}
-            raw = pirate_envs.make(env_id, raw=True, reward_mode=reward_mode, **kwargs)
-            check_opponents(env_id, weights, raw)
-            pool = OpponentPool(env_id, raw, weights, max_snapshots, snapshot_deterministic)
+        for count in rules.table_weights or [None]:
+            raw = pirate_envs.make(env_id, raw=True, **rules.table_kwargs(count))
+            check_opponents(env_id, rules.weights, raw)
+            pool = OpponentPool(env_id, raw, rules.weights, rules.max_snapshots, rules.snapshot_deterministic)
             self._tables[len(raw.possible_agents)] = (raw, pool)
-        sizes = {raw.observation_layout.size for raw, _ in self._tables.values()}
-        if len(sizes) > 1:
-            raise ValueError(
-                f"player_counts={player_counts!r}: the tables' observations differ in size {sorted(sizes)}; "
-                "use table_layout='max'"
-            )
+        rules.check_tables([raw.observation_layout.size for raw, _ in self._tables.values()], self._tables)
         self._use_table(min(self._tables))
-        if learner_seat is not None and not (is_integer(learner_seat) and 0 <= learner_seat < self.num_players):
-            raise ValueError(f"learner_seat={learner_seat!r} must be None or a seat in 0..{self.num_players - 1}")
-        self.fixed_seat = None if learner_seat is None else int(learner_seat)
+        self.fixed_seat = rules.fixed_seat
         self.observation_space = spaces.Box(-np.inf, np.inf, (self.raw.observation_layout.size,), np.float32)
         self.action_space = spaces.Discrete(self.raw.num_actions)
         self.learner_seat = self.fixed_seat or 0
         self.learner = self.raw.possible_agents[self.learner_seat]
         self._seat_agents: list[Any] = []
-        self._pending_reward = 0.0
+        self._ledger = RewardLedger(1)
         self._has_reset = False
         self._episode_over = False  # the last step ended the episode (the game's end or an illegal action)
 
@@ -249,28 +177,33 @@ class SelfPlayEnv(gymnasium.Env):
         options = self.raw.check_reset_options(options)
         super().reset(seed=seed)
         rng = self.np_random
-        raw, game = self.raw, self.game
-        for _ in range(MAX_EMPTY_EPISODES):
+
+        def deal(rows: np.ndarray) -> np.ndarray:
             if len(self._tables) > 1:
-                counts = list(self.table_weights)
-                self._use_table(counts[int(rng.choice(len(counts), p=list(self.table_weights.values())))])
-                raw, game = self.raw, self.game
-            seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(self.num_players))
-            self.learner_seat = seat
+                self._use_table(self.rules.draw_table_size(rng))
+            raw, game = self.raw, self.game
+            drawn = self.rules.draw(self.pool, rng, 1, self.num_players)
+            seat = self.learner_seat = int(drawn.seats[0])
             self.learner = raw.possible_agents[seat]
-            self._seat_agents = [None if s == seat else self.pool.draw(s, rng) for s in range(self.num_players)]
+            kinds, snapshots, seeds = drawn.kind[0].tolist(), drawn.snapshot[0].tolist(), drawn.agent_seed[0].tolist()
+            self._seat_agents = [
+                None if kind < 0 else self.pool.agent(drawn.names[kind], s, snapshot)
+                for s, (kind, snapshot) in enumerate(zip(kinds, snapshots))
+            ]
             self._has_reset = False  # until this deal stands (a bad option value fails inside the game's reset)
             raw.reset(seed=int(rng.integers(2**63)), options=options)
-            for agent in self._seat_agents:
+            for agent, agent_seed in zip(self._seat_agents, seeds):
                 if agent is not None:
-                    agent.reset(int(rng.integers(2**31)))
+                    agent.reset(agent_seed)
             # the raw reset pays score changes inside the engine's reset (a Kapern first turn
             # resolved by its opening roll) as rewards of that moment
-            self._pending_reward = raw.rewards[self.learner] + self._play_opponents()
-            if not game.done:
-                self._has_reset, self._episode_over = True, False
-                return raw.observe(self.learner)["observation"], {"seat": seat, "num_players": self.num_players}
-        raise RuntimeError(f"{self.env_id}: {MAX_EMPTY_EPISODES} games in a row ended before the learner's first move")
+            self._ledger.hold(rows, raw.rewards[self.learner] + self._play_opponents())
+            return rows if game.done else rows[:0]
+
+        self.rules.start_games(deal, np.zeros(1, dtype=np.int64))
+        self._has_reset, self._episode_over = True, False
+        info = {"seat": self.learner_seat, "num_players": self.num_players}
+        return self.raw.observe(self.learner)["observation"], info
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
         """Play the learner's ``action``, then the opponents up to his next decision or the end.
@@ -286,18 +219,13 @@ class SelfPlayEnv(gymnasium.Env):
             raw.step(action)
         except IllegalActionError:
             return self._end_on_illegal_action()
-        reward = self._pending_reward + raw.rewards[self.learner]
-        self._pending_reward = 0.0
-        reward += self._play_opponents()
+        reward = float(self._ledger.pay(np.array([raw.rewards[self.learner]]))[0]) + self._play_opponents()
         obs = raw.observe(self.learner)["observation"]
         if not game.done:
             return obs, reward, False, False, {}
-        terminated, truncated = game.terminated, game.truncated and not game.terminated
-        if truncated and self.truncation_reward is not None:
-            reward += self.truncation_reward
-            terminated, truncated = True, False
+        ended = self.rules.end_game(np.array([reward]), np.array([game.terminated]), np.array([game.truncated]))
         self._episode_over = True
-        return obs, reward, terminated, truncated, self._final_info()
+        return obs, float(ended[0][0]), bool(ended[1][0]), bool(ended[2][0]), self._final_info()
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now (``bool``; all ``False`` once the episode ended), for MaskablePPO."""
@@ -342,8 +270,7 @@ class SelfPlayEnv(gymnasium.Env):
 
     def _end_on_illegal_action(self) -> tuple[np.ndarray, float, bool, bool, dict]:
         """End the game for the learner after an illegal action, as the wrapped AEC env does."""
-        reward = self._pending_reward + ILLEGAL_MOVE_REWARD
-        self._pending_reward = 0.0
+        reward = float(self._ledger.pay(np.array([ILLEGAL_MOVE_REWARD]))[0])
         self.raw.end_on_illegal_move(self.learner, ILLEGAL_MOVE_REWARD)
         obs = self.raw.observe(self.learner)["observation"]
         self._episode_over = True
@@ -351,18 +278,14 @@ class SelfPlayEnv(gymnasium.Env):
 
     def _final_info(self) -> dict[str, Any]:
         """The learner's seat, final score and share of the win."""
-        seat = self.learner_seat
-        winners = self.game.winners() if self.game.terminated else []
-        return {
-            "seat": seat,
-            "num_players": self.num_players,
-            "final_score": float(self.game.scores()[seat]),
-            "win_share": 1.0 / len(winners) if seat in winners else 0.0,
-            "opponents": [getattr(a, "name", "?") for a in self._seat_agents if a is not None],
-        }
+        seat, game = self.learner_seat, self.game
+        share = win_share(seat, game.winners()) if game.terminated else 0.0
+        opponents = [getattr(a, "name", "?") for a in self._seat_agents if a is not None]
+        return ended_info(seat, self.num_players, game.scores()[seat], share, opponents)
 
 
 __all__ = [
+    "MAX_EMPTY_EPISODES",
     "SelfPlayEnv",
     "check_opponents",
     "opponent_weights",

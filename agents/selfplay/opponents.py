@@ -95,19 +95,29 @@ class OpponentPool:
         p = np.array([self.weights[k] for k in names])
         return names, p / p.sum()
 
+    def draw_kinds(self, rng: np.random.Generator, shape: tuple[int, ...]) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """Opponents for the seats of ``shape``: the kinds drawable now, each seat's kind (an index
+        into them, by weight) and its snapshot (an index into `snapshots`, used where the kind is ``self``)."""
+        names, p = self.kinds()
+        kind = rng.choice(len(names), size=shape, p=p)
+        snapshot = rng.integers(max(len(self.snapshots), 1), size=shape)
+        return names, kind, snapshot
+
+    def agent(self, kind: str, key: int, snapshot: int = 0) -> Agent:
+        """The one-game agent of ``kind`` that plays the seat ``key`` (built once per kind and key;
+        ``self``: playing the snapshot of index ``snapshot``)."""
+        agent = self._agents.get((kind, key))
+        if agent is None:
+            if kind == SELF:
+                agent = PolicyAgent(self.snapshots[snapshot], name=SELF, deterministic=self.snapshot_deterministic)
+            else:
+                agent = make_agent(kind, self.env_id, seed=key, env=self.env)
+            self._agents[(kind, key)] = agent
+        if kind == SELF:
+            agent.policy = self.snapshots[snapshot]  # type: ignore[attr-defined]
+        return agent
+
     def draw(self, seat: int, rng: np.random.Generator) -> Agent:
         """An opponent for ``seat`` in the next episode."""
-        names, p = self.kinds()
-        kind = names[int(rng.choice(len(names), p=p))] if len(names) > 1 else names[0]
-        if kind == SELF:
-            policy = self.snapshots[int(rng.integers(len(self.snapshots)))]
-            agent = self._agents.get((SELF, seat))
-            if agent is None:
-                agent = PolicyAgent(policy, name=SELF, deterministic=self.snapshot_deterministic)
-                self._agents[(SELF, seat)] = agent
-            agent.policy = policy  # type: ignore[attr-defined]
-            return agent
-        agent = self._agents.get((kind, seat))
-        if agent is None:
-            agent = self._agents[(kind, seat)] = make_agent(kind, self.env_id, seed=seat, env=self.env)
-        return agent
+        names, kind, snapshot = self.draw_kinds(rng, ())
+        return self.agent(names[int(kind)], seat, int(snapshot))

@@ -1,10 +1,12 @@
 """Vectorised self-play envs: the batched engine, all in this process, or batches of envs in worker processes.
 
 `make_vec_env` builds either path (``engine``): ``"batched"`` runs every game on the
-batched engine (`agents.selfplay.batched_vec_env.BatchedSelfPlayVecEnv`, in this process),
-``"single"`` one `SelfPlayEnv` per game, and ``"auto"`` takes the batched path when numba
-imports and every opponent of the pool has a batched form, else the one-game path, and prints
-which and why in one line.
+batched engine (`agents.selfplay.batched_vec_env.BatchedSelfPlayVecEnv`, in this process; every
+opponent plays there, those with no batched form, such as ``mcts`` or Kapern's ``oracle``, through
+`agents.batched.one_game`); ``"single"`` is the fallback without numba, one `SelfPlayEnv` per
+game (the reference engine); ``"auto"`` takes the batched path when numba imports and the batched
+engine covers the game, else the one-game path, and prints which and why in one line. Both paths
+play the same episodes by the same rules (`agents.selfplay.core`).
 
 On the one-game path, SB3's ``SubprocVecEnv`` would run one env per process and ask for the
 action masks in a second round trip every step. `BatchedSubprocVecEnv` runs several envs
@@ -25,6 +27,7 @@ import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecMonitor
 from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper
 
+from agents.selfplay.core import with_vec_keys
 from agents.selfplay.env import SelfPlayEnv
 
 #: The ``engine`` choices of :func:`make_vec_env`.
@@ -43,8 +46,7 @@ def _step_one(env: SelfPlayEnv, action: int) -> tuple[np.ndarray, float, bool, d
     obs, reward, terminated, truncated, info = env.step(action)
     done = terminated or truncated
     if done:
-        info["terminal_observation"] = obs
-        info["TimeLimit.truncated"] = truncated and not terminated
+        info = with_vec_keys(info, obs, truncated and not terminated)
         obs, _ = env.reset()
     return obs, reward, done, info, env.action_masks()
 
@@ -205,10 +207,10 @@ def make_vec_env(
 ) -> VecEnv:
     """``num_envs`` seeded self-play games in a ``VecMonitor``, on the path ``engine`` chooses.
 
-    ``"single"``: `SelfPlayEnv`s (env ``i`` gets ``seed + i``) over ``num_workers``
-    processes; ``"batched"``: one `agents.selfplay.batched_vec_env.BatchedSelfPlayVecEnv`
-    (``num_workers`` unused); ``"auto"``: the batched path when it can play the game and the
-    pool (see `agents.selfplay.batched_vec_env.batched_support`), saying which in one line.
+    ``"single"`` (the fallback without numba): `SelfPlayEnv`s (env ``i`` gets ``seed + i``) over
+    ``num_workers`` processes; ``"batched"``: one `agents.selfplay.batched_vec_env.BatchedSelfPlayVecEnv`
+    (``num_workers`` unused); ``"auto"``: the batched path when numba imports and the batched engine
+    covers the game (see `agents.selfplay.batched_vec_env.batched_support`), saying which in one line.
     """
     if num_envs < 1:
         raise ValueError(f"num_envs must be >= 1, got {num_envs}")
@@ -267,15 +269,15 @@ def _make_batched(
                 seed=seed,
                 **env_kwargs,
             )
-        except (ValueError, ImportError) as error:
+        except (ValueError, ImportError) as error:  # an option beyond the kernels' integers, say
             if engine == "batched":
                 raise
             reason = str(error)
         else:
             if engine == "auto":
-                print(f"engine: batched ({env_id} and every opponent of the pool have a batched form)")
+                print(f"engine: batched (numba is installed and the batched engine covers {env_id})")
             return vec
     if engine == "batched":
-        raise ValueError(f"engine='batched' cannot train {env_id} with opponents {sorted(opponents)}: {reason}")
+        raise ValueError(f"engine='batched' cannot train {env_id}: {reason}")
     print(f"engine: single, one game per env ({reason})")
     return None

@@ -54,6 +54,10 @@ class GameSpec:
     default_players: int
     #: ``"module:Class"`` of the batched engine's kernels (``None``: not covered).
     batched_backend: str | None = None
+    #: Where the batched backend keeps each seat's score as the engine's ``scores()`` gives it:
+    #: ``"attribute"`` (an ``(N, P)`` array) or ``"attribute:COLUMN"`` (column ``COLUMN``, a constant
+    #: of the backend's module, of an ``(N, P, F)`` array); read by self-play's final scores.
+    batched_scores: str | None = None
     #: ``"module:Class"`` of the game's heuristic agent, its batched form and its oracle (``None``: none).
     heuristic: str | None = None
     batched_heuristic: str | None = None

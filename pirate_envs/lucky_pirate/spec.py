@@ -19,6 +19,7 @@ SPEC = GameSpec(
     max_players=MAX_PLAYERS,
     default_players=Config.num_players,
     batched_backend="pirate_envs.lucky_pirate.batched:LuckyPirateBatch",
+    batched_scores="seats:S_WINS",
     heuristic="agents.lucky_pirate_heuristic:LuckyPirateHeuristic",
     batched_heuristic="agents.batched.lucky_pirate_heuristic:LuckyPirateHeuristicBatch",
     options=(

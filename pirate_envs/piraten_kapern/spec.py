@@ -13,6 +13,7 @@ SPEC = GameSpec(
     max_players=MAX_PLAYERS,
     default_players=Config.num_players,
     batched_backend="pirate_envs.piraten_kapern.batched:KapernBatch",
+    batched_scores="scores",
     heuristic="agents.kapern_heuristic:KapernHeuristic",
     batched_heuristic="agents.batched.kapern_heuristic:KapernHeuristicBatch",
     oracle="agents.kapern_oracle:KapernOracleAgent",

@@ -14,6 +14,7 @@ SPEC = GameSpec(
     max_players=MAX_PLAYERS,
     default_players=Config.num_players,
     batched_backend="pirate_envs.piratenpoker.batched:PiratenpokerBatch",
+    batched_scores="seats:S_SCORE",
     heuristic="agents.piratenpoker_heuristic:PiratenpokerHeuristic",
     batched_heuristic="agents.batched.piratenpoker_heuristic:PiratenpokerHeuristicBatch",
     search_options="agents.piratenpoker_heuristic:SEARCH_OPTIONS",

@@ -13,6 +13,7 @@ SPEC = GameSpec(
     max_players=MAX_PLAYERS,
     default_players=DEFAULT_PLAYERS,
     batched_backend="pirate_envs.skull_king.batched:SkullKingBatch",
+    batched_scores="seats:S_SCORE",
     heuristic="agents.skull_king_heuristic:SkullKingHeuristic",
     batched_heuristic="agents.batched.skull_king_heuristic:SkullKingHeuristicBatch",
     winners_by_score=True,

@@ -233,7 +233,7 @@ def test_same_seed_same_games():
     ("kwargs", "message"),
     [
         ({"num_envs": 0}, "num_envs=0"),
-        ({"opponents": "mcts"}, "'mcts' cannot play on the batched path"),
+        ({"opponents": "heuristc"}, "agent 'heuristc' cannot play"),
         ({"opponents": {"random": -1.0}}, "weights >= 0"),
         ({"learner_seat": 4}, "learner_seat=4"),
         ({"max_snapshots": 0}, "max_snapshots=0"),
@@ -254,9 +254,9 @@ def test_an_illegal_learner_action_names_the_env():
         vec.step(actions)
 
 
-def test_batched_support_names_what_it_lacks():
-    assert batched_support("skull_king_v0", {"self": 1.0, "random": 1.0, "heuristic": 1.0}) is None
-    assert "no batched form" in batched_support("skull_king_v0", {"mcts": 1.0})
+def test_batched_support_takes_every_opponent():
+    assert batched_support("skull_king_v0", {"self": 1.0, "random": 1.0, "heuristic": 1.0, "mcts": 1.0}) is None
+    assert batched_support("piraten_kapern_v0", {"oracle": 1.0}) is None
 
 
 def test_train_runs_on_the_batched_engine(tmp_path, capsys):
@@ -278,37 +278,27 @@ def test_train_runs_on_the_batched_engine(tmp_path, capsys):
     assert "rollout/win_share" in progress.splitlines()[0]
 
 
-def test_auto_engine_says_which_path_and_why(capsys):
+def test_auto_engine_takes_the_batched_path_for_opponents_without_a_batched_form(capsys):
     from agents.selfplay.vec_env import make_vec_env
 
-    vec = make_vec_env("skull_king_v0", 2, 0, seed=0, opponents={"random": 1.0}, env_kwargs=SMALL, engine="auto")
-    assert "engine: batched" in capsys.readouterr().out
-    vec.close()
     vec = make_vec_env("piraten_kapern_v0", 2, 0, seed=0, opponents={"oracle": 1.0}, engine="auto")
-    out = capsys.readouterr().out
-    assert "engine: single" in out and "'oracle' has no batched form" in out
+    assert "engine: batched" in capsys.readouterr().out
+    assert vec.venv.tables[0].agents[0].name == "oracle"
     vec.close()
 
 
-def test_train_refuses_the_batched_engine_for_an_opponent_without_a_batched_form(tmp_path, capsys):
-    from experiments.train import main
+def test_auto_engine_falls_back_to_one_game_envs_without_numba(monkeypatch, capsys):
+    import agents.selfplay.batched_vec_env as batched_vec_env
+    from agents.selfplay.env import SelfPlayEnv
+    from agents.selfplay.vec_env import make_vec_env
 
-    with pytest.raises(SystemExit) as stop:
-        main(
-            [
-                "--env-id",
-                "piraten_kapern_v0",
-                "--engine",
-                "batched",
-                "--opponents",
-                "oracle",
-                "--out-dir",
-                str(tmp_path),
-            ]
-        )
-    assert stop.value.code == 2
-    assert "--engine batched: opponent 'oracle' has no batched form" in capsys.readouterr().err
-    assert not list(tmp_path.iterdir())  # refused before any work
+    monkeypatch.setattr(batched_vec_env, "batched_support", lambda env_id, opponents: "numba is not installed")
+    vec = make_vec_env("piraten_kapern_v0", 2, 0, seed=0, opponents={"oracle": 1.0}, engine="auto")
+    assert "engine: single, one game per env (numba is not installed)" in capsys.readouterr().out
+    assert isinstance(vec.venv.envs[0], SelfPlayEnv)
+    with pytest.raises(ValueError, match="engine='batched' cannot train piraten_kapern_v0: numba is not installed"):
+        make_vec_env("piraten_kapern_v0", 2, 0, seed=0, opponents={"oracle": 1.0}, engine="batched")
+    vec.close()
 
 
 @pytest.mark.parametrize("engine", ["batched", "single"])

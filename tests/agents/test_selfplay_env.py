@@ -78,7 +78,7 @@ def test_penalty_inside_reset_is_paid_with_the_first_step():
     env.reset(seed=seed, options={"first_card": "sea_battle_4"})
     assert env.learner_seat == 0
     assert env.game.scores()[0] == -1000
-    assert env._pending_reward == pytest.approx(-1.0)  # paid with the first step's reward
+    assert env._ledger.pending[0] == pytest.approx(-1.0)  # paid with the first step's reward
     rewards, info, _ = finish_episode(env, np.random.default_rng(2))
     assert sum(rewards) == pytest.approx(info["final_score"] / 1000)
 
