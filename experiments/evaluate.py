@@ -72,7 +72,6 @@ from typing import Any
 
 import pirate_envs
 from agents.checkpoint import write_atomic
-from agents.evaluation import markdown_table, run_tournament  # noqa: F401  (experiments.train imports them here)
 from agents.evaluation.games import deal_of
 from agents.evaluation.records import save_games
 from agents.evaluation.summary import AgentResult

@@ -3,11 +3,11 @@
     python -m experiments.train --env-id piraten_kapern_v0 --total-timesteps 200000
     python -m experiments.train --env-id skull_king_v0 --num-players 2 3 4 5 6   # one agent, every table size
 
-The learner plays a random seat of `agents.selfplay.env.SelfPlayEnv`'s games;
+The learner plays a random seat of self-play games (`agents.selfplay`);
 opponents are drawn from ``--opponents`` (``self`` = frozen snapshots of the learner, added every
 ``--snapshot-every`` steps, plus any agent name of ``agents.registry``). Every
 ``--eval-every`` steps the current policy plays seat-rotated tournaments against each of
-``--eval-opponents`` (``experiments.evaluate``). Several ``--num-players``: each episode draws its
+``--eval-opponents`` (``agents.evaluation``). Several ``--num-players``: each episode draws its
 table size (uniformly, or by ``--player-weights``), the env observes with
 ``table_layout="max"`` (one vector size for every table size), every table size is evaluated,
 and the agent's header lists them all in ``player_counts``.
@@ -15,10 +15,11 @@ and the agent's header lists them all in ``player_counts``.
 ``--engine`` picks where the games run: ``batched`` plays all ``--num-envs`` games on the batched
 engine in this process (``agents.selfplay.batched_vec_env``: numba kernels, the opponents of all
 games acting in one batched call per agent; numba comes with the ``train`` extra); ``single``
-plays one game per env over ``--num-workers`` processes; ``auto`` (default) takes the batched
-engine when numba imports, the batched engine covers the game and its options, and every
-opponent of the pool has a batched form (``self``, ``random``, ``heuristic``,
-``ppo:<checkpoint>``), else the one-game path, and prints which and why. On the
+plays one game per env over ``--num-workers`` processes (the path without numba); ``auto``
+(default) takes the batched engine when numba imports and the batched engine covers the game and
+its options, else the one-game path, and prints which and why. On the batched engine the
+opponents without a batched form (``mcts``, Kapern's ``oracle``) play game by game on a
+reference engine kept in step with each game (``agents.batched.one_game``). On the
 batched engine several table sizes share the games by their weights instead of a draw per
 episode. Both learn the same games; checkpoints, evaluation and ``--resume`` do not depend on it.
 The PPO update is our own (`agents.ppo`), run by sb3-contrib's ``MaskablePPO`` in place of its own.
@@ -70,7 +71,7 @@ import dataclasses
 import json
 import shlex
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -79,13 +80,12 @@ from agents.extras import require_extras
 require_extras(__name__, ("torch", "train"), ("sb3_contrib", "train"), ("matplotlib", "train"), ("numba", "train"))
 
 import pirate_envs
-from agents.checkpoint import write_atomic
-from agents.policy_agent import SAMPLE_SUFFIX
 from agents.selfplay.opponents import SELF, parse_weights
 from agents.selfplay.vec_env import ENGINES
 from agents.training import plan as planning
+from agents.training.evaluation import EVALUATOR
 from agents.training.plan import RunPlan, make_plan
-from agents.training.run import Evaluator, newest_checkpoint, write_json
+from agents.training.run import newest_checkpoint
 from agents.training.run import train as run_training
 from experiments.cli import (
     MAX_SEED,
@@ -104,8 +104,6 @@ from experiments.cli import (
     parse_args,
     parse_env_kwargs,
 )
-from experiments.evaluate import markdown_table, run_tournament
-from experiments.plots import learning_curve
 
 #: Exit status of a run stopped by Ctrl-C (after it saved).
 INTERRUPTED = 130
@@ -168,8 +166,8 @@ class TrainArgs:
         default="auto",
         metadata={
             "help": "batched: every game on the batched engine (numba), in this process; single: one game per env "
-            "(over --num-workers processes); auto: batched when numba imports and every opponent has a batched "
-            "form (self, random, heuristic, ppo:), else single",
+            "(over --num-workers processes; the path without numba); auto: batched when numba imports and the "
+            "batched engine covers the game, else single",
             "choices": list(ENGINES),
         },
     )
@@ -265,47 +263,6 @@ def command_line(args: TrainArgs) -> str:
         else:
             words += [flag, *(str(v) for v in (value if isinstance(value, list) else [value]))]
     return shlex.join(words)
-
-
-def evaluate_checkpoint(plan: RunPlan, agent_file: Path, timesteps: int) -> list[dict[str, Any]]:
-    """Tournaments of the agent file against each evaluation opponent at each table size; rows of the history."""
-    args = plan.args
-    learner = f"ppo:{agent_file}" + (SAMPLE_SUFFIX if args.eval_sample else "")
-    rows, tables = [], []
-    for players in plan.table_sizes:
-        for opponent in args.eval_opponents:
-            lineup = [learner] + [opponent] * (players - 1)
-            results, _ = run_tournament(
-                args.env_id, lineup, args.eval_games, seed=10_000 + args.seed, **plan.env_options
-            )
-            for r in results:
-                r.agent = "learner" if r.agent == learner else r.agent
-            mine = results[0]
-            rows.append({"timesteps": timesteps, "opponent": opponent, "num_players": players, **asdict(mine)})
-            tables.append(f"### vs {opponent}, {players} players\n\n{markdown_table(results)}")
-    policy = "sampled policy" if args.eval_sample else "argmax policy"
-    games = f"{args.eval_games} games per opponent, seats rotated"
-    header = f"{args.env_id}, {policy} after {timesteps} learner steps: {games}"
-    eval_dir = plan.run_dir / "eval"
-    write_atomic(eval_dir / f"step_{timesteps}.md", header + "\n\n" + "\n\n".join(tables) + "\n")
-    write_json(eval_dir / f"step_{timesteps}.json", rows)
-    return rows
-
-
-def write_history(plan: RunPlan, history: list[dict[str, Any]]) -> None:
-    """``eval/history.json`` and the learning curves (one per table size) from the evaluations so far."""
-    write_json(plan.run_dir / "eval" / "history.json", history)
-    sizes = plan.table_sizes
-    for players in sizes:
-        rows = [row for row in history if row.get("num_players", sizes[0]) == players]
-        if rows:
-            name = "learning_curve.png" if len(sizes) == 1 else f"learning_curve_{players}p.png"
-            title = f"{plan.args.env_id}, {players} players: learner vs baselines"
-            learning_curve(rows, plan.run_dir / name, title, 1 / players)
-
-
-#: The evaluation of a run: tournaments of `experiments.evaluate`, tables, learning curves.
-EVALUATOR = Evaluator(evaluate=evaluate_checkpoint, write_history=write_history)
 
 
 def check_args(args: TrainArgs, given: set[str] | None = None) -> None:

@@ -3,7 +3,7 @@
 `train` prepares the run folder, builds the self-play envs and the model (``LeanMaskablePPO``,
 `agents.ppo`), learns with a callback that adds snapshots, saves checkpoints, evaluates and logs
 win shares, and writes the summary. The evaluation itself (tournaments, tables, learning
-curves) comes in as an `Evaluator`, given by the command line (``experiments.train``).
+curves) comes in as an `Evaluator` (`agents.training.evaluation.EVALUATOR`; tests give their own).
 """
 
 from __future__ import annotations

@@ -75,9 +75,10 @@ def test_no_entry_point_runs_a_checkpoints_pickles(tmp_path, capsys):
     evaluate.main(["--env-id", "skull_king_v0", "--agents", f"ppo:{crafted}", "random", "--games", "2"])
     args = play.PlayArgs(env_id="skull_king_v0", agents=[f"ppo:{crafted}"], seed=1)
     screen = io.StringIO()
-    play.play(args, read=io.StringIO("1\n" * 5 + "q\n"), write=screen)
+    play.play(args, read=io.StringIO("#1\n" * 5 + "q\n"), write=screen)
     # the screen wraps at 100 columns, so a long path may be split over lines
-    assert f"ppo:{crafted}" in "".join(screen.getvalue().split()) and screen.getvalue().rstrip().endswith("quit")
+    assert f"ppo:{crafted}" in "".join(screen.getvalue().split()) and "not a move" not in screen.getvalue()
+    assert "quit; the standings so far" in screen.getvalue()
     train.main(["--resume", str(run), "--total-timesteps", "96", "--no-progress"])
     assert json.loads((run / "summary.json").read_text())["timesteps"] >= 96
     export.main(["--checkpoint", str(crafted), "--out", str(tmp_path / "exported.npz")])
