@@ -14,7 +14,9 @@ import pirate_envs
 pytest.importorskip("numba")
 
 from pirate_envs import vector
-from pirate_envs.piraten_kapern.batched import KapernBatch, StreamKapernEngine
+from pirate_envs.core.chance import SplitMix64Stream
+from pirate_envs.piraten_kapern.batched import KapernBatch
+from pirate_envs.piraten_kapern.engine import KapernEngine
 from pirate_envs.skull_king.engine import SkullKingEngine
 
 ENV_ID = "skull_king_v0"
@@ -231,7 +233,7 @@ def test_kapern_engine_and_its_move_limit(monkeypatch: pytest.MonkeyPatch) -> No
     for _ in range(6):
         venv.step(vector.random_legal_actions(venv.action_mask, rng))
     engine = venv.engine(0)
-    assert isinstance(engine, StreamKapernEngine)
+    assert type(engine) is KapernEngine and isinstance(engine.pinned_chance, SplitMix64Stream)
     assert engine.legal_mask().tolist() == venv.action_mask[0].tolist()
     assert venv.reset_options(0) == {} and len(venv.moves(0)) == 6
     monkeypatch.setattr(KapernBatch, "HISTORY_SIZE", 4)
