@@ -142,13 +142,12 @@ def _sorted(x: Any) -> Any:
 def determinize(game: Engine, seat: int, rng: np.random.Generator) -> Engine:
     """A copy of ``game`` with everything ``seat`` cannot see redrawn from ``rng``.
 
-    The copy (``game.clone()``) gets a fresh chance source seeded from ``rng`` (``chance.fresh``:
+    The copy (``game.clone``) gets a fresh chance source seeded from ``rng`` (``chance.fresh``:
     future deals and dice), then ``resample_hidden`` redraws the hidden cards with a
     `CanonicalDraws` of a generator seeded from ``rng``. Nothing of the true game's hidden state
     or future draws survives in the copy.
     """
-    world = game.clone()
-    world.chance = game.chance.fresh(rng)
+    world = game.clone(chance=game.chance.fresh(rng))
     world.resample_hidden(seat, CanonicalDraws(np.random.default_rng(rng.integers(SEED_BOUND))))
     return world
 

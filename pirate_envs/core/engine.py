@@ -102,14 +102,18 @@ class Engine(ABC):
             return self.pinned_chance.clone()
         return as_chance(rng)
 
-    def clone(self) -> Engine:
-        """An independent copy of the game, its chance source cloned too (see the module docstring)."""
+    def clone(self, chance: Chance | None = None) -> Engine:
+        """An independent copy of the game drawing from ``chance``, by default a clone of this game's source.
+
+        See the module docstring. A search that gives the copy a fresh source passes it here (a
+        generator's clone costs about as much as the rest of the copy).
+        """
         twin = copy.copy(self)
         state = twin.__dict__
         for name, value in state.items():
             if not isinstance(value, _SHARED):
                 state[name] = _copied(value)
-        twin.chance = self.chance.clone()
+        twin.chance = self.chance.clone() if chance is None else chance
         return twin
 
     @abstractmethod

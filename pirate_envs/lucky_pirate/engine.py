@@ -685,9 +685,9 @@ class LuckyPirateEngine(BaseEngine):
         read_only(self._pick_up_only)
         read_only(self._removed_copy)
 
-    def clone(self) -> LuckyPirateEngine:
+    def clone(self, chance: Chance | None = None) -> LuckyPirateEngine:
         """An independent copy (`Engine.clone`) whose named per-seat arrays view its own ``table``."""
-        twin = super().clone()
+        twin = super().clone(chance)
         twin._link_table()
         return twin  # type: ignore[return-value]
 
