@@ -15,7 +15,8 @@ generator (`as_chance`): a search hands it a source that draws independently of 
 the true hidden cards, and plain callers keep passing generators.
 
 Copies. ``clone()`` is an independent copy (stepping one never changes the other) whose chance
-source is cloned too, so it draws what the original would. The base implementation copies the
+source is cloned too, so it draws what the original would (``clone(chance)``: it draws from
+``chance`` instead; a search's determinization passes a fresh source). The base implementation copies the
 engine's mutable containers (writeable arrays, lists, dicts, sets, non-frozen dataclasses) one
 by one and shares the rest (numbers, strings, enums, read-only arrays, frozen configs and
 records); an engine holding anything else (views of its own arrays, say) extends it.
