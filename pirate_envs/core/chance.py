@@ -27,7 +27,9 @@ The sources:
 
 `pinned_outcomes` reads back the outcomes of a batched row's game (its reference engine's pinned
 stream around a `RecordingChance`, its moves replayed): the kernels keep no log of their own,
-the row's stream state is the record.
+the row's stream state is the record. A log written by the kernels would cost every step of
+every row (a write per card and die, a buffer per row sized for the longest game) for an answer
+read rarely, and only for the games whose moves the backend keeps anyway.
 
 `as_chance` turns a generator into a `GeneratorChance` (a `Chance` passes through). Every
 source has ``clone`` (an independent copy that draws what the original would) and ``fresh(rng)``
