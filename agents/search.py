@@ -3,19 +3,19 @@
 Single-observer information-set MCTS (SO-ISMCTS; Cowling, Powley and Whitehouse, 2012). One
 tree holds the searching seat's information set: its nodes are action sequences from the
 position, every seat's moves included. Each iteration draws one *determinization*: a copy of
-the game in which everything the seat cannot see is redrawn (the engine's ``resample_hidden``
-from the seat's own view, plus fresh random streams for every future deal and die), so chance
-(dice, draws, the next hand's cards) is sampled anew in every iteration. In that world the
-iteration descends the tree among the actions legal there (UCB1 with availability counts),
-adds one child, plays a rollout and backs up every seat's return.
+the game (``clone``) in which everything the seat cannot see is redrawn (the engine's
+``resample_hidden`` from the seat's own view, plus a fresh chance source for every future deal
+and die), so chance (dice, draws, the next hand's cards) is sampled anew in every iteration. In
+that world the iteration descends the tree among the actions legal there (UCB1 with
+availability counts), adds one child, plays a rollout and backs up every seat's return.
 
 * **Honest.** The agent holds the raw env only to copy its engine; the copy's hidden part is
   redrawn at once from the searcher's seat with the agent's own generator, before the search
   reads it (`determinize`; the draws are blind to the order of the true cards), so two
   games that look the same to the seat (same View, different hidden cards or dice to come)
-  give the same move under the same seed. It relies on the engine's ``resample_hidden``
-  redrawing all the seat cannot see, and replaces every ``numpy`` generator the copy holds
-  (future deals and dice).
+  give the same move under the same seed. It relies on the engine's ``clone`` and
+  ``resample_hidden`` (redrawing all the seat cannot see), and gives the copy a fresh chance
+  source (future deals and dice; ``chance.fresh``).
 * **Returns.** A rollout stops at the end of the game or once the scores have changed
   ``horizon`` times (a hand, a turn or a round scored; ``None``: only at the end), or with
   ``horizon=TURN`` at the end of the turn in progress. The default (the game's search options) is
@@ -53,9 +53,6 @@ adds one child, plays a rollout and backs up every seat's return.
 
 from __future__ import annotations
 
-import copy
-import dataclasses
-import enum
 import math
 import random
 from collections.abc import Callable, Sequence
@@ -67,6 +64,8 @@ import numpy as np
 import pirate_envs
 from agents.base import Agent, action_blocks, sample_legal
 from agents.game_agents import make_game_agent
+from pirate_envs.core.chance import SEED_BOUND, Chance, as_chance
+from pirate_envs.core.engine import Engine
 from pirate_envs.core.errors import check_range, shown
 
 #: Iterations per move of ``mcts`` (``mcts:<simulations>`` picks another).
@@ -101,34 +100,36 @@ class Node:
     outcomes: dict[Any, Node] = field(default_factory=dict)
 
 
-class CanonicalDraws:
-    """A generator whose ``permutation``, ``shuffle`` and ``choice`` sort a 1-D input first.
+class CanonicalDraws(Chance):
+    """A chance source whose ``permutation`` and ``shuffle`` sort a 1-D input first.
 
     An engine's ``resample_hidden`` permutes the hidden cards in the order they lie in now; two
     games that look the same to the seat but hold the hidden cards in another order would give
     different worlds from the same seed. Sorted first, the world drawn depends only on what the
-    seat knows (the multiset of unseen cards) and the generator. Other methods pass through.
+    seat knows (the multiset of unseen cards) and the source. Other draws pass through.
     """
 
-    def __init__(self, rng: np.random.Generator):
-        self._rng = rng
+    def __init__(self, source: Chance | np.random.Generator):
+        self.source = as_chance(source)
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._rng, name)
+    def permutation(self, items: Any) -> np.ndarray:
+        return self.source.permutation(_sorted(items))
 
-    def __deepcopy__(self, memo: dict) -> CanonicalDraws:
-        return CanonicalDraws(copy.deepcopy(self._rng, memo))
+    def shuffle(self, items: list) -> None:
+        items.sort()
+        self.source.shuffle(items)
 
-    def permutation(self, x: Any, *args: Any, **kwargs: Any) -> np.ndarray:
-        return self._rng.permutation(_sorted(x), *args, **kwargs)
+    def integers(self, low: int, high: int | None = None) -> int:
+        return self.source.integers(low, high)
 
-    def choice(self, a: Any, *args: Any, **kwargs: Any) -> Any:
-        return self._rng.choice(_sorted(a), *args, **kwargs)
+    def roll_dice(self, n: int) -> tuple[int, ...]:
+        return self.source.roll_dice(n)
 
-    def shuffle(self, x: Any, *args: Any, **kwargs: Any) -> None:
-        if isinstance(x, list) or (isinstance(x, np.ndarray) and x.ndim == 1):
-            x.sort()
-        self._rng.shuffle(x, *args, **kwargs)
+    def seed_dice(self) -> None:
+        self.source.seed_dice()
+
+    def clone(self) -> CanonicalDraws:
+        return CanonicalDraws(self.source.clone())
 
 
 def _sorted(x: Any) -> Any:
@@ -138,98 +139,16 @@ def _sorted(x: Any) -> Any:
     return x
 
 
-_ATOMS = (int, float, bool, str, bytes, type(None), enum.Enum, np.generic)
-_MISSING = object()
-
-
-def clone_state(obj: Any, memo: dict[int, Any] | None = None) -> Any:
-    """A deep copy of a game state that shares what cannot change, several times faster than ``deepcopy``.
-
-    Shared: atoms (numbers, strings, enums), read-only arrays that own their data, frozen
-    dataclasses (configs) and tuples of such. Copied: writeable arrays, lists, dicts, sets and
-    objects (through their ``__dict__`` or ``__slots__``), keeping aliasing. Anything else goes
-    to ``copy.deepcopy``.
-    """
-    memo = {} if memo is None else memo
-    if isinstance(obj, _ATOMS):
-        return obj
-    found = memo.get(id(obj), _MISSING)
-    if found is not _MISSING:
-        return found
-    if isinstance(obj, np.ndarray):
-        new = obj if not obj.flags.writeable and obj.base is None else obj.copy()
-    elif type(obj) is list:
-        if all(isinstance(x, _ATOMS) for x in obj):
-            new = obj.copy()
-        else:
-            new = memo[id(obj)] = []
-            new.extend(clone_state(x, memo) for x in obj)
-    elif isinstance(obj, tuple):
-        items = [clone_state(x, memo) for x in obj]
-        if all(a is b for a, b in zip(items, obj)):
-            new = obj
-        else:
-            new = obj._make(items) if hasattr(obj, "_make") else type(obj)(items)
-    elif type(obj) is dict:
-        new = memo[id(obj)] = {}
-        new.update((k, clone_state(v, memo)) for k, v in obj.items())
-    elif type(obj) in (set, frozenset):
-        new = obj if type(obj) is frozenset else set(obj)
-    elif dataclasses.is_dataclass(obj) and obj.__dataclass_params__.frozen:  # type: ignore[union-attr]
-        new = obj
-    elif type(obj).__reduce_ex__ is object.__reduce_ex__ and not isinstance(obj, np.random.Generator):
-        new = memo[id(obj)] = copy.copy(obj)
-        if hasattr(obj, "__dict__"):
-            for name, value in vars(obj).items():
-                setattr(new, name, clone_state(value, memo))
-        else:
-            for name in _slots(type(obj)):
-                if hasattr(obj, name):
-                    setattr(new, name, clone_state(getattr(obj, name), memo))
-    else:
-        new = copy.deepcopy(obj, memo)
-    memo[id(obj)] = new
-    return new
-
-
-def _fields(obj: Any) -> list[tuple[str, Any]]:
-    """``(name, value)`` of an object's attributes or slots (none for atoms and containers)."""
-    if isinstance(obj, (*_ATOMS, np.ndarray, list, tuple, dict)):
-        return []
-    if hasattr(obj, "__dict__"):
-        return list(vars(obj).items())
-    return [(name, getattr(obj, name)) for name in _slots(type(obj)) if hasattr(obj, name)]
-
-
-def _slots(cls: type) -> list[str]:
-    """Every ``__slots__`` name of ``cls`` and its bases."""
-    names = []
-    for klass in cls.__mro__:
-        slots = getattr(klass, "__slots__", ())
-        names.extend([slots] if isinstance(slots, str) else slots)
-    return names
-
-
-_STREAMS = (np.random.Generator, random.Random)
-
-
-def determinize(game: Any, seat: int, rng: np.random.Generator) -> Any:
+def determinize(game: Engine, seat: int, rng: np.random.Generator) -> Engine:
     """A copy of ``game`` with everything ``seat`` cannot see redrawn from ``rng``.
 
-    Every random stream held by the copy or the objects it holds (future deals, dice; ``numpy``
-    generators and ``random.Random``) is replaced by one seeded from ``rng``, not copied; then
-    ``resample_hidden`` redraws the hidden cards with a `CanonicalDraws` of ``rng``.
-    Nothing of the true game's hidden state or random stream survives in the copy.
+    The copy (``game.clone``) gets a fresh chance source seeded from ``rng`` (``chance.fresh``:
+    future deals and dice), then ``resample_hidden`` redraws the hidden cards with a
+    `CanonicalDraws` of a generator seeded from ``rng``. Nothing of the true game's hidden state
+    or future draws survives in the copy.
     """
-    owners = (game, *vars(game).values())  # the engine and the objects it holds (a dice roller)
-    streams = [(owner, name, type(v)) for owner in owners for name, v in _fields(owner) if isinstance(v, _STREAMS)]
-    memo: dict[int, Any] = {id(getattr(owner, name)): None for owner, name, _ in streams}  # replaced, not copied
-    world = clone_state(game, memo)  # the engine contract has no clone of its own
-    for owner, name, kind in streams:
-        seed = int(rng.integers(2**63))
-        fresh = random.Random(seed) if issubclass(kind, random.Random) else np.random.default_rng(seed)
-        setattr(memo[id(owner)], name, fresh)
-    world.resample_hidden(seat, CanonicalDraws(np.random.default_rng(rng.integers(2**63))))
+    world = game.clone(chance=game.chance.fresh(rng))
+    world.resample_hidden(seat, CanonicalDraws(np.random.default_rng(rng.integers(SEED_BOUND))))
     return world
 
 

@@ -60,6 +60,7 @@ import numpy as np
 
 import pirate_envs
 from pirate_envs.core.actions import RandomSource, action_blocks, sample_legal
+from pirate_envs.core.chance import Chance
 from pirate_envs.core.errors import IllegalActionError
 from pirate_envs.core.render import WIDTH
 
@@ -491,14 +492,14 @@ def _alternative_histories(anchor: Any, position: Any, seat: int, encode: Any, b
 
 
 def _public_state(value: object) -> object:
-    """A comparable copy of an engine's public attributes (recursively; caches and generators left out)."""
+    """A comparable copy of an engine's public attributes (recursively; caches and chance sources left out)."""
     if isinstance(value, np.ndarray):
         return (value.dtype.str, value.shape, value.tobytes())
     if isinstance(value, (list, tuple)):
         return tuple(_public_state(item) for item in value)
     if isinstance(value, dict):
         return tuple((key, _public_state(item)) for key, item in value.items())
-    if isinstance(value, np.random.Generator) or callable(value):
+    if isinstance(value, (np.random.Generator, Chance)) or callable(value):
         return None
     if hasattr(value, "__dict__"):
         attributes = {name: item for name, item in vars(value).items() if not name.startswith("_")}

@@ -4,7 +4,8 @@
 ``step``, ``moves``); the batch driver, the loops of every game's kernels (`reset_games`,
 `step_games`: a game writes only its new-game, apply and output steps); the splitmix64 random
 stream, in kernels (`splitmix64_next`, `random_below`) and in Python (`SplitMix64Stream`, the
-same numbers); and the import-time helpers. It imports numba: only the backends import it.
+same numbers: a chance source of `pirate_envs.core.chance`, re-exported here); and the
+import-time helpers. It imports numba: only the backends import it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any, ClassVar, TextIO
 import numpy as np
 from numba import njit
 
+from pirate_envs.core.chance import SplitMix64Stream as SplitMix64Stream
 from pirate_envs.core.engine import Engine
 from pirate_envs.core.errors import check_choice
 from pirate_envs.core.observation import SEAT_PRESENT, TABLE_LAYOUTS, ObservationLayout, max_table_layout
@@ -90,32 +92,6 @@ def random_below(rng: np.ndarray, i: int, bound: int) -> int:
     """An integer in ``0..bound-1`` from game ``i``'s stream (multiply-shift; bias below bound / 2**32)."""
     high = splitmix64_next(rng, i) >> np.uint64(32)
     return np.int64((high * np.uint64(bound)) >> np.uint64(32))
-
-
-class SplitMix64Stream:
-    """A batched game's random stream in Python: the numbers the kernels draw, for the reference engines."""
-
-    _MASK = (1 << 64) - 1
-
-    def __init__(self, state: int):
-        self.state = int(state)
-
-    def next(self) -> int:
-        """The next 64-bit word (as ``splitmix64_next``)."""
-        self.state = z = (self.state + 0x9E3779B97F4A7C15) & self._MASK
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & self._MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & self._MASK
-        return z ^ (z >> 31)
-
-    def below(self, bound: int) -> int:
-        """An integer in ``0..bound-1`` (as ``random_below``)."""
-        return ((self.next() >> 32) * bound) >> 32
-
-    def shuffle(self, items: list) -> None:
-        """Shuffle ``items`` in place: Fisher-Yates from the end of the list down (as the kernels shuffle)."""
-        for j in range(len(items) - 1, 0, -1):
-            r = self.below(j + 1)
-            items[j], items[r] = items[r], items[j]
 
 
 # ----------------------------------------------------------------------------- the batch driver

@@ -3,10 +3,29 @@
 A rules engine holds the full state of one game, knows whose decision it is, which actions
 are legal and how to apply one. It imports no gymnasium or pettingzoo. The AEC adapter
 (``pirate_envs.core.aec``) is written once against this contract.
+
+Chance. An engine draws every deal, die and random choice through ``self.chance``, a
+`pirate_envs.core.chance.Chance` that ``reset`` sets (`Engine.start_chance`: a ``numpy``
+generator is wrapped in a `GeneratorChance`, which makes the very calls the engines always made,
+so a seed deals the same game as before). Never ``np.random`` or a generator of its own: tests
+script deals and dice with a `ScriptedChance`, a `RecordingChance` reads a game's outcomes back,
+and the batched engine's reference twin of a row is the plain engine whose ``pinned_chance`` is
+the row's `SplitMix64Stream`. ``resample_hidden(seat, chance)`` takes a chance source or a
+generator (`as_chance`): a search hands it a source that draws independently of the order of
+the true hidden cards, and plain callers keep passing generators.
+
+Copies. ``clone()`` is an independent copy (stepping one never changes the other) whose chance
+source is cloned too, so it draws what the original would (``clone(chance)``: it draws from
+``chance`` instead; a search's determinization passes a fresh source). The base implementation copies the
+engine's mutable containers (writeable arrays, lists, dicts, sets, non-frozen dataclasses) one
+by one and shares the rest (numbers, strings, enums, read-only arrays, frozen configs and
+records); an engine holding anything else (views of its own arrays, say) extends it.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -15,6 +34,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from pirate_envs.core.actions import ActionFeatures, ActionTable
+from pirate_envs.core.chance import Chance, as_chance
 from pirate_envs.core.errors import check_mapping
 
 
@@ -45,9 +65,9 @@ class TurnGuard:
 class Engine(ABC):
     """Base class of a game's rules engine.
 
-    Subclasses set the class attributes, build their state in ``reset`` from the generator
-    they are given (the only source of randomness) and keep ``current_player``,
-    ``terminated`` and ``truncated`` up to date.
+    Subclasses set the class attributes, start ``reset`` with ``self.chance =
+    self.start_chance(rng)`` and draw only through ``self.chance`` (see the module docstring),
+    and keep ``current_player``, ``terminated`` and ``truncated`` up to date.
     """
 
     #: The game's action table (one ``Discrete`` space for every seat).
@@ -66,10 +86,36 @@ class Engine(ABC):
     truncated: bool = False
     #: Why ``truncated`` was set where a game can tell more than its turn guard (else ``None``).
     truncation_reason: str | None = None
+    #: The source every draw comes from (set by ``reset``).
+    chance: Chance
+    #: A source every ``reset`` starts a copy of, whatever it is given (``None``: the one given).
+    #: The batched engine's reference twin of a row pins the row's stream: each reset deals that game.
+    pinned_chance: Chance | None = None
 
     @abstractmethod
-    def reset(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> None:
-        """Start a new game (``options`` are checked against ``RESET_OPTIONS``)."""
+    def reset(self, rng: Chance | np.random.Generator, options: Mapping[str, Any] | None = None) -> None:
+        """Start a new game drawing from ``rng`` (``self.chance = self.start_chance(rng)``; ``options``
+        are checked against ``RESET_OPTIONS``)."""
+
+    def start_chance(self, rng: Chance | np.random.Generator) -> Chance:
+        """The chance source of a new game: a copy of ``pinned_chance`` if set, else ``rng`` (`as_chance`)."""
+        if self.pinned_chance is not None:
+            return self.pinned_chance.clone()
+        return as_chance(rng)
+
+    def clone(self, chance: Chance | None = None) -> Engine:
+        """An independent copy of the game drawing from ``chance``, by default a clone of this game's source.
+
+        See the module docstring. A search that gives the copy a fresh source passes it here (a
+        generator's clone costs about as much as the rest of the copy).
+        """
+        twin = copy.copy(self)
+        state = twin.__dict__
+        for name, value in state.items():
+            if not isinstance(value, _SHARED):
+                state[name] = _copied(value)
+        twin.chance = self.chance.clone() if chance is None else chance
+        return twin
 
     @abstractmethod
     def legal_mask(self) -> np.ndarray:
@@ -96,8 +142,8 @@ class Engine(ABC):
         """An immutable record of what ``seat`` knows now."""
 
     @abstractmethod
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
-        """Redraw everything ``seat`` cannot see (other hands, deck order, future dice)."""
+    def resample_hidden(self, seat: int, rng: Chance | np.random.Generator) -> None:
+        """Redraw everything ``seat`` cannot see (other hands, deck order, future dice) from ``rng`` (`as_chance`)."""
 
     @abstractmethod
     def render(self) -> str:
@@ -111,6 +157,36 @@ class Engine(ABC):
     def legal_actions(self) -> list[int]:
         """Legal actions of ``current_player`` as a list."""
         return np.flatnonzero(self.legal_mask()).tolist()
+
+
+#: Values `Engine.clone` shares without a look (immutable).
+_SHARED = (int, float, bool, str, bytes, type(None), tuple, frozenset, np.generic, Chance)
+
+
+def _copied(value: Any) -> Any:
+    """``value`` for a clone: mutable containers copied (their mutable items too), the rest shared.
+
+    A list's items are taken to be of one kind: a list whose first item is immutable is copied shallowly.
+    """
+    if isinstance(value, np.ndarray):
+        return value.copy() if value.flags.writeable else value
+    kind = type(value)
+    if kind is list:
+        if not value or isinstance(value[0], _SHARED):
+            return value.copy()
+        return [x if isinstance(x, _SHARED) else _copied(x) for x in value]
+    if kind is dict:
+        return {k: v if isinstance(v, _SHARED) else _copied(v) for k, v in value.items()}
+    if kind is set:
+        return set(value)
+    if dataclasses.is_dataclass(value) and not value.__dataclass_params__.frozen:  # type: ignore[union-attr]
+        twin = copy.copy(value)
+        for f in dataclasses.fields(value):
+            item = getattr(value, f.name)
+            if not isinstance(item, _SHARED):
+                setattr(twin, f.name, _copied(item))
+        return twin
+    return value
 
 
 def check_options(options: Mapping[str, Any] | None, allowed: Mapping[str, str]) -> dict[str, Any]:

@@ -15,12 +15,14 @@ layouts (``table_layout``).
 Randomness: game ``i`` draws from its own splitmix64 stream, in the order the reference engine
 asks: the first dealer (``first_dealer=None``) as ``rng.integers(n)``, each deal as
 ``rng.permutation(deck)`` (Fisher-Yates from the top of the list down), the dealer after a game
-set aside with ``set_aside_dealer="random"``. `LuckyPirateStream` is that stream in Python
-and `StreamLuckyPirateEngine` the reference engine drawing from it: started from the
-stream's state at the start of game ``i`` (``start_state[i]``) it deals exactly game ``i``'s
-cards, the later games of a tournament included. ``engine(i)`` replays game ``i``'s moves on it;
-the first ``history_size`` moves of an episode are kept (the turn limit of a one-game episode,
-at most ``MAX_HISTORY``; a longer episode cannot be rebuilt, and ``engine(i)`` says so).
+set aside with ``set_aside_dealer="random"``. The reference twin of game ``i`` is the plain
+`LuckyPirateEngine` whose chance source is that stream in Python (``pinned_chance``, a
+`SplitMix64Stream` at the stream's state at the start of game ``i``, ``start_state[i]``): it
+deals exactly game ``i``'s cards, the later games of a tournament included. The stream's state
+is the record of the game's chance: a `RecordingChance` around it reads the outcomes back.
+``engine(i)`` replays game ``i``'s moves on it; the first ``history_size`` moves of an episode
+are kept (the turn limit of a one-game episode, at most ``MAX_HISTORY``; a longer episode cannot
+be rebuilt, and ``engine(i)`` says so).
 
 State of game ``i``: ``game[i, F_*]`` (seat on turn, dealer, direction, the pile's top as a row
 of the pile tables, cards on the pile, turns of this game, games set aside, set-up phase, over,
@@ -32,7 +34,7 @@ slot]`` (the kind, -1 once played); ``pile[i, :len]`` (bottom to top), ``pile_co
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -51,7 +53,7 @@ from pirate_envs.lucky_pirate import cards as _cards
 from pirate_envs.lucky_pirate import engine as _engine
 from pirate_envs.lucky_pirate import rules as _rules
 from pirate_envs.lucky_pirate import view as _view
-from pirate_envs.lucky_pirate.engine import MAX_PLAYERS, Config, LuckyPirateEngine
+from pirate_envs.lucky_pirate.engine import MAX_PLAYERS, LuckyPirateEngine
 from pirate_envs.lucky_pirate.observation import Encoder, build_layout, largest_layout
 
 # ----------------------------------------------------------------------------- constants (checked below)
@@ -208,36 +210,6 @@ def pile_tables(rules: _rules.PileRules) -> tuple[np.ndarray, ...]:
     playable = np.array([[_rules.can_play(k, top, rules) for k in range(NUM_KINDS)] for top in tops], dtype=np.int8)
     top_info = np.array([(t.value, int(t.mode), t.run_kind, t.run_length) for t in tops], dtype=np.int64)
     return playable, next_top, clears, top_info
-
-
-# ----------------------------------------------------------------------------- the random stream
-class LuckyPirateStream(SplitMix64Stream):
-    """A batched game's random stream as the reference engine's generator (``integers``, ``permutation``)."""
-
-    def integers(self, high: int) -> int:
-        """An integer in ``0..high-1`` (as the kernels draw a dealer)."""
-        return self.below(int(high))
-
-    def permutation(self, items: np.ndarray) -> np.ndarray:
-        """A shuffled copy of ``items`` (as the kernels shuffle the deck)."""
-        cards = items.tolist()
-        self.shuffle(cards)
-        return np.array(cards, dtype=items.dtype)
-
-
-class StreamLuckyPirateEngine(LuckyPirateEngine):
-    """The reference engine with its dealers and deals drawn from a `LuckyPirateStream`.
-
-    Only the source of randomness differs (``reset`` ignores the generator it is given); every
-    rule is `LuckyPirateEngine`'s.
-    """
-
-    def __init__(self, config: Config, stream: LuckyPirateStream):
-        super().__init__(config)
-        self.stream = stream
-
-    def reset(self, rng: Any = None, options: Any = None) -> None:
-        super().reset(self.stream, options)  # type: ignore[arg-type]
 
 
 # ----------------------------------------------------------------------------- the kernels' record
@@ -689,9 +661,11 @@ class LuckyPirateBatch(BatchBackend):
         self.history_size = min(config.max_turns, self.MAX_HISTORY) if config.wins_to_win == 1 else self.MAX_HISTORY
         self.history = np.zeros((num, self.history_size), dtype=np.int8)
 
-    def reference_engine(self, index: int) -> StreamLuckyPirateEngine:
+    def reference_engine(self, index: int) -> LuckyPirateEngine:
         """A reference engine whose ``reset`` starts game ``index`` with its very dealers and deals."""
-        return StreamLuckyPirateEngine(self.config, LuckyPirateStream(int(self.start_state[index])))
+        engine = LuckyPirateEngine(self.config)
+        engine.pinned_chance = SplitMix64Stream(int(self.start_state[index]))
+        return engine
 
 
-__all__ = ["LuckyPirateBatch", "LuckyPirateStream", "StreamLuckyPirateEngine", "pile_tables"]
+__all__ = ["LuckyPirateBatch", "pile_tables"]

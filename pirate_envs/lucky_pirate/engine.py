@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from pirate_envs.core.chance import Chance, GeneratorChance, as_chance
 from pirate_envs.core.engine import Engine as BaseEngine
 from pirate_envs.core.engine import TurnGuard, check_options, read_only
 from pirate_envs.core.errors import (
@@ -260,11 +261,11 @@ class LuckyPirateEngine(BaseEngine):
         #: First Mates can be stranded (playable only on a Captain, never on an empty pile).
         rules = self.rules
         self._first_mates_can_strand = rules.first_mate_only_on_captain and not rules.first_mate_on_empty_pile
-        self._rng = np.random.default_rng()
+        self.chance: Chance = GeneratorChance(np.random.default_rng())
         self._mask: np.ndarray | None = None
 
     # ------------------------------------------------------------------ set-up
-    def reset(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> None:
+    def reset(self, rng: Chance | np.random.Generator, options: Mapping[str, Any] | None = None) -> None:
         opts = check_options(options, self.RESET_OPTIONS)
         n = self.num_players
         dealer = opts.get("dealer", self.config.first_dealer)
@@ -274,7 +275,7 @@ class LuckyPirateEngine(BaseEngine):
         if deal is None and pile is not None:
             raise ValueError(f"reset option pile={shown(pile)} needs a chosen 'deal'")
         chosen = None if deal is None else self._parse_deal(deal, pile)
-        self._rng = rng
+        self.chance = self.start_chance(rng)
         if self.events is not None:
             self.events = []
         self.wins[:] = 0
@@ -282,7 +283,7 @@ class LuckyPirateEngine(BaseEngine):
         self.terminated = self.truncated = False
         self.truncation_reason = None
         if dealer is None:
-            dealer = int(rng.integers(n))
+            dealer = self.chance.integers(n)
         if chosen is None:
             self._deal(dealer)
         else:
@@ -292,7 +293,7 @@ class LuckyPirateEngine(BaseEngine):
     def _deal(self, dealer: int) -> None:
         """Shuffle and deal every card, starting left of the dealer (two players: three hands)."""
         n = self.num_players
-        cards = self._rng.permutation(self._deck)
+        cards = self.chance.permutation(self._deck)
         hands_dealt = TWO_PLAYER_HANDS if n == 2 else n
         d = self.config.up_down
         choose = self.config.choose_up_cards
@@ -482,7 +483,7 @@ class LuckyPirateEngine(BaseEngine):
             self.truncated, self.truncation_reason = True, "set-aside game limit"
             self._record_game_over()
             return
-        dealer = self.dealer if config.set_aside_dealer == "same" else int(self._rng.integers(self.num_players))
+        dealer = self.dealer if config.set_aside_dealer == "same" else self.chance.integers(self.num_players)
         self._deal(dealer)
         self._start_game(dealer)
 
@@ -638,7 +639,7 @@ class LuckyPirateEngine(BaseEngine):
             self.known.take(self._order[seat], axis=0),
         )
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
+    def resample_hidden(self, seat: int, rng: Chance | np.random.Generator) -> None:
         """Redraw what ``seat`` has not seen, keeping every size and every public card.
 
         The unseen cards of the other hands, every down card and the cards put aside are
@@ -653,7 +654,7 @@ class LuckyPirateEngine(BaseEngine):
             pool += [np.repeat(np.arange(NUM_KINDS), self.ups[q]) for q in others]
         pool.append(np.array([k for downs in self.downs for k in downs if k != EMPTY_SLOT], dtype=np.int64))
         pool.append(np.repeat(np.arange(NUM_KINDS), self.set_aside))
-        cards = rng.permutation(np.concatenate(pool)).tolist()
+        cards = as_chance(rng).permutation(np.concatenate(pool)).tolist()
         for q in others:
             size = int(unseen[q].sum())
             self.hands[q] = self.known[q] + np.bincount(np.asarray(cards[:size], dtype=np.int64), minlength=NUM_KINDS)
@@ -683,6 +684,12 @@ class LuckyPirateEngine(BaseEngine):
         self._link_table()
         read_only(self._pick_up_only)
         read_only(self._removed_copy)
+
+    def clone(self, chance: Chance | None = None) -> LuckyPirateEngine:
+        """An independent copy (`Engine.clone`) whose named per-seat arrays view its own ``table``."""
+        twin = super().clone(chance)
+        twin._link_table()
+        return twin  # type: ignore[return-value]
 
     def _link_table(self) -> None:
         """Point the named per-seat arrays at the columns of ``table`` (they are views of it)."""

@@ -11,11 +11,13 @@ mask, reward and end with the AEC env. Any difference is a bug of this module.
 
 Randomness: game ``i`` draws its deck shuffles and its dice from its own splitmix64 stream, in
 the order the reference engine asks for them (Fisher-Yates from the top of the list down, one
-draw in ``0..5`` per die). `KapernStream` is the same stream in Python, and
-`StreamKapernEngine` the reference engine drawing from it: started from the stream's
-state at the start of game ``i`` (``start_state[i]``), it deals exactly game ``i``'s cards and
-dice. ``engine(i)`` replays game ``i``'s moves on it; the first ``KapernBatch.HISTORY_SIZE``
-moves of a game are kept (a longer game cannot be rebuilt, and ``engine(i)`` says so).
+draw in ``0..5`` per die). The reference twin of game ``i`` is the plain `KapernEngine` whose
+chance source is that stream in Python (``pinned_chance``, a `SplitMix64Stream` at the stream's
+state at the start of game ``i``, ``start_state[i]``): it deals exactly game ``i``'s cards and
+dice. The stream's state is the record of the game's chance: a `RecordingChance` around the
+pinned stream reads the outcomes back (see `pirate_envs.core.chance`). ``engine(i)`` replays
+game ``i``'s moves on it; the first ``KapernBatch.HISTORY_SIZE`` moves of a game are kept (a
+longer game cannot be rebuilt, and ``engine(i)`` says so).
 
 State of game ``i``: ``game[i, F_*]`` (seat on turn, phase, the turn's card, rolls, Sorceress
 used, chest moves, Island and its skulls, points at stake, final-round trigger, turns played,
@@ -26,7 +28,7 @@ is the end) and ``deck_counts[i]``.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -179,33 +181,6 @@ def _rule_tables() -> tuple[np.ndarray, ...]:
     for row, v in enumerate(_actions.REROLL_TUPLES):
         reroll_index[v] = row
     return vector_id, stop_points, bust_points, chest_points, island_penalty, card_skulls, sea_battle, reroll_index
-
-
-# ----------------------------------------------------------------------------- the random stream
-class KapernStream(SplitMix64Stream):
-    """A batched game's random stream as the reference engine's dice source (its deck shuffles: ``shuffle``)."""
-
-    def __call__(self, n: int) -> tuple[int, ...]:
-        """Roll ``n`` dice: counts per face, one ``below(6)`` per die (as the kernels roll)."""
-        counts = [0] * NUM_FACES
-        for _ in range(n):
-            counts[self.below(NUM_FACES)] += 1
-        return tuple(counts)
-
-
-class StreamKapernEngine(KapernEngine):
-    """The reference engine with its deck shuffles and dice drawn from a `KapernStream`.
-
-    Only the source of randomness differs (``reset`` ignores the generator it is given); every
-    rule is `KapernEngine`'s.
-    """
-
-    def __init__(self, config: Config, stream: KapernStream):
-        super().__init__(config, dice_source=stream)
-        self.stream = stream
-
-    def reset(self, rng: Any = None, options: Any = None) -> None:
-        super().reset(self.stream, options)  # type: ignore[arg-type]
 
 
 # ----------------------------------------------------------------------------- the kernels' record
@@ -639,9 +614,11 @@ class KapernBatch(BatchBackend):
         self.rolled = np.zeros(NUM_FACES, dtype=np.int64)  # the kernels' scratch: they allocate nothing
         self.before = np.zeros(n, dtype=np.int64)
 
-    def reference_engine(self, index: int) -> StreamKapernEngine:
-        """A reference engine whose ``reset`` starts game ``index`` with its very cards and dice."""
-        return StreamKapernEngine(self.config, KapernStream(int(self.start_state[index])))
+    def reference_engine(self, index: int) -> KapernEngine:
+        """A reference engine whose ``reset`` starts game ``index`` with its very cards and dice (its stream pinned)."""
+        engine = KapernEngine(self.config)
+        engine.pinned_chance = SplitMix64Stream(int(self.start_state[index]))
+        return engine
 
 
-__all__ = ["KapernBatch", "KapernStream", "StreamKapernEngine"]
+__all__ = ["KapernBatch"]

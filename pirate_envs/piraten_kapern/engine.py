@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from pirate_envs.core.chance import Chance, GeneratorChance, WithDice, as_chance
 from pirate_envs.core.engine import Engine as BaseEngine
 from pirate_envs.core.engine import TurnGuard, check_options, read_only
 from pirate_envs.core.errors import check_name, check_range
@@ -33,7 +34,7 @@ from pirate_envs.piraten_kapern.actions import (
     STOP,
     reroll_counts,
 )
-from pirate_envs.piraten_kapern.dice import DiceSource, roller
+from pirate_envs.piraten_kapern.dice import DiceSource
 from pirate_envs.piraten_kapern.rules import (
     CARD_INDEX,
     CARDS,
@@ -149,8 +150,10 @@ class TurnState:
 class KapernEngine(BaseEngine):
     """Full state of a Piraten Kapern game.
 
-    Pickles and deep-copies at any point: a copy rolls its own dice (the random dice source is
-    copied with it), so given the same actions it plays what the original would.
+    Pickles, deep-copies and clones at any point: a copy rolls its own dice (the chance source is
+    copied with it), so given the same actions it plays what the original would. The deck is
+    shuffled with ``chance.shuffle`` and the dice rolled with ``chance.roll_dice``; the dice stream
+    is seeded (``chance.seed_dice``) at ``reset`` before the deck's shuffle.
     """
 
     ACTIONS = ACTIONS
@@ -163,14 +166,14 @@ class KapernEngine(BaseEngine):
     }
 
     def __init__(self, config: Config, dice_source: DiceSource | None = None):
-        """``dice_source(n)``, if given, replaces the random dice (tests script rolls with it)."""
+        """``dice_source(n)``, if given, replaces the dice of every reset's chance source (`WithDice`;
+        tests script rolls with it)."""
         self.config = config
         self.num_players = config.num_players
         deck = config.deck()
         self.deck_cards = [card for card in CARDS for _ in range(deck.get(card, 0))]
-        self.rng = np.random.default_rng()
         self.dice_source = dice_source
-        self.roll_dice: DiceSource = dice_source or roller(self.rng)
+        self.chance: Chance = GeneratorChance(np.random.default_rng())
         self._reset_state()
 
     def _reset_state(self) -> None:
@@ -192,7 +195,7 @@ class KapernEngine(BaseEngine):
         self._next_turn_due = False
 
     # ------------------------------------------------------------------ set-up
-    def reset(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> None:
+    def reset(self, rng: Chance | np.random.Generator, options: Mapping[str, Any] | None = None) -> None:
         options = check_options(options, self.RESET_OPTIONS)
         first = options.get("first_card")
         if first is not None:
@@ -200,10 +203,11 @@ class KapernEngine(BaseEngine):
             if first not in self.deck_cards:
                 in_deck = [card for card in CARDS if card in self.deck_cards]
                 raise ValueError(f"first_card={first!r} is not in this game's fortune deck; its cards: {in_deck}")
-        self.rng = rng
+        chance = self.start_chance(rng)
+        self.chance = chance if self.dice_source is None else WithDice(chance, self.dice_source)
         if self.events is not None:
             self.events = []
-        self.roll_dice = self.dice_source or roller(rng)
+        self.chance.seed_dice()
         self._reset_state()
         self._shuffle_deck()
         if first is not None:
@@ -214,7 +218,7 @@ class KapernEngine(BaseEngine):
 
     def _shuffle_deck(self) -> None:
         self.deck = list(self.deck_cards)
-        self.rng.shuffle(self.deck)
+        self.chance.shuffle(self.deck)
         self._deck_counts = [0] * len(CARDS)
         for card in self.deck:
             self._deck_counts[CARD_INDEX[card]] += 1
@@ -241,7 +245,7 @@ class KapernEngine(BaseEngine):
         A turn that ends on this roll asks for the next one (``_next_turn_due``); it does not start it.
         """
         self.turn = TurnState(card=self._draw_card())
-        rolled = self.roll_dice(NUM_DICE)
+        rolled = self.chance.roll_dice(NUM_DICE)
         self.turn.free = list(rolled)
         self.turn.rolls = 1
         if self.events is not None:
@@ -314,7 +318,7 @@ class KapernEngine(BaseEngine):
         t = self.turn
         if counts[SKULL]:
             t.sorceress_used = True
-        rolled = self.roll_dice(sum(counts))
+        rolled = self.chance.roll_dice(sum(counts))
         if self.events is not None:
             self._record_roll(rolled)
         t.free = [f - c + r for f, c, r in zip(t.free, counts, rolled)]
@@ -484,11 +488,12 @@ class KapernEngine(BaseEngine):
             )
         )
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
-        """Reshuffle the unseen fortune deck and redraw all future dice from ``rng``."""
-        rng.shuffle(self.deck)
-        self.rng = rng
-        self.roll_dice = roller(rng)
+    def resample_hidden(self, seat: int, rng: Chance | np.random.Generator) -> None:
+        """Reshuffle the unseen fortune deck, then draw every later card and die from ``rng`` (its dice seeded now)."""
+        chance = as_chance(rng)
+        chance.shuffle(self.deck)
+        self.chance = chance
+        chance.seed_dice()
 
     def render(self) -> str:
         t = self.turn

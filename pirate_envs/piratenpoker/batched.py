@@ -12,11 +12,12 @@ loot points, sharks, negative kinds) come from the reference modules.
 Randomness: game ``i`` draws from its own splitmix64 stream, in the order the reference engine
 asks for it: the shuffle of the poker deck, then of each loot stack (green, red, yellow), then
 every reshuffle of the played cards into a new draw pile (each a Fisher-Yates shuffle from the
-end of the list down, as ``SplitMix64Stream.shuffle``). `StreamPiratenpokerEngine` is the
-reference engine whose ``permutation`` calls draw from a Python copy of that stream, started
-from the state at the start of game ``i`` (``start_state[i]``): it deals exactly game ``i``'s
-cards. ``engine(i)`` replays the game's moves on it; the first ``PiratenpokerBatch.HISTORY_SIZE``
-moves of a game are kept (a longer game cannot be rebuilt, and ``engine(i)`` says so).
+end of the list down, as ``SplitMix64Stream.shuffle``). The reference twin of game ``i`` is the
+plain `PiratenpokerEngine` whose chance source is a Python copy of that stream
+(``pinned_chance``, a `SplitMix64Stream` at the state at the start of game ``i``,
+``start_state[i]``; every reset starts a copy): it deals exactly game ``i``'s cards.
+``engine(i)`` replays the game's moves on it; the first ``PiratenpokerBatch.HISTORY_SIZE`` moves
+of a game are kept (a longer game cannot be rebuilt, and ``engine(i)`` says so).
 
 State of game ``i``: ``game[i, F_*]`` (round, phase, seat on turn, chooser, pending loot, may
 give to himself, gifts made, games played, last winner and round, cards in the draw pile,
@@ -49,7 +50,6 @@ from pirate_envs.piratenpoker.engine import (
     NUM_PHASES,
     OVERBOARD_ROUND,
     ROUNDS_PER_GAME,
-    Config,
     Phase,
     PiratenpokerEngine,
 )
@@ -222,33 +222,6 @@ def _rule_tables() -> np.ndarray:
         ],
         dtype=np.int64,
     )
-
-
-# ----------------------------------------------------------------------------- the reference on the stream
-class PermutationStream(SplitMix64Stream):
-    """A batched game's stream with the ``permutation`` that the reference engine asks its generator for."""
-
-    def permutation(self, items: Any) -> np.ndarray:
-        """``items`` shuffled as the kernels shuffle (``SplitMix64Stream.shuffle``), as an ``int64`` array."""
-        shuffled = [int(x) for x in items]
-        self.shuffle(shuffled)
-        return np.array(shuffled, dtype=np.int64)
-
-
-class StreamPiratenpokerEngine(PiratenpokerEngine):
-    """The reference engine dealing from a batched game's stream: every ``reset`` starts that very game.
-
-    Only the source of randomness differs (``reset`` ignores the generator it is given and
-    draws from a fresh `PermutationStream` at ``start_state``); every rule is
-    `PiratenpokerEngine`'s.
-    """
-
-    def __init__(self, config: Config, start_state: int):
-        self.start_state = int(start_state)
-        super().__init__(config)
-
-    def reset(self, rng: Any = None, options: Any = None) -> None:
-        super().reset(PermutationStream(self.start_state), options)  # type: ignore[arg-type]
 
 
 # ----------------------------------------------------------------------------- kernels: chance
@@ -882,9 +855,12 @@ class PiratenpokerBatch(BatchBackend):
                 self.bids, self.last_bids, self.discard, self.displayed, self.draw, self.face_up, self.stacks,
                 self.stack_len, self.history)  # fmt: skip
 
-    def reference_engine(self, index: int) -> StreamPiratenpokerEngine:
-        """A reference engine whose ``reset`` starts game ``index`` with its very cards and loot."""
-        return StreamPiratenpokerEngine(self.config, int(self.start_state[index]))
+    def reference_engine(self, index: int) -> PiratenpokerEngine:
+        """A reference engine at the start of game ``index``; every ``reset`` starts it again (stream pinned)."""
+        engine = PiratenpokerEngine(self.config)
+        engine.pinned_chance = SplitMix64Stream(int(self.start_state[index]))
+        engine.reset(engine.pinned_chance)
+        return engine
 
 
-__all__ = ["PermutationStream", "PiratenpokerBatch", "StreamPiratenpokerEngine"]
+__all__ = ["PiratenpokerBatch"]

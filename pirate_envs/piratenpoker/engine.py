@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from pirate_envs.core.chance import Chance, as_chance
 from pirate_envs.core.engine import Engine as BaseEngine
 from pirate_envs.core.engine import check_options, read_only
 from pirate_envs.core.errors import (
@@ -190,12 +191,12 @@ class PiratenpokerEngine(BaseEngine):
         self.reset(np.random.default_rng(0))
 
     # ----------------------------------------------------------------- setup
-    def reset(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> None:
+    def reset(self, rng: Chance | np.random.Generator, options: Mapping[str, Any] | None = None) -> None:
         opts = check_options(options, RESET_OPTIONS)
         poker = self._parse_poker_options(opts)
         loot = self._parse_loot_option(opts.get("loot"))
         n = self.num_players
-        self.rng = rng
+        self.chance = self.start_chance(rng)
         if self.events is not None:
             self.events = []
         self.terminated = self.truncated = False
@@ -291,7 +292,7 @@ class PiratenpokerEngine(BaseEngine):
         if setup.rest_to_discard:
             self.discard += remaining
             rest = rest[:0]
-        self.draw = self.rng.permutation(rest).tolist() + setup.deck[::-1]
+        self.draw = self.chance.permutation(rest).tolist() + setup.deck[::-1]
         if setup.hands is None:  # deal from the top, seat 0 first (reshuffling the discard if needed)
             for seat in range(self.num_players):
                 for _ in range(self.config.hand_size):
@@ -304,7 +305,7 @@ class PiratenpokerEngine(BaseEngine):
             top = chosen.get(colour, [])
             for front in top:
                 rest.remove(front)
-            self.stacks.append(top + self.rng.permutation(rest).tolist())
+            self.stacks.append(top + self.chance.permutation(rest).tolist())
         self._stacks_changed()
 
     @property
@@ -327,7 +328,7 @@ class PiratenpokerEngine(BaseEngine):
     def _draw_card(self) -> int | None:
         """Top card of the draw pile; an empty pile is first refilled by shuffling the discard."""
         if not self.draw:
-            self.draw = self.rng.permutation(np.repeat(_KINDS, self.discard)).tolist()
+            self.draw = self.chance.permutation(np.repeat(_KINDS, self.discard)).tolist()
             self.discard[:] = 0
             # a new pile: piles of which nobody holds a card any more are forgotten
             self.held_by_pile = [held for held in self.held_by_pile if held.any()]
@@ -657,7 +658,7 @@ class PiratenpokerEngine(BaseEngine):
             )
         )
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
+    def resample_hidden(self, seat: int, rng: Chance | np.random.Generator) -> None:
         """Redraw what ``seat`` cannot see: the others' unrevealed bids, their hands, the draw pile, the loot.
 
         While bidding, each other seat's choice of this round is redrawn within what is public:
@@ -674,6 +675,7 @@ class PiratenpokerEngine(BaseEngine):
         stacks keep their visible top card and the cards seen going under them; the rest of each
         stack is shuffled.
         """
+        rng = as_chance(rng)
         others = [s for s in range(self.num_players) if s != seat]
         in_hand = {s: self.hand_size[s] + len(self.bid_names[s]) for s in others}  # hand and bid: public
         bid_sizes = {s: len(self.bid_names[s]) for s in others}
@@ -703,7 +705,7 @@ class PiratenpokerEngine(BaseEngine):
         self._mask = None
         self._table = None
 
-    def _redraw_choice(self, s: int, in_hand: int, rng: np.random.Generator) -> int:
+    def _redraw_choice(self, s: int, in_hand: int, rng: Chance) -> int:
         """Redraw seat ``s``'s hidden choice of this round (Pass flags set here); return his bid's size.
 
         ``in_hand`` is his cards in hand and bid together, public like whether he held his Pass
@@ -711,10 +713,10 @@ class PiratenpokerEngine(BaseEngine):
         """
         held_pass = self.pass_available[s] or self.passed[s]
         if s == self.current_player and not self.committed[s]:
-            return int(rng.integers(0, in_hand + 1))  # building his bid: 0..all cards so far
+            return rng.integers(0, in_hand + 1)  # building his bid: 0..all cards so far
         if not self.committed[s] or not self._has_choice(in_hand, held_pass):
             return 0  # not asked yet, or nothing to play
-        size = int(rng.integers(0 if held_pass else 1, in_hand + 1))  # 0: the Pass
+        size = rng.integers(0 if held_pass else 1, in_hand + 1)  # 0: the Pass
         self.passed[s] = size == 0
         self.pass_available[s] = held_pass and size > 0
         return size

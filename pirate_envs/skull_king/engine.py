@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from pirate_envs.core.chance import Chance, as_chance
 from pirate_envs.core.engine import Engine as BaseEngine
 from pirate_envs.core.engine import check_options, read_only
 from pirate_envs.core.errors import check_copies, check_list, check_names, check_range
@@ -144,12 +145,12 @@ class SkullKingEngine(BaseEngine):
         self.reset(np.random.default_rng(0))
 
     # ------------------------------------------------------------------ setup
-    def reset(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> None:
+    def reset(self, rng: Chance | np.random.Generator, options: Mapping[str, Any] | None = None) -> None:
         opts = check_options(options, self.RESET_OPTIONS)
         first_hand = opts.get("first_hand")
         first_hand = 1 if first_hand is None else check_range("first_hand", first_hand, 1, self.config.num_hands)
         self._pending_deals = self._parse_deals(opts, first_hand)
-        self.rng = rng
+        self.chance = self.start_chance(rng)
         if self.events is not None:
             self.events = []
         self.score = [0] * self.num_players
@@ -196,7 +197,7 @@ class SkullKingEngine(BaseEngine):
         if self._pending_deals:
             self._set_hands(self._pending_deals.pop(0))
         else:
-            cards = self.rng.permutation(DECK)[: n * hand_number] + np.repeat(self._kind_offsets, hand_number)
+            cards = self.chance.permutation(DECK)[: n * hand_number] + np.repeat(self._kind_offsets, hand_number)
             self._set_hands(np.bincount(cards, minlength=n * NUM_KINDS).reshape(n, NUM_KINDS))
         self.played[:] = 0
         self.played_counts = [0] * NUM_KINDS
@@ -376,7 +377,7 @@ class SkullKingEngine(BaseEngine):
             self.voids,
         )
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
+    def resample_hidden(self, seat: int, rng: Chance | np.random.Generator) -> None:
         """Redeal the cards ``seat`` cannot see to the other seats and redraw their hidden bids.
 
         The redeal keeps every hand size and every publicly shown void (a seat that did not
@@ -384,6 +385,7 @@ class SkullKingEngine(BaseEngine):
         which always finds one, since the true deal is one). Unrevealed bids of the others become
         uniform over 0..k.
         """
+        rng = as_chance(rng)
         others = [s for s in range(self.num_players) if s != seat]
         unseen = np.asarray(COPIES) - self.hands[seat] - self.played
         pool = np.repeat(np.arange(NUM_KINDS), unseen)
@@ -398,7 +400,7 @@ class SkullKingEngine(BaseEngine):
         if not self.bids_revealed:
             for s in others:
                 if self.bids[s] >= 0:
-                    self.bids[s] = int(rng.integers(0, self.hand_number + 1))
+                    self.bids[s] = rng.integers(0, self.hand_number + 1)
         self._mask = None
 
     def render(self) -> str:

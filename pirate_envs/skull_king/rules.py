@@ -16,8 +16,12 @@ the engine's ``resample_hidden``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from pirate_envs.core.chance import Chance
 
 from pirate_envs.core.errors import check_range
 from pirate_envs.skull_king.actions import ACTIONS, CARD_OFFSET, MAX_BID
@@ -208,7 +212,7 @@ def redeal(
     pool: np.ndarray,
     sizes: Mapping[int, int],
     voids: Mapping[int, Sequence[bool]],
-    rng: np.random.Generator,
+    rng: Chance | np.random.Generator,
 ) -> dict[int, np.ndarray] | None:
     """Deal the card kinds of ``pool`` into hands of ``sizes`` (seat -> count); the rest stays undealt.
 
@@ -233,7 +237,7 @@ def _constructive_deal(
     pool: np.ndarray,
     sizes: Mapping[int, int],
     voids: Mapping[int, Sequence[bool]],
-    rng: np.random.Generator,
+    rng: Chance | np.random.Generator,
 ) -> dict[int, np.ndarray] | None:
     """Place the cards in random order, each by an augmenting path (a bipartite b-matching).
 

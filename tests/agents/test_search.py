@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import random
 
 import numpy as np
 import pytest
@@ -21,11 +20,11 @@ from agents.search import (
     ScoreChanges,
     SearchAgent,
     TurnEnds,
-    clone_state,
     determinize,
     parse_mcts_name,
     returns_of,
 )
+from pirate_envs.core.chance import GeneratorChance, WithDice
 from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET, CHEST_TAKE_OFFSET, STOP, reroll_action, reroll_counts
 from pirate_envs.piraten_kapern.engine import Phase, TurnState
 
@@ -50,10 +49,8 @@ def position_with_choice(env_id: str, seed: int, skip: int):
 
 
 def fresh_streams(game, seed: int) -> None:
-    """Give every numpy generator of ``game`` (future deals and dice) a new stream from ``seed``."""
-    for name, value in vars(game).items():
-        if isinstance(value, np.random.Generator):
-            setattr(game, name, np.random.default_rng(seed))
+    """Give ``game`` a new chance source from ``seed`` (future deals and dice)."""
+    game.chance = GeneratorChance(np.random.default_rng(seed))
 
 
 def other_true_state(env, seat: int, seed: int):
@@ -191,8 +188,8 @@ def test_search_beats_random_in_kapern():
     assert wins >= 15
 
 
-def test_clone_state_plays_on_like_the_original(env_id):
-    """A clone given the same actions and random streams plays exactly like a deep copy; the original is untouched."""
+def test_clone_plays_on_like_the_original(env_id):
+    """A clone given the same actions plays exactly like a deep copy (its chance cloned); the original is untouched."""
     env = pirate_envs.make(env_id, raw=True, num_players=PLAYERS[env_id])
     env.reset(seed=5)
     rng = np.random.default_rng(5)
@@ -203,7 +200,7 @@ def test_clone_state_plays_on_like_the_original(env_id):
                 return
             env.step(sample_legal(env.game.legal_mask(), rng, blocks))
         before = env.game.render()
-        twins = [copy.deepcopy(env.game), clone_state(env.game)]
+        twins = [copy.deepcopy(env.game), env.game.clone()]
         moves = np.random.default_rng(checkpoint)
         for _ in range(60):
             assert twins[0].render() == twins[1].render()
@@ -288,7 +285,7 @@ def test_kapern_rollouts_end_with_the_turn():
     env = pirate_envs.make(KAPERN, raw=True)
     assert make_agent("mcts", KAPERN, env=env).horizon == TURN
     game = kapern_position("gold", [2, 1, 1, 1, 1, 2], [300, 500]).game
-    game.roll_dice = scripted_dice((0, 0, 0, 0, 1, 1), (2, 2, 2, 1, 1, 0))
+    game.chance = WithDice(game.chance, scripted_dice((0, 0, 0, 0, 1, 1), (2, 2, 2, 1, 1, 0)))
     turn_ends, score_changes = TurnEnds(game), ScoreChanges([300.0, 500.0], limit=1)
     assert not turn_ends.over(game)
     game.apply(reroll_action((0, 0, 1, 1, 0, 0)))  # a sabre and the third skull
@@ -349,31 +346,57 @@ def test_kapern_default_search_is_honest():
     assert moves[0] == moves[1]
 
 
-class Roller:
-    """A slotted dice roller with its own ``random.Random`` (as Kapern's)."""
+def test_determinize_gives_the_world_a_fresh_chance_source(env_id):
+    """The world draws from a new source seeded by the search, not a copy of the true game's (which knows the dice
+    and deals to come); the true game's source is untouched."""
+    env = position_with_choice(env_id, seed=6, skip=4)
+    game = env.game
+    before = copy.deepcopy(game.chance)
 
-    __slots__ = ("uniform",)
+    def draws(chance) -> list[int]:
+        return [chance.integers(1 << 40) for _ in range(4)]
 
-    def __init__(self, seed: int):
-        self.uniform = random.Random(seed)
-
-
-class StreamsEngine:
-    """An engine stand-in whose ``resample_hidden`` leaves its random streams alone."""
-
-    def __init__(self):
-        self.rng = np.random.default_rng(1)
-        self.roller = Roller(2)
-
-    def resample_hidden(self, seat, rng):
-        pass
+    world = determinize(game, game.current_player, np.random.default_rng(3))
+    assert world.chance is not game.chance
+    assert draws(world.chance.clone()) != draws(before.clone())
+    assert draws(game.chance) == draws(before)  # the true game's source has not moved
 
 
-def test_determinize_replaces_every_random_stream_it_holds():
-    """The world's streams are fresh, not copies of the true game's (which would know its dice to come)."""
-    game = StreamsEngine()
-    world = determinize(game, 0, np.random.default_rng(3))
-    assert world.roller is not game.roller and world.rng is not game.rng
-    assert world.roller.uniform.getstate() != game.roller.uniform.getstate()
-    assert world.rng.bit_generator.state != game.rng.bit_generator.state
-    assert game.roller.uniform.getstate() == Roller(2).uniform.getstate()  # the true game is untouched
+#: Moves of ``mcts:24`` at fixed seeds (`search_decisions`), as chosen by the search before engines had a chance
+#: source and ``clone`` (it copied engines by reflection and found their generators in their attributes). Lucky
+#: Pirate's second game is left out: that copy detached the per-seat arrays (views of the engine's ``table``) from
+#: the table, so its worlds went wrong once a hand changed; ``clone`` keeps them views.
+OLD_DECISIONS = {
+    "skull_king_v0": [0, 0, 1, 35, 38, 0, 45, 49, 0, 0, 0, 16, 38, 0, 22, 11],
+    "piratenpoker_v0": [4, 10, 6, 9, 25, 25, 3, 3, 12, 25, 24, 39, 4, 25, 28, 4],
+    "lucky_pirate_v0": [30, 72, 96, 18, 78, 96, 66, 24],
+    "piraten_kapern_v0": [526, 15, 694, 2075, 2078, 2077, 2074, 78, 87, 491, 15, 0, 52, 176, 0, 1320],
+}
+
+
+def search_decisions(env_id: str, seeds: tuple[int, ...]) -> list[int]:
+    """``mcts:24``'s moves at every third move with a choice (random moves between), eight per seed."""
+    decisions: list[int] = []
+    for seed in seeds:
+        env = pirate_envs.make(env_id, raw=True, num_players=PLAYERS[env_id])
+        env.reset(seed=seed)
+        agent = make_agent("mcts:24", env_id, seed=seed, env=env)
+        rng = np.random.default_rng(seed)
+        blocks = action_blocks(env)
+        wanted = len(decisions) + 8
+        for move in range(40):
+            if env.game.done or len(decisions) >= wanted:
+                break
+            mask = env.game.legal_mask()
+            if mask.sum() > 1 and move % 3 == 0:
+                action = agent.act(env.observe(env.agent_selection), env.game.view(env.game.current_player))
+                decisions.append(int(action))
+            else:
+                action = sample_legal(mask, rng, blocks)
+            env.step(int(action))
+    return decisions
+
+
+def test_search_chooses_the_moves_it_chose_before_clone(env_id):
+    seeds = (3,) if env_id == "lucky_pirate_v0" else (3, 11)
+    assert search_decisions(env_id, seeds) == OLD_DECISIONS[env_id]

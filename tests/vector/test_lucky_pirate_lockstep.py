@@ -21,10 +21,11 @@ import pytest
 pytest.importorskip("numba")
 
 from pirate_envs import vector
+from pirate_envs.core.chance import SplitMix64Stream
 from pirate_envs.lucky_pirate.actions import DOWN_OFFSET, LAY_UP_OFFSET, PICK_UP
-from pirate_envs.lucky_pirate.batched import LuckyPirateStream, StreamLuckyPirateEngine, pile_tables
+from pirate_envs.lucky_pirate.batched import pile_tables
 from pirate_envs.lucky_pirate.cards import CAPTAIN, FIRST_MATE, PORTHOLE
-from pirate_envs.lucky_pirate.engine import Config
+from pirate_envs.lucky_pirate.engine import Config, LuckyPirateEngine
 from pirate_envs.lucky_pirate.rules import EMPTY_TOP, Mode, PileRules, PileTop, can_play, place
 from pirate_envs.testing import check_lockstep
 
@@ -152,11 +153,11 @@ def test_pile_tables_are_the_reference_rules() -> None:
 
 
 def test_stream_engine_draws_the_dealer_then_the_deal() -> None:
-    """The reference engine on a stream: the dealer is its first draw, the deck order the next ones."""
+    """The engine on a stream: the dealer is its first draw, the deck order the next ones."""
     config = Config(num_players=3)
-    engine = StreamLuckyPirateEngine(config, LuckyPirateStream(12345))
-    engine.reset()
-    stream = LuckyPirateStream(12345)
+    engine = LuckyPirateEngine(config)
+    engine.reset(SplitMix64Stream(12345))
+    stream = SplitMix64Stream(12345)
     dealer = stream.integers(3)
     cards = stream.permutation(engine._deck)
     assert engine.dealer == dealer and engine.current_player == (dealer + 1) % 3

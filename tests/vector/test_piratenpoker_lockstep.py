@@ -21,9 +21,11 @@ import pytest
 pytest.importorskip("numba")
 
 from pirate_envs import vector
+from pirate_envs.core.chance import SplitMix64Stream
 from pirate_envs.piratenpoker import batched
 from pirate_envs.piratenpoker.actions import COMMIT, GIVE, KEEP, LOOT, PASS, RECIPIENT
 from pirate_envs.piratenpoker.cards import COLOURS, DISPLAYED_NAMES, FRONT_INDEX, POKER_NAMES
+from pirate_envs.piratenpoker.engine import PiratenpokerEngine
 from pirate_envs.piratenpoker.rules import bid_strength, final_rank_key, final_score
 from pirate_envs.testing import check_lockstep
 
@@ -180,11 +182,12 @@ def test_engine_reset_options_and_the_move_limit(monkeypatch: pytest.MonkeyPatch
     for _ in range(7):
         venv.step(vector.random_legal_actions(venv.action_mask, rng))
     engine = venv.engine(1)
-    assert isinstance(engine, batched.StreamPiratenpokerEngine) and venv.reset_options(1) == {}
+    assert type(engine) is PiratenpokerEngine and isinstance(engine.pinned_chance, SplitMix64Stream)
+    assert venv.reset_options(1) == {}
     assert engine.legal_mask().tolist() == venv.action_mask[1].tolist() and len(venv.moves(1)) == 7
     again = venv.reference_engine(1)  # every reset deals the same game
     first = [again.view(s) for s in range(3)]
-    again.reset()
+    again.reset(np.random.default_rng(5))  # the generator is not used: the stream is pinned
     assert [again.view(s) for s in range(3)] == first
     monkeypatch.setattr(batched.PiratenpokerBatch, "HISTORY_SIZE", 4)
     short = vector.make(ENV_ID, 1, seed=0, num_players=3)

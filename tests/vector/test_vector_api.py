@@ -14,7 +14,9 @@ import pirate_envs
 pytest.importorskip("numba")
 
 from pirate_envs import vector
-from pirate_envs.piraten_kapern.batched import KapernBatch, StreamKapernEngine
+from pirate_envs.core.chance import ScriptedChance, SplitMix64Stream, pinned_outcomes
+from pirate_envs.piraten_kapern.batched import KapernBatch
+from pirate_envs.piraten_kapern.engine import KapernEngine
 from pirate_envs.skull_king.engine import SkullKingEngine
 
 ENV_ID = "skull_king_v0"
@@ -231,7 +233,7 @@ def test_kapern_engine_and_its_move_limit(monkeypatch: pytest.MonkeyPatch) -> No
     for _ in range(6):
         venv.step(vector.random_legal_actions(venv.action_mask, rng))
     engine = venv.engine(0)
-    assert isinstance(engine, StreamKapernEngine)
+    assert type(engine) is KapernEngine and isinstance(engine.pinned_chance, SplitMix64Stream)
     assert engine.legal_mask().tolist() == venv.action_mask[0].tolist()
     assert venv.reset_options(0) == {} and len(venv.moves(0)) == 6
     monkeypatch.setattr(KapernBatch, "HISTORY_SIZE", 4)
@@ -241,3 +243,23 @@ def test_kapern_engine_and_its_move_limit(monkeypatch: pytest.MonkeyPatch) -> No
     assert not short.terminated[0]
     with pytest.raises(RuntimeError, match="game 0 has made 5 moves; only the first 4 are kept"):
         short.engine(0)
+
+
+@pytest.mark.parametrize("env_id", ["piraten_kapern_v0", "lucky_pirate_v0", "piratenpoker_v0"])
+def test_a_rows_chance_outcomes_read_back_from_its_stream(env_id: str) -> None:
+    """The row's stream is its record: the outcomes read back replay the row's game on a plain engine."""
+    venv = _venv(2, env_id=env_id)
+    rng = np.random.default_rng(3)
+    for _ in range(12):
+        venv.step(vector.random_legal_actions(venv.action_mask, rng))
+    outcomes = pinned_outcomes(venv.reference_engine(1), venv.moves(1), venv.reset_options(1))
+    assert outcomes
+    replay = venv.reference_engine(1)
+    replay.pinned_chance = None
+    script = ScriptedChance(outcomes)
+    replay.reset(script, venv.reset_options(1))
+    for move in venv.moves(1):
+        replay.apply(move)
+    assert replay.render() == venv.engine(1).render() and not script.script
+    with pytest.raises(ValueError, match="pinned_outcomes needs an engine with a pinned_chance"):
+        pinned_outcomes(replay, [])
