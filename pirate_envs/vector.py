@@ -114,6 +114,7 @@ from typing import Any
 import numpy as np
 
 from pirate_envs import ENV_IDS, GAME_SPECS, env_module, game_spec
+from pirate_envs.core.chance import RecordingChance
 from pirate_envs.core.engine import Engine
 from pirate_envs.core.errors import (
     INT64_MAX,
@@ -360,6 +361,23 @@ class VectorEnv:
         venv.reset_options(i))``) to replay the game there.
         """
         return self._backend.reference_engine(self._check_index(index))
+
+    def chance_outcomes(self, index: int) -> list[Any]:
+        """Every chance outcome of game ``index`` so far (deals, shuffles, dice), in the order drawn.
+
+        The kernels keep no log (it would cost every step): the row's stream is the record, read
+        back by replaying the game's moves on `reference_engine` around a
+        `pirate_envs.core.chance.RecordingChance`. ``ScriptedChance(outcomes)`` replays the game on
+        a plain engine.
+        """
+        index = self._check_index(index)
+        engine = self._backend.reference_engine(index)
+        recording = RecordingChance(engine.pinned_chance)
+        engine.pinned_chance = recording
+        engine.reset(recording, self._backend.reset_options(index))
+        for action in self._backend.moves(index):
+            engine.apply(action)
+        return engine.chance.outcomes
 
     def reset_options(self, index: int) -> dict[str, Any]:
         """The reset options that start game ``index`` on `reference_engine` (Skull King: its deals)."""

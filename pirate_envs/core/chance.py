@@ -25,11 +25,12 @@ The sources:
 * `RecordingChance` wraps another source and keeps every outcome (``outcomes``), so a game's
   chance can be read back and replayed through `ScriptedChance`.
 
-`pinned_outcomes` reads back the outcomes of a batched row's game (its reference engine's pinned
-stream around a `RecordingChance`, its moves replayed): the kernels keep no log of their own,
-the row's stream state is the record. A log written by the kernels would cost every step of
-every row (a write per card and die, a buffer per row sized for the longest game) for an answer
-read rarely, and only for the games whose moves the backend keeps anyway.
+``pirate_envs.vector.VectorEnv.chance_outcomes`` reads back the outcomes of a batched row's
+game (its reference engine's pinned stream around a `RecordingChance`, its moves replayed): the
+kernels keep no log of their own, the row's stream state is the record. A log written by the
+kernels would cost every step of every row (a write per card and die, a buffer per row sized for
+the longest game) for an answer read rarely, and only for the games whose moves the backend
+keeps anyway.
 
 `as_chance` turns a generator into a `GeneratorChance` (a `Chance` passes through). Every
 source has ``clone`` (an independent copy that draws what the original would) and ``fresh(rng)``
@@ -46,13 +47,10 @@ import random
 from abc import ABC, abstractmethod
 from bisect import bisect_right
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from pirate_envs.core.engine import Engine
 
 #: Faces of a die (`Chance.roll_dice`).
 DIE_FACES = 6
@@ -373,22 +371,6 @@ class RecordingChance(Chance):
         return twin
 
 
-def pinned_outcomes(engine: Engine, moves: Iterable[int], options: Mapping[str, Any] | None = None) -> list[Any]:
-    """The chance outcomes of the game ``engine``'s ``pinned_chance`` deals, up to ``moves`` played from ``reset``.
-
-    The batched engine's record of row ``i``: ``pinned_outcomes(venv.reference_engine(i), venv.moves(i),
-    venv.reset_options(i))`` (the kernels write no log: the row's stream is the record, read back
-    on demand). ``engine`` is reset and played on; ``ScriptedChance(outcomes)`` replays the game.
-    """
-    if engine.pinned_chance is None:
-        raise ValueError("pinned_outcomes needs an engine with a pinned_chance (a batched reference_engine(i))")
-    engine.pinned_chance = RecordingChance(engine.pinned_chance)
-    engine.reset(engine.pinned_chance, options)
-    for move in moves:
-        engine.apply(move)
-    return engine.chance.outcomes  # type: ignore[attr-defined]
-
-
 __all__ = [
     "DIE_FACES",
     "Chance",
@@ -400,7 +382,6 @@ __all__ = [
     "WithDice",
     "as_chance",
     "count_vectors",
-    "pinned_outcomes",
     "roll_probability",
     "roll_table",
 ]

@@ -14,7 +14,7 @@ import pirate_envs
 pytest.importorskip("numba")
 
 from pirate_envs import vector
-from pirate_envs.core.chance import ScriptedChance, SplitMix64Stream, pinned_outcomes
+from pirate_envs.core.chance import ScriptedChance, SplitMix64Stream
 from pirate_envs.piraten_kapern.batched import KapernBatch
 from pirate_envs.piraten_kapern.engine import KapernEngine
 from pirate_envs.skull_king.engine import SkullKingEngine
@@ -252,7 +252,7 @@ def test_a_rows_chance_outcomes_read_back_from_its_stream(env_id: str) -> None:
     rng = np.random.default_rng(3)
     for _ in range(12):
         venv.step(vector.random_legal_actions(venv.action_mask, rng))
-    outcomes = pinned_outcomes(venv.reference_engine(1), venv.moves(1), venv.reset_options(1))
+    outcomes = venv.chance_outcomes(1)
     assert outcomes
     replay = venv.reference_engine(1)
     replay.pinned_chance = None
@@ -261,5 +261,3 @@ def test_a_rows_chance_outcomes_read_back_from_its_stream(env_id: str) -> None:
     for move in venv.moves(1):
         replay.apply(move)
     assert replay.render() == venv.engine(1).render() and not script.script
-    with pytest.raises(ValueError, match="pinned_outcomes needs an engine with a pinned_chance"):
-        pinned_outcomes(replay, [])
