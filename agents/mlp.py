@@ -60,8 +60,8 @@ class MlpPolicy:
             raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {self.activation!r}")
         if (self.value_weights is None) != (self.value_biases is None):
             raise ValueError("value_weights and value_biases must be given together (or neither)")
-        if self.value_weights is not None and self.value_weights[-1].shape[1] != 1:
-            raise ValueError(f"the value network must end in one output, got {self.value_weights[-1].shape[1]}")
+        if self.value_weights is not None and (not self.value_weights or self.value_weights[-1].shape[1] != 1):
+            raise ValueError("the value network must have layers and end in one output")
         self._act = ACTIVATIONS[self.activation]
         self._reads_constants = self.input_index is not None and bool((self.input_index < 0).any())
 
@@ -105,12 +105,17 @@ class MlpPolicy:
             x = x[..., self.input_index]
         return x
 
-    def _value_of_inputs(self, x: np.ndarray) -> np.ndarray:
-        if self.value_weights is None or self.value_biases is None:
+    def require_value(self, owner: str = "this network") -> None:
+        """``ValueError`` (one line naming ``owner``) unless the network has a value head."""
+        if not self.has_value:
             raise ValueError(
-                "this network has no value head (an agent file of format version 1, or saved without one); "
+                f"{owner} has no value head (its agent file is of format version 1 or was saved without one); "
                 "only its policy can be used"
             )
+
+    def _value_of_inputs(self, x: np.ndarray) -> np.ndarray:
+        self.require_value()
+        assert self.value_weights is not None and self.value_biases is not None
         return forward(x, self.value_weights, self.value_biases, self._act)[..., 0].astype(np.float32, copy=False)
 
     def logits(self, obs: np.ndarray) -> np.ndarray:

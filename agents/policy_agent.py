@@ -177,13 +177,15 @@ def read_sb3_zip(path: str | Path) -> tuple[MlpPolicy, dict[str, Any]]:
                 f"{checkpoint.MAX_PARAMETERS}"
             )
         check_finite(path, value_weights, value_biases, "value layer")
-    gamma = data.get("gamma")
+    gamma = data.get("gamma")  # the discount the critic learned with; kept only when it is one
+    if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not 0 < gamma <= 1:
+        gamma = None
     facts = {
         "env_id": meta["env_id"],
         "env_kwargs": meta["env_kwargs"],
         "reward_mode": meta.get("reward_mode") if meta.get("reward_mode") in ("win", "score") else None,
         "timesteps": data.get("num_timesteps") if isinstance(data.get("num_timesteps"), int) else None,
-        "gamma": float(gamma) if isinstance(gamma, float) and 0 < gamma <= 1 else None,
+        "gamma": None if gamma is None else float(gamma),
         "action_head": action_head,
     }
     return MlpPolicy(weights, biases, activation, None, value_weights, value_biases), facts
@@ -401,10 +403,7 @@ class PolicyAgent:
 
     def _valued(self, observations: np.ndarray) -> MlpPolicy:
         policy = self.policy_for(observations)
-        if not policy.has_value:
-            raise ValueError(
-                f"{self.name} has no value head (its agent file is of format version 1 or was saved without one)"
-            )
+        policy.require_value(self.name)
         return policy
 
 
@@ -454,11 +453,10 @@ class TableFit:
         policy, seats = self.by_size[size]
         if seats is not None:
             players = np.asarray(observation)[..., seats].sum(axis=-1).astype(np.int64)  # per row
-            unplayed = players[~np.isin(players, self.header["player_counts"])]
-            if unplayed.size:
+            unplayed = [int(n) for n in np.unique(players) if n not in self.header["player_counts"]]
+            if unplayed:
                 raise ValueError(
-                    f"{self._plays()}: this observation is of a {int(unplayed.flat[0])}-player table; "
-                    "pass env= to make_agent"
+                    f"{self._plays()}: this observation is of a {unplayed[0]}-player table; pass env= to make_agent"
                 )
         return policy
 

@@ -107,10 +107,7 @@ class BatchedPolicyAgent:
     def values(self, observations: np.ndarray) -> np.ndarray:
         """The policy's value head on rows of observations ``(M, D)``: float32 ``(M,)`` (what it estimates:
         the agent file's ``value_target``); ``ValueError`` (one line) when it has no value head."""
-        if not self.policy.has_value:
-            raise ValueError(
-                f"{self.name} has no value head (its agent file is of format version 1 or was saved without one)"
-            )
+        self.policy.require_value(self.name)
         return self.policy.value(observations)
 
 

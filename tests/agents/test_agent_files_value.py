@@ -105,6 +105,29 @@ def test_a_value_head_round_trips_and_the_loaded_agents_give_its_value(tmp_path)
     np.testing.assert_array_equal(batched.values(obs), value)
 
 
+def first_observation(num_players: int, **options: object) -> np.ndarray:
+    env = pirate_envs.make(GAME, raw=True, num_players=num_players, **options)
+    env.reset(seed=num_players)
+    return env.observe(env.agent_selection)["observation"]
+
+
+def test_an_agent_of_every_table_gives_the_value_of_a_batch_of_mixed_tables(tmp_path):
+    """An agent of the ``"max"`` layout made without an env reads each row's table size (not the batch's sum)."""
+    env = pirate_envs.make(GAME, raw=True, num_players=2, table_layout="max")
+    policy = valued_policy(env.observation_layout.size, env.num_actions)
+    layout = layout_pieces(env.observation_layout)
+    header = make_header(
+        GAME, {"table_layout": "max"}, layout, env.num_actions, policy, player_counts=[2, 3], value_target=TARGET
+    )
+    path = save_agent(tmp_path / "max.npz", policy, header)
+    agent = make_agent(f"ppo:{path}", GAME)
+    rows = np.stack([first_observation(2, table_layout="max"), first_observation(3, table_layout="max")])
+    np.testing.assert_array_equal(agent.value(rows), policy.value(rows))
+    assert agent.value(rows[1]) == policy.value(rows)[1]
+    with pytest.raises(ValueError, match="this observation is of a 4-player table; pass env= to make_agent"):
+        agent.value(np.stack([rows[0], first_observation(4, table_layout="max")]))
+
+
 def test_a_layout_read_by_piece_name_feeds_the_value_head_the_same_inputs():
     policy = valued_policy(3, 2)
     index = np.array([0, 2, 3])
