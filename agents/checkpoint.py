@@ -138,7 +138,8 @@ def open_zip(path: Path, what: str, max_bytes: int | None = None) -> Iterator[zi
     try:
         with archive:
             yield archive
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as error:
+    # NotImplementedError: a member's flags ask for a zip feature zipfile lacks (e.g. a damaged local header)
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError) as error:
         raise CheckpointError(f"{path}: a damaged zip archive ({one_line(error)})") from None
 
 

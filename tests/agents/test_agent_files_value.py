@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import pickle
 import re
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
@@ -40,6 +42,9 @@ from tests.agents.test_agent_files import (
     with_members,
     with_weights,
     write_zip,
+)
+from tests.agents.test_agent_files import (
+    test_damage_anywhere_in_the_file_is_refused_or_harmless as damage_check,
 )
 
 GAME = "skull_king_v0"
@@ -92,6 +97,7 @@ def test_a_value_head_round_trips_and_the_loaded_agents_give_its_value(tmp_path)
     np.testing.assert_array_equal(logits, policy.logits(obs))
     np.testing.assert_array_equal(both_value, value)
     assert loaded.value(obs[0]).shape == ()
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(loaded)).value(obs), value)  # into worker processes
     with np.load(path, allow_pickle=False) as archive:  # plain arrays, named as the format says
         assert sorted(archive.files) == ["b0", "b1", "header", "vb0", "vb1", "vb2", "vw0", "vw1", "vw2", "w0", "w1"]
 
@@ -332,6 +338,24 @@ def test_a_malformed_value_head_is_refused_in_one_line_naming_the_file(valid_val
     with pytest.raises(CheckpointError) as error:
         load_agent(path)
     check_refusal(error.value, path, fault)
+
+
+def test_a_value_array_claiming_gigabytes_is_refused_before_anything_large_is_allocated(valid_valued, tmp_path):
+    craft, _ = MALFORMED_VALUE["value weights claim 1e12 elements"]
+    path = craft(valid_valued, tmp_path / "bad.npz")
+    tracemalloc.start()
+    try:
+        with pytest.raises(CheckpointError):
+            load_agent(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2**22, f"{peak} bytes at the peak"
+
+
+def test_damage_anywhere_in_a_file_with_a_value_head_is_refused_or_harmless(valid_valued, tmp_path):
+    """The damage check of every agent file (cuts and bit flips), on a file with a value head."""
+    damage_check(valid_valued, tmp_path)
 
 
 @pytest.mark.parametrize("case", ["NaN value weight", "missing value member", "value_layer_sizes without value_target"])
