@@ -110,6 +110,11 @@ class BatchedPolicyAgent:
         self.policy.require_value(self.name)
         return self.policy.value(observations)
 
+    def logits_and_values(self, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The action logits ``(M, A)`` and `values` ``(M,)`` of rows of observations in one call (for search)."""
+        self.policy.require_value(self.name)
+        return self.policy.logits_and_value(observations)
+
 
 def make_batched_agent(name: str, env_id: str, env: Any, num_games: int, seed: int | None = None) -> BatchedAgent:
     """The batched form of the agent ``name`` for ``env_id`` (``env``: a raw env of the table it plays).

@@ -109,6 +109,7 @@ def test_a_value_head_round_trips_and_the_loaded_agents_give_its_value(tmp_path)
     np.testing.assert_array_equal(without_env.value(obs), value)
     batched = make_batched_agent(f"ppo:{path}", GAME, env, num_games=6, seed=0)
     np.testing.assert_array_equal(batched.values(obs), value)
+    np.testing.assert_array_equal(batched.logits_and_values(obs)[0], logits)
 
 
 def first_observation(num_players: int, **options: object) -> np.ndarray:
@@ -152,6 +153,7 @@ def test_an_agent_without_a_value_head_says_so_in_one_line(tmp_path):
         lambda: loaded.logits_and_value(obs),
         lambda: make_agent(f"ppo:{path}", GAME, env=env).value(obs),
         lambda: make_batched_agent(f"ppo:{path}", GAME, env, num_games=6).values(obs),
+        lambda: make_batched_agent(f"ppo:{path}", GAME, env, num_games=6).logits_and_values(obs),
     ]
     for call in callers:
         with pytest.raises(ValueError, match="has no value head") as error:
