@@ -5,12 +5,16 @@ A trained agent is a numpy ``.npz`` archive, read member by member without unpic
 ``header``
     the JSON header, UTF-8 bytes as a ``uint8`` array (fields below);
 ``w0, b0, w1, b1, ...``
-    ``float32`` weights ``(in, out)`` and biases ``(out,)`` of each layer, the last the action head.
+    ``float32`` weights ``(in, out)`` and biases ``(out,)`` of each layer, the last the action head;
+``vw0, vb0, vw1, vb1, ...``
+    (version 2, only with a value head) the same for each layer of the value network, the last
+    of one output: the critic the network was trained with, for search at the leaves.
 
 Header fields (all required, no others; `load_agent` checks every field and every array shape):
 
 =====================  ==================================================================
-``format``, ``version``  ``"pirate_envs.agent"``, ``1``
+``format``, ``version``  ``"pirate_envs.agent"``, ``2`` (``1``: the same without the two
+                         value fields at the end; such files still load, with no value head)
 ``env_id``               the env the agent was trained on
 ``env_kwargs``           the env options it was trained with (``num_players`` included)
 ``observation_size``     the length of the observation vector it reads
@@ -24,6 +28,16 @@ Header fields (all required, no others; `load_agent` checks every field and ever
 ``player_counts``        the table sizes it was trained for
 ``reward_mode``          ``win`` or ``score`` (or ``null`` when unknown)
 ``training``             ``{"command": str or null, "timesteps": int or null, "figures": {...}}``
+``value_layer_sizes``    ``[observation_size, hidden..., 1]`` of the value network, or ``null``
+                         (no value head); it reads the same inputs, with the same activation
+``value_target``         what the value estimates (``null`` exactly when there is no value head):
+                         ``{"kind": "win_share", "scale": 1.0, "gamma": g}``, the expected
+                         discounted rest of the zero-sum win reward of the seat whose
+                         observation it reads (winners share +1, losers -1;
+                         `pirate_envs.core.rewards`), or ``{"kind":
+                         "score", "scale": s, "gamma": g}``, its expected discounted future score
+                         changes times ``s`` (the env's ``SCORE_SCALE``); ``g`` is the discount
+                         it was trained with (``null``: unknown)
 =====================  ==================================================================
 
 An env whose layout gained pieces still runs an agent as long as every piece of its
@@ -35,9 +49,10 @@ one per player; and a seated agent plays a ``"max"`` env at its table size (the 
 
 Loading checks the file before decompressing anything: the zip archive's directory (member
 names, declared sizes, compression) and each ``.npy`` member's header (dtype and shape against
-the JSON header's ``layer_sizes``), under the caps below; then every weight must be finite. Any
-fault of a file, also of a legacy SB3 ``.zip`` (``agents.policy_agent.read_sb3_zip``), is a
-`CheckpointError`: a ``ValueError`` of one line naming the file and the fault.
+the JSON header's ``layer_sizes`` and ``value_layer_sizes``), under the caps below (the two
+networks together); then every weight must be finite. Any fault of a file, also of a legacy
+SB3 ``.zip`` (``agents.policy_agent.read_sb3_zip``), is a `CheckpointError`: a ``ValueError``
+of one line naming the file and the fault.
 """
 
 from __future__ import annotations
@@ -60,22 +75,28 @@ import numpy as np
 from agents.mlp import ACTIVATIONS, ONE_INPUT, ZERO_INPUT, MlpPolicy
 
 FORMAT = "pirate_envs.agent"
-VERSION = 1
+VERSION = 2
+#: The versions `load_agent` reads (version 1: no value fields, no value head).
+READABLE_VERSIONS = (1, 2)
 #: The file extension of the data-only format.
 SUFFIX = ".npz"
 _ACTION_HEADS = ("flat", "features")
-_HEADER_FIELDS = (
+_HEADER_FIELDS_V1 = (
     "format", "version", "env_id", "env_kwargs", "observation_size", "observation_layout", "num_actions",
     "layer_sizes", "activation", "action_head", "player_counts", "reward_mode", "training",
 )  # fmt: skip
+_HEADER_FIELDS = {1: _HEADER_FIELDS_V1, 2: (*_HEADER_FIELDS_V1, "value_layer_sizes", "value_target")}
 _TRAINING_FIELDS = ("command", "timesteps", "figures")
+#: The kinds of ``value_target``, by the reward mode the value was trained on.
+VALUE_KINDS = {"win": "win_share", "score": "score"}
+_VALUE_TARGET_FIELDS = ("kind", "scale", "gamma")
 
 # Caps on what an agent file may hold, checked before anything is decompressed or allocated. The
 # largest shipped agent holds 0.62M parameters (2.5 MB); on the largest observation (610 inputs,
 # Skull King) and action table (2,084, Piraten Kapern) even three hidden layers of 2,048 make 14M.
-#: Parameters (weights and biases) of the network: 32M, 128 MiB of float32.
+#: Parameters (weights and biases) of the networks (policy and value together): 32M, 128 MiB of float32.
 MAX_PARAMETERS = 2**25
-#: Linear layers of the network (the action head included).
+#: Linear layers of each network (the action head, or the value output, included).
 MAX_LAYERS = 32
 #: Bytes of the JSON header (the shipped ones: about 2 KB); also of an SB3 zip's ``data``.
 MAX_HEADER_BYTES = 2**20
@@ -117,7 +138,8 @@ def open_zip(path: Path, what: str, max_bytes: int | None = None) -> Iterator[zi
     try:
         with archive:
             yield archive
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as error:
+    # NotImplementedError: a member's flags ask for a zip feature zipfile lacks (e.g. a damaged local header)
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError) as error:
         raise CheckpointError(f"{path}: a damaged zip archive ({one_line(error)})") from None
 
 
@@ -210,8 +232,13 @@ def make_header(
     player_counts: list[int] | None = None,
     reward_mode: str | None = None,
     training: dict[str, Any] | None = None,
+    value_target: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A complete header for ``policy`` (checked by `validate_header`)."""
+    """A complete header for ``policy`` (checked by `validate_header`).
+
+    ``value_target`` (see `make_value_target`) is required when ``policy`` has a value head, and
+    must be ``None`` when it has none.
+    """
     training = {"command": None, "timesteps": None, "figures": {}, **(training or {})}
     counts = player_counts if player_counts is not None else [env_kwargs.get("num_players")]
     header = {
@@ -222,15 +249,31 @@ def make_header(
         "observation_size": sum(math.prod(shape) for _, shape in layout),
         "observation_layout": [[name, list(shape)] for name, shape in layout],
         "num_actions": int(num_actions),
-        "layer_sizes": [int(policy.weights[0].shape[0])] + [int(w.shape[1]) for w in policy.weights],
+        "layer_sizes": chain_sizes(policy.weights),
         "activation": policy.activation,
         "action_head": dict(action_head or {"kind": "flat"}),
         "player_counts": counts,
         "reward_mode": reward_mode,
         "training": training,
+        "value_layer_sizes": None if policy.value_weights is None else chain_sizes(policy.value_weights),
+        "value_target": None if value_target is None else dict(value_target),
     }
     validate_header(header)
     return header
+
+
+def chain_sizes(weights: list[np.ndarray]) -> list[int]:
+    """``[in, out of each layer...]`` of a chain of ``(in, out)`` weights."""
+    return [int(weights[0].shape[0])] + [int(w.shape[1]) for w in weights]
+
+
+def make_value_target(reward_mode: str | None, score_scale: float, gamma: float | None) -> dict[str, Any] | None:
+    """The ``value_target`` of a value trained on ``reward_mode`` (``None`` when it is unknown) with the
+    env's ``SCORE_SCALE`` and the discount ``gamma``."""
+    if reward_mode not in VALUE_KINDS:
+        return None
+    scale = float(score_scale) if reward_mode == "score" else 1.0
+    return {"kind": VALUE_KINDS[reward_mode], "scale": scale, "gamma": None if gamma is None else float(gamma)}
 
 
 def _require(header: dict[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> Any:
@@ -252,11 +295,14 @@ def validate_header(header: Any) -> None:
         raise CheckpointError(f"the header must be a JSON object, got {type(header).__name__}")
     if header.get("format") != FORMAT:
         raise CheckpointError(f"not a {FORMAT} file (format {header.get('format')!r})")
-    if header.get("version") != VERSION:
-        raise CheckpointError(f"format version {header.get('version')!r} is not supported (this code reads {VERSION})")
-    unknown = [key for key in header if key not in _HEADER_FIELDS]
+    version = header.get("version")
+    if isinstance(version, bool) or version not in READABLE_VERSIONS:
+        readable = " and ".join(map(str, READABLE_VERSIONS))
+        raise CheckpointError(f"format version {version!r} is not supported (this code reads {readable})")
+    fields = _HEADER_FIELDS[version]
+    unknown = [key for key in header if key not in fields]
     if unknown:
-        raise CheckpointError(f"header has unknown fields {unknown} (version {VERSION} has {list(_HEADER_FIELDS)})")
+        raise CheckpointError(f"header has unknown fields {unknown} (version {version} has {list(fields)})")
     _require(header, "env_id", str, "an env id")
     _require(header, "env_kwargs", dict, "a JSON object of env options")
     size = _require(header, "observation_size", int, "a positive integer")
@@ -278,9 +324,11 @@ def validate_header(header: Any) -> None:
         )
     if len(sizes) - 1 > MAX_LAYERS:
         raise CheckpointError(f"layer_sizes has {len(sizes) - 1} layers, more than the cap of {MAX_LAYERS}")
-    parameters = sum((n_in + 1) * n_out for n_in, n_out in itertools.pairwise(sizes))
+    value_sizes = _validate_value(header, size) if version >= 2 else None
+    parameters = _parameters(sizes) + (_parameters(value_sizes) if value_sizes else 0)
     if parameters > MAX_PARAMETERS:
-        raise CheckpointError(f"layer_sizes {sizes} make {parameters} parameters, above the cap of {MAX_PARAMETERS}")
+        networks = f"layer_sizes {sizes}" + (f" and value_layer_sizes {value_sizes}" if value_sizes else "")
+        raise CheckpointError(f"{networks} make {parameters} parameters, above the cap of {MAX_PARAMETERS}")
     activation = _require(header, "activation", str, "an activation name")
     if activation not in ACTIVATIONS:
         raise CheckpointError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
@@ -311,36 +359,99 @@ def validate_header(header: Any) -> None:
         )
 
 
+def _parameters(sizes: list[int]) -> int:
+    """Weights and biases of a chain of layers of ``sizes``."""
+    return sum((n_in + 1) * n_out for n_in, n_out in itertools.pairwise(sizes))
+
+
+def _validate_value(header: dict[str, Any], observation_size: int) -> list[int] | None:
+    """The checked ``value_layer_sizes`` of a version-2 header (``None``: no value head) and its ``value_target``."""
+    for key in ("value_layer_sizes", "value_target"):
+        if key not in header:
+            raise CheckpointError(f"header has no {key!r} (null when the file has no value head)")
+    sizes, target = header["value_layer_sizes"], header["value_target"]
+    if sizes is None or target is None:
+        if sizes is not None or target is not None:
+            raise CheckpointError(
+                f"value_layer_sizes and value_target must both be null or both be set, got {sizes!r} and "
+                f"{one_line(target)}"
+            )
+        return None
+    if not _positive_ints(sizes) or len(sizes) < 2 or sizes[0] != observation_size or sizes[-1] != 1:
+        raise CheckpointError(
+            f"value_layer_sizes must run from observation_size {observation_size} to 1, got {one_line(sizes)}"
+        )
+    if len(sizes) - 1 > MAX_LAYERS:
+        raise CheckpointError(f"value_layer_sizes has {len(sizes) - 1} layers, more than the cap of {MAX_LAYERS}")
+    gamma = target.get("gamma") if isinstance(target, dict) else None
+    scale = target.get("scale") if isinstance(target, dict) else None
+    if (
+        not isinstance(target, dict)
+        or tuple(sorted(target)) != tuple(sorted(_VALUE_TARGET_FIELDS))
+        or target["kind"] not in VALUE_KINDS.values()
+        or not _finite_number(scale)
+        or scale <= 0
+        or not (gamma is None or (_finite_number(gamma) and 0 < gamma <= 1))
+    ):
+        kinds = " or ".join(f'"{kind}"' for kind in VALUE_KINDS.values())
+        raise CheckpointError(
+            f'value_target must be {{"kind": {kinds}, "scale": a positive number, "gamma": a number in (0, 1] '
+            f"or null}}, got {one_line(target)}"
+        )
+    return sizes
+
+
+def _finite_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def save_agent(path: str | Path, policy: MlpPolicy, header: dict[str, Any]) -> Path:
     """Write ``policy`` with ``header`` to ``path`` (atomically); the header is checked first."""
     validate_header(header)
-    sizes = [int(policy.weights[0].shape[0])] + [int(w.shape[1]) for w in policy.weights]
+    sizes = chain_sizes(policy.weights)
     if sizes != header["layer_sizes"] or policy.activation != header["activation"]:
         raise CheckpointError(
             f"the policy ({sizes}, {policy.activation}) does not match the header "
             f"({header['layer_sizes']}, {header['activation']})"
         )
+    value_sizes = None if policy.value_weights is None else chain_sizes(policy.value_weights)
+    if value_sizes != header.get("value_layer_sizes"):
+        raise CheckpointError(
+            f"the policy's value network ({value_sizes}) does not match the header's value_layer_sizes "
+            f"({header.get('value_layer_sizes')})"
+        )
     arrays: dict[str, np.ndarray] = {"header": np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)}
-    for i, (w, b) in enumerate(zip(policy.weights, policy.biases)):
-        arrays[f"w{i}"] = np.asarray(w, dtype=np.float32)
-        arrays[f"b{i}"] = np.asarray(b, dtype=np.float32)
+    networks = [("", policy.weights, policy.biases)]
+    if policy.value_weights is not None and policy.value_biases is not None:
+        networks.append((VALUE_PREFIX, policy.value_weights, policy.value_biases))
+    for prefix, weights, biases in networks:
+        for i, (w, b) in enumerate(zip(weights, biases)):
+            arrays[f"{prefix}w{i}"] = np.asarray(w, dtype=np.float32)
+            arrays[f"{prefix}b{i}"] = np.asarray(b, dtype=np.float32)
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     return write_atomic(path, buffer.getvalue())
 
 
+#: The prefix of the value network's array names (``vw0``, ``vb0``, ...).
+VALUE_PREFIX = "v"
+
+
 def load_agent(path: str | Path) -> tuple[MlpPolicy, dict[str, Any]]:
-    """The policy and header of a data-only agent file; no code runs, nothing is unpickled.
+    """The policy (with its value head, if the file has one) and header of a data-only agent file;
+    no code runs, nothing is unpickled.
 
     Member names, declared sizes and ``.npy`` headers are checked (against the caps and the JSON
-    header's ``layer_sizes``) before any weight is decompressed; every fault is a
-    `CheckpointError` of one line naming the file.
+    header's ``layer_sizes`` and ``value_layer_sizes``) before any weight is decompressed; every
+    fault is a `CheckpointError` of one line naming the file.
     """
     path = Path(path)
     with open_zip(path, f"a {SUFFIX} agent file", MAX_AGENT_BYTES) as archive:
         infos = archive.infolist()
-        if len(infos) > 2 * MAX_LAYERS + 1:
-            raise CheckpointError(f"{path}: the archive has {len(infos)} members, more than {MAX_LAYERS} layers need")
+        if len(infos) > 4 * MAX_LAYERS + 1:
+            raise CheckpointError(
+                f"{path}: the archive has {len(infos)} members, more than two networks of {MAX_LAYERS} layers need"
+            )
         for info in infos:
             if not info.filename.endswith(".npy"):
                 raise CheckpointError(f"{path}: member {info.filename!r} is not a .npy array (raw bytes)")
@@ -354,26 +465,43 @@ def load_agent(path: str | Path) -> tuple[MlpPolicy, dict[str, Any]]:
             validate_header(header)
         except CheckpointError as error:
             raise CheckpointError(f"{path}: {one_line(error)}") from None
-        sizes = header["layer_sizes"]
-        expected = [f"{kind}{i}" for i in range(len(sizes) - 1) for kind in "wb"]
+        networks = [("", "layer_sizes", header["layer_sizes"])]
+        if header.get("value_layer_sizes"):
+            networks.append((VALUE_PREFIX, "value_layer_sizes", header["value_layer_sizes"]))
+        expected = [f"{p}{kind}{i}" for p, _, chain in networks for i in range(len(chain) - 1) for kind in "wb"]
         if set(members) != set(expected):
             missing, extra = sorted(set(expected) - set(members)), sorted(set(members) - set(expected))
+            described = " and ".join(f"{field} {chain}" for _, field, chain in networks)
             raise CheckpointError(
-                f"{path}: arrays {sorted(members)} do not match layer_sizes {sizes} (missing {missing}, extra {extra})"
+                f"{path}: arrays {sorted(members)} do not match {described} (missing {missing}, extra {extra})"
             )
-        weights, biases = [], []
-        for i, (n_in, n_out) in enumerate(itertools.pairwise(sizes)):
-            weights.append(_read_npy(path, archive, members[f"w{i}"], np.dtype(np.float32), (n_in, n_out)))
-            biases.append(_read_npy(path, archive, members[f"b{i}"], np.dtype(np.float32), (n_out,)))
+        read: dict[str, tuple[list[np.ndarray], list[np.ndarray]]] = {}
+        for prefix, field, chain in networks:
+            weights, biases = [], []
+            for i, (n_in, n_out) in enumerate(itertools.pairwise(chain)):
+                weight, bias = members[f"{prefix}w{i}"], members[f"{prefix}b{i}"]
+                weights.append(_read_npy(path, archive, weight, np.dtype(np.float32), (n_in, n_out), field))
+                biases.append(_read_npy(path, archive, bias, np.dtype(np.float32), (n_out,), field))
+            read[prefix] = weights, biases
+    weights, biases = read[""]
     check_finite(path, weights, biases)
-    return MlpPolicy(weights, biases, header["activation"]), header
+    value_weights, value_biases = read.get(VALUE_PREFIX, (None, None))
+    if value_weights is not None and value_biases is not None:
+        check_finite(path, value_weights, value_biases, "value layer")
+    return MlpPolicy(weights, biases, header["activation"], None, value_weights, value_biases), header
 
 
 def _read_npy(
-    path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo, dtype: np.dtype, shape: tuple[int, ...] | None
+    path: Path,
+    archive: zipfile.ZipFile,
+    info: zipfile.ZipInfo,
+    dtype: np.dtype,
+    shape: tuple[int, ...] | None,
+    field: str = "layer_sizes",
 ) -> np.ndarray:
     """The array of one ``.npy`` member, of ``dtype`` and ``shape`` (``None``: one dimension of at
-    most `MAX_HEADER_BYTES`); its ``.npy`` header is read and checked before its data."""
+    most `MAX_HEADER_BYTES`; ``field``: the header field that sets the shape, for the message); its
+    ``.npy`` header is read and checked before its data."""
     name = info.filename
     with archive.open(info) as stream:
         try:
@@ -393,7 +521,7 @@ def _read_npy(
                 f"{MAX_HEADER_BYTES} bytes"
             )
         if shape is not None and found_shape != shape:
-            raise CheckpointError(f"{path}: array {name!r} has shape {found_shape}; layer_sizes need {shape}")
+            raise CheckpointError(f"{path}: array {name!r} has shape {found_shape}; {field} need {shape}")
         nbytes = math.prod(found_shape) * dtype.itemsize
         needed = stream.tell() + nbytes
         if info.file_size != needed:
@@ -408,11 +536,12 @@ def _read_npy(
 _NPY_HEADER_READERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
 
 
-def check_finite(path: Path, weights: list[np.ndarray], biases: list[np.ndarray]) -> None:
-    """`CheckpointError` naming the first layer of the network that holds a NaN or an infinity."""
+def check_finite(path: Path, weights: list[np.ndarray], biases: list[np.ndarray], what: str = "layer") -> None:
+    """`CheckpointError` naming the first layer of the network that holds a NaN or an infinity
+    (``what``: how the message names a layer, e.g. ``"value layer"``)."""
     for i, (w, b) in enumerate(zip(weights, biases)):
         if not (np.isfinite(w).all() and np.isfinite(b).all()):
-            raise CheckpointError(f"{path}: layer {i} holds values that are not finite (NaN or infinity)")
+            raise CheckpointError(f"{path}: {what} {i} holds values that are not finite (NaN or infinity)")
 
 
 #: The piece that the env option ``table_layout="max"`` appends (one flag per seat-relative row).

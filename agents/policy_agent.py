@@ -34,6 +34,7 @@ from agents.checkpoint import (
     layout_pieces,
     load_agent,
     make_header,
+    make_value_target,
     one_line,
     open_zip,
     parse_json,
@@ -52,19 +53,33 @@ def _linear_to_numpy(weight: Any, bias: Any) -> tuple[np.ndarray, np.ndarray]:
     return as_numpy[0].astype(np.float32).copy(), as_numpy[1].astype(np.float32).copy()
 
 
-def policy_from_sb3(policy: Any) -> MlpPolicy:
-    """Copy the actor of an SB3 ``(Maskable)ActorCriticPolicy`` with a flat Box observation.
+def policy_from_sb3(policy: Any, with_value: bool = False) -> MlpPolicy:
+    """Copy the actor of an SB3 ``(Maskable)ActorCriticPolicy`` with a flat Box observation, and with
+    ``with_value`` its critic too (``mlp_extractor.value_net`` and ``value_net``: the value head).
 
     A feature action head (``agents.action_head``) is exported as the one linear layer it equals.
     """
+    extractors = [policy.pi_features_extractor] + ([policy.vf_features_extractor] if with_value else [])
+    for extractor in (type(module).__name__ for module in extractors):
+        if extractor != "FlattenExtractor":
+            raise ValueError(f"only FlattenExtractor policies can be exported, got {extractor}")
+    weights, biases, activation = _sb3_chain([*policy.mlp_extractor.policy_net, policy.action_net])
+    if not with_value:
+        return MlpPolicy(weights, biases, activation or "Identity")
+    value_weights, value_biases, value_activation = _sb3_chain([*policy.mlp_extractor.value_net, policy.value_net])
+    if activation and value_activation and activation != value_activation:
+        raise ValueError(f"the actor's activation {activation} differs from the critic's {value_activation}")
+    return MlpPolicy(weights, biases, activation or value_activation or "Identity", None, value_weights, value_biases)
+
+
+def _sb3_chain(modules: list[Any]) -> tuple[list[np.ndarray], list[np.ndarray], str | None]:
+    """The linear layers of a sequence of torch modules as numpy, and the name of its activation
+    (``None``: none, a chain of one layer)."""
     import torch
 
-    extractor = type(policy.pi_features_extractor).__name__
-    if extractor != "FlattenExtractor":
-        raise ValueError(f"only FlattenExtractor policies can be exported, got {extractor}")
-    weights, biases, activation = [], [], "Identity"
+    weights, biases, activation = [], [], None
     with torch.no_grad():
-        for module in [*policy.mlp_extractor.policy_net, policy.action_net]:
+        for module in modules:
             if isinstance(module, torch.nn.Linear):
                 layer = module.weight, module.bias
             elif hasattr(module, "effective_linear"):  # agents.action_head.FeatureActionHead
@@ -75,19 +90,21 @@ def policy_from_sb3(policy: Any) -> MlpPolicy:
             weight, bias = _linear_to_numpy(*layer)
             weights.append(weight)
             biases.append(bias)
-    return MlpPolicy(weights, biases, activation)
+    return weights, biases, activation
 
 
 def read_sb3_zip(path: str | Path) -> tuple[MlpPolicy, dict[str, Any]]:
-    """The actor of a legacy MaskablePPO ``.zip`` and its plain facts, without unpickling anything.
+    """The actor (and critic) of a legacy MaskablePPO ``.zip`` and its plain facts, without unpickling anything.
 
     Reads ``policy.pth`` with ``torch.load(weights_only=True)`` and only the plain JSON fields of
-    ``data`` (``pirate_envs_meta``, ``num_timesteps``, ``policy_kwargs``' ``net_arch`` and
+    ``data`` (``pirate_envs_meta``, ``num_timesteps``, ``gamma``, ``policy_kwargs``' ``net_arch`` and
     ``activation_fn`` name); every ``:serialized:`` entry is ignored. A feature action head is
     folded into one linear layer with the game's feature matrix (a constant of the env). The
-    caps of the data-only format hold (declared sizes are checked before decompressing, the
-    actor's size after), and every weight must be finite; each fault is a ``CheckpointError``.
-    Returns the policy and ``{"env_id", "env_kwargs", "reward_mode", "timesteps", "action_head"}``.
+    critic (``mlp_extractor.value_net`` and ``value_net``), when the zip has one, becomes the
+    policy's value head. The caps of the data-only format hold (declared sizes are checked before
+    decompressing, the networks' sizes after), and every weight must be finite; each fault is a
+    ``CheckpointError``. Returns the policy and ``{"env_id", "env_kwargs", "reward_mode",
+    "timesteps", "gamma", "action_head"}``.
     """
     path = Path(path)
     try:
@@ -137,9 +154,7 @@ def read_sb3_zip(path: str | Path) -> tuple[MlpPolicy, dict[str, Any]]:
             raise CheckpointError(f"{path}: activation {activation_fn} is not one of {sorted(ACTIVATIONS)}")
         activation = match.group(1)
     tensors = _sb3_tensors(path, state)
-    net = "mlp_extractor.policy_net"
-    hidden = sorted({int(k.split(".")[2]) for k in tensors if k.startswith(f"{net}.")})
-    layers = [_linear_to_numpy(*_sb3_pair(path, tensors, f"{net}.{i}")) for i in hidden]
+    layers = _sb3_hidden(path, tensors, "mlp_extractor.policy_net")
     if "action_net.per_action.weight" not in tensors:
         layers.append(_linear_to_numpy(*_sb3_pair(path, tensors, "action_net")))
         action_head: dict[str, Any] = {"kind": "flat"}
@@ -149,14 +164,37 @@ def read_sb3_zip(path: str | Path) -> tuple[MlpPolicy, dict[str, Any]]:
     weights, biases = [w for w, _ in layers], [b for _, b in layers]
     _check_chain(path, weights, biases)
     check_finite(path, weights, biases)
+    value_weights = value_biases = None
+    if any(key.startswith(("value_net.", "mlp_extractor.value_net.")) for key in tensors):
+        value_layers = _sb3_hidden(path, tensors, "mlp_extractor.value_net")
+        value_layers.append(_linear_to_numpy(*_sb3_pair(path, tensors, "value_net")))
+        value_weights, value_biases = [w for w, _ in value_layers], [b for _, b in value_layers]
+        _check_chain(path, value_weights, value_biases, "critic", outputs=1)
+        total = sum(array.size for array in [*weights, *biases, *value_weights, *value_biases])
+        if total > checkpoint.MAX_PARAMETERS:
+            raise CheckpointError(
+                f"{path}: the actor and critic have {total} parameters, more than the cap of "
+                f"{checkpoint.MAX_PARAMETERS}"
+            )
+        check_finite(path, value_weights, value_biases, "value layer")
+    gamma = data.get("gamma")  # the discount the critic learned with; kept only when it is one
+    if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not 0 < gamma <= 1:
+        gamma = None
     facts = {
         "env_id": meta["env_id"],
         "env_kwargs": meta["env_kwargs"],
         "reward_mode": meta.get("reward_mode") if meta.get("reward_mode") in ("win", "score") else None,
         "timesteps": data.get("num_timesteps") if isinstance(data.get("num_timesteps"), int) else None,
+        "gamma": None if gamma is None else float(gamma),
         "action_head": action_head,
     }
-    return MlpPolicy(weights, biases, activation), facts
+    return MlpPolicy(weights, biases, activation, None, value_weights, value_biases), facts
+
+
+def _sb3_hidden(path: Path, tensors: dict[str, Any], net: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The hidden layers ``<net>.<i>`` of an SB3 state dict as numpy, in order."""
+    hidden = sorted({int(k.split(".")[2]) for k in tensors if k.startswith(f"{net}.")})
+    return [_linear_to_numpy(*_sb3_pair(path, tensors, f"{net}.{i}")) for i in hidden]
 
 
 _SB3_PREFIXES = ("mlp_extractor.policy_net.", "mlp_extractor.value_net.", "action_net.", "value_net.")
@@ -175,8 +213,8 @@ def _sb3_tensors(path: Path, state: Any) -> dict[str, Any]:
         if not isinstance(tensor, torch.Tensor) or tensor.layout != torch.strided or not tensor.is_floating_point():
             kind = f"{tensor.dtype} tensor" if isinstance(tensor, torch.Tensor) else type(tensor).__name__
             raise CheckpointError(f"{path}: policy.pth entry {key!r} is a {kind}, not a dense float tensor")
-    hidden_keys = [k for k in state if k.startswith("mlp_extractor.policy_net.")]
-    if not all(re.fullmatch(r"mlp_extractor\.policy_net\.\d+\.(weight|bias)", k) for k in hidden_keys):
+    hidden_keys = [k for k in state if k.startswith(("mlp_extractor.policy_net.", "mlp_extractor.value_net."))]
+    if not all(re.fullmatch(r"mlp_extractor\.(policy|value)_net\.\d+\.(weight|bias)", k) for k in hidden_keys):
         raise CheckpointError(f"{path}: policy.pth names a hidden layer it cannot read ({sorted(hidden_keys)[:3]})")
     return state
 
@@ -221,29 +259,43 @@ def _sb3_feature_head(
     return layer, {"kind": "features", "num_features": int(env.action_features.matrix.shape[1])}
 
 
-def _check_chain(path: Path, weights: list[np.ndarray], biases: list[np.ndarray]) -> None:
-    """The layers must chain (each one's outputs the next one's inputs) within the format's caps."""
+def _check_chain(
+    path: Path,
+    weights: list[np.ndarray],
+    biases: list[np.ndarray],
+    network: str = "actor",
+    outputs: int | None = None,
+) -> None:
+    """The layers of ``network`` must chain (each one's outputs the next one's inputs; the last gives
+    ``outputs``, where given) within the format's caps."""
     if len(weights) > checkpoint.MAX_LAYERS:
         raise CheckpointError(
-            f"{path}: the actor has {len(weights)} layers, more than the cap of {checkpoint.MAX_LAYERS}"
+            f"{path}: the {network} has {len(weights)} layers, more than the cap of {checkpoint.MAX_LAYERS}"
         )
     shapes = [(w.shape, b.shape) for w, b in zip(weights, biases)]
-    if any(w[1] != b[0] for w, b in shapes) or any(a[0][1] != z[0][0] for a, z in itertools.pairwise(shapes)):
-        raise CheckpointError(f"{path}: the actor's layers do not chain: {[w for w, _ in shapes]}")
+    chained = all(w[1] == b[0] for w, b in shapes) and all(a[0][1] == z[0][0] for a, z in itertools.pairwise(shapes))
+    if not chained or (outputs is not None and shapes[-1][0][1] != outputs):
+        end = f" to {outputs} output" * (outputs is not None)
+        raise CheckpointError(f"{path}: the {network}'s layers do not chain{end}: {[w for w, _ in shapes]}")
     parameters = sum(w.size + b.size for w, b in zip(weights, biases))
     if parameters > checkpoint.MAX_PARAMETERS:
         raise CheckpointError(
-            f"{path}: the actor has {parameters} parameters, more than the cap of {checkpoint.MAX_PARAMETERS}"
+            f"{path}: the {network} has {parameters} parameters, more than the cap of {checkpoint.MAX_PARAMETERS}"
         )
 
 
 def sb3_zip_header(path: str | Path, layout: list[list[Any]] | None = None, **training: Any) -> tuple[MlpPolicy, dict]:
-    """A legacy SB3 zip as a policy and a data-only header (``layout``: the env's today by default)."""
+    """A legacy SB3 zip as a policy and a data-only header (``layout``: the env's today by default).
+
+    Its critic becomes the value head when the zip names its reward mode (else it is left out)."""
     import pirate_envs
 
     policy, facts = read_sb3_zip(path)
     try:
         env = pirate_envs.make(facts["env_id"], raw=True, **facts["env_kwargs"])
+        target = make_value_target(facts["reward_mode"], env.SCORE_SCALE, facts["gamma"])
+        if target is None:  # a critic of an unknown reward mode: what it estimates cannot be told
+            policy = policy.without_value()
         header = make_header(
             facts["env_id"],
             facts["env_kwargs"],
@@ -254,6 +306,7 @@ def sb3_zip_header(path: str | Path, layout: list[list[Any]] | None = None, **tr
             player_counts=[len(env.possible_agents)],
             reward_mode=facts["reward_mode"],
             training={"timesteps": facts["timesteps"], **training},
+            value_target=target if policy.has_value else None,
         )
     except (ValueError, TypeError) as error:  # its env cannot be made, or the network does not fit it
         raise CheckpointError(f"{path}: does not fit its env {facts['env_id']} ({one_line(error)})") from None
@@ -330,8 +383,28 @@ class PolicyAgent:
     def act(self, observation: dict[str, np.ndarray], view: Any = None) -> int:
         rng = None if self.deterministic else self.rng
         obs = observation["observation"]
-        policy = self.policy if self.tables is None else self.tables.policy_for(obs)
-        return policy.act(obs, observation["action_mask"], rng)
+        return self.policy_for(obs).act(obs, observation["action_mask"], rng)
+
+    def policy_for(self, observations: np.ndarray) -> MlpPolicy:
+        """The policy that reads ``observations`` (one vector or a batch of one table's rows)."""
+        return self.policy if self.tables is None else self.tables.policy_for(observations)
+
+    def value(self, observations: np.ndarray) -> np.ndarray:
+        """The value head's estimate of each observation: float32 ``(N,)`` for ``(N, D)`` (``()`` for one).
+
+        What it estimates is the agent file's ``value_target``; ``ValueError`` (one line) when
+        the file has no value head.
+        """
+        return self._valued(observations).value(observations)
+
+    def logits_and_value(self, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The action logits and the value of ``observations`` in one call (for search)."""
+        return self._valued(observations).logits_and_value(observations)
+
+    def _valued(self, observations: np.ndarray) -> MlpPolicy:
+        policy = self.policy_for(observations)
+        policy.require_value(self.name)
+        return policy
 
 
 class TableFit:
@@ -373,16 +446,17 @@ class TableFit:
         ]
 
     def policy_for(self, observation: np.ndarray) -> MlpPolicy:
-        """The policy reading ``observation`` (an observation vector; found once per size)."""
+        """The policy reading ``observation`` (an observation vector, or a batch of them; found once per size)."""
         size = observation.shape[-1]
         if size not in self.by_size:
             self._fit(size)
         policy, seats = self.by_size[size]
         if seats is not None:
-            players = int(observation[..., seats].sum())
-            if players not in self.header["player_counts"]:
+            players = np.asarray(observation)[..., seats].sum(axis=-1).astype(np.int64)  # per row
+            unplayed = [int(n) for n in np.unique(players) if n not in self.header["player_counts"]]
+            if unplayed:
                 raise ValueError(
-                    f"{self._plays()}: this observation is of a {players}-player table; pass env= to make_agent"
+                    f"{self._plays()}: this observation is of a {unplayed[0]}-player table; pass env= to make_agent"
                 )
         return policy
 

@@ -104,6 +104,17 @@ class BatchedPolicyAgent:
             logits = logits - np.log(-np.log(self.rng.random(logits.shape)))  # Gumbel-max sample
         return np.argmax(np.where(legal, logits, -np.inf), axis=1).astype(np.int64)
 
+    def values(self, observations: np.ndarray) -> np.ndarray:
+        """The policy's value head on rows of observations ``(M, D)``: float32 ``(M,)`` (what it estimates:
+        the agent file's ``value_target``); ``ValueError`` (one line) when it has no value head."""
+        self.policy.require_value(self.name)
+        return self.policy.value(observations)
+
+    def logits_and_values(self, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The action logits ``(M, A)`` and `values` ``(M,)`` of rows of observations in one call (for search)."""
+        self.policy.require_value(self.name)
+        return self.policy.logits_and_value(observations)
+
 
 def make_batched_agent(name: str, env_id: str, env: Any, num_games: int, seed: int | None = None) -> BatchedAgent:
     """The batched form of the agent ``name`` for ``env_id`` (``env``: a raw env of the table it plays).

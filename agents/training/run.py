@@ -24,7 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.checkpoint import make_header, save_agent, write_atomic
+import pirate_envs
+from agents.checkpoint import make_header, make_value_target, save_agent, write_atomic
+from agents.mlp import MlpPolicy
 from agents.policy_agent import policy_from_sb3
 from agents.selfplay.opponents import SELF
 from agents.selfplay.vec_env import make_vec_env
@@ -105,11 +107,15 @@ def table_label(row: dict[str, Any], sizes: tuple[int, ...]) -> str:
     return f", {row.get('num_players', sizes[0])} players," if len(sizes) > 1 else ""
 
 
-def agent_header(plan: RunPlan, policy: Any, timesteps: int, history: list[dict[str, Any]]) -> dict[str, Any]:
+def agent_header(
+    plan: RunPlan, policy: Any, timesteps: int, history: list[dict[str, Any]], exported: MlpPolicy | None = None
+) -> dict[str, Any]:
     """The data-only header of the learner after ``timesteps`` steps (figures: its latest evaluation).
 
-    Its ``env_kwargs`` are the run's env options with the player count when it plays one table
-    size; without it (``table_layout="max"`` among them) when it plays several.
+    ``policy`` is the SB3 policy, ``exported`` its numpy copy with the value head (made here when
+    not given). Its ``env_kwargs`` are the run's env options with the player count when it plays
+    one table size; without it (``table_layout="max"`` among them) when it plays several. Its
+    ``value_target`` follows the run's reward mode, the env's ``SCORE_SCALE`` and ``--gamma``.
     """
     args, sizes = plan.args, plan.table_sizes
     head: dict[str, Any] = {"kind": "flat"}
@@ -124,16 +130,18 @@ def agent_header(plan: RunPlan, policy: Any, timesteps: int, history: list[dict[
         for row in history
         if row["timesteps"] == latest
     }
+    score_scale = pirate_envs.make(args.env_id, raw=True, **plan.env_config()).SCORE_SCALE
     return make_header(
         args.env_id,
         plan.agent_env_kwargs(),
         plan.observation_pieces,
         plan.num_actions,
-        policy_from_sb3(policy),
+        exported if exported is not None else policy_from_sb3(policy, with_value=True),
         action_head=head,
         player_counts=list(plan.table_sizes),
         reward_mode=args.reward_mode,
         training={"command": plan.command, "timesteps": int(timesteps), "figures": figures},
+        value_target=make_value_target(args.reward_mode, score_scale, args.gamma),
     )
 
 
@@ -157,10 +165,12 @@ def save_checkpoint(model: Any, plan: RunPlan, timesteps: int, history: list[dic
 
 
 def save_agent_files(model: Any, plan: RunPlan, timesteps: int, history: list[dict[str, Any]]) -> Path:
-    """Save the data-only ``step_<n>.npz`` and ``latest.npz`` (atomically); return the step's file."""
+    """Save the data-only ``step_<n>.npz`` and ``latest.npz`` (atomically), the value head included;
+    return the step's file."""
     folder = plan.run_dir / "checkpoints"
-    header = agent_header(plan, model.policy, timesteps, history)
-    agent_file = save_agent(folder / f"step_{timesteps}.npz", policy_from_sb3(model.policy), header)
+    exported = policy_from_sb3(model.policy, with_value=True)
+    header = agent_header(plan, model.policy, timesteps, history, exported)
+    agent_file = save_agent(folder / f"step_{timesteps}.npz", exported, header)
     write_atomic(folder / "latest.npz", agent_file.read_bytes())
     return agent_file
 

@@ -113,6 +113,9 @@ def test_train_writes_the_data_only_agent_and_export_matches_it(tmp_path):
     obs = np.random.default_rng(0).normal(size=(4, policy.obs_size)).astype(np.float32)
     np.testing.assert_array_equal(exported.logits(obs), policy.logits(obs))
     assert exported_header["training"]["command"] == header["training"]["command"]
+    win_share = {"kind": "win_share", "scale": 1.0, "gamma": 0.995}  # the default --reward-mode and --gamma
+    assert header["value_target"] == exported_header["value_target"] == win_share
+    np.testing.assert_allclose(exported.value(obs), policy.value(obs), rtol=1e-6)  # the critic, in both files
     leftovers = [p.name for p in (run / "checkpoints").iterdir() if p.name.startswith(".")]
     assert leftovers == []  # no temporary files left behind
 
