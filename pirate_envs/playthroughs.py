@@ -10,12 +10,14 @@ it paid; at the end the final screen, the observations, the winners and the tota
 Its header holds everything needed to play it again: the ``make`` options as JSON (a short game
 where the game has an option for one: fewer hands, a lower target) and the reset seed. A test
 (``tests/test_playthroughs.py``) regenerates every file from its own header and fails on any
-difference, showing it as a diff. Check or rewrite them from the repository root::
+difference, showing it as a diff. Check or rewrite them from the repository root:
 
-    python -m pirate_envs.playthroughs            # check: exit status 1 and a diff on a difference
-    python -m pirate_envs.playthroughs --write    # rewrite every file after an intended change
-    python -m pirate_envs.playthroughs --write --env-id <g>_v0 --options '{"num_hands": 2}'
-                                                  # write the files of a new game, every table size
+```
+python -m pirate_envs.playthroughs            # check: exit status 1 and a diff on a difference
+python -m pirate_envs.playthroughs --write    # rewrite every file after an intended change
+python -m pirate_envs.playthroughs --write --env-id <g>_v0 --options '{"num_hands": 2}'
+                                              # write the files of a new game, every table size
+```
 
 A changed playthrough means the env's behaviour changed. By the version policy of
 ``docs/ADDING_A_GAME.md`` a change of what an env id plays or observes (its deals, legal actions,
