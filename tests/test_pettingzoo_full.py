@@ -110,6 +110,17 @@ def test_raw_state_before_reset_is_a_clear_error(env_id):
         pirate_envs.make(env_id, raw=True).state()
 
 
+def test_no_seat_is_on_turn_in_the_state_after_an_illegal_move_ends_the_game(env_id):
+    env = pirate_envs.make(env_id)
+    env.reset(seed=0)
+    illegal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env.step(illegal)
+    assert all(env.terminations.values())
+    assert not env.state()[env.unwrapped.state_layout["on_turn"]].any()
+
+
 # ---------------------------------------------------------------------------- rgb_array
 def _frames(env_id: str, n: int, seed: int, steps: int) -> list[np.ndarray]:
     from pirate_envs.core.actions import action_blocks, sample_legal

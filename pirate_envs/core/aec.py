@@ -261,8 +261,9 @@ class PirateAECEnv(AECEnv):
         size = self.observation_layout.size
         for seat, agent in enumerate(self.possible_agents):
             vector[seat * size : (seat + 1) * size] = self.observe(agent)["observation"]
-        if not self.game.done:
-            vector[layout.piece(ON_TURN).start + self.game.current_player] = 1.0
+        agent = self.agent_selection
+        if self.agents and not (self.terminations[agent] or self.truncations[agent]):  # also after an illegal move
+            vector[layout.piece(ON_TURN).start + self._seat[agent]] = 1.0
         return vector
 
     def _legal_mask(self) -> np.ndarray:
