@@ -128,6 +128,19 @@ def _checking(check: str, where: _Where) -> Iterator[None]:
         raise AssertionError(f"{where.describe(check)}: {type(error).__name__}: {error}") from error
 
 
+@contextmanager
+def _quiet_env_logger() -> Iterator[None]:
+    """PettingZoo's env logger prints nothing inside (its illegal-move warnings of unmasked random play)."""
+    from pettingzoo.utils.env_logger import EnvLogger
+
+    before = EnvLogger._output
+    EnvLogger.suppress_output()
+    try:
+        yield
+    finally:
+        EnvLogger._output = before
+
+
 # ----------------------------------------------------------------------------- random play
 def play_random_game(
     env: Any, rng: RandomSource, check: Callable[[Any], None] | None = None, max_steps: int | None = None
@@ -504,7 +517,7 @@ class _EnvCheck:
             else:
                 raise AssertionError("the raw env's state() before reset() did not raise RuntimeError")
             env = self.make(n, raw=False)
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), _quiet_env_logger():
                 warnings.simplefilter("ignore")  # PettingZoo warns of infinite bounds and illegal moves
                 test_state_space(env)
                 test_state(env, num_cycles=API_CYCLES, seed=self.seed)
