@@ -21,9 +21,9 @@ an action in it: Piraten Kapern's single ``stop`` is not drowned by its 2,073 re
 
 The checks of `check_env` (names for its ``checks`` argument, in `ENV_CHECKS`):
 
-* ``api``: PettingZoo's ``api_test`` (its first reset's dummy option ``{"options": 1}``, which
-  the envs refuse, is dropped: `pettingzoo_api_test`);
-* ``seed``: PettingZoo's ``seed_test`` (the same seed plays the same game);
+* ``api``: PettingZoo's ``api_test``, unmodified, at every table size (the envs accept its probe
+  reset option ``{"options": 1}`` as no option and refuse every other unknown one);
+* ``seed``: PettingZoo's ``seed_test`` at every table size (the same seed plays the same game);
 * ``random_play``: random games end within their turn guard without error; the agent on turn
   always has a legal action and every other agent an all-zero mask; a game truncates only where
   its engine says ``CAN_CYCLE`` (at its guard, or earlier with a ``truncation_reason``, in at
@@ -41,13 +41,22 @@ The checks of `check_env` (names for its ``checks`` argument, in `ENV_CHECKS`):
   start, in the middle, before the last decision and after the end of a game, play on by
   themselves exactly as the original does;
 * ``render``: the ansi rendering and every seat's text fit `WIDTH` (100) columns at every decision;
+* ``pettingzoo_render``: PettingZoo's ``render_test`` at every table size, every render mode
+  (``rgb_array``: an ``(H, W, 3)`` ``uint8`` image; skipped where pillow is not installed);
+* ``state``: the global state as PettingZoo's ``state_test`` checks it (its state-space and state
+  tests on the wrapped env, which plays unmasked random actions), and at every table size in a
+  random game: ``state()`` is a ``float32`` vector of ``state_space`` at every step (after the
+  reset and the end too), laid out as ``state_layout`` says (every seat's observation, then
+  ``on_turn``), and the same seed plays the same states;
 * ``action_labels``: every action has its own label.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import importlib.util
+import io
 import pickle
 import random
 import warnings
@@ -62,7 +71,7 @@ import pirate_envs
 from pirate_envs.core.actions import RandomSource, action_blocks, sample_legal
 from pirate_envs.core.chance import Chance
 from pirate_envs.core.errors import IllegalActionError
-from pirate_envs.core.render import WIDTH
+from pirate_envs.core.render import WIDTH, check_pillow
 
 ENV_CHECKS: tuple[str, ...] = (
     "api",
@@ -75,6 +84,8 @@ ENV_CHECKS: tuple[str, ...] = (
     "information_set",
     "copies",
     "render",
+    "pettingzoo_render",
+    "state",
     "action_labels",
 )
 #: Cycles of PettingZoo's ``api_test`` and ``seed_test``.
@@ -89,8 +100,6 @@ INFO_SET_EVERY, INFO_SET_ALTERNATIVES, INFO_SET_RESAMPLES = 7, 4, 4
 INFO_SET_MAX_ALTERNATIVE_STEPS = 200
 #: Least share of checked positions at which some resample changes the engine (measured: 0.89 to 1).
 MIN_REDRAWN_SHARE = 0.5
-#: The reset options of the first reset of PettingZoo's ``api_test``: a dummy that the envs refuse.
-API_TEST_DUMMY_OPTIONS = {"options": 1}
 
 
 
@@ -118,6 +127,19 @@ def _checking(check: str, where: _Where) -> Iterator[None]:
         raise AssertionError(f"{where.describe(check)}: {error}") from error
     except Exception as error:  # an env that raises fails the check it was playing for
         raise AssertionError(f"{where.describe(check)}: {type(error).__name__}: {error}") from error
+
+
+@contextmanager
+def _quiet_env_logger() -> Iterator[None]:
+    """PettingZoo's env logger prints nothing inside (its illegal-move warnings of unmasked random play)."""
+    from pettingzoo.utils.env_logger import EnvLogger
+
+    before = EnvLogger._output
+    EnvLogger.suppress_output()
+    try:
+        yield
+    finally:
+        EnvLogger._output = before
 
 
 # ----------------------------------------------------------------------------- random play
@@ -167,22 +189,59 @@ def _accepts(env_id: str, num_players: int, env_kwargs: dict[str, Any]) -> bool:
 
 
 def pettingzoo_api_test(env: Any, num_cycles: int = API_CYCLES) -> None:
-    """PettingZoo's ``api_test`` on ``env``, whose reset drops the dummy option ``api_test`` passes first.
+    """PettingZoo's ``api_test`` on ``env``, unmodified, its warnings silenced.
 
-    The envs refuse unknown reset options (the dummy ``{"options": 1}`` among them); every other
-    reset goes through unchanged.
+    Its first reset passes the probe option ``{"options": 1}``, which the envs accept as no option
+    (`pirate_envs.core.engine.check_options`).
     """
     from pettingzoo.test import api_test
 
-    reset = env.reset
-
-    def reset_without_dummy(seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        return reset(seed=seed, options=None if options == API_TEST_DUMMY_OPTIONS else options)
-
-    env.reset = reset_without_dummy
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         api_test(env, num_cycles=num_cycles)
+
+
+def check_state_once(env: Any, seed: int, max_steps: int) -> int:
+    """Play one seeded random game of ``env`` (wrapped or raw) twice, checking ``state()``; the states checked.
+
+    At every step (after the reset and the end too) the state is a ``float32`` vector inside
+    ``state_space``, finite, laid out by ``state_layout`` (every seat's observation, seat 0 first,
+    then ``on_turn``: a 1 at the seat on turn, none at the end); the second play (the same reset
+    seed and actions) gives the same states.
+    """
+    raw = env.unwrapped
+    layout, space = raw.state_layout, env.state_space
+    on_turn = layout.piece("on_turn")
+    size = raw.observation_layout.size
+    runs: list[list[np.ndarray]] = []
+
+    def check(env: Any) -> None:
+        state = env.state()
+        assert isinstance(state, np.ndarray) and state.dtype == np.float32, f"state() is {state!r:.80}"
+        assert state.shape == space.shape == (layout.size,), (
+            f"state() has shape {state.shape}; state_space {space.shape}, state_layout {layout.size}"
+        )
+        assert np.isfinite(state).all() and space.contains(state), "state() is outside state_space"
+        for seat, agent in enumerate(env.possible_agents):
+            assert np.array_equal(state[seat * size : (seat + 1) * size], env.observe(agent)["observation"]), (
+                f"state() does not hold {agent}'s observation at its rows"
+            )
+        turn = state[on_turn.start : on_turn.stop]
+        expected = np.zeros(on_turn.size, dtype=np.float32)
+        if env.agents and not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            expected[env.possible_agents.index(env.agent_selection)] = 1.0
+        assert np.array_equal(turn, expected), f"on_turn is {turn.tolist()}, expected {expected.tolist()}"
+        runs[-1].append(state)
+
+    for _ in range(2):
+        runs.append([])
+        env.reset(seed=seed)
+        play_random_game(env, random.Random(seed), check, max_steps)
+        check(env)
+    assert len(runs[0]) == len(runs[1]), "the same seed and actions played games of different lengths"
+    for step, (first, second) in enumerate(zip(*runs)):
+        assert np.array_equal(first, second), f"the same seed gave another state at step {step}"
+    return len(runs[0])
 
 
 # ----------------------------------------------------------------------------- check_env
@@ -290,14 +349,14 @@ class _EnvCheck:
 
     # ------------------------------------------------------------------ the checks
     def check_api(self) -> None:
-        for n in self.ends:
+        for n in self.counts:
             self.where.details = {"num_players": n}
             pettingzoo_api_test(self.make(n, raw=False), num_cycles=API_CYCLES)
 
     def check_seed(self) -> None:
         from pettingzoo.test import seed_test
 
-        for n in self.ends:
+        for n in self.counts:
             self.where.details = {"num_players": n}
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -432,6 +491,38 @@ class _EnvCheck:
             assert isinstance(first, str) and "player_0" in first, "render() does not name player_0"
             self.play(env, rng, fits)
             fits(env)
+
+    def check_pettingzoo_render(self) -> str | None:
+        from pettingzoo.test import render_test
+
+        try:
+            check_pillow()
+        except ImportError as error:
+            return str(error)
+        for n in self.counts:
+            self.where.details = {"num_players": n}
+            with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):  # "human" prints
+                warnings.simplefilter("ignore")
+                render_test(lambda render_mode=None, n=n: self.make(n, raw=False, render_mode=render_mode))
+        return None
+
+    def check_state(self) -> None:
+        from pettingzoo.test.state_test import test_state, test_state_space
+
+        for n in self.counts:
+            self.where.details = {"num_players": n, "reset seed": self.seed}
+            try:
+                self.make(n).state()
+            except RuntimeError:
+                pass
+            else:
+                raise AssertionError("the raw env's state() before reset() did not raise RuntimeError")
+            env = self.make(n, raw=False)
+            with warnings.catch_warnings(), _quiet_env_logger():
+                warnings.simplefilter("ignore")  # PettingZoo warns of infinite bounds and illegal moves
+                test_state_space(env)
+                test_state(env, num_cycles=API_CYCLES, seed=self.seed)
+                check_state_once(self.make(n, raw=False), self.seed, self.max_steps)
 
     def check_action_labels(self) -> None:
         env = self.make(self.counts[0])
@@ -920,6 +1011,7 @@ __all__ = [
     "block_first_actions",
     "check_env",
     "check_lockstep",
+    "check_state_once",
     "pettingzoo_api_test",
     "play_random_game",
     "sample_legal",

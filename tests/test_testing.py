@@ -118,6 +118,21 @@ class WideRender(SkullKingEngine):
         return super().render() + "\n" + "=" * 150
 
 
+class GreyFrames(SkullKingEnv):
+    """Draws ``rgb_array`` frames without their colour channels."""
+
+    def render(self) -> Any:
+        frame = super().render()
+        return frame[..., 0] if self.render_mode == "rgb_array" else frame
+
+
+class StateForgetsTheTurn(SkullKingEnv):
+    def state(self) -> np.ndarray:
+        state = super().state()
+        state[self.state_layout["on_turn"]] = 0.0
+        return state
+
+
 class SameLabels(SkullKingEnv):
     def action_to_string(self, action: int) -> str:
         return "the same"
@@ -154,6 +169,8 @@ BROKEN_ENVS: dict[str, tuple[type, type | None, str]] = {
     "information_set": (LeaksNextHand, None, "it shows something the seat cannot see"),
     "copies": (CopiesDealOtherGames, None, "copied at the"),
     "render": (SkullKingEnv, WideRender, "render() has a line of 150 columns"),
+    "pettingzoo_render": (GreyFrames, None, "rgb_array mode must return a valid image array"),
+    "state": (StateForgetsTheTurn, None, "on_turn is [0.0, 0.0, 0.0], expected"),
     "action_labels": (SameLabels, None, "labels shared by several actions: ['the same']"),
 }
 

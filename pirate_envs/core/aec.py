@@ -3,6 +3,9 @@
 A game subclasses `PirateAECEnv`, names its ``Config`` dataclass and ``Engine``, and
 implements ``make_encoder``. The adapter holds no rules: it asks the engine
 whose turn it is, which actions are legal and what the scores are.
+
+Beside the observations it gives PettingZoo's optional global state: ``state()``, a ``float32``
+vector in ``state_space`` laid out by ``state_layout`` (`state_layout`), for centralised critics.
 """
 
 from __future__ import annotations
@@ -30,11 +33,31 @@ from pirate_envs.core.errors import (
     plain_ints,
 )
 from pirate_envs.core.events import Event, events_since, record_events
-from pirate_envs.core.observation import ObservationLayout
-from pirate_envs.core.render import seat_name
+from pirate_envs.core.observation import SEAT_PRESENT, ObservationLayout
+from pirate_envs.core.render import check_pillow, seat_name, text_image
 from pirate_envs.core.rewards import REWARD_MODES, win_rewards
 
 ILLEGAL_MOVE_REWARD = -1.0
+
+
+#: The piece of the state that says whose turn it is.
+ON_TURN = "on_turn"
+
+
+def state_layout(observation_layout: ObservationLayout, rows: int) -> ObservationLayout:
+    """The layout of ``state()``: ``rows`` seats' observations, seat 0 first, then `ON_TURN`.
+
+    Seat ``i``'s pieces are named ``player_i/<piece>`` (its own observation, laid out by
+    ``observation_layout`` and seen from its seat); ``on_turn`` holds a 1 at the seat on turn
+    (none once the game has ended). ``rows`` is the table size, or the largest table's under
+    ``table_layout="max"`` (the rows of absent seats stay zero).
+    """
+    pieces = [
+        (f"{seat_name(seat)}/{piece.name}", piece.shape, f"{seat_name(seat)}'s {piece.name}")
+        for seat in range(rows)
+        for piece in observation_layout.pieces
+    ]
+    return ObservationLayout([*pieces, (ON_TURN, (rows,), "1 at the seat on turn (all 0 once the game has ended)")])
 
 
 class Encoder(Protocol):
@@ -70,7 +93,7 @@ class PirateAECEnv(AECEnv):
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "pirate_env",
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "is_parallelizable": False,
         "render_fps": 1,
     }
@@ -87,6 +110,8 @@ class PirateAECEnv(AECEnv):
         super().__init__()
         if render_mode is not None:
             check_choice("render_mode", render_mode, self.metadata["render_modes"])
+        if render_mode == "rgb_array":
+            check_pillow()
         check_choice("reward_mode", reward_mode, REWARD_MODES)
         self.render_mode = render_mode
         self.reward_mode = reward_mode
@@ -108,6 +133,11 @@ class PirateAECEnv(AECEnv):
         )
         act_space = spaces.Discrete(len(self.actions))
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        layout = self.observation_layout
+        rows = layout.piece(SEAT_PRESENT).size if SEAT_PRESENT in layout else n
+        #: The layout of ``state()`` (see `state_layout`).
+        self.state_layout: ObservationLayout = state_layout(layout, rows)
+        self.state_space = spaces.Box(-np.inf, np.inf, (self.state_layout.size,), np.float32)
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self.num_actions = len(self.actions)
         self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
@@ -216,6 +246,26 @@ class PirateAECEnv(AECEnv):
         self._obs_cache[agent] = obs
         return obs
 
+    def state(self) -> np.ndarray:
+        """The full state of the game as a new ``float32`` vector of ``state_space`` (for centralised critics).
+
+        Every seat's observation, seat 0 first, then whose turn it is (`state_layout`). Together
+        the seats see every card dealt, every bid made and every die thrown: all of the game's
+        hidden information. What no seat sees is left out on purpose: the order of an undealt
+        deck and dice not yet thrown are chance still to come, not state.
+        """
+        if not self._has_reset:
+            raise RuntimeError("state() called before reset(); call reset() first")
+        layout = self.state_layout
+        vector = layout.zeros()
+        size = self.observation_layout.size
+        for seat, agent in enumerate(self.possible_agents):
+            vector[seat * size : (seat + 1) * size] = self.observe(agent)["observation"]
+        agent = self.agent_selection
+        if self.agents and not (self.terminations[agent] or self.truncations[agent]):  # also after an illegal move
+            vector[layout.piece(ON_TURN).start + self._seat[agent]] = 1.0
+        return vector
+
     def _legal_mask(self) -> np.ndarray:
         """The engine's mask for the player on turn, computed once per state and read-only.
 
@@ -303,15 +353,35 @@ class PirateAECEnv(AECEnv):
         else:
             self.agent_selection = agents[game.current_player]
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The table now: ``"ansi"`` returns its text, ``"human"`` prints it, ``"rgb_array"`` draws it.
+
+        An ``rgb_array`` frame is an ``(H, W, 3)`` ``uint8`` image of the same size at every step
+        (`pirate_envs.core.render.text_image`), for Gymnasium's and PettingZoo's video recorders.
+        """
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'.")
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'."
+            )
             return None
         text = self.game.render()
         if self.render_mode == "human":
             print(text)
             return None
+        if self.render_mode == "rgb_array":
+            return text_image(text, self._frame_title())
         return text
+
+    def _frame_title(self) -> str:
+        """The title of an ``rgb_array`` frame: the env id and who is on turn (or how the game ended)."""
+        game = self.game
+        if not self._has_reset:
+            status = "before reset"
+        elif game.done:
+            status = "game over" if game.terminated else "game truncated"
+        else:
+            status = f"{self.possible_agents[game.current_player]} on turn"
+        return f"{self.metadata['name']} - {len(self.possible_agents)} players - {status}"
 
     def close(self) -> None:
         pass

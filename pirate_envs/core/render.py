@@ -1,4 +1,5 @@
-"""Plain-text (ansi) rendering helpers: tables, blocks and lines that fit `WIDTH` columns.
+"""Rendering helpers: plain-text (ansi) tables, blocks and lines that fit `WIDTH` columns, and
+`text_image`, the ``rgb_array`` picture of a rendering.
 
 Every text the games draw (the env's ``render()``, the seat screens of
 `pirate_envs.core.text`) goes through `fit_lines`, so no line is wider than
@@ -12,6 +13,8 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Iterable, Sequence
+
+import numpy as np
 
 #: The most columns a line of text uses (a seat screen, a render, a line of the terminal game).
 WIDTH = 100
@@ -106,3 +109,57 @@ def seat_name(seat: int) -> str:
 def format_block(title: str, lines: Sequence[str]) -> str:
     """A titled block of lines, each fitted to `BLOCK_WIDTH` (see `fit_line`) and indented 2 columns."""
     return "\n".join([f"== {title} =="] + [f"  {line}" for line in fit_lines(lines, BLOCK_WIDTH)])
+
+
+# ----------------------------------------------------------------------------- rgb_array
+#: Text rows of an ``rgb_array`` frame below its title (every game's render fits; more are cut, and
+#: the last row says how many): every frame of a game has the same size, as a video needs.
+IMAGE_ROWS = 24
+#: Pixels per column and per row of Pillow's built-in bitmap font (monospaced, nothing downloaded).
+_CELL_WIDTH, _CELL_HEIGHT = 6, 12
+_MARGIN = 8
+#: The frame is drawn at this scale (nearest neighbour) so that the small bitmap font stays readable.
+IMAGE_SCALE = 2
+#: Colours of a frame: the felt of the table, its title bar, the text and the title's text.
+_FELT, _TITLE_BAR, _INK, _TITLE_INK = (16, 82, 48), (8, 44, 26), (240, 232, 208), (255, 214, 102)
+_PILLOW_MISSING = 'render_mode="rgb_array" needs pillow, the "render" extra: pip install -e ".[render]"'
+
+
+def check_pillow() -> None:
+    """``ImportError`` (one line naming the extra) unless pillow is installed."""
+    try:
+        import PIL  # noqa: F401
+    except ImportError:
+        raise ImportError(_PILLOW_MISSING) from None
+
+
+def image_size() -> tuple[int, int]:
+    """``(height, width)`` of every frame of `text_image`."""
+    width = 2 * _MARGIN + WIDTH * _CELL_WIDTH
+    height = 2 * _MARGIN + (IMAGE_ROWS + 2) * _CELL_HEIGHT  # the title, a blank row, the text
+    return height * IMAGE_SCALE, width * IMAGE_SCALE
+
+
+def text_image(text: str, title: str) -> np.ndarray:
+    """``text`` (a rendering, fitted to `WIDTH` columns) drawn under ``title`` on the table's felt.
+
+    An ``(H, W, 3)`` ``uint8`` array of `image_size`, the same for the same text, drawn with
+    Pillow's built-in bitmap font (no font file is read or downloaded). Rows beyond `IMAGE_ROWS`
+    are cut; the last row drawn then says how many were.
+    """
+    check_pillow()
+    from PIL import Image, ImageDraw, ImageFont
+
+    lines = fit_lines([text])
+    if len(lines) > IMAGE_ROWS:
+        lines = [*lines[: IMAGE_ROWS - 1], f"... {len(lines) - IMAGE_ROWS + 1} more lines"]
+    height, width = (size // IMAGE_SCALE for size in image_size())
+    image = Image.new("RGB", (width, height), _FELT)
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default_imagefont()
+    draw.rectangle((0, 0, width, _MARGIN + _CELL_HEIGHT + _MARGIN // 2), fill=_TITLE_BAR)
+    draw.text((_MARGIN, _MARGIN), fit_line(title)[0], font=font, fill=_TITLE_INK)
+    for row, line in enumerate(lines, start=2):
+        draw.text((_MARGIN, _MARGIN + row * _CELL_HEIGHT), line, font=font, fill=_INK)
+    image = image.resize((width * IMAGE_SCALE, height * IMAGE_SCALE), Image.Resampling.NEAREST)
+    return np.asarray(image, dtype=np.uint8)

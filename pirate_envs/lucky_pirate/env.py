@@ -32,7 +32,7 @@ default below), ``first_dealer`` (``None``: random seat, or a seat), ``wins_to_w
 per game), ``max_set_aside_games`` (10, the tournament limit), ``set_aside_dealer``
 (``"same"`` or ``"random"``), ``reward_mode`` (``"win"`` or ``"score"``), ``table_layout``
 (``"seated"`` or ``"max"``: the rows of a 6-player table, see Observation), ``render_mode``
-(``"ansi"`` or ``"human"``). The game's options are fields of
+(``"ansi"``, ``"human"`` or ``"rgb_array"``). The game's options are fields of
 ``pirate_envs.lucky_pirate.engine.Config``.
 
 Reset options: ``deal`` (per seat ``{"hand": [...], "up": [...], "down": [...]}`` of card

@@ -22,7 +22,7 @@ Arguments
 ``num_players`` (2..5, default 2), ``target_score`` (6000), ``promo_cards`` (False),
 ``promo_copies`` (1), ``max_turns`` (1000, the turn-limit guard), ``reward_mode``
 (``"win"`` or ``"score"``), ``table_layout`` (``"seated"`` or ``"max"``: the rows of a 5-player
-table, see Observation), ``render_mode`` (``"ansi"`` or ``"human"``).
+table, see Observation), ``render_mode`` (``"ansi"``, ``"human"`` or ``"rgb_array"``).
 Reset option: ``options={"first_card": "captain"}`` deals that card, one of this game's fortune
 deck, to the first turn (the rest of the deck is shuffled as usual; ``None``: no card chosen).
 
