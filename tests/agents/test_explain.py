@@ -127,7 +127,7 @@ def test_explain_agent_reads_an_agent_already_built():
 
 def test_replay_position_refuses_bad_moves():
     env = replay_position("skull_king_v0", 3, [])
-    with pytest.raises(ValueError, match="action 0 .* not a legal move"):
+    with pytest.raises(ValueError, match=r"action 0 .* not a legal move"):
         replay_position("skull_king_v0", 3, [10_000])
     first = int(np.flatnonzero(env.game.legal_mask())[0])
     assert replay_position("skull_king_v0", 3, [first]).game.legal_mask().any()
