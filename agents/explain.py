@@ -28,6 +28,7 @@ import numpy as np
 
 import pirate_envs
 from agents.base import Agent
+from agents.policy_agent import shipped_checkpoints
 from agents.registry import make_agent
 
 #: Moves listed per agent unless asked otherwise.
@@ -132,6 +133,49 @@ def explain_agent(env: Any, agent: Agent, name: str, seed: int = 0, top: int = D
     return Explanation(name, choice, raw.action_to_string(choice), moves[: max(1, top)])
 
 
+def default_agents(env: Any) -> list[str]:
+    """``heuristic``, then the shipped network where it plays the table of ``env`` (a hint's default: the last)."""
+    raw = env.unwrapped
+    env_id = raw.metadata["name"]
+    names = ["heuristic"]
+    if env_id in shipped_checkpoints():
+        try:
+            make_agent(f"ppo:{env_id}", env_id, seed=0, env=raw)
+            names.append(f"ppo:{env_id}")
+        except ValueError:  # the network does not play this table (another player count)
+            pass
+    return names
+
+
+def explanation_text(answer: Explanation) -> str:
+    """One agent's answer: its choice, then a row per move with the figures it has."""
+    columns = [
+        (key, title)
+        for key, title in (
+            ("probability", "probability"),
+            ("visits", "visits"),
+            ("value", "value"),
+            ("expected_points", "expected points"),
+        )
+        if any(getattr(move, key) is not None for move in answer.moves)
+    ]
+    lines = [f"{answer.agent}: plays {answer.choice_label}"]
+    if not columns:
+        return lines[0]
+    width = max(len(move.label) for move in answer.moves) + 2
+    lines.append("    " + "move".ljust(width) + "".join(title.rjust(16) for _, title in columns))
+    for move in answer.moves:
+        cells = "".join(_cell(getattr(move, key)).rjust(16) for key, _ in columns)
+        lines.append("    " + move.label.ljust(width) + cells)
+    return "\n".join(lines)
+
+
+def _cell(value: float | int | None) -> str:
+    if value is None:
+        return "-"
+    return str(value) if isinstance(value, int) else f"{value:.4g}"
+
+
 def masked_probabilities(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """The softmax of ``logits`` over the legal moves of ``mask`` (0 elsewhere)."""
     legal = np.flatnonzero(mask)
@@ -213,8 +257,10 @@ __all__ = [
     "DEFAULT_TOP",
     "Explanation",
     "MoveStat",
+    "default_agents",
     "explain",
     "explain_agent",
+    "explanation_text",
     "kapern_expected_points",
     "masked_probabilities",
     "position_text",

@@ -26,8 +26,15 @@ from pathlib import Path
 from typing import Any
 
 import pirate_envs
-from agents.explain import DEFAULT_TOP, Explanation, explain, position_text, replay_position
-from agents.policy_agent import shipped_checkpoints
+from agents.explain import (
+    DEFAULT_TOP,
+    Explanation,
+    default_agents,
+    explain,
+    explanation_text,
+    position_text,
+    replay_position,
+)
 from agents.registry import make_agent
 from experiments.cli import check_env_id, check_players, default_players, games_epilog, parse_args
 from experiments.evaluate import replay
@@ -92,48 +99,6 @@ def position_of(args: ExplainArgs) -> Any:
         return replay_position(args.env_id, args.seed, args.actions, num_players=players)  # type: ignore[arg-type]
     except ValueError as error:
         raise ValueError(f"--actions: {error}") from None
-
-
-def default_agents(env: Any) -> list[str]:
-    """``heuristic`` and the game's shipped network where it plays this table."""
-    env_id = env.metadata["name"]
-    names = ["heuristic"]
-    if env_id in shipped_checkpoints():
-        try:
-            make_agent(f"ppo:{env_id}", env_id, seed=0, env=env)
-            names.append(f"ppo:{env_id}")
-        except ValueError:  # the network does not play this table (another player count)
-            pass
-    return names
-
-
-def explanation_text(answer: Explanation) -> str:
-    """One agent's answer: its choice, then a row per move with the figures it has."""
-    columns = [
-        (key, title)
-        for key, title in (
-            ("probability", "probability"),
-            ("visits", "visits"),
-            ("value", "value"),
-            ("expected_points", "expected points"),
-        )
-        if any(getattr(move, key) is not None for move in answer.moves)
-    ]
-    lines = [f"{answer.agent}: plays {answer.choice_label}"]
-    if not columns:
-        return lines[0]
-    width = max(len(move.label) for move in answer.moves) + 2
-    lines.append("    " + "move".ljust(width) + "".join(title.rjust(16) for _, title in columns))
-    for move in answer.moves:
-        cells = "".join(_cell(getattr(move, key)).rjust(16) for key, _ in columns)
-        lines.append("    " + move.label.ljust(width) + cells)
-    return "\n".join(lines)
-
-
-def _cell(value: float | int | None) -> str:
-    if value is None:
-        return "-"
-    return str(value) if isinstance(value, int) else f"{value:.4g}"
 
 
 def check_args(args: ExplainArgs) -> None:
