@@ -8,6 +8,7 @@
 | ``GET /api/sessions/{id}`` | | its state |
 | ``POST /api/sessions/{id}/move`` | ``{action: int}`` or ``{command: text}`` | the state after the agents moved |
 | ``GET /api/sessions/{id}/record`` | | the finished game's record (409 while it runs) |
+| ``GET /api/sessions/{id}/hint?agent=NAME`` | | an agent's top moves for your turn (409 off it; 400: unknown agent) |
 | ``DELETE /api/sessions/{id}`` | | frees it |
 | ``POST /api/replays`` | a finished game's record | a replay's state and ``id`` |
 | ``POST /api/replays/{id}/goto`` | ``{step: int}`` | the state after that step |
@@ -297,6 +298,18 @@ def create_app(
 
         return await off_loop(work)
 
+    async def hint(request: Request) -> JSONResponse:
+        session = sessions.get(request.path_params["sid"])
+        if not isinstance(session, GameSession):
+            raise RequestError("only games have hints", 404)
+        agent = request.query_params.get("agent")
+
+        def work() -> JSONResponse:
+            with _held(session):
+                return JSONResponse(session.hint(agent))
+
+        return await off_loop(work)
+
     async def delete(request: Request) -> JSONResponse:
         sessions.remove(request.path_params["sid"])
         return JSONResponse({"freed": True})
@@ -312,6 +325,7 @@ def create_app(
         Route("/api/sessions/{sid}", delete, methods=["DELETE"]),
         Route("/api/sessions/{sid}/move", move, methods=["POST"]),
         Route("/api/sessions/{sid}/record", record),
+        Route("/api/sessions/{sid}/hint", hint),
         Route("/api/replays", new_replay, methods=["POST"]),
         Route("/api/replays/{sid}", show),
         Route("/api/replays/{sid}/goto", move, methods=["POST"]),
