@@ -35,7 +35,7 @@ from agents.analysis.report import cell_text, plot_stat, stat_table
 from agents.analysis.tallies import ALL
 from agents.checkpoint import write_atomic
 from agents.extras import MissingExtra, require
-from experiments.cli import check_env_id, parse_args
+from experiments.cli import parse_args
 from experiments.evaluate import MAX_GAMES, check_writable
 
 
@@ -289,7 +289,8 @@ def check_args(args: StrategyPagesArgs) -> None:
     except MissingExtra as error:
         raise ValueError(str(error)) from None
     for env_id in args.env_ids:
-        check_env_id(env_id)
+        if env_id not in PLANS:
+            raise ValueError(f"--env-ids {env_id!r} is not a game; valid ids: {', '.join(PLANS)}")
     if args.games > MAX_GAMES:
         raise ValueError(f"--games {args.games}: at most {MAX_GAMES:,} games in one command")
     check_writable("--out", args.out)
