@@ -84,6 +84,10 @@ def position_of(args: ExplainArgs) -> Any:
     """The raw env at the position the arguments name (``ValueError``: one line)."""
     if (args.record is None) == (args.env_id is None):
         raise ValueError("name one position: --record FILE --move K, or --env-id ID [--seed S] [--actions ...]")
+    if args.record is not None and (args.actions or args.players):
+        raise ValueError("--actions and --players are for --env-id; a record has its own moves and table")
+    if args.record is None and args.move is not None:
+        raise ValueError("--move is the move of a --record; with --env-id, give the moves before it (--actions)")
     if args.record is not None:
         if args.move is None:
             raise ValueError("--record needs --move K: the move to explain (0: the first)")

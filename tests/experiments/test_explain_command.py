@@ -52,6 +52,8 @@ def test_default_agents_are_the_heuristic_and_the_shipped_network(capsys):
         (["--record", "FORGED", "--move", "0"], "recorded scores"),
         (["--record", "NOTJSON", "--move", "0"], "is not JSON"),
         (["--env-id", "chess"], "is not a game"),
+        (["--env-id", "skull_king_v0", "--move", "2"], "--move is the move of a --record"),
+        (["--record", "RECORD", "--move", "0", "--actions", "1"], "--actions and --players are for --env-id"),
         (["--env-id", "skull_king_v0", "--actions", "9999"], "--actions: action 0 (9999) is not a legal move"),
         (["--env-id", "skull_king_v0", "--agents", "nobody"], "--agents 'nobody'"),
         (["--env-id", "skull_king_v0", "--players", "9"], "--players"),
