@@ -293,6 +293,15 @@ class SearchAgent:
             self._iterate(world, seat, root, horizon, bounds, baseline)
         return root
 
+    def root_statistics(self) -> list[tuple[int, int, float]]:
+        """``(action, visits, mean return)`` of every root move of a fresh `search`, most visited first.
+
+        The visits sum to ``simulations``; the mean return is the searching seat's (see the module
+        docstring); the first move is the one `act` plays.
+        """
+        children = sorted(self.search().children.values(), key=lambda child: (-child.visits, -child.total))
+        return [(child.action, child.visits, child.total / max(child.visits, 1)) for child in children]
+
     def _iterate(
         self,
         world: Any,

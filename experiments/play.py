@@ -17,7 +17,10 @@ value (``7``: your 7, or which 7?), a die count, a seat; then the game's short f
 (``red-13``), dice to re-roll (``reroll 2 parrot 1 sabre``, short ``r 2p 1s``), a Piratenpoker
 card for your bid (``b g5``), a Lucky Pirate set (``2x5``). An input that could mean several
 moves lists them and asks again; a move the rules forbid says why (``you must follow black: you
-hold black-5``). ``q``, the end of the input (Ctrl-D) and Ctrl-C end the game with the
+hold black-5``). ``hint`` (a command, not a move) shows what an agent makes of your moves
+(`agents.explain`: the shipped network's probabilities by default; ``hint mcts`` the search's
+visits and values, ``hint oracle`` Kapern's expected points, ``hint heuristic`` its choice),
+computed from your seat's view only. ``q``, the end of the input (Ctrl-D) and Ctrl-C end the game with the
 standings so far (Ctrl-C with exit status 130). ``--reveal`` shows the env's full ansi render
 instead (every seat's cards) and names every move as it is made.
 """
@@ -30,12 +33,15 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 import pirate_envs
+from agents.explain import default_agents, explain, explanation_text
 from agents.registry import make_agent
 from experiments.cli import check_agents, check_env_id, check_players, games_epilog, parse_args
 from pirate_envs.core.events import event_text, record_events
 from pirate_envs.core.text import WIDTH, Ambiguous, Refusal, shorten, text_module
 
 QUIT = {"q", "quit", "exit"}
+#: The player's command that asks an agent about the moves (``hint [AGENT]``); never a move.
+HINT = "hint"
 
 
 @dataclass
@@ -76,19 +82,35 @@ def ask_move(env: Any, legal: list[int], read: TextIO, write: TextIO) -> int | N
     menu = menu_moves(env, legal)
     numbers = f"#1-#{len(menu)} from the menu, " if menu else ""
     while True:
-        write.write(f"your move (a move, {numbers}q to quit): ")
+        write.write(f"your move (a move, {numbers}hint [AGENT], q to quit): ")
         write.flush()
         line = read.readline()
         if not line:
             return None
         if line.strip().lower() in QUIT:
             return None
+        words = line.split()
+        if words and words[0].lower() == HINT:
+            write.write(hint_text(env, words[1:]) + "\n")
+            continue
         parsed = module.parse_move(line, view, legal)
         if not isinstance(parsed, (Ambiguous, Refusal)):
             return parsed
         shown = shorten(line, 20)
         answer = parsed.message if isinstance(parsed, Ambiguous) else f"'{shown}' is not a move: {parsed.reason}"
         write.write(fold(f"  {answer}", "    ") + "\n")
+
+
+def hint_text(env: Any, words: list[str]) -> str:
+    """The answer to ``hint [AGENT]``: the agent's choice and top moves from the seat's view, or one line why not."""
+    if len(words) > 1:
+        return f"  hint takes one agent name at most, e.g. 'hint heuristic'; got {shorten(' '.join(words), 40)!r}"
+    name = words[0] if words else default_agents(env)[-1]
+    try:
+        answer = explain(env, name)
+    except (ValueError, ImportError) as error:
+        return fold(f"  hint {shorten(name, 30)}: {error}", "    ")
+    return textwrap.indent(explanation_text(answer), "  ")
 
 
 def check_args(args: PlayArgs) -> None:

@@ -8,6 +8,7 @@
 | ``GET /api/sessions/{id}`` | | its state |
 | ``POST /api/sessions/{id}/move`` | ``{action: int}`` or ``{command: text}`` | the state after the agents moved |
 | ``GET /api/sessions/{id}/record`` | | the finished game's record (409 while it runs) |
+| ``GET /api/sessions/{id}/hint?agent=NAME`` | | an agent's top moves for your turn (409 off it; 400: unknown agent) |
 | ``DELETE /api/sessions/{id}`` | | frees it |
 | ``POST /api/replays`` | a finished game's record | a replay's state and ``id`` |
 | ``POST /api/replays/{id}/goto`` | ``{step: int}`` | the state after that step |
@@ -15,6 +16,8 @@
 A game's state is what its seat may see: the seat's screen, the public event log, the scores
 and the legal moves; ``chosen_seed`` is the seed the person chose, else ``null`` (the server's
 seed stays secret). The seed and the moves are in the record only, given once the game is over.
+A hint (`agents.explain`: a network's probabilities, the search's visits and values, Kapern's
+oracle's expected points) is computed from the seat's observation and View only.
 
 A bad request gets a 4xx answer ``{"error": message}``; the game goes on. Bodies are JSON only
 (``Content-Type: application/json``, at most `MAX_BODY` bytes, refused as they stream
@@ -297,6 +300,18 @@ def create_app(
 
         return await off_loop(work)
 
+    async def hint(request: Request) -> JSONResponse:
+        session = sessions.get(request.path_params["sid"])
+        if not isinstance(session, GameSession):
+            raise RequestError("only games have hints", 404)
+        agent = request.query_params.get("agent")
+
+        def work() -> JSONResponse:
+            with _held(session):
+                return JSONResponse(session.hint(agent))
+
+        return await off_loop(work)
+
     async def delete(request: Request) -> JSONResponse:
         sessions.remove(request.path_params["sid"])
         return JSONResponse({"freed": True})
@@ -312,6 +327,7 @@ def create_app(
         Route("/api/sessions/{sid}", delete, methods=["DELETE"]),
         Route("/api/sessions/{sid}/move", move, methods=["POST"]),
         Route("/api/sessions/{sid}/record", record),
+        Route("/api/sessions/{sid}/hint", hint),
         Route("/api/replays", new_replay, methods=["POST"]),
         Route("/api/replays/{sid}", show),
         Route("/api/replays/{sid}/goto", move, methods=["POST"]),

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import pirate_envs
+from agents.explain import default_agents, explain_agent
 from agents.policy_agent import AGENT_SUFFIXES
 from agents.registry import agent_names, make_agent
 from pirate_envs.core.events import event_text, record_events
@@ -50,6 +51,8 @@ from pirate_envs.core.text import Ambiguous, Refusal, shorten, text_module
 MAX_RECORD_ACTIONS = 20_000
 #: Largest seed: JavaScript's largest exact integer, so a record survives the page's JSON.
 MAX_SEED = 2**53 - 1
+#: The seed of a hint's agent: the same position gives the same hint.
+HINT_SEED = 0
 #: Blocks of actions the page offers through a picker instead of one button per action.
 PICKED_BLOCKS = {"reroll"}
 
@@ -193,6 +196,7 @@ class GameSession:
         self.seed = secrets.randbelow(MAX_SEED + 1) if chosen is None else self.chosen_seed
         others = [s for s in range(n) if s != seat]
         self.agent_names = dict(zip(others, opponents))
+        self.catalog = catalog
         self.agents = {
             s: catalog.build(name, env_id, self.seed * 101 + s, self.env) for s, name in self.agent_names.items()
         }
@@ -245,6 +249,20 @@ class GameSession:
         for action in actions:
             self._step(action)
         self._run_agents()
+
+    def hint(self, agent: Any) -> dict[str, Any]:
+        """What the agent ``agent`` (a catalog name; ``None``: the shipped network, else the heuristic) makes of
+        the person's moves: ``{"agent", "moves": [{"action", "label", "probability", "visits", "value",
+        "expected_points"}, ...]}`` (`agents.explain`), from the person's seat's view only.
+
+        `RequestError` 409 when it is not the person's turn, 400 for an agent not listed.
+        """
+        game = self.env.game
+        if game.done or game.current_player != self.seat:
+            raise RequestError("a hint is for your turn; it is not your turn", status=409)
+        name = default_agents(self.env)[-1] if agent is None else agent
+        built = self.catalog.build(name, self.env_id, HINT_SEED, self.env)
+        return explain_agent(self.env, built, name, seed=HINT_SEED).to_dict()
 
     def state(self) -> dict[str, Any]:
         """What the page shows: the seat screen, the event log, the scores and the legal moves."""

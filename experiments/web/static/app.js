@@ -217,6 +217,28 @@ function renderStandings(state) {
   box.appendChild(list);
 }
 
+// The Hint button: an agent's top moves for your turn (GET /api/sessions/{id}/hint?agent=NAME).
+function renderHint(state) {
+  const box = $("hint-box"), picker = $("hint-agent"), answer = $("hint-answer");
+  show(box, state.kind === "game" && state.your_turn);
+  if (picker.dataset.game !== state.env_id) {
+    picker.dataset.game = state.env_id;
+    const agents = (games[state.env_id] || {}).agents || [];
+    fillSelect(picker, agents.map((a) => [a, a]), `ppo:${state.env_id}`);
+  }
+  answer.textContent = "";
+  $("hint-button").onclick = async () => {
+    answer.textContent = "thinking...";
+    try {
+      const data = await api("GET", `/api/sessions/${state.id}/hint?agent=${encodeURIComponent(picker.value)}`);
+      const cell = (v) => (v === null ? "" : Number.isInteger(v) ? String(v) : v.toPrecision(3));
+      answer.textContent = `${data.agent}:\n` + data.moves.map((m) => `  ${m.label}  ` +
+        ["probability", "visits", "value", "expected_points"].filter((k) => m[k] !== null)
+          .map((k) => `${k.replace("_", " ")} ${cell(m[k])}`).join(", ")).join("\n");
+    } catch (error) { answer.textContent = error.message; }
+  };
+}
+
 function render(state) {
   window.renderCount = (window.renderCount || 0) + 1; // tests wait on it
   session = state;
@@ -233,6 +255,7 @@ function render(state) {
   renderStandings(state);
   show($("command-form"), !replay && state.your_turn);
   $("hint").textContent = state.hint || "";
+  renderHint(state);
   show($("replay-controls"), replay);
   if (replay) {
     $("step").textContent = `step ${state.step} of ${state.total_steps}`;
