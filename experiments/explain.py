@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pirate_envs
+from agents.evaluation.records import replay
 from agents.explain import (
     DEFAULT_TOP,
     Explanation,
@@ -37,7 +38,6 @@ from agents.explain import (
 )
 from agents.registry import make_agent
 from experiments.cli import check_env_id, check_players, default_players, games_epilog, parse_args
-from experiments.evaluate import replay
 
 #: The largest record file read (a record of the longest capped game is under 100 KB).
 MAX_RECORD_BYTES = 4 * 1024 * 1024

@@ -7,9 +7,10 @@ import json
 import pytest
 
 import pirate_envs
+from agents.evaluation.games import play_game
+from agents.evaluation.records import replay, save_games
 from agents.registry import make_agent
-from experiments import evaluate, explain
-from experiments.evaluate import play_game, save_games
+from experiments import explain
 
 
 @pytest.fixture
@@ -70,4 +71,4 @@ def test_bad_arguments_end_with_one_line(argv, message, record_file, tmp_path, c
     assert exit_info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and message in err
-    assert evaluate.replay(json.loads(record_file.read_text()))  # the record itself is sound
+    assert replay(json.loads(record_file.read_text()))  # the record itself is sound
