@@ -109,6 +109,7 @@ largest, written every step and read by the sampler. The first start compiles th
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -122,6 +123,7 @@ from pirate_envs.core.errors import (
     check_range,
     check_seed,
     is_integer,
+    shown,
 )
 from pirate_envs.core.spec import resolve
 
@@ -336,13 +338,13 @@ class VectorEnv:
     def engine(self, index: int) -> Engine:
         """Game ``index`` as a reference engine in the same state: a new object (changing it changes nothing here).
 
-        Built by `reference_engine`, reset with `reset_options` and the game's moves
-        replayed; ``RuntimeError`` if the reference finds one of them illegal (the batched game
-        would then have left the rules).
+        Built by `start_engine` (the game as it began: reset from `reference_engine` and
+        `reset_options`, or the engine it was loaded from) with the game's moves replayed;
+        ``RuntimeError`` if the reference finds one of them illegal (the batched game would then
+        have left the rules).
         """
         index = self._check_index(index)
-        engine = self._backend.reference_engine(index)
-        engine.reset(np.random.default_rng(0), self._backend.reset_options(index))
+        engine = self._backend.start_engine(index)
         for turn, action in enumerate(self._backend.moves(index)):
             if not engine.legal_mask()[action]:
                 raise RuntimeError(
@@ -359,15 +361,107 @@ class VectorEnv:
         env (``env.unwrapped.game = venv.reference_engine(i)``, then ``env.reset(options=
         venv.reset_options(i))``) to replay the game there.
         """
-        return self._backend.reference_engine(self._check_index(index))
+        return self._backend.reference_engine(self._check_unloaded(index, "reference_engine"))
 
     def reset_options(self, index: int) -> dict[str, Any]:
         """The reset options that start game ``index`` on `reference_engine` (Skull King: its deals)."""
-        return self._backend.reset_options(self._check_index(index))
+        return self._backend.reset_options(self._check_unloaded(index, "reset_options"))
 
     def moves(self, index: int) -> list[int]:
-        """The actions played in game ``index`` so far, in order."""
+        """The actions played in game ``index`` so far, in order (a loaded game: since its load)."""
         return self._backend.moves(self._check_index(index))
+
+    def start_engine(self, index: int) -> Engine:
+        """A new engine holding game ``index`` as it began: replaying `moves` on it gives `engine`.
+
+        A game started by a reset: `reference_engine` reset with `reset_options`. A loaded game
+        (`load`): a clone of the engine it was loaded from, drawing from the row's stream as it was
+        at the load, so it deals and rolls what the row does.
+        """
+        return self._backend.start_engine(self._check_index(index))
+
+    def is_loaded(self, index: int) -> bool:
+        """Whether game ``index`` was loaded from an engine (`load`) and is still that game."""
+        return self._check_index(index) in self._backend.loaded
+
+    def _check_unloaded(self, index: Any, call: str) -> int:
+        index = self._check_index(index)
+        if index in self._backend.loaded:
+            raise RuntimeError(
+                f"game {index} was loaded from an engine and did not start from a reset, so it has no {call}(); "
+                f"use venv.start_engine({index}) (the loaded engine) or venv.engine({index})"
+            )
+        return index
+
+    # ----------------------------------------------------------------- loading and copying games
+    def _check_rows(self, name: str, rows: Any, distinct: bool) -> np.ndarray:
+        """``rows`` (one index or a sequence of them) as ``int64`` indices; one-line errors naming ``name``."""
+        listed = [rows] if is_integer(rows) else rows
+        try:
+            listed = list(listed)
+        except TypeError:
+            raise TypeError(f"{name}={rows!r} is not valid; expected a game index or a sequence of them") from None
+        bad = [row for row in listed if not is_integer(row) or not 0 <= int(row) < self.num_envs]
+        if bad or not listed:
+            what = f"{shown(bad[0])} is not a game index" if bad else "is empty"
+            raise ValueError(f"{name}: {what}; expected integers 0..{self.num_envs - 1}")
+        indices = np.array([int(row) for row in listed], dtype=np.int64)
+        if distinct and len(np.unique(indices)) < len(indices):
+            raise ValueError(f"{name} repeats a game index ({shown(indices.tolist())}); each row may be written once")
+        if not self._has_reset:
+            raise RuntimeError("call reset() before loading or copying games")
+        return indices
+
+    def load(self, rows: Any, engines: Engine | Sequence[Engine], seeds: Any = None) -> None:
+        """Write the games of reference ``engines`` into the games ``rows`` (one engine per row).
+
+        Each engine (this env's engine class and ``Config``, its game not over) is copied: stepping
+        row ``rows[k]`` then plays exactly the game ``engines[k]`` would play given the same
+        actions, except for its chance: from the load on, the row deals and rolls from the
+        splitmix64 stream whose state is ``seeds[k]`` (``seeds``: one integer in ``0..2**64-1`` per
+        row, or ``None``: each row's stream goes on where it is). ``start_engine(rows[k])`` is
+        ``engines[k]`` drawing from that stream: the reference twin of the loaded game. The loaded
+        rows' rewards are zero, their ends cleared, their outputs written; other rows are untouched.
+        ``moves(i)`` counts from the load; ``reference_engine(i)`` and ``reset_options(i)`` raise
+        for a loaded game (it did not start from a reset) until its row starts a new game.
+        """
+        self._backend.refuse_unless_loadable()
+        indices = self._check_rows("rows", rows, distinct=True)
+        listed = [engines] if isinstance(engines, Engine) else engines
+        try:
+            listed = list(listed)
+        except TypeError:
+            what = type(engines).__name__
+            raise TypeError(f"engines must be an engine or a sequence of engines; got {what}") from None
+        if len(listed) != len(indices):
+            raise ValueError(f"{len(listed)} engines given for {len(indices)} rows; give one engine per row")
+        if seeds is None:
+            states = self._backend.rng[indices].copy()
+        else:
+            listed_seeds = [seeds] if is_integer(seeds) else list(seeds)
+            if len(listed_seeds) != len(indices):
+                raise ValueError(f"{len(listed_seeds)} seeds given for {len(indices)} rows; give one seed per row")
+            bad = [seed for seed in listed_seeds if not is_integer(seed) or not 0 <= int(seed) < 2**64]
+            if bad:
+                raise ValueError(f"seeds: {shown(bad[0])} is not valid; expected integers 0..2**64-1 (stream states)")
+            states = np.array([int(seed) for seed in listed_seeds], dtype=np.uint64)
+        self._backend.load(indices, listed, states)
+
+    def copy_rows(self, src: Any, dst: Any) -> None:
+        """Copy games ``src`` whole into the rows ``dst``: state, stream, moves, outputs and loaded start.
+
+        ``src``: one index (copied into every row of ``dst``) or one per ``dst`` row; ``dst``:
+        distinct indices. Every source is read before a row is written. A copy plays on exactly as
+        its source would, deals and dice included (load with other ``seeds`` for other futures).
+        """
+        self._backend.refuse_unless_loadable()
+        destinations = self._check_rows("dst", dst, distinct=True)
+        sources = self._check_rows("src", src, distinct=False)
+        if len(sources) == 1:
+            sources = np.repeat(sources, len(destinations))
+        if len(sources) != len(destinations):
+            raise ValueError(f"{len(sources)} src rows for {len(destinations)} dst rows; give one src or one per dst")
+        self._backend.copy_rows(sources, destinations)
 
     def action_to_string(self, action: int) -> str:
         """A readable label of ``action``."""
