@@ -401,10 +401,11 @@ class VectorEnv:
             listed = list(listed)
         except TypeError:
             raise TypeError(f"{name}={rows!r} is not valid; expected a game index or a sequence of them") from None
+        if not listed:
+            raise ValueError(f"{name} is empty; expected at least one game index 0..{self.num_envs - 1}")
         bad = [row for row in listed if not is_integer(row) or not 0 <= int(row) < self.num_envs]
-        if bad or not listed:
-            what = f"{shown(bad[0])} is not a game index" if bad else "is empty"
-            raise ValueError(f"{name}: {what}; expected integers 0..{self.num_envs - 1}")
+        if bad:
+            raise ValueError(f"{name}: {shown(bad[0])} is not a game index; expected integers 0..{self.num_envs - 1}")
         indices = np.array([int(row) for row in listed], dtype=np.int64)
         if distinct and len(np.unique(indices)) < len(indices):
             raise ValueError(f"{name} repeats a game index ({shown(indices.tolist())}); each row may be written once")

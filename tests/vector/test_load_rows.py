@@ -197,3 +197,133 @@ def test_loaded_rows_play_in_lockstep_with_the_engine(case: str, num_players: in
         fresh = pirate_envs.make(env_id, raw=True, **env_kwargs)
         _start_row(venv, fresh, ended)
         _compare_row(venv, fresh, ended, where)
+
+
+def test_a_skull_king_engine_with_chosen_deals_deals_them_in_the_loaded_row() -> None:
+    """The engine's pending ``deals`` (a reset option) come before the stream's deals, in the row as in the engine."""
+    kwargs = {"num_players": 3, "num_hands": 3}
+    engine = pirate_envs.make(SKULL_KING, raw=True, **kwargs).game
+    hand_2 = [["skull_king", "escape"], ["escape", "pirate"], ["yellow-1", "yellow-2"]]
+    engine.reset(np.random.default_rng(0), {"deals": [[["escape"], ["pirate"], ["mermaid"]], hand_2]})
+    venv = vector.make(SKULL_KING, 2, seed=0, reward_mode="score", **kwargs)
+    venv.reset()
+    venv.load(1, engine, seeds=12345)
+    env = aec_on(SKULL_KING, engine.clone(SplitMix64Stream(12345)), reward_mode="score", **kwargs)
+    play_in_lockstep(venv, {1: env}, np.random.default_rng(1), _Where("load", SKULL_KING, 0), kwargs)
+    assert len(env.game.results) == 3
+
+
+@pytest.mark.parametrize("case", ["skull_king", "kapern", "lucky_pirate"])
+def test_without_seeds_a_loaded_row_goes_on_with_its_own_stream(case: str) -> None:
+    env_id, options, _ = GAMES[case]
+    kwargs = {"num_players": 3, **options}
+    position = reference_positions(env_id, 3, 2, **kwargs)[0]
+    venv = vector.make(env_id, 3, seed=4, **kwargs)
+    venv.reset()
+    stream = int(venv._backend.rng[2])
+    venv.load([2], [position])
+    env = aec_on(env_id, position.clone(SplitMix64Stream(stream)), **kwargs)
+    play_in_lockstep(venv, {2: env}, np.random.default_rng(5), _Where("load", env_id, 4), kwargs)
+
+
+@pytest.mark.parametrize("case", ["skull_king", "kapern", "lucky_pirate"])
+def test_copy_rows_lists_every_per_game_array(case: str) -> None:
+    """Every array of the backend with one row per game is copied (an odd batch size tells them apart)."""
+    env_id, options, _ = GAMES[case]
+    venv = vector.make(env_id, 7, seed=0, num_players=3, **options)
+    backend = venv._backend
+    per_game = {name for name, value in vars(backend).items() if isinstance(value, np.ndarray) and len(value) == 7}
+    assert per_game == {*backend.BASE_ROW_ARRAYS, *backend.ROW_ARRAYS}
+
+
+def test_a_loaded_row_has_no_reset_start_until_a_reset() -> None:
+    venv = vector.make(SKULL_KING, 3, seed=0, num_players=2, num_hands=2)
+    venv.reset()
+    position = reference_positions(SKULL_KING, 0, 2, num_players=2, num_hands=2)[1]
+    venv.load(0, position, seeds=7)
+    for call in (venv.reference_engine, venv.reset_options):
+        with pytest.raises(RuntimeError, match=r"^game 0 was loaded from an engine .* venv.start_engine\(0\)"):
+            call(0)
+    venv.copy_rows(0, [1, 2])
+    assert venv.is_loaded(1) and venv.is_loaded(2)
+    venv.reset()
+    assert not any(venv.is_loaded(i) for i in range(3))
+    assert venv.reset_options(0)["deals"]  # a reset game again
+
+
+def test_copy_rows_over_a_loaded_row_makes_it_the_source_game() -> None:
+    venv = vector.make(KAPERN, 3, seed=0, num_players=2)
+    venv.reset()
+    engine = pirate_envs.make(KAPERN, raw=True, num_players=2).game
+    engine.reset(np.random.default_rng(0))
+    venv.load(1, engine, seeds=3)
+    assert venv.is_loaded(1)
+    venv.copy_rows([0], [1])
+    assert not venv.is_loaded(1) and venv.moves(1) == venv.moves(0)
+    assert venv.engine(1).view(0) == venv.engine(0).view(0)
+    assert (
+        venv._backend.reference_engine(1).pinned_chance.state == venv._backend.reference_engine(0).pinned_chance.state
+    )
+
+
+def _finished(env_id: str, **kwargs: Any) -> Engine:
+    engine = pirate_envs.make(env_id, raw=True, **kwargs).game
+    engine.reset(np.random.default_rng(0))
+    rng = np.random.default_rng(0)
+    while not engine.done:
+        legal = engine.legal_actions()
+        engine.apply(legal[int(rng.integers(len(legal)))])
+    return engine
+
+
+def test_bad_input_is_refused_in_one_line_and_writes_nothing() -> None:
+    kwargs = {"num_players": 2, "num_hands": 2}
+    venv = vector.make(SKULL_KING, 3, seed=0, **kwargs)
+    engine = reference_positions(SKULL_KING, 0, 2, **kwargs)[1]
+    with pytest.raises(RuntimeError, match=r"^call reset\(\) before loading or copying games$"):
+        venv.load(0, engine)
+    venv.reset()
+    kapern = pirate_envs.make(KAPERN, raw=True, num_players=2).game
+    three = reference_positions(SKULL_KING, 0, 2, num_players=3, num_hands=2)[1]
+    longer = reference_positions(SKULL_KING, 0, 2, num_players=2, num_hands=3)[1]
+    before = {i: row_state(venv, i) for i in range(3)}
+    refused = [
+        (ValueError, r"^rows: 3 is not a game index; expected integers 0\.\.2$", lambda: venv.load(3, engine)),
+        (ValueError, r"^rows: -1 is not a game index", lambda: venv.load([-1], [engine])),
+        (TypeError, r"^rows=True is not valid; expected a game index or a sequence", lambda: venv.load(True, engine)),
+        (ValueError, r"^rows: True is not a game index", lambda: venv.load([True], [engine])),
+        (ValueError, r"^rows is empty; expected at least one game index 0\.\.2$", lambda: venv.load([], [])),
+        (ValueError, r"^rows repeats a game index \(\[1, 1\]\)", lambda: venv.load([1, 1], [engine, engine])),
+        (TypeError, r"^engines\[0\] is a KapernEngine; expected a SkullKingEngine$", lambda: venv.load(0, kapern)),
+        (ValueError, r"^engines\[1\] has 3 players; this batch plays 2$", lambda: venv.load([0, 1], [engine, three])),
+        (ValueError, r"^engines\[0\]'s config differs from this batch's: num_hands=3 \(batch: 2\)$",
+         lambda: venv.load(0, longer)),
+        (ValueError, r"^engines\[0\]'s game is over \(terminated\); load a game still in play$",
+         lambda: venv.load(0, _finished(SKULL_KING, **kwargs))),
+        (ValueError, r"^1 engines given for 2 rows; give one engine per row$", lambda: venv.load([0, 1], [engine])),
+        (TypeError, r"^engines must be an engine or a sequence of engines; got int$", lambda: venv.load(0, 5)),
+        (ValueError, r"^seeds: -1 is not valid; expected integers 0\.\.2\*\*64-1", lambda: venv.load(0, engine, -1)),
+        (ValueError, r"^seeds: 18446744073709551616 is not valid", lambda: venv.load(0, engine, 2**64)),
+        (ValueError, r"^2 seeds given for 1 rows; give one seed per row$", lambda: venv.load(0, engine, [1, 2])),
+        (ValueError, r"^dst repeats a game index", lambda: venv.copy_rows(0, [1, 1])),
+        (ValueError, r"^dst: 7 is not a game index", lambda: venv.copy_rows(0, 7)),
+        (ValueError, r"^2 src rows for 1 dst rows; give one src or one per dst$", lambda: venv.copy_rows([0, 1], 2)),
+    ]  # fmt: skip
+    for error, message, call in refused:
+        with pytest.raises(error, match=message) as raised:
+            call()
+        assert "\n" not in str(raised.value)
+    for i in range(3):
+        for name, value in before[i].items():
+            assert np.array_equal(row_state(venv, i)[name], value), f"a refused call changed row {i}'s {name}"
+    assert not any(venv.is_loaded(i) for i in range(3))
+
+
+def test_a_backend_without_a_loader_says_so() -> None:
+    venv = vector.make("piratenpoker_v0", 2, seed=0, num_players=3)
+    engine = pirate_envs.make("piratenpoker_v0", raw=True, num_players=3).game
+    for call in (lambda: venv.load(0, engine), lambda: venv.copy_rows(0, 1)):
+        with pytest.raises(
+            NotImplementedError, match=r"^the batched piratenpoker engine cannot load engines or copy rows yet"
+        ):
+            call()
