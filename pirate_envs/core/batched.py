@@ -95,6 +95,17 @@ def random_below(rng: np.ndarray, i: int, bound: int) -> int:
     return np.int64((high * np.uint64(bound)) >> np.uint64(32))
 
 
+@kernel
+def shuffle_kernel(rng: np.ndarray, i: int, items: np.ndarray) -> None:
+    """Shuffle ``items`` in place from game ``i``'s stream as `SplitMix64Stream.shuffle` does (Fisher-Yates
+    from the end down): a loader's draws at kernel speed (``rng`` may be a one-element copy of a stream)."""
+    for j in range(items.shape[0] - 1, 0, -1):
+        r = random_below(rng, i, j + 1)
+        item = items[j]
+        items[j] = items[r]
+        items[r] = item
+
+
 # ----------------------------------------------------------------------------- the batch driver
 # A game's kernels take one record, ``state``: a ``NamedTuple`` of its constants and arrays, each
 # field the backend attribute of that name (`BatchBackend.State`). The two loops below are the

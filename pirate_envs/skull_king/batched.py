@@ -37,6 +37,7 @@ from pirate_envs.core.batched import (
     kernel,
     random_below,
     reset_games,
+    shuffle_kernel,
     step_games,
     write_outputs,
 )
@@ -532,13 +533,16 @@ class SkullKingBatch(BatchBackend):
         deals = self.deals[index]
         deals[:] = 0
         pending = list(engine._pending_deals)
+        state = np.array([stream.state], dtype=np.uint64)  # the stream, drawn by a kernel (as fast as a deal)
         for later in range(k + 1, self.config.num_hands + 1):
             if pending:  # per-seat kind counts: the cards of each seat in turn
                 counts = pending.pop(0)
                 cards = np.concatenate([np.repeat(np.arange(NUM_KINDS), counts[s]) for s in range(n)])
-            else:
-                cards = stream.permutation(self.deck)[: n * later]
-            deals[later - 1, : n * later] = cards
+            else:  # stream.permutation(deck), the engine's draw
+                cards = self.deck.copy()
+                shuffle_kernel(state, 0, cards)
+            deals[later - 1, : n * later] = cards[: n * later]
+        stream.state = int(state[0])
 
     def reset_options(self, index: int) -> dict[str, Any]:
         """Reset options that make the reference engine deal game ``index``'s cards: ``{"deals": ...}``."""
