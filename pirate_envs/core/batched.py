@@ -1,8 +1,9 @@
 """What the games' batched backends (``pirate_envs/<game>/batched.py``) share.
 
 `BatchBackend`, the base of every backend (the outputs, the random streams, ``reset``,
-``step``, ``moves``); the batch driver, the loops of every game's kernels (`reset_games`,
-`step_games`: a game writes only its new-game, apply and output steps); the splitmix64 random
+``step``, ``moves``, loading engines into rows and copying rows); the batch driver, the loops
+of every game's kernels (`reset_games`, `step_games`, `write_outputs`: a game writes only its
+new-game, apply and output steps); `shuffle_kernel`, a loader's shuffles; the splitmix64 random
 stream, in kernels (`splitmix64_next`, `random_below`) and in Python (`SplitMix64Stream`, the
 same numbers: a chance source of `pirate_envs.core.chance`, re-exported here); and the
 import-time helpers. It imports numba: only the backends import it.
@@ -234,6 +235,10 @@ class BatchBackend:
     the backend's own (the kernels write them in place). A backend without ``State``
     (Piratenpoker's, still) lists its kernels' arguments in `kernel_args` instead, and its kernels
     take the outputs after them.
+
+    Loading (`load`, `copy_rows`: see ``pirate_envs.vector``): a backend lists its own per-game
+    arrays in `ROW_ARRAYS`, has an `outputs_kernel` and writes an engine's game into a row in
+    `load_row`; `loaded` keeps each loaded game's start (`start_engine`).
     """
 
     #: The reference engine class the batched game mirrors.

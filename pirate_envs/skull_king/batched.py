@@ -16,7 +16,9 @@ State of game ``i`` (row ``i`` of each array):
 * ``deals[i, k - 1, s * k + j]``: the ``j``-th card dealt to seat ``s`` in hand ``k``. Every hand
   of a game is dealt when the game starts, so the whole game is known from its deals and
   ``history[i, :moves]`` (its actions in order): ``VectorEnv.engine(i)`` rebuilds the reference
-  engine from them (``reset`` with the ``deals`` option, then the actions).
+  engine from them (``reset`` with the ``deals`` option, then the actions). A game loaded from an
+  engine (``VectorEnv.load``) has its later hands dealt at the load and its earlier ones zero: it
+  is rebuilt from the loaded engine instead.
 * ``rng[i]``: game ``i``'s own splitmix64 stream (seeded from ``numpy.random.SeedSequence``).
 
 The card and scoring constants below are written out (numba's cache does not see changes in
