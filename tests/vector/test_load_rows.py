@@ -241,7 +241,10 @@ def test_a_loaded_row_has_no_reset_start_until_a_reset() -> None:
     venv = vector.make(SKULL_KING, 3, seed=0, num_players=2, num_hands=2)
     venv.reset()
     position = reference_positions(SKULL_KING, 0, 2, num_players=2, num_hands=2)[1]
+    loaded = position.clone()
     venv.load(0, position, seeds=7)
+    position.apply(position.legal_actions()[0])  # the row keeps the game as loaded
+    assert all(venv.start_engine(0).view(s) == loaded.view(s) for s in range(2))
     for call in (venv.reference_engine, venv.reset_options):
         with pytest.raises(RuntimeError, match=r"^game 0 was loaded from an engine .* venv.start_engine\(0\)"):
             call(0)
