@@ -66,10 +66,51 @@ for _ in range(1000):
   seed and ``num_envs`` give the same games.
 * ``engine(i)``: game ``i`` as the reference engine the AEC env uses (to inspect, render, check):
   ``reference_engine(i)``, a fresh reference engine that deals game ``i``'s cards and dice, is
-  reset with ``reset_options(i)`` and game ``i``'s moves so far (``moves(i)``) are replayed.
+  reset with ``reset_options(i)`` and game ``i``'s moves so far (``moves(i)``) are replayed
+  (``start_engine(i)`` is that engine before the replay; for a loaded game see "Loading games").
   The same two start the game in an AEC env: ``env.unwrapped.game = venv.reference_engine(i)``,
   then ``env.reset(options=venv.reset_options(i))``. Kapern keeps the first 8192 moves of a
   game; past them ``engine(i)`` raises a ``RuntimeError``.
+
+Loading games and copying rows
+------------------------------
+A search's rollouts start from positions that no reset deals: the batched engine takes them from
+reference engines (a true game, or a determinized world made by ``engine.clone()`` and
+``resample_hidden``).
+
+```python
+venv.load(rows, engines, seeds=None)   # engines[k]'s game into row rows[k]
+venv.copy_rows(src, dst)               # rows src[k] (or one row src) copied whole into rows dst[k]
+```
+
+* ``load``: each engine (this env's engine class and ``Config``, its game not over; anything else
+  is refused in one line, before any row is written) is copied into its row: every field the
+  kernels keep (hands, trick, bids, scores, phase, dealer, voids and played cards; Kapern's dice,
+  chest, deck and final round; Lucky Pirate's hands, up and down cards, pile, direction, wins,
+  set-up and turn counts). Stepping the row then plays exactly the game the engine plays given
+  the same actions, with the same observations, masks, rewards and ends, but its chance comes
+  from the row's splitmix64 stream whose state is ``seeds[k]`` (one integer in ``0..2**64-1``
+  per row; ``None``: each row's stream goes on from where it is). The engine's own chance source
+  is not used: ``engines[k].clone(SplitMix64Stream(seeds[k]))`` is the loaded row's reference
+  twin, dealing and rolling what the row does (Skull King deals the engine's later hands at the
+  load, as that twin would). The loaded rows' rewards are zero and their ends cleared; no other
+  row changes, nor the engines.
+* After a load: ``moves(i)`` lists the moves since the load; ``start_engine(i)`` is the loaded
+  engine drawing from the row's stream as it was at the load (a fresh clone per call), and
+  ``engine(i)`` that engine with ``moves(i)`` replayed; ``is_loaded(i)`` is true;
+  ``reference_engine(i)`` and ``reset_options(i)`` raise a one-line ``RuntimeError`` (the game did
+  not start from a reset). When the loaded game has ended, the row's next step starts an ordinary
+  new game from its stream, and all of these are as for any game again; so is every row after
+  ``reset``.
+* ``copy_rows``: every per-game array of the source rows (state, stream, moves, outputs, the
+  loaded start) is read, then written into the destination rows (distinct). A copy plays on
+  exactly as its source would, deals and dice included: to fan a position out into rollouts with
+  other futures, load it into many rows with different seeds.
+* Cost (``python benchmarks/bench_load.py``: loads of 256 rows, plain Python per row): the
+  median is about 0.1 ms per row for Skull King and Kapern and 0.3 ms for Lucky Pirate, most
+  of it the clone kept as the start; ``copy_rows`` about 1 us per row.
+* Piratenpoker's backend has no loader yet: ``load`` and ``copy_rows`` raise
+  ``NotImplementedError`` for it.
 
 Randomness
 ----------
@@ -109,6 +150,7 @@ largest, written every step and read by the sampler. The first start compiles th
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -123,6 +165,7 @@ from pirate_envs.core.errors import (
     check_range,
     check_seed,
     is_integer,
+    shown,
 )
 from pirate_envs.core.spec import resolve
 
@@ -337,13 +380,13 @@ class VectorEnv:
     def engine(self, index: int) -> Engine:
         """Game ``index`` as a reference engine in the same state: a new object (changing it changes nothing here).
 
-        Built by `reference_engine`, reset with `reset_options` and the game's moves
-        replayed; ``RuntimeError`` if the reference finds one of them illegal (the batched game
-        would then have left the rules).
+        Built by `start_engine` (the game as it began: reset from `reference_engine` and
+        `reset_options`, or the engine it was loaded from) with the game's moves replayed;
+        ``RuntimeError`` if the reference finds one of them illegal (the batched game would then
+        have left the rules).
         """
         index = self._check_index(index)
-        engine = self._backend.reference_engine(index)
-        engine.reset(np.random.default_rng(0), self._backend.reset_options(index))
+        engine = self._backend.start_engine(index)
         for turn, action in enumerate(self._backend.moves(index)):
             if not engine.legal_mask()[action]:
                 raise RuntimeError(
@@ -360,7 +403,7 @@ class VectorEnv:
         env (``env.unwrapped.game = venv.reference_engine(i)``, then ``env.reset(options=
         venv.reset_options(i))``) to replay the game there.
         """
-        return self._backend.reference_engine(self._check_index(index))
+        return self._backend.reference_engine(self._check_unloaded(index, "reference_engine"))
 
     def chance_outcomes(self, index: int) -> list[Any]:
         """Every chance outcome of game ``index`` so far (deals, shuffles, dice), in the order drawn.
@@ -381,11 +424,104 @@ class VectorEnv:
 
     def reset_options(self, index: int) -> dict[str, Any]:
         """The reset options that start game ``index`` on `reference_engine` (Skull King: its deals)."""
-        return self._backend.reset_options(self._check_index(index))
+        return self._backend.reset_options(self._check_unloaded(index, "reset_options"))
 
     def moves(self, index: int) -> list[int]:
-        """The actions played in game ``index`` so far, in order."""
+        """The actions played in game ``index`` so far, in order (a loaded game: since its load)."""
         return self._backend.moves(self._check_index(index))
+
+    def start_engine(self, index: int) -> Engine:
+        """A new engine holding game ``index`` as it began: replaying `moves` on it gives `engine`.
+
+        A game started by a reset: `reference_engine` reset with `reset_options`. A loaded game
+        (`load`): a clone of the engine it was loaded from, drawing from the row's stream as it was
+        at the load, so it deals and rolls what the row does.
+        """
+        return self._backend.start_engine(self._check_index(index))
+
+    def is_loaded(self, index: int) -> bool:
+        """Whether game ``index`` was loaded from an engine (`load`) and is still that game."""
+        return self._check_index(index) in self._backend.loaded
+
+    def _check_unloaded(self, index: Any, call: str) -> int:
+        index = self._check_index(index)
+        if index in self._backend.loaded:
+            raise RuntimeError(
+                f"game {index} was loaded from an engine and did not start from a reset, so it has no {call}(); "
+                f"use venv.start_engine({index}) (the loaded engine) or venv.engine({index})"
+            )
+        return index
+
+    # ----------------------------------------------------------------- loading and copying games
+    def _check_rows(self, name: str, rows: Any, distinct: bool) -> np.ndarray:
+        """``rows`` (one index or a sequence of them) as ``int64`` indices; one-line errors naming ``name``."""
+        listed = [rows] if is_integer(rows) else rows
+        try:
+            listed = list(listed)
+        except TypeError:
+            raise TypeError(f"{name}={rows!r} is not valid; expected a game index or a sequence of them") from None
+        if not listed:
+            raise ValueError(f"{name} is empty; expected at least one game index 0..{self.num_envs - 1}")
+        bad = [row for row in listed if not is_integer(row) or not 0 <= int(row) < self.num_envs]
+        if bad:
+            raise ValueError(f"{name}: {shown(bad[0])} is not a game index; expected integers 0..{self.num_envs - 1}")
+        indices = np.array([int(row) for row in listed], dtype=np.int64)
+        if distinct and len(np.unique(indices)) < len(indices):
+            raise ValueError(f"{name} repeats a game index ({shown(indices.tolist())}); each row may be written once")
+        if not self._has_reset:
+            raise RuntimeError("call reset() before loading or copying games")
+        return indices
+
+    def load(self, rows: Any, engines: Engine | Sequence[Engine], seeds: Any = None) -> None:
+        """Write the games of reference ``engines`` into the games ``rows`` (one engine per row).
+
+        Each engine (this env's engine class and ``Config``, its game not over) is copied: stepping
+        row ``rows[k]`` then plays exactly the game ``engines[k]`` would play given the same
+        actions, except for its chance: from the load on, the row deals and rolls from the
+        splitmix64 stream whose state is ``seeds[k]`` (``seeds``: one integer in ``0..2**64-1`` per
+        row, or ``None``: each row's stream goes on where it is). ``start_engine(rows[k])`` is
+        ``engines[k]`` drawing from that stream: the reference twin of the loaded game. The loaded
+        rows' rewards are zero, their ends cleared, their outputs written; other rows are untouched.
+        ``moves(i)`` counts from the load; ``reference_engine(i)`` and ``reset_options(i)`` raise
+        for a loaded game (it did not start from a reset) until its row starts a new game.
+        """
+        self._backend.refuse_unless_loadable()
+        indices = self._check_rows("rows", rows, distinct=True)
+        listed = [engines] if isinstance(engines, Engine) else engines
+        try:
+            listed = list(listed)
+        except TypeError:
+            what = type(engines).__name__
+            raise TypeError(f"engines must be an engine or a sequence of engines; got {what}") from None
+        if len(listed) != len(indices):
+            raise ValueError(f"{len(listed)} engines given for {len(indices)} rows; give one engine per row")
+        if seeds is None:
+            states = self._backend.rng[indices].copy()
+        else:
+            listed_seeds = [seeds] if is_integer(seeds) else list(seeds)
+            if len(listed_seeds) != len(indices):
+                raise ValueError(f"{len(listed_seeds)} seeds given for {len(indices)} rows; give one seed per row")
+            bad = [seed for seed in listed_seeds if not is_integer(seed) or not 0 <= int(seed) < 2**64]
+            if bad:
+                raise ValueError(f"seeds: {shown(bad[0])} is not valid; expected integers 0..2**64-1 (stream states)")
+            states = np.array([int(seed) for seed in listed_seeds], dtype=np.uint64)
+        self._backend.load(indices, listed, states)
+
+    def copy_rows(self, src: Any, dst: Any) -> None:
+        """Copy games ``src`` whole into the rows ``dst``: state, stream, moves, outputs and loaded start.
+
+        ``src``: one index (copied into every row of ``dst``) or one per ``dst`` row; ``dst``:
+        distinct indices. Every source is read before a row is written. A copy plays on exactly as
+        its source would, deals and dice included (load with other ``seeds`` for other futures).
+        """
+        self._backend.refuse_unless_loadable()
+        destinations = self._check_rows("dst", dst, distinct=True)
+        sources = self._check_rows("src", src, distinct=False)
+        if len(sources) == 1:
+            sources = np.repeat(sources, len(destinations))
+        if len(sources) != len(destinations):
+            raise ValueError(f"{len(sources)} src rows for {len(destinations)} dst rows; give one src or one per dst")
+        self._backend.copy_rows(sources, destinations)
 
     def action_to_string(self, action: int) -> str:
         """A readable label of ``action``."""

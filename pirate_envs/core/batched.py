@@ -1,8 +1,9 @@
 """What the games' batched backends (``pirate_envs/<game>/batched.py``) share.
 
 `BatchBackend`, the base of every backend (the outputs, the random streams, ``reset``,
-``step``, ``moves``); the batch driver, the loops of every game's kernels (`reset_games`,
-`step_games`: a game writes only its new-game, apply and output steps); the splitmix64 random
+``step``, ``moves``, loading engines into rows and copying rows); the batch driver, the loops
+of every game's kernels (`reset_games`, `step_games`, `write_outputs`: a game writes only its
+new-game, apply and output steps); `shuffle_kernel`, a loader's shuffles; the splitmix64 random
 stream, in kernels (`splitmix64_next`, `random_below`) and in Python (`SplitMix64Stream`, the
 same numbers: a chance source of `pirate_envs.core.chance`, re-exported here); and the
 import-time helpers. It imports numba: only the backends import it.
@@ -10,6 +11,7 @@ import-time helpers. It imports numba: only the backends import it.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import threading
 import time
@@ -22,7 +24,7 @@ from numba import njit
 
 from pirate_envs.core.chance import SplitMix64Stream as SplitMix64Stream
 from pirate_envs.core.engine import Engine
-from pirate_envs.core.errors import check_choice
+from pirate_envs.core.errors import check_choice, shown
 from pirate_envs.core.observation import SEAT_PRESENT, TABLE_LAYOUTS, ObservationLayout, max_table_layout
 
 
@@ -92,6 +94,17 @@ def random_below(rng: np.ndarray, i: int, bound: int) -> int:
     """An integer in ``0..bound-1`` from game ``i``'s stream (multiply-shift; bias below bound / 2**32)."""
     high = splitmix64_next(rng, i) >> np.uint64(32)
     return np.int64((high * np.uint64(bound)) >> np.uint64(32))
+
+
+@kernel
+def shuffle_kernel(rng: np.ndarray, i: int, items: np.ndarray) -> None:
+    """Shuffle ``items`` in place from game ``i``'s stream as `SplitMix64Stream.shuffle` does (Fisher-Yates
+    from the end down): a loader's draws at kernel speed (``rng`` may be a one-element copy of a stream)."""
+    for j in range(items.shape[0] - 1, 0, -1):
+        r = random_below(rng, i, j + 1)
+        item = items[j]
+        items[j] = items[r]
+        items[r] = item
 
 
 # ----------------------------------------------------------------------------- the batch driver
@@ -164,6 +177,13 @@ def step_games(
         output(i, state)
 
 
+@inline_kernel
+def write_outputs(rows: np.ndarray, state: Any, output: Callable[..., None]) -> None:
+    """Write the outputs of the games ``rows`` (a game's ``outputs_kernel``: after `BatchBackend.load`)."""
+    for r in range(rows.shape[0]):
+        output(rows[r], state)
+
+
 #: Seconds a kernel's first call may take before `compile_notice` says that it is compiling.
 COMPILE_NOTICE_DELAY = 2.0
 
@@ -215,6 +235,10 @@ class BatchBackend:
     the backend's own (the kernels write them in place). A backend without ``State``
     (Piratenpoker's, still) lists its kernels' arguments in `kernel_args` instead, and its kernels
     take the outputs after them.
+
+    Loading (`load`, `copy_rows`: see ``pirate_envs.vector``): a backend lists its own per-game
+    arrays in `ROW_ARRAYS`, has an `outputs_kernel` and writes an engine's game into a row in
+    `load_row`; `loaded` keeps each loaded game's start (`start_engine`).
     """
 
     #: The reference engine class the batched game mirrors.
@@ -236,9 +260,19 @@ class BatchBackend:
     step_kernel: ClassVar[Callable[..., None]]
     #: The kernels' record, built once after `_allocate` (for a backend with a `State`).
     state: tuple
+    #: The game's own per-game arrays (row ``i``: game ``i``), besides the base's `BASE_ROW_ARRAYS`:
+    #: what `copy_rows` copies (``None``: not listed yet, and rows cannot be copied or loaded).
+    ROW_ARRAYS: ClassVar[tuple[str, ...] | None] = None
+    #: ``outputs_kernel(rows, state)``: write the outputs of the games ``rows`` (`write_outputs`).
+    outputs_kernel: ClassVar[Callable[..., None] | None] = None
 
     game: np.ndarray
     history: np.ndarray
+    #: The base's per-game arrays (`ROW_ARRAYS` adds the game's own).
+    BASE_ROW_ARRAYS: ClassVar[tuple[str, ...]] = (
+        "rng", "start_state", "game", "history", "observation", "action_mask", "current_player", "rewards",
+        "terminated", "truncated",
+    )  # fmt: skip
 
     def __init__(self, config: Any, reward_mode: str, num_envs: int, score_scale: float, table_layout: str = "seated"):
         self.config = config
@@ -260,6 +294,9 @@ class BatchBackend:
         self.terminated = np.zeros(num, dtype=np.bool_)
         self.truncated = np.zeros(num, dtype=np.bool_)
         self._step_compiled = False
+        #: Games loaded from an engine (`load`) and still in that game: row -> the engine as loaded,
+        #: drawing from the row's stream as it was at the load (`start_engine` hands out clones).
+        self.loaded: dict[int, Engine] = {}
         self._allocate()
         if hasattr(self, "State"):
             self.state = self.State._make(getattr(self, name) for name in self.State._fields)
@@ -295,11 +332,15 @@ class BatchBackend:
     def reset(self, rng_states: np.ndarray) -> None:
         """Start a new game in every slot, game ``i`` drawing from the stream seeded by ``rng_states[i]``."""
         self.rng[:] = rng_states
+        self.loaded.clear()
         with compile_notice(f"the batched {self._game_name()} engine's reset kernel", self.reset_kernel):
             self.reset_kernel(*self._kernel_inputs())
 
     def step(self, actions: np.ndarray) -> None:
         """Apply ``actions`` (``int64``, checked legal for every live game; negative: the game waits)."""
+        if self.loaded:  # a loaded game that ended and moves now starts a new game: it is loaded no more
+            for row in np.flatnonzero((self.terminated | self.truncated) & (actions >= 0)).tolist():
+                self.loaded.pop(row, None)
         if self._step_compiled:
             self.step_kernel(actions, *self._kernel_inputs())
             return
@@ -322,3 +363,94 @@ class BatchBackend:
     def reference_engine(self, index: int) -> Engine:
         """A new reference engine whose ``reset(rng, reset_options(index))`` starts game ``index`` as it began."""
         raise NotImplementedError
+
+    def start_engine(self, index: int) -> Engine:
+        """Game ``index`` as it began here: the loaded engine (a clone) for a loaded game, else
+        `reference_engine` reset with `reset_options`. Replaying `moves` on it gives the game now."""
+        loaded = self.loaded.get(index)
+        if loaded is not None:
+            return loaded.clone()
+        engine = self.reference_engine(index)
+        engine.reset(np.random.default_rng(0), self.reset_options(index))
+        return engine
+
+    # ----------------------------------------------------------------- loading and copying games
+    def load_row(self, index: int, engine: Engine, stream: SplitMix64Stream) -> None:
+        """Write ``engine``'s game (checked by `check_engine`) into game ``index``'s own arrays.
+
+        A game's loader: every field of the kernels' state, the seat shown after an end unset; not
+        the moves made, ``rng``, ``start_state`` nor the outputs (`load` sets them). ``stream`` is the
+        row's stream from the load on: a loader draws from it whatever the kernels hold drawn ahead
+        (Skull King's later hands), as the engine drawing from the same stream would draw it; the
+        row goes on from where the loader leaves it. A backend without a loader cannot load.
+        """
+        raise NotImplementedError
+
+    def refuse_unless_loadable(self) -> None:
+        """``NotImplementedError`` in one line unless this backend can load engines and copy rows."""
+        if type(self).load_row is BatchBackend.load_row or self.ROW_ARRAYS is None:
+            game = self._game_name()
+            raise NotImplementedError(
+                f"the batched {game} engine cannot load engines or copy rows yet (its backend has no loader)"
+            )
+
+    def check_engine(self, position: int, engine: object) -> None:
+        """``ValueError`` (``TypeError`` for another game's engine) in one line unless ``engine`` can be loaded:
+        this game's engine class, this batch's ``Config``, a game not over. ``position``: its place in the list."""
+        if not isinstance(engine, self.ENGINE):
+            raise TypeError(f"engines[{position}] is a {type(engine).__name__}; expected a {self.ENGINE.__name__}")
+        config = getattr(engine, "config", None)
+        if config != self.config:
+            if getattr(config, "num_players", None) != self.num_players:
+                raise ValueError(
+                    f"engines[{position}] has {getattr(config, 'num_players', None)} players; "
+                    f"this batch plays {self.num_players}"
+                )
+            names = [f.name for f in dataclasses.fields(self.config)]
+            differ = [f"{name}={shown(getattr(config, name, None))} (batch: {shown(getattr(self.config, name))})"
+                      for name in names if getattr(config, name, None) != getattr(self.config, name)]  # fmt: skip
+            raise ValueError(f"engines[{position}]'s config differs from this batch's: {', '.join(differ)}")
+        if engine.done:
+            end = "terminated" if engine.terminated else "truncated"
+            raise ValueError(f"engines[{position}]'s game is over ({end}); load a game still in play")
+
+    def load(self, rows: np.ndarray, engines: Sequence[Engine], seeds: np.ndarray) -> None:
+        """Write ``engines[k]``'s game into game ``rows[k]``, which then draws from the stream ``seeds[k]``.
+
+        ``rows``: distinct valid indices (``int64``); ``seeds``: ``uint64`` stream states. Every engine
+        is checked before any row is written. A loaded game's moves count from the load; it remembers
+        ``engines[k].clone(SplitMix64Stream(seeds[k]))`` as its start (`start_engine`) until it ends
+        and a new game starts in its row. Its rewards are zero and its outputs are written.
+        """
+        self.refuse_unless_loadable()
+        for position, engine in enumerate(engines):
+            self.check_engine(position, engine)
+        for index, engine, seed in zip(rows.tolist(), engines, seeds.tolist()):
+            stream = SplitMix64Stream(seed)
+            self.load_row(index, engine, stream)
+            self.game[index, self.MOVES_FIELD] = 0
+            self.rng[index] = stream.state
+            self.start_state[index] = seed
+            self.loaded[index] = engine.clone(SplitMix64Stream(seed))
+        self.rewards[rows] = 0.0
+        self.terminated[rows] = False
+        self.truncated[rows] = False
+        assert self.outputs_kernel is not None, "a backend with a loader has an outputs_kernel"
+        with compile_notice(f"the batched {self._game_name()} engine's outputs kernel", self.outputs_kernel):
+            self.outputs_kernel(rows, *self._kernel_inputs())
+
+    def copy_rows(self, src: np.ndarray, dst: np.ndarray) -> None:
+        """Copy game ``src[k]`` whole (state, stream, history, outputs, loaded start) into row ``dst[k]``.
+
+        ``dst``: distinct indices; every source is read before any row is written.
+        """
+        self.refuse_unless_loadable()
+        for name in (*self.BASE_ROW_ARRAYS, *(self.ROW_ARRAYS or ())):
+            array = getattr(self, name)
+            array[dst] = array[src]
+        starts = [self.loaded.get(index) for index in src.tolist()]
+        for index, start in zip(dst.tolist(), starts):
+            if start is None:
+                self.loaded.pop(index, None)
+            else:
+                self.loaded[index] = start  # shared: start_engine hands out clones only

@@ -47,6 +47,7 @@ from pirate_envs.core.batched import (
     random_below,
     reset_games,
     step_games,
+    write_outputs,
 )
 from pirate_envs.lucky_pirate import actions as _actions
 from pirate_envs.lucky_pirate import cards as _cards
@@ -182,13 +183,11 @@ T_VALUE, T_MODE, T_RUN_KIND, T_RUN_LENGTH = range(4)
 
 
 # ----------------------------------------------------------------------------- tables from the reference
-def pile_tables(rules: _rules.PileRules) -> tuple[np.ndarray, ...]:
-    """The pile rules as tables over every top that play can reach from an empty pile (row 0).
-
-    ``playable[top, kind]``: ``can_play``; ``next_top[top, kind, count - 1]`` and
-    ``clears[top, kind, count - 1]``: ``place``; ``top_info[top, T_*]``: value, mode, run kind
-    and run length of that top.
-    """
+def reachable_tops(
+    rules: _rules.PileRules,
+) -> tuple[list[_rules.PileTop], dict[tuple[int, int, int], tuple[int, bool]]]:
+    """Every top of the pile that play can reach from an empty pile (the rows of the pile tables, the
+    empty pile first) and ``place`` over them: ``(row, kind, count - 1) -> (row of the new top, cleared)``."""
     tops = [_rules.EMPTY_TOP]
     row_of = {_rules.EMPTY_TOP: 0}
     moves: dict[tuple[int, int, int], tuple[int, bool]] = {}
@@ -202,6 +201,17 @@ def pile_tables(rules: _rules.PileRules) -> tuple[np.ndarray, ...]:
                     tops.append(top)
                 moves[j, kind, count - 1] = (row_of[top], cleared)
         j += 1
+    return tops, moves
+
+
+def pile_tables(rules: _rules.PileRules) -> tuple[np.ndarray, ...]:
+    """The pile rules as tables over every top that play can reach from an empty pile (row 0: `reachable_tops`).
+
+    ``playable[top, kind]``: ``can_play``; ``next_top[top, kind, count - 1]`` and
+    ``clears[top, kind, count - 1]``: ``place``; ``top_info[top, T_*]``: value, mode, run kind
+    and run length of that top.
+    """
+    tops, moves = reachable_tops(rules)
     next_top = np.zeros((len(tops), NUM_KINDS, MAX_COPIES), dtype=np.int64)
     clears = np.zeros((len(tops), NUM_KINDS, MAX_COPIES), dtype=np.int8)
     for (row, kind, c), (target, cleared) in moves.items():
@@ -608,6 +618,12 @@ def step_kernel(actions, st):
     step_games(actions, st, _new_game, _apply, _output, F_MOVES, F_SHOWN, F_CURRENT)
 
 
+@kernel
+def outputs_kernel(rows, st):
+    """Write the outputs of the games ``rows`` (after a load)."""
+    write_outputs(rows, st, _output)
+
+
 # ----------------------------------------------------------------------------- the backend
 class LuckyPirateBatch(BatchBackend):
     """The state arrays of ``num_envs`` Lucky Pirate episodes and the kernels that step them (see ``BatchBackend``)."""
@@ -622,6 +638,8 @@ class LuckyPirateBatch(BatchBackend):
     State = LuckyPirateState
     reset_kernel = staticmethod(reset_kernel)
     step_kernel = staticmethod(step_kernel)
+    outputs_kernel = staticmethod(outputs_kernel)
+    ROW_ARRAYS = ("seats", "hands", "ups", "downs", "pile", "pile_counts", "removed")
     #: Most moves kept per episode (a one-game episode keeps its whole turn limit up to this).
     MAX_HISTORY = 16384
 
@@ -660,6 +678,47 @@ class LuckyPirateBatch(BatchBackend):
         #: Moves kept per episode: a one-game episode's turn limit, else ``MAX_HISTORY``.
         self.history_size = min(config.max_turns, self.MAX_HISTORY) if config.wins_to_win == 1 else self.MAX_HISTORY
         self.history = np.zeros((num, self.history_size), dtype=np.int8)
+        #: Row of each top of the pile in the pile tables (built by the first load).
+        self._top_rows: dict[_rules.PileTop, int] | None = None
+
+    def load_row(self, index: int, engine: LuckyPirateEngine, stream: SplitMix64Stream) -> None:
+        """Write ``engine``'s episode into game ``index`` (nothing is drawn ahead: ``stream`` is left as it is).
+
+        The cards put aside unseen (a two-player deal's third hand) are not kept by the kernels.
+        """
+        top = self._top_row(engine.top)
+        game, pile = self.game[index], engine.pile
+        game[F_CURRENT], game[F_DEALER], game[F_DIRECTION] = engine.current_player, engine.dealer, engine.direction
+        game[F_TOP], game[F_PILE_LEN], game[F_TURNS] = top, len(pile), engine.guard.turns
+        game[F_SET_ASIDE], game[F_SETTING_UP] = len(engine.set_aside_games), engine.setting_up
+        game[F_OVER], game[F_SHOWN] = 0, -1
+        seats = self.seats[index]
+        seats[:, S_HAND], seats[:, S_UP], seats[:, S_DOWN] = engine.hand_size, engine.up_size, engine.down_left
+        seats[:, S_WINS], seats[:, S_TO_LAY] = engine.wins, engine.to_lay
+        self.hands[index] = engine.hands
+        self.ups[index] = engine.ups
+        self.downs[index] = EMPTY_SLOT
+        for seat, slots in enumerate(engine.downs):
+            self.downs[index, seat, : len(slots)] = slots
+        self.pile[index] = 0
+        self.pile[index, : len(pile)] = pile
+        self.pile_counts[index] = engine.pile_counts
+        self.removed[index] = engine.removed
+
+    def _top_row(self, top: _rules.PileTop) -> int | None:
+        """The row of ``top`` in the pile tables (``None``: play cannot reach it from an empty pile)."""
+        if self._top_rows is None:
+            self._top_rows = {top: row for row, top in enumerate(reachable_tops(self.config.pile_rules)[0])}
+        return self._top_rows.get(top)
+
+    def check_engine(self, position: int, engine: object) -> None:
+        """`BatchBackend.check_engine`, and a top of the pile the tables hold (a chosen ``pile`` may not be)."""
+        super().check_engine(position, engine)
+        if self._top_row(engine.top) is None:  # type: ignore[attr-defined]
+            raise ValueError(
+                f"engines[{position}]'s pile top {engine.top} cannot be reached by play from an empty pile; "  # type: ignore[attr-defined]
+                "its row cannot hold it"
+            )
 
     def reference_engine(self, index: int) -> LuckyPirateEngine:
         """A reference engine whose ``reset`` starts game ``index`` with its very dealers and deals."""
@@ -668,4 +727,4 @@ class LuckyPirateBatch(BatchBackend):
         return engine
 
 
-__all__ = ["LuckyPirateBatch", "pile_tables"]
+__all__ = ["LuckyPirateBatch", "pile_tables", "reachable_tops"]

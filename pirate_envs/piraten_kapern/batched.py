@@ -41,6 +41,7 @@ from pirate_envs.core.batched import (
     random_below,
     reset_games,
     step_games,
+    write_outputs,
 )
 from pirate_envs.core.observation import ObservationLayout
 from pirate_envs.piraten_kapern import actions as _actions
@@ -542,6 +543,13 @@ def _output(i, st):
     _write_mask(i, st)
 
 
+#: The kernels' phase of each of the engine's.
+_PHASES = {
+    _engine.Phase.ROLLING: PHASE_ROLLING,
+    _engine.Phase.ISLAND: PHASE_ISLAND,
+    _engine.Phase.GAME_OVER: PHASE_OVER,
+}
+
 # Observation scales as kernel constants (checked equal to the encoder's below).
 ROLLS_SCALE_K = 10.0
 POINTS_SCALE_K = 1000.0
@@ -575,6 +583,12 @@ def step_kernel(actions, st):
     step_games(actions, st, _new_game, _apply, _output, F_MOVES, F_SHOWN, F_CURRENT)
 
 
+@kernel
+def outputs_kernel(rows, st):
+    """Write the outputs of the games ``rows`` (after a load)."""
+    write_outputs(rows, st, _output)
+
+
 # ----------------------------------------------------------------------------- the backend
 class KapernBatch(BatchBackend):
     """The state arrays of ``num_envs`` Piraten Kapern games and the kernels that step them (see ``BatchBackend``)."""
@@ -588,6 +602,8 @@ class KapernBatch(BatchBackend):
     State = KapernState
     reset_kernel = staticmethod(reset_kernel)
     step_kernel = staticmethod(step_kernel)
+    outputs_kernel = staticmethod(outputs_kernel)
+    ROW_ARRAYS = ("free", "chest", "scores", "final_left", "deck", "deck_counts")
     #: Moves kept per game (random play runs to the 1000-turn limit in a few thousand moves).
     HISTORY_SIZE = 8192
 
@@ -613,6 +629,24 @@ class KapernBatch(BatchBackend):
         self.history = np.zeros((num, self.HISTORY_SIZE), dtype=np.int16)
         self.rolled = np.zeros(NUM_FACES, dtype=np.int64)  # the kernels' scratch: they allocate nothing
         self.before = np.zeros(n, dtype=np.int64)
+
+    def load_row(self, index: int, engine: KapernEngine, stream: SplitMix64Stream) -> None:
+        """Write ``engine``'s game into game ``index`` (nothing is drawn ahead: ``stream`` is left as it is)."""
+        turn, game = engine.turn, self.game[index]
+        game[F_CURRENT], game[F_PHASE] = engine.current_player, _PHASES[engine.phase]
+        game[F_CARD], game[F_ROLLS] = _rules.CARD_INDEX[turn.card], turn.rolls
+        game[F_SORCERESS_USED], game[F_CHEST_MOVES] = turn.sorceress_used, turn.chest_moves
+        game[F_ISLAND], game[F_ISLAND_SKULLS] = turn.island, turn.island_skulls
+        game[F_TURN_POINTS] = engine.turn_points
+        game[F_TRIGGER] = -1 if engine.final_trigger is None else engine.final_trigger
+        game[F_TURNS], game[F_DECK_LEN], game[F_SHOWN] = engine.guard.turns, len(engine.deck), -1
+        self.free[index] = turn.free
+        self.chest[index] = turn.chest
+        self.scores[index] = engine.scores()
+        self.final_left[index] = engine.final_turns_left
+        self.deck[index] = 0
+        self.deck[index, : len(engine.deck)] = [_rules.CARD_INDEX[card] for card in engine.deck]
+        self.deck_counts[index] = engine.deck_counts()
 
     def reference_engine(self, index: int) -> KapernEngine:
         """A reference engine whose ``reset`` starts game ``index`` with its very cards and dice (its stream pinned)."""

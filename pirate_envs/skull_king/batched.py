@@ -16,7 +16,9 @@ State of game ``i`` (row ``i`` of each array):
 * ``deals[i, k - 1, s * k + j]``: the ``j``-th card dealt to seat ``s`` in hand ``k``. Every hand
   of a game is dealt when the game starts, so the whole game is known from its deals and
   ``history[i, :moves]`` (its actions in order): ``VectorEnv.engine(i)`` rebuilds the reference
-  engine from them (``reset`` with the ``deals`` option, then the actions).
+  engine from them (``reset`` with the ``deals`` option, then the actions). A game loaded from an
+  engine (``VectorEnv.load``) has its later hands dealt at the load and its earlier ones zero: it
+  is rebuilt from the loaded engine instead.
 * ``rng[i]``: game ``i``'s own splitmix64 stream (seeded from ``numpy.random.SeedSequence``).
 
 The card and scoring constants below are written out (numba's cache does not see changes in
@@ -31,12 +33,15 @@ import numpy as np
 
 from pirate_envs.core.batched import (
     BatchBackend,
+    SplitMix64Stream,
     check_constants,
     inline_kernel,
     kernel,
     random_below,
     reset_games,
+    shuffle_kernel,
     step_games,
+    write_outputs,
 )
 from pirate_envs.skull_king import actions as _actions
 from pirate_envs.skull_king import cards as _cards
@@ -468,6 +473,12 @@ def step_kernel(actions, st):
     step_games(actions, st, _new_game, _apply, _output, F_MOVES, F_SHOWN, F_CURRENT)
 
 
+@kernel
+def outputs_kernel(rows, st):
+    """Write the outputs of the games ``rows`` (after a load)."""
+    write_outputs(rows, st, _output)
+
+
 # ----------------------------------------------------------------------------- the backend
 class SkullKingBatch(BatchBackend):
     """The state arrays of ``num_envs`` Skull King games and the kernels that step them (see ``BatchBackend``)."""
@@ -482,6 +493,8 @@ class SkullKingBatch(BatchBackend):
     State = SkullKingState
     reset_kernel = staticmethod(reset_kernel)
     step_kernel = staticmethod(step_kernel)
+    outputs_kernel = staticmethod(outputs_kernel)
+    ROW_ARRAYS = ("seats", "hands", "played", "trick", "voids", "deals")
 
     def _allocate(self) -> None:
         num, n, h = self.num_envs, self.num_players, self.config.num_hands
@@ -500,6 +513,38 @@ class SkullKingBatch(BatchBackend):
         max_moves = n * h + n * h * (h + 1) // 2  # every bid and every card of a game
         self.history = np.zeros((num, max_moves), dtype=np.int8)
         # Skull King has no turn limit: ``truncated`` is never set
+
+    def load_row(self, index: int, engine: SkullKingEngine, stream: SplitMix64Stream) -> None:
+        """Write ``engine``'s game into game ``index``; deal its later hands now from ``stream``.
+
+        The later hands are the engine's pending ``deals`` (a reset option), then one
+        ``stream.permutation`` of the deck per hand: what the engine drawing from ``stream`` deals.
+        The deals of the hands played so far are unknown here and left zero.
+        """
+        k, n = engine.hand_number, self.num_players
+        game = self.game[index]
+        game[F_HAND], game[F_PHASE], game[F_DEALER] = k, int(engine.phase), engine.dealer
+        game[F_LEADER], game[F_CURRENT], game[F_LED] = engine.leader, engine.current_player, engine.led_suit
+        game[F_TRICK_LEN], game[F_TRICKS_DONE], game[F_SHOWN] = len(engine.trick), engine.tricks_done, -1
+        self.seats[index] = np.array([engine.bids, engine.tricks_won, engine.bonuses, engine.score]).T
+        self.hands[index] = engine.hands
+        self.played[index] = engine.played
+        self.trick[index] = 0
+        self.trick[index, : len(engine.trick)] = engine.trick
+        self.voids[index] = np.array(engine.voids, dtype=np.int8)
+        deals = self.deals[index]
+        deals[:] = 0
+        pending = list(engine._pending_deals)
+        state = np.array([stream.state], dtype=np.uint64)  # the stream, drawn by a kernel (as fast as a deal)
+        for later in range(k + 1, self.config.num_hands + 1):
+            if pending:  # per-seat kind counts: the cards of each seat in turn
+                counts = pending.pop(0)
+                cards = np.concatenate([np.repeat(np.arange(NUM_KINDS), counts[s]) for s in range(n)])
+            else:  # stream.permutation(deck), the engine's draw
+                cards = self.deck.copy()
+                shuffle_kernel(state, 0, cards)
+            deals[later - 1, : n * later] = cards[: n * later]
+        stream.state = int(state[0])
 
     def reset_options(self, index: int) -> dict[str, Any]:
         """Reset options that make the reference engine deal game ``index``'s cards: ``{"deals": ...}``."""
