@@ -411,9 +411,9 @@ class VectorEnv:
         The kernels keep no log (it would cost every step): the row's stream is the record, read
         back by replaying the game's moves on `reference_engine` around a
         `pirate_envs.core.chance.RecordingChance`. ``ScriptedChance(outcomes)`` replays the game on
-        a plain engine.
+        a plain engine. A row loaded from an engine (`load`) has no such record: ``RuntimeError``.
         """
-        index = self._check_index(index)
+        index = self._check_unloaded(index, "chance_outcomes")
         engine = self._backend.reference_engine(index)
         recording = RecordingChance(engine.pinned_chance)
         engine.pinned_chance = recording

@@ -245,7 +245,7 @@ def test_a_loaded_row_has_no_reset_start_until_a_reset() -> None:
     venv.load(0, position, seeds=7)
     position.apply(position.legal_actions()[0])  # the row keeps the game as loaded
     assert all(venv.start_engine(0).view(s) == loaded.view(s) for s in range(2))
-    for call in (venv.reference_engine, venv.reset_options):
+    for call in (venv.reference_engine, venv.reset_options, venv.chance_outcomes):
         with pytest.raises(RuntimeError, match=r"^game 0 was loaded from an engine .* venv.start_engine\(0\)"):
             call(0)
     venv.copy_rows(0, [1, 2])
