@@ -41,7 +41,6 @@ from pirate_envs.core.batched import (
     kernel,
     random_below,
     reset_games,
-    step_games,
 )
 from pirate_envs.piratenpoker import actions as _actions
 from pirate_envs.piratenpoker import cards as _cards
@@ -129,6 +128,18 @@ NUM_FIELDS = 13
 # Per-seat fields: the last axis of the ``seats`` array.
 S_HAND_SIZE, S_BID_LEN, S_COMMITTED, S_PASSED, S_PASS_AVAILABLE, S_LAST_PASSED, S_SCORE = range(7)
 NUM_SEAT_FIELDS = 7
+# Options: entries of the ``options`` array handed to the kernels.
+(
+    C_PLAYERS,
+    C_HAND_SIZE,
+    C_MAX_GAMES,
+    C_OVERBOARD_ANY,
+    C_BELOW_DECK_GIFTS,
+    C_TIED_UNDER_STACK,
+    C_PASS_SITS_OUT,
+    C_PASS_CAN_WIN,
+    C_LOOT_PER_COLOUR,
+) = range(9)
 # Rule tables: rows of the ``tables`` array handed to the kernels (see ``_rule_tables``).
 T_VALUE, T_COLOUR, T_POINTS, T_SHARK, T_FRONT_GROUP, T_POINT_RANK, T_NEGATIVE = range(7)
 # Steps of the game flow run by ``_advance`` (the reference's chain of calls, as a loop).
@@ -188,22 +199,9 @@ O_SEAT_PRESENT = len(_OFFSET_PIECES)  # -1 in the seated layout
 
 # ----------------------------------------------------------------------------- the kernels' record
 class PiratenpokerState(NamedTuple):
-    """What the kernels take: the backend's attributes of these names (see ``BatchBackend.State``).
+    """What the kernels take: the backend's attributes of these names (see ``BatchBackend.State``)."""
 
-    The game's options are scalar fields, not entries of an array: a scalar is a constant of the
-    step, while an entry of an ``int64`` array is read again after every write to another ``int64``
-    array (the compiler cannot tell that they never overlap).
-    """
-
-    num_players: int
-    hand_size: int
-    max_games: int
-    overboard_any: bool
-    below_deck_gifts: int
-    tied_under_stack: bool
-    pass_sits_out: bool
-    pass_can_win: bool
-    loot_per_colour: int
+    options: np.ndarray
     score_scale: float
     tables: np.ndarray
     deck_cards: np.ndarray
@@ -301,9 +299,8 @@ def _shuffle(rng, i, items, length):
 
 
 @inline_kernel
-def _draw_card(i, st):
+def _draw_card(i, rng, game, draw, discard):
     """The top card of game ``i``'s draw pile, first refilled from the shuffled discard if empty; -1: none."""
-    game, draw, discard = st.game, st.draw, st.discard
     length = game[i, F_DRAW_LEN]
     if length == 0:
         for k in range(NUM_KINDS):
@@ -311,7 +308,7 @@ def _draw_card(i, st):
                 draw[i, length] = k
                 length += 1
             discard[i, k] = 0
-        _shuffle(st.rng, i, draw[i], length)
+        _shuffle(rng, i, draw[i], length)
         if length == 0:
             return -1
     length -= 1
@@ -322,8 +319,7 @@ def _draw_card(i, st):
 # ----------------------------------------------------------------------------- kernels: scoring
 @inline_kernel
 def _final_score(i, s, tables, displayed):
-    """Seat ``s``'s total of displayed loot with the set bonuses (as ``rules.final_score``; the batched
-    heuristic scores its own rows with it)."""
+    """Seat ``s``'s total of displayed loot with the set bonuses (as ``rules.final_score``)."""
     total = 0
     sharks = 0
     for k in range(NUM_KINDS):
@@ -343,14 +339,13 @@ def _final_score(i, s, tables, displayed):
 
 
 @inline_kernel
-def _rescore(i, s, st):
-    st.seats[i, s, S_SCORE] = _final_score(i, s, st.tables, st.displayed)
+def _rescore(i, s, tables, seats, displayed):
+    seats[i, s, S_SCORE] = _final_score(i, s, tables, displayed)
 
 
 @inline_kernel
-def _rank_keys(i, n, st, keys):
+def _rank_keys(i, n, tables, seats, displayed, keys):
     """``keys[s]``: the final score, then how many loot cards of each point value, highest first."""
-    tables, seats, displayed = st.tables, st.seats, st.displayed
     keys[:] = 0
     for s in range(n):
         keys[s, 0] = seats[i, s, S_SCORE]
@@ -368,11 +363,10 @@ def _key_compare(keys, a, b):
 
 
 @inline_kernel
-def _win_rewards(i, n, st):
+def _win_rewards(i, n, tables, work, seats, displayed, rewards):
     """The terminal zero-sum rewards from the final ranking (as ``rules.final_winners`` and ``win_rewards``)."""
-    rewards = st.rewards
-    keys = st.work[: n * (1 + NUM_KINDS)].reshape((n, 1 + NUM_KINDS))
-    _rank_keys(i, n, st, keys)
+    keys = work[: n * (1 + NUM_KINDS)].reshape((n, 1 + NUM_KINDS))
+    _rank_keys(i, n, tables, seats, displayed, keys)
     best = 0
     for s in range(1, n):
         if _key_compare(keys, s, best) > 0:
@@ -388,10 +382,9 @@ def _win_rewards(i, n, st):
 
 # ----------------------------------------------------------------------------- kernels: the game flow
 @inline_kernel
-def _bid_key(i, s, doubled, st):
+def _bid_key(i, s, doubled, tables, work, bids):
     """A bid's strength as one integer ordered as ``rules.bid_strength``: the total, then the values high to low."""
-    tables, bids = st.tables, st.bids
-    histogram = st.work[MAX_PLAYERS : MAX_PLAYERS + _DIGIT]  # after _bid_winner's keys
+    histogram = work[MAX_PLAYERS : MAX_PLAYERS + _DIGIT]  # after _bid_winner's keys
     histogram[:] = 0
     total = 0
     for k in range(NUM_KINDS):
@@ -414,12 +407,11 @@ def _bid_key(i, s, doubled, st):
 
 
 @inline_kernel
-def _bid_winner(i, n, doubled, st):
+def _bid_winner(i, n, doubled, pass_can_win, tables, work, seats, bids):
     """The round's winner (as ``rules.bid_winner``): the best bid no other bid equals; -1 if none."""
-    seats, pass_can_win = st.seats, st.pass_can_win
-    keys = st.work[:n]
+    keys = work[:n]
     for s in range(n):
-        keys[s] = _bid_key(i, s, doubled, st)
+        keys[s] = _bid_key(i, s, doubled, tables, work, bids)
     best = -1
     for s in range(n):
         unique = True
@@ -432,33 +424,30 @@ def _bid_winner(i, n, doubled, st):
 
 
 @inline_kernel
-def _has_choice(i, s, st):
+def _has_choice(i, s, options, seats):
     """Whether seat ``s`` has a choice at his turn to bid (else he bids nothing)."""
-    seats = st.seats
-    if st.pass_sits_out:
+    if options[C_PASS_SITS_OUT]:
         return seats[i, s, S_PASS_AVAILABLE] != 0
     return seats[i, s, S_HAND_SIZE] > 0 or seats[i, s, S_PASS_AVAILABLE] != 0
 
 
 @inline_kernel
-def _put_under_stack(i, colour, st):
-    face_up, stack_len = st.face_up, st.stack_len
-    st.stacks[i, colour, stack_len[i, colour]] = face_up[i, colour]
+def _put_under_stack(i, colour, face_up, stacks, stack_len):
+    stacks[i, colour, stack_len[i, colour]] = face_up[i, colour]
     stack_len[i, colour] += 1
     face_up[i, colour] = -1
 
 
 @inline_kernel
-def _reveal(i, n, st):
+def _reveal(i, n, options, tables, work, game, seats, bids, last_bids, discard, displayed, face_up, stacks, stack_len):
     """Reveal every bid and act on the winner (as ``PiratenpokerEngine._reveal``); whether a new game is due."""
-    game, seats, bids, last_bids, discard, face_up = st.game, st.seats, st.bids, st.last_bids, st.discard, st.face_up
     rnd = game[i, F_ROUND]
     doubled = -1
     if rnd == ROUND_LOOT:
         for c in range(NUM_COLOURS - 1, -1, -1):
             if face_up[i, c] >= 0:
                 doubled = c
-    winner = _bid_winner(i, n, doubled, st)
+    winner = _bid_winner(i, n, doubled, options[C_PASS_CAN_WIN], tables, work, seats, bids)
     for s in range(n):
         for k in range(NUM_KINDS):
             count = bids[i, s, k]
@@ -473,16 +462,16 @@ def _reveal(i, n, st):
     if winner < 0:  # all tied: the game ends at once
         for c in range(NUM_COLOURS):
             if face_up[i, c] >= 0:
-                if st.tied_under_stack:
-                    _put_under_stack(i, c, st)
+                if options[C_TIED_UNDER_STACK]:
+                    _put_under_stack(i, c, face_up, stacks, stack_len)
                 else:
                     face_up[i, c] = -1
         return True
     if rnd == ROUND_LOOT:
         colour = doubled
-        st.displayed[i, winner, colour * 2 * NUM_FRONTS + face_up[i, colour]] += 1
+        displayed[i, winner, colour * 2 * NUM_FRONTS + face_up[i, colour]] += 1
         face_up[i, colour] = -1
-        _rescore(i, winner, st)
+        _rescore(i, winner, tables, seats, displayed)
         return True
     game[i, F_PHASE] = PHASE_PICK_LOOT
     game[i, F_CHOOSER] = winner
@@ -491,10 +480,10 @@ def _reveal(i, n, st):
 
 
 @inline_kernel
-def _advance(i, todo, seat, st):
+def _advance(i, todo, seat, options, tables, work, rng, game, seats, hands, bids, last_bids, discard, displayed, draw,
+             face_up, stacks, stack_len, terminated, truncated):  # fmt: skip
     """Run the game flow from ``todo`` (a new game, a new round, or the next bidder from ``seat``) to a decision."""
-    n, game, seats, hands = st.num_players, st.game, st.seats, st.hands
-    face_up, stacks, stack_len, terminated, truncated = st.face_up, st.stacks, st.stack_len, st.terminated, st.truncated
+    n = options[C_PLAYERS]
     while True:
         if todo == DO_START_GAME:  # as PiratenpokerEngine._start_game
             empty = False
@@ -503,15 +492,15 @@ def _advance(i, todo, seat, st):
                     empty = True
             if empty:
                 terminated[i] = True
-            elif game[i, F_GAMES] >= st.max_games:
+            elif game[i, F_GAMES] >= options[C_MAX_GAMES]:
                 truncated[i] = True
             if terminated[i] or truncated[i]:
                 game[i, F_PHASE] = PHASE_OVER
                 return
             game[i, F_GAMES] += 1
             for s in range(n):
-                while seats[i, s, S_HAND_SIZE] < st.hand_size:
-                    kind = _draw_card(i, st)
+                while seats[i, s, S_HAND_SIZE] < options[C_HAND_SIZE]:
+                    kind = _draw_card(i, rng, game, draw, discard)
                     if kind < 0:
                         break
                     hands[i, s, kind] += 1
@@ -532,21 +521,21 @@ def _advance(i, todo, seat, st):
                 seats[i, s, S_COMMITTED] = 0
             seat = 0
         for s in range(seat, n):  # as _next_bidder
-            if _has_choice(i, s, st):
+            if _has_choice(i, s, options, seats):
                 game[i, F_CURRENT] = s
                 return
             seats[i, s, S_COMMITTED] = 1
-        if not _reveal(i, n, st):
+        if not _reveal(i, n, options, tables, work, game, seats, bids, last_bids, discard, displayed, face_up, stacks,
+                       stack_len):  # fmt: skip
             return
         todo = DO_START_GAME
 
 
 @inline_kernel
-def _offer_gift(i, st):
+def _offer_gift(i, options, tables, game, displayed):
     """Round 2: the winner may give a negative card while he holds one and has gifts left; whether he may."""
-    game, tables, displayed = st.game, st.tables, st.displayed
     game[i, F_PENDING] = -1
-    if game[i, F_GIFTS] < st.below_deck_gifts:
+    if game[i, F_GIFTS] < options[C_BELOW_DECK_GIFTS]:
         chooser = game[i, F_CHOOSER]
         for j in range(NUM_KINDS):
             kind = tables[T_NEGATIVE, j]
@@ -564,12 +553,12 @@ def _give(i, kind, to_self, game):
 
 
 @inline_kernel
-def _play(i, action, st):
+def _apply(i, action, options, tables, work, rng, game, seats, hands, bids, last_bids, discard, displayed, draw,
+           face_up, stacks, stack_len, terminated, truncated):  # fmt: skip
     """Apply the legal ``action`` of the seat on turn in game ``i`` (as ``PiratenpokerEngine.apply``).
 
     Every action but a card added to a bid, which ``_add_to_bid`` applies with its outputs.
     """
-    game, seats, displayed, face_up = st.game, st.seats, st.displayed, st.face_up
     phase = game[i, F_PHASE]
     next_round = False
     if phase == PHASE_BID:
@@ -578,7 +567,8 @@ def _play(i, action, st):
             seats[i, p, S_PASS_AVAILABLE] = 0
             seats[i, p, S_PASSED] = 1
         seats[i, p, S_COMMITTED] = 1
-        _advance(i, DO_NEXT_BIDDER, p + 1, st)
+        _advance(i, DO_NEXT_BIDDER, p + 1, options, tables, work, rng, game, seats, hands, bids, last_bids, discard,
+                 displayed, draw, face_up, stacks, stack_len, terminated, truncated)  # fmt: skip
         return
     chooser = game[i, F_CHOOSER]
     if phase == PHASE_PICK_LOOT:
@@ -586,53 +576,94 @@ def _play(i, action, st):
         if game[i, F_ROUND] == ROUND_OVERBOARD:
             kind = colour * 2 * NUM_FRONTS + BACK_SIDE * NUM_FRONTS + face_up[i, colour]
             face_up[i, colour] = -1
-            if st.overboard_any:
+            if options[C_OVERBOARD_ANY]:
                 _give(i, kind, 1, game)
-            elif st.tables[T_SHARK, kind]:  # the winner keeps a shark ...
+            elif tables[T_SHARK, kind]:  # the winner keeps a shark ...
                 displayed[i, chooser, kind] += 1
-                _rescore(i, chooser, st)
+                _rescore(i, chooser, tables, seats, displayed)
                 next_round = True
             else:  # ... and gives a negative card to another player
                 _give(i, kind, 0, game)
         else:
-            _put_under_stack(i, colour, st)
+            _put_under_stack(i, colour, face_up, stacks, stack_len)
             game[i, F_GIFTS] = 0
-            next_round = not _offer_gift(i, st)
+            next_round = not _offer_gift(i, options, tables, game, displayed)
     elif phase == PHASE_GIFT:
         if action == KEEP:
             next_round = True
         else:
-            kind = st.tables[T_NEGATIVE, action - GIVE]
+            kind = tables[T_NEGATIVE, action - GIVE]
             displayed[i, chooser, kind] -= 1
-            _rescore(i, chooser, st)
+            _rescore(i, chooser, tables, seats, displayed)
             _give(i, kind, 0, game)
     else:
-        target = (chooser + action - RECIPIENT) % st.num_players
+        target = (chooser + action - RECIPIENT) % options[C_PLAYERS]
         displayed[i, target, game[i, F_PENDING]] += 1
-        _rescore(i, target, st)
+        _rescore(i, target, tables, seats, displayed)
         if game[i, F_ROUND] == ROUND_BELOW_DECK:
             game[i, F_GIFTS] += 1
-            next_round = not _offer_gift(i, st)
+            next_round = not _offer_gift(i, options, tables, game, displayed)
         else:
             next_round = True
     if next_round:  # as _next_round
         game[i, F_PENDING] = -1
         game[i, F_ROUND] += 1
-        _advance(i, DO_START_ROUND, 0, st)
+        _advance(i, DO_START_ROUND, 0, options, tables, work, rng, game, seats, hands, bids, last_bids, discard,
+                 displayed, draw, face_up, stacks, stack_len, terminated, truncated)  # fmt: skip
+
+
+@inline_kernel
+def _new_game(i, options, tables, work, deck_cards, loot_fronts, rng, start_state, game, seats, hands, bids, last_bids,
+              discard, displayed, draw, face_up, stacks, stack_len, terminated, truncated):  # fmt: skip
+    """Start a new game ``i`` (as ``PiratenpokerEngine.reset``): shuffle and deal, shuffle the loot, first game."""
+    start_state[i] = rng[i]
+    n = options[C_PLAYERS]
+    game[i] = 0
+    game[i, F_CHOOSER] = -1
+    game[i, F_PENDING] = -1
+    game[i, F_LAST_WINNER] = -1
+    game[i, F_LAST_ROUND] = -1
+    game[i, F_SHOWN] = -1
+    seats[i] = 0
+    hands[i] = 0
+    bids[i] = 0
+    last_bids[i] = 0
+    discard[i] = 0
+    displayed[i] = 0
+    face_up[i] = -1
+    terminated[i] = False
+    truncated[i] = False
+    for j in range(DECK_SIZE):
+        draw[i, j] = deck_cards[j]
+    _shuffle(rng, i, draw[i], DECK_SIZE)
+    game[i, F_DRAW_LEN] = DECK_SIZE
+    for s in range(n):  # deal from the top, seat 0 first
+        seats[i, s, S_PASS_AVAILABLE] = 1
+        for _ in range(options[C_HAND_SIZE]):
+            kind = _draw_card(i, rng, game, draw, discard)
+            hands[i, s, kind] += 1
+            seats[i, s, S_HAND_SIZE] += 1
+    size = options[C_LOOT_PER_COLOUR]
+    for c in range(NUM_COLOURS):
+        for j in range(size):
+            stacks[i, c, j] = loot_fronts[j]
+        _shuffle(rng, i, stacks[i, c], size)
+        stack_len[i, c] = size
+    _advance(i, DO_START_GAME, 0, options, tables, work, rng, game, seats, hands, bids, last_bids, discard, displayed,
+             draw, face_up, stacks, stack_len, terminated, truncated)  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- kernels: outputs
 @inline_kernel
-def _observe(i, seat, st):
+def _observe(i, seat, options, offsets, scales, game, seats, hands, bids, last_bids, discard, displayed, face_up,
+             stacks, stack_len, obs):  # fmt: skip
     """Write the observation vector of ``seat`` in game ``i`` (as ``observation.Encoder``).
 
     Offsets and scales are read into locals once: the compiler cannot tell that the writes to
-    the observation leave them unchanged, and would read them again after every write.
+    ``obs`` leave them unchanged, and would read them again after every write.
     """
-    n, offsets, scales, game, seats = st.num_players, st.offsets, st.scales, st.game, st.seats
-    hands, bids, last_bids, discard, displayed = st.hands, st.bids, st.last_bids, st.discard, st.displayed
-    face_up, stacks, stack_len = st.face_up, st.stacks, st.stack_len
-    vec = st.observation[i]
+    n = options[C_PLAYERS]
+    vec = obs[i]
     vec[:] = 0.0
     o_hand, o_bid, o_discard = offsets[O_HAND], offsets[O_BID], offsets[O_DISCARD]
     card_scale, discard_scale = scales[O_HAND], scales[O_DISCARD]
@@ -698,14 +729,12 @@ def _observe(i, seat, st):
 
 
 @inline_kernel
-def _write_mask(i, st):
+def _write_mask(i, options, tables, game, seats, hands, displayed, face_up, mask):
     """Write the legal actions of the seat on turn in game ``i`` (as ``PiratenpokerEngine.legal_mask``)."""
-    game = st.game
-    row = st.action_mask[i]
+    row = mask[i]
     row[:] = 0
     phase = game[i, F_PHASE]
     if phase == PHASE_BID:
-        hands, seats = st.hands, st.seats
         p = game[i, F_CURRENT]
         for k in range(NUM_KINDS):
             if hands[i, p, k] > 0:
@@ -715,142 +744,132 @@ def _write_mask(i, st):
         elif seats[i, p, S_PASS_AVAILABLE]:
             row[PASS] = 1
     elif phase == PHASE_PICK_LOOT:
-        face_up = st.face_up
         for c in range(NUM_COLOURS):
             if face_up[i, c] >= 0:
                 row[LOOT + c] = 1
     elif phase == PHASE_GIFT:
-        tables, displayed = st.tables, st.displayed
         chooser = game[i, F_CHOOSER]
         for j in range(KEEP - GIVE):
             if displayed[i, chooser, tables[T_NEGATIVE, j]] > 0:
                 row[GIVE + j] = 1
         row[KEEP] = 1
     elif phase == PHASE_RECIPIENT:
-        for r in range(1, st.num_players):
+        for r in range(1, options[C_PLAYERS]):
             row[RECIPIENT + r] = 1
         row[RECIPIENT] = game[i, F_MAY_SELF]
 
 
 @inline_kernel
-def _rewards(i, n, st):
-    """Game ``i``'s rewards of this step: score changes since ``before`` (score mode) or the terminal win rewards."""
-    score_scale, seats, before, rewards = st.score_scale, st.seats, st.before, st.rewards
+def _rewards(i, n, score_scale, before, tables, work, seats, displayed, rewards, terminated):
+    """Game ``i``'s rewards of this step: score changes (score mode) or the terminal win rewards."""
     if score_scale > 0.0:
         for s in range(n):
             rewards[i, s] = (seats[i, s, S_SCORE] - before[s]) * score_scale
-    elif st.terminated[i]:
-        _win_rewards(i, n, st)
+    elif terminated[i]:
+        _win_rewards(i, n, tables, work, seats, displayed, rewards)
 
 
 @inline_kernel
-def _add_to_bid(i, kind, st):
+def _add_to_bid(i, kind, offsets, scales, game, seats, hands, bids, obs, mask):
     """Bid one card of ``kind`` from the hand of the seat on turn, and update the outputs in place.
 
     The seat stays on turn, its hand size (hand and bid) and everything else it sees stay as they
     were: only these two counts of its observation and three entries of its mask change, so the
     rest of ``_output`` is not rewritten.
     """
-    hands, bids, seats, offsets, card_scale = st.hands, st.bids, st.seats, st.offsets, st.scales[O_HAND]
-    obs, mask = st.observation, st.action_mask
-    p = st.game[i, F_CURRENT]
+    p = game[i, F_CURRENT]
     hands[i, p, kind] -= 1
     bids[i, p, kind] += 1
     seats[i, p, S_HAND_SIZE] -= 1
     seats[i, p, S_BID_LEN] += 1
-    obs[i, offsets[O_HAND] + kind] = hands[i, p, kind] * card_scale
-    obs[i, offsets[O_BID] + kind] = bids[i, p, kind] * card_scale
+    obs[i, offsets[O_HAND] + kind] = hands[i, p, kind] * scales[O_HAND]
+    obs[i, offsets[O_BID] + kind] = bids[i, p, kind] * scales[O_HAND]
     mask[i, ADD + kind] = 1 if hands[i, p, kind] > 0 else 0
     mask[i, COMMIT] = 1
     mask[i, PASS] = 0
 
 
-# ----------------------------------------------------------------------------- the driver's steps
 @inline_kernel
-def _new_game(i, st):
-    """The driver's new-game step (``core.batched``): start game ``i`` (as ``PiratenpokerEngine.reset``),
-    shuffle and deal, shuffle the loot, the first game."""
-    n, game, seats, hands, draw, stacks = st.num_players, st.game, st.seats, st.hands, st.draw, st.stacks
-    st.start_state[i] = st.rng[i]
-    game[i] = 0
-    game[i, F_CHOOSER] = -1
-    game[i, F_PENDING] = -1
-    game[i, F_LAST_WINNER] = -1
-    game[i, F_LAST_ROUND] = -1
-    game[i, F_SHOWN] = -1
-    seats[i] = 0
-    hands[i] = 0
-    st.bids[i] = 0
-    st.last_bids[i] = 0
-    st.discard[i] = 0
-    st.displayed[i] = 0
-    st.face_up[i] = -1
-    deck_cards = st.deck_cards
-    for j in range(DECK_SIZE):
-        draw[i, j] = deck_cards[j]
-    _shuffle(st.rng, i, draw[i], DECK_SIZE)
-    game[i, F_DRAW_LEN] = DECK_SIZE
-    for s in range(n):  # deal from the top, seat 0 first
-        seats[i, s, S_PASS_AVAILABLE] = 1
-        for _ in range(st.hand_size):
-            kind = _draw_card(i, st)
-            hands[i, s, kind] += 1
-            seats[i, s, S_HAND_SIZE] += 1
-    size = st.loot_per_colour
-    loot_fronts = st.loot_fronts
-    for c in range(NUM_COLOURS):
-        for j in range(size):
-            stacks[i, c, j] = loot_fronts[j]
-        _shuffle(st.rng, i, stacks[i, c], size)
-        st.stack_len[i, c] = size
-    _advance(i, DO_START_GAME, 0, st)
-
-
-@inline_kernel
-def _apply(i, action, st):
-    """The driver's apply step (``core.batched.step_games``): apply the legal ``action`` in game ``i``.
-
-    A card added to a bid (most moves) updates the outputs in place (``_add_to_bid``: returns
-    ``False``); any other action is played and its rewards written, the outputs still to write.
-    """
-    if st.game[i, F_PHASE] == PHASE_BID and action < COMMIT:
-        _add_to_bid(i, action, st)
-        return False
-    n, seats, before = st.num_players, st.seats, st.before
-    for s in range(n):
-        before[s] = seats[i, s, S_SCORE]
-    _play(i, action, st)
-    _rewards(i, n, st)
-    return True
-
-
-@inline_kernel
-def _output(i, st):
-    """The driver's output step: game ``i``'s observation, mask and shown seat (the last mover once over, else
-    the seat on turn)."""
-    game = st.game
+def _output(i, options, tables, offsets, scales, game, seats, hands, bids, last_bids, discard, displayed, face_up,
+            stacks, stack_len, obs, mask, shown):  # fmt: skip
+    """Game ``i``'s observation, mask and shown seat (the last mover once over, else the seat on turn)."""
     seat = game[i, F_CURRENT]
     if game[i, F_PHASE] == PHASE_OVER and game[i, F_SHOWN] >= 0:
         seat = game[i, F_SHOWN]
-    st.current_player[i] = seat
-    _observe(i, seat, st)
-    _write_mask(i, st)
+    shown[i] = seat
+    _observe(i, seat, options, offsets, scales, game, seats, hands, bids, last_bids, discard, displayed, face_up,
+             stacks, stack_len, obs)  # fmt: skip
+    _write_mask(i, options, tables, game, seats, hands, displayed, face_up, mask)
 
 
 # ----------------------------------------------------------------------------- batch kernels
+@inline_kernel
+def _start(i, st):
+    """The driver's new-game step (``core.batched.reset_games``): `_new_game` on the record's arrays."""
+    _new_game(i, st.options, st.tables, st.work, st.deck_cards, st.loot_fronts, st.rng, st.start_state, st.game,
+              st.seats, st.hands, st.bids, st.last_bids, st.discard, st.displayed, st.draw, st.face_up, st.stacks,
+              st.stack_len, st.terminated, st.truncated)  # fmt: skip
+
+
+@inline_kernel
+def _write(i, st):
+    """The driver's output step: `_output` on the record's arrays."""
+    _output(i, st.options, st.tables, st.offsets, st.scales, st.game, st.seats, st.hands, st.bids, st.last_bids,
+            st.discard, st.displayed, st.face_up, st.stacks, st.stack_len, st.observation, st.action_mask,
+            st.current_player)  # fmt: skip
+
+
 @kernel
 def reset_kernel(st):
     """Start a new game in every slot and write the outputs."""
-    reset_games(st, _new_game, _output)
+    reset_games(st, _start, _write)
 
 
 @kernel
 def step_kernel(actions, st):
     """Apply one (checked, legal) action per game; a game that ended on the last step starts anew instead.
 
-    A negative action: the game waits (nothing of it changes; its rewards row is zero).
+    A negative action: the game waits (nothing of it changes; its rewards row is zero). The loop is
+    ``core.batched.step_games``'s, written out: through the driver (its steps taking the record,
+    or the record's arrays) the step ran 6-10% slower at 3-5 players, with the same code but for
+    the compiler's choices (more spills); with the arrays unpacked once here, it runs as fast as
+    the kernel before the record.
     """
-    step_games(actions, st, _new_game, _apply, _output, F_MOVES, F_SHOWN, F_CURRENT)
+    options, score_scale, tables, deck_cards, loot_fronts, offsets, scales, rng, start_state = (
+        st.options, st.score_scale, st.tables, st.deck_cards, st.loot_fronts, st.offsets, st.scales, st.rng,
+        st.start_state)  # fmt: skip
+    before, work, game, seats, hands, bids, last_bids, discard, displayed, draw, face_up, stacks, stack_len = (
+        st.before, st.work, st.game, st.seats, st.hands, st.bids, st.last_bids, st.discard, st.displayed, st.draw,
+        st.face_up, st.stacks, st.stack_len)  # fmt: skip
+    history, obs, mask, shown, rewards, terminated, truncated = (
+        st.history, st.observation, st.action_mask, st.current_player, st.rewards, st.terminated, st.truncated)
+    n = options[C_PLAYERS]
+    capacity = history.shape[1]
+    for i in range(game.shape[0]):
+        rewards[i] = 0.0
+        action = actions[i]
+        if action < 0:  # waits
+            continue
+        if terminated[i] or truncated[i]:
+            _new_game(i, options, tables, work, deck_cards, loot_fronts, rng, start_state, game, seats, hands, bids,
+                      last_bids, discard, displayed, draw, face_up, stacks, stack_len, terminated,
+                      truncated)  # fmt: skip
+        else:
+            for s in range(n):
+                before[s] = seats[i, s, S_SCORE]
+            moves = game[i, F_MOVES]
+            if moves < capacity:
+                history[i, moves] = action
+            game[i, F_MOVES] = moves + 1
+            game[i, F_SHOWN] = game[i, F_CURRENT]
+            if game[i, F_PHASE] == PHASE_BID and action < COMMIT:  # most moves: the same seat bids on
+                _add_to_bid(i, action, offsets, scales, game, seats, hands, bids, obs, mask)
+                continue
+            _apply(i, action, options, tables, work, rng, game, seats, hands, bids, last_bids, discard, displayed, draw,
+                   face_up, stacks, stack_len, terminated, truncated)  # fmt: skip
+            _rewards(i, n, score_scale, before, tables, work, seats, displayed, rewards, terminated)
+        _output(i, options, tables, offsets, scales, game, seats, hands, bids, last_bids, discard, displayed,
+                face_up, stacks, stack_len, obs, mask, shown)  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- the backend
@@ -878,15 +897,20 @@ class PiratenpokerBatch(BatchBackend):
         for name, scale in zip(_OFFSET_PIECES, self.scales):
             if not (seated_scales[seated[name]] == scale).all():
                 raise RuntimeError(f"observation piece {name!r} has more than one scale: update the batched kernels")
-        # the options, as the scalar fields of the kernels' record
-        self.hand_size = int(config.hand_size)
-        self.max_games = int(config.max_games)
-        self.overboard_any = config.overboard_gift == "any"
-        self.below_deck_gifts = int(config.below_deck_gifts)
-        self.tied_under_stack = config.all_tied_loot == "under_stack"
-        self.pass_sits_out = bool(config.pass_sits_out)
-        self.pass_can_win = bool(config.pass_can_win)
-        self.loot_per_colour = len(config.loot_fronts)
+        self.options = np.array(
+            [
+                n,
+                config.hand_size,
+                config.max_games,
+                config.overboard_gift == "any",
+                config.below_deck_gifts,
+                config.all_tied_loot == "under_stack",
+                config.pass_sits_out,
+                config.pass_can_win,
+                len(config.loot_fronts),
+            ],
+            dtype=np.int64,
+        )
         self.tables = _rule_tables()
         self.deck_cards = np.repeat(np.arange(NUM_KINDS), _cards.DECK_COUNTS).astype(np.int8)
         self.loot_fronts = np.array([_cards.FRONT_INDEX[f] for f in config.loot_fronts], dtype=np.int8)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections import Counter
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import pytest
@@ -127,27 +127,6 @@ def test_piratenpoker_lockstep_long(num_players: int, reward_mode: str) -> None:
 
 
 # ----------------------------------------------------------------------------- the kernels' pieces
-class _ScoringState(NamedTuple):
-    """The fields of the kernels' record that the scoring helpers read."""
-
-    tables: np.ndarray
-    work: np.ndarray
-    seats: np.ndarray
-    bids: np.ndarray
-    displayed: np.ndarray
-
-
-def _scoring_state(tables: np.ndarray, **arrays: np.ndarray) -> _ScoringState:
-    """A record for one game of two seats: ``arrays`` given, the rest zeros."""
-    zeros = {
-        "work": np.zeros(batched.WORK_SIZE, dtype=np.int64),
-        "seats": np.zeros((1, 2, batched.NUM_SEAT_FIELDS), dtype=np.int64),
-        "bids": np.zeros((1, 2, 24), dtype=np.int8),
-        "displayed": np.zeros((1, 2, 24), dtype=np.int8),
-    }
-    return _ScoringState(tables=tables, **{**zeros, **arrays})
-
-
 def _random_bid(rng: np.random.Generator) -> list[str]:
     return list(rng.choice(POKER_NAMES, size=int(rng.integers(0, 7))))
 
@@ -165,8 +144,8 @@ def test_bid_keys_order_bids_as_the_rules() -> None:
         for seat, bid in enumerate(pair):
             for name in bid:
                 bids[0, seat, POKER_NAMES.index(name)] += 1
-        st = _scoring_state(tables, bids=bids)
-        keys = [batched._bid_key(0, seat, doubled, st) for seat in range(2)]
+        work = np.zeros(batched.WORK_SIZE, dtype=np.int64)
+        keys = [batched._bid_key(0, seat, doubled, tables, work, bids) for seat in range(2)]
         strengths = [bid_strength(bid, None if doubled < 0 else COLOURS[doubled]) for bid in pair]
         assert (keys[0] > keys[1], keys[0] == keys[1]) == (strengths[0] > strengths[1], strengths[0] == strengths[1])
 
@@ -183,14 +162,13 @@ def test_final_scores_and_rank_keys_as_the_rules() -> None:
         if rng.random() < 0.3:
             displayed[0, 1] = displayed[0, 0]
             displayed[0, 1, rng.integers(0, 24)] += 1
-        st = _scoring_state(tables, displayed=displayed)
-        seats = st.seats
+        seats = np.zeros((1, 2, batched.NUM_SEAT_FIELDS), dtype=np.int64)
         names = [[DISPLAYED_NAMES[k] for k in range(24) for _ in range(displayed[0, s, k])] for s in range(2)]
         for seat in range(2):
-            batched._rescore(0, seat, st)
+            batched._rescore(0, seat, tables, seats, displayed)
             assert seats[0, seat, batched.S_SCORE] == final_score(names[seat])
         keys = np.zeros((2, 25), dtype=np.int64)
-        batched._rank_keys(0, 2, st, keys)
+        batched._rank_keys(0, 2, tables, seats, displayed, keys)
         reference = [final_rank_key(n) for n in names]
         assert batched._key_compare(keys, 0, 1) == (reference[0] > reference[1]) - (reference[0] < reference[1])
 
