@@ -72,7 +72,7 @@ def kernel_layout(
 #: atomic increments and decrements, on every array handed between the inlined helpers, took
 #: about 40% of a Kapern step (``perf``), and the step ran 2.6 times faster without them. Such a
 #: kernel may allocate no array, nor call a function that does (numba refuses to compile it):
-#: its scratch arrays come from the backend, through ``kernel_args``.
+#: its scratch arrays come from the backend, through its record (`BatchBackend.State`).
 kernel = njit(cache=True, _nrt=False)
 #: :data:`kernel`, inlined where it is called: the helpers of a game's step.
 inline_kernel = njit(cache=True, inline="always", _nrt=False)
@@ -232,9 +232,7 @@ class BatchBackend:
     ``history``, one row of actions per game; the kernels' scratch arrays too, since the kernels
     allocate nothing: see `kernel`) and names what its kernels take in its record type `State`:
     ``state``, built once after `_allocate`, holds those attributes, and the kernels' arrays are
-    the backend's own (the kernels write them in place). A backend without ``State``
-    (Piratenpoker's, still) lists its kernels' arguments in `kernel_args` instead, and its kernels
-    take the outputs after them.
+    the backend's own (the kernels write them in place).
 
     Loading (`load`, `copy_rows`: see ``pirate_envs.vector``): a backend lists its own per-game
     arrays in `ROW_ARRAYS`, has an `outputs_kernel` and writes an engine's game into a row in
@@ -258,7 +256,7 @@ class BatchBackend:
     reset_kernel: ClassVar[Callable[..., None]]
     #: ``step_kernel(actions, state)``: one step of every game, a negative action waiting (`step_games`).
     step_kernel: ClassVar[Callable[..., None]]
-    #: The kernels' record, built once after `_allocate` (for a backend with a `State`).
+    #: The kernels' record, built once after `_allocate`.
     state: tuple
     #: The game's own per-game arrays (row ``i``: game ``i``), besides the base's `BASE_ROW_ARRAYS`:
     #: what `copy_rows` copies (``None``: not listed yet, and rows cannot be copied or loaded).
@@ -298,8 +296,7 @@ class BatchBackend:
         #: drawing from the row's stream as it was at the load (`start_engine` hands out clones).
         self.loaded: dict[int, Engine] = {}
         self._allocate()
-        if hasattr(self, "State"):
-            self.state = self.State._make(getattr(self, name) for name in self.State._fields)
+        self.state = self.State._make(getattr(self, name) for name in self.State._fields)
 
     @staticmethod
     def build_layout(config: Any) -> ObservationLayout:
@@ -315,26 +312,12 @@ class BatchBackend:
         """Allocate the game's own state arrays and kernel constants (called at the end of ``__init__``)."""
         raise NotImplementedError
 
-    def kernel_args(self) -> tuple[Any, ...]:
-        """Without a `State`: the arguments both kernels take between ``actions`` and the outputs."""
-        raise NotImplementedError
-
-    def _outputs(self) -> tuple[np.ndarray, ...]:
-        return (self.observation, self.action_mask, self.current_player, self.rewards, self.terminated,
-                self.truncated)  # fmt: skip
-
-    def _kernel_inputs(self) -> tuple[Any, ...]:
-        """What both kernels take after ``actions``: the record, or (without a `State`) the arguments and outputs."""
-        if hasattr(self, "State"):
-            return (self.state,)
-        return (*self.kernel_args(), *self._outputs())
-
     def reset(self, rng_states: np.ndarray) -> None:
         """Start a new game in every slot, game ``i`` drawing from the stream seeded by ``rng_states[i]``."""
         self.rng[:] = rng_states
         self.loaded.clear()
         with compile_notice(f"the batched {self._game_name()} engine's reset kernel", self.reset_kernel):
-            self.reset_kernel(*self._kernel_inputs())
+            self.reset_kernel(self.state)
 
     def step(self, actions: np.ndarray) -> None:
         """Apply ``actions`` (``int64``, checked legal for every live game; negative: the game waits)."""
@@ -342,10 +325,10 @@ class BatchBackend:
             for row in np.flatnonzero((self.terminated | self.truncated) & (actions >= 0)).tolist():
                 self.loaded.pop(row, None)
         if self._step_compiled:
-            self.step_kernel(actions, *self._kernel_inputs())
+            self.step_kernel(actions, self.state)
             return
         with compile_notice(f"the batched {self._game_name()} engine's step kernel", self.step_kernel):
-            self.step_kernel(actions, *self._kernel_inputs())
+            self.step_kernel(actions, self.state)
         self._step_compiled = True
 
     def _game_name(self) -> str:
@@ -437,7 +420,7 @@ class BatchBackend:
         self.truncated[rows] = False
         assert self.outputs_kernel is not None, "a backend with a loader has an outputs_kernel"
         with compile_notice(f"the batched {self._game_name()} engine's outputs kernel", self.outputs_kernel):
-            self.outputs_kernel(rows, *self._kernel_inputs())
+            self.outputs_kernel(rows, self.state)
 
     def copy_rows(self, src: np.ndarray, dst: np.ndarray) -> None:
         """Copy game ``src[k]`` whole (state, stream, history, outputs, loaded start) into row ``dst[k]``.

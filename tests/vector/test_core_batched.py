@@ -74,3 +74,22 @@ def test_kernels_compile_without_reference_counting(env_id):
     backend = resolve(pirate_envs.game_spec(env_id).batched_backend)
     for kernel in (backend.reset_kernel, backend.step_kernel):
         assert kernel.targetoptions.get("_nrt") is False, f"{env_id}: {kernel.py_func.__name__} counts references"
+
+
+@pytest.mark.parametrize("env_id", COVERED_ENV_IDS)
+def test_every_backend_hands_its_kernels_one_record(env_id):
+    """Each game's kernels take one record (its backend's `State`) holding the backend's own attributes.
+
+    The base builds it from the names the record declares, and it is what both kernels are given.
+    """
+    from pirate_envs import vector
+
+    venv = vector.make(env_id, 2, seed=0)
+    backend = venv._backend
+    assert isinstance(backend.state, backend.State)
+    for name in backend.State._fields:
+        assert getattr(backend.state, name) is getattr(backend, name), f"{env_id}: state.{name}"
+    venv.reset()
+    venv.step(vector.random_legal_actions(venv.action_mask, np.random.default_rng(0)))
+    for kernel, inputs in ((backend.reset_kernel, 1), (backend.step_kernel, 2)):
+        assert [len(signature) for signature in kernel.signatures] == [inputs], f"{env_id}: {kernel.signatures}"
