@@ -265,7 +265,10 @@ class GameSession:
         return explain_agent(self.env, built, name, seed=HINT_SEED).to_dict()
 
     def state(self) -> dict[str, Any]:
-        """What the page shows: the seat screen, the event log, the scores and the legal moves."""
+        """What the page shows: the seat screen, the event log, the scores, the legal moves and the drawn table.
+
+        ``table`` (the game's ``page_state``) is built from the seat's view and its legal moves only.
+        """
         env, game = self.env, self.env.game
         view = game.view(self.seat)
         your_turn = not game.done and game.current_player == self.seat
@@ -284,8 +287,7 @@ class GameSession:
             "steps": len(self.actions),
             "chosen_seed": self.chosen_seed,
         }
-        if your_turn:
-            state.update(self.text.page_state(view))
+        state.update(self.text.page_state(view, legal))  # the drawn table, from the seat's view only
         return state
 
     def record(self) -> dict[str, Any]:
