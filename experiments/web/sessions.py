@@ -27,7 +27,10 @@ game ends within a few thousand actions; a replayed record holds at most
 
 from __future__ import annotations
 
+import importlib
+import json
 import math
+import os
 import re
 import secrets
 import threading
@@ -306,6 +309,36 @@ class GameSession:
             "agents": [("human" if s == self.seat else self.agent_names[s]) for s in range(game.num_players)],
             "scores": game.scores().tolist(),
         }
+
+
+#: The rules panel's text, per game: the rules section of each env's module docstring (the game's docs page).
+RULES_FILE = Path(__file__).parent / "static" / "rules.json"
+
+
+def rules_summary(env_id: str) -> list[str]:
+    """The rules section of ``env_id``'s module docstring as paragraphs (a bullet starts with ``* ``)."""
+    module = importlib.import_module(f"pirate_envs.{env_id.removesuffix('_v0')}.env")
+    lines = (module.__doc__ or "").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().lower().startswith("rules"))
+    end = next(i for i in range(start + 2, len(lines)) if re.fullmatch(r"[-=]{3,}", lines[i].strip() or "x")) - 1
+    paragraphs: list[str] = []
+    for line in lines[start + 2 : end]:
+        text = line.strip().replace("``", "")
+        if not text:
+            paragraphs.append("")
+        elif text.startswith("* ") or not paragraphs or not paragraphs[-1]:
+            paragraphs.append(text)
+        else:
+            paragraphs[-1] += " " + text
+    return [p for p in paragraphs if p]
+
+
+def write_rules(path: Path = RULES_FILE) -> None:
+    """Write the rules panel's text of every game (`rules_summary`) to ``path``, atomically."""
+    text = json.dumps({env_id: rules_summary(env_id) for env_id in pirate_envs.ENV_IDS}, indent=1) + "\n"
+    partial = path.with_suffix(".json.tmp")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, path)
 
 
 def typed_move(text: Any, command: str, view: Any, legal: list[int]) -> int:

@@ -248,8 +248,8 @@ CARD_RULES: dict[str, str] = {
 }
 #: The symbol a drawn special card shows.
 CARD_SYMBOLS: dict[str, str] = {
-    "captain": "\u2693", "kraken": "\U0001f419", "first_mate": "\u2694", "porthole": "\u25ce",
-    "walk_the_plank": "\u2620", "mermaid": "\u2652", "parrot": "\U0001f99c", "reverse": "\u21c4", "skip": "\u23ed",
+    "captain": "\u2693", "kraken": "\u2646", "first_mate": "\u2694", "porthole": "\u25ce",
+    "walk_the_plank": "\u2620", "mermaid": "\u2652", "parrot": "\u2726", "reverse": "\u21c4", "skip": "\u2298",
 }
 
 
