@@ -346,7 +346,25 @@ function drawSkullKingCenter(state, table, center) {
     trick.appendChild(slot);
   }
   center.appendChild(trick);
+  if (!table.trick.length) { drawLastTrick(state, center); }
   if (table.led_suit) { center.appendChild(make("div", "note", `led suit: ${table.led_suit}`)); }
+}
+
+// The trick just taken (from the public event log), so a trick closed by the agents is still seen.
+function drawLastTrick(state, center) {
+  const events = state.events;
+  const won = events.map((e) => e.kind).lastIndexOf("trick_won");
+  if (won < 0 || events.slice(won).some((e) => e.kind === "deal")) { return; }
+  const plays = [];
+  for (let i = won - 1; i >= 0 && events[i].kind === "play"; i--) { plays.unshift(events[i]); }
+  const box = make("div", "last-trick");
+  box.appendChild(make("span", "note", `last trick, won by player_${events[won].seat}:`));
+  for (const event of plays) {
+    const card = drawCard(cardFromName(event.cards[0]), { mini: true });
+    card.title = `player_${event.seat}: ${event.cards[0]}`;
+    box.appendChild(card);
+  }
+  center.appendChild(box);
 }
 
 function drawKapernCenter(state, table, center) {
