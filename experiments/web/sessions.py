@@ -449,14 +449,24 @@ class ReplaySession:
         self._goto(step)
 
     def state(self) -> dict[str, Any]:
-        """The full state after the current step (every hand: the game is over), as the page shows it."""
-        env = self.env
+        """The full state after the current step (every hand: the game is over), as the page shows it.
+
+        ``table`` is the drawn table seen from seat 0, ``hands`` every seat's hand (``None`` in Kapern).
+        """
+        env, game = self.env, self.env.game
         last = self.actions[self.step - 1] if self.step else None
+        text = text_module(env)
+        tables = [text.page_state(game.view(seat))["table"] for seat in range(game.num_players)]
         return {
             "kind": self.kind,
             "env_id": self.env_id,
-            "game": text_module(env).GAME_NAME,
+            "game": text.GAME_NAME,
             "players": self.agent_names or env.possible_agents,
+            # the drawn table from player_0's seat, and every seat's hand (a record shows every card)
+            "seat": 0,
+            "your_turn": False,
+            "table": tables[0],
+            "hands": [table.get("hand") for table in tables],
             "text": env.game.render(),
             **_outcome(env),
             "step": self.step,

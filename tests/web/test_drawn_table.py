@@ -146,3 +146,53 @@ def test_a_piratenpoker_bid_is_built_by_clicking_cards_and_undone_before_the_com
     log = [item.text for item in browser.find_elements(By.CSS_SELECTOR, "#log li")]
     assert "player_0 has bid" in log
     assert not browser.find_element(By.ID, "error").is_displayed()
+
+
+def test_a_replay_is_drawn_with_every_seats_cards_and_stepped_with_the_scrubber(server, browser, tmp_path):  # noqa: F811
+    import json
+    import urllib.request
+
+    def call(path: str, body: dict | None = None) -> dict:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(server + path, data=data, headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=20) as answer:
+            return json.load(answer)
+
+    body = {"env_id": "skull_king_v0", "opponents": ["heuristic", "heuristic"], "seed": 2, "options": {"num_hands": 2}}
+    state = call("/api/sessions", body)
+    while not state["done"]:
+        state = call(f"/api/sessions/{state['id']}/move", {"action": state["moves"][0]["action"]})
+    record = call(f"/api/sessions/{state['id']}/record")
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    total = len(record["actions"])
+
+    browser.set_window_size(390, 1000)
+    browser.get(server)
+    WebDriverWait(browser, 20).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#game-select option")))
+    browser.find_element(By.ID, "record-file").send_keys(str(path))
+    browser.find_element(By.ID, "load-replay").click()
+    WebDriverWait(browser, 20).until(ec.visibility_of_element_located((By.ID, "scrubber")))
+    before = render_count(browser)
+    browser.execute_script(
+        "const s = document.getElementById('scrubber'); s.value = 3; s.dispatchEvent(new Event('change'))"
+    )
+    WebDriverWait(browser, 20).until(lambda d: render_count(d) > before)
+    assert browser.find_element(By.ID, "step").text == f"step 3 of {total}"
+    # after the three bids of hand 1 every seat holds its one card, every one drawn
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#seats .replay-hand .card")) == 2
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#hand .card")) == 1
+    assert not browser.find_elements(By.CSS_SELECTOR, "#board button.legal")  # nothing to play in a replay
+    before = render_count(browser)
+    browser.find_element(By.ID, "prev").click()
+    WebDriverWait(browser, 20).until(lambda d: render_count(d) > before)
+    assert browser.find_element(By.ID, "step").text == f"step 2 of {total}"
+    no_sideways_scroll(browser)
+
+
+@pytest.mark.parametrize("width", [360, 1920])
+def test_the_largest_tables_fit_the_narrowest_and_widest_windows(server, browser, width):  # noqa: F811
+    for env_id in ("skull_king_v0", "lucky_pirate_v0"):
+        start(browser, server, env_id, max(pirate_envs.game_spec(env_id).player_counts), width)
+        assert browser.find_elements(By.CSS_SELECTOR, "#hand .card")
+        no_sideways_scroll(browser)

@@ -272,7 +272,7 @@ function moveButton(choice, extraClass = "") {
 
 function markers(state, seat) {
   const box = make("div", "seat-head");
-  const who = seat.seat === state.seat ? "you" : state.players[seat.seat];
+  const who = seat.seat === state.seat && state.kind === "game" ? "you" : state.players[seat.seat];
   box.appendChild(make("strong", "", `player_${seat.seat}`));
   box.appendChild(make("span", "agent", who));
   if (seat.dealer) { box.appendChild(make("span", "badge dealer", "D")).title = "dealer"; }
@@ -324,6 +324,13 @@ function drawSeat(state, table, seat, lastMoves) {
     }
   }
   if (row.children.length) { box.appendChild(row); }
+  const replayHand = !mine && state.hands && state.hands[seat.seat];
+  if (replayHand && replayHand.length) { // a replay shows every seat's cards
+    const hand = make("div", "mini-row replay-hand");
+    hand.setAttribute("aria-label", `player_${seat.seat}'s hand`);
+    for (const card of replayHand) { hand.appendChild(drawCard(card, { mini: true })); }
+    box.appendChild(hand);
+  }
   for (const choice of seat.choices || []) {
     const button = moveButton(choice, "give-to");
     button.setAttribute("aria-label", `${choice.label}: player_${seat.seat}`);
@@ -709,12 +716,12 @@ async function render(state) {
   show($("setup"), false);
   show($("table"), true);
   const replay = state.kind === "replay";
-  $("title").textContent = `${state.game}` + (replay ? " (replay)" : ` \u2014 you are player_${state.seat}`);
+  $("title").textContent = `${state.game}` + (replay ? " (replay, every seat's cards shown)" :
+    ` \u2014 you are player_${state.seat}`);
   renderRules(state.env_id, $("rules-text"));
   $("rules-title").textContent = `Rules: ${state.game}`;
   if (!fresh) { await playOutEvents(state); } else { shownEvents = state.events.length; }
   $("screen").textContent = state.text;
-  if (replay) { $("text-view").open = true; }
   drawTable(state);
   renderScores(state);
   renderLog(state);
