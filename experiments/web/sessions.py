@@ -27,7 +27,10 @@ game ends within a few thousand actions; a replayed record holds at most
 
 from __future__ import annotations
 
+import importlib
+import json
 import math
+import os
 import re
 import secrets
 import threading
@@ -265,7 +268,10 @@ class GameSession:
         return explain_agent(self.env, built, name, seed=HINT_SEED).to_dict()
 
     def state(self) -> dict[str, Any]:
-        """What the page shows: the seat screen, the event log, the scores and the legal moves."""
+        """What the page shows: the seat screen, the event log, the scores, the legal moves and the drawn table.
+
+        ``table`` (the game's ``page_state``) is built from the seat's view and its legal moves only.
+        """
         env, game = self.env, self.env.game
         view = game.view(self.seat)
         your_turn = not game.done and game.current_player == self.seat
@@ -284,8 +290,7 @@ class GameSession:
             "steps": len(self.actions),
             "chosen_seed": self.chosen_seed,
         }
-        if your_turn:
-            state.update(self.text.page_state(view))
+        state.update(self.text.page_state(view, legal))  # the drawn table, from the seat's view only
         return state
 
     def record(self) -> dict[str, Any]:
@@ -304,6 +309,36 @@ class GameSession:
             "agents": [("human" if s == self.seat else self.agent_names[s]) for s in range(game.num_players)],
             "scores": game.scores().tolist(),
         }
+
+
+#: The rules panel's text, per game: the rules section of each env's module docstring (the game's docs page).
+RULES_FILE = Path(__file__).parent / "static" / "rules.json"
+
+
+def rules_summary(env_id: str) -> list[str]:
+    """The rules section of ``env_id``'s module docstring as paragraphs (a bullet starts with ``* ``)."""
+    module = importlib.import_module(f"pirate_envs.{env_id.removesuffix('_v0')}.env")
+    lines = (module.__doc__ or "").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().lower().startswith("rules"))
+    end = next(i for i in range(start + 2, len(lines)) if re.fullmatch(r"[-=]{3,}", lines[i].strip() or "x")) - 1
+    paragraphs: list[str] = []
+    for line in lines[start + 2 : end]:
+        text = line.strip().replace("``", "")
+        if not text:
+            paragraphs.append("")
+        elif text.startswith("* ") or not paragraphs or not paragraphs[-1]:
+            paragraphs.append(text)
+        else:
+            paragraphs[-1] += " " + text
+    return [p for p in paragraphs if p]
+
+
+def write_rules(path: Path = RULES_FILE) -> None:
+    """Write the rules panel's text of every game (`rules_summary`) to ``path``, atomically."""
+    text = json.dumps({env_id: rules_summary(env_id) for env_id in pirate_envs.ENV_IDS}, indent=1) + "\n"
+    partial = path.with_suffix(".json.tmp")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, path)
 
 
 def typed_move(text: Any, command: str, view: Any, legal: list[int]) -> int:
@@ -414,14 +449,24 @@ class ReplaySession:
         self._goto(step)
 
     def state(self) -> dict[str, Any]:
-        """The full state after the current step (every hand: the game is over), as the page shows it."""
-        env = self.env
+        """The full state after the current step (every hand: the game is over), as the page shows it.
+
+        ``table`` is the drawn table seen from seat 0, ``hands`` every seat's hand (``None`` in Kapern).
+        """
+        env, game = self.env, self.env.game
         last = self.actions[self.step - 1] if self.step else None
+        text = text_module(env)
+        tables = [text.page_state(game.view(seat))["table"] for seat in range(game.num_players)]
         return {
             "kind": self.kind,
             "env_id": self.env_id,
-            "game": text_module(env).GAME_NAME,
+            "game": text.GAME_NAME,
             "players": self.agent_names or env.possible_agents,
+            # the drawn table from player_0's seat, and every seat's hand (a record shows every card)
+            "seat": 0,
+            "your_turn": False,
+            "table": tables[0],
+            "hands": [table.get("hand") for table in tables],
             "text": env.game.render(),
             **_outcome(env),
             "step": self.step,

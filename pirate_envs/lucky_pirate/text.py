@@ -13,6 +13,7 @@ on the pile says why.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from pirate_envs.core.text import (
@@ -232,9 +233,105 @@ def _count(number: int | str) -> int:
     return int(text)
 
 
-def page_state(view: View) -> dict[str, Any]:
-    """What the web table draws beside the seat's text (nothing yet for this game)."""
-    return {}
+#: One line per card kind: what it does on the pile (the tooltip of a drawn card).
+CARD_RULES: dict[str, str] = {
+    **{n: f"{n}: plays on a pile of value {n} or less; three {n}s in a row clear the pile." for n in KINDS[:8]},
+    "captain": "Captain (9): goes on anything but the Kraken; only a First Mate or a Porthole goes on it.",
+    "kraken": "Kraken (10): the highest number.",
+    "first_mate": "First Mate (9): goes on the Captain and turns the pile into a plain 9.",
+    "porthole": "Porthole: copies the card below it.",
+    "walk_the_plank": "Walk the Plank: goes on anything but the Captain and clears the pile.",
+    "mermaid": "Mermaid (wild): goes on anything but the Captain and stays worth 7.",
+    "parrot": "Parrot (wild): goes on anything but the Captain; any card may follow it.",
+    "reverse": "Reverse: play turns the other way (two Reverses cancel out).",
+    "skip": "Skip: the next player misses a turn (one skipped per Skip).",
+}
+#: The symbol a drawn special card shows.
+CARD_SYMBOLS: dict[str, str] = {
+    "captain": "\u2693", "kraken": "\u2646", "first_mate": "\u2694", "porthole": "\u25ce",
+    "walk_the_plank": "\u2620", "mermaid": "\u2652", "parrot": "\u2726", "reverse": "\u21c4", "skip": "\u2298",
+}
 
 
-__all__ = ["GAME_NAME", "Reader", "move_hint", "page_state", "parse_move", "seat_text"]
+def card_face(kind: int) -> dict[str, Any]:
+    """A drawn card of kind index ``kind``: ``{id, suit, value, kind, name, rule, symbol}``."""
+    name = KINDS[kind]
+    number = name.isdigit()
+    return {"id": kind, "suit": "number" if number else "special", "value": FACE_VALUE[kind],
+            "kind": "number" if number else name, "name": name.replace("_", " "), "rule": CARD_RULES[name],
+            "symbol": "" if number else CARD_SYMBOLS[name]}
+
+
+def page_state(view: View, legal: Sequence[int] = ()) -> dict[str, Any]:
+    """What the web table draws, from ``view`` only: ``{"table": ...}``.
+
+    ``hand`` (one card per card held; ``choices`` play 1..n of its kind, or lay it up in the
+    set-up), ``seats`` (absolute: hand size, up cards, down cards (yours carry the blind-play
+    ``choices``; your up cards the play ``choices`` once your hand is empty), wins, turn),
+    ``pile`` (top cards topmost first, size, value, mode; ``choices``: pick it up),
+    ``direction`` and ``buttons`` (pick up). ``legal``: the seat's legal actions.
+    """
+    n, me = view.num_players, view.seat
+    legal_set = set(legal)
+
+    def plays(kind: int) -> list[dict[str, Any]]:
+        actions = [play_action(kind, c) for c in range(1, MAX_COPIES + 1)] + [LAY_UP_OFFSET + kind]
+        return [_choice(a) for a in actions if a in legal_set]
+
+    def cards(counts: Any, choices: Any) -> list[dict[str, Any]]:
+        return [{**card_face(k), "choices": choices(k)} for k in range(NUM_KINDS) for _ in range(int(counts[k]))]
+
+    current = (me + view.to_play) % n
+    over = not view.setting_up and any(
+        not (view.hand_sizes[r] or view.up[r].any() or view.down_counts[r]) for r in range(n)
+    )
+    seats = []
+    for s in range(n):
+        r = (s - me) % n
+        mine = s == me
+        down = (
+            [{"slot": i, "choices": [_choice(DOWN_OFFSET + i)] if DOWN_OFFSET + i in legal_set else []}
+             for i, filled in enumerate(view.down_slots) if filled]
+            if mine else [{"slot": None, "choices": []} for _ in range(int(view.down_counts[r]))]
+        )
+        seats.append({
+            "seat": s,
+            "hand_size": int(view.hand_sizes[r]),
+            "up": cards(view.up[r], plays if mine else lambda k: []),
+            "down": down,
+            "wins": int(view.wins[r]),
+            "score": int(view.wins[r]),
+            "known": cards(view.known[r], lambda k: []) if not mine else [],
+            "on_turn": not over and s == current,
+            "dealer": False,
+        })
+    mode = {Mode.CAPTAIN: "captain", Mode.FREE: "free"}.get(view.pile_mode, "normal")
+    return {
+        "table": {
+            "game": "lucky_pirate",
+            "phase": "over" if over else ("set_up" if view.setting_up else "play"),
+            "round": "set-up: lay up cards" if view.setting_up else "",
+            "seats": seats,
+            "hand": cards(view.hand, plays),
+            "pile": {
+                "top": [card_face(k) for k in view.pile_top],
+                "size": int(view.pile_size),
+                "value": int(view.pile_value),
+                "mode": mode,
+                "run": [KINDS[view.run_kind], int(view.run_length)] if view.run_kind >= 0 else None,
+                "choices": [_choice(PICK_UP)] if PICK_UP in legal_set else [],
+            },
+            "removed": _names(view.removed),
+            "direction": int(view.direction),
+            "next": (current + view.direction) % n,
+            "buttons": [_choice(PICK_UP)] if PICK_UP in legal_set else [],
+        }
+    }
+
+
+def _choice(action: int) -> dict[str, Any]:
+    """A clickable move: its action and label."""
+    return {"action": action, "label": ACTIONS.to_string(action)}
+
+
+__all__ = ["CARD_RULES", "GAME_NAME", "Reader", "card_face", "move_hint", "page_state", "parse_move", "seat_text"]

@@ -244,12 +244,77 @@ def move_hint(view: View, legal: list[int]) -> str:
     return Reader(view, legal).hint()
 
 
-def page_state(view: View) -> dict[str, Any]:
-    """What the web table draws beside the seat's text: the free dice (counts by face) and the chest."""
-    return {"dice": {"free": list(view.free), "chest": list(view.chest)}}
+#: One line per fortune card: what it does (the tooltip of the drawn card).
+CARD_RULES: dict[str, str] = {
+    "treasure_chest": "Treasure Chest: dice put on the chest score even if the turn ends with three skulls.",
+    "captain": "Captain: this turn's points, won or lost, are doubled.",
+    "sorceress": "Sorceress: re-roll one skull once this turn.",
+    "gold": "Gold: you start with one extra gold coin.",
+    "diamond": "Diamond: you start with one extra diamond.",
+    "monkey_business": "Monkey Business: monkeys and parrots count as one kind for sets.",
+    "sea_battle_2": "Sea Battle: roll at least 2 sabres for a 300 bonus, or lose 300.",
+    "sea_battle_3": "Sea Battle: roll at least 3 sabres for a 500 bonus, or lose 500.",
+    "sea_battle_4": "Sea Battle: roll at least 4 sabres for a 1000 bonus, or lose 1000.",
+    "skulls_1": "Skull card: counts as one skull already rolled.",
+    "skulls_2": "Skull card: counts as two skulls already rolled.",
+    "storm": "After the Storm: one re-roll only; only coins and diamonds score, and double.",
+    "peace": "Peace: end the turn without sabres, or lose 1000 per sabre and score nothing else.",
+}
+
+
+def page_state(view: View, legal: Sequence[int] = ()) -> dict[str, Any]:
+    """What the web table draws, from ``view`` only: the dice one by one, the fortune card, the seats.
+
+    ``table.dice``: every die (``face``, ``where``: ``free``/``chest``, the ``choices`` that move
+    it to or from the chest now); ``table.rerolls``: each legal re-roll with its dice counts
+    by face (the page selects dice and sends the re-roll of the selected counts);
+    ``table.buttons``: stop. ``dice``: the counts by face (free and chest), as before.
+    ``legal`` is the seat's legal actions (none off turn).
+    """
+    legal_set = set(legal)
+    dice = []
+    for where, counts, offset in (("free", view.free, CHEST_PUT_OFFSET), ("chest", view.chest, CHEST_TAKE_OFFSET)):
+        for face in range(NUM_FACES):
+            move = offset + NON_SKULL_FACES.index(face) if face in NON_SKULL_FACES else None
+            choices = [_choice(move)] if move is not None and move in legal_set else []
+            dice += [{"face": FACES[face], "where": where, "choices": choices} for _ in range(counts[face])]
+    rerolls = [
+        {"action": a, "counts": list(reroll_counts(a))} for a in legal if REROLL_OFFSET <= a < CHEST_PUT_OFFSET
+    ]
+    over = view.phase == "game_over"
+    seats = [
+        {"seat": s, "score": int(view.scores[s]), "on_turn": not over and s == view.current_player,
+         "final": _final_mark(view, s)}
+        for s in range(view.num_players)
+    ]
+    card = None if over else {"id": view.card, "name": view.card.replace("_", " "), "rule": CARD_RULES[view.card]}
+    return {
+        "dice": {"free": list(view.free), "chest": list(view.chest)},
+        "table": {
+            "game": "piraten_kapern",
+            "phase": "over" if over else ("island" if view.island else "roll"),
+            "round": f"first to {view.target_score}",
+            "seats": seats,
+            "card": card,
+            "dice": [] if over else dice,
+            "faces": list(FACES),
+            "rolls": view.rolls,
+            "skulls": view.free[SKULL_INDEX] + card_skulls(view.card),
+            "island_skulls": view.island_skulls if view.island else None,
+            "turn_points": view.turn_points,
+            "rerolls": rerolls,
+            "buttons": [_choice(a) for a in legal if a == STOP],
+        },
+    }
+
+
+def _choice(action: int) -> dict[str, Any]:
+    """A clickable move: its action and label."""
+    return {"action": action, "label": ACTIONS.to_string(action)}
 
 
 __all__ = [
+    "CARD_RULES",
     "FACE_SHORT",
     "GAME_NAME",
     "Reader",

@@ -12,7 +12,10 @@ Moves the rules forbid say why (``you hold no green-5``, ``you have played your 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 from pirate_envs.core.text import (
     Ambiguous,
@@ -243,9 +246,110 @@ def move_hint(view: View, legal: list[int]) -> str:
     return Reader(view, legal).hint()
 
 
-def page_state(view: View) -> dict[str, Any]:
-    """What the web table draws beside the seat's text (nothing yet for this game)."""
-    return {}
+#: The tooltip of a drawn poker card, of the Pass and of a loot card.
+POKER_RULE = "Poker card: played face down into a bid; the highest total wins (round 3: one colour counts double)."
+PASS_RULE = "Pass: play it instead of a bid (worth 0); you sit out the rest of this game's rounds."
+LOOT_RULE = ("Loot card: its front scores the value, its back the negative value (a +5's back is a shark, worth 4); "
+             "three sharks or three equal fronts score 5 more.")
 
 
-__all__ = ["GAME_NAME", "Reader", "move_hint", "page_state", "parse_move", "seat_text"]
+def loot_face(colour: int, front_index: int, side: str) -> dict[str, Any]:
+    """A drawn loot card of ``colour`` with front value index ``front_index``, ``side`` ``front`` or ``back``."""
+    front = FRONT_VALUES[front_index]
+    back = BACK_OF_FRONT[front]
+    shown = f"+{front}" if side == "front" else (str(back) if back != "shark" else "shark")
+    return {"id": f"{COLOURS[colour]}:{shown}", "suit": COLOURS[colour], "value": shown, "kind": "loot",
+            "side": side, "name": f"{COLOURS[colour]} loot {shown}", "rule": LOOT_RULE, "front": f"+{front}",
+            "back": str(back)}
+
+
+def _displayed_face(kind: int) -> dict[str, Any]:
+    """A drawn displayed loot card (displayed kind ``kind``)."""
+    colour, rest = divmod(kind, 2 * len(FRONT_VALUES))
+    side, front_index = divmod(rest, len(FRONT_VALUES))
+    return {**loot_face(colour, front_index, ("front", "back")[side]), "points": DISPLAYED_POINTS[kind]}
+
+
+def _poker_face(kind: int) -> dict[str, Any]:
+    """A drawn poker card of poker kind ``kind``."""
+    colour = COLOURS[kind // (MAX_VALUE - MIN_VALUE + 1)]
+    return {"id": kind, "suit": colour, "value": KIND_VALUE[kind], "kind": "poker", "name": POKER_NAMES[kind],
+            "rule": POKER_RULE}
+
+
+def _cards(counts: Any, face: Any, choices: Any = lambda kind: []) -> list[dict[str, Any]]:
+    """One drawn card per counted kind (``counts[k]`` copies of ``face(k)``, each with ``choices(k)``)."""
+    return [{**face(k), "choices": choices(k)} for k in np.flatnonzero(counts).tolist() for _ in range(int(counts[k]))]
+
+
+def page_state(view: View, legal: Sequence[int] = ()) -> dict[str, Any]:
+    """What the web table draws, from ``view`` only: ``{"table": ...}``.
+
+    ``hand`` (poker cards; the ``choices`` add one to the bid), ``bid`` (your own bid of this
+    round), ``offer`` (per colour: the face-up loot card's front, the stack's top back and size;
+    ``choices`` pick it), ``seats`` (score, cards in hand, Pass, loot shown (your negatives carry
+    the give ``choices``), the last revealed bid, the recipient ``choices``), ``pending`` (the
+    loot card being given) and ``buttons`` (commit, pass, keep). ``legal``: the seat's legal actions.
+    """
+    table, seat = view.table, view.seat
+    n = table.num_players
+    legal_set = set(legal)
+
+    def chosen(*actions: int) -> list[dict[str, Any]]:
+        return [_choice(a) for a in actions if a in legal_set]
+
+    over = table.phase == _OVER
+    stage = "" if over else f"game {table.games_played}, round {table.round + 1} of 3: {ROUND_NAMES[table.round]}"
+    on_turn = seat if view.on_turn else (table.chooser if table.phase not in (_BID, _OVER) else None)
+    seats = []
+    for s in range(n):
+        gives = (lambda k: chosen(GIVE + NEGATIVE_KINDS.index(k)) if k in NEGATIVE_KINDS else []) if s == seat else (
+            lambda k: [])
+        seats.append({
+            "seat": s,
+            "score": float(table.scores[s]),
+            "hand_size": int(table.hand_sizes[s]),
+            "pass_available": bool(table.pass_available[s]),
+            "on_turn": not over and s == on_turn,
+            "dealer": False,
+            "loot": _cards(table.displayed[s], _displayed_face, gives),
+            "last_bid": _cards(table.last_bids[s], _poker_face) if table.last_round >= 0 else [],
+            "last_passed": bool(table.last_passed[s]) if table.last_round >= 0 else False,
+            "choices": chosen(RECIPIENT + view.relative(s)) if table.phase == _RECIPIENT else [],
+        })
+    offer = []
+    for c in range(len(COLOURS)):
+        offer.append({
+            "colour": COLOURS[c],
+            "face_up": loot_face(c, table.face_up[c], "front") if table.face_up[c] >= 0 else None,
+            "stack_top": loot_face(c, table.stack_tops[c], "back") if table.stack_tops[c] >= 0 else None,
+            "stack_size": int(table.stack_sizes[c]),
+            "choices": chosen(LOOT + c),
+        })
+    return {
+        "table": {
+            "game": "piratenpoker",
+            "phase": ("bid", "pick_loot", "gift", "recipient", "over")[table.phase],
+            "round": stage,
+            "seats": seats,
+            "hand": _cards(view.hand, _poker_face, lambda k: chosen(ADD + k)),
+            "bid": _cards(view.bid, _poker_face),
+            "committed": bool(view.committed),
+            "passed": bool(view.passed),
+            "pass_card": {"name": "Pass", "rule": PASS_RULE, "choices": chosen(PASS)} if view.pass_available else None,
+            "offer": [] if over else offer,
+            "pending": _displayed_face(table.pending) if table.phase == _RECIPIENT and table.pending >= 0 else None,
+            "chooser": table.chooser if table.chooser >= 0 else None,
+            "last_winner": table.last_winner if table.last_round >= 0 and table.last_winner >= 0 else None,
+            "last_round": ROUND_NAMES[table.last_round] if table.last_round >= 0 else None,
+            "buttons": chosen(COMMIT, PASS, KEEP),
+        }
+    }
+
+
+def _choice(action: int) -> dict[str, Any]:
+    """A clickable move: its action and label."""
+    return {"action": action, "label": ACTIONS.to_string(action)}
+
+
+__all__ = ["GAME_NAME", "Reader", "loot_face", "move_hint", "page_state", "parse_move", "seat_text"]

@@ -12,7 +12,10 @@ not play says why (``you must follow black: you hold black-5``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 from pirate_envs.core.text import (
     Ambiguous,
@@ -151,9 +154,86 @@ def move_hint(view: View, legal: list[int]) -> str:
     return Reader(view, legal).hint()
 
 
-def page_state(view: View) -> dict[str, Any]:
-    """What the web table draws beside the seat's text (nothing yet for this game)."""
-    return {}
+#: One line per card kind: what it does in a trick (the tooltip of a drawn card).
+CARD_RULES: dict[str, str] = {
+    "suit": "Follow the suit led if you can; the highest card of the led suit wins unless trumped.",
+    "black": "Trump: black beats every other suit (follow black when it is led).",
+    "escape": "Escape: always loses the trick (if only Escapes are played, the first one wins).",
+    "pirate": "Pirate: beats every suit card and the Mermaid; the first Pirate wins among Pirates.",
+    "mermaid": "Mermaid: beats every suit card, loses to Pirates, captures the Skull King (bonus).",
+    "skull_king": "Skull King: beats Pirates and suit cards (bonus per Pirate), loses to a Mermaid.",
+    "scary_mary": "Scary Mary: play her as a Pirate or as an Escape.",
+}
+#: The symbol a drawn special card shows.
+CARD_SYMBOLS: dict[str, str] = {
+    "escape": "\u2691", "pirate": "\u2620", "mermaid": "\u2652", "skull_king": "\u265b", "scary_mary": "\u2640",
+}
 
 
-__all__ = ["GAME_NAME", "Reader", "move_hint", "page_state", "parse_move", "seat_text"]
+def card_face(token: int, in_hand: bool = False) -> dict[str, Any]:
+    """A drawn card: ``{id, suit, value, kind, name, rule, symbol}`` of trick token ``token``.
+
+    ``in_hand``: the card as held (Scary Mary without her mode).
+    """
+    kind = int(KIND_OF_TOKEN[token])
+    name = KIND_NAMES[kind] if in_hand else TOKEN_NAMES[token]
+    if kind < NUM_SUIT_CARDS:
+        suit = SUITS[kind // NUM_RANKS]
+        rule = CARD_RULES["black" if suit == "black" else "suit"]
+        return {"id": kind, "suit": suit, "value": kind % NUM_RANKS + 1, "kind": "suit", "name": name, "rule": rule,
+                "symbol": ""}
+    base = KIND_NAMES[kind]
+    return {"id": kind, "suit": None, "value": None, "kind": base, "name": name.replace("_", " "),
+            "rule": CARD_RULES[base], "symbol": CARD_SYMBOLS[base]}
+
+
+def page_state(view: View, legal: Sequence[int] = ()) -> dict[str, Any]:
+    """What the web table draws, from ``view`` only: ``{"table": ...}``.
+
+    ``seats`` (score, bid, tricks, dealer, turn), ``hand`` (each card with the ``choices`` that
+    play it now: Scary Mary has two), ``trick`` (cards with the seat that played them) and
+    ``buttons`` (the legal bids). ``legal`` is the seat's legal actions (none off turn).
+    """
+    legal_set = set(legal)
+    hand = []
+    for kind in np.flatnonzero(view.hand).tolist():
+        tokens = [MARY_PIRATE, MARY_ESCAPE] if kind == MARY_PIRATE else [kind]
+        choices = [_choice(CARD_OFFSET + t) for t in tokens if CARD_OFFSET + t in legal_set]
+        hand += [{**card_face(kind, in_hand=True), "choices": choices} for _ in range(int(view.hand[kind]))]
+    bidding = view.phase == _BID
+    in_trick = {view.trick_seat(i) for i in range(len(view.trick))}
+    tricks_done = sum(view.tricks_won)
+    seats = [
+        {
+            "seat": s,
+            "score": int(view.scores[s]),
+            "bid": int(view.bids[s]) if view.bids[s] >= 0 else None,
+            "tricks": int(view.tricks_won[s]),
+            "hand_size": 0 if view.phase == _DONE else view.hand_number - tricks_done - (s in in_trick),
+            "dealer": s == view.dealer,
+            "on_turn": view.phase != _DONE and s == view.current_player,
+        }
+        for s in range(view.num_players)
+    ]
+    trick = [{**card_face(t), "seat": view.trick_seat(i)} for i, t in enumerate(view.trick)]
+    return {
+        "table": {
+            "game": "skull_king",
+            "phase": ("bid", "play", "over")[view.phase],
+            "round": f"hand {view.hand_number} of {view.num_hands}",
+            "seats": seats,
+            "hand": hand,
+            "trick": trick,
+            "led_suit": SUITS[view.led_suit] if view.has_led_suit else None,
+            "leader": view.leader,
+            "buttons": [_choice(a) for a in legal if a < CARD_OFFSET] if bidding else [],
+        }
+    }
+
+
+def _choice(action: int) -> dict[str, Any]:
+    """A clickable move: its action and label."""
+    return {"action": action, "label": ACTIONS.to_string(action)}
+
+
+__all__ = ["CARD_RULES", "GAME_NAME", "Reader", "card_face", "move_hint", "page_state", "parse_move", "seat_text"]

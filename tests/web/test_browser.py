@@ -51,7 +51,7 @@ GAMES = {
     "piratenpoker_v0": (3, {"loot_fronts": "5,8"}),
     "lucky_pirate_v0": (2, {}),
 }
-MAX_CLICKS = 400
+MAX_CLICKS = 1500
 
 
 def free_port() -> int:
@@ -100,37 +100,104 @@ def browser():
 
 def click_and_wait(driver, element) -> None:
     """Click a move control and wait until the page has drawn the answer."""
-    before = driver.execute_script("return window.renderCount || 0")
+    before = render_count(driver)
     element.click()
-    WebDriverWait(driver, 20).until(lambda d: d.execute_script("return window.renderCount || 0") > before)
+    WebDriverWait(driver, 20).until(lambda d: render_count(d) > before)
 
 
-def first_move(driver):
-    """The control to click now: a Kapern re-roll of two dice once, else the first move button."""
-    buttons = driver.find_elements(By.CSS_SELECTOR, "#moves button.move")
-    return buttons[0] if buttons else None
+def render_count(driver) -> int:
+    """How many answers the page has drawn (``window.renderCount``)."""
+    return driver.execute_script("return window.renderCount || 0")
+
+
+def no_sideways_scroll(driver) -> None:
+    """The page is no wider than the window."""
+    wide, view = driver.execute_script(
+        "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    assert wide <= view, f"the page scrolls sideways: {wide} px wide in a {view} px window"
+
+
+def first(driver, selector: str):
+    """The first element matching ``selector``, or None."""
+    found = driver.find_elements(By.CSS_SELECTOR, selector)
+    return found[0] if found else None
+
+
+def click_drawn(driver, env_id: str, reroll: bool) -> bool:
+    """Make one move by clicking the drawn table (no typing); whether it was a Kapern re-roll.
+
+    ``reroll``: in Kapern, pick two free dice that are not skulls and re-roll them, if the
+    dice allow. Otherwise the first legal card in the hand, else any legal drawn element (a
+    loot card, the pile, a down card), else a move button (a bid, stop, keep), else a seat's
+    button (a loot card's recipient). A card with several moves opens a menu: its first move.
+    A Piratenpoker card goes into the bid being built, which is then committed.
+    """
+    before = render_count(driver)
+    dice = driver.find_elements(By.CSS_SELECTOR, "#dice-free button.die:not(.face-skull)")
+    rerolled = env_id == "piraten_kapern_v0" and reroll and len(dice) >= 2 and first(driver, "#reroll") is not None
+    if rerolled:
+        dice[0].click()
+        driver.find_elements(By.CSS_SELECTOR, "#dice-free button.die:not(.face-skull)")[1].click()
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#dice-free .die.selected")) == 2
+        driver.find_element(By.ID, "reroll").click()
+    else:
+        target = (
+            first(driver, "#hand button.card.legal")
+            or first(driver, "#board button.legal")
+            or first(driver, "#moves button.move")
+            or first(driver, "#board button.move")
+        )
+        assert target is not None, driver.find_element(By.ID, "screen").get_attribute("textContent")
+        target.click()
+        if env_id == "piratenpoker_v0" and first(driver, "#commit") and render_count(driver) == before:
+            assert driver.find_element(By.ID, "undo").is_enabled()  # a picked card may be taken back
+            driver.find_element(By.ID, "commit").click()
+        menu = first(driver, "#choice-menu button.choice")
+        if menu is not None and render_count(driver) == before:
+            menu.click()
+    WebDriverWait(driver, 30).until(lambda d: render_count(d) > before)
+    return rerolled
+
+
+def start_game(driver, url: str, env_id: str, players: int, options: dict[str, str], seed: str = "7") -> None:
+    """Open the lobby, set up a game against heuristic agents (opponents' pace: instant) and start it."""
+    driver.get(url)
+    wait = WebDriverWait(driver, 20)
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, f"#game-select option[value='{env_id}']")))
+    Select(driver.find_element(By.ID, "game-select")).select_by_value(env_id)
+    Select(driver.find_element(By.ID, "players")).select_by_value(str(players))
+    for select in driver.find_elements(By.CSS_SELECTOR, "select.opponent"):
+        Select(select).select_by_value("heuristic")
+    for key, value in options.items():
+        field = driver.find_element(By.ID, f"option-{key}")
+        field.clear()
+        field.send_keys(value)
+    driver.find_element(By.ID, "seed").send_keys(seed)
+    Select(driver.find_element(By.ID, "pace")).select_by_value("0")
+    driver.find_element(By.ID, "start").click()
+    wait.until(ec.visibility_of_element_located((By.ID, "board")))
+
+
+def write_png(png: bytes, name: str) -> None:
+    """Save a screenshot as ``<name>.png`` in `SCREENSHOTS` (atomically)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    target = SCREENSHOTS / f"{name}.png"
+    partial = target.with_suffix(".png.tmp")
+    partial.write_bytes(png)
+    os.replace(partial, target)
+    assert target.read_bytes().startswith(b"\x89PNG")
 
 
 @pytest.mark.parametrize("env_id", list(GAMES))
 def test_a_whole_game_in_the_browser(server, browser, env_id):
     players, options = GAMES[env_id]
-    browser.get(server)
-    wait = WebDriverWait(browser, 20)
-    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, f"#game-select option[value='{env_id}']")))
-    Select(browser.find_element(By.ID, "game-select")).select_by_value(env_id)
-    Select(browser.find_element(By.ID, "players")).select_by_value(str(players))
-    for select in browser.find_elements(By.CSS_SELECTOR, "select.opponent"):
-        Select(select).select_by_value("heuristic")
-    for key, value in options.items():
-        field = browser.find_element(By.ID, f"option-{key}")
-        field.clear()
-        field.send_keys(value)
-    browser.find_element(By.ID, "seed").send_keys("7")
-    browser.find_element(By.ID, "start").click()
-    wait.until(ec.visibility_of_element_located((By.ID, "screen")))
-    assert "you are player_0" in browser.find_element(By.ID, "screen").text
+    browser.set_window_size(1400, 1000)
+    start_game(browser, server, env_id, players, options)
+    assert "you are player_0" in browser.find_element(By.ID, "screen").get_attribute("textContent")
 
     # a malformed typed move: the page says why, and the game goes on
+    browser.find_element(By.CSS_SELECTOR, "#typing summary").click()
     browser.find_element(By.ID, "command").send_keys("zzz-not-a-move")
     click_and_wait(browser, browser.find_element(By.ID, "send"))
     error = browser.find_element(By.ID, "error")
@@ -140,16 +207,7 @@ def test_a_whole_game_in_the_browser(server, browser, env_id):
     for _ in range(MAX_CLICKS):
         if browser.find_element(By.ID, "standings").is_displayed():
             break
-        dice = browser.find_elements(By.CSS_SELECTOR, "#dice-free .die:not(.skull)")
-        if env_id == "piraten_kapern_v0" and not rerolled and len(dice) >= 2:
-            dice[0].click()
-            dice[1].click()
-            click_and_wait(browser, browser.find_element(By.ID, "reroll"))
-            rerolled = True
-        else:
-            button = first_move(browser)
-            assert button is not None, browser.find_element(By.ID, "screen").text
-            click_and_wait(browser, button)
+        rerolled |= click_drawn(browser, env_id, reroll=not rerolled)
         assert not browser.find_element(By.ID, "error").is_displayed(), browser.find_element(By.ID, "error").text
     standings = browser.find_element(By.ID, "standings")
     assert standings.is_displayed() and "Game over" in standings.text
@@ -158,12 +216,8 @@ def test_a_whole_game_in_the_browser(server, browser, env_id):
     assert any(line.startswith("game over") for line in log)
     if env_id == "piraten_kapern_v0":
         assert rerolled and any(line.startswith("player_0 re-rolls") for line in log)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    target = SCREENSHOTS / f"{env_id.removesuffix('_v0')}.png"
-    partial = target.with_suffix(".png.tmp")
-    partial.write_bytes(browser.get_screenshot_as_png())
-    os.replace(partial, target)
-    assert target.read_bytes().startswith(b"\x89PNG")
+    no_sideways_scroll(browser)
+    write_png(browser.get_screenshot_as_png(), env_id.removesuffix("_v0"))
 
 
 def test_replay_of_a_saved_game_in_the_browser(server, browser, tmp_path):
@@ -198,7 +252,7 @@ def test_replay_of_a_saved_game_in_the_browser(server, browser, tmp_path):
     click_and_wait(browser, browser.find_element(By.ID, "next"))
     assert browser.find_element(By.ID, "step").text == f"step 1 of {total}"
     assert browser.find_element(By.ID, "last-move").text.startswith("last move: bid")
-    assert "Skull King: hand 1 of 1" in browser.find_element(By.ID, "screen").text
+    assert "Skull King: hand 1 of 1" in browser.find_element(By.ID, "screen").get_attribute("textContent")
 
 
 def test_leaving_a_game_frees_it_and_its_record_waits_for_the_end(server, browser):
@@ -211,7 +265,7 @@ def test_leaving_a_game_frees_it_and_its_record_waits_for_the_end(server, browse
     wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "#game-select option[value='skull_king_v0']")))
     browser.find_element(By.ID, "seed").send_keys("5")
     browser.find_element(By.ID, "start").click()
-    wait.until(ec.visibility_of_element_located((By.ID, "screen")))
+    wait.until(ec.visibility_of_element_located((By.ID, "board")))
     sid = browser.execute_script("return session.id")
     assert not browser.find_element(By.ID, "download").is_displayed()
     assert "Seed 5, chosen by you" in browser.find_element(By.ID, "seed-note").text
