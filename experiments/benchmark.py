@@ -107,6 +107,7 @@ def main(argv: list[str] | None = None) -> dict:
             args.deals or DEAL_COUNT,
             args.search_deals or SEARCH_DEAL_COUNT,
             "all" if args.all_sizes else "default",
+            opponents=tuple(args.opponents) or OPPONENTS,
             workers=args.workers,
             progress=progress,
         )

@@ -187,8 +187,13 @@ def _ratio(numerator: float, denominator: float) -> float | None:
     return numerator / denominator if denominator > 0 else None
 
 
-def estimates(shares: np.ndarray, scores: np.ndarray, luck: np.ndarray | None, players: int) -> dict[str, Any]:
-    """Raw and corrected estimates of the candidate's win rate and mean score (games deal-major).
+def estimates(
+    shares: np.ndarray, scores: np.ndarray, luck: np.ndarray | None, seat: np.ndarray, players: int
+) -> dict[str, Any]:
+    """Raw and corrected estimates of the candidate's win rate and mean score.
+
+    ``shares``, ``scores``, ``luck``: ``(G, players)`` per game and seat, the games deal-major (the
+    ``players`` rotations of deal ``d`` are games ``d * players ...``); ``seat``: the candidate's seat per game.
 
     Per figure: ``raw`` and ``corrected`` (mean and 95% normal interval over deals),
     ``variance_ratio`` (raw over corrected variance per deal), ``per_game_variance`` (one game
@@ -198,7 +203,6 @@ def estimates(shares: np.ndarray, scores: np.ndarray, luck: np.ndarray | None, p
     games = len(shares)
     deals = games // players
     rows = np.arange(games)
-    seat = rows % players
     if luck is None:
         covariates = np.zeros((games, 2))
     else:

@@ -31,12 +31,14 @@ def build_leaderboard(
     search_deals: int,
     players: str = "default",
     env_ids: tuple[str, ...] = (),
+    opponents: tuple[str, ...] = OPPONENTS,
     workers: int = 1,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Every built-in agent of every game (``env_ids``: those only) under the protocol at this budget.
 
-    ``deals``: per line-up; ``search_deals``: per line-up where ``mcts`` plays (candidate or opponent).
+    ``deals``: per line-up; ``search_deals``: per line-up where ``mcts`` plays (candidate or opponent);
+    ``opponents``: the line-ups (all the protocol's by default).
     """
     from agents.registry import agent_names
 
@@ -49,7 +51,7 @@ def build_leaderboard(
             if not sizes:
                 continue
             rows = []
-            for opponent in OPPONENTS:
+            for opponent in opponents:
                 budget = search_deals if "mcts" in (agent, opponent) else deals
                 run = ProtocolRun(env_id, agent, sizes, budget, workers, (opponent,), progress)
                 rows.extend(run_protocol(run)["lineups"])
@@ -60,6 +62,7 @@ def build_leaderboard(
         "deals": deals,
         "search_deals": search_deals,
         "players": players,
+        "opponents": list(opponents),
         "games": games,
         "wall_seconds": time.perf_counter() - start,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),

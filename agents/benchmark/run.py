@@ -33,7 +33,7 @@ from agents.batched import BatchedAgent, make_batched_agent
 from agents.batched.one_game import EnginesInStep, OneGameAgents
 from agents.benchmark import control_variates
 from agents.benchmark.protocol import CHUNK_DEALS, TITLE, Lineup, deal_states, lineups, opponent_agent, table_sizes
-from agents.evaluation.games import GameRecord
+from agents.evaluation.games import GameRecord, seating
 from agents.evaluation.summary import summarise
 from agents.registry import make_agent
 from agents.selfplay.batched_vec_env import final_scores
@@ -60,9 +60,9 @@ class LineupGames:
 
     @property
     def candidate_seat(self) -> np.ndarray:
-        """The candidate's seat in each game (its rotation)."""
+        """The candidate's seat in each game (`duplicate_layout`)."""
         n = self.lineup.players
-        return np.arange(len(self.truncated)) % n
+        return duplicate_layout(np.zeros(len(self.truncated) // n, dtype=np.uint64), n)[1]
 
 
 def _one_game_agent(name: str, env_id: str, raw: Any, engines: EnginesInStep, n: int, seed: int) -> OneGameAgents:
@@ -97,6 +97,17 @@ def _reset_to_deals(venv: pirate_envs.vector.VectorEnv, states: np.ndarray) -> N
     venv._has_reset = True
 
 
+def duplicate_layout(deals: np.ndarray, players: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per game of a batch: its stream state and the candidate's seat.
+
+    Game ``g`` plays deal ``g // players`` in rotation ``g % players``: the candidate (agent 0 of
+    the line-up) sits at seat ``seating(players, rotation)[0]``, the opponents' copies at the others.
+    """
+    games = np.arange(len(deals) * players)
+    seats = np.array([seating(players, rotation)[0] for rotation in range(players)])
+    return np.repeat(deals, players), seats[games % players]
+
+
 def play_chunk(lineup: Lineup, candidate: str, deals: np.ndarray, chunk_index: int) -> LineupGames:
     """Play the duplicate games of ``deals`` (stream states) for ``lineup``; see the module docstring."""
     env_id, n = lineup.env_id, lineup.players
@@ -111,10 +122,10 @@ def play_chunk(lineup: Lineup, candidate: str, deals: np.ndarray, chunk_index: i
         _batched_or_one_game(opponent_agent(lineup.opponent, env_id), env_id, raw, engines, games, n, seed + 1),
     ]
     rows = np.arange(games)
-    candidate_seat = rows % n
+    states, candidate_seat = duplicate_layout(deals, n)
     role = np.ones((games, n), dtype=np.int64)  # role[g, seat]: 0 candidate, 1 opponent
     role[rows, candidate_seat] = 0
-    _reset_to_deals(venv, np.repeat(deals, n))
+    _reset_to_deals(venv, states)
     slots = (rows[:, None] * n + np.arange(n)).ravel()
     for index, agent in enumerate(roles):
         agent.reset_games(slots)
@@ -206,7 +217,7 @@ def summarise_lineup(played: LineupGames, candidate: str) -> dict[str, Any]:
     share = played.shares[rows, seat]
     score = played.scores[rows, seat]
     win, low, high = wilson_interval(float(share.sum()), len(share))
-    estimates = control_variates.estimates(played.shares, played.scores, played.luck, n)
+    estimates = control_variates.estimates(played.shares, played.scores, played.luck, seat, n)
     opponent = opponent_agent(lineup.opponent, lineup.env_id)
     named = [
         (
