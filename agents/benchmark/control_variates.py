@@ -173,18 +173,21 @@ def cross_fitted(y: np.ndarray, x: np.ndarray) -> np.ndarray:
     return corrected
 
 
-def _interval(values: np.ndarray) -> list[float]:
-    mean, low, high = mean_interval(values.tolist())
-    return [float(mean), float(low), float(high)]
+def interval(values: np.ndarray) -> list[float | None]:
+    """``[mean, low, high]``: the mean and its 95% normal interval (bounds ``None`` from one value)."""
+    mean, low, high = mean_interval(np.asarray(values, dtype=np.float64).tolist())
+    return [float(mean), *(float(b) if np.isfinite(b) else None for b in (low, high))]
 
 
-def _variance(values: np.ndarray) -> float:
-    return float(np.var(values, ddof=1)) if len(values) > 1 else float("nan")
+def _variance(values: np.ndarray) -> float | None:
+    return float(np.var(values, ddof=1)) if len(values) > 1 else None
 
 
-def _ratio(numerator: float, denominator: float) -> float | None:
-    """``numerator / denominator``; ``None`` when the denominator is zero (an exact estimate) or undefined."""
-    return numerator / denominator if denominator > 0 else None
+def _ratio(numerator: float | None, denominator: float | None) -> float | None:
+    """``numerator / denominator``; ``None`` when either is undefined (one deal) or the denominator is zero."""
+    if numerator is None or denominator is None or denominator <= 0:
+        return None
+    return numerator / denominator
 
 
 def estimates(
@@ -198,7 +201,8 @@ def estimates(
     Per figure: ``raw`` and ``corrected`` (mean and 95% normal interval over deals),
     ``variance_ratio`` (raw over corrected variance per deal), ``per_game_variance`` (one game
     of a fresh deal), and ``vs_single_games``: how many times fewer games the corrected duplicate
-    estimate needs than single games on fresh deals for the same interval.
+    estimate needs than single games on fresh deals for the same interval. A ratio is ``None``
+    where it is undefined: one deal, or no variance left (deterministic identical agents).
     """
     games = len(shares)
     deals = games // players
@@ -216,11 +220,11 @@ def estimates(
         raw_var, corrected_var = _variance(y), _variance(corrected)
         per_game = _variance(values)
         result[figure] = {
-            "raw": _interval(y),
-            "corrected": _interval(corrected),
+            "raw": interval(y),
+            "corrected": interval(corrected),
             "variance_ratio": _ratio(raw_var, corrected_var),
             "per_game_variance": per_game,
-            "vs_single_games": _ratio(per_game, players * corrected_var),
+            "vs_single_games": _ratio(per_game, None if corrected_var is None else players * corrected_var),
         }
     return result
 
@@ -231,6 +235,7 @@ __all__ = [
     "cross_fitted",
     "describe",
     "estimates",
+    "interval",
     "kapern_luck",
     "seat_luck",
     "skull_king_luck",

@@ -129,7 +129,8 @@ def _computes(entry: dict[str, Any]) -> list[dict[str, Any]]:
 def _cell(row: dict[str, Any], with_size: bool) -> str:
     mean, low, high = row["estimates"]["win"]["corrected"]
     prefix = f"{row['players']}p " if with_size else ""
-    return f"{prefix}{mean:.2f} [{max(low, 0.0):.2f}, {min(high, 1.0):.2f}] ({row['deals']})"
+    bounds = "—" if low is None or high is None else f"{max(low, 0.0):.2f}, {min(high, 1.0):.2f}"
+    return f"{prefix}{mean:.2f} [{bounds}] ({row['deals']})"
 
 
 __all__ = ["build_leaderboard", "leaderboard_markdown"]

@@ -37,7 +37,7 @@ from agents.evaluation.games import GameRecord, seating
 from agents.evaluation.summary import summarise
 from agents.registry import make_agent
 from agents.selfplay.batched_vec_env import final_scores
-from agents.stats import mean_interval, wilson_interval
+from agents.stats import wilson_interval
 
 #: The candidate's name in the games' seat names (the opponents keep theirs, so a candidate that
 #: is also an opponent is told apart in the ratings).
@@ -204,18 +204,12 @@ def _concatenate(lineup: Lineup, parts: list[LineupGames]) -> LineupGames:
     )
 
 
-def _interval(values: np.ndarray) -> list[float]:
-    mean, low, high = mean_interval(values.tolist())
-    return [float(mean), float(low), float(high)]
-
-
 def summarise_lineup(played: LineupGames, candidate: str) -> dict[str, Any]:
     """The figures of one line-up (see the module docstring); deterministic apart from ``compute``."""
     lineup, n = played.lineup, played.lineup.players
     rows = np.arange(len(played.truncated))
     seat = played.candidate_seat
     share = played.shares[rows, seat]
-    score = played.scores[rows, seat]
     win, low, high = wilson_interval(float(share.sum()), len(share))
     estimates = control_variates.estimates(played.shares, played.scores, played.luck, seat, n)
     opponent = opponent_agent(lineup.opponent, lineup.env_id)
@@ -236,7 +230,7 @@ def summarise_lineup(played: LineupGames, candidate: str) -> dict[str, Any]:
         "truncated": int(played.truncated.sum()),
         "win_rate": [win, low, high],
         "chance": 1.0 / n,
-        "mean_score": _interval(score),
+        "mean_score": estimates["score"]["raw"],
         "rating": [rating.rating, rating.rating_sigma],
         "estimates": estimates,
         "compute": {
@@ -282,8 +276,11 @@ def run_protocol(run: ProtocolRun) -> dict[str, Any]:
     }
 
 
-def _fmt(triple: list[float], digits: int = 3) -> str:
+def interval_text(triple: list[float | None], digits: int = 3) -> str:
+    """``mean [low, high]`` (``mean [—]`` where the interval is undefined: one deal)."""
     mean, low, high = triple
+    if low is None or high is None:
+        return f"{mean:.{digits}f} [—]"
     return f"{mean:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
@@ -292,7 +289,7 @@ REDUCED = "Reduced run (fewer deals, table sizes or line-ups than the protocol):
 
 
 def _ratio_text(ratio: float | None) -> str:
-    return "exact" if ratio is None else f"{ratio:.2f}"
+    return "—" if ratio is None else f"{ratio:.2f}"
 
 
 def markdown(document: dict[str, Any]) -> str:
@@ -310,15 +307,23 @@ def markdown(document: dict[str, Any]) -> str:
     for r in document["lineups"]:
         est = r["estimates"]["win"]
         rating = r["rating"]
-        lines.append(
-            f"| {r['lineup']} | {r['deals']} | {_fmt(r['win_rate'])} | {_fmt(est['raw'])} | {_fmt(est['corrected'])} "
-            f"| {_ratio_text(est['variance_ratio'])} | {_fmt(r['mean_score'], 1)} | {rating[0]:.1f} ± {rating[1]:.1f} "
-            f"| {r['compute']['candidate_cpu_us_per_move']:.0f} |"
-        )
+        cells = [
+            r["lineup"],
+            str(r["deals"]),
+            interval_text(r["win_rate"]),
+            interval_text(est["raw"]),
+            interval_text(est["corrected"]),
+            _ratio_text(est["variance_ratio"]),
+            interval_text(r["mean_score"], 1),
+            f"{rating[0]:.1f} ± {rating[1]:.1f}",
+            f"{r['compute']['candidate_cpu_us_per_move']:.0f}",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
     lines += [
         "",
         "Win rates count a shared win as 1/w. Raw and corrected intervals are normal intervals over deals "
-        "(the mean of the candidate's seats over a deal's rotations); the variance ratio is raw over corrected. "
+        "(the mean of the candidate's seats over a deal's rotations); the variance ratio is raw over corrected "
+        "(—: undefined, from one deal or with no variance left). "
         "µs/move: the candidate's CPU time per decision (machine-dependent, not part of the protocol's figures).",
     ]
     return "\n".join(lines) + "\n"

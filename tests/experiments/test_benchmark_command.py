@@ -60,3 +60,14 @@ def test_a_reduced_run_writes_results(tmp_path, capsys):
     page = (tmp_path / "results.md").read_text()
     assert page.startswith("# pirate-bench v1: heuristic on piraten_kapern_v0") and "| 2p vs random | 3 |" in page
     assert "Reduced run" in page
+
+
+def test_one_deal_writes_strict_json(tmp_path):
+    """One deal leaves the intervals over deals undefined: null in the JSON, never Infinity or NaN."""
+    argv = ["--env-id", "piraten_kapern_v0", "--agent", "random", "--players", "2", "--deals", "1"]
+    benchmark.main([*argv, "--opponents", "heuristic", "--out", str(tmp_path), "--no-progress"])
+    text = (tmp_path / "results.json").read_text()
+    saved = json.loads(text, parse_constant=lambda name: pytest.fail(f"{name} in results.json"))
+    win = saved["lineups"][0]["estimates"]["win"]
+    assert win["raw"][1:] == [None, None] and win["variance_ratio"] is None
+    assert "[—]" in (tmp_path / "results.md").read_text()
