@@ -165,4 +165,5 @@ def test_leaderboard_at_a_tiny_budget():
     assert "## piraten_kapern_v0" in page and "2 deals per line-up (1 where `mcts` plays)" in page
     rows = [line for line in page.splitlines() if line.startswith("| `")]
     assert sorted(row.split("`")[1] for row in rows) == sorted(agent_names(KAPERN))
-    assert all(row.count("vs") == 0 and "—" in row for row in rows)  # no mcts or ppo line-up was played
+    assert "(not against mcts, ppo at this budget)" in page and "| vs random | vs heuristic | rating" in page
+    assert all(row.count("|") == 7 for row in rows)  # agent, strength, two line-ups, rating, µs/move
