@@ -43,8 +43,10 @@ OPPONENTS = ("random", "heuristic", "mcts", "ppo")
 #: Deals of the ``mcts`` line-up: a search move costs milliseconds, not microseconds.
 SEARCH_DEAL_COUNT = 500
 #: Deals per batch of games (the agents' random streams are seeded per batch, so the figures do
-#: not depend on ``--workers``, which spreads whole batches over processes).
+#: not depend on ``--workers``, which spreads whole batches over processes); smaller batches where
+#: ``mcts`` sits at the table, so that its slow games spread over the workers too.
 CHUNK_DEALS = 256
+SEARCH_CHUNK_DEALS = 8
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,11 @@ class Lineup:
     players: int
     opponent: str
     deals: int
+
+    def chunk_deals(self, candidate: str) -> int:
+        """Deals per batch of this line-up with ``candidate`` (`SEARCH_CHUNK_DEALS` where ``mcts`` plays)."""
+        searching = any(name.startswith("mcts") for name in (candidate, self.opponent))
+        return SEARCH_CHUNK_DEALS if searching else CHUNK_DEALS
 
     @property
     def key(self) -> str:
@@ -115,6 +122,7 @@ __all__ = [
     "MASTER_SEED",
     "NAME",
     "OPPONENTS",
+    "SEARCH_CHUNK_DEALS",
     "SEARCH_DEAL_COUNT",
     "TITLE",
     "VERSION",

@@ -1,6 +1,6 @@
 """Playing the protocol: every line-up's duplicate games on the batched engine, and its figures.
 
-One batch (`CHUNK_DEALS` deals) of a line-up is one `pirate_envs.vector.VectorEnv` of
+One batch (`Lineup.chunk_deals`) of a line-up is one `pirate_envs.vector.VectorEnv` of
 ``deals x players`` games: game ``g`` plays deal ``g // players`` in rotation ``g % players``
 (candidate at seat ``rotation``, `agents.evaluation.games.seating`), each game's stream set to
 its deal's state, so the ``players`` games of a deal get the same cards and the same stream of
@@ -32,7 +32,7 @@ from agents.base import Agent
 from agents.batched import BatchedAgent, make_batched_agent
 from agents.batched.one_game import EnginesInStep, OneGameAgents
 from agents.benchmark import control_variates
-from agents.benchmark.protocol import CHUNK_DEALS, TITLE, Lineup, deal_states, lineups, opponent_agent, table_sizes
+from agents.benchmark.protocol import TITLE, Lineup, deal_states, lineups, opponent_agent, table_sizes
 from agents.evaluation.games import GameRecord, seating
 from agents.evaluation.summary import summarise
 from agents.registry import make_agent
@@ -177,10 +177,10 @@ def _play_chunk_job(job: tuple[Lineup, str, np.ndarray, int]) -> LineupGames:
 
 
 def play_lineup(lineup: Lineup, candidate: str, workers: int = 1) -> LineupGames:
-    """Every deal of ``lineup`` (in batches of `CHUNK_DEALS`) in ``workers`` processes; games in deal order."""
+    """Every deal of ``lineup`` (in batches, `Lineup.chunk_deals`) in ``workers`` processes; games in deal order."""
     states = deal_states(lineup.deals)
-    starts = range(0, len(states), CHUNK_DEALS)
-    jobs = [(lineup, candidate, states[i : i + CHUNK_DEALS], i // CHUNK_DEALS) for i in starts]
+    size = lineup.chunk_deals(candidate)
+    jobs = [(lineup, candidate, states[i : i + size], i // size) for i in range(0, len(states), size)]
     if workers > 1 and len(jobs) > 1:
         with multiprocessing.get_context("fork").Pool(min(workers, len(jobs))) as pool:
             parts = pool.map(_play_chunk_job, jobs)

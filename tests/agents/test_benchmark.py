@@ -12,7 +12,7 @@ pytest.importorskip("openskill")
 
 import pirate_envs
 import pirate_envs.vector
-from agents.benchmark import control_variates, protocol, run
+from agents.benchmark import control_variates, protocol
 from agents.benchmark.leaderboard import build_leaderboard, leaderboard_markdown
 from agents.benchmark.protocol import Lineup, deal_states
 from agents.benchmark.run import ProtocolRun, duplicate_layout, play_chunk, run_protocol
@@ -56,6 +56,12 @@ def test_lineups_follow_the_shipped_agents_table_sizes():
     assert {x.deals for x in protocol.lineups(KAPERN, (2,), deals=7)} == {7}
 
 
+def test_search_lineups_play_in_small_batches():
+    assert Lineup(KAPERN, 2, "mcts", 9).chunk_deals("random") == protocol.SEARCH_CHUNK_DEALS
+    assert Lineup(KAPERN, 2, "random", 9).chunk_deals("mcts:50") == protocol.SEARCH_CHUNK_DEALS
+    assert Lineup(KAPERN, 2, "random", 9).chunk_deals("heuristic") == protocol.CHUNK_DEALS
+
+
 @pytest.mark.parametrize("players", [2, 3, 5])
 def test_duplicate_layout_seats_the_candidate_once_at_every_seat_per_deal(players):
     deals = deal_states(4)
@@ -79,7 +85,7 @@ def test_rotations_of_a_deal_deal_the_same_game():
 
 
 def test_same_agent_same_numbers_twice_and_with_workers(monkeypatch):
-    monkeypatch.setattr(run, "CHUNK_DEALS", 3)  # several batches, so --workers spreads them
+    monkeypatch.setattr(protocol, "CHUNK_DEALS", 3)  # several batches, so --workers spreads them
     plan = ProtocolRun(KAPERN, "random", (2,), 7, 1, ("random", "heuristic"))
     first = without_compute(run_protocol(plan))
     second = without_compute(run_protocol(plan))
