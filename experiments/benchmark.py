@@ -12,14 +12,16 @@ first deals of the list (a reduced run, marked so); ``--opponents`` only some li
 ``--workers`` spreads batches of deals over processes (the figures do not change).
 
 ``--leaderboard PATH`` instead writes the leaderboard page: every built-in agent of every game,
-at ``--deals`` per line-up (``--search-deals`` where ``mcts`` plays) and the game's default table
-(``--players`` is ignored; ``--all-sizes`` for every size). Bad arguments end the command with
-one line and exit status 2 before any game.
+at ``--deals`` per line-up (``--search-deals`` where ``mcts`` plays), against ``--opponents``
+(default: all) and at the game's default table (``--players`` is ignored; ``--all-sizes`` for
+every size); with ``--out``, every figure of the page goes to ``leaderboard.json`` there too.
+Bad arguments end the command with one line and exit status 2 before any game.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import shlex
 import sys
 from dataclasses import dataclass, field
@@ -69,6 +71,8 @@ def check(args: BenchmarkArgs) -> None:
             raise ValueError(f"--opponents {name!r} is not a line-up of {TITLE}; line-ups: {', '.join(OPPONENTS)}")
     if args.leaderboard is not None:
         check_folder(Path(args.leaderboard).parent, "--leaderboard")
+        if args.out is not None:
+            check_folder(args.out, "--out")
         return
     check_env_id(args.env_id)
     import pirate_envs.vector
@@ -114,6 +118,8 @@ def main(argv: list[str] | None = None) -> dict:
         words = sys.argv[1:] if argv is None else argv
         command = "python -m experiments.benchmark " + " ".join(shlex.quote(w) for w in words)
         write_atomic(args.leaderboard, leaderboard_markdown(board, command))
+        if args.out is not None:  # every figure of the page, to render it again without playing
+            write_atomic(Path(args.out) / "leaderboard.json", json.dumps(board, indent=2) + "\n")
         print(f"wrote {args.leaderboard} ({board['wall_seconds'] / 60:.1f} minutes)")
         return board
     from agents.benchmark.run import ProtocolRun, markdown, run_protocol, write_results

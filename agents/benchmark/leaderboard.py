@@ -100,15 +100,16 @@ def leaderboard_markdown(board: dict[str, Any], command: str) -> str:
         "time per decision there (machine-dependent).",
         "",
         "Cells: the candidate's win rate against copies of each opponent, corrected by the game's control "
-        "variate, with its 95% interval over deals (chance is 1/players). Strength: the mean over line-ups "
-        "of win rate / chance.",
+        "variate, with its 95% interval over deals (chance is 1/players) and the deals played. Strength: the "
+        "mean over line-ups of win rate / chance; an agent with a line-up of one deal (no interval) is listed "
+        "after the ranked ones, its strength not given.",
     ]
     for game in board["games"]:
         sizes = sorted({r["players"] for a in game["agents"] for r in a["lineups"]})
         lines += ["", f"## {game['env_id']}", ""]
         header = "| agent | strength | " + " | ".join(f"vs {o}" for o in played) + " | rating μ | µs/move |"
         lines += [header, "|---|---|" + "---|" * len(played) + "---|---|"]
-        ranked = sorted(game["agents"], key=lambda a: -_strength(a["lineups"]))
+        ranked = sorted(game["agents"], key=lambda a: (not _rankable(a["lineups"]), -_strength(a["lineups"])))
         for entry in ranked:
             cells = []
             for opponent in played:
@@ -119,11 +120,20 @@ def leaderboard_markdown(board: dict[str, Any], command: str) -> str:
             cpu = sum(c["candidate_cpu_us_per_move"] * c["candidate_moves"] for c in _computes(entry))
             rating = f"{sum(ratings) / len(ratings):.1f}" if ratings else "—"
             lines.append(
-                f"| `{entry['agent']}` | {_strength(entry['lineups']):.2f} | "
+                f"| `{entry['agent']}` | {_strength_text(entry['lineups'])} | "
                 + " | ".join(cells)
                 + f" | {rating} | {cpu / max(moves, 1):.0f} |"
             )
     return "\n".join(lines) + "\n"
+
+
+def _rankable(lineups: list[dict[str, Any]]) -> bool:
+    """Whether every line-up has an interval (two deals or more)."""
+    return all(r["estimates"]["win"]["corrected"][1] is not None for r in lineups)
+
+
+def _strength_text(lineups: list[dict[str, Any]]) -> str:
+    return f"{_strength(lineups):.2f}" if _rankable(lineups) else "—"
 
 
 def _computes(entry: dict[str, Any]) -> list[dict[str, Any]]:

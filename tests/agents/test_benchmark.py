@@ -173,3 +173,4 @@ def test_leaderboard_at_a_tiny_budget():
     assert sorted(row.split("`")[1] for row in rows) == sorted(agent_names(KAPERN))
     assert "(not against mcts, ppo at this budget)" in page and "| vs random | vs heuristic | rating" in page
     assert all(row.count("|") == 7 for row in rows)  # agent, strength, two line-ups, rating, µs/move
+    assert rows[-1].startswith("| `mcts` | — |")  # one deal: listed after the ranked agents
