@@ -142,7 +142,7 @@ def main() -> None:
     parser.add_argument("--num-envs", type=int, default=1024)
     args = parser.parse_args()
     if args.seconds <= 0 or args.repeats < 1 or args.num_envs < 1:
-        parser.error("--seconds must be positive, --repeats and --num-envs at least 1")
+        parser.exit(2, f"{parser.prog}: error: --seconds must be positive, --repeats and --num-envs at least 1\n")
     targets = {
         **pirate_measures(args.seconds, args.num_envs),
         **openspiel_measures(args.seconds),
