@@ -9,6 +9,7 @@ import pytest
 
 pytest.importorskip("numba")
 pytest.importorskip("openskill")
+pytest.importorskip("stable_baselines3")
 
 import pirate_envs
 import pirate_envs.vector

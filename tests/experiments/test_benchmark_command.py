@@ -8,6 +8,7 @@ import pytest
 
 pytest.importorskip("numba")
 pytest.importorskip("openskill")
+pytest.importorskip("stable_baselines3")
 
 from agents.benchmark import run
 from experiments import benchmark
