@@ -204,7 +204,7 @@ def _concatenate(lineup: Lineup, parts: list[LineupGames]) -> LineupGames:
     )
 
 
-def summarise_lineup(played: LineupGames, candidate: str) -> dict[str, Any]:
+def summarise_lineup(played: LineupGames) -> dict[str, Any]:
     """The figures of one line-up (see the module docstring); deterministic apart from ``compute``."""
     lineup, n = played.lineup, played.lineup.players
     rows = np.arange(len(played.truncated))
@@ -265,7 +265,7 @@ def run_protocol(run: ProtocolRun) -> dict[str, Any]:
     for lineup in plan:
         if run.progress:
             run.progress(f"{run.env_id} {run.candidate}: {lineup.key}, {lineup.deals} deals")
-        results.append(summarise_lineup(play_lineup(lineup, run.candidate, run.workers), run.candidate))
+        results.append(summarise_lineup(play_lineup(lineup, run.candidate, run.workers)))
     return {
         "protocol": TITLE,
         "env_id": run.env_id,
