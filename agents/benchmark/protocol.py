@@ -1,0 +1,134 @@
+"""The published benchmark protocol, ``pirate-bench v1``: its version, deals and line-ups.
+
+A candidate agent is measured, at every table size of a game it plays, against fixed line-ups:
+``n - 1`` copies of one opponent (`OPPONENTS`: ``random``, ``heuristic``, ``mcts`` and the shipped
+agent ``ppo:<env_id>`` where it plays that table), on the published deals, every deal once per
+rotation of the seats (duplicate), so each agent holds every seat's cards and dice stream once.
+
+The deals are the batched engine's per-game random streams (`pirate_envs.vector`): deal ``i`` is
+the 64-bit state ``SeedSequence(MASTER_SEED).generate_state(DEAL_COUNT, uint64)[i]``. They are
+generated from the committed master seed rather than stored as a list because numpy documents
+``SeedSequence`` as stable across versions and platforms, and the committed SHA-256 of the whole
+list (`DEALS_SHA256`) is checked on every load (`deal_states`): a numpy that generated other
+states would stop the benchmark instead of silently playing other deals. One stream deals one
+game's cards and dice at any table size, so the same list serves every game and size.
+
+Version policy: `VERSION` changes whenever a game's rules or observations, the deal list, the
+line-ups or the estimators change; env ids keep their ``_v0`` suffix until their behaviour
+changes, then a ``_v1`` id is added beside them (see ``docs/benchmark.md``, changelog included).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+
+import pirate_envs
+
+#: The protocol's name and version, written into every result.
+NAME = "pirate-bench"
+VERSION = 1
+TITLE = f"{NAME} v{VERSION}"
+
+#: The master seed of the deal list and the number of deals the protocol plays per line-up.
+MASTER_SEED = 20261123
+DEAL_COUNT = 10_000
+#: SHA-256 of the ``DEAL_COUNT`` states as little-endian unsigned 64-bit integers.
+DEALS_SHA256 = "ddebdb309b669c54b07eada8021a3843140e68430de5a725a2710f533b9fbd45"
+
+#: The fixed opponents, in the order they are reported (``ppo`` is the game's shipped agent).
+OPPONENTS = ("random", "heuristic", "mcts", "ppo")
+#: Deals of the ``mcts`` line-up: a search move costs milliseconds, not microseconds.
+SEARCH_DEAL_COUNT = 500
+#: Deals per batch of games (the agents' random streams are seeded per batch, so the figures do
+#: not depend on ``--workers``, which spreads whole batches over processes); smaller batches where
+#: ``mcts`` sits at the table, so that its slow games spread over the workers too.
+CHUNK_DEALS = 256
+SEARCH_CHUNK_DEALS = 8
+
+
+@dataclass(frozen=True)
+class Lineup:
+    """One line-up of the protocol: the candidate against ``players - 1`` copies of ``opponent``."""
+
+    env_id: str
+    players: int
+    opponent: str
+    deals: int
+
+    def chunk_deals(self, candidate: str) -> int:
+        """Deals per batch of this line-up with ``candidate`` (`SEARCH_CHUNK_DEALS` where ``mcts`` plays)."""
+        searching = any(name.startswith("mcts") for name in (candidate, self.opponent))
+        return SEARCH_CHUNK_DEALS if searching else CHUNK_DEALS
+
+    @property
+    def key(self) -> str:
+        """A stable label: ``"4p vs heuristic"``."""
+        return f"{self.players}p vs {self.opponent}"
+
+
+def opponent_agent(opponent: str, env_id: str) -> str:
+    """The registry name of a protocol opponent (``ppo`` is the shipped ``ppo:<env_id>``)."""
+    return f"ppo:{env_id}" if opponent == "ppo" else opponent
+
+
+def deal_states(count: int = DEAL_COUNT) -> np.ndarray:
+    """The first ``count`` deals of the published list (``uint64`` stream states), its digest checked."""
+    if not 1 <= count <= DEAL_COUNT:
+        raise ValueError(f"deals must be in 1..{DEAL_COUNT} (the published list), got {count}")
+    states = np.random.SeedSequence(MASTER_SEED).generate_state(DEAL_COUNT, dtype=np.uint64)
+    digest = hashlib.sha256(states.astype("<u8").tobytes()).hexdigest()
+    if digest != DEALS_SHA256:
+        raise RuntimeError(
+            f"this numpy generates another deal list (sha256 {digest}, published {DEALS_SHA256}): "
+            f"results would not be {TITLE}"
+        )
+    return states[:count]
+
+
+def lineups(
+    env_id: str, players: tuple[int, ...], deals: int | None = None, opponents: tuple[str, ...] = OPPONENTS
+) -> list[Lineup]:
+    """The protocol's line-ups at the table sizes ``players``: every opponent that plays each size.
+
+    ``deals``: the deals per line-up (``None``: the protocol's, `DEAL_COUNT` or `SEARCH_DEAL_COUNT`
+    for ``mcts``; a smaller number runs the first deals of the list, a reduced run).
+    """
+    from agents.registry import agent_player_counts
+
+    result = []
+    for n in players:
+        for opponent in opponents:
+            if n not in agent_player_counts(opponent_agent(opponent, env_id), env_id):
+                continue
+            full = SEARCH_DEAL_COUNT if opponent == "mcts" else DEAL_COUNT
+            result.append(Lineup(env_id, n, opponent, full if deals is None else min(deals, full)))
+    return result
+
+
+def table_sizes(env_id: str, candidate: str) -> tuple[int, ...]:
+    """The table sizes of ``env_id`` that ``candidate`` plays (every size the game allows for most agents)."""
+    from agents.registry import agent_player_counts
+
+    return tuple(n for n in pirate_envs.player_counts(env_id) if n in agent_player_counts(candidate, env_id))
+
+
+__all__ = [
+    "CHUNK_DEALS",
+    "DEALS_SHA256",
+    "DEAL_COUNT",
+    "MASTER_SEED",
+    "NAME",
+    "OPPONENTS",
+    "SEARCH_CHUNK_DEALS",
+    "SEARCH_DEAL_COUNT",
+    "TITLE",
+    "VERSION",
+    "Lineup",
+    "deal_states",
+    "lineups",
+    "opponent_agent",
+    "table_sizes",
+]

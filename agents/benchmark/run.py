@@ -1,0 +1,342 @@
+"""Playing the protocol: every line-up's duplicate games on the batched engine, and its figures.
+
+One batch (`Lineup.chunk_deals`) of a line-up is one `pirate_envs.vector.VectorEnv` of
+``deals x players`` games: game ``g`` plays deal ``g // players`` in rotation ``g % players``
+(candidate at seat ``rotation``, `agents.evaluation.games.seating`), each game's stream set to
+its deal's state, so the ``players`` games of a deal get the same cards and the same stream of
+dice. The agents move in groups, one ``act_batch`` per agent over every game where it is on turn
+(as `agents.selfplay.batched_vec_env` moves opponents); an agent with no batched form (``mcts``,
+Kapern's ``oracle``) plays through `agents.batched.one_game` (reference engines kept in step,
+the agent asked row by row). Batches are independent (each seeds its agents from the line-up
+and its index), so ``workers`` processes share them out and the figures stay the same.
+
+`run_protocol` plays every line-up and returns the results document (`summarise_lineup` per
+line-up: win rate with Wilson's interval, mean score, the raw and control-variate intervals over
+deals, the OpenSkill rating); `write_results` writes ``results.json`` and ``results.md``.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import pirate_envs
+import pirate_envs.vector
+from agents.base import Agent
+from agents.batched import BatchedAgent, make_batched_agent
+from agents.batched.one_game import EnginesInStep, OneGameAgents
+from agents.benchmark import control_variates
+from agents.benchmark.protocol import TITLE, Lineup, deal_states, lineups, opponent_agent, table_sizes
+from agents.evaluation.games import GameRecord, seating
+from agents.evaluation.summary import summarise
+from agents.registry import make_agent
+from agents.selfplay.batched_vec_env import final_scores
+from agents.stats import wilson_interval
+
+#: The candidate's name in the games' seat names (the opponents keep theirs, so a candidate that
+#: is also an opponent is told apart in the ratings).
+CANDIDATE = "candidate"
+
+
+@dataclass
+class LineupGames:
+    """The games of one line-up: per game (deal-major, rotation-minor) and per seat."""
+
+    lineup: Lineup
+    scores: np.ndarray  # (G, n) final scores
+    shares: np.ndarray  # (G, n) win shares (1/w for w winners; 0 when truncated)
+    truncated: np.ndarray  # (G,)
+    luck: np.ndarray | None  # (G, n) the control variates' luck per seat, or None for the game
+    candidate_moves: int = 0
+    candidate_seconds: float = 0.0  # CPU seconds in the candidate's act calls
+    wall_seconds: float = 0.0
+    decisions: int = 0
+
+    @property
+    def candidate_seat(self) -> np.ndarray:
+        """The candidate's seat in each game (`duplicate_layout`)."""
+        n = self.lineup.players
+        return duplicate_layout(np.zeros(len(self.truncated) // n, dtype=np.uint64), n)[1]
+
+
+def _one_game_agent(name: str, env_id: str, raw: Any, engines: EnginesInStep, n: int, seed: int) -> OneGameAgents:
+    """``name`` as a batched agent that asks one one-game agent per game slot (built lazily)."""
+    built: dict[int, Agent] = {}
+
+    def agent_of(game: int) -> Agent:
+        if game not in built:
+            built[game] = make_agent(name, env_id, seed=seed * 1_000_003 + game, env=raw)
+        return built[game]
+
+    return OneGameAgents(name, agent_of, raw, engines, n)
+
+
+def _batched_or_one_game(
+    name: str, env_id: str, raw: Any, engines: EnginesInStep, num_games: int, n: int, seed: int
+) -> BatchedAgent | OneGameAgents:
+    """The batched form of ``name``, else its one-game form through `agents.batched.one_game`."""
+    try:
+        return make_batched_agent(name, env_id, raw, num_games * n, seed=seed)
+    except ValueError:
+        return _one_game_agent(name, env_id, raw, engines, n, seed)
+
+
+def _reset_to_deals(venv: pirate_envs.vector.VectorEnv, states: np.ndarray) -> None:
+    """Start every game of ``venv`` from its own stream state (``states``: one ``uint64`` per game).
+
+    The batched engine seeds its games from one seed (``reset(seed)``); the duplicate format needs
+    several games on one stream, so the backend is reset with the states themselves.
+    """
+    venv._backend.reset(np.ascontiguousarray(states, dtype=np.uint64))
+    venv._has_reset = True
+
+
+def duplicate_layout(deals: np.ndarray, players: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per game of a batch: its stream state and the candidate's seat.
+
+    Game ``g`` plays deal ``g // players`` in rotation ``g % players``: the candidate (agent 0 of
+    the line-up) sits at seat ``seating(players, rotation)[0]``, the opponents' copies at the others.
+    """
+    games = np.arange(len(deals) * players)
+    seats = np.array([seating(players, rotation)[0] for rotation in range(players)])
+    return np.repeat(deals, players), seats[games % players]
+
+
+def play_chunk(lineup: Lineup, candidate: str, deals: np.ndarray, chunk_index: int) -> LineupGames:
+    """Play the duplicate games of ``deals`` (stream states) for ``lineup``; see the module docstring."""
+    env_id, n = lineup.env_id, lineup.players
+    games = len(deals) * n
+    start = time.perf_counter()
+    venv = pirate_envs.vector.make(env_id, games, seed=0, num_players=n)
+    raw = pirate_envs.make(env_id, raw=True, num_players=n)
+    engines = EnginesInStep(venv)
+    seed = (chunk_index + 1) * 7919 + n
+    roles = [
+        _batched_or_one_game(candidate, env_id, raw, engines, games, n, seed),
+        _batched_or_one_game(opponent_agent(lineup.opponent, env_id), env_id, raw, engines, games, n, seed + 1),
+    ]
+    rows = np.arange(games)
+    states, candidate_seat = duplicate_layout(deals, n)
+    role = np.ones((games, n), dtype=np.int64)  # role[g, seat]: 0 candidate, 1 opponent
+    role[rows, candidate_seat] = 0
+    _reset_to_deals(venv, states)
+    slots = (rows[:, None] * n + np.arange(n)).ravel()
+    for index, agent in enumerate(roles):
+        agent.reset_games(slots)
+        if isinstance(agent, OneGameAgents):
+            plays = (role == index).ravel()
+            agent.start(slots[plays], slots[plays] + seed * 1_000_003)
+    if any(isinstance(agent, OneGameAgents) for agent in roles):
+        engines.start(rows)
+    ended = np.zeros(games, dtype=bool)
+    shares = np.zeros((games, n))
+    truncated = np.zeros(games, dtype=bool)
+    actions = np.zeros(games, dtype=np.int64)
+    result = LineupGames(lineup, np.zeros((games, n)), shares, truncated, None)
+    while not ended.all():
+        live = np.flatnonzero(~ended)
+        seats = venv.current_player[live]
+        chosen = role[live, seats]
+        observation, mask = venv.observation, venv.action_mask
+        for index, agent in enumerate(roles):
+            group = chosen == index
+            if not group.any():
+                continue
+            rows_of = live[group]
+            tick = time.process_time()
+            actions[rows_of] = agent.act_batch(rows_of * n + seats[group], observation[rows_of], mask[rows_of])
+            if index == 0:
+                result.candidate_seconds += time.process_time() - tick
+                result.candidate_moves += int(group.sum())
+        result.decisions += live.size
+        active = ~ended
+        venv.step(actions, active=active)
+        engines.follow(actions, active)
+        now_ended = active & (venv.terminated | venv.truncated)
+        if now_ended.any():
+            done = np.flatnonzero(now_ended)
+            rewards = venv.rewards[done]
+            winners = (rewards >= rewards.max(axis=1, keepdims=True)) & venv.terminated[done, None]
+            shares[done] = winners / np.maximum(winners.sum(axis=1, keepdims=True), 1)
+            truncated[done] = venv.truncated[done]
+            ended |= now_ended
+    result.scores = final_scores(venv, rows)
+    result.luck = control_variates.seat_luck(venv, rows)
+    result.wall_seconds = time.perf_counter() - start
+    return result
+
+
+def _play_chunk_job(job: tuple[Lineup, str, np.ndarray, int]) -> LineupGames:
+    return play_chunk(*job)
+
+
+def play_lineup(lineup: Lineup, candidate: str, workers: int = 1) -> LineupGames:
+    """Every deal of ``lineup`` (in batches, `Lineup.chunk_deals`) in ``workers`` processes; games in deal order."""
+    states = deal_states(lineup.deals)
+    size = lineup.chunk_deals(candidate)
+    jobs = [(lineup, candidate, states[i : i + size], i // size) for i in range(0, len(states), size)]
+    if workers > 1 and len(jobs) > 1:
+        with multiprocessing.get_context("fork").Pool(min(workers, len(jobs))) as pool:
+            parts = pool.map(_play_chunk_job, jobs)
+    else:
+        parts = [play_chunk(*job) for job in jobs]
+    return _concatenate(lineup, parts)
+
+
+def _concatenate(lineup: Lineup, parts: list[LineupGames]) -> LineupGames:
+    luck = None if parts[0].luck is None else np.concatenate([p.luck for p in parts])  # type: ignore[misc]
+    return LineupGames(
+        lineup,
+        np.concatenate([p.scores for p in parts]),
+        np.concatenate([p.shares for p in parts]),
+        np.concatenate([p.truncated for p in parts]),
+        luck,
+        sum(p.candidate_moves for p in parts),
+        sum(p.candidate_seconds for p in parts),
+        sum(p.wall_seconds for p in parts),
+        sum(p.decisions for p in parts),
+    )
+
+
+def summarise_lineup(played: LineupGames) -> dict[str, Any]:
+    """The figures of one line-up (see the module docstring); deterministic apart from ``compute``."""
+    lineup, n = played.lineup, played.lineup.players
+    rows = np.arange(len(played.truncated))
+    seat = played.candidate_seat
+    share = played.shares[rows, seat]
+    win, low, high = wilson_interval(float(share.sum()), len(share))
+    estimates = control_variates.estimates(played.shares, played.scores, played.luck, seat, n)
+    opponent = opponent_agent(lineup.opponent, lineup.env_id)
+    named = [
+        (
+            [CANDIDATE if s == seat[g] else opponent for s in range(n)],
+            GameRecord(played.scores[g].tolist(), played.shares[g].tolist(), bool(played.truncated[g])),
+        )
+        for g in rows
+    ]
+    rating = next(r for r in summarise(named, duplicate=False) if r.agent == CANDIDATE)
+    return {
+        "lineup": lineup.key,
+        "players": n,
+        "opponent": opponent,
+        "deals": lineup.deals,
+        "games": len(share),
+        "truncated": int(played.truncated.sum()),
+        "win_rate": [win, low, high],
+        "chance": 1.0 / n,
+        "mean_score": estimates["score"]["raw"],
+        "rating": [rating.rating, rating.rating_sigma],
+        "estimates": estimates,
+        "compute": {
+            "candidate_moves": played.candidate_moves,
+            "candidate_cpu_us_per_move": 1e6 * played.candidate_seconds / max(played.candidate_moves, 1),
+            "wall_seconds": played.wall_seconds,
+            "decisions": played.decisions,
+        },
+    }
+
+
+@dataclass
+class ProtocolRun:
+    """What to run: the candidate, the game, its table sizes and the deals per line-up."""
+
+    env_id: str
+    candidate: str
+    players: tuple[int, ...] = ()
+    deals: int | None = None
+    workers: int = 1
+    opponents: tuple[str, ...] = ()
+    progress: Callable[[str], None] | None = field(default=None, repr=False)
+
+
+def run_protocol(run: ProtocolRun) -> dict[str, Any]:
+    """Play every line-up of ``run`` and return the results document (JSON-ready)."""
+    from agents.benchmark.protocol import OPPONENTS
+
+    sizes = run.players or table_sizes(run.env_id, run.candidate)
+    plan = lineups(run.env_id, sizes, run.deals, run.opponents or OPPONENTS)
+    results = []
+    for lineup in plan:
+        if run.progress:
+            run.progress(f"{run.env_id} {run.candidate}: {lineup.key}, {lineup.deals} deals")
+        results.append(summarise_lineup(play_lineup(lineup, run.candidate, run.workers)))
+    return {
+        "protocol": TITLE,
+        "env_id": run.env_id,
+        "candidate": run.candidate,
+        "full_protocol": run.deals is None and not run.opponents and not run.players,
+        "control_variate": control_variates.describe(run.env_id),
+        "lineups": results,
+    }
+
+
+def interval_text(triple: list[float | None], digits: int = 3) -> str:
+    """``mean [low, high]`` (``mean [—]`` where the interval is undefined: one deal)."""
+    mean, low, high = triple
+    if low is None or high is None:
+        return f"{mean:.{digits}f} [—]"
+    return f"{mean:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+#: The line of a run with fewer deals, table sizes or line-ups than the protocol's.
+REDUCED = "Reduced run (fewer deals, table sizes or line-ups than the protocol): not comparable to full results."
+
+
+def _ratio_text(ratio: float | None) -> str:
+    return "—" if ratio is None else f"{ratio:.2f}"
+
+
+def markdown(document: dict[str, Any]) -> str:
+    """The results document as a markdown page."""
+    lines = [
+        f"# {document['protocol']}: {document['candidate']} on {document['env_id']}",
+        "",
+        "Full protocol." if document["full_protocol"] else REDUCED,
+        f"Control variate: {document['control_variate']}.",
+        "",
+        "| line-up | deals | win rate [Wilson 95%] | win rate over deals: raw | corrected | variance ratio "
+        "| mean score [95%] | rating μ ± σ | µs/move |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in document["lineups"]:
+        est = r["estimates"]["win"]
+        rating = r["rating"]
+        cells = [
+            r["lineup"],
+            str(r["deals"]),
+            interval_text(r["win_rate"]),
+            interval_text(est["raw"]),
+            interval_text(est["corrected"]),
+            _ratio_text(est["variance_ratio"]),
+            interval_text(r["mean_score"], 1),
+            f"{rating[0]:.1f} ± {rating[1]:.1f}",
+            f"{r['compute']['candidate_cpu_us_per_move']:.0f}",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "Win rates count a shared win as 1/w. Raw and corrected intervals are normal intervals over deals "
+        "(the mean of the candidate's seats over a deal's rotations); the variance ratio is raw over corrected "
+        "(—: undefined, from one deal or with no variance left). "
+        "µs/move: the candidate's CPU time per decision (machine-dependent, not part of the protocol's figures).",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_results(document: dict[str, Any], out: str | Path) -> list[Path]:
+    """Write ``results.json`` and ``results.md`` into ``out`` (each written whole, then renamed)."""
+    import json
+
+    from agents.checkpoint import write_atomic
+
+    out = Path(out)
+    return [
+        write_atomic(out / "results.json", json.dumps(document, indent=2) + "\n"),
+        write_atomic(out / "results.md", markdown(document)),
+    ]

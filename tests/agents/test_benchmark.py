@@ -1,0 +1,177 @@
+"""The benchmark protocol: published deals, duplicate rotation, determinism, control variates, leaderboard."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+pytest.importorskip("openskill")
+pytest.importorskip("stable_baselines3")
+
+import pirate_envs
+import pirate_envs.vector
+from agents.benchmark import control_variates, protocol
+from agents.benchmark.leaderboard import build_leaderboard, leaderboard_markdown
+from agents.benchmark.protocol import Lineup, deal_states
+from agents.benchmark.run import ProtocolRun, duplicate_layout, play_chunk, run_protocol
+from agents.registry import agent_names
+
+KAPERN = "piraten_kapern_v0"
+SKULL_KING = "skull_king_v0"
+
+
+def without_compute(document: dict) -> dict:
+    """The document minus the machine-dependent timings."""
+    copy = json.loads(json.dumps(document))
+    for lineup in copy["lineups"]:
+        lineup.pop("compute")
+    return copy
+
+
+def test_deals_are_the_published_list():
+    states = deal_states()
+    assert states.dtype == np.uint64 and len(states) == protocol.DEAL_COUNT
+    assert len(set(states.tolist())) == len(states)
+    assert deal_states(5).tolist() == states[:5].tolist()
+    with pytest.raises(ValueError, match=r"deals must be in 1\.\.10000"):
+        deal_states(0)
+
+
+def test_a_changed_master_seed_is_refused(monkeypatch):
+    monkeypatch.setattr(protocol, "MASTER_SEED", protocol.MASTER_SEED + 1)
+    with pytest.raises(RuntimeError, match="another deal list"):
+        deal_states(3)
+
+
+def test_lineups_follow_the_shipped_agents_table_sizes():
+    lineups = protocol.lineups(SKULL_KING, (2, 4))
+    assert [(x.players, x.opponent) for x in lineups if x.opponent != "ppo"] == [
+        (n, o) for n in (2, 4) for o in ("random", "heuristic", "mcts")
+    ]
+    assert all(
+        x.deals == (protocol.SEARCH_DEAL_COUNT if x.opponent == "mcts" else protocol.DEAL_COUNT) for x in lineups
+    )
+    assert {x.deals for x in protocol.lineups(KAPERN, (2,), deals=7)} == {7}
+
+
+def test_search_lineups_play_in_small_batches():
+    assert Lineup(KAPERN, 2, "mcts", 9).chunk_deals("random") == protocol.SEARCH_CHUNK_DEALS
+    assert Lineup(KAPERN, 2, "random", 9).chunk_deals("mcts:50") == protocol.SEARCH_CHUNK_DEALS
+    assert Lineup(KAPERN, 2, "random", 9).chunk_deals("heuristic") == protocol.CHUNK_DEALS
+
+
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_duplicate_layout_seats_the_candidate_once_at_every_seat_per_deal(players):
+    deals = deal_states(4)
+    states, seats = duplicate_layout(deals, players)
+    for d, state in enumerate(deals.tolist()):
+        games = slice(d * players, (d + 1) * players)
+        assert sorted(seats[games].tolist()) == list(range(players))
+        assert set(states[games].tolist()) == {state}
+
+
+def test_rotations_of_a_deal_deal_the_same_game():
+    """Deterministic identical agents: every rotation of a deal plays the same game (the same
+    cards and dice at every seat), so each deal's score rows are equal, and the candidate's
+    mean over them is exactly chance."""
+    played = play_chunk(Lineup(KAPERN, 3, "heuristic", 6), "heuristic", deal_states(6), 0)
+    scores = played.scores.reshape(6, 3, 3)
+    assert (scores == scores[:, :1]).all()
+    assert len({tuple(row) for row in scores[:, 0].tolist()}) > 1  # the deals differ
+    share = played.shares[np.arange(18), played.candidate_seat].reshape(6, 3).mean(axis=1)
+    assert np.allclose(share, 1 / 3)
+
+
+def test_same_agent_same_numbers_twice_and_with_workers(monkeypatch):
+    monkeypatch.setattr(protocol, "CHUNK_DEALS", 3)  # several batches, so --workers spreads them
+    plan = ProtocolRun(KAPERN, "random", (2,), 7, 1, ("random", "heuristic"))
+    first = without_compute(run_protocol(plan))
+    second = without_compute(run_protocol(plan))
+    plan.workers = 2
+    parallel = without_compute(run_protocol(plan))
+    assert first == second == parallel
+    assert [x["games"] for x in first["lineups"]] == [14, 14]
+    assert first["protocol"] == "pirate-bench v1" and first["full_protocol"] is False
+
+
+@pytest.mark.parametrize(("env_id", "players"), [(KAPERN, 2), (KAPERN, 3), (SKULL_KING, 3)])
+def test_corrected_estimate_of_identical_agents_centres_on_chance(env_id, players):
+    document = run_protocol(ProtocolRun(env_id, "random", (players,), 48, 1, ("random",)))
+    win = document["lineups"][0]["estimates"]["win"]
+    for kind in ("raw", "corrected"):
+        _, low, high = win[kind]
+        assert low <= 1 / players <= high, (kind, win)
+
+
+def test_cross_fitting_keeps_the_mean_exactly():
+    """y = 0.3 + 2 x + noise with E[x] = 0: the corrected mean is 0.3 on average (no bias from fitting)
+    and its variance is far below the raw one."""
+    rng = np.random.default_rng(0)
+    raw, corrected = [], []
+    for _ in range(3000):
+        x = rng.normal(size=(12, 2))
+        y = 0.3 + 2 * x[:, 0] + rng.normal(scale=0.5, size=12)
+        raw.append(y.mean())
+        corrected.append(control_variates.cross_fitted(y, x).mean())
+    corrected = np.array(corrected)
+    standard_error = corrected.std() / np.sqrt(len(corrected))
+    assert abs(corrected.mean() - 0.3) < 4 * standard_error
+    assert np.var(raw) > 4 * np.var(corrected)
+
+
+def test_cross_fitting_needs_enough_units():
+    y, x = np.array([1.0, 0.0, 1.0]), np.ones((3, 2))
+    assert control_variates.cross_fitted(y, x).tolist() == y.tolist()
+
+
+def test_skull_king_hand_luck_has_mean_zero_exactly():
+    from pirate_envs.skull_king import cards
+
+    mean = np.dot(cards.COPIES, control_variates.SKULL_KING_STRENGTH) / cards.DECK_SIZE
+    assert np.dot(cards.COPIES, control_variates.SKULL_KING_STRENGTH - mean) == pytest.approx(0.0, abs=1e-12)
+    venv = pirate_envs.vector.make(SKULL_KING, 400, seed=3, num_players=4)
+    venv.reset()
+    luck = control_variates.skull_king_luck(venv, np.arange(400))
+    per_game = luck.sum(axis=1)
+    assert abs(per_game.mean()) < 4 * per_game.std() / np.sqrt(len(per_game))
+    assert luck.std() > 0
+
+
+def test_kapern_luck_terms_have_mean_zero():
+    """Each seat's luck is a sum of terms of expectation zero: over games it averages to zero."""
+    played = play_chunk(Lineup(KAPERN, 2, "random", 120), "heuristic", deal_states(120), 0)
+    luck = played.luck
+    assert luck is not None and luck.shape == (240, 2)
+    for seat in range(2):
+        assert abs(luck[:, seat].mean()) < 4 * luck[:, seat].std() / np.sqrt(len(luck))
+    # the luck explains the outcome: the seat with more luck scores more
+    assert np.corrcoef(luck[:, 0] - luck[:, 1], played.scores[:, 0] - played.scores[:, 1])[0, 1] > 0.3
+
+
+def test_kapern_control_variate_halves_the_variance():
+    """The oracle's luck halves the variance of the oracle-against-heuristic win rate (512 deals;
+    the figures are deterministic, so this is the measured reduction, not a draw of it)."""
+    document = run_protocol(ProtocolRun(KAPERN, "oracle", (2,), 512, 1, ("heuristic",)))
+    win = document["lineups"][0]["estimates"]["win"]
+    assert win["variance_ratio"] >= 2.0, win
+
+
+def test_games_without_a_control_variate_report_raw_as_corrected():
+    document = run_protocol(ProtocolRun("piratenpoker_v0", "random", (3,), 4, 1, ("heuristic",)))
+    win = document["lineups"][0]["estimates"]["win"]
+    assert win["raw"] == win["corrected"]
+    assert document["control_variate"].startswith("none")
+
+
+def test_leaderboard_at_a_tiny_budget():
+    board = build_leaderboard(deals=2, search_deals=1, env_ids=(KAPERN,), opponents=("random", "heuristic"))
+    page = leaderboard_markdown(board, "python -m experiments.benchmark --leaderboard x")
+    assert "## piraten_kapern_v0" in page and "2 deals per line-up (1 where `mcts` plays)" in page
+    rows = [line for line in page.splitlines() if line.startswith("| `")]
+    assert sorted(row.split("`")[1] for row in rows) == sorted(agent_names(KAPERN))
+    assert "(not against mcts, ppo at this budget)" in page and "| vs random | vs heuristic | rating" in page
+    assert all(row.count("|") == 7 for row in rows)  # agent, strength, two line-ups, rating, µs/move
+    assert rows[-1].startswith("| `mcts` | — |")  # one deal: listed after the ranked agents
