@@ -229,7 +229,8 @@ class GuidedSearchAgent(SearchAgent):
         def improved() -> np.ndarray:
             """``g + log P + sigma(q)`` of every root action."""
             most = max((child.visits for child in root.children.values()), default=0)
-            return score + (GUMBEL_C_VISIT + most) * GUMBEL_C_SCALE * self._q_values(root, legal, bounds)
+            q = np.asarray(self._q_values([root.children.get(a) for a in legal.tolist()], bounds))
+            return score + (GUMBEL_C_VISIT + most) * GUMBEL_C_SCALE * q
 
         while used < self.simulations and considered.size > 1:
             each = max(1, self.simulations // (phases * considered.size))
@@ -257,14 +258,14 @@ class GuidedSearchAgent(SearchAgent):
         while not horizon.over(world):
             mover = world.current_player
             legal = np.flatnonzero(world.legal_mask())
-            for a in legal.tolist():
-                child = node.children.get(a)
+            children = [node.children.get(a) for a in legal.tolist()]
+            for child in children:
                 if child is not None:
                     child.available += 1
             if forced is not None and node is root:
                 action = forced
             else:
-                action = self._puct(node, legal, self.log_priors(world, mover, legal), bounds)
+                action = self._puct(node, legal, children, self.log_priors(world, mover, legal), bounds)
             child = node.children.get(action)
             if child is None:
                 child = node.children[action] = Node(action, mover, available=1)
@@ -278,28 +279,28 @@ class GuidedSearchAgent(SearchAgent):
                 break
         self.back_up(path, self.leaf_values(world, horizon, baseline), bounds)
 
-    def _q_values(self, node: Node, legal: np.ndarray, bounds: list[float]) -> np.ndarray:
-        """Normalised mean values of ``node``'s children ``legal`` (untried: their tried siblings' mean)."""
+    @staticmethod
+    def _q_values(children: list[Node | None], bounds: list[float]) -> list[float]:
+        """Normalised mean values of ``children`` (``None`` or unvisited: the visit-weighted mean of the tried)."""
         low, high = bounds
         span = high - low if high > low else 1.0
-        visits = np.zeros(legal.size)
-        totals = np.zeros(legal.size)
-        for i, a in enumerate(legal.tolist()):
-            child = node.children.get(a)
-            if child is not None and child.visits:
-                visits[i], totals[i] = child.visits, child.total
-        tried = visits > 0
-        q = np.where(tried, (totals / np.maximum(visits, 1) - low) / span, 0.0)
-        siblings = visits[tried].sum()
-        untried = float((q[tried] * visits[tried]).sum() / siblings) if siblings else UNTRIED_VALUE
-        return np.where(tried, q, untried)
+        tried = [c for c in children if c is not None and c.visits]
+        visits = sum(c.visits for c in tried)
+        untried = (sum(c.total for c in tried) / visits - low) / span if visits else UNTRIED_VALUE
+        return [(c.total / c.visits - low) / span if c is not None and c.visits else untried for c in children]
 
-    def _puct(self, node: Node, legal: np.ndarray, log_priors: np.ndarray, bounds: list[float]) -> int:
-        """The legal action of the highest PUCT score at ``node``."""
-        visits = np.array([c.visits if (c := node.children.get(a)) is not None else 0 for a in legal.tolist()])
-        q = self._q_values(node, legal, bounds)
-        u = self.exploration * np.exp(log_priors) * math.sqrt(node.visits + 1) / (1 + visits)
-        return int(legal[int(np.argmax(q + u))])
+    def _puct(
+        self, node: Node, legal: np.ndarray, children: list[Node | None], log_priors: np.ndarray, bounds: list[float]
+    ) -> int:
+        """The legal action of the highest PUCT score at ``node`` (``children``: ``legal``'s nodes or ``None``)."""
+        scale = self.exploration * math.sqrt(node.visits + 1)
+        best, best_score = 0, -math.inf
+        q_values = self._q_values(children, bounds)
+        for i, (child, q, prior) in enumerate(zip(children, q_values, np.exp(log_priors).tolist())):
+            score = q + scale * prior / (1 + (child.visits if child is not None else 0))
+            if score > best_score:
+                best, best_score = i, score
+        return int(legal[best])
 
 
 def is_guided_name(name: str) -> bool:
