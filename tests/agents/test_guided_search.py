@@ -233,3 +233,25 @@ def test_omniscient_moves_depend_on_the_hidden_cards():
         seen = moves_in("omniscient:20", "skull_king_v0", (env, twin), seed=1)
         differs += seen[0] != seen[1]
     assert differs >= 1
+
+
+def first_round_bid_made(name: str, seed: int) -> bool:
+    """Whether the agent ``name`` makes its bid in the first round of a 2-player Skull King deal (one card each:
+    the bid is right exactly when it says whether its card takes the trick); the rest played by heuristics."""
+    env = pirate_envs.make("skull_king_v0", raw=True, num_players=2)
+    env.reset(seed=seed)
+    game = env.game
+    seat, obs, view = observe(env)
+    env.step(make_agent(name, "skull_king_v0", seed=0, env=env).act(obs, view))
+    heuristic = make_agent("heuristic", "skull_king_v0", seed=0, env=env)
+    while not game.scores().any():  # the first round scores every seat (a bid made or missed)
+        _, obs, view = observe(env)
+        env.step(heuristic.act(obs, view))
+    return game.scores()[seat] > 0
+
+
+def test_omniscient_exploits_the_hidden_card():
+    """Seeing the other seat's card, the reference makes its first-round bid in every deal; the honest search,
+    which cannot see it, misses some."""
+    made = {name: [first_round_bid_made(name, seed) for seed in range(10)] for name in ("omniscient:16", "mcts:16")}
+    assert all(made["omniscient:16"]) and not all(made["mcts:16"])
