@@ -140,20 +140,27 @@ class GuidedSearchAgent(SearchAgent):
         value_leaves = has_value_head(network) and reward_mode == "win" if leaf == "auto" else leaf == "value"
         if value_leaves and not has_value_head(network):
             raise ValueError("leaf='value' needs a network with a value head")
+        if rollout == "network" and network is None:
+            raise ValueError("rollout='network' needs a network")
         if value_leaves:  # the head values the whole game: the tree runs to the end
             search_keywords["horizon"] = None
         base_rollout = "heuristic" if rollout == "heuristic" else "random"
         super().__init__(
-            env, env_id, simulations=simulations, exploration=exploration, rollout=base_rollout, seed=seed,
+            env,
+            env_id,
+            simulations=simulations,
+            exploration=exploration,
+            rollout=base_rollout,
+            seed=seed,
             **search_keywords,
-        )  # fmt: skip
+        )
         self.network = network
         self.root_rule = root
         self.value_leaves = value_leaves
         self.network_rollouts = rollout == "network"
         self.omniscient = omniscient
-        if (rollout == "network" or value_leaves) and network is None:
-            raise ValueError(f"rollout={rollout!r} and value leaves need a network")
+        #: Gumbel: the move of the last search.
+        self.choice = -1
         self.name = name or f"{OMNISCIENT if omniscient else root}:{simulations}"
 
     # ------------------------------------------------------------------ the network's pieces

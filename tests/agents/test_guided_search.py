@@ -255,3 +255,21 @@ def test_omniscient_exploits_the_hidden_card():
     which cannot see it, misses some."""
     made = {name: [first_round_bid_made(name, seed) for seed in range(10)] for name in ("omniscient:16", "mcts:16")}
     assert all(made["omniscient:16"]) and not all(made["mcts:16"])
+
+
+def test_network_rollouts_and_bad_options():
+    env = position_with_choice("skull_king_v0", seed=3, skip=4)
+    _, obs, view = observe(env)
+    network = constant_network(env, 0)
+    agent = GuidedSearchAgent(env, "skull_king_v0", network, simulations=8, rollout="network", seed=0)
+    assert agent.rollout_agent is None and obs["action_mask"][agent.act(obs, view)]
+    for options, words in (
+        ({"root": "ucb"}, "root must be one of"),
+        ({"leaf": "oracle"}, "leaf must be one of"),
+        ({"rollout": "greedy"}, "rollout must be one of"),
+        ({"leaf": "value"}, "needs a network with a value head"),
+    ):
+        with pytest.raises(ValueError, match=words):
+            GuidedSearchAgent(env, "skull_king_v0", network, simulations=8, **options)
+    with pytest.raises(ValueError, match="rollout='network' needs a network"):
+        GuidedSearchAgent(env, "skull_king_v0", None, rollout="network")
