@@ -7,7 +7,10 @@ network's policy as the prior of every decision:
 * **PUCT** (``mcts:<simulations>:ppo:<agent>``; AlphaZero's selection). In each world the
   deciding seat's prior is the network's masked softmax over the actions legal there, computed
   from *that seat's View in that world* (encoded as the env encodes observations): the
-  searcher's own prior reads only its View; another seat's reads its redrawn hand. A node's
+  searcher's own prior reads only its View; another seat's reads its redrawn hand. A quarter
+  of a uniform prior is mixed in (``prior_mix``, AlphaZero's root-noise fraction, at every
+  decision): the shipped PPO policies are near-deterministic, and their prior alone left every
+  other move unsearched (at 50 iterations the search replayed the network's move). A node's
   child ``a`` scores ``q(a) + c * P(a) * sqrt(N + 1) / (1 + n(a))`` with ``c = 1.25`` (MuZero's
   ``c1``, not tuned here) on values normalised to ``[0, 1]`` by the smallest and largest return
   seen (as in ``mcts``); an action not yet tried scores the visit-weighted mean of its tried
@@ -66,6 +69,10 @@ from pirate_envs.core.rewards import win_rewards
 
 #: PUCT's exploration constant on values normalised to [0, 1] (MuZero's c1).
 DEFAULT_PUCT = 1.25
+#: The share of a uniform prior mixed into the network's (AlphaZero's root-noise fraction, here at every
+#: decision): the shipped PPO policies are near-deterministic (the top move often holds 0.99 or more), and as
+#: priors they would leave every other move unsearched.
+DEFAULT_PRIOR_MIX = 0.25
 #: Gumbel: the most root actions sequential halving considers, and sigma's constants.
 GUMBEL_CONSIDERED = 16
 GUMBEL_C_VISIT = 50.0
@@ -127,6 +134,7 @@ class GuidedSearchAgent(SearchAgent):
         rollout: str = "heuristic",
         reward_mode: str = "win",
         omniscient: bool = False,
+        prior_mix: float = DEFAULT_PRIOR_MIX,
         seed: int | None = None,
         name: str | None = None,
         **search_keywords: Any,
@@ -142,6 +150,8 @@ class GuidedSearchAgent(SearchAgent):
             raise ValueError("leaf='value' needs a network with a value head")
         if rollout == "network" and network is None:
             raise ValueError("rollout='network' needs a network")
+        if not 0.0 <= prior_mix <= 1.0:
+            raise ValueError(f"prior_mix must lie in [0, 1], got {prior_mix!r}")
         if value_leaves:  # the head values the whole game: the tree runs to the end
             search_keywords["horizon"] = None
         base_rollout = "heuristic" if rollout == "heuristic" else "random"
@@ -159,6 +169,7 @@ class GuidedSearchAgent(SearchAgent):
         self.value_leaves = value_leaves
         self.network_rollouts = rollout == "network"
         self.omniscient = omniscient
+        self.prior_mix = prior_mix
         #: Gumbel: the move of the last search.
         self.choice = -1
         self.name = name or f"{OMNISCIENT if omniscient else root}:{simulations}"
@@ -169,10 +180,15 @@ class GuidedSearchAgent(SearchAgent):
         return true_world(game, self.rng) if self.omniscient else super().world(game, seat)
 
     def log_priors(self, world: Any, mover: int, legal: np.ndarray) -> np.ndarray:
-        """``log P`` over ``legal``: the network's masked softmax from ``mover``'s View in ``world`` (else uniform)."""
+        """``log P`` over ``legal``: the network's masked softmax from ``mover``'s View in ``world`` with
+        ``prior_mix`` of the uniform mixed in (no network: uniform)."""
+        uniform = -math.log(legal.size)
         if self.network is None:
-            return np.full(legal.size, -math.log(legal.size))
-        return log_softmax(self.network.logits(self.env.encode(world.view(mover)))[legal])
+            return np.full(legal.size, uniform)
+        log_p = log_softmax(self.network.logits(self.env.encode(world.view(mover)))[legal])
+        if self.prior_mix == 0.0:
+            return log_p
+        return np.log((1.0 - self.prior_mix) * np.exp(log_p) + self.prior_mix * math.exp(uniform))
 
     def _policy_action(self, world: Any) -> int:
         if not self.network_rollouts:

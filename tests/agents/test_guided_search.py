@@ -133,6 +133,20 @@ def test_uniform_puct_finds_the_sure_win_like_plain_uct():
     assert max(root.children.values(), key=lambda c: c.visits).action == STOP
 
 
+def test_mixed_prior_lets_the_search_overturn_a_confident_wrong_prior():
+    """A network sure of a re-roll in the sure-win position: with its raw prior the search re-rolls (it searches
+    nothing else); with a quarter of the uniform mixed in (the default) the stop is tried once the re-roll has
+    some 85 visits (its prior share 0.009 of the re-roll's 0.76) and takes the most visits by 200."""
+    env = kapern_sure_win()
+    _, obs, view = observe(env)
+    keywords = pirate_envs.game_spec(KAPERN).search_keywords()
+    reroll = next(a for a in np.flatnonzero(obs["action_mask"]).tolist() if a != STOP)
+    network = constant_network(env, reroll, 30.0)
+    raw = GuidedSearchAgent(env, KAPERN, network, simulations=200, prior_mix=0.0, seed=2, **keywords)
+    mixed = GuidedSearchAgent(env, KAPERN, network, simulations=200, seed=2, **keywords)
+    assert raw.act(obs, view) == reroll and mixed.act(obs, view) == STOP
+
+
 def test_network_priors_pull_the_visits_toward_the_prior():
     """At 16 iterations, a network that favours one move (the one the uniform search visits least)
     gives it most of the visits; the uniform prior does not."""
@@ -146,14 +160,14 @@ def test_network_priors_pull_the_visits_toward_the_prior():
 
 
 def test_gumbel_root_follows_a_confident_prior():
-    """Gumbel's root: with a prior of almost all mass on one move and a budget too small to overturn it, that move."""
+    """Gumbel's root: with the raw prior (nothing mixed in) of almost all mass on one move and a budget too small
+    to overturn it, that move."""
     env = position_with_choice("skull_king_v0", seed=13, skip=3)
     _, obs, view = observe(env)
     legal = np.flatnonzero(obs["action_mask"]).tolist()
     for favoured in (legal[0], legal[-1]):
-        agent = GuidedSearchAgent(
-            env, "skull_king_v0", constant_network(env, favoured, 30.0), simulations=4, root="gumbel", seed=1
-        )
+        network = constant_network(env, favoured, 30.0)
+        agent = GuidedSearchAgent(env, "skull_king_v0", network, simulations=4, root="gumbel", prior_mix=0.0, seed=1)
         assert agent.act(obs, view) == favoured
 
 
@@ -268,6 +282,7 @@ def test_network_rollouts_and_bad_options():
         ({"leaf": "oracle"}, "leaf must be one of"),
         ({"rollout": "greedy"}, "rollout must be one of"),
         ({"leaf": "value"}, "needs a network with a value head"),
+        ({"prior_mix": 1.5}, "prior_mix must lie in"),
     ):
         with pytest.raises(ValueError, match=words):
             GuidedSearchAgent(env, "skull_king_v0", network, simulations=8, **options)
