@@ -5,7 +5,14 @@ exact one-turn dynamic programme); ``ppo:<shipped name or path>`` (a trained
 policy from a data-only agent file, loaded without running code; masked argmax;
 ``ppo:<...>#sample`` samples it; see ``agents.policy_agent`` and ``agents.checkpoint``);
 ``mcts`` / ``mcts:<simulations>`` / ``mcts:<simulations>:random`` (information-set tree search over the
-env's game, heuristic or random rollouts; see ``agents.search``).
+env's game, heuristic or random rollouts; see ``agents.search``); ``mcts:<simulations>:ppo:<agent>``
+and ``gumbel:<simulations>:ppo:<agent>`` (the search guided by a trained network's priors: PUCT, or
+Gumbel top-k with sequential halving at the root; see ``agents.guided_search``).
+
+``omniscient`` / ``omniscient:<simulations>`` / ``omniscient:<simulations>:ppo:<agent>`` is a
+reference bound, NOT an honest player: the search seeing every hidden card (only the future is
+sampled). ``agent_names`` does not list it (no table offers it as an opponent); ``make_agent``
+builds it for evaluation.
 
 Every agent plays every player count of its game except a trained one, which plays the counts
 in its header: ``agent_player_counts("ppo:skull_king_v0", "skull_king_v0")``. At a table it
@@ -23,6 +30,7 @@ from typing import Any
 import pirate_envs
 from agents.base import Agent, RandomAgent, action_blocks
 from agents.game_agents import game_agent_kinds, make_game_agent
+from agents.guided_search import guided_source, is_guided_name, make_guided_agent
 from agents.policy_agent import SAMPLE_SUFFIX, load_checkpoint, make_policy_agent, shipped_checkpoints
 from agents.search import make_search_agent
 
@@ -36,6 +44,9 @@ def agent_names(env_id: str) -> list[str]:
 def agent_player_counts(name: str, env_id: str) -> tuple[int, ...]:
     """The player counts the agent ``name`` plays in ``env_id``: a trained agent's from its header
     (loaded without running code), any other agent's: every count the game allows."""
+    if is_guided_name(name):  # a guided search plays the counts of its network
+        source = guided_source(name)
+        return agent_player_counts(f"ppo:{source}", env_id) if source else pirate_envs.player_counts(env_id)
     if name.startswith("ppo:"):
         header = load_checkpoint(name[len("ppo:") :].removesuffix(SAMPLE_SUFFIX))[1]
         return tuple(n for n in header["player_counts"] if n in pirate_envs.player_counts(env_id))
@@ -54,6 +65,8 @@ def make_agent(name: str, env_id: str, seed: int | None = None, env: Any = None)
     if name == "random":
         env = env if env is not None else pirate_envs.make(env_id, raw=True)
         return RandomAgent(seed=seed, blocks=action_blocks(env))
+    if is_guided_name(name):
+        return make_guided_agent(name, env_id, seed=seed, env=env)
     if name == "mcts" or name.startswith("mcts:"):
         return make_search_agent(name, env_id, seed=seed, env=env)
     if name.startswith("ppo:"):

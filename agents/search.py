@@ -286,7 +286,7 @@ class SearchAgent:
         start_scores = game.scores().tolist()
         baseline = returns_of(np.asarray(start_scores)) if self.relative_returns else 0.0
         for _ in range(self.simulations):
-            world = determinize(game, seat, self.rng)
+            world = self.world(game, seat)
             if self.rollout_agent is not None:  # a fresh rollout policy (one that remembers positions)
                 self.rollout_agent.reset(int(self.rng.integers(2**63)))
             horizon = TurnEnds(world) if self.horizon == TURN else ScoreChanges(start_scores, self.horizon)
@@ -341,10 +341,23 @@ class SearchAgent:
         if expanded:
             while not horizon.over(world):
                 world.apply(self._policy_action(world))
+        self.back_up(path, self.returns(world, baseline), bounds)
+
+    def world(self, game: Engine, seat: int) -> Engine:
+        """The world of one iteration: `determinize` (a subclass may see more: the omniscient reference)."""
+        return determinize(game, seat, self.rng)
+
+    def returns(self, world: Any, baseline: np.ndarray | float = 0.0) -> np.ndarray:
+        """Every seat's return where a rollout stopped in ``world`` (see the module docstring)."""
         values = returns_of(np.asarray(world.scores(), dtype=float)) - baseline
         if self.win_bonus and world.terminated:  # the end: what counts is who won
             winners = world.winners()
             values[winners] += self.win_bonus / len(winners)
+        return values
+
+    @staticmethod
+    def back_up(path: list[Node], values: np.ndarray, bounds: list[float]) -> None:
+        """Widen the value ``bounds`` to ``values`` and add them to every node of ``path`` (each its mover's)."""
         bounds[0] = min(bounds[0], float(values.min()))
         bounds[1] = max(bounds[1], float(values.max()))
         for visited in path:

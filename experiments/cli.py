@@ -291,6 +291,8 @@ def games_epilog() -> str:
             names.append(name)
         lines.append("      " + " ".join(names))
     lines.append("  ppo:<path> loads a trained agent file (.npz; a legacy SB3 .zip is read without unpickling)")
+    lines.append("  mcts:<n>:ppo:<agent> and gumbel:<n>:ppo:<agent>: the search guided by a trained agent's policy")
+    lines.append("  omniscient[:<n>]: a bound, NOT an honest player (the search seeing every hidden card)")
     return "\n".join(lines)
 
 
