@@ -15,11 +15,14 @@ What an OpenSpiel state is here:
   envs step: ``current_player``, ``legal_actions``, ``apply_action`` (an illegal action raises
   ``ValueError``, one line), ``action_to_string`` (the action table's labels), ``str(state)``
   (the engine's full render).
-* Chance: OpenSpiel's *sampled stochastic* mode. The engine deals and rolls inside
-  ``apply_action`` from its own chance source (`pirate_envs.core.chance`); there are no chance
-  nodes. Each new game takes the next seed of the game's stream (parameter ``rng_seed``; ``-1``:
-  fresh entropy), drawn when the state is first used, and a game of seed ``s`` deals exactly
-  what ``env.reset(seed=s)`` deals.
+* Chance (parameter ``chance``): ``"sampled"`` (default), OpenSpiel's *sampled stochastic* mode.
+  The engine deals and rolls inside ``apply_action`` from its own chance source
+  (`pirate_envs.core.chance`); there are no chance nodes. Each new game takes the next seed of
+  the game's stream (parameter ``rng_seed``; ``-1``: fresh entropy), drawn when the state is
+  first used, and a game of seed ``s`` deals exactly what ``env.reset(seed=s)`` deals.
+  ``"explicit"`` (one-hand Skull King only, ``num_hands=1``: `EXPLICIT_DEALS`): chance nodes
+  deal the cards one by one with the deck's odds (`ExplicitDeal`), so that OpenSpiel's CFR and
+  ``exploitability.nash_conv`` run; the View is perfect recall in a one-hand game.
 * Tensors and strings: ``information_state_tensor`` and ``observation_tensor`` are both the env's
   observation vector (the game's View ``Encoder``, ``table_layout="seated"``; the named pieces of
   ``env.unwrapped.observation_layout`` are the observer's ``dict``); the strings are the seat's
@@ -44,7 +47,7 @@ What an OpenSpiel state is here:
 Parameters: ``players`` (the game's player counts), the user options of the game's spec
 (`pirate_envs.game_spec(env_id).options`, within their safe ranges; an integer list as a
 comma-separated string, e.g. ``loot_fronts="5,6,8"``), ``returns``, ``score_bound``,
-``rng_seed`` and ``max_game_length``.
+``rng_seed``, ``max_game_length`` and ``chance``. ``docs/guides/openspiel.md`` is the guide.
 """
 
 from __future__ import annotations
@@ -59,7 +62,7 @@ from typing import Any
 import numpy as np
 
 import pirate_envs
-from pirate_envs.core.chance import SEED_BOUND
+from pirate_envs.core.chance import SEED_BOUND, ScriptedChance
 from pirate_envs.core.engine import Engine
 from pirate_envs.core.errors import check_choice, check_range
 from pirate_envs.core.rewards import win_rewards
@@ -74,6 +77,8 @@ SHORT_NAMES: dict[str, str] = {env_id: f"python_pirate_{env_id.removesuffix('_v0
 
 #: Values of the parameter ``returns``.
 RETURNS = ("win", "score")
+#: Values of the parameter ``chance``.
+CHANCE_MODES = ("sampled", "explicit")
 
 #: Default ``max_game_length`` of the games whose length has no fixed limit (Skull King's is exact).
 DEFAULT_MAX_GAME_LENGTH: dict[str, int] = {
@@ -146,6 +151,8 @@ class Settings:
     score_bound: int
     rng_seed: int
     max_game_length: int
+    #: ``"sampled"`` (the engine draws inside) or ``"explicit"`` (chance nodes deal the cards: `ExplicitDeal`).
+    chance: str = "sampled"
 
 
 def parameter_defaults(env_id: str) -> dict[str, Any]:
@@ -160,6 +167,7 @@ def parameter_defaults(env_id: str) -> dict[str, Any]:
     defaults["score_bound"] = -1  # the game's own (`_score_bound`)
     defaults["rng_seed"] = 0
     defaults["max_game_length"] = -1  # the game's own (`_exact_length`, else DEFAULT_MAX_GAME_LENGTH)
+    defaults["chance"] = "sampled"
     return defaults
 
 
@@ -183,6 +191,10 @@ def settings(env_id: str, params: Mapping[str, Any] | None = None) -> Settings:
     score_bound = check_range("score_bound", given.get("score_bound", -1), -1)
     length = check_range("max_game_length", given.get("max_game_length", -1), -1)
     exact = _exact_length(env_id, config)
+    chance = given.get("chance", "sampled")
+    check_choice("chance", chance, CHANCE_MODES)
+    if chance == "explicit" and not (env_id in EXPLICIT_DEALS and getattr(config, "num_hands", None) == 1):
+        raise ValueError(f"chance='explicit' is offered for {sorted(EXPLICIT_DEALS)} with num_hands=1 only")
     if length == 0 or (exact is not None and 0 < length < exact):
         least = "1" if exact is None else f"{exact} (every game's length)"
         raise ValueError(f"max_game_length={length} is too short; allowed: -1 (the default) or at least {least}")
@@ -193,7 +205,47 @@ def settings(env_id: str, params: Mapping[str, Any] | None = None) -> Settings:
         score_bound=_score_bound(env_id, config) if score_bound in (-1, 0) else score_bound,
         rng_seed=check_range("rng_seed", given.get("rng_seed", 0), -1),
         max_game_length=length if length > 0 else exact or DEFAULT_MAX_GAME_LENGTH[env_id],
+        chance=chance,
     )
+
+
+# ----------------------------------------------------------------------------- explicit chance
+@dataclass(frozen=True)
+class ExplicitDeal:
+    """A one-hand game dealt by chance nodes: one card of the deck per node, seat 0 first, then seat 1, ...
+
+    A chance outcome is a card kind (its probability: its copies left over the cards left); once
+    every seat holds its cards the engine starts with them (its ``deal`` reset option) and draws
+    nothing more.
+    """
+
+    kind_names: tuple[str, ...]
+    copies: tuple[int, ...]
+
+    def cards_per_seat(self, config: Any) -> int:
+        return config.num_hands  # one hand: hand k deals k cards
+
+    def outcomes(self, dealt: list[int]) -> list[tuple[int, float]]:
+        """``(kind, probability)`` of the next card, given the kinds ``dealt`` so far."""
+        left = list(self.copies)
+        for kind in dealt:
+            left[kind] -= 1
+        total = sum(left)
+        return [(kind, count / total) for kind, count in enumerate(left) if count]
+
+    def deal_option(self, dealt: list[int], num_players: int) -> list[list[str]]:
+        """The engine's ``deal`` reset option of the complete ``dealt`` (card ``i`` to seat ``i % num_players``)."""
+        return [[self.kind_names[kind] for kind in dealt[seat::num_players]] for seat in range(num_players)]
+
+
+def _skull_king_deal() -> ExplicitDeal:
+    from pirate_envs.skull_king.cards import COPIES, KIND_NAMES
+
+    return ExplicitDeal(KIND_NAMES, COPIES)
+
+
+#: The games whose one-hand variant can be dealt by chance nodes (``chance="explicit"``).
+EXPLICIT_DEALS: dict[str, Callable[[], ExplicitDeal]] = {"skull_king_v0": _skull_king_deal}
 
 
 def _option_value(option: UserOption, given: Mapping[str, Any]) -> Any:
@@ -218,6 +270,8 @@ class Kit:
     layout: Any
     seat_text: Callable[..., str]
     seeds: np.random.Generator
+    #: The deal by chance nodes (``chance="explicit"``), else ``None``.
+    explicit: ExplicitDeal | None = None
 
     @classmethod
     def build(cls, settings: Settings) -> Kit:
@@ -225,7 +279,9 @@ class Kit:
         config = settings.config
         env = pirate_envs.make(settings.env_id, raw=True, **dataclasses.asdict(config))
         seeds = np.random.default_rng(None if settings.rng_seed < 0 else settings.rng_seed)
-        return cls(settings, type(env.game), env.encode, env.observation_layout, text_module(env).seat_text, seeds)
+        explicit = EXPLICIT_DEALS[settings.env_id]() if settings.chance == "explicit" else None
+        text = text_module(env).seat_text
+        return cls(settings, type(env.game), env.encode, env.observation_layout, text, seeds, explicit)
 
 
 class Table:
@@ -240,11 +296,31 @@ class Table:
         self.seed: int | None = None
         self._engine: Engine | None = None
         self.moves = 0
+        #: Under explicit chance, the card kinds the chance nodes have dealt so far (else ``None``).
+        self.dealt: list[int] | None = [] if kit.explicit is not None else None
+
+    @property
+    def dealing(self) -> bool:
+        """Whether chance nodes are still dealing (explicit chance only)."""
+        return self._engine is None and self.dealt is not None
 
     def start(self) -> None:
         """Deal the game if not yet dealt, with the next seed of the kit's stream (so the first use fixes it)."""
         if self._engine is None:
+            if self.dealt is not None:
+                raise RuntimeError("the cards are still being dealt by chance nodes")
             self.deal(int(self.kit.seeds.integers(SEED_BOUND)))
+
+    def deal_card(self, kind: int) -> None:
+        """A chance node's outcome (explicit chance): card ``kind`` to the next seat; the last card starts the game."""
+        explicit, config = self.kit.explicit, self.kit.settings.config
+        assert explicit is not None and self.dealt is not None
+        self.dealt.append(kind)
+        if len(self.dealt) == explicit.cards_per_seat(config) * config.num_players:
+            engine = self.kit.engine_cls(config)
+            # the deal is given: the engine draws nothing, and a script with no outcomes says so if it ever tried
+            engine.reset(ScriptedChance([]), {"deal": explicit.deal_option(self.dealt, config.num_players)})
+            self._engine = engine
 
     @property
     def engine(self) -> Engine:
@@ -267,12 +343,18 @@ class Table:
     @property
     def done(self) -> bool:
         """Whether the game is over: ended by the rules, truncated by a guard or at ``max_game_length``."""
+        if self.dealing:
+            return False
         return self.engine.done or self.moves >= self.kit.settings.max_game_length
 
     def __deepcopy__(self, memo: dict) -> Table:
-        engine = self.engine  # deals first if need be, so the copy plays the same game
         twin = Table(self.kit)
+        if self.dealing:
+            twin.dealt = list(self.dealt)  # type: ignore[arg-type]
+            return twin
+        engine = self.engine  # deals first if need be, so the copy plays the same game
         twin.seed, twin._engine, twin.moves = self.seed, engine.clone(), self.moves
+        twin.dealt = None if self.dealt is None else list(self.dealt)
         return twin
 
 
@@ -303,10 +385,20 @@ def _classes() -> tuple[type, type, type]:
             self.dict = kit.layout.unpack(self.tensor)
 
         def set_from(self, state: Any, player: int) -> None:
-            self.tensor[:] = self.kit.encode(state.table.engine.view(player))
+            table = state.table
+            if table.dealing:  # only the seat's own cards so far, in the View's hand piece
+                self.tensor.fill(0.0)
+                for kind in table.dealt[player :: self.kit.settings.config.num_players]:
+                    self.dict["hand"][kind] += 1.0
+                return
+            self.tensor[:] = self.kit.encode(table.engine.view(player))
 
         def string_from(self, state: Any, player: int) -> str:
             table = state.table
+            if table.dealing:
+                own = table.dealt[player :: self.kit.settings.config.num_players]
+                names = ", ".join(self.kit.explicit.kind_names[kind] for kind in own) or "none yet"
+                return f"player_{player}: the cards are being dealt; your cards: {names}"
             engine = table.engine
             return self.kit.seat_text(engine.view(player), None if table.done else engine.current_player)
 
@@ -319,13 +411,24 @@ def _classes() -> tuple[type, type, type]:
 
         def current_player(self) -> int:
             table = self.table
+            if table.dealing:
+                return int(pyspiel.PlayerId.CHANCE)
             return int(pyspiel.PlayerId.TERMINAL) if table.done else table.engine.current_player
+
+        def chance_outcomes(self) -> list[tuple[int, float]]:
+            table = self.table
+            return table.kit.explicit.outcomes(table.dealt) if table.dealing else []
 
         def _legal_actions(self, player: int) -> list[int]:
             return self.table.engine.legal_actions()
 
         def _apply_action(self, action: int) -> None:
             table = self.table
+            if table.dealing:
+                if action not in dict(self.chance_outcomes()):
+                    raise ValueError(f"chance outcome {action} is not possible now; possible: {self.legal_actions()}")
+                table.deal_card(action)
+                return
             engine = table.engine
             if not 0 <= action < len(engine.ACTIONS) or not engine.legal_mask()[action]:
                 raise ValueError(f"action {action} is not legal now; legal: {engine.legal_actions()}")
@@ -333,16 +436,19 @@ def _classes() -> tuple[type, type, type]:
             table.moves += 1
 
         def _action_to_string(self, player: int, action: int) -> str:
-            return self.table.engine.ACTIONS.to_string(action)
+            kit = self.table.kit
+            if player == pyspiel.PlayerId.CHANCE:
+                return f"deal {kit.explicit.kind_names[action]}"
+            return kit.engine_cls.ACTIONS.to_string(action)
 
         def is_terminal(self) -> bool:
             return self.table.done
 
         def returns(self) -> list[float]:
             table = self.table
-            engine = table.engine
             if not table.done:
-                return [0.0] * engine.num_players
+                return [0.0] * table.kit.settings.config.num_players
+            engine = table.engine
             settings = table.kit.settings
             if settings.returns == "win":
                 return _win_returns(engine)
@@ -353,12 +459,16 @@ def _classes() -> tuple[type, type, type]:
             return scores
 
         def __str__(self) -> str:
-            return self.table.engine.render()
+            table = self.table
+            if table.dealing:
+                return "dealing: " + " ".join(table.kit.explicit.kind_names[kind] for kind in table.dealt)
+            return table.engine.render()
 
         def serialize(self) -> str:
             """The game as JSON: its seed and moves (`PirateGame.deserialize_state` replays it)."""
             table = self.table
-            return json.dumps({"game": table.kit.settings.env_id, "seed": table.game_seed, "moves": self.history()})
+            seed = None if table.dealt is not None else table.game_seed  # explicit chance: the deal is in the moves
+            return json.dumps({"game": table.kit.settings.env_id, "seed": seed, "moves": self.history()})
 
     class PirateGame(pyspiel.Game):
         """One of the four games with its parameters (see the module docstring)."""
@@ -374,10 +484,11 @@ def _classes() -> tuple[type, type, type]:
             n = checked.config.num_players
             win = checked.returns == "win"
             bound = 1.0 if win else float(checked.score_bound)
-            game_type = _game_type(pyspiel, env_id, win)
+            explicit = self.kit.explicit
+            game_type = _game_type(pyspiel, env_id, win, explicit is not None)
             info = pyspiel.GameInfo(
                 num_distinct_actions=len(self.kit.engine_cls.ACTIONS),
-                max_chance_outcomes=0,
+                max_chance_outcomes=0 if explicit is None else len(explicit.copies),
                 num_players=n,
                 min_utility=-bound,
                 max_utility=bound,
@@ -389,14 +500,19 @@ def _classes() -> tuple[type, type, type]:
         def new_initial_state(self) -> Any:
             return PirateState(self)
 
+        def max_chance_nodes_in_history(self) -> int:
+            explicit, config = self.kit.explicit, self.kit.settings.config
+            return 0 if explicit is None else explicit.cards_per_seat(config) * config.num_players
+
         def make_py_observer(self, iig_obs_type: Any = None, params: Mapping[str, Any] | None = None) -> Observer:
             return Observer(self.kit, iig_obs_type, params)
 
         def deserialize_state(self, text: str) -> Any:
             """The state of `PirateState.serialize`'s JSON, replayed move by move (one-line ``ValueError`` if bad)."""
-            seed, moves = _parse_serialized(self.env_id, text)
+            seed, moves = _parse_serialized(self.env_id, text, explicit=self.kit.explicit is not None)
             state = PirateState(self)
-            state.table.deal(seed)
+            if seed is not None:
+                state.table.deal(seed)
             for move in moves:
                 if state.is_terminal():
                     raise ValueError(f"serialized game has moves after its end (move {move})")
@@ -406,8 +522,11 @@ def _classes() -> tuple[type, type, type]:
     return PirateGame, PirateState, Observer
 
 
-def _parse_serialized(env_id: str, text: str) -> tuple[int, list[int]]:
-    """``(seed, moves)`` of a serialized state of ``env_id``, checked (one-line ``ValueError``)."""
+def _parse_serialized(env_id: str, text: str, explicit: bool = False) -> tuple[int | None, list[int]]:
+    """``(seed, moves)`` of a serialized state of ``env_id``, checked (one-line ``ValueError``).
+
+    Under explicit chance the seed is ``null`` (the deal is among the moves).
+    """
     try:
         record = json.loads(text)
     except (TypeError, ValueError):
@@ -417,22 +536,25 @@ def _parse_serialized(env_id: str, text: str) -> tuple[int, list[int]]:
     if record["game"] != env_id:
         raise ValueError(f"serialized state is of game {record['game']!r}, not {env_id!r}")
     seed, moves = record["seed"], record["moves"]
-    if type(seed) is not int or not 0 <= seed < SEED_BOUND:
+    if explicit:
+        if seed is not None:
+            raise ValueError(f"serialized seed {seed!r} must be null under explicit chance (the deal is in the moves)")
+    elif type(seed) is not int or not 0 <= seed < SEED_BOUND:
         raise ValueError(f"serialized seed {seed!r} must be an integer in 0..{SEED_BOUND - 1}")
     if not isinstance(moves, list) or any(type(m) is not int for m in moves):
         raise ValueError("serialized moves must be a list of integers")
     return seed, moves
 
 
-def _game_type(pyspiel: Any, env_id: str, win: bool = True) -> Any:
-    """The ``pyspiel.GameType`` of ``env_id`` (zero-sum with ``returns="win"``, else general-sum)."""
+def _game_type(pyspiel: Any, env_id: str, win: bool = True, explicit: bool = False) -> Any:
+    """The ``pyspiel.GameType`` of ``env_id`` (zero-sum with ``returns="win"``, else general-sum; the chance mode)."""
     spec: GameSpec = pirate_envs.game_spec(env_id)
     kind = pyspiel.GameType
     return kind(
         short_name=SHORT_NAMES[env_id],
         long_name=f"pirate_envs {spec.name}",
         dynamics=kind.Dynamics.SEQUENTIAL,
-        chance_mode=kind.ChanceMode.SAMPLED_STOCHASTIC,
+        chance_mode=kind.ChanceMode.EXPLICIT_STOCHASTIC if explicit else kind.ChanceMode.SAMPLED_STOCHASTIC,
         information=kind.Information.IMPERFECT_INFORMATION,
         utility=kind.Utility.ZERO_SUM if win else kind.Utility.GENERAL_SUM,
         reward_model=kind.RewardModel.TERMINAL,
@@ -475,9 +597,12 @@ def load_game(env_id: str, **params: Any) -> Any:
 
 
 __all__ = [
+    "CHANCE_MODES",
+    "EXPLICIT_DEALS",
     "MISSING_EXTRA",
     "RETURNS",
     "SHORT_NAMES",
+    "ExplicitDeal",
     "Settings",
     "load_game",
     "parameter_defaults",

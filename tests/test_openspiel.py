@@ -272,3 +272,89 @@ def test_the_interpreter_exits_cleanly_after_registering(pyspiel):
     code = "from pirate_envs.openspiel import load_game; load_game('skull_king_v0').new_initial_state().legal_actions()"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+# ----------------------------------------------------------------------------- explicit chance
+def explicit_game(players: int = 2):
+    return ps.load_game("skull_king_v0", players=players, num_hands=1, chance="explicit")
+
+
+def test_explicit_chance_deals_by_chance_nodes_with_the_decks_odds(pyspiel):
+    from pirate_envs.skull_king.cards import COPIES, DECK_SIZE, KIND_NAMES
+
+    game = explicit_game()
+    assert game.get_type().chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    assert game.max_chance_outcomes() == len(COPIES)
+    state = game.new_initial_state()
+    assert state.is_chance_node() and state.current_player() == pyspiel.PlayerId.CHANCE
+    first = dict(state.chance_outcomes())
+    assert first == {kind: copies / DECK_SIZE for kind, copies in enumerate(COPIES)}
+    pirate = KIND_NAMES.index("pirate")
+    assert state.action_to_string(pyspiel.PlayerId.CHANCE, pirate) == "deal pirate"
+    state.apply_action(pirate)
+    second = dict(state.chance_outcomes())
+    assert second[pirate] == (COPIES[pirate] - 1) / (DECK_SIZE - 1) and sum(second.values()) == pytest.approx(1.0)
+    assert state.information_state_string(0) == "player_0: the cards are being dealt; your cards: pirate"
+    tensor = np.asarray(state.information_state_tensor(0))
+    assert tensor.sum() == 1.0 and state.information_state_tensor(1) == [0.0] * len(tensor)
+    skull_king = KIND_NAMES.index("skull_king")
+    state.apply_action(skull_king)  # the last card: the game starts with this deal
+    assert not state.is_chance_node()
+    assert state.table.engine.view(1).hand_cards() == ["skull_king"]
+    assert state.information_state_string(0).endswith("your hand: pirate")
+    six = explicit_game(players=6).new_initial_state()
+    for _ in range(COPIES[pirate]):
+        six.apply_action(pirate)
+    with pytest.raises(ValueError, match=rf"chance outcome {pirate} is not possible now"):
+        six.apply_action(pirate)  # a sixth Pirate: the deck has five
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_explicit_chance_passes_openspiels_checks_and_round_trips(pyspiel, players):
+    game = explicit_game(players)
+    pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
+    state = game.new_initial_state()
+    state.apply_action(0)
+    twin = state.clone()  # a clone in the middle of the deal deals on alone
+    random_play_with_chance(state, np.random.default_rng(8))
+    assert twin.history() == [0]
+    record = json.loads(state.serialize())
+    assert record["seed"] is None and record["moves"] == state.history()
+    copy = game.deserialize_state(state.serialize())
+    assert str(copy) == str(state) and copy.returns() == state.returns()
+    with pytest.raises(ValueError, match="must be null under explicit chance"):
+        game.deserialize_state(json.dumps({**record, "seed": 3}))
+
+
+def random_play_with_chance(state, rng: np.random.Generator):
+    """Play to the end, chance outcomes drawn by their odds and moves uniformly."""
+    while not state.is_terminal():
+        if state.is_chance_node():
+            kinds, odds = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(kinds, p=odds)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    return state
+
+
+@pytest.mark.parametrize(
+    ("env_id", "params"),
+    [("skull_king_v0", {"num_hands": 2}), ("piraten_kapern_v0", {}), ("skull_king_v0", {"chance": "dice"})],
+)
+def test_explicit_chance_elsewhere_is_refused_in_one_line(pyspiel, env_id, params):
+    with pytest.raises(ValueError, match="chance="):
+        ps.load_game(env_id, **{"chance": "explicit", **params})
+
+
+@pytest.mark.slow
+def test_cfr_and_nash_conv_run_on_the_explicit_variant(pyspiel):
+    """Two-player one-hand Skull King is solved by OpenSpiel's CFR; NashConv falls below uniform play's."""
+    from open_spiel.python import policy
+    from open_spiel.python.algorithms import cfr, exploitability
+
+    game = explicit_game()
+    uniform = exploitability.nash_conv(game, policy.UniformRandomPolicy(game))
+    solver = cfr.CFRSolver(game)
+    for _ in range(2):
+        solver.evaluate_and_update_policy()
+    assert 0.0 <= exploitability.nash_conv(game, solver.average_policy()) < uniform
