@@ -189,6 +189,8 @@ def settings(env_id: str, params: Mapping[str, Any] | None = None) -> Settings:
     returns = given.get("returns", "win")
     check_choice("returns", returns, RETURNS)
     score_bound = check_range("score_bound", given.get("score_bound", -1), -1)
+    if score_bound == 0:
+        raise ValueError("score_bound=0 is not valid; allowed: -1 (the game's own) or a positive integer")
     length = check_range("max_game_length", given.get("max_game_length", -1), -1)
     exact = _exact_length(env_id, config)
     chance = given.get("chance", "sampled")
@@ -202,7 +204,7 @@ def settings(env_id: str, params: Mapping[str, Any] | None = None) -> Settings:
         env_id=env_id,
         config=config,
         returns=returns,
-        score_bound=_score_bound(env_id, config) if score_bound in (-1, 0) else score_bound,
+        score_bound=_score_bound(env_id, config) if score_bound == -1 else score_bound,
         rng_seed=check_range("rng_seed", given.get("rng_seed", 0), -1),
         max_game_length=length if length > 0 else exact or DEFAULT_MAX_GAME_LENGTH[env_id],
         chance=chance,

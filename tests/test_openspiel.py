@@ -224,6 +224,8 @@ def test_pyspiels_own_serialization_needs_a_random_state_python_games_lack(pyspi
         ({"returns": "money"}, "returns"),
         ({"rng_seed": -2}, "rng_seed=-2"),
         ({"max_game_length": 5}, "max_game_length=5 is too short"),
+        ({"score_bound": 0}, "score_bound=0 is not valid"),
+        ({"score_bound": -3}, "score_bound=-3"),
     ],
 )
 def test_bad_parameters_are_refused_in_one_line(pyspiel, params, error):
