@@ -149,6 +149,7 @@ largest, written every step and read by the sampler. The first start compiles th
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 from collections.abc import Sequence
 from typing import Any
@@ -314,17 +315,53 @@ class VectorEnv:
         return self._backend.truncated
 
     # ----------------------------------------------------------------- stepping
-    def reset(self, seed: int | None = None) -> None:
-        """Start a new game in every slot (``seed``: reseed; ``None``: continue each game's stream)."""
-        seed = check_seed(seed)
-        if seed is None and not self._has_reset:
-            seed = self._seed
-        if seed is None and self._has_reset:
-            states = self._backend.rng.copy()
+    def reset(self, seed: int | None = None, *, streams: Any = None) -> None:
+        """Start a new game in every slot (``seed``: reseed; ``None``: continue each game's stream).
+
+        ``streams``: instead of a seed, each game's own stream state (``num_envs`` integers in
+        ``0..2**64-1``): games given equal states deal and roll alike (duplicate deals).
+        """
+        if streams is not None:
+            if seed is not None:
+                raise ValueError("give reset either seed or streams, not both")
+            states = self._check_streams(streams)
         else:
-            states = np.random.SeedSequence(seed).generate_state(self.num_envs, dtype=np.uint64)
+            seed = check_seed(seed)
+            if seed is None and not self._has_reset:
+                seed = self._seed
+            if seed is None and self._has_reset:
+                states = self._backend.rng.copy()
+            else:
+                states = np.random.SeedSequence(seed).generate_state(self.num_envs, dtype=np.uint64)
         self._backend.reset(states)
         self._has_reset = True
+
+    def _check_streams(self, streams: Any) -> np.ndarray:
+        """``streams`` as ``num_envs`` ``uint64`` stream states; one-line errors otherwise."""
+        values = np.asarray(streams)
+        if values.shape != (self.num_envs,) or values.dtype.kind not in "iu":
+            raise TypeError(
+                f"streams must be {self.num_envs} integers, one per game (shape ({self.num_envs},)); "
+                f"got shape {values.shape} of dtype {values.dtype}"
+            )
+        if values.dtype.kind == "i" and (values < 0).any():
+            raise ValueError("streams must be integers in 0..2**64-1; got a negative one")
+        return np.ascontiguousarray(values, dtype=np.uint64)
+
+    def scores(self, rows: Any = None) -> np.ndarray:
+        """``(len(rows), num_players)`` every seat's score in games ``rows`` (``None``: all), as the
+        reference engine's ``scores()`` gives them: read from the kernels' arrays where the game's
+        spec says (``batched_scores``)."""
+        if not self._has_reset:
+            raise RuntimeError("call reset() before reading scores")
+        rows = np.arange(self.num_envs) if rows is None else self._check_rows("rows", rows, distinct=False)
+        backend = self._backend
+        attribute, _, column = game_spec(self.env_id).batched_scores.partition(":")
+        values = getattr(backend, attribute)
+        if not column:
+            return values[rows].astype(np.float64)
+        field = getattr(importlib.import_module(type(backend).__module__), column)
+        return values[rows, :, field].astype(np.float64)
 
     def step(self, actions: Any, active: Any = None) -> None:
         """Play one action per game: ``actions`` holds ``num_envs`` integers (ignored for ended games).

@@ -39,7 +39,8 @@ from agents.stats import mean_interval
 def kapern_luck(venv: Any, rows: np.ndarray) -> np.ndarray:
     """``(len(rows), n)`` each seat's dice-and-card luck in points (see the module docstring).
 
-    Replays each game on its reference engine with the dice source wrapped to see every roll.
+    Replays each game on its reference engine with its dice rolled through a hook that sees every
+    roll (the engine's ``dice_source``; the dice still come from the row's stream, in its order).
     """
     from agents.kapern_oracle import _tables, optimal_turn_value, solve_turn
     from pirate_envs.piraten_kapern.actions import REROLL_OFFSET, reroll_counts
@@ -53,11 +54,10 @@ def kapern_luck(venv: Any, rows: np.ndarray) -> np.ndarray:
     luck = np.zeros((len(rows), n))
     for j, row in enumerate(rows.tolist()):
         engine = venv.reference_engine(row)
-        source = engine.dice_source
         pending: dict[str, Any] = {}
 
-        def roll(count: int, engine: Any = engine, source: Any = source, j: int = j, pending: dict = pending) -> Any:
-            rolled = source(count)
+        def roll(count: int, engine: Any = engine, j: int = j, pending: dict = pending) -> Any:
+            rolled = engine.chance.source.roll_dice(count)  # the row's stream (``WithDice`` wraps it)
             turn = engine.turn
             if turn.rolls == 0:  # a turn starts: its card was just drawn (before: the counts left + it)
                 card = turn.card
@@ -122,13 +122,13 @@ def skull_king_luck(venv: Any, rows: np.ndarray) -> np.ndarray:
     """``(len(rows), n)`` each seat's hand luck: the strength of the cards dealt to it minus the deck mean."""
     from pirate_envs.skull_king import cards
 
-    deals = venv._backend.deals[rows].astype(np.int64)  # (G, hands, n * hands): round k's hands in its first n*k
-    n = venv.num_players
+    kinds = {name: kind for kind, name in enumerate(cards.KIND_NAMES)}
     mean = float(np.dot(cards.COPIES, SKULL_KING_STRENGTH) / cards.DECK_SIZE)
-    luck = np.zeros((len(rows), n))
-    for k in range(1, deals.shape[1] + 1):
-        dealt = SKULL_KING_STRENGTH[deals[:, k - 1, : n * k]] - mean
-        luck += dealt.reshape(len(rows), n, k).sum(axis=2)
+    luck = np.zeros((len(rows), venv.num_players))
+    for r, row in enumerate(np.asarray(rows).tolist()):
+        for hands in venv.reset_options(row)["deals"]:  # one list per round: each seat's hand, card names
+            for seat, hand in enumerate(hands):
+                luck[r, seat] += sum(SKULL_KING_STRENGTH[kinds[name]] - mean for name in hand)
     return luck
 
 

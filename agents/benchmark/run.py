@@ -90,11 +90,9 @@ def _batched_or_one_game(
 def _reset_to_deals(venv: pirate_envs.vector.VectorEnv, states: np.ndarray) -> None:
     """Start every game of ``venv`` from its own stream state (``states``: one ``uint64`` per game).
 
-    The batched engine seeds its games from one seed (``reset(seed)``); the duplicate format needs
-    several games on one stream, so the backend is reset with the states themselves.
+    The duplicate format needs several games on one stream: ``reset(streams=...)``.
     """
-    venv._backend.reset(np.ascontiguousarray(states, dtype=np.uint64))
-    venv._has_reset = True
+    venv.reset(streams=np.ascontiguousarray(states, dtype=np.uint64))
 
 
 def duplicate_layout(deals: np.ndarray, players: int) -> tuple[np.ndarray, np.ndarray]:

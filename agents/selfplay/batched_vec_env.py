@@ -77,14 +77,8 @@ from pirate_envs.core.rewards import winners_by_score
 
 def final_scores(venv: pirate_envs.vector.VectorEnv, rows: np.ndarray) -> np.ndarray:
     """``(len(rows), P)`` every seat's score in the games ``rows``, as the reference engine's ``scores()``
-    gives them, read from the backend's state arrays where the game's spec says (``batched_scores``)."""
-    backend = venv._backend
-    attribute, _, column = pirate_envs.game_spec(venv.env_id).batched_scores.partition(":")
-    values = getattr(backend, attribute)
-    if not column:
-        return values[rows].astype(np.float64)
-    field = getattr(importlib.import_module(type(backend).__module__), column)
-    return values[rows, :, field].astype(np.float64)
+    gives them (`pirate_envs.vector.VectorEnv.scores`)."""
+    return venv.scores(rows)
 
 
 def batched_support(env_id: str, opponents: Opponents) -> str | None:

@@ -261,3 +261,25 @@ def test_a_rows_chance_outcomes_read_back_from_its_stream(env_id: str) -> None:
     for move in venv.moves(1):
         replay.apply(move)
     assert replay.render() == venv.engine(1).render() and not script.script
+
+
+@pytest.mark.parametrize("env_id", ["skull_king_v0", "piraten_kapern_v0", "lucky_pirate_v0", "piratenpoker_v0"])
+def test_games_given_one_stream_state_play_alike_and_scores_are_the_engines(env_id: str) -> None:
+    """``reset(streams=...)`` starts each game from its own stream state (duplicate deals); ``scores``
+    reads every seat's score as the reference engine gives it."""
+    venv = vector.make(env_id, 4, seed=0)
+    venv.reset(streams=[7, 7, 9, 7])
+    assert venv.reset_options(0) == venv.reset_options(1) == venv.reset_options(3)
+    assert (venv.observation[0] == venv.observation[1]).all() and (venv.observation[0] == venv.observation[3]).all()
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        venv.step(vector.random_legal_actions(venv.action_mask, rng))
+    for i in range(4):
+        assert venv.scores([i])[0].tolist() == venv.engine(i).scores().tolist()
+    assert venv.scores().shape == (4, venv.num_players)
+    with pytest.raises(TypeError, match=r"^streams must be 4 integers"):
+        venv.reset(streams=[1, 2])
+    with pytest.raises(ValueError, match=r"^streams must be integers in 0\.\.2\*\*64-1"):
+        venv.reset(streams=[-1, 0, 0, 0])
+    with pytest.raises(ValueError, match=r"^give reset either seed or streams"):
+        venv.reset(seed=1, streams=[0, 0, 0, 0])
