@@ -220,3 +220,13 @@ def test_make_names_bad_arguments(env_id):
         with pytest.raises(TypeError, match=re.escape(f"raw={bad!r}") + ".*True or False"):
             pirate_envs.make(env_id, raw=bad)
     assert isinstance(pirate_envs.make(env_id, raw=np.bool_(True)), pirate_envs.env_module(env_id).raw_env)
+
+
+@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+def test_the_legal_mask_of_the_agent_on_turn_is_public_and_read_only(env_id):
+    env = pirate_envs.make(env_id)
+    env.reset(seed=3)
+    raw = env.unwrapped
+    mask = raw.legal_mask()
+    assert np.array_equal(mask, env.observe(env.agent_selection)["action_mask"])
+    assert not mask.flags.writeable

@@ -260,7 +260,7 @@ class SelfPlayEnv(gymnasium.Env):
             seat = game.current_player
             agent = seat_agents[seat]
             if type(agent) is random_agent_type:
-                action = sample_legal(raw._legal_mask(), agent.rng, agent.blocks)
+                action = sample_legal(raw.legal_mask(), agent.rng, agent.blocks)
             else:
                 obs = raw.observe(agents[seat])
                 action = agent.act(obs, game.view(seat) if getattr(agent, "uses_view", True) else None)

@@ -241,7 +241,7 @@ class PirateAECEnv(AECEnv):
             raise RuntimeError("observe() called before reset(); call reset() first")
         game = self.game
         on_turn = seat == game.current_player and not game.done
-        mask = self._legal_mask() if on_turn else self._zero_mask  # both read-only: no copy needed
+        mask = self.legal_mask() if on_turn else self._zero_mask  # both read-only: no copy needed
         obs = {"observation": self.encode(game.view(seat)), "action_mask": mask}
         self._obs_cache[agent] = obs
         return obs
@@ -266,8 +266,8 @@ class PirateAECEnv(AECEnv):
             vector[layout.piece(ON_TURN).start + self._seat[agent]] = 1.0
         return vector
 
-    def _legal_mask(self) -> np.ndarray:
-        """The engine's mask for the player on turn, computed once per state and read-only.
+    def legal_mask(self) -> np.ndarray:
+        """The legal actions of the agent on turn (the engine's mask), computed once per state and read-only.
 
         Observations hand it to the agents as is, with no copy, so it is frozen here once for
         every game: an agent that writes to it gets an error instead of corrupting the game.
@@ -284,7 +284,7 @@ class PirateAECEnv(AECEnv):
             if not is_integer(action):
                 return False
             action = int(action)
-        return 0 <= action < self.num_actions and bool(self._legal_mask()[action])
+        return 0 <= action < self.num_actions and bool(self.legal_mask()[action])
 
     def end_on_illegal_move(self, agent: str, reward: float) -> None:
         """End the game because ``agent`` chose an illegal action (PettingZoo's convention)."""
@@ -318,7 +318,7 @@ class PirateAECEnv(AECEnv):
             action = int(action)
         if not self.is_legal(action):
             raise IllegalActionError(
-                action, np.flatnonzero(self._legal_mask()).tolist(), self.action_to_string, self.num_actions
+                action, np.flatnonzero(self.legal_mask()).tolist(), self.action_to_string, self.num_actions
             )
         self.apply_legal(agent, action)
 
