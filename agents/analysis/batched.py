@@ -19,8 +19,9 @@ differ from the AEC path's, a deterministic agent's do not (given the same deal)
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -75,6 +76,19 @@ def choose_engine(engine: str, env_id: str, lineup: Sequence[str], env_kwargs: d
     if engine == "batched":
         raise ValueError(f"--engine batched: {reason}; use --engine aec or auto")
     return "aec"
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """numpy's BLAS on one thread while the agents play (threadpoolctl, when installed): a network's
+    products over a few hundred rows ran 50 times slower on two threads of the shared machine."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        yield
+        return
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
 
 
 def deal_games(venv: Any, seeds: np.ndarray) -> None:
@@ -156,7 +170,8 @@ def run_games_batched(
     for first in range(0, games, rows):
         count = min(rows, games - first)
         deal_games(venv, seed + first + np.arange(rows))
-        play_batch(venv, agents, first, count)
+        with one_blas_thread():
+            play_batch(venv, agents, first, count)
         for row in range(count):
             g = first + row
             seat_names = [""] * n
