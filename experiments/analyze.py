@@ -12,9 +12,17 @@ the last name fills the rest. Writes ``report.md`` (tables, agents side by side)
 ``stats.json`` (every figure with its interval and count) and PNG plots to ``--out``, each
 file written atomically; prints the figures that have no grouping.
 
+``--engine auto`` (the default) plays the games on the batched engine when every agent has a
+batched form (``random``, ``heuristic``, ``ppo:<...>``), many at once, and replays each on its
+reference engine for the statistics (`agents.analysis.batched`: game ``g`` is then the batched
+engine's deal of seed ``seed + g``, not the AEC env's); otherwise on the AEC env.
+``--engine batched`` refuses an agent without a batched form, ``--engine aec`` never uses it.
+The engine that played is printed and recorded in ``stats.json`` (``engine``).
+
 Bad arguments (an unknown game or agent, a player count the game does not allow, fewer seats
 than names, an agent that does not fit the table, too many games, a seed out of range, an
-``--out`` that cannot be written, matplotlib missing) end the command before any game with
+``--out`` that cannot be written, matplotlib missing, ``--engine batched`` with an agent that has no
+batched form) end the command before any game with
 one line and exit status 2.
 """
 
