@@ -12,9 +12,17 @@ the last name fills the rest. Writes ``report.md`` (tables, agents side by side)
 ``stats.json`` (every figure with its interval and count) and PNG plots to ``--out``, each
 file written atomically; prints the figures that have no grouping.
 
+``--engine auto`` (the default) plays the games on the batched engine when every agent has a
+batched form (``random``, ``heuristic``, ``ppo:<...>``), many at once, and replays each on its
+reference engine for the statistics (`agents.analysis.batched`: game ``g`` is then the batched
+engine's deal of seed ``seed + g``, not the AEC env's); otherwise on the AEC env.
+``--engine batched`` refuses an agent without a batched form, ``--engine aec`` never uses it.
+The engine that played is printed and recorded in ``stats.json`` (``engine``).
+
 Bad arguments (an unknown game or agent, a player count the game does not allow, fewer seats
 than names, an agent that does not fit the table, too many games, a seed out of range, an
-``--out`` that cannot be written, matplotlib missing) end the command before any game with
+``--out`` that cannot be written, matplotlib missing, ``--engine batched`` with an agent that has no
+batched form) end the command before any game with
 one line and exit status 2.
 """
 
@@ -25,6 +33,7 @@ from typing import Any
 
 import pirate_envs
 from agents.analysis import analyze
+from agents.analysis.batched import ENGINES, choose_engine
 from agents.analysis.report import REPORT_FILE, STATS_FILE, cell_text, write_report
 from agents.extras import MissingExtra, require
 from experiments.cli import MAX_SEED, check_agents, check_env_id, check_players, games_epilog, parse_args
@@ -47,6 +56,14 @@ class AnalyzeArgs:
     games: int = field(default=20, metadata={"help": "number of games (game g uses seed + g)", "min": 1})
     seed: int = field(default=0, metadata={"help": "seed of the first game", "min": 0})
     out: str = field(default="runs/analyze", metadata={"help": "folder for report.md, stats.json and the plots"})
+    engine: str = field(
+        default="auto",
+        metadata={
+            "help": "where the games are played: batched (every agent needs a batched form), aec, "
+            "or auto (batched when every agent has one)",
+            "choices": list(ENGINES),
+        },
+    )
 
 
 def check_args(args: AnalyzeArgs) -> None:
@@ -66,18 +83,21 @@ def check_args(args: AnalyzeArgs) -> None:
     if args.seed + args.games - 1 > MAX_SEED:
         raise ValueError(f"--seed {args.seed}: the games' seeds run to {args.seed + args.games - 1}, above {MAX_SEED}")
     check_writable("--out", args.out)
+    if args.engine == "batched":  # auto falls back to the AEC env; batched must play every agent
+        choose_engine(args.engine, args.env_id, lineup)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Run the command; the run's description with its ``stats`` (as written to ``stats.json``)."""
     args = parse_args(AnalyzeArgs, argv, epilog=games_epilog(), check=check_args)
     lineup, _ = table_lineup(args)  # type: ignore[arg-type]
-    meta, stats = analyze(args.env_id, lineup, args.games, args.seed)
+    meta, stats = analyze(args.env_id, lineup, args.games, args.seed, engine=args.engine)
     from agents.plots import short_labels  # imports matplotlib: only once check_args found it
 
     labels = short_labels(meta["agents"])
     written = write_report(args.out, meta, stats, labels)
-    print(f"{args.env_id}: {args.games} games, lineup {' '.join(lineup)}, seed {args.seed}")
+    engine = f"on the {meta['engine']} engine"
+    print(f"{args.env_id}: {args.games} games {engine}, lineup {' '.join(lineup)}, seed {args.seed}")
     for stat in stats.values():
         overall = stat["groups"].get("all")
         if overall:

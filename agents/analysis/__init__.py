@@ -1,9 +1,10 @@
 """Strategy analysis: play games between agents and turn every decision into statistics.
 
 `collector_for` gives a game's collector (``agents.analysis.<game>``: ``observe(decision)``
-and ``summary()``); `analyze` plays seat-rotated games of a lineup into it
-(`agents.analysis.driver`) and returns the run's description and its statistics, which
-`agents.analysis.report.write_report` writes as ``report.md``, ``stats.json`` and plots.
+and ``summary()``); `analyze` plays seat-rotated games of a lineup into it, on the AEC env
+(`agents.analysis.driver`) or the batched engine (`agents.analysis.batched`), and returns the
+run's description and its statistics, which `agents.analysis.report.write_report` writes as
+``report.md``, ``stats.json`` and plots.
 """
 
 from __future__ import annotations
@@ -57,14 +58,25 @@ def collector_for(env_id: str) -> Collector:
 
 
 def analyze(
-    env_id: str, lineup: Sequence[str], games: int, seed: int, env_kwargs: dict[str, Any] | None = None
+    env_id: str,
+    lineup: Sequence[str],
+    games: int,
+    seed: int,
+    env_kwargs: dict[str, Any] | None = None,
+    engine: str = "aec",
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Play ``games`` seat-rotated games of ``lineup`` (one agent name per seat): ``(meta, stats)``.
 
+    ``engine``: ``aec`` (the AEC env), ``batched`` (the batched engine; ``ValueError`` when an agent
+    has no batched form) or ``auto`` (batched where it can); `agents.analysis.batched.ENGINES`.
     ``meta`` describes the run (``env_id``, ``players``, ``games``, ``seed``, ``lineup``, the
-    distinct ``agents``); ``stats`` is the collector's summary.
+    distinct ``agents``, the ``engine`` that played); ``stats`` is the collector's summary.
     """
-    collector = run_games(env_id, lineup, games, seed, collector_for(env_id), env_kwargs)
+    from agents.analysis.batched import choose_engine, run_games_batched
+
+    played_on = choose_engine(engine, env_id, lineup, env_kwargs)
+    play = run_games_batched if played_on == "batched" else run_games
+    collector = play(env_id, lineup, games, seed, collector_for(env_id), env_kwargs)
     meta = {
         "env_id": env_id,
         "players": len(lineup),
@@ -73,5 +85,6 @@ def analyze(
         "lineup": list(lineup),
         "agents": list(dict.fromkeys(lineup)),
         "env_kwargs": dict(env_kwargs or {}),
+        "engine": played_on,
     }
     return meta, collector.summary()

@@ -6,17 +6,26 @@ decided (seat and agent name), the action, the deciding seat's View just before 
 public events the action caused. The collector sees the events of the deal through
 `Collector.start_game` and every seat's final View through `Collector.end_game`. `start_game`,
 `step` and `end_game` drive a game one chosen action at a time (a scripted game).
+
+`run_games` plays on the AEC env; `agents.analysis.batched` plays a lineup whose agents all have
+batched forms on the batched engine and replays each game through `start_game`, `step` and
+`end_game`, so its collector gets the same kind of `Decision`s. ``deal`` hands `run_games` each
+game's reference engine and reset options (the batched engine's deals, say) in place of the seed's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pirate_envs
 from agents.base import Agent
+from pirate_envs.core.engine import Engine
 from pirate_envs.core.events import Event, events_since, record_events
+
+#: ``deal(g)``: game ``g``'s reference engine and its reset options (`run_games`).
+Deal = Callable[[int], tuple[Engine, dict[str, Any]]]
 
 
 @dataclass(frozen=True)
@@ -101,8 +110,14 @@ def play_game(
     game_index: int,
     seed: int,
     options: dict[str, Any] | None = None,
+    engine: Engine | None = None,
 ) -> None:
-    """Play one game on the raw env ``env``; ``seat_agents[s]`` (named ``seat_names[s]``) plays seat ``s``."""
+    """Play one game on the raw env ``env``; ``seat_agents[s]`` (named ``seat_names[s]``) plays seat ``s``.
+
+    ``engine``: the game's engine, put into ``env`` before its reset (default: the env's own).
+    """
+    if engine is not None:
+        env.unwrapped.game = engine
     seen = start_game(env, seat_names, collector, game_index, seed, options)
     for s, agent in enumerate(seat_agents):
         agent.reset(seed * 101 + s)
@@ -121,8 +136,13 @@ def run_games(
     seed: int,
     collector: Collector,
     env_kwargs: dict[str, Any] | None = None,
+    deal: Deal | None = None,
 ) -> Collector:
-    """Play ``games`` seat-rotated games of ``lineup`` (one agent name per seat) into ``collector``."""
+    """Play ``games`` seat-rotated games of ``lineup`` (one agent name per seat) into ``collector``.
+
+    ``deal``: game ``g`` starts from ``deal(g)`` (an engine and its reset options) instead of the
+    env's engine dealt with seed ``seed + g``; the agents are reset with ``seed + g`` as ever.
+    """
     from agents.registry import make_agent  # the registry loads the search and policy agents
 
     n = len(lineup)
@@ -134,5 +154,6 @@ def run_games(
         seat_names = [""] * n
         for k, seat in enumerate(seats):
             seat_agents[seat], seat_names[seat] = agents[k], lineup[k]
-        play_game(env, seat_agents, seat_names, collector, g, seed + g)
+        engine, options = deal(g) if deal is not None else (None, None)
+        play_game(env, seat_agents, seat_names, collector, g, seed + g, options, engine)
     return collector
