@@ -94,13 +94,13 @@ def one_blas_thread() -> Iterator[None]:
 def deal_games(venv: Any, seeds: np.ndarray) -> None:
     """Start a new game in every row of ``venv``, row ``i`` dealt as ``vector.make(env_id, 1, seed=seeds[i])`` deals.
 
-    `pirate_envs.vector.VectorEnv.reset` seeds all rows from one seed; here each row gets the
-    first state word of ``SeedSequence(seeds[i])``, which is what a one-row engine's reset uses.
+    Each row's stream starts at the first state word of ``SeedSequence(seeds[i])``, which is what a
+    one-row engine's ``reset(seed)`` uses (``reset(streams=...)``).
     """
     states = np.array(
         [np.random.SeedSequence(int(s)).generate_state(1, dtype=np.uint64)[0] for s in seeds], dtype=np.uint64
     )
-    venv._backend.reset(states)  # per-row seeds: VectorEnv.reset takes only one
+    venv.reset(streams=states)
 
 
 def play_batch(venv: Any, agents: Sequence[BatchedAgent], first_game: int, count: int) -> None:
