@@ -5,7 +5,8 @@ exact one-turn dynamic programme); ``ppo:<shipped name or path>`` (a trained
 policy from a data-only agent file, loaded without running code; masked argmax;
 ``ppo:<...>#sample`` samples it; see ``agents.policy_agent`` and ``agents.checkpoint``);
 ``mcts`` / ``mcts:<simulations>`` / ``mcts:<simulations>:random`` (information-set tree search over the
-env's game, heuristic or random rollouts; see ``agents.search``).
+env's game, heuristic or random rollouts; see ``agents.search``); ``mcts[:<simulations>]:batched`` (the
+same search, its rollouts played many at once on the batched engine; see ``agents.batched_search``).
 
 Every agent plays every player count of its game except a trained one, which plays the counts
 in its header: ``agent_player_counts("ppo:skull_king_v0", "skull_king_v0")``. At a table it
@@ -54,6 +55,10 @@ def make_agent(name: str, env_id: str, seed: int | None = None, env: Any = None)
     if name == "random":
         env = env if env is not None else pirate_envs.make(env_id, raw=True)
         return RandomAgent(seed=seed, blocks=action_blocks(env))
+    if name.startswith("mcts") and name.endswith(":batched"):  # rollouts many at once on the batched engine
+        from agents.batched_search import make_batched_search_agent
+
+        return make_batched_search_agent(name, env_id, seed=seed, env=env)
     if name == "mcts" or name.startswith("mcts:"):
         return make_search_agent(name, env_id, seed=seed, env=env)
     if name.startswith("ppo:"):
