@@ -14,8 +14,9 @@ the same tree, selection, widening, returns and rollout stop rules) whose iterat
    game's batched heuristic (`agents.batched.make_batched_agent`), each row until its horizon:
    the horizon's remaining score changes (a step whose score-mode rewards are not all zero is
    one change, as `agents.search.ScoreChanges` counts them) or, with ``horizon=TURN``, until
-   the player on turn changes (the turn in progress ended: `agents.search.TurnEnds`), or the
-   game's end. A row that stopped waits while the others play on;
+   the turn in progress ended (`agents.search.TurnEnds`): the player on turn changed or a new
+   turn's card was drawn (the observation's `TURN_MARKS`: one step may play through the next
+   player's turn when it busts on its first roll), or the game's end. A row that stopped waits while the others play on;
 3. the rows' scores (the leaf's scores plus the rewards paid since, scaled back) give every
    seat's return (`SearchAgent.leaf_values`), backed up in place of the virtual loss.
 
@@ -60,6 +61,8 @@ DEFAULT_WAVE = 16
 MAX_WAVE = 4096
 #: The name suffix that picks the batched search.
 BATCHED = "batched"
+#: ``horizon=TURN``: the observation piece that changes whenever a turn starts (Kapern's deck counts).
+TURN_MARKS = "deck_left"
 
 
 @dataclasses.dataclass(slots=True)
@@ -89,6 +92,17 @@ class BatchedSearchAgent(SearchAgent):
         self.batched_rollout: Any = None
         self.batched_env_id = env_id
         super().__init__(env, env_id, rollout="heuristic", seed=seed, **options)
+        #: ``horizon=TURN``: the observation columns that change when a new turn starts (every turn
+        #: draws a card: the deck's counts), since a step may play through the next player's turn when
+        #: it ends on its first roll, handing the dice straight back.
+        self.turn_columns = slice(0, 0)
+        if self.venv is not None and self.horizon == TURN:
+            layout = self.venv.observation_layout
+            if TURN_MARKS not in layout:
+                self.venv, self.fallback = None, f"{env_id}: rollouts one at a time (no {TURN_MARKS!r} to see turns end)"
+            else:
+                piece = layout.piece(TURN_MARKS)
+                self.turn_columns = slice(piece.start, piece.start + int(np.prod(piece.shape)))
         self.name = f"mcts:{self.simulations}:{BATCHED}"
 
     def reset(self, seed: int | None = None) -> None:
@@ -170,8 +184,9 @@ class BatchedSearchAgent(SearchAgent):
         venv.load(rows, worlds, seeds=self.rng.integers(2**64, dtype=np.uint64, size=count))
         self.batched_rollout.reset_games((rows[:, None] * n + np.arange(n)).ravel())
         scores = np.array([world.scores() for world in worlds], dtype=np.float64)
-        if self.horizon == TURN:  # the turn ends when the player on turn changes (or the game ends)
+        if self.horizon == TURN:  # the turn ends when the player on turn changes or a new turn's card is drawn
             turn_player = venv.current_player[:count].copy()
+            turn_marks = venv.observation[:count, self.turn_columns].copy()
         else:
             remaining = np.array([math.inf if h.limit is None else h.limit - h.changes for h in horizons])  # type: ignore[union-attr]
         active = np.zeros(venv.num_envs, dtype=bool)
@@ -190,7 +205,8 @@ class BatchedSearchAgent(SearchAgent):
             ended = venv.terminated[live] | venv.truncated[live]
             terminated[live] = venv.terminated[live]
             if self.horizon == TURN:
-                stop = ended | (venv.current_player[live] != turn_player[live])
+                drawn = (venv.observation[live, self.turn_columns] != turn_marks[live]).any(axis=1)
+                stop = ended | (venv.current_player[live] != turn_player[live]) | drawn
             else:
                 remaining[live] -= changes.any(axis=1)
                 stop = ended | (remaining[live] <= 0)
