@@ -99,7 +99,8 @@ class BatchedSearchAgent(SearchAgent):
         if self.venv is not None and self.horizon == TURN:
             layout = self.venv.observation_layout
             if TURN_MARKS not in layout:
-                self.venv, self.fallback = None, f"{env_id}: rollouts one at a time (no {TURN_MARKS!r} to see turns end)"
+                reason = f"{env_id}: rollouts one at a time (no {TURN_MARKS!r} to see turns end)"
+                self.venv, self.fallback = None, reason
             else:
                 piece = layout.piece(TURN_MARKS)
                 self.turn_columns = slice(piece.start, piece.start + int(np.prod(piece.shape)))
@@ -172,7 +173,9 @@ class BatchedSearchAgent(SearchAgent):
                 scores, terminated, winners = world.scores(), world.terminated, world.winners
             self.back_up(leaf.path, self.leaf_values(scores, terminated, winners, baseline), bounds)
 
-    def roll_out(self, worlds: list[Any], horizons: list[ScoreChanges | TurnEnds]) -> list[tuple[np.ndarray, bool, Any]]:
+    def roll_out(
+        self, worlds: list[Any], horizons: list[ScoreChanges | TurnEnds]
+    ) -> list[tuple[np.ndarray, bool, Any]]:
         """Play ``worlds`` (at most ``wave``, none over) to their horizons together on the batched engine.
 
         Returns per world its final scores, whether its game ended by the rules, and a callable
@@ -233,11 +236,12 @@ def parse_batched_name(name: str, env_id: str | None = None) -> int:
     """The simulations of ``mcts:batched`` or ``mcts:<simulations>:batched`` (one-line ``ValueError`` otherwise)."""
     base, _, suffix = name.rpartition(":")
     if suffix != BATCHED or not (base == "mcts" or base.startswith("mcts:")):
-        raise ValueError(f"bad batched search agent {shown(name)}: use 'mcts:{BATCHED}' or 'mcts:<simulations>:{BATCHED}'")
+        allowed = f"'mcts:{BATCHED}' or 'mcts:<simulations>:{BATCHED}'"
+        raise ValueError(f"bad batched search agent {shown(name)}: use {allowed}")
     try:
         simulations, rollout = parse_mcts_name(base, env_id)
     except ValueError as error:
-        raise ValueError(f"{str(error)} (with ':{BATCHED}' after it)") from None
+        raise ValueError(f"{error!s} (with ':{BATCHED}' after it)") from None
     if rollout != "heuristic":
         raise ValueError(f"bad batched search agent {shown(name)}: its rollouts are the heuristic's; drop {rollout!r}")
     return simulations

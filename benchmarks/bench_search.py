@@ -1,10 +1,11 @@
 """Speed of the search agent: its moves per second and the CPU time of one game per env id.
 
 Each env id plays ``--games`` whole games with each ``--agent`` (default ``mcts``, the default
-budget; several names are timed in the same run, on the same deals) in one seat, rotated over the seats, and the heuristic in the others (Piraten Kapern at
-two players, the others at four). The search seat's decisions are timed with this process's
-CPU clock (``time.process_time``: one core, less sensitive to other processes than the wall
-clock); forced moves (one legal action) are played without search and counted apart.
+budget; several names are timed in the same run, on the same deals) in one seat, rotated over
+the seats, and the heuristic in the others (Piraten Kapern at two players, the others at four).
+The search seat's decisions are timed with this process's CPU clock (``time.process_time``: one
+core, less sensitive to other processes than the wall clock); forced moves (one legal action)
+are played without search and counted apart.
 
     python benchmarks/bench_search.py [--agent mcts [mcts:200:batched ...]] [--games 2] [--env-ids ID ...]
 
