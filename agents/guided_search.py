@@ -196,7 +196,7 @@ class GuidedSearchAgent(SearchAgent):
         assert self.network is not None
         return self.network.act(self.env.encode(world.view(world.current_player)), world.legal_mask())
 
-    def leaf_values(self, world: Any, horizon: ScoreChanges | TurnEnds, baseline: np.ndarray | float) -> np.ndarray:
+    def leaf_estimate(self, world: Any, horizon: ScoreChanges | TurnEnds, baseline: np.ndarray | float) -> np.ndarray:
         """Every seat's value of a new leaf: the value head (each seat from its View), or a rollout's returns."""
         if not self.value_leaves:
             while not horizon.over(world):
@@ -300,7 +300,7 @@ class GuidedSearchAgent(SearchAgent):
                 path.append(node)
             if node.visits == 0:  # a new node: the leaf of this iteration
                 break
-        self.back_up(path, self.leaf_values(world, horizon, baseline), bounds)
+        self.back_up(path, self.leaf_estimate(world, horizon, baseline), bounds)
 
     @staticmethod
     def _q_values(children: list[Node | None], bounds: list[float]) -> list[float]:

@@ -5,9 +5,11 @@ exact one-turn dynamic programme); ``ppo:<shipped name or path>`` (a trained
 policy from a data-only agent file, loaded without running code; masked argmax;
 ``ppo:<...>#sample`` samples it; see ``agents.policy_agent`` and ``agents.checkpoint``);
 ``mcts`` / ``mcts:<simulations>`` / ``mcts:<simulations>:random`` (information-set tree search over the
-env's game, heuristic or random rollouts; see ``agents.search``); ``mcts:<simulations>:ppo:<agent>``
-and ``gumbel:<simulations>:ppo:<agent>`` (the search guided by a trained network's priors: PUCT, or
-Gumbel top-k with sequential halving at the root; see ``agents.guided_search``).
+env's game, heuristic or random rollouts; see ``agents.search``); ``mcts[:<simulations>]:batched`` (the
+same search, its rollouts played many at once on the batched engine; see ``agents.batched_search``);
+``mcts:<simulations>:ppo:<agent>`` and ``gumbel:<simulations>:ppo:<agent>`` (the search guided by a
+trained network's priors: PUCT, or Gumbel top-k with sequential halving at the root; see
+``agents.guided_search``).
 
 ``omniscient`` / ``omniscient:<simulations>`` / ``omniscient:<simulations>:ppo:<agent>`` is a
 reference bound, NOT an honest player: the search seeing every hidden card (only the future is
@@ -67,6 +69,10 @@ def make_agent(name: str, env_id: str, seed: int | None = None, env: Any = None)
         return RandomAgent(seed=seed, blocks=action_blocks(env))
     if is_guided_name(name):
         return make_guided_agent(name, env_id, seed=seed, env=env)
+    if name.startswith("mcts") and name.endswith(":batched"):  # rollouts many at once on the batched engine
+        from agents.batched_search import make_batched_search_agent
+
+        return make_batched_search_agent(name, env_id, seed=seed, env=env)
     if name == "mcts" or name.startswith("mcts:"):
         return make_search_agent(name, env_id, seed=seed, env=env)
     if name.startswith("ppo:"):

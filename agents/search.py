@@ -312,9 +312,21 @@ class SearchAgent:
         baseline: np.ndarray | float = 0.0,
     ) -> None:
         """One iteration in ``world``: select, expand one child, roll out, back up."""
+        path, expanded = self.descend(world, seat, root, horizon, bounds)
+        if expanded:
+            while not horizon.over(world):
+                world.apply(self._policy_action(world))
+        self.back_up(path, self.leaf_values(world.scores(), world.terminated, world.winners, baseline), bounds)
+
+    def descend(
+        self, world: Any, seat: int, root: Node, horizon: ScoreChanges | TurnEnds, bounds: list[float]
+    ) -> tuple[list[Node], bool]:
+        """Select from ``root`` in ``world`` (moving it) until the horizon or one new child is added.
+
+        Returns the path of nodes (root first) and whether a child was added (then a rollout follows).
+        """
         path = [root]
         node = root
-        expanded = False
         while not horizon.over(world):
             mover = world.current_player
             legal = np.flatnonzero(world.legal_mask()).tolist()
@@ -329,8 +341,7 @@ class SearchAgent:
                 child = node.children[action] = Node(action, mover, available=1)
                 world.apply(action)
                 path.append(child)
-                expanded = True
-                break
+                return path, True
             child = self._select(node, legal, bounds)
             world.apply(child.action)
             path.append(child)
@@ -338,10 +349,7 @@ class SearchAgent:
             if self.closed_loop:  # the next decision is the outcome's node: moves after it see the dice
                 node = child.outcomes.setdefault(world.view(seat), Node())
                 path.append(node)
-        if expanded:
-            while not horizon.over(world):
-                world.apply(self._policy_action(world))
-        self.back_up(path, self.returns(world, baseline), bounds)
+        return path, False
 
     def world(self, game: Engine, seat: int) -> Engine:
         """The world of one iteration: `determinize` (a subclass may see more: the omniscient reference)."""
@@ -349,15 +357,21 @@ class SearchAgent:
 
     def returns(self, world: Any, baseline: np.ndarray | float = 0.0) -> np.ndarray:
         """Every seat's return where a rollout stopped in ``world`` (see the module docstring)."""
-        values = returns_of(np.asarray(world.scores(), dtype=float)) - baseline
-        if self.win_bonus and world.terminated:  # the end: what counts is who won
-            winners = world.winners()
-            values[winners] += self.win_bonus / len(winners)
+        return self.leaf_values(world.scores(), world.terminated, world.winners, baseline)
+
+    def leaf_values(
+        self, scores: Any, terminated: bool, winners: Callable[[], list[int]], baseline: np.ndarray | float = 0.0
+    ) -> np.ndarray:
+        """Every seat's return at a leaf with these ``scores`` (``winners()``: asked only for the win bonus)."""
+        values = returns_of(np.asarray(scores, dtype=float)) - baseline
+        if self.win_bonus and terminated:  # the end: what counts is who won
+            won = winners()
+            values[won] += self.win_bonus / len(won)
         return values
 
     @staticmethod
     def back_up(path: list[Node], values: np.ndarray, bounds: list[float]) -> None:
-        """Widen the value ``bounds`` to ``values`` and add them to every node of ``path`` (each its mover's)."""
+        """Count one visit along ``path`` with every mover's return in ``values``; widen ``bounds``."""
         bounds[0] = min(bounds[0], float(values.min()))
         bounds[1] = max(bounds[1], float(values.max()))
         for visited in path:

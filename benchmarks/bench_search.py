@@ -1,15 +1,16 @@
 """Speed of the search agent: its moves per second and the CPU time of one game per env id.
 
-Each env id plays ``--games`` whole games with ``--agent`` (default ``mcts``, the default
-budget) in one seat, rotated over the seats, and the heuristic in the others (Piraten Kapern at
-two players, the others at four). The search seat's decisions are timed with this process's
-CPU clock (``time.process_time``: one core, less sensitive to other processes than the wall
-clock); forced moves (one legal action) are played without search and counted apart.
+Each env id plays ``--games`` whole games with each ``--agent`` (default ``mcts``, the default
+budget; several names are timed in the same run, on the same deals) in one seat, rotated over
+the seats, and the heuristic in the others (Piraten Kapern at two players, the others at four).
+The search seat's decisions are timed with this process's CPU clock (``time.process_time``: one
+core, less sensitive to other processes than the wall clock); forced moves (one legal action)
+are played without search and counted apart.
 
-    python benchmarks/bench_search.py [--agent mcts] [--games 2] [--env-ids ID ...]
+    python benchmarks/bench_search.py [--agent mcts [mcts:200:batched ...]] [--games 2] [--env-ids ID ...]
 
-Prints, per env id: the search seat's decisions per game, searched moves per CPU-second, and
-the CPU seconds the search seat spent per game (mean and largest).
+Prints, per env id and agent: the search seat's decisions per game, searched moves per CPU-second,
+and the CPU seconds the search seat spent per game (median, mean and largest).
 """
 
 from __future__ import annotations
@@ -61,28 +62,33 @@ def time_games(env_id: str, agent_name: str, games: int, seed: int = 0) -> dict[
         "decisions_per_game": (searched + forced) / games,
         "searched_moves_per_s": searched / search_seconds if search_seconds else float("nan"),
         "cpu_s_per_game": float(np.mean(per_game)),
+        "cpu_s_median_game": float(np.median(per_game)),
         "cpu_s_max_game": float(np.max(per_game)),
     }
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--agent", default="mcts", help="search agent name (default: %(default)s)")
+    parser.add_argument(
+        "--agent", nargs="+", default=["mcts"], help="search agent names, timed in turn (default: %(default)s)"
+    )
     parser.add_argument("--games", type=int, default=2, help="games per env id (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first game (default: %(default)s)")
     parser.add_argument("--env-ids", nargs="+", default=list(PLAYERS), choices=list(PLAYERS), help="env ids")
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error(f"--games must be at least 1, got {args.games}")
-    print(f"| env id | players | {args.agent} decisions / game | searched moves / CPU-s | CPU-s / game (max) |")
-    print("|---|---|---|---|---|")
+    print("| env id | players | agent | decisions / game | searched moves / CPU-s | CPU-s / game: median, mean (max) |")
+    print("|---|---|---|---|---|---|")
     for env_id in args.env_ids:
-        r = time_games(env_id, args.agent, args.games, args.seed)
-        print(
-            f"| {env_id} | {PLAYERS[env_id]} | {r['decisions_per_game']:.1f} | {r['searched_moves_per_s']:.2f} "
-            f"| {r['cpu_s_per_game']:.1f} ({r['cpu_s_max_game']:.1f}) |",
-            flush=True,
-        )
+        for agent in args.agent:
+            r = time_games(env_id, agent, args.games, args.seed)
+            print(
+                f"| {env_id} | {PLAYERS[env_id]} | {agent} | {r['decisions_per_game']:.1f} "
+                f"| {r['searched_moves_per_s']:.2f} | {r['cpu_s_median_game']:.2f}, {r['cpu_s_per_game']:.2f} "
+                f"({r['cpu_s_max_game']:.2f}) |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -192,7 +192,7 @@ def test_value_head_values_the_leaves_from_each_seats_view():
     assert agent.value_leaves and agent.horizon is None  # the head values the whole game
     world = determinize(env.game, env.game.current_player, np.random.default_rng(0))
     expected = [env.encode(world.view(s))[0] + s for s in range(world.num_players)]
-    assert agent.leaf_values(world, None, 0.0).tolist() == pytest.approx(expected)
+    assert agent.leaf_estimate(world, None, 0.0).tolist() == pytest.approx(expected)
     root = agent.search()
     assert root.visits == 6
     plain = GuidedSearchAgent(env, "skull_king_v0", constant_network(env, 0), simulations=6, seed=0)
