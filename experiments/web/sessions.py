@@ -35,6 +35,7 @@ import re
 import secrets
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,9 @@ MAX_RECORD_ACTIONS = 20_000
 MAX_SEED = 2**53 - 1
 #: The seed of a hint's agent: the same position gives the same hint.
 HINT_SEED = 0
+#: Most agent moves whose tables one answer carries (`GameSession.state`'s ``agent_moves``): the page plays
+#: out the last ones; earlier ones of a long run of agent moves are only in the event log.
+MAX_AGENT_MOVES = 64
 #: Blocks of actions the page offers through a picker instead of one button per action.
 PICKED_BLOCKS = {"reroll"}
 
@@ -205,6 +209,8 @@ class GameSession:
         }
         self.text = text_module(self.env)
         self.actions: list[int] = []
+        #: the agent moves since the person's last move: the table the person's seat saw after each
+        self.agent_moves: deque[dict[str, Any]] = deque(maxlen=MAX_AGENT_MOVES)
         self.lock = threading.Lock()
         self.env.reset(seed=self.seed)
         self._run_agents()
@@ -224,6 +230,12 @@ class GameSession:
             seat = game.current_player
             obs = env.observe(env.possible_agents[seat])
             self._step(int(self.agents[seat].act(obs, game.view(seat))))
+            self.agent_moves.append({
+                "seat": seat,
+                "events": len(game.events or []),
+                # from the person's seat's view only: what they saw right after this move
+                "table": self.text.page_state(game.view(self.seat), ())["table"],
+            })
 
     def move(self, body: Any) -> None:
         """Play the person's move: ``{"action": int}`` or ``{"command": text}`` (``RequestError`` if bad)."""
@@ -251,6 +263,7 @@ class GameSession:
             actions = [typed_move(self.text, command, view, legal)]
         for action in actions:
             self._step(action)
+        self.agent_moves.clear()
         self._run_agents()
 
     def hint(self, agent: Any) -> dict[str, Any]:
@@ -271,6 +284,9 @@ class GameSession:
         """What the page shows: the seat screen, the event log, the scores, the legal moves and the drawn table.
 
         ``table`` (the game's ``page_state``) is built from the seat's view and its legal moves only.
+        ``agent_moves``: the agent moves since the person's last move (the last `MAX_AGENT_MOVES`), each as
+        ``{"seat", "events", "table"}``: who moved, the length of the event log right after, and the table
+        the person's seat saw right after (``page_state`` of its view, no moves), for the page to play out.
         """
         env, game = self.env, self.env.game
         view = game.view(self.seat)
@@ -289,6 +305,7 @@ class GameSession:
             "hint": self.text.move_hint(view, legal) if your_turn else "",
             "steps": len(self.actions),
             "chosen_seed": self.chosen_seed,
+            "agent_moves": list(self.agent_moves),
         }
         state.update(self.text.page_state(view, legal))  # the drawn table, from the seat's view only
         return state
