@@ -42,7 +42,7 @@ from typing import Any
 
 import pirate_envs
 from agents.explain import default_agents, explain_agent
-from agents.policy_agent import AGENT_SUFFIXES
+from agents.policy_agent import AGENT_SUFFIXES, load_checkpoint
 from agents.registry import agent_names, make_agent
 from pirate_envs.core.events import event_text, record_events
 from pirate_envs.core.spec import UserOption
@@ -72,6 +72,37 @@ class RequestError(ValueError):
         self.status = status
 
 
+#: The lobby's note on each built-in agent kind (a network's note comes from its file: `network_note`).
+AGENT_NOTES = {
+    "random": "uniformly random legal moves: the weakest player",
+    "heuristic": "honest rule-based player (sees only its own seat)",
+    "oracle": "exact best play for one turn's expected points",
+    "mcts": "tree search over sampled hidden cards with heuristic rollouts (slow)",
+}
+#: A figure of an agent file's header that measures it against the heuristic: its table size and win rate.
+_VS_HEURISTIC = re.compile(r"vs heuristic, (\d+) players.*?\(([\d,]+) (?:duplicate )?games")
+_WIN_RATE = re.compile(r"win rate ([\d.]+ \[[\d.]+, [\d.]+\])")
+
+
+def network_note(source: str | Path) -> str:
+    """A trained network's lobby note: its win rate against the heuristic per table size with its
+    interval, as its file's header (``training.figures``) gives them, else a line naming the results page."""
+    try:
+        figures = load_checkpoint(str(source))[1].get("training", {}).get("figures", {})
+    except Exception:  # a file that cannot be read is refused when chosen; its note says so
+        return "trained network whose file cannot be read"
+    rates, games = [], []
+    for key, value in figures.items():
+        table, rate = _VS_HEURISTIC.match(key), _WIN_RATE.search(str(value))
+        if table and rate:
+            rates.append(f"{table[1]}p {rate[1]}")
+            games.append(table[2])
+    if not rates:
+        return "trained network; its strength is measured in docs/RESULTS.md"
+    counts = f"{games[0]} games each" if len(set(games)) == 1 else "games: " + " / ".join(games)
+    return f"trained network; win rate vs heuristics: {', '.join(rates)} ({counts})"
+
+
 class AgentCatalog:
     """The agents a page may choose: registry names and the files of ``agents_dir`` (``file:<name>``)."""
 
@@ -93,6 +124,20 @@ class AgentCatalog:
     def names(self, env_id: str) -> list[str]:
         """Every agent name a page may pick for ``env_id``."""
         return agent_names(env_id) + list(self.files())
+
+    def notes(self, env_id: str) -> dict[str, str]:
+        """A one-line strength note per agent of `names`: fixed lines for the built-in kinds, a network's
+        measured win rates against the heuristic from its file's ``training.figures`` (else a line naming
+        the results page)."""
+        files = self.files()
+        out = {}
+        for name in self.names(env_id):
+            if name.startswith("ppo:") or name in files:
+                source = name[len("ppo:") :] if name.startswith("ppo:") else files[name]
+                out[name] = network_note(source)
+            else:
+                out[name] = AGENT_NOTES.get(name.split(":")[0], "game-specific agent")
+        return out
 
     def build(self, name: Any, env_id: str, seed: int, env: Any) -> Any:
         """The agent ``name`` for seat games of ``env``; `RequestError` for a name not listed."""

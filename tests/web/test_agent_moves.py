@@ -28,8 +28,10 @@ def _seen_after(session: GameSession, steps: int) -> dict:
 @pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
 def test_each_agent_move_carries_the_table_the_persons_seat_saw_right_after_it(env_id):
     opponents = ["random", "heuristic"] + (["random"] if env_id == "piratenpoker_v0" else [])
-    session = GameSession({"env_id": env_id, "opponents": opponents, "seat": 1, "seed": 5,
-                           "options": SHORT[env_id]}, sessions.AgentCatalog())
+    session = GameSession(
+        {"env_id": env_id, "opponents": opponents, "seat": 1, "seed": 5, "options": SHORT[env_id]},
+        sessions.AgentCatalog(),
+    )
     checked = 0
     for _ in range(40):  # the first forty answers of the game are enough
         state = session.state()
@@ -49,8 +51,16 @@ def test_each_agent_move_carries_the_table_the_persons_seat_saw_right_after_it(e
 
 def test_an_answer_carries_at_most_the_last_agent_moves(monkeypatch):
     monkeypatch.setattr(sessions, "MAX_AGENT_MOVES", 2)
-    session = GameSession({"env_id": "skull_king_v0", "opponents": ["random"] * 4, "seat": 4, "seed": 1,
-                           "options": SHORT["skull_king_v0"]}, sessions.AgentCatalog())
+    session = GameSession(
+        {
+            "env_id": "skull_king_v0",
+            "opponents": ["random"] * 4,
+            "seat": 4,
+            "seed": 1,
+            "options": SHORT["skull_king_v0"],
+        },
+        sessions.AgentCatalog(),
+    )
     moves = session.state()["agent_moves"]
     assert len(session.actions) > 2 and len(moves) == 2
     assert [m["seat"] for m in moves] == [2, 3]  # the last two of the agents' moves before seat 4's turn

@@ -150,6 +150,17 @@ def test_the_drawn_table_steps_through_the_opponents_moves_before_the_answer(ser
     assert seen and any(table != first for table in seen), "the table did not move during the play-out"
 
 
+def test_the_lobby_notes_each_chosen_agents_strength(server, browser):  # noqa: F811
+    browser.get(server)
+    WebDriverWait(browser, 20).until(ec.presence_of_element_located((By.CSS_SELECTOR, "select.opponent option")))
+    select = browser.find_element(By.CSS_SELECTOR, "select.opponent")
+    note = select.find_element(By.XPATH, "following-sibling::span[@class='agent-note']")
+    Select(select).select_by_value("heuristic")
+    heuristic = note.text
+    Select(select).select_by_value("ppo:skull_king_v0")
+    assert heuristic and "win rate" in note.text and note.text != heuristic
+
+
 def test_a_piratenpoker_bid_is_built_by_clicking_cards_and_undone_before_the_commit(server, browser):  # noqa: F811
     start(browser, server, "piratenpoker_v0", 3, 390)
     hand = len(browser.find_elements(By.CSS_SELECTOR, "#hand .card"))

@@ -107,7 +107,12 @@ function onSeatChange() {
     select.className = "opponent";
     select.dataset.seat = s;
     fillSelect(select, game.agents.map((a) => [a, a]), previous[i] || "heuristic");
+    const notes = game.agent_notes || {};
+    for (const option of select.options) { option.title = notes[option.value] || ""; }
+    const note = make("span", "agent-note", notes[select.value] || "");
+    select.addEventListener("change", () => { note.textContent = notes[select.value] || ""; });
     label.appendChild(select);
+    label.appendChild(note);
     box.appendChild(label);
     i++;
   }
