@@ -3,7 +3,7 @@
 | method and path | body | answer |
 |---|---|---|
 | ``GET /`` | | the page |
-| ``GET /api/games`` | | per game: name, player counts, agent names, settable options and their ranges |
+| ``GET /api/games`` | | per game: name, player counts, agents and their strength notes, settable options, ranges |
 | ``POST /api/sessions`` | ``{env_id, opponents: [names], seat, seed?, options?}`` | a new game's state and ``id`` |
 | ``GET /api/sessions/{id}`` | | its state |
 | ``POST /api/sessions/{id}/move`` | ``{action: int}`` or ``{command: text}`` | the state after the agents moved |
@@ -253,6 +253,7 @@ def create_app(
                 "players": list(spec.player_counts),
                 "default_players": spec.default_players,
                 "agents": catalog.names(env_id),
+                "agent_notes": catalog.notes(env_id),
                 "options": {k: getattr(config, k) for k in on_page},
                 "option_ranges": {k: list(r) for k, r in spec.option_ranges.items() if k in on_page},
             }

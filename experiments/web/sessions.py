@@ -35,13 +35,14 @@ import re
 import secrets
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pirate_envs
 from agents.explain import default_agents, explain_agent
-from agents.policy_agent import AGENT_SUFFIXES
+from agents.policy_agent import AGENT_SUFFIXES, load_checkpoint
 from agents.registry import agent_names, make_agent
 from pirate_envs.core.events import event_text, record_events
 from pirate_envs.core.spec import UserOption
@@ -56,6 +57,9 @@ MAX_RECORD_ACTIONS = 20_000
 MAX_SEED = 2**53 - 1
 #: The seed of a hint's agent: the same position gives the same hint.
 HINT_SEED = 0
+#: Most agent moves whose tables one answer carries (`GameSession.state`'s ``agent_moves``): the page plays
+#: out the last ones; earlier ones of a long run of agent moves are only in the event log.
+MAX_AGENT_MOVES = 64
 #: Blocks of actions the page offers through a picker instead of one button per action.
 PICKED_BLOCKS = {"reroll"}
 
@@ -66,6 +70,37 @@ class RequestError(ValueError):
     def __init__(self, message: str, status: int = 400):
         super().__init__(message)
         self.status = status
+
+
+#: The lobby's note on each built-in agent kind (a network's note comes from its file: `network_note`).
+AGENT_NOTES = {
+    "random": "uniformly random legal moves: the weakest player",
+    "heuristic": "honest rule-based player (sees only its own seat)",
+    "oracle": "exact best play for one turn's expected points",
+    "mcts": "tree search over sampled hidden cards with heuristic rollouts (slow)",
+}
+#: A figure of an agent file's header that measures it against the heuristic: its table size and win rate.
+_VS_HEURISTIC = re.compile(r"vs heuristic, (\d+) players.*?\(([\d,]+) (?:duplicate )?games")
+_WIN_RATE = re.compile(r"win rate ([\d.]+ \[[\d.]+, [\d.]+\])")
+
+
+def network_note(source: str | Path) -> str:
+    """A trained network's lobby note: its win rate against the heuristic per table size with its
+    interval, as its file's header (``training.figures``) gives them, else a line naming the results page."""
+    try:
+        figures = load_checkpoint(str(source))[1].get("training", {}).get("figures", {})
+    except Exception:  # a file that cannot be read is refused when chosen; its note says so
+        return "trained network whose file cannot be read"
+    rates, games = [], []
+    for key, value in figures.items():
+        table, rate = _VS_HEURISTIC.match(key), _WIN_RATE.search(str(value))
+        if table and rate:
+            rates.append(f"{table[1]}p {rate[1]}")
+            games.append(table[2])
+    if not rates:
+        return "trained network; its strength is measured in docs/RESULTS.md"
+    counts = f"{games[0]} games each" if len(set(games)) == 1 else "games: " + " / ".join(games)
+    return f"trained network; win rate vs heuristics: {', '.join(rates)} ({counts})"
 
 
 class AgentCatalog:
@@ -89,6 +124,20 @@ class AgentCatalog:
     def names(self, env_id: str) -> list[str]:
         """Every agent name a page may pick for ``env_id``."""
         return agent_names(env_id) + list(self.files())
+
+    def notes(self, env_id: str) -> dict[str, str]:
+        """A one-line strength note per agent of `names`: fixed lines for the built-in kinds, a network's
+        measured win rates against the heuristic from its file's ``training.figures`` (else a line naming
+        the results page)."""
+        files = self.files()
+        out = {}
+        for name in self.names(env_id):
+            if name.startswith("ppo:") or name in files:
+                source = name[len("ppo:") :] if name.startswith("ppo:") else files[name]
+                out[name] = network_note(source)
+            else:
+                out[name] = AGENT_NOTES.get(name.split(":")[0], "game-specific agent")
+        return out
 
     def build(self, name: Any, env_id: str, seed: int, env: Any) -> Any:
         """The agent ``name`` for seat games of ``env``; `RequestError` for a name not listed."""
@@ -205,6 +254,8 @@ class GameSession:
         }
         self.text = text_module(self.env)
         self.actions: list[int] = []
+        #: the agent moves since the person's last move: the table the person's seat saw after each
+        self.agent_moves: deque[dict[str, Any]] = deque(maxlen=MAX_AGENT_MOVES)
         self.lock = threading.Lock()
         self.env.reset(seed=self.seed)
         self._run_agents()
@@ -224,6 +275,12 @@ class GameSession:
             seat = game.current_player
             obs = env.observe(env.possible_agents[seat])
             self._step(int(self.agents[seat].act(obs, game.view(seat))))
+            self.agent_moves.append({
+                "seat": seat,
+                "events": len(game.events or []),
+                # from the person's seat's view only: what they saw right after this move
+                "table": self.text.page_state(game.view(self.seat), ())["table"],
+            })
 
     def move(self, body: Any) -> None:
         """Play the person's move: ``{"action": int}`` or ``{"command": text}`` (``RequestError`` if bad)."""
@@ -251,6 +308,7 @@ class GameSession:
             actions = [typed_move(self.text, command, view, legal)]
         for action in actions:
             self._step(action)
+        self.agent_moves.clear()
         self._run_agents()
 
     def hint(self, agent: Any) -> dict[str, Any]:
@@ -271,6 +329,9 @@ class GameSession:
         """What the page shows: the seat screen, the event log, the scores, the legal moves and the drawn table.
 
         ``table`` (the game's ``page_state``) is built from the seat's view and its legal moves only.
+        ``agent_moves``: the agent moves since the person's last move (the last `MAX_AGENT_MOVES`), each as
+        ``{"seat", "events", "table"}``: who moved, the length of the event log right after, and the table
+        the person's seat saw right after (``page_state`` of its view, no moves), for the page to play out.
         """
         env, game = self.env, self.env.game
         view = game.view(self.seat)
@@ -289,6 +350,7 @@ class GameSession:
             "hint": self.text.move_hint(view, legal) if your_turn else "",
             "steps": len(self.actions),
             "chosen_seed": self.chosen_seed,
+            "agent_moves": list(self.agent_moves),
         }
         state.update(self.text.page_state(view, legal))  # the drawn table, from the seat's view only
         return state

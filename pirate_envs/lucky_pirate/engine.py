@@ -637,6 +637,7 @@ class LuckyPirateEngine(BaseEngine):
             self._removed_copy,
             self.setting_up,
             self.known.take(self._order[seat], axis=0),
+            int(self.dealer - seat) % self.num_players,
         )
 
     def resample_hidden(self, seat: int, rng: Chance | np.random.Generator) -> None:

@@ -267,7 +267,7 @@ def page_state(view: View, legal: Sequence[int] = ()) -> dict[str, Any]:
 
     ``hand`` (one card per card held; ``choices`` play 1..n of its kind, or lay it up in the
     set-up), ``seats`` (absolute: hand size, up cards, down cards (yours carry the blind-play
-    ``choices``; your up cards the play ``choices`` once your hand is empty), wins, turn),
+    ``choices``; your up cards the play ``choices`` once your hand is empty), wins, turn, dealer),
     ``pile`` (top cards topmost first, size, value, mode; ``choices``: pick it up),
     ``direction`` and ``buttons`` (pick up). ``legal``: the seat's legal actions.
     """
@@ -303,7 +303,7 @@ def page_state(view: View, legal: Sequence[int] = ()) -> dict[str, Any]:
             "score": int(view.wins[r]),
             "known": cards(view.known[r], lambda k: []) if not mine else [],
             "on_turn": not over and s == current,
-            "dealer": False,
+            "dealer": r == view.dealer,
         })
     mode = {Mode.CAPTAIN: "captain", Mode.FREE: "free"}.get(view.pile_mode, "normal")
     return {

@@ -1,7 +1,7 @@
 """What one Lucky Pirate player knows now.
 
 Public: every player's up cards, hand size and number of down cards, the cards each hand took
-in public (a picked-up pile, a revealed down card), the pile, the direction of play, the cards
+in public (a picked-up pile, a revealed down card), the pile, the direction of play, the dealer, the cards
 cleared out of the game, the tournament wins. Private: the viewer's own
 hand. Hidden from everybody: the down cards (even their owner only knows which slots are
 left), the other hands and, with two players, the hand put aside.
@@ -48,6 +48,8 @@ class View:
     #: (n, 17) per seat, seat-relative: cards in its hand that every player saw go in (a
     #: picked-up pile, a revealed down card), until played. Not part of the observation vector.
     known: np.ndarray
+    #: seat-relative dealer of the current game (public; not part of the observation vector)
+    dealer: int
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, View):

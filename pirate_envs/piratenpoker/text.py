@@ -311,7 +311,7 @@ def page_state(view: View, legal: Sequence[int] = ()) -> dict[str, Any]:
             "hand_size": int(table.hand_sizes[s]),
             "pass_available": bool(table.pass_available[s]),
             "on_turn": not over and s == on_turn,
-            "dealer": False,
+            "dealer": False,  # the rules name no dealer: the bids are simultaneous, nobody leads
             "loot": _cards(table.displayed[s], _displayed_face, gives),
             "last_bid": _cards(table.last_bids[s], _poker_face) if table.last_round >= 0 else [],
             "last_passed": bool(table.last_passed[s]) if table.last_round >= 0 else False,

@@ -129,6 +129,38 @@ def test_the_opponents_moves_are_played_out_on_the_table_at_the_chosen_pace(serv
     assert not browser.find_elements(By.CSS_SELECTOR, "#feed .feed-line")
 
 
+def test_the_drawn_table_steps_through_the_opponents_moves_before_the_answer(server, browser):  # noqa: F811
+    """At a pace other than instant the drawn seats and centre change while the agents' moves play out."""
+    start(browser, server, "skull_king_v0", 3, 1400)
+    Select(browser.find_element(By.ID, "pace")).select_by_value("450")
+    browser.execute_script(
+        """
+        window.seenTables = [];
+        const snap = () => $("seats").textContent + "|" + $("center").textContent;
+        window.tableBefore = snap();
+        new MutationObserver(() => {  // only while the agents' moves play out (the feed shows one)
+          if (document.querySelector("#feed .feed-line")) { window.seenTables.push(snap()); }
+        }).observe($("board"), { subtree: true, childList: true, characterData: true, attributes: true });
+        """
+    )
+    before = render_count(browser)
+    browser.find_element(By.CSS_SELECTOR, "#moves button.move").click()  # a bid: the agents bid and play after it
+    WebDriverWait(browser, 30).until(lambda d: render_count(d) > before)
+    seen, first = browser.execute_script("return [window.seenTables, window.tableBefore]")
+    assert seen and any(table != first for table in seen), "the table did not move during the play-out"
+
+
+def test_the_lobby_notes_each_chosen_agents_strength(server, browser):  # noqa: F811
+    browser.get(server)
+    WebDriverWait(browser, 20).until(ec.presence_of_element_located((By.CSS_SELECTOR, "select.opponent option")))
+    select = browser.find_element(By.CSS_SELECTOR, "select.opponent")
+    note = select.find_element(By.XPATH, "following-sibling::span[@class='agent-note']")
+    Select(select).select_by_value("heuristic")
+    heuristic = note.text
+    Select(select).select_by_value("ppo:skull_king_v0")
+    assert heuristic and "win rate" in note.text and note.text != heuristic
+
+
 def test_a_piratenpoker_bid_is_built_by_clicking_cards_and_undone_before_the_commit(server, browser):  # noqa: F811
     start(browser, server, "piratenpoker_v0", 3, 390)
     hand = len(browser.find_elements(By.CSS_SELECTOR, "#hand .card"))

@@ -107,7 +107,12 @@ function onSeatChange() {
     select.className = "opponent";
     select.dataset.seat = s;
     fillSelect(select, game.agents.map((a) => [a, a]), previous[i] || "heuristic");
+    const notes = game.agent_notes || {};
+    for (const option of select.options) { option.title = notes[option.value] || ""; }
+    const note = make("span", "agent-note", notes[select.value] || "");
+    select.addEventListener("change", () => { note.textContent = notes[select.value] || ""; });
     label.appendChild(select);
+    label.appendChild(note);
     box.appendChild(label);
     i++;
   }
@@ -621,21 +626,28 @@ function lastMovesBySeat(state) {
 const MOVE_KINDS = new Set(["bid", "play", "move"]); // the events of a player's own decision
 function isMove(event) { return MOVE_KINDS.has(event.kind); }
 
-// The opponents' moves since the last answer, one by one on the table at the chosen pace.
+// The opponents' moves since the last answer, one by one on the table at the chosen pace: the answer's
+// agent_moves hold the table your seat saw right after each (instant: only the final table is drawn).
 async function playOutEvents(state) {
   const pace = Number($("pace").value);
-  const fresh = state.events.slice(shownEvents);
+  const start = shownEvents;
   shownEvents = state.events.length;
   if (!pace || state.kind !== "game") { return; }
   const feed = $("feed");
-  for (const event of fresh) {
-    if (event.seat === state.seat || !isMove(event)) { continue; }
+  let from = start;
+  for (const move of state.agent_moves || []) {
+    if (move.events <= start) { continue; } // shown before
+    const fresh = state.events.slice(from, move.events).filter((e) => e.seat !== state.seat && isMove(e));
+    from = move.events;
+    drawTable({ ...state, table: move.table, your_turn: false, events: state.events.slice(0, move.events) });
     feed.innerHTML = "";
-    const line = make("div", "feed-line");
-    line.appendChild(make("span", "", event.text));
-    for (const name of event.cards || []) { line.appendChild(drawCard(cardFromName(name), { mini: true })); }
-    feed.appendChild(line);
-    const seat = $(`seat-${event.seat}`);
+    for (const event of fresh) {
+      const line = make("div", "feed-line");
+      line.appendChild(make("span", "", event.text));
+      for (const name of event.cards || []) { line.appendChild(drawCard(cardFromName(name), { mini: true })); }
+      feed.appendChild(line);
+    }
+    const seat = $(`seat-${move.seat}`);
     if (seat) { seat.classList.add("acting"); }
     await sleep(pace);
     if (seat) { seat.classList.remove("acting"); }
