@@ -49,7 +49,6 @@ from agents.search import (
     ScoreChanges,
     SearchAgent,
     TurnEnds,
-    determinize,
     parse_mcts_name,
     returns_of,
 )
@@ -146,10 +145,7 @@ class BatchedSearchAgent(SearchAgent):
         """``size`` iterations: descents under virtual loss, their rollouts on rows, then the backups."""
         leaves: list[_Leaf] = []
         for _ in range(size):
-            world = determinize(game, seat, self.rng)
-            if self.rollout_agent is not None:  # a fresh one-game policy for the widening (as `SearchAgent.search`)
-                self.rollout_agent.reset(int(self.rng.integers(2**63)))
-            horizon = TurnEnds(world) if self.horizon == TURN else ScoreChanges(start_scores, self.horizon)
+            world, horizon = self.start_iteration(game, seat, start_scores)
             seen = math.isfinite(bounds[0])  # before any backup: virtual losses of 0 on the range [0, 1]
             path, expanded = self.descend(world, seat, root, horizon, bounds if seen else [0.0, 1.0])
             loss = bounds[0] if seen else 0.0

@@ -55,7 +55,6 @@ from agents.policy_agent import SAMPLE_SUFFIX, load_checkpoint, make_policy_agen
 from agents.search import (
     DEFAULT_SIMULATIONS,
     MAX_SIMULATIONS,
-    TURN,
     Node,
     ScoreChanges,
     SearchAgent,
@@ -228,10 +227,7 @@ class GuidedSearchAgent(SearchAgent):
         baseline = returns_of(np.asarray(start_scores)) if self.relative_returns else 0.0
 
         def iterate(forced: int | None = None) -> None:
-            world = self.world(game, seat)
-            if self.rollout_agent is not None:  # a fresh rollout policy (one that remembers positions)
-                self.rollout_agent.reset(int(self.rng.integers(2**63)))
-            horizon = TurnEnds(world) if self.horizon == TURN else ScoreChanges(start_scores, self.horizon)
+            world, horizon = self.start_iteration(game, seat, start_scores)
             self._iterate(world, seat, root, horizon, bounds, baseline, forced)
 
         if self.root_rule == "gumbel":

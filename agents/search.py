@@ -263,7 +263,6 @@ class SearchAgent:
         view = world.view(world.current_player)
         return int(self.rollout_agent.act(LazyObservation(self.env.encode, view, mask), view))
 
-
     # ------------------------------------------------------------------ search
     def act(self, observation: dict[str, np.ndarray], view: Any) -> int:
         mask = observation["action_mask"]
@@ -286,12 +285,19 @@ class SearchAgent:
         start_scores = game.scores().tolist()
         baseline = returns_of(np.asarray(start_scores)) if self.relative_returns else 0.0
         for _ in range(self.simulations):
-            world = self.world(game, seat)
-            if self.rollout_agent is not None:  # a fresh rollout policy (one that remembers positions)
-                self.rollout_agent.reset(int(self.rng.integers(2**63)))
-            horizon = TurnEnds(world) if self.horizon == TURN else ScoreChanges(start_scores, self.horizon)
+            world, horizon = self.start_iteration(game, seat, start_scores)
             self._iterate(world, seat, root, horizon, bounds, baseline)
         return root
+
+    def start_iteration(
+        self, game: Engine, seat: int, start_scores: list[float]
+    ) -> tuple[Engine, ScoreChanges | TurnEnds]:
+        """One iteration's world (`world`) and its rollout's horizon; a fresh rollout policy too."""
+        world = self.world(game, seat)
+        if self.rollout_agent is not None:  # a fresh rollout policy (one that remembers positions)
+            self.rollout_agent.reset(int(self.rng.integers(2**63)))
+        horizon = TurnEnds(world) if self.horizon == TURN else ScoreChanges(start_scores, self.horizon)
+        return world, horizon
 
     def root_statistics(self) -> list[tuple[int, int, float]]:
         """``(action, visits, mean return)`` of every root move of a fresh `search`, most visited first.
