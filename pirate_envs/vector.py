@@ -423,7 +423,14 @@ class VectorEnv:
         have left the rules).
         """
         index = self._check_index(index)
-        engine = self._backend.start_engine(index)
+        return self._replayed(index, self._backend.start_engine(index))
+
+    def _replayed(self, index: int, engine: Engine) -> Engine:
+        """``engine``, holding game ``index`` as it began, with the game's moves played on it.
+
+        ``RuntimeError`` if the reference finds one of them illegal (the batched game would then
+        have left the rules).
+        """
         for turn, action in enumerate(self._backend.moves(index)):
             if not engine.legal_mask()[action]:
                 raise RuntimeError(
@@ -455,9 +462,7 @@ class VectorEnv:
         recording = RecordingChance(engine.pinned_chance)
         engine.pinned_chance = recording
         engine.reset(recording, self._backend.reset_options(index))
-        for action in self._backend.moves(index):
-            engine.apply(action)
-        return engine.chance.outcomes
+        return self._replayed(index, engine).chance.outcomes
 
     def reset_options(self, index: int) -> dict[str, Any]:
         """The reset options that start game ``index`` on `reference_engine` (Skull King: its deals)."""
