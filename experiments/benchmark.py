@@ -61,9 +61,8 @@ def check(args: BenchmarkArgs) -> None:
     """``ValueError`` (one line) for arguments that cannot make a run; nothing is played before."""
     if importlib.util.find_spec("numba") is None:
         raise ValueError('the benchmark plays on the batched engine, which needs numba: pip install -e ".[fast]"')
-    for module in ("openskill", "stable_baselines3"):  # the ratings; the batched games' final scores
-        if importlib.util.find_spec(module) is None:
-            raise ValueError(f'the benchmark needs {module} (the train extra): pip install -e ".[train]"')
+    if importlib.util.find_spec("openskill") is None:  # the ratings
+        raise ValueError('the benchmark needs openskill (the train extra): pip install -e ".[train]"')
     cpus = available_cpus()
     if args.workers > cpus:
         raise ValueError(f"--workers {args.workers}: at most the {cpus} CPUs this process may use")

@@ -36,7 +36,6 @@ from agents.benchmark.protocol import TITLE, Lineup, deal_states, lineups, oppon
 from agents.evaluation.games import GameRecord, seating
 from agents.evaluation.summary import summarise
 from agents.registry import make_agent
-from agents.selfplay.batched_vec_env import final_scores
 from agents.stats import wilson_interval
 
 #: The candidate's name in the games' seat names (the opponents keep theirs, so a candidate that
@@ -164,7 +163,7 @@ def play_chunk(lineup: Lineup, candidate: str, deals: np.ndarray, chunk_index: i
             shares[done] = winners / np.maximum(winners.sum(axis=1, keepdims=True), 1)
             truncated[done] = venv.truncated[done]
             ended |= now_ended
-    result.scores = final_scores(venv, rows)
+    result.scores = venv.scores(rows)
     result.luck = control_variates.seat_luck(venv, rows)
     result.wall_seconds = time.perf_counter() - start
     return result

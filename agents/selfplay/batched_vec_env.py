@@ -15,8 +15,8 @@ game, the snapshots). Only how the engine steps is its own:
   the batched policy cannot run) plays through `agents.batched.one_game`: the games where it
   sits keep a reference engine in step, and it is asked row by row, as `SelfPlayEnv` asks it;
 * an ended game's info (`agents.selfplay.core.ended_info`) takes ``final_score`` from the
-  backend's arrays (`final_scores`, where the game's spec says: ``batched_scores``) and
-  ``win_share`` from the learner's terminal win reward, else from the scores where the spec says
+  backend's arrays (`pirate_envs.vector.VectorEnv.scores`, where the game's spec says:
+  ``batched_scores``) and ``win_share`` from the learner's terminal win reward, else from the scores where the spec says
   the winners are the top scores (``winners_by_score``), else from the game replayed in the
   reference engine; the slot starts its next game at once (a game that ends before the
   learner's first decision is drawn anew, as ``SelfPlayEnv`` does);
@@ -73,12 +73,6 @@ from agents.selfplay.core import (
 from agents.selfplay.opponents import SELF, OpponentPool
 from pirate_envs.core.errors import check_range
 from pirate_envs.core.rewards import winners_by_score
-
-
-def final_scores(venv: pirate_envs.vector.VectorEnv, rows: np.ndarray) -> np.ndarray:
-    """``(len(rows), P)`` every seat's score in the games ``rows``, as the reference engine's ``scores()``
-    gives them (`pirate_envs.vector.VectorEnv.scores`)."""
-    return venv.scores(rows)
 
 
 def batched_support(env_id: str, opponents: Opponents) -> str | None:
@@ -397,7 +391,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
         terminated = venv.terminated[rows].copy()
         truncated = venv.truncated[rows] & ~terminated
         seats = table.learner_seat[rows]
-        scores = final_scores(venv, rows)
+        scores = venv.scores(rows)
         shares = self._win_shares(table, rows, scores, terminated, rewards)
         reported, _, time_limit = self.rules.end_game(rewards, terminated, truncated)
         for j, slot in enumerate(rows.tolist()):
@@ -465,4 +459,4 @@ class BatchedSelfPlayVecEnv(VecEnv):
         return hasattr(self, attr_name)
 
 
-__all__ = ["BatchedSelfPlayVecEnv", "batched_support", "final_scores"]
+__all__ = ["BatchedSelfPlayVecEnv", "batched_support"]

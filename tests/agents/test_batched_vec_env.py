@@ -15,7 +15,7 @@ pytest.importorskip("sb3_contrib")
 import pirate_envs
 import pirate_envs.vector
 from agents.mlp import MlpPolicy
-from agents.selfplay.batched_vec_env import BatchedSelfPlayVecEnv, batched_support, final_scores
+from agents.selfplay.batched_vec_env import BatchedSelfPlayVecEnv, batched_support
 from pirate_envs.core.rewards import win_rewards
 
 #: Skull King, 4 players, 3 hands: the learner bids once per hand and plays one card per trick.
@@ -115,7 +115,7 @@ def test_final_scores_are_the_reference_engines(env_id, kwargs):
         if ended.all():
             break
     assert ended.all()
-    scores = final_scores(venv, np.arange(6))
+    scores = venv.scores(np.arange(6))
     for i in range(6):
         np.testing.assert_array_equal(scores[i], venv.engine(i).scores())
 
