@@ -109,8 +109,8 @@ venv.copy_rows(src, dst)               # rows src[k] (or one row src) copied who
   exactly as its source would, deals and dice included: to fan a position out into rollouts with
   other futures, load it into many rows with different seeds.
 * Cost (``python benchmarks/bench_load.py``: loads of 256 rows, plain Python per row): the
-  median is about 0.1 ms per row for Skull King and Kapern and 0.3 ms for Lucky Pirate, most
-  of it the clone kept as the start; ``copy_rows`` about 1 us per row.
+  median is about 0.1 ms per row for Skull King, Kapern and Piratenpoker and 0.3 ms for Lucky
+  Pirate, most of it the clone kept as the start; ``copy_rows`` about 1 us per row.
 
 Randomness
 ----------
