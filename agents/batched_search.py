@@ -23,9 +23,10 @@ the same tree, selection, widening, returns and rollout stop rules) whose iterat
 * **Honest** as ``mcts``: the engine copies are determinized before the search reads them, the
   rows' seeds come from the agent's generator, the batched heuristic reads each mover's
   observation only; two games that look the same to the seat give the same move under the same seed.
-* **Where it runs.** Games whose batched engine loads engines (Skull King, Piraten Kapern, Lucky
-  Pirate). Elsewhere (Piratenpoker, or without numba) the agent plays today's search, one rollout at
-  a time in Python, and says so in ``fallback`` (its name stays).
+* **Where it runs.** Games whose batched engine loads engines (all four: Skull King, Piraten
+  Kapern, Lucky Pirate, Piratenpoker). Elsewhere (without numba, a backend without a loader, or
+  ``horizon=TURN`` in a game whose observation shows no new turn) the agent plays today's search,
+  one rollout at a time in Python, and says so in ``fallback`` (its name stays).
 * **Cost** (``python benchmarks/bench_search.py --agent mcts:200:batched``): the rollouts cost
   little; what remains per iteration is Python: the determinization (a clone and a redraw), the
   descent, and the load of the leaf into its row. See the search section of the evaluating guide

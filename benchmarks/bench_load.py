@@ -26,7 +26,7 @@ import pirate_envs
 import pirate_envs.vector
 from pirate_envs.core.actions import sample_legal
 
-GAMES = ("skull_king_v0", "piraten_kapern_v0", "lucky_pirate_v0")
+GAMES = ("skull_king_v0", "piraten_kapern_v0", "lucky_pirate_v0", "piratenpoker_v0")
 
 
 def positions(env_id: str, count: int, num_players: int) -> list[Any]:

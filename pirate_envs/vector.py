@@ -87,7 +87,9 @@ venv.copy_rows(src, dst)               # rows src[k] (or one row src) copied who
   is refused in one line, before any row is written) is copied into its row: every field the
   kernels keep (hands, trick, bids, scores, phase, dealer, voids and played cards; Kapern's dice,
   chest, deck and final round; Lucky Pirate's hands, up and down cards, pile, direction, wins,
-  set-up and turn counts). Stepping the row then plays exactly the game the engine plays given
+  set-up and turn counts; Piratenpoker's hands, bids being built, Pass cards, draw pile in its
+  order, discard, loot stacks and face-up loot, displayed loot, last bids, pending gift and games
+  played). Stepping the row then plays exactly the game the engine plays given
   the same actions, with the same observations, masks, rewards and ends, but its chance comes
   from the row's splitmix64 stream whose state is ``seeds[k]`` (one integer in ``0..2**64-1``
   per row; ``None``: each row's stream goes on from where it is). The engine's own chance source
@@ -107,10 +109,8 @@ venv.copy_rows(src, dst)               # rows src[k] (or one row src) copied who
   exactly as its source would, deals and dice included: to fan a position out into rollouts with
   other futures, load it into many rows with different seeds.
 * Cost (``python benchmarks/bench_load.py``: loads of 256 rows, plain Python per row): the
-  median is about 0.1 ms per row for Skull King and Kapern and 0.3 ms for Lucky Pirate, most
-  of it the clone kept as the start; ``copy_rows`` about 1 us per row.
-* Piratenpoker's backend has no loader yet: ``load`` and ``copy_rows`` raise
-  ``NotImplementedError`` for it.
+  median is about 0.1 ms per row for Skull King, Kapern and Piratenpoker and 0.3 ms for Lucky
+  Pirate, most of it the clone kept as the start; ``copy_rows`` about 1 us per row.
 
 Randomness
 ----------

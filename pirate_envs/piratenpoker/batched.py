@@ -17,7 +17,9 @@ plain `PiratenpokerEngine` whose chance source is a Python copy of that stream
 (``pinned_chance``, a `SplitMix64Stream` at the state at the start of game ``i``,
 ``start_state[i]``; every reset starts a copy): it deals exactly game ``i``'s cards.
 ``engine(i)`` replays the game's moves on it; the first ``PiratenpokerBatch.HISTORY_SIZE`` moves
-of a game are kept (a longer game cannot be rebuilt, and ``engine(i)`` says so).
+of a game are kept (a longer game cannot be rebuilt, and ``engine(i)`` says so). A game loaded
+from an engine (``VectorEnv.load``) keeps the engine's draw pile and loot stacks in their order
+and draws only its reshuffles of the played cards from the row's stream.
 
 State of game ``i``: ``game[i, F_*]`` (round, phase, seat on turn, chooser, pending loot, may
 give to himself, gifts made, games played, last winner and round, cards in the draw pile,
@@ -42,6 +44,7 @@ from pirate_envs.core.batched import (
     kernel,
     random_below,
     reset_games,
+    write_outputs,
 )
 from pirate_envs.piratenpoker import actions as _actions
 from pirate_envs.piratenpoker import cards as _cards
@@ -845,6 +848,12 @@ def step_kernel(actions, st):
                 face_up, stacks, stack_len, obs, mask, shown)  # fmt: skip
 
 
+@kernel
+def outputs_kernel(rows, st):
+    """Write the outputs of the games ``rows`` (after a load)."""
+    write_outputs(rows, st, _write)
+
+
 # ----------------------------------------------------------------------------- the backend
 class PiratenpokerBatch(BatchBackend):
     """The state arrays of ``num_envs`` Piratenpoker games and the kernels that step them (see ``BatchBackend``)."""
@@ -859,6 +868,10 @@ class PiratenpokerBatch(BatchBackend):
     State = PiratenpokerState
     reset_kernel = staticmethod(reset_kernel)
     step_kernel = staticmethod(step_kernel)
+    outputs_kernel = staticmethod(outputs_kernel)
+    ROW_ARRAYS = (
+        "seats", "hands", "bids", "last_bids", "discard", "displayed", "draw", "face_up", "stacks", "stack_len",
+    )  # fmt: skip
     #: Moves kept per game (a random episode of the default game takes a few hundred moves).
     HISTORY_SIZE = 8192
 
@@ -904,6 +917,38 @@ class PiratenpokerBatch(BatchBackend):
         # bid histograms of the scoring helpers
         self.before = np.zeros(n, dtype=np.int64)
         self.work = np.zeros(WORK_SIZE, dtype=np.int64)
+
+    def load_row(self, index: int, engine: PiratenpokerEngine, stream: SplitMix64Stream) -> None:
+        """Write ``engine``'s episode into game ``index`` (nothing is drawn ahead: ``stream`` is left as it is).
+
+        The draw pile keeps its order (a reshuffle draws from the row's stream); what only the
+        engine's ``resample_hidden`` needs (the pile each held card came from, the cards seen going
+        under a stack) is not kept by the kernels.
+        """
+        game = self.game[index]
+        game[F_ROUND], game[F_PHASE], game[F_CURRENT] = engine.round, int(engine.phase), engine.current_player
+        game[F_CHOOSER], game[F_PENDING], game[F_MAY_SELF] = engine.chooser, engine.pending, engine.may_give_to_self
+        game[F_GIFTS], game[F_GAMES] = engine.gifts, engine.games_played
+        game[F_LAST_WINNER], game[F_LAST_ROUND] = engine.last_winner, engine.last_round
+        game[F_DRAW_LEN], game[F_SHOWN] = len(engine.draw), -1
+        seats = self.seats[index]
+        seats[:, S_HAND_SIZE] = engine.hand_size
+        seats[:, S_BID_LEN] = [len(bid) for bid in engine.bid_names]
+        seats[:, S_COMMITTED], seats[:, S_PASSED] = engine.committed, engine.passed
+        seats[:, S_PASS_AVAILABLE], seats[:, S_LAST_PASSED] = engine.pass_available, engine.last_passed
+        seats[:, S_SCORE] = engine.scores()
+        self.hands[index] = engine.hands
+        self.bids[index] = engine.bids
+        self.last_bids[index] = engine.last_bids
+        self.discard[index] = engine.discard
+        self.displayed[index] = engine.displayed
+        self.draw[index] = 0
+        self.draw[index, : len(engine.draw)] = engine.draw
+        self.face_up[index] = engine.face_up
+        self.stacks[index] = 0
+        for colour, stack in enumerate(engine.stacks):
+            self.stacks[index, colour, : len(stack)] = stack
+        self.stack_len[index] = [len(stack) for stack in engine.stacks]
 
     def reference_engine(self, index: int) -> PiratenpokerEngine:
         """A reference engine at the start of game ``index``; every ``reset`` starts it again (stream pinned)."""

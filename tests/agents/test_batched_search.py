@@ -19,7 +19,7 @@ from tests.agents.test_search import (
 )
 
 #: The games whose batched engine loads engines (the others fall back to one rollout at a time).
-LOADABLE = ("skull_king_v0", "piraten_kapern_v0", "lucky_pirate_v0")
+LOADABLE = ("skull_king_v0", "piraten_kapern_v0", "lucky_pirate_v0", "piratenpoker_v0")
 
 
 def test_plays_whole_games_legally(env_id):
@@ -113,14 +113,38 @@ def test_kapern_rollouts_stop_at_the_end_of_the_turn():
         assert scores.tolist() == replay.scores().tolist()
 
 
-def test_piratenpoker_falls_back_to_todays_search():
-    """No loader for Piratenpoker's batched engine: the agent says so and searches as ``mcts`` does."""
+@pytest.mark.parametrize("limit", [1, 3])
+def test_piratenpoker_rollouts_stop_at_the_horizon_of_score_changes(limit):
+    """Piratenpoker's rollouts run on its batched engine; a row stops on the move that made its scores
+    change ``limit`` times (or ended the game), not one move later, with the replayed game's scores."""
     env = position_with_choice("piratenpoker_v0", seed=4, skip=4)
-    agent = make_agent("mcts:12:batched", "piratenpoker_v0", seed=3, env=env)
-    assert agent.venv is None and "piratenpoker_v0" in agent.fallback and "\n" not in agent.fallback
+    game = env.game
+    agent = make_agent("mcts:4:batched", "piratenpoker_v0", seed=0, env=env)
+    assert agent.fallback is None
+    worlds = [determinize(game, game.current_player, np.random.default_rng(k)) for k in range(6)]
+    outcomes = agent.roll_out(worlds, [ScoreChanges(game.scores().tolist(), limit) for _ in worlds])
+    for row, (scores, terminated, _) in enumerate(outcomes):
+        replay, moves = agent.venv.start_engine(row), agent.venv.moves(row)
+        changes = 0
+        for turn, action in enumerate(moves):
+            assert changes < limit and not replay.done, f"row {row} played on after its horizon (move {turn})"
+            before = replay.scores().tolist()
+            replay.apply(action)
+            changes += replay.scores().tolist() != before
+        assert changes == limit or replay.done
+        assert scores.tolist() == replay.scores().tolist() and terminated == replay.terminated
+
+
+def test_without_a_mark_of_turns_the_turn_horizon_falls_back_to_todays_search():
+    """``horizon=TURN`` needs the observation to show a new turn (Kapern's deck counts): Lucky Pirate's does
+    not, so the agent says so and searches as ``mcts`` does, one rollout at a time."""
+    env = position_with_choice("lucky_pirate_v0", seed=4, skip=4)
+    agent = BatchedSearchAgent(env, "lucky_pirate_v0", simulations=12, horizon=TURN, seed=3)
+    assert agent.venv is None and "lucky_pirate_v0" in agent.fallback and "\n" not in agent.fallback
     seat = env.game.current_player
     obs, view = env.observe(env.possible_agents[seat]), env.game.view(seat)
-    assert agent.act(obs, view) == make_agent("mcts:12", "piratenpoker_v0", seed=3, env=env).act(obs, view)
+    plain = SearchAgent(env, "lucky_pirate_v0", simulations=12, horizon=TURN, rollout="heuristic", seed=3)
+    assert agent.act(obs, view) == plain.act(obs, view)
 
 
 def test_names_and_bad_names():

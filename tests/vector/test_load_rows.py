@@ -30,8 +30,10 @@ from pirate_envs.testing import _compare_engine, _compare_row, _start_row, _Wher
 SKULL_KING = "skull_king_v0"
 KAPERN = "piraten_kapern_v0"
 LUCKY_PIRATE = "lucky_pirate_v0"
+PIRATENPOKER = "piratenpoker_v0"
 #: Per case: the env id, short options (games end within a few hundred moves) and the table sizes played.
-#: Lucky Pirate's tournament deals its later games (and draws their dealers) after the load.
+#: Lucky Pirate's tournament deals its later games (and draws their dealers) after the load; Piratenpoker's
+#: second case takes every other reading of its rules.
 GAMES: dict[str, tuple[str, dict[str, Any], tuple[int, ...]]] = {
     "skull_king": (SKULL_KING, {"num_hands": 4}, (2, 4, 6)),
     "kapern": (KAPERN, {"target_score": 1500, "max_turns": 40, "promo_cards": True}, (2, 3, 5)),
@@ -46,6 +48,20 @@ GAMES: dict[str, tuple[str, dict[str, Any], tuple[int, ...]]] = {
             "max_set_aside_games": 3,
         },
         (3,),
+    ),
+    "piratenpoker": (PIRATENPOKER, {"loot_fronts": (5, 6, 8, 10, 5)}, (3, 4, 5)),
+    "piratenpoker_readings": (
+        PIRATENPOKER,
+        {
+            "loot_fronts": (6, 8, 10, 5),
+            "overboard_gift": "negative_to_other",
+            "below_deck_gifts": 2,
+            "all_tied_loot": "removed",
+            "pass_sits_out": True,
+            "pass_can_win": False,
+            "hand_size": 5,
+        },
+        (4,),
     ),
 }
 #: Most batch steps a loaded game may take to end (the longest game above is far shorter).
@@ -214,7 +230,53 @@ def test_a_skull_king_engine_with_chosen_deals_deals_them_in_the_loaded_row() ->
     assert len(env.game.results) == 3
 
 
-@pytest.mark.parametrize("case", ["skull_king", "kapern", "lucky_pirate"])
+def _piratenpoker_moment(engine: Any) -> tuple[Any, ...]:
+    """What kind of moment a Piratenpoker position is: the phase and round, whether a gift was made or a
+    card may go to its winner, whether the next deal may reshuffle the discard, whether one was reshuffled."""
+    low = len(engine.draw) < engine.num_players * engine.config.hand_size
+    return int(engine.phase), engine.round, engine.gifts > 0, engine.may_give_to_self, low, len(engine.held_by_pile) > 1
+
+
+@pytest.mark.parametrize("case", ["piratenpoker", "piratenpoker_readings"])
+def test_piratenpoker_rows_load_at_every_kind_of_moment(case: str) -> None:
+    """Positions of every phase and round (a bid half built, a loot card to pick, a gift to make or keep, a
+    recipient to name), before and after the discard is reshuffled, true and determinized, play in lockstep."""
+    env_id, options, sizes = GAMES[case]
+    kwargs = {"num_players": sizes[-1], **options, "loot_fronts": (5, 5, 6, 6, 8, 8, 10)}  # long enough to reshuffle
+    positions: list[Engine] = []
+    seen: set[tuple[Any, ...]] = set()
+    for game_seed in range(6):
+        engine = pirate_envs.make(env_id, raw=True, **kwargs).game
+        engine.reset(GeneratorChance(np.random.default_rng(game_seed)))
+        rng = np.random.default_rng(game_seed)
+        while not engine.done:
+            moment = _piratenpoker_moment(engine)
+            if moment not in seen:
+                seen.add(moment)
+                positions.append(engine.clone())
+                world = engine.clone()
+                world.resample_hidden(world.current_player, rng)
+                positions.append(world)
+            legal = engine.legal_actions()
+            engine.apply(legal[int(rng.integers(len(legal)))])
+    assert {moment[0] for moment in seen} == {0, 1, 2, 3}  # every phase (the bid, the loot, the gift, the recipient)
+    assert any(moment[4] for moment in seen) and any(moment[5] for moment in seen)
+    env_kwargs = {**kwargs, "reward_mode": "score"}
+    venv = vector.make(env_id, 2 * len(positions), seed=1, **env_kwargs)
+    venv.reset()
+    rows = list(range(len(positions)))
+    seeds = list(range(10, 10 + len(rows)))
+    venv.load(rows, positions, seeds=seeds)
+    envs = {
+        i: aec_on(env_id, position.clone(SplitMix64Stream(seed)), **env_kwargs)
+        for i, position, seed in zip(rows, positions, seeds)
+    }
+    draws = {i: len(env.game.draw) for i, env in envs.items()}
+    play_in_lockstep(venv, envs, np.random.default_rng(2), _Where("load", env_id, 1), env_kwargs, copy_at=2)
+    assert any(len(env.game.draw) > draws[i] for i, env in envs.items())  # some row reshuffled from its stream
+
+
+@pytest.mark.parametrize("case", ["skull_king", "kapern", "lucky_pirate", "piratenpoker"])
 def test_without_seeds_a_loaded_row_goes_on_with_its_own_stream(case: str) -> None:
     env_id, options, _ = GAMES[case]
     kwargs = {"num_players": 3, **options}
@@ -227,13 +289,13 @@ def test_without_seeds_a_loaded_row_goes_on_with_its_own_stream(case: str) -> No
     play_in_lockstep(venv, {2: env}, np.random.default_rng(5), _Where("load", env_id, 4), kwargs)
 
 
-@pytest.mark.parametrize("case", ["skull_king", "kapern", "lucky_pirate"])
+@pytest.mark.parametrize("case", ["skull_king", "kapern", "lucky_pirate", "piratenpoker"])
 def test_copy_rows_lists_every_per_game_array(case: str) -> None:
-    """Every array of the backend with one row per game is copied (an odd batch size tells them apart)."""
+    """Every array of the backend with one row per game is copied (a batch size no table has tells them apart)."""
     env_id, options, _ = GAMES[case]
-    venv = vector.make(env_id, 7, seed=0, num_players=3, **options)
+    venv = vector.make(env_id, 13, seed=0, num_players=3, **options)
     backend = venv._backend
-    per_game = {name for name, value in vars(backend).items() if isinstance(value, np.ndarray) and len(value) == 7}
+    per_game = {name for name, value in vars(backend).items() if isinstance(value, np.ndarray) and len(value) == 13}
     assert per_game == {*backend.BASE_ROW_ARRAYS, *backend.ROW_ARRAYS}
 
 
@@ -324,10 +386,14 @@ def test_bad_input_is_refused_in_one_line_and_writes_nothing() -> None:
 
 
 def test_a_backend_without_a_loader_says_so() -> None:
-    venv = vector.make("piratenpoker_v0", 2, seed=0, num_players=3)
-    engine = pirate_envs.make("piratenpoker_v0", raw=True, num_players=3).game
+    """Every covered game loads; a backend that lists no per-game arrays (a game yet to get its loader) refuses."""
+    venv = vector.make(PIRATENPOKER, 2, seed=0, num_players=3)
+    venv.reset()
+    venv._backend.ROW_ARRAYS = None
+    engine = pirate_envs.make(PIRATENPOKER, raw=True, num_players=3).game
     for call in (lambda: venv.load(0, engine), lambda: venv.copy_rows(0, 1)):
         with pytest.raises(
             NotImplementedError, match=r"^the batched piratenpoker engine cannot load engines or copy rows yet"
         ):
             call()
+    assert all(vector.make(env_id, 1, num_players=3)._backend.ROW_ARRAYS for env_id in vector.COVERED_ENV_IDS)
