@@ -33,6 +33,7 @@ take sb3-contrib's update unchanged.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,27 +59,60 @@ Forward = Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
 SPARSE_MAX_DENSITY = 0.25
 
 
+class SparseColumns:
+    """A mostly-zero ``(num_rows, width)`` matrix by columns, for products ``X[rows].T @ G``:
+    ``rows``/``values`` its nonzero entries sorted by column, ``offsets[j]`` where column ``j`` starts."""
+
+    def __init__(self, rows: torch.Tensor, values: torch.Tensor, offsets: torch.Tensor, num_rows: int) -> None:
+        self.rows, self.values, self.offsets, self.num_rows = rows, values, offsets, num_rows
+        self._scattered: torch.Tensor | None = None  # reused by `transposed_product`
+
+    def transposed_product(self, grad: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        """``X[positions].T @ grad``, ``(width, grad.shape[1])``: a gather-sum per column of ``grad``
+        scattered to the rows it belongs to (the rows not in ``positions`` read zeros)."""
+        shape = (self.num_rows, grad.shape[1])
+        if self._scattered is None or self._scattered.shape != shape or self._scattered.dtype != grad.dtype:
+            self._scattered = torch.zeros(shape, dtype=grad.dtype)
+        scattered = self._scattered.zero_().index_copy_(0, positions, grad)
+        return F.embedding_bag(self.rows, scattered, self.offsets, per_sample_weights=self.values, mode="sum")
+
+
 @dataclass(frozen=True)
 class SparseRows:
     """A mostly-zero ``(N, width)`` matrix by rows: ``indices[i]`` the columns of row ``i``'s nonzero
-    entries and ``values[i]`` their values, both ``(N, K)``, padded with column 0 and value 0."""
+    entries and ``values[i]`` their values, both ``(N, K)``, padded with column 0 and value 0.
+
+    ``columns``, when set, is the matrix these rows were taken from, by columns, and
+    ``positions`` their rows there (``None``: all, in order): the first layer's weight gradient
+    is then a gather-sum over the nonzero entries instead of a dense matmul.
+    """
 
     indices: torch.Tensor
     values: torch.Tensor
     width: int
+    columns: SparseColumns | None = None
+    positions: torch.Tensor | None = None
 
     @classmethod
-    def of(cls, dense: torch.Tensor) -> SparseRows:
-        """The nonzero entries of a 2-d ``dense`` tensor (``K``: the most of any row, at least 1)."""
+    def of(cls, dense: torch.Tensor, by_columns: bool = False) -> SparseRows:
+        """The nonzero entries of a 2-d ``dense`` tensor (``K``: the most of any row, at least 1);
+        ``by_columns``: with their `SparseColumns` too."""
         rows, columns = dense.nonzero(as_tuple=True)
+        entries = dense[rows, columns]
         counts = torch.bincount(rows, minlength=dense.shape[0])
         slots = torch.arange(rows.numel()) - (torch.cumsum(counts, 0) - counts)[rows]
         k = max(1, int(counts.max())) if counts.numel() else 1
         indices = torch.zeros(dense.shape[0], k, dtype=torch.long)
         values = torch.zeros(dense.shape[0], k, dtype=dense.dtype)
         indices[rows, slots] = columns
-        values[rows, slots] = dense[rows, columns]
-        return cls(indices, values, dense.shape[1])
+        values[rows, slots] = entries
+        by_column = None
+        if by_columns:
+            order = torch.sort(columns, stable=True).indices
+            column_counts = torch.bincount(columns, minlength=dense.shape[1])
+            offsets = torch.cumsum(column_counts, 0) - column_counts
+            by_column = SparseColumns(rows[order], entries[order], offsets, dense.shape[0])
+        return cls(indices, values, dense.shape[1], by_column)
 
     def __len__(self) -> int:
         return self.indices.shape[0]
@@ -87,21 +121,36 @@ class SparseRows:
         """The ``(N, width)`` matrix."""
         return torch.zeros(len(self), self.width, dtype=self.values.dtype).scatter_add_(1, self.indices, self.values)
 
+    def _positions_of(self, index: torch.Tensor | slice) -> torch.Tensor | None:
+        if self.columns is None:
+            return None
+        if self.positions is None:
+            return torch.arange(len(self))[index] if isinstance(index, slice) else index
+        return self.positions[index]
+
     def select(self, index: torch.Tensor, out: SparseRows | None = None) -> SparseRows:
         """Rows ``index``, written into ``out``'s tensors when given (no new allocation)."""
+        positions = self._positions_of(index)
         if out is None:
-            return SparseRows(self.indices[index], self.values[index], self.width)
+            return SparseRows(self.indices[index], self.values[index], self.width, self.columns, positions)
         torch.index_select(self.indices, 0, index, out=out.indices)
         torch.index_select(self.values, 0, index, out=out.values)
-        return out
+        return SparseRows(out.indices, out.values, self.width, self.columns, positions)
 
     def __getitem__(self, rows: slice) -> SparseRows:
-        return SparseRows(self.indices[rows], self.values[rows], self.width)
+        return SparseRows(self.indices[rows], self.values[rows], self.width, self.columns, self._positions_of(rows))
+
+    def transposed_product(self, grad: torch.Tensor) -> torch.Tensor:
+        """``X.T @ grad`` of these rows ``X``, ``(width, grad.shape[1])``."""
+        if self.columns is None:
+            return self.dense().t() @ grad
+        positions = torch.arange(len(self)) if self.positions is None else self.positions
+        return self.columns.transposed_product(grad, positions)
 
 
 class _SparseLinear(torch.autograd.Function):
     """``F.linear`` of `SparseRows`: the forward a gather-sum of weight rows, the weight's gradient
-    ``grad.T @ dense`` (the input takes no gradient)."""
+    ``(X.T @ grad).T`` (`SparseRows.transposed_product`); the input takes no gradient."""
 
     @staticmethod
     def forward(ctx: Any, rows: SparseRows, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
@@ -111,7 +160,7 @@ class _SparseLinear(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx: Any, grad: torch.Tensor) -> tuple[None, torch.Tensor, torch.Tensor]:
-        return None, grad.t() @ ctx.rows.dense(), grad.sum(0)
+        return None, ctx.rows.transposed_product(grad).t(), grad.sum(0)
 
 
 def linear(inputs: torch.Tensor | SparseRows, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
@@ -254,7 +303,7 @@ def _observations_for(forward: Forward, observations: torch.Tensor) -> torch.Ten
     """The observations as `SparseRows` where ``forward`` reads them and they are sparse enough."""
     if not isinstance(forward, ActorCriticForward) or observations.ndim != 2:
         return observations
-    rows = SparseRows.of(observations)
+    rows = SparseRows.of(observations, by_columns=True)
     return rows if rows.indices.shape[1] <= SPARSE_MAX_DENSITY * rows.width else observations
 
 
@@ -277,20 +326,21 @@ def ppo_update(
     stats = UpdateStats()
     clip = settings.clip_range
     source: dict[str, Any] = {**rollout, "observations": _observations_for(forward, rollout["observations"])}
-    shuffled: dict[str, Any] = {}
+    buffers: dict[str, Any] = {}
     for name, data in source.items():
         if isinstance(data, SparseRows):
-            shuffled[name] = SparseRows(torch.empty_like(data.indices), torch.empty_like(data.values), data.width)
+            buffers[name] = SparseRows(torch.empty_like(data.indices), torch.empty_like(data.values), data.width)
         else:
-            shuffled[name] = torch.empty_like(data)
+            buffers[name] = torch.empty_like(data)
     for epoch in range(settings.n_epochs):
         stats.approx_kl_divs = []
         order = torch.from_numpy(np.random.permutation(total))
+        shuffled: dict[str, Any] = {}
         for name, data in source.items():  # one gather per epoch, into the same buffers
             if isinstance(data, SparseRows):
-                data.select(order, out=shuffled[name])
+                shuffled[name] = data.select(order, out=buffers[name])
             else:
-                torch.index_select(data, 0, order, out=shuffled[name])
+                shuffled[name] = torch.index_select(data, 0, order, out=buffers[name])
         for start in range(0, total, settings.batch_size):
             batch = {name: data[start : start + settings.batch_size] for name, data in shuffled.items()}
             logits, values = forward(batch["observations"])
@@ -331,7 +381,14 @@ def ppo_update(
 
 
 class LeanMaskablePPO(MaskablePPO):
-    """``MaskablePPO`` whose `train` is `ppo_update` on the rollout buffer's public arrays."""
+    """``MaskablePPO`` whose `train` is `ppo_update` on the rollout buffer's public arrays.
+
+    ``fuse_forward`` (default ``True``): the update and the rollout's policy step run the
+    `ActorCriticForward` of the policy where it applies; ``False``: the policy's own modules
+    (`sb3_forward`, sb3-contrib's ``forward``), the reference the fused forward is tested against.
+    """
+
+    fuse_forward: bool = True
 
     def lean_update_applies(self) -> bool:
         """Whether the policy is the feed-forward kind `ppo_update` covers."""
@@ -344,6 +401,25 @@ class LeanMaskablePPO(MaskablePPO):
             and getattr(policy, "share_features_extractor", False)
             and hasattr(policy, "mlp_extractor")
         )
+
+    def fused_forward(self) -> ActorCriticForward | None:
+        """The policy's `ActorCriticForward` when ``fuse_forward`` is on and it applies, else ``None``."""
+        return ActorCriticForward.of(self.policy) if self.fuse_forward and self.lean_update_applies() else None
+
+    def collect_rollouts(
+        self, env: Any, callback: Any, rollout_buffer: Any, n_rollout_steps: int, use_masking: bool = True
+    ) -> bool:
+        """sb3-contrib's ``collect_rollouts``, the policy's step being `ActorCriticForward` and
+        `sample_masked` (the same draws from torch's generator as ``MaskableCategorical``) in
+        place of the policy's distribution objects."""
+        fused = self.fused_forward() if use_masking else None
+        if fused is None:
+            return super().collect_rollouts(env, callback, rollout_buffer, n_rollout_steps, use_masking)
+        self.policy.forward = functools.partial(policy_step, fused)  # shadows the method for this rollout
+        try:
+            return super().collect_rollouts(env, callback, rollout_buffer, n_rollout_steps, use_masking)
+        finally:
+            del self.policy.forward
 
     def flat_rollout(self) -> dict[str, torch.Tensor]:
         """The rollout buffer's arrays, copied flat; the buffer is read, never changed."""
@@ -380,7 +456,7 @@ class LeanMaskablePPO(MaskablePPO):
             target_kl=self.target_kl,
             normalize_advantage=self.normalize_advantage,
         )
-        forward = ActorCriticForward.of(self.policy) or sb3_forward(self.policy)
+        forward = self.fused_forward() or sb3_forward(self.policy)
         stats = ppo_update(forward, self.policy.parameters(), self.policy.optimizer, self.flat_rollout(), settings)
         self._n_updates += stats.epochs
         if stats.early_stop and self.verbose >= 1:
@@ -468,6 +544,21 @@ def sample_masked(logits: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tens
     log_p = masked - masked.logsumexp(-1, keepdim=True)
     actions = torch.multinomial(torch.softmax(log_p, -1), 1, True).squeeze(1)
     return actions, log_p.gather(1, actions.unsqueeze(1)).squeeze(1)
+
+
+def policy_step(
+    forward: Forward, observations: torch.Tensor, deterministic: bool = False, action_masks: np.ndarray | None = None
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``MaskableActorCriticPolicy.forward`` by ``forward``: actions, values ``(N, 1)`` and log-probabilities."""
+    logits, values = forward(observations)
+    masks = torch.ones_like(logits, dtype=torch.bool) if action_masks is None else torch.as_tensor(action_masks)
+    masks = masks.reshape(logits.shape)
+    if deterministic:
+        masked = torch.where(masks, logits, MASKED_LOGIT)
+        actions = masked.argmax(-1)
+        return actions, values.unsqueeze(1), torch.log_softmax(masked, -1).gather(1, actions.unsqueeze(1)).squeeze(1)
+    actions, log_probs = sample_masked(logits, masks)
+    return actions, values.unsqueeze(1), log_probs
 
 
 def action_masks(vec_env: Any) -> np.ndarray:

@@ -4,6 +4,7 @@ our GAE is sb3's."""
 from __future__ import annotations
 
 import copy
+from collections import deque
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.buffers import RolloutBuffer
 from stable_baselines3.common.logger import configure
 
+from agents import ppo
 from agents.ppo import (
     ActorCriticForward,
     LeanMaskablePPO,
@@ -22,6 +24,7 @@ from agents.ppo import (
     gae,
     masked_log_prob_entropy,
     ppo_update,
+    sample_masked,
     sb3_forward,
 )
 from agents.selfplay.opponents import parse_weights
@@ -276,3 +279,28 @@ def test_fused_update_follows_the_reference_update():
     assert max_parameter_difference(reference.policy, lean.policy) < 1e-5
     for key, value in stats[0].figures().items():
         assert stats[1].figures()[key] == pytest.approx(value, rel=1e-4, abs=1e-6), key
+
+
+def test_lean_rollout_draws_sb3_contribs_actions(monkeypatch):
+    """`LeanMaskablePPO.collect_rollouts` (the fused forward and `sample_masked` as the policy's step):
+    the rollout of sb3-contrib's, from the same parameters, env seed and torch seed."""
+    reference, lean = twin_models("skull_king_v0", batch_size=32, n_epochs=1)
+    draws = []
+    monkeypatch.setattr(ppo, "sample_masked", lambda *args: draws.append(1) or sample_masked(*args))
+    env = reference.env
+    buffers = []
+    for model in (reference, lean):
+        model.rollout_buffer.reset()
+        env.seed(7)
+        model._last_obs = env.reset()
+        model._last_episode_starts = np.ones(env.num_envs, dtype=bool)
+        model.ep_info_buffer, model.ep_success_buffer = deque(maxlen=100), deque(maxlen=100)
+        torch.manual_seed(5)
+        model.collect_rollouts(env, model._init_callback(None), model.rollout_buffer, model.n_steps)
+        buffers.append(model.rollout_buffer)
+    assert len(draws) == lean.n_steps  # the lean step drew the lean rollout's actions
+    assert "forward" not in vars(lean.policy)  # the policy's own forward is back
+    np.testing.assert_array_equal(buffers[1].actions, buffers[0].actions)
+    np.testing.assert_array_equal(buffers[1].observations, buffers[0].observations)
+    for name in ("values", "log_probs", "advantages", "returns"):
+        np.testing.assert_allclose(getattr(buffers[1], name), getattr(buffers[0], name), rtol=1e-5, atol=1e-6)
