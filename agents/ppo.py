@@ -13,7 +13,7 @@ Nothing here reads sb3-contrib's internals. The pieces:
   as ``MaskableCategorical``); ``ent_coef``, ``vf_coef``; ``max_grad_norm`` clipping; early stop
   at ``1.5 * target_kl``. It is leaner: the masked log-softmax is computed once per minibatch and
   gives both the log-probability and the entropy, the rollout is gathered once per epoch into
-  buffers reused over the epochs, and Adam runs its multi-tensor form;
+  buffers reused over the epochs, and Adam runs its fused form on CPU (else its multi-tensor form);
 * `ActorCriticForward`: the `Forward` of an SB3 actor-critic whose actor and critic read the
   observation through a first linear layer each: both first layers run as one matmul (their
   weights stacked at each call, so the parameters stay the policy's own), and, on mostly-zero
@@ -34,7 +34,7 @@ take sb3-contrib's update unchanged.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -149,25 +149,29 @@ class SparseRows:
 
 
 class _SparseLinear(torch.autograd.Function):
-    """``F.linear`` of `SparseRows`: the forward a gather-sum of weight rows, the weight's gradient
-    ``(X.T @ grad).T`` (`SparseRows.transposed_product`); the input takes no gradient."""
+    """``rows @ table + bias`` of `SparseRows` and a ``(width, out)`` ``table`` (a linear layer's weight,
+    transposed): the forward a gather-sum of table rows, the table's gradient ``X.T @ grad``
+    (`SparseRows.transposed_product`); the input takes no gradient."""
 
     @staticmethod
-    def forward(ctx: Any, rows: SparseRows, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    def forward(ctx: Any, rows: SparseRows, table: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
         ctx.rows = rows
-        summed = F.embedding_bag(rows.indices, weight.t().contiguous(), per_sample_weights=rows.values, mode="sum")
-        return summed + bias
+        return F.embedding_bag(rows.indices, table, per_sample_weights=rows.values, mode="sum") + bias
 
     @staticmethod
     def backward(ctx: Any, grad: torch.Tensor) -> tuple[None, torch.Tensor, torch.Tensor]:
-        return None, ctx.rows.transposed_product(grad).t(), grad.sum(0)
+        return None, ctx.rows.transposed_product(grad), grad.sum(0)
 
 
-def linear(inputs: torch.Tensor | SparseRows, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
-    """``F.linear`` of a dense batch or of `SparseRows`."""
+def stacked_linear(
+    inputs: torch.Tensor | SparseRows, weights: Sequence[torch.Tensor], biases: Sequence[torch.Tensor]
+) -> torch.Tensor:
+    """The outputs of linear layers (``weights[i]``: ``(out_i, in)``) on the same dense batch or
+    `SparseRows`, side by side: one matmul or one gather-sum for all."""
+    bias = torch.cat(list(biases))
     if isinstance(inputs, SparseRows):
-        return _SparseLinear.apply(inputs, weight, bias)
-    return F.linear(inputs, weight, bias)
+        return _SparseLinear.apply(inputs, torch.cat([weight.t() for weight in weights], 1), bias)
+    return F.linear(inputs, torch.cat(list(weights)), bias)
 
 
 def masked_log_prob_entropy(
@@ -299,6 +303,16 @@ class UpdateStats:
         }
 
 
+@torch.no_grad()
+def clip_grad_norm(parameters: list[torch.nn.Parameter], max_norm: float) -> None:
+    """``torch.nn.utils.clip_grad_norm_`` (2-norm) of parameters on one device and of one dtype: its
+    multi-tensor path, the same operations, without its per-call grouping by device."""
+    grads = [p.grad for p in parameters if p.grad is not None]
+    if grads:
+        total = torch.linalg.vector_norm(torch.stack(torch._foreach_norm(grads, 2.0)), 2.0)
+        torch._foreach_mul_(grads, torch.clamp(max_norm / (total + 1e-6), max=1.0))
+
+
 def _observations_for(forward: Forward, observations: torch.Tensor) -> torch.Tensor | SparseRows:
     """The observations as `SparseRows` where ``forward`` reads them and they are sparse enough."""
     if not isinstance(forward, ActorCriticForward) or observations.ndim != 2:
@@ -320,8 +334,10 @@ def ppo_update(
     gets sparse observations as `SparseRows`.
     """
     parameters = list(parameters)
-    for group in optimizer.param_groups:
-        group["foreach"] = True
+    cpu_float32 = all(p.device.type == "cpu" and p.dtype == torch.float32 for p in parameters)
+    fused_step = cpu_float32 and isinstance(optimizer, torch.optim.Adam | torch.optim.AdamW)
+    for group in optimizer.param_groups:  # Adam's one-kernel (fused) step on CPU, else the multi-tensor one
+        group.update({"fused": True, "foreach": False} if fused_step else {"foreach": True})
     total = rollout["observations"].shape[0]
     stats = UpdateStats()
     clip = settings.clip_range
@@ -359,20 +375,26 @@ def ppo_update(
             value_loss = F.mse_loss(batch["returns"], values_pred)
             entropy_loss = -torch.mean(entropy)
             loss = policy_loss + settings.ent_coef * entropy_loss + settings.vf_coef * value_loss
-            with torch.no_grad():
-                approx_kl = torch.mean((ratio - 1) - log_ratio).item()
-                stats.pg_losses.append(policy_loss.item())
-                stats.clip_fractions.append(torch.mean((torch.abs(ratio - 1) > clip).float()).item())
-                stats.value_losses.append(value_loss.item())
-                stats.entropy_losses.append(entropy_loss.item())
+            with torch.no_grad():  # the figures in one read
+                clipped = torch.mean((torch.abs(ratio - 1) > clip).float())
+                figures = torch.stack(
+                    [torch.mean((ratio - 1) - log_ratio), policy_loss, clipped, value_loss, entropy_loss, loss]
+                ).tolist()
+            approx_kl, pg_loss, clip_fraction, value_figure, entropy_figure, stats.loss = figures
+            stats.pg_losses.append(pg_loss)
+            stats.clip_fractions.append(clip_fraction)
+            stats.value_losses.append(value_figure)
+            stats.entropy_losses.append(entropy_figure)
             stats.approx_kl_divs.append(approx_kl)
-            stats.loss = loss.item()
             if settings.target_kl is not None and approx_kl > 1.5 * settings.target_kl:
                 stats.early_stop = f"Early stopping at step {epoch} due to reaching max kl: {approx_kl:.2f}"
                 break
             optimizer.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(parameters, settings.max_grad_norm)
+            if cpu_float32:
+                clip_grad_norm(parameters, settings.max_grad_norm)
+            else:
+                torch.nn.utils.clip_grad_norm_(parameters, settings.max_grad_norm)
             optimizer.step()
         stats.epochs += 1
         if stats.early_stop:
@@ -491,7 +513,7 @@ class ActorCriticForward:
     back to the policy's own parameters, so its optimizer is unchanged), followed by their shared
     activation on the stacked output when both nets use the same parameterless one; the rest of
     each net, ``action_net`` and ``value_net`` run as the policy's modules. Reads a dense batch or
-    `SparseRows` (`linear`). `of` gives ``None`` for policies of another shape.
+    `SparseRows` (`stacked_linear`). `of` gives ``None`` for policies of another shape.
     """
 
     def __init__(self, policy: torch.nn.Module) -> None:
@@ -524,9 +546,7 @@ class ActorCriticForward:
 
     def __call__(self, observations: torch.Tensor | SparseRows) -> tuple[torch.Tensor, torch.Tensor]:
         actor, critic = self.first
-        weight = torch.cat([actor.weight, critic.weight])
-        bias = torch.cat([actor.bias, critic.bias])
-        hidden = linear(observations, weight, bias)
+        hidden = stacked_linear(observations, (actor.weight, critic.weight), (actor.bias, critic.bias))
         if self.activation is not None:
             hidden = self.activation(hidden)
         latent_pi = self.actor_rest(hidden[:, : self.split])

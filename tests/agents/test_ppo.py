@@ -21,6 +21,7 @@ from agents.ppo import (
     PPOLoop,
     PPOSettings,
     SparseRows,
+    clip_grad_norm,
     gae,
     masked_log_prob_entropy,
     ppo_update,
@@ -304,3 +305,18 @@ def test_lean_rollout_draws_sb3_contribs_actions(monkeypatch):
     np.testing.assert_array_equal(buffers[1].observations, buffers[0].observations)
     for name in ("values", "log_probs", "advantages", "returns"):
         np.testing.assert_allclose(getattr(buffers[1], name), getattr(buffers[0], name), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("max_norm", [1e-3, 1e3])  # clipped, and left alone
+def test_clip_grad_norm_is_torchs(max_norm):
+    generator = torch.Generator().manual_seed(3)
+    ours = [torch.nn.Parameter(torch.zeros(shape)) for shape in ((5, 7), (7,), (3, 2))]
+    theirs = [torch.nn.Parameter(torch.zeros(shape)) for shape in ((5, 7), (7,), (3, 2))]
+    for a, b in zip(ours, theirs):
+        a.grad = torch.randn(a.shape, generator=generator)
+        b.grad = a.grad.clone()
+    clip_grad_norm(ours, max_norm)
+    torch.nn.utils.clip_grad_norm_(theirs, max_norm)
+    for a, b in zip(ours, theirs):
+        assert torch.equal(a.grad, b.grad)
+    assert (max_norm < 1) == (not torch.equal(ours[0].grad, torch.randn((5, 7), generator=generator.manual_seed(3))))
