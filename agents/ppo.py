@@ -12,8 +12,14 @@ Nothing here reads sb3-contrib's internals. The pieces:
   when ``clip_range_vf`` is set); the entropy of the masked distribution (masked logits ``-1e8``,
   as ``MaskableCategorical``); ``ent_coef``, ``vf_coef``; ``max_grad_norm`` clipping; early stop
   at ``1.5 * target_kl``. It is leaner: the masked log-softmax is computed once per minibatch and
-  gives both the log-probability and the entropy, the rollout is gathered once per epoch, and
-  Adam runs its multi-tensor form.
+  gives both the log-probability and the entropy, the rollout is gathered once per epoch into
+  buffers reused over the epochs, and Adam runs its fused form on CPU (else its multi-tensor form);
+* `ActorCriticForward`: the `Forward` of an SB3 actor-critic whose actor and critic read the
+  observation through a first linear layer each: both first layers run as one matmul (their
+  weights stacked at each call, so the parameters stay the policy's own), and, on mostly-zero
+  observations (`SparseRows`, Skull King's: about 20 nonzeros of 450), as a gather-sum of the
+  weight rows of the nonzero entries instead of a dense matmul. The same function of the same
+  parameters, only rounded differently; a test compares its gradients with `sb3_forward`'s.
 
 `LeanMaskablePPO` keeps the training command on sb3-contrib's ``MaskablePPO`` (its rollout
 collection, callbacks, logger and checkpoints) with `ppo_update` as its ``train``. It reads the
@@ -27,7 +33,8 @@ take sb3-contrib's update unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import functools
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +44,7 @@ from gymnasium import spaces
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.torch_layers import FlattenExtractor
 from stable_baselines3.common.utils import explained_variance
+from torch.nn import Linear
 from torch.nn import functional as F
 
 #: The logit of a masked action (``MaskableCategorical``'s value).
@@ -46,6 +54,124 @@ ROLLOUT_FIELDS = ("observations", "actions", "values", "log_probs", "advantages"
 
 #: A network's forward pass for the update: observations -> (action logits, state values).
 Forward = Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
+#: `ppo_update` hands `ActorCriticForward` the observations as `SparseRows` when at most this
+#: share of a row's entries is nonzero (below it the gather-sum beats the dense matmul).
+SPARSE_MAX_DENSITY = 0.25
+
+
+class SparseColumns:
+    """A mostly-zero ``(num_rows, width)`` matrix by columns, for products ``X[rows].T @ G``:
+    ``rows``/``values`` its nonzero entries sorted by column, ``offsets[j]`` where column ``j`` starts."""
+
+    def __init__(self, rows: torch.Tensor, values: torch.Tensor, offsets: torch.Tensor, num_rows: int) -> None:
+        self.rows, self.values, self.offsets, self.num_rows = rows, values, offsets, num_rows
+        self._scattered: torch.Tensor | None = None  # reused by `transposed_product`
+
+    def transposed_product(self, grad: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        """``X[positions].T @ grad``, ``(width, grad.shape[1])``: a gather-sum per column of ``grad``
+        scattered to the rows it belongs to (the rows not in ``positions`` read zeros)."""
+        shape = (self.num_rows, grad.shape[1])
+        if self._scattered is None or self._scattered.shape != shape or self._scattered.dtype != grad.dtype:
+            self._scattered = torch.zeros(shape, dtype=grad.dtype)
+        scattered = self._scattered.zero_().index_copy_(0, positions, grad)
+        return F.embedding_bag(self.rows, scattered, self.offsets, per_sample_weights=self.values, mode="sum")
+
+
+@dataclass(frozen=True)
+class SparseRows:
+    """A mostly-zero ``(N, width)`` matrix by rows: ``indices[i]`` the columns of row ``i``'s nonzero
+    entries and ``values[i]`` their values, both ``(N, K)``, padded with column 0 and value 0.
+
+    ``columns``, when set, is the matrix these rows were taken from, by columns, and
+    ``positions`` their rows there (``None``: all, in order): the first layer's weight gradient
+    is then a gather-sum over the nonzero entries instead of a dense matmul.
+    """
+
+    indices: torch.Tensor
+    values: torch.Tensor
+    width: int
+    columns: SparseColumns | None = None
+    positions: torch.Tensor | None = None
+
+    @classmethod
+    def of(cls, dense: torch.Tensor, by_columns: bool = False) -> SparseRows:
+        """The nonzero entries of a 2-d ``dense`` tensor (``K``: the most of any row, at least 1);
+        ``by_columns``: with their `SparseColumns` too."""
+        rows, columns = dense.nonzero(as_tuple=True)
+        entries = dense[rows, columns]
+        counts = torch.bincount(rows, minlength=dense.shape[0])
+        slots = torch.arange(rows.numel()) - (torch.cumsum(counts, 0) - counts)[rows]
+        k = max(1, int(counts.max())) if counts.numel() else 1
+        indices = torch.zeros(dense.shape[0], k, dtype=torch.long)
+        values = torch.zeros(dense.shape[0], k, dtype=dense.dtype)
+        indices[rows, slots] = columns
+        values[rows, slots] = entries
+        by_column = None
+        if by_columns:
+            order = torch.sort(columns, stable=True).indices
+            column_counts = torch.bincount(columns, minlength=dense.shape[1])
+            offsets = torch.cumsum(column_counts, 0) - column_counts
+            by_column = SparseColumns(rows[order], entries[order], offsets, dense.shape[0])
+        return cls(indices, values, dense.shape[1], by_column)
+
+    def __len__(self) -> int:
+        return self.indices.shape[0]
+
+    def dense(self) -> torch.Tensor:
+        """The ``(N, width)`` matrix."""
+        return torch.zeros(len(self), self.width, dtype=self.values.dtype).scatter_add_(1, self.indices, self.values)
+
+    def _positions_of(self, index: torch.Tensor | slice) -> torch.Tensor | None:
+        if self.columns is None:
+            return None
+        if self.positions is None:
+            return torch.arange(len(self))[index] if isinstance(index, slice) else index
+        return self.positions[index]
+
+    def select(self, index: torch.Tensor, out: SparseRows | None = None) -> SparseRows:
+        """Rows ``index``, written into ``out``'s tensors when given (no new allocation)."""
+        positions = self._positions_of(index)
+        if out is None:
+            return SparseRows(self.indices[index], self.values[index], self.width, self.columns, positions)
+        torch.index_select(self.indices, 0, index, out=out.indices)
+        torch.index_select(self.values, 0, index, out=out.values)
+        return SparseRows(out.indices, out.values, self.width, self.columns, positions)
+
+    def __getitem__(self, rows: slice) -> SparseRows:
+        return SparseRows(self.indices[rows], self.values[rows], self.width, self.columns, self._positions_of(rows))
+
+    def transposed_product(self, grad: torch.Tensor) -> torch.Tensor:
+        """``X.T @ grad`` of these rows ``X``, ``(width, grad.shape[1])``."""
+        if self.columns is None:
+            return self.dense().t() @ grad
+        positions = torch.arange(len(self)) if self.positions is None else self.positions
+        return self.columns.transposed_product(grad, positions)
+
+
+class _SparseLinear(torch.autograd.Function):
+    """``rows @ table + bias`` of `SparseRows` and a ``(width, out)`` ``table`` (a linear layer's weight,
+    transposed): the forward a gather-sum of table rows, the table's gradient ``X.T @ grad``
+    (`SparseRows.transposed_product`); the input takes no gradient."""
+
+    @staticmethod
+    def forward(ctx: Any, rows: SparseRows, table: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+        ctx.rows = rows
+        return F.embedding_bag(rows.indices, table, per_sample_weights=rows.values, mode="sum") + bias
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple[None, torch.Tensor, torch.Tensor]:
+        return None, ctx.rows.transposed_product(grad), grad.sum(0)
+
+
+def stacked_linear(
+    inputs: torch.Tensor | SparseRows, weights: Sequence[torch.Tensor], biases: Sequence[torch.Tensor]
+) -> torch.Tensor:
+    """The outputs of linear layers (``weights[i]``: ``(out_i, in)``) on the same dense batch or
+    `SparseRows`, side by side: one matmul or one gather-sum for all."""
+    bias = torch.cat(list(biases))
+    if isinstance(inputs, SparseRows):
+        return _SparseLinear.apply(inputs, torch.cat([weight.t() for weight in weights], 1), bias)
+    return F.linear(inputs, torch.cat(list(weights)), bias)
 
 
 def masked_log_prob_entropy(
@@ -177,6 +303,24 @@ class UpdateStats:
         }
 
 
+@torch.no_grad()
+def clip_grad_norm(parameters: list[torch.nn.Parameter], max_norm: float) -> None:
+    """``torch.nn.utils.clip_grad_norm_`` (2-norm) of parameters on one device and of one dtype: its
+    multi-tensor path, the same operations, without its per-call grouping by device."""
+    grads = [p.grad for p in parameters if p.grad is not None]
+    if grads:
+        total = torch.linalg.vector_norm(torch.stack(torch._foreach_norm(grads, 2.0)), 2.0)
+        torch._foreach_mul_(grads, torch.clamp(max_norm / (total + 1e-6), max=1.0))
+
+
+def _observations_for(forward: Forward, observations: torch.Tensor) -> torch.Tensor | SparseRows:
+    """The observations as `SparseRows` where ``forward`` reads them and they are sparse enough."""
+    if not isinstance(forward, ActorCriticForward) or observations.ndim != 2:
+        return observations
+    rows = SparseRows.of(observations, by_columns=True)
+    return rows if rows.indices.shape[1] <= SPARSE_MAX_DENSITY * rows.width else observations
+
+
 def ppo_update(
     forward: Forward,
     parameters: Iterable[torch.nn.Parameter],
@@ -184,19 +328,37 @@ def ppo_update(
     rollout: dict[str, torch.Tensor],
     settings: PPOSettings,
 ) -> UpdateStats:
-    """``settings.n_epochs`` epochs of masked PPO over a flat ``rollout`` (`flatten_rollout`)."""
+    """``settings.n_epochs`` epochs of masked PPO over a flat ``rollout`` (`flatten_rollout`).
+
+    The rollout is gathered once per epoch into buffers allocated once; an `ActorCriticForward`
+    gets sparse observations as `SparseRows`.
+    """
     parameters = list(parameters)
-    for group in optimizer.param_groups:
-        group["foreach"] = True
+    cpu_float32 = all(p.device.type == "cpu" and p.dtype == torch.float32 for p in parameters)
+    fused_step = cpu_float32 and isinstance(optimizer, torch.optim.Adam | torch.optim.AdamW)
+    for group in optimizer.param_groups:  # Adam's one-kernel (fused) step on CPU, else the multi-tensor one
+        group.update({"fused": True, "foreach": False} if fused_step else {"foreach": True})
     total = rollout["observations"].shape[0]
     stats = UpdateStats()
     clip = settings.clip_range
+    source: dict[str, Any] = {**rollout, "observations": _observations_for(forward, rollout["observations"])}
+    buffers: dict[str, Any] = {}
+    for name, data in source.items():
+        if isinstance(data, SparseRows):
+            buffers[name] = SparseRows(torch.empty_like(data.indices), torch.empty_like(data.values), data.width)
+        else:
+            buffers[name] = torch.empty_like(data)
     for epoch in range(settings.n_epochs):
         stats.approx_kl_divs = []
         order = torch.from_numpy(np.random.permutation(total))
-        shuffled = {name: tensor[order] for name, tensor in rollout.items()}  # one gather per epoch
+        shuffled: dict[str, Any] = {}
+        for name, data in source.items():  # one gather per epoch, into the same buffers
+            if isinstance(data, SparseRows):
+                shuffled[name] = data.select(order, out=buffers[name])
+            else:
+                shuffled[name] = torch.index_select(data, 0, order, out=buffers[name])
         for start in range(0, total, settings.batch_size):
-            batch = {name: tensor[start : start + settings.batch_size] for name, tensor in shuffled.items()}
+            batch = {name: data[start : start + settings.batch_size] for name, data in shuffled.items()}
             logits, values = forward(batch["observations"])
             log_prob, entropy = masked_log_prob_entropy(logits, batch["action_masks"], batch["actions"])
             advantages = batch["advantages"]
@@ -213,20 +375,26 @@ def ppo_update(
             value_loss = F.mse_loss(batch["returns"], values_pred)
             entropy_loss = -torch.mean(entropy)
             loss = policy_loss + settings.ent_coef * entropy_loss + settings.vf_coef * value_loss
-            with torch.no_grad():
-                approx_kl = torch.mean((ratio - 1) - log_ratio).item()
-                stats.pg_losses.append(policy_loss.item())
-                stats.clip_fractions.append(torch.mean((torch.abs(ratio - 1) > clip).float()).item())
-                stats.value_losses.append(value_loss.item())
-                stats.entropy_losses.append(entropy_loss.item())
+            with torch.no_grad():  # the figures in one read
+                clipped = torch.mean((torch.abs(ratio - 1) > clip).float())
+                figures = torch.stack(
+                    [torch.mean((ratio - 1) - log_ratio), policy_loss, clipped, value_loss, entropy_loss, loss]
+                ).tolist()
+            approx_kl, pg_loss, clip_fraction, value_figure, entropy_figure, stats.loss = figures
+            stats.pg_losses.append(pg_loss)
+            stats.clip_fractions.append(clip_fraction)
+            stats.value_losses.append(value_figure)
+            stats.entropy_losses.append(entropy_figure)
             stats.approx_kl_divs.append(approx_kl)
-            stats.loss = loss.item()
             if settings.target_kl is not None and approx_kl > 1.5 * settings.target_kl:
                 stats.early_stop = f"Early stopping at step {epoch} due to reaching max kl: {approx_kl:.2f}"
                 break
             optimizer.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(parameters, settings.max_grad_norm)
+            if cpu_float32:
+                clip_grad_norm(parameters, settings.max_grad_norm)
+            else:
+                torch.nn.utils.clip_grad_norm_(parameters, settings.max_grad_norm)
             optimizer.step()
         stats.epochs += 1
         if stats.early_stop:
@@ -235,7 +403,14 @@ def ppo_update(
 
 
 class LeanMaskablePPO(MaskablePPO):
-    """``MaskablePPO`` whose `train` is `ppo_update` on the rollout buffer's public arrays."""
+    """``MaskablePPO`` whose `train` is `ppo_update` on the rollout buffer's public arrays.
+
+    ``fuse_forward`` (default ``True``): the update and the rollout's policy step run the
+    `ActorCriticForward` of the policy where it applies; ``False``: the policy's own modules
+    (`sb3_forward`, sb3-contrib's ``forward``), the reference the fused forward is tested against.
+    """
+
+    fuse_forward: bool = True
 
     def lean_update_applies(self) -> bool:
         """Whether the policy is the feed-forward kind `ppo_update` covers."""
@@ -248,6 +423,25 @@ class LeanMaskablePPO(MaskablePPO):
             and getattr(policy, "share_features_extractor", False)
             and hasattr(policy, "mlp_extractor")
         )
+
+    def fused_forward(self) -> ActorCriticForward | None:
+        """The policy's `ActorCriticForward` when ``fuse_forward`` is on and it applies, else ``None``."""
+        return ActorCriticForward.of(self.policy) if self.fuse_forward and self.lean_update_applies() else None
+
+    def collect_rollouts(
+        self, env: Any, callback: Any, rollout_buffer: Any, n_rollout_steps: int, use_masking: bool = True
+    ) -> bool:
+        """sb3-contrib's ``collect_rollouts``, the policy's step being `ActorCriticForward` and
+        `sample_masked` (the same draws from torch's generator as ``MaskableCategorical``) in
+        place of the policy's distribution objects."""
+        fused = self.fused_forward() if use_masking else None
+        if fused is None:
+            return super().collect_rollouts(env, callback, rollout_buffer, n_rollout_steps, use_masking)
+        self.policy.forward = functools.partial(policy_step, fused)  # shadows the method for this rollout
+        try:
+            return super().collect_rollouts(env, callback, rollout_buffer, n_rollout_steps, use_masking)
+        finally:
+            del self.policy.forward
 
     def flat_rollout(self) -> dict[str, torch.Tensor]:
         """The rollout buffer's arrays, copied flat; the buffer is read, never changed."""
@@ -284,9 +478,8 @@ class LeanMaskablePPO(MaskablePPO):
             target_kl=self.target_kl,
             normalize_advantage=self.normalize_advantage,
         )
-        stats = ppo_update(
-            sb3_forward(self.policy), self.policy.parameters(), self.policy.optimizer, self.flat_rollout(), settings
-        )
+        forward = self.fused_forward() or sb3_forward(self.policy)
+        stats = ppo_update(forward, self.policy.parameters(), self.policy.optimizer, self.flat_rollout(), settings)
         self._n_updates += stats.epochs
         if stats.early_stop and self.verbose >= 1:
             print(stats.early_stop)
@@ -312,6 +505,55 @@ def sb3_forward(policy: torch.nn.Module) -> Forward:
     return forward
 
 
+class ActorCriticForward:
+    """`sb3_forward`'s function, faster: the actor's and the critic's first layers as one matmul.
+
+    For an SB3 ``MlpExtractor`` whose ``policy_net`` and ``value_net`` both start with a
+    ``Linear`` on the observation: their weights are stacked at each call (the gradient flows
+    back to the policy's own parameters, so its optimizer is unchanged), followed by their shared
+    activation on the stacked output when both nets use the same parameterless one; the rest of
+    each net, ``action_net`` and ``value_net`` run as the policy's modules. Reads a dense batch or
+    `SparseRows` (`stacked_linear`). `of` gives ``None`` for policies of another shape.
+    """
+
+    def __init__(self, policy: torch.nn.Module) -> None:
+        actor, critic = policy.mlp_extractor.policy_net, policy.mlp_extractor.value_net
+        self.first = (actor[0], critic[0])
+        self.split = actor[0].out_features
+        shared_activation = (
+            len(actor) > 1
+            and len(critic) > 1
+            and type(actor[1]) is type(critic[1])
+            and not isinstance(actor[1], Linear)
+            and not list(actor[1].parameters())
+        )
+        self.activation = actor[1] if shared_activation else None
+        skip = 2 if shared_activation else 1
+        self.actor_rest, self.critic_rest = actor[skip:], critic[skip:]
+        self.action_net, self.value_net = policy.action_net, policy.value_net
+
+    @classmethod
+    def of(cls, policy: torch.nn.Module) -> ActorCriticForward | None:
+        """The fused forward of ``policy``, or ``None`` where its nets do not start with a shared-input ``Linear``."""
+        extractor = getattr(policy, "mlp_extractor", None)
+        nets = (getattr(extractor, "policy_net", None), getattr(extractor, "value_net", None))
+        if not all(isinstance(net, torch.nn.Sequential) and len(net) and isinstance(net[0], Linear) for net in nets):
+            return None
+        actor, critic = nets[0][0], nets[1][0]  # type: ignore[index]
+        if actor.in_features != critic.in_features or actor.bias is None or critic.bias is None:
+            return None
+        return cls(policy)
+
+    def __call__(self, observations: torch.Tensor | SparseRows) -> tuple[torch.Tensor, torch.Tensor]:
+        actor, critic = self.first
+        hidden = stacked_linear(observations, (actor.weight, critic.weight), (actor.bias, critic.bias))
+        if self.activation is not None:
+            hidden = self.activation(hidden)
+        latent_pi = self.actor_rest(hidden[:, : self.split])
+        latent_vf = self.critic_rest(hidden[:, self.split :])
+        return self.action_net(latent_pi), self.value_net(latent_vf).flatten()
+
+
 def sample_masked(logits: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Actions drawn from the masked categorical over ``logits`` and their log-probabilities.
 
@@ -322,6 +564,21 @@ def sample_masked(logits: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tens
     log_p = masked - masked.logsumexp(-1, keepdim=True)
     actions = torch.multinomial(torch.softmax(log_p, -1), 1, True).squeeze(1)
     return actions, log_p.gather(1, actions.unsqueeze(1)).squeeze(1)
+
+
+def policy_step(
+    forward: Forward, observations: torch.Tensor, deterministic: bool = False, action_masks: np.ndarray | None = None
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``MaskableActorCriticPolicy.forward`` by ``forward``: actions, values ``(N, 1)`` and log-probabilities."""
+    logits, values = forward(observations)
+    masks = torch.ones_like(logits, dtype=torch.bool) if action_masks is None else torch.as_tensor(action_masks)
+    masks = masks.reshape(logits.shape)
+    if deterministic:
+        masked = torch.where(masks, logits, MASKED_LOGIT)
+        actions = masked.argmax(-1)
+        return actions, values.unsqueeze(1), torch.log_softmax(masked, -1).gather(1, actions.unsqueeze(1)).squeeze(1)
+    actions, log_probs = sample_masked(logits, masks)
+    return actions, values.unsqueeze(1), log_probs
 
 
 def action_masks(vec_env: Any) -> np.ndarray:

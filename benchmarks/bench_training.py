@@ -38,7 +38,10 @@ All run in this process, one after the other, so the machine load is comparable.
 ``LeanMaskablePPO.learn`` and then our own loop (``agents.ppo.PPOLoop``: collect, GAE, the same
 update, on the same network, env and settings), and prints each one's median learner steps/s
 and the median of the paired ratios (the machine is shared: ratios of neighbouring runs are
-what carries over).
+what carries over). ``--compare-fused N`` does the same for ``LeanMaskablePPO`` with its
+``fuse_forward`` off (the policy's own modules in the update and the rollout) and on (the
+actor's and critic's first layers as one gather-sum over the observation's nonzero entries;
+``agents.ppo.ActorCriticForward``).
 """
 
 from __future__ import annotations
@@ -138,9 +141,11 @@ def bench_ours(
     num_players: int,
     engine: str = "single",
     update: str = "lean",
+    fused: bool = True,
 ) -> tuple[float, float]:
     """``update``: ``lean`` (the trainer's ``LeanMaskablePPO``), ``sb3`` (``MaskablePPO``) or ``loop``
-    (our loop, `agents.ppo.PPOLoop`, on ``LeanMaskablePPO``'s network and settings)."""
+    (our loop, `agents.ppo.PPOLoop`, on ``LeanMaskablePPO``'s network and settings); ``fused``:
+    ``LeanMaskablePPO.fuse_forward`` (off: the policy's own modules in the update and the rollout)."""
     defaults = TrainArgs()
     torch.set_num_threads(threads)
     vec = make_vec_env(
@@ -164,6 +169,8 @@ def bench_ours(
         device="cpu",
         seed=0,
     )
+    if isinstance(model, LeanMaskablePPO):
+        model.fuse_forward = fused
     vec.env_method("add_snapshot", policy_from_sb3(model.policy))
     if update == "loop":
         settings = PPOSettings(model.n_epochs, model.batch_size, clip_range=model.clip_range(1.0))
@@ -227,26 +234,38 @@ def bench_rllib(
     return rate
 
 
-def compare_loop(args: argparse.Namespace, game: tuple[str, int]) -> None:
-    """``--compare-loop``: paired runs of the trainer's ``LeanMaskablePPO`` and our loop; medians."""
-    rates: dict[str, list[float]] = {"lean": [], "loop": []}
-    shares: dict[str, list[float]] = {"lean": [], "loop": []}
-    for _ in range(args.compare_loop):
-        for update in rates:
+#: ``--compare-loop`` and ``--compare-fused``: the paired variants (label: `bench_ours` arguments).
+COMPARISONS: dict[str, dict[str, dict[str, Any]]] = {
+    "loop": {"LeanMaskablePPO.learn": {"update": "lean"}, "our loop (PPOLoop)": {"update": "loop"}},
+    "fused": {
+        "LeanMaskablePPO.learn, unfused": {"update": "lean", "fused": False},
+        "LeanMaskablePPO.learn, fused": {"update": "lean", "fused": True},
+    },
+}
+
+
+def compare_paired(args: argparse.Namespace, game: tuple[str, int], runs: int, comparison: str) -> None:
+    """``runs`` paired runs of the two variants of ``COMPARISONS[comparison]``; medians and paired ratios."""
+    variants = COMPARISONS[comparison]
+    rates: dict[str, list[float]] = {label: [] for label in variants}
+    shares: dict[str, list[float]] = {label: [] for label in variants}
+    for _ in range(runs):
+        for label, kwargs in variants.items():
             rate, share = bench_ours(
-                args.batched_timesteps, args.batched_num_envs, 0, args.threads, *game, engine="batched", update=update
+                args.batched_timesteps, args.batched_num_envs, 0, args.threads, *game, engine="batched", **kwargs
             )
-            rates[update].append(rate)
-            shares[update].append(share)
+            rates[label].append(rate)
+            shares[label].append(share)
     setup = f"{game[0]} {game[1]} players, {args.batched_num_envs} games in 1 process, {args.batched_timesteps} steps"
-    for update, label in (("lean", "LeanMaskablePPO.learn"), ("loop", "our loop (PPOLoop)")):
+    for label in variants:
         print(
-            f"{label}: {setup}: median {statistics.median(rates[update]):8.0f} learner steps/s "
-            f"(runs: {', '.join(f'{r:.0f}' for r in rates[update])}; update {statistics.median(shares[update]):.0%})"
+            f"{label}: {setup}: median {statistics.median(rates[label]):8.0f} learner steps/s "
+            f"(runs: {', '.join(f'{r:.0f}' for r in rates[label])}; update {statistics.median(shares[label]):.0%})"
         )
-    ratios = [loop / lean for loop, lean in zip(rates["loop"], rates["lean"])]
+    first, second = variants
+    ratios = [b / a for a, b in zip(rates[first], rates[second])]
     paired = ", ".join(f"{r:.2f}" for r in ratios)
-    print(f"our loop / LeanMaskablePPO: median {statistics.median(ratios):.2f}x (paired: {paired})")
+    print(f"{second} / {first}: median {statistics.median(ratios):.2f}x (paired: {paired})")
 
 
 def main() -> None:
@@ -263,6 +282,13 @@ def main() -> None:
     parser.add_argument(
         "--compare-loop", type=int, default=0, metavar="N", help="only: N paired runs of LeanMaskablePPO and our loop"
     )
+    parser.add_argument(
+        "--compare-fused",
+        type=int,
+        default=0,
+        metavar="N",
+        help="only: N paired runs of LeanMaskablePPO without and with its fused forward",
+    )
     parser.add_argument("--rllib", action="store_true", help="also measure RLlib (the rllib extra)")
     parser.add_argument("--rllib-timesteps", type=int, default=16384, help="timed learner steps of RLlib")
     parser.add_argument("--rllib-env-runners", type=int, default=0, help="RLlib remote env runners (0: the driver)")
@@ -271,8 +297,10 @@ def main() -> None:
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     game = (args.env_id, args.num_players)
-    if args.compare_loop:
-        compare_loop(args, game)
+    if args.compare_loop or args.compare_fused:
+        for comparison, runs in (("loop", args.compare_loop), ("fused", args.compare_fused)):
+            if runs:
+                compare_paired(args, game, runs, comparison)
         return
     batched, batched_update = bench_ours(
         args.batched_timesteps, args.batched_num_envs, 0, args.threads, *game, engine="batched"

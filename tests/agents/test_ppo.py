@@ -4,6 +4,7 @@ our GAE is sb3's."""
 from __future__ import annotations
 
 import copy
+from collections import deque
 
 import numpy as np
 import pytest
@@ -13,7 +14,20 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.buffers import RolloutBuffer
 from stable_baselines3.common.logger import configure
 
-from agents.ppo import LeanMaskablePPO, PPOLoop, PPOSettings, gae, masked_log_prob_entropy, sb3_forward
+from agents import ppo
+from agents.ppo import (
+    ActorCriticForward,
+    LeanMaskablePPO,
+    PPOLoop,
+    PPOSettings,
+    SparseRows,
+    clip_grad_norm,
+    gae,
+    masked_log_prob_entropy,
+    ppo_update,
+    sample_masked,
+    sb3_forward,
+)
 from agents.selfplay.opponents import parse_weights
 from agents.selfplay.vec_env import make_vec_env
 from experiments.train import TrainArgs, policy_spec
@@ -188,3 +202,121 @@ def test_our_loop_collects_and_learns_as_sb3_contrib():
     assert stats.epochs == 2 and loop.num_timesteps == reference.num_timesteps
     assert max_parameter_difference(before, ours) > 1e-4
     assert max_parameter_difference(reference.policy, ours) < 1e-6
+
+
+def sparse_observations(rows: int, width: int, seed: int) -> torch.Tensor:
+    """Mostly-zero observations of uneven row counts, column 0 often set (the padding column)."""
+    generator = torch.Generator().manual_seed(seed)
+    dense = torch.randn(rows, width, generator=generator)
+    dense[torch.rand(rows, width, generator=generator) > 0.08] = 0.0
+    dense[::2, 0] = 0.5
+    dense[3] = 0.0  # a row of zeros
+    return dense
+
+
+def test_sparse_rows_hold_every_entry():
+    dense = sparse_observations(40, 30, seed=0)
+    rows = SparseRows.of(dense)
+    assert rows.indices.shape[1] == int((dense != 0).sum(1).max()) < dense.shape[1]
+    assert torch.equal(rows.dense(), dense)
+    order = torch.randperm(40)
+    out = SparseRows(torch.empty_like(rows.indices), torch.empty_like(rows.values), rows.width)
+    assert torch.equal(rows.select(order, out=out)[5:20].dense(), dense[order][5:20])
+
+
+def fused_and_reference_gradients(
+    policy: torch.nn.Module, dense: torch.Tensor, sparse: bool
+) -> tuple[list[list[torch.Tensor]], list[list[torch.Tensor]]]:
+    """Outputs and every parameter's gradient of a loss weighting logits and values unevenly, by
+    `sb3_forward` (dense) and by `ActorCriticForward` (``sparse``: on `SparseRows`)."""
+    fused = ActorCriticForward.of(policy)
+    assert fused is not None
+    generator = torch.Generator().manual_seed(1)
+    outputs, grads = [], []
+    for forward, inputs in ((sb3_forward(policy), dense), (fused, SparseRows.of(dense) if sparse else dense)):
+        logits, values = forward(inputs)
+        weights = torch.randn(logits.shape, generator=generator.manual_seed(1))
+        loss = (weights * logits).sum() + (weights[:, 0] * values).sum() * 0.7
+        policy.zero_grad()
+        loss.backward()
+        outputs.append([logits.detach(), values.detach()])
+        grads.append([p.grad.clone() for p in policy.parameters()])
+    return outputs, grads
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_fused_forward_gives_the_reference_outputs_and_gradients(sparse):
+    reference, _ = twin_models("skull_king_v0", batch_size=128, n_epochs=1)
+    policy = reference.policy
+    dense = sparse_observations(257, policy.observation_space.shape[0], seed=2)
+    outputs, grads = fused_and_reference_gradients(policy, dense, sparse)
+    for ours, theirs in zip(outputs[1], outputs[0]):
+        torch.testing.assert_close(ours, theirs, rtol=1e-5, atol=1e-5)
+    names = [name for name, _ in policy.named_parameters()]
+    assert {"mlp_extractor.policy_net.0.weight", "mlp_extractor.value_net.0.weight"} <= set(names)
+    for name, ours, theirs in zip(names, grads[1], grads[0]):
+        scale = float(theirs.abs().max())
+        assert scale > 0, name  # every parameter takes part (a dropped term would show)
+        torch.testing.assert_close(ours, theirs, rtol=1e-4, atol=1e-5 * scale, msg=name)
+
+
+def test_fused_update_follows_the_reference_update():
+    """`ppo_update` with `ActorCriticForward` (sparse observations) and with `sb3_forward`: the same
+    parameters and figures after two epochs of SGD from the same state and minibatch order."""
+    reference, lean = twin_models(
+        "skull_king_v0",
+        batch_size=48,
+        n_epochs=2,
+        ent_coef=0.01,
+        policy_kwargs={"optimizer_class": torch.optim.SGD, "optimizer_kwargs": {"momentum": 0.9}},
+        learning_rate=0.05,
+    )
+    rollout = lean.flat_rollout()
+    settings = PPOSettings(n_epochs=2, batch_size=48, clip_range=0.2, ent_coef=0.01)
+    stats = []
+    for model, forward in ((reference, sb3_forward(reference.policy)), (lean, ActorCriticForward.of(lean.policy))):
+        np.random.seed(4)
+        stats.append(ppo_update(forward, model.policy.parameters(), model.policy.optimizer, rollout, settings))
+    assert max_parameter_difference(reference.policy, lean.policy) < 1e-5
+    for key, value in stats[0].figures().items():
+        assert stats[1].figures()[key] == pytest.approx(value, rel=1e-4, abs=1e-6), key
+
+
+def test_lean_rollout_draws_sb3_contribs_actions(monkeypatch):
+    """`LeanMaskablePPO.collect_rollouts` (the fused forward and `sample_masked` as the policy's step):
+    the rollout of sb3-contrib's, from the same parameters, env seed and torch seed."""
+    reference, lean = twin_models("skull_king_v0", batch_size=32, n_epochs=1)
+    draws = []
+    monkeypatch.setattr(ppo, "sample_masked", lambda *args: draws.append(1) or sample_masked(*args))
+    env = reference.env
+    buffers = []
+    for model in (reference, lean):
+        model.rollout_buffer.reset()
+        env.seed(7)
+        model._last_obs = env.reset()
+        model._last_episode_starts = np.ones(env.num_envs, dtype=bool)
+        model.ep_info_buffer, model.ep_success_buffer = deque(maxlen=100), deque(maxlen=100)
+        torch.manual_seed(5)
+        model.collect_rollouts(env, model._init_callback(None), model.rollout_buffer, model.n_steps)
+        buffers.append(model.rollout_buffer)
+    assert len(draws) == lean.n_steps  # the lean step drew the lean rollout's actions
+    assert "forward" not in vars(lean.policy)  # the policy's own forward is back
+    np.testing.assert_array_equal(buffers[1].actions, buffers[0].actions)
+    np.testing.assert_array_equal(buffers[1].observations, buffers[0].observations)
+    for name in ("values", "log_probs", "advantages", "returns"):
+        np.testing.assert_allclose(getattr(buffers[1], name), getattr(buffers[0], name), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("max_norm", [1e-3, 1e3])  # clipped, and left alone
+def test_clip_grad_norm_is_torchs(max_norm):
+    generator = torch.Generator().manual_seed(3)
+    ours = [torch.nn.Parameter(torch.zeros(shape)) for shape in ((5, 7), (7,), (3, 2))]
+    theirs = [torch.nn.Parameter(torch.zeros(shape)) for shape in ((5, 7), (7,), (3, 2))]
+    for a, b in zip(ours, theirs):
+        a.grad = torch.randn(a.shape, generator=generator)
+        b.grad = a.grad.clone()
+    clip_grad_norm(ours, max_norm)
+    torch.nn.utils.clip_grad_norm_(theirs, max_norm)
+    for a, b in zip(ours, theirs):
+        assert torch.equal(a.grad, b.grad)
+    assert (max_norm < 1) == (not torch.equal(ours[0].grad, torch.randn((5, 7), generator=generator.manual_seed(3))))
