@@ -47,6 +47,7 @@ actor's and critic's first layers as one gather-sum over the observation's nonze
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import statistics
 import time
 import warnings
@@ -297,6 +298,8 @@ def main() -> None:
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     game = (args.env_id, args.num_players)
+    if not (args.compare_loop or args.compare_fused) and importlib.util.find_spec("pygame") is None:
+        parser.error("the tutorial's connect_four_v3 needs pygame (pip install pygame); the other paths are measured first")
     if args.compare_loop or args.compare_fused:
         for comparison, runs in (("loop", args.compare_loop), ("fused", args.compare_fused)):
             if runs:
