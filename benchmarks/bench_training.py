@@ -299,7 +299,7 @@ def main() -> None:
     warnings.filterwarnings("ignore")
     game = (args.env_id, args.num_players)
     if not (args.compare_loop or args.compare_fused) and importlib.util.find_spec("pygame") is None:
-        parser.error("the tutorial's connect_four_v3 needs pygame (pip install pygame); the other paths are measured first")
+        parser.error("the SB3 tutorial row (connect_four_v3) needs pygame: pip install pygame")
     if args.compare_loop or args.compare_fused:
         for comparison, runs in (("loop", args.compare_loop), ("fused", args.compare_fused)):
             if runs:
