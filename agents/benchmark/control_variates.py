@@ -127,40 +127,49 @@ def bid_luck(
     return luck
 
 
+#: The share of an unfinished trick that the model gives its winner so far.
+PROVISIONAL_TRICK = 0.5
+
+
 def card_luck(values: Any, engine: Any) -> np.ndarray:
     """``(L, n)`` the luck of the card about to be chosen uniformly on ``engine``, for every seat: the
     model's win shares after each of the ``L`` legal actions minus their mean (row ``i``: the terms
     if the ``i``-th legal action is played; each column has mean zero over the uniform choice).
 
-    The win shares come from each seat's expected points of the hand in play (`BidValues.points_mid_hand`:
-    its tricks so far, a finished trick given to its winner, and the cards it still holds).
+    The win shares come from each seat's expected points of the hand in play
+    (`BidValues.points_mid_hand`: its tricks so far, the cards it still holds, and the trick on the
+    table: a finished one to its winner, an unfinished one `PROVISIONAL_TRICK` to its winner so far).
     """
     from pirate_envs.skull_king.actions import CARD_OFFSET
     from pirate_envs.skull_king.cards import KIND_OF_TOKEN
     from pirate_envs.skull_king.rules import winner_of_tokens
 
-    n, seat = engine.num_players, engine.current_player
+    n, seat, k = engine.num_players, engine.current_player, engine.hand_number
     tokens = np.flatnonzero(engine.legal_mask()) - CARD_OFFSET
     options = len(tokens)
     held = np.repeat(engine.hands[None].astype(np.int64), options, axis=0)
     held[np.arange(options), seat, KIND_OF_TOKEN[tokens]] -= 1
     won = np.repeat(np.array(engine.tricks_won, dtype=np.int64)[None], options, axis=0)
-    if len(engine.trick) == n - 1:  # the card ends the trick: its winner takes it
-        for option, token in enumerate(tokens.tolist()):
-            won[option, (engine.leader + winner_of_tokens([*engine.trick, token])) % n] += 1
+    taking = won.copy()
+    for option, token in enumerate(tokens.tolist()):
+        taking[option, (engine.leader + winner_of_tokens([*engine.trick, token])) % n] += 1
+    share = 1.0 if len(engine.trick) == n - 1 else PROVISIONAL_TRICK  # the card ends the trick or not
     bids = np.broadcast_to(np.array(engine.bids, dtype=np.int64), (options, n))
-    worth = np.array(engine.score, dtype=np.float64) + values.points_mid_hand(engine.hand_number, held, won, bids)
-    shares = values.win_shares(engine.hand_number, worth)
+    points = share * values.points_mid_hand(k, held, taking, bids)
+    if share < 1.0:
+        points += (1.0 - share) * values.points_mid_hand(k, held, won, bids)
+    shares = values.win_shares(k, np.array(engine.score, dtype=np.float64) + points)
     return shares - shares.mean(axis=0)
 
 
 def skull_king_luck(venv: Any, rows: np.ndarray, uniform: np.ndarray) -> np.ndarray:
-    """``(len(rows), n)`` each seat's luck from the decisions of the ``uniform`` seats (see the module docstring)."""
+    """``(len(rows), n, 2)`` each seat's luck from the bids (``[..., 0]``) and the cards (``[..., 1]``)
+    of the ``uniform`` seats (see the module docstring)."""
     from agents.benchmark.skull_king_values import bid_values, rounds_of_games
     from pirate_envs.skull_king.engine import Phase
 
     uniform = np.asarray(uniform, dtype=bool)
-    luck = np.zeros((len(rows), venv.num_players))
+    luck = np.zeros((len(rows), venv.num_players, 2))
     if not uniform.any():
         return luck
     values = bid_values(venv.num_players)
@@ -171,12 +180,12 @@ def skull_king_luck(venv: Any, rows: np.ndarray, uniform: np.ndarray) -> np.ndar
         mask = engine.legal_mask()
         if mask.sum() > 1:
             chosen = int(mask[:action].sum())  # the action's rank among the legal ones
-            luck[game] += card_luck(values, engine)[chosen]
+            luck[game, :, 1] += card_luck(values, engine)[chosen]
 
     rounds = rounds_of_games(venv, rows, card_term)
     for k in range(1, rounds["bids"].shape[1] + 1):
         hand = k - 1
-        luck += bid_luck(
+        luck[..., 0] += bid_luck(
             values, k, rounds["hands"][:, hand], rounds["bids"][:, hand], rounds["before"][:, hand], uniform
         )
     return luck
@@ -252,8 +261,10 @@ def estimates(
 ) -> dict[str, Any]:
     """Raw and corrected estimates of the candidate's win rate and mean score.
 
-    ``shares``, ``scores``, ``luck``: ``(G, players)`` per game and seat, the games deal-major (the
-    ``players`` rotations of deal ``d`` are games ``d * players ...``); ``seat``: the candidate's seat per game.
+    ``shares``, ``scores``: ``(G, players)`` per game and seat, the games deal-major (the
+    ``players`` rotations of deal ``d`` are games ``d * players ...``); ``luck``: the same, or
+    ``(G, players, c)`` for ``c`` kinds of luck, each with its own coefficient; ``seat``: the
+    candidate's seat per game.
 
     Per figure: ``raw`` and ``corrected`` (mean and 95% normal interval over deals),
     ``variance_ratio`` (raw over corrected variance per deal), ``per_game_variance`` (one game
@@ -264,12 +275,11 @@ def estimates(
     games = len(shares)
     deals = games // players
     rows = np.arange(games)
-    if luck is None:
-        covariates = np.zeros((games, 2))
-    else:
-        others = (luck.sum(axis=1) - luck[rows, seat]) / max(players - 1, 1)
-        covariates = np.column_stack([luck[rows, seat], others])
-    x = covariates.reshape(deals, players, 2).mean(axis=1)
+    parts = np.zeros((games, players, 1)) if luck is None else luck.reshape(games, players, -1)
+    own = parts[rows, seat]  # (G, c)
+    others = (parts.sum(axis=1) - own) / max(players - 1, 1)
+    covariates = np.concatenate([own, others], axis=1)
+    x = covariates.reshape(deals, players, -1).mean(axis=1)
     result = {}
     for figure, values in (("win", shares[rows, seat]), ("score", scores[rows, seat])):
         y = values.reshape(deals, players).mean(axis=1)

@@ -86,8 +86,8 @@ def test_luck_has_mean_zero_over_random_games():
     """Each seat's luck (every other seat uniform) averages to zero over games, and it explains
     part of the win: a seat whose opponents bid badly wins more often."""
     played = play_chunk(Lineup(SKULL_KING, 4, "random", 150), "random", deal_states(150), 0)
-    luck = played.luck
-    assert luck is not None and luck.shape == (600, 4)
+    assert played.luck is not None and played.luck.shape == (600, 4, 2)  # the bids' and the cards' luck
+    luck = played.luck.sum(axis=-1)
     seat = played.candidate_seat
     own = luck[np.arange(600), seat]
     assert abs(own.mean()) < 4 * own.std() / np.sqrt(len(own))
