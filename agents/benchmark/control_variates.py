@@ -12,18 +12,19 @@ keeps its expectation for any ``beta`` fixed independently of that game:
   each re-roll (plain cards: not the Treasure Chest, Sorceress or Storm, whose option states the
   term would have to follow): the oracle's value of the dice that came up minus its worth of the
   dice kept (``kept_value``, the exact expectation over the roll).
-* **Skull King** (`skull_king_luck`): the bids of the line-up's ``random`` opponents, whose law is
-  known (uniform over ``0..k`` in hand ``k``): the win shares of a fixed model
-  (`agents.benchmark.skull_king_values`, fitted once on random play) after the bid made, minus
-  their mean over every bid it could have made. Every hand is dealt when the game starts and the
-  duplicate rotation gives each seat's cards to the candidate once, so the deal's luck is
-  already cancelled; against deterministic line-ups (``heuristic``, ``ppo``) no term is left
-  (the corrected estimate equals the raw one).
+* **Skull King** (`skull_king_luck`): the decisions of the line-up's ``random`` opponents, whose
+  law is known (uniform over the legal actions): the win shares of a fixed model
+  (`agents.benchmark.skull_king_values`, fitted once on random play) after the bid (`bid_luck`)
+  or card (`card_luck`) chosen, minus their mean over every choice it had; the bids' and the
+  cards' luck are two covariates. Every hand is dealt when the game starts and the duplicate
+  rotation gives each seat's cards to the candidate once, so the deal's luck is already
+  cancelled; against deterministic line-ups (``heuristic``, ``ppo``) no term is left (the
+  corrected estimate equals the raw one).
 * the other games: none yet (the corrected estimate equals the raw one).
 
 `estimates` turns the per-game luck into the corrected estimates. Per deal, the candidate's
-outcome ``Y`` (mean over the deal's rotations) and covariates ``X`` (its own luck and the mean of
-its opponents', mean over rotations); ``beta`` is fitted by least squares on the *other* half of
+outcome ``Y`` (mean over the deal's rotations) and covariates ``X`` (per kind of luck, its own and
+the mean of its opponents', mean over rotations); ``beta`` is fitted by least squares on the *other* half of
 the deals (cross-fitting by deal parity), so it is independent of the deal it corrects and
 ``Y - beta X`` keeps the expectation of ``Y`` exactly.
 """
@@ -196,7 +197,7 @@ def skull_king_luck(venv: Any, rows: np.ndarray, uniform: np.ndarray) -> np.ndar
 #: The luck of each game that has a control variate, by env id, and its description.
 LUCK: dict[str, tuple[Callable[[Any, np.ndarray, np.ndarray], np.ndarray], str]] = {
     "piraten_kapern_v0": (kapern_luck, "the exact one-turn oracle's value of each card and roll"),
-    "skull_king_v0": (skull_king_luck, "a fixed model's win share of each bid of a random opponent"),
+    "skull_king_v0": (skull_king_luck, "a fixed model's win shares after each bid and card of a random opponent"),
 }
 
 

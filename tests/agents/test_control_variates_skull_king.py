@@ -133,3 +133,62 @@ def test_skull_king_control_variate_narrows_the_random_line_up():
     document = run_protocol(ProtocolRun(SKULL_KING, "random", (4,), 512, 1, ("random",)))
     win = document["lineups"][0]["estimates"]["win"]
     assert win["variance_ratio"] >= 1.15, win
+
+
+def test_a_card_term_is_the_win_shares_after_the_card_played():
+    """Row ``i`` of `card_luck` is the model's win shares after the ``i``-th legal card (a trick
+    finished by it given to its winner, as the engine gives it) minus their mean over the cards."""
+    import copy
+
+    from pirate_envs.skull_king.engine import Phase
+
+    values = skull_king_values.bid_values(4)
+    venv = pirate_envs.vector.make(SKULL_KING, 1, seed=11, num_players=4)
+    venv.reset(11)
+    engine = venv.start_engine(0)
+    rng = np.random.default_rng(3)
+    checked = 0
+    while checked < 6:
+        mask = engine.legal_mask()
+        legal = np.flatnonzero(mask)
+        ends_trick = (
+            engine.phase == Phase.PLAY and len(engine.trick) == 3 and engine.tricks_done < engine.hand_number - 1
+        )
+        if ends_trick and len(legal) > 1:
+            terms = control_variates.card_luck(values, engine)
+            after = []
+            for action in legal.tolist():
+                twin = copy.deepcopy(engine)
+                twin.apply(action)
+                bids = np.array(twin.bids)
+                worth = twin.scores() + values.points_mid_hand(
+                    twin.hand_number, twin.hands.astype(np.int64), np.array(twin.tricks_won), bids
+                )
+                after.append(values.win_shares(twin.hand_number, worth))
+            after = np.array(after)
+            assert np.allclose(terms, after - after.mean(axis=0))
+            checked += 1
+        engine.apply(int(rng.choice(legal)))
+        if engine.terminated:
+            raise AssertionError("the game ended before enough positions were checked")
+
+
+def test_the_random_opponent_chooses_uniformly_over_the_legal_actions():
+    """The law the card and bid terms assume: `random` is uniform over the legal actions (block-uniform,
+    and a Skull King position has legal actions of one block only: bids or cards)."""
+    import pirate_envs
+    from agents.batched import make_batched_agent
+    from pirate_envs.skull_king.actions import CARD_OFFSET
+    from pirate_envs.skull_king.cards import MARY_ESCAPE, MARY_PIRATE
+
+    raw = pirate_envs.make(SKULL_KING, raw=True, num_players=4)
+    agent = make_batched_agent("random", SKULL_KING, raw, 1, seed=0)
+    mask = np.zeros((4000, raw.action_space(raw.possible_agents[0]).n), dtype=np.int8)
+    legal = [CARD_OFFSET + t for t in (0, 13, MARY_PIRATE, MARY_ESCAPE)]  # Scary Mary's two actions count as two
+    mask[:, legal] = 1
+    counts = np.bincount(
+        agent.act_batch(np.zeros(4000, dtype=np.int64), np.zeros((4000, 1)), mask), minlength=mask.shape[1]
+    )
+    assert counts[legal].sum() == 4000
+    expected = 1000
+    assert np.abs(counts[legal] - expected).max() < 4 * np.sqrt(expected * 0.75)
