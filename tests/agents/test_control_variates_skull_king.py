@@ -194,3 +194,10 @@ def test_the_random_opponent_chooses_uniformly_over_the_legal_actions():
     assert counts[legal].sum() == 4000
     expected = 1000
     assert np.abs(counts[legal] - expected).max() < 4 * np.sqrt(expected * 0.75)
+
+
+def test_the_fit_is_deterministic_given_its_seed():
+    first = skull_king_values.fit(3, games=48, seed=7)
+    assert first == skull_king_values.fit(3, games=48, seed=7)
+    assert first != skull_king_values.fit(3, games=48, seed=8)
+    assert len(first["taus"]) == 10 and all(tau in skull_king_values.TAUS for tau in first["taus"])
