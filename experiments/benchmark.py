@@ -1,4 +1,4 @@
-"""The benchmark protocol (``pirate-bench v1``) for one agent, or the leaderboard page.
+"""The benchmark protocol (``pirate-bench v2``) for one agent, or the leaderboard page.
 
     python -m experiments.benchmark --env-id skull_king_v0 --agent ppo:skull_king_v0 --out runs/bench
     python -m experiments.benchmark --leaderboard docs/leaderboard.md --deals 128 --search-deals 2

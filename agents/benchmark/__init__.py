@@ -1,4 +1,4 @@
-"""The benchmark: a named, versioned protocol (``pirate-bench v1``), its runner, control variates and leaderboard.
+"""The benchmark: a named, versioned protocol (``pirate-bench v2``), its runner, control variates and leaderboard.
 
 * `agents.benchmark.protocol`: the version, the published deals and the fixed line-ups.
 * `agents.benchmark.run`: every line-up's duplicate games on the batched engine, and the figures

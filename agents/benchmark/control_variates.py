@@ -12,14 +12,19 @@ keeps its expectation for any ``beta`` fixed independently of that game:
   each re-roll (plain cards: not the Treasure Chest, Sorceress or Storm, whose option states the
   term would have to follow): the oracle's value of the dice that came up minus its worth of the
   dice kept (``kept_value``, the exact expectation over the roll).
-* **Skull King** (`skull_king_luck`): the hands dealt, valued by a fixed card strength
-  (`SKULL_KING_STRENGTH`: rank within suit, trump above, the special cards by what they beat)
-  minus the deck's mean strength per card (every card of a uniform deal is marginally uniform).
+* **Skull King** (`skull_king_luck`): the decisions of the line-up's ``random`` opponents, whose
+  law is known (uniform over the legal actions): the win shares of a fixed model
+  (`agents.benchmark.skull_king_values`, fitted once on random play) after the bid (`bid_luck`)
+  or card (`card_luck`) chosen, minus their mean over every choice it had; the bids' and the
+  cards' luck are two covariates. Every hand is dealt when the game starts and the duplicate
+  rotation gives each seat's cards to the candidate once, so the deal's luck is already
+  cancelled; against deterministic line-ups (``heuristic``, ``ppo``) no term is left (the
+  corrected estimate equals the raw one).
 * the other games: none yet (the corrected estimate equals the raw one).
 
 `estimates` turns the per-game luck into the corrected estimates. Per deal, the candidate's
-outcome ``Y`` (mean over the deal's rotations) and covariates ``X`` (its own luck and the mean of
-its opponents', mean over rotations); ``beta`` is fitted by least squares on the *other* half of
+outcome ``Y`` (mean over the deal's rotations) and covariates ``X`` (per kind of luck, its own and
+the mean of its opponents', mean over rotations); ``beta`` is fitted by least squares on the *other* half of
 the deals (cross-fitting by deal parity), so it is independent of the deal it corrects and
 ``Y - beta X`` keeps the expectation of ``Y`` exactly.
 """
@@ -36,8 +41,8 @@ from agents.stats import mean_interval
 # ----------------------------------------------------------------------------- Piraten Kapern
 
 
-def kapern_luck(venv: Any, rows: np.ndarray) -> np.ndarray:
-    """``(len(rows), n)`` each seat's dice-and-card luck in points (see the module docstring).
+def kapern_luck(venv: Any, rows: np.ndarray, uniform: np.ndarray | None = None) -> np.ndarray:
+    """``(len(rows), n)`` each seat's dice-and-card luck in points (see the module docstring; ``uniform`` unused).
 
     Replays each game on its reference engine with its dice rolled through a hook that sees every
     roll (the engine's ``dice_source``; the dice still come from the row's stream, in its order).
@@ -98,46 +103,101 @@ def kapern_luck(venv: Any, rows: np.ndarray) -> np.ndarray:
 # ----------------------------------------------------------------------------- Skull King
 
 
-def _skull_king_strength() -> np.ndarray:
-    """A fixed strength per card kind in ``[0, 1]``: the share of the deck a card beats when played."""
-    from pirate_envs.skull_king import cards
+def bid_luck(
+    values: Any, k: int, hands: np.ndarray, bids: np.ndarray, before: np.ndarray, uniform: np.ndarray
+) -> np.ndarray:
+    """``(G, n)`` the luck of hand ``k``'s bids of the ``uniform`` seats, for every seat.
 
-    strength = np.zeros(cards.NUM_KINDS)
-    for kind in range(cards.NUM_SUIT_CARDS):
-        rank = cards.rank_of(kind) / cards.NUM_RANKS
-        strength[kind] = 0.45 + 0.35 * rank if cards.suit_of(kind) == cards.TRUMP_SUIT else 0.35 * rank
-    strength[cards.ESCAPE] = 0.0
-    strength[cards.PIRATE] = 0.9
-    strength[cards.MERMAID] = 0.8
-    strength[cards.SKULL_KING] = 0.95
-    strength[cards.SCARY_MARY] = 0.85
-    return strength
+    ``values``: a `agents.benchmark.skull_king_values.BidValues`; ``hands`` ``(G, n, kinds)``,
+    ``bids`` and ``before`` (scores before the hand) ``(G, n)``; ``uniform`` ``(G, n)``: the seats
+    that bid uniformly over ``0..k``. Per uniform seat ``j``: ``V(bids) - mean_b V(bids with j's
+    bid b)``, ``V`` the model's win shares. The bids are hidden until every seat has bid, so no
+    other bid depends on ``j``'s and each term has expectation zero given everything else.
+    """
+    points = values.bid_points(k, hands)  # (G, n, k + 1)
+    worth = before + np.take_along_axis(points, bids[..., None], -1)[..., 0]
+    actual = values.win_shares(k, worth)
+    luck = np.zeros_like(actual)
+    for seat in range(worth.shape[1]):
+        games = np.flatnonzero(uniform[:, seat])
+        if games.size == 0:
+            continue
+        every_bid = np.repeat(worth[games, None, :], k + 1, axis=1)  # (g, k + 1, n)
+        every_bid[:, :, seat] = before[games, seat, None] + points[games, seat]
+        luck[games] += actual[games] - values.win_shares(k, every_bid).mean(axis=1)
+    return luck
 
 
-#: The card strengths of Skull King's control variate (fixed in advance; see `_skull_king_strength`).
-SKULL_KING_STRENGTH = _skull_king_strength()
+#: The share of an unfinished trick that the model gives its winner so far.
+PROVISIONAL_TRICK = 0.5
 
 
-def skull_king_luck(venv: Any, rows: np.ndarray) -> np.ndarray:
-    """``(len(rows), n)`` each seat's hand luck: the strength of the cards dealt to it minus the deck mean."""
-    from pirate_envs.skull_king import cards
+def card_luck(values: Any, engine: Any) -> np.ndarray:
+    """``(L, n)`` the luck of the card about to be chosen uniformly on ``engine``, for every seat: the
+    model's win shares after each of the ``L`` legal actions minus their mean (row ``i``: the terms
+    if the ``i``-th legal action is played; each column has mean zero over the uniform choice).
 
-    kinds = {name: kind for kind, name in enumerate(cards.KIND_NAMES)}
-    mean = float(np.dot(cards.COPIES, SKULL_KING_STRENGTH) / cards.DECK_SIZE)
-    luck = np.zeros((len(rows), venv.num_players))
-    for r, row in enumerate(np.asarray(rows).tolist()):
-        for hands in venv.reset_options(row)["deals"]:  # one list per round: each seat's hand, card names
-            for seat, hand in enumerate(hands):
-                luck[r, seat] += sum(SKULL_KING_STRENGTH[kinds[name]] - mean for name in hand)
+    The win shares come from each seat's expected points of the hand in play
+    (`BidValues.points_mid_hand`: its tricks so far, the cards it still holds, and the trick on the
+    table: a finished one to its winner, an unfinished one `PROVISIONAL_TRICK` to its winner so far).
+    """
+    from pirate_envs.skull_king.actions import CARD_OFFSET
+    from pirate_envs.skull_king.cards import KIND_OF_TOKEN
+    from pirate_envs.skull_king.rules import winner_of_tokens
+
+    n, seat, k = engine.num_players, engine.current_player, engine.hand_number
+    tokens = np.flatnonzero(engine.legal_mask()) - CARD_OFFSET
+    options = len(tokens)
+    held = np.repeat(engine.hands[None].astype(np.int64), options, axis=0)
+    held[np.arange(options), seat, KIND_OF_TOKEN[tokens]] -= 1
+    won = np.repeat(np.array(engine.tricks_won, dtype=np.int64)[None], options, axis=0)
+    taking = won.copy()
+    for option, token in enumerate(tokens.tolist()):
+        taking[option, (engine.leader + winner_of_tokens([*engine.trick, token])) % n] += 1
+    share = 1.0 if len(engine.trick) == n - 1 else PROVISIONAL_TRICK  # the card ends the trick or not
+    bids = np.broadcast_to(np.array(engine.bids, dtype=np.int64), (options, n))
+    points = share * values.points_mid_hand(k, held, taking, bids)
+    if share < 1.0:
+        points += (1.0 - share) * values.points_mid_hand(k, held, won, bids)
+    shares = values.win_shares(k, np.array(engine.score, dtype=np.float64) + points)
+    return shares - shares.mean(axis=0)
+
+
+def skull_king_luck(venv: Any, rows: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+    """``(len(rows), n, 2)`` each seat's luck from the bids (``[..., 0]``) and the cards (``[..., 1]``)
+    of the ``uniform`` seats (see the module docstring)."""
+    from agents.benchmark.skull_king_values import bid_values, rounds_of_games
+    from pirate_envs.skull_king.engine import Phase
+
+    uniform = np.asarray(uniform, dtype=bool)
+    luck = np.zeros((len(rows), venv.num_players, 2))
+    if not uniform.any():
+        return luck
+    values = bid_values(venv.num_players)
+
+    def card_term(game: int, engine: Any, action: int) -> None:
+        if engine.phase != Phase.PLAY or not uniform[game, engine.current_player]:
+            return
+        mask = engine.legal_mask()
+        if mask.sum() > 1:
+            chosen = int(mask[:action].sum())  # the action's rank among the legal ones
+            luck[game, :, 1] += card_luck(values, engine)[chosen]
+
+    rounds = rounds_of_games(venv, rows, card_term)
+    for k in range(1, rounds["bids"].shape[1] + 1):
+        hand = k - 1
+        luck[..., 0] += bid_luck(
+            values, k, rounds["hands"][:, hand], rounds["bids"][:, hand], rounds["before"][:, hand], uniform
+        )
     return luck
 
 
 # ----------------------------------------------------------------------------- dispatch
 
 #: The luck of each game that has a control variate, by env id, and its description.
-LUCK: dict[str, tuple[Callable[[Any, np.ndarray], np.ndarray], str]] = {
+LUCK: dict[str, tuple[Callable[[Any, np.ndarray, np.ndarray], np.ndarray], str]] = {
     "piraten_kapern_v0": (kapern_luck, "the exact one-turn oracle's value of each card and roll"),
-    "skull_king_v0": (skull_king_luck, "a fixed card strength of each hand dealt"),
+    "skull_king_v0": (skull_king_luck, "a fixed model's win shares after each bid and card of a random opponent"),
 }
 
 
@@ -146,10 +206,17 @@ def describe(env_id: str) -> str:
     return LUCK[env_id][1] if env_id in LUCK else "none (corrected = raw)"
 
 
-def seat_luck(venv: Any, rows: np.ndarray) -> np.ndarray | None:
-    """The luck per game and seat of the finished games ``rows`` of ``venv`` (``None``: no control variate)."""
+def seat_luck(venv: Any, rows: np.ndarray, uniform: np.ndarray | None = None) -> np.ndarray | None:
+    """The luck per game and seat of the finished games ``rows`` of ``venv`` (``None``: no control variate).
+
+    ``uniform`` ``(len(rows), n)``: the seats whose every decision is uniform over the legal
+    actions (a ``random`` opponent; their decisions are chance events of known law); none if ``None``.
+    """
     entry = LUCK.get(venv.env_id)
-    return None if entry is None else entry[0](venv, rows)
+    if entry is None:
+        return None
+    known = np.zeros((len(rows), venv.num_players), dtype=bool) if uniform is None else np.asarray(uniform, dtype=bool)
+    return entry[0](venv, rows, known)
 
 
 # ----------------------------------------------------------------------------- estimates
@@ -195,8 +262,10 @@ def estimates(
 ) -> dict[str, Any]:
     """Raw and corrected estimates of the candidate's win rate and mean score.
 
-    ``shares``, ``scores``, ``luck``: ``(G, players)`` per game and seat, the games deal-major (the
-    ``players`` rotations of deal ``d`` are games ``d * players ...``); ``seat``: the candidate's seat per game.
+    ``shares``, ``scores``: ``(G, players)`` per game and seat, the games deal-major (the
+    ``players`` rotations of deal ``d`` are games ``d * players ...``); ``luck``: the same, or
+    ``(G, players, c)`` for ``c`` kinds of luck, each with its own coefficient; ``seat``: the
+    candidate's seat per game.
 
     Per figure: ``raw`` and ``corrected`` (mean and 95% normal interval over deals),
     ``variance_ratio`` (raw over corrected variance per deal), ``per_game_variance`` (one game
@@ -207,12 +276,11 @@ def estimates(
     games = len(shares)
     deals = games // players
     rows = np.arange(games)
-    if luck is None:
-        covariates = np.zeros((games, 2))
-    else:
-        others = (luck.sum(axis=1) - luck[rows, seat]) / max(players - 1, 1)
-        covariates = np.column_stack([luck[rows, seat], others])
-    x = covariates.reshape(deals, players, 2).mean(axis=1)
+    parts = np.zeros((games, players, 1)) if luck is None else luck.reshape(games, players, -1)
+    own = parts[rows, seat]  # (G, c)
+    others = (parts.sum(axis=1) - own) / max(players - 1, 1)
+    covariates = np.concatenate([own, others], axis=1)
+    x = covariates.reshape(deals, players, -1).mean(axis=1)
     result = {}
     for figure, values in (("win", shares[rows, seat]), ("score", scores[rows, seat])):
         y = values.reshape(deals, players).mean(axis=1)
@@ -231,7 +299,7 @@ def estimates(
 
 __all__ = [
     "LUCK",
-    "SKULL_KING_STRENGTH",
+    "bid_luck",
     "cross_fitted",
     "describe",
     "estimates",

@@ -1,4 +1,4 @@
-"""The published benchmark protocol, ``pirate-bench v1``: its version, deals and line-ups.
+"""The published benchmark protocol, ``pirate-bench v2``: its version, deals and line-ups.
 
 A candidate agent is measured, at every table size of a game it plays, against fixed line-ups:
 ``n - 1`` copies of one opponent (`OPPONENTS`: ``random``, ``heuristic``, ``mcts`` and the shipped
@@ -29,7 +29,7 @@ import pirate_envs
 
 #: The protocol's name and version, written into every result.
 NAME = "pirate-bench"
-VERSION = 1
+VERSION = 2
 TITLE = f"{NAME} v{VERSION}"
 
 #: The master seed of the deal list and the number of deals the protocol plays per line-up.

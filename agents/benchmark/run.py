@@ -164,7 +164,8 @@ def play_chunk(lineup: Lineup, candidate: str, deals: np.ndarray, chunk_index: i
             truncated[done] = venv.truncated[done]
             ended |= now_ended
     result.scores = venv.scores(rows)
-    result.luck = control_variates.seat_luck(venv, rows)
+    uniform = (role == 1) & (lineup.opponent == "random")  # seats whose decisions have a known law
+    result.luck = control_variates.seat_luck(venv, rows, uniform)
     result.wall_seconds = time.perf_counter() - start
     return result
 

@@ -32,7 +32,7 @@ def no_games(monkeypatch):
         (["--agent", "zzz", "--out", "x"], "--agent 'zzz': no agent 'zzz' for skull_king_v0"),
         (["--players", "9", "--out", "x"], "--players: skull_king_v0 plays 2-6 players, not 9"),
         (["--env-id", "piratenpoker_v0", "--players", "2", "--out", "x"], "plays 3-5 players, not 2"),
-        (["--opponents", "bob", "--out", "x"], "--opponents 'bob' is not a line-up of pirate-bench v1"),
+        (["--opponents", "bob", "--out", "x"], "--opponents 'bob' is not a line-up of pirate-bench v2"),
         (["--deals", "10001", "--out", "x"], "--deals must be at most 10000"),
         (["--deals", "-1", "--out", "x"], "--deals must be at least 0"),
         (["--workers", "100000", "--out", "x"], "--workers 100000: at most"),
@@ -56,10 +56,10 @@ def test_a_reduced_run_writes_results(tmp_path, capsys):
     document = benchmark.main([*argv, "--opponents", "random", "--out", str(tmp_path), "--no-progress"])
     saved = json.loads((tmp_path / "results.json").read_text())
     assert saved == json.loads(json.dumps(document))
-    assert saved["protocol"] == "pirate-bench v1" and saved["full_protocol"] is False
+    assert saved["protocol"] == "pirate-bench v2" and saved["full_protocol"] is False
     assert [x["lineup"] for x in saved["lineups"]] == ["2p vs random"]
     page = (tmp_path / "results.md").read_text()
-    assert page.startswith("# pirate-bench v1: heuristic on piraten_kapern_v0") and "| 2p vs random | 3 |" in page
+    assert page.startswith("# pirate-bench v2: heuristic on piraten_kapern_v0") and "| 2p vs random | 3 |" in page
     assert "Reduced run" in page
 
 
