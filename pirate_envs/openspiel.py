@@ -449,6 +449,8 @@ class Kit:
     explicit: ExplicitRules | None = None
     #: An engine of the config that explicit chance copies and resets for each new game (else ``None``).
     prototype: Engine | None = None
+    #: Explicit chance: the state every game starts from, built once (``"start"``: a `Table`).
+    cache: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def build(cls, settings: Settings) -> Kit:
@@ -488,8 +490,13 @@ class Table:
         #: Each seat's own history as one string (explicit chance only).
         self.histories: list[str] | None = None
         if kit.explicit is not None:
-            self.histories = [""] * kit.settings.config.num_players
-            self._run(None, None, [])
+            start = kit.cache.get("start")
+            if start is None:  # the reset's first draw, once per game (OpenSpiel's clone builds a state first)
+                self.histories = [""] * kit.settings.config.num_players
+                self._run(None, None, [])
+                start = kit.cache["start"] = self.__deepcopy__({})
+            self._engine, self.histories = start._engine, list(start.histories)
+            self.pending = None if start.pending is None else start.pending.copy()
 
     # ------------------------------------------------------------------ sampled chance
     def start(self) -> None:
@@ -591,12 +598,11 @@ class Table:
         self._record(engine)
 
     def _record(self, engine: Engine) -> None:
-        """Append every seat's screen of ``engine`` to its history."""
+        """Append every seat's view of ``engine`` (`view_text`) to its history."""
         histories = self.histories
         assert histories is not None
-        on_turn = None if self.done else engine.current_player
         for seat in range(len(histories)):
-            histories[seat] += self.kit.seat_text(engine.view(seat), on_turn) + "\n"
+            histories[seat] += view_text(engine.view(seat)) + "\n"
 
     # ------------------------------------------------------------------ both
     def apply(self, action: int) -> None:
@@ -788,6 +794,21 @@ def _classes() -> tuple[type, type, type]:
             return state
 
     return PirateGame, PirateState, Observer
+
+
+def view_text(view: Any) -> str:
+    """A view as one line, every field by name (arrays as lists): the step of a seat's history.
+
+    Lossless where the view's fields print in full (numbers, tuples, arrays), and cheaper than
+    the screen; views that are neither named tuples nor dataclasses print by ``repr``.
+    """
+    if hasattr(view, "_fields"):
+        items = zip(view._fields, view)
+    elif dataclasses.is_dataclass(view):
+        items = ((f.name, getattr(view, f.name)) for f in dataclasses.fields(view))
+    else:
+        return repr(view)
+    return " ".join(f"{name}={value.tolist() if isinstance(value, np.ndarray) else value!r}" for name, value in items)
 
 
 #: The screen of a seat while the reset is still drawing (explicit chance).

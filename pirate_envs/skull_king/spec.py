@@ -1,6 +1,7 @@
 """Skull King's declaration (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend and agents."""
 
 from pirate_envs.core.spec import GameSpec, UserOption
+from pirate_envs.skull_king.cards import NUM_RANKS
 from pirate_envs.skull_king.rules import DEFAULT_PLAYERS, MAX_HANDS, MAX_PLAYERS, MIN_PLAYERS
 
 SPEC = GameSpec(
@@ -17,5 +18,11 @@ SPEC = GameSpec(
     heuristic="agents.skull_king_heuristic:SkullKingHeuristic",
     batched_heuristic="agents.batched.skull_king_heuristic:SkullKingHeuristicBatch",
     winners_by_score=True,
-    options=(UserOption("num_hands", low=1, high=MAX_HANDS),),
+    options=(
+        UserOption("num_hands", low=1, high=MAX_HANDS),
+        # a short deck (small variants): suit indices, ranks 1..ranks, copies of the five specials
+        UserOption("suits", kind="int_list", on_page=False),
+        UserOption("ranks", low=1, high=NUM_RANKS, on_page=False),
+        UserOption("specials", kind="int_list", on_page=False),
+    ),
 )
