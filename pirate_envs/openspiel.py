@@ -902,6 +902,12 @@ def load_game(env_id: str, **params: Any) -> Any:
 SMALL_VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     # two players, one card each from the full 66-card deck (57 x 57 deals by card kind)
     "skull_king_one_card": ("skull_king_v0", {"players": 2, "num_hands": 1, "chance": "explicit"}),
+    # two players, one card each from a ten-card deck: yellow and black (trump) 1..3, one Escape,
+    # Pirate, Mermaid and Skull King (no Scary Mary)
+    "skull_king_small": (
+        "skull_king_v0",
+        {"players": 2, "num_hands": 1, "suits": "0,3", "ranks": 3, "specials": "1,1,1,1,0", "chance": "explicit"},
+    ),
 }
 
 

@@ -99,6 +99,8 @@ class Config:
             check_range(f"specials ({name})", count, 0, most)
         object.__setattr__(self, "suits", tuple(int(s) for s in suits))
         object.__setattr__(self, "specials", tuple(int(c) for c in specials))
+        if self.deck_size < self.num_players:
+            raise ValueError(f"the deck holds {self.deck_size} cards; {self.num_players} players need at least as many")
         # the last hand deals num_hands cards to everybody: it must fit the bid range and the deck
         check_range("num_hands", self.num_hands, 1, min(MAX_HANDS, self.deck_size // self.num_players))
 
