@@ -1,7 +1,6 @@
 """Skull King's declaration (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend and agents."""
 
 from pirate_envs.core.spec import GameSpec, UserOption
-from pirate_envs.skull_king.cards import NUM_RANKS
 from pirate_envs.skull_king.rules import DEFAULT_PLAYERS, MAX_HANDS, MAX_PLAYERS, MIN_PLAYERS
 
 SPEC = GameSpec(
@@ -20,9 +19,11 @@ SPEC = GameSpec(
     winners_by_score=True,
     options=(
         UserOption("num_hands", low=1, high=MAX_HANDS),
-        # a short deck (small variants): suit indices, ranks 1..ranks, copies of the five specials
+        # a short deck (small variants): suit indices, ranks 1..ranks, copies of the five specials. Config
+        # checks them with the table (a short deck bounds num_hands), so no range here: a low end would not
+        # build with the default ten hands
         UserOption("suits", kind="int_list", on_page=False),
-        UserOption("ranks", low=1, high=NUM_RANKS, on_page=False),
+        UserOption("ranks", on_page=False),
         UserOption("specials", kind="int_list", on_page=False),
     ),
 )
