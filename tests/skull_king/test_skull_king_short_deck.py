@@ -25,9 +25,10 @@ def test_a_short_deck_holds_the_chosen_suits_ranks_and_specials():
     config = Config(num_players=2, num_hands=1, **SHORT)
     assert [KIND_NAMES[k] for k in config.deck] == [*SHORT_NAMES, "skull_king"]
     assert config.deck_size == 10
-    assert Config(num_players=2, num_hands=1, suits=[3], ranks=1, specials=[0, 2, 0, 0, 0]).copies[
-        kind_index("pirate")
-    ] == 2  # lists (from --env-kwargs) are taken as tuples
+    assert (
+        Config(num_players=2, num_hands=1, suits=[3], ranks=1, specials=[0, 2, 0, 0, 0]).copies[kind_index("pirate")]
+        == 2
+    )  # lists (from --env-kwargs) are taken as tuples
 
 
 @pytest.mark.parametrize(
