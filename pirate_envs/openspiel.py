@@ -74,7 +74,9 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import itertools
 import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -371,7 +373,12 @@ class ExplicitRules:
       of the deck and shuffles the whole deck again next hand): the game's law is then a
       function of the leading positions only, and dealing them one by one with each value's
       copies left over the items left gives exactly their law under a uniform permutation.
-      Default: every position.
+      Default: every position. A sequence of sizes instead of a number deals the leading
+      positions as consecutive *hands* whose order the engine ignores (it reads each as a
+      multiset: Skull King's seats): each hand is dealt as a set, its values in outcome-id
+      order, one chance node per card, with the odds of each set under a uniform permutation
+      (a multiset ``m`` of the ``c_v`` copies left of each value: ``prod C(c_v, m_v) / C(N, k)``;
+      `hand_outcomes`), so a hand of ``k`` cards makes up to ``k!`` times fewer histories.
     * ``label(draw, value)``: a chance outcome's ``action_to_string``.
 
     A draw with a single outcome (the last distinct value of a permutation, ``integers(1)``) is
@@ -380,15 +387,16 @@ class ExplicitRules:
 
     max_chance_outcomes: int
     max_chance_nodes: int
-    positions: Callable[[Engine, Draw], int] = _all_positions
+    positions: Callable[[Engine, Draw], int | Sequence[int]] = _all_positions
     label: Callable[[Draw, Any], str] = _plain_label
 
 
 def _skull_king_rules(config: Any) -> ExplicitRules:
     from pirate_envs.skull_king.cards import KIND_NAMES
 
-    def dealt(engine: Any, draw: Draw) -> int:
-        return engine.num_players * engine.hand_number  # the deal reads the deck's first n * k cards only
+    def dealt(engine: Any, draw: Draw) -> list[int]:
+        # the deal reads the deck's first n * k cards only, as one k-card hand per seat (a multiset)
+        return [engine.hand_number] * engine.num_players
 
     cards = sum(config.num_players * k for k in range(1, config.num_hands + 1))
     return ExplicitRules(
@@ -409,18 +417,66 @@ class PendingStep:
 
     ``before`` is the engine before the step (``None`` for the reset; never changed, so copies
     share it), ``resolved`` the outcomes of the step's earlier draws, ``draw`` the draw waiting
-    and ``chosen`` the values a permutation has dealt so far (of ``positions`` dealt by chance).
+    and ``chosen`` the values a permutation has dealt so far, of ``sum(hands)`` dealt by chance
+    nodes in hands of ``hands`` cards (`ExplicitRules.positions`).
     """
 
     before: Engine | None
     action: int | None
     resolved: list[Any]
     draw: Draw
-    positions: int
+    hands: tuple[int, ...]
     chosen: list[Any] = dataclasses.field(default_factory=list)
+
+    @property
+    def positions(self) -> int:
+        return sum(self.hands)
 
     def copy(self) -> PendingStep:
         return dataclasses.replace(self, resolved=list(self.resolved), chosen=list(self.chosen))
+
+    def outcomes(self) -> list[tuple[int, float]]:
+        """``(id, probability)`` of the draw's next outcome (a hand's next card: `hand_outcomes`)."""
+        draw, chosen = self.draw, self.chosen
+        if not draw.shuffles:
+            return draw.outcomes()
+        start = 0
+        for size in self.hands:
+            if len(chosen) < start + size:
+                break
+            start += size
+        if size == 1:
+            return draw.outcomes(chosen)
+        left = collections.Counter(draw.items)
+        left.subtract(chosen[:start])
+        ids = {value: i for i, value in enumerate(draw.distinct)}
+        return hand_outcomes([left[value] for value in draw.distinct], [ids[v] for v in chosen[start:]], size)
+
+
+def hand_outcomes(copies: Sequence[int], dealt: Sequence[int], size: int) -> list[tuple[int, float]]:
+    """``(id, probability)`` of the next card of a hand of ``size`` cards dealt as a set, in id order.
+
+    ``copies[i]``: the cards of id ``i`` left before the hand; ``dealt``: the ids of the hand so
+    far (non-decreasing). The hand is a uniform ``size``-subset of the cards left, so a multiset
+    ``m`` has weight ``prod C(copies[i], m[i])``; the next id's probability is the weight of the
+    hands that go on with it over the weight of those that agree with ``dealt``.
+    """
+    above = list(itertools.accumulate(reversed(copies)))[::-1][1:] + [0]  # cards of ids above each id
+    slots = size - len(dealt)
+
+    def ways(i: int, held: int, more: int) -> int:
+        """Hands with ``held`` cards of id ``i`` so far whose ``more`` other cards are of id ``i`` or above."""
+        return sum(math.comb(copies[i], held + t) * math.comb(above[i], more - t) for t in range(more + 1))
+
+    if not dealt:
+        total, weights = math.comb(sum(copies), size), {i: ways(i, 1, slots - 1) for i in range(len(copies))}
+    else:
+        last, held = dealt[-1], dealt.count(dealt[-1])
+        total = ways(last, held, slots)
+        stay = math.comb(copies[last], held)
+        weights = {last: ways(last, held + 1, slots - 1)}
+        weights.update({i: stay * ways(i, 1, slots - 1) for i in range(last + 1, len(copies))})
+    return [(i, w / total) for i, w in sorted(weights.items()) if w > 0]
 
 
 def _option_value(option: UserOption, given: Mapping[str, Any]) -> Any:
@@ -535,7 +591,7 @@ class Table:
         pending = self.pending
         if pending is None:
             return []
-        outcomes = pending.draw.outcomes(pending.chosen)
+        outcomes = pending.outcomes()
         bound = self.kit.explicit.max_chance_outcomes  # type: ignore[union-attr]
         if outcomes[-1][0] >= bound:
             raise RuntimeError(f"chance outcome {outcomes[-1][0]} of a {pending.draw.kind} is beyond {bound}")
@@ -573,7 +629,7 @@ class Table:
         if draw.shuffles and len(pending.chosen) >= pending.positions:
             self._run(pending.before, pending.action, [*pending.resolved, draw.completed(pending.chosen)])
             return self.pending is not None
-        outcomes = draw.outcomes(pending.chosen)
+        outcomes = pending.outcomes()
         if len(outcomes) == 1:
             self._resolve(outcomes[0][0])
             return self.pending is not None
@@ -591,7 +647,8 @@ class Table:
         except _DrawNeeded as need:
             draw = need.draw
             positions = kit.explicit.positions(engine, draw) if draw.shuffles else 1  # type: ignore[union-attr]
-            self.pending = PendingStep(before, action, resolved, draw, positions)
+            hands = (1,) * positions if isinstance(positions, int) else tuple(positions)
+            self.pending = PendingStep(before, action, resolved, draw, hands)
             self._settle()
             return
         self.pending, self._engine = None, engine

@@ -376,6 +376,21 @@ def test_a_draws_outcomes_have_exact_odds_and_small_ids():
     assert sum(p for _, p in roll.outcomes()) == pytest.approx(1.0) and roll.value(0) == (3, 0, 0, 0, 0, 0)
 
 
+def test_a_hand_dealt_as_a_set_has_the_odds_of_each_set():
+    """Items a, a, b, c (ids 0, 1, 2) dealt into one hand of two: {a,a} 1/6, {a,b} 2/6, {a,c} 2/6, {b,c} 1/6."""
+    copies = [2, 1, 1]
+    first = ps.hand_outcomes(copies, [], 2)
+    assert first == [(0, pytest.approx(5 / 6)), (1, pytest.approx(1 / 6))]  # the lower card first: never c
+    assert ps.hand_outcomes(copies, [0], 2) == [(0, pytest.approx(1 / 5)), (1, pytest.approx(2 / 5)), (2, 0.4)]
+    assert ps.hand_outcomes(copies, [1], 2) == [(2, 1.0)]
+    rng = np.random.default_rng(0)
+    for _ in range(20):  # any pool, hand size and prefix: the next card's odds sum to 1
+        pool = rng.integers(0, 4, size=6).tolist()
+        size = int(rng.integers(1, max(2, sum(pool)) + 1)) if sum(pool) else 0
+        if size and size <= sum(pool):
+            assert sum(p for _, p in ps.hand_outcomes(pool, [], size)) == pytest.approx(1.0)
+
+
 def test_explicit_chance_replays_its_script_and_names_the_draw_past_it():
     chance = ps.ExplicitChance([[2, 0, 1], 4, (0, 1, 0, 0, 0, 1)])
     assert chance.permutation(3).tolist() == [2, 0, 1]
@@ -466,12 +481,12 @@ def test_information_states_are_perfect_recall_under_explicit_chance(pyspiel):
             state.apply_action(action)
         for _ in range(2):  # seat 1 leads yellow-3, seat 0 trumps it with its black card
             state.apply_action(state.legal_actions()[0])
-        for card in ("yellow-1", "pirate", *other_hand):  # hand 2: seat 0's two cards, then seat 1's
+        for card in ("yellow-1", "pirate", *other_hand):  # hand 2: seat 0's two cards, then seat 1's, each in order
             deal(state, card)
         assert state.current_player() == 0  # seat 1 deals hand 2: seat 0 bids first
         return state
 
-    first, seen = play("black-2", ("mermaid", "escape")), play("black-3", ("mermaid", "escape"))
+    first, seen = play("black-2", ("escape", "mermaid")), play("black-3", ("escape", "mermaid"))
     hidden = play("black-2", ("escape", "skull_king"))
     # the View (and the screen) is the same after a hand 1 that differs only in seat 0's own trump card ...
     assert first.observation_string(0) == seen.observation_string(0)
@@ -508,3 +523,26 @@ def test_bad_short_deck_parameters_are_refused_in_one_line(pyspiel, params, erro
     with pytest.raises(ValueError, match=error) as refused:
         ps.load_game("skull_king_v0", **{"players": 2, "num_hands": 1, "chance": "explicit", **params})
     assert "\n" not in str(refused.value)
+
+
+def test_a_later_hand_is_dealt_as_sets_with_each_sets_odds(pyspiel):
+    """Hand 2 of the ten-card deck: every pair for seat 0 and pair for seat 1 once, each at 1 / (C(10,2) C(8,2))."""
+    game = ps.load_game("skull_king_v0", players=2, num_hands=2, chance="explicit", **SHORT_DECK)
+    state = game.new_initial_state()
+    deal(state, "black-2")
+    deal(state, "yellow-3")
+    while not state.is_chance_node():  # bids and the forced plays of hand 1
+        state.apply_action(state.legal_actions()[0])
+    reach: dict[tuple, float] = {}
+
+    def deal_on(node, p):
+        if not node.is_chance_node():
+            hands = tuple(tuple(node.table.engine.view(seat).hand_cards()) for seat in (0, 1))
+            assert hands not in reach
+            reach[hands] = p
+            return
+        for outcome, q in node.chance_outcomes():
+            deal_on(node.child(outcome), p * q)
+
+    deal_on(state, 1.0)
+    assert len(reach) == 45 * 28 and all(p == pytest.approx(1 / (45 * 28)) for p in reach.values())
