@@ -996,6 +996,12 @@ SMALL_VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
         "skull_king_v0",
         {"players": 2, "num_hands": 1, "suits": "0,3", "ranks": 3, "specials": "1,1,1,1,0", "chance": "explicit"},
     ),
+    # two players, two hands from a four-card deck: black 1 and 2, one Escape, the Skull King (hand 2
+    # deals the whole deck); the hand-2 bids depend on hand 1, so the information state needs its history
+    "skull_king_two_hands": (
+        "skull_king_v0",
+        {"players": 2, "num_hands": 2, "suits": "3", "ranks": 2, "specials": "1,0,0,1,0", "chance": "explicit"},
+    ),
 }
 
 
