@@ -149,7 +149,7 @@ O_SEAT_PRESENT = len(_OFFSET_PIECES)
 
 
 # ----------------------------------------------------------------------------- tables from the reference
-def _rule_tables(num_dice: int) -> tuple[np.ndarray, ...]:
+def _rule_tables(num_dice: int = NUM_DICE) -> tuple[np.ndarray, ...]:
     """The scoring and action tables of a game of ``num_dice`` dice, computed by the reference helpers.
 
     ``vector_id[c0..c5]``: the row of a count vector of at most eight dice (-1 if none);

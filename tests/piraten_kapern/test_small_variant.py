@@ -122,3 +122,29 @@ def test_batched_engine_in_lockstep_with_the_env_on_small_variants(reward_mode: 
         report = check_lockstep(KAPERN, 8, games=24, seed=11, num_players=2, reward_mode=reward_mode,
                                 target_score=300, max_turns=12, **options)  # fmt: skip
         assert report.games >= 24 and report.engine_checks > 0
+
+
+def test_batched_heuristic_plays_the_small_variant_as_the_one_game_heuristic() -> None:
+    """Training's default opponent: with fewer dice the batched heuristic picks the one-game heuristic's moves."""
+    pytest.importorskip("numba")
+    from agents.batched.kapern_heuristic import KapernHeuristicBatch
+    from agents.kapern_heuristic import KapernHeuristic
+
+    decisions = 0
+    for num_dice in (2, 3, 5):
+        env = pirate_envs.make(KAPERN, raw=True, num_players=2, num_dice=num_dice, target_score=800, max_turns=30,
+                               fortune_deck=deck(treasure_chest=1, sorceress=1, gold=1, sea_battle_2=1, skulls_1=1))  # fmt: skip
+        heuristic, batched = KapernHeuristic(), KapernHeuristicBatch(env, num_games=1, seed=0)
+        for game in range(3):
+            env.reset(seed=game)
+            for _ in env.agent_iter():
+                obs, _, terminated, truncated, _ = env.last()
+                if terminated or truncated:
+                    env.step(None)
+                    continue
+                action = heuristic.act(obs, env.game.view(env.game.current_player))
+                rows = np.zeros(1, dtype=np.int64)
+                assert batched.act_batch(rows, obs["observation"][None], obs["action_mask"][None])[0] == action
+                decisions += 1
+                env.step(action)
+    assert decisions > 30
