@@ -36,6 +36,7 @@ from pirate_envs.piraten_kapern.actions import (
 )
 from pirate_envs.piraten_kapern.dice import DiceSource
 from pirate_envs.piraten_kapern.rules import (
+    BASE_CARDS,
     CARD_INDEX,
     CARDS,
     COIN,
@@ -43,13 +44,12 @@ from pirate_envs.piraten_kapern.rules import (
     DISQUALIFYING_SKULLS,
     FACES,
     ISLAND_SKULLS,
+    MAX_CARD_COPIES,
     MONKEY,
     NON_SKULL_FACES,
     NUM_DICE,
     NUM_FACES,
     PARROT,
-    BASE_CARDS,
-    MAX_CARD_COPIES,
     PROMO_CARDS,
     SABRE,
     SEA_BATTLES,

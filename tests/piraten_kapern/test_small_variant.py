@@ -57,7 +57,8 @@ def test_an_empty_base_deck_with_the_promo_cards_is_a_deck() -> None:
 
 def test_first_card_must_be_in_the_chosen_deck() -> None:
     engine = KapernEngine(Config(fortune_deck=deck(gold=1)))
-    with pytest.raises(ValueError, match=r"^first_card='captain' is not in this game's fortune deck; its cards: \['gold'\]$"):
+    message = r"^first_card='captain' is not in this game's fortune deck; its cards: \['gold'\]$"
+    with pytest.raises(ValueError, match=message):
         engine.reset(np.random.default_rng(0), {"first_card": "captain"})
 
 
@@ -118,9 +119,19 @@ def test_batched_engine_in_lockstep_with_the_env_on_small_variants(reward_mode: 
     pytest.importorskip("numba")
     from pirate_envs.testing import check_lockstep
 
-    for options in (SMALL, {**SMALL, "num_dice": 5, "max_rolls": 0, "fortune_deck": deck(treasure_chest=2, skulls_2=1)}):
-        report = check_lockstep(KAPERN, 8, games=24, seed=11, num_players=2, reward_mode=reward_mode,
-                                target_score=300, max_turns=12, **options)  # fmt: skip
+    chest = {**SMALL, "num_dice": 5, "max_rolls": 0, "fortune_deck": deck(treasure_chest=2, skulls_2=1)}
+    for options in (SMALL, chest):
+        report = check_lockstep(
+            KAPERN,
+            8,
+            games=24,
+            seed=11,
+            num_players=2,
+            reward_mode=reward_mode,
+            target_score=300,
+            max_turns=12,
+            **options,
+        )
         assert report.games >= 24 and report.engine_checks > 0
 
 
@@ -132,8 +143,10 @@ def test_batched_heuristic_plays_the_small_variant_as_the_one_game_heuristic() -
 
     decisions = 0
     for num_dice in (2, 3, 5):
-        env = pirate_envs.make(KAPERN, raw=True, num_players=2, num_dice=num_dice, target_score=800, max_turns=30,
-                               fortune_deck=deck(treasure_chest=1, sorceress=1, gold=1, sea_battle_2=1, skulls_1=1))  # fmt: skip
+        cards = deck(treasure_chest=1, sorceress=1, gold=1, sea_battle_2=1, skulls_1=1)
+        env = pirate_envs.make(
+            KAPERN, raw=True, num_players=2, num_dice=num_dice, target_score=800, max_turns=30, fortune_deck=cards
+        )
         heuristic, batched = KapernHeuristic(), KapernHeuristicBatch(env, num_games=1, seed=0)
         for game in range(3):
             env.reset(seed=game)
