@@ -7,6 +7,7 @@ game's documentation page.
 
 from __future__ import annotations
 
+import copy
 import enum
 import functools
 from collections.abc import Mapping
@@ -166,8 +167,14 @@ class TurnState:
     island_skulls: int = 0
 
     def showing(self) -> list[int]:
-        """Counts per face of all eight dice (free and on the chest)."""
+        """Counts per face of all the dice (free and on the chest)."""
         return [a + b for a, b in zip(self.free, self.chest)]
+
+    def copy(self) -> TurnState:
+        """An independent copy (its dice lists copied)."""
+        twin = copy.copy(self)
+        twin.free, twin.chest = self.free.copy(), self.chest.copy()
+        return twin
 
 
 class KapernEngine(BaseEngine):
@@ -194,7 +201,7 @@ class KapernEngine(BaseEngine):
         self.config = config
         self.num_players = config.num_players
         deck = config.deck()
-        self.deck_cards = [card for card in CARDS for _ in range(deck.get(card, 0))]
+        self.deck_cards = tuple(card for card in CARDS for _ in range(deck.get(card, 0)))
         self.dice_source = dice_source
         self.chance: Chance = GeneratorChance(np.random.default_rng())
         self._reset_state()
@@ -216,6 +223,23 @@ class KapernEngine(BaseEngine):
         self.last_turn_points = [0] * n
         #: A turn has ended and the next player's has not started yet (see ``_start_turns``).
         self._next_turn_due = False
+
+    #: The attributes `clone` copies (lists of integers), beside ``turn`` and ``guard``; every other one is shared.
+    _COPIED_LISTS = ("_scores", "deck", "_deck_counts", "final_turns_left", "last_turn_points", "events")
+
+    def clone(self, chance: Chance | None = None) -> KapernEngine:
+        """`Engine.clone` for this engine's known attributes, several times faster (searches and OpenSpiel's
+        explicit chance clone at every node); a test checks it against the generic copy."""
+        twin = copy.copy(self)
+        state = twin.__dict__
+        for name in self._COPIED_LISTS:
+            value = state.get(name)
+            if value is not None:
+                state[name] = value.copy()
+        twin.turn = self.turn.copy()
+        twin.guard = copy.copy(self.guard)
+        twin.chance = self.chance.clone() if chance is None else chance
+        return twin
 
     # ------------------------------------------------------------------ set-up
     def reset(self, rng: Chance | np.random.Generator, options: Mapping[str, Any] | None = None) -> None:
