@@ -103,7 +103,8 @@ def tournament_jobs(
     n = len(agent_names)
     if duplicate and games % n:
         raise ValueError(f"--duplicate plays each deal once per rotation: games must be a multiple of {n}, not {games}")
-    kwargs = tuple(sorted(env_kwargs.items()))
+    # list values (a short deck's ``suits=[0, 3]``) as tuples: a job's options key the built tables
+    kwargs = tuple(sorted((name, tuple(v) if isinstance(v, list) else v) for name, v in env_kwargs.items()))
     jobs = []
     for g in range(games):
         offset, rotation = deal_of(g, n, duplicate)

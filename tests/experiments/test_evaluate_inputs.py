@@ -102,3 +102,13 @@ def test_env_kwargs_reach_the_games_and_their_records(tmp_path, capsys):
         record = json.loads(path.read_text())
         assert record["env_kwargs"] == {"promo_cards": True, "target_score": 2000, "num_players": 2}
         assert replay(record) == record["scores"]
+
+
+def test_list_valued_env_kwargs_key_the_tables_they_build():
+    # a short Skull King deck given as lists (as a Python caller writes it): the built tables are keyed by the options
+    from agents.evaluation.games import play_job, tournament_jobs
+
+    options = {"num_hands": 1, "suits": [0, 3], "ranks": 3, "specials": [1, 1, 1, 1, 0]}
+    jobs = tournament_jobs("skull_king_v0", ["heuristic", "random"], 2, **options)
+    assert dict(jobs[0].env_kwargs)["suits"] == (0, 3)
+    assert [len(play_job(job).scores) for job in jobs] == [2, 2]
