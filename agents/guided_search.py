@@ -22,6 +22,10 @@ network's policy as the prior of every decision:
   sequential halving (each phase shares the budget out evenly, then keeps the better half by
   ``g + log P + sigma(q)``, ``sigma(q) = (50 + max n) * q``); the move is the best survivor by
   the same score, not the most visited. Below the root, PUCT.
+* **Policy targets** (``policy_target``, for expert iteration, `agents.expert_iteration`): after a
+  search, Gumbel's improved policy ``softmax(log P + sigma(completed q))`` over the legal root
+  actions (an unvisited action's ``q`` completed by its visited siblings' visit-weighted mean;
+  ``log P`` the prior the search used), or PUCT's root visit shares. Reading it changes no move.
 * **Leaves.** With a value head in the agent file (`MlpPolicy.has_value`, an agent trained for
   the win) a new leaf is valued by the head, for every seat from its own View in that world,
   and the tree runs to the game's end (the head values the whole game; the end is the win
@@ -98,6 +102,23 @@ def log_softmax(logits: np.ndarray) -> np.ndarray:
     return z - math.log(float(np.exp(z).sum()))
 
 
+def improved_policy(logits: np.ndarray, legal: np.ndarray, num_actions: int) -> np.ndarray:
+    """Gumbel's improved policy ``softmax(log P + sigma(completed q))`` from ``logits`` over ``legal``, as a
+    distribution over all ``num_actions`` (zero off ``legal``)."""
+    policy = np.zeros(num_actions)
+    policy[legal] = np.exp(log_softmax(np.asarray(logits, dtype=float)))
+    return policy
+
+
+def visit_shares(root: Node, mask: np.ndarray) -> np.ndarray:
+    """The root's visit distribution over every action of ``mask`` (zero off the visited legal ones)."""
+    visits = np.zeros(mask.size)
+    for child in root.children.values():
+        if mask[child.action]:
+            visits[child.action] = child.visits
+    return visits / visits.sum() if visits.sum() else mask / mask.sum()
+
+
 def true_world(game: Engine, rng: np.random.Generator) -> Engine:
     """The omniscient reference's world: a copy of ``game`` keeping every hidden card, drawing the future
     (dice, later deals) from a fresh chance source seeded from ``rng``. Not an honest player's world."""
@@ -171,6 +192,9 @@ class GuidedSearchAgent(SearchAgent):
         self.prior_mix = prior_mix
         #: Gumbel: the move of the last search.
         self.choice = -1
+        #: The policy target of the last `search` over every action (zero off the legal ones): Gumbel's
+        #: improved policy (`improved_policy`), PUCT's root visit shares; ``None`` before any search.
+        self.policy_target: np.ndarray | None = None
         self.name = name or f"{OMNISCIENT if omniscient else root}:{simulations}"
 
     # ------------------------------------------------------------------ the network's pieces
@@ -235,21 +259,29 @@ class GuidedSearchAgent(SearchAgent):
         else:
             for _ in range(self.simulations):
                 iterate()
+            self.policy_target = visit_shares(root, game.legal_mask())
         return root
 
     def _sequential_halving(self, game: Engine, seat: int, root: Node, bounds: list[float], iterate: Any) -> int:
         """Gumbel top-k at the root, searched by sequential halving; returns the move."""
-        legal = np.flatnonzero(game.legal_mask())
-        score = self.rng.gumbel(size=legal.size) + self.log_priors(game, seat, legal)
+        mask = game.legal_mask()
+        legal = np.flatnonzero(mask)
+        noise = self.rng.gumbel(size=legal.size)
+        log_prior = self.log_priors(game, seat, legal)
+        score = noise + log_prior
         considered = np.argsort(-score, kind="stable")[: min(GUMBEL_CONSIDERED, legal.size)]
         phases = max(1, math.ceil(math.log2(considered.size)))
         used = 0
 
-        def improved() -> np.ndarray:
-            """``g + log P + sigma(q)`` of every root action."""
+        def sigma() -> np.ndarray:
+            """``sigma(q)`` of every root action (unvisited: the completed value of `_q_values`)."""
             most = max((child.visits for child in root.children.values()), default=0)
             q = np.asarray(self._q_values([root.children.get(a) for a in legal.tolist()], bounds))
-            return score + (GUMBEL_C_VISIT + most) * GUMBEL_C_SCALE * q
+            return (GUMBEL_C_VISIT + most) * GUMBEL_C_SCALE * q
+
+        def improved() -> np.ndarray:
+            """``g + log P + sigma(q)`` of every root action."""
+            return score + sigma()
 
         while used < self.simulations and considered.size > 1:
             each = max(1, self.simulations // (phases * considered.size))
@@ -259,6 +291,7 @@ class GuidedSearchAgent(SearchAgent):
                     used += 1
             ranked = considered[np.argsort(-improved()[considered], kind="stable")]
             considered = ranked[: max(1, math.ceil(considered.size / 2))]
+        self.policy_target = improved_policy(log_prior + sigma(), legal, mask.size)
         return int(legal[considered[int(np.argmax(improved()[considered]))]])
 
     def _iterate(  # type: ignore[override]
