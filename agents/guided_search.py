@@ -25,7 +25,8 @@ network's policy as the prior of every decision:
 * **Policy targets** (``policy_target``, for expert iteration, `agents.expert_iteration`): after a
   search, Gumbel's improved policy ``softmax(log P + sigma(completed q))`` over the legal root
   actions (an unvisited action's ``q`` completed by its visited siblings' visit-weighted mean;
-  ``log P`` the prior the search used), or PUCT's root visit shares. Reading it changes no move.
+  ``log P`` the network's own, without the uniform share the search mixes in, so that training on
+  the targets does not flatten the network), or PUCT's root visit shares. Reading it changes no move.
 * **Leaves.** With a value head in the agent file (`MlpPolicy.has_value`, an agent trained for
   the win) a new leaf is valued by the head, for every seat from its own View in that world,
   and the tree runs to the game's end (the head values the whole game; the end is the win
@@ -205,13 +206,19 @@ class GuidedSearchAgent(SearchAgent):
     def log_priors(self, world: Any, mover: int, legal: np.ndarray) -> np.ndarray:
         """``log P`` over ``legal``: the network's masked softmax from ``mover``'s View in ``world`` with
         ``prior_mix`` of the uniform mixed in (no network: uniform)."""
-        uniform = -math.log(legal.size)
+        return self.mixed(self.network_log_priors(world, mover, legal))
+
+    def network_log_priors(self, world: Any, mover: int, legal: np.ndarray) -> np.ndarray:
+        """``log P`` over ``legal`` of the network alone (no uniform mixed in; no network: uniform)."""
         if self.network is None:
-            return np.full(legal.size, uniform)
-        log_p = log_softmax(self.network.logits(self.env.encode(world.view(mover)))[legal])
-        if self.prior_mix == 0.0:
+            return np.full(legal.size, -math.log(legal.size))
+        return log_softmax(self.network.logits(self.env.encode(world.view(mover)))[legal])
+
+    def mixed(self, log_p: np.ndarray) -> np.ndarray:
+        """``log P`` with ``prior_mix`` of the uniform mixed in (no network: ``log_p``, already uniform)."""
+        if self.network is None or self.prior_mix == 0.0:
             return log_p
-        return np.log((1.0 - self.prior_mix) * np.exp(log_p) + self.prior_mix * math.exp(uniform))
+        return np.log((1.0 - self.prior_mix) * np.exp(log_p) + self.prior_mix * math.exp(-math.log(log_p.size)))
 
     def _policy_action(self, world: Any) -> int:
         if not self.network_rollouts:
@@ -267,8 +274,8 @@ class GuidedSearchAgent(SearchAgent):
         mask = game.legal_mask()
         legal = np.flatnonzero(mask)
         noise = self.rng.gumbel(size=legal.size)
-        log_prior = self.log_priors(game, seat, legal)
-        score = noise + log_prior
+        network_log_prior = self.network_log_priors(game, seat, legal)
+        score = noise + self.mixed(network_log_prior)
         considered = np.argsort(-score, kind="stable")[: min(GUMBEL_CONSIDERED, legal.size)]
         phases = max(1, math.ceil(math.log2(considered.size)))
         used = 0
@@ -291,7 +298,7 @@ class GuidedSearchAgent(SearchAgent):
                     used += 1
             ranked = considered[np.argsort(-improved()[considered], kind="stable")]
             considered = ranked[: max(1, math.ceil(considered.size / 2))]
-        self.policy_target = improved_policy(log_prior + sigma(), legal, mask.size)
+        self.policy_target = improved_policy(network_log_prior + sigma(), legal, mask.size)
         return int(legal[considered[int(np.argmax(improved()[considered]))]])
 
     def _iterate(  # type: ignore[override]
