@@ -31,7 +31,9 @@ chains start fresh (``net_arch``, Tanh). The games observe with ``table_layout="
 **Run folder**: ``config.json`` (the command's arguments), ``data/iteration_<k>.npz`` (the decisions
 of each iteration, kept for the replay window and for resuming), ``checkpoints/``, ``metrics.csv``
 (one row per iteration: games, positions, searched positions per second, the losses). Every file is
-written atomically (`agents.checkpoint.write_atomic`); a checkpoint is an iteration's commit point.
+written atomically (`agents.checkpoint.write_atomic`); an iteration writes its data, its
+``metrics.csv`` row, then its checkpoint, the commit point: a resume starts after the newest
+checkpoint, drops later rows and copies that checkpoint to ``latest.npz`` again.
 
 **Exact resume.** Everything random in iteration ``k`` (games, searches, the shuffle of the update,
 torch) is seeded from ``(seed, k)`` alone, the data files hold exactly what the update read, and the
@@ -447,7 +449,9 @@ def run(plan: ExpertIterationPlan, progress: bool = True, log: Callable[[str], N
     env = next(iter(envs.values()))
     done = completed_iteration(plan.run_dir)
     if done:
-        policy, _ = load_agent(checkpoint_path(plan.run_dir, done))
+        newest = checkpoint_path(plan.run_dir, done)
+        policy, _ = load_agent(newest)
+        write_atomic(checkpoint_path(plan.run_dir, LATEST), newest.read_bytes())  # a kill may have cut it out
     else:
         policy = initial_policy(plan, env)
     rows: list[dict[str, Any]] = list(read_metrics(plan.run_dir, done))
@@ -473,7 +477,6 @@ def run(plan: ExpertIterationPlan, progress: bool = True, log: Callable[[str], N
             policy, policy_loss, value_loss = fit(plan, policy, data, iteration_rng(plan, iteration, 1))
             trained += len(data)
             updated = time.perf_counter()
-            write_checkpoint(plan, env, policy, iteration, trained)
             row = {
                 "iteration": iteration,
                 "games": plan.games_per_iteration,
@@ -486,7 +489,8 @@ def run(plan: ExpertIterationPlan, progress: bool = True, log: Callable[[str], N
                 "trained_positions": trained,
             }
             rows.append(row)
-            write_metrics(plan.run_dir, rows)
+            write_metrics(plan.run_dir, rows)  # before the checkpoint: a resume drops a row without one
+            write_checkpoint(plan, env, policy, iteration, trained)
             bar.set_postfix(policy_loss=row["policy_loss"], value_loss=row["value_loss"])
             if log is not None:
                 log(

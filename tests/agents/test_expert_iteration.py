@@ -156,27 +156,39 @@ def run_files(run_dir: Path) -> dict[str, object]:
     return files
 
 
-def test_a_run_killed_mid_iteration_resumes_to_the_uninterrupted_runs_files(tmp_path, monkeypatch):
-    whole = tmp_path / "whole"
-    ei.run(tiny_plan(whole, iterations=3), progress=False)
-    broken = tmp_path / "broken"
-    real_fit = ei.fit
+def dies_at(monkeypatch, name: str, call: int) -> None:
+    """Make the ``call``-th call (from 1) of ``ei.<name>`` raise KeyboardInterrupt, as a kill there would stop it."""
+    real = getattr(ei, name)
     calls = []
 
-    def fit_then_die(plan, policy, data, rng):
+    def wrapped(*args, **kwargs):
         calls.append(1)
-        if len(calls) == 2:  # iteration 2: its games are played and saved, its update never ends
+        if len(calls) == call:
             raise KeyboardInterrupt
-        return real_fit(plan, policy, data, rng)
+        return real(*args, **kwargs)
 
-    monkeypatch.setattr(ei, "fit", fit_then_die)
-    with pytest.raises(KeyboardInterrupt):
-        ei.run(tiny_plan(broken, iterations=3), progress=False)
-    monkeypatch.setattr(ei, "fit", real_fit)
-    assert ei.completed_iteration(broken) == 1 and ei.data_path(broken, 2).is_file()
-    ei.run(tiny_plan(broken, iterations=3), progress=False)
+    monkeypatch.setattr(ei, name, wrapped)
+
+
+@pytest.mark.parametrize(
+    ("name", "call", "reached"),
+    [
+        ("fit", 2, 1),  # iteration 2's games played and saved, its update cut
+        ("save_agent", 3, 1),  # iteration 2's metrics row written, its checkpoint not
+        ("save_agent", 4, 2),  # iteration 2's checkpoint written, latest.npz still iteration 1's
+    ],
+)
+def test_a_run_killed_anywhere_resumes_to_the_uninterrupted_runs_files(tmp_path, monkeypatch, name, call, reached):
+    whole, broken = tmp_path / "whole", tmp_path / "broken"
+    ei.run(tiny_plan(whole, iterations=2), progress=False)
+    with monkeypatch.context() as patch:
+        dies_at(patch, name, call)
+        with pytest.raises(KeyboardInterrupt):
+            ei.run(tiny_plan(broken, iterations=2), progress=False)
+    assert ei.completed_iteration(broken) == reached and ei.data_path(broken, 2).is_file()
+    ei.run(tiny_plan(broken, iterations=2), progress=False)
     assert run_files(broken) == run_files(whole)
-    assert len(run_files(whole)["metrics"]) == 3
+    assert len(run_files(whole)["metrics"]) == 2
 
 
 def test_decisions_files_are_read_without_pickle_and_damage_is_one_line(tmp_path):
