@@ -7,7 +7,8 @@ line); `run` carries it out, iteration by iteration:
 1. **Self-play** (`self_play`): ``games_per_iteration`` games, at the plan's table sizes in turn
    (game ``g`` at size ``g mod len(sizes)``), in which every seat moves by the Gumbel search of
    `agents.guided_search` (``gumbel:<simulations>``: Gumbel top-k with sequential halving at the
-   root, PUCT below, the current network's value head at the leaves) with the current network.
+   root, PUCT below) with the current network, its leaves valued by the network's value head
+   (``leaf="value"``) or by a rollout of the game's heuristic (``leaf="rollout"``, as ``mcts``).
    Every decision is recorded (`Decisions`): the observation, the legal-action mask and the
    search's policy target (`GuidedSearchAgent.policy_target`: Gumbel's improved policy
    ``softmax(log P + sigma(completed q))``; a move with one legal action, played without search,
@@ -99,6 +100,9 @@ class ExpertIterationPlan:
     env_options: Mapping[str, Any]
     run_dir: Path
     simulations: int = 16
+    #: What values the search's leaves: ``value`` the network's value head, ``rollout`` a rollout by the
+    #: game's heuristic to the game's search horizon (as ``mcts``; the value head still learns).
+    leaf: str = "value"
     iterations: int = 10
     games_per_iteration: int = 32
     #: An agent file (or shipped name) whose weights start the network; ``None``: fresh ones.
@@ -200,10 +204,18 @@ def iteration_rng(plan: ExpertIterationPlan, iteration: int, stream: int) -> np.
 
 # ---------------------------------------------------------------------- self-play
 def search_agent(plan: ExpertIterationPlan, env: Any, network: MlpPolicy, seed: int) -> GuidedSearchAgent:
-    """The Gumbel search with ``network`` of one seat (value leaves: the network has a value head)."""
+    """The Gumbel search with ``network`` of one seat, its leaves valued as ``plan.leaf`` says."""
     keywords = pirate_envs.game_spec(plan.env_id).search_keywords()
     return GuidedSearchAgent(
-        env, plan.env_id, network, simulations=plan.simulations, root="gumbel", reward_mode="win", seed=seed, **keywords
+        env,
+        plan.env_id,
+        network,
+        simulations=plan.simulations,
+        root="gumbel",
+        leaf=plan.leaf,
+        reward_mode="win",
+        seed=seed,
+        **keywords,
     )
 
 

@@ -76,6 +76,14 @@ class ExpertIterationArgs:
     simulations: int = field(
         default=16, metadata={"help": "search iterations per move", "min": 1, "max": MAX_SIMULATIONS}
     )
+    leaf: str = field(
+        default="value",
+        metadata={
+            "help": "what values the search's leaves: value (the network's value head) or rollout (the game's "
+            "heuristic played to the search horizon, as mcts; the value head still learns)",
+            "choices": ["value", "rollout"],
+        },
+    )
     iterations: int = field(
         default=10, metadata={"help": "iterations in all (with --resume: the saved value unless given)", "min": 1}
     )
@@ -129,6 +137,7 @@ def plan_of(args: ExpertIterationArgs, command: str | None = None) -> ExpertIter
         env_options=options,
         run_dir=Path(args.out),
         simulations=args.simulations,
+        leaf=args.leaf,
         iterations=args.iterations,
         games_per_iteration=args.games_per_iteration,
         init=args.init,

@@ -201,3 +201,13 @@ def test_decisions_files_are_read_without_pickle_and_damage_is_one_line(tmp_path
     np.savez(objects, observations=np.array([object()], dtype=object))
     with pytest.raises(ValueError, match="not a decisions file"):
         ei.Decisions.load(objects)
+
+
+@pytest.mark.parametrize("leaf", ["value", "rollout"])
+def test_the_leaves_are_valued_as_the_plan_says(tmp_path, leaf):
+    plan = tiny_plan(tmp_path, leaf=leaf)
+    envs = ei.make_envs(plan)
+    searcher = ei.search_agent(plan, envs[2], ei.initial_policy(plan, envs[2]), seed=0)
+    assert searcher.value_leaves == (leaf == "value") and searcher.root_rule == "gumbel"
+    data, searched = ei.self_play(plan, envs, searcher.network, np.random.default_rng(0))
+    assert searched > 0 and np.allclose(data.targets.sum(axis=1), 1.0, atol=1e-5)
