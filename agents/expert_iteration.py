@@ -69,7 +69,7 @@ from agents.checkpoint import (
     save_agent,
     write_atomic,
 )
-from agents.guided_search import GuidedSearchAgent
+from agents.guided_search import GUMBEL_C_SCALE, GUMBEL_CONSIDERED, GuidedSearchAgent
 from agents.mlp import MlpPolicy
 from agents.policy_agent import _linear_to_numpy
 from pirate_envs.core.rewards import win_rewards
@@ -103,6 +103,9 @@ class ExpertIterationPlan:
     #: What values the search's leaves: ``value`` the network's value head, ``rollout`` a rollout by the
     #: game's heuristic to the game's search horizon (as ``mcts``; the value head still learns).
     leaf: str = "value"
+    #: Gumbel's root: the most actions sequential halving considers and sigma's scale ``c_scale``.
+    gumbel_considered: int = GUMBEL_CONSIDERED
+    gumbel_scale: float = GUMBEL_C_SCALE
     iterations: int = 10
     games_per_iteration: int = 32
     #: An agent file (or shipped name) whose weights start the network; ``None``: fresh ones.
@@ -213,6 +216,8 @@ def search_agent(plan: ExpertIterationPlan, env: Any, network: MlpPolicy, seed: 
         simulations=plan.simulations,
         root="gumbel",
         leaf=plan.leaf,
+        gumbel_considered=plan.gumbel_considered,
+        gumbel_scale=plan.gumbel_scale,
         reward_mode="win",
         seed=seed,
         **keywords,

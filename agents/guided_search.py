@@ -21,7 +21,9 @@ network's policy as the prior of every decision:
   ``g(a) + log P(a)`` (``g`` Gumbel noise from the agent's generator) are searched by
   sequential halving (each phase shares the budget out evenly, then keeps the better half by
   ``g + log P + sigma(q)``, ``sigma(q) = (50 + max n) * q``); the move is the best survivor by
-  the same score, not the most visited. Below the root, PUCT.
+  the same score, not the most visited. Below the root, PUCT. (``gumbel_considered`` and
+  ``gumbel_scale``, the ``m`` and a factor ``c_scale`` of sigma, 16 and 1 by default, are options of
+  `GuidedSearchAgent` for expert iteration; MCTX's default ``c_scale`` is 0.1.)
 * **Policy targets** (``policy_target``, for expert iteration, `agents.expert_iteration`): after a
   search, Gumbel's improved policy ``softmax(log P + sigma(completed q))`` over the legal root
   actions (an unvisited action's ``q`` completed by its visited siblings' visit-weighted mean;
@@ -156,6 +158,8 @@ class GuidedSearchAgent(SearchAgent):
         reward_mode: str = "win",
         omniscient: bool = False,
         prior_mix: float = DEFAULT_PRIOR_MIX,
+        gumbel_considered: int = GUMBEL_CONSIDERED,
+        gumbel_scale: float = GUMBEL_C_SCALE,
         seed: int | None = None,
         name: str | None = None,
         **search_keywords: Any,
@@ -173,6 +177,11 @@ class GuidedSearchAgent(SearchAgent):
             raise ValueError("rollout='network' needs a network")
         if not 0.0 <= prior_mix <= 1.0:
             raise ValueError(f"prior_mix must lie in [0, 1], got {prior_mix!r}")
+        if gumbel_considered < 1 or not gumbel_scale > 0:
+            raise ValueError(
+                f"gumbel_considered must be at least 1 and gumbel_scale above 0, got {gumbel_considered!r} and "
+                f"{gumbel_scale!r}"
+            )
         if value_leaves:  # the head values the whole game: the tree runs to the end
             search_keywords["horizon"] = None
         base_rollout = "heuristic" if rollout == "heuristic" else "random"
@@ -191,6 +200,9 @@ class GuidedSearchAgent(SearchAgent):
         self.network_rollouts = rollout == "network"
         self.omniscient = omniscient
         self.prior_mix = prior_mix
+        #: Gumbel: the most root actions sequential halving considers, and sigma's scale (``c_scale``).
+        self.gumbel_considered = gumbel_considered
+        self.gumbel_scale = gumbel_scale
         #: Gumbel: the move of the last search.
         self.choice = -1
         #: The policy target of the last `search` over every action (zero off the legal ones): Gumbel's
@@ -276,7 +288,7 @@ class GuidedSearchAgent(SearchAgent):
         noise = self.rng.gumbel(size=legal.size)
         network_log_prior = self.network_log_priors(game, seat, legal)
         score = noise + self.mixed(network_log_prior)
-        considered = np.argsort(-score, kind="stable")[: min(GUMBEL_CONSIDERED, legal.size)]
+        considered = np.argsort(-score, kind="stable")[: min(self.gumbel_considered, legal.size)]
         phases = max(1, math.ceil(math.log2(considered.size)))
         used = 0
 
@@ -284,7 +296,7 @@ class GuidedSearchAgent(SearchAgent):
             """``sigma(q)`` of every root action (unvisited: the completed value of `_q_values`)."""
             most = max((child.visits for child in root.children.values()), default=0)
             q = np.asarray(self._q_values([root.children.get(a) for a in legal.tolist()], bounds))
-            return (GUMBEL_C_VISIT + most) * GUMBEL_C_SCALE * q
+            return (GUMBEL_C_VISIT + most) * self.gumbel_scale * q
 
         def improved() -> np.ndarray:
             """``g + log P + sigma(q)`` of every root action."""

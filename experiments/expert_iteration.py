@@ -40,6 +40,7 @@ require_extras(__name__, ("torch", "train"))
 import pirate_envs
 from agents.expert_iteration import ExpertIterationPlan, completed_iteration, load_init, make_envs
 from agents.expert_iteration import run as run_expert_iteration
+from agents.guided_search import GUMBEL_C_SCALE, GUMBEL_CONSIDERED
 from agents.search import MAX_SIMULATIONS
 from agents.training.run import remove_temporaries, write_json
 from experiments.cli import (
@@ -82,6 +83,18 @@ class ExpertIterationArgs:
             "help": "what values the search's leaves: value (the network's value head) or rollout (the game's "
             "heuristic played to the search horizon, as mcts; the value head still learns)",
             "choices": ["value", "rollout"],
+        },
+    )
+    gumbel_considered: int = field(
+        default=GUMBEL_CONSIDERED,
+        metadata={"help": "the most root actions the Gumbel search considers (m)", "min": 1},
+    )
+    gumbel_scale: float = field(
+        default=GUMBEL_C_SCALE,
+        metadata={
+            "help": "sigma's scale c_scale in the search and its improved-policy target (MCTX: 0.1; lower: "
+            "the target leans more on the network's prior)",
+            "above": 0,
         },
     )
     iterations: int = field(
@@ -138,6 +151,8 @@ def plan_of(args: ExpertIterationArgs, command: str | None = None) -> ExpertIter
         run_dir=Path(args.out),
         simulations=args.simulations,
         leaf=args.leaf,
+        gumbel_considered=args.gumbel_considered,
+        gumbel_scale=args.gumbel_scale,
         iterations=args.iterations,
         games_per_iteration=args.games_per_iteration,
         init=args.init,

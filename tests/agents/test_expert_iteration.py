@@ -211,3 +211,22 @@ def test_the_leaves_are_valued_as_the_plan_says(tmp_path, leaf):
     assert searcher.value_leaves == (leaf == "value") and searcher.root_rule == "gumbel"
     data, searched = ei.self_play(plan, envs, searcher.network, np.random.default_rng(0))
     assert searched > 0 and np.allclose(data.targets.sum(axis=1), 1.0, atol=1e-5)
+
+
+def test_gumbel_options_reach_the_search_and_shape_its_target(tmp_path):
+    plan = tiny_plan(tmp_path, gumbel_considered=2, gumbel_scale=1e-6, simulations=8)
+    env = ei.make_envs(plan)[2]
+    network = ei.initial_policy(plan, env)
+    network.value_weights[-1][:] = np.linspace(-1, 1, network.value_weights[-1].size)[:, None]  # values that differ
+    env.reset(seed=1)
+    while np.flatnonzero(env.game.legal_mask()).size < 3:
+        env.step(int(np.flatnonzero(env.game.legal_mask())[0]))
+    searcher = ei.search_agent(plan, env, network, seed=0)
+    assert (searcher.gumbel_considered, searcher.gumbel_scale) == (2, 1e-6)
+    root = searcher.search()
+    assert len(root.children) == 2  # only the two considered root actions were searched
+    legal = np.flatnonzero(env.game.legal_mask())
+    seat = env.game.current_player
+    logits = network.logits(env.observe(env.possible_agents[seat])["observation"])[legal]
+    prior = np.exp(logits - logits.max()) / np.exp(logits - logits.max()).sum()
+    np.testing.assert_allclose(searcher.policy_target[legal], prior, atol=1e-4)  # a vanishing sigma: the prior
