@@ -21,7 +21,14 @@ network's policy as the prior of every decision:
   ``g(a) + log P(a)`` (``g`` Gumbel noise from the agent's generator) are searched by
   sequential halving (each phase shares the budget out evenly, then keeps the better half by
   ``g + log P + sigma(q)``, ``sigma(q) = (50 + max n) * q``); the move is the best survivor by
-  the same score, not the most visited. Below the root, PUCT.
+  the same score, not the most visited. Below the root, PUCT. (``gumbel_considered`` and
+  ``gumbel_scale``, the ``m`` and a factor ``c_scale`` of sigma, 16 and 1 by default, are options of
+  `GuidedSearchAgent` for expert iteration; MCTX's default ``c_scale`` is 0.1.)
+* **Policy targets** (``policy_target``, for expert iteration, `agents.expert_iteration`): after a
+  search, Gumbel's improved policy ``softmax(log P + sigma(completed q))`` over the legal root
+  actions (an unvisited action's ``q`` completed by its visited siblings' visit-weighted mean;
+  ``log P`` the network's own, without the uniform share the search mixes in, so that training on
+  the targets does not flatten the network), or PUCT's root visit shares. Reading it changes no move.
 * **Leaves.** With a value head in the agent file (`MlpPolicy.has_value`, an agent trained for
   the win) a new leaf is valued by the head, for every seat from its own View in that world,
   and the tree runs to the game's end (the head values the whole game; the end is the win
@@ -98,6 +105,23 @@ def log_softmax(logits: np.ndarray) -> np.ndarray:
     return z - math.log(float(np.exp(z).sum()))
 
 
+def improved_policy(logits: np.ndarray, legal: np.ndarray, num_actions: int) -> np.ndarray:
+    """Gumbel's improved policy ``softmax(log P + sigma(completed q))`` from ``logits`` over ``legal``, as a
+    distribution over all ``num_actions`` (zero off ``legal``)."""
+    policy = np.zeros(num_actions)
+    policy[legal] = np.exp(log_softmax(np.asarray(logits, dtype=float)))
+    return policy
+
+
+def visit_shares(root: Node, mask: np.ndarray) -> np.ndarray:
+    """The root's visit distribution over every action of ``mask`` (zero off the visited legal ones)."""
+    visits = np.zeros(mask.size)
+    for child in root.children.values():
+        if mask[child.action]:
+            visits[child.action] = child.visits
+    return visits / visits.sum() if visits.sum() else mask / mask.sum()
+
+
 def true_world(game: Engine, rng: np.random.Generator) -> Engine:
     """The omniscient reference's world: a copy of ``game`` keeping every hidden card, drawing the future
     (dice, later deals) from a fresh chance source seeded from ``rng``. Not an honest player's world."""
@@ -134,6 +158,8 @@ class GuidedSearchAgent(SearchAgent):
         reward_mode: str = "win",
         omniscient: bool = False,
         prior_mix: float = DEFAULT_PRIOR_MIX,
+        gumbel_considered: int = GUMBEL_CONSIDERED,
+        gumbel_scale: float = GUMBEL_C_SCALE,
         seed: int | None = None,
         name: str | None = None,
         **search_keywords: Any,
@@ -151,6 +177,11 @@ class GuidedSearchAgent(SearchAgent):
             raise ValueError("rollout='network' needs a network")
         if not 0.0 <= prior_mix <= 1.0:
             raise ValueError(f"prior_mix must lie in [0, 1], got {prior_mix!r}")
+        if gumbel_considered < 1 or not gumbel_scale > 0:
+            raise ValueError(
+                f"gumbel_considered must be at least 1 and gumbel_scale above 0, got {gumbel_considered!r} and "
+                f"{gumbel_scale!r}"
+            )
         if value_leaves:  # the head values the whole game: the tree runs to the end
             search_keywords["horizon"] = None
         base_rollout = "heuristic" if rollout == "heuristic" else "random"
@@ -169,8 +200,14 @@ class GuidedSearchAgent(SearchAgent):
         self.network_rollouts = rollout == "network"
         self.omniscient = omniscient
         self.prior_mix = prior_mix
+        #: Gumbel: the most root actions sequential halving considers, and sigma's scale (``c_scale``).
+        self.gumbel_considered = gumbel_considered
+        self.gumbel_scale = gumbel_scale
         #: Gumbel: the move of the last search.
         self.choice = -1
+        #: The policy target of the last `search` over every action (zero off the legal ones): Gumbel's
+        #: improved policy (`improved_policy`), PUCT's root visit shares; ``None`` before any search.
+        self.policy_target: np.ndarray | None = None
         self.name = name or f"{OMNISCIENT if omniscient else root}:{simulations}"
 
     # ------------------------------------------------------------------ the network's pieces
@@ -181,13 +218,19 @@ class GuidedSearchAgent(SearchAgent):
     def log_priors(self, world: Any, mover: int, legal: np.ndarray) -> np.ndarray:
         """``log P`` over ``legal``: the network's masked softmax from ``mover``'s View in ``world`` with
         ``prior_mix`` of the uniform mixed in (no network: uniform)."""
-        uniform = -math.log(legal.size)
+        return self.mixed(self.network_log_priors(world, mover, legal))
+
+    def network_log_priors(self, world: Any, mover: int, legal: np.ndarray) -> np.ndarray:
+        """``log P`` over ``legal`` of the network alone (no uniform mixed in; no network: uniform)."""
         if self.network is None:
-            return np.full(legal.size, uniform)
-        log_p = log_softmax(self.network.logits(self.env.encode(world.view(mover)))[legal])
-        if self.prior_mix == 0.0:
+            return np.full(legal.size, -math.log(legal.size))
+        return log_softmax(self.network.logits(self.env.encode(world.view(mover)))[legal])
+
+    def mixed(self, log_p: np.ndarray) -> np.ndarray:
+        """``log P`` with ``prior_mix`` of the uniform mixed in (no network: ``log_p``, already uniform)."""
+        if self.network is None or self.prior_mix == 0.0:
             return log_p
-        return np.log((1.0 - self.prior_mix) * np.exp(log_p) + self.prior_mix * math.exp(uniform))
+        return np.log((1.0 - self.prior_mix) * np.exp(log_p) + self.prior_mix * math.exp(-math.log(log_p.size)))
 
     def _policy_action(self, world: Any) -> int:
         if not self.network_rollouts:
@@ -235,21 +278,29 @@ class GuidedSearchAgent(SearchAgent):
         else:
             for _ in range(self.simulations):
                 iterate()
+            self.policy_target = visit_shares(root, game.legal_mask())
         return root
 
     def _sequential_halving(self, game: Engine, seat: int, root: Node, bounds: list[float], iterate: Any) -> int:
         """Gumbel top-k at the root, searched by sequential halving; returns the move."""
-        legal = np.flatnonzero(game.legal_mask())
-        score = self.rng.gumbel(size=legal.size) + self.log_priors(game, seat, legal)
-        considered = np.argsort(-score, kind="stable")[: min(GUMBEL_CONSIDERED, legal.size)]
+        mask = game.legal_mask()
+        legal = np.flatnonzero(mask)
+        noise = self.rng.gumbel(size=legal.size)
+        network_log_prior = self.network_log_priors(game, seat, legal)
+        score = noise + self.mixed(network_log_prior)
+        considered = np.argsort(-score, kind="stable")[: min(self.gumbel_considered, legal.size)]
         phases = max(1, math.ceil(math.log2(considered.size)))
         used = 0
 
-        def improved() -> np.ndarray:
-            """``g + log P + sigma(q)`` of every root action."""
+        def sigma() -> np.ndarray:
+            """``sigma(q)`` of every root action (unvisited: the completed value of `_q_values`)."""
             most = max((child.visits for child in root.children.values()), default=0)
             q = np.asarray(self._q_values([root.children.get(a) for a in legal.tolist()], bounds))
-            return score + (GUMBEL_C_VISIT + most) * GUMBEL_C_SCALE * q
+            return (GUMBEL_C_VISIT + most) * self.gumbel_scale * q
+
+        def improved() -> np.ndarray:
+            """``g + log P + sigma(q)`` of every root action."""
+            return score + sigma()
 
         while used < self.simulations and considered.size > 1:
             each = max(1, self.simulations // (phases * considered.size))
@@ -259,6 +310,7 @@ class GuidedSearchAgent(SearchAgent):
                     used += 1
             ranked = considered[np.argsort(-improved()[considered], kind="stable")]
             considered = ranked[: max(1, math.ceil(considered.size / 2))]
+        self.policy_target = improved_policy(network_log_prior + sigma(), legal, mask.size)
         return int(legal[considered[int(np.argmax(improved()[considered]))]])
 
     def _iterate(  # type: ignore[override]
