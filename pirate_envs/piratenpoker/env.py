@@ -30,13 +30,18 @@ a remaining tie is a shared win.
 
 Arguments
 =========
-``env(num_players=4, loot_fronts=(5, 5, 6, 6, 8, 8, 10), max_games=100, overboard_gift="any",
-below_deck_gifts=1, all_tied_loot="under_stack", pass_sits_out=False, pass_can_win=True,
-hand_size=6, reward_mode="win", table_layout="seated", render_mode=None)``
+``env(num_players=4, loot_fronts=(5, 5, 6, 6, 8, 8, 10), max_games=100,
+poker_copies=(1, 2, 4, 7, 7, 4, 2, 1), overboard_gift="any", below_deck_gifts=1,
+all_tied_loot="under_stack", pass_sits_out=False, pass_can_win=True, hand_size=6,
+reward_mode="win", table_layout="seated", render_mode=None)``
 
 * ``num_players``: 3 to 5.
 * ``loot_fronts``: front values of the loot cards of each colour (*assumption*, see below).
 * ``max_games``: guard; the episode is truncated when it has not ended after this many games.
+* ``poker_copies``: copies of the poker values 1..8 in each colour (0 to 7 each; the default is
+  the rule text's 84 cards). A short deck keeps the three colours; it must hold ``hand_size``
+  cards per player. The batched engine (``pirate_envs.vector``) plays the full deck only and
+  refuses another in one line (training then runs one game per env).
 * ``overboard_gift``, ``below_deck_gifts``, ``all_tied_loot``, ``pass_sits_out``,
   ``pass_can_win``, ``hand_size``: readings of the rules where the texts are silent or
   disagree (see Assumptions below and `pirate_envs.piratenpoker.engine.Config`).
