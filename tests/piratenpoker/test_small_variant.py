@@ -15,7 +15,13 @@ from pirate_envs.piratenpoker.actions import ACTIONS
 from pirate_envs.piratenpoker.cards import DECK_COUNTS, FRONT_INDEX, POKER_INDEX
 from pirate_envs.piratenpoker.engine import Config, Phase, PiratenpokerEngine
 
-SMALL = {"num_players": 3, "poker_copies": (0, 0, 0, 0, 1, 0, 0, 0), "hand_size": 1, "loot_fronts": (6,), "max_games": 1}
+SMALL = {
+    "num_players": 3,
+    "poker_copies": (0, 0, 0, 0, 1, 0, 0, 0),
+    "hand_size": 1,
+    "loot_fronts": (6,),
+    "max_games": 1,
+}
 #: The draw pile as the deck's shuffle leaves it: the deal pops its end, so seat 0 gets green-5.
 SHUFFLED = [POKER_INDEX["yellow-5"], POKER_INDEX["red-5"], POKER_INDEX["green-5"]]
 
@@ -144,7 +150,9 @@ def test_the_batched_engine_refuses_a_short_deck_in_one_line():
     pytest.importorskip("numba", reason="the batched engine needs numba")
     from pirate_envs import vector
 
-    with pytest.raises(ValueError, match=r"^poker_copies=\(0, 0, 0, 0, 1, 0, 0, 0\): the batched engine plays the full"):
+    with pytest.raises(
+        ValueError, match=r"^poker_copies=\(0, 0, 0, 0, 1, 0, 0, 0\): the batched engine plays the full"
+    ):
         vector.make("piratenpoker_v0", 2, seed=0, **SMALL)
 
 
@@ -152,7 +160,7 @@ def test_the_env_plays_the_small_variant():
     env = pirate_envs.make("piratenpoker_v0", **SMALL)
     env.reset(seed=5)
     rng = np.random.default_rng(5)
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         observation, _reward, terminated, truncated, _info = env.last()
         env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(observation["action_mask"]))))
     assert env.unwrapped.game.done
