@@ -164,3 +164,21 @@ def test_the_env_plays_the_small_variant():
         observation, _reward, terminated, truncated, _info = env.last()
         env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(observation["action_mask"]))))
     assert env.unwrapped.game.done
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="explicit chance's perfect-recall history records a view after every move, so the other seats "
+    "count the moves of a bid built card by card (a bid: add and commit; the Pass: one move)",
+)
+def test_nobody_learns_a_bid_or_a_pass_before_the_reveal(pyspiel):
+    from pirate_envs import openspiel as ps
+
+    state = ps.load_variant("piratenpoker_small").new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    bid = state.child(state.legal_actions()[0])  # player_0 bids his card ...
+    bid.apply_action(ACTIONS.from_string("commit bid"))
+    passed = state.child(ACTIONS.from_string("pass"))  # ... or passes: the others cannot tell until the reveal
+    assert bid.current_player() == passed.current_player() == 1
+    assert bid.information_state_string(1) == passed.information_state_string(1)
