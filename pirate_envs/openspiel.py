@@ -58,7 +58,8 @@ raises a private exception carrying the draw (`Draw`: its kind and arguments). T
 a chance node of that draw (`Table`): ``integers(low, high)`` uniform over ``high - low``
 outcomes; ``roll_dice(n)`` one outcome per count vector (`count_vectors`, `roll_probability`);
 ``permutation``/``shuffle`` dealt position by position, identical items merged into one outcome
-whose probability is its copies left over the items left. Once the draw's outcome is complete,
+whose probability is its copies left over the items left (a hand whose order the engine ignores
+is dealt as a set, its cards in outcome-id order: `hand_outcomes`). Once the draw's outcome is complete,
 the interrupted step (a move, or the reset) runs again on a copy of the engine from before it,
 with the outcomes scripted; a further draw makes the next chance node. Outcome ids are small
 integers below the game's ``max_chance_outcomes``. A game offers explicit chance by one entry in
@@ -575,13 +576,15 @@ class Table:
         self.pending: PendingStep | None = None
         #: Each seat's own history as one string (explicit chance only).
         self.histories: list[str] | None = None
+        #: Each seat's view at the last step recorded in its history (explicit chance only; never changed).
+        self.last_views: list[Any] | None = None
         if kit.explicit is not None:
             start = kit.cache.get("start")
             if start is None:  # the reset's first draw, once per game (OpenSpiel's clone builds a state first)
                 self.histories = [""] * kit.settings.config.num_players
                 self._run(None, None, [])
                 start = kit.cache["start"] = self.__deepcopy__({})
-            self._engine, self.histories = start._engine, list(start.histories)
+            self._engine, self.histories, self.last_views = start._engine, list(start.histories), start.last_views
             self.pending = None if start.pending is None else start.pending.copy()
 
     # ------------------------------------------------------------------ sampled chance
@@ -640,30 +643,28 @@ class Table:
         self._resolve(outcome)
 
     def _resolve(self, outcome: int) -> None:
+        """Take ``outcome`` at the chance node: a permutation's next value (the step runs once all are
+        dealt), or the draw's outcome (the step runs again at once)."""
         pending = self.pending
         assert pending is not None
         draw = pending.draw
-        value = draw.value(outcome)
         if draw.shuffles:
-            pending.chosen.append(value)
-            if not self._settle():
-                self._run(pending.before, pending.action, [*pending.resolved, draw.completed(pending.chosen)])
-            return
-        self._run(pending.before, pending.action, [*pending.resolved, value])
+            pending.chosen.append(draw.value(outcome))
+            self._settle()
+        else:
+            self._run(pending.before, pending.action, [*pending.resolved, draw.value(outcome)])
 
-    def _settle(self) -> bool:
-        """Resolve the pending draw's outcome while it is forced; whether a chance node with a choice remains."""
+    def _settle(self) -> None:
+        """Complete the pending permutation once its positions are dealt, and take every forced outcome."""
         pending = self.pending
         assert pending is not None
         draw = pending.draw
         if draw.shuffles and len(pending.chosen) >= pending.positions:
             self._run(pending.before, pending.action, [*pending.resolved, draw.completed(pending.chosen)])
-            return self.pending is not None
+            return
         outcomes = pending.outcomes()
         if len(outcomes) == 1:
             self._resolve(outcomes[0][0])
-            return self.pending is not None
-        return True
 
     def _run(self, before: Engine | None, action: int | None, resolved: list[Any]) -> None:
         """Run the step (``action`` on a copy of ``before``, or the reset) with the outcomes ``resolved``."""
@@ -685,11 +686,14 @@ class Table:
         self._record(engine)
 
     def _record(self, engine: Engine) -> None:
-        """Append every seat's view of ``engine`` (`view_text`) to its history."""
+        """Append every seat's view of ``engine`` (`view_text`: what changed since its last one) to its history."""
         histories = self.histories
         assert histories is not None
-        for seat in range(len(histories)):
-            histories[seat] += view_text(engine.view(seat)) + "\n"
+        views = [engine.view(seat) for seat in range(len(histories))]
+        last = self.last_views or [None] * len(views)
+        for seat, view in enumerate(views):
+            histories[seat] += view_text(view, last[seat]) + "\n"
+        self.last_views = views
 
     # ------------------------------------------------------------------ both
     def apply(self, action: int) -> None:
@@ -715,10 +719,11 @@ class Table:
         twin.kit, twin.seed, twin.moves = self.kit, self.seed, self.moves
         if self.kit.explicit is not None:  # the engines are never changed: shared
             twin._engine, twin.histories = self._engine, list(self.histories)  # type: ignore[arg-type]
+            twin.last_views = self.last_views
             twin.pending = None if self.pending is None else self.pending.copy()
             return twin
         engine = self.engine  # deals first if need be, so the copy plays the same game
-        twin._engine, twin.pending, twin.histories = engine.clone(), None, None
+        twin._engine, twin.pending, twin.histories, twin.last_views = engine.clone(), None, None, None
         return twin
 
 
@@ -883,19 +888,45 @@ def _classes() -> tuple[type, type, type]:
     return PirateGame, PirateState, Observer
 
 
-def view_text(view: Any) -> str:
-    """A view as one line, every field by name (arrays as lists): the step of a seat's history.
-
-    Lossless where the view's fields print in full (numbers, tuples, arrays), and cheaper than
-    the screen; views that are neither named tuples nor dataclasses print by ``repr``.
-    """
+def _view_fields(view: Any) -> list[tuple[str, Any]] | None:
+    """``(name, value)`` of every field of a named-tuple or dataclass view (``None`` for other views)."""
     if hasattr(view, "_fields"):
-        items = zip(view._fields, view)
-    elif dataclasses.is_dataclass(view):
-        items = ((f.name, getattr(view, f.name)) for f in dataclasses.fields(view))
-    else:
+        return list(zip(view._fields, view))
+    if dataclasses.is_dataclass(view):
+        return [(f.name, getattr(view, f.name)) for f in dataclasses.fields(view)]
+    return None
+
+
+def _field_text(value: Any) -> str:
+    """A view field as text: an array as its non-zero entries (``{index: value}``), anything else by ``repr``."""
+    if isinstance(value, np.ndarray):
+        flat = value.ravel()
+        return repr({int(i): flat[i].item() for i in np.flatnonzero(flat)}) + repr(value.shape)
+    return repr(value)
+
+
+def _same_field(a: Any, b: Any) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and np.array_equal(a, b)
+    return type(a) is type(b) and a == b
+
+
+def view_text(view: Any, previous: Any = None) -> str:
+    """A view as one line: the step of a seat's history.
+
+    The fields that differ from the ``previous`` view of the seat (all of them without one), by
+    name, arrays by their non-zero entries. Read in order from the first, the lines give back
+    every view, so a history of them is as lossless as the views' fields print (numbers,
+    tuples, arrays); it is much shorter and cheaper than the screens. Views that are neither
+    named tuples nor dataclasses print whole, by ``repr``.
+    """
+    fields = _view_fields(view)
+    if fields is None:
         return repr(view)
-    return " ".join(f"{name}={value.tolist() if isinstance(value, np.ndarray) else value!r}" for name, value in items)
+    before = _view_fields(previous) if previous is not None else None
+    if before is not None:
+        fields = [(name, value) for (name, value), (_, old) in zip(fields, before) if not _same_field(value, old)]
+    return " ".join(f"{name}={_field_text(value)}" for name, value in fields)
 
 
 #: The screen of a seat while the reset is still drawing (explicit chance).
@@ -995,6 +1026,12 @@ SMALL_VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
         "skull_king_v0",
         {"players": 2, "num_hands": 1, "suits": "0,3", "ranks": 3, "specials": "1,1,1,1,0", "chance": "explicit"},
     ),
+    # two players, two hands from a four-card deck: black 1 and 2, one Escape, the Skull King (hand 2
+    # deals the whole deck); the hand-2 bids depend on hand 1, so the information state needs its history
+    "skull_king_two_hands": (
+        "skull_king_v0",
+        {"players": 2, "num_hands": 2, "suits": "3", "ranks": 2, "specials": "1,0,0,1,0", "chance": "explicit"},
+    ),
     # three players, one poker card each from a 5 of each colour, one loot card (+6 / -3) per colour: one game
     # of three rounds; an all-tied round ends it truncated (max_games=1)
     "piratenpoker_small": (
@@ -1043,6 +1080,7 @@ __all__ = [
     "ExplicitChance",
     "ExplicitRules",
     "Settings",
+    "hand_outcomes",
     "load_game",
     "load_variant",
     "parameter_defaults",

@@ -495,6 +495,8 @@ def test_information_states_are_perfect_recall_under_explicit_chance(pyspiel):
     assert first.information_state_string(0) != seen.information_state_string(0)
     assert first.information_state_string(0) == hidden.information_state_string(0)
     assert first.information_state_string(1) != hidden.information_state_string(1)
+    # one line once dealt, one per move (four; the last one deals hand 2) and one per own move (two)
+    assert first.information_state_string(0).count("\n") == 1 + 4 + 2
 
 
 def test_cfr_lowers_nash_conv_on_the_small_variant(pyspiel):
