@@ -34,11 +34,14 @@ Needs the ``openspiel`` extra (the ``open-spiel`` wheel); the variants are those
 from __future__ import annotations
 
 import dataclasses
+import platform
+import re
 import time
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -262,24 +265,275 @@ def plot_curves(panels: Sequence[tuple[str, Sequence[CurvePoint]]], path: str | 
     plots._save(fig, path)
 
 
+# ----------------------------------------------------------------------------- one variant's page section
+@dataclass(frozen=True)
+class Budget:
+    """What the page spends per variant."""
+
+    #: CFR iteration counts of the curve (one solver, run on).
+    cfr_iterations: tuple[int, ...]
+    #: PPO learner steps in all, and the checkpoints of its curve (evenly spaced).
+    ppo_steps: int
+    ppo_points: int
+    #: The search agent, and the moves drawn per information state to estimate it.
+    search: str
+    samples: int
+
+
+FULL = Budget(cfr_iterations=(1, 2, 4, 8), ppo_steps=32_768, ppo_points=4, search="mcts:16", samples=8)
+QUICK = Budget(cfr_iterations=(1,), ppo_steps=1_024, ppo_points=1, search="mcts:2", samples=2)
+
+#: The PPO trainer's flags beside the variant, budget and seed: a small rollout (8 envs x 64 steps), games
+#: played one by one in the trainer's process; the opponent pool is the trainer's default.
+TRAIN_FLAGS = (
+    "--num-envs", "8", "--n-steps", "64", "--batch-size", "256",
+    "--engine", "single", "--num-workers", "0",
+    "--eval-every", "0", "--eval-games", "1", "--eval-opponents", "random",
+    "--no-progress",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of a variant's table: the agent, how its probabilities come (`agent_method`), its NashConv."""
+
+    agent: str
+    method: str
+    measured: Measured
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class VariantResult:
+    """What the page shows of one variant."""
+
+    name: str
+    env_id: str
+    params: dict[str, Any]
+    rows: tuple[Row, ...]
+    cfr: tuple[CurvePoint, ...]
+    ppo: tuple[CurvePoint, ...]
+    train_wall_s: float
+    train_command: str
+    figure: str | None = None
+
+
+def train_argv(game: Any, budget: Budget, seed: int, out_dir: Path, run_name: str = "ppo") -> list[str]:
+    """The ``experiments.train`` command line of the PPO agent of ``game``'s variant (its rules as env options)."""
+    settings = game.kit.settings
+    env_id, config = settings.env_id, env_config(game)
+    options = [option.name for option in pirate_envs.game_spec(env_id).options]
+    kwargs = [f"{name}={config[name]!r}".replace(" ", "") for name in options if name in config]
+    every = max(1, budget.ppo_steps // budget.ppo_points)
+    argv = [
+        "--env-id", env_id,
+        "--num-players", str(settings.config.num_players),
+        "--reward-mode", settings.returns,
+        "--total-timesteps", str(budget.ppo_steps),
+        "--checkpoint-every", str(every),
+        "--snapshot-every", str(every),
+        "--seed", str(seed),
+        "--out-dir", str(out_dir),
+        "--run-name", run_name,
+        *TRAIN_FLAGS,
+    ]  # fmt: skip
+    return argv + (["--env-kwargs", *kwargs] if kwargs else [])
+
+
+def saved_checkpoints(run_dir: Path) -> list[tuple[int, Path]]:
+    """The ``checkpoints/step_<n>.npz`` agents of a training run, by step."""
+    found = []
+    for path in (Path(run_dir) / "checkpoints").glob("step_*.npz"):
+        match = re.fullmatch(r"step_(\d+)\.npz", path.name)
+        if match:
+            found.append((int(match.group(1)), path))
+    return sorted(found)
+
+
+def measure_agent(game: Any, name: str, seed: int, samples: int, label: str | None = None) -> Row:
+    """The row of the agent ``name`` (shown as ``label``, default the name)."""
+    policy = AgentPolicy(game, name, seed=seed, samples=samples)
+    measured = nash_conv(game, policy)
+    note = f"{samples} moves per information state" if policy.method == SAMPLED else ""
+    return Row(label or name, policy.method, measured, note)
+
+
+def agent_rows(game: Any, budget: Budget, seed: int, log: Callable[[str], None] = print) -> list[Row]:
+    """OpenSpiel's uniform policy, the suite's ``random``, the game's agents and the search, measured."""
+    env_id = game.kit.settings.env_id
+    rows = [Row("uniform (OpenSpiel)", EXACT, nash_conv(game, openspiel_policy.UniformRandomPolicy(game)))]
+    log(f"uniform: NashConv {rows[-1].measured.nash_conv:.4f}")
+    for name in ["random", *game_agent_kinds(env_id), budget.search]:
+        rows.append(measure_agent(game, name, seed, budget.samples))
+        log(f"{name}: NashConv {rows[-1].measured.nash_conv:.4f}")
+    return rows
+
+
+def ppo_measures(
+    game: Any, saved: Sequence[tuple[int, Path]], seed: int, log: Callable[[str], None] = print
+) -> tuple[list[CurvePoint], list[Row]]:
+    """The curve of the sampled policy of each ``(step, agent file)``, and the rows of the last agent:
+    its sampled policy and its argmax."""
+    if not saved:
+        raise ValueError("the training run saved no step_<n>.npz checkpoint")
+    curve = []
+    for step, path in saved:
+        measured = nash_conv(game, AgentPolicy(game, f"ppo:{path}#sample", seed=seed))
+        curve.append(CurvePoint(step, measured.nash_conv, measured.wall_s, measured.cpu_s))
+        log(f"ppo after {step} steps, sampled: NashConv {measured.nash_conv:.4f}")
+    step, path = saved[-1]
+    last = curve[-1]
+    sampled = Row(f"ppo, {step} steps, sampled", EXACT, Measured(last.nash_conv, last.wall_s, last.cpu_s))
+    argmax = measure_agent(game, f"ppo:{path}", seed, 1, label=f"ppo, {step} steps, argmax")
+    log(f"ppo after {step} steps, argmax: NashConv {argmax.measured.nash_conv:.4f}")
+    return curve, [sampled, argmax]
+
+
+def cfr_row(points: Sequence[CurvePoint]) -> Row:
+    """The table's row of a CFR curve: its last NashConv, the time of the whole curve."""
+    wall, cpu = sum(p.wall_s for p in points), sum(p.cpu_s for p in points)
+    return Row(f"CFR, {points[-1].step} iterations", EXACT, Measured(points[-1].nash_conv, wall, cpu),
+               "average policy; times: the whole curve")  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- the page
+def versions() -> dict[str, str]:
+    """The versions of Python and the libraries the figures depend on."""
+    found = {"python": platform.python_version(), "pirate_envs": pirate_envs.__version__}
+    for package in ("open-spiel", "numpy", "torch", "sb3-contrib"):
+        try:
+            found[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            found[package] = "absent"
+    return found
+
+
+def _curve_table(points: Sequence[CurvePoint], step_name: str) -> list[str]:
+    lines = [f"| {step_name} | NashConv | wall s | CPU s |", "|---:|---:|---:|---:|"]
+    return lines + [f"| {p.step} | {p.nash_conv:.4f} | {p.wall_s:.1f} | {p.cpu_s:.1f} |" for p in points]
+
+
+def variant_section(result: VariantResult) -> list[str]:
+    """The Markdown section of one variant."""
+    params = ", ".join(f"{key}={value!r}" for key, value in result.params.items())
+    lines = [
+        f"## {result.name}",
+        "",
+        f"`load_game({result.env_id!r}, {params})`",
+        "",
+        "| agent | probabilities | NashConv | wall s | CPU s | note |",
+        "|---|---|---:|---:|---:|---|",
+    ]
+    for row in result.rows:
+        m = row.measured
+        cells = [row.agent, row.method, f"{m.nash_conv:.4f}", f"{m.wall_s:.1f}", f"{m.cpu_s:.1f}", row.note]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "CFR (`cfr.CFRSolver`, its average policy); times: the iterations since the row before and the "
+              "NashConv:", ""]  # fmt: skip
+    lines += _curve_table(result.cfr, "iterations")
+    lines += [
+        "",
+        f"The PPO agent's sampled policy along its training ({result.train_wall_s:.1f} s wall for the training, "
+        "its closing evaluation included; times: the NashConv only), trained by",
+        "",
+        f"`{result.train_command}`",
+        "",
+    ]
+    lines += _curve_table(result.ppo, "learner steps")
+    if result.figure:
+        lines += ["", f"![NashConv of CFR and of PPO, {result.name}]({result.figure})"]
+    return lines + [""]
+
+
+INTRO = """\
+# Exact exploitability on small variants
+
+*Generated by `{command}`; do not edit by hand.*
+
+NashConv is the sum over the seats of what a best response to the other seats' policy gains
+over the policy itself: 0 at a Nash equilibrium, larger the more a policy can be exploited.
+Here it is exact: OpenSpiel's `exploitability.nash_conv` walks the whole game tree of a small
+variant whose deals are chance nodes (`pirate_envs.openspiel`, `chance="explicit"`), so it
+needs no sampling and no trained opponent. The rewards are the envs' `"win"` returns
+(+1 to the winner, -1 to the loser, 0 to both on a tie), so two seats' NashConv is at most 4.
+
+Each suite agent becomes an OpenSpiel policy (`agents.exact.AgentPolicy`): at every state it is
+shown what it would see at that seat (the env's observation of the seat's View, the mask, the
+View) and its probabilities are read, once per information state:
+
+* **exact**: a trained network's masked softmax (the PPO agent's sampled policy,
+  `ppo:<agent>#sample`), the suite's `random` (uniform over the action blocks with a legal
+  action, then within the block), OpenSpiel's uniform policy, CFR's average policy;
+* **one-hot**: a deterministic agent's move (a game agent such as `heuristic`; a network's
+  argmax, `ppo:<agent>`, what `make_agent` plays by default);
+* **sampled**: an *estimate* for an agent that only samples (the search `mcts:<n>`): the
+  frequencies of a few moves drawn with seeds fixed by the seed and the information state. Its
+  NashConv is that of the estimated policy, not exactly the agent's.
+
+Every move is asked of an agent reset afresh (an agent that remembers positions starts empty
+each time); a state with one legal action needs no agent. The PPO agent is trained on the
+variant itself by `experiments.train` (the suite's self-play PPO with its default opponent pool:
+snapshots of itself, the heuristic and random), with the budget below.
+"""
+
+
+def render_page(
+    command: str, budget: Budget, results: Sequence[VariantResult], seed: int, quick: bool, total_wall_s: float
+) -> str:
+    """The whole page: the introduction, a section per variant, the run's budget, seed, times and versions."""
+    lines = [INTRO.format(command=command)]
+    for result in results:
+        lines += variant_section(result)
+    lines += [
+        "## The run",
+        "",
+        f"* Budget{' (`--quick`: a smoke run, not figures to quote)' if quick else ''}: CFR iterations "
+        f"{', '.join(map(str, budget.cfr_iterations))}; PPO {budget.ppo_steps} learner steps, "
+        f"{budget.ppo_points} checkpoint(s) on its curve; search `{budget.search}` with {budget.samples} "
+        "moves per information state.",
+        f"* Seed {seed} (the training run, every agent and the search's draws); everything but the times is "
+        "fixed by it.",
+        f"* Total wall time {total_wall_s:.0f} s. Wall times depend on the machine's load; CPU times are the "
+        "measuring process's.",
+        "* Versions: " + ", ".join(f"{name} {version}" for name, version in versions().items()) + ".",
+        "",
+    ]
+    return "\n".join(lines)
+
+
 __all__ = [
     "DEFAULT_SAMPLES",
     "EXACT",
+    "FULL",
     "ONE_HOT",
+    "QUICK",
     "SAMPLED",
+    "TRAIN_FLAGS",
     "AgentPolicy",
+    "Budget",
     "CurvePoint",
     "Measured",
+    "Row",
+    "VariantResult",
     "agent_method",
+    "agent_rows",
     "block_uniform_probabilities",
     "cfr_curve",
+    "cfr_row",
     "draw_seed",
     "env_config",
     "load_variant",
     "masked_softmax",
+    "measure_agent",
     "nash_conv",
     "network_probabilities",
     "plot_curves",
+    "ppo_measures",
+    "render_page",
+    "saved_checkpoints",
     "small_variants",
     "timed",
+    "train_argv",
+    "variant_section",
+    "versions",
 ]
