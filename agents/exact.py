@@ -246,20 +246,29 @@ def cfr_curve(game: Any, iterations: Sequence[int]) -> list[CurvePoint]:
     return points
 
 
-def plot_curves(panels: Sequence[tuple[str, Sequence[CurvePoint]]], path: str | Path, title: str) -> None:
-    """NashConv against the step, one panel per ``(x label, points)`` (log axes where the values allow);
-    a PNG written atomically."""
+def plot_curves(
+    panels: Sequence[tuple[str, Sequence[CurvePoint]]],
+    path: str | Path,
+    title: str,
+    references: dict[str, float] | None = None,
+) -> None:
+    """NashConv against the step, one panel per ``(x label, points)`` (log axes where the values allow), each
+    with the ``references`` (label: NashConv, e.g. the uniform policy's) as dashed lines; a PNG written atomically."""
     from agents import plots
 
+    references = references or {}
     fig, axes = plots.plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4), squeeze=False)
     for ax, (xlabel, points) in zip(axes[0], panels):
-        ax.plot([p.step for p in points], [p.nash_conv for p in points], marker="o")
+        ax.plot([p.step for p in points], [p.nash_conv for p in points], marker="o", label="NashConv")
+        for (label, value), style in zip(references.items(), ("--", ":", "-.")):
+            ax.axhline(value, color="gray", linestyle=style, linewidth=1, label=f"{label} ({value:.3f})")
         ax.set_xscale("log")
-        if all(p.nash_conv > 0 for p in points):
+        if all(p.nash_conv > 0 for p in points) and all(v > 0 for v in references.values()):
             ax.set_yscale("log")
         ax.set_xlabel(xlabel)
         ax.set_ylabel("NashConv")
         ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize="small")
     fig.suptitle(title)
     fig.tight_layout()
     plots._save(fig, path)
@@ -428,8 +437,8 @@ def variant_section(result: VariantResult) -> list[str]:
         m = row.measured
         cells = [row.agent, row.method, f"{m.nash_conv:.4f}", f"{m.wall_s:.1f}", f"{m.cpu_s:.1f}", row.note]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", "CFR (`cfr.CFRSolver`, its average policy); times: the iterations since the row before and the "
-              "NashConv:", ""]  # fmt: skip
+    lines += ["", "CFR (`cfr.CFRSolver`, its average policy, which is uniform after one iteration); times: the "
+              "iterations since the row before and the NashConv:", ""]  # fmt: skip
     lines += _curve_table(result.cfr, "iterations")
     lines += [
         "",
@@ -455,7 +464,7 @@ over the policy itself: 0 at a Nash equilibrium, larger the more a policy can be
 Here it is exact: OpenSpiel's `exploitability.nash_conv` walks the whole game tree of a small
 variant whose deals are chance nodes (`pirate_envs.openspiel`, `chance="explicit"`), so it
 needs no sampling and no trained opponent. The rewards are the envs' `"win"` returns
-(+1 to the winner, -1 to the loser, 0 to both on a tie), so two seats' NashConv is at most 4.
+(+1 to the winner, -1 to the loser, 0 to both on a tie), so NashConv is at most 2 per seat.
 
 Each suite agent becomes an OpenSpiel policy (`agents.exact.AgentPolicy`): at every state it is
 shown what it would see at that seat (the env's observation of the seat's View, the mask, the

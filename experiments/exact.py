@@ -118,7 +118,10 @@ def measure_variant(name: str, budget: Budget, seed: int, figure: Path) -> Varia
     cfr_points = cfr_curve(game, budget.cfr_iterations)
     log(f"CFR: NashConv {', '.join(f'{p.nash_conv:.4f}' for p in cfr_points)}")
     shown = ["<temporary folder>" if arg == folder else arg for arg in argv]
-    plot_curves([("CFR iterations", cfr_points), ("PPO learner steps", ppo_curve)], figure, f"NashConv, {name}")
+    shown_lines = ("uniform (OpenSpiel)", "heuristic")
+    references = {row.agent: row.measured.nash_conv for row in rows if row.agent in shown_lines}
+    panels = [("CFR iterations", cfr_points), ("PPO learner steps (sampled policy)", ppo_curve)]
+    plot_curves(panels, figure, f"NashConv, {name}", references)
     return VariantResult(
         name=name,
         env_id=env_id,
