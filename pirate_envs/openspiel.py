@@ -20,15 +20,17 @@ What an OpenSpiel state is here:
   (`pirate_envs.core.chance`); there are no chance nodes. Each new game takes the next seed of
   the game's stream (parameter ``rng_seed``; ``-1``: fresh entropy), drawn when the state is
   first used, and a game of seed ``s`` deals exactly what ``env.reset(seed=s)`` deals.
-  ``"explicit"`` (one-hand Skull King only, ``num_hands=1``: `EXPLICIT_DEALS`): chance nodes
-  deal the cards one by one with the deck's odds (`ExplicitDeal`), so that OpenSpiel's CFR and
-  ``exploitability.nash_conv`` run; the View is perfect recall in a one-hand game.
+  ``"explicit"`` (OpenSpiel's explicit stochastic mode, for the games of `EXPLICIT_CHANCE`):
+  every draw of the engine is a chance node (or several, for a deal), with exact odds, so that
+  OpenSpiel's CFR and ``exploitability.nash_conv`` run (see "Explicit chance" below).
 * Tensors and strings: ``information_state_tensor`` and ``observation_tensor`` are both the env's
   observation vector (the game's View ``Encoder``, ``table_layout="seated"``; the named pieces of
   ``env.unwrapped.observation_layout`` are the observer's ``dict``); the strings are the seat's
   screen (``pirate_envs.<game>.text.seat_text``). The View keeps what the rules let a player
   know, summarised (cards played, public voids, the bids), not the order of every earlier move:
-  the information state is not perfect recall.
+  under sampled chance the information state is not perfect recall. Under explicit chance
+  ``information_state_string`` is the seat's own history (its screen after every step and its
+  own moves), which is; the tensors stay the View.
 * Returns (parameter ``returns``): ``"win"`` (default; the env's ``reward_mode="win"``: zero-sum,
   the winners share +1 and the losers -1, everybody 0 on an all-way tie or a truncated game) or
   ``"score"`` (each seat's game score at the end, `Engine.scores`: general-sum, bounded by
@@ -48,21 +50,39 @@ Parameters: ``players`` (the game's player counts), the user options of the game
 (`pirate_envs.game_spec(env_id).options`, within their safe ranges; an integer list as a
 comma-separated string, e.g. ``loot_fronts="5,6,8"``), ``returns``, ``score_bound``,
 ``rng_seed``, ``max_game_length`` and ``chance``. ``docs/guides/openspiel.md`` is the guide.
+
+Explicit chance, and how a game plugs in. Engines draw only through ``self.chance``
+(`pirate_envs.core.chance`). Under ``chance="explicit"`` the engine draws from an
+`ExplicitChance`, which replays the outcomes chosen so far and, on a draw it has no outcome for,
+raises a private exception carrying the draw (`Draw`: its kind and arguments). The state is then
+a chance node of that draw (`Table`): ``integers(low, high)`` uniform over ``high - low``
+outcomes; ``roll_dice(n)`` one outcome per count vector (`count_vectors`, `roll_probability`);
+``permutation``/``shuffle`` dealt position by position, identical items merged into one outcome
+whose probability is its copies left over the items left. Once the draw's outcome is complete,
+the interrupted step (a move, or the reset) runs again on a copy of the engine from before it,
+with the outcomes scripted; a further draw makes the next chance node. Outcome ids are small
+integers below the game's ``max_chance_outcomes``. A game offers explicit chance by one entry in
+`EXPLICIT_CHANCE`: a function of its config that returns its `ExplicitRules` (the bounds, how
+many leading positions of a permutation are dealt by chance nodes, and the outcomes' labels; see
+its docstring for why dealing only the leading positions stays exact) or raises a one-line
+``ValueError`` for a config it does not offer. `SMALL_VARIANTS` names the small variants whose
+exact solution is practical, `load_variant` loads one. Sampled chance is untouched by all this.
 """
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 import pirate_envs
-from pirate_envs.core.chance import SEED_BOUND, ScriptedChance
+from pirate_envs.core.chance import SEED_BOUND, Chance, count_vectors, roll_probability
 from pirate_envs.core.engine import Engine
 from pirate_envs.core.errors import check_choice, check_range
 from pirate_envs.core.rewards import win_rewards
@@ -151,7 +171,7 @@ class Settings:
     score_bound: int
     rng_seed: int
     max_game_length: int
-    #: ``"sampled"`` (the engine draws inside) or ``"explicit"`` (chance nodes deal the cards: `ExplicitDeal`).
+    #: ``"sampled"`` (the engine draws inside) or ``"explicit"`` (chance nodes: `ExplicitRules`).
     chance: str = "sampled"
 
 
@@ -195,8 +215,10 @@ def settings(env_id: str, params: Mapping[str, Any] | None = None) -> Settings:
     exact = _exact_length(env_id, config)
     chance = given.get("chance", "sampled")
     check_choice("chance", chance, CHANCE_MODES)
-    if chance == "explicit" and not (env_id in EXPLICIT_DEALS and getattr(config, "num_hands", None) == 1):
-        raise ValueError(f"chance='explicit' is offered for {sorted(EXPLICIT_DEALS)} with num_hands=1 only")
+    if chance == "explicit":
+        if env_id not in EXPLICIT_CHANCE:
+            raise ValueError(f"chance='explicit' is offered for {sorted(EXPLICIT_CHANCE)} only, not {env_id}")
+        EXPLICIT_CHANCE[env_id](config)  # a config the game does not offer raises its one line
     if length == 0 or (exact is not None and 0 < length < exact):
         least = "1" if exact is None else f"{exact} (every game's length)"
         raise ValueError(f"max_game_length={length} is too short; allowed: -1 (the default) or at least {least}")
@@ -212,42 +234,193 @@ def settings(env_id: str, params: Mapping[str, Any] | None = None) -> Settings:
 
 
 # ----------------------------------------------------------------------------- explicit chance
-@dataclass(frozen=True)
-class ExplicitDeal:
-    """A one-hand game dealt by chance nodes: one card of the deck per node, seat 0 first, then seat 1, ...
+class _DrawNeeded(Exception):
+    """Raised by `ExplicitChance` on a draw it has no outcome for: the state becomes a chance node of ``draw``."""
 
-    A chance outcome is a card kind (its probability: its copies left over the cards left); once
-    every seat holds its cards the engine starts with them (its ``deal`` reset option) and draws
-    nothing more.
+    def __init__(self, draw: Draw):
+        super().__init__(draw.kind)
+        self.draw = draw
+
+
+@dataclass(frozen=True)
+class Draw:
+    """One draw an engine asked for under explicit chance, and its outcomes (small integer ids, exact odds).
+
+    * ``"permutation"``/``"shuffle"`` of ``items``: resolved position by position, one chance node
+      each; outcome id ``i`` puts the ``i``-th distinct item value (in order of first appearance)
+      next, with probability (its copies left) / (items left). Identical items are one outcome.
+    * ``"integers"`` in ``low..high-1`` (``items == (low, high)``): id ``v - low``, uniform.
+    * ``"roll_dice"`` of ``n`` dice (``items == (n,)``): id ``i`` is ``count_vectors(n)[i]``
+      (counts per face), with probability `roll_probability`.
     """
 
-    kind_names: tuple[str, ...]
-    copies: tuple[int, ...]
+    kind: str
+    items: tuple[Any, ...]
+    #: ``numpy`` dtype of a permutation's array (``None`` for the other draws).
+    dtype: Any = None
 
-    def cards_per_seat(self, config: Any) -> int:
-        return config.num_hands  # one hand: hand k deals k cards
+    @property
+    def shuffles(self) -> bool:
+        return self.kind in ("permutation", "shuffle")
 
-    def outcomes(self, dealt: list[int]) -> list[tuple[int, float]]:
-        """``(kind, probability)`` of the next card, given the kinds ``dealt`` so far."""
-        left = list(self.copies)
-        for kind in dealt:
-            left[kind] -= 1
-        total = sum(left)
-        return [(kind, count / total) for kind, count in enumerate(left) if count]
+    @functools.cached_property
+    def distinct(self) -> list[Any]:
+        """A permutation's distinct item values in order of first appearance (outcome id -> value)."""
+        return list(dict.fromkeys(self.items))
 
-    def deal_option(self, dealt: list[int], num_players: int) -> list[list[str]]:
-        """The engine's ``deal`` reset option of the complete ``dealt`` (card ``i`` to seat ``i % num_players``)."""
-        return [[self.kind_names[kind] for kind in dealt[seat::num_players]] for seat in range(num_players)]
+    def outcomes(self, chosen: Sequence[Any] = ()) -> list[tuple[int, float]]:
+        """``(id, probability)`` of the next outcome; for a permutation, after the values ``chosen`` so far."""
+        if self.shuffles:
+            left = collections.Counter(self.items)
+            left.subtract(chosen)
+            total = len(self.items) - len(chosen)
+            return [(i, left[value] / total) for i, value in enumerate(self.distinct) if left[value] > 0]
+        if self.kind == "integers":
+            low, high = self.items
+            return [(i, 1.0 / (high - low)) for i in range(high - low)]
+        return [(i, roll_probability(counts)) for i, counts in enumerate(count_vectors(self.items[0]))]
+
+    def value(self, outcome: int) -> Any:
+        """The value of outcome ``outcome``: a permutation's next item, the integer, or the roll's counts."""
+        if self.shuffles:
+            return self.distinct[outcome]
+        if self.kind == "integers":
+            return self.items[0] + outcome
+        return count_vectors(self.items[0])[outcome]
+
+    def completed(self, chosen: Sequence[Any]) -> list[Any]:
+        """A permutation's result: the values ``chosen`` first, then the other items in their given order."""
+        rest = collections.Counter(chosen)
+        tail = []
+        for item in self.items:
+            if rest[item] > 0:
+                rest[item] -= 1
+            else:
+                tail.append(item)
+        return list(chosen) + tail
 
 
-def _skull_king_deal() -> ExplicitDeal:
-    from pirate_envs.skull_king.cards import COPIES, KIND_NAMES
+class ExplicitChance(Chance):
+    """A chance source that replays the outcomes ``script`` and raises `_DrawNeeded` on a draw past it.
 
-    return ExplicitDeal(KIND_NAMES, COPIES)
+    `Table` runs every engine of an explicit-chance game on one: when a draw has no outcome yet,
+    the state becomes a chance node of that draw, and once chosen the interrupted step is run
+    again on a copy of the engine from before it, with the outcome scripted.
+    """
+
+    __slots__ = ("script", "used")
+
+    def __init__(self, script: Sequence[Any] = ()):
+        self.script = list(script)
+        self.used = 0
+
+    def _next(self, draw: Draw) -> Any:
+        if self.used == len(self.script):
+            raise _DrawNeeded(draw)
+        self.used += 1
+        return self.script[self.used - 1]
+
+    def permutation(self, items: Any) -> np.ndarray:
+        array = np.arange(items) if isinstance(items, (int, np.integer)) else np.asarray(items)
+        return np.array(self._next(Draw("permutation", tuple(array.tolist()), array.dtype)), dtype=array.dtype)
+
+    def shuffle(self, items: list) -> None:
+        items[:] = self._next(Draw("shuffle", tuple(items)))
+
+    def integers(self, low: int, high: int | None = None) -> int:
+        low, high = (0, int(low)) if high is None else (int(low), int(high))
+        return int(self._next(Draw("integers", (low, high))))
+
+    def roll_dice(self, n: int) -> tuple[int, ...]:
+        return tuple(self._next(Draw("roll_dice", (int(n),))))
+
+    def clone(self) -> ExplicitChance:
+        twin = ExplicitChance(self.script)
+        twin.used = self.used
+        return twin
 
 
-#: The games whose one-hand variant can be dealt by chance nodes (``chance="explicit"``).
-EXPLICIT_DEALS: dict[str, Callable[[], ExplicitDeal]] = {"skull_king_v0": _skull_king_deal}
+def _all_positions(engine: Engine, draw: Draw) -> int:
+    return len(draw.items)
+
+
+def _plain_label(draw: Draw, value: Any) -> str:
+    if draw.kind == "roll_dice":
+        return "roll " + "".join(str(face + 1) * count for face, count in enumerate(value))
+    return f"{'draw' if draw.kind == 'integers' else 'next'} {value}"
+
+
+@dataclass(frozen=True)
+class ExplicitRules:
+    """How one game (or variant) plugs into explicit chance (``chance="explicit"``).
+
+    A game offers explicit chance by an entry in `EXPLICIT_CHANCE`: a function of the engine's
+    config returning its `ExplicitRules` (or raising a one-line ``ValueError`` for a config it
+    does not offer). Nothing else is needed: the engine keeps drawing through ``self.chance``
+    (`pirate_envs.core.chance`) and `Table` turns each draw into chance nodes (`Draw`). The rules:
+
+    * ``max_chance_outcomes``: a bound on every outcome id (`Draw`: a permutation's distinct item
+      values, ``high - low`` of an ``integers`` draw, ``len(count_vectors(n))`` of a roll of
+      ``n`` dice); an id beyond it raises ``RuntimeError``.
+    * ``max_chance_nodes``: a bound on the chance nodes of one history (OpenSpiel's
+      ``max_chance_nodes_in_history``).
+    * ``positions(engine, draw)``: how many leading positions of a permutation or shuffle are
+      dealt by chance nodes; the other items follow in their given order. ``engine`` is the
+      engine as it stood when it drew. This is exact when the engine never reads the items past
+      those positions before it draws that list anew (Skull King deals the first ``n * k`` cards
+      of the deck and shuffles the whole deck again next hand): the game's law is then a
+      function of the leading positions only, and dealing them one by one with each value's
+      copies left over the items left gives exactly their law under a uniform permutation.
+      Default: every position.
+    * ``label(draw, value)``: a chance outcome's ``action_to_string``.
+
+    A draw with a single outcome (the last distinct value of a permutation, ``integers(1)``) is
+    resolved without a chance node.
+    """
+
+    max_chance_outcomes: int
+    max_chance_nodes: int
+    positions: Callable[[Engine, Draw], int] = _all_positions
+    label: Callable[[Draw, Any], str] = _plain_label
+
+
+def _skull_king_rules(config: Any) -> ExplicitRules:
+    from pirate_envs.skull_king.cards import KIND_NAMES
+
+    def dealt(engine: Any, draw: Draw) -> int:
+        return engine.num_players * engine.hand_number  # the deal reads the deck's first n * k cards only
+
+    cards = sum(config.num_players * k for k in range(1, config.num_hands + 1))
+    return ExplicitRules(
+        max_chance_outcomes=len(KIND_NAMES),
+        max_chance_nodes=cards,
+        positions=dealt,
+        label=lambda draw, kind: f"deal {KIND_NAMES[kind]}",
+    )
+
+
+#: env id -> the `ExplicitRules` of a config (``chance="explicit"``); each game's variant adds its entry.
+EXPLICIT_CHANCE: dict[str, Callable[[Any], ExplicitRules]] = {"skull_king_v0": _skull_king_rules}
+
+
+@dataclass
+class PendingStep:
+    """A step (``action``, or the reset when ``None``) interrupted by a draw: the chance node's state.
+
+    ``before`` is the engine before the step (``None`` for the reset; never changed, so copies
+    share it), ``resolved`` the outcomes of the step's earlier draws, ``draw`` the draw waiting
+    and ``chosen`` the values a permutation has dealt so far (of ``positions`` dealt by chance).
+    """
+
+    before: Engine | None
+    action: int | None
+    resolved: list[Any]
+    draw: Draw
+    positions: int
+    chosen: list[Any] = dataclasses.field(default_factory=list)
+
+    def copy(self) -> PendingStep:
+        return dataclasses.replace(self, resolved=list(self.resolved), chosen=list(self.chosen))
 
 
 def _option_value(option: UserOption, given: Mapping[str, Any]) -> Any:
@@ -272,8 +445,10 @@ class Kit:
     layout: Any
     seat_text: Callable[..., str]
     seeds: np.random.Generator
-    #: The deal by chance nodes (``chance="explicit"``), else ``None``.
-    explicit: ExplicitDeal | None = None
+    #: How the game plugs into explicit chance (``chance="explicit"``), else ``None``.
+    explicit: ExplicitRules | None = None
+    #: An engine of the config that explicit chance copies and resets for each new game (else ``None``).
+    prototype: Engine | None = None
 
     @classmethod
     def build(cls, settings: Settings) -> Kit:
@@ -281,16 +456,26 @@ class Kit:
         config = settings.config
         env = pirate_envs.make(settings.env_id, raw=True, **dataclasses.asdict(config))
         seeds = np.random.default_rng(None if settings.rng_seed < 0 else settings.rng_seed)
-        explicit = EXPLICIT_DEALS[settings.env_id]() if settings.chance == "explicit" else None
         text = text_module(env).seat_text
-        return cls(settings, type(env.game), env.encode, env.observation_layout, text, seeds, explicit)
+        explicit = prototype = None
+        if settings.chance == "explicit":
+            explicit, prototype = EXPLICIT_CHANCE[settings.env_id](config), type(env.game)(config)
+        return cls(settings, type(env.game), env.encode, env.observation_layout, text, seeds, explicit, prototype)
 
 
 class Table:
-    """One game in progress: its seed, engine and move count, dealt when first used (see `engine`).
+    """One game in progress: its engine and move count (and, under explicit chance, the chance node).
+
+    Sampled chance: the seed is drawn and the game dealt when first used (see `engine`); a move
+    steps the engine in place. Explicit chance (`ExplicitRules`): the engine draws from an
+    `ExplicitChance`; a move steps a copy of the engine, and a draw without an outcome leaves the
+    state at a chance node (`pending`) until its outcomes are chosen (`choose`), when the step
+    is run again from the engine before it. The engines are then never changed once reached, so
+    copies share them. ``histories[seat]`` is the seat's perfect-recall information state: its
+    screen after every step and its own moves.
 
     A state holds nothing else, so OpenSpiel's clone (a deep copy of the state's attributes)
-    copies this through `__deepcopy__`: `Engine.clone`, the kit shared.
+    copies this through `__deepcopy__`.
     """
 
     def __init__(self, kit: Kit):
@@ -298,35 +483,25 @@ class Table:
         self.seed: int | None = None
         self._engine: Engine | None = None
         self.moves = 0
-        #: Under explicit chance, the card kinds the chance nodes have dealt so far (else ``None``).
-        self.dealt: list[int] | None = [] if kit.explicit is not None else None
+        #: The chance node's step (explicit chance only; ``None`` at any other state).
+        self.pending: PendingStep | None = None
+        #: Each seat's own history as one string (explicit chance only).
+        self.histories: list[str] | None = None
+        if kit.explicit is not None:
+            self.histories = [""] * kit.settings.config.num_players
+            self._run(None, None, [])
 
-    @property
-    def dealing(self) -> bool:
-        """Whether chance nodes are still dealing (explicit chance only)."""
-        return self._engine is None and self.dealt is not None
-
+    # ------------------------------------------------------------------ sampled chance
     def start(self) -> None:
         """Deal the game if not yet dealt, with the next seed of the kit's stream (so the first use fixes it)."""
         if self._engine is None:
-            if self.dealt is not None:
-                raise RuntimeError("the cards are still being dealt by chance nodes")
+            if self.kit.explicit is not None:
+                raise RuntimeError("the game is still being set up by chance nodes")
             self.deal(int(self.kit.seeds.integers(SEED_BOUND)))
-
-    def deal_card(self, kind: int) -> None:
-        """A chance node's outcome (explicit chance): card ``kind`` to the next seat; the last card starts the game."""
-        explicit, config = self.kit.explicit, self.kit.settings.config
-        assert explicit is not None and self.dealt is not None
-        self.dealt.append(kind)
-        if len(self.dealt) == explicit.cards_per_seat(config) * config.num_players:
-            engine = self.kit.engine_cls(config)
-            # the deal is given: the engine draws nothing, and a script with no outcomes says so if it ever tried
-            engine.reset(ScriptedChance([]), {"deal": explicit.deal_option(self.dealt, config.num_players)})
-            self._engine = engine
 
     @property
     def engine(self) -> Engine:
-        """The game's engine (`start` first)."""
+        """The game's engine (`start` first); at a chance node, the engine before the interrupted step."""
         self.start()
         return self._engine  # type: ignore[return-value]
 
@@ -342,21 +517,115 @@ class Table:
         engine.reset(np.random.default_rng(seed))
         self.seed, self._engine, self.moves = seed, engine, 0
 
+    # ------------------------------------------------------------------ explicit chance
+    @property
+    def set_up(self) -> bool:
+        """Whether the game has started (always under sampled chance; after the reset's draws under explicit)."""
+        return self._engine is not None or self.kit.explicit is None
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """``(outcome id, probability)`` of the chance node (explicit chance; ``[]`` elsewhere)."""
+        pending = self.pending
+        if pending is None:
+            return []
+        outcomes = pending.draw.outcomes(pending.chosen)
+        bound = self.kit.explicit.max_chance_outcomes  # type: ignore[union-attr]
+        if outcomes[-1][0] >= bound:
+            raise RuntimeError(f"chance outcome {outcomes[-1][0]} of a {pending.draw.kind} is beyond {bound}")
+        return outcomes
+
+    def chance_label(self, outcome: int) -> str:
+        """``action_to_string`` of chance outcome ``outcome`` at this chance node."""
+        draw = self.pending.draw  # type: ignore[union-attr]
+        return self.kit.explicit.label(draw, draw.value(outcome))  # type: ignore[union-attr]
+
+    def choose(self, outcome: int) -> None:
+        """The chance node's outcome ``outcome``; ``ValueError`` (one line) if it is not possible now."""
+        if outcome not in dict(self.chance_outcomes()):
+            possible = [o for o, _ in self.chance_outcomes()]
+            raise ValueError(f"chance outcome {outcome} is not possible now; possible: {possible}")
+        self._resolve(outcome)
+
+    def _resolve(self, outcome: int) -> None:
+        pending = self.pending
+        assert pending is not None
+        draw = pending.draw
+        value = draw.value(outcome)
+        if draw.shuffles:
+            pending.chosen.append(value)
+            if not self._settle():
+                self._run(pending.before, pending.action, [*pending.resolved, draw.completed(pending.chosen)])
+            return
+        self._run(pending.before, pending.action, [*pending.resolved, value])
+
+    def _settle(self) -> bool:
+        """Resolve the pending draw's outcome while it is forced; whether a chance node with a choice remains."""
+        pending = self.pending
+        assert pending is not None
+        draw = pending.draw
+        if draw.shuffles and len(pending.chosen) >= pending.positions:
+            self._run(pending.before, pending.action, [*pending.resolved, draw.completed(pending.chosen)])
+            return self.pending is not None
+        outcomes = draw.outcomes(pending.chosen)
+        if len(outcomes) == 1:
+            self._resolve(outcomes[0][0])
+            return self.pending is not None
+        return True
+
+    def _run(self, before: Engine | None, action: int | None, resolved: list[Any]) -> None:
+        """Run the step (``action`` on a copy of ``before``, or the reset) with the outcomes ``resolved``."""
+        kit = self.kit
+        engine = (kit.prototype if before is None else before).clone(ExplicitChance(resolved))  # type: ignore[union-attr]
+        try:
+            if action is None:
+                engine.reset(engine.chance)
+            else:
+                engine.apply(action)
+        except _DrawNeeded as need:
+            draw = need.draw
+            positions = kit.explicit.positions(engine, draw) if draw.shuffles else 1  # type: ignore[union-attr]
+            self.pending = PendingStep(before, action, resolved, draw, positions)
+            self._settle()
+            return
+        self.pending, self._engine = None, engine
+        self._record(engine)
+
+    def _record(self, engine: Engine) -> None:
+        """Append every seat's screen of ``engine`` to its history."""
+        histories = self.histories
+        assert histories is not None
+        on_turn = None if self.done else engine.current_player
+        for seat in range(len(histories)):
+            histories[seat] += self.kit.seat_text(engine.view(seat), on_turn) + "\n"
+
+    # ------------------------------------------------------------------ both
+    def apply(self, action: int) -> None:
+        """Apply the legal move ``action`` of the player on turn (callers check legality)."""
+        engine = self.engine
+        self.moves += 1
+        if self.kit.explicit is None:
+            engine.apply(action)
+            return
+        seat = engine.current_player
+        self.histories[seat] += f"> {self.kit.engine_cls.ACTIONS.to_string(action)}\n"  # type: ignore[index]
+        self._run(engine, action, [])
+
     @property
     def done(self) -> bool:
         """Whether the game is over: ended by the rules, truncated by a guard or at ``max_game_length``."""
-        if self.dealing:
-            return False
-        return self.engine.done or self.moves >= self.kit.settings.max_game_length
+        if self.moves >= self.kit.settings.max_game_length:
+            return True
+        return self.pending is None and self.engine.done
 
     def __deepcopy__(self, memo: dict) -> Table:
-        twin = Table(self.kit)
-        if self.dealing:
-            twin.dealt = list(self.dealt)  # type: ignore[arg-type]
+        twin = Table.__new__(Table)
+        twin.kit, twin.seed, twin.moves = self.kit, self.seed, self.moves
+        if self.kit.explicit is not None:  # the engines are never changed: shared
+            twin._engine, twin.histories = self._engine, list(self.histories)  # type: ignore[arg-type]
+            twin.pending = None if self.pending is None else self.pending.copy()
             return twin
         engine = self.engine  # deals first if need be, so the copy plays the same game
-        twin.seed, twin._engine, twin.moves = self.seed, engine.clone(), self.moves
-        twin.dealt = None if self.dealt is None else list(self.dealt)
+        twin._engine, twin.pending, twin.histories = engine.clone(), None, None
         return twin
 
 
@@ -383,26 +652,27 @@ def _classes() -> tuple[type, type, type]:
             ):
                 raise ValueError("only a player's own observation (public and private information) is offered")
             self.kit = kit
+            #: The information state (OpenSpiel's ``perfect_recall``): under explicit chance, the seat's history.
+            self.perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
             self.tensor = kit.layout.zeros()
             self.dict = kit.layout.unpack(self.tensor)
 
         def set_from(self, state: Any, player: int) -> None:
             table = state.table
-            if table.dealing:  # only the seat's own cards so far, in the View's hand piece
+            if not table.set_up:  # explicit chance, the reset still drawing: nothing to see yet
                 self.tensor.fill(0.0)
-                for kind in table.dealt[player :: self.kit.settings.config.num_players]:
-                    self.dict["hand"][kind] += 1.0
                 return
             self.tensor[:] = self.kit.encode(table.engine.view(player))
 
         def string_from(self, state: Any, player: int) -> str:
             table = state.table
-            if table.dealing:
-                own = table.dealt[player :: self.kit.settings.config.num_players]
-                names = ", ".join(self.kit.explicit.kind_names[kind] for kind in own) or "none yet"
-                return f"player_{player}: the cards are being dealt; your cards: {names}"
+            if self.perfect_recall and table.histories is not None:
+                return table.histories[player] or SETTING_UP.format(player=player)
+            if not table.set_up:
+                return SETTING_UP.format(player=player)
             engine = table.engine
-            return self.kit.seat_text(engine.view(player), None if table.done else engine.current_player)
+            on_turn = None if table.done or table.pending is not None else engine.current_player
+            return self.kit.seat_text(engine.view(player), on_turn)
 
     class PirateState(pyspiel.State):
         """A game in progress (see the module docstring)."""
@@ -413,34 +683,30 @@ def _classes() -> tuple[type, type, type]:
 
         def current_player(self) -> int:
             table = self.table
-            if table.dealing:
-                return int(pyspiel.PlayerId.CHANCE)
-            return int(pyspiel.PlayerId.TERMINAL) if table.done else table.engine.current_player
+            if table.done:
+                return int(pyspiel.PlayerId.TERMINAL)
+            return int(pyspiel.PlayerId.CHANCE) if table.pending is not None else table.engine.current_player
 
         def chance_outcomes(self) -> list[tuple[int, float]]:
-            table = self.table
-            return table.kit.explicit.outcomes(table.dealt) if table.dealing else []
+            return self.table.chance_outcomes()
 
         def _legal_actions(self, player: int) -> list[int]:
             return self.table.engine.legal_actions()
 
         def _apply_action(self, action: int) -> None:
             table = self.table
-            if table.dealing:
-                if action not in dict(self.chance_outcomes()):
-                    raise ValueError(f"chance outcome {action} is not possible now; possible: {self.legal_actions()}")
-                table.deal_card(action)
+            if table.pending is not None:
+                table.choose(action)
                 return
             engine = table.engine
             if not 0 <= action < len(engine.ACTIONS) or not engine.legal_mask()[action]:
                 raise ValueError(f"action {action} is not legal now; legal: {engine.legal_actions()}")
-            engine.apply(action)
-            table.moves += 1
+            table.apply(action)
 
         def _action_to_string(self, player: int, action: int) -> str:
             kit = self.table.kit
             if player == pyspiel.PlayerId.CHANCE:
-                return f"deal {kit.explicit.kind_names[action]}"
+                return self.table.chance_label(action)
             return kit.engine_cls.ACTIONS.to_string(action)
 
         def is_terminal(self) -> bool:
@@ -462,14 +728,14 @@ def _classes() -> tuple[type, type, type]:
 
         def __str__(self) -> str:
             table = self.table
-            if table.dealing:
-                return "dealing: " + " ".join(table.kit.explicit.kind_names[kind] for kind in table.dealt)
-            return table.engine.render()
+            if not table.set_up:
+                return "setting up: " + _drawn_text(table)
+            return table.engine.render() + ("" if table.pending is None else "\nchance: " + _drawn_text(table))
 
         def serialize(self) -> str:
             """The game as JSON: its seed and moves (`PirateGame.deserialize_state` replays it)."""
             table = self.table
-            seed = None if table.dealt is not None else table.game_seed  # explicit chance: the deal is in the moves
+            seed = None if table.kit.explicit is not None else table.game_seed  # explicit: the draws are moves
             return json.dumps({"game": table.kit.settings.env_id, "seed": seed, "moves": self.history()})
 
     class PirateGame(pyspiel.Game):
@@ -490,7 +756,7 @@ def _classes() -> tuple[type, type, type]:
             game_type = _game_type(pyspiel, env_id, win, explicit is not None)
             info = pyspiel.GameInfo(
                 num_distinct_actions=len(self.kit.engine_cls.ACTIONS),
-                max_chance_outcomes=0 if explicit is None else len(explicit.copies),
+                max_chance_outcomes=0 if explicit is None else explicit.max_chance_outcomes,
                 num_players=n,
                 min_utility=-bound,
                 max_utility=bound,
@@ -503,8 +769,8 @@ def _classes() -> tuple[type, type, type]:
             return PirateState(self)
 
         def max_chance_nodes_in_history(self) -> int:
-            explicit, config = self.kit.explicit, self.kit.settings.config
-            return 0 if explicit is None else explicit.cards_per_seat(config) * config.num_players
+            explicit = self.kit.explicit
+            return 0 if explicit is None else explicit.max_chance_nodes
 
         def make_py_observer(self, iig_obs_type: Any = None, params: Mapping[str, Any] | None = None) -> Observer:
             return Observer(self.kit, iig_obs_type, params)
@@ -524,10 +790,22 @@ def _classes() -> tuple[type, type, type]:
     return PirateGame, PirateState, Observer
 
 
+#: The screen of a seat while the reset is still drawing (explicit chance).
+SETTING_UP = "player_{player}: the game is being set up"
+
+
+def _drawn_text(table: Table) -> str:
+    """The pending step's outcomes so far (its draws resolved and a permutation's values chosen)."""
+    pending = table.pending
+    if pending is None:
+        return ""
+    return f"{pending.draw.kind} {pending.resolved} {pending.chosen}"
+
+
 def _parse_serialized(env_id: str, text: str, explicit: bool = False) -> tuple[int | None, list[int]]:
     """``(seed, moves)`` of a serialized state of ``env_id``, checked (one-line ``ValueError``).
 
-    Under explicit chance the seed is ``null`` (the deal is among the moves).
+    Under explicit chance the seed is ``null`` (the chance outcomes are among the moves).
     """
     try:
         record = json.loads(text)
@@ -598,15 +876,35 @@ def load_game(env_id: str, **params: Any) -> Any:
     return pyspiel_module().load_game(SHORT_NAMES[env_id], params)
 
 
+#: Small variants whose exact solution (CFR, ``exploitability.nash_conv``) is practical: variant
+#: name -> (env id, OpenSpiel parameters, ``chance="explicit"`` among them). Each game adds its own.
+SMALL_VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
+    # two players, one card each from the full 66-card deck (57 x 57 deals by card kind)
+    "skull_king_one_card": ("skull_king_v0", {"players": 2, "num_hands": 1, "chance": "explicit"}),
+}
+
+
+def load_variant(name: str, **overrides: Any) -> Any:
+    """The ``pyspiel.Game`` of small variant ``name`` (`SMALL_VARIANTS`), ``overrides`` replacing its parameters."""
+    if name not in SMALL_VARIANTS:
+        raise ValueError(f"unknown small variant {name!r}; known: {sorted(SMALL_VARIANTS)}")
+    env_id, params = SMALL_VARIANTS[name]
+    return load_game(env_id, **{**params, **overrides})
+
+
 __all__ = [
     "CHANCE_MODES",
-    "EXPLICIT_DEALS",
+    "EXPLICIT_CHANCE",
     "MISSING_EXTRA",
     "RETURNS",
     "SHORT_NAMES",
-    "ExplicitDeal",
+    "SMALL_VARIANTS",
+    "Draw",
+    "ExplicitChance",
+    "ExplicitRules",
     "Settings",
     "load_game",
+    "load_variant",
     "parameter_defaults",
     "pyspiel_module",
     "register",

@@ -296,14 +296,14 @@ def test_explicit_chance_deals_by_chance_nodes_with_the_decks_odds(pyspiel):
     state.apply_action(pirate)
     second = dict(state.chance_outcomes())
     assert second[pirate] == (COPIES[pirate] - 1) / (DECK_SIZE - 1) and sum(second.values()) == pytest.approx(1.0)
-    assert state.information_state_string(0) == "player_0: the cards are being dealt; your cards: pirate"
-    tensor = np.asarray(state.information_state_tensor(0))
-    assert tensor.sum() == 1.0 and state.information_state_tensor(1) == [0.0] * len(tensor)
+    assert state.information_state_string(0) == "player_0: the game is being set up"
+    assert state.information_state_tensor(1) == [0.0] * len(state.information_state_tensor(0))
     skull_king = KIND_NAMES.index("skull_king")
     state.apply_action(skull_king)  # the last card: the game starts with this deal
     assert not state.is_chance_node()
+    assert state.table.engine.view(0).hand_cards() == ["pirate"]
     assert state.table.engine.view(1).hand_cards() == ["skull_king"]
-    assert state.information_state_string(0).endswith("your hand: pirate")
+    assert state.observation_string(0).endswith("your hand: pirate")
     six = explicit_game(players=6).new_initial_state()
     for _ in range(COPIES[pirate]):
         six.apply_action(pirate)
@@ -339,13 +339,12 @@ def random_play_with_chance(state, rng: np.random.Generator):
     return state
 
 
-@pytest.mark.parametrize(
-    ("env_id", "params"),
-    [("skull_king_v0", {"num_hands": 2}), ("piraten_kapern_v0", {}), ("skull_king_v0", {"chance": "dice"})],
-)
-def test_explicit_chance_elsewhere_is_refused_in_one_line(pyspiel, env_id, params):
+def test_explicit_chance_elsewhere_is_refused_in_one_line(pyspiel, monkeypatch):
     with pytest.raises(ValueError, match="chance="):
-        ps.load_game(env_id, **{"chance": "explicit", **params})
+        ps.load_game("skull_king_v0", chance="dice")
+    monkeypatch.delitem(ps.EXPLICIT_CHANCE, "skull_king_v0")  # a game that offers no explicit chance
+    with pytest.raises(ValueError, match=r"chance='explicit' is offered for .* only, not skull_king_v0"):
+        ps.load_game("skull_king_v0", chance="explicit")
 
 
 @pytest.mark.slow
@@ -360,3 +359,38 @@ def test_cfr_and_nash_conv_run_on_the_explicit_variant(pyspiel):
     for _ in range(2):
         solver.evaluate_and_update_policy()
     assert 0.0 <= exploitability.nash_conv(game, solver.average_policy()) < uniform
+
+
+# ----------------------------------------------------------------------------- the explicit-chance mechanism
+def test_a_draws_outcomes_have_exact_odds_and_small_ids():
+    from pirate_envs.core.chance import count_vectors, roll_probability
+
+    deck = ps.Draw("permutation", (7, 7, 7, 3, 9))
+    assert deck.outcomes() == [(0, 3 / 5), (1, 1 / 5), (2, 1 / 5)]  # ids: distinct values by first appearance
+    assert deck.outcomes([7, 3]) == [(0, 2 / 3), (2, 1 / 3)]
+    assert deck.value(2) == 9 and deck.completed([9, 7]) == [9, 7, 7, 7, 3]  # the rest keeps its order
+    assert ps.Draw("integers", (3, 7)).outcomes() == [(i, 0.25) for i in range(4)]
+    assert ps.Draw("integers", (3, 7)).value(2) == 5
+    roll = ps.Draw("roll_dice", (3,))
+    assert [p for _, p in roll.outcomes()] == [roll_probability(v) for v in count_vectors(3)]
+    assert sum(p for _, p in roll.outcomes()) == pytest.approx(1.0) and roll.value(0) == (3, 0, 0, 0, 0, 0)
+
+
+def test_explicit_chance_replays_its_script_and_names_the_draw_past_it():
+    chance = ps.ExplicitChance([[2, 0, 1], 4, (0, 1, 0, 0, 0, 1)])
+    assert chance.permutation(3).tolist() == [2, 0, 1]
+    twin = chance.clone()
+    assert chance.integers(3, 6) == 4 and twin.integers(3, 6) == 4  # the clone replays on alone
+    assert chance.roll_dice(2) == (0, 1, 0, 0, 0, 1)
+    with pytest.raises(ps._DrawNeeded) as needed:
+        chance.shuffle(["a", "b"])
+    assert needed.value.draw == ps.Draw("shuffle", ("a", "b"))
+
+
+def test_small_variants_load_and_unknown_ones_are_refused_in_one_line(pyspiel):
+    for name, (env_id, _params) in ps.SMALL_VARIANTS.items():
+        game = ps.load_variant(name)
+        assert game.get_type().short_name == ps.SHORT_NAMES[env_id]
+        assert game.get_type().chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC, name
+    with pytest.raises(ValueError, match="unknown small variant 'nope'; known: "):
+        ps.load_variant("nope")
