@@ -27,8 +27,8 @@ it and measures it:
 * `cfr_curve`: NashConv of ``cfr.CFRSolver``'s average policy after each of several iteration counts.
 
 Needs the ``openspiel`` extra (the ``open-spiel`` wheel); the variants are those of
-``pirate_envs.openspiel`` (`small_variants`). ``python -m experiments.exact`` writes the page
-``docs/exact.md`` from these.
+``pirate_envs.openspiel`` (``SMALL_VARIANTS``, loaded by ``load_variant``).
+``python -m experiments.exact`` writes the page ``docs/exact.md`` from these.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ from agents.game_agents import game_agent_kinds
 from agents.policy_agent import PolicyAgent
 from agents.registry import make_agent
 from pirate_envs.core.actions import action_blocks
-from pirate_envs.openspiel import MISSING_EXTRA, load_game
+from pirate_envs.openspiel import MISSING_EXTRA, SMALL_VARIANTS, load_variant
 
 try:
     from open_spiel.python import policy as openspiel_policy
@@ -67,27 +67,10 @@ DEFAULT_SAMPLES = 8
 #: How `AgentPolicy` gets an agent's probabilities (`agent_method`).
 EXACT, ONE_HOT, SAMPLED = "exact", "one-hot", "sampled"
 
-#: The variants offered before the OpenSpiel module names its own: name -> (env id, OpenSpiel parameters).
-FALLBACK_VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
-    "skull_king_1hand": ("skull_king_v0", {"players": 2, "num_hands": 1, "chance": "explicit"}),
-}
-
 
 def small_variants() -> dict[str, tuple[str, dict[str, Any]]]:
-    """The small explicit-chance variants: name -> (env id, OpenSpiel parameters)."""
-    from pirate_envs import openspiel
-
-    registry = getattr(openspiel, "SMALL_VARIANTS", None)
-    return dict(FALLBACK_VARIANTS if registry is None else registry)
-
-
-def load_variant(name: str) -> Any:
-    """The ``pyspiel.Game`` of the variant ``name`` (`small_variants`); one-line ``ValueError`` if unknown."""
-    variants = small_variants()
-    if name not in variants:
-        raise ValueError(f"unknown variant {name!r}; available: {sorted(variants)}")
-    env_id, params = variants[name]
-    return load_game(env_id, **params)
+    """The small explicit-chance variants (`pirate_envs.openspiel.SMALL_VARIANTS`): name -> (env id, parameters)."""
+    return dict(SMALL_VARIANTS)
 
 
 def env_config(game: Any) -> dict[str, Any]:

@@ -199,11 +199,6 @@ def test_suite_random_agent_is_uniform_here_and_its_nash_conv_is_uniforms(game):
         assert uniform == pytest.approx(0.6744, abs=1e-4)  # the value the OpenSpiel guide states
 
 
-def test_unknown_variant_is_one_line():
-    with pytest.raises(ValueError, match="unknown variant 'nope'; available"):
-        load_variant("nope")
-
-
 def test_samples_below_one_are_refused(game):
     with pytest.raises(ValueError, match="samples=0"):
         AgentPolicy(game, "mcts:2", samples=0)
