@@ -52,7 +52,6 @@ from agents.base import Agent, RandomAgent
 from agents.game_agents import game_agent_kinds
 from agents.policy_agent import PolicyAgent
 from agents.registry import make_agent
-from pirate_envs.core.actions import action_blocks
 from pirate_envs.openspiel import MISSING_EXTRA, SMALL_VARIANTS, load_variant
 
 try:
@@ -136,7 +135,6 @@ class AgentPolicy(openspiel_policy.Policy):
         self.raw = pirate_envs.make(self.env_id, raw=True, **env_config(game))
         self.agent = make_agent(name, self.env_id, seed=seed, env=self.raw)
         self.method = agent_method(self.agent, name, self.env_id)
-        self.blocks = tuple(action_blocks(self.raw))
         self.cache: dict[tuple[Any, ...], dict[int, float]] = {}
         self.queries = 0  # agent moves asked (cache misses times draws)
 
