@@ -399,8 +399,35 @@ def _skull_king_rules(config: Any) -> ExplicitRules:
     )
 
 
+def _kapern_rules(config: Any) -> ExplicitRules:
+    """Piraten Kapern under a roll limit (option ``max_rolls``): every deck shuffle and every roll by chance nodes.
+
+    Every position of a shuffle is dealt (the top of the deck, drawn first, is the end of the list).
+    """
+    from pirate_envs.piraten_kapern.rules import FACES
+
+    if config.max_rolls < 1:
+        raise ValueError("chance='explicit' needs max_rolls >= 1 for piraten_kapern_v0 (else a turn re-rolls forever)")
+    cards = sum(config.deck().values())
+    shuffles = 1 + (config.max_turns - 1) // cards  # a draw from the empty deck shuffles all its cards anew
+
+    def label(draw: Draw, value: Any) -> str:
+        if draw.kind == "roll_dice":
+            return "roll " + ", ".join(f"{FACES[face]} x{count}" for face, count in enumerate(value) if count)
+        return f"shuffle (bottom up) {value}"
+
+    return ExplicitRules(
+        max_chance_outcomes=max(len(count_vectors(config.num_dice)), len(config.deck())),
+        max_chance_nodes=config.max_turns * config.max_rolls + shuffles * (cards - 1),
+        label=label,
+    )
+
+
 #: env id -> the `ExplicitRules` of a config (``chance="explicit"``); each game's variant adds its entry.
-EXPLICIT_CHANCE: dict[str, Callable[[Any], ExplicitRules]] = {"skull_king_v0": _skull_king_rules}
+EXPLICIT_CHANCE: dict[str, Callable[[Any], ExplicitRules]] = {
+    "skull_king_v0": _skull_king_rules,
+    "piraten_kapern_v0": _kapern_rules,
+}
 
 
 @dataclass
@@ -881,6 +908,19 @@ def load_game(env_id: str, **params: Any) -> Any:
 SMALL_VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     # two players, one card each from the full 66-card deck (57 x 57 deals by card kind)
     "skull_king_one_card": ("skull_king_v0", {"players": 2, "num_hands": 1, "chance": "explicit"}),
+    # two players, one turn each: two dice, a Gold card, one re-roll at most; the higher score wins
+    "piraten_kapern_two_dice": (
+        "piraten_kapern_v0",
+        {
+            "players": 2,
+            "num_dice": 2,
+            "fortune_deck": "0,0,0,1,0,0,0,0,0,0,0",
+            "max_rolls": 2,
+            "target_score": 100,
+            "max_turns": 2,
+            "chance": "explicit",
+        },
+    ),
 }
 
 

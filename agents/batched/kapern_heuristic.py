@@ -132,7 +132,7 @@ def act_kernel(observations, masks, offsets, small_stake, vector_id, chest_point
             if free[face] < 0 or chest[face] < 0:
                 total = -1
                 break
-        if total != NUM_DICE:
+        if total < MIN_REROLL or total > NUM_DICE:  # 2 to 8 dice: the option num_dice (8 by the rules)
             actions[j] = BAD_ROW
             continue
         island = obs[offsets[_ISLAND]] > 0.5
@@ -227,7 +227,7 @@ class KapernHeuristicBatch:
         if bad.size:
             raise ValueError(
                 f"row {int(bad[0])} of observations holds no Piraten Kapern position: its free and chest dice "
-                f"must add up to {NUM_DICE}"
+                f"must add up to {MIN_REROLL} to {NUM_DICE}"
             )
         return actions
 

@@ -149,11 +149,11 @@ O_SEAT_PRESENT = len(_OFFSET_PIECES)
 
 
 # ----------------------------------------------------------------------------- tables from the reference
-def _rule_tables() -> tuple[np.ndarray, ...]:
-    """The scoring and action tables, computed by the reference helpers.
+def _rule_tables(num_dice: int = NUM_DICE) -> tuple[np.ndarray, ...]:
+    """The scoring and action tables of a game of ``num_dice`` dice, computed by the reference helpers.
 
     ``vector_id[c0..c5]``: the row of a count vector of at most eight dice (-1 if none);
-    ``stop_points[card, row]``: ``score_counts`` (eight dice); ``bust_points[card, row]``:
+    ``stop_points[card, row]``: ``score_counts`` (``num_dice`` dice); ``bust_points[card, row]``:
     ``disqualified_score``; ``chest_points[row]``: ``objects_points`` with the Treasure Chest;
     ``island_penalty[card, skulls]``; ``card_skulls[card]``; ``sea_battle[card]``;
     ``reroll_index[c0..c4, skull]``: the re-roll row of that vector (-1 if none).
@@ -168,9 +168,9 @@ def _rule_tables() -> tuple[np.ndarray, ...]:
     for row, v in enumerate(vectors):
         if v[SKULL] == 0:
             chest_points[row] = _rules.objects_points(v, "treasure_chest")
-        if sum(v) == NUM_DICE:
+        if sum(v) == num_dice:
             for card_index, card in enumerate(_rules.CARDS):
-                stop_points[card_index, row] = _rules.score_counts(v, card)
+                stop_points[card_index, row] = _rules.score_counts(v, card, num_dice)
                 bust_points[card_index, row] = _rules.disqualified_score(v, card)
     max_skulls = NUM_DICE + max(_rules.card_skulls(c) for c in _rules.CARDS)
     island_penalty = np.array(
@@ -191,6 +191,8 @@ class KapernState(NamedTuple):
     num_players: int
     target_score: int
     max_turns: int
+    num_dice: int
+    max_rolls: int
     score_scale: float
     offsets: np.ndarray
     tables: tuple[np.ndarray, ...]
@@ -244,7 +246,7 @@ def _shuffle_deck(i, rng, deck_cards, game, deck, deck_counts):
 # ----------------------------------------------------------------------------- kernels: the turn flow
 @inline_kernel
 def _showing_row(i, free, chest, vector_id):
-    """The table row of the eight dice showing in game ``i``."""
+    """The table row of the dice showing in game ``i``."""
     return vector_id[
         free[i, 0] + chest[i, 0],
         free[i, 1] + chest[i, 1],
@@ -328,13 +330,20 @@ def _bust(i, st):
 
 
 @inline_kernel
+def _may_reroll(i, st):
+    """Whether game ``i``'s turn may roll again: After the Storm allows one re-roll, ``max_rolls`` caps the rolls."""
+    rolls = st.game[i, F_ROLLS]
+    if st.game[i, F_CARD] == STORM and rolls >= 2:
+        return False
+    return st.max_rolls == 0 or rolls < st.max_rolls
+
+
+@inline_kernel
 def _check_island_over(i, new_skulls, st):
     """End the Island turn when a roll brings no skull, fewer than two dice are left, or no re-roll is allowed."""
-    game = st.game
-    may_reroll = not (game[i, F_CARD] == STORM and game[i, F_ROLLS] >= 2)
-    if new_skulls == 0 or NUM_DICE - st.free[i, SKULL] < MIN_REROLL or not may_reroll:
+    if new_skulls == 0 or st.num_dice - st.free[i, SKULL] < MIN_REROLL or not _may_reroll(i, st):
         return _end_island_turn(i, st)
-    game[i, F_TURN_POINTS] = 0
+    st.game[i, F_TURN_POINTS] = 0
     return False
 
 
@@ -350,7 +359,7 @@ def _start_turn(i, st):
     game[i, F_DECK_LEN] = top
     st.deck_counts[i, card] -= 1
     game[i, F_CARD] = card
-    _roll(st.rng, i, NUM_DICE, rolled)
+    _roll(st.rng, i, st.num_dice, rolled)
     for f in range(NUM_FACES):
         free[i, f] = rolled[f]
         chest[i, f] = 0
@@ -492,7 +501,7 @@ def _write_mask(i, st):
         return
     row[STOP] = 1
     card = game[i, F_CARD]
-    if card == STORM and game[i, F_ROLLS] >= 2:
+    if not _may_reroll(i, st):
         return
     skull_ok = 1 if (phase == PHASE_ROLLING and card == SORCERESS and not game[i, F_SORCERESS_USED]
                      and free[i, SKULL] > 0) else 0  # fmt: skip
@@ -615,7 +624,8 @@ class KapernBatch(BatchBackend):
         num, n, config = self.num_envs, self.num_players, self.config
         self.target_score = config.target_score
         self.max_turns = config.max_turns
-        self.tables = (*_rule_tables(), np.asarray(_actions.REROLL_VECTORS, dtype=np.int64))
+        self.num_dice, self.max_rolls = config.num_dice, config.max_rolls
+        self.tables = (*_rule_tables(config.num_dice), np.asarray(_actions.REROLL_VECTORS, dtype=np.int64))
         self.deck_cards = np.array(
             [_rules.CARD_INDEX[card] for card in KapernEngine(config).deck_cards], dtype=np.int8
         )

@@ -23,6 +23,16 @@ Arguments
 ``promo_copies`` (1), ``max_turns`` (1000, the turn-limit guard), ``reward_mode``
 (``"win"`` or ``"score"``), ``table_layout`` (``"seated"`` or ``"max"``: the rows of a 5-player
 table, see Observation), ``render_mode`` (``"ansi"``, ``"human"`` or ``"rgb_array"``).
+Small variants (their defaults are the printed game): ``num_dice`` (2..8, default 8: the dice
+rolled each turn), ``fortune_deck`` (11 copy counts, 0..4 each, one per base card in the card
+order below, Treasure Chest to Skulls 2; default ``(4, 4, 4, 4, 4, 4, 2, 2, 2, 3, 2)``, the
+35-card deck) and ``max_rolls`` (0: no limit; else the rolls a turn may make, the first
+included, after which only stopping is left). With fewer dice only "all eight dice" scales: the
+full chest asks all ``num_dice`` dice to score. Every other number stays printed: three skulls
+end a turn, four on the first roll reach the Island, a re-roll takes two dice, sets score by the
+table, the Sea Battles ask 2/3/4 sabres (a battle that asks more sabres than there are dice is
+always lost: leave it out of ``fortune_deck``). The observation still gives dice as fractions
+of eight and the action table is unchanged (the mask allows the re-rolls the dice showing allow).
 Reset option: ``options={"first_card": "captain"}`` deals that card, one of this game's fortune
 deck, to the first turn (the rest of the deck is shuffled as usual; ``None``: no card chosen).
 
@@ -94,6 +104,8 @@ Assumptions (beyond the printed rules; all of them, with their options, in ``doc
 * Peace: a turn that ends with sabres showing, three skulls included, scores -1000 per sabre;
   an Island turn that ends with a sabre showing costs the opponents nothing.
 * ``promo_copies`` (1): copies of each promo card in the deck.
+* Small variants (``num_dice``, ``fortune_deck``, ``max_rolls``): see Arguments; each choice is a
+  row of ``docs/rulings.md``.
 
 Version history
 ---------------

@@ -46,6 +46,10 @@ STANDARD_DECK: dict[str, int] = {
     "skulls_2": 2,
 }
 PROMO_CARDS = ("storm", "peace")
+#: The base game's cards in deck order: the entries of the option ``fortune_deck`` (copies of each).
+BASE_CARDS: tuple[str, ...] = tuple(STANDARD_DECK)
+#: The most copies of one card a deck may hold (the base game's largest count).
+MAX_CARD_COPIES = 4
 
 #: Points of a set of n identical objects (n >= 8 scores as 8).
 SET_POINTS = {3: 100, 4: 200, 5: 500, 6: 1000, 7: 2000, 8: 4000}
@@ -105,9 +109,9 @@ def objects_points(counts: Sequence[int], card: str) -> int:
     return points + sum(set_points(n) for n in groups)
 
 
-def is_full_chest(counts: Sequence[int], card: str) -> bool:
-    """Whether all eight dice contribute points (no skull, rolled or from the card)."""
-    if counts[SKULL] or card_skulls(card) or sum(counts) != NUM_DICE:
+def is_full_chest(counts: Sequence[int], card: str, num_dice: int = NUM_DICE) -> bool:
+    """Whether all ``num_dice`` dice contribute points (no skull, rolled or from the card)."""
+    if counts[SKULL] or card_skulls(card) or sum(counts) != num_dice:
         return False
     objects = _object_counts(counts, card)
     monkeys = objects[MONKEY] + objects[PARROT] if card == "monkey_business" else None
@@ -132,16 +136,16 @@ def disqualified_score(counts: Sequence[int], card: str) -> int:
     return 0
 
 
-def score_counts(counts: Sequence[int], card: str) -> int:
-    """Points of stopping voluntarily with these face counts showing (see `score_dice`).
+def score_counts(counts: Sequence[int], card: str, num_dice: int = NUM_DICE) -> int:
+    """Points of stopping voluntarily with these face counts of ``num_dice`` dice showing (see `score_dice`).
 
     The counts become Python integers first, so numpy counts never put numpy results in the cache.
     """
-    return _score_counts(tuple(map(int, counts)), card)
+    return _score_counts(tuple(map(int, counts)), card, num_dice)
 
 
 @functools.cache
-def _score_counts(counts: tuple[int, ...], card: str) -> int:
+def _score_counts(counts: tuple[int, ...], card: str, num_dice: int) -> int:
     if counts[SKULL] + card_skulls(card) >= DISQUALIFYING_SKULLS:
         return disqualified_score(counts, card)
     if card == "storm":
@@ -156,7 +160,7 @@ def _score_counts(counts: tuple[int, ...], card: str) -> int:
         if counts[SABRE] < needed:
             return -bonus
         points += bonus
-    if is_full_chest(counts, card):
+    if is_full_chest(counts, card, num_dice):
         points += FULL_CHEST_BONUS
     if card == "captain":
         points *= CAPTAIN_FACTOR

@@ -11,6 +11,7 @@ not allow says why (held dice, skulls); the hint's example is built from the dic
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -65,7 +66,19 @@ def dice_words(counts: tuple[int, ...] | list[int]) -> list[str]:
 
 
 def seat_text(view: View, on_turn: int | None = None) -> str:
-    """What ``view.seat`` sees, at most 100 columns wide (``on_turn`` is unused: the view says it)."""
+    """What ``view.seat`` sees, at most 100 columns wide (``on_turn`` is unused: the view says it).
+
+    Cached by view (a pure function of it): OpenSpiel's explicit chance asks for the same screens
+    again and again across a game tree. A view built by hand with lists is drawn uncached.
+    """
+    try:
+        hash(view)
+    except TypeError:
+        return _draw_seat_text(view)
+    return _cached_seat_text(view)
+
+
+def _draw_seat_text(view: View) -> str:
     seat = view.seat
     lines = [title_line(GAME_NAME, f"first to {view.target_score}", seat)]
     over = view.phase == "game_over"
@@ -93,6 +106,9 @@ def seat_text(view: View, on_turn: int | None = None) -> str:
     if view.final_trigger is not None:
         lines.append(f"final round: player_{view.final_trigger} reached {view.target_score}")
     return screen(lines)
+
+
+_cached_seat_text = functools.lru_cache(maxsize=4096)(_draw_seat_text)
 
 
 def _final_mark(view: View, seat: int) -> str:

@@ -91,3 +91,27 @@ def test_stepping_a_copy_leaves_the_original_future_unchanged(make_copy):
         steps += 1
     assert steps > 10
 
+
+
+def test_the_engines_own_clone_copies_what_the_generic_clone_copies():
+    """``KapernEngine.clone`` (hand-written, for speed) against ``Engine.clone`` (generic) at many points of games:
+    equal attributes, and every attribute the generic clone copies is copied (not shared), the turn's dice too."""
+    from pirate_envs.core.engine import Engine
+
+    env = make_game(seed=21, num_players=3, promo_cards=True)
+    agent = RandomAgent(seed=4, blocks=action_blocks(env))
+    checked = 0
+    while step_all([env], agent):
+        game = env.unwrapped.game
+        fast, generic = game.clone(), Engine.clone(game)
+        assert vars(fast).keys() == vars(generic).keys()
+        for name, value in vars(game).items():
+            if name == "chance":
+                continue
+            assert vars(fast)[name] == vars(generic)[name], name
+            if vars(generic)[name] is not value:
+                assert vars(fast)[name] is not value, f"{name} is shared by the clone"
+        assert vars(fast.turn) == vars(game.turn)
+        assert fast.turn.free is not game.turn.free and fast.turn.chest is not game.turn.chest
+        checked += 1
+    assert checked > 50
