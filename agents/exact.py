@@ -270,7 +270,7 @@ class Budget:
     samples: int
 
 
-FULL = Budget(cfr_iterations=(1, 2, 4, 8), ppo_steps=32_768, ppo_points=4, search="mcts:16", samples=8)
+FULL = Budget(cfr_iterations=(1, 2, 4), ppo_steps=32_768, ppo_points=4, search="mcts:16", samples=8)
 QUICK = Budget(cfr_iterations=(1,), ppo_steps=1_024, ppo_points=1, search="mcts:2", samples=2)
 
 #: The PPO trainer's flags beside the variant, budget and seed: a small rollout (8 envs x 64 steps), games
