@@ -348,42 +348,72 @@ def measure_agent(game: Any, name: str, seed: int, samples: int, label: str | No
     return Row(label or name, policy.method, measured, note)
 
 
-def agent_rows(game: Any, budget: Budget, seed: int, log: Callable[[str], None] = print) -> list[Row]:
-    """OpenSpiel's uniform policy, the suite's ``random``, the game's agents and the search, measured."""
-    env_id = game.kit.settings.env_id
-    rows = [Row("uniform (OpenSpiel)", EXACT, nash_conv(game, openspiel_policy.UniformRandomPolicy(game)))]
-    log(f"uniform: NashConv {rows[-1].measured.nash_conv:.4f}")
-    for name in ["random", *game_agent_kinds(env_id), budget.search]:
-        rows.append(measure_agent(game, name, seed, budget.samples))
-        log(f"{name}: NashConv {rows[-1].measured.nash_conv:.4f}")
-    return rows
+@dataclass(frozen=True)
+class Measurement:
+    """One independent measurement of a variant (`measure`): a policy's NashConv, or CFR after ``iterations``.
+
+    ``kind``: ``"uniform"`` (OpenSpiel's uniform policy), ``"agent"`` (the suite agent ``agent``, shown as
+    ``label``) or ``"cfr"`` (a fresh ``cfr.CFRSolver`` run ``iterations`` times). Plain data, so that a
+    process pool can run the measurements of a page side by side (`measure_all`).
+    """
+
+    variant: str
+    kind: str
+    agent: str = ""
+    label: str = ""
+    seed: int = 0
+    samples: int = 1
+    iterations: int = 0
 
 
-def ppo_measures(
-    game: Any, saved: Sequence[tuple[int, Path]], seed: int, log: Callable[[str], None] = print
-) -> tuple[list[CurvePoint], list[Row]]:
-    """The curve of the sampled policy of each ``(step, agent file)``, and the rows of the last agent:
-    its sampled policy and its argmax."""
+def measure(task: Measurement) -> Row | CurvePoint:
+    """Run one `Measurement`: a `Row` for a policy, a `CurvePoint` for CFR."""
+    game = load_variant(task.variant)
+    if task.kind == "uniform":
+        return Row("uniform (OpenSpiel)", EXACT, nash_conv(game, openspiel_policy.UniformRandomPolicy(game)))
+    if task.kind == "agent":
+        return measure_agent(game, task.agent, task.seed, task.samples, task.label or None)
+    if task.kind == "cfr":
+        return cfr_curve(game, [task.iterations])[0]
+    raise ValueError(f"unknown measurement kind {task.kind!r}; known: uniform, agent, cfr")
+
+
+def measure_all(tasks: Sequence[Measurement], jobs: int = 1) -> list[Row | CurvePoint]:
+    """`measure` every task, in order; ``jobs`` > 1: in as many fresh processes (``spawn``), side by side."""
+    if jobs <= 1:
+        return [measure(task) for task in tasks]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return list(pool.map(measure, tasks))
+
+
+def variant_measurements(
+    variant: str, budget: Budget, seed: int, saved: Sequence[tuple[int, Path]]
+) -> list[Measurement]:
+    """The measurements of a variant's page section: CFR (longest first), OpenSpiel's uniform policy, the
+    suite's ``random``, the game's agents, the search, and the PPO agent's ``saved`` checkpoints (each
+    sampled; the last one's argmax too)."""
     if not saved:
         raise ValueError("the training run saved no step_<n>.npz checkpoint")
-    curve = []
+    env_id = SMALL_VARIANTS[variant][0]
+    tasks = [Measurement(variant, "cfr", iterations=n) for n in sorted(set(budget.cfr_iterations), reverse=True)]
+    tasks.append(Measurement(variant, "uniform"))
+    for name in ["random", *game_agent_kinds(env_id), budget.search]:
+        tasks.append(Measurement(variant, "agent", name, seed=seed, samples=budget.samples))
     for step, path in saved:
-        measured = nash_conv(game, AgentPolicy(game, f"ppo:{path}#sample", seed=seed))
-        curve.append(CurvePoint(step, measured.nash_conv, measured.wall_s, measured.cpu_s))
-        log(f"ppo after {step} steps, sampled: NashConv {measured.nash_conv:.4f}")
+        tasks.append(Measurement(variant, "agent", f"ppo:{path}#sample", f"ppo, {step} steps, sampled", seed))
     step, path = saved[-1]
-    last = curve[-1]
-    sampled = Row(f"ppo, {step} steps, sampled", EXACT, Measured(last.nash_conv, last.wall_s, last.cpu_s))
-    argmax = measure_agent(game, f"ppo:{path}", seed, 1, label=f"ppo, {step} steps, argmax")
-    log(f"ppo after {step} steps, argmax: NashConv {argmax.measured.nash_conv:.4f}")
-    return curve, [sampled, argmax]
+    tasks.append(Measurement(variant, "agent", f"ppo:{path}", f"ppo, {step} steps, argmax", seed))
+    return tasks
 
 
 def cfr_row(points: Sequence[CurvePoint]) -> Row:
-    """The table's row of a CFR curve: its last NashConv, the time of the whole curve."""
-    wall, cpu = sum(p.wall_s for p in points), sum(p.cpu_s for p in points)
-    return Row(f"CFR, {points[-1].step} iterations", EXACT, Measured(points[-1].nash_conv, wall, cpu),
-               "average policy; times: the whole curve")  # fmt: skip
+    """The table's row of a CFR curve: its last point."""
+    last = points[-1]
+    return Row(f"CFR, {last.step} iterations", EXACT, Measured(last.nash_conv, last.wall_s, last.cpu_s),
+               "average policy")  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- the page
@@ -418,8 +448,8 @@ def variant_section(result: VariantResult) -> list[str]:
         m = row.measured
         cells = [row.agent, row.method, f"{m.nash_conv:.4f}", f"{m.wall_s:.1f}", f"{m.cpu_s:.1f}", row.note]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", "CFR (`cfr.CFRSolver`, its average policy, which is uniform after one iteration); times: the "
-              "iterations since the row before and the NashConv:", ""]  # fmt: skip
+    lines += ["", "CFR (`cfr.CFRSolver`, its average policy, which is uniform after one iteration); times: a "
+              "fresh solver's iterations and the NashConv:", ""]  # fmt: skip
     lines += _curve_table(result.cfr, "iterations")
     lines += [
         "",
@@ -468,7 +498,13 @@ snapshots of itself, the heuristic and random), with the budget below.
 
 
 def render_page(
-    command: str, budget: Budget, results: Sequence[VariantResult], seed: int, quick: bool, total_wall_s: float
+    command: str,
+    budget: Budget,
+    results: Sequence[VariantResult],
+    seed: int,
+    quick: bool,
+    total_wall_s: float,
+    jobs: int = 1,
 ) -> str:
     """The whole page: the introduction, a section per variant, the run's budget, seed, times and versions."""
     lines = [INTRO.format(command=command)]
@@ -483,8 +519,8 @@ def render_page(
         "moves per information state.",
         f"* Seed {seed} (the training run, every agent and the search's draws); everything but the times is "
         "fixed by it.",
-        f"* Total wall time {total_wall_s:.0f} s. Wall times depend on the machine's load; CPU times are the "
-        "measuring process's.",
+        f"* Total wall time {total_wall_s:.0f} s, the measurements run by {jobs} process(es) side by side. Wall "
+        "times depend on the machine's load; CPU times are the measuring process's.",
         "* Versions: " + ", ".join(f"{name} {version}" for name, version in versions().items()) + ".",
         "",
     ]
@@ -503,10 +539,10 @@ __all__ = [
     "Budget",
     "CurvePoint",
     "Measured",
+    "Measurement",
     "Row",
     "VariantResult",
     "agent_method",
-    "agent_rows",
     "block_uniform_probabilities",
     "cfr_curve",
     "cfr_row",
@@ -514,16 +550,18 @@ __all__ = [
     "env_config",
     "load_variant",
     "masked_softmax",
+    "measure",
     "measure_agent",
+    "measure_all",
     "nash_conv",
     "network_probabilities",
     "plot_curves",
-    "ppo_measures",
     "render_page",
     "saved_checkpoints",
     "small_variants",
     "timed",
     "train_argv",
+    "variant_measurements",
     "variant_section",
     "versions",
 ]

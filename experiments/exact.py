@@ -40,17 +40,18 @@ from agents.exact import (
     FULL,
     QUICK,
     Budget,
+    CurvePoint,
+    Row,
     VariantResult,
-    agent_rows,
-    cfr_curve,
     cfr_row,
     load_variant,
+    measure_all,
     plot_curves,
-    ppo_measures,
     render_page,
     saved_checkpoints,
     small_variants,
     train_argv,
+    variant_measurements,
 )
 from experiments import train
 from experiments.cli import MAX_SEED, parse_args
@@ -64,6 +65,9 @@ class ExactArgs:
     variants: str = field(default="", metadata={"help": "comma-separated variant names (empty: every variant)"})
     quick: bool = field(default=False, metadata={"help": "the smallest budgets (a smoke run)"})
     seed: int = field(default=1, metadata={"help": "seed of the training and the agents", "min": 0, "max": MAX_SEED})
+    jobs: int = field(
+        default=1, metadata={"help": "processes measuring side by side (the figures do not change)", "min": 1}
+    )
 
 
 def chosen_variants(text: str) -> list[str]:
@@ -95,38 +99,45 @@ def command_line(args: ExactArgs) -> str:
         command += " --variants " + shlex.quote(args.variants)
     if args.quick:
         command += " --quick"
-    return command + (f" --seed {args.seed}" if args.seed != ExactArgs.seed else "")
+    command += f" --seed {args.seed}" if args.seed != ExactArgs.seed else ""
+    return command + (f" --jobs {args.jobs}" if args.jobs != 1 else "")
 
 
-def measure_variant(name: str, budget: Budget, seed: int, figure: Path) -> VariantResult:
-    """Every measurement of the variant ``name``: the agents, the PPO agent trained on it (in a temporary
-    folder) and its curve, CFR's curve; the figure of both curves at ``figure``."""
+def measure_variant(name: str, budget: Budget, seed: int, figure: Path, jobs: int) -> VariantResult:
+    """Every measurement of the variant ``name``: the PPO agent trained on it (in a temporary folder), then the
+    agents, its checkpoints and CFR, measured by ``jobs`` processes; the figure of both curves at ``figure``."""
     env_id, params = small_variants()[name]
     game = load_variant(name)
-
-    def log(text: str) -> None:
-        print(f"{name}: {text}", flush=True)
-
-    rows = agent_rows(game, budget, seed, log)
     with tempfile.TemporaryDirectory(prefix="exact_ppo_") as folder:
         argv = train_argv(game, budget, seed, Path(folder))
         wall = time.perf_counter()
         with contextlib.redirect_stdout(io.StringIO()):  # the trainer's report; the page has what matters
             run_dir = Path(train.main(argv))
         train_wall = time.perf_counter() - wall
-        ppo_curve, ppo_rows = ppo_measures(game, saved_checkpoints(run_dir), seed, log)
-    cfr_points = cfr_curve(game, budget.cfr_iterations)
-    log(f"CFR: NashConv {', '.join(f'{p.nash_conv:.4f}' for p in cfr_points)}")
+        saved = saved_checkpoints(run_dir)
+        tasks = variant_measurements(name, budget, seed, saved)
+        done = measure_all(tasks, jobs)
+    cfr_points = sorted((point for point in done if isinstance(point, CurvePoint)), key=lambda p: p.step)
+    rows = [row for row in done if isinstance(row, Row)]
+    for row in rows:
+        print(f"{name}: {row.agent}: NashConv {row.measured.nash_conv:.4f}", flush=True)
+    print(f"{name}: CFR: NashConv {', '.join(f'{p.nash_conv:.4f}' for p in cfr_points)}", flush=True)
+    ppo_curve = [
+        CurvePoint(step, row.measured.nash_conv, row.measured.wall_s, row.measured.cpu_s)
+        for (step, _), row in zip(saved, (row for row in rows if row.agent.endswith("sampled")))
+    ]
     shown = ["<temporary folder>" if arg == folder else arg for arg in argv]
     shown_lines = ("uniform (OpenSpiel)", "heuristic")
     references = {row.agent: row.measured.nash_conv for row in rows if row.agent in shown_lines}
     panels = [("CFR iterations", cfr_points), ("PPO learner steps (sampled policy)", ppo_curve)]
     plot_curves(panels, figure, f"NashConv, {name}", references)
+    sampled = [row for row in rows if row.agent.endswith("sampled")]
+    others = [row for row in rows if not row.agent.endswith("sampled")]
     return VariantResult(
         name=name,
         env_id=env_id,
         params=dict(params),
-        rows=(*rows[:-1], *ppo_rows, rows[-1], cfr_row(cfr_points)),
+        rows=(*others[:-1], sampled[-1], others[-1], cfr_row(cfr_points)),
         cfr=tuple(cfr_points),
         ppo=tuple(ppo_curve),
         train_wall_s=train_wall,
@@ -141,10 +152,11 @@ def main(argv: list[str] | None = None) -> Path:
     out = Path(args.out)
     start = time.perf_counter()
     results = [
-        measure_variant(name, budget, args.seed, out.with_name(f"{out.stem}_{name}.png"))
+        measure_variant(name, budget, args.seed, out.with_name(f"{out.stem}_{name}.png"), args.jobs)
         for name in chosen_variants(args.variants)
     ]
-    page = render_page(command_line(args), budget, results, args.seed, args.quick, time.perf_counter() - start)
+    wall = time.perf_counter() - start
+    page = render_page(command_line(args), budget, results, args.seed, args.quick, wall, args.jobs)
     write_atomic(out, page)
     print(f"wrote {out}")
     return out
