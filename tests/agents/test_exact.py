@@ -20,11 +20,13 @@ from agents.exact import (
     ONE_HOT,
     SAMPLED,
     AgentPolicy,
+    Measurement,
     block_uniform_probabilities,
     cfr_curve,
     draw_seed,
     env_config,
     load_variant,
+    measure,
     nash_conv,
     small_variants,
 )
@@ -203,3 +205,8 @@ def test_suite_random_agent_is_uniform_here_and_its_nash_conv_is_uniforms():
 def test_samples_below_one_are_refused():
     with pytest.raises(ValueError, match="samples=0"):
         AgentPolicy(load_variant(WALKED), "mcts:2", samples=0)
+
+
+def test_an_unknown_measurement_is_one_line():
+    with pytest.raises(ValueError, match="unknown measurement kind 'nope'; known: uniform, agent, cfr"):
+        measure(Measurement(WALKED, "nope"))

@@ -22,6 +22,7 @@ SMALLEST = "skull_king_one_card"
         (["--variants", "nope"], "--variants 'nope' is not a variant; available: "),
         (["--out", "page.txt"], "--out 'page.txt' must name a Markdown file"),
         (["--seed", "-1"], "--seed"),
+        (["--jobs", "0"], "--jobs"),
     ],
 )
 def test_bad_input_is_one_line(argv, message, capsys):
@@ -44,11 +45,11 @@ def test_out_that_is_a_folder_is_refused(tmp_path, capsys):
 @pytest.mark.slow
 def test_quick_page_of_the_smallest_variant(tmp_path):
     out = tmp_path / "docs" / "exact.md"
-    assert exact.main(["--out", str(out), "--variants", SMALLEST, "--quick"]) == out
+    assert exact.main(["--out", str(out), "--variants", SMALLEST, "--quick", "--jobs", "2"]) == out
     page = out.read_text()
     assert page.startswith("# Exact exploitability on small variants")
     assert f"## {SMALLEST}" in page
-    assert f"--variants {SMALLEST} --quick" in page
+    assert f"--variants {SMALLEST} --quick --jobs 2" in page and "by 2 process(es)" in page
     for agent in ("uniform (OpenSpiel)", "| random |", "| heuristic |", "sampled", "argmax", "mcts:2", "CFR, 1"):
         assert agent in page
     values = [float(v) for v in re.findall(r"\| (\d+\.\d{4}) \|", page)]
