@@ -34,6 +34,7 @@ Needs the ``openspiel`` extra (the ``open-spiel`` wheel); the variants are those
 from __future__ import annotations
 
 import dataclasses
+import math
 import platform
 import re
 import time
@@ -65,6 +66,8 @@ DEFAULT_SAMPLES = 8
 
 #: How `AgentPolicy` gets an agent's probabilities (`agent_method`).
 EXACT, ONE_HOT, SAMPLED = "exact", "one-hot", "sampled"
+#: A table row of a game agent that does not play the variant (`measure_agent`).
+NOT_OFFERED = "not offered"
 
 
 def small_variants() -> dict[str, tuple[str, dict[str, Any]]]:
@@ -341,8 +344,17 @@ def saved_checkpoints(run_dir: Path) -> list[tuple[int, Path]]:
 
 
 def measure_agent(game: Any, name: str, seed: int, samples: int, label: str | None = None) -> Row:
-    """The row of the agent ``name`` (shown as ``label``, default the name)."""
-    policy = AgentPolicy(game, name, seed=seed, samples=samples)
+    """The row of the agent ``name`` (shown as ``label``, default the name).
+
+    A game agent that refuses the variant (a one-line ``ValueError`` when it is made: say, an oracle solved
+    for other rules) gets a `NOT_OFFERED` row with that line and no NashConv.
+    """
+    try:
+        policy = AgentPolicy(game, name, seed=seed, samples=samples)
+    except ValueError as error:
+        if name not in game_agent_kinds(game.kit.settings.env_id):
+            raise
+        return Row(label or name, NOT_OFFERED, Measured(math.nan, 0.0, 0.0), str(error).splitlines()[0])
     measured = nash_conv(game, policy)
     note = f"{samples} moves per information state" if policy.method == SAMPLED else ""
     return Row(label or name, policy.method, measured, note)
@@ -446,7 +458,8 @@ def variant_section(result: VariantResult) -> list[str]:
     ]
     for row in result.rows:
         m = row.measured
-        cells = [row.agent, row.method, f"{m.nash_conv:.4f}", f"{m.wall_s:.1f}", f"{m.cpu_s:.1f}", row.note]
+        value = "n/a" if math.isnan(m.nash_conv) else f"{m.nash_conv:.4f}"
+        cells = [row.agent, row.method, value, f"{m.wall_s:.1f}", f"{m.cpu_s:.1f}", row.note]
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "CFR (`cfr.CFRSolver`, its average policy, which is uniform after one iteration); times: a "
               "fresh solver's iterations and the NashConv:", ""]  # fmt: skip
@@ -531,6 +544,7 @@ __all__ = [
     "DEFAULT_SAMPLES",
     "EXACT",
     "FULL",
+    "NOT_OFFERED",
     "ONE_HOT",
     "QUICK",
     "SAMPLED",

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import shlex
 import tempfile
 import time
@@ -128,7 +129,11 @@ def measure_variant(name: str, budget: Budget, seed: int, figure: Path, jobs: in
     ]
     shown = ["<temporary folder>" if arg == folder else arg for arg in argv]
     shown_lines = ("uniform (OpenSpiel)", "heuristic")
-    references = {row.agent: row.measured.nash_conv for row in rows if row.agent in shown_lines}
+    references = {
+        row.agent: row.measured.nash_conv
+        for row in rows
+        if row.agent in shown_lines and math.isfinite(row.measured.nash_conv)
+    }
     panels = [("CFR iterations", cfr_points), ("PPO learner steps (sampled policy)", ppo_curve)]
     plot_curves(panels, figure, f"NashConv, {name}", references)
     sampled = [row for row in rows if row.agent.endswith("sampled")]
