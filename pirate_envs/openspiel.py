@@ -58,7 +58,8 @@ raises a private exception carrying the draw (`Draw`: its kind and arguments). T
 a chance node of that draw (`Table`): ``integers(low, high)`` uniform over ``high - low``
 outcomes; ``roll_dice(n)`` one outcome per count vector (`count_vectors`, `roll_probability`);
 ``permutation``/``shuffle`` dealt position by position, identical items merged into one outcome
-whose probability is its copies left over the items left. Once the draw's outcome is complete,
+whose probability is its copies left over the items left (a hand whose order the engine ignores
+is dealt as a set, its cards in outcome-id order: `hand_outcomes`). Once the draw's outcome is complete,
 the interrupted step (a move, or the reset) runs again on a copy of the engine from before it,
 with the outcomes scripted; a further draw makes the next chance node. Outcome ids are small
 integers below the game's ``max_chance_outcomes``. A game offers explicit chance by one entry in
@@ -74,7 +75,9 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import itertools
 import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -371,7 +374,12 @@ class ExplicitRules:
       of the deck and shuffles the whole deck again next hand): the game's law is then a
       function of the leading positions only, and dealing them one by one with each value's
       copies left over the items left gives exactly their law under a uniform permutation.
-      Default: every position.
+      Default: every position. A sequence of sizes instead of a number deals the leading
+      positions as consecutive *hands* whose order the engine ignores (it reads each as a
+      multiset: Skull King's seats): each hand is dealt as a set, its values in outcome-id
+      order, one chance node per card, with the odds of each set under a uniform permutation
+      (a multiset ``m`` of the ``c_v`` copies left of each value: ``prod C(c_v, m_v) / C(N, k)``;
+      `hand_outcomes`), so a hand of ``k`` cards makes up to ``k!`` times fewer histories.
     * ``label(draw, value)``: a chance outcome's ``action_to_string``.
 
     A draw with a single outcome (the last distinct value of a permutation, ``integers(1)``) is
@@ -380,15 +388,16 @@ class ExplicitRules:
 
     max_chance_outcomes: int
     max_chance_nodes: int
-    positions: Callable[[Engine, Draw], int] = _all_positions
+    positions: Callable[[Engine, Draw], int | Sequence[int]] = _all_positions
     label: Callable[[Draw, Any], str] = _plain_label
 
 
 def _skull_king_rules(config: Any) -> ExplicitRules:
     from pirate_envs.skull_king.cards import KIND_NAMES
 
-    def dealt(engine: Any, draw: Draw) -> int:
-        return engine.num_players * engine.hand_number  # the deal reads the deck's first n * k cards only
+    def dealt(engine: Any, draw: Draw) -> list[int]:
+        # the deal reads the deck's first n * k cards only, as one k-card hand per seat (a multiset)
+        return [engine.hand_number] * engine.num_players
 
     cards = sum(config.num_players * k for k in range(1, config.num_hands + 1))
     return ExplicitRules(
@@ -436,18 +445,66 @@ class PendingStep:
 
     ``before`` is the engine before the step (``None`` for the reset; never changed, so copies
     share it), ``resolved`` the outcomes of the step's earlier draws, ``draw`` the draw waiting
-    and ``chosen`` the values a permutation has dealt so far (of ``positions`` dealt by chance).
+    and ``chosen`` the values a permutation has dealt so far, of ``sum(hands)`` dealt by chance
+    nodes in hands of ``hands`` cards (`ExplicitRules.positions`).
     """
 
     before: Engine | None
     action: int | None
     resolved: list[Any]
     draw: Draw
-    positions: int
+    hands: tuple[int, ...]
     chosen: list[Any] = dataclasses.field(default_factory=list)
+
+    @property
+    def positions(self) -> int:
+        return sum(self.hands)
 
     def copy(self) -> PendingStep:
         return dataclasses.replace(self, resolved=list(self.resolved), chosen=list(self.chosen))
+
+    def outcomes(self) -> list[tuple[int, float]]:
+        """``(id, probability)`` of the draw's next outcome (a hand's next card: `hand_outcomes`)."""
+        draw, chosen = self.draw, self.chosen
+        if not draw.shuffles:
+            return draw.outcomes()
+        start = 0
+        for size in self.hands:
+            if len(chosen) < start + size:
+                break
+            start += size
+        if size == 1:
+            return draw.outcomes(chosen)
+        left = collections.Counter(draw.items)
+        left.subtract(chosen[:start])
+        ids = {value: i for i, value in enumerate(draw.distinct)}
+        return hand_outcomes([left[value] for value in draw.distinct], [ids[v] for v in chosen[start:]], size)
+
+
+def hand_outcomes(copies: Sequence[int], dealt: Sequence[int], size: int) -> list[tuple[int, float]]:
+    """``(id, probability)`` of the next card of a hand of ``size`` cards dealt as a set, in id order.
+
+    ``copies[i]``: the cards of id ``i`` left before the hand; ``dealt``: the ids of the hand so
+    far (non-decreasing). The hand is a uniform ``size``-subset of the cards left, so a multiset
+    ``m`` has weight ``prod C(copies[i], m[i])``; the next id's probability is the weight of the
+    hands that go on with it over the weight of those that agree with ``dealt``.
+    """
+    above = list(itertools.accumulate(reversed(copies)))[::-1][1:] + [0]  # cards of ids above each id
+    slots = size - len(dealt)
+
+    def ways(i: int, held: int, more: int) -> int:
+        """Hands with ``held`` cards of id ``i`` so far whose ``more`` other cards are of id ``i`` or above."""
+        return sum(math.comb(copies[i], held + t) * math.comb(above[i], more - t) for t in range(more + 1))
+
+    if not dealt:
+        total, weights = math.comb(sum(copies), size), {i: ways(i, 1, slots - 1) for i in range(len(copies))}
+    else:
+        last, held = dealt[-1], dealt.count(dealt[-1])
+        total = ways(last, held, slots)
+        stay = math.comb(copies[last], held)
+        weights = {last: ways(last, held + 1, slots - 1)}
+        weights.update({i: stay * ways(i, 1, slots - 1) for i in range(last + 1, len(copies))})
+    return [(i, w / total) for i, w in sorted(weights.items()) if w > 0]
 
 
 def _option_value(option: UserOption, given: Mapping[str, Any]) -> Any:
@@ -476,6 +533,8 @@ class Kit:
     explicit: ExplicitRules | None = None
     #: An engine of the config that explicit chance copies and resets for each new game (else ``None``).
     prototype: Engine | None = None
+    #: Explicit chance: the state every game starts from, built once (``"start"``: a `Table`).
+    cache: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def build(cls, settings: Settings) -> Kit:
@@ -514,9 +573,16 @@ class Table:
         self.pending: PendingStep | None = None
         #: Each seat's own history as one string (explicit chance only).
         self.histories: list[str] | None = None
+        #: Each seat's view at the last step recorded in its history (explicit chance only; never changed).
+        self.last_views: list[Any] | None = None
         if kit.explicit is not None:
-            self.histories = [""] * kit.settings.config.num_players
-            self._run(None, None, [])
+            start = kit.cache.get("start")
+            if start is None:  # the reset's first draw, once per game (OpenSpiel's clone builds a state first)
+                self.histories = [""] * kit.settings.config.num_players
+                self._run(None, None, [])
+                start = kit.cache["start"] = self.__deepcopy__({})
+            self._engine, self.histories, self.last_views = start._engine, list(start.histories), start.last_views
+            self.pending = None if start.pending is None else start.pending.copy()
 
     # ------------------------------------------------------------------ sampled chance
     def start(self) -> None:
@@ -555,7 +621,7 @@ class Table:
         pending = self.pending
         if pending is None:
             return []
-        outcomes = pending.draw.outcomes(pending.chosen)
+        outcomes = pending.outcomes()
         bound = self.kit.explicit.max_chance_outcomes  # type: ignore[union-attr]
         if outcomes[-1][0] >= bound:
             raise RuntimeError(f"chance outcome {outcomes[-1][0]} of a {pending.draw.kind} is beyond {bound}")
@@ -574,30 +640,28 @@ class Table:
         self._resolve(outcome)
 
     def _resolve(self, outcome: int) -> None:
+        """Take ``outcome`` at the chance node: a permutation's next value (the step runs once all are
+        dealt), or the draw's outcome (the step runs again at once)."""
         pending = self.pending
         assert pending is not None
         draw = pending.draw
-        value = draw.value(outcome)
         if draw.shuffles:
-            pending.chosen.append(value)
-            if not self._settle():
-                self._run(pending.before, pending.action, [*pending.resolved, draw.completed(pending.chosen)])
-            return
-        self._run(pending.before, pending.action, [*pending.resolved, value])
+            pending.chosen.append(draw.value(outcome))
+            self._settle()
+        else:
+            self._run(pending.before, pending.action, [*pending.resolved, draw.value(outcome)])
 
-    def _settle(self) -> bool:
-        """Resolve the pending draw's outcome while it is forced; whether a chance node with a choice remains."""
+    def _settle(self) -> None:
+        """Complete the pending permutation once its positions are dealt, and take every forced outcome."""
         pending = self.pending
         assert pending is not None
         draw = pending.draw
         if draw.shuffles and len(pending.chosen) >= pending.positions:
             self._run(pending.before, pending.action, [*pending.resolved, draw.completed(pending.chosen)])
-            return self.pending is not None
-        outcomes = draw.outcomes(pending.chosen)
+            return
+        outcomes = pending.outcomes()
         if len(outcomes) == 1:
             self._resolve(outcomes[0][0])
-            return self.pending is not None
-        return True
 
     def _run(self, before: Engine | None, action: int | None, resolved: list[Any]) -> None:
         """Run the step (``action`` on a copy of ``before``, or the reset) with the outcomes ``resolved``."""
@@ -611,19 +675,22 @@ class Table:
         except _DrawNeeded as need:
             draw = need.draw
             positions = kit.explicit.positions(engine, draw) if draw.shuffles else 1  # type: ignore[union-attr]
-            self.pending = PendingStep(before, action, resolved, draw, positions)
+            hands = (1,) * positions if isinstance(positions, int) else tuple(positions)
+            self.pending = PendingStep(before, action, resolved, draw, hands)
             self._settle()
             return
         self.pending, self._engine = None, engine
         self._record(engine)
 
     def _record(self, engine: Engine) -> None:
-        """Append every seat's screen of ``engine`` to its history."""
+        """Append every seat's view of ``engine`` (`view_text`: what changed since its last one) to its history."""
         histories = self.histories
         assert histories is not None
-        on_turn = None if self.done else engine.current_player
-        for seat in range(len(histories)):
-            histories[seat] += self.kit.seat_text(engine.view(seat), on_turn) + "\n"
+        views = [engine.view(seat) for seat in range(len(histories))]
+        last = self.last_views or [None] * len(views)
+        for seat, view in enumerate(views):
+            histories[seat] += view_text(view, last[seat]) + "\n"
+        self.last_views = views
 
     # ------------------------------------------------------------------ both
     def apply(self, action: int) -> None:
@@ -649,10 +716,11 @@ class Table:
         twin.kit, twin.seed, twin.moves = self.kit, self.seed, self.moves
         if self.kit.explicit is not None:  # the engines are never changed: shared
             twin._engine, twin.histories = self._engine, list(self.histories)  # type: ignore[arg-type]
+            twin.last_views = self.last_views
             twin.pending = None if self.pending is None else self.pending.copy()
             return twin
         engine = self.engine  # deals first if need be, so the copy plays the same game
-        twin._engine, twin.pending, twin.histories = engine.clone(), None, None
+        twin._engine, twin.pending, twin.histories, twin.last_views = engine.clone(), None, None, None
         return twin
 
 
@@ -817,6 +885,47 @@ def _classes() -> tuple[type, type, type]:
     return PirateGame, PirateState, Observer
 
 
+def _view_fields(view: Any) -> list[tuple[str, Any]] | None:
+    """``(name, value)`` of every field of a named-tuple or dataclass view (``None`` for other views)."""
+    if hasattr(view, "_fields"):
+        return list(zip(view._fields, view))
+    if dataclasses.is_dataclass(view):
+        return [(f.name, getattr(view, f.name)) for f in dataclasses.fields(view)]
+    return None
+
+
+def _field_text(value: Any) -> str:
+    """A view field as text: an array as its non-zero entries (``{index: value}``), anything else by ``repr``."""
+    if isinstance(value, np.ndarray):
+        flat = value.ravel()
+        return repr({int(i): flat[i].item() for i in np.flatnonzero(flat)}) + repr(value.shape)
+    return repr(value)
+
+
+def _same_field(a: Any, b: Any) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and np.array_equal(a, b)
+    return type(a) is type(b) and a == b
+
+
+def view_text(view: Any, previous: Any = None) -> str:
+    """A view as one line: the step of a seat's history.
+
+    The fields that differ from the ``previous`` view of the seat (all of them without one), by
+    name, arrays by their non-zero entries. Read in order from the first, the lines give back
+    every view, so a history of them is as lossless as the views' fields print (numbers,
+    tuples, arrays); it is much shorter and cheaper than the screens. Views that are neither
+    named tuples nor dataclasses print whole, by ``repr``.
+    """
+    fields = _view_fields(view)
+    if fields is None:
+        return repr(view)
+    before = _view_fields(previous) if previous is not None else None
+    if before is not None:
+        fields = [(name, value) for (name, value), (_, old) in zip(fields, before) if not _same_field(value, old)]
+    return " ".join(f"{name}={_field_text(value)}" for name, value in fields)
+
+
 #: The screen of a seat while the reset is still drawing (explicit chance).
 SETTING_UP = "player_{player}: the game is being set up"
 
@@ -921,6 +1030,12 @@ SMALL_VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
             "chance": "explicit",
         },
     ),
+    # two players, one card each from a ten-card deck: yellow and black (trump) 1..3, one Escape,
+    # Pirate, Mermaid and Skull King (no Scary Mary)
+    "skull_king_small": (
+        "skull_king_v0",
+        {"players": 2, "num_hands": 1, "suits": "0,3", "ranks": 3, "specials": "1,1,1,1,0", "chance": "explicit"},
+    ),
 }
 
 
@@ -943,6 +1058,7 @@ __all__ = [
     "ExplicitChance",
     "ExplicitRules",
     "Settings",
+    "hand_outcomes",
     "load_game",
     "load_variant",
     "parameter_defaults",

@@ -376,6 +376,21 @@ def test_a_draws_outcomes_have_exact_odds_and_small_ids():
     assert sum(p for _, p in roll.outcomes()) == pytest.approx(1.0) and roll.value(0) == (3, 0, 0, 0, 0, 0)
 
 
+def test_a_hand_dealt_as_a_set_has_the_odds_of_each_set():
+    """Items a, a, b, c (ids 0, 1, 2) dealt into one hand of two: {a,a} 1/6, {a,b} 2/6, {a,c} 2/6, {b,c} 1/6."""
+    copies = [2, 1, 1]
+    first = ps.hand_outcomes(copies, [], 2)
+    assert first == [(0, pytest.approx(5 / 6)), (1, pytest.approx(1 / 6))]  # the lower card first: never c
+    assert ps.hand_outcomes(copies, [0], 2) == [(0, pytest.approx(1 / 5)), (1, pytest.approx(2 / 5)), (2, 0.4)]
+    assert ps.hand_outcomes(copies, [1], 2) == [(2, 1.0)]
+    rng = np.random.default_rng(0)
+    for _ in range(20):  # any pool, hand size and prefix: the next card's odds sum to 1
+        pool = rng.integers(0, 4, size=6).tolist()
+        size = int(rng.integers(1, max(2, sum(pool)) + 1)) if sum(pool) else 0
+        if size and size <= sum(pool):
+            assert sum(p for _, p in ps.hand_outcomes(pool, [], size)) == pytest.approx(1.0)
+
+
 def test_explicit_chance_replays_its_script_and_names_the_draw_past_it():
     chance = ps.ExplicitChance([[2, 0, 1], 4, (0, 1, 0, 0, 0, 1)])
     assert chance.permutation(3).tolist() == [2, 0, 1]
@@ -394,3 +409,142 @@ def test_small_variants_load_and_unknown_ones_are_refused_in_one_line(pyspiel):
         assert game.get_type().chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC, name
     with pytest.raises(ValueError, match="unknown small variant 'nope'; known: "):
         ps.load_variant("nope")
+
+
+# ----------------------------------------------------------------------------- Skull King's small variant
+#: Skull King's ten-card deck (yellow and black 1..3, one each of four specials), as OpenSpiel parameters.
+SHORT_DECK = {"suits": "0,3", "ranks": 3, "specials": "1,1,1,1,0"}
+
+
+def deal(state, card: str) -> None:
+    """Apply the chance outcome that deals ``card`` (outcome ids number the deck's distinct cards)."""
+    labels = {state.action_to_string(-1, outcome): outcome for outcome, _ in state.chance_outcomes()}
+    state.apply_action(labels[f"deal {card}"])
+
+
+def walk(state, visit) -> None:
+    """Call ``visit`` on every state of the tree below ``state`` (``state`` included)."""
+    visit(state)
+    if not state.is_terminal():
+        actions = [a for a, _ in state.chance_outcomes()] if state.is_chance_node() else state.legal_actions()
+        for action in actions:
+            walk(state.child(action), visit)
+
+
+def test_the_small_variant_passes_openspiels_checks(pyspiel):
+    pyspiel.random_sim_test(ps.load_variant("skull_king_small"), num_sims=5, serialize=False, verbose=False)
+
+
+def test_chance_odds_sum_to_one_at_every_chance_node_of_the_small_variant(pyspiel):
+    """A full walk: every chance node's outcomes are distinct, positive, and sum to 1; 90 deals in all."""
+    counts = {"chance": 0, "terminal": 0}
+
+    def visit(state):
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            ids = [o for o, _ in outcomes]
+            assert len(set(ids)) == len(ids) and all(p > 0 for _, p in outcomes)
+            assert sum(p for _, p in outcomes) == pytest.approx(1.0, abs=1e-12)
+            assert max(ids) < state.get_game().max_chance_outcomes()
+            counts["chance"] += 1
+        counts["terminal"] += state.is_terminal()
+
+    walk(ps.load_variant("skull_king_small").new_initial_state(), visit)
+    # one node for seat 0's card, then one per card for seat 1's; 10 x 9 deals, 2 x 2 bids, forced plays
+    assert counts == {"chance": 11, "terminal": 10 * 9 * 4}
+
+
+def test_the_small_variants_terminal_odds_are_the_decks(pyspiel):
+    """The probability of reaching each deal is 1/10 x 1/9, whatever the path (exact odds)."""
+    reach = {}
+
+    def visit(state, p=1.0):
+        reach[tuple(state.history())] = p
+
+    state = ps.load_variant("skull_king_small").new_initial_state()
+    for first, p in state.chance_outcomes():
+        child = state.child(first)
+        for second, q in child.chance_outcomes():
+            visit(child.child(second), p * q)
+    assert len(reach) == 90 and all(p == pytest.approx(1 / 90) for p in reach.values())
+
+
+def test_information_states_are_perfect_recall_under_explicit_chance(pyspiel):
+    """Two hands: what seat 0 saw in hand 1 stays in its information state; what it never saw does not enter it."""
+    game = ps.load_game("skull_king_v0", players=2, num_hands=2, chance="explicit", **SHORT_DECK)
+
+    def play(first_card: str, other_hand: tuple[str, str]):
+        state = game.new_initial_state()
+        deal(state, first_card)  # hand 1: seat 0's card, then seat 1's
+        deal(state, "yellow-3")
+        for action in (0, 1):  # seat 1 bids 0, seat 0 bids 1 (bid k is action k)
+            state.apply_action(action)
+        for _ in range(2):  # seat 1 leads yellow-3, seat 0 trumps it with its black card
+            state.apply_action(state.legal_actions()[0])
+        for card in ("yellow-1", "pirate", *other_hand):  # hand 2: seat 0's two cards, then seat 1's, each in order
+            deal(state, card)
+        assert state.current_player() == 0  # seat 1 deals hand 2: seat 0 bids first
+        return state
+
+    first, seen = play("black-2", ("escape", "mermaid")), play("black-3", ("escape", "mermaid"))
+    hidden = play("black-2", ("escape", "skull_king"))
+    # the View (and the screen) is the same after a hand 1 that differs only in seat 0's own trump card ...
+    assert first.observation_string(0) == seen.observation_string(0)
+    assert first.information_state_tensor(0) == seen.information_state_tensor(0)
+    # ... but the information state remembers it, and only what seat 0 saw
+    assert first.information_state_string(0) != seen.information_state_string(0)
+    assert first.information_state_string(0) == hidden.information_state_string(0)
+    assert first.information_state_string(1) != hidden.information_state_string(1)
+    # one line once dealt, one per move (four; the last one deals hand 2) and one per own move (two)
+    assert first.information_state_string(0).count("\n") == 1 + 4 + 2
+
+
+def test_cfr_lowers_nash_conv_on_the_small_variant(pyspiel):
+    from open_spiel.python import policy
+    from open_spiel.python.algorithms import cfr, exploitability
+
+    game = ps.load_variant("skull_king_small")
+    uniform = exploitability.nash_conv(game, policy.UniformRandomPolicy(game))
+    solver = cfr.CFRSolver(game)
+    for _ in range(3):
+        solver.evaluate_and_update_policy()
+    assert 0.0 <= exploitability.nash_conv(game, solver.average_policy()) < 0.5 * uniform
+
+
+@pytest.mark.parametrize(
+    ("params", "error"),
+    [
+        ({"suits": "0,0"}, r"suits=\[0, 0\] names a suit twice"),
+        ({"suits": "0,x"}, r"suits='0,x' must be comma-separated integers"),
+        ({"ranks": 14}, r"ranks=14 is out of range"),
+        ({"specials": "1,1,1,1"}, r"specials=\(1, 1, 1, 1\) has 4 items"),
+        ({"specials": "0,0,0,0,0", "suits": "0", "ranks": 1}, r"^the deck holds 1 cards; 2 players need"),
+    ],
+)
+def test_bad_short_deck_parameters_are_refused_in_one_line(pyspiel, params, error):
+    with pytest.raises(ValueError, match=error) as refused:
+        ps.load_game("skull_king_v0", **{"players": 2, "num_hands": 1, "chance": "explicit", **params})
+    assert "\n" not in str(refused.value)
+
+
+def test_a_later_hand_is_dealt_as_sets_with_each_sets_odds(pyspiel):
+    """Hand 2 of the ten-card deck: every pair for seat 0 and pair for seat 1 once, each at 1 / (C(10,2) C(8,2))."""
+    game = ps.load_game("skull_king_v0", players=2, num_hands=2, chance="explicit", **SHORT_DECK)
+    state = game.new_initial_state()
+    deal(state, "black-2")
+    deal(state, "yellow-3")
+    while not state.is_chance_node():  # bids and the forced plays of hand 1
+        state.apply_action(state.legal_actions()[0])
+    reach: dict[tuple, float] = {}
+
+    def deal_on(node, p):
+        if not node.is_chance_node():
+            hands = tuple(tuple(node.table.engine.view(seat).hand_cards()) for seat in (0, 1))
+            assert hands not in reach
+            reach[hands] = p
+            return
+        for outcome, q in node.chance_outcomes():
+            deal_on(node.child(outcome), p * q)
+
+    deal_on(state, 1.0)
+    assert len(reach) == 45 * 28 and all(p == pytest.approx(1 / (45 * 28)) for p in reach.values())

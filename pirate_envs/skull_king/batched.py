@@ -284,11 +284,12 @@ def _start_hand(i, k, st):
 def _new_game(i, st):
     """Deal every hand of a new game ``i`` (partial Fisher-Yates shuffles of the deck) and start hand 1."""
     n, deck, scratch, deals = st.num_players, st.deck, st.scratch, st.deals
+    size = deck.shape[0]  # the config's deck (a short deck has fewer cards)
     for k in range(1, st.num_hands + 1):
-        for j in range(DECK_SIZE):
+        for j in range(size):
             scratch[j] = deck[j]
         for j in range(n * k):
-            r = j + random_below(st.rng, i, DECK_SIZE - j)
+            r = j + random_below(st.rng, i, size - j)
             card = scratch[r]
             scratch[r] = scratch[j]
             scratch[j] = card
@@ -501,8 +502,8 @@ class SkullKingBatch(BatchBackend):
         self.num_hands = h
         self.first_dealer = self.config.first_dealer
         self.scales = np.array([SCORE_OBS_SCALE, TRICKS_OBS_SCALE], dtype=np.float64)
-        self.deck = _cards.DECK.astype(np.int8)
-        self.scratch = np.empty(DECK_SIZE, dtype=np.int8)  # the kernels' scratch: they allocate nothing
+        self.deck = self.config.deck.astype(np.int8)  # the full deck, or the config's short deck
+        self.scratch = np.empty(len(self.deck), dtype=np.int8)  # the kernels' scratch: they allocate nothing
         self.game = np.zeros((num, NUM_FIELDS), dtype=np.int32)
         self.seats = np.zeros((num, n, NUM_SEAT_FIELDS), dtype=np.int32)
         self.hands = np.zeros((num, n, NUM_KINDS), dtype=np.int8)

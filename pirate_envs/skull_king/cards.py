@@ -59,6 +59,19 @@ assert DECK_SIZE == 66 and len(KIND_NAMES) == NUM_KINDS and len(TOKEN_NAMES) == 
 
 #: The 66 physical cards as card kinds.
 DECK: np.ndarray = np.repeat(np.arange(NUM_KINDS, dtype=np.int64), COPIES)
+#: The special cards, in kind order, with their copies in the full deck (``specials`` of a short deck).
+SPECIAL_NAMES: tuple[str, ...] = KIND_NAMES[ESCAPE:]
+SPECIAL_COPIES: tuple[int, ...] = COPIES[ESCAPE:]
+
+
+def deck_copies(suits: Iterable[int], ranks: int, specials: Iterable[int]) -> tuple[int, ...]:
+    """Copies of each card kind in a deck of ranks ``1..ranks`` of the suits ``suits`` (indices into
+    `SUITS`) and ``specials[i]`` copies of special ``SPECIAL_NAMES[i]`` (callers check the values)."""
+    copies = [0] * NUM_KINDS
+    for suit in suits:
+        copies[suit * NUM_RANKS : suit * NUM_RANKS + ranks] = [1] * ranks
+    copies[ESCAPE:] = list(specials)
+    return tuple(copies)
 #: Card kind of each trick token.
 KIND_OF_TOKEN: np.ndarray = np.array(list(range(SCARY_MARY)) + [SCARY_MARY, SCARY_MARY], dtype=np.int64)
 #: Tokens that count as a Pirate for the Skull King bonus (Scary Mary in either mode).

@@ -20,9 +20,6 @@ from pirate_envs.core.events import Event
 from pirate_envs.core.render import BLOCK_WIDTH, format_block, format_table, seat_name
 from pirate_envs.skull_king.actions import ACTIONS, BID_OFFSET, CARD_OFFSET, MAX_BID
 from pirate_envs.skull_king.cards import (
-    COPIES,
-    DECK,
-    DECK_SIZE,
     KIND_NAMES,
     KIND_OF_TOKEN,
     MARY_ESCAPE,
@@ -33,8 +30,11 @@ from pirate_envs.skull_king.cards import (
     NUM_SUIT_CARDS,
     NUM_SUITS,
     SCARY_MARY,
+    SPECIAL_COPIES,
+    SPECIAL_NAMES,
     SUITS,
     TOKEN_NAMES,
+    deck_copies,
     kind_index,
     names_of,
 )
@@ -71,17 +71,52 @@ class Config:
       the 66-card deck (never binding with 6 players or fewer: 6 x 10 = 60).
     * ``first_dealer``: the seat that deals hand 1 (the rule text does not say; seat 0 by
       default). The dealer moves one seat to the left (seat + 1) each hand.
+    * A short deck (a variant for small games; no rule changes): ``suits``, the suits in play
+      (indices into yellow, red, blue, black; default all four; black stays trump when in play),
+      ``ranks``, the ranks ``1..ranks`` of each (1..13, default 13), and ``specials``, the copies
+      of escape, pirate, mermaid, skull_king, scary_mary (at most 5, 5, 2, 1, 1, the default).
+      The deck must hold ``num_hands * num_players`` cards.
     """
 
     num_players: int = DEFAULT_PLAYERS
     num_hands: int = DEFAULT_HANDS
     first_dealer: int = 0
+    suits: tuple[int, ...] = tuple(range(NUM_SUITS))
+    ranks: int = NUM_RANKS
+    specials: tuple[int, ...] = SPECIAL_COPIES
 
     def __post_init__(self) -> None:
         check_range("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
-        # the last hand deals num_hands cards to everybody: it must fit the bid range and the deck
-        check_range("num_hands", self.num_hands, 1, min(MAX_HANDS, DECK_SIZE // self.num_players))
         check_range("first_dealer", self.first_dealer, 0, self.num_players - 1)
+        suits = check_list("suits", self.suits, f"distinct suit indices 0..{NUM_SUITS - 1} (yellow, red, blue, black)")
+        for i, suit in enumerate(suits):
+            check_range(f"suits[{i}]", suit, 0, NUM_SUITS - 1)
+        if len(set(suits)) != len(suits):
+            raise ValueError(f"suits={list(suits)} names a suit twice; allowed: distinct indices 0..{NUM_SUITS - 1}")
+        check_range("ranks", self.ranks, 1, NUM_RANKS)
+        specials = check_list("specials", self.specials, f"copies of {list(SPECIAL_NAMES)}", length=len(SPECIAL_NAMES))
+        for name, count, most in zip(SPECIAL_NAMES, specials, SPECIAL_COPIES):
+            check_range(f"specials ({name})", count, 0, most)
+        object.__setattr__(self, "suits", tuple(int(s) for s in suits))
+        object.__setattr__(self, "specials", tuple(int(c) for c in specials))
+        if self.deck_size < self.num_players:
+            raise ValueError(f"the deck holds {self.deck_size} cards; {self.num_players} players need at least as many")
+        # the last hand deals num_hands cards to everybody: it must fit the bid range and the deck
+        check_range("num_hands", self.num_hands, 1, min(MAX_HANDS, self.deck_size // self.num_players))
+
+    @property
+    def copies(self) -> tuple[int, ...]:
+        """Copies of each card kind in the deck (`cards.COPIES` for the full deck)."""
+        return deck_copies(self.suits, self.ranks, self.specials)
+
+    @property
+    def deck_size(self) -> int:
+        return len(self.suits) * self.ranks + sum(self.specials)
+
+    @property
+    def deck(self) -> np.ndarray:
+        """The deck's physical cards as card kinds, in kind order (`cards.DECK` for the full deck)."""
+        return np.repeat(np.arange(NUM_KINDS, dtype=np.int64), self.copies)
 
 
 # ----------------------------------------------------------------------------- engine
@@ -142,6 +177,8 @@ class SkullKingEngine(BaseEngine):
         self._next_seat = [(s + 1) % n for s in range(n)]
         #: ``seat * NUM_KINDS`` per seat: turns card kinds dealt to seats into one bincount.
         self._kind_offsets = np.arange(n) * NUM_KINDS
+        self._copies = self.config.copies
+        self._deck = read_only(self.config.deck)
         self.reset(np.random.default_rng(0))
 
     # ------------------------------------------------------------------ setup
@@ -186,7 +223,7 @@ class SkullKingEngine(BaseEngine):
         for seat, cards in enumerate(seats):
             for kind in check_names(f"{field}[{seat}]", cards, kind_index, length=k, what=what):
                 counts[seat, kind] += 1
-        check_copies(field, counts.sum(axis=0).tolist(), COPIES, KIND_NAMES, "the deck")
+        check_copies(field, counts.sum(axis=0).tolist(), self._copies, KIND_NAMES, "the deck")
         return counts.astype(np.int8)
 
     def _start_hand(self, hand_number: int) -> None:
@@ -197,7 +234,7 @@ class SkullKingEngine(BaseEngine):
         if self._pending_deals:
             self._set_hands(self._pending_deals.pop(0))
         else:
-            cards = self.chance.permutation(DECK)[: n * hand_number] + np.repeat(self._kind_offsets, hand_number)
+            cards = self.chance.permutation(self._deck)[: n * hand_number] + np.repeat(self._kind_offsets, hand_number)
             self._set_hands(np.bincount(cards, minlength=n * NUM_KINDS).reshape(n, NUM_KINDS))
         self.played[:] = 0
         self.played_counts = [0] * NUM_KINDS
@@ -387,7 +424,7 @@ class SkullKingEngine(BaseEngine):
         """
         rng = as_chance(rng)
         others = [s for s in range(self.num_players) if s != seat]
-        unseen = np.asarray(COPIES) - self.hands[seat] - self.played
+        unseen = np.asarray(self._copies) - self.hands[seat] - self.played
         pool = np.repeat(np.arange(NUM_KINDS), unseen)
         sizes = {s: int(self.hands[s].sum()) for s in others}
         dealt = redeal(pool, sizes, {s: self.voids[s] for s in others}, rng)

@@ -23,11 +23,17 @@ Rules
 
 Arguments
 ---------
-``skull_king_v0.env(num_players=4, num_hands=10, first_dealer=0, reward_mode="win",
-table_layout="seated", render_mode=None)``
+``skull_king_v0.env(num_players=4, num_hands=10, first_dealer=0, suits=(0, 1, 2, 3), ranks=13,
+specials=(5, 5, 2, 1, 1), reward_mode="win", table_layout="seated", render_mode=None)``
 
 * ``num_players``: 2..6. ``num_hands``: 1..10 (``num_hands * num_players`` must fit the
-  66-card deck). ``first_dealer``: the seat that deals hand 1 (*assumption*, see below).
+  deck). ``first_dealer``: the seat that deals hand 1 (*assumption*, see below).
+* A short deck, for small variants (exact solving: ``pirate_envs.openspiel.SMALL_VARIANTS``);
+  no rule changes: ``suits`` (the suits in play, indices into yellow, red, blue, black;
+  default all four; black trumps when in play), ``ranks`` (ranks 1..``ranks`` of each, 1..13,
+  default 13) and ``specials`` (copies of escape, pirate, mermaid, skull_king, scary_mary, at
+  most and by default 5, 5, 2, 1, 1). Example: ``suits=(0, 3), ranks=3, specials=(1, 1, 1, 1, 0)``
+  is a ten-card deck. The batched engine deals it too.
 * ``reward_mode``: ``"win"`` (terminal, zero-sum: with ``w`` tied winners among ``n`` players,
   each of the ``w`` winners ``1/w`` and each loser ``-1/(n - w)``; everybody 0 when all tie) or
   ``"score"`` (each hand's scores as they are settled, times ``SCORE_SCALE = 0.01``).
@@ -94,7 +100,8 @@ Assumptions (where the rule text is silent; ``docs/rulings.md`` lists them all w
   bids and leads first. Option ``first_dealer`` (default 0).
 * *assumption*: 2..6 players (option ``num_players``, default 4); a shorter game
   (``num_hands`` < 10) plays hands 1..``num_hands``, hand k dealing k cards.
-* The cards left over after the deal stay unseen by everybody. A Mermaid that catches the
+* Every hand is dealt from the whole deck (the 66 cards, or the short deck chosen), shuffled.
+  The cards left over after the deal stay unseen by everybody. A Mermaid that catches the
   Skull King earns +50 once, whatever else lies in the trick.
 * The observation adds the public voids (a player who did not follow a led suit holds none of
   it this hand); they are what an attentive player remembers from the earlier tricks.

@@ -17,5 +17,13 @@ SPEC = GameSpec(
     heuristic="agents.skull_king_heuristic:SkullKingHeuristic",
     batched_heuristic="agents.batched.skull_king_heuristic:SkullKingHeuristicBatch",
     winners_by_score=True,
-    options=(UserOption("num_hands", low=1, high=MAX_HANDS),),
+    options=(
+        UserOption("num_hands", low=1, high=MAX_HANDS),
+        # a short deck (small variants): suit indices, ranks 1..ranks, copies of the five specials. Config
+        # checks them with the table (a short deck bounds num_hands), so no range here: a low end would not
+        # build with the default ten hands
+        UserOption("suits", kind="int_list", on_page=False),
+        UserOption("ranks", on_page=False),
+        UserOption("specials", kind="int_list", on_page=False),
+    ),
 )
