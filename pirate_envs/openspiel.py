@@ -432,10 +432,38 @@ def _kapern_rules(config: Any) -> ExplicitRules:
     )
 
 
+def _piratenpoker_rules(config: Any) -> ExplicitRules:
+    """Every poker shuffle (the deck, each reshuffle of the played cards) and loot stack shuffle, all positions:
+    the deal pops the draw pile from its end, so no leading positions can be left out."""
+    from pirate_envs.piratenpoker.cards import NUM_COLOURS, NUM_POKER_KINDS
+
+    # the deck, a reshuffle of the discard before each later game, and the three loot stacks
+    nodes = config.deck_size * config.max_games + NUM_COLOURS * len(config.loot_fronts)
+    return ExplicitRules(max_chance_outcomes=NUM_POKER_KINDS, max_chance_nodes=nodes)
+
+
+def _lucky_pirate_rules(config: Any) -> ExplicitRules:
+    """The dealer (a seat) and every deal (all positions: hands are dealt round the table from the whole deck)."""
+    from pirate_envs.lucky_pirate.cards import KINDS
+
+    def label(draw: Draw, value: Any) -> str:
+        return f"dealer player_{value}" if draw.kind == "integers" else f"deal {KINDS[value]}"
+
+    n = config.num_players
+    games = (config.wins_to_win - 1) * n + 1 + config.max_set_aside_games + 1  # won ones, then set aside ones
+    return ExplicitRules(
+        max_chance_outcomes=max(len(KINDS), n),
+        max_chance_nodes=games * (config.deck_size + 2),  # a dealer (first or after a set-aside game) and a deal
+        label=label,
+    )
+
+
 #: env id -> the `ExplicitRules` of a config (``chance="explicit"``); each game's variant adds its entry.
 EXPLICIT_CHANCE: dict[str, Callable[[Any], ExplicitRules]] = {
     "skull_king_v0": _skull_king_rules,
     "piraten_kapern_v0": _kapern_rules,
+    "piratenpoker_v0": _piratenpoker_rules,
+    "lucky_pirate_v0": _lucky_pirate_rules,
 }
 
 
@@ -1035,6 +1063,32 @@ SMALL_VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "skull_king_small": (
         "skull_king_v0",
         {"players": 2, "num_hands": 1, "suits": "0,3", "ranks": 3, "specials": "1,1,1,1,0", "chance": "explicit"},
+    ),
+    # three players, one poker card each from a 5 of each colour, one loot card (+6 / -3) per colour: one game
+    # of three rounds; an all-tied round ends it truncated (max_games=1)
+    "piratenpoker_small": (
+        "piratenpoker_v0",
+        {
+            "players": 3,
+            "poker_copies": "0,0,0,0,1,0,0,0",
+            "hand_size": 1,
+            "loot_fronts": "6",
+            "max_games": 1,
+            "chance": "explicit",
+        },
+    ),
+    # two players, 1 1 1 2 2 2 and three Captains: three hands of a down, an up and a hand card, one put aside
+    "lucky_pirate_small": (
+        "lucky_pirate_v0",
+        {
+            "players": 2,
+            "ranks": 2,
+            "copies": 3,
+            "specials": 1,
+            "up_down_cards": 1,
+            "max_turns": 12,
+            "chance": "explicit",
+        },
     ),
 }
 

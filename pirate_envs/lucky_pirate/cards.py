@@ -24,6 +24,8 @@ KINDS: tuple[str, ...] = (
     "skip",
 )
 NUM_KINDS = len(KINDS)
+#: The kinds that are not numbers, in `KINDS` order (the ``specials`` option keeps the first ones).
+SPECIAL_KINDS: tuple[str, ...] = KINDS[len(NUMBER_CARDS) :]
 KIND_INDEX: Mapping[str, int] = MappingProxyType({k: i for i, k in enumerate(KINDS)})
 (CAPTAIN, KRAKEN, FIRST_MATE, PORTHOLE, WALK_THE_PLANK, MERMAID, PARROT, REVERSE, SKIP) = range(
     len(NUMBER_CARDS), NUM_KINDS

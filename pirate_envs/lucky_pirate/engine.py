@@ -45,8 +45,10 @@ from pirate_envs.lucky_pirate.cards import (
     MAX_UP_DOWN,
     MAX_VALUE,
     NUM_KINDS,
+    NUMBER_CARDS,
     REVERSE,
     SKIP,
+    SPECIAL_KINDS,
     TWO_PLAYER_HANDS,
     UP_DOWN_CARDS,
     WALK_THE_PLANK,
@@ -88,6 +90,15 @@ class Config:
     num_players: int = 4
     #: The deck: card kind -> copies (assumption: the published deck is unknown).
     deck: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_DECK))
+    #: Short deck (the small variants): the numbers above ``ranks`` leave ``deck`` (1..8; 8: none leave).
+    ranks: int = len(NUMBER_CARDS)
+    #: Short deck: at most this many copies of every kind stay (1..6; 6: all stay).
+    copies: int = MAX_COPIES
+    #: Short deck: the first ``specials`` special kinds stay, in the order Captain, Kraken, First
+    #: Mate, Porthole, Walk the Plank, Mermaid, Parrot, Reverse, Skip (0..9; 9: all stay).
+    specials: int = len(SPECIAL_KINDS)
+    #: Up (and down) cards per player; 0: the rule text's count for the players (`UP_DOWN_CARDS`).
+    up_down_cards: int = 0
     #: Dealer of the first game: ``None`` = a random seat (the text's cut for the lowest card
     #: gives every seat the same chance), or a seat. Later games: the previous winner deals.
     first_dealer: int | None = None
@@ -127,6 +138,10 @@ class Config:
         check_range("max_set_aside_games", self.max_set_aside_games, 0)
         check_choice("reverse_skip_value", self.reverse_skip_value, REVERSE_SKIP_VALUES)
         check_choice("set_aside_dealer", self.set_aside_dealer, SET_ASIDE_DEALERS)
+        check_range("ranks", self.ranks, 1, len(NUMBER_CARDS))
+        check_range("copies", self.copies, 1, MAX_COPIES)
+        check_range("specials", self.specials, 0, len(SPECIAL_KINDS))
+        check_range("up_down_cards", self.up_down_cards, 0, MAX_UP_DOWN)
         for name in (
             "run_clear_plays_again",
             "plank_plays_again",
@@ -138,7 +153,16 @@ class Config:
         ):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}={getattr(self, name)!r} must be True or False")
-        object.__setattr__(self, "deck", check_deck(self.deck, self.num_players))  # a validated copy
+        deck = check_deck(self.deck, self.num_players, self.up_down)  # a validated copy
+        deck = short_deck(deck, self.ranks, self.copies, self.specials)
+        needed = cards_needed(self.num_players, self.up_down)
+        if sum(deck.values()) < needed:
+            raise ValueError(
+                f"ranks={self.ranks}, copies={self.copies} and specials={self.specials} leave "
+                f"{sum(deck.values())} cards; {self.num_players} players with up_down_cards={self.up_down} "
+                f"need at least {needed}"
+            )
+        object.__setattr__(self, "deck", deck)
 
     @property
     def pile_rules(self) -> PileRules:
@@ -154,7 +178,7 @@ class Config:
     @property
     def up_down(self) -> int:
         """Up cards (and down cards) per player."""
-        return UP_DOWN_CARDS[self.num_players]
+        return self.up_down_cards or UP_DOWN_CARDS[self.num_players]
 
     @property
     def deck_size(self) -> int:
@@ -162,8 +186,22 @@ class Config:
         return sum(self.deck.values())
 
 
-def check_deck(deck: Mapping[str, int], num_players: int) -> dict[str, int]:
-    """Validate a deck mapping (kind -> copies) and return it with every kind present."""
+def cards_needed(num_players: int, up_down: int) -> int:
+    """The fewest cards a deal needs: the up and down cards of every hand dealt (two players: three hands)."""
+    return (TWO_PLAYER_HANDS if num_players == 2 else num_players) * 2 * up_down
+
+
+def short_deck(deck: Mapping[str, int], ranks: int, copies: int, specials: int) -> dict[str, int]:
+    """``deck`` without the numbers above ``ranks`` and the special kinds after the first ``specials``,
+    at most ``copies`` of each kind (applied twice it changes nothing more)."""
+    kept = set(NUMBER_CARDS[:ranks]) | set(SPECIAL_KINDS[:specials])
+    return {kind: min(count, copies) if kind in kept else 0 for kind, count in deck.items()}
+
+
+def check_deck(deck: Mapping[str, int], num_players: int, up_down: int | None = None) -> dict[str, int]:
+    """Validate a deck mapping (kind -> copies) and return it with every kind present.
+
+    ``up_down``: up (and down) cards per player (``None``: the rule text's count for the players)."""
     if not isinstance(deck, Mapping):
         raise ValueError(f"deck={deck!r} must be a mapping card kind -> copies")
     for kind in deck:
@@ -171,8 +209,7 @@ def check_deck(deck: Mapping[str, int], num_players: int) -> dict[str, int]:
     full = {k: deck.get(k, 0) for k in KINDS}
     for kind, copies in full.items():
         check_range(f"deck[{kind!r}]", copies, 0, MAX_COPIES)
-    hands = TWO_PLAYER_HANDS if num_players == 2 else num_players
-    needed = hands * 2 * UP_DOWN_CARDS[num_players]
+    needed = cards_needed(num_players, up_down or UP_DOWN_CARDS[num_players])
     if sum(full.values()) < needed:
         raise ValueError(
             f"deck has {sum(full.values())} cards; {num_players} players need at least {needed} "

@@ -24,7 +24,11 @@ one player per card), Kraken (10).
 Arguments
 ---------
 ``num_players`` (2..6, default 4), ``deck`` (mapping card kind -> copies, 0..6 each;
-default below), ``first_dealer`` (``None``: random seat, or a seat), ``wins_to_win`` (1),
+default below), the short deck of the small variants cut from ``deck``: ``ranks`` (8: the
+numbers above it leave), ``copies`` (6: at most this many of every kind), ``specials`` (9: the
+special kinds kept, in the order Captain, Kraken, First Mate, Porthole, Walk the Plank, Mermaid,
+Parrot, Reverse, Skip), and ``up_down_cards`` (0: the text's count for the players, else 1..4
+up and as many down cards each), ``first_dealer`` (``None``: random seat, or a seat), ``wins_to_win`` (1),
 ``choose_up_cards`` (``False``), ``run_clear_plays_again``, ``plank_plays_again``,
 ``porthole_on_empty_pile``, ``captain_counts_in_runs`` (all ``True``),
 ``first_mate_only_on_captain``, ``first_mate_on_empty_pile`` (both ``False``),
@@ -180,6 +184,15 @@ Two heuristics at two players, 1,000 games (``--games 1000 --players 2 --agents 
 --players 2 3``): all 200 finished in every cell (random and heuristic, 2 and 3 players, both
 rulings); the most games set aside were 372 in the 200 two-player random tournaments under
 the old ruling (346 stranded, 26 guarded), 34 (guarded) under the default.
+
+Small variant
+-------------
+``pirate_envs.openspiel.SMALL_VARIANTS["lucky_pirate_small"]`` is small enough for OpenSpiel's
+exact solvers under explicit chance (chance nodes for the dealer and each card of the deal): two
+players, ``ranks=2, copies=3, specials=1`` (three 1s, three 2s, three Captains),
+``up_down_cards=1`` (three hands of a down, an up and a hand card, one hand put aside),
+``max_turns=12`` (a game not won by then is truncated and pays nothing; 9% of random games).
+Its tree: 72,537 histories, 9,902 information states.
 
 Code
 ----

@@ -1,6 +1,7 @@
 """Lucky Pirate's declaration (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend and agents."""
 
 from pirate_envs.core.spec import GameSpec, UserOption
+from pirate_envs.lucky_pirate.cards import MAX_COPIES, MAX_UP_DOWN, NUMBER_CARDS, SPECIAL_KINDS
 from pirate_envs.lucky_pirate.engine import (
     DEFAULT_MAX_SET_ASIDE_GAMES,
     DEFAULT_MAX_TURNS,
@@ -27,5 +28,10 @@ SPEC = GameSpec(
         # up to the guards' defaults
         UserOption("max_turns", low=1, high=DEFAULT_MAX_TURNS, on_page=False),
         UserOption("max_set_aside_games", low=0, high=DEFAULT_MAX_SET_ASIDE_GAMES, on_page=False),
+        # the small variants' short deck (a replayed record or OpenSpiel may set them)
+        UserOption("ranks", low=1, high=len(NUMBER_CARDS), on_page=False),
+        UserOption("copies", low=1, high=MAX_COPIES, on_page=False),
+        UserOption("specials", low=0, high=len(SPECIAL_KINDS), on_page=False),
+        UserOption("up_down_cards", low=0, high=MAX_UP_DOWN, on_page=False),
     ),
 )

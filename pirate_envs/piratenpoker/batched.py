@@ -864,6 +864,8 @@ class PiratenpokerBatch(BatchBackend):
 
     def _allocate(self) -> None:
         num, n, config, seated = self.num_envs, self.num_players, self.config, self.seated_layout
+        if config.poker_copies != _cards.DEFAULT_POKER_COPIES:
+            raise ValueError(f"poker_copies={config.poker_copies}: the batched engine plays the full deck only")
         seated_scales = piece_scales(seated, config)
         # every piece has one scale (checked): the reference's factor of its first index
         self.scales = np.array([seated_scales[seated.piece(name).start] for name in _OFFSET_PIECES], dtype=np.float32)

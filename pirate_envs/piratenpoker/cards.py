@@ -35,8 +35,17 @@ POKER_INDEX: dict[str, int] = {name: k for k, name in enumerate(POKER_NAMES)}
 #: Face value and colour index of every poker kind.
 KIND_VALUE: tuple[int, ...] = tuple(v for _ in COLOURS for v in range(MIN_VALUE, MAX_VALUE + 1))
 KIND_COLOUR: tuple[int, ...] = tuple(c for c in range(NUM_COLOURS) for _ in range(VALUES_PER_COLOUR))
+#: Copies of values 1..8 in each colour, in value order (the ``poker_copies`` option's default).
+DEFAULT_POKER_COPIES: tuple[int, ...] = tuple(COPIES_OF_VALUE[v] for v in range(MIN_VALUE, MAX_VALUE + 1))
+
+
+def deck_counts(poker_copies: Sequence[int]) -> np.ndarray:
+    """Copies of every poker kind in a deck holding ``poker_copies[v - 1]`` cards of value ``v`` per colour."""
+    return np.array([poker_copies[v - MIN_VALUE] for v in KIND_VALUE], dtype=np.int16)
+
+
 #: Copies of every poker kind in the full deck.
-DECK_COUNTS: np.ndarray = np.array([COPIES_OF_VALUE[v] for v in KIND_VALUE], dtype=np.int16)
+DECK_COUNTS: np.ndarray = deck_counts(DEFAULT_POKER_COPIES)
 DECK_SIZE = int(DECK_COUNTS.sum())
 
 # ----------------------------------------------------------------------------- loot cards

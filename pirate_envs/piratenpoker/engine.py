@@ -33,8 +33,8 @@ from pirate_envs.piratenpoker.actions import ACTIONS, ADD, COMMIT, GIVE, KEEP, L
 from pirate_envs.piratenpoker.cards import (
     BACK_SIDE,
     COLOURS,
-    DECK_COUNTS,
     DEFAULT_LOOT_FRONTS,
+    DEFAULT_POKER_COPIES,
     DISPLAYED_NAMES,
     FRONT_INDEX,
     FRONT_SIDE,
@@ -48,6 +48,8 @@ from pirate_envs.piratenpoker.cards import (
     NUM_POKER_KINDS,
     POKER_INDEX,
     POKER_NAMES,
+    VALUES_PER_COLOUR,
+    deck_counts,
     displayed_kind,
     names_of,
     parse_colour,
@@ -83,6 +85,7 @@ NUM_PHASES = 4  # decision phases (OVER excluded)
 OVERBOARD_GIFTS = ("any", "negative_to_other")
 ALL_TIED_LOOT = ("under_stack", "removed")
 MAX_GIFTS = NUM_COLOURS * MAX_LOOT_PER_COLOUR  # as many as there can be loot cards
+MAX_POKER_COPIES = max(DEFAULT_POKER_COPIES)  # copies of one poker kind (the int8 counts of the batched engine)
 
 
 def check_front(field: str, value: object) -> int:
@@ -100,6 +103,10 @@ class Config:
     * ``loot_fronts``: front values of the loot cards of *each* colour (values among +5, +6,
       +8, +10; backs are fixed by the front). Default ``(5, 5, 6, 6, 8, 8, 10)``: 7 per colour,
       21 in all (*assumption*, the published distribution is not in the rule text).
+    * ``poker_copies``: copies of the poker values 1..8 in *each* colour, in value order (0..7
+      each). Default ``(1, 2, 4, 7, 7, 4, 2, 1)``: the rule text's 84 cards. A short deck (the
+      small variants, e.g. ``(0, 0, 0, 1, 1, 0, 0, 0)``: a 4 and a 5 of each colour) keeps the
+      three colours of the loot stacks; it must hold at least ``hand_size`` cards per player.
     * ``max_games``: guard; the episode is truncated when this many games (three-round deals
       of loot, aborted all-tied games included) have been played without a stack running out.
 
@@ -125,6 +132,7 @@ class Config:
     num_players: int = 4
     loot_fronts: tuple[int, ...] = DEFAULT_LOOT_FRONTS
     max_games: int = 100
+    poker_copies: tuple[int, ...] = DEFAULT_POKER_COPIES
     overboard_gift: str = "any"
     below_deck_gifts: int = 1
     all_tied_loot: str = "under_stack"
@@ -148,6 +156,25 @@ class Config:
         object.__setattr__(self, "pass_sits_out", check_bool("pass_sits_out", self.pass_sits_out))
         object.__setattr__(self, "pass_can_win", check_bool("pass_can_win", self.pass_can_win))
         object.__setattr__(self, "hand_size", check_range("hand_size", self.hand_size, 1, HAND_SIZE))
+        copies = check_list("poker_copies", self.poker_copies, "copies of the values 1..8", length=VALUES_PER_COLOUR)
+        copies = tuple(check_range(f"poker_copies[{i}]", c, 0, MAX_POKER_COPIES) for i, c in enumerate(copies))
+        object.__setattr__(self, "poker_copies", copies)
+        needed = self.num_players * self.hand_size
+        if self.deck_size < needed:
+            raise ValueError(
+                f"poker_copies={copies} make a deck of {self.deck_size} poker cards; {self.num_players} players "
+                f"with hand_size={self.hand_size} need at least {needed}"
+            )
+
+    @property
+    def deck_counts(self) -> np.ndarray:
+        """Copies of every poker kind in this game's deck (``(24,)``)."""
+        return deck_counts(self.poker_copies)
+
+    @property
+    def deck_size(self) -> int:
+        """Poker cards in this game's deck."""
+        return NUM_COLOURS * sum(self.poker_copies)
 
 
 _NEGATIVE_KINDS = np.array(NEGATIVE_KINDS)
@@ -244,7 +271,7 @@ class PiratenpokerEngine(BaseEngine):
         def placed(field: str, names: object, max_length: int | None = None) -> list[int]:
             kinds = check_names(field, names, parse_poker_card, max_length=max_length, what="poker card names")
             given[:] += np.bincount(np.asarray(kinds, dtype=np.int64), minlength=NUM_POKER_KINDS)
-            check_copies(field, given.tolist(), DECK_COUNTS.tolist(), POKER_NAMES, "the deck")
+            check_copies(field, given.tolist(), self.config.deck_counts.tolist(), POKER_NAMES, "the deck")
             return kinds
 
         hands: list[list[int]] | None = None
@@ -277,7 +304,7 @@ class PiratenpokerEngine(BaseEngine):
 
     def _setup_poker_cards(self, setup: PokerSetup) -> None:
         """Place the cards of the options, shuffle the rest under the deck (or discard them) and deal."""
-        remaining = DECK_COUNTS.copy()
+        remaining = self.config.deck_counts
         if setup.hands is not None:
             for seat, kinds in enumerate(setup.hands):
                 for k in kinds:

@@ -30,13 +30,18 @@ a remaining tie is a shared win.
 
 Arguments
 =========
-``env(num_players=4, loot_fronts=(5, 5, 6, 6, 8, 8, 10), max_games=100, overboard_gift="any",
-below_deck_gifts=1, all_tied_loot="under_stack", pass_sits_out=False, pass_can_win=True,
-hand_size=6, reward_mode="win", table_layout="seated", render_mode=None)``
+``env(num_players=4, loot_fronts=(5, 5, 6, 6, 8, 8, 10), max_games=100,
+poker_copies=(1, 2, 4, 7, 7, 4, 2, 1), overboard_gift="any", below_deck_gifts=1,
+all_tied_loot="under_stack", pass_sits_out=False, pass_can_win=True, hand_size=6,
+reward_mode="win", table_layout="seated", render_mode=None)``
 
 * ``num_players``: 3 to 5.
 * ``loot_fronts``: front values of the loot cards of each colour (*assumption*, see below).
 * ``max_games``: guard; the episode is truncated when it has not ended after this many games.
+* ``poker_copies``: copies of the poker values 1..8 in each colour (0 to 7 each; the default is
+  the rule text's 84 cards). A short deck keeps the three colours; it must hold ``hand_size``
+  cards per player. The batched engine (``pirate_envs.vector``) plays the full deck only and
+  refuses another in one line (training then runs one game per env).
 * ``overboard_gift``, ``below_deck_gifts``, ``all_tied_loot``, ``pass_sits_out``,
   ``pass_can_win``, ``hand_size``: readings of the rules where the texts are silent or
   disagree (see Assumptions below and `pirate_envs.piratenpoker.engine.Config`).
@@ -159,6 +164,19 @@ Where the rule texts (English, and a French one) are silent or disagree; the pro
   with more cards wins over one whose cards are a prefix of his; each complete set of three
   scores its bonus (six sharks: twice), a card counting in one set only; refills go in seat
   order, an empty draw pile being refilled by shuffling the played cards.
+
+Small variant
+=============
+``pirate_envs.openspiel.SMALL_VARIANTS["piratenpoker_small"]`` is small enough for OpenSpiel's
+exact solvers under explicit chance (chance nodes for every shuffle): three players,
+``poker_copies=(0, 0, 0, 0, 1, 0, 0, 0)`` (a 5 of each colour), ``hand_size=1``,
+``loot_fronts=(6,)`` (one +6 / -3 loot card per colour: the episode is one game of three rounds)
+and ``max_games=1`` (a round everybody ties ends the episode truncated, paying nothing). What is
+left to decide: when to play the Pass, which loot goes overboard and to whom, which goes below
+deck, and the tie rules ("the second-highest total wins" lets a Pass win). Its tree: 3,538
+histories, 2,283 information states. A 4 and a 5 of each colour (``poker_copies=(0, 0, 0, 1,
+1, 0, 0, 0)``) is about 450,000 histories: the deal pops the draw pile's end, so every position
+of its shuffle is dealt by chance nodes, the three cards nobody draws included.
 
 Version history
 ===============

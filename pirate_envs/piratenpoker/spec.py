@@ -1,6 +1,7 @@
 """Piratenpoker's declaration (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend and agents."""
 
 from pirate_envs.core.spec import GameSpec, UserOption
+from pirate_envs.piratenpoker.cards import HAND_SIZE
 from pirate_envs.piratenpoker.engine import Config
 from pirate_envs.piratenpoker.rules import MAX_PLAYERS, MIN_PLAYERS
 
@@ -24,5 +25,8 @@ SPEC = GameSpec(
     options=(
         UserOption("loot_fronts", kind="int_list"),
         UserOption("max_games", low=1, high=Config.max_games),  # up to the game guard's default
+        # the small variants' short deck and short hands (a replayed record or OpenSpiel may set them)
+        UserOption("poker_copies", kind="int_list", on_page=False),
+        UserOption("hand_size", low=1, high=HAND_SIZE, on_page=False),
     ),
 )
