@@ -451,12 +451,21 @@ class KapernOracleAgent:
         """Deterministic: nothing to reset."""
 
     def act(self, observation: dict[str, np.ndarray], view: Any) -> int:
-        """The next step of `oracle_plan`: stop, or a re-roll (chest moves first)."""
+        """The next step of `oracle_plan`: stop, or a re-roll (chest moves first).
+
+        Refuses (``ValueError``) the small variants it was not solved for: fewer dice (``num_dice``) or
+        a roll limit (``max_rolls``) that forbids the re-roll it plans.
+        """
+        if sum(view.showing) != NUM_DICE:
+            raise ValueError(f"the oracle solves the 8-dice game; this game rolls {sum(view.showing)} dice (num_dice)")
         reroll = oracle_plan(view)
         if reroll is None:
             return STOP
         move = reroll_step(view, reroll)
-        if not observation["action_mask"][move]:
+        mask = observation["action_mask"]
+        if not mask[move] and mask.sum() == 1:
+            raise ValueError("the oracle plays re-rolls without limit; this game caps a turn's rolls (max_rolls)")
+        if not mask[move]:
             raise RuntimeError(f"oracle chose illegal action {move} in {view}")
         return move
 

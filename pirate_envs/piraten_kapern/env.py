@@ -33,6 +33,11 @@ end a turn, four on the first roll reach the Island, a re-roll takes two dice, s
 table, the Sea Battles ask 2/3/4 sabres (a battle that asks more sabres than there are dice is
 always lost: leave it out of ``fortune_deck``). The observation still gives dice as fractions
 of eight and the action table is unchanged (the mask allows the re-rolls the dice showing allow).
+The batched engine plays every variant. Under OpenSpiel (``pirate_envs.openspiel``) a variant
+with ``max_rolls`` of at least 1 takes ``chance="explicit"``: every deck shuffle and every roll
+is a chance node with exact odds; ``load_variant("piraten_kapern_two_dice")`` loads the one
+small enough for CFR (two players, two dice, a deck of one Gold, two rolls a turn, one turn each
+with ``target_score=100``: the higher score wins).
 Reset option: ``options={"first_card": "captain"}`` deals that card, one of this game's fortune
 deck, to the first turn (the rest of the deck is shuffled as usual; ``None``: no card chosen).
 

@@ -42,5 +42,5 @@ class View(NamedTuple):
 
     @property
     def showing(self) -> tuple[int, ...]:
-        """Counts per face of all eight dice."""
+        """Counts per face of all the dice (free and on the chest)."""
         return tuple(a + b for a, b in zip(self.free, self.chest))

@@ -142,3 +142,26 @@ def test_bad_variant_parameters_are_refused_in_one_line(pyspiel, params, message
     with pytest.raises(ValueError, match=message) as error:
         ps.load_variant(VARIANT, **params)
     assert "\n" not in str(error.value)
+
+
+def test_cfr_solves_one_turn_of_the_variant(pyspiel):
+    """One turn of the variant for its score (``returns="score"``, ``max_turns=1``): CFR finds the best play.
+
+    With Gold and two dice, a coin and a monkey score 200; re-rolling both scores 225 on average
+    (the card's coin, 100 per coin or diamond, the full chest when both dice score): CFR's average
+    policy re-rolls, and its NashConv falls far below uniform play's.
+    """
+    from open_spiel.python import policy
+    from open_spiel.python.algorithms import cfr, exploitability
+
+    game = ps.load_variant(VARIANT, returns="score", max_turns=1)
+    uniform = exploitability.nash_conv(game, policy.UniformRandomPolicy(game))
+    solver = cfr.CFRSolver(game)
+    for _ in range(30):
+        solver.evaluate_and_update_policy()
+    average = solver.average_policy()
+    assert 0.0 <= exploitability.nash_conv(game, average) < uniform / 10
+    state = game.new_initial_state()
+    state.apply_action(roll(coin=1, monkey=1))
+    both = reroll_action([1, 0, 1, 0, 0, 0])
+    assert average.action_probabilities(state)[both] > 0.9

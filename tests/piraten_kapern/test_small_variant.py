@@ -161,3 +161,25 @@ def test_batched_heuristic_plays_the_small_variant_as_the_one_game_heuristic() -
                 decisions += 1
                 env.step(action)
     assert decisions > 30
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"num_dice": 3}, r"^the oracle solves the 8-dice game; this game rolls 3 dice \(num_dice\)$"),
+        ({"max_rolls": 1}, r"^the oracle plays re-rolls without limit; this game caps a turn's rolls \(max_rolls\)$"),
+    ],
+)
+def test_the_oracle_refuses_the_variants_it_was_not_solved_for_in_one_line(options: dict, message: str) -> None:
+    from agents.kapern_oracle import KapernOracleAgent
+
+    env = pirate_envs.make(KAPERN, **options)
+    oracle = KapernOracleAgent()
+    with pytest.raises(ValueError, match=message):
+        for seed in range(20):  # until a turn where the oracle would re-roll
+            env.reset(seed=seed)
+            for _ in env.agent_iter():
+                obs, _, terminated, truncated, _ = env.last()
+                if terminated or truncated:
+                    break
+                env.step(oracle.act(obs, env.unwrapped.game.view(env.unwrapped.game.current_player)))
