@@ -346,16 +346,16 @@ def saved_checkpoints(run_dir: Path) -> list[tuple[int, Path]]:
 def measure_agent(game: Any, name: str, seed: int, samples: int, label: str | None = None) -> Row:
     """The row of the agent ``name`` (shown as ``label``, default the name).
 
-    A game agent that refuses the variant (a one-line ``ValueError`` when it is made: say, an oracle solved
-    for other rules) gets a `NOT_OFFERED` row with that line and no NashConv.
+    A game agent that refuses the variant (a one-line ``ValueError`` when it is made or asked: say, an
+    oracle solved for other rules) gets a `NOT_OFFERED` row with that line and no NashConv.
     """
     try:
         policy = AgentPolicy(game, name, seed=seed, samples=samples)
+        measured = nash_conv(game, policy)
     except ValueError as error:
         if name not in game_agent_kinds(game.kit.settings.env_id):
             raise
         return Row(label or name, NOT_OFFERED, Measured(math.nan, 0.0, 0.0), str(error).splitlines()[0])
-    measured = nash_conv(game, policy)
     note = f"{samples} moves per information state" if policy.method == SAMPLED else ""
     return Row(label or name, policy.method, measured, note)
 
