@@ -42,7 +42,6 @@ def test_out_that_is_a_folder_is_refused(tmp_path, capsys):
     assert "is a folder" in capsys.readouterr().err
 
 
-@pytest.mark.slow
 def test_quick_page_of_the_smallest_variant(tmp_path):
     out = tmp_path / "docs" / "exact.md"
     assert exact.main(["--out", str(out), "--variants", SMALLEST, "--quick", "--jobs", "2"]) == out
