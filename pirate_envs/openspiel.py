@@ -29,8 +29,8 @@ What an OpenSpiel state is here:
   screen (``pirate_envs.<game>.text.seat_text``). The View keeps what the rules let a player
   know, summarised (cards played, public voids, the bids), not the order of every earlier move:
   under sampled chance the information state is not perfect recall. Under explicit chance
-  ``information_state_string`` is the seat's own history (its screen after every step and its
-  own moves), which is; the tensors stay the View.
+  ``information_state_string`` is the seat's own history (what changed in its view, step by
+  step, and its own moves), which is; the tensors stay the View.
 * Returns (parameter ``returns``): ``"win"`` (default; the env's ``reward_mode="win"``: zero-sum,
   the winners share +1 and the losers -1, everybody 0 on an all-way tie or a truncated game) or
   ``"score"`` (each seat's game score at the end, `Engine.scores`: general-sum, bounded by
@@ -585,8 +585,8 @@ class Table:
     `ExplicitChance`; a move steps a copy of the engine, and a draw without an outcome leaves the
     state at a chance node (`pending`) until its outcomes are chosen (`choose`), when the step
     is run again from the engine before it. The engines are then never changed once reached, so
-    copies share them. ``histories[seat]`` is the seat's perfect-recall information state: its
-    screen after every step and its own moves.
+    copies share them. ``histories[seat]`` is the seat's perfect-recall information state: what
+    changed in its view at each step (`view_text`) and its own moves.
 
     A state holds nothing else, so OpenSpiel's clone (a deep copy of the state's attributes)
     copies this through `__deepcopy__`.
@@ -711,13 +711,19 @@ class Table:
         self._record(engine)
 
     def _record(self, engine: Engine) -> None:
-        """Append every seat's view of ``engine`` (`view_text`: what changed since its last one) to its history."""
+        """Append every seat's view of ``engine`` (`view_text`: what changed since its last one) to its history.
+
+        A seat whose view did not change gets no line: a line per step would let it count the
+        other seats' moves it cannot see (a Piratenpoker bid built card by card against a Pass).
+        """
         histories = self.histories
         assert histories is not None
         views = [engine.view(seat) for seat in range(len(histories))]
         last = self.last_views or [None] * len(views)
         for seat, view in enumerate(views):
-            histories[seat] += view_text(view, last[seat]) + "\n"
+            line = view_text(view, last[seat])
+            if line or last[seat] is None:
+                histories[seat] += line + "\n"
         self.last_views = views
 
     # ------------------------------------------------------------------ both

@@ -166,11 +166,6 @@ def test_the_env_plays_the_small_variant():
     assert env.unwrapped.game.done
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="explicit chance's perfect-recall history records a view after every move, so the other seats "
-    "count the moves of a bid built card by card (a bid: add and commit; the Pass: one move)",
-)
 def test_nobody_learns_a_bid_or_a_pass_before_the_reveal(pyspiel):
     from pirate_envs import openspiel as ps
 
