@@ -271,9 +271,22 @@ class Budget:
     #: The search agent, and the moves drawn per information state to estimate it.
     search: str
     samples: int
+    #: More CFR iteration counts for the variants whose iterations cost about a second or less (variant, counts).
+    cfr_more: tuple[tuple[str, tuple[int, ...]], ...] = ()
+
+    def cfr_schedule(self, variant: str) -> tuple[int, ...]:
+        """The CFR iteration counts of ``variant``'s curve, in increasing order."""
+        return tuple(sorted(set(self.cfr_iterations) | set(dict(self.cfr_more).get(variant, ()))))
 
 
-FULL = Budget(cfr_iterations=(1, 2, 4), ppo_steps=32_768, ppo_points=4, search="mcts:16", samples=8)
+FULL = Budget(
+    cfr_iterations=(1, 2, 4),
+    ppo_steps=32_768,
+    ppo_points=4,
+    search="mcts:16",
+    samples=8,
+    cfr_more=(("skull_king_small", (8, 16, 32, 64)), ("skull_king_two_hands", (8, 16))),
+)
 QUICK = Budget(cfr_iterations=(1,), ppo_steps=1_024, ppo_points=1, search="mcts:2", samples=2)
 
 #: The PPO trainer's flags beside the variant, budget and seed: a small rollout (8 envs x 64 steps), games
@@ -410,7 +423,7 @@ def variant_measurements(
     if not saved:
         raise ValueError("the training run saved no step_<n>.npz checkpoint")
     env_id = SMALL_VARIANTS[variant][0]
-    tasks = [Measurement(variant, "cfr", iterations=n) for n in sorted(set(budget.cfr_iterations), reverse=True)]
+    tasks = [Measurement(variant, "cfr", iterations=n) for n in reversed(budget.cfr_schedule(variant))]
     tasks.append(Measurement(variant, "uniform"))
     for name in ["random", *game_agent_kinds(env_id), budget.search]:
         tasks.append(Measurement(variant, "agent", name, seed=seed, samples=budget.samples))
@@ -429,6 +442,12 @@ def cfr_row(points: Sequence[CurvePoint]) -> Row:
 
 
 # ----------------------------------------------------------------------------- the page
+def cfr_more_text(budget: Budget) -> str:
+    """The budget line's note of the variants with more CFR iterations (empty without any)."""
+    more = [f"{variant} also {', '.join(map(str, counts))}" for variant, counts in budget.cfr_more]
+    return f" ({'; '.join(more)})" if more else ""
+
+
 def versions() -> dict[str, str]:
     """The versions of Python and the libraries the figures depend on."""
     found = {"python": platform.python_version(), "pirate_envs": pirate_envs.__version__}
@@ -527,7 +546,7 @@ def render_page(
         "## The run",
         "",
         f"* Budget{' (`--quick`: a smoke run, not figures to quote)' if quick else ''}: CFR iterations "
-        f"{', '.join(map(str, budget.cfr_iterations))}; PPO {budget.ppo_steps} learner steps, "
+        f"{', '.join(map(str, budget.cfr_iterations))}{cfr_more_text(budget)}; PPO {budget.ppo_steps} learner steps, "
         f"{budget.ppo_points} checkpoint(s) on its curve; search `{budget.search}` with {budget.samples} "
         "moves per information state.",
         f"* Seed {seed} (the training run, every agent and the search's draws); everything but the times is "

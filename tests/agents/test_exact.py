@@ -230,3 +230,17 @@ def test_a_game_agent_that_refuses_the_variant_gets_a_row_without_nash_conv():
     kapern = load_variant("piraten_kapern_two_dice")
     row = measure_agent(kapern, "oracle", seed=0, samples=1)
     assert row.method == NOT_OFFERED and math.isnan(row.measured.nash_conv) and "oracle" in row.note
+
+
+def test_cheap_variants_run_cfr_further_than_the_others():
+    from pathlib import Path
+
+    from agents.exact import FULL, QUICK, variant_measurements
+
+    def cfr_counts(variant, budget):
+        saved = [(8, Path("step_8.npz"))]
+        return [task.iterations for task in variant_measurements(variant, budget, 1, saved) if task.kind == "cfr"]
+
+    assert cfr_counts("skull_king_small", FULL) == [64, 32, 16, 8, 4, 2, 1]
+    assert cfr_counts("lucky_pirate_small", FULL) == [4, 2, 1]
+    assert cfr_counts("skull_king_small", QUICK) == [1]
