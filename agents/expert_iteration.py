@@ -70,6 +70,7 @@ from agents.checkpoint import (
     write_atomic,
 )
 from agents.guided_search import GUMBEL_C_SCALE, GUMBEL_CONSIDERED, GuidedSearchAgent
+from agents.imitation import PackedMaskRows
 from agents.mlp import MlpPolicy
 from agents.policy_agent import _linear_to_numpy
 from pirate_envs.core.rewards import win_rewards
@@ -123,7 +124,7 @@ class ExpertIterationPlan:
 
 
 @dataclass
-class Decisions:
+class Decisions(PackedMaskRows):
     """Recorded decisions: observations, legal-action masks (bit-packed), the search's policy targets and
     the deciding seat's win share at the game's end."""
 
@@ -135,10 +136,6 @@ class Decisions:
 
     def __len__(self) -> int:
         return len(self.values)
-
-    def masks(self, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
-        """The boolean masks of ``rows``."""
-        return np.unpackbits(self.packed_masks[rows], axis=1, count=self.num_actions).astype(bool)
 
     @staticmethod
     def join(parts: list[Decisions]) -> Decisions:

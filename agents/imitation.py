@@ -61,8 +61,19 @@ class ImitationPlan:
     command: str | None = None
 
 
+class PackedMaskRows:
+    """Recorded rows whose legal-action masks are kept bit-packed (``packed_masks``, ``num_actions``)."""
+
+    packed_masks: np.ndarray  # (N, ceil(A / 8)) uint8, np.packbits of the masks
+    num_actions: int
+
+    def masks(self, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """The boolean masks of ``rows``."""
+        return np.unpackbits(self.packed_masks[rows], axis=1, count=self.num_actions).astype(bool)
+
+
 @dataclass
-class Positions:
+class Positions(PackedMaskRows):
     """Recorded decisions: observations, legal-action masks (bit-packed) and the teacher's actions."""
 
     observations: np.ndarray  # (N, D) float32
@@ -72,10 +83,6 @@ class Positions:
 
     def __len__(self) -> int:
         return len(self.actions)
-
-    def masks(self, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
-        """The boolean masks of ``rows``."""
-        return np.unpackbits(self.packed_masks[rows], axis=1, count=self.num_actions).astype(bool)
 
     def __add__(self, other: Positions) -> Positions:
         return Positions(

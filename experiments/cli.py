@@ -35,6 +35,10 @@ P = TypeVar("P")
 MAX_SEED = 2**31 - 1
 
 
+#: Exit status of a command stopped by Ctrl-C (after what it had done was saved).
+INTERRUPTED = 130
+
+
 class _OneLineParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose errors are one line (no usage block), exit status 2."""
 

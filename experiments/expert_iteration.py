@@ -44,6 +44,7 @@ from agents.guided_search import GUMBEL_C_SCALE, GUMBEL_CONSIDERED
 from agents.search import MAX_SIMULATIONS
 from agents.training.run import remove_temporaries, write_json
 from experiments.cli import (
+    INTERRUPTED,
     MAX_SEED,
     args_from_mapping,
     check_env_id,
@@ -57,8 +58,6 @@ from experiments.cli import (
     parse_env_kwargs,
 )
 
-#: Exit status of a run stopped by Ctrl-C.
-INTERRUPTED = 130
 #: The fields a ``--resume`` command line may set (the rest come from the run's ``config.json``).
 RESUME_FIELDS = ("out", "resume", "iterations", "progress")
 #: Fields of one invocation, not of the run (left out of ``config.json``).

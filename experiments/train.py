@@ -88,6 +88,7 @@ from agents.training.plan import RunPlan, make_plan
 from agents.training.run import newest_checkpoint
 from agents.training.run import train as run_training
 from experiments.cli import (
+    INTERRUPTED,
     MAX_SEED,
     args_from_mapping,
     check_agents,
@@ -105,8 +106,6 @@ from experiments.cli import (
     parse_env_kwargs,
 )
 
-#: Exit status of a run stopped by Ctrl-C (after it saved).
-INTERRUPTED = 130
 #: ``--env-kwargs`` keys that a flag of this command sets: ``{key: flag}``.
 RESERVED_ENV_KWARGS = {
     "num_players": "--num-players",
