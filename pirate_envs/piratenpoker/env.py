@@ -174,7 +174,7 @@ exact solvers under explicit chance (chance nodes for every shuffle): three play
 and ``max_games=1`` (a round everybody ties ends the episode truncated, paying nothing). What is
 left to decide: when to play the Pass, which loot goes overboard and to whom, which goes below
 deck, and the tie rules ("the second-highest total wins" lets a Pass win). Its tree: 3,538
-histories, 2,277 information states. A 4 and a 5 of each colour (``poker_copies=(0, 0, 0, 1,
+histories, 2,259 information states. A 4 and a 5 of each colour (``poker_copies=(0, 0, 0, 1,
 1, 0, 0, 0)``) is about 450,000 histories: the deal pops the draw pile's end, so every position
 of its shuffle is dealt by chance nodes, the three cards nobody draws included.
 
