@@ -221,6 +221,11 @@ def layout_pieces(layout: Any) -> list[list[Any]]:
     return [[p.name, [int(s) for s in p.shape]] for p in layout.pieces]
 
 
+def header_env_kwargs(player_counts: list[int], options: dict[str, Any]) -> dict[str, Any]:
+    """An agent file's ``env_kwargs``: the env ``options``, with ``num_players`` for an agent of one table size."""
+    return {"num_players": player_counts[0], **options} if len(player_counts) == 1 else dict(options)
+
+
 def make_header(
     env_id: str,
     env_kwargs: dict[str, Any],

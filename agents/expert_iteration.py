@@ -62,6 +62,7 @@ import numpy as np
 import pirate_envs
 from agents.checkpoint import (
     SUFFIX,
+    header_env_kwargs,
     layout_pieces,
     load_agent,
     make_header,
@@ -404,7 +405,7 @@ def write_checkpoint(plan: ExpertIterationPlan, env: Any, policy: MlpPolicy, ite
     options = dict(plan.env_options)
     header = make_header(
         plan.env_id,
-        {"num_players": sizes[0], **options} if len(sizes) == 1 else options,
+        header_env_kwargs(sizes, options),
         layout_pieces(env.observation_layout),
         env.num_actions,
         policy,

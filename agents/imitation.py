@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 import pirate_envs
-from agents.checkpoint import layout_pieces, make_header, save_agent
+from agents.checkpoint import header_env_kwargs, layout_pieces, make_header, save_agent
 from agents.mlp import MlpPolicy
 from agents.policy_agent import _linear_to_numpy
 from agents.registry import make_agent
@@ -272,7 +272,7 @@ def imitate(plan: ImitationPlan, log: Callable[[str], None] | None = None) -> Pa
     options = dict(plan.env_options)
     header = make_header(
         plan.env_id,
-        {"num_players": sizes[0], **options} if len(sizes) == 1 else options,
+        header_env_kwargs(sizes, options),
         layout_pieces(env.observation_layout),
         env.num_actions,
         student,
