@@ -73,7 +73,7 @@ from agents.checkpoint import (
 from agents.guided_search import GUMBEL_C_SCALE, GUMBEL_CONSIDERED, GuidedSearchAgent
 from agents.imitation import PackedMaskRows
 from agents.mlp import MlpPolicy
-from agents.policy_agent import _linear_to_numpy
+from agents.policy_agent import _linear_to_numpy, copy_into_torch, load_initial_policy
 from pirate_envs.core.rewards import win_rewards
 
 #: The columns of ``metrics.csv``.
@@ -308,22 +308,7 @@ def initial_policy(plan: ExpertIterationPlan, env: Any) -> MlpPolicy:
 def load_init(source: str, env_id: str, env: Any) -> tuple[MlpPolicy, dict[str, Any]]:
     """The network of the agent file ``source`` (a path or shipped name), checked to read ``env``'s observations
     with a plain action head; ``ValueError`` (one line) otherwise."""
-    from agents.policy_agent import resolve_checkpoint
-
-    try:
-        policy, header = load_agent(resolve_checkpoint(source))
-    except ValueError as error:
-        raise ValueError(f"--init {source!r}: {error}") from None
-    if header["env_id"] != env_id:
-        raise ValueError(f"--init {source!r}: an agent of {header['env_id']}, not of {env_id}")
-    if header["observation_layout"] != layout_pieces(env.observation_layout) or policy.num_actions != env.num_actions:
-        raise ValueError(
-            f"--init {source!r}: trained on another observation layout or action table than this run's "
-            f"(table_layout='max', {env.observation_layout.size} inputs, {env.num_actions} actions)"
-        )
-    if policy.input_index is not None:
-        raise ValueError(f"--init {source!r}: its network picks its inputs from another layout")
-    return policy, header
+    return load_initial_policy(source, env_id, layout_pieces(env.observation_layout), env.num_actions)
 
 
 def build_networks(inputs: int, actions: int, hidden: list[int], activation: str) -> tuple[Any, Any]:
@@ -339,17 +324,6 @@ def build_networks(inputs: int, actions: int, hidden: list[int], activation: str
         return nn.Sequential(*layers, nn.Linear(width, outputs))
 
     return chain(actions), chain(1)
-
-
-def load_into(network: Any, weights: list[np.ndarray], biases: list[np.ndarray]) -> None:
-    """Copy numpy ``(in, out)`` weights and biases into the linear layers of a torch chain."""
-    import torch
-
-    linears = [m for m in network if isinstance(m, torch.nn.Linear)]
-    with torch.no_grad():
-        for layer, w, b in zip(linears, weights, biases, strict=True):
-            layer.weight.copy_(torch.from_numpy(np.ascontiguousarray(np.asarray(w, dtype=np.float32).T)))
-            layer.bias.copy_(torch.from_numpy(np.asarray(b, dtype=np.float32)))
 
 
 def export(policy_net: Any, value_net: Any, activation: str) -> MlpPolicy:
@@ -374,8 +348,8 @@ def fit(
 
     hidden = [w.shape[1] for w in policy.weights[:-1]]
     policy_net, value_net = build_networks(policy.obs_size, policy.num_actions, hidden, policy.activation)
-    load_into(policy_net, policy.weights, policy.biases)
-    load_into(value_net, policy.value_weights, policy.value_biases)  # type: ignore[arg-type]
+    copy_into_torch(policy_net, policy.weights, policy.biases)
+    copy_into_torch(value_net, policy.value_weights, policy.value_biases)  # type: ignore[arg-type]
     optimizer = torch.optim.Adam([*policy_net.parameters(), *value_net.parameters()], lr=plan.learning_rate)
     policy_loss = value_loss = math.nan
     for _ in range(plan.epochs):

@@ -53,6 +53,41 @@ def _linear_to_numpy(weight: Any, bias: Any) -> tuple[np.ndarray, np.ndarray]:
     return as_numpy[0].astype(np.float32).copy(), as_numpy[1].astype(np.float32).copy()
 
 
+def copy_into_torch(modules: Any, weights: list[np.ndarray], biases: list[np.ndarray]) -> None:
+    """Copy numpy ``(in, out)`` weights and biases into the linear layers of a torch chain (any iterable
+    of modules; the others are skipped); the layer counts must agree."""
+    import torch
+
+    linears = [m for m in modules if isinstance(m, torch.nn.Linear)]
+    with torch.no_grad():
+        for layer, w, b in zip(linears, weights, biases, strict=True):
+            layer.weight.copy_(torch.from_numpy(np.ascontiguousarray(np.asarray(w, dtype=np.float32).T)))
+            layer.bias.copy_(torch.from_numpy(np.asarray(b, dtype=np.float32)))
+
+
+def load_initial_policy(
+    source: str, env_id: str, observation_pieces: list[list[Any]], num_actions: int
+) -> tuple[MlpPolicy, dict[str, Any]]:
+    """The network of the agent file ``source`` (a path or shipped name) to start a training from, checked to
+    read ``env_id``'s observations of ``observation_pieces`` with ``num_actions`` plain outputs; ``ValueError``
+    (one line, naming ``--init``) otherwise."""
+    try:
+        policy, header = load_agent(resolve_checkpoint(source))
+    except ValueError as error:
+        raise ValueError(f"--init {source!r}: {error}") from None
+    if header["env_id"] != env_id:
+        raise ValueError(f"--init {source!r}: an agent of {header['env_id']}, not of {env_id}")
+    if header["observation_layout"] != observation_pieces or policy.num_actions != num_actions:
+        size = sum(math.prod(shape) for _, shape in observation_pieces)
+        raise ValueError(
+            f"--init {source!r}: trained on another observation layout or action table than this run's "
+            f"({size} inputs, {num_actions} actions)"
+        )
+    if policy.input_index is not None:
+        raise ValueError(f"--init {source!r}: its network picks its inputs from another layout")
+    return policy, header
+
+
 def policy_from_sb3(policy: Any, with_value: bool = False) -> MlpPolicy:
     """Copy the actor of an SB3 ``(Maskable)ActorCriticPolicy`` with a flat Box observation, and with
     ``with_value`` its critic too (``mlp_extractor.value_net`` and ``value_net``: the value head).

@@ -195,6 +195,14 @@ class TrainArgs:
             "(agents.action_head; Piraten Kapern); --no-action-features: one output per action only"
         },
     )
+    init: str | None = field(
+        default=None,
+        metadata={
+            "help": "start from the policy of an agent file (a path or shipped name, e.g. skull_king_v0) that "
+            "reads this run's observations; its hidden sizes must be --net-arch's; its value head too when "
+            "the file has one (else a fresh critic)"
+        },
+    )
     opponents: list[str] = field(
         default_factory=lambda: ["self:0.5", "heuristic:0.3", "random:0.2"],
         metadata={"help": "opponent pool, name:weight (self = snapshots of the learner)"},
@@ -295,12 +303,32 @@ def check_run(args: TrainArgs) -> None:
     if args.num_envs * args.n_steps < 2:
         raise ValueError(f"--num-envs {args.num_envs} x --n-steps {args.n_steps}: a rollout needs at least 2 steps")
     check_device(args.device)
+    if args.init is not None:
+        check_init(args)
     if args.engine == "batched":
         from agents.selfplay.batched_vec_env import batched_support
 
         reason = batched_support(args.env_id, weights)
         if reason is not None:
             raise ValueError(f"--engine batched: {reason}; use --engine single or auto")
+
+
+def check_init(args: TrainArgs) -> None:
+    """``ValueError`` (one line) unless ``--init`` names an agent file this run's network can start from."""
+    from agents.checkpoint import layout_pieces
+    from agents.policy_agent import load_initial_policy
+
+    policy_class, _ = policy_spec(args)
+    if policy_class != "MlpPolicy":
+        raise ValueError(f"--init {args.init!r}: this run scores actions from features; add --no-action-features")
+    env = pirate_envs.make(args.env_id, raw=True, **env_config(args))
+    policy, _ = load_initial_policy(args.init, args.env_id, layout_pieces(env.observation_layout), env.num_actions)  # type: ignore[arg-type]
+    hidden = [int(w.shape[1]) for w in policy.weights[:-1]]
+    if hidden != list(args.net_arch) or policy.activation != "Tanh":
+        raise ValueError(
+            f"--init {args.init!r}: its hidden layers are {hidden} ({policy.activation}); this run's are "
+            f"--net-arch {' '.join(map(str, args.net_arch))} (Tanh): pass --net-arch {' '.join(map(str, hidden))}"
+        )
 
 
 def run_folder(args: TrainArgs) -> Path:

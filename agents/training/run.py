@@ -243,6 +243,8 @@ def build_model(plan: RunPlan, vec_env: Any) -> Any:
         seed=args.seed,
         device=args.device,
     )
+    if not plan.resuming and getattr(args, "init", None) is not None:
+        start_from(model.policy, plan)
     if plan.resuming:
         path, steps, params, updates = newest_checkpoint(plan.run_dir)
         model.set_parameters(params, exact_match=True, device=args.device)
@@ -329,6 +331,18 @@ def build_callback(plan: RunPlan, evaluator: Evaluator, interrupt: Interrupt) ->
             save_agent_files(self.model, plan, now, self.history)  # its header gets these figures
 
     return SelfPlayCallback()
+
+
+def start_from(policy: Any, plan: RunPlan) -> None:
+    """Copy the network of the agent file ``plan.args.init`` into the SB3 ``policy``: the actor, and the critic
+    when the file has a value head (else the critic stays fresh)."""
+    from agents.policy_agent import copy_into_torch, load_initial_policy
+
+    source, _ = load_initial_policy(plan.args.init, plan.args.env_id, plan.observation_pieces, plan.num_actions)
+    copy_into_torch([*policy.mlp_extractor.policy_net, policy.action_net], source.weights, source.biases)
+    if source.has_value:
+        copy_into_torch([*policy.mlp_extractor.value_net, policy.value_net], source.value_weights, source.value_biases)
+    print(f"starting from the network of {plan.args.init} ({'actor and critic' if source.has_value else 'actor'})")
 
 
 def train(plan: RunPlan, evaluator: Evaluator) -> Path:
