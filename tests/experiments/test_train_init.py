@@ -1,0 +1,54 @@
+"""``train --init``: a run starts from the network of an agent file, and refuses files it cannot start from."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.checkpoint import load_agent
+from experiments import train
+from tests.experiments.test_training_safety import GAME, QUIET, TINY, refused
+
+pytest.importorskip("sb3_contrib")
+
+SMALL = ["--net-arch", "8", "--eval-every", "0", "--checkpoint-every", "64", "--total-timesteps", "64"]
+
+
+def run(tmp_path, name, *extra):
+    train.main([*GAME, *TINY, *QUIET, *SMALL, "--out-dir", str(tmp_path), "--run-name", name, *extra])
+    return load_agent(tmp_path / name / "checkpoints" / "latest.npz")[0]
+
+
+def test_a_run_started_with_init_starts_from_the_files_actor_and_critic(tmp_path):
+    first = run(tmp_path, "first", "--seed", "3")
+    # A step size of 1e-12 leaves the weights where they started: what the run saves is what it loaded.
+    second = run(tmp_path, "second", "--seed", "4", "--learning-rate", "1e-12",
+                 "--init", str(tmp_path / "first" / "checkpoints" / "latest.npz"))  # fmt: skip
+    fresh = run(tmp_path, "fresh", "--seed", "4", "--learning-rate", "1e-12")
+    obs = np.random.default_rng(0).normal(size=(16, first.obs_size)).astype(np.float32)
+    np.testing.assert_allclose(second.logits(obs), first.logits(obs), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(second.value(obs), first.value(obs), rtol=1e-5, atol=1e-6)
+    assert not np.allclose(fresh.logits(obs), first.logits(obs), atol=1e-3)  # the seed alone gives other weights
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--init", "skull_king_v0"], "--init 'skull_king_v0': trained on another observation layout"),
+        (["--init", "lucky_pirate_v0"], "--init 'lucky_pirate_v0': an agent of lucky_pirate_v0, not of skull_king_v0"),
+        (["--init", "no_such_agent_file.npz"], "--init 'no_such_agent_file.npz'"),
+        (
+            ["--num-players", "2", "3", "4", "5", "6", "--env-kwargs", "num_hands=10", "--init", "skull_king_v0"],
+            "--init 'skull_king_v0': its hidden layers are [128, 128] (Tanh); this run's are --net-arch 8 (Tanh): "
+            "pass --net-arch 128 128",
+        ),
+        (
+            ["--env-id", "piraten_kapern_v0", "--env-kwargs", "target_score=6000", "--init", "piraten_kapern_v0"],
+            "this run scores actions from features; add --no-action-features",
+        ),
+    ],
+)
+def test_init_refuses_files_the_run_cannot_start_from_before_any_work(tmp_path, capsys, argv, message):
+    err = refused(capsys, [*GAME, *SMALL, *argv, "--out-dir", str(tmp_path), "--run-name", "run"])
+    assert message in err, err
+    assert not (tmp_path / "run").exists()
