@@ -1,8 +1,8 @@
 """The published benchmark protocol, ``pirate-bench v2``: its version, deals and line-ups.
 
 A candidate agent is measured, at every table size of a game it plays, against fixed line-ups:
-``n - 1`` copies of one opponent (`OPPONENTS`: ``random``, ``heuristic``, ``mcts`` and the shipped
-agent ``ppo:<env_id>`` where it plays that table), on the published deals, every deal once per
+``n - 1`` copies of one opponent (`OPPONENTS`: ``random``, ``heuristic``, ``mcts`` and ``ppo``, the
+game's reference network, `reference_network`, where it plays that table), on the published deals, every deal once per
 rotation of the seats (duplicate), so each agent holds every seat's cards and dice stream once.
 
 The deals are the batched engine's per-game random streams (`pirate_envs.vector`): deal ``i`` is
@@ -22,10 +22,13 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 
 import numpy as np
 
 import pirate_envs
+from agents.policy_agent import PRETRAINED_DIR
 
 #: The protocol's name and version, written into every result.
 NAME = "pirate-bench"
@@ -38,8 +41,17 @@ DEAL_COUNT = 10_000
 #: SHA-256 of the ``DEAL_COUNT`` states as little-endian unsigned 64-bit integers.
 DEALS_SHA256 = "ddebdb309b669c54b07eada8021a3843140e68430de5a725a2710f533b9fbd45"
 
-#: The fixed opponents, in the order they are reported (``ppo`` is the game's shipped agent).
+#: The fixed opponents, in the order they are reported (``ppo``: the game's reference network).
 OPPONENTS = ("random", "heuristic", "mcts", "ppo")
+#: The ``ppo`` opponent of each game: the agent shipped when the version was published, fixed by
+#: its SHA-256 so that shipping a new agent leaves the line-ups alone (`reference_network`).
+REFERENCE_SHA256 = {
+    "piraten_kapern_v0": "55b45e67b5052c7d8d649254f7822b932b200fc64350aa61cd2a15680a296027",
+    "skull_king_v0": "859f9b03395637155f7b8231f660df61821c62940dc3922e8e0d70dc9bac765d",
+    "piratenpoker_v0": "c45dd6195b3157ca241c2cb4a48e3434f4a93a4b96e16adf4ed2e01d8a43118a",
+    "lucky_pirate_v0": "d227bda580509bc4642f25182f0a3d1fe88b7042adcf1c80d4b4e13bd3412d43",
+}
+REFERENCE_DIR = Path(__file__).resolve().parent / "reference"
 #: Deals of the ``mcts`` line-up: a search move costs milliseconds, not microseconds.
 SEARCH_DEAL_COUNT = 500
 #: Deals per batch of games (the agents' random streams are seeded per batch, so the figures do
@@ -70,8 +82,22 @@ class Lineup:
 
 
 def opponent_agent(opponent: str, env_id: str) -> str:
-    """The registry name of a protocol opponent (``ppo`` is the shipped ``ppo:<env_id>``)."""
-    return f"ppo:{env_id}" if opponent == "ppo" else opponent
+    """The registry name of a protocol opponent (``ppo``: ``ppo:<path>`` of the game's reference network)."""
+    return f"ppo:{reference_network(env_id)}" if opponent == "ppo" else opponent
+
+
+@cache
+def reference_network(env_id: str) -> Path:
+    """The agent file of the protocol's ``ppo`` opponent: the one whose SHA-256 is `REFERENCE_SHA256`'s.
+
+    The file kept under ``agents/benchmark/reference/`` once a newer agent is shipped, else the shipped
+    ``agents/pretrained/<env_id>.npz`` while it is still that network; ``RuntimeError`` when neither is.
+    """
+    for folder in (REFERENCE_DIR, PRETRAINED_DIR):
+        path = folder / f"{env_id}.npz"
+        if path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == REFERENCE_SHA256[env_id]:
+            return path
+    raise RuntimeError(f"the {TITLE} reference network of {env_id} (sha256 {REFERENCE_SHA256[env_id]}) is missing")
 
 
 def deal_states(count: int = DEAL_COUNT) -> np.ndarray:
@@ -122,6 +148,7 @@ __all__ = [
     "MASTER_SEED",
     "NAME",
     "OPPONENTS",
+    "REFERENCE_SHA256",
     "SEARCH_CHUNK_DEALS",
     "SEARCH_DEAL_COUNT",
     "TITLE",
@@ -130,5 +157,6 @@ __all__ = [
     "deal_states",
     "lineups",
     "opponent_agent",
+    "reference_network",
     "table_sizes",
 ]

@@ -44,6 +44,30 @@ def test_a_changed_master_seed_is_refused(monkeypatch):
         deal_states(3)
 
 
+@pytest.mark.parametrize("env_id", sorted(protocol.REFERENCE_SHA256))
+def test_the_ppo_opponent_is_the_reference_network_whatever_is_shipped(env_id, tmp_path, monkeypatch):
+    import hashlib
+
+    path = protocol.reference_network(env_id)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == protocol.REFERENCE_SHA256[env_id]
+    assert protocol.opponent_agent("ppo", env_id) == f"ppo:{path}"
+    # A newer agent shipped in its place, the reference kept aside: the opponent stays the reference.
+    shipped, kept = tmp_path / "pretrained", tmp_path / "reference"
+    shipped.mkdir(), kept.mkdir()
+    (shipped / f"{env_id}.npz").write_bytes(path.read_bytes() + b"another network")
+    (kept / f"{env_id}.npz").write_bytes(path.read_bytes())
+    monkeypatch.setattr(protocol, "PRETRAINED_DIR", shipped)
+    monkeypatch.setattr(protocol, "REFERENCE_DIR", kept)
+    protocol.reference_network.cache_clear()
+    assert protocol.opponent_agent("ppo", env_id) == f"ppo:{kept / f'{env_id}.npz'}"
+    (kept / f"{env_id}.npz").unlink()  # lost: refused, not replaced by the shipped file
+    protocol.reference_network.cache_clear()
+    with pytest.raises(RuntimeError, match=r"reference network of .* is missing"):
+        protocol.opponent_agent("ppo", env_id)
+    monkeypatch.undo()
+    protocol.reference_network.cache_clear()
+
+
 def test_lineups_follow_the_shipped_agents_table_sizes():
     lineups = protocol.lineups(SKULL_KING, (2, 4))
     assert [(x.players, x.opponent) for x in lineups if x.opponent != "ppo"] == [
