@@ -243,6 +243,7 @@ def build_model(plan: RunPlan, vec_env: Any) -> Any:
         seed=args.seed,
         device=args.device,
     )
+    model.pipeline = bool(getattr(args, "pipeline", False))  # rollout k + 1 beside update k (agents.pipeline)
     if not plan.resuming and getattr(args, "init", None) is not None:
         start_from(model.policy, plan)
     if plan.resuming:
@@ -287,6 +288,7 @@ def build_callback(plan: RunPlan, evaluator: Evaluator, interrupt: Interrupt) ->
                 self.evaluate()  # the starting point of the learning curve
 
         def _add_snapshot(self) -> None:
+            self.model.settle()  # a pipelined run's update in flight: the snapshot is the learner after it
             self.training_env.env_method("add_snapshot", policy_from_sb3(self.model.policy))
 
         def _on_rollout_start(self) -> None:
@@ -297,6 +299,7 @@ def build_callback(plan: RunPlan, evaluator: Evaluator, interrupt: Interrupt) ->
             if now >= self.next_eval:
                 self.evaluate()  # saves a checkpoint too
             elif now >= self.next_checkpoint:
+                self.model.settle()  # a pipelined run's update in flight: the checkpoint has it
                 save_checkpoint(self.model, plan, now)
             while self.next_eval <= now:
                 self.next_eval += args.eval_every
@@ -319,6 +322,7 @@ def build_callback(plan: RunPlan, evaluator: Evaluator, interrupt: Interrupt) ->
                 self.logger.record("rollout/final_score", float(np.mean([e["final_score"] for e in episodes])))
 
         def evaluate(self) -> None:
+            self.model.settle()  # a pipelined run's update in flight: the checkpoint has it
             now = self.model.num_timesteps  # the count a stopped run was reset to
             agent_file = save_checkpoint(self.model, plan, now, self.history)
             rows = evaluator.evaluate(plan, agent_file, now)
