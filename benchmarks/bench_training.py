@@ -16,6 +16,9 @@ together, after one warm-up rollout), and the share of that time spent in the PP
   policy call over more learner steps (128 to 1024 games: about 3,000 to 4,200 learner steps/s
   on the loaded machine, the PPO update taking two thirds of the time), while each game still
   gives 16-step segments (a quarter of a Skull King game's 65 decisions) to GAE;
+* the same, pipelined (``LeanMaskablePPO.pipeline``, ``train --pipeline``: the update of each
+  rollout in a worker thread while the next rollout is collected, `agents.pipeline`; its "PPO
+  update" share is the time the main thread waits for the update before starting the next);
 * the same with sb3-contrib's own ``MaskablePPO.train`` (what the lean update saves);
 * ours, one game per env: the same through ``engine="single"`` (``--num-envs`` envs over
   ``--workers`` processes);
@@ -41,7 +44,8 @@ and the median of the paired ratios (the machine is shared: ratios of neighbouri
 what carries over). ``--compare-fused N`` does the same for ``LeanMaskablePPO`` with its
 ``fuse_forward`` off (the policy's own modules in the update and the rollout) and on (the
 actor's and critic's first layers as one gather-sum over the observation's nonzero entries;
-``agents.ppo.ActorCriticForward``).
+``agents.ppo.ActorCriticForward``). ``--compare-pipeline N`` pairs ``LeanMaskablePPO.learn``
+serial and pipelined (two threads: give the run two idle cores, ``--threads 1``).
 """
 
 from __future__ import annotations
@@ -143,10 +147,12 @@ def bench_ours(
     engine: str = "single",
     update: str = "lean",
     fused: bool = True,
+    pipeline: bool = False,
 ) -> tuple[float, float]:
     """``update``: ``lean`` (the trainer's ``LeanMaskablePPO``), ``sb3`` (``MaskablePPO``) or ``loop``
     (our loop, `agents.ppo.PPOLoop`, on ``LeanMaskablePPO``'s network and settings); ``fused``:
-    ``LeanMaskablePPO.fuse_forward`` (off: the policy's own modules in the update and the rollout)."""
+    ``LeanMaskablePPO.fuse_forward`` (off: the policy's own modules in the update and the rollout);
+    ``pipeline``: ``LeanMaskablePPO.pipeline`` (the update beside the next rollout, `agents.pipeline`)."""
     defaults = TrainArgs()
     torch.set_num_threads(threads)
     vec = make_vec_env(
@@ -171,7 +177,7 @@ def bench_ours(
         seed=0,
     )
     if isinstance(model, LeanMaskablePPO):
-        model.fuse_forward = fused
+        model.fuse_forward, model.pipeline = fused, pipeline
     vec.env_method("add_snapshot", policy_from_sb3(model.policy))
     if update == "loop":
         settings = PPOSettings(model.n_epochs, model.batch_size, clip_range=model.clip_range(1.0))
@@ -235,12 +241,16 @@ def bench_rllib(
     return rate
 
 
-#: ``--compare-loop`` and ``--compare-fused``: the paired variants (label: `bench_ours` arguments).
+#: The paired variants of ``--compare-loop``, ``--compare-fused``, ``--compare-pipeline`` (label: `bench_ours` kwargs).
 COMPARISONS: dict[str, dict[str, dict[str, Any]]] = {
     "loop": {"LeanMaskablePPO.learn": {"update": "lean"}, "our loop (PPOLoop)": {"update": "loop"}},
     "fused": {
         "LeanMaskablePPO.learn, unfused": {"update": "lean", "fused": False},
         "LeanMaskablePPO.learn, fused": {"update": "lean", "fused": True},
+    },
+    "pipeline": {
+        "LeanMaskablePPO.learn, serial": {"update": "lean"},
+        "LeanMaskablePPO.learn, pipelined": {"update": "lean", "pipeline": True},
     },
 }
 
@@ -290,6 +300,13 @@ def main() -> None:
         metavar="N",
         help="only: N paired runs of LeanMaskablePPO without and with its fused forward",
     )
+    parser.add_argument(
+        "--compare-pipeline",
+        type=int,
+        default=0,
+        metavar="N",
+        help="only: N paired runs of LeanMaskablePPO serial and pipelined (the update beside the next rollout)",
+    )
     parser.add_argument("--rllib", action="store_true", help="also measure RLlib (the rllib extra)")
     parser.add_argument("--rllib-timesteps", type=int, default=16384, help="timed learner steps of RLlib")
     parser.add_argument("--rllib-env-runners", type=int, default=0, help="RLlib remote env runners (0: the driver)")
@@ -298,15 +315,19 @@ def main() -> None:
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     game = (args.env_id, args.num_players)
-    if not (args.compare_loop or args.compare_fused) and importlib.util.find_spec("pygame") is None:
+    comparisons = {"loop": args.compare_loop, "fused": args.compare_fused, "pipeline": args.compare_pipeline}
+    if not any(comparisons.values()) and importlib.util.find_spec("pygame") is None:
         parser.error("the SB3 tutorial row (connect_four_v3) needs pygame: pip install pygame")
-    if args.compare_loop or args.compare_fused:
-        for comparison, runs in (("loop", args.compare_loop), ("fused", args.compare_fused)):
+    if any(comparisons.values()):
+        for comparison, runs in comparisons.items():
             if runs:
                 compare_paired(args, game, runs, comparison)
         return
     batched, batched_update = bench_ours(
         args.batched_timesteps, args.batched_num_envs, 0, args.threads, *game, engine="batched"
+    )
+    pipelined, pipelined_wait = bench_ours(
+        args.batched_timesteps, args.batched_num_envs, 0, args.threads, *game, engine="batched", pipeline=True
     )
     sb3_update, sb3_update_share = bench_ours(
         args.batched_timesteps, args.batched_num_envs, 0, args.threads, *game, engine="batched", update="sb3"
@@ -317,6 +338,10 @@ def main() -> None:
     print(
         f"ours, batched engine: {setup}, {args.batched_num_envs} games in 1 process: {batched:8.0f} learner steps/s "
         f"(PPO update {batched_update:.0%} of the time)"
+    )
+    print(
+        f"ours, batched engine, pipelined: {setup}: {pipelined:8.0f} learner steps/s "
+        f"(waiting for the update {pipelined_wait:.0%})"
     )
     print(
         f"ours, batched engine with sb3-contrib's update: {setup}: {sb3_update:8.0f} learner steps/s "
@@ -332,7 +357,7 @@ def main() -> None:
     )
     print(
         f"ratios: batched / one game per env {batched / ours:.2f}x; batched / tutorial {batched / tutorial:.2f}x; "
-        f"lean update / sb3-contrib's {batched / sb3_update:.2f}x; "
+        f"lean update / sb3-contrib's {batched / sb3_update:.2f}x; pipelined / serial {pipelined / batched:.2f}x; "
         f"one game per env / tutorial {ours / tutorial:.2f}x"
     )
     if args.rllib:

@@ -148,8 +148,10 @@ def agent_header(
 def save_checkpoint(model: Any, plan: RunPlan, timesteps: int, history: list[dict[str, Any]] | None = None) -> Path:
     """Save ``step_<n>`` and ``latest`` as SB3 ``.zip`` and data-only ``.npz``; return the step's ``.npz``.
 
-    Each file is written atomically; ``latest`` is a copy of the step's bytes.
+    Each file is written atomically; ``latest`` is a copy of the step's bytes. A pipelined run's
+    update in flight is joined first (``settle``): the files hold the learner after it.
     """
+    model.settle()
     folder = plan.run_dir / "checkpoints"
     model.pirate_envs_meta = {
         "env_id": plan.args.env_id,
@@ -166,7 +168,8 @@ def save_checkpoint(model: Any, plan: RunPlan, timesteps: int, history: list[dic
 
 def save_agent_files(model: Any, plan: RunPlan, timesteps: int, history: list[dict[str, Any]]) -> Path:
     """Save the data-only ``step_<n>.npz`` and ``latest.npz`` (atomically), the value head included;
-    return the step's file."""
+    return the step's file (after joining a pipelined run's update in flight)."""
+    model.settle()
     folder = plan.run_dir / "checkpoints"
     exported = policy_from_sb3(model.policy, with_value=True)
     header = agent_header(plan, model.policy, timesteps, history, exported)
@@ -299,7 +302,6 @@ def build_callback(plan: RunPlan, evaluator: Evaluator, interrupt: Interrupt) ->
             if now >= self.next_eval:
                 self.evaluate()  # saves a checkpoint too
             elif now >= self.next_checkpoint:
-                self.model.settle()  # a pipelined run's update in flight: the checkpoint has it
                 save_checkpoint(self.model, plan, now)
             while self.next_eval <= now:
                 self.next_eval += args.eval_every
@@ -322,7 +324,6 @@ def build_callback(plan: RunPlan, evaluator: Evaluator, interrupt: Interrupt) ->
                 self.logger.record("rollout/final_score", float(np.mean([e["final_score"] for e in episodes])))
 
         def evaluate(self) -> None:
-            self.model.settle()  # a pipelined run's update in flight: the checkpoint has it
             now = self.model.num_timesteps  # the count a stopped run was reset to
             agent_file = save_checkpoint(self.model, plan, now, self.history)
             rows = evaluator.evaluate(plan, agent_file, now)
