@@ -14,7 +14,8 @@ only; the update draws its minibatch orders from a generator of its own (``updat
 from the run's seed), never from numpy's global one, so a run with the same seed gives the same
 numbers whatever the threads' timing. Nothing but the update touches the learner parameters
 while it runs; `UpdatePipeline.join` (``settle``) waits for it before anyone reads them
-(snapshots, checkpoints, evaluation, the end of a run).
+(checkpoints, evaluation, the end of a run). Self-play snapshots copy the behaviour policy, which
+only the main thread changes, between rollouts.
 
 Both threads run torch with the process's intra-op thread count: keep it at 1 (``--torch-threads``'
 default) so that the two threads use the two cores without oversubscribing them. The batched

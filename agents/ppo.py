@@ -320,23 +320,31 @@ def clip_grad_norm(parameters: list[torch.nn.Parameter], max_norm: float) -> Non
         torch._foreach_mul_(grads, torch.clamp(max_norm / (total + 1e-6), max=1.0))
 
 
-def _observations_for(forward: Forward, observations: torch.Tensor) -> torch.Tensor | SparseRows:
-    """The observations as `SparseRows` where ``forward`` reads them and they are sparse enough."""
-    if not isinstance(forward, ActorCriticForward) or observations.ndim != 2:
+def _observations_for(forward: Forward, observations: torch.Tensor | SparseRows) -> torch.Tensor | SparseRows:
+    """The observations as `SparseRows` where ``forward`` reads them and they are sparse enough (as given
+    when they already are `SparseRows`, `prepared_rollout`'s)."""
+    if isinstance(observations, SparseRows) or not isinstance(forward, ActorCriticForward) or observations.ndim != 2:
         return observations
     rows = SparseRows.of(observations, by_columns=True)
     return rows if rows.indices.shape[1] <= SPARSE_MAX_DENSITY * rows.width else observations
+
+
+def prepared_rollout(forward: Forward, rollout: dict[str, torch.Tensor]) -> dict[str, Any]:
+    """A flat rollout as `ppo_update` reads it: the observations as `SparseRows` where ``forward`` reads
+    them and they are sparse enough. `ppo_update` does it itself; a pipelined update has it done on the
+    rollout's thread, which has time to spare."""
+    return {**rollout, "observations": _observations_for(forward, rollout["observations"])}
 
 
 def ppo_update(
     forward: Forward,
     parameters: Iterable[torch.nn.Parameter],
     optimizer: torch.optim.Optimizer,
-    rollout: dict[str, torch.Tensor],
+    rollout: dict[str, Any],
     settings: PPOSettings,
     rng: np.random.RandomState | None = None,
 ) -> UpdateStats:
-    """``settings.n_epochs`` epochs of masked PPO over a flat ``rollout`` (`flatten_rollout`).
+    """``settings.n_epochs`` epochs of masked PPO over a flat ``rollout`` (`flatten_rollout`, or `prepared_rollout`).
 
     The rollout is gathered once per epoch into buffers allocated once; an `ActorCriticForward`
     gets sparse observations as `SparseRows`. ``rng`` draws the minibatch orders (default: numpy's
@@ -347,10 +355,10 @@ def ppo_update(
     fused_step = cpu_float32 and isinstance(optimizer, torch.optim.Adam | torch.optim.AdamW)
     for group in optimizer.param_groups:  # Adam's one-kernel (fused) step on CPU, else the multi-tensor one
         group.update({"fused": True, "foreach": False} if fused_step else {"foreach": True})
-    total = rollout["observations"].shape[0]
+    total = len(rollout["actions"])
     stats = UpdateStats()
     clip = settings.clip_range
-    source: dict[str, Any] = {**rollout, "observations": _observations_for(forward, rollout["observations"])}
+    source = prepared_rollout(forward, rollout)
     buffers: dict[str, Any] = {}
     for name, data in source.items():
         if isinstance(data, SparseRows):
@@ -421,7 +429,8 @@ class LeanMaskablePPO(MaskablePPO):
     ``pipeline`` (default ``False``): where the lean update applies, `train` starts the update in a
     worker thread and returns, and the next rollout is played by a behaviour copy of the policy
     meanwhile (`agents.pipeline`: a policy lag of one update). ``policy`` stays the learner; call
-    `settle` before reading it during `learn` (callbacks: snapshots, checkpoints); `learn` settles
+    `settle` before reading it during `learn` (a callback's checkpoint), or read `behaviour_policy`
+    (the policy playing the rollout, unchanged during it: a callback's snapshot); `learn` settles
     before it returns. The figures of an update are logged when it is joined, before the next log
     row is written, so each row has the figures a serial run's row has.
     """
@@ -571,6 +580,7 @@ class LeanMaskablePPO(MaskablePPO):
         explained = explained_variance(buffer.values.flatten(), buffer.returns.flatten())
         rollout, parameters, optimizer = self.flat_rollout(), list(self.policy.parameters()), self.policy.optimizer
         if self.pipelined():
+            rollout = prepared_rollout(forward, rollout)  # here: the update's thread has the most to do
 
             def update(rng: np.random.RandomState) -> tuple[UpdateStats, PPOSettings, float]:
                 return ppo_update(forward, parameters, optimizer, rollout, settings, rng), settings, explained
@@ -784,6 +794,7 @@ class PPOLoop:
         if self.pipeline is None:
             return ppo_update(self.forward, self.parameters, self.optimizer, rollout, self.settings)
         forward, parameters, optimizer, settings = self.forward, self.parameters, self.optimizer, self.settings
+        rollout = prepared_rollout(forward, rollout)
         return self.pipeline.start(lambda rng: ppo_update(forward, parameters, optimizer, rollout, settings, rng))
 
     def settle(self) -> UpdateStats | None:

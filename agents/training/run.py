@@ -291,8 +291,9 @@ def build_callback(plan: RunPlan, evaluator: Evaluator, interrupt: Interrupt) ->
                 self.evaluate()  # the starting point of the learning curve
 
         def _add_snapshot(self) -> None:
-            self.model.settle()  # a pipelined run's update in flight: the snapshot is the learner after it
-            self.training_env.env_method("add_snapshot", policy_from_sb3(self.model.policy))
+            # the policy playing the rollout: a pipelined run's behaviour copy (never changed during a
+            # rollout; the learner may be in the middle of an update), else the learner
+            self.training_env.env_method("add_snapshot", policy_from_sb3(self.model.behaviour_policy()))
 
         def _on_rollout_start(self) -> None:
             # Checkpoints and evaluations fall between rollouts, after the update: a checkpoint

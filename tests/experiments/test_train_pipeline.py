@@ -14,7 +14,7 @@ from agents.checkpoint import load_agent
 from experiments import train
 from tests.experiments.test_training_safety import GAME, TINY
 
-# self-play snapshots (taken mid-rollout, after settling), checkpoints and the end all meet an update in flight
+# self-play snapshots (taken mid-rollout), checkpoints and the end all meet an update in flight
 POOL = ["--opponents", "self:0.5", "random:0.5", "--snapshot-every", "64", "--checkpoint-every", "64"]
 QUIET = ["--eval-opponents", "random", "--eval-games", "2", "--eval-every", "0", "--no-progress"]
 
@@ -89,4 +89,29 @@ def test_ctrl_c_in_a_pipelined_run_saves_the_learner_after_the_update_in_flight(
     assert summary["interrupted"] and summary["timesteps"] == 128
     steps, _, updates = running.read_checkpoint(run / "checkpoints" / "latest.zip")
     assert steps == 128 and updates == 2  # n_epochs 1: both updates of the two whole rollouts, joined
+    capsys.readouterr()
+
+
+def test_a_pipelined_runs_snapshots_are_the_policy_playing_the_rollout(tmp_path, monkeypatch, capsys):
+    """Self-play snapshots come mid-rollout, while the learner may be in the middle of an update: they
+    copy the behaviour policy, which no thread changes during a rollout."""
+    from agents.training import run as running
+
+    models, snapshots = [], []
+    build_model, export = running.build_model, running.policy_from_sb3
+
+    def recording_build_model(plan, vec_env):
+        models.append(build_model(plan, vec_env))
+        return models[-1]
+
+    def recording_export(policy, **kwargs):
+        if not kwargs:  # a snapshot (agent files export with the value head)
+            snapshots.append((policy is models[0].behaviour_policy(), models[0].update_pipeline().in_flight))
+        return export(policy, **kwargs)
+
+    monkeypatch.setattr(running, "build_model", recording_build_model)
+    monkeypatch.setattr(running, "policy_from_sb3", recording_export)
+    pipelined_run(tmp_path, 256, ["--opponents", "self:0.5", "random:0.5", "--snapshot-every", "64"])
+    assert len(snapshots) == 4 and all(behaviour for behaviour, _ in snapshots)  # at steps 66, 130, 194 and 256
+    assert any(in_flight for _, in_flight in snapshots)  # taken beside an update, without waiting for it
     capsys.readouterr()
