@@ -73,10 +73,14 @@ class UpdatePipeline(Generic[Result]):
 
     def join(self) -> Result | None:
         """Wait for the update in flight; its result (``None`` when none was). Its error is raised here."""
-        future, self._in_flight = self._in_flight, None
+        future = self._in_flight
         if future is None:
             return None
-        result = future.result()
+        try:
+            result = future.result()
+        finally:
+            if future.done():  # else interrupted while waiting (KeyboardInterrupt): still in flight
+                self._in_flight = None
         self.updates_done += 1
         return result
 
