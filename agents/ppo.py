@@ -28,7 +28,8 @@ permutation from numpy's global generator, which would shift every later minibat
 A test runs one update of it and of sb3-contrib's ``MaskablePPO`` on the same rollout and the
 same generator state and compares every parameter, the optimizer state and the logged figures.
 Policies of another shape (recurrent, dict observations, a features extractor of their own)
-take sb3-contrib's update unchanged.
+take sb3-contrib's update unchanged. Both `LeanMaskablePPO` (``pipeline``) and `PPOLoop`
+(``behaviour``) can run each update in a worker thread beside the next rollout (`agents.pipeline`).
 """
 
 from __future__ import annotations
