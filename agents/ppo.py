@@ -28,11 +28,13 @@ permutation from numpy's global generator, which would shift every later minibat
 A test runs one update of it and of sb3-contrib's ``MaskablePPO`` on the same rollout and the
 same generator state and compares every parameter, the optimizer state and the logged figures.
 Policies of another shape (recurrent, dict observations, a features extractor of their own)
-take sb3-contrib's update unchanged.
+take sb3-contrib's update unchanged. Both `LeanMaskablePPO` (``pipeline``) and `PPOLoop`
+(``behaviour``) can run each update in a worker thread beside the next rollout (`agents.pipeline`).
 """
 
 from __future__ import annotations
 
+import copy
 import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -46,6 +48,8 @@ from stable_baselines3.common.torch_layers import FlattenExtractor
 from stable_baselines3.common.utils import explained_variance
 from torch.nn import Linear
 from torch.nn import functional as F
+
+from agents.pipeline import UpdatePipeline
 
 #: The logit of a masked action (``MaskableCategorical``'s value).
 MASKED_LOGIT = -1e8
@@ -253,11 +257,15 @@ def gae(
 
 
 def flatten_rollout(arrays: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
-    """``(n_steps, n_envs, ...)`` arrays of `ROLLOUT_FIELDS` as flat tensors, env-major (one copy each)."""
+    """``(n_steps, n_envs, ...)`` arrays of `ROLLOUT_FIELDS` as flat tensors, env-major (one copy each,
+    sharing no memory with ``arrays``)."""
     flat = {}
     for name in ROLLOUT_FIELDS:
         array = np.swapaxes(arrays[name], 0, 1)
-        flat[name] = torch.from_numpy(np.ascontiguousarray(array.reshape(-1, *array.shape[2:])))
+        flat_array = np.ascontiguousarray(array.reshape(-1, *array.shape[2:]))
+        if np.may_share_memory(flat_array, arrays[name]):  # one step or one env: reshaped in place
+            flat_array = flat_array.copy()  # a copy always, so the next rollout may overwrite its arrays
+        flat[name] = torch.from_numpy(flat_array)
     flat["actions"] = flat["actions"].long()
     flat["action_masks"] = flat["action_masks"] != 0
     return flat
@@ -313,35 +321,45 @@ def clip_grad_norm(parameters: list[torch.nn.Parameter], max_norm: float) -> Non
         torch._foreach_mul_(grads, torch.clamp(max_norm / (total + 1e-6), max=1.0))
 
 
-def _observations_for(forward: Forward, observations: torch.Tensor) -> torch.Tensor | SparseRows:
-    """The observations as `SparseRows` where ``forward`` reads them and they are sparse enough."""
-    if not isinstance(forward, ActorCriticForward) or observations.ndim != 2:
+def _observations_for(forward: Forward, observations: torch.Tensor | SparseRows) -> torch.Tensor | SparseRows:
+    """The observations as `SparseRows` where ``forward`` reads them and they are sparse enough (as given
+    when they already are `SparseRows`, `prepared_rollout`'s)."""
+    if isinstance(observations, SparseRows) or not isinstance(forward, ActorCriticForward) or observations.ndim != 2:
         return observations
     rows = SparseRows.of(observations, by_columns=True)
     return rows if rows.indices.shape[1] <= SPARSE_MAX_DENSITY * rows.width else observations
+
+
+def prepared_rollout(forward: Forward, rollout: dict[str, torch.Tensor]) -> dict[str, Any]:
+    """A flat rollout as `ppo_update` reads it: the observations as `SparseRows` where ``forward`` reads
+    them and they are sparse enough. `ppo_update` does it itself; a pipelined update has it done on the
+    rollout's thread, which has time to spare."""
+    return {**rollout, "observations": _observations_for(forward, rollout["observations"])}
 
 
 def ppo_update(
     forward: Forward,
     parameters: Iterable[torch.nn.Parameter],
     optimizer: torch.optim.Optimizer,
-    rollout: dict[str, torch.Tensor],
+    rollout: dict[str, Any],
     settings: PPOSettings,
+    rng: np.random.RandomState | None = None,
 ) -> UpdateStats:
-    """``settings.n_epochs`` epochs of masked PPO over a flat ``rollout`` (`flatten_rollout`).
+    """``settings.n_epochs`` epochs of masked PPO over a flat ``rollout`` (`flatten_rollout`, or `prepared_rollout`).
 
     The rollout is gathered once per epoch into buffers allocated once; an `ActorCriticForward`
-    gets sparse observations as `SparseRows`.
+    gets sparse observations as `SparseRows`. ``rng`` draws the minibatch orders (default: numpy's
+    global generator, as sb3-contrib; a pipelined update has its own, `agents.pipeline`).
     """
     parameters = list(parameters)
     cpu_float32 = all(p.device.type == "cpu" and p.dtype == torch.float32 for p in parameters)
     fused_step = cpu_float32 and isinstance(optimizer, torch.optim.Adam | torch.optim.AdamW)
     for group in optimizer.param_groups:  # Adam's one-kernel (fused) step on CPU, else the multi-tensor one
         group.update({"fused": True, "foreach": False} if fused_step else {"foreach": True})
-    total = rollout["observations"].shape[0]
+    total = len(rollout["actions"])
     stats = UpdateStats()
     clip = settings.clip_range
-    source: dict[str, Any] = {**rollout, "observations": _observations_for(forward, rollout["observations"])}
+    source = prepared_rollout(forward, rollout)
     buffers: dict[str, Any] = {}
     for name, data in source.items():
         if isinstance(data, SparseRows):
@@ -350,7 +368,7 @@ def ppo_update(
             buffers[name] = torch.empty_like(data)
     for epoch in range(settings.n_epochs):
         stats.approx_kl_divs = []
-        order = torch.from_numpy(np.random.permutation(total))
+        order = torch.from_numpy((np.random if rng is None else rng).permutation(total))
         shuffled: dict[str, Any] = {}
         for name, data in source.items():  # one gather per epoch, into the same buffers
             if isinstance(data, SparseRows):
@@ -408,9 +426,21 @@ class LeanMaskablePPO(MaskablePPO):
     ``fuse_forward`` (default ``True``): the update and the rollout's policy step run the
     `ActorCriticForward` of the policy where it applies; ``False``: the policy's own modules
     (`sb3_forward`, sb3-contrib's ``forward``), the reference the fused forward is tested against.
+
+    ``pipeline`` (default ``False``): where the lean update applies, `train` starts the update in a
+    worker thread and returns, and the next rollout is played by a behaviour copy of the policy
+    meanwhile (`agents.pipeline`: a policy lag of one update). ``policy`` stays the learner; call
+    `settle` before reading it during `learn` (a callback's checkpoint), or read `behaviour_policy`
+    (the policy playing the rollout, unchanged during it: a callback's snapshot); `learn` settles
+    before it returns. The figures of an update are logged when it is joined, before the next log
+    row is written, so each row has the figures a serial run's row has.
     """
 
     fuse_forward: bool = True
+    pipeline: bool = False
+    _pipeline: UpdatePipeline[tuple[UpdateStats, PPOSettings, float]] | None = None
+    _behaviour: Any = None  # the behaviour copy of ``policy`` in pipelined mode
+    _pipeline_of: Any = None  # the policy object ``_pipeline`` learns
 
     def lean_update_applies(self) -> bool:
         """Whether the policy is the feed-forward kind `ppo_update` covers."""
@@ -424,24 +454,85 @@ class LeanMaskablePPO(MaskablePPO):
             and hasattr(policy, "mlp_extractor")
         )
 
+    def pipelined(self) -> bool:
+        """Whether `learn` pipelines rollouts and updates (``pipeline`` on, and the lean update applies)."""
+        return self.pipeline and self.lean_update_applies()
+
     def fused_forward(self) -> ActorCriticForward | None:
         """The policy's `ActorCriticForward` when ``fuse_forward`` is on and it applies, else ``None``."""
         return ActorCriticForward.of(self.policy) if self.fuse_forward and self.lean_update_applies() else None
+
+    def update_pipeline(self) -> UpdatePipeline[tuple[UpdateStats, PPOSettings, float]]:
+        """The pipeline of ``policy`` and its behaviour copy (made on first use, and again for a new policy object)."""
+        if self._pipeline is None or self._pipeline_of is not self.policy:
+            self.settle()
+            self._behaviour = copy.deepcopy(self.policy)
+            self._behaviour.set_training_mode(False)
+            seed = 0 if self.seed is None else self.seed
+            self._pipeline = UpdatePipeline(self.policy.parameters(), self._behaviour.parameters(), seed)
+            self._pipeline_of = self.policy
+        return self._pipeline
+
+    def behaviour_policy(self) -> Any:
+        """The policy that plays the rollouts: the behaviour copy in pipelined mode, else ``policy``."""
+        if not self.pipelined():
+            return self.policy
+        self.update_pipeline()
+        return self._behaviour
+
+    def settle(self) -> None:
+        """Wait for the update in flight (pipelined mode) and log its figures: ``policy`` is then the
+        learner after every update started. A no-op when none is in flight."""
+        if self._pipeline is not None:
+            joined = self._pipeline.join()
+            if joined is not None:
+                self._log_update(*joined)
+
+    def learn(self, *args: Any, **kwargs: Any) -> LeanMaskablePPO:  # type: ignore[override]
+        """sb3-contrib's ``learn``; pipelined, the rollouts start from the current ``policy`` (the
+        behaviour copy synced to it) and the last update is joined before it returns."""
+        if self.pipelined():
+            self.settle()
+            self.update_pipeline().sync()  # the parameters may have been loaded since
+        try:
+            return super().learn(*args, **kwargs)
+        finally:
+            self.settle()
+
+    def dump_logs(self, iteration: int = 0) -> None:
+        """sb3's log row, after joining the update in flight (its figures belong to this row)."""
+        self.settle()
+        super().dump_logs(iteration)
+
+    def _excluded_save_params(self) -> list[str]:
+        return [*super()._excluded_save_params(), "pipeline", "_pipeline", "_behaviour", "_pipeline_of"]
 
     def collect_rollouts(
         self, env: Any, callback: Any, rollout_buffer: Any, n_rollout_steps: int, use_masking: bool = True
     ) -> bool:
         """sb3-contrib's ``collect_rollouts``, the policy's step being `ActorCriticForward` and
         `sample_masked` (the same draws from torch's generator as ``MaskableCategorical``) in
-        place of the policy's distribution objects."""
-        fused = self.fused_forward() if use_masking else None
-        if fused is None:
+        place of the policy's distribution objects. Pipelined, the behaviour copy acts: its
+        step, values and training mode stand in for ``policy``'s during the rollout."""
+        actor = self.behaviour_policy()
+        fused = None
+        if use_masking and self.fuse_forward and self.lean_update_applies():
+            fused = ActorCriticForward.of(actor)
+        shadows: dict[str, Any] = {}
+        if fused is not None:
+            shadows["forward"] = functools.partial(policy_step, fused)
+        if actor is not self.policy:
+            shadows.setdefault("forward", actor.forward)
+            shadows.update(predict_values=actor.predict_values, set_training_mode=actor.set_training_mode)
+        if not shadows:
             return super().collect_rollouts(env, callback, rollout_buffer, n_rollout_steps, use_masking)
-        self.policy.forward = functools.partial(policy_step, fused)  # shadows the method for this rollout
+        for name, value in shadows.items():  # shadow the methods for this rollout
+            setattr(self.policy, name, value)
         try:
             return super().collect_rollouts(env, callback, rollout_buffer, n_rollout_steps, use_masking)
         finally:
-            del self.policy.forward
+            for name in shadows:
+                delattr(self.policy, name)
 
     def flat_rollout(self) -> dict[str, torch.Tensor]:
         """The rollout buffer's arrays, copied flat; the buffer is read, never changed."""
@@ -458,16 +549,12 @@ class LeanMaskablePPO(MaskablePPO):
         }
         return flatten_rollout(arrays)
 
-    def train(self) -> None:
-        """One PPO update on the rollout buffer (sb3-contrib's, for other policies)."""
-        if not self.lean_update_applies():
-            super().train()
-            return
-        self.policy.set_training_mode(True)
+    def update_settings(self) -> PPOSettings:
+        """The settings of the next update (the learning rate of the optimizer set and logged, as sb3 does)."""
         self._update_learning_rate(self.policy.optimizer)
         progress = self._current_progress_remaining
         clip_range_vf = None if self.clip_range_vf is None else self.clip_range_vf(progress)  # type: ignore[operator]
-        settings = PPOSettings(
+        return PPOSettings(
             n_epochs=self.n_epochs,
             batch_size=self.batch_size,  # type: ignore[arg-type]
             clip_range=self.clip_range(progress),  # type: ignore[operator]
@@ -478,21 +565,43 @@ class LeanMaskablePPO(MaskablePPO):
             target_kl=self.target_kl,
             normalize_advantage=self.normalize_advantage,
         )
+
+    def train(self) -> None:
+        """One PPO update on the rollout buffer (sb3-contrib's, for other policies); pipelined, started
+        in the worker thread after the previous one is joined."""
+        if not self.lean_update_applies():
+            super().train()
+            return
+        if self.pipelined():
+            self.settle()
+        self.policy.set_training_mode(True)
+        settings = self.update_settings()
         forward = self.fused_forward() or sb3_forward(self.policy)
-        stats = ppo_update(forward, self.policy.parameters(), self.policy.optimizer, self.flat_rollout(), settings)
+        buffer = self.rollout_buffer
+        explained = explained_variance(buffer.values.flatten(), buffer.returns.flatten())
+        rollout, parameters, optimizer = self.flat_rollout(), list(self.policy.parameters()), self.policy.optimizer
+        if self.pipelined():
+            rollout = prepared_rollout(forward, rollout)  # here: the update's thread has the most to do
+
+            def update(rng: np.random.RandomState) -> tuple[UpdateStats, PPOSettings, float]:
+                return ppo_update(forward, parameters, optimizer, rollout, settings, rng), settings, explained
+
+            self.update_pipeline().start(update)
+            return
+        self._log_update(ppo_update(forward, parameters, optimizer, rollout, settings), settings, explained)
+
+    def _log_update(self, stats: UpdateStats, settings: PPOSettings, explained: float) -> None:
+        """Count and log one update's figures (sb3-contrib's ``train/*`` records)."""
         self._n_updates += stats.epochs
         if stats.early_stop and self.verbose >= 1:
             print(stats.early_stop)
-        buffer = self.rollout_buffer
         for key, value in stats.figures().items():
             self.logger.record(f"train/{key}", value)
-        self.logger.record(
-            "train/explained_variance", explained_variance(buffer.values.flatten(), buffer.returns.flatten())
-        )
+        self.logger.record("train/explained_variance", explained)
         self.logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
         self.logger.record("train/clip_range", settings.clip_range)
-        if clip_range_vf is not None:
-            self.logger.record("train/clip_range_vf", clip_range_vf)
+        if settings.clip_range_vf is not None:
+            self.logger.record("train/clip_range_vf", settings.clip_range_vf)
 
 
 def sb3_forward(policy: torch.nn.Module) -> Forward:
@@ -595,6 +704,13 @@ class PPOLoop:
     ``parameters``. `collect` fills one `Rollout` of ``n_steps`` steps of every env (as
     sb3-contrib's ``collect_rollouts``: the value of a time-limited game's final observation is
     added, discounted, to its last reward); `update` computes GAE and runs `ppo_update` on it.
+
+    ``behaviour`` (a `Forward` and its parameters, the learner's shapes) pipelines the loop
+    (`agents.pipeline`): `collect` plays with it, `update` starts the update in a worker thread
+    and returns the previous update's stats (``None`` at the first), so the next `collect` runs
+    beside it on a copy of the learner one update old; `settle` joins the update in flight.
+    ``seed`` seeds the pipelined update's minibatch orders (the serial one draws from numpy's
+    global generator).
     """
 
     def __init__(
@@ -607,8 +723,16 @@ class PPOLoop:
         gamma: float,
         gae_lambda: float,
         settings: PPOSettings,
+        behaviour: tuple[Forward, Iterable[torch.nn.Parameter]] | None = None,
+        seed: int = 0,
     ) -> None:
         self.forward, self.parameters, self.optimizer = forward, list(parameters), optimizer
+        self.pipeline: UpdatePipeline[UpdateStats] | None = None
+        #: the forward that plays the rollouts (the behaviour copy's when pipelined)
+        self.acting_forward = forward
+        if behaviour is not None:
+            self.acting_forward = behaviour[0]
+            self.pipeline = UpdatePipeline(self.parameters, behaviour[1], seed)
         self.vec_env, self.n_steps, self.settings = vec_env, n_steps, settings
         self.gamma, self.gae_lambda = gamma, gae_lambda
         n_envs = vec_env.num_envs
@@ -622,16 +746,17 @@ class PPOLoop:
     def collect(self) -> list[dict[str, Any]]:
         """Play ``n_steps`` steps of every env into `rollout`; return the infos of the games that ended."""
         rollout, env, ended = self.rollout, self.vec_env, []
+        forward = self.acting_forward
         for step in range(self.n_steps):
             masks = action_masks(env)
-            logits, values = self.forward(torch.from_numpy(self.observations))
+            logits, values = forward(torch.from_numpy(self.observations))
             actions, log_probs = sample_masked(logits, torch.from_numpy(masks))
             next_observations, rewards, dones, infos = env.step(actions.numpy())
             rewards = rewards.astype(np.float32, copy=True)
             limited = [i for i in np.flatnonzero(dones) if infos[i].get("TimeLimit.truncated", False)]
             if limited:  # a game cut by a time limit: bootstrap from its final observation
                 final = torch.from_numpy(np.stack([infos[i]["terminal_observation"] for i in limited]))
-                rewards[limited] += self.gamma * self.forward(final.float())[1].numpy()
+                rewards[limited] += self.gamma * forward(final.float())[1].numpy()
             ended += [infos[i] for i in np.flatnonzero(dones)]
             rollout.add(
                 step,
@@ -645,7 +770,7 @@ class PPOLoop:
             )
             self.observations, self.episode_starts = next_observations, dones
             self.num_timesteps += env.num_envs
-        self.last_values = self.forward(torch.from_numpy(self.observations))[1].numpy()
+        self.last_values = forward(torch.from_numpy(self.observations))[1].numpy()
         return ended
 
     def flat_rollout(self) -> dict[str, torch.Tensor]:
@@ -663,6 +788,16 @@ class PPOLoop:
         collected = {name: getattr(rollout, name) for name in ROLLOUT_FIELDS if name not in ("advantages", "returns")}
         return flatten_rollout({**collected, "advantages": advantages, "returns": returns})
 
-    def update(self) -> UpdateStats:
-        """GAE and one `ppo_update` on the collected rollout."""
-        return ppo_update(self.forward, self.parameters, self.optimizer, self.flat_rollout(), self.settings)
+    def update(self) -> UpdateStats | None:
+        """GAE and one `ppo_update` on the collected rollout: its stats; pipelined, started in the worker
+        thread (after joining the previous one and syncing the behaviour copy): the previous update's stats."""
+        rollout = self.flat_rollout()
+        if self.pipeline is None:
+            return ppo_update(self.forward, self.parameters, self.optimizer, rollout, self.settings)
+        forward, parameters, optimizer, settings = self.forward, self.parameters, self.optimizer, self.settings
+        rollout = prepared_rollout(forward, rollout)
+        return self.pipeline.start(lambda rng: ppo_update(forward, parameters, optimizer, rollout, settings, rng))
+
+    def settle(self) -> UpdateStats | None:
+        """Join the update in flight (pipelined); its stats, ``None`` when none was in flight."""
+        return None if self.pipeline is None else self.pipeline.join()

@@ -16,6 +16,9 @@ together, after one warm-up rollout), and the share of that time spent in the PP
   policy call over more learner steps (128 to 1024 games: about 3,000 to 4,200 learner steps/s
   on the loaded machine, the PPO update taking two thirds of the time), while each game still
   gives 16-step segments (a quarter of a Skull King game's 65 decisions) to GAE;
+* the same, pipelined (``LeanMaskablePPO.pipeline``, ``train --pipeline``: the update of each
+  rollout in a worker thread while the next rollout is collected, `agents.pipeline`; its "PPO
+  update" share is the time the main thread waits for the update before starting the next);
 * the same with sb3-contrib's own ``MaskablePPO.train`` (what the lean update saves);
 * ours, one game per env: the same through ``engine="single"`` (``--num-envs`` envs over
   ``--workers`` processes);
@@ -41,7 +44,11 @@ and the median of the paired ratios (the machine is shared: ratios of neighbouri
 what carries over). ``--compare-fused N`` does the same for ``LeanMaskablePPO`` with its
 ``fuse_forward`` off (the policy's own modules in the update and the rollout) and on (the
 actor's and critic's first layers as one gather-sum over the observation's nonzero entries;
-``agents.ppo.ActorCriticForward``).
+``agents.ppo.ActorCriticForward``). ``--compare-pipeline N`` pairs ``LeanMaskablePPO.learn``
+serial and pipelined (two threads: give the run two idle cores, ``--threads 1``). Each compared
+row also gives the cores the process used (its CPU seconds, all threads, per second): a pipelined
+run that gets about 1.0 had no second core to overlap on (a busy machine; Linux's per-session
+scheduling groups share the cores between sessions, not threads).
 """
 
 from __future__ import annotations
@@ -51,7 +58,7 @@ import importlib.util
 import statistics
 import time
 import warnings
-from typing import Any
+from typing import Any, NamedTuple
 
 import gymnasium
 import torch
@@ -97,11 +104,21 @@ class SB3ActionMaskWrapper(BaseWrapper, gymnasium.Env):
         return super().observe(self.agent_selection)["action_mask"]
 
 
-def timed_learn(model: MaskablePPO, timesteps: int, warmup: int) -> tuple[float, float]:
+class Timing(NamedTuple):
+    """Learner steps per second, the share of the time spent in the update, and the cores used
+    (the process's CPU seconds, all threads, per second: a pipelined run on two free cores nears 2)."""
+
+    rate: float
+    update_share: float
+    cores: float
+
+
+def timed_learn(model: MaskablePPO, timesteps: int, warmup: int) -> Timing:
     """Steps per second of ``learn(timesteps)`` after a ``warmup``-step run, and the share of
-    that time spent in the PPO update (``model.train``)."""
+    that time spent in the PPO update (``model.train``; pipelined: waiting for it, ``model.settle``)."""
     model.learn(warmup)
-    update = model.train
+    name = "settle" if isinstance(model, LeanMaskablePPO) and model.pipelined() else "train"
+    update = getattr(model, name)
     spent = 0.0
 
     def timed_update() -> None:
@@ -110,19 +127,19 @@ def timed_learn(model: MaskablePPO, timesteps: int, warmup: int) -> tuple[float,
         update()
         spent += time.perf_counter() - begin
 
-    model.train = timed_update  # type: ignore[method-assign]
-    start = time.perf_counter()
+    setattr(model, name, timed_update)
+    start, cpu = time.perf_counter(), time.process_time()
     model.learn(timesteps, reset_num_timesteps=False)
     elapsed = time.perf_counter() - start
-    return timesteps / elapsed, spent / elapsed
+    return Timing(timesteps / elapsed, spent / elapsed, (time.process_time() - cpu) / elapsed)
 
 
-def timed_loop(loop: PPOLoop, timesteps: int) -> tuple[float, float]:
+def timed_loop(loop: PPOLoop, timesteps: int) -> Timing:
     """Steps per second of our loop's ``collect`` and ``update`` over ``timesteps`` steps after one
     warm-up rollout, and the share of that time spent in the update (GAE included)."""
     loop.collect()
     loop.update()
-    spent, start, target = 0.0, time.perf_counter(), loop.num_timesteps + timesteps
+    spent, start, cpu, target = 0.0, time.perf_counter(), time.process_time(), loop.num_timesteps + timesteps
     steps = loop.num_timesteps
     while loop.num_timesteps < target:
         loop.collect()
@@ -130,7 +147,7 @@ def timed_loop(loop: PPOLoop, timesteps: int) -> tuple[float, float]:
         loop.update()
         spent += time.perf_counter() - begin
     elapsed = time.perf_counter() - start
-    return (loop.num_timesteps - steps) / elapsed, spent / elapsed
+    return Timing((loop.num_timesteps - steps) / elapsed, spent / elapsed, (time.process_time() - cpu) / elapsed)
 
 
 def bench_ours(
@@ -143,10 +160,12 @@ def bench_ours(
     engine: str = "single",
     update: str = "lean",
     fused: bool = True,
-) -> tuple[float, float]:
+    pipeline: bool = False,
+) -> Timing:
     """``update``: ``lean`` (the trainer's ``LeanMaskablePPO``), ``sb3`` (``MaskablePPO``) or ``loop``
     (our loop, `agents.ppo.PPOLoop`, on ``LeanMaskablePPO``'s network and settings); ``fused``:
-    ``LeanMaskablePPO.fuse_forward`` (off: the policy's own modules in the update and the rollout)."""
+    ``LeanMaskablePPO.fuse_forward`` (off: the policy's own modules in the update and the rollout);
+    ``pipeline``: ``LeanMaskablePPO.pipeline`` (the update beside the next rollout, `agents.pipeline`)."""
     defaults = TrainArgs()
     torch.set_num_threads(threads)
     vec = make_vec_env(
@@ -171,7 +190,7 @@ def bench_ours(
         seed=0,
     )
     if isinstance(model, LeanMaskablePPO):
-        model.fuse_forward = fused
+        model.fuse_forward, model.pipeline = fused, pipeline
     vec.env_method("add_snapshot", policy_from_sb3(model.policy))
     if update == "loop":
         settings = PPOSettings(model.n_epochs, model.batch_size, clip_range=model.clip_range(1.0))
@@ -187,7 +206,7 @@ def bench_ours(
     return rate
 
 
-def bench_tutorial(timesteps: int, threads: int) -> tuple[float, float]:
+def bench_tutorial(timesteps: int, threads: int) -> Timing:
     from pettingzoo.classic import connect_four_v3
 
     torch.set_num_threads(threads)
@@ -235,12 +254,16 @@ def bench_rllib(
     return rate
 
 
-#: ``--compare-loop`` and ``--compare-fused``: the paired variants (label: `bench_ours` arguments).
+#: The paired variants of ``--compare-loop``, ``--compare-fused``, ``--compare-pipeline`` (label: `bench_ours` kwargs).
 COMPARISONS: dict[str, dict[str, dict[str, Any]]] = {
     "loop": {"LeanMaskablePPO.learn": {"update": "lean"}, "our loop (PPOLoop)": {"update": "loop"}},
     "fused": {
         "LeanMaskablePPO.learn, unfused": {"update": "lean", "fused": False},
         "LeanMaskablePPO.learn, fused": {"update": "lean", "fused": True},
+    },
+    "pipeline": {
+        "LeanMaskablePPO.learn, serial": {"update": "lean"},
+        "LeanMaskablePPO.learn, pipelined": {"update": "lean", "pipeline": True},
     },
 }
 
@@ -248,20 +271,21 @@ COMPARISONS: dict[str, dict[str, dict[str, Any]]] = {
 def compare_paired(args: argparse.Namespace, game: tuple[str, int], runs: int, comparison: str) -> None:
     """``runs`` paired runs of the two variants of ``COMPARISONS[comparison]``; medians and paired ratios."""
     variants = COMPARISONS[comparison]
-    rates: dict[str, list[float]] = {label: [] for label in variants}
-    shares: dict[str, list[float]] = {label: [] for label in variants}
+    timings: dict[str, list[Timing]] = {label: [] for label in variants}
     for _ in range(runs):
         for label, kwargs in variants.items():
-            rate, share = bench_ours(
+            timing = bench_ours(
                 args.batched_timesteps, args.batched_num_envs, 0, args.threads, *game, engine="batched", **kwargs
             )
-            rates[label].append(rate)
-            shares[label].append(share)
+            timings[label].append(timing)
+    rates = {label: [t.rate for t in timings[label]] for label in variants}
     setup = f"{game[0]} {game[1]} players, {args.batched_num_envs} games in 1 process, {args.batched_timesteps} steps"
     for label in variants:
         print(
             f"{label}: {setup}: median {statistics.median(rates[label]):8.0f} learner steps/s "
-            f"(runs: {', '.join(f'{r:.0f}' for r in rates[label])}; update {statistics.median(shares[label]):.0%})"
+            f"(runs: {', '.join(f'{r:.0f}' for r in rates[label])}; "
+            f"update {statistics.median(t.update_share for t in timings[label]):.0%}; "
+            f"cores used {statistics.median(t.cores for t in timings[label]):.2f})"
         )
     first, second = variants
     ratios = [b / a for a, b in zip(rates[first], rates[second])]
@@ -290,6 +314,13 @@ def main() -> None:
         metavar="N",
         help="only: N paired runs of LeanMaskablePPO without and with its fused forward",
     )
+    parser.add_argument(
+        "--compare-pipeline",
+        type=int,
+        default=0,
+        metavar="N",
+        help="only: N paired runs of LeanMaskablePPO serial and pipelined (the update beside the next rollout)",
+    )
     parser.add_argument("--rllib", action="store_true", help="also measure RLlib (the rllib extra)")
     parser.add_argument("--rllib-timesteps", type=int, default=16384, help="timed learner steps of RLlib")
     parser.add_argument("--rllib-env-runners", type=int, default=0, help="RLlib remote env runners (0: the driver)")
@@ -298,25 +329,33 @@ def main() -> None:
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     game = (args.env_id, args.num_players)
-    if not (args.compare_loop or args.compare_fused) and importlib.util.find_spec("pygame") is None:
+    comparisons = {"loop": args.compare_loop, "fused": args.compare_fused, "pipeline": args.compare_pipeline}
+    if not any(comparisons.values()) and importlib.util.find_spec("pygame") is None:
         parser.error("the SB3 tutorial row (connect_four_v3) needs pygame: pip install pygame")
-    if args.compare_loop or args.compare_fused:
-        for comparison, runs in (("loop", args.compare_loop), ("fused", args.compare_fused)):
+    if any(comparisons.values()):
+        for comparison, runs in comparisons.items():
             if runs:
                 compare_paired(args, game, runs, comparison)
         return
-    batched, batched_update = bench_ours(
+    batched, batched_update, _ = bench_ours(
         args.batched_timesteps, args.batched_num_envs, 0, args.threads, *game, engine="batched"
     )
-    sb3_update, sb3_update_share = bench_ours(
+    pipelined, pipelined_wait, pipelined_cores = bench_ours(
+        args.batched_timesteps, args.batched_num_envs, 0, args.threads, *game, engine="batched", pipeline=True
+    )
+    sb3_update, sb3_update_share, _ = bench_ours(
         args.batched_timesteps, args.batched_num_envs, 0, args.threads, *game, engine="batched", update="sb3"
     )
-    ours, ours_update = bench_ours(args.timesteps, args.num_envs, args.workers, args.threads, *game)
-    tutorial, tutorial_update = bench_tutorial(args.tutorial_timesteps, args.threads)
+    ours, ours_update, _ = bench_ours(args.timesteps, args.num_envs, args.workers, args.threads, *game)
+    tutorial, tutorial_update, _ = bench_tutorial(args.tutorial_timesteps, args.threads)
     setup = f"{args.env_id} {args.num_players} players"
     print(
         f"ours, batched engine: {setup}, {args.batched_num_envs} games in 1 process: {batched:8.0f} learner steps/s "
         f"(PPO update {batched_update:.0%} of the time)"
+    )
+    print(
+        f"ours, batched engine, pipelined: {setup}: {pipelined:8.0f} learner steps/s "
+        f"(waiting for the update {pipelined_wait:.0%}; cores used {pipelined_cores:.2f})"
     )
     print(
         f"ours, batched engine with sb3-contrib's update: {setup}: {sb3_update:8.0f} learner steps/s "
@@ -332,7 +371,7 @@ def main() -> None:
     )
     print(
         f"ratios: batched / one game per env {batched / ours:.2f}x; batched / tutorial {batched / tutorial:.2f}x; "
-        f"lean update / sb3-contrib's {batched / sb3_update:.2f}x; "
+        f"lean update / sb3-contrib's {batched / sb3_update:.2f}x; pipelined / serial {pipelined / batched:.2f}x; "
         f"one game per env / tutorial {ours / tutorial:.2f}x"
     )
     if args.rllib:

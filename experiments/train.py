@@ -228,6 +228,14 @@ class TrainArgs:
     )
     seed: int = field(default=1, metadata={"help": "seed of everything", "min": 0, "max": MAX_SEED})
     torch_threads: int = field(default=1, metadata={"help": "torch intra-op threads", "min": 1})
+    pipeline: bool = field(
+        default=False,
+        metadata={
+            "help": "run the PPO update of each rollout in a second thread while the next rollout is collected "
+            "(two cores, with --torch-threads 1): each rollout is played by the policy one update old; "
+            "the same seed gives the same run"
+        },
+    )
     device: str = field(default="cpu", metadata={"help": "torch device of the learner (cpu, cuda, auto)"})
     out_dir: str = field(default="runs", metadata={"help": "parent folder of the run folder"})
     run_name: str | None = field(default=None, metadata={"help": "run folder name (default: env id, seed, time)"})

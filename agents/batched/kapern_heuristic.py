@@ -66,13 +66,13 @@ def _tables() -> tuple[np.ndarray, ...]:
     return vector_id, chest_points, card_skulls, reroll_index, sabres_needed, np.array(SPARE_ORDER, dtype=np.int64)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _count(value):
     """A dice count from its observation entry (count / 8)."""
     return int(np.floor(value * NUM_DICE + 0.5))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _junk(showing, card, sea_battle, reroll):
     """``reroll`` = the dice that score nothing where they stand (as ``kapern_heuristic.junk``)."""
     if card == STORM:
@@ -91,7 +91,7 @@ def _junk(showing, card, sea_battle, reroll):
         reroll[SABRE] = showing[SABRE]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _non_skull_dice(reroll):
     """How many non-skull dice ``reroll`` takes."""
     total = 0
@@ -100,7 +100,7 @@ def _non_skull_dice(reroll):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def act_kernel(observations, masks, offsets, small_stake, vector_id, chest_points, card_skulls, reroll_index,
                sabres_needed, spare_order, actions):  # fmt: skip
     """``actions[j]``: the heuristic's move in row ``j`` (``NO_LEGAL_ACTION`` for an empty mask row, ``BAD_ROW``

@@ -76,7 +76,7 @@ _MIN_CAPACITY = 1 << 12
 _EMPTY = -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _mix(z: np.uint64) -> np.uint64:
     """splitmix64's finaliser: a bijection of 64-bit words with full avalanche."""
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -84,7 +84,7 @@ def _mix(z: np.uint64) -> np.uint64:
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _row_hash(words: np.ndarray, row: int) -> np.uint64:
     """64-bit hash of the float32 bit patterns of row ``row`` (equal bytes, equal hash)."""
     h = np.uint64(0x9E3779B97F4A7C15)
@@ -93,14 +93,14 @@ def _row_hash(words: np.ndarray, row: int) -> np.uint64:
     return h
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _probe_start(h: np.uint64, slot: int, epoch: int, capacity: int) -> int:
     """First table index to probe for the key ``(slot, epoch, h)``."""
     key = _mix(h ^ _mix(np.uint64(slot) * np.uint64(0x100000001B3) + np.uint64(epoch)))
     return np.int64(key & np.uint64(capacity - 1))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _remember(slot, epoch, h, owners, epochs, hashes) -> bool:
     """Insert ``(slot, epoch, h)`` into the table; ``True`` if it was there already."""
     capacity = owners.shape[0]
@@ -115,7 +115,7 @@ def _remember(slot, epoch, h, owners, epochs, hashes) -> bool:
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _rehash_kernel(owners, epochs, hashes, slot_epoch, new_owners, new_epochs, new_hashes) -> int:
     """Copy the live entries (those of each slot's current epoch) into the new table; returns their number."""
     live = 0
@@ -127,7 +127,7 @@ def _rehash_kernel(owners, epochs, hashes, slot_epoch, new_owners, new_epochs, n
     return live
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _act_kernel(
     games,
     words,

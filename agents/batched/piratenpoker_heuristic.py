@@ -123,13 +123,13 @@ TABLES = _rule_tables()
 
 
 # ----------------------------------------------------------------------------- reading a row
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _count(value: float, scale: float) -> int:
     """The integer that the observation wrote as ``count * scale`` (rounded to the nearest)."""
     return int(np.floor(value / scale + 0.5))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _gain(tables, own, base, kind) -> int:
     """How much displaying loot ``kind`` would change the final score ``base`` of the loot ``own[0, 0]``."""
     own[0, 0, kind] += 1
@@ -138,7 +138,7 @@ def _gain(tables, own, base, kind) -> int:
     return gained
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _stable_sort(items, length, tables, descending) -> None:
     """Sort ``items[:length]`` (poker kinds) by card value in place, keeping the order of equal values."""
     for i in range(1, length):
@@ -152,7 +152,7 @@ def _stable_sort(items, length, tables, descending) -> None:
 
 
 # ----------------------------------------------------------------------------- decisions
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _bid(row, offsets, n, tables, tuning, full, bid, own, base, face_up, target, kinds) -> int:
     """The bid action: the next card of the planned bid, ``commit``, or ``pass`` (``_plan_bid``)."""
     cheap_value = tuning[U_CHEAP]
@@ -224,7 +224,7 @@ def _bid(row, offsets, n, tables, tuning, full, bid, own, base, face_up, target,
     return COMMIT
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _everybody_passed_last_time(row, offsets, n, rnd) -> bool:
     """Whether this round was just restarted because every player passed."""
     if one_hot_index(row, offsets[O_LAST_ROUND], ROUNDS_PER_GAME) != rnd:
@@ -238,7 +238,7 @@ def _everybody_passed_last_time(row, offsets, n, rnd) -> bool:
     return passed == n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _pick_loot(row, legal, offsets, tables, tuning, unwanted_weight, full, own, base, face_up) -> int:
     """The loot colour: round 1 the best overboard gift, round 2 the less wanted card goes below deck."""
     overboard = one_hot_index(row, offsets[O_ROUND], ROUNDS_PER_GAME) == ROUND_OVERBOARD
@@ -267,7 +267,7 @@ def _pick_loot(row, legal, offsets, tables, tuning, unwanted_weight, full, own, 
     return LOOT + best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _gift(legal, tables) -> int:
     """The most negative displayed card that may be given, or ``keep``."""
     best = -1
@@ -278,7 +278,7 @@ def _gift(legal, tables) -> int:
     return KEEP if best < 0 else GIVE + best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _recipient(row, legal, offsets, n, tables) -> int:
     """A positive card (a shark) to itself when allowed, else to the opponent with the highest score."""
     pending = one_hot_index(row, offsets[O_PENDING], NUM_KINDS)
@@ -291,7 +291,7 @@ def _recipient(row, legal, offsets, n, tables) -> int:
     return RECIPIENT + leader
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def choose_kernel(observations, masks, offsets, rows_per_seat, card_scale, tables, tuning, unwanted_weight,
                   actions) -> int:  # fmt: skip
     """Write the one-game heuristic's action of every row into ``actions``; return how many fell back.

@@ -63,7 +63,7 @@ for _n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
 STRENGTH = np.array([token_strength(t) for t in range(NUM_TOKENS)], dtype=np.int64)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _choose_bid(row, legal, offsets, n, chances) -> int:
     """The bid action: the hand's expected tricks, rounded half to even, within 0..hand_number."""
     hand_number = one_hot_index(row, offsets[O_HAND_NUMBER], MAX_HANDS) + 1
@@ -82,7 +82,7 @@ def _choose_bid(row, legal, offsets, n, chances) -> int:
     return last
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _choose_card(row, legal, offsets, n, strength, trick) -> int:
     """The card action: play to make the bid exactly (see the one-game heuristic's ``choose_card``)."""
     own_bid = one_hot_index(row, offsets[O_BIDS], MAX_HANDS + 1)
@@ -129,7 +129,7 @@ def _choose_card(row, legal, offsets, n, strength, trick) -> int:
     return CARD_OFFSET + (best_loser if best_loser >= 0 else weakest)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def act_kernel(observations, legal, offsets, seated_players, chances, strength, out) -> None:
     """Write the heuristic's action for every row into ``out`` (``-1`` for a row with no legal action).
 

@@ -148,8 +148,10 @@ def agent_header(
 def save_checkpoint(model: Any, plan: RunPlan, timesteps: int, history: list[dict[str, Any]] | None = None) -> Path:
     """Save ``step_<n>`` and ``latest`` as SB3 ``.zip`` and data-only ``.npz``; return the step's ``.npz``.
 
-    Each file is written atomically; ``latest`` is a copy of the step's bytes.
+    Each file is written atomically; ``latest`` is a copy of the step's bytes. A pipelined run's
+    update in flight is joined first (``settle``): the files hold the learner after it.
     """
+    model.settle()
     folder = plan.run_dir / "checkpoints"
     model.pirate_envs_meta = {
         "env_id": plan.args.env_id,
@@ -166,7 +168,8 @@ def save_checkpoint(model: Any, plan: RunPlan, timesteps: int, history: list[dic
 
 def save_agent_files(model: Any, plan: RunPlan, timesteps: int, history: list[dict[str, Any]]) -> Path:
     """Save the data-only ``step_<n>.npz`` and ``latest.npz`` (atomically), the value head included;
-    return the step's file."""
+    return the step's file (after joining a pipelined run's update in flight)."""
+    model.settle()
     folder = plan.run_dir / "checkpoints"
     exported = policy_from_sb3(model.policy, with_value=True)
     header = agent_header(plan, model.policy, timesteps, history, exported)
@@ -243,6 +246,7 @@ def build_model(plan: RunPlan, vec_env: Any) -> Any:
         seed=args.seed,
         device=args.device,
     )
+    model.pipeline = bool(getattr(args, "pipeline", False))  # rollout k + 1 beside update k (agents.pipeline)
     if not plan.resuming and getattr(args, "init", None) is not None:
         start_from(model.policy, plan)
     if plan.resuming:
@@ -287,7 +291,9 @@ def build_callback(plan: RunPlan, evaluator: Evaluator, interrupt: Interrupt) ->
                 self.evaluate()  # the starting point of the learning curve
 
         def _add_snapshot(self) -> None:
-            self.training_env.env_method("add_snapshot", policy_from_sb3(self.model.policy))
+            # the policy playing the rollout: a pipelined run's behaviour copy (never changed during a
+            # rollout; the learner may be in the middle of an update), else the learner
+            self.training_env.env_method("add_snapshot", policy_from_sb3(self.model.behaviour_policy()))
 
         def _on_rollout_start(self) -> None:
             # Checkpoints and evaluations fall between rollouts, after the update: a checkpoint

@@ -72,10 +72,11 @@ def kernel_layout(
 #: atomic increments and decrements, on every array handed between the inlined helpers, took
 #: about 40% of a Kapern step (``perf``), and the step ran 2.6 times faster without them. Such a
 #: kernel may allocate no array, nor call a function that does (numba refuses to compile it):
-#: its scratch arrays come from the backend, through its record (`BatchBackend.State`).
-kernel = njit(cache=True, _nrt=False)
+#: its scratch arrays come from the backend, through its record (`BatchBackend.State`). It releases
+#: the GIL (``nogil``): another thread (a pipelined PPO update) runs beside a step.
+kernel = njit(cache=True, nogil=True, _nrt=False)
 #: :data:`kernel`, inlined where it is called: the helpers of a game's step.
-inline_kernel = njit(cache=True, inline="always", _nrt=False)
+inline_kernel = njit(cache=True, nogil=True, inline="always", _nrt=False)
 
 
 # ----------------------------------------------------------------------------- the random stream
