@@ -17,6 +17,7 @@ import pytest
 
 import pirate_envs
 from agents.batched import make_batched_agent
+from agents.benchmark.protocol import REFERENCE_DIR
 from agents.checkpoint import (
     MAX_HEADER_DEPTH,
     MAX_PARAMETERS,
@@ -207,7 +208,22 @@ def env_positions(env, count: int) -> tuple[np.ndarray, np.ndarray]:
     return np.array(obs, np.float32), np.array(masks, bool)
 
 
-@pytest.mark.parametrize("path", sorted(PRETRAINED_DIR.glob("*.npz")), ids=lambda p: p.stem)
+def agent_files_of_version(version: int) -> list[Path]:
+    """The shipped agent files and the benchmark's reference networks of one format version."""
+    files = sorted(PRETRAINED_DIR.glob("*.npz")) + sorted(REFERENCE_DIR.glob("*.npz"))
+    return [path for path in files if json.loads(np.load(path)["header"].tobytes())["version"] == version]
+
+
+def test_every_shipped_agent_file_is_of_a_known_version_and_some_ship_a_value_head():
+    shipped = sorted(PRETRAINED_DIR.glob("*.npz"))
+    assert set(shipped) <= set(agent_files_of_version(1)) | set(agent_files_of_version(2))
+    for path in set(shipped) & set(agent_files_of_version(2)):
+        policy, header = load_agent(path)
+        assert policy.has_value and header["value_target"]["kind"] in ("score", "win_share")
+        assert np.isfinite(policy.value(observations(policy.obs_size, rows=8))).all()
+
+
+@pytest.mark.parametrize("path", agent_files_of_version(1), ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_the_shipped_version_1_agents_load_without_a_value_and_play_as_before(path):
     policy, header = load_agent(path)
     assert header["version"] == 1 and "value_layer_sizes" not in header and not policy.has_value
