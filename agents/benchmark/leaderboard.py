@@ -100,7 +100,9 @@ def leaderboard_markdown(board: dict[str, Any], command: str) -> str:
         "time per decision there (machine-dependent).",
         "",
         "Cells: the candidate's win rate against copies of each opponent, corrected by the game's control "
-        "variate, with its 95% interval over deals (chance is 1/players) and the deals played. Strength: the "
+        "variate, with its 95% interval over deals (chance is 1/players) and the deals played; `ppo` is the "
+        "protocol's reference network of the game (fixed by its SHA-256; `ppo:<env_id>` is the agent shipped "
+        "now, which may be newer). Strength: the "
         "mean over line-ups of win rate / chance; an agent with a line-up of one deal (no interval) is listed "
         "after the ranked ones, its strength not given.",
     ]
