@@ -458,9 +458,12 @@ class LeanMaskablePPO(MaskablePPO):
         """Whether `learn` pipelines rollouts and updates (``pipeline`` on, and the lean update applies)."""
         return self.pipeline and self.lean_update_applies()
 
-    def fused_forward(self) -> ActorCriticForward | None:
-        """The policy's `ActorCriticForward` when ``fuse_forward`` is on and it applies, else ``None``."""
-        return ActorCriticForward.of(self.policy) if self.fuse_forward and self.lean_update_applies() else None
+    def fused_forward(self, policy: Any = None) -> ActorCriticForward | None:
+        """The `ActorCriticForward` of ``policy`` (default: ``self.policy``; the rollout's: the behaviour copy)
+        when ``fuse_forward`` is on and it applies, else ``None``."""
+        if not (self.fuse_forward and self.lean_update_applies()):
+            return None
+        return ActorCriticForward.of(self.policy if policy is None else policy)
 
     def update_pipeline(self) -> UpdatePipeline[tuple[UpdateStats, PPOSettings, float]]:
         """The pipeline of ``policy`` and its behaviour copy (made on first use, and again for a new policy object)."""
@@ -515,9 +518,7 @@ class LeanMaskablePPO(MaskablePPO):
         place of the policy's distribution objects. Pipelined, the behaviour copy acts: its
         step, values and training mode stand in for ``policy``'s during the rollout."""
         actor = self.behaviour_policy()
-        fused = None
-        if use_masking and self.fuse_forward and self.lean_update_applies():
-            fused = ActorCriticForward.of(actor)
+        fused = self.fused_forward(actor) if use_masking else None
         shadows: dict[str, Any] = {}
         if fused is not None:
             shadows["forward"] = functools.partial(policy_step, fused)

@@ -246,8 +246,8 @@ def build_model(plan: RunPlan, vec_env: Any) -> Any:
         seed=args.seed,
         device=args.device,
     )
-    model.pipeline = bool(getattr(args, "pipeline", False))  # rollout k + 1 beside update k (agents.pipeline)
-    if not plan.resuming and getattr(args, "init", None) is not None:
+    model.pipeline = args.pipeline  # rollout k + 1 beside update k (agents.pipeline)
+    if not plan.resuming and args.init is not None:
         start_from(model.policy, plan)
     if plan.resuming:
         path, steps, params, updates = newest_checkpoint(plan.run_dir)
