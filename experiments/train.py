@@ -84,7 +84,7 @@ from agents.selfplay.opponents import SELF, parse_weights
 from agents.selfplay.vec_env import ENGINES
 from agents.training import plan as planning
 from agents.training.evaluation import EVALUATOR
-from agents.training.plan import RunPlan, make_plan
+from agents.training.plan import ACTIVATIONS, RunPlan, make_plan
 from agents.training.run import newest_checkpoint
 from agents.training.run import train as run_training
 from experiments.cli import (
@@ -188,6 +188,13 @@ class TrainArgs:
         },
     )
     net_arch: list[int] = field(default_factory=lambda: [64, 64], metadata={"help": "hidden layer sizes", "min": 1})
+    activation: str = field(
+        default="tanh",
+        metadata={
+            "help": "activation of the hidden layers (an --init agent's must match)",
+            "choices": list(ACTIVATIONS),
+        },
+    )
     action_features: bool = field(
         default=True,
         metadata={
@@ -261,7 +268,7 @@ def env_config(args: TrainArgs, players: int | None = None) -> dict[str, Any]:
 
 def policy_spec(args: TrainArgs) -> tuple[Any, dict[str, Any]]:
     """The policy class and ``policy_kwargs`` of a new model of ``args``."""
-    return planning.policy_spec(args.env_id, env_config(args), args.net_arch, args.action_features)
+    return planning.policy_spec(args.env_id, env_config(args), args.net_arch, args.action_features, args.activation)
 
 
 def command_line(args: TrainArgs) -> str:
@@ -332,10 +339,13 @@ def check_init(args: TrainArgs) -> None:
     env = pirate_envs.make(args.env_id, raw=True, **env_config(args))
     policy, _ = load_initial_policy(args.init, args.env_id, layout_pieces(env.observation_layout), env.num_actions)  # type: ignore[arg-type]
     hidden = [int(w.shape[1]) for w in policy.weights[:-1]]
-    if hidden != list(args.net_arch) or policy.activation != "Tanh":
+    activation = ACTIVATIONS[args.activation]
+    if hidden != list(args.net_arch) or policy.activation != activation:
+        theirs = next((name for name, module in ACTIVATIONS.items() if module == policy.activation), None)
+        fix = f"--net-arch {' '.join(map(str, hidden))}" + (f" --activation {theirs}" if theirs else "")
         raise ValueError(
             f"--init {args.init!r}: its hidden layers are {hidden} ({policy.activation}); this run's are "
-            f"--net-arch {' '.join(map(str, args.net_arch))} (Tanh): pass --net-arch {' '.join(map(str, hidden))}"
+            f"--net-arch {' '.join(map(str, args.net_arch))} ({activation}): pass {fix}"
         )
 
 

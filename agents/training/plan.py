@@ -41,11 +41,24 @@ def env_options(env_kwargs: Mapping[str, Any], sizes: Sequence[int]) -> dict[str
     return options
 
 
+#: ``--activation`` choices: the torch module of the hidden layers (as agent files name it).
+ACTIVATIONS = {"tanh": "Tanh", "relu": "ReLU"}
+
+
 def policy_spec(
-    env_id: str, env_config: Mapping[str, Any], net_arch: Sequence[int], action_features: bool
+    env_id: str,
+    env_config: Mapping[str, Any],
+    net_arch: Sequence[int],
+    action_features: bool,
+    activation: str = "tanh",
 ) -> tuple[Any, dict[str, Any]]:
-    """The policy class and ``policy_kwargs`` of a new model (the feature action head where the game has features)."""
+    """The policy class and ``policy_kwargs`` of a new model (the feature action head where the game has
+    features; hidden layers with ``activation``, a key of `ACTIVATIONS`)."""
     kwargs: dict[str, Any] = {"net_arch": list(net_arch)}
+    if activation != "tanh":  # SB3's default is Tanh: the default runs' keyword arguments stay as they were
+        import torch
+
+        kwargs["activation_fn"] = getattr(torch.nn, ACTIVATIONS[activation])
     features = pirate_envs.make(env_id, raw=True, **env_config).action_features
     if not action_features or features is None:
         return "MlpPolicy", kwargs
@@ -102,7 +115,7 @@ def make_plan(args: Any, env_kwargs: Mapping[str, Any], run_dir: Path, command: 
     options = env_options(env_kwargs, sizes)
     first = {"num_players": sizes[0], **options}
     selfplay = first if len(sizes) == 1 else {**options, "player_counts": weights}
-    policy, policy_kwargs = policy_spec(args.env_id, first, args.net_arch, args.action_features)
+    policy, policy_kwargs = policy_spec(args.env_id, first, args.net_arch, args.action_features, args.activation)
     env = pirate_envs.make(args.env_id, raw=True, **first)
     features = env.action_features if policy != "MlpPolicy" else None
     return RunPlan(

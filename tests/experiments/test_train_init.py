@@ -31,6 +31,17 @@ def test_a_run_started_with_init_starts_from_the_files_actor_and_critic(tmp_path
     assert not np.allclose(fresh.logits(obs), first.logits(obs), atol=1e-3)  # the seed alone gives other weights
 
 
+def test_activation_relu_trains_relu_layers_and_init_keeps_them(tmp_path, capsys):
+    first = run(tmp_path, "relu", "--seed", "3", "--activation", "relu")
+    assert first.activation == "ReLU"
+    source = str(tmp_path / "relu" / "checkpoints" / "latest.npz")
+    err = refused(capsys, [*GAME, *SMALL, "--init", source, "--out-dir", str(tmp_path), "--run-name", "tanh"])
+    assert "are [8] (ReLU); this run's are --net-arch 8 (Tanh): pass --net-arch 8 --activation relu" in err
+    second = run(tmp_path, "again", "--seed", "4", "--learning-rate", "1e-12", "--activation", "relu", "--init", source)
+    obs = np.random.default_rng(0).normal(size=(16, first.obs_size)).astype(np.float32)
+    np.testing.assert_allclose(second.logits(obs), first.logits(obs), rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -40,7 +51,7 @@ def test_a_run_started_with_init_starts_from_the_files_actor_and_critic(tmp_path
         (
             ["--num-players", "2", "3", "4", "5", "6", "--env-kwargs", "num_hands=10", "--init", "skull_king_v0"],
             "--init 'skull_king_v0': its hidden layers are [128, 128] (Tanh); this run's are --net-arch 8 (Tanh): "
-            "pass --net-arch 128 128",
+            "pass --net-arch 128 128 --activation tanh",
         ),
         (
             ["--env-id", "piraten_kapern_v0", "--env-kwargs", "target_score=6000", "--init", "piraten_kapern_v0"],
