@@ -40,6 +40,7 @@ from agents.checkpoint import (
     parse_json,
 )
 from agents.mlp import ACTIVATIONS, MlpPolicy
+from pirate_envs.core.observation import ObservationLayout
 
 #: Where shipped agents live (``<name>.npz``).
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
@@ -70,22 +71,58 @@ def load_initial_policy(
 ) -> tuple[MlpPolicy, dict[str, Any]]:
     """The network of the agent file ``source`` (a path or shipped name) to start a training from, checked to
     read ``env_id``'s observations of ``observation_pieces`` with ``num_actions`` plain outputs; ``ValueError``
-    (one line, naming ``--init``) otherwise."""
+    (one line, naming ``--init``) otherwise.
+
+    A file trained before the observation gained pieces starts too: its pieces (by name, each of the
+    same shape) keep their weights, and the first layers of its actor and critic get zero weights for
+    every new input, so the network starts out playing exactly as the file's and learns to use them.
+    """
     try:
         policy, header = load_agent(resolve_checkpoint(source))
     except ValueError as error:
         raise ValueError(f"--init {source!r}: {error}") from None
     if header["env_id"] != env_id:
         raise ValueError(f"--init {source!r}: an agent of {header['env_id']}, not of {env_id}")
-    if header["observation_layout"] != observation_pieces or policy.num_actions != num_actions:
-        size = sum(math.prod(shape) for _, shape in observation_pieces)
-        raise ValueError(
-            f"--init {source!r}: trained on another observation layout or action table than this run's "
-            f"({size} inputs, {num_actions} actions)"
-        )
+    size = sum(math.prod(shape) for _, shape in observation_pieces)
+    if policy.num_actions != num_actions:
+        raise ValueError(f"--init {source!r}: trained on another action table than this run's ({num_actions} actions)")
     if policy.input_index is not None:
         raise ValueError(f"--init {source!r}: its network picks its inputs from another layout")
+    if header["observation_layout"] != observation_pieces:
+        layout = ObservationLayout([(name, tuple(shape)) for name, shape in observation_pieces])
+        try:
+            index = input_index(header, layout, f"--init {source!r}")
+        except CheckpointError:
+            index = None
+        if index is None:
+            raise ValueError(
+                f"--init {source!r}: trained on another observation layout than this run's ({size} inputs): "
+                "a piece of its layout is missing here or has another shape"
+            )
+        policy = widen_inputs(policy, index, size)
     return policy, header
+
+
+def widen_inputs(policy: MlpPolicy, index: np.ndarray, size: int) -> MlpPolicy:
+    """``policy`` reading ``size`` inputs, its own at the positions ``index`` and zero weights for the others:
+    the same outputs on every observation."""
+
+    def widened(first: np.ndarray) -> np.ndarray:
+        weights = np.zeros((size, first.shape[1]), dtype=first.dtype)
+        weights[index] = first
+        return weights
+
+    value_weights = None
+    if policy.value_weights is not None:
+        value_weights = [widened(policy.value_weights[0]), *policy.value_weights[1:]]
+    return MlpPolicy(
+        [widened(policy.weights[0]), *policy.weights[1:]],
+        policy.biases,
+        policy.activation,
+        None,
+        value_weights,
+        policy.value_biases,
+    )
 
 
 def policy_from_sb3(policy: Any, with_value: bool = False) -> MlpPolicy:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.checkpoint import load_agent
+from agents.checkpoint import load_agent, save_agent
+from agents.mlp import MlpPolicy
 from experiments import train
 from tests.experiments.test_training_safety import GAME, QUIET, TINY, refused
 
@@ -40,6 +41,39 @@ def test_activation_relu_trains_relu_layers_and_init_keeps_them(tmp_path, capsys
     second = run(tmp_path, "again", "--seed", "4", "--learning-rate", "1e-12", "--activation", "relu", "--init", source)
     obs = np.random.default_rng(0).normal(size=(16, first.obs_size)).astype(np.float32)
     np.testing.assert_allclose(second.logits(obs), first.logits(obs), rtol=1e-5, atol=1e-6)
+
+
+def without_piece(policy, header, name):
+    """``policy`` and ``header`` as if trained before the observation gained the piece ``name``."""
+    start, rows = 0, None
+    for piece, shape in header["observation_layout"]:
+        size = int(np.prod(shape))
+        if piece == name:
+            rows = np.r_[0:start, start + size : policy.obs_size]
+        start += size
+    old = {**header, "observation_layout": [p for p in header["observation_layout"] if p[0] != name]}
+    old["observation_size"] = len(rows)
+    old["layer_sizes"] = [len(rows), *header["layer_sizes"][1:]]
+    old["value_layer_sizes"] = [len(rows), *header["value_layer_sizes"][1:]]
+    weights = [policy.weights[0][rows], *policy.weights[1:]]
+    value = [policy.value_weights[0][rows], *policy.value_weights[1:]]
+    return MlpPolicy(weights, policy.biases, policy.activation, None, value, policy.value_biases), old, rows
+
+
+def test_init_from_a_file_without_a_newer_piece_gives_the_new_inputs_zero_weights(tmp_path):
+    """A file trained before the observation gained a piece starts the run: same outputs, the piece weighs 0."""
+    run(tmp_path, "full", "--seed", "3")
+    full, header = load_agent(tmp_path / "full" / "checkpoints" / "latest.npz")
+    older, old_header, rows = without_piece(full, header, "hands_left")
+    save_agent(tmp_path / "older.npz", older, old_header)
+    second = run(tmp_path, "second", "--seed", "4", "--learning-rate", "1e-12", "--init", str(tmp_path / "older.npz"))
+    new_rows = np.setdiff1d(np.arange(full.obs_size), rows)
+    assert new_rows.size == 10
+    np.testing.assert_allclose(second.weights[0][new_rows], 0.0, atol=1e-6)
+    np.testing.assert_allclose(second.value_weights[0][new_rows], 0.0, atol=1e-6)
+    obs = np.random.default_rng(0).normal(size=(16, full.obs_size)).astype(np.float32)
+    np.testing.assert_allclose(second.logits(obs), older.logits(obs[:, rows]), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(second.value(obs), older.value(obs[:, rows]), rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize(
