@@ -50,6 +50,7 @@ from pirate_envs.core.batched import (
     step_games,
     write_outputs,
 )
+from pirate_envs.core.observation import ObservationLayout
 from pirate_envs.lucky_pirate import actions as _actions
 from pirate_envs.lucky_pirate import cards as _cards
 from pirate_envs.lucky_pirate import engine as _engine
@@ -532,9 +533,10 @@ def _observe(i, seat, st):
         vec[base + NUM_KINDS] = seats[i, s, S_HAND] * row_scale[NUM_KINDS]
         vec[base + NUM_KINDS + 1] = seats[i, s, S_DOWN] * row_scale[NUM_KINDS + 1]
         vec[base + NUM_KINDS + 2] = seats[i, s, S_WINS] * row_scale[NUM_KINDS + 2]
-        base = offsets[O_KNOWN] + row * NUM_KINDS
-        for k in range(NUM_KINDS):
-            vec[base + k] = known[i, s, k] * hand_scale[k]  # the encoder scales known as the hand
+        if offsets[O_KNOWN] >= 0:  # the option observe_known
+            base = offsets[O_KNOWN] + row * NUM_KINDS
+            for k in range(NUM_KINDS):
+                vec[base + k] = known[i, s, k] * hand_scale[k]  # the encoder scales known as the hand
     for slot in range(MAX_UP_DOWN):
         if downs[i, seat, slot] != EMPTY_SLOT:
             vec[offsets[O_DOWN_SLOTS] + slot] = 1.0
@@ -647,7 +649,6 @@ class LuckyPirateBatch(BatchBackend):
     OFFSET_PIECES = _OFFSET_PIECES
     MOVES_FIELD = F_MOVES
     build_layout = staticmethod(build_layout)
-    largest_layout = staticmethod(largest_layout)
     State = LuckyPirateState
     reset_kernel = staticmethod(reset_kernel)
     step_kernel = staticmethod(step_kernel)
@@ -655,6 +656,10 @@ class LuckyPirateBatch(BatchBackend):
     ROW_ARRAYS = ("seats", "hands", "ups", "downs", "pile", "pile_counts", "removed", "known")
     #: Most moves kept per episode (a one-game episode keeps its whole turn limit up to this).
     MAX_HISTORY = 16384
+
+    def largest_layout(self) -> ObservationLayout:  # type: ignore[override]
+        """The largest table's seated layout, with this table's option ``observe_known``."""
+        return largest_layout(self.config.observe_known)
 
     def _allocate(self) -> None:
         num, n, config, seated = self.num_envs, self.num_players, self.config, self.seated_layout

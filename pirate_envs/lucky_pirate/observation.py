@@ -51,20 +51,26 @@ def build_layout(config: Config) -> ObservationLayout:
             ("pile_mode", (NUM_MODES,), "one-hot: normal, captain (only First Mate/Porthole), free (Parrot)"),
             ("run_kind", (NUM_RUN_KINDS,), "one-hot number 1..10 of the run on top (all 0: no run)"),
             ("to_play", (n,), "one-hot player on turn, seat-relative (index 0 = me)"),
-            (
-                "known",
-                (n, NUM_KINDS),
-                # every player saw them go into the hand (a picked-up pile, a failed down card)
-                "per seat, seat-relative rows (0 = me): publicly known hand cards per kind / most copies",
-            ),
         ]
+        + (
+            # every player saw them go into the hand (a picked-up pile, a failed down card)
+            [
+                (
+                    "known",
+                    (n, NUM_KINDS),
+                    "per seat, seat-relative rows (0 = me): publicly known hand cards per kind / most copies",
+                )
+            ]
+            if config.observe_known
+            else []
+        )
     )
 
 
 @functools.cache
-def largest_layout() -> ObservationLayout:
+def largest_layout(observe_known: bool = False) -> ObservationLayout:
     """The seated layout of the largest table (MAX_PLAYERS = 6 seats): the base of ``table_layout="max"``."""
-    return build_layout(Config(num_players=MAX_PLAYERS))
+    return build_layout(Config(num_players=MAX_PLAYERS, observe_known=observe_known))
 
 
 class Encoder:
@@ -88,15 +94,16 @@ class Encoder:
         )
         n = config.num_players
         head = layout["removed"].stop  # hand, players, removed: the vector's first floats
-        known = layout.piece("known")
-        if head != layout["down_slots"].start or known.stop != layout.size:
+        known_size = layout.piece("known").size if "known" in layout else 0  # option observe_known
+        if head != layout["down_slots"].start or ("known" in layout and layout["known"].stop != layout.size):
             raise AssertionError("the counting pieces must come right before down_slots, and known last")
         #: Scales of the scratch buffer: hand, players, removed, then known (per kind, like the hand).
         self.scale = np.concatenate(
             [np.full(NUM_KINDS, 1.0 / copies), np.tile(row, n), np.full(NUM_KINDS, 1.0 / copies)]
-            + [np.full(known.size, 1.0 / copies)]
+            + [np.full(known_size, 1.0 / copies)]
         ).astype(np.float32)
-        self._counts = np.zeros(head + known.size, dtype=np.float32)  # scratch buffer of the counting pieces
+        self._counts = np.zeros(head + known_size, dtype=np.float32)  # scratch buffer of the counting pieces
+        self._observe_known = known_size > 0
         self._head_size = head
         self._link_buffers()
         eye = np.eye(max(NUM_KINDS, MAX_VALUE + 1, NUM_MODES, NUM_RUN_KINDS, n), dtype=np.float32)
@@ -136,9 +143,11 @@ class Encoder:
 
     def __call__(self, view: View) -> np.ndarray:
         counts = self._counts
-        np.concatenate(
-            (view.hand, view.table.ravel(), view.removed, view.known.ravel()), out=counts, casting="unsafe"
-        )
+        if self._observe_known:
+            parts = (view.hand, view.table.ravel(), view.removed, view.known.ravel())
+        else:
+            parts = (view.hand, view.table.ravel(), view.removed)
+        np.concatenate(parts, out=counts, casting="unsafe")
         counts *= self.scale
         filled = view.down_slots
         slots = self._down_slots.get(filled)

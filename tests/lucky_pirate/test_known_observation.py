@@ -32,7 +32,7 @@ def counts(*cards: str) -> list[float]:
 
 def pick_up_game(**kwargs) -> raw_env:
     """Three players; seat 0 starts on a pile of 5 and 7 it cannot beat, and picks it up."""
-    env = raw_env(num_players=3, **kwargs)
+    env = raw_env(num_players=3, observe_known=True, **kwargs)
     deal = [
         {"hand": ["2", "3"], "up": ["1"], "down": ["1"]},
         {"hand": ["1", "8"], "up": ["2"], "down": ["2"]},
@@ -70,7 +70,7 @@ def test_the_own_row_is_the_part_of_the_hand_the_others_know_of() -> None:
 
 
 def test_a_failed_down_card_goes_into_known_with_the_pile() -> None:
-    env = raw_env(num_players=2)
+    env = raw_env(num_players=2, observe_known=True)
     deal = [{"hand": [], "up": [], "down": ["2"]}, {"hand": ["1"], "up": ["1"], "down": ["1"]}]
     env.reset(seed=0, options={"deal": deal, "dealer": 1, "pile": ["8"]})
     env.step(DOWN_OFFSET)  # seat 0 turns its 2 over: it cannot go on the 8
@@ -79,7 +79,7 @@ def test_a_failed_down_card_goes_into_known_with_the_pile() -> None:
 
 
 def test_the_next_deal_of_a_tournament_clears_known() -> None:
-    env = raw_env(num_players=2, wins_to_win=2)
+    env = raw_env(num_players=2, wins_to_win=2, observe_known=True)
     deal = [{"hand": ["6", "7"], "up": [], "down": []}, {"hand": ["2"], "up": ["1"], "down": ["3"]}]
     env.reset(seed=0, options={"deal": deal, "dealer": 1, "pile": ["5"]})
     env.step(play_action(KIND_INDEX["6"], 1))
@@ -93,9 +93,24 @@ def test_the_next_deal_of_a_tournament_clears_known() -> None:
 
 def test_known_comes_after_every_older_piece() -> None:
     """Trained agents read the pieces by their offsets: known is appended after to_play."""
-    layout = raw_env(num_players=4).observation_layout
+    layout = raw_env(num_players=4, observe_known=True).observation_layout
     assert layout.piece("to_play").start == 197 and layout.piece("known").start == 201
     assert layout.piece("known").shape == (4, NUM_KINDS) and layout.size == 269
+
+
+def test_the_default_observation_has_no_known_and_is_unchanged() -> None:
+    """Off by default (the env id observes what it always did): the same vectors, without the piece."""
+    plain, with_known = raw_env(num_players=4), raw_env(num_players=4, observe_known=True)
+    assert "known" not in plain.observation_layout and plain.observation_layout.size == 201
+    for env in (plain, with_known):
+        env.reset(seed=3)
+    for _ in range(40):
+        agent = plain.agent_selection
+        a, b = plain.observe(agent), with_known.observe(agent)
+        np.testing.assert_array_equal(a["observation"], b["observation"][:201])
+        action = int(np.flatnonzero(a["action_mask"])[0])
+        plain.step(action)
+        with_known.step(action)
 
 
 def test_the_max_layout_pads_known_to_six_rows() -> None:
