@@ -8,7 +8,8 @@
   the current source) and turns its down cards over from the first slot on.
 * Picks up the pile only when nothing else is legal.
 * Makes progress: two deterministic players can repeat the same positions for ever. It
-  remembers the positions it has seen (its observation vectors) and, on a position seen
+  remembers the positions it has seen (what its default observation vector holds: `position_key`;
+  the option ``observe_known`` leaves it unchanged) and, on a position seen
   before, plays a random legal action instead (seeded by ``reset(seed)``), which breaks the
   loop. The memory is cleared at ``reset`` and when it grows past ``MAX_REMEMBERED``.
 * Set-up (option ``choose_up_cards``): lays its strongest cards face up (they come into play
@@ -59,6 +60,28 @@ LAY_UP_FIRST = (
 MAX_REMEMBERED = 20_000
 
 
+def position_key(view: View) -> tuple[object, ...]:
+    """The seat and what the default observation vector holds of ``view``, field by field: two views
+    have the same key exactly when their seat and default observation vectors agree. The observation
+    option ``observe_known`` does not change it, so the heuristic plays alike with and without it."""
+    return (
+        view.seat,
+        view.hand.tobytes(),
+        view.table.tobytes(),
+        view.removed.tobytes(),
+        view.down_slots,
+        view.pile_top,
+        view.pile_size,
+        view.pile_value,
+        int(view.pile_mode),
+        view.run_kind,
+        view.run_length,
+        view.direction,
+        view.setting_up,
+        view.to_play,
+    )
+
+
 class LuckyPirateHeuristic:
     """Lowest numbers first, specials only when stuck, a random move on a repeated position."""
 
@@ -66,7 +89,7 @@ class LuckyPirateHeuristic:
 
     def __init__(self, seed: int | None = None):
         self.rng = random.Random(seed)
-        self._seen: set[tuple[int, bytes]] = set()
+        self._seen: set[tuple[object, ...]] = set()
 
     def reset(self, seed: int | None = None) -> None:
         """Forget the positions seen; ``seed`` reseeds the choices on repeated positions."""
@@ -76,16 +99,16 @@ class LuckyPirateHeuristic:
 
     def act(self, observation: dict[str, np.ndarray], view: View) -> int:
         mask = observation["action_mask"]
-        if self._repeated(view.seat, observation["observation"]) and np.count_nonzero(mask) > 1:
+        if self._repeated(view) and np.count_nonzero(mask) > 1:
             return sample_legal(mask, self.rng)
         return self.preferred(mask, view)
 
-    def _repeated(self, seat: int, vector: np.ndarray) -> bool:
+    def _repeated(self, view: View) -> bool:
         """Whether this seat has seen this position before (and remember it)."""
         seen = self._seen
         if len(seen) >= MAX_REMEMBERED:
             seen.clear()
-        position = (seat, vector.tobytes())
+        position = position_key(view)
         if position in seen:
             return True
         seen.add(position)

@@ -11,7 +11,8 @@ What it reads
 * The whole observation row, as the memory of positions seen: the one-game heuristic plays a
   random legal action on a position it has seen before (with more than one legal action). The
   row is the vector the AEC env gives, in either ``table_layout`` (the bytes of the row are the
-  position, as ``vector.tobytes()`` is there), so no piece is read by name.
+  position, as the one-game `position_key` is there), so no piece is read by name, but for the
+  option ``observe_known``, whose piece ``known`` is left out of the position as there.
 
 Memory per slot
 ---------------
@@ -190,7 +191,12 @@ class LuckyPirateHeuristicBatch:
         if isinstance(num_games, bool) or not isinstance(num_games, int | np.integer) or num_games < 1:
             raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
         self.num_games = int(num_games)
-        self.observation_size = len(env.unwrapped.observation_layout)
+        layout = env.unwrapped.observation_layout
+        self.observation_size = len(layout)
+        #: The columns that make a position: all but the option ``observe_known``'s piece (``None``: all).
+        self._position_columns = (
+            np.setdiff1d(np.arange(layout.size), np.arange(layout.size)[layout["known"]]) if "known" in layout else None
+        )
         self.rng = np.random.default_rng(seed)
         self._slot_epoch = np.zeros(self.num_games, dtype=np.int64)
         self._slot_count = np.zeros(self.num_games, dtype=np.int64)
@@ -226,13 +232,14 @@ class LuckyPirateHeuristicBatch:
             raise ValueError(
                 f"rows {empty[:10].tolist()} of action_masks have no legal action: is it this agent's turn?"
             )
+        positions = rows if self._position_columns is None else np.ascontiguousarray(rows[:, self._position_columns])
         if 2 * (self._used + len(slots)) > len(self._owners):
             self._rehash(len(slots))
         actions = np.empty(len(slots), dtype=np.int64)
         self.last_repeated = np.empty(len(slots), dtype=bool)
         self._used += _act_kernel(
             slots,
-            rows.view(np.uint32),
+            positions.view(np.uint32),
             masks.view(np.int8) if masks.dtype == np.bool_ else masks,
             self.rng.random(len(slots)),
             PREFERENCE,

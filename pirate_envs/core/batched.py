@@ -59,12 +59,14 @@ def kernel_layout(
 
     ``seated``: the layout of this table; ``largest``: that of the largest table (``max_players``
     seats), the base of ``"max"``. The offsets are the start of each of ``pieces``, then that of
-    ``seat_present`` (``-1`` in the seated layout, which has none).
+    ``seat_present`` (``-1`` in the seated layout, which has none); a piece an observation option left
+    out has offset ``-1`` too.
     """
     check_choice("table_layout", table_layout, TABLE_LAYOUTS)
     layout = seated if table_layout == "seated" else max_table_layout(largest, max_players)
     seat_present = layout.piece(SEAT_PRESENT).start if SEAT_PRESENT in layout else -1
-    return layout, np.array([*(layout.piece(name).start for name in pieces), seat_present], dtype=np.int64)
+    starts = [layout.piece(name).start if name in layout else -1 for name in pieces]  # -1: an option left it out
+    return layout, np.array([*starts, seat_present], dtype=np.int64)
 
 
 # ----------------------------------------------------------------------------- compile options
@@ -306,7 +308,8 @@ class BatchBackend:
 
     @staticmethod
     def largest_layout() -> ObservationLayout:
-        """The seated observation layout of the largest table."""
+        """The seated observation layout of the largest table (a backend with observation options may
+        make it a method that reads ``self.config``)."""
         raise NotImplementedError
 
     def _allocate(self) -> None:

@@ -29,7 +29,8 @@ of the pile tables, cards on the pile, turns of this game, games set aside, set-
 moves made, the seat shown after the end); ``seats[i, s, S_*]`` (hand size, up cards, down
 cards left, wins, up cards still to lay); ``hands``, ``ups`` (copies per kind); ``downs[i, s,
 slot]`` (the kind, -1 once played); ``pile[i, :len]`` (bottom to top), ``pile_counts``,
-``removed`` (copies per kind).
+``removed`` (copies per kind); ``known[i, s]`` (copies per kind of seat ``s``'s hand that every player
+saw go in, as the reference engine's ``known``).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from pirate_envs.core.batched import (
     step_games,
     write_outputs,
 )
+from pirate_envs.core.observation import ObservationLayout
 from pirate_envs.lucky_pirate import actions as _actions
 from pirate_envs.lucky_pirate import cards as _cards
 from pirate_envs.lucky_pirate import engine as _engine
@@ -160,6 +162,7 @@ _OFFSET_PIECES = (
     "pile_mode",
     "run_kind",
     "to_play",
+    "known",
 )
 #: ``offsets[O_SEAT_PRESENT]``: the ``seat_present`` piece of ``table_layout="max"`` (-1: the seated layout).
 O_SEAT_PRESENT = len(_OFFSET_PIECES)
@@ -177,6 +180,7 @@ O_SEAT_PRESENT = len(_OFFSET_PIECES)
     O_PILE_MODE,
     O_RUN_KIND,
     O_TO_PLAY,
+    O_KNOWN,
 ) = range(len(_OFFSET_PIECES))
 # Rows of the ``top_info`` table: what the observation shows of a top of the pile.
 T_VALUE, T_MODE, T_RUN_KIND, T_RUN_LENGTH = range(4)
@@ -245,6 +249,7 @@ class LuckyPirateState(NamedTuple):
     pile: np.ndarray
     pile_counts: np.ndarray
     removed: np.ndarray
+    known: np.ndarray
     history: np.ndarray
     observation: np.ndarray
     action_mask: np.ndarray
@@ -265,7 +270,7 @@ def _next_seat(seat, steps, n):
 def _deal(i, dealer, st):
     """Shuffle and deal every card of game ``i`` starting left of ``dealer`` (as ``LuckyPirateEngine._deal``)."""
     params, deck_cards, scratch = st.params, st.deck_cards, st.scratch
-    seats, hands, ups, downs = st.seats, st.hands, st.ups, st.downs
+    seats, hands, ups, downs, known = st.seats, st.hands, st.ups, st.downs, st.known
     n = params[P_N]
     d = params[P_UP_DOWN]
     choose = params[P_CHOOSE_UP]
@@ -281,6 +286,7 @@ def _deal(i, dealer, st):
     for h in range(n):  # a third two-player hand is put aside unseen
         seat = (dealer + 1 + h) % n
         hands[i, seat] = 0
+        known[i, seat] = 0
         ups[i, seat] = 0
         downs[i, seat] = EMPTY_SLOT
         hand_size = 0
@@ -387,10 +393,11 @@ def _first_mates_stranded(i, st):
 
 @inline_kernel
 def _pick_up(i, p, st):
-    """``p`` takes the pile into the hand; the next player starts a new pile."""
-    game, hands, pile_counts = st.game, st.hands, st.pile_counts
+    """``p`` takes the pile into the hand, seen by all; the next player starts a new pile."""
+    game, hands, known, pile_counts = st.game, st.hands, st.known, st.pile_counts
     for k in range(NUM_KINDS):
         hands[i, p, k] += pile_counts[i, k]
+        known[i, p, k] += pile_counts[i, k]
         pile_counts[i, k] = 0
     st.seats[i, p, S_HAND] += game[i, F_PILE_LEN]
     game[i, F_PILE_LEN] = 0
@@ -455,6 +462,8 @@ def _apply(i, action, st):
         if seats[i, p, S_HAND]:
             hands[i, p, kind] -= count
             seats[i, p, S_HAND] -= count
+            # the others cannot tell known cards from unseen ones of the kind: known ones go first
+            st.known[i, p, kind] = max(0, st.known[i, p, kind] - count)
         else:
             ups[i, p, kind] -= count
             seats[i, p, S_UP] -= count
@@ -466,8 +475,9 @@ def _apply(i, action, st):
         seats[i, p, S_DOWN] -= 1
         if playable[game[i, F_TOP], kind]:
             won = _play(i, p, kind, 1, st)
-        else:  # the revealed card goes into the hand with the pile
+        else:  # the revealed card goes into the hand with the pile, seen by all
             hands[i, p, kind] += 1
+            st.known[i, p, kind] += 1
             seats[i, p, S_HAND] += 1
             _pick_up(i, p, st)
     elif action == PICK_UP:
@@ -502,6 +512,7 @@ def _observe(i, seat, st):
     """Write the observation vector of ``seat`` in game ``i`` (as ``observation.Encoder``)."""
     hand_scale, row_scale, removed_scale = st.scales[0], st.scales[1], st.scales[2]
     top_info, offsets, game, seats, ups, downs = st.tables[3], st.offsets, st.game, st.seats, st.ups, st.downs
+    known = st.known
     n = st.params[P_N]
     vec = st.observation[i]
     vec[:] = 0.0
@@ -522,6 +533,10 @@ def _observe(i, seat, st):
         vec[base + NUM_KINDS] = seats[i, s, S_HAND] * row_scale[NUM_KINDS]
         vec[base + NUM_KINDS + 1] = seats[i, s, S_DOWN] * row_scale[NUM_KINDS + 1]
         vec[base + NUM_KINDS + 2] = seats[i, s, S_WINS] * row_scale[NUM_KINDS + 2]
+        if offsets[O_KNOWN] >= 0:  # the option observe_known
+            base = offsets[O_KNOWN] + row * NUM_KINDS
+            for k in range(NUM_KINDS):
+                vec[base + k] = known[i, s, k] * hand_scale[k]  # the encoder scales known as the hand
     for slot in range(MAX_UP_DOWN):
         if downs[i, seat, slot] != EMPTY_SLOT:
             vec[offsets[O_DOWN_SLOTS] + slot] = 1.0
@@ -634,14 +649,17 @@ class LuckyPirateBatch(BatchBackend):
     OFFSET_PIECES = _OFFSET_PIECES
     MOVES_FIELD = F_MOVES
     build_layout = staticmethod(build_layout)
-    largest_layout = staticmethod(largest_layout)
     State = LuckyPirateState
     reset_kernel = staticmethod(reset_kernel)
     step_kernel = staticmethod(step_kernel)
     outputs_kernel = staticmethod(outputs_kernel)
-    ROW_ARRAYS = ("seats", "hands", "ups", "downs", "pile", "pile_counts", "removed")
+    ROW_ARRAYS = ("seats", "hands", "ups", "downs", "pile", "pile_counts", "removed", "known")
     #: Most moves kept per episode (a one-game episode keeps its whole turn limit up to this).
     MAX_HISTORY = 16384
+
+    def largest_layout(self) -> ObservationLayout:  # type: ignore[override]
+        """The largest table's seated layout, with this table's option ``observe_known``."""
+        return largest_layout(self.config.observe_known)
 
     def _allocate(self) -> None:
         num, n, config, seated = self.num_envs, self.num_players, self.config, self.seated_layout
@@ -675,6 +693,7 @@ class LuckyPirateBatch(BatchBackend):
         self.pile = np.zeros((num, deck_size), dtype=np.int8)
         self.pile_counts = np.zeros((num, NUM_KINDS), dtype=np.int8)
         self.removed = np.zeros((num, NUM_KINDS), dtype=np.int8)
+        self.known = np.zeros((num, n, NUM_KINDS), dtype=np.int8)
         #: Moves kept per episode: a one-game episode's turn limit, else ``MAX_HISTORY``.
         self.history_size = min(config.max_turns, self.MAX_HISTORY) if config.wins_to_win == 1 else self.MAX_HISTORY
         self.history = np.zeros((num, self.history_size), dtype=np.int8)
@@ -704,6 +723,7 @@ class LuckyPirateBatch(BatchBackend):
         self.pile[index, : len(pile)] = pile
         self.pile_counts[index] = engine.pile_counts
         self.removed[index] = engine.removed
+        self.known[index] = engine.known
 
     def _top_row(self, top: _rules.PileTop) -> int | None:
         """The row of ``top`` in the pile tables (``None``: play cannot reach it from an empty pile)."""

@@ -128,6 +128,9 @@ class Config:
     #: Assumption (``"same"``): who deals after a game set aside unwon: the same dealer again,
     #: or ``"random"``: a random seat.
     set_aside_dealer: str = "same"
+    #: Observation option (False): True appends the piece ``known`` (the cards every player saw go
+    #: into each hand). Off by default, so that ``lucky_pirate_v0`` observes what it always did.
+    observe_known: bool = False
 
     def __post_init__(self) -> None:
         check_range("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)

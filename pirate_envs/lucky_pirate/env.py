@@ -35,7 +35,8 @@ up and as many down cards each), ``first_dealer`` (``None``: random seat, or a s
 ``reverse_skip_value`` (``"keep"`` or ``"reset"``), ``max_turns`` (5000, the turn-limit guard,
 per game), ``max_set_aside_games`` (10, the tournament limit), ``set_aside_dealer``
 (``"same"`` or ``"random"``), ``reward_mode`` (``"win"`` or ``"score"``), ``table_layout``
-(``"seated"`` or ``"max"``: the rows of a 6-player table, see Observation), ``render_mode``
+(``"seated"`` or ``"max"``: the rows of a 6-player table, see Observation), ``observe_known``
+(``False``; ``True`` appends the observation piece ``known``, see Observation), ``render_mode``
 (``"ansi"``, ``"human"`` or ``"rgb_array"``). The game's options are fields of
 ``pirate_envs.lucky_pirate.engine.Config``.
 
@@ -73,10 +74,20 @@ deck size, down cards left / 4, games won / ``wins_to_win``. With n players, ``p
 ``to_play`` have n rows and later indices shift. Card counts are divided by the most copies of
 a kind in the deck (4 by default).
 
+The option ``observe_known=True`` appends the piece ``known`` (n, 17) after ``to_play`` (for 4
+players at 201-268, 269 floats; the older pieces keep their offsets): the View's ``known``, per
+seat, the cards of its hand that every player saw go in,
+a picked-up pile (every card of it) and a blind down card that failed, until they leave: a play
+from the hand of k cards of a kind takes k off that kind's count (never below 0; the others
+cannot tell a known card from an unseen one of the same kind), and every new deal (the next game
+of a tournament, a set-aside game's redeal) clears it. Row 0 is the observer's own: the part of
+its ``hand`` that the others know of.
+
 ``table_layout="max"`` lays the per-player pieces out for the largest table (6 rows,
 seat-relative as above; rows of absent seats are zero) and appends ``seat_present`` (6,): 1 for
 each row with a player. Every other piece is as in the default ``"seated"`` layout; the vector
-has the largest table's size plus 6 (243 + 6 = 249 floats) at every table size, so one network
+has the largest table's size plus 6 (243 + 6 = 249 floats; 345 + 6 = 351 with ``observe_known``)
+at every table size, so one network
 plays every count.
 
 Actions (``Discrete(124)``, ``env.unwrapped.action_to_string(a)``)
@@ -118,7 +129,8 @@ all with their defaults. In short:
   set of equal cards is legal when its first card is; the cards land one after the other.
 * Picking up: the whole pile goes into the hand and the next player starts a new pile. The
   picked-up cards (and a failed blind down card, shown as it goes in) are public: the View's
-  ``known`` shows them in the taker's hand until played, and ``resample_hidden`` keeps them.
+  ``known`` (and the observation piece ``known`` of the option ``observe_known``) shows them in
+  the taker's hand until played, and ``resample_hidden`` keeps them.
 * Clearing (three equal numbers in a row, or Walk the Plank) removes the pile from the game;
   the same player plays again (*assumption*: ``run_clear_plays_again``,
   ``plank_plays_again``). Three Captains in a row (one set) clear too (*assumption*:
@@ -207,6 +219,8 @@ v0: first release; stranded First Mates truncate at once (same outcome as the gu
 v0, revised: the First Mate is a 9 that may also go on a Captain (the earlier ruling is the
 option ``first_mate_only_on_captain``); the empty-pile options act on an empty pile only;
 tournaments set truncated games aside and go on.
+v0, observation option: ``observe_known`` (off by default, so the default observation is as
+before) appends the piece ``known``.
 """
 
 from __future__ import annotations
@@ -231,4 +245,5 @@ class raw_env(TableLayoutOption, PirateAECEnv):
 
     def make_encoder(self) -> ObservationEncoder:
         seated = Encoder(build_layout(self.config), self.config)
-        return table_layout_encoder(self.table_layout, seated, largest_layout(), MAX_PLAYERS, self.config.num_players)
+        largest = largest_layout(self.config.observe_known)
+        return table_layout_encoder(self.table_layout, seated, largest, MAX_PLAYERS, self.config.num_players)

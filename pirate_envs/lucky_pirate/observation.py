@@ -1,7 +1,8 @@
 """Lucky Pirate observation: layout table and encoder (seat-relative per-player rows).
 
-The counting pieces come first and are filled by one concatenation and one scaling; the
-down slots, the four scalars and the one-hot pieces follow as precomputed ``float32`` bytes.
+The counting pieces (hand, per-seat table, removed cards; and ``known``, the last piece) are
+filled by one concatenation and one scaling; the down slots, the four scalars and the one-hot
+pieces between them are precomputed ``float32`` bytes.
 """
 
 from __future__ import annotations
@@ -51,21 +52,34 @@ def build_layout(config: Config) -> ObservationLayout:
             ("run_kind", (NUM_RUN_KINDS,), "one-hot number 1..10 of the run on top (all 0: no run)"),
             ("to_play", (n,), "one-hot player on turn, seat-relative (index 0 = me)"),
         ]
+        + (
+            # every player saw them go into the hand (a picked-up pile, a failed down card)
+            [
+                (
+                    "known",
+                    (n, NUM_KINDS),
+                    "per seat, seat-relative rows (0 = me): publicly known hand cards per kind / most copies",
+                )
+            ]
+            if config.observe_known
+            else []
+        )
     )
 
 
 @functools.cache
-def largest_layout() -> ObservationLayout:
+def largest_layout(observe_known: bool = False) -> ObservationLayout:
     """The seated layout of the largest table (MAX_PLAYERS = 6 seats): the base of ``table_layout="max"``."""
-    return build_layout(Config(num_players=MAX_PLAYERS))
+    return build_layout(Config(num_players=MAX_PLAYERS, observe_known=observe_known))
 
 
 class Encoder:
     """Encodes views into observation vectors by joining ``float32`` bytes.
 
-    The counting pieces (hand, per-seat table, removed cards) are cast and scaled in one
-    numpy buffer; the down slots and one-hots are precomputed bytes; the four scalars are
-    packed with one ``struct`` call; the joined bytes become the array in one copy.
+    The counting pieces (hand, per-seat table, removed cards, and the last piece ``known``) are
+    cast and scaled in one numpy buffer, joined as two slices of it; the down slots and one-hots
+    are precomputed bytes; the four scalars are packed with one ``struct`` call; the joined bytes
+    become the array in one copy.
     """
 
     def __init__(self, layout: ObservationLayout, config: Config):
@@ -79,13 +93,19 @@ class Encoder:
             1.0 / config.wins_to_win,
         )
         n = config.num_players
-        counts = slice(0, layout["removed"].stop)
+        head = layout["removed"].stop  # hand, players, removed: the vector's first floats
+        known_size = layout.piece("known").size if "known" in layout else 0  # option observe_known
+        if head != layout["down_slots"].start or ("known" in layout and layout["known"].stop != layout.size):
+            raise AssertionError("the counting pieces must come right before down_slots, and known last")
+        #: Scales of the scratch buffer: hand, players, removed, then known (per kind, like the hand).
         self.scale = np.concatenate(
             [np.full(NUM_KINDS, 1.0 / copies), np.tile(row, n), np.full(NUM_KINDS, 1.0 / copies)]
+            + [np.full(known_size, 1.0 / copies)]
         ).astype(np.float32)
-        self._counts = np.zeros(counts.stop, dtype=np.float32)  # scratch buffer of the counting pieces
-        if counts.stop != layout["down_slots"].start:
-            raise AssertionError("the counting pieces must come right before down_slots")
+        self._counts = np.zeros(head + known_size, dtype=np.float32)  # scratch buffer of the counting pieces
+        self._observe_known = known_size > 0
+        self._head_size = head
+        self._link_buffers()
         eye = np.eye(max(NUM_KINDS, MAX_VALUE + 1, NUM_MODES, NUM_RUN_KINDS, n), dtype=np.float32)
         self._kind = [eye[k, :NUM_KINDS].tobytes() for k in range(NUM_KINDS)]
         self._no_kind = bytes(4 * NUM_KINDS)
@@ -106,9 +126,28 @@ class Encoder:
         ]
         self._to_play = [eye[seat, :n].tobytes() for seat in range(n)]
 
+    def _link_buffers(self) -> None:
+        """The scratch buffer's two runs of the vector, as memoryviews that ``bytes.join`` reads without a copy."""
+        self._head = memoryview(self._counts)[: self._head_size]
+        self._known = memoryview(self._counts)[self._head_size :]
+
+    def __getstate__(self) -> dict[str, object]:
+        """The state that ``pickle`` and ``copy.deepcopy`` copy: the memoryviews are rebuilt on the copy's buffer."""
+        state = self.__dict__.copy()
+        del state["_head"], state["_known"]
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._link_buffers()
+
     def __call__(self, view: View) -> np.ndarray:
         counts = self._counts
-        np.concatenate((view.hand, view.table.ravel(), view.removed), out=counts, casting="unsafe")
+        if self._observe_known:
+            parts = (view.hand, view.table.ravel(), view.removed, view.known.ravel())
+        else:
+            parts = (view.hand, view.table.ravel(), view.removed)
+        np.concatenate(parts, out=counts, casting="unsafe")
         counts *= self.scale
         filled = view.down_slots
         slots = self._down_slots.get(filled)
@@ -121,7 +160,7 @@ class Encoder:
             pile_top = self._pile_tops[view.pile_top] = b"".join(kinds)
         joined = b"".join(
             (
-                counts.tobytes(),
+                self._head,
                 slots,
                 _pack_scalars(
                     view.pile_size * self.inv_deck, view.run_length / RUN_TO_CLEAR, view.direction, view.setting_up
@@ -129,6 +168,7 @@ class Encoder:
                 pile_top,
                 self._top[view.pile_value][view.pile_mode][view.run_kind],
                 self._to_play[view.to_play],
+                self._known,
             )
         )
         return np.frombuffer(bytearray(joined), np.float32)  # a bytearray keeps it writable; dtype positional: faster

@@ -188,6 +188,13 @@ def reference_logits(path: Path, obs: np.ndarray) -> np.ndarray:
     return x
 
 
+def trained_columns(header: dict, layout) -> np.ndarray:
+    """The env vector's indices of the pieces the agent was trained on, by name, in the header's order
+    (an env may have gained pieces since; the agent reads only its own)."""
+    pieces = [layout[name] for name, _ in header["observation_layout"]]
+    return np.concatenate([np.arange(piece.start, piece.stop) for piece in pieces])
+
+
 def env_positions(env, count: int) -> tuple[np.ndarray, np.ndarray]:
     """``count`` observations and masks of random games of ``env`` (every seat's turns)."""
     rng = np.random.default_rng(0)
@@ -230,7 +237,8 @@ def test_the_shipped_version_1_agents_load_without_a_value_and_play_as_before(pa
     env = pirate_envs.make(path.stem, raw=True, **header["env_kwargs"])
     obs, masks = env_positions(env, 40)
     agent = make_agent(f"ppo:{path}", path.stem, env=env)
-    expected = np.argmax(np.where(masks, reference_logits(path, obs), -np.inf), axis=1)
+    trained_obs = obs[:, trained_columns(header, env.observation_layout)]
+    expected = np.argmax(np.where(masks, reference_logits(path, trained_obs), -np.inf), axis=1)
     actions = [agent.act({"observation": o, "action_mask": m.astype(np.int8)}) for o, m in zip(obs, masks)]
     assert actions == expected.tolist()
     random_obs = observations(policy.obs_size, rows=20)

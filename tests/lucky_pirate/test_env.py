@@ -27,6 +27,7 @@ def test_layout_sizes_and_docstring_table():
     for n in range(2, 7):
         layout = raw_env(num_players=n).observation_layout
         assert layout.size == 17 + 20 * n + 17 + 4 + 4 + 51 + 11 + 3 + 10 + n
+        assert raw_env(num_players=n, observe_known=True).observation_layout.size == layout.size + 17 * n
     assert raw_env().observation_layout.table() in doc.__doc__
     assert ACTIONS.table() in doc.__doc__ and len(ACTIONS) == 124
 

@@ -131,6 +131,14 @@ def test_lockstep_largest_table_layout(num_players: int) -> None:
     assert counts["episodes"] >= 4 and counts["won"] > 0
 
 
+@pytest.mark.parametrize("table_layout", ["seated", "max"])
+def test_lockstep_observe_known(table_layout: str) -> None:
+    """The option ``observe_known``: picked-up piles and failed down cards in ``known``, cleared by each
+    tournament deal, in both layouts."""
+    counts = play_lockstep(6, 8, seed=61, num_players=3, wins_to_win=2, observe_known=True, table_layout=table_layout)
+    assert counts["games won"] > counts["won"] > 0
+
+
 def test_pile_tables_are_the_reference_rules() -> None:
     """The tables answer ``can_play`` and ``place`` as the reference does, on tops reached by play."""
     rules = PileRules(first_mate_only_on_captain=True, reverse_skip_value="reset")
