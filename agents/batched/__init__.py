@@ -17,9 +17,9 @@ Names: ``random`` (uniform over the env's action blocks, then within the block d
 `agents.base.RandomAgent`), ``heuristic`` (the game's heuristic in batched form: it
 reads the observation vector, which holds the player's View, and chooses what the one-game
 heuristic chooses; each is checked against it move by move; the game's spec names it,
-``batched_heuristic``), and a policy
-(`BatchedPolicyAgent`, for trained agents and the frozen snapshots of self-play). A
-name with no batched form (``mcts``, ``oracle``) raises a ``ValueError`` that says so; such an
+``batched_heuristic``), Kapern's ``oracle`` (a table lookup, the spec's ``batched_oracle``), and a
+policy (`BatchedPolicyAgent`, for trained agents and the frozen snapshots of self-play). A
+name with no batched form (``mcts``) raises a ``ValueError`` that says so; such an
 agent plays batched games through `agents.batched.one_game` (a reference engine kept in step
 per game it sits in).
 """
@@ -123,16 +123,17 @@ def make_batched_agent(name: str, env_id: str, env: Any, num_games: int, seed: i
     """
     if name == "random":
         return BatchedRandomAgent(action_blocks(env), seed=seed)
-    batched_heuristic = pirate_envs.game_spec(env_id).batched_heuristic
-    if name == "heuristic" and batched_heuristic is not None:
-        return resolve(batched_heuristic)(env, num_games, seed)
+    spec = pirate_envs.game_spec(env_id)
+    batched_form = {"heuristic": spec.batched_heuristic, "oracle": spec.batched_oracle}.get(name)
+    if batched_form is not None:
+        return resolve(batched_form)(env, num_games, seed)
     if name.startswith("ppo:"):
         from agents.policy_agent import make_policy_agent
 
         agent = make_policy_agent(name[len("ppo:") :], env_id, seed=seed, env=env)
         return BatchedPolicyAgent(agent.policy, name=name, deterministic=agent.deterministic, seed=seed)
     raise ValueError(
-        f"agent {name!r} has no batched form for {env_id}; batched: random, heuristic, ppo:<...> "
+        f"agent {name!r} has no batched form for {env_id}; batched: random, heuristic, ppo:<...>, Kapern's oracle "
         "(play the others through agents.batched.one_game)"
     )
 

@@ -1,6 +1,6 @@
 """One-game agents in batched games: the per-row adaptor.
 
-An agent with no batched form (the ``mcts`` search, Kapern's ``oracle``, any `agents.base.Agent`)
+An agent with no batched form (the ``mcts`` search, any `agents.base.Agent`)
 plays rows of a `pirate_envs.vector.VectorEnv` through two pieces:
 
 * `EnginesInStep`: for the rows that need one, a reference engine in the same state as the

@@ -9,9 +9,9 @@ game, the snapshots). Only how the engine steps is its own:
 * after the learner's actions the opponents on turn move, grouped by agent: one ``act_batch``
   per agent, then one engine step for the games of those rows only (``VectorEnv.step(actions,
   active=...)``), until every game is at its learner's turn or ended; no Python loop over games
-  per step for agents with a batched form (`agents.batched`: ``random``, ``heuristic``,
-  ``ppo:<checkpoint>``, the ``self`` snapshots);
-* every other agent of the registry (the ``mcts`` search, Kapern's ``oracle``, a ``ppo:`` file
+  per step for agents with a batched form (`agents.batched`: ``random``, ``heuristic``, Kapern's
+  ``oracle``, ``ppo:<checkpoint>``, the ``self`` snapshots);
+* every other agent of the registry (the ``mcts`` search, a ``ppo:`` file
   the batched policy cannot run) plays through `agents.batched.one_game`: the games where it
   sits keep a reference engine in step, and it is asked row by row, as `SelfPlayEnv` asks it;
 * an ended game's info (`agents.selfplay.core.ended_info`) takes ``final_score`` from the

@@ -58,10 +58,12 @@ class GameSpec:
     #: ``"attribute"`` (an ``(N, P)`` array) or ``"attribute:COLUMN"`` (column ``COLUMN``, a constant
     #: of the backend's module, of an ``(N, P, F)`` array); read by self-play's final scores.
     batched_scores: str | None = None
-    #: ``"module:Class"`` of the game's heuristic agent, its batched form and its oracle (``None``: none).
+    #: ``"module:Class"`` of the game's heuristic agent, its batched form, its oracle and the oracle's
+    #: batched form (``None``: none).
     heuristic: str | None = None
     batched_heuristic: str | None = None
     oracle: str | None = None
+    batched_oracle: str | None = None
     #: ``"module:name"`` of a mapping of ``agents.search.SearchAgent`` keywords that differ from the defaults.
     search_options: str | None = None
     #: Iterations per move of a plain ``mcts`` (``None``: the search's default).

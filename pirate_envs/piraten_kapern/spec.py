@@ -21,6 +21,7 @@ SPEC = GameSpec(
     heuristic="agents.kapern_heuristic:KapernHeuristic",
     batched_heuristic="agents.batched.kapern_heuristic:KapernHeuristicBatch",
     oracle="agents.kapern_oracle:KapernOracleAgent",
+    batched_oracle="agents.batched.kapern_oracle:KapernOracleBatch",
     search_options="agents.kapern_lookahead:SEARCH_OPTIONS",
     winners_by_score=True,
     options=(

@@ -67,7 +67,8 @@ def test_batch_size_does_not_change_the_games() -> None:
 def test_auto_picks_batched_only_when_every_agent_has_a_batched_form() -> None:
     assert choose_engine("auto", "skull_king_v0", ["ppo:skull_king_v0", "heuristic", "random"]) == "batched"
     assert choose_engine("auto", "skull_king_v0", ["mcts", "random"]) == "aec"
-    assert choose_engine("auto", "piraten_kapern_v0", ["oracle", "random"]) == "aec"
+    assert choose_engine("auto", "piraten_kapern_v0", ["oracle", "random"]) == "batched"  # its table lookup
+    assert choose_engine("auto", "piraten_kapern_v0", ["mcts", "oracle"]) == "aec"
     assert choose_engine("aec", "skull_king_v0", ["heuristic", "random"]) == "aec"
     with pytest.raises(ValueError, match="'mcts' has no batched form") as error:
         choose_engine("batched", "skull_king_v0", ["mcts", "random"])
@@ -79,7 +80,7 @@ def test_auto_picks_batched_only_when_every_agent_has_a_batched_form() -> None:
 def test_analyze_records_the_engine_that_played() -> None:
     meta, _ = analyze("piraten_kapern_v0", ["heuristic", "random"], 1, 0, engine="auto")
     assert meta["engine"] == "batched"
-    meta, _ = analyze("piraten_kapern_v0", ["oracle", "random"], 1, 0, engine="auto")
+    meta, _ = analyze("piraten_kapern_v0", ["mcts:4", "random"], 1, 0, engine="auto")
     assert meta["engine"] == "aec"
 
 

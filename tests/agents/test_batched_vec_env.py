@@ -279,11 +279,21 @@ def test_train_runs_on_the_batched_engine(tmp_path, capsys):
 
 
 def test_auto_engine_takes_the_batched_path_for_opponents_without_a_batched_form(capsys):
+    from agents.batched.one_game import OneGameAgents
+    from agents.selfplay.vec_env import make_vec_env
+
+    vec = make_vec_env("piraten_kapern_v0", 2, 0, seed=0, opponents={"mcts:2": 1.0}, engine="auto")
+    assert "engine: batched" in capsys.readouterr().out
+    assert isinstance(vec.venv.tables[0].agents[0], OneGameAgents)
+    vec.close()
+
+
+def test_the_kapern_oracle_opponent_plays_its_batched_form(capsys):
+    from agents.batched.kapern_oracle import KapernOracleBatch
     from agents.selfplay.vec_env import make_vec_env
 
     vec = make_vec_env("piraten_kapern_v0", 2, 0, seed=0, opponents={"oracle": 1.0}, engine="auto")
-    assert "engine: batched" in capsys.readouterr().out
-    assert vec.venv.tables[0].agents[0].name == "oracle"
+    assert isinstance(vec.venv.tables[0].agents[0], KapernOracleBatch)
     vec.close()
 
 
