@@ -26,6 +26,7 @@ from agents.ppo import (
     masked_log_prob_entropy,
     ppo_update,
     sample_masked,
+    sample_masked_multinomial,
     sb3_forward,
 )
 from agents.selfplay.opponents import parse_weights
@@ -167,8 +168,10 @@ def test_gae_is_sb3s(gamma, gae_lambda):
     np.testing.assert_allclose(returns, buffer.returns, rtol=1e-6, atol=1e-6)
 
 
-def test_our_loop_collects_and_learns_as_sb3_contrib():
-    """`PPOLoop`: the same actions (same torch seed), rollout, GAE and update as ``MaskablePPO.learn``."""
+def test_our_loop_collects_and_learns_as_sb3_contrib(monkeypatch):
+    """`PPOLoop`: the same actions (same torch seed; with sb3-contrib's draw), rollout, GAE and update as
+    ``MaskablePPO.learn``."""
+    monkeypatch.setattr(ppo, "sample_masked", sample_masked_multinomial)
     n_envs, n_steps = 4, 16
     envs = [
         make_vec_env("piraten_kapern_v0", n_envs, 0, seed=3, opponents=parse_weights(["random:1"]),
@@ -283,11 +286,11 @@ def test_fused_update_follows_the_reference_update():
 
 
 def test_lean_rollout_draws_sb3_contribs_actions(monkeypatch):
-    """`LeanMaskablePPO.collect_rollouts` (the fused forward and `sample_masked` as the policy's step):
-    the rollout of sb3-contrib's, from the same parameters, env seed and torch seed."""
+    """`LeanMaskablePPO.collect_rollouts` (the fused forward and the draw as the policy's step; sb3-contrib's
+    draw here): the rollout of sb3-contrib's, from the same parameters, env seed and torch seed."""
     reference, lean = twin_models("skull_king_v0", batch_size=32, n_epochs=1)
     draws = []
-    monkeypatch.setattr(ppo, "sample_masked", lambda *args: draws.append(1) or sample_masked(*args))
+    monkeypatch.setattr(ppo, "sample_masked", lambda *args: draws.append(1) or sample_masked_multinomial(*args))
     env = reference.env
     buffers = []
     for model in (reference, lean):
@@ -320,3 +323,28 @@ def test_clip_grad_norm_is_torchs(max_norm):
     for a, b in zip(ours, theirs):
         assert torch.equal(a.grad, b.grad)
     assert (max_norm < 1) == (not torch.equal(ours[0].grad, torch.randn((5, 7), generator=generator.manual_seed(3))))
+
+
+def test_sample_masked_draws_the_masked_softmax():
+    """The inverse-CDF draw: frequencies of the masked softmax, never a masked action, exact log-probabilities."""
+    logits = torch.tensor([0.0, 1.0, 2.0, -1.0, 0.5, 3.0])
+    mask = torch.tensor([True, False, True, True, True, False])
+    rows = 200_000
+    torch.manual_seed(0)
+    actions, log_probs = sample_masked(logits.repeat(rows, 1), mask.repeat(rows, 1))
+    expected = torch.softmax(torch.where(mask, logits, -torch.inf), -1)
+    frequencies = torch.bincount(actions, minlength=6).double() / rows
+    assert frequencies[~mask].sum() == 0
+    assert torch.allclose(frequencies, expected.double(), atol=4 * (0.25 / rows) ** 0.5)  # 4 standard errors at most
+    np.testing.assert_allclose(log_probs.numpy(), expected.log()[actions].numpy(), rtol=1e-6)
+    torch.manual_seed(0)
+    assert torch.equal(sample_masked(logits.repeat(rows, 1), mask.repeat(rows, 1))[0], actions)  # seeded
+
+
+def test_sample_masked_never_draws_past_the_last_legal_action(monkeypatch):
+    """A uniform rounded up to the row's total would fall past the end: the row's last legal action instead."""
+    monkeypatch.setattr(torch, "rand", lambda *shape: torch.ones(*shape))
+    mask = torch.tensor([[True, True, False, False], [False, True, False, True]])
+    actions, log_probs = sample_masked(torch.zeros(2, 4), mask)
+    assert actions.tolist() == [1, 3]
+    np.testing.assert_allclose(log_probs.numpy(), np.log([0.5, 0.5]), rtol=1e-6)
