@@ -18,7 +18,7 @@ games acting in one batched call per agent; numba comes with the ``train`` extra
 plays one game per env over ``--num-workers`` processes (the path without numba); ``auto``
 (default) takes the batched engine when numba imports and the batched engine covers the game and
 its options, else the one-game path, and prints which and why. On the batched engine the
-opponents without a batched form (``mcts``, Kapern's ``oracle``) play game by game on a
+opponents without a batched form (``mcts``) play game by game on a
 reference engine kept in step with each game (``agents.batched.one_game``). On the
 batched engine several table sizes share the games by their weights instead of a draw per
 episode. Both learn the same games; checkpoints, evaluation and ``--resume`` do not depend on it.

@@ -5,9 +5,9 @@ One batch (`Lineup.chunk_deals`) of a line-up is one `pirate_envs.vector.VectorE
 (candidate at seat ``rotation``, `agents.evaluation.games.seating`), each game's stream set to
 its deal's state, so the ``players`` games of a deal get the same cards and the same stream of
 dice. The agents move in groups, one ``act_batch`` per agent over every game where it is on turn
-(as `agents.selfplay.batched_vec_env` moves opponents); an agent with no batched form (``mcts``,
-Kapern's ``oracle``) plays through `agents.batched.one_game` (reference engines kept in step,
-the agent asked row by row). Batches are independent (each seeds its agents from the line-up
+(as `agents.selfplay.batched_vec_env` moves opponents); an agent with no batched form (``mcts``)
+plays through `agents.batched.one_game` (reference engines kept in step, the agent asked row by
+row). Batches are independent (each seeds its agents from the line-up
 and its index), so ``workers`` processes share them out and the figures stay the same.
 
 `run_protocol` plays every line-up and returns the results document (`summarise_lineup` per

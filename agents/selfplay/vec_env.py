@@ -2,7 +2,7 @@
 
 `make_vec_env` builds either path (``engine``): ``"batched"`` runs every game on the
 batched engine (`agents.selfplay.batched_vec_env.BatchedSelfPlayVecEnv`, in this process; every
-opponent plays there, those with no batched form, such as ``mcts`` or Kapern's ``oracle``, through
+opponent plays there, those with no batched form, such as ``mcts``, through
 `agents.batched.one_game`); ``"single"`` is the fallback without numba, one `SelfPlayEnv` per
 game (the reference engine); ``"auto"`` takes the batched path when numba imports and the batched
 engine covers the game, else the one-game path, and prints which and why in one line. Both paths
