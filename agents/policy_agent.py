@@ -83,23 +83,20 @@ def load_initial_policy(
         raise ValueError(f"--init {source!r}: {error}") from None
     if header["env_id"] != env_id:
         raise ValueError(f"--init {source!r}: an agent of {header['env_id']}, not of {env_id}")
-    size = sum(math.prod(shape) for _, shape in observation_pieces)
     if policy.num_actions != num_actions:
         raise ValueError(f"--init {source!r}: trained on another action table than this run's ({num_actions} actions)")
     if policy.input_index is not None:
         raise ValueError(f"--init {source!r}: its network picks its inputs from another layout")
-    if header["observation_layout"] != observation_pieces:
-        layout = ObservationLayout([(name, tuple(shape)) for name, shape in observation_pieces])
-        try:
-            index = input_index(header, layout, f"--init {source!r}")
-        except CheckpointError:
-            index = None
-        if index is None:
-            raise ValueError(
-                f"--init {source!r}: trained on another observation layout than this run's ({size} inputs): "
-                "a piece of its layout is missing here or has another shape"
-            )
-        policy = widen_inputs(policy, index, size)
+    layout = ObservationLayout([(name, tuple(shape)) for name, shape in observation_pieces])
+    try:
+        index = input_index(header, layout, f"--init {source!r}")  # None: the very layout
+    except CheckpointError:
+        raise ValueError(
+            f"--init {source!r}: trained on another observation layout than this run's ({layout.size} inputs): "
+            "a piece of its layout is missing here or has another shape"
+        ) from None
+    if index is not None:
+        policy = widen_inputs(policy, index, layout.size)
     return policy, header
 
 
