@@ -84,7 +84,7 @@ from agents.selfplay.opponents import SELF, parse_weights
 from agents.selfplay.vec_env import ENGINES
 from agents.training import plan as planning
 from agents.training.evaluation import EVALUATOR
-from agents.training.plan import ACTIVATIONS, RunPlan, make_plan
+from agents.training.plan import ACTIVATION_FLAGS, RunPlan, make_plan
 from agents.training.run import newest_checkpoint
 from agents.training.run import train as run_training
 from experiments.cli import (
@@ -192,7 +192,7 @@ class TrainArgs:
         default="tanh",
         metadata={
             "help": "activation of the hidden layers (an --init agent's must match)",
-            "choices": list(ACTIVATIONS),
+            "choices": list(ACTIVATION_FLAGS),
         },
     )
     action_features: bool = field(
@@ -339,9 +339,9 @@ def check_init(args: TrainArgs) -> None:
     env = pirate_envs.make(args.env_id, raw=True, **env_config(args))
     policy, _ = load_initial_policy(args.init, args.env_id, layout_pieces(env.observation_layout), env.num_actions)  # type: ignore[arg-type]
     hidden = [int(w.shape[1]) for w in policy.weights[:-1]]
-    activation = ACTIVATIONS[args.activation]
+    activation = ACTIVATION_FLAGS[args.activation]
     if hidden != list(args.net_arch) or policy.activation != activation:
-        theirs = next((name for name, module in ACTIVATIONS.items() if module == policy.activation), None)
+        theirs = next((name for name, module in ACTIVATION_FLAGS.items() if module == policy.activation), None)
         fix = f"--net-arch {' '.join(map(str, hidden))}" + (f" --activation {theirs}" if theirs else "")
         raise ValueError(
             f"--init {args.init!r}: its hidden layers are {hidden} ({policy.activation}); this run's are "

@@ -41,8 +41,8 @@ def env_options(env_kwargs: Mapping[str, Any], sizes: Sequence[int]) -> dict[str
     return options
 
 
-#: ``--activation`` choices: the torch module of the hidden layers (as agent files name it).
-ACTIVATIONS = {"tanh": "Tanh", "relu": "ReLU"}
+#: ``--activation`` values and the torch module each names (as agent files name it; not `agents.mlp.ACTIVATIONS`).
+ACTIVATION_FLAGS = {"tanh": "Tanh", "relu": "ReLU"}
 
 
 def policy_spec(
@@ -53,12 +53,12 @@ def policy_spec(
     activation: str = "tanh",
 ) -> tuple[Any, dict[str, Any]]:
     """The policy class and ``policy_kwargs`` of a new model (the feature action head where the game has
-    features; hidden layers with ``activation``, a key of `ACTIVATIONS`)."""
+    features; hidden layers with ``activation``, a key of `ACTIVATION_FLAGS`)."""
     kwargs: dict[str, Any] = {"net_arch": list(net_arch)}
     if activation != "tanh":  # SB3's default is Tanh: the default runs' keyword arguments stay as they were
         import torch
 
-        kwargs["activation_fn"] = getattr(torch.nn, ACTIVATIONS[activation])
+        kwargs["activation_fn"] = getattr(torch.nn, ACTIVATION_FLAGS[activation])
     features = pirate_envs.make(env_id, raw=True, **env_config).action_features
     if not action_features or features is None:
         return "MlpPolicy", kwargs

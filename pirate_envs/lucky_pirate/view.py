@@ -46,7 +46,8 @@ class View:
     removed: np.ndarray  # (17,) cards cleared out of the game, per kind
     setting_up: bool  # set-up phase (option choose_up_cards): the others' up cards read 0
     #: (n, 17) per seat, seat-relative: cards in its hand that every player saw go in (a
-    #: picked-up pile, a revealed down card), until played. The observation piece ``known``.
+    #: picked-up pile, a revealed down card), until played. The observation piece ``known`` of the
+    #: option ``observe_known`` (not in the default observation vector).
     known: np.ndarray
     #: seat-relative dealer of the current game (public; not part of the observation vector)
     dealer: int
