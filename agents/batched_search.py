@@ -184,36 +184,74 @@ class BatchedSearchAgent(SearchAgent):
         venv.load(rows, worlds, seeds=self.rng.integers(2**64, dtype=np.uint64, size=count))
         self.batched_rollout.reset_games((rows[:, None] * n + np.arange(n)).ravel())
         scores = np.array([world.scores() for world in worlds], dtype=np.float64)
-        if self.horizon == TURN:  # the turn ends when the player on turn changes or a new turn's card is drawn
-            turn_player = venv.current_player[:count].copy()
-            turn_marks = venv.observation[:count, self.turn_columns].copy()
-        else:
-            remaining = np.array([math.inf if h.limit is None else h.limit - h.changes for h in horizons])  # type: ignore[union-attr]
-        active = np.zeros(venv.num_envs, dtype=bool)
-        active[:count] = True
-        terminated = np.zeros(count, dtype=bool)
-        actions = np.zeros(venv.num_envs, dtype=np.int64)
-        while True:
-            live = np.flatnonzero(active)
-            if live.size == 0:
-                break
-            games = live * n + venv.current_player[live]
-            actions[live] = self.batched_rollout.act_batch(games, venv.observation[live], venv.action_mask[live])
-            venv.step(actions, active=active)
-            changes = np.rint(venv.rewards[live] / self.score_scale)  # the scores are integers in these games
-            scores[live] += changes
-            ended = venv.terminated[live] | venv.truncated[live]
-            terminated[live] = venv.terminated[live]
-            if self.horizon == TURN:
-                drawn = (venv.observation[live, self.turn_columns] != turn_marks[live]).any(axis=1)
-                stop = ended | (venv.current_player[live] != turn_player[live]) | drawn
-            else:
-                remaining[live] -= changes.any(axis=1)
-                stop = ended | (remaining[live] <= 0)
-            active[live[stop]] = False
+        remaining = np.array([_changes_left(h) for h in horizons], dtype=np.float64)
+        turn_columns = self.turn_columns if self.horizon == TURN else None
+        terminated = play_out(venv, self.batched_rollout, rows, scores, self.score_scale, remaining, turn_columns)
         return [
             (scores[row], bool(terminated[row]), lambda row=row: venv.engine(row).winners()) for row in range(count)
         ]
+
+
+def _changes_left(horizon: ScoreChanges | TurnEnds) -> float:
+    """The score changes a rollout may still see before ``horizon`` (unbounded for a turn's end)."""
+    if isinstance(horizon, TurnEnds) or horizon.limit is None:
+        return math.inf
+    return float(horizon.limit - horizon.changes)
+
+
+def play_out(
+    venv: Any,
+    policy: Any,
+    rows: np.ndarray,
+    scores: np.ndarray,
+    score_scale: float,
+    remaining: np.ndarray,
+    turn_columns: slice | None = None,
+    first_actions: np.ndarray | None = None,
+) -> np.ndarray:
+    """Play the games ``rows`` of ``venv`` (score rewards) by the batched ``policy`` until each reaches its horizon.
+
+    ``scores[k]`` (row ``rows[k]``'s scores when the play starts) gains every score change;
+    ``remaining[k]``: the score changes row ``rows[k]`` plays to (the end of the game at the
+    latest), or with ``turn_columns`` (the observation's columns that change when a turn starts)
+    the end of the turn in progress instead. ``first_actions``: the rows' first moves, played
+    instead of the policy's. The policy's game slot of a row is ``row * num_players + seat``; a
+    row that stopped waits while the others play on. Returns whether each row's game ended by the rules.
+    """
+    n = venv.num_players
+    position = np.full(venv.num_envs, -1, dtype=np.int64)
+    position[rows] = np.arange(len(rows))
+    if turn_columns is not None:  # the turn ends when the player on turn changes or a new turn's card is drawn
+        turn_player = venv.current_player[rows].copy()
+        turn_marks = venv.observation[rows, turn_columns].copy()
+    active = np.zeros(venv.num_envs, dtype=bool)
+    active[rows] = True
+    terminated = np.zeros(len(rows), dtype=bool)
+    actions = np.zeros(venv.num_envs, dtype=np.int64)
+    if first_actions is not None:
+        actions[rows] = first_actions
+    first = first_actions is not None
+    while True:
+        live = np.flatnonzero(active)
+        if live.size == 0:
+            return terminated
+        if not first:
+            games = live * n + venv.current_player[live]
+            actions[live] = policy.act_batch(games, venv.observation[live], venv.action_mask[live])
+        first = False
+        venv.step(actions, active=active)
+        at = position[live]
+        changes = np.rint(venv.rewards[live] / score_scale)  # the scores are integers in these games
+        scores[at] += changes
+        ended = venv.terminated[live] | venv.truncated[live]
+        terminated[at] = venv.terminated[live]
+        if turn_columns is not None:
+            drawn = (venv.observation[live, turn_columns] != turn_marks[at]).any(axis=1)
+            stop = ended | (venv.current_player[live] != turn_player[at]) | drawn
+        else:
+            remaining[at] -= changes.any(axis=1)
+            stop = ended | (remaining[at] <= 0)
+        active[live[stop]] = False
 
 
 def _vector_env(env_id: str, raw: Any, wave: int) -> tuple[Any, str | None]:
@@ -263,4 +301,5 @@ __all__ = [
     "BatchedSearchAgent",
     "make_batched_search_agent",
     "parse_batched_name",
+    "play_out",
 ]

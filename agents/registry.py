@@ -7,6 +7,8 @@ policy from a data-only agent file, loaded without running code; masked argmax;
 ``mcts`` / ``mcts:<simulations>`` / ``mcts:<simulations>:random`` (information-set tree search over the
 env's game, heuristic or random rollouts; see ``agents.search``); ``mcts[:<simulations>]:batched`` (the
 same search, its rollouts played many at once on the batched engine; see ``agents.batched_search``);
+``halving`` / ``halving:<simulations>`` (sequential halving over the root moves, its worlds redrawn and
+its rollouts played on the batched engine; see ``agents.halving_search``);
 ``mcts:<simulations>:ppo:<agent>`` and ``gumbel:<simulations>:ppo:<agent>`` (the search guided by a
 trained network's priors: PUCT, or Gumbel top-k with sequential halving at the root; see
 ``agents.guided_search``).
@@ -69,6 +71,10 @@ def make_agent(name: str, env_id: str, seed: int | None = None, env: Any = None)
         return RandomAgent(seed=seed, blocks=action_blocks(env))
     if is_guided_name(name):
         return make_guided_agent(name, env_id, seed=seed, env=env)
+    if name == "halving" or name.startswith("halving:"):  # flat, every world and rollout on the batched engine
+        from agents.halving_search import make_halving_agent
+
+        return make_halving_agent(name, env_id, seed=seed, env=env)
     if name.startswith("mcts") and name.endswith(":batched"):  # rollouts many at once on the batched engine
         from agents.batched_search import make_batched_search_agent
 

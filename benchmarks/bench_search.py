@@ -5,7 +5,8 @@ budget; several names are timed in the same run, on the same deals) in one seat,
 the seats, and the heuristic in the others (Piraten Kapern at two players, the others at four).
 The search seat's decisions are timed with this process's CPU clock (``time.process_time``: one
 core, less sensitive to other processes than the wall clock); forced moves (one legal action)
-are played without search and counted apart.
+are played without search and counted apart. Each agent makes one untimed move first, so the
+timings leave out numba's compilation (or its cache's load) on first use.
 
     python benchmarks/bench_search.py [--agent mcts [mcts:200:batched ...]] [--games 2] [--env-ids ID ...]
 
@@ -33,6 +34,8 @@ def time_games(env_id: str, agent_name: str, games: int, seed: int = 0) -> dict[
     env = pirate_envs.make(env_id, raw=True, num_players=n)
     search = make_agent(agent_name, env_id, seed=seed, env=env)
     others = [make_agent("heuristic", env_id, seed=seed + s, env=env) for s in range(1, n)]
+    env.reset(seed=seed + 10**6)  # one untimed move first: numba compiles (or loads) its kernels on first use
+    search.act(env.observe(env.possible_agents[env.game.current_player]), env.game.view(env.game.current_player))
     per_game, searched, forced, search_seconds = [], 0, 0, 0.0
     for g in range(games):
         seat = g % n

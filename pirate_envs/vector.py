@@ -487,6 +487,8 @@ class VectorEnv:
 
     def _check_unloaded(self, index: Any, call: str) -> int:
         index = self._check_index(index)
+        if index in self._backend.redrawn:
+            raise RuntimeError(f"game {index}'s hidden cards were redrawn (redraw_hidden), so it has no {call}()")
         if index in self._backend.loaded:
             raise RuntimeError(
                 f"game {index} was loaded from an engine and did not start from a reset, so it has no {call}(); "
@@ -564,6 +566,36 @@ class VectorEnv:
         if len(sources) != len(destinations):
             raise ValueError(f"{len(sources)} src rows for {len(destinations)} dst rows; give one src or one per dst")
         self._backend.copy_rows(sources, destinations)
+
+    def redraw_hidden(self, rows: Any, seat: int, seeds: Any) -> np.ndarray:
+        """Redraw, in games ``rows``, everything ``seat`` cannot see; each row then draws from ``seeds[k]``.
+
+        A search's determinization done in the batch: load the searched position into one row,
+        copy it (`copy_rows`), then redraw the copies, each from its own stream state ``seeds[k]``
+        (integers in ``0..2**64-1``), which the redraw draws from and leaves where it ends (so the
+        row's later deals and dice come from it too). What ``seat`` sees (its observation in the
+        AEC env) is unchanged; what it cannot see is drawn anew from what it saw, so two rows whose
+        games look the same to ``seat`` are the same after a redraw with the same seeds. Skull King
+        (the other games raise ``NotImplementedError``): see its backend's ``redraw_hidden``. The
+        outputs of the rows are rewritten; a redrawn row has no reference engine (``engine(i)``,
+        ``start_engine(i)``, ``reference_engine(i)`` raise) until it starts a new game. Returns a
+        ``bool`` array, ``True`` for a row where no redraw respecting the public voids was found in
+        the backend's tries (that row keeps its cards; redraw it otherwise, say by ``load``).
+        """
+        indices = self._check_rows("rows", rows, distinct=True)
+        if not is_integer(seat) or not 0 <= int(seat) < self.num_players:
+            raise ValueError(f"seat={shown(seat)} is not valid; expected an integer 0..{self.num_players - 1}")
+        if isinstance(seeds, np.ndarray) and seeds.dtype == np.uint64 and seeds.ndim == 1:
+            states = seeds  # already stream states: nothing to check per seed
+        else:
+            listed = [seeds] if is_integer(seeds) else list(seeds)
+            bad = [seed for seed in listed if not is_integer(seed) or not 0 <= int(seed) < 2**64]
+            if bad:
+                raise ValueError(f"seeds: {shown(bad[0])} is not valid; expected integers 0..2**64-1 (stream states)")
+            states = np.array([int(seed) for seed in listed], dtype=np.uint64)
+        if len(states) != len(indices):
+            raise ValueError(f"{len(states)} seeds given for {len(indices)} rows; give one seed per row")
+        return self._backend.redraw_hidden(indices, int(seat), states)
 
     def action_to_string(self, action: int) -> str:
         """A readable label of ``action``."""

@@ -298,6 +298,8 @@ class BatchBackend:
         #: Games loaded from an engine (`load`) and still in that game: row -> the engine as loaded,
         #: drawing from the row's stream as it was at the load (`start_engine` hands out clones).
         self.loaded: dict[int, Engine] = {}
+        #: Loaded games whose hidden part was redrawn (`redraw_hidden`): no engine holds their start.
+        self.redrawn: set[int] = set()
         self._allocate()
         self.state = self.State._make(getattr(self, name) for name in self.State._fields)
 
@@ -320,6 +322,7 @@ class BatchBackend:
         """Start a new game in every slot, game ``i`` drawing from the stream seeded by ``rng_states[i]``."""
         self.rng[:] = rng_states
         self.loaded.clear()
+        self.redrawn.clear()
         with compile_notice(f"the batched {self._game_name()} engine's reset kernel", self.reset_kernel):
             self.reset_kernel(self.state)
 
@@ -328,6 +331,7 @@ class BatchBackend:
         if self.loaded:  # a loaded game that ended and moves now starts a new game: it is loaded no more
             for row in np.flatnonzero((self.terminated | self.truncated) & (actions >= 0)).tolist():
                 self.loaded.pop(row, None)
+                self.redrawn.discard(row)
         if self._step_compiled:
             self.step_kernel(actions, self.state)
             return
@@ -353,7 +357,13 @@ class BatchBackend:
 
     def start_engine(self, index: int) -> Engine:
         """Game ``index`` as it began here: the loaded engine (a clone) for a loaded game, else
-        `reference_engine` reset with `reset_options`. Replaying `moves` on it gives the game now."""
+        `reference_engine` reset with `reset_options`. Replaying `moves` on it gives the game now.
+        ``RuntimeError`` for a redrawn game (`redraw_hidden`): no engine holds its start."""
+        if index in self.redrawn:
+            raise RuntimeError(
+                f"game {index}'s hidden cards were redrawn in the batch (redraw_hidden): no reference engine "
+                "holds its start; it is a rollout's world, read its arrays"
+            )
         loaded = self.loaded.get(index)
         if loaded is not None:
             return loaded.clone()
@@ -419,6 +429,7 @@ class BatchBackend:
             self.rng[index] = stream.state
             self.start_state[index] = seed
             self.loaded[index] = engine.clone(SplitMix64Stream(seed))
+            self.redrawn.discard(index)
         self.rewards[rows] = 0.0
         self.terminated[rows] = False
         self.truncated[rows] = False
@@ -441,3 +452,20 @@ class BatchBackend:
                 self.loaded.pop(index, None)
             else:
                 self.loaded[index] = start  # shared: start_engine hands out clones only
+        redrawn = [index in self.redrawn for index in src.tolist()]
+        for index, was_redrawn in zip(dst.tolist(), redrawn):
+            if was_redrawn:
+                self.redrawn.add(index)
+            else:
+                self.redrawn.discard(index)
+
+    def redraw_hidden(self, rows: np.ndarray, seat: int, seeds: np.ndarray) -> np.ndarray:
+        """Redraw in the loaded games ``rows`` everything ``seat`` cannot see; return the rows it failed in.
+
+        A backend that can (`pirate_envs.vector.VectorEnv.redraw_hidden` says what it does) draws
+        from the stream ``seeds[k]`` in row ``rows[k]``, leaves that stream where the redraw ends,
+        rewrites the rows' outputs and adds the rows to `redrawn`. Returns a ``bool`` array: ``True``
+        where no redraw was found within the backend's tries (that row is as it was, bar its stream).
+        """
+        game = self._game_name()
+        raise NotImplementedError(f"the batched {game} engine cannot redraw hidden cards in its rows yet")

@@ -35,6 +35,7 @@ from pirate_envs.core.batched import (
     BatchBackend,
     SplitMix64Stream,
     check_constants,
+    compile_notice,
     inline_kernel,
     kernel,
     random_below,
@@ -480,6 +481,94 @@ def outputs_kernel(rows, st):
     write_outputs(rows, st, _output)
 
 
+@kernel
+def redraw_kernel(rows, seat, seeds, tries, st, unseen, pool, failed):
+    """Redraw in games ``rows`` what ``seat`` cannot see (see `SkullKingBatch.redraw_hidden`).
+
+    ``unseen``: a ``NUM_KINDS`` scratch, ``pool``: a deck-sized one; ``failed[r]`` is set where no
+    deal respecting the public voids came within ``tries`` shuffles (that row keeps its cards).
+    """
+    n, game, seats, hands, voids, deals, rng = st.num_players, st.game, st.seats, st.hands, st.voids, st.deals, st.rng
+    deck, scratch = st.deck, st.scratch
+    size = deck.shape[0]
+    for r in range(rows.shape[0]):
+        i = rows[r]
+        rng[i] = seeds[r]
+        failed[r] = False
+        unseen[:] = 0
+        for j in range(size):
+            unseen[deck[j]] += 1
+        for kind in range(NUM_KINDS):
+            unseen[kind] -= hands[i, seat, kind] + st.played[i, kind]
+        count = 0
+        for kind in range(NUM_KINDS):
+            for _ in range(unseen[kind]):
+                pool[count] = kind
+                count += 1
+        dealt = 0  # the cards the other seats hold; the rest of the pool stays undealt
+        for s in range(n):
+            if s != seat:
+                for kind in range(NUM_KINDS):
+                    dealt += hands[i, s, kind]
+        found = False
+        for _ in range(tries):
+            for j in range(dealt):  # a partial Fisher-Yates shuffle: the first ``dealt`` cards are dealt
+                pick = j + random_below(rng, i, count - j)
+                card = pool[pick]
+                pool[pick] = pool[j]
+                pool[j] = card
+            found = True
+            start = 0
+            for s in range(n):
+                if s == seat:
+                    continue
+                held = 0
+                for kind in range(NUM_KINDS):
+                    held += hands[i, s, kind]
+                for j in range(start, start + held):
+                    if pool[j] < NUM_SUIT_CARDS and voids[i, s, pool[j] // NUM_RANKS] != 0:
+                        found = False
+                start += held
+            if found:
+                break
+        if not found:
+            failed[r] = True
+            continue
+        start = 0
+        for s in range(n):
+            if s == seat:
+                continue
+            held = 0
+            for kind in range(NUM_KINDS):
+                held += hands[i, s, kind]
+                hands[i, s, kind] = 0
+            for j in range(start, start + held):
+                hands[i, s, pool[j]] += 1
+            start += held
+        k = game[i, F_HAND]
+        if game[i, F_PHASE] == PHASE_BID:  # bids made but not yet shown: any of 0..k
+            for s in range(n):
+                if s != seat and seats[i, s, S_BID] >= 0:
+                    seats[i, s, S_BID] = random_below(rng, i, k + 1)
+        for hand in range(k):  # the deals so far held the true cards: unknown here
+            for j in range(deals.shape[2]):
+                deals[i, hand, j] = 0
+        for later in range(k + 1, st.num_hands + 1):  # every later hand dealt anew, as a new game deals
+            for j in range(size):
+                scratch[j] = deck[j]
+            for j in range(n * later):
+                pick = j + random_below(rng, i, size - j)
+                card = scratch[pick]
+                scratch[pick] = scratch[j]
+                scratch[j] = card
+                deals[i, later - 1, j] = card
+        _output(i, st)
+
+
+#: Shuffles `SkullKingBatch.redraw_hidden` tries before it gives a row up (many public voids late in a hand).
+REDRAW_TRIES = 1000
+
+
 # ----------------------------------------------------------------------------- the backend
 class SkullKingBatch(BatchBackend):
     """The state arrays of ``num_envs`` Skull King games and the kernels that step them (see ``BatchBackend``)."""
@@ -514,6 +603,23 @@ class SkullKingBatch(BatchBackend):
         max_moves = n * h + n * h * (h + 1) // 2  # every bid and every card of a game
         self.history = np.zeros((num, max_moves), dtype=np.int8)
         # Skull King has no turn limit: ``truncated`` is never set
+        self.redraw_unseen = np.zeros(NUM_KINDS, dtype=np.int64)  # redraw_kernel's scratch
+        self.redraw_pool = np.zeros(len(self.deck), dtype=np.int8)
+
+    def redraw_hidden(self, rows: np.ndarray, seat: int, seeds: np.ndarray) -> np.ndarray:
+        """Redraw the other seats' cards, their bids not yet shown and every later hand (see the base).
+
+        The cards ``seat`` has not seen (the deck less its hand and the cards played this hand) are
+        dealt anew to the other seats, each keeping its number of cards and getting no card of a
+        suit it showed void in: uniformly over such deals, by rejection (`REDRAW_TRIES` shuffles);
+        bids made but not shown become uniform over ``0..k``; every later hand is dealt from a
+        shuffled deck; the deals of the hands so far are zeroed.
+        """
+        failed = np.zeros(len(rows), dtype=np.bool_)
+        with compile_notice("the batched skull_king engine's redraw kernel", redraw_kernel):
+            redraw_kernel(rows, seat, seeds, REDRAW_TRIES, self.state, self.redraw_unseen, self.redraw_pool, failed)
+        self.redrawn.update(rows[~failed].tolist())
+        return failed
 
     def load_row(self, index: int, engine: SkullKingEngine, stream: SplitMix64Stream) -> None:
         """Write ``engine``'s game into game ``index``; deal its later hands now from ``stream``.

@@ -1,0 +1,186 @@
+"""Sequential halving over the root moves, every world and rollout on the batched engine: ``halving[:<n>]``.
+
+``make_agent("halving", "skull_king_v0", env=env)`` (``halving:<simulations>``: ``n`` rollouts per
+move, default `DEFAULT_SIMULATIONS` as ``mcts``). A flat search, no tree: the seat's legal moves
+are the arms of a bandit, each pull one rollout of a determinized world, and sequential halving
+(Karnin, Koren and Somekh, 2013; the root of Gumbel AlphaZero) spends the budget over
+``ceil(log2(moves))`` rounds, each round trying the moves still in on the same fresh worlds and
+keeping the better half by their mean return so far. The move played is the last one left.
+
+* **Everything batched.** The searched position is loaded into one row of a
+  `pirate_envs.vector.VectorEnv` once per move; a round's worlds are copies of that row whose
+  hidden part is redrawn in the batch (``VectorEnv.redraw_hidden``, Skull King; elsewhere each
+  world is `agents.search.determinize`'d in Python and loaded, which costs a clone and a load
+  per world); each world is copied once per move still in (the moves share the world and its
+  future deals: common random numbers), the moves are played, and the game's batched
+  heuristic plays every row on to the horizon at once (`agents.batched_search.play_out`).
+* **Returns** as ``mcts``'s: the seat's lead over the best other seat where the rollout stops
+  (one score change by default, the game's ``horizon`` search option: Piratenpoker three), less
+  the lead at the position with ``relative_returns``. Games whose search stops at the end of a
+  turn and plays for the win (Kapern) are refused: use ``mcts`` there.
+* **Honest** as ``mcts``: the true game is only loaded into the row the worlds are copied from;
+  every rollout runs in a world whose hidden cards and future chance were redrawn from the seat's
+  view with the agent's generator, so two games that look the same to the seat give the same
+  move under the same seed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import numpy as np
+
+import pirate_envs
+from agents.batched_search import play_out
+from agents.search import DEFAULT_HORIZON, DEFAULT_SIMULATIONS, MAX_SIMULATIONS, TURN, determinize, parse_mcts_name
+from pirate_envs.core.errors import check_range, shown
+
+#: The agent name's first part.
+HALVING = "halving"
+#: The search options of a game's spec that this search takes (the rest belong to the tree search).
+TAKEN_OPTIONS = ("horizon", "relative_returns")
+
+
+class HalvingSearchAgent:
+    """Sequential halving over the root moves with batched rollouts (see the module docstring)."""
+
+    uses_view = True
+
+    def __init__(
+        self,
+        env: Any,
+        env_id: str,
+        simulations: int = DEFAULT_SIMULATIONS,
+        horizon: int | None = DEFAULT_HORIZON,
+        relative_returns: bool = False,
+        seed: int | None = None,
+    ):
+        import pirate_envs.vector
+        from agents.batched import make_batched_agent
+
+        self.simulations = check_range("simulations", simulations, 1, MAX_SIMULATIONS)
+        if horizon is not None and (not isinstance(horizon, int) or horizon < 1):
+            raise ValueError(f"horizon must be a positive number of score changes or None, got {horizon!r}")
+        self.env = raw = env.unwrapped
+        self.env_id, self.horizon, self.relative_returns = env_id, horizon, relative_returns
+        self.score_scale = float(raw.SCORE_SCALE)
+        self.name = f"{HALVING}:{self.simulations}"
+        num_actions = int(raw.game.legal_mask().shape[0])
+        capacity = 1 + self.simulations + max(self.simulations, num_actions)  # the root, a round's worlds, its rollouts
+        config = dataclasses.asdict(raw.config)
+        self.venv = pirate_envs.vector.make(env_id, capacity, seed=0, reward_mode="score", **config)
+        self.venv.reset()
+        self.table = pirate_envs.make(env_id, raw=True, **config)
+        self._make_policy = lambda seed: make_batched_agent(
+            "heuristic", env_id, self.table, capacity * self.venv.num_players, seed=seed
+        )
+        #: Whether the batched engine redraws worlds itself (else they are determinized in Python and loaded).
+        self.redraws = True
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.policy = self._make_policy(seed)
+
+    def act(self, observation: dict[str, np.ndarray], view: Any) -> int:
+        legal = np.flatnonzero(observation["action_mask"])
+        if legal.size == 1:
+            return int(legal[0])
+        return self.root_statistics()[0][0]
+
+    def root_statistics(self) -> list[tuple[int, int, float]]:
+        """``(action, rollouts, mean return)`` of every root move of a fresh search, the move played first.
+
+        Moves are ordered by the round they left in (the last one left first), then by mean return.
+        """
+        game = self.env.game
+        seat = game.current_player
+        legal = np.asarray(game.legal_actions(), dtype=np.int64)
+        venv = self.venv
+        venv.load([0], [game], seeds=self._seeds(1))
+        start = np.asarray(game.scores(), dtype=np.float64)
+        baseline = _leads(start[None, :], seat)[0] if self.relative_returns else 0.0
+        totals = np.zeros(legal.size)
+        counts = np.zeros(legal.size, dtype=np.int64)
+        survivors = np.arange(legal.size)
+        out_order: list[np.ndarray] = []
+        rounds = max(1, math.ceil(math.log2(legal.size)))
+        while survivors.size > 1:
+            worlds = max(1, self.simulations // (survivors.size * rounds))
+            world_rows = 1 + np.arange(worlds)
+            self._draw_worlds(game, seat, world_rows)
+            move_rows = 1 + worlds + np.arange(worlds * survivors.size)
+            venv.copy_rows(np.repeat(world_rows, survivors.size), move_rows)
+            moves = np.tile(survivors, worlds)
+            values = self._roll_out(move_rows, legal[moves], start, seat) - baseline
+            np.add.at(totals, moves, values)
+            np.add.at(counts, moves, 1)
+            means = totals[survivors] / counts[survivors]
+            ranked = survivors[np.argsort(-means, kind="stable")]
+            keep = math.ceil(survivors.size / 2)
+            out_order.append(ranked[keep:])
+            survivors = ranked[:keep]
+        order = [survivors, *reversed(out_order)]
+        means = totals / np.maximum(counts, 1)
+        ranked = [int(i) for block in order for i in block[np.argsort(-means[block], kind="stable")]]
+        return [(int(legal[i]), int(counts[i]), float(means[i])) for i in ranked]
+
+    def _seeds(self, count: int) -> np.ndarray:
+        return self.rng.integers(2**64, dtype=np.uint64, size=count)
+
+    def _draw_worlds(self, game: Any, seat: int, rows: np.ndarray) -> None:
+        """Rows ``rows``: the searched position (row 0) with everything ``seat`` cannot see redrawn."""
+        venv = self.venv
+        failed = np.ones(rows.size, dtype=bool)
+        if self.redraws:
+            venv.copy_rows(0, rows)
+            try:
+                failed = venv.redraw_hidden(rows, seat, self._seeds(rows.size))
+            except NotImplementedError:
+                self.redraws = False
+        if failed.any():  # determinized in Python, then loaded
+            worlds = [determinize(game, seat, self.rng) for _ in range(int(failed.sum()))]
+            venv.load(rows[failed], worlds, seeds=self._seeds(len(worlds)))
+
+    def _roll_out(self, rows: np.ndarray, first: np.ndarray, start: np.ndarray, seat: int) -> np.ndarray:
+        """Play ``first`` in the rows, then the heuristic to the horizon; the seat's lead in each row."""
+        n = self.venv.num_players
+        self.policy.reset_games((rows[:, None] * n + np.arange(n)).ravel())
+        scores = np.tile(start, (rows.size, 1))
+        remaining = np.full(rows.size, math.inf if self.horizon is None else float(self.horizon))
+        play_out(self.venv, self.policy, rows, scores, self.score_scale, remaining, first_actions=first)
+        return _leads(scores, seat)
+
+
+def _leads(scores: np.ndarray, seat: int) -> np.ndarray:
+    """Per row of ``scores`` (games x seats), ``seat``'s lead over the best other seat."""
+    others = np.delete(scores, seat, axis=1)
+    return scores[:, seat] - others.max(axis=1)
+
+
+def parse_halving_name(name: str, env_id: str | None = None) -> int:
+    """The simulations of ``halving`` or ``halving:<simulations>`` (one-line ``ValueError`` otherwise)."""
+    head, _, rest = name.partition(":")
+    if head != HALVING or rest.count(":"):
+        raise ValueError(f"bad halving search agent {shown(name)}: use '{HALVING}' or '{HALVING}:<simulations>'")
+    simulations, _ = parse_mcts_name("mcts" + name[len(HALVING) :], env_id)
+    return simulations
+
+
+def make_halving_agent(name: str, env_id: str, seed: int | None = None, env: Any = None) -> HalvingSearchAgent:
+    """``halving[:<simulations>]`` for ``env_id``, searching the game of the raw env ``env``."""
+    simulations = parse_halving_name(name, env_id)
+    if env is None:
+        raise ValueError(f"agent {name!r} searches the game it plays: pass the env it plays in (env=...)")
+    options = dict(pirate_envs.game_spec(env_id).search_keywords())
+    if options.get("horizon") == TURN or set(options) - set(TAKEN_OPTIONS):
+        raise ValueError(
+            f"agent {name!r} does not search {env_id}: its search plays to the end of a turn, for the win "
+            f"({', '.join(sorted(set(options) - set(TAKEN_OPTIONS)))}); use 'mcts'"
+        )
+    return HalvingSearchAgent(env, env_id, simulations=simulations, seed=seed, **options)
+
+
+__all__ = ["HALVING", "HalvingSearchAgent", "make_halving_agent", "parse_halving_name"]
