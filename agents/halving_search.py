@@ -1,11 +1,13 @@
 """Sequential halving over the root moves, every world and rollout on the batched engine: ``halving[:<n>]``.
 
 ``make_agent("halving", "skull_king_v0", env=env)`` (``halving:<simulations>``: ``n`` rollouts per
-move, default `DEFAULT_SIMULATIONS` as ``mcts``). A flat search, no tree: the seat's legal moves
-are the arms of a bandit, each pull one rollout of a determinized world, and sequential halving
-(Karnin, Koren and Somekh, 2013; the root of Gumbel AlphaZero) spends the budget over
-``ceil(log2(moves))`` rounds, each round trying the moves still in on the same fresh worlds and
-keeping the better half by their mean return so far. The move played is the last one left.
+move, default `DEFAULT_SIMULATIONS` as ``mcts``; ``halving[:<simulations>]:ppo:<agent>``: the
+rollouts played by a trained network, every seat, in its batched form, instead of the heuristic).
+A flat search, no tree: the seat's legal moves are the arms of a bandit, each pull one rollout of a
+determinized world, and sequential halving (Karnin, Koren and Somekh, 2013; the root of Gumbel
+AlphaZero) spends the budget over ``ceil(log2(moves))`` rounds, each round trying the moves still in
+on the same fresh worlds and keeping the better half by their mean return so far. The move played is
+the last one left.
 
 * **Everything batched.** The searched position is loaded into one row of a
   `pirate_envs.vector.VectorEnv` once per move; a round's worlds are copies of that row whose
@@ -55,6 +57,7 @@ class HalvingSearchAgent:
         simulations: int = DEFAULT_SIMULATIONS,
         horizon: int | None = DEFAULT_HORIZON,
         relative_returns: bool = False,
+        rollout: str = "heuristic",
         seed: int | None = None,
     ):
         import pirate_envs.vector
@@ -74,7 +77,7 @@ class HalvingSearchAgent:
         self.venv.reset()
         self.table = pirate_envs.make(env_id, raw=True, **config)
         self._make_policy = lambda seed: make_batched_agent(
-            "heuristic", env_id, self.table, capacity * self.venv.num_players, seed=seed
+            rollout, env_id, self.table, capacity * self.venv.num_players, seed=seed
         )
         #: Whether the batched engine redraws worlds itself (else they are determinized in Python and loaded).
         self.redraws = True
@@ -160,18 +163,32 @@ def _leads(scores: np.ndarray, seat: int) -> np.ndarray:
     return scores[:, seat] - others.max(axis=1)
 
 
-def parse_halving_name(name: str, env_id: str | None = None) -> int:
-    """The simulations of ``halving`` or ``halving:<simulations>`` (one-line ``ValueError`` otherwise)."""
+def parse_halving_name(name: str, env_id: str | None = None) -> tuple[int, str | None]:
+    """``(simulations, network source or None)`` of ``halving[:<simulations>][:ppo:<agent>]``.
+
+    A malformed name raises a one-line ``ValueError``.
+    """
+    usage = (
+        f"bad halving search agent {shown(name)}: use '{HALVING}', '{HALVING}:<simulations>', "
+        f"'{HALVING}:ppo:<agent>' or '{HALVING}:<simulations>:ppo:<agent>'"
+    )
     head, _, rest = name.partition(":")
-    if head != HALVING or rest.count(":"):
-        raise ValueError(f"bad halving search agent {shown(name)}: use '{HALVING}' or '{HALVING}:<simulations>'")
-    simulations, _ = parse_mcts_name("mcts" + name[len(HALVING) :], env_id)
-    return simulations
+    budget, marker, source = rest.partition("ppo:")
+    if head != HALVING or (marker and not source) or (budget and not (budget.endswith(":") if marker else True)):
+        raise ValueError(usage)
+    budget = budget.removesuffix(":") if marker else budget
+    if ":" in budget:
+        raise ValueError(usage)
+    try:
+        simulations, _ = parse_mcts_name("mcts" + (f":{budget}" if budget else ""), env_id)
+    except ValueError:
+        raise ValueError(f"{usage}, <simulations> an integer 1..{MAX_SIMULATIONS}") from None
+    return simulations, source or None
 
 
 def make_halving_agent(name: str, env_id: str, seed: int | None = None, env: Any = None) -> HalvingSearchAgent:
     """``halving[:<simulations>]`` for ``env_id``, searching the game of the raw env ``env``."""
-    simulations = parse_halving_name(name, env_id)
+    simulations, source = parse_halving_name(name, env_id)
     if env is None:
         raise ValueError(f"agent {name!r} searches the game it plays: pass the env it plays in (env=...)")
     options = dict(pirate_envs.game_spec(env_id).search_keywords())
@@ -180,7 +197,10 @@ def make_halving_agent(name: str, env_id: str, seed: int | None = None, env: Any
             f"agent {name!r} does not search {env_id}: its search plays to the end of a turn, for the win "
             f"({', '.join(sorted(set(options) - set(TAKEN_OPTIONS)))}); use 'mcts'"
         )
-    return HalvingSearchAgent(env, env_id, simulations=simulations, seed=seed, **options)
+    rollout = "heuristic" if source is None else f"ppo:{source}"
+    agent = HalvingSearchAgent(env, env_id, simulations=simulations, rollout=rollout, seed=seed, **options)
+    agent.name = name
+    return agent
 
 
 __all__ = ["HALVING", "HalvingSearchAgent", "make_halving_agent", "parse_halving_name"]

@@ -108,6 +108,13 @@ venv.copy_rows(src, dst)               # rows src[k] (or one row src) copied who
   loaded start) is read, then written into the destination rows (distinct). A copy plays on
   exactly as its source would, deals and dice included: to fan a position out into rollouts with
   other futures, load it into many rows with different seeds.
+* ``redraw_hidden(rows, seat, seeds)``: a search's determinization in the batch (Skull King;
+  the other games raise ``NotImplementedError``). In each row, everything ``seat`` cannot see is
+  drawn anew from what it saw: the other seats' cards (keeping their counts and public voids),
+  bids made but not shown, every later hand; the row's stream is then ``seeds[k]``, drawn on. Load
+  the searched position into one row, copy it, redraw the copies: about 2 us per row, against
+  a clone, a redraw and a load in Python per world. A redrawn row has no reference engine
+  (``engine(i)`` and the like raise) until it starts a new game.
 * Cost (``python benchmarks/bench_load.py``: loads of 256 rows, plain Python per row): the
   median is about 0.1 ms per row for Skull King, Kapern and Piratenpoker and 0.3 ms for Lucky
   Pirate, most of it the clone kept as the start; ``copy_rows`` about 1 us per row.
