@@ -10,12 +10,12 @@ on the same fresh worlds and keeping the better half by their mean return so far
 the last one left.
 
 * **Everything batched.** The searched position is loaded into one row of a
-  `pirate_envs.vector.VectorEnv` once per move; a round's worlds are copies of that row whose
-  hidden part is redrawn in the batch (``VectorEnv.redraw_hidden``, Skull King; elsewhere each
-  world is `agents.search.determinize`'d in Python and loaded, which costs a clone and a load
-  per world); each world is copied once per move still in (the moves share the world and its
-  future deals: common random numbers), the moves are played, and the game's batched
-  heuristic plays every row on to the horizon at once (`agents.batched_search.play_out`).
+  `pirate_envs.vector.VectorEnv` once per move; a round's worlds are copies of that row whose hidden
+  part is redrawn in the batch (``VectorEnv.redraw_hidden``: Skull King, Lucky Pirate; elsewhere
+  each world is `agents.search.determinize`'d in Python and loaded, which costs a clone and a load
+  per world); each world is copied once per move still in (the moves share the world and its future
+  deals: common random numbers), the moves are played, and the game's batched heuristic plays every
+  row on to the horizon at once (`agents.batched_search.play_out`).
 * **Returns** as ``mcts``'s: the seat's lead over the best other seat where the rollout stops
   (one score change by default, the game's ``horizon`` search option: Piratenpoker three), less
   the lead at the position with ``relative_returns``. Games whose search stops at the end of a

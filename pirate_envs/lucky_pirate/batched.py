@@ -43,6 +43,7 @@ from pirate_envs.core.batched import (
     BatchBackend,
     SplitMix64Stream,
     check_constants,
+    compile_notice,
     inline_kernel,
     kernel,
     random_below,
@@ -639,6 +640,75 @@ def outputs_kernel(rows, st):
     write_outputs(rows, st, _output)
 
 
+@kernel
+def redraw_kernel(rows, seat, seeds, st, unseen):
+    """Redraw in games ``rows`` what ``seat`` cannot see (see `LuckyPirateBatch.redraw_hidden`).
+
+    ``unseen``: a ``NUM_KINDS`` scratch. The pool is built in the order of the kinds from what
+    ``seat`` sees (the deck less its hand, its up cards, the pile, the removed cards, the others'
+    public cards), so that it depends on nothing the seat cannot see.
+    """
+    params, deck_cards, pool = st.params, st.deck_cards, st.scratch
+    seats, hands, ups, downs, known = st.seats, st.hands, st.ups, st.downs, st.known
+    n = params[P_N]
+    size = deck_cards.shape[0]
+    for r in range(rows.shape[0]):
+        i = rows[r]
+        st.rng[i] = seeds[r]
+        setting_up = st.game[i, F_SETTING_UP] != 0
+        unseen[:] = 0
+        for j in range(size):
+            unseen[deck_cards[j]] += 1
+        for kind in range(NUM_KINDS):
+            unseen[kind] -= hands[i, seat, kind] + ups[i, seat, kind] + st.pile_counts[i, kind] + st.removed[i, kind]
+            for s in range(n):
+                if s != seat:
+                    unseen[kind] -= known[i, s, kind] + (0 if setting_up else ups[i, s, kind])
+        count = 0
+        for kind in range(NUM_KINDS):
+            for _ in range(unseen[kind]):
+                pool[count] = kind
+                count += 1
+        dealt = 0  # the hidden cards in play; the rest of the pool is put aside unseen
+        for s in range(n):
+            for slot in range(downs.shape[2]):
+                if downs[i, s, slot] != EMPTY_SLOT:
+                    dealt += 1
+            if s != seat:
+                dealt += seats[i, s, S_HAND]
+                for kind in range(NUM_KINDS):
+                    dealt -= known[i, s, kind]
+                if setting_up:
+                    dealt += seats[i, s, S_UP]
+        for j in range(dealt):  # a partial Fisher-Yates shuffle: the first ``dealt`` cards are dealt
+            pick = j + random_below(st.rng, i, count - j)
+            card = pool[pick]
+            pool[pick] = pool[j]
+            pool[j] = card
+        at = 0
+        for s in range(n):
+            if s == seat:
+                continue
+            held = seats[i, s, S_HAND]
+            for kind in range(NUM_KINDS):
+                held -= known[i, s, kind]
+                hands[i, s, kind] = known[i, s, kind]
+            for j in range(at, at + held):
+                hands[i, s, pool[j]] += 1
+            at += held
+            if setting_up:
+                ups[i, s] = 0
+                for j in range(at, at + seats[i, s, S_UP]):
+                    ups[i, s, pool[j]] += 1
+                at += seats[i, s, S_UP]
+        for s in range(n):
+            for slot in range(downs.shape[2]):
+                if downs[i, s, slot] != EMPTY_SLOT:
+                    downs[i, s, slot] = pool[at]
+                    at += 1
+        _output(i, st)
+
+
 # ----------------------------------------------------------------------------- the backend
 class LuckyPirateBatch(BatchBackend):
     """The state arrays of ``num_envs`` Lucky Pirate episodes and the kernels that step them (see ``BatchBackend``)."""
@@ -697,8 +767,23 @@ class LuckyPirateBatch(BatchBackend):
         #: Moves kept per episode: a one-game episode's turn limit, else ``MAX_HISTORY``.
         self.history_size = min(config.max_turns, self.MAX_HISTORY) if config.wins_to_win == 1 else self.MAX_HISTORY
         self.history = np.zeros((num, self.history_size), dtype=np.int8)
+        self.redraw_unseen = np.zeros(NUM_KINDS, dtype=np.int64)  # redraw_kernel's scratch
         #: Row of each top of the pile in the pile tables (built by the first load).
         self._top_rows: dict[_rules.PileTop, int] | None = None
+
+    def redraw_hidden(self, rows: np.ndarray, seat: int, seeds: np.ndarray) -> np.ndarray:
+        """Redeal every card ``seat`` has not seen, as the reference engine's ``resample_hidden`` does.
+
+        The pool is the deck less what the seat sees: the other hands' cards that were not taken in
+        public (``known`` stays), every down card (the seat's own too), during the set-up the up
+        cards the others have laid, and the cards put aside unseen. It is shuffled and dealt back,
+        every hand, set of up cards and down slot keeping its size; what is left is put aside. The
+        later games of a tournament are dealt from the row's new stream. Always succeeds.
+        """
+        with compile_notice("the batched lucky_pirate engine's redraw kernel", redraw_kernel):
+            redraw_kernel(rows, seat, seeds, self.state, self.redraw_unseen)
+        self.redrawn.update(rows.tolist())
+        return np.zeros(len(rows), dtype=np.bool_)
 
     def load_row(self, index: int, engine: LuckyPirateEngine, stream: SplitMix64Stream) -> None:
         """Write ``engine``'s episode into game ``index`` (nothing is drawn ahead: ``stream`` is left as it is).
