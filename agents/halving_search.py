@@ -186,13 +186,19 @@ def parse_halving_name(name: str, env_id: str | None = None) -> tuple[int, str |
     return simulations, source or None
 
 
+def halving_searches(env_id: str) -> bool:
+    """Whether the halving search plays ``env_id`` (not a game whose search plays a turn for the win)."""
+    options = dict(pirate_envs.game_spec(env_id).search_keywords())
+    return options.get("horizon") != TURN and not set(options) - set(TAKEN_OPTIONS)
+
+
 def make_halving_agent(name: str, env_id: str, seed: int | None = None, env: Any = None) -> HalvingSearchAgent:
     """``halving[:<simulations>]`` for ``env_id``, searching the game of the raw env ``env``."""
     simulations, source = parse_halving_name(name, env_id)
     if env is None:
         raise ValueError(f"agent {name!r} searches the game it plays: pass the env it plays in (env=...)")
     options = dict(pirate_envs.game_spec(env_id).search_keywords())
-    if options.get("horizon") == TURN or set(options) - set(TAKEN_OPTIONS):
+    if not halving_searches(env_id):
         raise ValueError(
             f"agent {name!r} does not search {env_id}: its search plays to the end of a turn, for the win "
             f"({', '.join(sorted(set(options) - set(TAKEN_OPTIONS)))}); use 'mcts'"
@@ -203,4 +209,4 @@ def make_halving_agent(name: str, env_id: str, seed: int | None = None, env: Any
     return agent
 
 
-__all__ = ["HALVING", "HalvingSearchAgent", "make_halving_agent", "parse_halving_name"]
+__all__ = ["HALVING", "HalvingSearchAgent", "halving_searches", "make_halving_agent", "parse_halving_name"]

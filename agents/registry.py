@@ -29,6 +29,7 @@ checked against that table up front.
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
 import pirate_envs
@@ -41,8 +42,12 @@ from agents.search import make_search_agent
 
 def agent_names(env_id: str) -> list[str]:
     """The agent names available for ``env_id``."""
+    from agents.halving_search import HALVING, halving_searches
+
     shipped = [f"ppo:{name}" for name in shipped_checkpoints() if name.startswith(env_id)]
-    return ["random"] + game_agent_kinds(env_id) + ["mcts"] + shipped
+    batched = importlib.util.find_spec("numba") is not None  # the halving search runs on the batched engine
+    halving = [HALVING] if batched and halving_searches(env_id) else []
+    return ["random"] + game_agent_kinds(env_id) + ["mcts"] + halving + shipped
 
 
 def agent_player_counts(name: str, env_id: str) -> tuple[int, ...]:

@@ -78,6 +78,7 @@ AGENT_NOTES = {
     "heuristic": "honest rule-based player (sees only its own seat)",
     "oracle": "exact best play for one turn's expected points",
     "mcts": "tree search over sampled hidden cards with heuristic rollouts (slow)",
+    "halving": "search that tries every move in sampled hidden cards, keeping the better half each round (fast)",
 }
 #: A figure of an agent file's header that measures it against the heuristic: its table size and win rate.
 _VS_HEURISTIC = re.compile(r"vs heuristic, (\d+) players.*?\(([\d,]+) (?:duplicate )?games")

@@ -35,4 +35,5 @@ def test_every_offered_agent_has_a_note_and_a_networks_figures_come_from_its_fil
     assert "RESULTS" in notes["file:bare.npz"]
     assert "cannot be read" in notes["file:broken.npz"] and str(tmp_path) not in notes["file:broken.npz"]
     assert notes["heuristic"] != notes["random"]
+    assert len({notes[name] for name in ("random", "heuristic", "mcts", "halving")}) == 4, "an agent has another's note"
     assert set(pirate_envs.ENV_IDS) == set(games)
