@@ -481,6 +481,15 @@ def outputs_kernel(rows, st):
     write_outputs(rows, st, _output)
 
 
+@inline_kernel
+def _cards_held(hands, i, s):
+    """The cards seat ``s`` of game ``i`` holds."""
+    held = 0
+    for kind in range(NUM_KINDS):
+        held += hands[i, s, kind]
+    return held
+
+
 @kernel
 def redraw_kernel(rows, seat, seeds, tries, st, unseen, pool, failed):
     """Redraw in games ``rows`` what ``seat`` cannot see (see `SkullKingBatch.redraw_hidden`).
@@ -508,8 +517,7 @@ def redraw_kernel(rows, seat, seeds, tries, st, unseen, pool, failed):
         dealt = 0  # the cards the other seats hold; the rest of the pool stays undealt
         for s in range(n):
             if s != seat:
-                for kind in range(NUM_KINDS):
-                    dealt += hands[i, s, kind]
+                dealt += _cards_held(hands, i, s)
         found = False
         for _ in range(tries):
             for j in range(dealt):  # a partial Fisher-Yates shuffle: the first ``dealt`` cards are dealt
@@ -522,9 +530,7 @@ def redraw_kernel(rows, seat, seeds, tries, st, unseen, pool, failed):
             for s in range(n):
                 if s == seat:
                     continue
-                held = 0
-                for kind in range(NUM_KINDS):
-                    held += hands[i, s, kind]
+                held = _cards_held(hands, i, s)
                 for j in range(start, start + held):
                     if pool[j] < NUM_SUIT_CARDS and voids[i, s, pool[j] // NUM_RANKS] != 0:
                         found = False
@@ -538,10 +544,8 @@ def redraw_kernel(rows, seat, seeds, tries, st, unseen, pool, failed):
         for s in range(n):
             if s == seat:
                 continue
-            held = 0
-            for kind in range(NUM_KINDS):
-                held += hands[i, s, kind]
-                hands[i, s, kind] = 0
+            held = _cards_held(hands, i, s)
+            hands[i, s, :] = 0
             for j in range(start, start + held):
                 hands[i, s, pool[j]] += 1
             start += held

@@ -144,23 +144,30 @@ def test_a_redrawn_row_plays_on_in_lockstep_with_its_world(num_players: int) -> 
         venv, rows = redrawn(position, np.arange(4, dtype=np.uint64) + 9)
         envs = {row: aec_on(SKULL_KING, world_engine(venv, row, position), num_players=num_players, **OPTIONS)
                 for row in rows.tolist()}  # fmt: skip
-        for row, env in envs.items():
-            where.details = {"row": row, "step": 0}
+        play_worlds_in_lockstep(venv, envs, rng, where, max_steps=400)
+
+
+def play_worlds_in_lockstep(
+    venv: vector.VectorEnv, envs: dict[int, Any], rng: np.random.Generator, where: _Where, max_steps: int
+) -> None:
+    """Step the rows ``envs`` (row -> the AEC env on its world) by random legal moves to their ends, comparing."""
+    for row, env in envs.items():
+        where.details = {"row": row, "step": 0}
+        _compare_row(venv, env, row, where)
+    for step in range(1, max_steps):
+        if not envs:
+            return
+        active = np.zeros(venv.num_envs, dtype=bool)
+        active[list(envs)] = True
+        actions = block_first_actions(venv, rng)
+        venv.step(actions, active)
+        for row, env in list(envs.items()):
+            env.step(int(actions[row]))
+            where.details = {"row": row, "step": step}
             _compare_row(venv, env, row, where)
-        for step in range(1, 400):
-            if not envs:
-                break
-            active = np.zeros(venv.num_envs, dtype=bool)
-            active[list(envs)] = True
-            actions = block_first_actions(venv, rng)
-            venv.step(actions, active)
-            for row, env in list(envs.items()):
-                env.step(int(actions[row]))
-                where.details = {"row": row, "step": step}
-                _compare_row(venv, env, row, where)
-                if env.game.done:
-                    del envs[row]
-        assert not envs, "the redrawn games did not end"
+            if env.game.done:
+                del envs[row]
+    assert not envs, "the redrawn games did not end"
 
 
 def test_a_redrawn_row_has_no_reference_engine_until_a_new_game() -> None:

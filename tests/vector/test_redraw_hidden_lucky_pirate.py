@@ -23,8 +23,9 @@ from pirate_envs import vector
 from pirate_envs.core.chance import GeneratorChance, SplitMix64Stream
 from pirate_envs.lucky_pirate.cards import NUM_KINDS
 from pirate_envs.lucky_pirate.engine import EMPTY_SLOT
-from pirate_envs.testing import _compare_row, _Where, block_first_actions
+from pirate_envs.testing import _Where
 from tests.vector.test_load_rows import aec_on, row_state
+from tests.vector.test_redraw_hidden import play_worlds_in_lockstep
 
 LUCKY_PIRATE = "lucky_pirate_v0"
 #: Per case: the options and the table size (short games; the set-up and the tournament covered).
@@ -170,20 +171,4 @@ def test_a_redrawn_row_plays_on_in_lockstep_with_its_world(case: str) -> None:
         venv, rows = redrawn(position, options, np.arange(4, dtype=np.uint64) + 9)
         envs = {row: aec_on(LUCKY_PIRATE, world_engine(venv, row, position), num_players=num_players, **options)
                 for row in rows.tolist()}  # fmt: skip
-        for row, env in envs.items():
-            where.details = {"row": row, "step": 0}
-            _compare_row(venv, env, row, where)
-        for step in range(1, 5000):
-            if not envs:
-                break
-            active = np.zeros(venv.num_envs, dtype=bool)
-            active[list(envs)] = True
-            actions = block_first_actions(venv, rng)
-            venv.step(actions, active)
-            for row, env in list(envs.items()):
-                env.step(int(actions[row]))
-                where.details = {"row": row, "step": step}
-                _compare_row(venv, env, row, where)
-                if env.game.done:
-                    del envs[row]
-        assert not envs, "the redrawn games did not end"
+        play_worlds_in_lockstep(venv, envs, rng, where, max_steps=5000)
