@@ -60,6 +60,7 @@ from typing import Any
 import numpy as np
 
 import pirate_envs
+from agents.blas import one_blas_thread
 from agents.checkpoint import (
     SUFFIX,
     header_env_kwargs,
@@ -456,9 +457,10 @@ def run(plan: ExpertIterationPlan, progress: bool = True, log: Callable[[str], N
         for iteration in range(done + 1, plan.iterations + 1):
             torch.manual_seed(plan.seed + iteration)
             started = time.perf_counter()
-            decisions, searched = self_play(
-                plan, envs, policy, iteration_rng(plan, iteration, 0), on_game=lambda _: bar.update(1)
-            )
+            with one_blas_thread():
+                decisions, searched = self_play(
+                    plan, envs, policy, iteration_rng(plan, iteration, 0), on_game=lambda _: bar.update(1)
+                )
             decisions.save(data_path(plan.run_dir, iteration))
             played = time.perf_counter()
             window = range(max(1, iteration - plan.replay_iterations + 1), iteration + 1)

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 import pirate_envs
+from agents.blas import one_blas_thread
 from agents.checkpoint import header_env_kwargs, layout_pieces, make_header, save_agent
 from agents.mlp import MlpPolicy
 from agents.policy_agent import _linear_to_numpy
@@ -249,7 +250,8 @@ def imitate(plan: ImitationPlan, log: Callable[[str], None] | None = None) -> Pa
     start = time.perf_counter()
     for round_index in range(plan.rounds):
         t0 = time.perf_counter()
-        new_train, new_held = split(collect(plan, envs, student, rng), rng)
+        with one_blas_thread():
+            new_train, new_held = split(collect(plan, envs, student, rng), rng)
         train_data = new_train if train_data is None else train_data + new_train
         held_data = new_held if held_data is None else held_data + new_held
         t1 = time.perf_counter()

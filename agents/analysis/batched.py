@@ -19,15 +19,15 @@ differ from the AEC path's, a deterministic agent's do not (given the same deal)
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from agents.analysis.driver import Collector, end_game, seating, start_game, step
 from agents.batched import BatchedAgent, make_batched_agent
+from agents.blas import one_blas_thread
 
 #: The engines the analyzer plays on: ``auto`` picks ``batched`` where `batched_unsupported` finds no reason not to.
 ENGINES: tuple[str, ...] = ("auto", "aec", "batched")
@@ -76,19 +76,6 @@ def choose_engine(engine: str, env_id: str, lineup: Sequence[str], env_kwargs: d
     if engine == "batched":
         raise ValueError(f"--engine batched: {reason}; use --engine aec or auto")
     return "aec"
-
-
-@contextlib.contextmanager
-def one_blas_thread() -> Iterator[None]:
-    """numpy's BLAS on one thread while the agents play (threadpoolctl, when installed): a network's
-    products over a few hundred rows ran 50 times slower on two threads of the shared machine."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        yield
-        return
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
 
 
 def deal_games(venv: Any, seeds: np.ndarray) -> None:

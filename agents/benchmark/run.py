@@ -33,6 +33,7 @@ from agents.batched import BatchedAgent, make_batched_agent
 from agents.batched.one_game import EnginesInStep, OneGameAgents
 from agents.benchmark import control_variates
 from agents.benchmark.protocol import TITLE, Lineup, deal_states, lineups, opponent_agent, table_sizes
+from agents.blas import one_blas_thread
 from agents.evaluation.games import GameRecord, seating
 from agents.evaluation.summary import summarise
 from agents.registry import make_agent
@@ -179,11 +180,12 @@ def play_lineup(lineup: Lineup, candidate: str, workers: int = 1) -> LineupGames
     states = deal_states(lineup.deals)
     size = lineup.chunk_deals(candidate)
     jobs = [(lineup, candidate, states[i : i + size], i // size) for i in range(0, len(states), size)]
-    if workers > 1 and len(jobs) > 1:
-        with multiprocessing.get_context("fork").Pool(min(workers, len(jobs))) as pool:
-            parts = pool.map(_play_chunk_job, jobs)
-    else:
-        parts = [play_chunk(*job) for job in jobs]
+    with one_blas_thread():
+        if workers > 1 and len(jobs) > 1:
+            with multiprocessing.get_context("fork").Pool(min(workers, len(jobs))) as pool:
+                parts = pool.map(_play_chunk_job, jobs)
+        else:
+            parts = [play_chunk(*job) for job in jobs]
     return _concatenate(lineup, parts)
 
 

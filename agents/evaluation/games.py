@@ -19,6 +19,7 @@ from typing import Any
 
 import pirate_envs
 from agents.base import Agent
+from agents.blas import one_blas_thread
 from agents.registry import make_agent
 
 
@@ -137,10 +138,11 @@ def play_jobs(jobs: list[Job], workers: int = 1, progress: bool = False) -> list
     """
     _TABLES.clear()
     try:
-        if workers > 1:
-            with multiprocessing.get_context("fork").Pool(workers) as pool:
-                return list(_with_progress(pool.imap(play_job, jobs), len(jobs), progress))
-        return list(_with_progress(map(play_job, jobs), len(jobs), progress))
+        with one_blas_thread():
+            if workers > 1:
+                with multiprocessing.get_context("fork").Pool(workers) as pool:
+                    return list(_with_progress(pool.imap(play_job, jobs), len(jobs), progress))
+            return list(_with_progress(map(play_job, jobs), len(jobs), progress))
     finally:
         _TABLES.clear()
 

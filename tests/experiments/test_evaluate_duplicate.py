@@ -7,13 +7,14 @@ import json
 import pytest
 
 import pirate_envs
-from agents.evaluation.games import GameRecord, play_jobs, tournament_jobs
+from agents.evaluation.games import GameRecord, play_job, play_jobs, tournament_jobs
 from agents.evaluation.records import replay
 from agents.evaluation.summary import summarise
 from agents.evaluation.tournament import run_tournament
 from agents.stats import mean_interval
 from experiments import evaluate
 
+PLAY_JOB = play_job
 LINEUPS = {
     "skull_king_v0": ["heuristic", "random", "random", "random"],
     "piratenpoker_v0": ["heuristic", "random", "random"],
@@ -107,3 +108,31 @@ def test_progress_on_stderr(capsys):
     evaluate.main(["--env-id", "piraten_kapern_v0", "--agents", "heuristic", "random", "--games", "2"])
     err = capsys.readouterr().err
     assert "2/2 games" in err and "left" in err
+
+
+def blas_threads() -> list[int]:
+    """numpy's BLAS thread counts as threadpoolctl sees them."""
+    from threadpoolctl import threadpool_info
+
+    return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+
+
+def play_and_count(job):
+    """A game's record and the BLAS thread counts it was played under (module level: workers unpickle it)."""
+    return PLAY_JOB(job), blas_threads()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_games_are_played_on_one_blas_thread(monkeypatch, workers):
+    """The networks' small products: several BLAS threads spin against each other (four times the CPU)."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from agents.evaluation import games
+
+    if not blas_threads():
+        pytest.skip("numpy's BLAS is not one threadpoolctl sees")
+    monkeypatch.setattr(games, "play_job", play_and_count)
+    jobs = tournament_jobs("skull_king_v0", ["heuristic", "random", "random"], 2, seed=5)
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        seen = [threads for _, threads in games.play_jobs(jobs, workers=workers)]
+        assert set(blas_threads()) == {2}, "the limit outlived the games"
+    assert seen == [[1] * len(seen[0])] * len(jobs)
