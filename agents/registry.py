@@ -53,19 +53,22 @@ def agent_names(env_id: str) -> list[str]:
 def agent_player_counts(name: str, env_id: str) -> tuple[int, ...]:
     """The player counts the agent ``name`` plays in ``env_id``: a trained agent's from its header
     (loaded without running code), any other agent's: every count the game allows."""
-    if is_guided_name(name) or name.startswith("halving:"):  # a guided search plays the counts of its network
-        source = guided_source(name) if is_guided_name(name) else _halving_source(name)
-        return agent_player_counts(f"ppo:{source}", env_id) if source else pirate_envs.player_counts(env_id)
+    network = _searched_network(name)
+    if network is not None:  # a search with a network plays the counts of its network
+        return agent_player_counts(f"ppo:{network}", env_id)
     if name.startswith("ppo:"):
         header = load_checkpoint(name[len("ppo:") :].removesuffix(SAMPLE_SUFFIX))[1]
         return tuple(n for n in header["player_counts"] if n in pirate_envs.player_counts(env_id))
     return pirate_envs.player_counts(env_id)
 
 
-def _halving_source(name: str) -> str | None:
-    from agents.halving_search import parse_halving_name
+def _searched_network(name: str) -> str | None:
+    """The agent file a search agent ``name`` plays with (its priors or rollouts); ``None`` for any other name."""
+    from agents.halving_search import HALVING, parse_halving_name
 
-    return parse_halving_name(name)[1]
+    if is_guided_name(name):
+        return guided_source(name)
+    return parse_halving_name(name)[1] if name.startswith(f"{HALVING}:") else None
 
 
 def make_agent(name: str, env_id: str, seed: int | None = None, env: Any = None) -> Agent:
