@@ -10,8 +10,9 @@ pytest.importorskip("numba")
 import pirate_envs
 from agents.evaluation.games import play_game
 from agents.halving_search import HalvingSearchAgent, parse_halving_name
-from agents.registry import agent_player_counts, make_agent
+from agents.registry import agent_names, agent_player_counts, make_agent
 from tests.agents.test_search import PLAYERS, other_true_state, position_with_choice, resampler_is_canonical
+from tests.helpers import one_table_agent_file
 
 #: The games it searches (Kapern's search plays to the turn's end, for the win: refused).
 SEARCHED = ("skull_king_v0", "lucky_pirate_v0", "piratenpoker_v0")
@@ -84,6 +85,15 @@ def test_it_bids_the_trick_a_skull_king_takes() -> None:
     agent = make_agent("halving:8", "skull_king_v0", seed=3, env=env)
     move = agent.act(env.observe("player_0"), env.game.view(0))
     assert env.action_to_string(move) == "bid 1", env.action_to_string(move)
+
+
+def test_offered_where_it_searches_and_plays_the_tables_of_its_network(tmp_path) -> None:
+    assert [env_id for env_id in pirate_envs.ENV_IDS if "halving" in agent_names(env_id)] == [
+        env_id for env_id in pirate_envs.ENV_IDS if env_id != "piraten_kapern_v0"
+    ]
+    one_table_agent_file(tmp_path / "three.npz", "skull_king_v0", 3)
+    assert agent_player_counts(f"halving:ppo:{tmp_path / 'three.npz'}", "skull_king_v0") == (3,)
+    assert agent_player_counts("halving:64", "skull_king_v0") == pirate_envs.player_counts("skull_king_v0")
 
 
 def test_names_and_refusals() -> None:
