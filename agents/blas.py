@@ -1,10 +1,9 @@
 """numpy's BLAS on one thread while agents play: `one_blas_thread`.
 
 The networks' products are small (one row to a few hundred); OpenBLAS spreads them over every
-core and its threads spin while they wait, so on a busy machine a search with a network ran four
-times slower on two threads than on one (and used four times the CPU). Games are played under
-this limit wherever the suite plays them: tournaments, the benchmark, distillation, expert
-iteration; the web table's server keeps the limit for its whole process (`limit_blas_threads`).
+core and its threads spin while they wait, so on a busy machine Kapern's guided search ran twelve
+times slower on two threads than on one. Games are played under this limit wherever the suite
+plays them: tournaments, the benchmark, distillation, expert iteration and the web table's server.
 """
 
 from __future__ import annotations
@@ -28,13 +27,4 @@ def one_blas_thread() -> Iterator[None]:
         yield
 
 
-def limit_blas_threads() -> None:
-    """numpy's BLAS on one thread for the rest of the process (a server whose requests play agents)."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return
-    threadpool_limits(limits=1, user_api="blas")
-
-
-__all__ = ["limit_blas_threads", "one_blas_thread"]
+__all__ = ["one_blas_thread"]

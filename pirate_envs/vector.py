@@ -113,10 +113,10 @@ venv.copy_rows(src, dst)               # rows src[k] (or one row src) copied who
   cannot see is drawn anew from what it saw (Skull King: the other seats' cards, keeping their
   counts and public voids, bids made but not shown, every later hand; Lucky Pirate: the cards of
   the other hands not taken in public, every down card, the up cards still hidden in the set-up);
-  the row's stream is then ``seeds[k]``, drawn on. Load
-  the searched position into one row, copy it, redraw the copies: about 2 us per row, against
-  a clone, a redraw and a load in Python per world. A redrawn row has no reference engine
-  (``engine(i)`` and the like raise) until it starts a new game.
+  the row's stream is then ``seeds[k]``, drawn on. Load the searched position into one row, copy
+  it, redraw the copies: about 2 us per row, against a clone, a redraw and a load in Python per
+  world. A redrawn row has no reference engine (``engine(i)`` and the like raise) until it starts
+  a new game.
 * Cost (``python benchmarks/bench_load.py``: loads of 256 rows, plain Python per row): the
   median is about 0.1 ms per row for Skull King, Kapern and Piratenpoker and 0.3 ms for Lucky
   Pirate, most of it the clone kept as the start; ``copy_rows`` about 1 us per row.
@@ -256,6 +256,25 @@ def random_legal_actions(action_mask: np.ndarray, rng: np.random.Generator) -> n
     out = np.empty(len(action_mask), dtype=np.int64)
     _compiled_pick_legal(action_mask, rng.random(len(action_mask)), out)
     return out
+
+
+def _stream_states(seeds: Any, count: int) -> np.ndarray:
+    """``seeds`` (one splitmix64 stream state in ``0..2**64-1`` per row, ``count`` rows) as ``uint64``.
+
+    A one-line ``ValueError`` for a wrong count or a bad state; a ``uint64`` vector is taken as is.
+    """
+    if isinstance(seeds, np.ndarray) and seeds.dtype == np.uint64 and seeds.ndim == 1:
+        listed: Any = seeds  # already stream states: nothing to check per seed
+    else:
+        listed = [seeds] if is_integer(seeds) else list(seeds)
+    if len(listed) != count:
+        raise ValueError(f"{len(listed)} seeds given for {count} rows; give one seed per row")
+    if listed is seeds:
+        return seeds
+    bad = [seed for seed in listed if not is_integer(seed) or not 0 <= int(seed) < 2**64]
+    if bad:
+        raise ValueError(f"seeds: {shown(bad[0])} is not valid; expected integers 0..2**64-1 (stream states)")
+    return np.array([int(seed) for seed in listed], dtype=np.uint64)
 
 
 class VectorEnv:
@@ -548,16 +567,7 @@ class VectorEnv:
             raise TypeError(f"engines must be an engine or a sequence of engines; got {what}") from None
         if len(listed) != len(indices):
             raise ValueError(f"{len(listed)} engines given for {len(indices)} rows; give one engine per row")
-        if seeds is None:
-            states = self._backend.rng[indices].copy()
-        else:
-            listed_seeds = [seeds] if is_integer(seeds) else list(seeds)
-            if len(listed_seeds) != len(indices):
-                raise ValueError(f"{len(listed_seeds)} seeds given for {len(indices)} rows; give one seed per row")
-            bad = [seed for seed in listed_seeds if not is_integer(seed) or not 0 <= int(seed) < 2**64]
-            if bad:
-                raise ValueError(f"seeds: {shown(bad[0])} is not valid; expected integers 0..2**64-1 (stream states)")
-            states = np.array([int(seed) for seed in listed_seeds], dtype=np.uint64)
+        states = self._backend.rng[indices].copy() if seeds is None else _stream_states(seeds, len(indices))
         self._backend.load(indices, listed, states)
 
     def copy_rows(self, src: Any, dst: Any) -> None:
@@ -586,26 +596,16 @@ class VectorEnv:
         AEC env) is unchanged; what it cannot see is drawn anew from what it saw, so two rows whose
         games look the same to ``seat`` are the same after a redraw with the same seeds. Skull King
         and Lucky Pirate (the other games raise ``NotImplementedError``): see their backends'
-        ``redraw_hidden``. The
-        outputs of the rows are rewritten; a redrawn row has no reference engine (``engine(i)``,
-        ``start_engine(i)``, ``reference_engine(i)`` raise) until it starts a new game. Returns a
-        ``bool`` array, ``True`` for a row where no redraw respecting the public voids was found in
-        the backend's tries (that row keeps its cards; redraw it otherwise, say by ``load``).
+        ``redraw_hidden``. The outputs of the rows are rewritten; a redrawn row has no reference
+        engine (``engine(i)``, ``start_engine(i)``, ``reference_engine(i)`` raise) until it starts a
+        new game. Returns a ``bool`` array, ``True`` for a row where no redraw respecting the public
+        voids was found in the backend's tries (that row keeps its cards; redraw it otherwise, say by
+        ``load``).
         """
         indices = self._check_rows("rows", rows, distinct=True)
         if not is_integer(seat) or not 0 <= int(seat) < self.num_players:
             raise ValueError(f"seat={shown(seat)} is not valid; expected an integer 0..{self.num_players - 1}")
-        if isinstance(seeds, np.ndarray) and seeds.dtype == np.uint64 and seeds.ndim == 1:
-            states = seeds  # already stream states: nothing to check per seed
-        else:
-            listed = [seeds] if is_integer(seeds) else list(seeds)
-            bad = [seed for seed in listed if not is_integer(seed) or not 0 <= int(seed) < 2**64]
-            if bad:
-                raise ValueError(f"seeds: {shown(bad[0])} is not valid; expected integers 0..2**64-1 (stream states)")
-            states = np.array([int(seed) for seed in listed], dtype=np.uint64)
-        if len(states) != len(indices):
-            raise ValueError(f"{len(states)} seeds given for {len(indices)} rows; give one seed per row")
-        return self._backend.redraw_hidden(indices, int(seat), states)
+        return self._backend.redraw_hidden(indices, int(seat), _stream_states(seeds, len(indices)))
 
     def action_to_string(self, action: int) -> str:
         """A readable label of ``action``."""
