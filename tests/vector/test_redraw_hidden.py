@@ -31,25 +31,34 @@ OPTIONS = {"num_hands": 5}
 ROWS = 64
 
 
-def positions(num_players: int, seed: int) -> list[Any]:
-    """Positions of one seeded random game: every tenth decision (bids hidden mid-bidding, tricks under way)."""
-    engine = pirate_envs.make(SKULL_KING, raw=True, num_players=num_players, **OPTIONS).game
+def game_positions(
+    env_id: str, num_players: int, options: dict[str, Any], seed: int, every: int, first: int = 0
+) -> list[Any]:
+    """Positions of one seeded random game of ``env_id``: its decisions ``first``, ``first + every``, ..."""
+    engine = pirate_envs.make(env_id, raw=True, num_players=num_players, **options).game
     engine.reset(GeneratorChance(np.random.default_rng(seed)))
     rng = np.random.default_rng(seed + 1)
     kept = []
-    for move in range(10_000):
+    for move in range(100_000):
         if engine.done:
             return kept
-        if move % 10 == 3:
+        if move % every == first:
             kept.append(engine.clone())
         legal = engine.legal_actions()
         engine.apply(legal[int(rng.integers(len(legal)))])
     raise AssertionError("the game did not end")
 
 
-def redrawn(position: Any, seeds: np.ndarray) -> tuple[vector.VectorEnv, np.ndarray]:
-    """A batch whose rows ``1..len(seeds)`` are ``position`` redrawn from its seat on turn with ``seeds``."""
-    venv = vector.make(SKULL_KING, ROWS + 1, seed=0, num_players=position.num_players, **OPTIONS)
+def positions(num_players: int, seed: int) -> list[Any]:
+    """Positions of one seeded random game: every tenth decision (bids hidden mid-bidding, tricks under way)."""
+    return game_positions(SKULL_KING, num_players, OPTIONS, seed, every=10, first=3)
+
+
+def redrawn(
+    position: Any, seeds: np.ndarray, env_id: str = SKULL_KING, options: dict[str, Any] = OPTIONS
+) -> tuple[vector.VectorEnv, np.ndarray]:
+    """A batch (rows to spare) whose rows ``1..len(seeds)`` are ``position`` redrawn from its seat by ``seeds``."""
+    venv = vector.make(env_id, max(ROWS, len(seeds)) + 1, seed=0, num_players=position.num_players, **options)
     venv.reset()
     venv.load(0, position, seeds=11)
     rows = np.arange(1, len(seeds) + 1)

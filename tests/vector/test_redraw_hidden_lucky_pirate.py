@@ -18,14 +18,13 @@ import pytest
 
 pytest.importorskip("numba")
 
-import pirate_envs
 from pirate_envs import vector
-from pirate_envs.core.chance import GeneratorChance, SplitMix64Stream
+from pirate_envs.core.chance import SplitMix64Stream
 from pirate_envs.lucky_pirate.cards import NUM_KINDS
 from pirate_envs.lucky_pirate.engine import EMPTY_SLOT
 from pirate_envs.testing import _Where
 from tests.vector.test_load_rows import aec_on, row_state
-from tests.vector.test_redraw_hidden import play_worlds_in_lockstep
+from tests.vector.test_redraw_hidden import game_positions, play_worlds_in_lockstep, redrawn
 
 LUCKY_PIRATE = "lucky_pirate_v0"
 #: Per case: the options and the table size (short games; the set-up and the tournament covered).
@@ -40,29 +39,7 @@ ROWS = 48
 
 def positions(options: dict[str, Any], num_players: int, seed: int, every: int = 7) -> list[Any]:
     """Positions of one seeded random game: the first decision (the set-up) and every ``every``-th one."""
-    engine = pirate_envs.make(LUCKY_PIRATE, raw=True, num_players=num_players, **options).game
-    engine.reset(GeneratorChance(np.random.default_rng(seed)))
-    rng = np.random.default_rng(seed + 1)
-    kept = []
-    for move in range(100_000):
-        if engine.done:
-            return kept
-        if move % every == 0:
-            kept.append(engine.clone())
-        legal = engine.legal_actions()
-        engine.apply(legal[int(rng.integers(len(legal)))])
-    raise AssertionError("the game did not end")
-
-
-def redrawn(position: Any, options: dict[str, Any], seeds: np.ndarray) -> tuple[vector.VectorEnv, np.ndarray]:
-    """A batch whose rows ``1..len(seeds)`` are ``position`` redrawn from its seat on turn with ``seeds``."""
-    venv = vector.make(LUCKY_PIRATE, len(seeds) + 1, seed=0, num_players=position.num_players, **options)
-    venv.reset()
-    venv.load(0, position, seeds=11)
-    rows = np.arange(1, len(seeds) + 1)
-    venv.copy_rows(0, rows)
-    assert not venv.redraw_hidden(rows, position.current_player, seeds).any()
-    return venv, rows
+    return game_positions(LUCKY_PIRATE, num_players, options, seed, every)
 
 
 def world_engine(venv: vector.VectorEnv, row: int, position: Any) -> Any:
@@ -93,7 +70,7 @@ def test_the_seat_sees_the_same_game_and_the_rest_is_dealt_anew(case: str) -> No
     for position in positions(options, num_players, seed=num_players):
         seat = position.current_player
         seen_set_up |= position.setting_up
-        venv, rows = redrawn(position, options, np.arange(ROWS, dtype=np.uint64) * 7919 + 1)
+        venv, rows = redrawn(position, np.arange(ROWS, dtype=np.uint64) * 7919 + 1, LUCKY_PIRATE, options)
         backend = venv._backend
         deck = np.bincount(position._deck, minlength=NUM_KINDS)
         changed = False
@@ -131,8 +108,8 @@ def test_what_the_seat_cannot_see_depends_on_nothing_it_cannot_see() -> None:
         other.resample_hidden(seat, np.random.default_rng(k))  # the same to the seat, other hidden cards
         assert other.view(seat) == position.view(seat)
         seeds = np.arange(8, dtype=np.uint64) + 100
-        first, rows = redrawn(position, options, seeds)
-        second, _ = redrawn(other, options, seeds)
+        first, rows = redrawn(position, seeds, LUCKY_PIRATE, options)
+        second, _ = redrawn(other, seeds, LUCKY_PIRATE, options)
         for row in rows.tolist():
             mine, theirs = row_state(first, row), row_state(second, row)
             for name in mine.keys() - {"history", "start_state"}:
@@ -143,7 +120,7 @@ def test_an_unseen_card_lies_in_each_hidden_place_in_proportion_to_its_size() ->
     options, num_players = CASES["four_players"]
     position = next(p for p in positions(options, num_players, seed=9, every=1)[4:] if not p.setting_up)
     seat, draws = position.current_player, 3000
-    venv, rows = redrawn(position, options, np.arange(draws, dtype=np.uint64) * 31 + 5)
+    venv, rows = redrawn(position, np.arange(draws, dtype=np.uint64) * 31 + 5, LUCKY_PIRATE, options)
     backend = venv._backend
     places = {f"hand {q}": int((position.hands[q] - position.known[q]).sum()) for q in range(num_players) if q != seat}
     places |= {f"downs {q}": sum(k != EMPTY_SLOT for k in position.downs[q]) for q in range(num_players)}
@@ -168,7 +145,7 @@ def test_a_redrawn_row_plays_on_in_lockstep_with_its_world(case: str) -> None:
     rng = np.random.default_rng(num_players)
     where = _Where("redraw", LUCKY_PIRATE, num_players)
     for position in positions(options, num_players, seed=20 + num_players)[::4]:
-        venv, rows = redrawn(position, options, np.arange(4, dtype=np.uint64) + 9)
+        venv, rows = redrawn(position, np.arange(4, dtype=np.uint64) + 9, LUCKY_PIRATE, options)
         envs = {row: aec_on(LUCKY_PIRATE, world_engine(venv, row, position), num_players=num_players, **options)
                 for row in rows.tolist()}  # fmt: skip
         play_worlds_in_lockstep(venv, envs, rng, where, max_steps=5000)
