@@ -110,6 +110,17 @@ def shuffle_kernel(rng: np.ndarray, i: int, items: np.ndarray) -> None:
         items[r] = item
 
 
+@kernel
+def partial_shuffle(rng: np.ndarray, i: int, items: np.ndarray, count: int, take: int) -> None:
+    """Make ``items[:take]`` a uniform draw without replacement from ``items[:count]``, from game ``i``'s
+    stream (a partial Fisher-Yates shuffle from the front: ``take`` draws)."""
+    for j in range(take):
+        r = j + random_below(rng, i, count - j)
+        item = items[r]
+        items[r] = items[j]
+        items[j] = item
+
+
 # ----------------------------------------------------------------------------- the batch driver
 # A game's kernels take one record, ``state``: a ``NamedTuple`` of its constants and arrays, each
 # field the backend attribute of that name (`BatchBackend.State`). The two loops below are the

@@ -46,6 +46,7 @@ from pirate_envs.core.batched import (
     compile_notice,
     inline_kernel,
     kernel,
+    partial_shuffle,
     random_below,
     reset_games,
     step_games,
@@ -680,11 +681,7 @@ def redraw_kernel(rows, seat, seeds, st, unseen):
                     dealt -= known[i, s, kind]
                 if setting_up:
                     dealt += seats[i, s, S_UP]
-        for j in range(dealt):  # a partial Fisher-Yates shuffle: the first ``dealt`` cards are dealt
-            pick = j + random_below(st.rng, i, count - j)
-            card = pool[pick]
-            pool[pick] = pool[j]
-            pool[j] = card
+        partial_shuffle(st.rng, i, pool, count, dealt)  # the first ``dealt`` cards are dealt
         at = 0
         for s in range(n):
             if s == seat:

@@ -38,6 +38,7 @@ from pirate_envs.core.batched import (
     compile_notice,
     inline_kernel,
     kernel,
+    partial_shuffle,
     random_below,
     reset_games,
     shuffle_kernel,
@@ -282,19 +283,24 @@ def _start_hand(i, k, st):
 
 
 @inline_kernel
+def _deal_hand(i, k, st):
+    """Deal hand ``k`` of game ``i`` into ``deals[i, k - 1]``: ``n * k`` cards of a fresh deck (a partial shuffle)."""
+    deck, scratch = st.deck, st.scratch
+    size = deck.shape[0]  # the config's deck (a short deck has fewer cards)
+    for j in range(size):
+        scratch[j] = deck[j]
+    dealt = st.num_players * k
+    partial_shuffle(st.rng, i, scratch, size, dealt)
+    for j in range(dealt):
+        st.deals[i, k - 1, j] = scratch[j]
+
+
+@inline_kernel
 def _new_game(i, st):
     """Deal every hand of a new game ``i`` (partial Fisher-Yates shuffles of the deck) and start hand 1."""
-    n, deck, scratch, deals = st.num_players, st.deck, st.scratch, st.deals
-    size = deck.shape[0]  # the config's deck (a short deck has fewer cards)
+    n = st.num_players
     for k in range(1, st.num_hands + 1):
-        for j in range(size):
-            scratch[j] = deck[j]
-        for j in range(n * k):
-            r = j + random_below(st.rng, i, size - j)
-            card = scratch[r]
-            scratch[r] = scratch[j]
-            scratch[j] = card
-            deals[i, k - 1, j] = card
+        _deal_hand(i, k, st)
     for s in range(n):
         st.seats[i, s, S_SCORE] = 0
     st.game[i, F_MOVES] = 0
@@ -498,7 +504,7 @@ def redraw_kernel(rows, seat, seeds, tries, st, unseen, pool, failed):
     deal respecting the public voids came within ``tries`` shuffles (that row keeps its cards).
     """
     n, game, seats, hands, voids, deals, rng = st.num_players, st.game, st.seats, st.hands, st.voids, st.deals, st.rng
-    deck, scratch = st.deck, st.scratch
+    deck = st.deck
     size = deck.shape[0]
     for r in range(rows.shape[0]):
         i = rows[r]
@@ -520,11 +526,7 @@ def redraw_kernel(rows, seat, seeds, tries, st, unseen, pool, failed):
                 dealt += _cards_held(hands, i, s)
         found = False
         for _ in range(tries):
-            for j in range(dealt):  # a partial Fisher-Yates shuffle: the first ``dealt`` cards are dealt
-                pick = j + random_below(rng, i, count - j)
-                card = pool[pick]
-                pool[pick] = pool[j]
-                pool[j] = card
+            partial_shuffle(rng, i, pool, count, dealt)  # the first ``dealt`` cards are dealt
             found = True
             start = 0
             for s in range(n):
@@ -558,14 +560,7 @@ def redraw_kernel(rows, seat, seeds, tries, st, unseen, pool, failed):
             for j in range(deals.shape[2]):
                 deals[i, hand, j] = 0
         for later in range(k + 1, st.num_hands + 1):  # every later hand dealt anew, as a new game deals
-            for j in range(size):
-                scratch[j] = deck[j]
-            for j in range(n * later):
-                pick = j + random_below(rng, i, size - j)
-                card = scratch[pick]
-                scratch[pick] = scratch[j]
-                scratch[j] = card
-                deals[i, later - 1, j] = card
+            _deal_hand(i, later, st)
         _output(i, st)
 
 
