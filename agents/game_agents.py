@@ -17,6 +17,16 @@ def game_agent_kinds(env_id: str) -> list[str]:
     return list(pirate_envs.game_spec(env_id).game_agents)
 
 
+def game_agent_player_counts(kind: str, env_id: str) -> tuple[int, ...]:
+    """The table sizes a game agent plays: its class's ``player_counts`` (imported, not built), else every size.
+
+    Any other name (not a game agent of ``env_id``): every size of the game.
+    """
+    agents = pirate_envs.game_spec(env_id).game_agents
+    everything = pirate_envs.player_counts(env_id)
+    return tuple(getattr(resolve(agents[kind]), "player_counts", everything)) if kind in agents else everything
+
+
 def make_game_agent(kind: str, env_id: str, seed: int | None = None) -> Agent:
     """A fresh game-specific agent of ``kind`` for ``env_id``, reset with ``seed``.
 

@@ -34,7 +34,7 @@ from typing import Any
 
 import pirate_envs
 from agents.base import Agent, RandomAgent, action_blocks
-from agents.game_agents import game_agent_kinds, make_game_agent
+from agents.game_agents import game_agent_kinds, game_agent_player_counts, make_game_agent
 from agents.guided_search import guided_source, is_guided_name, make_guided_agent
 from agents.policy_agent import SAMPLE_SUFFIX, load_checkpoint, make_policy_agent, shipped_checkpoints
 from agents.search import make_search_agent
@@ -59,7 +59,7 @@ def agent_player_counts(name: str, env_id: str) -> tuple[int, ...]:
     if name.startswith("ppo:"):
         header = load_checkpoint(name[len("ppo:") :].removesuffix(SAMPLE_SUFFIX))[1]
         return tuple(n for n in header["player_counts"] if n in pirate_envs.player_counts(env_id))
-    return pirate_envs.player_counts(env_id)
+    return tuple(n for n in pirate_envs.player_counts(env_id) if n in game_agent_player_counts(name, env_id))
 
 
 def _searched_network(name: str) -> str | None:
@@ -99,4 +99,8 @@ def make_agent(name: str, env_id: str, seed: int | None = None, env: Any = None)
         return make_policy_agent(name[len("ppo:") :], env_id, seed=seed, env=env)
     if name not in game_agent_kinds(env_id):
         raise ValueError(f"no agent {name!r} for {env_id}; available: {agent_names(env_id)}")
+    counts = game_agent_player_counts(name, env_id)
+    if env is not None and len(env.possible_agents) not in counts:
+        players = len(env.possible_agents)
+        raise ValueError(f"agent {name!r} plays {env_id} at {', '.join(map(str, counts))} players, not {players}")
     return make_game_agent(name, env_id, seed=seed)

@@ -280,17 +280,16 @@ def check_agents(
 
 def games_epilog() -> str:
     """Each game's player counts (and default) and agent names, for ``--help``."""
-    from agents.policy_agent import load_checkpoint
-    from agents.registry import agent_names
+    from agents.registry import agent_names, agent_player_counts
 
-    lines = ["games (players, default) and their agents (a trained agent: the player counts it plays):"]
+    lines = ["games (players, default) and their agents (a trained one, or one not for every size: its player counts):"]
     for env_id in pirate_envs.ENV_IDS:
         counts = pirate_envs.player_counts(env_id)
         lines.append(f"  {env_id} ({counts[0]}-{counts[-1]}, default {default_players(env_id)}):")
         names = []
         for name in agent_names(env_id):
-            if name.startswith("ppo:"):
-                plays = load_checkpoint(name.removeprefix("ppo:"))[1]["player_counts"]
+            plays = agent_player_counts(name, env_id)
+            if name.startswith("ppo:") or plays != counts:
                 name += f" ({'/'.join(map(str, plays))}p)"
             names.append(name)
         lines.append("      " + " ".join(names))

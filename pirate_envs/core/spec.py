@@ -64,6 +64,8 @@ class GameSpec:
     batched_heuristic: str | None = None
     oracle: str | None = None
     batched_oracle: str | None = None
+    #: ``"module:Class"`` of the game's race agent: the whole game solved for the win (``None``: none).
+    race: str | None = None
     #: ``"module:name"`` of a mapping of ``agents.search.SearchAgent`` keywords that differ from the defaults.
     search_options: str | None = None
     #: Iterations per move of a plain ``mcts`` (``None``: the search's default).
@@ -85,8 +87,8 @@ class GameSpec:
 
     @property
     def game_agents(self) -> dict[str, str]:
-        """``{kind: "module:Class"}`` of the game-specific agents (``heuristic``, ``oracle``)."""
-        agents = {"heuristic": self.heuristic, "oracle": self.oracle}
+        """``{kind: "module:Class"}`` of the game-specific agents (``heuristic``, ``oracle``, ``race``)."""
+        agents = {"heuristic": self.heuristic, "oracle": self.oracle, "race": self.race}
         return {kind: target for kind, target in agents.items() if target is not None}
 
     def search_keywords(self) -> Mapping[str, Any]:

@@ -22,6 +22,7 @@ SPEC = GameSpec(
     batched_heuristic="agents.batched.kapern_heuristic:KapernHeuristicBatch",
     oracle="agents.kapern_oracle:KapernOracleAgent",
     batched_oracle="agents.batched.kapern_oracle:KapernOracleBatch",
+    race="agents.kapern_race:KapernRaceAgent",
     search_options="agents.kapern_lookahead:SEARCH_OPTIONS",
     winners_by_score=True,
     options=(
