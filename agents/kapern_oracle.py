@@ -73,6 +73,7 @@ __all__ = [
     "decision_view",
     "optimal_turn_value",
     "oracle_plan",
+    "planned_move",
     "policy_turn_value",
     "reroll_step",
     "sample_turn_scores",
@@ -458,16 +459,25 @@ class KapernOracleAgent:
         """
         if sum(view.showing) != NUM_DICE:
             raise ValueError(f"the oracle solves the 8-dice game; this game rolls {sum(view.showing)} dice (num_dice)")
-        reroll = oracle_plan(view)
-        if reroll is None:
-            return STOP
-        move = reroll_step(view, reroll)
-        mask = observation["action_mask"]
-        if not mask[move] and mask.sum() == 1:
-            raise ValueError("the oracle plays re-rolls without limit; this game caps a turn's rolls (max_rolls)")
-        if not mask[move]:
-            raise RuntimeError(f"oracle chose illegal action {move} in {view}")
-        return move
+        return planned_move(observation, view, oracle_plan(view), "the oracle")
+
+
+def planned_move(observation: dict[str, np.ndarray], view: View, reroll: np.ndarray | None, who: str) -> int:
+    """The next action of a planned re-roll (`reroll_step`), or ``STOP`` for ``None``, checked against the mask.
+
+    A game that caps a turn's rolls (``max_rolls``) and leaves only stopping is refused with a
+    ``ValueError`` naming ``who`` (the planner plays re-rolls without limit); any other illegal
+    move is a bug (``RuntimeError``).
+    """
+    if reroll is None:
+        return STOP
+    move = reroll_step(view, reroll)
+    mask = observation["action_mask"]
+    if not mask[move] and mask.sum() == 1:
+        raise ValueError(f"{who} plays re-rolls without limit; this game caps a turn's rolls (max_rolls)")
+    if not mask[move]:
+        raise RuntimeError(f"{who} chose illegal action {move} in {view}")
+    return move
 
 
 def oracle_plan(view: View) -> np.ndarray | None:

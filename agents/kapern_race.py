@@ -31,8 +31,10 @@ ignored. Scores below `FLOOR` (-2,000 points) count as `FLOOR`. It is the base g
 to 6,000 with eight dice; the agent refuses anything else (promo cards, another target or dice
 count, more players).
 
-The table is data shipped with the package (`TABLE_PATH`, loaded without pickle) and rebuilt
-exactly by ``python -m experiments.kapern_race``. Needs numba (the ``fast`` extra).
+The table is data shipped with the package (`TABLE_PATH`, loaded without pickle) and made by
+``python -m experiments.kapern_race`` (which also checks a table: its Bellman residual, and the
+first seat's win share in the agent's games against itself beside the table's prediction).
+Needs numba (the ``fast`` extra).
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ from agents.kapern_oracle import (
     _tables,
     _turn_model,
     option_open,
-    reroll_step,
+    planned_move,
 )
 from pirate_envs.piraten_kapern.actions import REROLL_OFFSET, REROLL_VECTORS, STOP
 from pirate_envs.piraten_kapern.engine import DEFAULT_TARGET
@@ -559,15 +561,7 @@ class KapernRaceAgent:
         else:
             action = turn.best_action(tuple(view.showing), option_open(view))
             reroll = None if action == STOP else REROLL_VECTORS[action - REROLL_OFFSET]
-        if reroll is None:
-            return STOP
-        move = reroll_step(view, reroll)
-        mask = observation["action_mask"]
-        if not mask[move] and mask.sum() == 1:
-            raise ValueError("the race table plays re-rolls without limit; this game caps a turn's rolls (max_rolls)")
-        if not mask[move]:
-            raise RuntimeError(f"the race agent chose illegal action {move} in {view}")
-        return move
+        return planned_move(observation, view, reroll, "the race agent")
 
 
 _PROMO = [CARD_INDEX[card] for card in PROMO_CARDS]
