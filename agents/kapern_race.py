@@ -78,6 +78,7 @@ __all__ = [
     "RaceTurn",
     "bellman_residual",
     "build_race_table",
+    "first_seat_shares",
     "load_race_table",
     "save_race_table",
     "solve_race_turn",

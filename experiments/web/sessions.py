@@ -77,6 +77,7 @@ AGENT_NOTES = {
     "random": "uniformly random legal moves: the weakest player",
     "heuristic": "honest rule-based player (sees only its own seat)",
     "oracle": "exact best play for one turn's expected points",
+    "race": "exact best play for the win, the whole two-player game solved (two players only)",
     "mcts": "tree search over sampled hidden cards with heuristic rollouts (slow)",
     "halving": "search that tries every move in sampled hidden cards, keeping the better half each round (fast)",
 }

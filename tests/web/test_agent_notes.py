@@ -37,3 +37,5 @@ def test_every_offered_agent_has_a_note_and_a_networks_figures_come_from_its_fil
     assert notes["heuristic"] != notes["random"]
     assert len({notes[name] for name in ("random", "heuristic", "mcts", "halving")}) == 4, "an agent has another's note"
     assert set(pirate_envs.ENV_IDS) == set(games)
+    kapern = games["piraten_kapern_v0"]["agent_notes"]
+    assert kapern["race"] != kapern["oracle"] and "two players" in kapern["race"]
