@@ -350,8 +350,10 @@ def build_race_table(
     spaces = [_Workspace() for _ in range(threads)]
 
     def solve_fixed(part: int, states: list[tuple[int, int]]) -> None:
+        space = spaces[part]
         for a, b in states:
-            values[a - FLOOR, b - FLOOR] = spaces[part].state_value(values, a, b)
+            space.closed[:] = space.opened[:] = 0.0  # a cold start: the same whichever thread solves it
+            values[a - FLOOR, b - FLOOR] = space.state_value(values, a, b)
 
     def solve_pairs(part: int, pairs: list[list[tuple[int, int]]], accuracy: float) -> float:
         spaces[part].tolerance = max(TURN_TOLERANCE, accuracy)

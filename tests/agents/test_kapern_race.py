@@ -140,3 +140,15 @@ def test_the_race_plays_for_the_win_in_the_last_turn():
 
 def _state(showing):
     return _tables().state_index(showing)
+
+
+def test_a_small_race_is_solved_and_the_threads_do_not_change_it(monkeypatch):
+    """The race to 300 points (three units) from -200: every state of the table solves again to
+    itself, and one thread and two give the same table."""
+    monkeypatch.setattr(race, "TARGET", 3)
+    monkeypatch.setattr(race, "FLOOR", -2)
+    one = race.build_race_table(threads=1)
+    two = race.build_race_table(threads=2)
+    assert np.array_equal(one.values, two.values) and one.sweeps == two.sweeps
+    assert race.bellman_residual(one, samples=25, seed=2) < 1e-7
+    assert one.values.shape == (5, 3 + race._arrays().max_points + 2)
