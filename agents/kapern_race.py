@@ -467,14 +467,18 @@ def save_race_table(table: RaceTable, path: str | Path = TABLE_PATH) -> None:
 @functools.cache
 def load_race_table(path: str | Path = TABLE_PATH) -> RaceTable:
     """The race table in ``path`` (the package's by default), loaded without pickle and checked."""
-    with np.load(path, allow_pickle=False) as data:
-        values = np.array(data["values"], dtype=np.float64)
-        meta = json.loads(str(data["meta"]))
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            values = np.array(data["values"], dtype=np.float64)
+            meta = json.loads(str(data["meta"]))
+        sweeps, residual = int(meta["sweeps"]), float(meta["residual"])
+    except (KeyError, TypeError, ValueError, OSError) as error:  # not an npz, a missing or odd entry
+        raise ValueError(f"{path} is not a race table: {error}") from None
     expected = {"format": TABLE_FORMAT, "floor": FLOOR, "target": TARGET, "unit": UNIT, "cards": list(RACE_CARDS)}
     wrong = {k: meta.get(k) for k, v in expected.items() if meta.get(k) != v}
     if wrong or values.shape != _shape() or not np.all((values >= 0) & (values <= 1)):
         raise ValueError(f"{path} is not a race table of this version ({wrong or 'its values'} differ)")
-    return RaceTable(values=values, sweeps=int(meta["sweeps"]), residual=float(meta["residual"]))
+    return RaceTable(values=values, sweeps=sweeps, residual=residual)
 
 
 @dataclass(frozen=True)

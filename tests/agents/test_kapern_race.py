@@ -88,6 +88,12 @@ def test_the_table_is_refused_when_it_is_not_one(tmp_path):
     np.savez(bad, values=np.zeros((3, 3)), meta=np.array('{"format": "other"}'))
     with pytest.raises(ValueError, match="not a race table"):
         race.load_race_table(bad)
+    np.savez(bad, values=np.zeros(race._shape()))  # no meta
+    with pytest.raises(ValueError, match="not a race table"):
+        race.load_race_table(bad)
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="not a race table"):
+        race.load_race_table(bad)
 
 
 def test_the_race_agent_plays_two_players_only():
