@@ -292,6 +292,17 @@ class _TurnModel:
 
 
 @functools.cache
+def chest_dice() -> tuple[np.ndarray, np.ndarray]:
+    """Per kept multiset (`_Tables.kept`), under the Treasure Chest: the chance that re-rolling the
+    other dice busts, and the points of the kept non-skull dice on the chest (what that bust scores)."""
+    t = _tables()
+    bust = t.states[:, SKULL] + card_skulls(TREASURE_CHEST) >= DISQUALIFYING_SKULLS
+    bust_prob = np.bincount(t.trans_kept, weights=t.trans_prob * bust[t.trans_state], minlength=len(t.kept))
+    points = np.array([objects_points(k * (np.arange(NUM_FACES) != SKULL), TREASURE_CHEST) for k in t.kept])
+    return bust_prob, points
+
+
+@functools.cache
 def _turn_model(card: str) -> _TurnModel:
     check_card(card)
     t = _tables()
@@ -300,8 +311,7 @@ def _turn_model(card: str) -> _TurnModel:
     stop = np.array([score_counts(s, card) for s in t.states], dtype=np.float64)
     bust_bonus = np.zeros(len(t.kept))
     if card == TREASURE_CHEST:
-        chest_points = np.array([objects_points(k * (np.arange(NUM_FACES) != SKULL), card) for k in t.kept])
-        bust_prob = np.bincount(t.trans_kept, weights=t.trans_prob * bust[t.trans_state], minlength=len(t.kept))
+        bust_prob, chest_points = chest_dice()
         bust_bonus = bust_prob * chest_points
     island = skulls >= ISLAND_SKULLS if card not in SEA_BATTLES else np.zeros(len(stop), dtype=bool)
     return _TurnModel(card=card, stop=stop, bust=bust, island=island, bust_bonus=bust_bonus)

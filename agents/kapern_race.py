@@ -54,6 +54,7 @@ from agents.kapern_oracle import (
     _decide,
     _tables,
     _turn_model,
+    chest_dice,
     option_open,
     planned_move,
 )
@@ -68,7 +69,6 @@ from pirate_envs.piraten_kapern.rules import (
     STANDARD_DECK,
     card_skulls,
     island_penalty,
-    objects_points,
 )
 
 __all__ = [
@@ -145,11 +145,8 @@ def _arrays() -> _CardArrays:
     kept_ptr = np.searchsorted(t.trans_kept[order], np.arange(len(t.kept) + 1))
     models = [_turn_model(card) for card in RACE_CARDS]
     stop = np.array([[_units(p) for p in m.stop] for m in models], dtype=np.int64)
-    chest = "treasure_chest"
-    no_skulls = np.arange(t.kept.shape[1]) != SKULL
-    chest_points = np.array([_units(objects_points(k * no_skulls, chest)) for k in t.kept], dtype=np.int64)
-    chest_model = _turn_model(chest)
-    bust_prob = np.bincount(t.trans_kept, weights=t.trans_prob * chest_model.bust[t.trans_state], minlength=len(t.kept))
+    bust_prob, points = chest_dice()
+    chest_points = np.array([_units(p) for p in points], dtype=np.int64)
     penalty = np.array(
         [[_units(island_penalty(k, c)) for k in range(_MAX_SKULLS + 1)] for c in RACE_CARDS], dtype=np.int64
     )
@@ -168,7 +165,7 @@ def _arrays() -> _CardArrays:
         chest_points=chest_points,
         penalty=penalty,
         card_skulls=np.array([card_skulls(c) for c in RACE_CARDS], dtype=np.int64),
-        is_chest=np.array([c == chest for c in RACE_CARDS]),
+        is_chest=np.array([c == "treasure_chest" for c in RACE_CARDS]),
         is_sorceress=np.array([c == "sorceress" for c in RACE_CARDS]),
         min_points=int(min(stop.min(), chest_points.min())),
         max_points=int(max(stop.max(), chest_points.max())),
@@ -231,7 +228,6 @@ class _Workspace:
         self.worth_open = np.zeros((cards, kept))
         self.island = np.zeros((cards, NUM_DICE + 1))
         self.island_choice = np.zeros((cards, NUM_DICE + 1), dtype=np.int64)
-        self.iterations = 0
         #: The turn's value iteration stops when no state moves by more than this.
         self.tolerance = TURN_TOLERANCE
 
@@ -284,7 +280,8 @@ class _Workspace:
             self.island[c],
             self.island_choice[c],
         )
-        self.iterations += iterations
+        if iterations > _MAX_TURN_ITERATIONS:  # pragma: no cover - every re-roll risks a skull: it converges
+            raise RuntimeError(f"value iteration of {RACE_CARDS[c]}'s turn did not converge")
         return worth
 
     def state_value(self, values: np.ndarray, a: int, b: int) -> float:
@@ -363,12 +360,11 @@ def build_race_table(
     with ThreadPoolExecutor(threads) as pool:
         for level in _levels(fixed):
             list(pool.map(solve_fixed, range(threads), [level[i::threads] for i in range(threads)]))
+        parts_by_level = [[pairs[i::threads] for i in range(threads)] for pairs in map(_pairs, _levels(swept))]
         change = 1.0
         for sweep in range(1, MAX_SWEEPS + 1):
             accuracy, change = change / 1000, 0.0
-            for level in _levels(swept):
-                pairs = _pairs(level)
-                parts = [pairs[i::threads] for i in range(threads)]
+            for parts in parts_by_level:
                 change = max(change, *pool.map(solve_pairs, range(threads), parts, [accuracy] * threads))
             if progress is not None:
                 progress(sweep, change, values)
@@ -518,8 +514,7 @@ def solve_race_turn(table: RaceTable, mover_points: int, other_points: int, card
 @functools.lru_cache(maxsize=256)
 def _solve_race_turn(table: RaceTable, a_index: int, b_index: int, c: int) -> RaceTurn:
     arr = _arrays()
-    space = _Workspace()
-    space.closed[c] = space.opened[c] = 0.0
+    space = _Workspace()  # cold: its tables start at 0
     space.set_utilities(table.values, a_index + FLOOR, b_index + FLOOR)
     worth = space.card_turn(c)
     card = RACE_CARDS[c]
@@ -590,16 +585,9 @@ def first_seat_shares(games: int, seed: int = 0, table: RaceTable | None = None)
     """The first seat's win share (1, 1/2 on a shared win, 0) in ``games`` games of the race agent
     against itself (seeds ``seed``, ``seed + 1``...): what the table predicts as `RaceTable.first_player_win`,
     up to the deck's memory, which the table ignores."""
-    from pirate_envs.piraten_kapern_v0 import raw_env  # the env is needed here only
+    from agents.evaluation.games import play_game  # games are played here only
+    from pirate_envs.piraten_kapern_v0 import raw_env
 
     agent = KapernRaceAgent(table)
     env = raw_env(num_players=2)
-    shares = np.empty(games)
-    for g in range(games):
-        env.reset(seed=seed + g)
-        game = env.game
-        while not game.done:
-            env.step(agent.act(env.observe(env.agent_selection), game.view(game.current_player)))
-        winners = game.winners()
-        shares[g] = (0 in winners) / len(winners)
-    return shares
+    return np.array([play_game(env, [agent, agent], seed + g).win_shares[0] for g in range(games)])

@@ -145,7 +145,7 @@ def card_turn(
     worth, ``worth_*`` each kept multiset's, ``island_values`` and ``island_choice`` the Island's by
     skull dice (`island`; ``tie``: the margin a re-roll must beat stopping by). On entry,
     ``closed`` and ``opened`` are the warm start (a previous solution, or the stop worths).
-    Returns ``(worth, iterations)``.
+    Returns ``(worth, iterations)``: the most iterations one table took (``limit + 1``: one did not converge).
     """
     n = stop.shape[0]
     kept = kept_ptr.shape[0] - 1
@@ -170,8 +170,11 @@ def card_turn(
                 if k >= kept:
                     break
                 extra[s] = max(extra[s], worth_closed[k])
-        iterations += iterate(
-            u_stop, u_bust, bust, plain, extra, bonus, kept_ptr, next_state, prob, opened, worth_open, tol, limit
+        iterations = max(
+            iterations,
+            iterate(
+                u_stop, u_bust, bust, plain, extra, bonus, kept_ptr, next_state, prob, opened, worth_open, tol, limit
+            ),
         )
     dice = 0
     for s in range(n):

@@ -100,7 +100,7 @@ def make_agent(name: str, env_id: str, seed: int | None = None, env: Any = None)
     if name not in game_agent_kinds(env_id):
         raise ValueError(f"no agent {name!r} for {env_id}; available: {agent_names(env_id)}")
     counts = game_agent_player_counts(name, env_id)
-    if env is not None and len(env.possible_agents) not in counts:
-        players = len(env.possible_agents)
+    players = len(env.possible_agents) if env is not None else None
+    if players is not None and players not in counts:
         raise ValueError(f"agent {name!r} plays {env_id} at {', '.join(map(str, counts))} players, not {players}")
     return make_game_agent(name, env_id, seed=seed)
