@@ -582,7 +582,7 @@ def _check_game(view: Any) -> None:
 
 
 def first_seat_shares(games: int, seed: int = 0, table: RaceTable | None = None) -> np.ndarray:
-    """The first seat's win share (1, 1/2 on a shared win, 0) in ``games`` games of the race agent
+    """The first seat's win share (1, 1/2 on a shared win, 0; a truncated game 0) in ``games`` games of the race agent
     against itself (seeds ``seed``, ``seed + 1``...): what the table predicts as `RaceTable.first_player_win`,
     up to the deck's memory, which the table ignores."""
     from agents.evaluation.games import play_game  # games are played here only
