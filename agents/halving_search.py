@@ -1,8 +1,8 @@
 """Sequential halving over the root moves, every world and rollout on the batched engine: ``halving[:<n>]``.
 
 ``make_agent("halving", "skull_king_v0", env=env)`` (``halving:<simulations>``: ``n`` rollouts per
-move, default `DEFAULT_SIMULATIONS` as ``mcts``; ``halving[:<simulations>]:ppo:<agent>``: the
-rollouts played by a trained network, every seat, in its batched form, instead of the heuristic).
+move, default `DEFAULT_SIMULATIONS` as ``mcts``; ``halving[:<simulations>]:ppo:<agent>``: guided by a
+trained network's prior, see below).
 A flat search, no tree: the seat's legal moves are the arms of a bandit, each pull one rollout of a
 determinized world, and sequential halving (Karnin, Koren and Somekh, 2013; the root of Gumbel
 AlphaZero) spends the budget over ``ceil(log2(moves))`` rounds, each round trying the moves still in
@@ -20,6 +20,15 @@ the last one left.
   (one score change by default, the game's ``horizon`` search option: Piratenpoker three), less
   the lead at the position with ``relative_returns``. Games whose search stops at the end of a
   turn and plays for the win (Kapern) are refused: use ``mcts`` there.
+* **Guided** (``halving[:<n>]:ppo:<agent>``; the root of Gumbel AlphaZero, Danihelka et al. 2022,
+  without its noise: a player, not a learner). The network's prior ``P`` from the seat's View picks
+  the ``m = 16`` moves searched (the largest ``log P``), and every round keeps the better half by
+  ``log P + sigma(q)`` instead of the mean return alone: ``sigma(q) = (50 + most rollouts of a move)
+  * q``, ``q`` the mean return normalised to ``[0, 1]`` by the smallest and largest return seen (the
+  constants of ``gumbel``, `agents.guided_search`). Moves whose rollouts cannot tell them apart are
+  ranked by the network; a clear difference in rollouts overrides it. The rollouts stay the
+  heuristic's (as ``mcts:ppo``'s do): the network's own rollouts (``rollout="ppo:<agent>"``) made a
+  weaker player.
 * **Honest** as ``mcts``: the true game is only loaded into the row the worlds are copied from;
   every rollout runs in a world whose hidden cards and future chance were redrawn from the seat's
   view with the agent's generator, so two games that look the same to the seat give the same
@@ -36,6 +45,8 @@ import numpy as np
 
 import pirate_envs
 from agents.batched_search import play_out
+from agents.guided_search import GUMBEL_C_SCALE, GUMBEL_C_VISIT, log_softmax
+from agents.mlp import MlpPolicy
 from agents.search import DEFAULT_HORIZON, DEFAULT_SIMULATIONS, MAX_SIMULATIONS, TURN, determinize, parse_mcts_name
 from pirate_envs.core.errors import check_range, shown
 
@@ -43,6 +54,8 @@ from pirate_envs.core.errors import check_range, shown
 HALVING = "halving"
 #: The search options of a game's spec that this search takes (the rest belong to the tree search).
 TAKEN_OPTIONS = ("horizon", "relative_returns")
+#: How many moves a guided search considers: those of the largest prior (Gumbel's ``m``).
+GUIDED_CONSIDERED = 16
 
 
 class HalvingSearchAgent:
@@ -58,6 +71,7 @@ class HalvingSearchAgent:
         horizon: int | None = DEFAULT_HORIZON,
         relative_returns: bool = False,
         rollout: str = "heuristic",
+        prior: MlpPolicy | None = None,
         seed: int | None = None,
     ):
         import pirate_envs.vector
@@ -69,6 +83,7 @@ class HalvingSearchAgent:
         self.env = raw = env.unwrapped
         self.env_id, self.horizon, self.relative_returns = env_id, horizon, relative_returns
         self.score_scale = float(raw.SCORE_SCALE)
+        self.prior = prior
         self.name = f"{HALVING}:{self.simulations}"
         num_actions = int(raw.game.legal_mask().shape[0])
         capacity = 1 + self.simulations + max(self.simulations, num_actions)  # the root, a round's worlds, its rollouts
@@ -96,7 +111,8 @@ class HalvingSearchAgent:
     def root_statistics(self) -> list[tuple[int, int, float]]:
         """``(action, rollouts, mean return)`` of every root move of a fresh search, the move played first.
 
-        Moves are ordered by the round they left in (the last one left first), then by mean return.
+        Moves are ordered by the round they left in (the last one left first), then by their rank in it
+        (the mean return; guided, ``log P + sigma(q)``). A guided search lists only the moves it searched.
         """
         game = self.env.game
         seat = game.current_player
@@ -107,9 +123,24 @@ class HalvingSearchAgent:
         baseline = _leads(start[None, :], seat)[0] if self.relative_returns else 0.0
         totals = np.zeros(legal.size)
         counts = np.zeros(legal.size, dtype=np.int64)
+        bounds = [math.inf, -math.inf]  # the smallest and largest return seen
+        log_prior = self._log_prior(game, seat, legal)
         survivors = np.arange(legal.size)
+        if log_prior is not None:
+            survivors = np.argsort(-log_prior, kind="stable")[:GUIDED_CONSIDERED]
         out_order: list[np.ndarray] = []
-        rounds = max(1, math.ceil(math.log2(legal.size)))
+        rounds = max(1, math.ceil(math.log2(survivors.size)))
+
+        def rank(moves: np.ndarray) -> np.ndarray:
+            """``moves`` best first: by mean return, or guided by ``log P + sigma(q)``."""
+            means = totals[moves] / np.maximum(counts[moves], 1)
+            if log_prior is None:
+                return moves[np.argsort(-means, kind="stable")]
+            low, high = bounds
+            q = (means - low) / (high - low) if high > low else np.full(moves.size, 0.5)
+            score = log_prior[moves] + (GUMBEL_C_VISIT + counts.max()) * GUMBEL_C_SCALE * q
+            return moves[np.argsort(-score, kind="stable")]
+
         while survivors.size > 1:
             worlds = max(1, self.simulations // (survivors.size * rounds))
             world_rows = 1 + np.arange(worlds)
@@ -120,15 +151,21 @@ class HalvingSearchAgent:
             values = self._roll_out(move_rows, legal[moves], start, seat) - baseline
             np.add.at(totals, moves, values)
             np.add.at(counts, moves, 1)
-            means = totals[survivors] / counts[survivors]
-            ranked = survivors[np.argsort(-means, kind="stable")]
+            bounds = [min(bounds[0], float(values.min())), max(bounds[1], float(values.max()))]
+            ranked = rank(survivors)
             keep = math.ceil(survivors.size / 2)
             out_order.append(ranked[keep:])
             survivors = ranked[:keep]
         order = [survivors, *reversed(out_order)]
         means = totals / np.maximum(counts, 1)
-        ranked = [int(i) for block in order for i in block[np.argsort(-means[block], kind="stable")]]
+        ranked = [int(i) for block in order for i in rank(block)]
         return [(int(legal[i]), int(counts[i]), float(means[i])) for i in ranked]
+
+    def _log_prior(self, game: Any, seat: int, legal: np.ndarray) -> np.ndarray | None:
+        """The network's ``log P`` over ``legal`` from the seat's View (``None`` unguided)."""
+        if self.prior is None:
+            return None
+        return log_softmax(self.prior.logits(self.env.encode(game.view(seat)))[legal])
 
     def _seeds(self, count: int) -> np.ndarray:
         return self.rng.integers(2**64, dtype=np.uint64, size=count)
@@ -203,8 +240,12 @@ def make_halving_agent(name: str, env_id: str, seed: int | None = None, env: Any
             f"agent {name!r} does not search {env_id}: its search plays to the end of a turn, for the win "
             f"({', '.join(sorted(set(options) - set(TAKEN_OPTIONS)))}); use 'mcts'"
         )
-    rollout = "heuristic" if source is None else f"ppo:{source}"
-    agent = HalvingSearchAgent(env, env_id, simulations=simulations, rollout=rollout, seed=seed, **options)
+    prior = None
+    if source is not None:
+        from agents.policy_agent import make_policy_agent
+
+        prior = make_policy_agent(source, env_id, env=env).policy
+    agent = HalvingSearchAgent(env, env_id, simulations=simulations, prior=prior, seed=seed, **options)
     agent.name = name
     return agent
 

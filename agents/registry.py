@@ -8,7 +8,8 @@ policy from a data-only agent file, loaded without running code; masked argmax;
 env's game, heuristic or random rollouts; see ``agents.search``); ``mcts[:<simulations>]:batched`` (the
 same search, its rollouts played many at once on the batched engine; see ``agents.batched_search``);
 ``halving`` / ``halving:<simulations>`` (sequential halving over the root moves, its worlds redrawn and
-its rollouts played on the batched engine; see ``agents.halving_search``);
+its rollouts played on the batched engine; ``halving[:<simulations>]:ppo:<agent>``: guided by a trained
+network's prior; see ``agents.halving_search``);
 ``mcts:<simulations>:ppo:<agent>`` and ``gumbel:<simulations>:ppo:<agent>`` (the search guided by a
 trained network's priors: PUCT, or Gumbel top-k with sequential halving at the root; see
 ``agents.guided_search``).

@@ -297,7 +297,7 @@ def games_epilog() -> str:
     lines.append("  mcts:<n>:ppo:<agent> and gumbel:<n>:ppo:<agent>: the search guided by a trained agent's policy")
     lines.append(
         "  mcts:<n>:batched and halving[:<n>]: searches whose rollouts run on the batched engine"
-        " (halving: not Kapern; halving[:<n>]:ppo:<agent> rolls out with a network)"
+        " (halving: not Kapern; halving[:<n>]:ppo:<agent>: guided by a trained agent's policy)"
     )
     lines.append("  omniscient[:<n>]: a bound, NOT an honest player (the search seeing every hidden card)")
     return "\n".join(lines)

@@ -59,6 +59,9 @@ def test_honest_same_view_other_hidden_state_same_move(env_id: str, skip: int) -
         HalvingSearchAgent(game_env, env_id, simulations=40, seed=8).root_statistics() for game_env in (env, twin)
     ]
     assert statistics[0] == statistics[1]
+    if env_id == "skull_king_v0":  # guided: the prior reads the View only
+        guided = [make_agent("halving:40:ppo:skull_king_v0", env_id, seed=8, env=e) for e in (env, twin)]
+        assert guided[0].root_statistics() == guided[1].root_statistics()
 
 
 def test_the_budget_is_spent_by_halving_and_the_last_move_left_is_played() -> None:
@@ -74,6 +77,54 @@ def test_the_budget_is_spent_by_halving_and_the_last_move_left_is_played() -> No
     assert means[0] >= means[1]  # the final pair: the better mean stays
     agent.reset(2)
     assert agent.act(env.observe(env.possible_agents[seat]), env.game.view(seat)) == moves[0]
+
+
+class FixedPrior:
+    """A stand-in network whose logits are fixed: ``logits[action]`` for every observation."""
+
+    def __init__(self, logits: np.ndarray):
+        self.fixed = np.asarray(logits, dtype=float)
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        return self.fixed.copy()
+
+
+def test_guided_ranks_by_prior_plus_sigma_of_q() -> None:
+    """Rollouts returning a fixed value per move: a move the rollouts barely tell from the best is
+    played when the prior favours it by 2 nats; a clearly worse move is not, whatever its prior."""
+    env = position_with_choice("skull_king_v0", seed=4, skip=0)
+    while int(env.game.legal_mask().sum()) < 5:
+        env.step(int(np.flatnonzero(env.game.legal_mask())[0]))
+    legal = np.asarray(env.game.legal_actions())
+    best, near, bad = legal[:3]
+    value = {int(a): -1.0 for a in legal}
+    value.update({int(best): 1.0, int(near): 0.99})
+    logits = np.zeros(env.game.legal_mask().size)
+    logits[near], logits[bad] = 2.0, 40.0  # bad: favoured by far more than any sigma(q) gap of 0.01
+    fixed_returns = lambda rows, first, start, seat: np.array([value[int(a)] for a in first])  # noqa: E731
+    plain = HalvingSearchAgent(env, "skull_king_v0", simulations=64, seed=1)
+    guided = HalvingSearchAgent(env, "skull_king_v0", simulations=64, prior=FixedPrior(logits), seed=1)
+    for agent in (plain, guided):
+        agent._roll_out = fixed_returns
+    assert plain.root_statistics()[0][0] == best
+    statistics = guided.root_statistics()
+    assert statistics[0][0] == near and statistics[0][2] == pytest.approx(0.99)
+    assert bad not in [move for move, _, _ in statistics[:2]]
+
+
+def test_guided_searches_the_16_moves_of_the_largest_prior() -> None:
+    env = position_with_choice("lucky_pirate_v0", seed=3, skip=0)
+    while int(env.game.legal_mask().sum()) <= 16:
+        env.step(int(np.flatnonzero(env.game.legal_mask())[0]))
+        assert not env.game.done, "no position with more than 16 moves"
+    legal = np.asarray(env.game.legal_actions())
+    logits = np.zeros(env.game.legal_mask().size)
+    logits[legal] = np.arange(legal.size, dtype=float)  # the last 16 legal actions lead
+    guided = HalvingSearchAgent(env, "lucky_pirate_v0", simulations=64, prior=FixedPrior(logits), seed=1)
+    searched = {move for move, _, _ in guided.root_statistics()}
+    assert searched == set(legal[-16:].tolist())
+    named = make_agent("halving:8:ppo:lucky_pirate_v0", "lucky_pirate_v0", seed=1, env=env)
+    assert named.prior is not None and len(named.root_statistics()) == 16
 
 
 def test_it_bids_the_trick_a_skull_king_takes() -> None:
