@@ -28,7 +28,10 @@ the last one left.
   constants of ``gumbel``, `agents.guided_search`). Moves whose rollouts cannot tell them apart are
   ranked by the network; a clear difference in rollouts overrides it. The rollouts stay the
   heuristic's (as ``mcts:ppo``'s do): the network's own rollouts (``rollout="ppo:<agent>"``) made a
-  weaker player.
+  weaker player. After each guided search ``policy_target`` holds Gumbel's improved policy
+  ``softmax(log P + sigma(completed q))`` over the legal moves (a move not considered completed by
+  the considered moves' rollout-weighted mean), the target of expert iteration
+  (`agents.expert_iteration`, ``search="halving"``).
 * **Honest** as ``mcts``: the true game is only loaded into the row the worlds are copied from;
   every rollout runs in a world whose hidden cards and future chance were redrawn from the seat's
   view with the agent's generator, so two games that look the same to the seat give the same
@@ -45,7 +48,7 @@ import numpy as np
 
 import pirate_envs
 from agents.batched_search import play_out
-from agents.guided_search import GUMBEL_C_SCALE, GUMBEL_C_VISIT, log_softmax
+from agents.guided_search import GUMBEL_C_SCALE, GUMBEL_C_VISIT, improved_policy, log_softmax
 from agents.mlp import MlpPolicy
 from agents.search import DEFAULT_HORIZON, DEFAULT_SIMULATIONS, MAX_SIMULATIONS, TURN, determinize, parse_mcts_name
 from pirate_envs.core.errors import check_range, shown
@@ -72,6 +75,8 @@ class HalvingSearchAgent:
         relative_returns: bool = False,
         rollout: str = "heuristic",
         prior: MlpPolicy | None = None,
+        considered: int = GUIDED_CONSIDERED,
+        scale: float = GUMBEL_C_SCALE,
         seed: int | None = None,
     ):
         import pirate_envs.vector
@@ -84,6 +89,13 @@ class HalvingSearchAgent:
         self.env_id, self.horizon, self.relative_returns = env_id, horizon, relative_returns
         self.score_scale = float(raw.SCORE_SCALE)
         self.prior = prior
+        #: Guided: the most moves considered (Gumbel's ``m``) and sigma's scale ``c_scale``.
+        self.considered = check_range("considered", considered, 1, None)
+        if not scale > 0:
+            raise ValueError(f"scale must be above 0, got {scale!r}")
+        self.scale = float(scale)
+        #: After a guided search, Gumbel's improved policy over every action (zero off the legal ones).
+        self.policy_target: np.ndarray | None = None
         self.name = f"{HALVING}:{self.simulations}"
         num_actions = int(raw.game.legal_mask().shape[0])
         capacity = 1 + self.simulations + max(self.simulations, num_actions)  # the root, a round's worlds, its rollouts
@@ -127,19 +139,25 @@ class HalvingSearchAgent:
         log_prior = self._log_prior(game, seat, legal)
         survivors = np.arange(legal.size)
         if log_prior is not None:
-            survivors = np.argsort(-log_prior, kind="stable")[:GUIDED_CONSIDERED]
+            survivors = np.argsort(-log_prior, kind="stable")[: self.considered]
         out_order: list[np.ndarray] = []
         rounds = max(1, math.ceil(math.log2(survivors.size)))
 
+        def sigma(moves: np.ndarray) -> np.ndarray:
+            """``sigma(q)`` of ``moves``: their mean returns normalised by the returns seen (unsearched: completed)."""
+            searched = counts > 0
+            means = totals / np.maximum(counts, 1)
+            means[~searched] = totals[searched].sum() / max(int(counts.sum()), 1)
+            low, high = bounds
+            q = (means[moves] - low) / (high - low) if high > low else np.full(moves.size, 0.5)
+            return (GUMBEL_C_VISIT + counts.max()) * self.scale * q
+
         def rank(moves: np.ndarray) -> np.ndarray:
             """``moves`` best first: by mean return, or guided by ``log P + sigma(q)``."""
-            means = totals[moves] / np.maximum(counts[moves], 1)
             if log_prior is None:
+                means = totals[moves] / np.maximum(counts[moves], 1)
                 return moves[np.argsort(-means, kind="stable")]
-            low, high = bounds
-            q = (means - low) / (high - low) if high > low else np.full(moves.size, 0.5)
-            score = log_prior[moves] + (GUMBEL_C_VISIT + counts.max()) * GUMBEL_C_SCALE * q
-            return moves[np.argsort(-score, kind="stable")]
+            return moves[np.argsort(-(log_prior[moves] + sigma(moves)), kind="stable")]
 
         while survivors.size > 1:
             worlds = max(1, self.simulations // (survivors.size * rounds))
@@ -157,6 +175,9 @@ class HalvingSearchAgent:
             out_order.append(ranked[keep:])
             survivors = ranked[:keep]
         order = [survivors, *reversed(out_order)]
+        if log_prior is not None:
+            everything = np.arange(legal.size)
+            self.policy_target = improved_policy(log_prior + sigma(everything), legal, game.legal_mask().size)
         means = totals / np.maximum(counts, 1)
         ranked = [int(i) for block in order for i in rank(block)]
         return [(int(legal[i]), int(counts[i]), float(means[i])) for i in ranked]

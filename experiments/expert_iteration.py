@@ -5,7 +5,9 @@
     python -m experiments.expert_iteration --out runs/ei_sk4 --resume --iterations 40
 
 Each iteration plays ``--games-per-iteration`` self-play games in which every seat moves by the
-Gumbel search (``gumbel:<--simulations>``) with the current network, records every decision
+Gumbel search (``gumbel:<--simulations>``; ``--search halving``: the guided flat search
+``halving:<--simulations>:ppo``, every world and rollout on the batched engine, many times cheaper
+a move; not Kapern) with the current network, records every decision
 (observation, mask, the search's improved policy, the seat's win share at the end), updates the
 network (cross-entropy to the policy targets plus the value head's squared error to the result)
 and writes ``checkpoints/iteration_<k>.npz`` and ``latest.npz``: data-only agent files with a value
@@ -41,6 +43,7 @@ import pirate_envs
 from agents.expert_iteration import ExpertIterationPlan, completed_iteration, load_init, make_envs
 from agents.expert_iteration import run as run_expert_iteration
 from agents.guided_search import GUMBEL_C_SCALE, GUMBEL_CONSIDERED
+from agents.halving_search import HALVING, halving_searches
 from agents.search import MAX_SIMULATIONS
 from agents.training.run import remove_temporaries, write_json
 from experiments.cli import (
@@ -76,17 +79,26 @@ class ExpertIterationArgs:
     simulations: int = field(
         default=16, metadata={"help": "search iterations per move", "min": 1, "max": MAX_SIMULATIONS}
     )
+    search: str = field(
+        default="gumbel",
+        metadata={
+            "help": "the search of every seat: gumbel (the tree search, Gumbel's root) or halving (the guided "
+            "flat search on the batched engine, heuristic rollouts; not Kapern)",
+            "choices": ["gumbel", "halving"],
+        },
+    )
     leaf: str = field(
         default="value",
         metadata={
-            "help": "what values the search's leaves: value (the network's value head) or rollout (the game's "
-            "heuristic played to the search horizon, as mcts; the value head still learns)",
+            "help": "what values the gumbel search's leaves: value (the network's value head) or rollout (the "
+            "game's heuristic played to the search horizon, as mcts; the value head still learns); halving "
+            "always rolls out",
             "choices": ["value", "rollout"],
         },
     )
     gumbel_considered: int = field(
         default=GUMBEL_CONSIDERED,
-        metadata={"help": "the most root actions the Gumbel search considers (m)", "min": 1},
+        metadata={"help": "the most root actions the search considers (m)", "min": 1},
     )
     gumbel_scale: float = field(
         default=GUMBEL_C_SCALE,
@@ -143,12 +155,15 @@ def plan_of(args: ExpertIterationArgs, command: str | None = None) -> ExpertIter
     if not args.out:
         raise ValueError("--out: give the run folder")
     check_folder(args.out, "--out")
+    if args.search == HALVING and not halving_searches(args.env_id):
+        raise ValueError(f"--search halving does not search {args.env_id} (its search plays a turn for the win)")
     plan = ExpertIterationPlan(
         env_id=args.env_id,
         table_sizes=tuple(sizes),
         env_options=options,
         run_dir=Path(args.out),
         simulations=args.simulations,
+        search=args.search,
         leaf=args.leaf,
         gumbel_considered=args.gumbel_considered,
         gumbel_scale=args.gumbel_scale,
@@ -253,7 +268,8 @@ def main(argv: list[str] | None = None) -> Path:
             file=sys.stderr,
         )
         raise SystemExit(INTERRUPTED) from None
-    print(f"wrote {path} (ppo:{path} plays it; gumbel:16:ppo:{path} searches with it)")
+    searcher = f"{HALVING}:ppo:{path}" if plan.search == HALVING else f"gumbel:16:ppo:{path}"
+    print(f"wrote {path} (ppo:{path} plays it; {searcher} searches with it)")
     return path
 
 

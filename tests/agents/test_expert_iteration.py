@@ -213,6 +213,25 @@ def test_the_leaves_are_valued_as_the_plan_says(tmp_path, leaf):
     assert searched > 0 and np.allclose(data.targets.sum(axis=1), 1.0, atol=1e-5)
 
 
+def test_halving_is_the_guided_flat_search_with_the_plans_options(tmp_path):
+    from agents.halving_search import HalvingSearchAgent
+
+    plan = tiny_plan(tmp_path, search="halving", simulations=8, gumbel_considered=3, gumbel_scale=0.5)
+    envs = ei.make_envs(plan)
+    network = ei.initial_policy(plan, envs[2])
+    searcher = ei.search_agent(plan, envs[2], network, seed=0)
+    assert isinstance(searcher, HalvingSearchAgent) and searcher.prior is network
+    assert (searcher.simulations, searcher.considered, searcher.scale) == (8, 3, 0.5)
+    data, searched = ei.self_play(plan, envs, network, np.random.default_rng(0))
+    assert searched > 0 and np.allclose(data.targets.sum(axis=1), 1.0, atol=1e-5)
+    assert not data.targets[~data.masks()].any()
+    with pytest.raises(ValueError, match="search must be 'gumbel' or 'halving'"):
+        ei.search_agent(dataclass_replace(plan, search="tree"), envs[2], network, seed=0)
+    kapern = tiny_plan(tmp_path, env_id="piraten_kapern_v0", search="halving")
+    with pytest.raises(ValueError, match="does not search piraten_kapern_v0"):
+        ei.search_agent(kapern, ei.make_envs(kapern)[2], None, seed=0)
+
+
 def test_gumbel_options_reach_the_search_and_shape_its_target(tmp_path):
     plan = tiny_plan(tmp_path, gumbel_considered=2, gumbel_scale=1e-6, simulations=8)
     env = ei.make_envs(plan)[2]

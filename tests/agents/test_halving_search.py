@@ -110,6 +110,14 @@ def test_guided_ranks_by_prior_plus_sigma_of_q() -> None:
     statistics = guided.root_statistics()
     assert statistics[0][0] == near and statistics[0][2] == pytest.approx(0.99)
     assert bad not in [move for move, _, _ in statistics[:2]]
+    # the improved policy: softmax(log P + (50 + most rollouts) * q), q = (mean + 1) / 2 (returns span -1..1)
+    counts = {move: n for move, n, _ in statistics}
+    log_p = logits[legal] - np.log(np.exp(logits[legal] - logits[legal].max()).sum()) - logits[legal].max()
+    q = np.array([(value[int(a)] + 1) / 2 for a in legal])
+    expected = log_p + (50 + max(counts.values())) * q
+    expected = np.exp(expected - expected.max()) / np.exp(expected - expected.max()).sum()
+    np.testing.assert_allclose(guided.policy_target[legal], expected, rtol=1e-9)
+    assert guided.policy_target.sum() == pytest.approx(1.0) and plain.policy_target is None
 
 
 def test_guided_searches_the_16_moves_of_the_largest_prior() -> None:

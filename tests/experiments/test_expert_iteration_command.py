@@ -56,6 +56,24 @@ def test_mixed_table_sizes_and_init_from_a_shipped_agent(tmp_path):
     assert ei.read_metrics(out, 1)[0]["positions"] == str(130 + 195)
 
 
+def test_halving_self_play_from_the_shipped_agent(tmp_path, capsys):
+    out = tmp_path / "halving"
+    argv = ["--env-id", "skull_king_v0", "--players", "2", "--search", "halving", "--simulations", "8"]
+    main(
+        [*argv, "--games-per-iteration", "1", "--iterations", "1", "--init", "skull_king_v0", "--epochs", "1"]
+        + ["--no-progress", "--out", str(out)]
+    )
+    _, header = load_agent(out / "checkpoints" / "latest.npz")
+    assert header["training"]["figures"]["expert iteration"] == "iteration 1, halving:8 self-play"
+    assert f"halving:ppo:{out / 'checkpoints' / 'latest.npz'} searches with it" in capsys.readouterr().out
+    assert json.loads((out / "config.json").read_text())["search"] == "halving"
+    data = ei.Decisions.load(ei.data_path(out, 1))
+    assert len(data) == 130 and float(ei.read_metrics(out, 1)[0]["searched_positions_per_s"]) > 0
+    searched = data.masks().sum(axis=1) > 1
+    # improved policies, not one-hot moves: the searched rows spread their mass over legal moves
+    assert (data.targets[searched] > 0).sum(axis=1).min() > 1
+
+
 def ei_shipped():
     from agents.policy_agent import resolve_checkpoint
 
@@ -74,6 +92,8 @@ def ei_shipped():
         (["--init", "piratenpoker_v0"], "an agent of piratenpoker_v0, not of skull_king_v0"),
         (["--init", "/nonexistent/agent.npz"], "--init '/nonexistent/agent.npz'"),
         (["--out", ""], "--out: give the run folder"),
+        (["--search", "halving", "--env-id", "piraten_kapern_v0"], "--search halving does not search piraten_kapern"),
+        (["--search", "tree"], "--search"),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, capsys, extra, words):
