@@ -105,6 +105,16 @@ def log_softmax(logits: np.ndarray) -> np.ndarray:
     return z - math.log(float(np.exp(z).sum()))
 
 
+def network_log_prior(network: MlpPolicy, env: Any, world: Any, seat: int, legal: np.ndarray) -> np.ndarray:
+    """``log P`` over ``legal``: ``network``'s masked softmax from ``seat``'s View in ``world``, encoded by ``env``."""
+    return log_softmax(network.logits(env.encode(world.view(seat)))[legal])
+
+
+def gumbel_sigma(q: np.ndarray, most_visits: int, scale: float) -> np.ndarray:
+    """Gumbel's ``sigma(q) = (c_visit + most visits of a root move) * c_scale * q`` (``q`` in ``[0, 1]``)."""
+    return (GUMBEL_C_VISIT + most_visits) * scale * q
+
+
 def improved_policy(logits: np.ndarray, legal: np.ndarray, num_actions: int) -> np.ndarray:
     """Gumbel's improved policy ``softmax(log P + sigma(completed q))`` from ``logits`` over ``legal``, as a
     distribution over all ``num_actions`` (zero off ``legal``)."""
@@ -224,7 +234,7 @@ class GuidedSearchAgent(SearchAgent):
         """``log P`` over ``legal`` of the network alone (no uniform mixed in; no network: uniform)."""
         if self.network is None:
             return np.full(legal.size, -math.log(legal.size))
-        return log_softmax(self.network.logits(self.env.encode(world.view(mover)))[legal])
+        return network_log_prior(self.network, self.env, world, mover, legal)
 
     def mixed(self, log_p: np.ndarray) -> np.ndarray:
         """``log P`` with ``prior_mix`` of the uniform mixed in (no network: ``log_p``, already uniform)."""
@@ -286,8 +296,8 @@ class GuidedSearchAgent(SearchAgent):
         mask = game.legal_mask()
         legal = np.flatnonzero(mask)
         noise = self.rng.gumbel(size=legal.size)
-        network_log_prior = self.network_log_priors(game, seat, legal)
-        score = noise + self.mixed(network_log_prior)
+        own_log_prior = self.network_log_priors(game, seat, legal)
+        score = noise + self.mixed(own_log_prior)
         considered = np.argsort(-score, kind="stable")[: min(self.gumbel_considered, legal.size)]
         phases = max(1, math.ceil(math.log2(considered.size)))
         used = 0
@@ -296,7 +306,7 @@ class GuidedSearchAgent(SearchAgent):
             """``sigma(q)`` of every root action (unvisited: the completed value of `_q_values`)."""
             most = max((child.visits for child in root.children.values()), default=0)
             q = np.asarray(self._q_values([root.children.get(a) for a in legal.tolist()], bounds))
-            return (GUMBEL_C_VISIT + most) * self.gumbel_scale * q
+            return gumbel_sigma(q, most, self.gumbel_scale)
 
         def improved() -> np.ndarray:
             """``g + log P + sigma(q)`` of every root action."""
@@ -310,7 +320,7 @@ class GuidedSearchAgent(SearchAgent):
                     used += 1
             ranked = considered[np.argsort(-improved()[considered], kind="stable")]
             considered = ranked[: max(1, math.ceil(considered.size / 2))]
-        self.policy_target = improved_policy(network_log_prior + sigma(), legal, mask.size)
+        self.policy_target = improved_policy(own_log_prior + sigma(), legal, mask.size)
         return int(legal[considered[int(np.argmax(improved()[considered]))]])
 
     def _iterate(  # type: ignore[override]

@@ -48,7 +48,7 @@ import numpy as np
 
 import pirate_envs
 from agents.batched_search import play_out
-from agents.guided_search import GUMBEL_C_SCALE, GUMBEL_C_VISIT, improved_policy, log_softmax
+from agents.guided_search import GUMBEL_C_SCALE, gumbel_sigma, improved_policy, network_log_prior
 from agents.mlp import MlpPolicy
 from agents.search import DEFAULT_HORIZON, DEFAULT_SIMULATIONS, MAX_SIMULATIONS, TURN, determinize, parse_mcts_name
 from pirate_envs.core.errors import check_range, shown
@@ -150,7 +150,7 @@ class HalvingSearchAgent:
             means[~searched] = totals[searched].sum() / max(int(counts.sum()), 1)
             low, high = bounds
             q = (means[moves] - low) / (high - low) if high > low else np.full(moves.size, 0.5)
-            return (GUMBEL_C_VISIT + counts.max()) * self.scale * q
+            return gumbel_sigma(q, int(counts.max()), self.scale)
 
         def rank(moves: np.ndarray) -> np.ndarray:
             """``moves`` best first: by mean return, or guided by ``log P + sigma(q)``."""
@@ -186,7 +186,7 @@ class HalvingSearchAgent:
         """The network's ``log P`` over ``legal`` from the seat's View (``None`` unguided)."""
         if self.prior is None:
             return None
-        return log_softmax(self.prior.logits(self.env.encode(game.view(seat)))[legal])
+        return network_log_prior(self.prior, self.env, game, seat, legal)
 
     def _seeds(self, count: int) -> np.ndarray:
         return self.rng.integers(2**64, dtype=np.uint64, size=count)
