@@ -11,7 +11,8 @@ line); `run` carries it out, iteration by iteration:
    leaves valued by the network's value head (``leaf="value"``) or by a rollout of the game's
    heuristic (``leaf="rollout"``, as ``mcts``); or ``halving``, the guided flat search of
    `agents.halving_search` (``halving:<simulations>:ppo``: the same root, no tree, every world and
-   heuristic rollout on the batched engine; not Kapern), many times cheaper a move.
+   heuristic rollout on the batched engine; not Kapern), at 200 simulations 16 times the positions a
+   second of ``gumbel`` with rollout leaves.
    Every decision is recorded (`Decisions`): the observation, the legal-action mask and the
    search's policy target (``policy_target``: Gumbel's improved policy
    ``softmax(log P + sigma(completed q))``; a move with one legal action, played without search,

@@ -6,13 +6,13 @@
 
 Each iteration plays ``--games-per-iteration`` self-play games in which every seat moves by the
 Gumbel search (``gumbel:<--simulations>``; ``--search halving``: the guided flat search
-``halving:<--simulations>:ppo``, every world and rollout on the batched engine, many times cheaper
-a move; not Kapern) with the current network, records every decision
-(observation, mask, the search's improved policy, the seat's win share at the end), updates the
-network (cross-entropy to the policy targets plus the value head's squared error to the result)
-and writes ``checkpoints/iteration_<k>.npz`` and ``latest.npz``: data-only agent files with a value
-head, played by ``ppo:<file>``, ``gumbel:<n>:ppo:<file>`` or ``mcts:<n>:ppo:<file>``. The library,
-and what the run folder holds, is `agents.expert_iteration`.
+``halving:<--simulations>:ppo``, every world and rollout on the batched engine, at 200 simulations
+16 times the positions a second of gumbel with rollout leaves; not Kapern) with the current network,
+records every decision (observation, mask, the search's improved policy, the seat's win share at the
+end), updates the network (cross-entropy to the policy targets plus the value head's squared error
+to the result) and writes ``checkpoints/iteration_<k>.npz`` and ``latest.npz``: data-only agent
+files with a value head, played by ``ppo:<file>``, ``gumbel:<n>:ppo:<file>`` or
+``mcts:<n>:ppo:<file>``. The library, and what the run folder holds, is `agents.expert_iteration`.
 
 ``--players 4`` plays one table size; ``--players 2,3,4`` plays them in turn (the observation uses
 ``table_layout="max"`` always). ``--init AGENT`` starts from an agent file's weights (a shipped name
