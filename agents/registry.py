@@ -42,12 +42,12 @@ from agents.search import make_search_agent
 
 
 def agent_names(env_id: str) -> list[str]:
-    """The agent names available for ``env_id``."""
+    """The agent names available for ``env_id`` (``halving:ppo:<shipped>``: the halving search guided by it)."""
     from agents.halving_search import HALVING, halving_searches
 
     shipped = [f"ppo:{name}" for name in shipped_checkpoints() if name.startswith(env_id)]
     batched = importlib.util.find_spec("numba") is not None  # the halving search runs on the batched engine
-    halving = [HALVING] if batched and halving_searches(env_id) else []
+    halving = [HALVING, *(f"{HALVING}:{name}" for name in shipped)] if batched and halving_searches(env_id) else []
     return ["random"] + game_agent_kinds(env_id) + ["mcts"] + halving + shipped
 
 

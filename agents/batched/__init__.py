@@ -116,6 +116,14 @@ class BatchedPolicyAgent:
         return self.policy.logits_and_value(observations)
 
 
+def has_batched_form(name: str, env_id: str) -> bool:
+    """Whether `make_batched_agent` builds ``name`` for ``env_id`` (else it plays through the one-game path)."""
+    if name == "random" or name.startswith("ppo:"):
+        return True
+    spec = pirate_envs.game_spec(env_id)
+    return {"heuristic": spec.batched_heuristic, "oracle": spec.batched_oracle}.get(name) is not None
+
+
 def make_batched_agent(name: str, env_id: str, env: Any, num_games: int, seed: int | None = None) -> BatchedAgent:
     """The batched form of the agent ``name`` for ``env_id`` (``env``: a raw env of the table it plays).
 
@@ -138,4 +146,4 @@ def make_batched_agent(name: str, env_id: str, env: Any, num_games: int, seed: i
     )
 
 
-__all__ = ["BatchedAgent", "BatchedPolicyAgent", "BatchedRandomAgent", "make_batched_agent"]
+__all__ = ["BatchedAgent", "BatchedPolicyAgent", "BatchedRandomAgent", "has_batched_form", "make_batched_agent"]

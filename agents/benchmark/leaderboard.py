@@ -1,10 +1,11 @@
 """The leaderboard: every built-in agent of every game under the protocol, as one markdown page.
 
-`build_leaderboard` runs `agents.benchmark.run.run_protocol` for each agent of
-`agents.registry.agent_names` of each game the batched engine covers, at the table sizes and deal
-budget given (the page states them), and `leaderboard_markdown` writes the page: per game, one
-row per agent with its corrected win rate against each fixed opponent, its mean rating and its
-compute per move, best first (by the mean over line-ups of the win rate over chance).
+`build_leaderboard` plays the protocol's line-ups for each agent of `agents.registry.agent_names` of
+each game the batched engine covers, at the table sizes and deal budget given (the page states
+them), all in one pool of workers (`agents.benchmark.run.play_lineups`), and
+`leaderboard_markdown` writes the page: per game, one row per agent with its corrected win rate
+against each fixed opponent, its mean rating and its compute per move, best first (by the mean
+over line-ups of the win rate over chance).
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from typing import Any
 
 import pirate_envs
 import pirate_envs.vector
-from agents.benchmark.protocol import DEAL_COUNT, OPPONENTS, SEARCH_DEAL_COUNT, TITLE
-from agents.benchmark.run import ProtocolRun, run_protocol
+from agents.benchmark.protocol import DEAL_COUNT, OPPONENTS, SEARCH_DEAL_COUNT, TITLE, Lineup, lineups
+from agents.benchmark.run import play_lineups, summarise_lineup
 
 
 def _sizes(env_id: str, players: str) -> tuple[int, ...]:
@@ -43,20 +44,22 @@ def build_leaderboard(
     from agents.registry import agent_names
 
     start = time.perf_counter()
-    games = []
+    plan: list[tuple[Lineup, str]] = []
+    rows: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for env_id in env_ids or pirate_envs.vector.COVERED_ENV_IDS:
-        documents = []
+        rows[env_id] = {}
         for agent in agent_names(env_id):
             sizes = tuple(n for n in _sizes(env_id, players) if n in _agent_sizes(agent, env_id))
-            if not sizes:
-                continue
-            rows = []
-            for opponent in opponents:
+            for opponent in opponents if sizes else ():
                 budget = search_deals if "mcts" in (agent, opponent) else deals
-                run = ProtocolRun(env_id, agent, sizes, budget, workers, (opponent,), progress)
-                rows.extend(run_protocol(run)["lineups"])
-            documents.append({"agent": agent, "lineups": rows})
-        games.append({"env_id": env_id, "agents": documents})
+                plan += [(lineup, agent) for lineup in lineups(env_id, sizes, budget, (opponent,))]
+    played = play_lineups(plan, workers, progress)  # every line-up of the page in one pool
+    for (lineup, agent), games in zip(plan, played):
+        rows[lineup.env_id].setdefault(agent, []).append(summarise_lineup(games))
+    games = [
+        {"env_id": env_id, "agents": [{"agent": agent, "lineups": found} for agent, found in agents.items()]}
+        for env_id, agents in rows.items()
+    ]
     return {
         "protocol": TITLE,
         "deals": deals,

@@ -29,7 +29,7 @@ import numpy as np
 import pirate_envs
 import pirate_envs.vector
 from agents.base import Agent
-from agents.batched import BatchedAgent, make_batched_agent
+from agents.batched import BatchedAgent, has_batched_form, make_batched_agent
 from agents.batched.one_game import EnginesInStep, OneGameAgents
 from agents.benchmark import control_variates
 from agents.benchmark.protocol import TITLE, Lineup, deal_states, lineups, opponent_agent, table_sizes
@@ -171,22 +171,62 @@ def play_chunk(lineup: Lineup, candidate: str, deals: np.ndarray, chunk_index: i
     return result
 
 
-def _play_chunk_job(job: tuple[Lineup, str, np.ndarray, int]) -> LineupGames:
-    return play_chunk(*job)
+def _play_job(job: tuple[int, tuple[Lineup, str, np.ndarray, int]]) -> tuple[int, LineupGames]:
+    """``(number, play_chunk(*arguments))`` of ``(number, arguments)``: results come back in any order."""
+    number, arguments = job
+    return number, play_chunk(*arguments)
 
 
-def play_lineup(lineup: Lineup, candidate: str, workers: int = 1) -> LineupGames:
-    """Every deal of ``lineup`` (in batches, `Lineup.chunk_deals`) in ``workers`` processes; games in deal order."""
-    states = deal_states(lineup.deals)
-    size = lineup.chunk_deals(candidate)
-    jobs = [(lineup, candidate, states[i : i + size], i // size) for i in range(0, len(states), size)]
+def _one_game_play(lineup: Lineup, candidate: str) -> bool:
+    """Whether an agent of this line-up plays through the one-game path (its batches are the slow ones)."""
+    names = (candidate, opponent_agent(lineup.opponent, lineup.env_id))
+    return not all(has_batched_form(name, lineup.env_id) for name in names)
+
+
+def play_lineups(
+    plan: list[tuple[Lineup, str]], workers: int = 1, progress: Callable[[str], None] | None = None
+) -> list[LineupGames]:
+    """Every ``(line-up, candidate)`` of ``plan``, games in deal order, in ``workers`` processes.
+
+    The batches (`Lineup.chunk_deals`) of all the line-ups share one pool, those of the slow
+    line-ups (an agent with no batched form) handed out first, so that a line-up of one batch
+    plays beside the others instead of after them. The figures do not depend on ``workers``.
+    ``progress`` hears one line per finished line-up.
+    """
+    jobs: list[tuple[int, tuple[Lineup, str, np.ndarray, int]]] = []
+    for index, (lineup, candidate) in enumerate(plan):
+        states = deal_states(lineup.deals)
+        size = lineup.chunk_deals(candidate)
+        jobs += [(index, (lineup, candidate, states[i : i + size], i // size)) for i in range(0, len(states), size)]
+    order = sorted(range(len(jobs)), key=lambda j: not _one_game_play(*plan[jobs[j][0]]))
+    remaining = [sum(1 for index, _ in jobs if index == k) for k in range(len(plan))]
+    parts: dict[int, LineupGames] = {}
+
+    def finished(results: Any) -> None:
+        for job, part in results:
+            parts[job] = part
+            index = jobs[job][0]
+            remaining[index] -= 1
+            if progress and not remaining[index]:
+                lineup, candidate = plan[index]
+                progress(f"{lineup.env_id} {candidate}: {lineup.key}, {lineup.deals} deals played")
+
+    numbered = [(j, jobs[j][1]) for j in order]
     with one_blas_thread():
         if workers > 1 and len(jobs) > 1:
             with multiprocessing.get_context("fork").Pool(min(workers, len(jobs))) as pool:
-                parts = pool.map(_play_chunk_job, jobs)
+                finished(pool.imap_unordered(_play_job, numbered))
         else:
-            parts = [play_chunk(*job) for job in jobs]
-    return _concatenate(lineup, parts)
+            finished(map(_play_job, numbered))
+    return [
+        _concatenate(lineup, [parts[j] for j in range(len(jobs)) if jobs[j][0] == index])
+        for index, (lineup, _) in enumerate(plan)
+    ]
+
+
+def play_lineup(lineup: Lineup, candidate: str, workers: int = 1) -> LineupGames:
+    """Every deal of ``lineup`` in ``workers`` processes; games in deal order (`play_lineups`)."""
+    return play_lineups([(lineup, candidate)], workers)[0]
 
 
 def _concatenate(lineup: Lineup, parts: list[LineupGames]) -> LineupGames:
@@ -261,11 +301,8 @@ def run_protocol(run: ProtocolRun) -> dict[str, Any]:
 
     sizes = run.players or table_sizes(run.env_id, run.candidate)
     plan = lineups(run.env_id, sizes, run.deals, run.opponents or OPPONENTS)
-    results = []
-    for lineup in plan:
-        if run.progress:
-            run.progress(f"{run.env_id} {run.candidate}: {lineup.key}, {lineup.deals} deals")
-        results.append(summarise_lineup(play_lineup(lineup, run.candidate, run.workers)))
+    played = play_lineups([(lineup, run.candidate) for lineup in plan], run.workers, run.progress)
+    results = [summarise_lineup(games) for games in played]
     return {
         "protocol": TITLE,
         "env_id": run.env_id,

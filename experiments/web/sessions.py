@@ -80,6 +80,7 @@ AGENT_NOTES = {
     "race": "exact best play for the win, the whole two-player game solved (two players only)",
     "mcts": "tree search over sampled hidden cards with heuristic rollouts (slow)",
     "halving": "search that tries every move in sampled hidden cards, keeping the better half each round (fast)",
+    "halving:ppo": "the halving search guided by the trained network: it tries the moves the network rates best",
 }
 #: A figure of an agent file's header that measures it against the heuristic: its table size and win rate.
 _VS_HEURISTIC = re.compile(r"vs heuristic, (\d+) players.*?\(([\d,]+) (?:duplicate )?games")
@@ -138,7 +139,8 @@ class AgentCatalog:
                 source = name[len("ppo:") :] if name.startswith("ppo:") else files[name]
                 out[name] = network_note(source)
             else:
-                out[name] = AGENT_NOTES.get(name.split(":")[0], "game-specific agent")
+                kind = "halving:ppo" if name.startswith("halving:ppo:") else name.split(":")[0]
+                out[name] = AGENT_NOTES.get(kind, "game-specific agent")
         return out
 
     def build(self, name: Any, env_id: str, seed: int, env: Any) -> Any:
@@ -277,12 +279,14 @@ class GameSession:
             seat = game.current_player
             obs = env.observe(env.possible_agents[seat])
             self._step(int(self.agents[seat].act(obs, game.view(seat))))
-            self.agent_moves.append({
-                "seat": seat,
-                "events": len(game.events or []),
-                # from the person's seat's view only: what they saw right after this move
-                "table": self.text.page_state(game.view(self.seat), ())["table"],
-            })
+            self.agent_moves.append(
+                {
+                    "seat": seat,
+                    "events": len(game.events or []),
+                    # from the person's seat's view only: what they saw right after this move
+                    "table": self.text.page_state(game.view(self.seat), ())["table"],
+                }
+            )
 
     def move(self, body: Any) -> None:
         """Play the person's move: ``{"action": int}`` or ``{"command": text}`` (``RequestError`` if bad)."""
@@ -566,8 +570,13 @@ def _check_scores(scores: Any, num_players: int) -> list[float] | None:
 class SessionStore:
     """Sessions by random id; finished ones are freed after ``finished_ttl``, idle ones after ``idle_ttl``."""
 
-    def __init__(self, capacity: int = 64, idle_ttl: float = 1800.0, finished_ttl: float = 300.0,
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        capacity: int = 64,
+        idle_ttl: float = 1800.0,
+        finished_ttl: float = 300.0,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.capacity, self.idle_ttl, self.finished_ttl, self.clock = capacity, idle_ttl, finished_ttl, clock
         self._sessions: dict[str, Any] = {}
         self._used: dict[str, float] = {}

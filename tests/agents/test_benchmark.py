@@ -11,10 +11,10 @@ pytest.importorskip("numba")
 pytest.importorskip("openskill")
 pytest.importorskip("stable_baselines3")
 
-from agents.benchmark import control_variates, protocol
+from agents.benchmark import control_variates, protocol, run
 from agents.benchmark.leaderboard import build_leaderboard, leaderboard_markdown
 from agents.benchmark.protocol import Lineup, deal_states
-from agents.benchmark.run import ProtocolRun, duplicate_layout, play_chunk, run_protocol
+from agents.benchmark.run import ProtocolRun, duplicate_layout, play_chunk, play_lineup, play_lineups, run_protocol
 from agents.registry import agent_names
 
 KAPERN = "piraten_kapern_v0"
@@ -184,3 +184,33 @@ def test_leaderboard_at_a_tiny_budget():
     assert "(not against mcts, ppo at this budget)" in page and "| vs random | vs heuristic | rating" in page
     assert all(row.count("|") == 7 for row in rows)  # agent, strength, two line-ups, rating, µs/move
     assert rows[-1].startswith("| `mcts` | — |")  # one deal: listed after the ranked agents
+
+
+def test_slow_lineups_are_handed_out_first_and_figures_keep_their_place(monkeypatch):
+    """All the batches of several line-ups share one queue, those of an agent with no batched form
+    first (so a slow line-up of one batch plays beside the fast ones, not after them); each line-up
+    still gets its own games, the same as played alone."""
+    monkeypatch.setattr(protocol, "CHUNK_DEALS", 2)
+    plan = [(Lineup(KAPERN, 2, "random", 4), "heuristic"), (Lineup(KAPERN, 2, "heuristic", 1), "mcts:2")]
+    order = []
+    playing = run.play_chunk
+
+    def recorded(lineup, candidate, deals, chunk_index):
+        order.append(candidate)
+        return playing(lineup, candidate, deals, chunk_index)
+
+    monkeypatch.setattr(run, "play_chunk", recorded)
+    together = play_lineups(plan, workers=1)
+    assert order == ["mcts:2", "heuristic", "heuristic"]  # the search's batch first, then the two batches
+    for (lineup, candidate), games in zip(plan, together):
+        alone = play_lineup(lineup, candidate)
+        assert games.lineup == lineup and np.array_equal(games.shares, alone.shares)
+        assert np.array_equal(games.scores, alone.scores)
+
+
+def test_leaderboard_figures_do_not_depend_on_workers():
+    def figures(workers: int) -> list:
+        board = build_leaderboard(deals=3, search_deals=1, env_ids=(KAPERN,), opponents=("random",), workers=workers)
+        return [(a["agent"], [without_compute({"lineups": a["lineups"]})]) for a in board["games"][0]["agents"]]
+
+    assert figures(1) == figures(2)

@@ -150,6 +150,8 @@ def test_offered_where_it_searches_and_plays_the_tables_of_its_network(tmp_path)
     assert [env_id for env_id in pirate_envs.ENV_IDS if "halving" in agent_names(env_id)] == [
         env_id for env_id in pirate_envs.ENV_IDS if env_id != "piraten_kapern_v0"
     ]
+    for env_id in pirate_envs.ENV_IDS:  # guided by the shipped network where it searches
+        assert (f"halving:ppo:{env_id}" in agent_names(env_id)) == (env_id != "piraten_kapern_v0")
     one_table_agent_file(tmp_path / "three.npz", "skull_king_v0", 3)
     assert agent_player_counts(f"halving:ppo:{tmp_path / 'three.npz'}", "skull_king_v0") == (3,)
     assert agent_player_counts("halving:64", "skull_king_v0") == pirate_envs.player_counts("skull_king_v0")

@@ -22,7 +22,7 @@ def no_games(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("a game was about to be played")
 
-    monkeypatch.setattr(run, "play_lineup", refuse)
+    monkeypatch.setattr(run, "play_lineups", refuse)
 
 
 @pytest.mark.parametrize(

@@ -110,8 +110,14 @@ def test_bad_new_games_are_refused_with_a_message(client, body, message):
 
 @pytest.mark.parametrize(
     "name",
-    ["ppo:/etc/passwd", "ppo:../agents/pretrained/skull_king_v0.npz", "ppo:x.npz", "file:../skull_king_v0.npz",
-     "ppo:skull_king_v0.npz", "mcts:999999"],
+    [
+        "ppo:/etc/passwd",
+        "ppo:../agents/pretrained/skull_king_v0.npz",
+        "ppo:x.npz",
+        "file:../skull_king_v0.npz",
+        "ppo:skull_king_v0.npz",
+        "mcts:999999",
+    ],
 )
 def test_no_request_names_a_checkpoint_path(client, monkeypatch, name):
     built = []

@@ -231,8 +231,9 @@ def test_replay_of_a_saved_game_in_the_browser(server, browser, tmp_path):
         with urllib.request.urlopen(request, timeout=20) as answer:
             return json.load(answer)
 
-    state = call("/api/sessions", {"env_id": "skull_king_v0", "opponents": ["heuristic"], "seed": 1,
-                                   "options": {"num_hands": 1}})
+    state = call(
+        "/api/sessions", {"env_id": "skull_king_v0", "opponents": ["heuristic"], "seed": 1, "options": {"num_hands": 1}}
+    )
     while not state["done"]:
         state = call(f"/api/sessions/{state['id']}/move", {"action": state["moves"][0]["action"]})
     record = call(f"/api/sessions/{state['id']}/record")
