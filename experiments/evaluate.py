@@ -44,6 +44,8 @@ replaces its results files.
 named ``game_000000.json`` ... and numbered on after the records already in ``DIR``: a second
 run into the same folder adds its games after the first run's, and no record is ever
 overwritten (each is written whole to a temporary file, then linked to a name not yet taken).
+Each record is written as its game ends, so a run stopped part-way (a time limit, Ctrl-C)
+keeps every game it finished.
 ``agents.evaluation.records.replay`` plays a record back and checks it: a record with a missing or mistyped field,
 an action that is not legal at its step, a game that ends before its last action or not at
 all, or final scores that differ from the replayed ones is refused with a ``ValueError``
@@ -73,7 +75,7 @@ from typing import Any
 import pirate_envs
 from agents.checkpoint import write_atomic
 from agents.evaluation.games import deal_of
-from agents.evaluation.records import save_games
+from agents.evaluation.records import RecordWriter
 from agents.evaluation.summary import AgentResult
 from agents.evaluation.tournament import TournamentOutcome, TournamentPlan, play_tournament
 from agents.extras import MissingExtra, require
@@ -111,7 +113,6 @@ class EvalArgs:
     env_kwargs: list[str] = field(
         default_factory=list, metadata={"help": "more env arguments, key=value (e.g. promo_cards=True)"}
     )
-
 
 
 #: The most games one command plays (over every pairing of a league): their records stay in memory.
@@ -254,12 +255,13 @@ def write_results(args: EvalArgs, outcome: TournamentOutcome, header: str, table
 
 def main(argv: list[str] | None = None) -> list[AgentResult]:
     args, plan = parse_plan(EvalArgs, plan_of, argv, epilog=games_epilog())
-    outcome = play_tournament(plan)
+    writer = RecordWriter(args.save_games, args.env_id, **plan.env_kwargs) if args.save_games else None
+    outcome = play_tournament(plan, on_game=writer.write if writer else None)  # records saved as games end
     header, tables = outcome.header(), outcome.tables()
     print(header)
     print(tables)
-    if args.save_games:
-        paths = save_games(args.save_games, args.env_id, outcome.played, **plan.env_kwargs)
+    if writer is not None:
+        paths = writer.paths
         names = f" ({paths[0].name} to {paths[-1].name})" if paths else ""
         print(f"wrote {len(paths)} game records to {args.save_games}{names}")
     if args.out:
@@ -270,5 +272,3 @@ def main(argv: list[str] | None = None) -> list[AgentResult]:
 
 if __name__ == "__main__":
     main()
-
-

@@ -13,7 +13,7 @@ from __future__ import annotations
 import multiprocessing
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -131,9 +131,16 @@ def play_job(job: Job) -> GameRecord:
     return play_game(env, seat_agents, job.seed)
 
 
-def play_jobs(jobs: list[Job], workers: int = 1, progress: bool = False) -> list[GameRecord]:
+def play_jobs(
+    jobs: list[Job],
+    workers: int = 1,
+    progress: bool = False,
+    on_record: Callable[[Job, GameRecord], Any] | None = None,
+) -> list[GameRecord]:
     """Every job's record, in order; ``workers`` processes; a progress line on stderr if asked.
 
+    ``on_record(job, record)`` is called in this process for each game as it comes back, in job
+    order (before the next one is awaited), so what it keeps outlives a run stopped part-way.
     The agents are built afresh for each call (an agent file rewritten between calls is reread).
     """
     _TABLES.clear()
@@ -141,10 +148,21 @@ def play_jobs(jobs: list[Job], workers: int = 1, progress: bool = False) -> list
         with one_blas_thread():
             if workers > 1:
                 with multiprocessing.get_context("fork").Pool(workers) as pool:
-                    return list(_with_progress(pool.imap(play_job, jobs), len(jobs), progress))
-            return list(_with_progress(map(play_job, jobs), len(jobs), progress))
+                    return _collect(jobs, _with_progress(pool.imap(play_job, jobs), len(jobs), progress), on_record)
+            return _collect(jobs, _with_progress(map(play_job, jobs), len(jobs), progress), on_record)
     finally:
         _TABLES.clear()
+
+
+def _collect(
+    jobs: list[Job], records: Iterable[GameRecord], on_record: Callable[[Job, GameRecord], Any] | None
+) -> list[GameRecord]:
+    collected = []
+    for job, record in zip(jobs, records):
+        if on_record is not None:
+            on_record(job, record)
+        collected.append(record)
+    return collected
 
 
 def _with_progress(records: Iterable[GameRecord], total: int, show: bool, every: float = 5.0) -> Iterator[GameRecord]:

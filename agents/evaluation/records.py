@@ -1,9 +1,10 @@
 """Game records: one JSON file per game, saved without overwriting and replayed with every field checked.
 
 A record holds ``env_id``, ``env_kwargs``, ``seed``, ``actions`` in order, ``agents`` by seat,
-final ``scores``, ``win_shares`` and ``truncated``. `save_games` names them ``game_000000.json``
-... numbered on after the records already in the folder, and never overwrites one (each is
-written whole to a temporary file, then linked to a name not yet taken: `write_new`).
+final ``scores``, ``win_shares`` and ``truncated``. `save_games` (or `RecordWriter`, one game at
+a time as games end) names them ``game_000000.json`` ... numbered on after the records already
+in the folder, and never overwrites one (each is written whole to a temporary file, then linked
+to a name not yet taken: `write_new`).
 `replay` plays a record back and checks it: a record with a missing or mistyped field, an
 action that is not legal at its step, a game that ends before its last action or not at all,
 or final figures that differ from the replayed ones is refused with a ``ValueError`` naming
@@ -26,22 +27,22 @@ from agents.evaluation.games import GameRecord, win_shares
 RECORD_NAME = re.compile(r"game_(\d+)\.json")
 
 
-def save_games(
-    folder: str | Path, env_id: str, played: list[tuple[list[str], GameRecord]], **env_kwargs: Any
-) -> list[Path]:
-    """One JSON record per game in ``folder``, numbered on after the records already there; the paths.
+class RecordWriter:
+    """Saves game records into ``folder`` one at a time, as games end (a run stopped part-way keeps
+    the games it finished), numbered on after the records already there; never overwrites one."""
 
-    ``game_000000.json`` ... in an empty folder; a second run into the same folder continues the
-    numbering. No record is ever overwritten (`write_new`), and each appears whole.
-    """
-    out = Path(folder)
-    out.mkdir(parents=True, exist_ok=True)
-    index = next_record_index(out)
-    paths = []
-    for names, record in played:
+    def __init__(self, folder: str | Path, env_id: str, **env_kwargs: Any):
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.env_id, self.env_kwargs = env_id, env_kwargs
+        self.index = next_record_index(self.folder)
+        self.paths: list[Path] = []
+
+    def write(self, names: list[str], record: GameRecord) -> Path:
+        """Save one game (``names``: the agent at each seat) as the next ``game_NNNNNN.json``; its path."""
         payload = {
-            "env_id": env_id,
-            "env_kwargs": {**env_kwargs, "num_players": len(names)},
+            "env_id": self.env_id,
+            "env_kwargs": {**self.env_kwargs, "num_players": len(names)},
             "seed": record.seed,
             "actions": record.actions,
             "agents": names,
@@ -51,15 +52,29 @@ def save_games(
         }
         text = json.dumps(payload)
         while True:  # a name taken meanwhile (another run into this folder) moves on to the next
-            path = out / f"game_{index:06d}.json"
-            index += 1
+            path = self.folder / f"game_{self.index:06d}.json"
+            self.index += 1
             try:
                 write_new(path, text)
                 break
             except FileExistsError:
                 continue
-        paths.append(path)
-    return paths
+        self.paths.append(path)
+        return path
+
+
+def save_games(
+    folder: str | Path, env_id: str, played: list[tuple[list[str], GameRecord]], **env_kwargs: Any
+) -> list[Path]:
+    """One JSON record per game in ``folder``, numbered on after the records already there; the paths.
+
+    ``game_000000.json`` ... in an empty folder; a second run into the same folder continues the
+    numbering. No record is ever overwritten (`write_new`), and each appears whole.
+    """
+    writer = RecordWriter(folder, env_id, **env_kwargs)
+    for names, record in played:
+        writer.write(names, record)
+    return writer.paths
 
 
 def next_record_index(folder: Path) -> int:

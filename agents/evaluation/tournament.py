@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from agents.evaluation.games import GameRecord, play_jobs, seat_names, tournament_jobs
+from agents.evaluation.games import GameRecord, Job, play_jobs, seat_names, tournament_jobs
 from agents.evaluation.summary import (
     COPIES_NOTE,
     COPIES_PER_GAME,
@@ -27,6 +27,14 @@ from agents.evaluation.summary import (
     summarise,
 )
 
+#: Called with each game's seat names and record as the game ends (`play_tournament`).
+OnGame = Callable[[list[str], GameRecord], Any]
+
+
+def _each_record(on_game: OnGame | None) -> Callable[[Job, GameRecord], Any] | None:
+    """``on_game`` as `play_jobs`' ``on_record`` (the job's seat names for the job)."""
+    return None if on_game is None else lambda job, record: on_game(job.seat_names(), record)
+
 
 def run_tournament(
     env_id: str,
@@ -36,11 +44,12 @@ def run_tournament(
     duplicate: bool = False,
     workers: int = 1,
     progress: bool = False,
+    on_game: OnGame | None = None,
     **env_kwargs: Any,
 ) -> tuple[list[AgentResult], list[GameRecord]]:
-    """Play ``games`` seat-rotated games; results per distinct agent name."""
+    """Play ``games`` seat-rotated games; results per distinct agent name (``on_game``: `play_tournament`)."""
     jobs = tournament_jobs(env_id, agent_names, games, seed, duplicate, **env_kwargs)
-    records = play_jobs(jobs, workers, progress)
+    records = play_jobs(jobs, workers, progress, _each_record(on_game))
     return summarise(list(zip(seat_names(agent_names, records), records)), duplicate), records
 
 
@@ -53,6 +62,7 @@ def run_league(
     duplicate: bool = False,
     workers: int = 1,
     progress: bool = False,
+    on_game: OnGame | None = None,
     **env_kwargs: Any,
 ) -> tuple[list[AgentResult], list[tuple[list[str], GameRecord]]]:
     """Every combination of ``players`` distinct agents plays ``games`` seat-rotated games.
@@ -67,7 +77,7 @@ def run_league(
         for lineup in itertools.combinations(distinct, players)
         for job in tournament_jobs(env_id, list(lineup), games, seed, duplicate, **env_kwargs)
     ]
-    records = play_jobs(jobs, workers, progress)
+    records = play_jobs(jobs, workers, progress, _each_record(on_game))
     played = [(job.seat_names(), record) for job, record in zip(jobs, records)]
     return summarise(played, duplicate), played
 
@@ -139,9 +149,13 @@ class TournamentOutcome:
         return table
 
 
-def play_tournament(plan: TournamentPlan) -> TournamentOutcome:
-    """Play ``plan``: one seat-rotated tournament of its lineup, or a league when its table is smaller."""
-    options = {"duplicate": plan.duplicate, "workers": plan.workers, "progress": plan.progress}
+def play_tournament(plan: TournamentPlan, on_game: OnGame | None = None) -> TournamentOutcome:
+    """Play ``plan``: one seat-rotated tournament of its lineup, or a league when its table is smaller.
+
+    ``on_game(seat_names, record)`` hears each game as it ends, in the order played (a run stopped
+    part-way has told it every game it finished).
+    """
+    options = {"duplicate": plan.duplicate, "workers": plan.workers, "progress": plan.progress, "on_game": on_game}
     lineup = list(plan.lineup)
     if plan.league:
         results, played = run_league(

@@ -10,6 +10,7 @@ import pytest
 
 import pirate_envs
 from agents.evaluation import records
+from agents.evaluation.games import play_job
 from agents.evaluation.records import replay, save_games
 from agents.evaluation.tournament import run_league
 from experiments import evaluate
@@ -145,3 +146,32 @@ def test_replay_names_the_fault_of_a_bad_record(tmp_path, capsys, forge, message
 def test_replay_refuses_what_is_not_a_record():
     with pytest.raises(ValueError, match="a game record is a JSON object, not list"):
         replay([1, 2, 3])
+
+
+class Stopped(RuntimeError):
+    """The stop of a run part-way (its fourth game fails)."""
+
+
+def _stops_at_the_fourth(job):  # module level: the workers of --workers 2 get it by name
+    if job.seed == 3:
+        raise Stopped("stopped")
+    return play_job(job)  # the real one, imported before the test replaces it
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_run_stopped_part_way_keeps_the_games_it_finished(tmp_path, monkeypatch, workers):
+    """Records are written as games end: a run that stops at its fourth game leaves the three
+    games before it saved whole, and each replays."""
+    from agents.evaluation import games
+
+    monkeypatch.setattr(games, "play_job", _stops_at_the_fourth)
+    folder = tmp_path / "games"
+    argv = ["--env-id", "piraten_kapern_v0", "--agents", "heuristic", "random", "--games", "6", "--no-progress"]
+    with pytest.raises(Stopped):
+        evaluate.main([*argv, "--workers", str(workers), "--save-games", str(folder)])
+    saved = sorted(folder.glob("game_*.json"))
+    assert [p.name for p in saved] == ["game_000000.json", "game_000001.json", "game_000002.json"]
+    for path in saved:
+        record = json.loads(path.read_text())
+        replay(record)
+        assert record["seed"] == int(path.stem[-1])  # game g of an independent-deal run has seed g
