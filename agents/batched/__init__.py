@@ -116,12 +116,15 @@ class BatchedPolicyAgent:
         return self.policy.logits_and_value(observations)
 
 
+def _game_batched_form(name: str, env_id: str) -> str | None:
+    """The import path of the game's own batched ``heuristic`` or ``oracle`` (``None``: not such a name)."""
+    spec = pirate_envs.game_spec(env_id)
+    return {"heuristic": spec.batched_heuristic, "oracle": spec.batched_oracle}.get(name)
+
+
 def has_batched_form(name: str, env_id: str) -> bool:
     """Whether `make_batched_agent` builds ``name`` for ``env_id`` (else it plays through the one-game path)."""
-    if name == "random" or name.startswith("ppo:"):
-        return True
-    spec = pirate_envs.game_spec(env_id)
-    return {"heuristic": spec.batched_heuristic, "oracle": spec.batched_oracle}.get(name) is not None
+    return name == "random" or name.startswith("ppo:") or _game_batched_form(name, env_id) is not None
 
 
 def make_batched_agent(name: str, env_id: str, env: Any, num_games: int, seed: int | None = None) -> BatchedAgent:
@@ -131,8 +134,7 @@ def make_batched_agent(name: str, env_id: str, env: Any, num_games: int, seed: i
     """
     if name == "random":
         return BatchedRandomAgent(action_blocks(env), seed=seed)
-    spec = pirate_envs.game_spec(env_id)
-    batched_form = {"heuristic": spec.batched_heuristic, "oracle": spec.batched_oracle}.get(name)
+    batched_form = _game_batched_form(name, env_id)
     if batched_form is not None:
         return resolve(batched_form)(env, num_games, seed)
     if name.startswith("ppo:"):
