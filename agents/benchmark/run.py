@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import multiprocessing
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -199,7 +200,7 @@ def play_lineups(
         size = lineup.chunk_deals(candidate)
         jobs += [(index, (lineup, candidate, states[i : i + size], i // size)) for i in range(0, len(states), size)]
     order = sorted(range(len(jobs)), key=lambda j: not _one_game_play(*plan[jobs[j][0]]))
-    remaining = [sum(1 for index, _ in jobs if index == k) for k in range(len(plan))]
+    remaining = Counter(index for index, _ in jobs)  # batches still to play, per line-up
     parts: dict[int, LineupGames] = {}
 
     def finished(results: Any) -> None:
