@@ -18,8 +18,9 @@ Nothing here reads sb3-contrib's internals. The pieces:
   observation through a first linear layer each: both first layers run as one matmul (their
   weights stacked at each call, so the parameters stay the policy's own), and, on mostly-zero
   observations (`SparseRows`, Skull King's: about 20 nonzeros of 450), as a gather-sum of the
-  weight rows of the nonzero entries instead of a dense matmul. The same function of the same
-  parameters, only rounded differently; a test compares its gradients with `sb3_forward`'s.
+  weight rows of the nonzero entries instead of a dense matmul, and tanh through the sigmoid
+  (`agents.sparse_layers`). The same function of the same parameters, only rounded differently;
+  a test compares its outputs and gradients with `sb3_forward`'s.
 
 `LeanMaskablePPO` keeps the training command on sb3-contrib's ``MaskablePPO`` (its rollout
 collection, callbacks, logger and checkpoints) with `ppo_update` as its ``train``. It reads the
@@ -36,7 +37,7 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +51,7 @@ from torch.nn import Linear
 from torch.nn import functional as F
 
 from agents.pipeline import UpdatePipeline
+from agents.sparse_layers import SparseRows, fast_layers, stacked_linear
 
 #: The logit of a masked action (``MaskableCategorical``'s value).
 MASKED_LOGIT = -1e8
@@ -61,121 +63,6 @@ Forward = Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
 #: `ppo_update` hands `ActorCriticForward` the observations as `SparseRows` when at most this
 #: share of a row's entries is nonzero (below it the gather-sum beats the dense matmul).
 SPARSE_MAX_DENSITY = 0.25
-
-
-class SparseColumns:
-    """A mostly-zero ``(num_rows, width)`` matrix by columns, for products ``X[rows].T @ G``:
-    ``rows``/``values`` its nonzero entries sorted by column, ``offsets[j]`` where column ``j`` starts."""
-
-    def __init__(self, rows: torch.Tensor, values: torch.Tensor, offsets: torch.Tensor, num_rows: int) -> None:
-        self.rows, self.values, self.offsets, self.num_rows = rows, values, offsets, num_rows
-        self._scattered: torch.Tensor | None = None  # reused by `transposed_product`
-
-    def transposed_product(self, grad: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
-        """``X[positions].T @ grad``, ``(width, grad.shape[1])``: a gather-sum per column of ``grad``
-        scattered to the rows it belongs to (the rows not in ``positions`` read zeros)."""
-        shape = (self.num_rows, grad.shape[1])
-        if self._scattered is None or self._scattered.shape != shape or self._scattered.dtype != grad.dtype:
-            self._scattered = torch.zeros(shape, dtype=grad.dtype)
-        scattered = self._scattered.zero_().index_copy_(0, positions, grad)
-        return F.embedding_bag(self.rows, scattered, self.offsets, per_sample_weights=self.values, mode="sum")
-
-
-@dataclass(frozen=True)
-class SparseRows:
-    """A mostly-zero ``(N, width)`` matrix by rows: ``indices[i]`` the columns of row ``i``'s nonzero
-    entries and ``values[i]`` their values, both ``(N, K)``, padded with column 0 and value 0.
-
-    ``columns``, when set, is the matrix these rows were taken from, by columns, and
-    ``positions`` their rows there (``None``: all, in order): the first layer's weight gradient
-    is then a gather-sum over the nonzero entries instead of a dense matmul.
-    """
-
-    indices: torch.Tensor
-    values: torch.Tensor
-    width: int
-    columns: SparseColumns | None = None
-    positions: torch.Tensor | None = None
-
-    @classmethod
-    def of(cls, dense: torch.Tensor, by_columns: bool = False) -> SparseRows:
-        """The nonzero entries of a 2-d ``dense`` tensor (``K``: the most of any row, at least 1);
-        ``by_columns``: with their `SparseColumns` too."""
-        rows, columns = dense.nonzero(as_tuple=True)
-        entries = dense[rows, columns]
-        counts = torch.bincount(rows, minlength=dense.shape[0])
-        slots = torch.arange(rows.numel()) - (torch.cumsum(counts, 0) - counts)[rows]
-        k = max(1, int(counts.max())) if counts.numel() else 1
-        indices = torch.zeros(dense.shape[0], k, dtype=torch.long)
-        values = torch.zeros(dense.shape[0], k, dtype=dense.dtype)
-        indices[rows, slots] = columns
-        values[rows, slots] = entries
-        by_column = None
-        if by_columns:
-            order = torch.sort(columns, stable=True).indices
-            column_counts = torch.bincount(columns, minlength=dense.shape[1])
-            offsets = torch.cumsum(column_counts, 0) - column_counts
-            by_column = SparseColumns(rows[order], entries[order], offsets, dense.shape[0])
-        return cls(indices, values, dense.shape[1], by_column)
-
-    def __len__(self) -> int:
-        return self.indices.shape[0]
-
-    def dense(self) -> torch.Tensor:
-        """The ``(N, width)`` matrix."""
-        return torch.zeros(len(self), self.width, dtype=self.values.dtype).scatter_add_(1, self.indices, self.values)
-
-    def _positions_of(self, index: torch.Tensor | slice) -> torch.Tensor | None:
-        if self.columns is None:
-            return None
-        if self.positions is None:
-            return torch.arange(len(self))[index] if isinstance(index, slice) else index
-        return self.positions[index]
-
-    def select(self, index: torch.Tensor, out: SparseRows | None = None) -> SparseRows:
-        """Rows ``index``, written into ``out``'s tensors when given (no new allocation)."""
-        positions = self._positions_of(index)
-        if out is None:
-            return SparseRows(self.indices[index], self.values[index], self.width, self.columns, positions)
-        torch.index_select(self.indices, 0, index, out=out.indices)
-        torch.index_select(self.values, 0, index, out=out.values)
-        return SparseRows(out.indices, out.values, self.width, self.columns, positions)
-
-    def __getitem__(self, rows: slice) -> SparseRows:
-        return SparseRows(self.indices[rows], self.values[rows], self.width, self.columns, self._positions_of(rows))
-
-    def transposed_product(self, grad: torch.Tensor) -> torch.Tensor:
-        """``X.T @ grad`` of these rows ``X``, ``(width, grad.shape[1])``."""
-        if self.columns is None:
-            return self.dense().t() @ grad
-        positions = torch.arange(len(self)) if self.positions is None else self.positions
-        return self.columns.transposed_product(grad, positions)
-
-
-class _SparseLinear(torch.autograd.Function):
-    """``rows @ table + bias`` of `SparseRows` and a ``(width, out)`` ``table`` (a linear layer's weight,
-    transposed): the forward a gather-sum of table rows, the table's gradient ``X.T @ grad``
-    (`SparseRows.transposed_product`); the input takes no gradient."""
-
-    @staticmethod
-    def forward(ctx: Any, rows: SparseRows, table: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
-        ctx.rows = rows
-        return F.embedding_bag(rows.indices, table, per_sample_weights=rows.values, mode="sum") + bias
-
-    @staticmethod
-    def backward(ctx: Any, grad: torch.Tensor) -> tuple[None, torch.Tensor, torch.Tensor]:
-        return None, ctx.rows.transposed_product(grad), grad.sum(0)
-
-
-def stacked_linear(
-    inputs: torch.Tensor | SparseRows, weights: Sequence[torch.Tensor], biases: Sequence[torch.Tensor]
-) -> torch.Tensor:
-    """The outputs of linear layers (``weights[i]``: ``(out_i, in)``) on the same dense batch or
-    `SparseRows`, side by side: one matmul or one gather-sum for all."""
-    bias = torch.cat(list(biases))
-    if isinstance(inputs, SparseRows):
-        return _SparseLinear.apply(inputs, torch.cat([weight.t() for weight in weights], 1), bias)
-    return F.linear(inputs, torch.cat(list(weights)), bias)
 
 
 def masked_log_prob_entropy(
@@ -326,7 +213,7 @@ def _observations_for(forward: Forward, observations: torch.Tensor | SparseRows)
     when they already are `SparseRows`, `prepared_rollout`'s)."""
     if isinstance(observations, SparseRows) or not isinstance(forward, ActorCriticForward) or observations.ndim != 2:
         return observations
-    rows = SparseRows.of(observations, by_columns=True)
+    rows = SparseRows.of(observations)
     return rows if rows.indices.shape[1] <= SPARSE_MAX_DENSITY * rows.width else observations
 
 
@@ -622,8 +509,9 @@ class ActorCriticForward:
     ``Linear`` on the observation: their weights are stacked at each call (the gradient flows
     back to the policy's own parameters, so its optimizer is unchanged), followed by their shared
     activation on the stacked output when both nets use the same parameterless one; the rest of
-    each net, ``action_net`` and ``value_net`` run as the policy's modules. Reads a dense batch or
-    `SparseRows` (`stacked_linear`). `of` gives ``None`` for policies of another shape.
+    each net, ``action_net`` and ``value_net`` run as the policy's modules, each ``Tanh`` as
+    `agents.sparse_layers.fast_tanh`. Reads a dense batch or `SparseRows` (`stacked_linear`). `of`
+    gives ``None`` for policies of another shape.
     """
 
     def __init__(self, policy: torch.nn.Module) -> None:
@@ -637,9 +525,9 @@ class ActorCriticForward:
             and not isinstance(actor[1], Linear)
             and not list(actor[1].parameters())
         )
-        self.activation = actor[1] if shared_activation else None
+        self.activation = fast_layers([actor[1]])[0] if shared_activation else None
         skip = 2 if shared_activation else 1
-        self.actor_rest, self.critic_rest = actor[skip:], critic[skip:]
+        self.actor_rest, self.critic_rest = fast_layers(actor[skip:]), fast_layers(critic[skip:])
         self.action_net, self.value_net = policy.action_net, policy.value_net
 
     @classmethod
@@ -659,8 +547,11 @@ class ActorCriticForward:
         hidden = stacked_linear(observations, (actor.weight, critic.weight), (actor.bias, critic.bias))
         if self.activation is not None:
             hidden = self.activation(hidden)
-        latent_pi = self.actor_rest(hidden[:, : self.split])
-        latent_vf = self.critic_rest(hidden[:, self.split :])
+        latent_pi, latent_vf = hidden[:, : self.split], hidden[:, self.split :]
+        for layer in self.actor_rest:
+            latent_pi = layer(latent_pi)
+        for layer in self.critic_rest:
+            latent_vf = layer(latent_vf)
         return self.action_net(latent_pi), self.value_net(latent_vf).flatten()
 
 
