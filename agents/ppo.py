@@ -11,8 +11,9 @@ Nothing here reads sb3-contrib's internals. The pieces:
   ``batch_size`` slices; the clipped surrogate on normalised advantages; the value loss (clipped
   when ``clip_range_vf`` is set); the entropy of the masked distribution (masked logits ``-1e8``,
   as ``MaskableCategorical``); ``ent_coef``, ``vf_coef``; ``max_grad_norm`` clipping; early stop
-  at ``1.5 * target_kl``. It is leaner: the masked log-softmax is computed once per minibatch and
-  gives both the log-probability and the entropy, the rollout is gathered once per epoch into
+  at ``1.5 * target_kl``. It is leaner: the loss and its gradient with respect to the logits and
+  values are written out (`agents.ppo_loss`: one masked log-softmax gives the log-probability and
+  the entropy, and backward is a few passes), the rollout is gathered once per epoch into
   buffers reused over the epochs, and Adam runs its fused form on CPU (else its multi-tensor form);
 * `ActorCriticForward`: the `Forward` of an SB3 actor-critic whose actor and critic read the
   observation through a first linear layer each: both first layers run as one matmul (their
@@ -48,13 +49,11 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.torch_layers import FlattenExtractor
 from stable_baselines3.common.utils import explained_variance
 from torch.nn import Linear
-from torch.nn import functional as F
 
 from agents.pipeline import UpdatePipeline
+from agents.ppo_loss import MASKED_LOGIT, clipped_surrogate_loss
 from agents.sparse_layers import SparseRows, fast_layers, stacked_linear
 
-#: The logit of a masked action (``MaskableCategorical``'s value).
-MASKED_LOGIT = -1e8
 #: The flat tensors an update reads (`flatten_rollout`).
 ROLLOUT_FIELDS = ("observations", "actions", "values", "log_probs", "advantages", "returns", "action_masks")
 
@@ -63,17 +62,6 @@ Forward = Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
 #: `ppo_update` hands `ActorCriticForward` the observations as `SparseRows` when at most this
 #: share of a row's entries is nonzero (below it the gather-sum beats the dense matmul).
 SPARSE_MAX_DENSITY = 0.25
-
-
-def masked_log_prob_entropy(
-    logits: torch.Tensor, masks: torch.Tensor, actions: torch.Tensor
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Log-probability of ``actions`` and entropy of the masked categorical over ``logits``."""
-    log_p = torch.log_softmax(torch.where(masks, logits, MASKED_LOGIT), dim=-1)
-    log_prob = log_p.gather(1, actions.unsqueeze(1)).squeeze(1)
-    legal_log_p = torch.where(masks, log_p, 0.0)  # exp(0) * 0 = 0: masked terms vanish without denormals
-    entropy = -(legal_log_p.exp() * legal_log_p).sum(-1)
-    return log_prob, entropy
 
 
 class Rollout:
@@ -265,26 +253,13 @@ def ppo_update(
         for start in range(0, total, settings.batch_size):
             batch = {name: data[start : start + settings.batch_size] for name, data in shuffled.items()}
             logits, values = forward(batch["observations"])
-            log_prob, entropy = masked_log_prob_entropy(logits, batch["action_masks"], batch["actions"])
             advantages = batch["advantages"]
             if settings.normalize_advantage:
                 advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
-            log_ratio = log_prob - batch["log_probs"]
-            ratio = torch.exp(log_ratio)
-            policy_loss = -torch.min(advantages * ratio, advantages * torch.clamp(ratio, 1 - clip, 1 + clip)).mean()
-            if settings.clip_range_vf is None:
-                values_pred = values
-            else:
-                old = batch["values"]
-                values_pred = old + torch.clamp(values - old, -settings.clip_range_vf, settings.clip_range_vf)
-            value_loss = F.mse_loss(batch["returns"], values_pred)
-            entropy_loss = -torch.mean(entropy)
-            loss = policy_loss + settings.ent_coef * entropy_loss + settings.vf_coef * value_loss
-            with torch.no_grad():  # the figures in one read
-                clipped = torch.mean((torch.abs(ratio - 1) > clip).float())
-                figures = torch.stack(
-                    [torch.mean((ratio - 1) - log_ratio), policy_loss, clipped, value_loss, entropy_loss, loss]
-                ).tolist()
+            loss, figures = clipped_surrogate_loss(
+                logits, values, batch, advantages, clip, settings.clip_range_vf, settings.ent_coef, settings.vf_coef
+            )
+            figures = figures.tolist()
             approx_kl, pg_loss, clip_fraction, value_figure, entropy_figure, stats.loss = figures
             stats.pg_losses.append(pg_loss)
             stats.clip_fractions.append(clip_fraction)

@@ -23,12 +23,12 @@ from agents.ppo import (
     SparseRows,
     clip_grad_norm,
     gae,
-    masked_log_prob_entropy,
     ppo_update,
     sample_masked,
     sample_masked_multinomial,
     sb3_forward,
 )
+from agents.ppo_loss import masked_log_prob_entropy
 from agents.selfplay.opponents import parse_weights
 from agents.selfplay.vec_env import make_vec_env
 from experiments.train import TrainArgs, policy_spec
