@@ -39,7 +39,7 @@ from __future__ import annotations
 import copy
 import functools
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -52,6 +52,7 @@ from torch.nn import Linear
 
 from agents.pipeline import UpdatePipeline
 from agents.ppo_loss import MASKED_LOGIT, clipped_surrogate_loss
+from agents.process_pipeline import ProcessUpdatePipeline
 from agents.sparse_layers import SparseRows, fast_layers, stacked_linear
 
 #: The flat tensors an update reads (`flatten_rollout`).
@@ -291,7 +292,9 @@ class LeanMaskablePPO(MaskablePPO):
 
     ``pipeline`` (default ``False``): where the lean update applies, `train` starts the update in a
     worker thread and returns, and the next rollout is played by a behaviour copy of the policy
-    meanwhile (`agents.pipeline`: a policy lag of one update). ``policy`` stays the learner; call
+    meanwhile (`agents.pipeline`: a policy lag of one update); with ``pipeline_in = "process"``
+    the update runs in a forked child process instead (`agents.process_pipeline`: no turns at
+    Python's lock; the same numbers as the thread). ``policy`` stays the learner; call
     `settle` before reading it during `learn` (a callback's checkpoint), or read `behaviour_policy`
     (the policy playing the rollout, unchanged during it: a callback's snapshot); `learn` settles
     before it returns. The figures of an update are logged when it is joined, before the next log
@@ -300,6 +303,7 @@ class LeanMaskablePPO(MaskablePPO):
 
     fuse_forward: bool = True
     pipeline: bool = False
+    pipeline_in: str = "thread"  # or "process"
     _pipeline: UpdatePipeline[tuple[UpdateStats, PPOSettings, float]] | None = None
     _behaviour: Any = None  # the behaviour copy of ``policy`` in pipelined mode
     _pipeline_of: Any = None  # the policy object ``_pipeline`` learns
@@ -331,12 +335,46 @@ class LeanMaskablePPO(MaskablePPO):
         """The pipeline of ``policy`` and its behaviour copy (made on first use, and again for a new policy object)."""
         if self._pipeline is None or self._pipeline_of is not self.policy:
             self.settle()
+            if self._pipeline is not None:
+                self._pipeline.close()
             self._behaviour = copy.deepcopy(self.policy)
             self._behaviour.set_training_mode(False)
             seed = 0 if self.seed is None else self.seed
-            self._pipeline = UpdatePipeline(self.policy.parameters(), self._behaviour.parameters(), seed)
+            learner, behaviour = self.policy.parameters(), self._behaviour.parameters()
+            if self.pipeline_in == "process":
+                self._pipeline = self._process_pipeline(seed)
+            elif self.pipeline_in == "thread":
+                self._pipeline = UpdatePipeline(learner, behaviour, seed)
+            else:
+                raise ValueError(f"pipeline_in must be 'thread' or 'process', got {self.pipeline_in!r}")
             self._pipeline_of = self.policy
         return self._pipeline
+
+    def _process_pipeline(self, seed: int) -> ProcessUpdatePipeline[tuple[UpdateStats, PPOSettings, float]]:
+        """A pipeline whose child process runs `ppo_update` on the learner (its parameters and optimizer shared)."""
+        forward = self.fused_forward() or sb3_forward(self.policy)
+        parameters, optimizer = list(self.policy.parameters()), self.policy.optimizer
+
+        def work(rng: np.random.RandomState, rollout: dict[str, torch.Tensor], message: dict[str, Any]) -> Any:
+            for group, learning_rate in zip(optimizer.param_groups, message["learning_rates"]):
+                group["lr"] = learning_rate
+            settings = PPOSettings(**message["settings"])
+            return asdict(ppo_update(forward, parameters, optimizer, rollout, settings, rng))
+
+        def shared() -> list[torch.Tensor]:
+            tensors = list(parameters)
+            for parameter in parameters:
+                for key, value in sorted(optimizer.state.get(parameter, {}).items()):
+                    if not isinstance(value, torch.Tensor):
+                        raise ValueError(f"the optimizer's state {key!r} is not a tensor: the child could not share it")
+                    tensors.append(value)
+            return tensors
+
+        def finish(result: Any, context: tuple[PPOSettings, float]) -> tuple[UpdateStats, PPOSettings, float]:
+            return UpdateStats(**result), *context
+
+        behaviour = self._behaviour.parameters()
+        return ProcessUpdatePipeline(parameters, behaviour, seed, work, shared, finish)
 
     def behaviour_policy(self) -> Any:
         """The policy that plays the rollouts: the behaviour copy in pipelined mode, else ``policy``."""
@@ -363,6 +401,8 @@ class LeanMaskablePPO(MaskablePPO):
             return super().learn(*args, **kwargs)
         finally:
             self.settle()
+            if isinstance(self._pipeline, ProcessUpdatePipeline):
+                self._pipeline.close()  # the child stops; the next learn forks another
 
     def dump_logs(self, iteration: int = 0) -> None:
         """sb3's log row, after joining the update in flight (its figures belong to this row)."""
@@ -370,7 +410,8 @@ class LeanMaskablePPO(MaskablePPO):
         super().dump_logs(iteration)
 
     def _excluded_save_params(self) -> list[str]:
-        return [*super()._excluded_save_params(), "pipeline", "_pipeline", "_behaviour", "_pipeline_of"]
+        excluded = ["pipeline", "pipeline_in", "_pipeline", "_behaviour", "_pipeline_of"]
+        return [*super()._excluded_save_params(), *excluded]
 
     def collect_rollouts(
         self, env: Any, callback: Any, rollout_buffer: Any, n_rollout_steps: int, use_masking: bool = True
@@ -443,6 +484,13 @@ class LeanMaskablePPO(MaskablePPO):
         buffer = self.rollout_buffer
         explained = explained_variance(buffer.values.flatten(), buffer.returns.flatten())
         rollout, parameters, optimizer = self.flat_rollout(), list(self.policy.parameters()), self.policy.optimizer
+        if self.pipelined() and isinstance(self.update_pipeline(), ProcessUpdatePipeline):
+            message = {
+                "settings": asdict(settings),
+                "learning_rates": [group["lr"] for group in optimizer.param_groups],
+            }
+            self.update_pipeline().start_update(rollout, message, (settings, explained))  # type: ignore[attr-defined]
+            return
         if self.pipelined():
             rollout = prepared_rollout(forward, rollout)  # here: the update's thread has the most to do
 

@@ -19,6 +19,8 @@ together, after one warm-up rollout), and the share of that time spent in the PP
 * the same, pipelined (``LeanMaskablePPO.pipeline``, ``train --pipeline``: the update of each
   rollout in a worker thread while the next rollout is collected, `agents.pipeline`; its "PPO
   update" share is the time the main thread waits for the update before starting the next);
+* the same, the update in a child process (``train --pipeline --pipeline-in process``,
+  `agents.process_pipeline`: no turns at Python's lock; its cores used count the child's CPU);
 * the same with sb3-contrib's own ``MaskablePPO.train`` (what the lean update saves);
 * ours, one game per env: the same through ``engine="single"`` (``--num-envs`` envs over
   ``--workers`` processes);
@@ -45,7 +47,8 @@ what carries over). ``--compare-fused N`` does the same for ``LeanMaskablePPO`` 
 ``fuse_forward`` off (the policy's own modules in the update and the rollout) and on (the
 actor's and critic's first layers as one gather-sum over the observation's nonzero entries;
 ``agents.ppo.ActorCriticForward``). ``--compare-pipeline N`` pairs ``LeanMaskablePPO.learn``
-serial and pipelined (two threads: give the run two idle cores, ``--threads 1``). Each compared
+serial, pipelined in two threads and pipelined with the update in a child process
+(``train --pipeline --pipeline-in process``; give the run two idle cores, ``--threads 1``). Each compared
 row also gives the cores the process used (its CPU seconds, all threads, per second): a pipelined
 run that gets about 1.0 had no second core to overlap on (a busy machine; Linux's per-session
 scheduling groups share the cores between sessions, not threads).
@@ -55,6 +58,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import statistics
 import time
 import warnings
@@ -128,10 +132,17 @@ def timed_learn(model: MaskablePPO, timesteps: int, warmup: int) -> Timing:
         spent += time.perf_counter() - begin
 
     setattr(model, name, timed_update)
-    start, cpu = time.perf_counter(), time.process_time()
+    start, cpu = time.perf_counter(), cpu_seconds()
     model.learn(timesteps, reset_num_timesteps=False)
     elapsed = time.perf_counter() - start
-    return Timing(timesteps / elapsed, spent / elapsed, (time.process_time() - cpu) / elapsed)
+    return Timing(timesteps / elapsed, spent / elapsed, (cpu_seconds() - cpu) / elapsed)
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and of its children that ended (the update's child process stops at the
+    end of each ``learn``)."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
 
 
 def timed_loop(loop: PPOLoop, timesteps: int) -> Timing:
@@ -161,11 +172,13 @@ def bench_ours(
     update: str = "lean",
     fused: bool = True,
     pipeline: bool = False,
+    pipeline_in: str = "thread",
 ) -> Timing:
     """``update``: ``lean`` (the trainer's ``LeanMaskablePPO``), ``sb3`` (``MaskablePPO``) or ``loop``
     (our loop, `agents.ppo.PPOLoop`, on ``LeanMaskablePPO``'s network and settings); ``fused``:
     ``LeanMaskablePPO.fuse_forward`` (off: the policy's own modules in the update and the rollout);
-    ``pipeline``: ``LeanMaskablePPO.pipeline`` (the update beside the next rollout, `agents.pipeline`)."""
+    ``pipeline``: ``LeanMaskablePPO.pipeline`` (the update beside the next rollout, `agents.pipeline`), in a
+    thread or a child process (``pipeline_in``, `agents.process_pipeline`)."""
     defaults = TrainArgs()
     torch.set_num_threads(threads)
     vec = make_vec_env(
@@ -190,7 +203,7 @@ def bench_ours(
         seed=0,
     )
     if isinstance(model, LeanMaskablePPO):
-        model.fuse_forward, model.pipeline = fused, pipeline
+        model.fuse_forward, model.pipeline, model.pipeline_in = fused, pipeline, pipeline_in
     vec.env_method("add_snapshot", policy_from_sb3(model.policy))
     if update == "loop":
         settings = PPOSettings(model.n_epochs, model.batch_size, clip_range=model.clip_range(1.0))
@@ -264,12 +277,14 @@ COMPARISONS: dict[str, dict[str, dict[str, Any]]] = {
     "pipeline": {
         "LeanMaskablePPO.learn, serial": {"update": "lean"},
         "LeanMaskablePPO.learn, pipelined": {"update": "lean", "pipeline": True},
+        "LeanMaskablePPO.learn, pipelined in a process": {"update": "lean", "pipeline": True, "pipeline_in": "process"},
     },
 }
 
 
 def compare_paired(args: argparse.Namespace, game: tuple[str, int], runs: int, comparison: str) -> None:
-    """``runs`` paired runs of the two variants of ``COMPARISONS[comparison]``; medians and paired ratios."""
+    """``runs`` paired runs of the variants of ``COMPARISONS[comparison]``; medians, and each later variant's
+    paired ratios to the first."""
     variants = COMPARISONS[comparison]
     timings: dict[str, list[Timing]] = {label: [] for label in variants}
     for _ in range(runs):
@@ -287,10 +302,11 @@ def compare_paired(args: argparse.Namespace, game: tuple[str, int], runs: int, c
             f"update {statistics.median(t.update_share for t in timings[label]):.0%}; "
             f"cores used {statistics.median(t.cores for t in timings[label]):.2f})"
         )
-    first, second = variants
-    ratios = [b / a for a, b in zip(rates[first], rates[second])]
-    paired = ", ".join(f"{r:.2f}" for r in ratios)
-    print(f"{second} / {first}: median {statistics.median(ratios):.2f}x (paired: {paired})")
+    first, *others = variants
+    for other in others:
+        ratios = [b / a for a, b in zip(rates[first], rates[other])]
+        paired = ", ".join(f"{r:.2f}" for r in ratios)
+        print(f"{other} / {first}: median {statistics.median(ratios):.2f}x (paired: {paired})")
 
 
 def main() -> None:
@@ -343,6 +359,10 @@ def main() -> None:
     pipelined, pipelined_wait, pipelined_cores = bench_ours(
         args.batched_timesteps, args.batched_num_envs, 0, args.threads, *game, engine="batched", pipeline=True
     )
+    in_process, in_process_wait, in_process_cores = bench_ours(
+        args.batched_timesteps, args.batched_num_envs, 0, args.threads, *game, engine="batched", pipeline=True,
+        pipeline_in="process",
+    )  # fmt: skip
     sb3_update, sb3_update_share, _ = bench_ours(
         args.batched_timesteps, args.batched_num_envs, 0, args.threads, *game, engine="batched", update="sb3"
     )
@@ -356,6 +376,10 @@ def main() -> None:
     print(
         f"ours, batched engine, pipelined: {setup}: {pipelined:8.0f} learner steps/s "
         f"(waiting for the update {pipelined_wait:.0%}; cores used {pipelined_cores:.2f})"
+    )
+    print(
+        f"ours, batched engine, pipelined in a process: {setup}: {in_process:8.0f} learner steps/s "
+        f"(waiting for the update {in_process_wait:.0%}; cores used {in_process_cores:.2f})"
     )
     print(
         f"ours, batched engine with sb3-contrib's update: {setup}: {sb3_update:8.0f} learner steps/s "
@@ -372,6 +396,8 @@ def main() -> None:
     print(
         f"ratios: batched / one game per env {batched / ours:.2f}x; batched / tutorial {batched / tutorial:.2f}x; "
         f"lean update / sb3-contrib's {batched / sb3_update:.2f}x; pipelined / serial {pipelined / batched:.2f}x; "
+        f"pipelined in a process / serial {in_process / batched:.2f}x; "
+        f"pipelined in a process / tutorial {in_process / tutorial:.2f}x; "
         f"one game per env / tutorial {ours / tutorial:.2f}x"
     )
     if args.rllib:

@@ -243,6 +243,14 @@ class TrainArgs:
             "the same seed gives the same run"
         },
     )
+    pipeline_in: str = field(
+        default="thread",
+        metadata={
+            "help": "where --pipeline runs the update: a thread, or a child process forked from the run's "
+            "(no turns at Python's lock: faster on two free cores; the same numbers; needs fork, as on Linux)",
+            "choices": ["thread", "process"],
+        },
+    )
     device: str = field(default="cpu", metadata={"help": "torch device of the learner (cpu, cuda, auto)"})
     out_dir: str = field(default="runs", metadata={"help": "parent folder of the run folder"})
     run_name: str | None = field(default=None, metadata={"help": "run folder name (default: env id, seed, time)"})

@@ -247,6 +247,7 @@ def build_model(plan: RunPlan, vec_env: Any) -> Any:
         device=args.device,
     )
     model.pipeline = args.pipeline  # rollout k + 1 beside update k (agents.pipeline)
+    model.pipeline_in = args.pipeline_in  # in a thread or a child process (agents.process_pipeline)
     if not plan.resuming and args.init is not None:
         start_from(model.policy, plan)
     if plan.resuming:

@@ -1,4 +1,5 @@
-"""``train --pipeline``: a pipelined run goes end to end, repeats given the seed, saves the flag and resumes."""
+"""``train --pipeline``: a pipelined run goes end to end, repeats given the seed, saves the flag and resumes;
+with ``--pipeline-in process`` it is the same run."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from agents.checkpoint import load_agent
+from agents.process_pipeline import fork_available
 from experiments import train
 from tests.experiments.test_training_safety import GAME, TINY
 
@@ -19,9 +21,9 @@ POOL = ["--opponents", "self:0.5", "random:0.5", "--snapshot-every", "64", "--ch
 QUIET = ["--eval-opponents", "random", "--eval-games", "2", "--eval-every", "0", "--no-progress"]
 
 
-def pipelined_run(out_dir: Path, steps: int = 192, pool: list[str] = POOL) -> Path:
+def pipelined_run(out_dir: Path, steps: int = 192, pool: list[str] = POOL, extra: list[str] = ()) -> Path:
     train.main([*GAME, *TINY, *pool, *QUIET, "--out-dir", str(out_dir), "--run-name", "run",
-                "--total-timesteps", str(steps), "--pipeline"])  # fmt: skip
+                "--total-timesteps", str(steps), "--pipeline", *extra])  # fmt: skip
     return out_dir / "run"
 
 
@@ -115,3 +117,13 @@ def test_a_pipelined_runs_snapshots_are_the_policy_playing_the_rollout(tmp_path,
     assert len(snapshots) == 4 and all(behaviour for behaviour, _ in snapshots)  # at steps 66, 130, 194 and 256
     assert any(in_flight for _, in_flight in snapshots)  # taken beside an update, without waiting for it
     capsys.readouterr()
+
+
+@pytest.mark.skipif(not fork_available(), reason="the update's child process needs fork")
+def test_the_update_in_a_child_process_gives_the_threads_run(tmp_path):
+    thread = pipelined_run(tmp_path / "thread", steps=128)
+    process = pipelined_run(tmp_path / "process", steps=128, extra=["--pipeline-in", "process"])
+    for steps in (64, 128):
+        name = f"step_{steps}.npz"
+        assert_same_networks(thread / "checkpoints" / name, process / "checkpoints" / name)
+    assert json.loads((process / "config.json").read_text())["pipeline_in"] == "process"
