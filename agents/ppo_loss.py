@@ -3,17 +3,20 @@
 sb3-contrib's loss (the clipped surrogate on the masked categorical's log-probability, the value
 loss, clipped when ``clip_range_vf`` is set, and the masked entropy) is some thirty small tensor
 operations forward and as many backward, each a pass over the ``(batch, actions)`` logits. Its
-gradient with respect to the logits and the values has a closed form, computed here in a few
-passes (`_ClippedSurrogateLoss`), with torch's tie rules (``torch.minimum`` splits the gradient of
-a tie; ``clamp`` passes it at its bounds) so that it is the gradient autograd would give. A test
-compares both, and the update built on it follows sb3-contrib's parameter for parameter.
+gradient with respect to the logits and the values has a closed form, computed here with the
+loss in one numba pass over each row's legal logits (`_policy_terms`, in float64), with torch's
+tie rules (``torch.minimum`` splits the gradient of a tie; ``clamp`` passes it at its bounds) so
+that it is the gradient autograd would give. A test compares both, and the update built on it
+follows sb3-contrib's parameter for parameter.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import torch
+from numba import njit
 
 #: The logit of a masked action (``MaskableCategorical``'s value).
 MASKED_LOGIT = -1e8
@@ -32,8 +35,65 @@ def masked_log_prob_entropy(
     return log_prob, entropy
 
 
+@njit(cache=True, nogil=True)
+def _policy_terms(
+    logits: np.ndarray,
+    masks: np.ndarray,
+    actions: np.ndarray,
+    old_log_probs: np.ndarray,
+    advantages: np.ndarray,
+    clip: float,
+    entropy_scale: float,
+    rows: np.ndarray,
+    logits_grad: np.ndarray,
+) -> None:
+    """One pass per row of the minibatch over its legal logits, in float64.
+
+    ``rows[0..3, i]``: the log-ratio, the ratio, the masked entropy and ``min(A r, A clip(r))`` of row
+    ``i``; ``logits_grad[i]``: the gradient of ``-mean(min(...)) - entropy_scale * size * mean(entropy)``
+    with respect to row ``i``'s logits (masked logits take none), with torch's tie rules: the minimum of
+    a tie splits its gradient, ``clamp`` passes it at its bounds.
+    """
+    size, width = logits.shape
+    legal = np.empty(width + 1, dtype=np.int64)
+    for i in range(size):
+        count = 0
+        for j in range(width):  # the legal columns, without a branch
+            legal[count] = j
+            count += masks[i, j]
+        top = -np.inf
+        for k in range(count):
+            top = max(top, logits[i, legal[k]])
+        total = 0.0
+        for k in range(count):
+            total += np.exp(logits[i, legal[k]] - top)
+        log_total = top + np.log(total)
+        entropy = 0.0
+        for k in range(count):
+            log_p = logits[i, legal[k]] - log_total
+            entropy -= np.exp(log_p) * log_p
+        log_ratio = logits[i, actions[i]] - log_total - old_log_probs[i]
+        ratio = np.exp(log_ratio)
+        advantage = advantages[i]
+        unclipped, clipped = advantage * ratio, advantage * min(max(ratio, 1 - clip), 1 + clip)
+        inside = 1.0 if 1 - clip <= ratio <= 1 + clip else 0.0
+        if unclipped < clipped:
+            weight = 1.0
+        elif clipped < unclipped:
+            weight = inside
+        else:
+            weight = 0.5 * (1.0 + inside)
+        ratio_grad = -weight * advantage * ratio / size  # d(policy loss)/d(log-probability of the action)
+        logits_grad[i, :] = 0.0
+        for k in range(count):  # d(log p_a)/dz = onehot(a) - p; d(-entropy)/dz = p (log p + H)
+            log_p = logits[i, legal[k]] - log_total
+            logits_grad[i, legal[k]] = np.exp(log_p) * (entropy_scale * (log_p + entropy) - ratio_grad)
+        logits_grad[i, actions[i]] += ratio_grad
+        rows[0, i], rows[1, i], rows[2, i], rows[3, i] = log_ratio, ratio, entropy, min(unclipped, clipped)
+
+
 class _ClippedSurrogateLoss(torch.autograd.Function):
-    """The loss of `clipped_surrogate_loss`; its backward the closed-form gradient of logits and values."""
+    """The loss of `clipped_surrogate_loss`; its gradient computed with it (`_policy_terms`), applied by backward."""
 
     @staticmethod
     def forward(  # type: ignore[override]
@@ -47,21 +107,21 @@ class _ClippedSurrogateLoss(torch.autograd.Function):
         ent_coef: float,
         vf_coef: float,
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        masks, actions = batch["action_masks"], batch["actions"].unsqueeze(1)
-        size = len(actions)
-        log_p = torch.log_softmax(torch.where(masks, logits, MASKED_LOGIT), dim=-1)
-        legal_log_p = torch.where(masks, log_p, 0.0)
-        probabilities = legal_log_p.exp().mul_(masks)  # exp(0) of a masked entry, times 0
-        entropy = (probabilities * legal_log_p).sum(-1).neg_()
-        log_ratio = log_p.gather(1, actions).squeeze(1) - batch["log_probs"]
-        ratio = log_ratio.exp()
-        unclipped, clipped = advantages * ratio, advantages * ratio.clamp(1 - clip, 1 + clip)
-        policy_loss = -torch.minimum(unclipped, clipped).mean()
-        # d(policy loss)/d(ratio): torch.minimum's tie splits the gradient, clamp passes it at its bounds
-        inside = ((ratio >= 1 - clip) & (ratio <= 1 + clip)).float()
-        weight = (unclipped < clipped).float() + inside * (clipped < unclipped)
-        weight += (unclipped == clipped) * (1 + inside) * 0.5
-        ratio_grad = weight.mul_(advantages).mul_(ratio).mul_(-1 / size)  # d/d(log-probability)
+        size = len(logits)
+        rows = torch.empty(4, size, dtype=torch.float64)
+        logits_grad = torch.empty_like(logits)
+        _policy_terms(
+            logits.detach().numpy(),
+            batch["action_masks"].numpy(),
+            batch["actions"].numpy(),
+            batch["log_probs"].numpy(),
+            advantages.detach().numpy(),
+            clip,
+            ent_coef / size,
+            rows.numpy(),
+            logits_grad.numpy(),
+        )
+        log_ratio, ratio, entropy, smaller = rows
         old_values, returns = batch["values"], batch["returns"]
         if clip_vf is None:
             predicted, value_grad = values, 2 * vf_coef / size
@@ -71,28 +131,20 @@ class _ClippedSurrogateLoss(torch.autograd.Function):
             value_grad = ((change >= -clip_vf) & (change <= clip_vf)) * (2 * vf_coef / size)
         error = predicted - returns
         value_loss = error.square().mean()
-        entropy_loss = -entropy.mean()
-        loss = policy_loss + ent_coef * entropy_loss + vf_coef * value_loss
+        policy_loss, entropy_loss = -smaller.mean(), -entropy.mean()
+        loss = (policy_loss + ent_coef * entropy_loss).to(logits.dtype) + vf_coef * value_loss
         approx_kl = ((ratio - 1) - log_ratio).mean()
-        clip_fraction = ((ratio - 1).abs() > clip).float().mean()
-        figures = torch.stack([approx_kl, policy_loss, clip_fraction, value_loss, entropy_loss, loss])
+        clip_fraction = ((ratio - 1).abs() > clip).double().mean()
+        figures = torch.stack([approx_kl, policy_loss, clip_fraction, value_loss.double(), entropy_loss, loss.double()])
+        figures = figures.to(logits.dtype)
         ctx.mark_non_differentiable(figures)
-        ctx.save_for_backward(probabilities, legal_log_p, entropy, ratio_grad, error * value_grad, actions)
-        ctx.ent_coef = ent_coef
+        ctx.save_for_backward(logits_grad, error * value_grad)
         return loss, figures
 
     @staticmethod
     def backward(ctx: Any, grad: torch.Tensor, _figures: torch.Tensor) -> tuple[Any, ...]:
-        probabilities, legal_log_p, entropy, ratio_grad, values_grad, actions = ctx.saved_tensors
-        size = len(actions)
-        # d(log p_a)/dz = onehot(a) - p; d(-mean entropy)/dz = p (log p + H) / size
-        if ctx.ent_coef:
-            scale = legal_log_p.add(entropy.unsqueeze(1)).mul_(ctx.ent_coef / size).sub_(ratio_grad.unsqueeze(1))
-            logits_grad = probabilities * scale  # a new tensor: the saved ones stay as saved
-        else:
-            logits_grad = probabilities * -ratio_grad.unsqueeze(1)
-        logits_grad.scatter_add_(1, actions, ratio_grad.unsqueeze(1))
-        return logits_grad.mul_(grad), values_grad * grad, None, None, None, None, None, None
+        logits_grad, values_grad = ctx.saved_tensors
+        return logits_grad * grad, values_grad * grad, None, None, None, None, None, None
 
 
 def clipped_surrogate_loss(
