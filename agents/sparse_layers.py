@@ -41,6 +41,31 @@ def _transposed_product_kernel(indices: np.ndarray, values: np.ndarray, grad: np
                     out[column, j] += value * grad[row, j]
 
 
+@njit(cache=True, nogil=True)
+def _most_nonzero_kernel(dense: np.ndarray) -> int:
+    """The most nonzero entries of any row of ``dense``."""
+    most = 0
+    for row in range(dense.shape[0]):
+        count = 0
+        for column in range(dense.shape[1]):
+            count += dense[row, column] != 0
+        most = max(most, count)
+    return most
+
+
+@njit(cache=True, nogil=True)
+def _sparse_rows_kernel(dense: np.ndarray, indices: np.ndarray, values: np.ndarray) -> None:
+    """Each row's nonzero entries of ``dense``, in column order, into the zeroed ``indices``/``values``."""
+    for row in range(dense.shape[0]):
+        slot = 0
+        for column in range(dense.shape[1]):
+            value = dense[row, column]
+            if value != 0:
+                indices[row, slot] = column
+                values[row, slot] = value
+                slot += 1
+
+
 @dataclass(frozen=True)
 class SparseRows:
     """A mostly-zero ``(N, width)`` matrix by rows: ``indices[i]`` the columns of row ``i``'s nonzero
@@ -53,14 +78,11 @@ class SparseRows:
     @classmethod
     def of(cls, dense: torch.Tensor) -> SparseRows:
         """The nonzero entries of a 2-d ``dense`` tensor (``K``: the most of any row, at least 1)."""
-        rows, columns = dense.nonzero(as_tuple=True)
-        counts = torch.bincount(rows, minlength=dense.shape[0])
-        slots = torch.arange(rows.numel()) - (torch.cumsum(counts, 0) - counts)[rows]
-        k = max(1, int(counts.max())) if counts.numel() else 1
+        array = dense.detach().contiguous().numpy()
+        k = max(1, int(_most_nonzero_kernel(array))) if len(array) else 1
         indices = torch.zeros(dense.shape[0], k, dtype=torch.long)
         values = torch.zeros(dense.shape[0], k, dtype=dense.dtype)
-        indices[rows, slots] = columns
-        values[rows, slots] = dense[rows, columns]
+        _sparse_rows_kernel(array, indices.numpy(), values.numpy())
         return cls(indices, values, dense.shape[1])
 
     def __len__(self) -> int:

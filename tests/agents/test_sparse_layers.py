@@ -68,3 +68,15 @@ def test_fast_layers_swap_only_tanh():
     layers = [torch.nn.Linear(3, 3), torch.nn.Tanh(), torch.nn.ReLU()]
     swapped = fast_layers(layers)
     assert swapped[0] is layers[0] and swapped[1] is fast_tanh and swapped[2] is layers[2]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_sparse_rows_of_any_matrix_give_it_back(dtype):
+    dense = sparse_matrix(40, 17, seed=6).to(dtype)
+    rows = SparseRows.of(dense.t().contiguous().t())  # a strided view reads the same
+    assert rows.values.dtype == dtype and rows.indices.shape[1] == int((dense != 0).sum(1).max())
+    assert torch.equal(rows.dense(), dense)
+    empty = SparseRows.of(torch.zeros(0, 5, dtype=dtype))
+    assert empty.indices.shape == (0, 1) and empty.dense().shape == (0, 5)
+    zeros = SparseRows.of(torch.zeros(3, 5, dtype=dtype))
+    assert zeros.indices.shape == (3, 1) and torch.equal(zeros.dense(), torch.zeros(3, 5, dtype=dtype))
