@@ -44,18 +44,27 @@ def _policy_terms(
     advantages: np.ndarray,
     clip: float,
     entropy_scale: float,
-    rows: np.ndarray,
+    values: np.ndarray,
+    old_values: np.ndarray,
+    returns: np.ndarray,
+    clip_vf: float,
+    value_scale: float,
+    sums: np.ndarray,
     logits_grad: np.ndarray,
+    values_grad: np.ndarray,
 ) -> None:
     """One pass per row of the minibatch over its legal logits, in float64.
 
-    ``rows[0..3, i]``: the log-ratio, the ratio, the masked entropy and ``min(A r, A clip(r))`` of row
-    ``i``; ``logits_grad[i]``: the gradient of ``-mean(min(...)) - entropy_scale * size * mean(entropy)``
-    with respect to row ``i``'s logits (masked logits take none), with torch's tie rules: the minimum of
-    a tie splits its gradient, ``clamp`` passes it at its bounds.
+    ``sums``: over the rows, ``(r - 1) - log r``, ``min(A r, A clip(r))``, ``|r - 1| > clip``, the masked
+    entropy and the squared value error (the value clipped to ``clip_vf`` about the rollout's when
+    ``clip_vf`` is not NaN). ``logits_grad[i]``: the gradient of ``-mean(min(...)) - entropy_scale * size *
+    mean(entropy)`` with respect to row ``i``'s logits (masked logits take none); ``values_grad``: that of
+    ``value_scale * size / 2 * mean(error**2)``. torch's tie rules: the minimum of a tie splits its
+    gradient, ``clamp`` passes it at its bounds.
     """
     size, width = logits.shape
     legal = np.empty(width + 1, dtype=np.int64)
+    sums[:] = 0.0
     for i in range(size):
         count = 0
         for j in range(width):  # the legal columns, without a branch
@@ -89,7 +98,18 @@ def _policy_terms(
             log_p = logits[i, legal[k]] - log_total
             logits_grad[i, legal[k]] = np.exp(log_p) * (entropy_scale * (log_p + entropy) - ratio_grad)
         logits_grad[i, actions[i]] += ratio_grad
-        rows[0, i], rows[1, i], rows[2, i], rows[3, i] = log_ratio, ratio, entropy, min(unclipped, clipped)
+        predicted, passes = values[i], 1.0
+        if not np.isnan(clip_vf):
+            change = values[i] - old_values[i]
+            predicted = old_values[i] + min(max(change, -clip_vf), clip_vf)
+            passes = 1.0 if -clip_vf <= change <= clip_vf else 0.0
+        error = predicted - returns[i]
+        values_grad[i] = passes * value_scale * error
+        sums[0] += (ratio - 1) - log_ratio
+        sums[1] += min(unclipped, clipped)
+        sums[2] += abs(ratio - 1) > clip
+        sums[3] += entropy
+        sums[4] += error * error
 
 
 class _ClippedSurrogateLoss(torch.autograd.Function):
@@ -108,8 +128,8 @@ class _ClippedSurrogateLoss(torch.autograd.Function):
         vf_coef: float,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         size = len(logits)
-        rows = torch.empty(4, size, dtype=torch.float64)
-        logits_grad = torch.empty_like(logits)
+        sums = np.empty(5)
+        logits_grad, values_grad = torch.empty_like(logits), torch.empty_like(values)
         _policy_terms(
             logits.detach().numpy(),
             batch["action_masks"].numpy(),
@@ -118,28 +138,24 @@ class _ClippedSurrogateLoss(torch.autograd.Function):
             advantages.detach().numpy(),
             clip,
             ent_coef / size,
-            rows.numpy(),
+            values.detach().numpy(),
+            batch["values"].numpy(),
+            batch["returns"].numpy(),
+            np.nan if clip_vf is None else clip_vf,
+            2 * vf_coef / size,
+            sums,
             logits_grad.numpy(),
+            values_grad.numpy(),
         )
-        log_ratio, ratio, entropy, smaller = rows
-        old_values, returns = batch["values"], batch["returns"]
-        if clip_vf is None:
-            predicted, value_grad = values, 2 * vf_coef / size
-        else:
-            change = values - old_values
-            predicted = old_values + change.clamp(-clip_vf, clip_vf)
-            value_grad = ((change >= -clip_vf) & (change <= clip_vf)) * (2 * vf_coef / size)
-        error = predicted - returns
-        value_loss = error.square().mean()
-        policy_loss, entropy_loss = -smaller.mean(), -entropy.mean()
-        loss = (policy_loss + ent_coef * entropy_loss).to(logits.dtype) + vf_coef * value_loss
-        approx_kl = ((ratio - 1) - log_ratio).mean()
-        clip_fraction = ((ratio - 1).abs() > clip).double().mean()
-        figures = torch.stack([approx_kl, policy_loss, clip_fraction, value_loss.double(), entropy_loss, loss.double()])
-        figures = figures.to(logits.dtype)
+        approx_kl, smaller, clipped, entropy, squared_error = (sums / size).tolist()
+        policy_loss, entropy_loss = -smaller, -entropy
+        loss = policy_loss + ent_coef * entropy_loss + vf_coef * squared_error
+        figures = torch.tensor(
+            [approx_kl, policy_loss, clipped, squared_error, entropy_loss, loss], dtype=logits.dtype
+        )
         ctx.mark_non_differentiable(figures)
-        ctx.save_for_backward(logits_grad, error * value_grad)
-        return loss, figures
+        ctx.save_for_backward(logits_grad, values_grad)
+        return figures[-1].clone(), figures
 
     @staticmethod
     def backward(ctx: Any, grad: torch.Tensor, _figures: torch.Tensor) -> tuple[Any, ...]:
