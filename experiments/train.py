@@ -326,6 +326,13 @@ def check_run(args: TrainArgs) -> None:
     if args.num_envs * args.n_steps < 2:
         raise ValueError(f"--num-envs {args.num_envs} x --n-steps {args.n_steps}: a rollout needs at least 2 steps")
     check_device(args.device)
+    if args.pipeline_in == "process":
+        from agents.process_pipeline import fork_available
+
+        if not args.pipeline:
+            raise ValueError("--pipeline-in process: only with --pipeline (the update beside the next rollout)")
+        if not fork_available():
+            raise ValueError("--pipeline-in process needs the 'fork' start method, which this platform lacks")
     if args.init is not None:
         check_init(args)
     if args.engine == "batched":

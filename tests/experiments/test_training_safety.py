@@ -230,6 +230,8 @@ def refused(capsys, argv) -> str:
         (["--checkpoint-every", "0"], "--checkpoint-every must be at least 1"),
         (["--eval-games", "0"], "--eval-games must be at least 1"),
         (["--reward-mode", "points"], "--reward-mode: invalid choice: 'points'"),
+        (["--pipeline-in", "process"], "--pipeline-in process: only with --pipeline"),
+        (["--pipeline", "--pipeline-in", "fiber"], "--pipeline-in: invalid choice: 'fiber'"),
         (["--env-id", "skull_king_v0", "--opponents", "ppo:piraten_kapern_v0"], "trained on piraten_kapern_v0"),
     ],
 )
