@@ -150,9 +150,7 @@ class _ClippedSurrogateLoss(torch.autograd.Function):
         approx_kl, smaller, clipped, entropy, squared_error = (sums / size).tolist()
         policy_loss, entropy_loss = -smaller, -entropy
         loss = policy_loss + ent_coef * entropy_loss + vf_coef * squared_error
-        figures = torch.tensor(
-            [approx_kl, policy_loss, clipped, squared_error, entropy_loss, loss], dtype=logits.dtype
-        )
+        figures = torch.tensor([approx_kl, policy_loss, clipped, squared_error, entropy_loss, loss], dtype=logits.dtype)
         ctx.mark_non_differentiable(figures)
         ctx.save_for_backward(logits_grad, values_grad)
         return figures[-1].clone(), figures

@@ -108,7 +108,14 @@ class ProcessUpdatePipeline(UpdatePipeline[Result], Generic[Result]):
             (result, context), self._done = self._done, None
         elif self._waiting is not None:
             assert self._connection is not None
-            reply = json.loads(self._connection.recv_bytes())  # interrupted: still in flight, read next time
+            try:
+                raw = self._connection.recv_bytes()  # interrupted: still in flight, read next time
+            except EOFError:
+                self._waiting = None
+                self._child.join()
+                code, self._child = self._child.exitcode, None
+                raise RuntimeError(f"the PPO update's child process ended without a reply (exit code {code})") from None
+            reply = json.loads(raw)
             context, self._waiting = self._waiting, None
             if "error" in reply:
                 raise RuntimeError(f"the PPO update failed in its child process:\n{reply['error']}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 import torch
@@ -43,6 +45,8 @@ def counting_pipeline(learner: list[torch.nn.Parameter]) -> ProcessUpdatePipelin
     def work(rng: np.random.RandomState, rollout: dict[str, torch.Tensor], message: dict) -> float:
         if message.get("fail"):
             raise ValueError("the update broke")
+        if message.get("die"):
+            os._exit(3)
         with torch.no_grad():
             learner[0].add_(rollout["x"].sum())
         return float(rng.random())
@@ -82,3 +86,15 @@ def test_an_update_failing_in_the_child_raises_in_the_parent():
     assert child_process is not None and not child_process.is_alive()
     with pytest.raises(TypeError, match="start_update"):
         pipeline.start(lambda rng: 0)
+
+
+def test_a_child_that_dies_is_reported_and_replaced():
+    learner = [torch.nn.Parameter(torch.zeros(3))]
+    pipeline = counting_pipeline(learner)
+    pipeline.start_update({"x": torch.ones(2)}, {}, "first")
+    pipeline.start_update({"x": torch.ones(2)}, {"die": True}, "second")
+    with pytest.raises(RuntimeError, match="ended without a reply \\(exit code 3\\)"):
+        pipeline.join()
+    pipeline.start_update({"x": torch.ones(2)}, {}, "third")  # a new child
+    assert pipeline.close() is not None
+    assert torch.equal(learner[0].detach(), torch.full((3,), 2.0 + 2.0))  # the first and the third
