@@ -12,8 +12,8 @@ Nothing here reads sb3-contrib's internals. The pieces:
   when ``clip_range_vf`` is set); the entropy of the masked distribution (masked logits ``-1e8``,
   as ``MaskableCategorical``); ``ent_coef``, ``vf_coef``; ``max_grad_norm`` clipping; early stop
   at ``1.5 * target_kl``. It is leaner: the loss and its gradient with respect to the logits and
-  values are written out (`agents.ppo_loss`: one masked log-softmax gives the log-probability and
-  the entropy, and backward is a few passes), the rollout is gathered once per epoch into
+  values are written out (`agents.ppo_loss`: one numba pass over each row's legal actions gives
+  the loss, the figures and the gradient), the rollout is gathered once per epoch into
   buffers reused over the epochs, and Adam runs its fused form on CPU (else its multi-tensor form);
 * `ActorCriticForward`: the `Forward` of an SB3 actor-critic whose actor and critic read the
   observation through a first linear layer each: both first layers run as one matmul (their
@@ -340,11 +340,10 @@ class LeanMaskablePPO(MaskablePPO):
             self._behaviour = copy.deepcopy(self.policy)
             self._behaviour.set_training_mode(False)
             seed = 0 if self.seed is None else self.seed
-            learner, behaviour = self.policy.parameters(), self._behaviour.parameters()
             if self.pipeline_in == "process":
                 self._pipeline = self._process_pipeline(seed)
             elif self.pipeline_in == "thread":
-                self._pipeline = UpdatePipeline(learner, behaviour, seed)
+                self._pipeline = UpdatePipeline(self.policy.parameters(), self._behaviour.parameters(), seed)
             else:
                 raise ValueError(f"pipeline_in must be 'thread' or 'process', got {self.pipeline_in!r}")
             self._pipeline_of = self.policy
@@ -484,20 +483,21 @@ class LeanMaskablePPO(MaskablePPO):
         buffer = self.rollout_buffer
         explained = explained_variance(buffer.values.flatten(), buffer.returns.flatten())
         rollout, parameters, optimizer = self.flat_rollout(), list(self.policy.parameters()), self.policy.optimizer
-        if self.pipelined() and isinstance(self.update_pipeline(), ProcessUpdatePipeline):
+        pipeline = self.update_pipeline() if self.pipelined() else None
+        if isinstance(pipeline, ProcessUpdatePipeline):  # the child has the forward, parameters and optimizer
             message = {
                 "settings": asdict(settings),
                 "learning_rates": [group["lr"] for group in optimizer.param_groups],
             }
-            self.update_pipeline().start_update(rollout, message, (settings, explained))  # type: ignore[attr-defined]
+            pipeline.start_update(rollout, message, (settings, explained))
             return
-        if self.pipelined():
+        if pipeline is not None:
             rollout = prepared_rollout(forward, rollout)  # here: the update's thread has the most to do
 
             def update(rng: np.random.RandomState) -> tuple[UpdateStats, PPOSettings, float]:
                 return ppo_update(forward, parameters, optimizer, rollout, settings, rng), settings, explained
 
-            self.update_pipeline().start(update)
+            pipeline.start(update)
             return
         self._log_update(ppo_update(forward, parameters, optimizer, rollout, settings), settings, explained)
 

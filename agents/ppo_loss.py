@@ -6,8 +6,8 @@ operations forward and as many backward, each a pass over the ``(batch, actions)
 gradient with respect to the logits and the values has a closed form, computed here with the
 loss in one numba pass over each row's legal logits (`_policy_terms`, in float64), with torch's
 tie rules (``torch.minimum`` splits the gradient of a tie; ``clamp`` passes it at its bounds) so
-that it is the gradient autograd would give. A test compares both, and the update built on it
-follows sb3-contrib's parameter for parameter.
+that it is the gradient autograd would give. A test compares both (autograd on the loss written
+as torch operations), and the update built on it follows sb3-contrib's parameter for parameter.
 """
 
 from __future__ import annotations
@@ -22,17 +22,6 @@ from numba import njit
 MASKED_LOGIT = -1e8
 #: The figures `clipped_surrogate_loss` returns, in order (sb3-contrib's ``train/*`` names).
 LOSS_FIGURES = ("approx_kl", "policy_gradient_loss", "clip_fraction", "value_loss", "entropy_loss", "loss")
-
-
-def masked_log_prob_entropy(
-    logits: torch.Tensor, masks: torch.Tensor, actions: torch.Tensor
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Log-probability of ``actions`` and entropy of the masked categorical over ``logits``."""
-    log_p = torch.log_softmax(torch.where(masks, logits, MASKED_LOGIT), dim=-1)
-    log_prob = log_p.gather(1, actions.unsqueeze(1)).squeeze(1)
-    legal_log_p = torch.where(masks, log_p, 0.0)  # exp(0) * 0 = 0: masked terms vanish without denormals
-    entropy = -(legal_log_p.exp() * legal_log_p).sum(-1)
-    return log_prob, entropy
 
 
 @njit(cache=True, nogil=True)

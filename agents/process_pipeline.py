@@ -46,9 +46,15 @@ def fork_available() -> bool:
 
 
 def _rng_state(rng: np.random.RandomState) -> list[Any]:
-    """``rng``'s state as JSON (`np.random.RandomState.set_state` takes it back)."""
+    """``rng``'s state as JSON (`_set_rng_state` takes it back)."""
     name, keys, position, has_gauss, cached = rng.get_state()  # type: ignore[misc]
     return [name, keys.tolist(), int(position), int(has_gauss), float(cached)]
+
+
+def _set_rng_state(rng: np.random.RandomState, state: list[Any]) -> None:
+    """Give ``rng`` the state `_rng_state` wrote."""
+    name, keys, position, has_gauss, cached = state
+    rng.set_state((name, np.array(keys, dtype=np.uint32), position, has_gauss, cached))
 
 
 def _serve(connection: Connection, work: Work, rollout: dict[str, torch.Tensor], rng: np.random.RandomState) -> None:
@@ -72,10 +78,10 @@ def _serve(connection: Connection, work: Work, rollout: dict[str, torch.Tensor],
 class ProcessUpdatePipeline(UpdatePipeline[Result], Generic[Result]):
     """`UpdatePipeline` whose updates run in a forked child process (see the module docstring).
 
-    ``work`` is what the child runs for each update (`start`'s ``message``); ``shared`` gives, at
-    each fork, every tensor the update writes and the parent reads (the learner's parameters and
-    the optimizer's state); ``finish(result, context)`` turns the child's result and `start`'s
-    ``context`` into what `join` returns.
+    ``work`` is what the child runs for each update (`start_update`'s ``message``); ``shared``
+    gives, at each fork, every tensor the update writes and the parent reads (the learner's
+    parameters and the optimizer's state); ``finish(result, context)`` turns the child's result and
+    `start_update`'s ``context`` into what `join` returns.
     """
 
     def __init__(
@@ -112,16 +118,14 @@ class ProcessUpdatePipeline(UpdatePipeline[Result], Generic[Result]):
                 raw = self._connection.recv_bytes()  # interrupted: still in flight, read next time
             except EOFError:
                 self._waiting = None
-                self._child.join()
-                code, self._child = self._child.exitcode, None
+                code = self._stop_child()
                 raise RuntimeError(f"the PPO update's child process ended without a reply (exit code {code})") from None
             reply = json.loads(raw)
             context, self._waiting = self._waiting, None
             if "error" in reply:
                 raise RuntimeError(f"the PPO update failed in its child process:\n{reply['error']}")
             result = reply["result"]
-            name, keys, position, has_gauss, cached = reply["rng"]  # the child drew from its copy: carry on here
-            self.update_rng.set_state((name, np.array(keys, dtype=np.uint32), position, has_gauss, cached))
+            _set_rng_state(self.update_rng, reply["rng"])  # the child drew from its copy: carry on here
         else:
             return None
         self.updates_done += 1
@@ -186,13 +190,20 @@ class ProcessUpdatePipeline(UpdatePipeline[Result], Generic[Result]):
         try:
             return self.join()
         finally:
-            if self._child is not None:
-                assert self._connection is not None
-                with contextlib.suppress(OSError):  # the child may be gone already
-                    self._connection.send_bytes(b"stop")
-                self._child.join(timeout=30)
-                if self._child.is_alive():
-                    self._child.terminate()
-                    self._child.join()
-                self._connection.close()
-                self._child = self._connection = None
+            self._stop_child()
+
+    def _stop_child(self) -> int | None:
+        """Tell the child to stop, wait for it (terminate it if it hangs) and close the pipe; its exit code."""
+        if self._child is None:
+            return None
+        assert self._connection is not None
+        with contextlib.suppress(OSError):  # the child may be gone already
+            self._connection.send_bytes(b"stop")
+        self._child.join(timeout=30)
+        if self._child.is_alive():
+            self._child.terminate()
+            self._child.join()
+        code = self._child.exitcode
+        self._connection.close()
+        self._child = self._connection = None
+        return code

@@ -28,7 +28,6 @@ from agents.ppo import (
     sample_masked_multinomial,
     sb3_forward,
 )
-from agents.ppo_loss import masked_log_prob_entropy
 from agents.selfplay.opponents import parse_weights
 from agents.selfplay.vec_env import make_vec_env
 from experiments.train import TrainArgs, policy_spec
@@ -108,17 +107,6 @@ def test_target_kl_stops_the_update_where_sb3_contrib_does():
     update_both(reference, lean)
     assert lean._n_updates == reference._n_updates < 5
     assert max_parameter_difference(reference.policy, lean.policy) < 1e-6
-
-
-def test_masked_actions_carry_no_probability_and_no_entropy():
-    logits = torch.tensor([[0.0, 5.0, 1.0, -2.0], [3.0, 3.0, 3.0, 3.0]])
-    masks = torch.tensor([[True, False, True, False], [True, True, True, True]])
-    log_prob, entropy = masked_log_prob_entropy(logits, masks, torch.tensor([2, 0]))
-    legal = torch.softmax(torch.tensor([0.0, 1.0]), 0)
-    assert log_prob[0] == pytest.approx(float(torch.log(legal[1])))
-    assert entropy[0] == pytest.approx(float(-(legal * legal.log()).sum()))
-    assert log_prob[1] == pytest.approx(float(np.log(0.25)))
-    assert entropy[1] == pytest.approx(float(np.log(4)))
 
 
 def test_fresh_buffer_update_follows_sb3_contrib():

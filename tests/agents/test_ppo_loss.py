@@ -2,11 +2,35 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 from torch.nn import functional as F
 
-from agents.ppo_loss import LOSS_FIGURES, clipped_surrogate_loss, masked_log_prob_entropy
+from agents.ppo_loss import LOSS_FIGURES, MASKED_LOGIT, clipped_surrogate_loss
+
+
+def masked_log_prob_entropy(
+    logits: torch.Tensor, masks: torch.Tensor, actions: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Log-probability of ``actions`` and entropy of the masked categorical over ``logits``, as torch
+    operations (masked logits ``MASKED_LOGIT``, as sb3-contrib's ``MaskableCategorical``): the reference."""
+    log_p = torch.log_softmax(torch.where(masks, logits, MASKED_LOGIT), dim=-1)
+    log_prob = log_p.gather(1, actions.unsqueeze(1)).squeeze(1)
+    legal_log_p = torch.where(masks, log_p, 0.0)  # exp(0) * 0 = 0: masked terms vanish without denormals
+    entropy = -(legal_log_p.exp() * legal_log_p).sum(-1)
+    return log_prob, entropy
+
+
+def test_masked_actions_carry_no_probability_and_no_entropy():
+    logits = torch.tensor([[0.0, 5.0, 1.0, -2.0], [3.0, 3.0, 3.0, 3.0]])
+    masks = torch.tensor([[True, False, True, False], [True, True, True, True]])
+    log_prob, entropy = masked_log_prob_entropy(logits, masks, torch.tensor([2, 0]))
+    legal = torch.softmax(torch.tensor([0.0, 1.0]), 0)
+    assert log_prob[0] == pytest.approx(float(torch.log(legal[1])))
+    assert entropy[0] == pytest.approx(float(-(legal * legal.log()).sum()))
+    assert log_prob[1] == pytest.approx(float(np.log(0.25)))
+    assert entropy[1] == pytest.approx(float(np.log(4)))
 
 
 def autograd_loss(logits, values, batch, advantages, clip, clip_vf, ent_coef, vf_coef):
