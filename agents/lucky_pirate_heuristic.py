@@ -9,7 +9,7 @@
 * Picks up the pile only when nothing else is legal.
 * Makes progress: two deterministic players can repeat the same positions for ever. It
   remembers the positions it has seen (what its default observation vector holds: `position_key`;
-  the option ``observe_known`` leaves it unchanged) and, on a position seen
+  the options ``observe_known`` and ``observe_pile`` leave it unchanged) and, on a position seen
   before, plays a random legal action instead (seeded by ``reset(seed)``), which breaks the
   loop. The memory is cleared at ``reset`` and when it grows past ``MAX_REMEMBERED``.
 * Set-up (option ``choose_up_cards``): lays its strongest cards face up (they come into play
@@ -63,7 +63,8 @@ MAX_REMEMBERED = 20_000
 def position_key(view: View) -> tuple[object, ...]:
     """The seat and what the default observation vector holds of ``view``, field by field: two views
     have the same key exactly when their seat and default observation vectors agree. The observation
-    option ``observe_known`` does not change it, so the heuristic plays alike with and without it."""
+    options ``observe_known`` and ``observe_pile`` do not change it, so the heuristic plays alike with
+    and without them."""
     return (
         view.seat,
         view.hand.tobytes(),

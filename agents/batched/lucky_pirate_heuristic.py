@@ -12,7 +12,7 @@ What it reads
   random legal action on a position it has seen before (with more than one legal action). The
   row is the vector the AEC env gives, in either ``table_layout`` (the bytes of the row are the
   position, as the one-game `position_key` is there), so no piece is read by name, but for the
-  option ``observe_known``, whose piece ``known`` is left out of the position as there.
+  options ``observe_known`` and ``observe_pile``, whose pieces are left out of the position as there.
 
 Memory per slot
 ---------------
@@ -193,9 +193,11 @@ class LuckyPirateHeuristicBatch:
         self.num_games = int(num_games)
         layout = env.unwrapped.observation_layout
         self.observation_size = len(layout)
-        #: The columns that make a position: all but the option ``observe_known``'s piece (``None``: all).
+        #: The columns that make a position: all but the pieces of the options ``observe_known`` and
+        #: ``observe_pile`` (``None``: all).
+        optional = [np.arange(layout.size)[layout[name]] for name in ("known", "pile_cards") if name in layout]
         self._position_columns = (
-            np.setdiff1d(np.arange(layout.size), np.arange(layout.size)[layout["known"]]) if "known" in layout else None
+            np.setdiff1d(np.arange(layout.size), np.concatenate(optional)) if optional else None
         )
         self.rng = np.random.default_rng(seed)
         self._slot_epoch = np.zeros(self.num_games, dtype=np.int64)

@@ -165,6 +165,7 @@ _OFFSET_PIECES = (
     "run_kind",
     "to_play",
     "known",
+    "pile_cards",
 )
 #: ``offsets[O_SEAT_PRESENT]``: the ``seat_present`` piece of ``table_layout="max"`` (-1: the seated layout).
 O_SEAT_PRESENT = len(_OFFSET_PIECES)
@@ -183,6 +184,7 @@ O_SEAT_PRESENT = len(_OFFSET_PIECES)
     O_RUN_KIND,
     O_TO_PLAY,
     O_KNOWN,
+    O_PILE_CARDS,
 ) = range(len(_OFFSET_PIECES))
 # Rows of the ``top_info`` table: what the observation shows of a top of the pile.
 T_VALUE, T_MODE, T_RUN_KIND, T_RUN_LENGTH = range(4)
@@ -522,10 +524,12 @@ def _observe(i, seat, st):
         for row in range(n):
             vec[offsets[O_SEAT_PRESENT] + row] = 1.0
     setting_up = game[i, F_SETTING_UP]
-    o_hand, o_removed = offsets[O_HAND], offsets[O_REMOVED]
+    o_hand, o_removed, o_pile_cards = offsets[O_HAND], offsets[O_REMOVED], offsets[O_PILE_CARDS]
     for k in range(NUM_KINDS):
         vec[o_hand + k] = st.hands[i, seat, k] * hand_scale[k]
         vec[o_removed + k] = st.removed[i, k] * removed_scale[k]
+        if o_pile_cards >= 0:  # the option observe_pile (the encoder scales it as the hand)
+            vec[o_pile_cards + k] = st.pile_counts[i, k] * hand_scale[k]
     for row in range(n):
         s = (seat + row) % n
         base = offsets[O_PLAYERS] + row * TABLE_WIDTH
@@ -725,8 +729,8 @@ class LuckyPirateBatch(BatchBackend):
     MAX_HISTORY = 16384
 
     def largest_layout(self) -> ObservationLayout:  # type: ignore[override]
-        """The largest table's seated layout, with this table's option ``observe_known``."""
-        return largest_layout(self.config.observe_known)
+        """The largest table's seated layout, with this table's options ``observe_known`` and ``observe_pile``."""
+        return largest_layout(self.config.observe_known, self.config.observe_pile)
 
     def _allocate(self) -> None:
         num, n, config, seated = self.num_envs, self.num_players, self.config, self.seated_layout

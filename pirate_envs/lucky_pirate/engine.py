@@ -131,6 +131,9 @@ class Config:
     #: Observation option (False): True appends the piece ``known`` (the cards every player saw go
     #: into each hand). Off by default, so that ``lucky_pirate_v0`` observes what it always did.
     observe_known: bool = False
+    #: Observation option (False): True appends the piece ``pile_cards`` (the cards in the pile,
+    #: per kind: every one was played face up). Off by default, as ``observe_known``.
+    observe_pile: bool = False
 
     def __post_init__(self) -> None:
         check_range("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
@@ -677,6 +680,7 @@ class LuckyPirateEngine(BaseEngine):
             self._removed_copy,
             self.setting_up,
             self.known.take(self._order[seat], axis=0),
+            self.pile_counts.copy(),
             int(self.dealer - seat) % self.num_players,
         )
 

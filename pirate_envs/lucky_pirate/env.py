@@ -36,7 +36,8 @@ up and as many down cards each), ``first_dealer`` (``None``: random seat, or a s
 per game), ``max_set_aside_games`` (10, the tournament limit), ``set_aside_dealer``
 (``"same"`` or ``"random"``), ``reward_mode`` (``"win"`` or ``"score"``), ``table_layout``
 (``"seated"`` or ``"max"``: the rows of a 6-player table, see Observation), ``observe_known``
-(``False``; ``True`` appends the observation piece ``known``, see Observation), ``render_mode``
+(``False``; ``True`` appends the observation piece ``known``, see Observation), ``observe_pile``
+(``False``; ``True`` appends the piece ``pile_cards``, see Observation), ``render_mode``
 (``"ansi"``, ``"human"`` or ``"rgb_array"``). The game's options are fields of
 ``pirate_envs.lucky_pirate.engine.Config``.
 
@@ -83,10 +84,17 @@ cannot tell a known card from an unseen one of the same kind), and every new dea
 of a tournament, a set-aside game's redeal) clears it. Row 0 is the observer's own: the part of
 its ``hand`` that the others know of.
 
+The option ``observe_pile=True`` appends the piece ``pile_cards`` (17,) last (after ``known``
+when both are on; for 4 players at 201-217, 218 floats, or at 269-285, 286 floats): the View's
+``pile_counts``, the cards in the pile per kind / most copies. Every card of the pile was played
+face up, so this is public; ``pile_top`` shows only the top three in order. A pick-up or a clear
+empties it.
+
 ``table_layout="max"`` lays the per-player pieces out for the largest table (6 rows,
 seat-relative as above; rows of absent seats are zero) and appends ``seat_present`` (6,): 1 for
 each row with a player. Every other piece is as in the default ``"seated"`` layout; the vector
-has the largest table's size plus 6 (243 + 6 = 249 floats; 345 + 6 = 351 with ``observe_known``)
+has the largest table's size plus 6 (243 + 6 = 249 floats; 345 + 6 = 351 with ``observe_known``,
++17 with ``observe_pile``)
 at every table size, so one network
 plays every count.
 
@@ -219,8 +227,8 @@ v0: first release; stranded First Mates truncate at once (same outcome as the gu
 v0, revised: the First Mate is a 9 that may also go on a Captain (the earlier ruling is the
 option ``first_mate_only_on_captain``); the empty-pile options act on an empty pile only;
 tournaments set truncated games aside and go on.
-v0, observation option: ``observe_known`` (off by default, so the default observation is as
-before) appends the piece ``known``.
+v0, observation options: ``observe_known`` (off by default, so the default observation is as
+before) appends the piece ``known``; ``observe_pile`` (off by default) appends ``pile_cards``.
 """
 
 from __future__ import annotations
@@ -245,5 +253,5 @@ class raw_env(TableLayoutOption, PirateAECEnv):
 
     def make_encoder(self) -> ObservationEncoder:
         seated = Encoder(build_layout(self.config), self.config)
-        largest = largest_layout(self.config.observe_known)
+        largest = largest_layout(self.config.observe_known, self.config.observe_pile)
         return table_layout_encoder(self.table_layout, seated, largest, MAX_PLAYERS, self.config.num_players)

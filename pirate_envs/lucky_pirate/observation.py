@@ -1,8 +1,8 @@
 """Lucky Pirate observation: layout table and encoder (seat-relative per-player rows).
 
-The counting pieces (hand, per-seat table, removed cards; and ``known``, the last piece) are
-filled by one concatenation and one scaling; the down slots, the four scalars and the one-hot
-pieces between them are precomputed ``float32`` bytes.
+The counting pieces (hand, per-seat table, removed cards; and the options' pieces ``known`` and
+``pile_cards``, the last ones) are filled by one concatenation and one scaling; the down slots,
+the four scalars and the one-hot pieces between them are precomputed ``float32`` bytes.
 """
 
 from __future__ import annotations
@@ -64,20 +64,21 @@ def build_layout(config: Config) -> ObservationLayout:
             if config.observe_known
             else []
         )
+        + ([("pile_cards", (NUM_KINDS,), "cards in the pile per kind / most copies")] if config.observe_pile else [])
     )
 
 
 @functools.cache
-def largest_layout(observe_known: bool = False) -> ObservationLayout:
+def largest_layout(observe_known: bool = False, observe_pile: bool = False) -> ObservationLayout:
     """The seated layout of the largest table (MAX_PLAYERS = 6 seats): the base of ``table_layout="max"``."""
-    return build_layout(Config(num_players=MAX_PLAYERS, observe_known=observe_known))
+    return build_layout(Config(num_players=MAX_PLAYERS, observe_known=observe_known, observe_pile=observe_pile))
 
 
 class Encoder:
     """Encodes views into observation vectors by joining ``float32`` bytes.
 
-    The counting pieces (hand, per-seat table, removed cards, and the last piece ``known``) are
-    cast and scaled in one numpy buffer, joined as two slices of it; the down slots and one-hots
+    The counting pieces (hand, per-seat table, removed cards, and the options' last pieces ``known``
+    and ``pile_cards``) are cast and scaled in one numpy buffer, joined as two slices of it; the down slots and one-hots
     are precomputed bytes; the four scalars are packed with one ``struct`` call; the joined bytes
     become the array in one copy.
     """
@@ -94,16 +95,17 @@ class Encoder:
         )
         n = config.num_players
         head = layout["removed"].stop  # hand, players, removed: the vector's first floats
-        known_size = layout.piece("known").size if "known" in layout else 0  # option observe_known
-        if head != layout["down_slots"].start or ("known" in layout and layout["known"].stop != layout.size):
-            raise AssertionError("the counting pieces must come right before down_slots, and known last")
-        #: Scales of the scratch buffer: hand, players, removed, then known (per kind, like the hand).
+        #: The options' pieces, last in the vector (observe_known, observe_pile).
+        self._observe_known, self._observe_pile = "known" in layout, "pile_cards" in layout
+        tail_size = sum(layout.piece(name).size for name in ("known", "pile_cards") if name in layout)
+        if head != layout["down_slots"].start or layout["to_play"].stop + tail_size != layout.size:
+            raise AssertionError("the counting pieces must come right before down_slots, and the options' last")
+        #: Scales of the scratch buffer: hand, players, removed, then the tail (per kind, like the hand).
         self.scale = np.concatenate(
             [np.full(NUM_KINDS, 1.0 / copies), np.tile(row, n), np.full(NUM_KINDS, 1.0 / copies)]
-            + [np.full(known_size, 1.0 / copies)]
+            + [np.full(tail_size, 1.0 / copies)]
         ).astype(np.float32)
-        self._counts = np.zeros(head + known_size, dtype=np.float32)  # scratch buffer of the counting pieces
-        self._observe_known = known_size > 0
+        self._counts = np.zeros(head + tail_size, dtype=np.float32)  # scratch buffer of the counting pieces
         self._head_size = head
         self._link_buffers()
         eye = np.eye(max(NUM_KINDS, MAX_VALUE + 1, NUM_MODES, NUM_RUN_KINDS, n), dtype=np.float32)
@@ -129,12 +131,12 @@ class Encoder:
     def _link_buffers(self) -> None:
         """The scratch buffer's two runs of the vector, as memoryviews that ``bytes.join`` reads without a copy."""
         self._head = memoryview(self._counts)[: self._head_size]
-        self._known = memoryview(self._counts)[self._head_size :]
+        self._tail = memoryview(self._counts)[self._head_size :]
 
     def __getstate__(self) -> dict[str, object]:
         """The state that ``pickle`` and ``copy.deepcopy`` copy: the memoryviews are rebuilt on the copy's buffer."""
         state = self.__dict__.copy()
-        del state["_head"], state["_known"]
+        del state["_head"], state["_tail"]
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
@@ -143,10 +145,11 @@ class Encoder:
 
     def __call__(self, view: View) -> np.ndarray:
         counts = self._counts
+        parts: tuple[np.ndarray, ...] = (view.hand, view.table.ravel(), view.removed)
         if self._observe_known:
-            parts = (view.hand, view.table.ravel(), view.removed, view.known.ravel())
-        else:
-            parts = (view.hand, view.table.ravel(), view.removed)
+            parts += (view.known.ravel(),)
+        if self._observe_pile:
+            parts += (view.pile_counts,)
         np.concatenate(parts, out=counts, casting="unsafe")
         counts *= self.scale
         filled = view.down_slots
@@ -168,7 +171,7 @@ class Encoder:
                 pile_top,
                 self._top[view.pile_value][view.pile_mode][view.run_kind],
                 self._to_play[view.to_play],
-                self._known,
+                self._tail,
             )
         )
         return np.frombuffer(bytearray(joined), np.float32)  # a bytearray keeps it writable; dtype positional: faster

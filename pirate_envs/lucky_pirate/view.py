@@ -49,6 +49,9 @@ class View:
     #: picked-up pile, a revealed down card), until played. The observation piece ``known`` of the
     #: option ``observe_known`` (not in the default observation vector).
     known: np.ndarray
+    #: (17,) the cards in the pile per kind (all played face up; ``pile_top`` shows the top ones in
+    #: order). The observation piece ``pile_cards`` of the option ``observe_pile``.
+    pile_counts: np.ndarray
     #: seat-relative dealer of the current game (public; not part of the observation vector)
     dealer: int
 

@@ -72,23 +72,30 @@ def test_batched_heuristic_chooses_as_the_one_game_heuristic(num_players, table_
     check_one_batch(kwargs, rows)
 
 
-@pytest.mark.parametrize("table_layout", ["seated", "max"])
-def test_batched_heuristic_with_the_known_piece(table_layout):
-    """``observe_known``: the piece is left out of the remembered position, on both sides."""
-    kwargs = {"num_players": 2, "table_layout": table_layout, "max_turns": 400, "observe_known": True}
+@pytest.mark.parametrize(
+    ("table_layout", "options"),
+    [("seated", {"observe_known": True}), ("max", {"observe_known": True}), ("max", {"observe_pile": True}),
+     ("seated", {"observe_known": True, "observe_pile": True})],
+)  # fmt: skip
+def test_batched_heuristic_with_the_optional_pieces(table_layout, options):
+    """``observe_known``, ``observe_pile``: the pieces are left out of the remembered position, on both sides."""
+    kwargs = {"num_players": 2, "table_layout": table_layout, "max_turns": 400, **options}
     rows = play_and_compare(kwargs, range(3))
     assert rows["random"].any()
     check_one_batch(kwargs, rows)
 
 
-def test_the_known_piece_does_not_change_how_the_heuristic_plays():
-    """The same seeds, with and without ``observe_known``: the same moves, random ones included (keyed by
-    the vector, the heuristic of 3-player game 7 played otherwise once the piece told positions apart)."""
+def test_the_optional_pieces_do_not_change_how_the_heuristic_plays():
+    """The same seeds, with and without ``observe_known`` and ``observe_pile``: the same moves, random ones
+    included (keyed by the vector, the heuristic of 3-player game 7 played otherwise once the piece told
+    positions apart)."""
     plays = []
-    for observe_known in (False, True):
+    for observe in (False, True):
         moves = []
         for game in range(8):
-            env = pirate_envs.make(ENV_ID, raw=True, num_players=3, max_turns=400, observe_known=observe_known)
+            env = pirate_envs.make(
+                ENV_ID, raw=True, num_players=3, max_turns=400, observe_known=observe, observe_pile=observe
+            )
             env.reset(seed=game)
             heuristics = [LuckyPirateHeuristic(seed=10 * game + seat) for seat in range(3)]
             while not env.game.done:

@@ -139,6 +139,16 @@ def test_lockstep_observe_known(table_layout: str) -> None:
     assert counts["games won"] > counts["won"] > 0
 
 
+@pytest.mark.parametrize(("table_layout", "observe_known"), [("seated", False), ("max", True)])
+def test_lockstep_observe_pile(table_layout: str, observe_known: bool) -> None:
+    """The option ``observe_pile``: the pile's cards per kind, emptied by a pick-up or a clear, alone
+    and after ``known``, in both layouts."""
+    counts = play_lockstep(
+        6, 8, seed=71, num_players=4, observe_pile=True, observe_known=observe_known, table_layout=table_layout
+    )
+    assert counts["won"] > 0
+
+
 def test_pile_tables_are_the_reference_rules() -> None:
     """The tables answer ``can_play`` and ``place`` as the reference does, on tops reached by play."""
     rules = PileRules(first_mate_only_on_captain=True, reverse_skip_value="reset")
