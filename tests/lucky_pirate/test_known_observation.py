@@ -13,21 +13,12 @@ import numpy as np
 from pirate_envs.lucky_pirate.actions import DOWN_OFFSET, PICK_UP, play_action
 from pirate_envs.lucky_pirate.cards import KIND_INDEX, NUM_KINDS
 from pirate_envs.lucky_pirate_v0 import raw_env
-
-COPIES = 4  # most copies of a kind in the default deck: counts are divided by it
+from tests.lucky_pirate.pieces import COPIES, counts, observed_piece
 
 
 def known_piece(env: raw_env, agent: str) -> np.ndarray:
     """``agent``'s observed ``known`` piece, in copies (rows seat-relative)."""
-    return env.observation_layout.unpack(env.observe(agent)["observation"])["known"] * COPIES
-
-
-def counts(*cards: str) -> list[float]:
-    """A row of copies per kind holding ``cards``."""
-    row = [0.0] * NUM_KINDS
-    for card in cards:
-        row[KIND_INDEX[card]] += 1
-    return row
+    return observed_piece(env, agent, "known")
 
 
 def pick_up_game(**kwargs) -> raw_env:

@@ -12,21 +12,12 @@ import numpy as np
 from pirate_envs.lucky_pirate.actions import PICK_UP, play_action
 from pirate_envs.lucky_pirate.cards import KIND_INDEX, NUM_KINDS
 from pirate_envs.lucky_pirate_v0 import raw_env
-
-COPIES = 4  # most copies of a kind in the default deck: counts are divided by it
+from tests.lucky_pirate.pieces import COPIES, counts, observed_piece
 
 
 def pile_piece(env: raw_env, agent: str) -> list[float]:
     """``agent``'s observed ``pile_cards`` piece, in copies."""
-    return (env.observation_layout.unpack(env.observe(agent)["observation"])["pile_cards"] * COPIES).tolist()
-
-
-def counts(*cards: str) -> list[float]:
-    """A row of copies per kind holding ``cards``."""
-    row = [0.0] * NUM_KINDS
-    for card in cards:
-        row[KIND_INDEX[card]] += 1
-    return row
+    return observed_piece(env, agent, "pile_cards").tolist()
 
 
 def three_player_game(**kwargs) -> raw_env:
