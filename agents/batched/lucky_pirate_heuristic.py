@@ -60,6 +60,7 @@ from numba import njit
 from agents.lucky_pirate_heuristic import LAY_UP_FIRST, MAX_REMEMBERED, NUMBERS_LOW_TO_HIGH, SPECIALS_CHEAPEST_FIRST
 from pirate_envs.lucky_pirate.actions import DOWN_OFFSET, LAY_UP_OFFSET, NUM_ACTIONS, PICK_UP, play_action
 from pirate_envs.lucky_pirate.cards import MAX_COPIES
+from pirate_envs.lucky_pirate.observation import OPTION_PIECES
 
 #: The one-game heuristic's choice is the first legal action of this order.
 PREFERENCE: np.ndarray = np.array(
@@ -195,7 +196,7 @@ class LuckyPirateHeuristicBatch:
         self.observation_size = len(layout)
         #: The columns that make a position: all but the pieces of the options ``observe_known`` and
         #: ``observe_pile`` (``None``: all).
-        optional = [np.arange(layout.size)[layout[name]] for name in ("known", "pile_cards") if name in layout]
+        optional = [np.arange(layout.size)[layout[name]] for name in OPTION_PIECES if name in layout]
         self._position_columns = (
             np.setdiff1d(np.arange(layout.size), np.concatenate(optional)) if optional else None
         )

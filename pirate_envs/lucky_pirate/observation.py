@@ -28,6 +28,10 @@ from pirate_envs.lucky_pirate.view import (
 #: be pickled, and the encoder must be).
 _pack_scalars = struct.Struct("4f").pack
 
+#: The pieces of the observation options ``observe_known`` and ``observe_pile``, last in the vector
+#: in this order (counts per kind, scaled as the hand).
+OPTION_PIECES = ("known", "pile_cards")
+
 
 def build_layout(config: Config) -> ObservationLayout:
     """The observation layout for ``config`` (per-player pieces have one row per seat)."""
@@ -78,9 +82,9 @@ class Encoder:
     """Encodes views into observation vectors by joining ``float32`` bytes.
 
     The counting pieces (hand, per-seat table, removed cards, and the options' last pieces ``known``
-    and ``pile_cards``) are cast and scaled in one numpy buffer, joined as two slices of it; the down slots and one-hots
-    are precomputed bytes; the four scalars are packed with one ``struct`` call; the joined bytes
-    become the array in one copy.
+    and ``pile_cards``) are cast and scaled in one numpy buffer, joined as two slices of it; the
+    down slots and one-hots are precomputed bytes; the four scalars are packed with one ``struct``
+    call; the joined bytes become the array in one copy.
     """
 
     def __init__(self, layout: ObservationLayout, config: Config):
@@ -95,9 +99,8 @@ class Encoder:
         )
         n = config.num_players
         head = layout["removed"].stop  # hand, players, removed: the vector's first floats
-        #: The options' pieces, last in the vector (observe_known, observe_pile).
-        self._observe_known, self._observe_pile = "known" in layout, "pile_cards" in layout
-        tail_size = sum(layout.piece(name).size for name in ("known", "pile_cards") if name in layout)
+        self._observe_known, self._observe_pile = (name in layout for name in OPTION_PIECES)
+        tail_size = sum(layout.piece(name).size for name in OPTION_PIECES if name in layout)
         if head != layout["down_slots"].start or layout["to_play"].stop + tail_size != layout.size:
             raise AssertionError("the counting pieces must come right before down_slots, and the options' last")
         #: Scales of the scratch buffer: hand, players, removed, then the tail (per kind, like the hand).
