@@ -33,7 +33,7 @@ Header fields (all required, no others; `load_agent` checks every field and ever
 ``value_target``         what the value estimates (``null`` exactly when there is no value head):
                          ``{"kind": "win_share", "scale": 1.0, "gamma": g}``, the expected
                          discounted rest of the zero-sum win reward of the seat whose
-                         observation it reads (winners share +1, losers -1;
+                         observation it reads (winners share +1, losers share -1;
                          `pirate_envs.core.rewards`), or ``{"kind":
                          "score", "scale": s, "gamma": g}``, its expected discounted future score
                          changes times ``s`` (the env's ``SCORE_SCALE``); ``g`` is the discount

@@ -17,8 +17,8 @@ line); `run` carries it out, iteration by iteration:
    search's policy target (``policy_target``: Gumbel's improved policy
    ``softmax(log P + sigma(completed q))``; a move with one legal action, played without search,
    gets that action); at the game's end each of its decisions gets its seat's win share
-   (`pirate_envs.core.rewards.win_rewards`: winners share +1, losers -1; a game cut by the turn
-   guard, 0).
+   (`pirate_envs.core.rewards.win_rewards`: winners share +1, losers share -1, so at 4 players a lone
+   winner gets +1 and each loser -1/3; a game cut by the turn guard, 0).
 2. **Update** (`fit`): ``epochs`` passes over the decisions of the last ``replay_iterations``
    iterations, minimising the cross-entropy of the masked policy to the targets plus
    ``value_weight`` times the squared error of the value head to the win share; a fresh Adam
