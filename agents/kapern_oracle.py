@@ -73,6 +73,7 @@ __all__ = [
     "decision_view",
     "optimal_turn_value",
     "oracle_plan",
+    "plan_options",
     "planned_move",
     "policy_turn_value",
     "reroll_step",
@@ -371,23 +372,31 @@ def policy_turn_value(card: str, plan: Callable[[View], Sequence[int] | None]) -
     on the chest (as `reroll_step` does). An illegal re-roll counts as stopping. The
     Island of Skulls is worth 0 whatever ``plan`` does there.
     """
-    turn = _turn_model(card)
+    return _solve(_turn_model(card), lambda option_open: plan_options(card, plan, option_open)).turn_value
+
+
+def plan_options(
+    card: str, plan: Callable[[View], Sequence[int] | None], option_open: bool
+) -> tuple[np.ndarray, Options, Options]:
+    """``plan``'s move in every dice state with this option status, as one-column `Options`.
+
+    Returns ``(may_stop, keeping, closing)``: where the plan stops (or plays an illegal re-roll),
+    and its re-roll among those that keep the option status and those that close it (action -1
+    and the dummy kept slot where it is not one of them). See `policy_turn_value` for what
+    ``plan`` may depend on.
+    """
     t = _tables()
-
-    def choose(option_open: bool) -> tuple[np.ndarray, Options, Options]:
-        legal = turn.options(option_open)
-        chosen = [np.full_like(o.actions[:, :1], -1) for o in legal]
-        kept = [np.full_like(o.kept[:, :1], len(t.kept)) for o in legal]
-        for s, counts in enumerate(t.states):
-            reroll = plan(decision_view(card, tuple(int(c) for c in counts), option_open))
-            for block, options in enumerate(legal):
-                column = np.flatnonzero(options.actions[s] == _reroll_id(reroll))
-                if column.size:
-                    chosen[block][s], kept[block][s] = options.actions[s, column[0]], options.kept[s, column[0]]
-        may_stop = (chosen[0][:, 0] < 0) & (chosen[1][:, 0] < 0)
-        return may_stop, Options(chosen[0], kept[0]), Options(chosen[1], kept[1])
-
-    return _solve(turn, choose).turn_value
+    legal = _turn_model(card).options(option_open)
+    chosen = [np.full_like(o.actions[:, :1], -1) for o in legal]
+    kept = [np.full_like(o.kept[:, :1], len(t.kept)) for o in legal]
+    for s, counts in enumerate(t.states):
+        reroll = plan(decision_view(card, tuple(int(c) for c in counts), option_open))
+        for block, options in enumerate(legal):
+            column = np.flatnonzero(options.actions[s] == _reroll_id(reroll))
+            if column.size:
+                chosen[block][s], kept[block][s] = options.actions[s, column[0]], options.kept[s, column[0]]
+    may_stop = (chosen[0][:, 0] < 0) & (chosen[1][:, 0] < 0)
+    return may_stop, Options(chosen[0], kept[0]), Options(chosen[1], kept[1])
 
 
 def _reroll_id(reroll: Sequence[int] | None) -> int:

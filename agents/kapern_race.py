@@ -81,6 +81,7 @@ __all__ = [
     "first_seat_shares",
     "load_race_table",
     "save_race_table",
+    "secant_fixed_point",
     "solve_race_turn",
 ]
 
@@ -402,7 +403,16 @@ def _solve_pair(
     if second is None and first[0] != first[1]:
         values[index[0]] = f(before[0])
         return abs(values[index[0]] - before[0])
-    v0 = before[0]
+    values[index[0]] = secant_fixed_point(f, before[0], tolerance)
+    return max(abs(values[i] - b) for i, b in zip(index, before))
+
+
+def secant_fixed_point(f: Any, v0: float, tolerance: float) -> float:
+    """``f(v)`` at the ``v`` the secant method finds for ``f(v) = v`` (a probability), from ``v0``.
+
+    The last call of ``f`` is at that ``v``, so what ``f`` writes on the way belongs to it; at
+    most `_PAIR_STEPS` steps.
+    """
     g0 = f(v0) - v0
     v1 = v0 + g0
     for _ in range(_PAIR_STEPS):
@@ -413,8 +423,7 @@ def _solve_pair(
             v0, g0 = v1, g1
             break
         v0, g0, v1 = v1, g1, min(1.0, max(0.0, v1 - g1 * (v1 - v0) / (g1 - g0)))
-    values[index[0]] = v0 + g0  # f(v0), the second state solved against v0
-    return max(abs(values[i] - b) for i, b in zip(index, before))
+    return v0 + g0
 
 
 def bellman_residual(table: RaceTable, samples: int, seed: int = 0) -> float:
