@@ -3,7 +3,7 @@
     python -m experiments.kapern_best_response --opponent oracle
     python -m experiments.kapern_best_response --opponent heuristic --play 20000 --out br_heuristic.npz
 
-Prints each sweep's largest change, then the best response's win probability against the
+Prints each sweep's largest change and the win rate so far, then the best response's win probability against the
 opponent moving first, second, and with the seats rotated (a shared win counted one half), and
 the wall time. ``--play N`` then plays N games (seeds ``--seed`` on, the seats alternating) of the
 race agent reading the solved tables against the opponent, and prints its win share with its 95%
@@ -25,6 +25,7 @@ from agents.kapern_best_response import (
     solve_best_response,
     turn_outcomes,
 )
+from agents.kapern_race import SWEEP_TOLERANCE
 from agents.stats import mean_interval
 from experiments.cli import parse_args
 
@@ -39,6 +40,9 @@ class BestResponseArgs:
     out: str = field(default="", metadata={"help": "an .npz to write both tables to (none: not written)"})
     play: int = field(default=0, metadata={"help": "games of the best response against the opponent"})
     seed: int = field(default=0, metadata={"help": "seed of the first --play game"})
+    tolerance: float = field(
+        default=SWEEP_TOLERANCE, metadata={"help": "solved when a sweep moves no value by more than this"}
+    )
 
 
 def check_args(args: BestResponseArgs) -> None:
@@ -49,6 +53,8 @@ def check_args(args: BestResponseArgs) -> None:
         raise ValueError(f"--out {args.out!r}: the tables are an .npz file")
     if args.play < 0 or args.seed < 0:
         raise ValueError("--play and --seed must be at least 0")
+    if not 0 < args.tolerance < 1:
+        raise ValueError(f"--tolerance {args.tolerance}: between 0 and 1")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -56,7 +62,8 @@ def main(argv: list[str] | None = None) -> None:
     start = time.perf_counter()
     result = solve_best_response(
         turn_outcomes(opponent_plan(args.opponent)),
-        progress=lambda s, c: print(f"sweep {s}: largest change {c:.3g}", flush=True),
+        tolerance=args.tolerance,
+        progress=lambda s, c, r: print(f"sweep {s}: largest change {c:.3g}, win rate {r.win_rate:.6f}", flush=True),
     )
     if args.out:
         save_best_response(result, args.opponent, args.out)
