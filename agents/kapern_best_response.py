@@ -57,6 +57,7 @@ __all__ = [
     "BestResponse",
     "TurnOutcomes",
     "best_response_shares",
+    "load_best_response",
     "save_best_response",
     "solve_best_response",
     "turn_outcomes",
@@ -346,6 +347,31 @@ def save_best_response(result: BestResponse, opponent: str, path: str | Path) ->
             f, mover=result.mover, opponent=result.opponent, meta=np.array(json.dumps(meta, sort_keys=True))
         )
     os.replace(tmp, path)
+
+
+def load_best_response(path: str | Path) -> tuple[BestResponse, str]:
+    """The tables `save_best_response` wrote, and the opponent's name (loaded without pickle and checked)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            mover, opponent = (np.array(data[k], dtype=np.float64) for k in ("mover", "opponent"))
+            meta = json.loads(str(data["meta"]))
+        sweeps, residual, name = int(meta["sweeps"]), float(meta["residual"]), str(meta["opponent"])
+    except (KeyError, TypeError, ValueError, OSError) as error:  # not an npz, a missing or odd entry
+        raise ValueError(f"{path} is not a best-response file: {error}") from None
+    expected = {
+        "format": BEST_RESPONSE_FORMAT,
+        "floor": race.FLOOR,
+        "target": race.TARGET,
+        "unit": race.UNIT,
+        "cards": list(race.RACE_CARDS),
+    }
+    wrong = {k: meta.get(k) for k, v in expected.items() if meta.get(k) != v}
+    shape = race._shape()
+    if wrong or name not in OPPONENTS or mover.shape != shape or opponent.shape != shape:
+        raise ValueError(f"{path} is not a best-response file of this version ({wrong or 'its tables'} differ)")
+    if not all(np.all((t >= 0) & (t <= 1)) for t in (mover, opponent)):
+        raise ValueError(f"{path} is not a best-response file of this version (its values differ)")
+    return BestResponse(mover=mover, opponent=opponent, sweeps=sweeps, residual=residual), name
 
 
 def best_response_shares(result: BestResponse, opponent: str, games: int, seed: int = 0) -> np.ndarray:

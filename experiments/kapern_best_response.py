@@ -1,13 +1,15 @@
 """The most any player can win against a fixed Kapern opponent at two players (`agents.kapern_best_response`).
 
     python -m experiments.kapern_best_response --opponent oracle
-    python -m experiments.kapern_best_response --opponent heuristic --play 20000 --out br_heuristic.npz
+    python -m experiments.kapern_best_response --opponent heuristic --out br_heuristic.npz
+    python -m experiments.kapern_best_response --tables br_heuristic.npz --play 20000
 
 Prints each sweep's largest change and the win rate so far, then the best response's win probability against the
 opponent moving first, second, and with the seats rotated (a shared win counted one half), and
 the wall time. ``--play N`` then plays N games (seeds ``--seed`` on, the seats alternating) of the
 race agent reading the solved tables against the opponent, and prints its win share with its 95%
-interval beside the solution's. ``--out``: also write both tables (a data-only ``.npz``).
+interval beside the solution's. ``--out``: also write both tables (a data-only ``.npz``);
+``--tables``: read such a file (its opponent) instead of solving.
 Needs numba (the ``fast`` extra).
 """
 
@@ -20,6 +22,7 @@ from agents.extras import require_extras
 from agents.kapern_best_response import (
     OPPONENTS,
     best_response_shares,
+    load_best_response,
     opponent_plan,
     save_best_response,
     solve_best_response,
@@ -38,6 +41,7 @@ class BestResponseArgs:
 
     opponent: str = field(default="oracle", metadata={"help": f"the fixed opponent: one of {tuple(OPPONENTS)}"})
     out: str = field(default="", metadata={"help": "an .npz to write both tables to (none: not written)"})
+    tables: str = field(default="", metadata={"help": "an .npz written by --out: play it instead of solving"})
     play: int = field(default=0, metadata={"help": "games of the best response against the opponent"})
     seed: int = field(default=0, metadata={"help": "seed of the first --play game"})
     tolerance: float = field(
@@ -49,8 +53,9 @@ def check_args(args: BestResponseArgs) -> None:
     """``ValueError`` (one line) for a bad value."""
     if args.opponent not in OPPONENTS:
         raise ValueError(f"--opponent {args.opponent!r}: one of {tuple(OPPONENTS)}")
-    if args.out and not args.out.endswith(".npz"):
-        raise ValueError(f"--out {args.out!r}: the tables are an .npz file")
+    for flag, path in (("--out", args.out), ("--tables", args.tables)):
+        if path and not path.endswith(".npz"):
+            raise ValueError(f"{flag} {path!r}: the tables are an .npz file")
     if args.play < 0 or args.seed < 0:
         raise ValueError("--play and --seed must be at least 0")
     if not 0 < args.tolerance < 1:
@@ -60,11 +65,14 @@ def check_args(args: BestResponseArgs) -> None:
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(BestResponseArgs, argv, check=check_args)
     start = time.perf_counter()
-    result = solve_best_response(
-        turn_outcomes(opponent_plan(args.opponent)),
-        tolerance=args.tolerance,
-        progress=lambda s, c, r: print(f"sweep {s}: largest change {c:.3g}, win rate {r.win_rate:.6f}", flush=True),
-    )
+    if args.tables:
+        result, args.opponent = load_best_response(args.tables)
+    else:
+        result = solve_best_response(
+            turn_outcomes(opponent_plan(args.opponent)),
+            tolerance=args.tolerance,
+            progress=lambda s, c, r: print(f"sweep {s}: largest change {c:.3g}, win rate {r.win_rate:.6f}", flush=True),
+        )
     if args.out:
         save_best_response(result, args.opponent, args.out)
         print(f"wrote {args.out}")

@@ -9,11 +9,14 @@ import pytest
 
 pytest.importorskip("numba")
 
+from agents import kapern_best_response as br
 from agents import kapern_race as race
 from experiments import kapern_best_response as command
 
 
-@pytest.mark.parametrize("argv", [["--opponent", "random"], ["--out", "tables.txt"], ["--play", "-1"]])
+@pytest.mark.parametrize(
+    "argv", [["--opponent", "random"], ["--out", "tables.txt"], ["--tables", "t.json"], ["--play", "-1"]]
+)
 def test_the_command_refuses_bad_values(argv):
     with pytest.raises(SystemExit) as exit_info:
         command.main(argv)
@@ -34,3 +37,15 @@ def test_the_command_solves_plays_and_writes_the_tables(monkeypatch, tmp_path, c
         meta = json.loads(str(data["meta"]))
         assert data["mover"].shape == race._shape() and meta["opponent"] == "heuristic"
     assert f"{meta['win_rate']:.6f} with the seats rotated" in printed
+    command.main(["--tables", str(out)])
+    assert f"{meta['win_rate']:.6f} with the seats rotated" in capsys.readouterr().out  # read, not solved
+
+
+def test_a_file_that_is_not_a_best_response_is_refused(tmp_path):
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, mover=np.zeros((2, 2)), opponent=np.zeros((2, 2)), meta=np.array('{"format": "other"}'))
+    with pytest.raises(ValueError, match="not a best-response file"):
+        br.load_best_response(bad)
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="not a best-response file"):
+        br.load_best_response(bad)
