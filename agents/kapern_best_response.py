@@ -246,10 +246,7 @@ def solve_best_response(
     """
     rows, cols = race._shape()
     if start is None:
-        try:
-            start = race.load_race_table().values
-        except ValueError:  # a race of another target or floor than the package's table
-            start = np.full((rows, cols), 0.5)
+        start = _race_start((rows, cols))
     first = np.array(start, dtype=np.float64)
     if first.shape != (rows, cols):
         raise ValueError(f"start has shape {first.shape}, the race table {(rows, cols)}")
@@ -293,6 +290,15 @@ def _steady(ratios: list[float]) -> bool:
     """
     last = ratios[-3:]
     return len(last) == 3 and all(0.2 <= r <= 0.98 for r in last) and max(last) - min(last) <= 0.05
+
+
+def _race_start(shape: tuple[int, int]) -> np.ndarray:
+    """The package's race table, or 1/2 everywhere in a race of another target or floor."""
+    try:
+        values = race.load_race_table().values  # cached: it may be the package's shape in any race
+    except ValueError:
+        return np.full(shape, 0.5)
+    return values if values.shape == shape else np.full(shape, 0.5)
 
 
 def _solve_state(

@@ -125,6 +125,7 @@ def test_ctrl_c_ends_a_game_with_the_standings_so_far():
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=ROOT,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # Ctrl-C even under a parent ignoring it
     )
     seen = b""
     while b"your move" not in seen:  # wait for the first prompt
