@@ -78,8 +78,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"wrote {args.out}")
     print(
         f"best response to {args.opponent}: {result.first_seat:.6f} moving first, {result.second_seat:.6f} second, "
-        f"{result.win_rate:.6f} with the seats rotated ({result.sweeps} sweeps, last change {result.residual:.3g}); "
-        f"{time.perf_counter() - start:.0f} s"
+        f"{result.win_rate:.6f} with the seats rotated ({result.sweeps} sweeps, last change {result.residual:.3g})"
+        + ("" if args.tables else f"; {time.perf_counter() - start:.0f} s")
     )
     if args.play:
         mean, low, high = mean_interval(best_response_shares(result, args.opponent, args.play, args.seed))
