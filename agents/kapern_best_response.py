@@ -29,9 +29,7 @@ opponent's table where the race reads its own). Needs numba (the ``fast`` extra)
 
 from __future__ import annotations
 
-import json
 import math
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,7 +45,6 @@ from agents.kapern_oracle import (
     _tables,
     _turn_model,
     decision_view,
-    oracle_plan,
     plan_options,
 )
 from pirate_envs.piraten_kapern.rules import NUM_DICE, NUM_FACES, SKULL, card_skulls
@@ -97,12 +94,8 @@ def turn_outcomes(plan: Plan) -> TurnOutcomes:
     option status and, on the Island, the skull dice showing only; with the Treasure Chest it keeps
     every kept non-skull die on the chest (as `agents.kapern_oracle.reroll_step` does).
     """
-    arr = race._arrays()
     cards = [_card_outcomes(plan, card) for card in race.RACE_CARDS]
-    own = np.array([own for own, _ in cards])
-    skulls = np.array([skulls for _, skulls in cards])
-    assert own.shape[1] == arr.max_points - arr.min_points + 1
-    return TurnOutcomes(own=own, skulls=skulls)
+    return TurnOutcomes(own=np.array([own for own, _ in cards]), skulls=np.array([skulls for _, skulls in cards]))
 
 
 def _card_outcomes(plan: Plan, card: str) -> tuple[np.ndarray, np.ndarray]:
@@ -119,7 +112,6 @@ def _card_outcomes(plan: Plan, card: str) -> tuple[np.ndarray, np.ndarray]:
         may_stop, keeping, closing = plan_options(card, plan, status)
         kept = np.where(keeping.kept[:, 0] < kept_count, keeping.kept[:, 0], closing.kept[:, 0])
         moves[status] = (np.where(may_stop, -1, kept), keeping.kept[:, 0] >= kept_count)
-    bust_chance = np.bincount(t.trans_kept, weights=t.trans_prob * turn.bust[t.trans_state], minlength=kept_count)
     mass = {status: np.zeros(n) for status in statuses}
     first = t.first_roll * ~turn.island
     own += np.bincount(stop[turn.bust], weights=first[turn.bust], minlength=len(own))
@@ -133,11 +125,13 @@ def _card_outcomes(plan: Plan, card: str) -> tuple[np.ndarray, np.ndarray]:
             stops = kept < 0
             own += np.bincount(stop[stops], weights=mass[status][stops], minlength=len(own))
             for to, rows in ((status, ~stops & ~closes), (False, ~stops & closes)):
+                if not rows.any():  # no re-roll of this kind (only the Sorceress has both)
+                    continue
                 per_kept = np.bincount(kept[rows], weights=mass[status][rows], minlength=kept_count)
                 arrived = np.bincount(t.trans_state, weights=t.trans_prob * per_kept[t.trans_kept], minlength=n)
                 if card == "treasure_chest":  # a bust scores the kept dice on the chest
                     own += np.bincount(
-                        arr.chest_points - arr.min_points, weights=per_kept * bust_chance, minlength=len(own)
+                        arr.chest_points - arr.min_points, weights=per_kept * arr.bust_prob, minlength=len(own)
                     )
                 else:
                     own += np.bincount(stop[turn.bust], weights=arrived[turn.bust], minlength=len(own))
@@ -284,9 +278,9 @@ def solve_best_response(
 def _steady(ratios: list[float]) -> bool:
     """Whether the last three sweeps shrank the change by one steady ratio (within 0.05) of 0.2 to 0.98.
 
-    Then the tables are extrapolated (Aitken's jump on the slowest mode: a lower value sinks
-    faster through the sweeps): a better start for the sweeps that follow, which alone decide
-    when the tables are solved.
+    Then the slowest part of the error is taken to shrink by that ratio a sweep and the tables are
+    moved to its limit (Aitken's extrapolation): a better start for the sweeps that follow, which
+    alone decide when the tables are solved.
     """
     last = ratios[-3:]
     return len(last) == 3 and all(0.2 <= r <= 0.98 for r in last) and max(last) - min(last) <= 0.05
@@ -329,54 +323,30 @@ def _solve_state(
 
 def opponent_plan(name: str) -> Plan:
     """The plan of the opponent ``name`` of `OPPONENTS`."""
-    return oracle_plan if name == "oracle" else OPPONENTS[name]().plan
+    return OPPONENTS[name]().plan
 
 
 def save_best_response(result: BestResponse, opponent: str, path: str | Path) -> None:
     """Write both tables as a data-only ``.npz`` (atomically: a temporary file, then a rename)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    meta = {
-        "format": BEST_RESPONSE_FORMAT,
-        "opponent": opponent,
-        "floor": race.FLOOR,
-        "target": race.TARGET,
-        "unit": race.UNIT,
-        "cards": list(race.RACE_CARDS),
-        "sweeps": result.sweeps,
-        "residual": result.residual,
-        "win_rate": result.win_rate,
-    }
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        np.savez_compressed(
-            f, mover=result.mover, opponent=result.opponent, meta=np.array(json.dumps(meta, sort_keys=True))
-        )
-    os.replace(tmp, path)
+    race.write_tables(
+        path,
+        BEST_RESPONSE_FORMAT,
+        {"mover": result.mover, "opponent": result.opponent},
+        {"opponent": opponent, "sweeps": result.sweeps, "residual": result.residual, "win_rate": result.win_rate},
+    )
 
 
 def load_best_response(path: str | Path) -> tuple[BestResponse, str]:
     """The tables `save_best_response` wrote, and the opponent's name (loaded without pickle and checked)."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            mover, opponent = (np.array(data[k], dtype=np.float64) for k in ("mover", "opponent"))
-            meta = json.loads(str(data["meta"]))
-        sweeps, residual, name = int(meta["sweeps"]), float(meta["residual"]), str(meta["opponent"])
-    except (KeyError, TypeError, ValueError, OSError) as error:  # not an npz, a missing or odd entry
-        raise ValueError(f"{path} is not a best-response file: {error}") from None
-    expected = {
-        "format": BEST_RESPONSE_FORMAT,
-        "floor": race.FLOOR,
-        "target": race.TARGET,
-        "unit": race.UNIT,
-        "cards": list(race.RACE_CARDS),
-    }
-    wrong = {k: meta.get(k) for k, v in expected.items() if meta.get(k) != v}
-    shape = race._shape()
-    if wrong or name not in OPPONENTS or mover.shape != shape or opponent.shape != shape:
-        raise ValueError(f"{path} is not a best-response file of this version ({wrong or 'its tables'} differ)")
-    if not all(np.all((t >= 0) & (t <= 1)) for t in (mover, opponent)):
-        raise ValueError(f"{path} is not a best-response file of this version (its values differ)")
+    what = "a best-response file"
+    (mover, opponent), sweeps, residual, meta = race.read_tables(
+        path, BEST_RESPONSE_FORMAT, ("mover", "opponent"), what
+    )
+    name = meta.get("opponent")
+    if not isinstance(name, str) or name not in OPPONENTS:
+        raise ValueError(
+            f"{path} is not {what} of this version (its opponent {name!r} is not one of {tuple(OPPONENTS)})"
+        )
     return BestResponse(mover=mover, opponent=opponent, sweeps=sweeps, residual=residual), name
 
 

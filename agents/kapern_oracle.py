@@ -478,7 +478,12 @@ class KapernOracleAgent:
         """
         if sum(view.showing) != NUM_DICE:
             raise ValueError(f"the oracle solves the 8-dice game; this game rolls {sum(view.showing)} dice (num_dice)")
-        return planned_move(observation, view, oracle_plan(view), "the oracle")
+        return planned_move(observation, view, self.plan(view), "the oracle")
+
+    @staticmethod
+    def plan(view: View) -> np.ndarray | None:
+        """The dice to re-roll, or ``None`` to stop: `oracle_plan` (as `KapernHeuristic.plan` is the heuristic's)."""
+        return oracle_plan(view)
 
 
 def planned_move(observation: dict[str, np.ndarray], view: View, reroll: np.ndarray | None, who: str) -> int:

@@ -40,14 +40,15 @@ Needs numba (the ``fast`` extra).
 from __future__ import annotations
 
 import functools
+import io
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from agents.checkpoint import write_atomic
 from agents.kapern_oracle import (
     TIE_MARGIN,
     _best_option,
@@ -80,9 +81,11 @@ __all__ = [
     "build_race_table",
     "first_seat_shares",
     "load_race_table",
+    "read_tables",
     "save_race_table",
     "secant_fixed_point",
     "solve_race_turn",
+    "write_tables",
 ]
 
 #: Scores are multiples of this many points; the race table counts in these units.
@@ -452,38 +455,47 @@ def _pairs(level: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
 
 def save_race_table(table: RaceTable, path: str | Path = TABLE_PATH) -> None:
     """Write ``table`` as a data-only ``.npz`` (atomically: a temporary file, then a rename)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    meta = {
-        "format": TABLE_FORMAT,
-        "floor": FLOOR,
-        "target": TARGET,
-        "unit": UNIT,
-        "cards": list(RACE_CARDS),
-        "sweeps": table.sweeps,
-        "residual": table.residual,
-    }
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        np.savez_compressed(f, values=table.values, meta=np.array(json.dumps(meta, sort_keys=True)))
-    os.replace(tmp, path)
+    write_tables(path, TABLE_FORMAT, {"values": table.values}, {"sweeps": table.sweeps, "residual": table.residual})
 
 
 @functools.cache
 def load_race_table(path: str | Path = TABLE_PATH) -> RaceTable:
     """The race table in ``path`` (the package's by default), loaded without pickle and checked."""
+    (values,), sweeps, residual, _ = read_tables(path, TABLE_FORMAT, ("values",), "a race table")
+    return RaceTable(values=values, sweeps=sweeps, residual=residual)
+
+
+def _race_meta(table_format: str) -> dict[str, Any]:
+    """What a file of this race's tables must say of itself: its format and the race it solves."""
+    return {"format": table_format, "floor": FLOOR, "target": TARGET, "unit": UNIT, "cards": list(RACE_CARDS)}
+
+
+def write_tables(path: str | Path, table_format: str, tables: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+    """Write tables of this race's shape and ``meta`` (with the race's `_race_meta`) as a data-only
+    ``.npz``, atomically (`agents.checkpoint.write_atomic`)."""
+    header = {**_race_meta(table_format), **meta}
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **tables, meta=np.array(json.dumps(header, sort_keys=True)))
+    write_atomic(path, buffer.getvalue())
+
+
+def read_tables(
+    path: str | Path, table_format: str, names: tuple[str, ...], what: str
+) -> tuple[list[np.ndarray], int, float, dict[str, Any]]:
+    """The tables ``names`` that `write_tables` wrote to ``path``, their ``sweeps`` and ``residual`` and
+    the whole meta, loaded without pickle; ``ValueError`` naming ``what`` unless each is a table of this
+    race (its format, race, shape, and values in [0, 1])."""
     try:
         with np.load(path, allow_pickle=False) as data:
-            values = np.array(data["values"], dtype=np.float64)
+            tables = [np.array(data[name], dtype=np.float64) for name in names]
             meta = json.loads(str(data["meta"]))
         sweeps, residual = int(meta["sweeps"]), float(meta["residual"])
     except (KeyError, TypeError, ValueError, OSError) as error:  # not an npz, a missing or odd entry
-        raise ValueError(f"{path} is not a race table: {error}") from None
-    expected = {"format": TABLE_FORMAT, "floor": FLOOR, "target": TARGET, "unit": UNIT, "cards": list(RACE_CARDS)}
-    wrong = {k: meta.get(k) for k, v in expected.items() if meta.get(k) != v}
-    if wrong or values.shape != _shape() or not np.all((values >= 0) & (values <= 1)):
-        raise ValueError(f"{path} is not a race table of this version ({wrong or 'its values'} differ)")
-    return RaceTable(values=values, sweeps=sweeps, residual=residual)
+        raise ValueError(f"{path} is not {what}: {error}") from None
+    wrong = {k: meta.get(k) for k, v in _race_meta(table_format).items() if meta.get(k) != v}
+    if wrong or any(t.shape != _shape() or not np.all((t >= 0) & (t <= 1)) for t in tables):
+        raise ValueError(f"{path} is not {what} of this version ({wrong or 'its values'} differ)")
+    return tables, sweeps, residual, meta
 
 
 @dataclass(frozen=True)
