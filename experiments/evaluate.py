@@ -46,6 +46,12 @@ run into the same folder adds its games after the first run's, and no record is 
 overwritten (each is written whole to a temporary file, then linked to a name not yet taken).
 Each record is written as its game ends, so a run stopped part-way (a time limit, Ctrl-C)
 keeps every game it finished.
+``--from-records DIR ...`` plays nothing: it replays the records saved in those folders (each
+checked as ``replay`` does) and summarises them as one evaluation, so an evaluation split into
+runs with other seeds (or on other machines), or a run stopped part-way, gives one set of
+figures; with ``--duplicate`` only the deals that have a game in every rotation count (the
+others' seeds are printed). It takes ``--duplicate`` and ``--out``; the flags that choose new
+games (``--agents``, ``--games``, ``--seed``, ...) are refused beside it.
 ``agents.evaluation.records.replay`` plays a record back and checks it: a record with a missing or mistyped field,
 an action that is not legal at its step, a game that ends before its last action or not at
 all, or final scores that differ from the replayed ones is refused with a ``ValueError``
@@ -67,6 +73,7 @@ import json
 import math
 import os
 import re
+import sys
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -75,11 +82,20 @@ from typing import Any
 import pirate_envs
 from agents.checkpoint import write_atomic
 from agents.evaluation.games import deal_of
-from agents.evaluation.records import RecordWriter
+from agents.evaluation.records import RecordWriter, load_records
 from agents.evaluation.summary import AgentResult
-from agents.evaluation.tournament import TournamentOutcome, TournamentPlan, play_tournament
+from agents.evaluation.tournament import TournamentOutcome, TournamentPlan, outcome_of_records, play_tournament
 from agents.extras import MissingExtra, require
-from experiments.cli import check_agents, check_env_id, check_players, games_epilog, parse_env_kwargs, parse_plan
+from experiments.cli import (
+    check_agents,
+    check_env_id,
+    check_players,
+    flag_of,
+    games_epilog,
+    given_flags,
+    parse_env_kwargs,
+    parse_plan,
+)
 
 
 @dataclass
@@ -113,6 +129,14 @@ class EvalArgs:
     env_kwargs: list[str] = field(
         default_factory=list, metadata={"help": "more env arguments, key=value (e.g. promo_cards=True)"}
     )
+    from_records: list[str] = field(
+        default_factory=list,
+        metadata={"help": "play nothing: summarise the game records saved in these folders (replayed, checked)"},
+    )
+
+
+#: The fields that choose the games to play, refused beside ``--from-records`` (the records hold them).
+PLAYING_FIELDS = ("env_id", "agents", "games", "seed", "players", "workers", "save_games", "env_kwargs")
 
 
 #: The most games one command plays (over every pairing of a league): their records stay in memory.
@@ -253,11 +277,55 @@ def write_results(args: EvalArgs, outcome: TournamentOutcome, header: str, table
     return out
 
 
+@dataclass(frozen=True)
+class FromRecords:
+    """The outcome of ``--from-records``: saved games summarised, and the seeds of the deals left out."""
+
+    outcome: TournamentOutcome
+    left_out: list[int]
+
+
+def records_plan(args: EvalArgs, given: set[str]) -> FromRecords:
+    """The saved games of ``--from-records`` (replayed and checked) summarised; ``ValueError`` (one line)
+    for a flag that chooses new games, a missing extra, an ``--out`` that cannot be written, or
+    records that cannot make one evaluation (`load_records`, `outcome_of_records`)."""
+    clash = [name for name in PLAYING_FIELDS if name in given]
+    if clash:
+        raise ValueError(f"{flag_of(clash[0])}: --from-records summarises saved games; the records name their games")
+    check_extras(args)
+    if args.out is not None:
+        check_writable("--out", args.out)
+    outcome, left_out = outcome_of_records(load_records(args.from_records), args.duplicate)
+    return FromRecords(outcome, left_out)
+
+
+def records_header(found: FromRecords, folders: list[str]) -> str:
+    """The header of a summary of saved games: where they come from, their seeds, the deals left out."""
+    seeds = sorted({record.seed for _, record in found.outcome.played if record.seed is not None})
+    header = f"{found.outcome.header()}; {len(found.outcome.played)} saved games from {', '.join(folders)}"
+    header += f", seeds {seeds[0]} to {seeds[-1]}" if seeds else ""
+    if found.left_out:
+        shown = ", ".join(map(str, found.left_out[:10])) + (" ..." if len(found.left_out) > 10 else "")
+        deals = f"{len(found.left_out)} deal" + "s" * (len(found.left_out) != 1)
+        header += f"; left out {deals} short of a rotation (seeds {shown})"
+    return header
+
+
 def main(argv: list[str] | None = None) -> list[AgentResult]:
-    args, plan = parse_plan(EvalArgs, plan_of, argv, epilog=games_epilog())
-    writer = RecordWriter(args.save_games, args.env_id, **plan.env_kwargs) if args.save_games else None
-    outcome = play_tournament(plan, on_game=writer.write if writer else None)  # records saved as games end
-    header, tables = outcome.header(), outcome.tables()
+    argv = list(argv) if argv is not None else sys.argv[1:]
+    given = given_flags(EvalArgs, argv)
+
+    def plan_or_records(args: EvalArgs) -> TournamentPlan | FromRecords:
+        return records_plan(args, given) if args.from_records else plan_of(args)
+
+    args, plan = parse_plan(EvalArgs, plan_or_records, argv, epilog=games_epilog())
+    if isinstance(plan, FromRecords):
+        outcome, header, writer = plan.outcome, records_header(plan, args.from_records), None
+    else:
+        writer = RecordWriter(args.save_games, args.env_id, **plan.env_kwargs) if args.save_games else None
+        outcome = play_tournament(plan, on_game=writer.write if writer else None)  # records saved as games end
+        header = outcome.header()
+    tables = outcome.tables()
     print(header)
     print(tables)
     if writer is not None:

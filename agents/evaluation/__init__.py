@@ -7,7 +7,9 @@
 * `agents.evaluation.tournament`: a tournament of one lineup (`run_tournament`) or a league of
   every lineup (`run_league`), played and summarised; ``NAMEx<k>`` copies (`expand_copies`).
 * `agents.evaluation.records`: one JSON record per game, saved without overwriting
-  (`save_games`, or `RecordWriter` as games end) and played back with every field checked (`replay`).
+  (`save_games`, or `RecordWriter` as games end), played back with every field checked (`replay`),
+  and read back from folders to be summarised as one evaluation (`load_records`, `whole_deals`;
+  `agents.evaluation.tournament.outcome_of_records`).
 
 ``python -m experiments.evaluate`` is the command over this library.
 """
@@ -15,7 +17,7 @@
 from __future__ import annotations
 
 from agents.evaluation.games import GameRecord, play_game, play_jobs, tournament_jobs
-from agents.evaluation.records import RecordWriter, replay, save_games
+from agents.evaluation.records import RecordWriter, load_records, replay, save_games
 from agents.evaluation.summary import AgentResult, head_to_head, markdown_table, summarise
 from agents.evaluation.tournament import run_league, run_tournament
 
@@ -24,6 +26,7 @@ __all__ = [
     "GameRecord",
     "RecordWriter",
     "head_to_head",
+    "load_records",
     "markdown_table",
     "play_game",
     "play_jobs",

@@ -8,7 +8,10 @@ to a name not yet taken: `write_new`).
 `replay` plays a record back and checks it: a record with a missing or mistyped field, an
 action that is not legal at its step, a game that ends before its last action or not at all,
 or final figures that differ from the replayed ones is refused with a ``ValueError`` naming
-the fault.
+the fault. `load_records` reads the records of one or more folders, each replayed and checked,
+so an evaluation split into several runs (other seeds, other machines, or a run stopped
+part-way) can be summarised as one; `whole_deals` keeps the duplicate deals that have every
+rotation.
 """
 
 from __future__ import annotations
@@ -17,11 +20,12 @@ import json
 import os
 import re
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pirate_envs
-from agents.evaluation.games import GameRecord, win_shares
+from agents.evaluation.games import GameRecord, truncation_reason, win_shares
 
 #: The name of a saved game record: ``game_000000.json`` ...
 RECORD_NAME = re.compile(r"game_(\d+)\.json")
@@ -120,6 +124,11 @@ def replay(record: dict[str, Any]) -> list[float]:
     scores (and ``win_shares``, ``truncated`` where the record has them) that differ from the
     replayed ones.
     """
+    return replayed_game(record).scores().tolist()
+
+
+def replayed_game(record: dict[str, Any]) -> Any:
+    """The finished engine of a saved game record, replayed and checked as `replay` says."""
     if not isinstance(record, dict):
         raise ValueError(f"a game record is a JSON object, not {type(record).__name__}")
     for name, (kind, words) in RECORD_FIELDS.items():
@@ -151,9 +160,90 @@ def replay(record: dict[str, Any]) -> list[float]:
             raise ValueError(f"{where}: action {step}: {error}") from None
     if not game.done:
         raise ValueError(f"{where}: not over after its {len(actions)} actions")
-    scores = game.scores().tolist()
-    replayed = {"scores": scores, "win_shares": win_shares(game), "truncated": game.truncated}
+    replayed = {"scores": game.scores().tolist(), "win_shares": win_shares(game), "truncated": game.truncated}
     for name, value in replayed.items():
         if name in record and record[name] != value:
             raise ValueError(f"{where}: recorded {name} {record[name]!r}, but the replay gives {value!r}")
-    return scores
+    return game
+
+
+@dataclass(frozen=True)
+class RecordSet:
+    """The saved games of one game and one set of env options, read back and replayed."""
+
+    env_id: str
+    #: The env options of every record, the player count left out (the records' tables give it).
+    env_kwargs: dict[str, Any]
+    #: Each game's agent names by seat and its record (figures from the replay), in file order.
+    played: list[tuple[list[str], GameRecord]]
+
+
+def load_records(folders: list[str | Path]) -> RecordSet:
+    """Every ``game_NNNNNN.json`` of ``folders`` (in folder, then number order), replayed and checked.
+
+    ``ValueError`` naming the file for a record that is not JSON, fails `replay`, or has no
+    ``agents`` list of one name per seat; for records of different games or env options; for
+    the same game (seed, seating and actions) twice; and for folders that hold no record.
+    """
+    played: list[tuple[list[str], GameRecord]] = []
+    seen: set[str] = set()
+    kinds: dict[str, tuple[str, dict[str, Any]]] = {}
+    for folder in map(Path, folders):
+        if not folder.is_dir():
+            raise ValueError(f"{folder}: not a folder of game records")
+        paths = sorted(
+            (p for p in folder.iterdir() if RECORD_NAME.fullmatch(p.name)),
+            key=lambda p: int(RECORD_NAME.fullmatch(p.name).group(1)),  # type: ignore[union-attr]
+        )
+        for path in paths:
+            try:
+                record = json.loads(path.read_text())
+                game = replayed_game(record)
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValueError) as error:
+                raise ValueError(f"{path}: {error}") from None
+            names = record.get("agents")
+            if (
+                not isinstance(names, list)
+                or len(names) != game.num_players
+                or not all(isinstance(n, str) and n for n in names)
+            ):
+                raise ValueError(f"{path}: agents must list one agent name per seat ({game.num_players})")
+            key = json.dumps([record["seed"], names, record["actions"]])
+            if key in seen:
+                raise ValueError(f"{path}: the same game (seed {record['seed']}, seating, actions) is there twice")
+            seen.add(key)
+            options = {k: v for k, v in record["env_kwargs"].items() if k != "num_players"}
+            kinds.setdefault(json.dumps([record["env_id"], options], sort_keys=True), (str(path), options))
+            if len(kinds) > 1:
+                first, _ = next(iter(kinds.values()))
+                raise ValueError(f"{path}: another game or env options than {first}; summarise one kind at a time")
+            figures = (game.scores().tolist(), win_shares(game), game.truncated, truncation_reason(game))
+            played.append((names, GameRecord(*figures, seed=record["seed"], actions=record["actions"])))
+    if not played:
+        raise ValueError(f"no game records (game_NNNNNN.json) in {', '.join(map(str, folders))}")
+    ((kind, (_, options)),) = kinds.items()
+    return RecordSet(json.loads(kind)[0], options, played)
+
+
+def whole_deals(
+    played: list[tuple[list[str], GameRecord]],
+) -> tuple[list[tuple[list[str], GameRecord]], list[int]]:
+    """The games of the duplicate deals played in every rotation, and the seeds of the others.
+
+    A deal is the games of one lineup (its names, in any seating) with one seed; it is whole
+    when it has as many games as seats, each in a different seating. A run stopped part-way
+    leaves deals short of a rotation: their games would weigh the deal's luck unevenly, so they
+    are left out (their seeds returned, in order).
+    """
+    seatings: dict[tuple[tuple[str, ...], int | None], list[tuple[str, ...]]] = {}
+    for names, record in played:
+        seatings.setdefault((tuple(sorted(names)), record.seed), []).append(tuple(names))
+    whole = {deal for deal, seen in seatings.items() if len(seen) == len(deal[0]) and set(seen) == rotations(seen[0])}
+    kept = [(names, record) for names, record in played if (tuple(sorted(names)), record.seed) in whole]
+    left_out = sorted({seed for deal, seen in seatings.items() if deal not in whole and (seed := deal[1]) is not None})
+    return kept, left_out
+
+
+def rotations(names: tuple[str, ...]) -> set[tuple[str, ...]]:
+    """The distinct seatings of ``names`` turned round the table."""
+    return {names[k:] + names[:k] for k in range(len(names))}

@@ -4,7 +4,8 @@
 distinct agents and pools the figures. `TournamentPlan` holds everything one evaluation needs
 (a command builds it once from its arguments); `play_tournament` plays it, a tournament or a
 league as its table size says, and `TournamentOutcome.summary` is the header line and the
-markdown tables that ``experiments.evaluate`` prints and saves.
+markdown tables that ``experiments.evaluate`` prints and saves. `outcome_of_records` makes the
+same outcome from saved game records (`agents.evaluation.records.load_records`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from functools import cached_property
 from typing import Any
 
 from agents.evaluation.games import GameRecord, Job, play_jobs, seat_names, tournament_jobs
+from agents.evaluation.records import RecordSet, whole_deals
 from agents.evaluation.summary import (
     COPIES_NOTE,
     COPIES_PER_GAME,
@@ -170,3 +172,29 @@ def lineup_words(lineup: tuple[str, ...] | list[str]) -> str:
     """A lineup in the ``--agents`` spelling, copies counted: ``ppo:skull_king_v0 heuristicx5``."""
     counts = Counter(lineup)
     return " ".join(name if counts[name] == 1 else f"{name}x{counts[name]}" for name in counts)
+
+
+def outcome_of_records(records: RecordSet, duplicate: bool = False) -> tuple[TournamentOutcome, list[int]]:
+    """The figures of saved games as if played by one plan, and the seeds of the deals left out.
+
+    Records of one line-up make a tournament (its line-up: the first record's seating), of
+    several line-ups of distinct agents a league. With ``duplicate`` only the deals played in
+    every rotation count (`whole_deals`; the others' seeds are returned). ``ValueError`` for
+    records of several table sizes, line-ups that make no league, or no whole deal.
+    """
+    played, left_out = whole_deals(records.played) if duplicate else (records.played, [])
+    if not played:
+        raise ValueError("--duplicate: no deal has a game in every rotation among the records")
+    sizes = sorted({len(names) for names, _ in played})
+    if len(sizes) > 1:
+        raise ValueError(f"records of tables of {sizes} players: summarise one table size at a time")
+    players = sizes[0]
+    lineups = {tuple(sorted(names)) for names, _ in played}
+    lineup = list(played[0][0]) if len(lineups) == 1 else list(dict.fromkeys(n for names, _ in played for n in names))
+    if len(lineups) > 1 and (len(lineup) <= players or any(len(set(names)) < players for names, _ in played)):
+        raise ValueError("records of several line-ups that are no league (every table of distinct agents)")
+    seed = min(record.seed or 0 for _, record in played)
+    plan = TournamentPlan(
+        records.env_id, tuple(lineup), players, len(played), seed, duplicate, env_kwargs=records.env_kwargs
+    )
+    return TournamentOutcome(plan, summarise(played, duplicate), played), left_out
