@@ -84,7 +84,13 @@ from agents.checkpoint import write_atomic
 from agents.evaluation.games import deal_of
 from agents.evaluation.records import RecordWriter, load_records
 from agents.evaluation.summary import AgentResult
-from agents.evaluation.tournament import TournamentOutcome, TournamentPlan, outcome_of_records, play_tournament
+from agents.evaluation.tournament import (
+    RecordsOutcome,
+    TournamentOutcome,
+    TournamentPlan,
+    outcome_of_records,
+    play_tournament,
+)
 from agents.extras import MissingExtra, require
 from experiments.cli import (
     check_agents,
@@ -277,15 +283,7 @@ def write_results(args: EvalArgs, outcome: TournamentOutcome, header: str, table
     return out
 
 
-@dataclass(frozen=True)
-class FromRecords:
-    """The outcome of ``--from-records``: saved games summarised, and the seeds of the deals left out."""
-
-    outcome: TournamentOutcome
-    left_out: list[int]
-
-
-def records_plan(args: EvalArgs, given: set[str]) -> FromRecords:
+def records_plan(args: EvalArgs, given: set[str]) -> RecordsOutcome:
     """The saved games of ``--from-records`` (replayed and checked) summarised; ``ValueError`` (one line)
     for a flag that chooses new games, a missing extra, an ``--out`` that cannot be written, or
     records that cannot make one evaluation (`load_records`, `outcome_of_records`)."""
@@ -295,11 +293,10 @@ def records_plan(args: EvalArgs, given: set[str]) -> FromRecords:
     check_extras(args)
     if args.out is not None:
         check_writable("--out", args.out)
-    outcome, left_out = outcome_of_records(load_records(args.from_records), args.duplicate)
-    return FromRecords(outcome, left_out)
+    return outcome_of_records(load_records(args.from_records), args.duplicate)
 
 
-def records_header(found: FromRecords, folders: list[str]) -> str:
+def records_header(found: RecordsOutcome, folders: list[str]) -> str:
     """The header of a summary of saved games: where they come from, their seeds, the deals left out."""
     seeds = sorted({record.seed for _, record in found.outcome.played if record.seed is not None})
     header = f"{found.outcome.header()}; {len(found.outcome.played)} saved games from {', '.join(folders)}"
@@ -315,11 +312,11 @@ def main(argv: list[str] | None = None) -> list[AgentResult]:
     argv = list(argv) if argv is not None else sys.argv[1:]
     given = given_flags(EvalArgs, argv)
 
-    def plan_or_records(args: EvalArgs) -> TournamentPlan | FromRecords:
+    def plan_or_records(args: EvalArgs) -> TournamentPlan | RecordsOutcome:
         return records_plan(args, given) if args.from_records else plan_of(args)
 
     args, plan = parse_plan(EvalArgs, plan_or_records, argv, epilog=games_epilog())
-    if isinstance(plan, FromRecords):
+    if isinstance(plan, RecordsOutcome):
         outcome, header, writer = plan.outcome, records_header(plan, args.from_records), None
     else:
         writer = RecordWriter(args.save_games, args.env_id, **plan.env_kwargs) if args.save_games else None

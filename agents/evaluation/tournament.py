@@ -174,7 +174,15 @@ def lineup_words(lineup: tuple[str, ...] | list[str]) -> str:
     return " ".join(name if counts[name] == 1 else f"{name}x{counts[name]}" for name in counts)
 
 
-def outcome_of_records(records: RecordSet, duplicate: bool = False) -> tuple[TournamentOutcome, list[int]]:
+@dataclass(frozen=True)
+class RecordsOutcome:
+    """Saved games summarised as one evaluation (`outcome_of_records`), and the seeds of the deals left out."""
+
+    outcome: TournamentOutcome
+    left_out: list[int]
+
+
+def outcome_of_records(records: RecordSet, duplicate: bool = False) -> RecordsOutcome:
     """The figures of saved games as if played by one plan, and the seeds of the deals left out.
 
     Records of one line-up make a tournament (its line-up: the first record's seating), of
@@ -197,4 +205,4 @@ def outcome_of_records(records: RecordSet, duplicate: bool = False) -> tuple[Tou
     plan = TournamentPlan(
         records.env_id, tuple(lineup), players, len(played), seed, duplicate, env_kwargs=records.env_kwargs
     )
-    return TournamentOutcome(plan, summarise(played, duplicate), played), left_out
+    return RecordsOutcome(TournamentOutcome(plan, summarise(played, duplicate), played), left_out)
