@@ -43,6 +43,11 @@ def seating(num_agents: int, game: int) -> list[int]:
     return [(k + game) % num_agents for k in range(num_agents)]
 
 
+def deal_key(names: list[str], record: GameRecord) -> tuple[tuple[str, ...], int | None]:
+    """The duplicate deal a game belongs to: its line-up (the names, in any seating) and its seed."""
+    return tuple(sorted(names)), record.seed
+
+
 def deal_of(game: int, num_agents: int, duplicate: bool) -> tuple[int, int]:
     """``(seed offset, rotation)`` of game ``game``: one deal per game, or one per ``n`` rotations."""
     return (game // num_agents if duplicate else game), game % num_agents
@@ -61,6 +66,11 @@ def play_game(env: Any, seat_agents: list[Agent], seed: int) -> GameRecord:
         action = int(seat_agents[seat].act(obs, game.view(seat)))
         actions.append(action)
         env.step(action)
+    return finished_record(game, seed, actions)
+
+
+def finished_record(game: Any, seed: int | None, actions: list[int]) -> GameRecord:
+    """The record of a finished game (its scores, win shares and truncation) dealt with ``seed``."""
     return GameRecord(game.scores().tolist(), win_shares(game), game.truncated, truncation_reason(game), seed, actions)
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pirate_envs
-from agents.evaluation.games import GameRecord, truncation_reason, win_shares
+from agents.evaluation.games import GameRecord, deal_key, finished_record
 
 #: The name of a saved game record: ``game_000000.json`` ...
 RECORD_NAME = re.compile(r"game_(\d+)\.json")
@@ -124,11 +124,11 @@ def replay(record: dict[str, Any]) -> list[float]:
     scores (and ``win_shares``, ``truncated`` where the record has them) that differ from the
     replayed ones.
     """
-    return replayed_game(record).scores().tolist()
+    return replayed_record(record).scores
 
 
-def replayed_game(record: dict[str, Any]) -> Any:
-    """The finished engine of a saved game record, replayed and checked as `replay` says."""
+def replayed_record(record: dict[str, Any]) -> GameRecord:
+    """The figures of a saved game record as its replay gives them, the record checked as `replay` says."""
     if not isinstance(record, dict):
         raise ValueError(f"a game record is a JSON object, not {type(record).__name__}")
     for name, (kind, words) in RECORD_FIELDS.items():
@@ -160,11 +160,12 @@ def replayed_game(record: dict[str, Any]) -> Any:
             raise ValueError(f"{where}: action {step}: {error}") from None
     if not game.done:
         raise ValueError(f"{where}: not over after its {len(actions)} actions")
-    replayed = {"scores": game.scores().tolist(), "win_shares": win_shares(game), "truncated": game.truncated}
+    finished = finished_record(game, seed, actions)
+    replayed = {"scores": finished.scores, "win_shares": finished.win_shares, "truncated": finished.truncated}
     for name, value in replayed.items():
         if name in record and record[name] != value:
             raise ValueError(f"{where}: recorded {name} {record[name]!r}, but the replay gives {value!r}")
-    return game
+    return finished
 
 
 @dataclass(frozen=True)
@@ -187,7 +188,8 @@ def load_records(folders: list[str | Path]) -> RecordSet:
     """
     played: list[tuple[list[str], GameRecord]] = []
     seen: set[str] = set()
-    kinds: dict[str, tuple[str, dict[str, Any]]] = {}
+    kind: tuple[str, dict[str, Any]] | None = None  # the game and env options of the first record
+    first = ""
     for folder in map(Path, folders):
         if not folder.is_dir():
             raise ValueError(f"{folder}: not a folder of game records")
@@ -198,31 +200,25 @@ def load_records(folders: list[str | Path]) -> RecordSet:
         for path in paths:
             try:
                 record = json.loads(path.read_text())
-                game = replayed_game(record)
+                finished = replayed_record(record)
             except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValueError) as error:
                 raise ValueError(f"{path}: {error}") from None
-            names = record.get("agents")
-            if (
-                not isinstance(names, list)
-                or len(names) != game.num_players
-                or not all(isinstance(n, str) and n for n in names)
-            ):
-                raise ValueError(f"{path}: agents must list one agent name per seat ({game.num_players})")
+            names, seats = record.get("agents"), len(finished.scores)
+            if not isinstance(names, list) or len(names) != seats or not all(isinstance(n, str) and n for n in names):
+                raise ValueError(f"{path}: agents must list one agent name per seat ({seats})")
             key = json.dumps([record["seed"], names, record["actions"]])
             if key in seen:
                 raise ValueError(f"{path}: the same game (seed {record['seed']}, seating, actions) is there twice")
             seen.add(key)
-            options = {k: v for k, v in record["env_kwargs"].items() if k != "num_players"}
-            kinds.setdefault(json.dumps([record["env_id"], options], sort_keys=True), (str(path), options))
-            if len(kinds) > 1:
-                first, _ = next(iter(kinds.values()))
+            this = (record["env_id"], {k: v for k, v in record["env_kwargs"].items() if k != "num_players"})
+            if kind is None:
+                kind, first = this, str(path)
+            elif this != kind:
                 raise ValueError(f"{path}: another game or env options than {first}; summarise one kind at a time")
-            figures = (game.scores().tolist(), win_shares(game), game.truncated, truncation_reason(game))
-            played.append((names, GameRecord(*figures, seed=record["seed"], actions=record["actions"])))
-    if not played:
+            played.append((names, finished))
+    if kind is None:
         raise ValueError(f"no game records (game_NNNNNN.json) in {', '.join(map(str, folders))}")
-    ((kind, (_, options)),) = kinds.items()
-    return RecordSet(json.loads(kind)[0], options, played)
+    return RecordSet(*kind, played)
 
 
 def whole_deals(
@@ -237,10 +233,10 @@ def whole_deals(
     """
     seatings: dict[tuple[tuple[str, ...], int | None], list[tuple[str, ...]]] = {}
     for names, record in played:
-        seatings.setdefault((tuple(sorted(names)), record.seed), []).append(tuple(names))
+        seatings.setdefault(deal_key(names, record), []).append(tuple(names))
     whole = {deal for deal, seen in seatings.items() if len(seen) == len(deal[0]) and set(seen) == rotations(seen[0])}
-    kept = [(names, record) for names, record in played if (tuple(sorted(names)), record.seed) in whole]
-    left_out = sorted({seed for deal, seen in seatings.items() if deal not in whole and (seed := deal[1]) is not None})
+    kept = [(names, record) for names, record in played if deal_key(names, record) in whole]
+    left_out = sorted({seed for _, seed in seatings.keys() - whole if seed is not None})
     return kept, left_out
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agents.evaluation.games import GameRecord
+from agents.evaluation.games import GameRecord, deal_key
 from agents.ratings import rate_games
 from agents.stats import mean_interval, t_interval, wilson_interval
 
@@ -63,7 +63,7 @@ def summarise(games: list[tuple[list[str], GameRecord]], duplicate: bool = False
     """
     units: dict[str, dict[Any, list[tuple[float, float]]]] = {}
     for g, (names, record) in enumerate(games):
-        unit = (tuple(sorted(names)), record.seed) if duplicate else g
+        unit = deal_key(names, record) if duplicate else g
         for seat, name in enumerate(names):
             units.setdefault(name, {}).setdefault(unit, []).append((record.win_shares[seat], record.scores[seat]))
     ratings = rate_games(games)
