@@ -3,14 +3,30 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
+import pytest
 
 from pirate_envs import player_counts as supported_player_counts
 from pirate_envs.testing import pettingzoo_api_test, play_random_game
 
-__all__ = ["assert_replays_with_agent", "one_table_agent_file", "pettingzoo_api_test", "play_random_game",
+__all__ = ["assert_replays_with_agent", "one_table_agent_file", "pettingzoo_api_test", "play_random_game", "refused",
            "supported_player_counts"]  # fmt: skip
+
+
+
+def refused(capsys, main: Callable[[list[str]], Any], argv: list[str]) -> str:
+    """The one error line with which the command ``main`` refuses ``argv`` (exit status 2, no traceback);
+    what was printed before the call is dropped."""
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    return err
 
 
 def one_table_agent_file(path, env_id: str, num_players: int):

@@ -13,7 +13,7 @@ from agents.analysis import analyze, collector_for
 from agents.analysis.batched import choose_engine, run_games_batched
 from agents.analysis.driver import run_games
 from experiments import analyze as analyze_command
-from tests.experiments.test_cli import refused
+from tests.helpers import refused
 
 #: Deterministic lineups (a shipped network plays argmax; the heuristics choose as their one-game forms).
 LINEUPS = {

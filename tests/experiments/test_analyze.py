@@ -11,7 +11,7 @@ import pytest
 
 from agents.analysis import COLLECTORS
 from experiments import analyze
-from tests.experiments.test_cli import refused
+from tests.helpers import refused
 
 #: A small table of each game (the smallest its rules allow: quick).
 TABLES = {

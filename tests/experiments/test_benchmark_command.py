@@ -12,7 +12,7 @@ pytest.importorskip("stable_baselines3")
 
 from agents.benchmark import run
 from experiments import benchmark
-from tests.experiments.test_cli import refused
+from tests.helpers import refused
 
 
 @pytest.fixture

@@ -8,17 +8,7 @@ import pytest
 
 from experiments import evaluate, play
 from pirate_envs import player_counts
-from tests.helpers import one_table_agent_file
-
-
-def refused(capsys, main, argv) -> str:
-    """The one error line of a refused command line (exit status 2, no traceback)."""
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    assert exit_info.value.code == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "Traceback" not in err, err
-    return err
+from tests.helpers import one_table_agent_file, refused
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from agents.evaluation.summary import COPIES_PER_GAME, ONE_SEAT_A_GAME, summaris
 from agents.evaluation.tournament import run_tournament
 from agents.stats import t_quantile, wilson_interval
 from experiments import evaluate
-from tests.experiments.test_cli import refused
+from tests.helpers import refused
 
 #: Student t 97.5% quantiles from printed tables (degrees of freedom: quantile).
 T_TABLE = {1: 12.7062, 2: 4.3027, 5: 2.5706, 11: 2.2010, 29: 2.0452, 100: 1.9840, 1000: 1.9623}

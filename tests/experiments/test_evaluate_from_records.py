@@ -10,6 +10,7 @@ import pytest
 from agents.evaluation.games import GameRecord
 from agents.evaluation.records import load_records, whole_deals
 from experiments import evaluate
+from tests.helpers import refused
 
 SK = ["--env-id", "skull_king_v0", "--agents", "heuristic", "random", "random", "--no-progress"]
 
@@ -73,45 +74,41 @@ def test_a_league_summarised_from_its_records(tmp_path, capsys):
 )
 def test_flags_that_choose_games_are_refused_beside_the_records(tmp_path, capsys, extra, message):
     evaluate.main([*SK, "--games", "3", "--save-games", str(tmp_path)])
-    capsys.readouterr()
-    with pytest.raises(SystemExit) as stop:
-        evaluate.main(["--from-records", str(tmp_path), *extra])
-    assert stop.value.code == 2 and message in capsys.readouterr().err
-
-
-def refused(argv: list[str], capsys) -> str:
-    """The one line with which the command refuses ``argv`` (exit status 2)."""
-    capsys.readouterr()
-    with pytest.raises(SystemExit) as stop:
-        evaluate.main(argv)
-    assert stop.value.code == 2
-    return capsys.readouterr().err
+    assert message in refused(capsys, evaluate.main, ["--from-records", str(tmp_path), *extra])
 
 
 def test_records_that_cannot_make_one_evaluation_are_refused_naming_the_file(tmp_path, capsys):
     games = tmp_path / "games"
     evaluate.main([*SK, "--games", "3", "--save-games", str(games)])
     assert "the same game (seed 0, seating, actions) is there twice" in refused(
-        ["--from-records", str(games), str(games)], capsys
+        capsys, evaluate.main, ["--from-records", str(games), str(games)]
     )
     (tmp_path / "empty").mkdir()
-    assert "no game records (game_NNNNNN.json) in" in refused(["--from-records", str(tmp_path / "empty")], capsys)
-    assert "not a folder of game records" in refused(["--from-records", str(tmp_path / "none")], capsys)
+    assert "no game records (game_NNNNNN.json) in" in refused(
+        capsys, evaluate.main, ["--from-records", str(tmp_path / "empty")]
+    )
+    assert "not a folder of game records" in refused(capsys, evaluate.main, ["--from-records", str(tmp_path / "none")])
     other = tmp_path / "other"
     evaluate.main([*SK, "--games", "3", "--env-kwargs", "num_hands=2", "--save-games", str(other)])
-    assert "another game or env options than" in refused(["--from-records", str(games), str(other)], capsys)
+    assert "another game or env options than" in refused(
+        capsys, evaluate.main, ["--from-records", str(games), str(other)]
+    )
     four = tmp_path / "four"
     evaluate.main([*SK, "--agents", "heuristic", "randomx3", "--games", "4", "--save-games", str(four)])
-    assert "summarise one table size at a time" in refused(["--from-records", str(games), str(four)], capsys)
+    assert "summarise one table size at a time" in refused(
+        capsys, evaluate.main, ["--from-records", str(games), str(four)]
+    )
     forged = games / "game_000001.json"
     record = json.loads(forged.read_text())
     forged.write_text(json.dumps({**record, "scores": record["scores"][::-1]}))
-    message = refused(["--from-records", str(games)], capsys)
+    message = refused(capsys, evaluate.main, ["--from-records", str(games)])
     assert "game_000001.json: game record of skull_king_v0 seed 1: recorded scores" in message
     forged.write_text("{not json")
-    assert "game_000001.json: Expecting property name" in refused(["--from-records", str(games)], capsys)
+    assert "game_000001.json: Expecting property name" in refused(capsys, evaluate.main, ["--from-records", str(games)])
     forged.write_text(json.dumps({**record, "agents": ["heuristic"]}))
-    assert "agents must list one agent name per seat (3)" in refused(["--from-records", str(games)], capsys)
+    assert "agents must list one agent name per seat (3)" in refused(
+        capsys, evaluate.main, ["--from-records", str(games)]
+    )
 
 
 def test_a_deal_is_whole_with_every_rotation_of_its_lineup_copies_included():

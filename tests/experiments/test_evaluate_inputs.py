@@ -9,7 +9,7 @@ import pytest
 from agents.evaluation import tournament
 from agents.evaluation.records import replay
 from experiments import evaluate
-from tests.experiments.test_cli import refused
+from tests.helpers import refused
 
 BASE = ["--env-id", "piraten_kapern_v0", "--agents", "heuristic", "random", "--games", "2", "--no-progress"]
 

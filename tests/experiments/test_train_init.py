@@ -8,7 +8,8 @@ import pytest
 from agents.checkpoint import load_agent, save_agent
 from agents.mlp import MlpPolicy
 from experiments import train
-from tests.experiments.test_training_safety import GAME, QUIET, TINY, refused
+from tests.experiments.test_training_safety import GAME, QUIET, TINY
+from tests.helpers import refused
 
 pytest.importorskip("sb3_contrib")
 
@@ -36,7 +37,9 @@ def test_activation_relu_trains_relu_layers_and_init_keeps_them(tmp_path, capsys
     first = run(tmp_path, "relu", "--seed", "3", "--activation", "relu")
     assert first.activation == "ReLU"
     source = str(tmp_path / "relu" / "checkpoints" / "latest.npz")
-    err = refused(capsys, [*GAME, *SMALL, "--init", source, "--out-dir", str(tmp_path), "--run-name", "tanh"])
+    err = refused(
+        capsys, train.main, [*GAME, *SMALL, "--init", source, "--out-dir", str(tmp_path), "--run-name", "tanh"]
+    )
     assert "are [8] (ReLU); this run's are --net-arch 8 (Tanh): pass --net-arch 8 --activation relu" in err
     second = run(tmp_path, "again", "--seed", "4", "--learning-rate", "1e-12", "--activation", "relu", "--init", source)
     obs = np.random.default_rng(0).normal(size=(16, first.obs_size)).astype(np.float32)
@@ -94,6 +97,6 @@ def test_init_from_a_file_without_a_newer_piece_gives_the_new_inputs_zero_weight
     ],
 )
 def test_init_refuses_files_the_run_cannot_start_from_before_any_work(tmp_path, capsys, argv, message):
-    err = refused(capsys, [*GAME, *SMALL, *argv, "--out-dir", str(tmp_path), "--run-name", "run"])
+    err = refused(capsys, train.main, [*GAME, *SMALL, *argv, "--out-dir", str(tmp_path), "--run-name", "run"])
     assert message in err, err
     assert not (tmp_path / "run").exists()

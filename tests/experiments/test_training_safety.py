@@ -25,6 +25,7 @@ from agents.registry import make_agent
 from agents.training.progress import STEPS_COLUMN, progress_rows
 from experiments import evaluate, export, play, train
 from tests.experiments.subprocess_limits import SUBPROCESS_S
+from tests.helpers import refused
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME = ["--env-id", "skull_king_v0", "--num-players", "2", "--env-kwargs", "num_hands=1"]  # games end fast
@@ -174,15 +175,6 @@ def test_progress_rows_keep_whole_rows_up_to_a_step(tmp_path):
     assert progress_rows(tmp_path / "none.csv", 64) == ([], [])
 
 
-def refused(capsys, argv) -> str:
-    with pytest.raises(SystemExit) as exit_info:
-        train.main(argv)
-    assert exit_info.value.code == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "Traceback" not in err, err
-    return err
-
-
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -236,18 +228,20 @@ def refused(capsys, argv) -> str:
     ],
 )
 def test_train_refuses_bad_values_before_any_work(tmp_path, capsys, argv, message):
-    assert message in refused(capsys, [*argv, "--out-dir", str(tmp_path), "--run-name", "run"])
+    assert message in refused(capsys, train.main, [*argv, "--out-dir", str(tmp_path), "--run-name", "run"])
     assert not (tmp_path / "run").exists()
 
 
 def test_the_run_folder_is_checked_before_any_work(tmp_path, capsys):
     a_file = tmp_path / "file"
     a_file.write_text("not a folder")
-    assert f"{a_file} is not a folder" in refused(capsys, ["--out-dir", str(a_file), "--run-name", "run"])
-    assert "--run-name '': give a folder name" in refused(capsys, ["--out-dir", str(tmp_path), "--run-name", ""])
+    assert f"{a_file} is not a folder" in refused(capsys, train.main, ["--out-dir", str(a_file), "--run-name", "run"])
+    assert "--run-name '': give a folder name" in refused(
+        capsys, train.main, ["--out-dir", str(tmp_path), "--run-name", ""]
+    )
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "config.json").write_text("{}")
-    err = refused(capsys, ["--out-dir", str(tmp_path), "--run-name", "run"])
+    err = refused(capsys, train.main, ["--out-dir", str(tmp_path), "--run-name", "run"])
     assert f"run folder {tmp_path / 'run'} exists: pass --resume" in err
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["config.json", "file", "run"]
 
@@ -262,10 +256,10 @@ def test_resume_needs_a_checkpoint_and_a_budget_beyond_the_run(tmp_path, capsys)
     empty = tmp_path / "empty"
     empty.mkdir()
     (empty / "config.json").write_text(json.dumps({"env_id": "skull_king_v0"}))
-    assert "no usable checkpoint" in refused(capsys, ["--resume", str(empty)])
-    assert "not a run folder" in refused(capsys, ["--resume", str(tmp_path / "nothing")])
+    assert "no usable checkpoint" in refused(capsys, train.main, ["--resume", str(empty)])
+    assert "not a run folder" in refused(capsys, train.main, ["--resume", str(tmp_path / "nothing")])
     run = tiny_run(tmp_path)
-    err = refused(capsys, ["--resume", str(run), "--total-timesteps", "32"])
+    err = refused(capsys, train.main, ["--resume", str(run), "--total-timesteps", "32"])
     assert "--total-timesteps 32: the run already reached 64 learner steps" in err
 
 
@@ -307,11 +301,13 @@ def test_a_cuda_device_must_exist(tmp_path, capsys, monkeypatch):
 
     argv = ["--out-dir", str(tmp_path), "--run-name", "run"]
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    err = refused(capsys, [*argv, "--device", "cuda"])
+    err = refused(capsys, train.main, [*argv, "--device", "cuda"])
     assert "--device cuda: CUDA is not available on this machine (torch.cuda.is_available() is False)" in err
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
-    assert "--device cuda:3: this machine has 1 CUDA device(s)" in refused(capsys, [*argv, "--device", "cuda:3"])
+    assert "--device cuda:3: this machine has 1 CUDA device(s)" in refused(
+        capsys, train.main, [*argv, "--device", "cuda:3"]
+    )
     assert not (tmp_path / "run").exists()
 
 
@@ -353,9 +349,9 @@ def saved_run(tmp_path: Path, **changes) -> Path:
     ],
 )
 def test_resume_checks_the_saved_config_as_a_fresh_command_line(tmp_path, capsys, changes, argv):
-    fresh = refused(capsys, [*BASE, *argv, "--out-dir", str(tmp_path / "fresh")]).split("error: ", 1)[1]
+    fresh = refused(capsys, train.main, [*BASE, *argv, "--out-dir", str(tmp_path / "fresh")]).split("error: ", 1)[1]
     run = saved_run(tmp_path, **changes)
-    resumed = refused(capsys, ["--resume", str(run)])
+    resumed = refused(capsys, train.main, ["--resume", str(run)])
     assert resumed.endswith(f"error: {run / 'config.json'}: {fresh}"), (resumed, fresh)
     assert not (tmp_path / "fresh").exists() and sorted(p.name for p in run.iterdir()) == ["config.json"]
 
@@ -374,18 +370,20 @@ def test_resume_checks_the_saved_config_as_a_fresh_command_line(tmp_path, capsys
 )
 def test_resume_refuses_unknown_keys_and_values_of_the_wrong_type(tmp_path, capsys, changes, message):
     run = saved_run(tmp_path, **changes)
-    assert f"{run / 'config.json'}: {message}" in refused(capsys, ["--resume", str(run)])
+    assert f"{run / 'config.json'}: {message}" in refused(capsys, train.main, ["--resume", str(run)])
 
 
 def test_resume_refuses_a_config_that_is_no_json_object_and_settings_it_would_ignore(tmp_path, capsys):
     run = saved_run(tmp_path)
-    assert "a resumed run keeps the settings of" in refused(capsys, ["--resume", str(run), "--learning-rate", "1"])
-    err = refused(capsys, ["--resume", str(run), "--seed", "3", "--overwrite"])
+    assert "a resumed run keeps the settings of" in refused(
+        capsys, train.main, ["--resume", str(run), "--learning-rate", "1"]
+    )
+    err = refused(capsys, train.main, ["--resume", str(run), "--seed", "3", "--overwrite"])
     assert "--overwrite --seed: a resumed run keeps" in err and "give only --total-timesteps, --max-wall-s" in err
     (run / "config.json").write_text("[1, 2]")
-    assert "expected a JSON object of arguments, got list" in refused(capsys, ["--resume", str(run)])
+    assert "expected a JSON object of arguments, got list" in refused(capsys, train.main, ["--resume", str(run)])
     (run / "config.json").write_text('{"env_id": "skull_king_v0",')
-    assert "config.json: not readable as JSON" in refused(capsys, ["--resume", str(run)])
+    assert "config.json: not readable as JSON" in refused(capsys, train.main, ["--resume", str(run)])
 
 
 @pytest.mark.parametrize(
