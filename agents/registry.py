@@ -3,16 +3,16 @@
 Names: ``random``; ``heuristic`` (the game's honest heuristic); ``oracle`` (Piraten Kapern's
 exact one-turn dynamic programme); ``ppo:<shipped name or path>`` (a trained
 policy from a data-only agent file, loaded without running code; masked argmax;
-``ppo:<...>#sample`` samples it; see ``agents.policy_agent`` and ``agents.checkpoint``);
+``ppo:<...>#sample`` samples it; see ``agents.policy.agent`` and ``agents.policy.checkpoint``);
 ``mcts`` / ``mcts:<simulations>`` / ``mcts:<simulations>:random`` (information-set tree search over the
-env's game, heuristic or random rollouts; see ``agents.search``); ``mcts[:<simulations>]:batched`` (the
-same search, its rollouts played many at once on the batched engine; see ``agents.batched_search``);
+env's game, heuristic or random rollouts; see ``agents.search.ismcts``); ``mcts[:<simulations>]:batched`` (the
+same search, its rollouts played many at once on the batched engine; see ``agents.search.batched``);
 ``halving`` / ``halving:<simulations>`` (sequential halving over the root moves, its worlds redrawn and
 its rollouts played on the batched engine; ``halving[:<simulations>]:ppo:<agent>``: guided by a trained
-network's prior; see ``agents.halving_search``);
+network's prior; see ``agents.search.halving``);
 ``mcts:<simulations>:ppo:<agent>`` and ``gumbel:<simulations>:ppo:<agent>`` (the search guided by a
 trained network's priors: PUCT, or Gumbel top-k with sequential halving at the root; see
-``agents.guided_search``).
+``agents.search.guided``).
 
 ``omniscient`` / ``omniscient:<simulations>`` / ``omniscient:<simulations>:ppo:<agent>`` is a
 reference bound, NOT an honest player: the search seeing every hidden card (only the future is
@@ -36,14 +36,14 @@ from typing import Any
 import pirate_envs
 from agents.base import Agent, RandomAgent, action_blocks
 from agents.game_agents import game_agent_kinds, game_agent_player_counts, make_game_agent
-from agents.guided_search import guided_source, is_guided_name, make_guided_agent
-from agents.policy_agent import SAMPLE_SUFFIX, load_checkpoint, make_policy_agent, shipped_checkpoints
-from agents.search import make_search_agent
+from agents.policy.agent import SAMPLE_SUFFIX, load_checkpoint, make_policy_agent, shipped_checkpoints
+from agents.search.guided import guided_source, is_guided_name, make_guided_agent
+from agents.search.ismcts import make_search_agent
 
 
 def agent_names(env_id: str) -> list[str]:
     """The agent names available for ``env_id`` (``halving:ppo:<shipped>``: the halving search guided by it)."""
-    from agents.halving_search import HALVING, halving_searches
+    from agents.search.halving import HALVING, halving_searches
 
     shipped = [f"ppo:{name}" for name in shipped_checkpoints() if name.startswith(env_id)]
     batched = importlib.util.find_spec("numba") is not None  # the halving search runs on the batched engine
@@ -65,7 +65,7 @@ def agent_player_counts(name: str, env_id: str) -> tuple[int, ...]:
 
 def _searched_network(name: str) -> str | None:
     """The agent file a search agent ``name`` plays with (its priors or rollouts); ``None`` for any other name."""
-    from agents.halving_search import HALVING, parse_halving_name
+    from agents.search.halving import HALVING, parse_halving_name
 
     if is_guided_name(name):
         return guided_source(name)
@@ -87,11 +87,11 @@ def make_agent(name: str, env_id: str, seed: int | None = None, env: Any = None)
     if is_guided_name(name):
         return make_guided_agent(name, env_id, seed=seed, env=env)
     if name == "halving" or name.startswith("halving:"):  # flat, every world and rollout on the batched engine
-        from agents.halving_search import make_halving_agent
+        from agents.search.halving import make_halving_agent
 
         return make_halving_agent(name, env_id, seed=seed, env=env)
     if name.startswith("mcts") and name.endswith(":batched"):  # rollouts many at once on the batched engine
-        from agents.batched_search import make_batched_search_agent
+        from agents.search.batched import make_batched_search_agent
 
         return make_batched_search_agent(name, env_id, seed=seed, env=env)
     if name == "mcts" or name.startswith("mcts:"):

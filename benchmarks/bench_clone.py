@@ -3,7 +3,7 @@
 At ``--positions`` positions of each game (random play from fixed seeds, the default tables)
 the engine is copied with ``clone()``, with ``copy.deepcopy`` and, given ``--old-search`` (a
 file holding the search module of before ``clone``, which copied engines by reflection,
-``clone_state``: ``git show <commit>:agents/search.py > /tmp/old_search.py``), with that
+``clone_state``: ``git show <commit>:agents/search/ismcts.py > /tmp/old_search.py``), with that
 function. Each copy is timed over ``--repeats`` calls, alternating the methods, and the median
 time per call is kept; the ratio of two methods is taken per position (paired) and its median
 reported.
@@ -41,7 +41,7 @@ def load_clone_state(path: Path) -> Callable[[Any], Any]:
     sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
     spec.loader.exec_module(module)
     if not hasattr(module, "clone_state"):
-        raise SystemExit(f"--old-search {str(path)!r} has no clone_state: export agents/search.py of before clone")
+        raise SystemExit(f"--old-search {str(path)!r} has no clone_state: export the IS-MCTS module of before clone")
     return module.clone_state
 
 

@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 import pirate_envs
-from agents.blas import one_blas_thread
+from agents.policy.blas import one_blas_thread
 from agents.registry import make_agent
 
 #: The table size of each game's strength figures: its default table.
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> None:
     print("|---|---|---|---|---|---|")
     for env_id in args.env_ids:
         for agent in args.agent:
-            with one_blas_thread():  # as the suite plays games (see agents.blas)
+            with one_blas_thread():  # as the suite plays games (see agents.policy.blas)
                 r = time_games(env_id, agent, args.games, args.seed)
             print(
                 f"| {env_id} | {PLAYERS[env_id]} | {agent} | {r['decisions_per_game']:.1f} "

@@ -9,7 +9,7 @@ together, after one warm-up rollout), and the share of that time spent in the PP
   engine (``agents.selfplay.vec_env`` with ``engine="batched"``: ``--batched-num-envs`` games in this
   process, the opponents of all games acting in one batched call per agent), the default
   network, PPO settings and opponent pool of ``experiments.train`` with one snapshot of the
-  learner, and the trainer's PPO update (``agents.ppo``: our own update, the same as
+  learner, and the trainer's PPO update (``agents.ppo.algorithm``: our own update, the same as
   sb3-contrib's with less overhead); the rollout keeps the default's size (``n_steps *
   num_envs`` = 4096 learner steps).
   256 games by default: more games per call spread the Python cost of each engine, agent and
@@ -17,10 +17,10 @@ together, after one warm-up rollout), and the share of that time spent in the PP
   on the loaded machine, the PPO update taking two thirds of the time), while each game still
   gives 16-step segments (a quarter of a Skull King game's 65 decisions) to GAE;
 * the same, pipelined (``LeanMaskablePPO.pipeline``, ``train --pipeline``: the update of each
-  rollout in a worker thread while the next rollout is collected, `agents.pipeline`; its "PPO
+  rollout in a worker thread while the next rollout is collected, `agents.ppo.pipeline`; its "PPO
   update" share is the time the main thread waits for the update before starting the next);
 * the same, the update in a child process (``train --pipeline --pipeline-in process``,
-  `agents.process_pipeline`: no turns at Python's lock; its cores used count the child's CPU);
+  `agents.ppo.process_pipeline`: no turns at Python's lock; its cores used count the child's CPU);
 * the same with sb3-contrib's own ``MaskablePPO.train`` (what the lean update saves);
 * ours, one game per env: the same through ``engine="single"`` (``--num-envs`` envs over
   ``--workers`` processes);
@@ -40,13 +40,13 @@ All run in this process, one after the other, so the machine load is comparable.
 ``pygame`` for connect_four.
 
 ``--compare-loop N`` measures only the batched path, paired: ``N`` times, the trainer's
-``LeanMaskablePPO.learn`` and then our own loop (``agents.ppo.PPOLoop``: collect, GAE, the same
+``LeanMaskablePPO.learn`` and then our own loop (``agents.ppo.algorithm.PPOLoop``: collect, GAE, the same
 update, on the same network, env and settings), and prints each one's median learner steps/s
 and the median of the paired ratios (the machine is shared: ratios of neighbouring runs are
 what carries over). ``--compare-fused N`` does the same for ``LeanMaskablePPO`` with its
 ``fuse_forward`` off (the policy's own modules in the update and the rollout) and on (the
 actor's and critic's first layers as one gather-sum over the observation's nonzero entries;
-``agents.ppo.ActorCriticForward``). ``--compare-pipeline N`` pairs ``LeanMaskablePPO.learn``
+``agents.ppo.algorithm.ActorCriticForward``). ``--compare-pipeline N`` pairs ``LeanMaskablePPO.learn``
 serial, pipelined in two threads and pipelined with the update in a child process
 (``train --pipeline --pipeline-in process``; give the run two idle cores, ``--threads 1``). Each compared
 row also gives the cores the process used (its CPU seconds, all threads, per second): a pipelined
@@ -70,8 +70,8 @@ from pettingzoo.utils import BaseWrapper
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.wrappers import ActionMasker
 
-from agents.policy_agent import policy_from_sb3
-from agents.ppo import LeanMaskablePPO, PPOLoop, PPOSettings, sb3_forward
+from agents.policy.agent import policy_from_sb3
+from agents.ppo.algorithm import LeanMaskablePPO, PPOLoop, PPOSettings, sb3_forward
 from agents.selfplay.opponents import parse_weights
 from agents.selfplay.vec_env import make_vec_env
 from experiments.train import TrainArgs, policy_spec
@@ -175,10 +175,10 @@ def bench_ours(
     pipeline_in: str = "thread",
 ) -> Timing:
     """``update``: ``lean`` (the trainer's ``LeanMaskablePPO``), ``sb3`` (``MaskablePPO``) or ``loop``
-    (our loop, `agents.ppo.PPOLoop`, on ``LeanMaskablePPO``'s network and settings); ``fused``:
+    (our loop, `agents.ppo.algorithm.PPOLoop`, on ``LeanMaskablePPO``'s network and settings); ``fused``:
     ``LeanMaskablePPO.fuse_forward`` (off: the policy's own modules in the update and the rollout);
-    ``pipeline``: ``LeanMaskablePPO.pipeline`` (the update beside the next rollout, `agents.pipeline`), in a
-    thread or a child process (``pipeline_in``, `agents.process_pipeline`)."""
+    ``pipeline``: ``LeanMaskablePPO.pipeline`` (the update beside the next rollout, `agents.ppo.pipeline`), in a
+    thread or a child process (``pipeline_in``, `agents.ppo.process_pipeline`)."""
     defaults = TrainArgs()
     torch.set_num_threads(threads)
     vec = make_vec_env(

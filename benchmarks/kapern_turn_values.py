@@ -21,10 +21,10 @@ import math
 import time
 
 import pirate_envs
-from agents.kapern_heuristic import KapernHeuristic
-from agents.kapern_oracle import optimal_turn_value, policy_turn_value, sample_turn_scores
+from agents.evaluation.stats import Z95, mean_interval
+from agents.piraten_kapern.heuristic import KapernHeuristic
+from agents.piraten_kapern.oracle import optimal_turn_value, policy_turn_value, sample_turn_scores
 from agents.registry import make_agent
-from agents.stats import Z95, mean_interval
 from pirate_envs.core.render import format_table
 from pirate_envs.piraten_kapern.rules import CARDS, STANDARD_DECK
 

@@ -100,8 +100,8 @@ class Agent(nn.Module):
 
 def save_actor(agent: Agent, args: Args, env: gym.Env) -> None:
     """Write the actor in the data-only agent format (``ppo:<file>`` plays it)."""
-    from agents.checkpoint import layout_pieces, make_header, save_agent
-    from agents.mlp import MlpPolicy
+    from agents.policy.checkpoint import layout_pieces, make_header, save_agent
+    from agents.policy.mlp import MlpPolicy
 
     linears = [m for m in agent.actor if isinstance(m, nn.Linear)]
     weights = [m.weight.detach().numpy().T.copy() for m in linears]

@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parse_args(AnalyzeArgs, argv, epilog=games_epilog(), check=check_args)
     lineup, _ = table_lineup(args)  # type: ignore[arg-type]
     meta, stats = analyze(args.env_id, lineup, args.games, args.seed, engine=args.engine)
-    from agents.plots import short_labels  # imports matplotlib: only once check_args found it
+    from agents.evaluation.plots import short_labels  # imports matplotlib: only once check_args found it
 
     labels = short_labels(meta["agents"])
     written = write_report(args.out, meta, stats, labels)

@@ -12,7 +12,7 @@ agent has none; compare agents at the same budget. Extra ``experiments.train`` f
 (the game, the table, the agent, the budget, the evaluation, the seed, the run folder) are
 refused there, and the whole training command is checked before any work. Writes
 ``best_response.json`` and ``best_response.md`` (atomically) beside the training run's files;
-they name the game and table size of the run's ``config.json`` (`agents.probe` reads the figures).
+they name the game and table size of the run's ``config.json`` (`agents.evaluation.probe` reads the figures).
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from agents.extras import require_extras
 require_extras(__name__, ("torch", "train"), ("sb3_contrib", "train"), ("matplotlib", "train"), ("numba", "train"))
 
 import pirate_envs
-from agents.checkpoint import write_atomic
-from agents.probe import ProbePlan, markdown_report, probe_report
+from agents.evaluation.probe import ProbePlan, markdown_report, probe_report
+from agents.policy.checkpoint import write_atomic
 from experiments import train
 from experiments.cli import (
     MAX_SEED,

@@ -24,7 +24,7 @@ agent at a table share a game, so their results are correlated). An agent with o
 gets Wilson's interval over its games; copies get a Student t interval over their per-game
 shares (and per-game mean scores). The results table gives each agent's seats and, in
 brackets, the games its intervals are over, and names the interval (``CI over``). OpenSkill
-ratings (``agents.ratings``) are fitted on every game. Beside the pooled figures, the
+ratings (``agents.evaluation.ratings``) are fitted on every game. Beside the pooled figures, the
 head-to-head matrix gives each agent's win rate in the games it played with each other agent.
 Writes ``results.md``, ``results.json`` (with the ``lineup``, copies written out) and
 ``results.png`` to ``--out`` when given.
@@ -80,7 +80,6 @@ from pathlib import Path
 from typing import Any
 
 import pirate_envs
-from agents.checkpoint import write_atomic
 from agents.evaluation.games import deal_of
 from agents.evaluation.records import RecordWriter, load_records
 from agents.evaluation.summary import AgentResult
@@ -92,6 +91,7 @@ from agents.evaluation.tournament import (
     play_tournament,
 )
 from agents.extras import MissingExtra, require
+from agents.policy.checkpoint import write_atomic
 from experiments.cli import (
     check_agents,
     check_env_id,
@@ -264,7 +264,7 @@ def plan_of(args: EvalArgs) -> TournamentPlan:
 
 def write_results(args: EvalArgs, outcome: TournamentOutcome, header: str, tables: str) -> Path:
     """Write ``results.md``, ``results.json`` and ``results.png`` into ``--out``; the folder."""
-    from agents.plots import tournament_chart
+    from agents.evaluation.plots import tournament_chart
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

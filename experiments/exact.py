@@ -3,7 +3,7 @@
     python -m experiments.exact --out docs/exact.md
     python -m experiments.exact --out /tmp/exact.md --variants skull_king_1hand --quick
 
-For each small variant (`agents.exact.small_variants`: a game dealt by OpenSpiel chance nodes) it
+For each small variant (`agents.analysis.exact.small_variants`: a game dealt by OpenSpiel chance nodes) it
 measures OpenSpiel's NashConv of: OpenSpiel's uniform random policy, the suite's ``random``
 agent, the game's own agents (``heuristic``...), a PPO agent trained on the variant by
 ``experiments.train`` (its sampled policy, and its argmax), the search ``mcts:<n>`` (estimated
@@ -36,8 +36,7 @@ require_extras(
     ("matplotlib", "train"),
 )
 
-from agents.checkpoint import write_atomic
-from agents.exact import (
+from agents.analysis.exact import (
     FULL,
     QUICK,
     Budget,
@@ -54,6 +53,7 @@ from agents.exact import (
     train_argv,
     variant_measurements,
 )
+from agents.policy.checkpoint import write_atomic
 from experiments import train
 from experiments.cli import MAX_SEED, parse_args
 

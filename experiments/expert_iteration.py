@@ -12,7 +12,7 @@ records every decision (observation, mask, the search's improved policy, the sea
 end), updates the network (cross-entropy to the policy targets plus the value head's squared error
 to the result) and writes ``checkpoints/iteration_<k>.npz`` and ``latest.npz``: data-only agent
 files with a value head, played by ``ppo:<file>``, ``gumbel:<n>:ppo:<file>`` or
-``mcts:<n>:ppo:<file>``. The library, and what the run folder holds, is `agents.expert_iteration`.
+``mcts:<n>:ppo:<file>``. The library, and what the run folder holds, is `agents.training.expert_iteration`.
 
 ``--players 4`` plays one table size; ``--players 2,3,4`` plays them in turn (the observation uses
 ``table_layout="max"`` always). ``--init AGENT`` starts from an agent file's weights (a shipped name
@@ -40,11 +40,11 @@ from agents.extras import require_extras
 require_extras(__name__, ("torch", "train"))
 
 import pirate_envs
-from agents.expert_iteration import ExpertIterationPlan, completed_iteration, load_init, make_envs
-from agents.expert_iteration import run as run_expert_iteration
-from agents.guided_search import GUMBEL_C_SCALE, GUMBEL_CONSIDERED
-from agents.halving_search import HALVING, halving_searches
-from agents.search import MAX_SIMULATIONS
+from agents.search.guided import GUMBEL_C_SCALE, GUMBEL_CONSIDERED
+from agents.search.halving import HALVING, halving_searches
+from agents.search.ismcts import MAX_SIMULATIONS
+from agents.training.expert_iteration import ExpertIterationPlan, completed_iteration, load_init, make_envs
+from agents.training.expert_iteration import run as run_expert_iteration
 from agents.training.run import remove_temporaries, write_json
 from experiments.cli import (
     INTERRUPTED,

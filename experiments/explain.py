@@ -9,7 +9,7 @@ read as JSON and checked by replaying it whole (`experiments.evaluate.replay`; n
 is evaluated or unpickled), or the position after ``--actions`` from the deal of ``--seed``
 (``--players`` seats, 0: the game's default). It prints the deciding seat's screen
 (``pirate_envs.<game>.text.seat_text``), then for each of ``--agents`` (default: ``heuristic``
-and the game's shipped network) its choice and its ``--top`` moves (`agents.explain`): a
+and the game's shipped network) its choice and its ``--top`` moves (`agents.analysis.explain`): a
 network's masked probabilities, the search's visit counts and values (``mcts``, seeded with
 ``--agent-seed``), Kapern's ``oracle``'s expected points. Everything comes from the deciding
 seat's own view.
@@ -26,8 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pirate_envs
-from agents.evaluation.records import replay
-from agents.explain import (
+from agents.analysis.explain import (
     DEFAULT_TOP,
     Explanation,
     default_agents,
@@ -36,6 +35,7 @@ from agents.explain import (
     position_text,
     replay_position,
 )
+from agents.evaluation.records import replay
 from agents.registry import make_agent
 from experiments.cli import check_env_id, check_players, default_players, games_epilog, parse_args
 

@@ -7,7 +7,7 @@ The zip is read like ``ppo:<zip>`` reads it (``policy.pth`` with ``weights_only=
 plain JSON fields of ``data``); a zip that needs unpickling to be understood is refused. The
 header records the env, its observation layout as the code has it today, the network and, when
 the zip lies in a run folder's ``checkpoints/``, the run's training command and its latest
-evaluation figures. See `agents.checkpoint` for the format.
+evaluation figures. See `agents.policy.checkpoint` for the format.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.checkpoint import save_agent
-from agents.policy_agent import sb3_zip_header
+from agents.policy.agent import sb3_zip_header
+from agents.policy.checkpoint import save_agent
 from experiments.cli import parse_args
 
 

@@ -11,18 +11,18 @@ the data cover the positions the student's own mistakes lead to; the student the
 on all the data gathered so far. Training: a torch MLP (``--net-arch``, ``--activation``) with
 a masked cross-entropy (illegal actions get no probability), Adam, ``--epochs`` passes over
 the data per round; with ``--action-features`` (where the game defines them) the last layer
-also scores each action from its feature row, as ``agents.action_head`` does, and folds into
+also scores each action from its feature row, as ``agents.ppo.action_head`` does, and folds into
 one plain linear layer on export.
 
 The env always observes with ``table_layout="max"`` (one vector size for every table size;
 ``--env-kwargs table_layout=...`` overrides). The result is one data-only agent file
-(``agents.checkpoint``: weights and a JSON header with the env id, the options, the player
+(``agents.policy.checkpoint``: weights and a JSON header with the env id, the options, the player
 counts, the observation layout and the network), written atomically; ``ppo:<out>`` plays it.
 Positions are split 95/5 (``HOLDOUT``): the agreement with the teacher on the held-out 5%
 is printed after every round and stored among the header's figures.
 
-The library is `agents.imitation` (`agents.imitation.imitate` runs an
-`agents.imitation.ImitationPlan`). Seeded (games, student moves, the split, torch);
+The library is `agents.training.imitation` (`agents.training.imitation.imitate` runs an
+`agents.training.imitation.ImitationPlan`). Seeded (games, student moves, the split, torch);
 ``--torch-threads`` 1 by default. Bad values end the command before any work with one line
 and exit status 2. Needs the ``train`` extra.
 """
@@ -39,8 +39,8 @@ from agents.extras import require_extras
 require_extras(__name__, ("torch", "train"), ("sb3_contrib", "train"), ("matplotlib", "train"), ("numba", "train"))
 
 import pirate_envs
-from agents.checkpoint import SUFFIX
-from agents.imitation import ImitationPlan, imitate
+from agents.policy.checkpoint import SUFFIX
+from agents.training.imitation import ImitationPlan, imitate
 from experiments.cli import (
     MAX_SEED,
     check_agents,

@@ -1,4 +1,4 @@
-"""The most any player can win against a fixed Kapern opponent at two players (`agents.kapern_best_response`).
+"""The most any player can win against a fixed Kapern opponent at two players (`agents.piraten_kapern.best_response`).
 
     python -m experiments.kapern_best_response --opponent oracle
     python -m experiments.kapern_best_response --opponent heuristic --out br_heuristic.npz
@@ -18,8 +18,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from agents.evaluation.stats import mean_interval
 from agents.extras import require_extras
-from agents.kapern_best_response import (
+from agents.piraten_kapern.best_response import (
     OPPONENTS,
     best_response_shares,
     load_best_response,
@@ -28,8 +29,7 @@ from agents.kapern_best_response import (
     solve_best_response,
     turn_outcomes,
 )
-from agents.kapern_race import SWEEP_TOLERANCE
-from agents.stats import mean_interval
+from agents.piraten_kapern.race import SWEEP_TOLERANCE
 from experiments.cli import parse_args
 
 require_extras(__name__, ("numba", "fast"))  # the solver's kernels (imported when it runs)

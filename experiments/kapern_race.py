@@ -1,4 +1,4 @@
-"""Solve two-player Piraten Kapern for the win and write the race table (`agents.kapern_race`).
+"""Solve two-player Piraten Kapern for the win and write the race table (`agents.piraten_kapern.race`).
 
     python -m experiments.kapern_race                       # rebuild the package's table
     python -m experiments.kapern_race --out race.npz        # elsewhere
@@ -18,8 +18,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from agents.evaluation.stats import mean_interval
 from agents.extras import require_extras
-from agents.kapern_race import (
+from agents.piraten_kapern.race import (
     TABLE_PATH,
     bellman_residual,
     build_race_table,
@@ -27,7 +28,6 @@ from agents.kapern_race import (
     load_race_table,
     save_race_table,
 )
-from agents.stats import mean_interval
 from experiments.cli import parse_args
 
 require_extras(__name__, ("numba", "fast"))  # the solver's kernels (imported when it runs)

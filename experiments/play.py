@@ -18,7 +18,7 @@ value (``7``: your 7, or which 7?), a die count, a seat; then the game's short f
 card for your bid (``b g5``), a Lucky Pirate set (``2x5``). An input that could mean several
 moves lists them and asks again; a move the rules forbid says why (``you must follow black: you
 hold black-5``). ``hint`` (a command, not a move) shows what an agent makes of your moves
-(`agents.explain`: the shipped network's probabilities by default; ``hint mcts`` the search's
+(`agents.analysis.explain`: the shipped network's probabilities by default; ``hint mcts`` the search's
 visits and values, ``hint oracle`` Kapern's expected points, ``hint heuristic`` its choice),
 computed from your seat's view only. ``q``, the end of the input (Ctrl-D) and Ctrl-C end the game with the
 standings so far (Ctrl-C with exit status 130). ``--reveal`` shows the env's full ansi render
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 import pirate_envs
-from agents.explain import default_agents, explain, explanation_text
+from agents.analysis.explain import default_agents, explain, explanation_text
 from agents.registry import make_agent
 from experiments.cli import check_agents, check_env_id, check_players, games_epilog, parse_args
 from pirate_envs.core.events import event_text, record_events

@@ -22,7 +22,7 @@ opponents without a batched form (``mcts``) play game by game on a
 reference engine kept in step with each game (``agents.batched.one_game``). On the
 batched engine several table sizes share the games by their weights instead of a draw per
 episode. Both learn the same games; checkpoints, evaluation and ``--resume`` do not depend on it.
-The PPO update is our own (`agents.ppo`), run by sb3-contrib's ``MaskablePPO`` in place of its own.
+The PPO update is our own (`agents.ppo.algorithm`), run by sb3-contrib's ``MaskablePPO`` in place of its own.
 
 One folder per run (``--out-dir/--run-name``):
 
@@ -199,7 +199,7 @@ class TrainArgs:
         default=True,
         metadata={
             "help": "score actions from the game's action features too, where it defines them "
-            "(agents.action_head; Piraten Kapern); --no-action-features: one output per action only"
+            "(agents.ppo.action_head; Piraten Kapern); --no-action-features: one output per action only"
         },
     )
     init: str | None = field(
@@ -327,7 +327,7 @@ def check_run(args: TrainArgs) -> None:
         raise ValueError(f"--num-envs {args.num_envs} x --n-steps {args.n_steps}: a rollout needs at least 2 steps")
     check_device(args.device)
     if args.pipeline_in == "process":
-        from agents.process_pipeline import fork_available
+        from agents.ppo.process_pipeline import fork_available
 
         if not args.pipeline:
             raise ValueError("--pipeline-in process: only with --pipeline (the update beside the next rollout)")
@@ -345,8 +345,8 @@ def check_run(args: TrainArgs) -> None:
 
 def check_init(args: TrainArgs) -> None:
     """``ValueError`` (one line) unless ``--init`` names an agent file this run's network can start from."""
-    from agents.checkpoint import layout_pieces
-    from agents.policy_agent import load_initial_policy
+    from agents.policy.agent import load_initial_policy
+    from agents.policy.checkpoint import layout_pieces
 
     policy_class, _ = policy_spec(args)
     if policy_class != "MlpPolicy":

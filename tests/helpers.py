@@ -32,8 +32,8 @@ def refused(capsys, main: Callable[[list[str]], Any], argv: list[str]) -> str:
 def one_table_agent_file(path, env_id: str, num_players: int):
     """A random-weight data-only agent file that plays only ``num_players`` seats (the seated layout)."""
     import pirate_envs
-    from agents.checkpoint import layout_pieces, make_header, save_agent
-    from agents.mlp import MlpPolicy
+    from agents.policy.checkpoint import layout_pieces, make_header, save_agent
+    from agents.policy.mlp import MlpPolicy
 
     env = pirate_envs.make(env_id, raw=True, num_players=num_players)
     sizes = [env.observation_layout.size, 8, env.num_actions]

@@ -12,7 +12,7 @@ import pytest
 
 import pirate_envs
 from agents.base import Agent
-from agents.search import MAX_SIMULATIONS, SearchAgent
+from agents.search.ismcts import MAX_SIMULATIONS, SearchAgent
 from pirate_envs.core.rewards import winners_by_score
 from pirate_envs.core.spec import GameSpec, UserOption, resolve
 from pirate_envs.testing import play_random_game
@@ -73,8 +73,8 @@ def test_every_named_object_resolves(spec):
 
 
 def test_a_bad_target_names_itself():
-    with pytest.raises(ValueError, match=r"'agents\.search' is not a 'module:name' string"):
-        resolve("agents.search")
+    with pytest.raises(ValueError, match=r"'agents\.search\.ismcts' is not a 'module:name' string"):
+        resolve("agents.search.ismcts")
 
 
 def test_options_are_config_fields_of_their_kind_and_their_ranges_build(spec):

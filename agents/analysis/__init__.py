@@ -18,25 +18,25 @@ __all__ = ["COLLECTORS", "Collector", "Decision", "analyze", "collector_for"]
 
 
 def _skull_king() -> Collector:
-    from agents.analysis.skull_king import SkullKingCollector
+    from agents.skull_king.analysis import SkullKingCollector
 
     return SkullKingCollector()
 
 
 def _piratenpoker() -> Collector:
-    from agents.analysis.piratenpoker import PiratenpokerCollector
+    from agents.piratenpoker.analysis import PiratenpokerCollector
 
     return PiratenpokerCollector()
 
 
 def _lucky_pirate() -> Collector:
-    from agents.analysis.lucky_pirate import LuckyPirateCollector
+    from agents.lucky_pirate.analysis import LuckyPirateCollector
 
     return LuckyPirateCollector()
 
 
 def _piraten_kapern() -> Collector:
-    from agents.analysis.piraten_kapern import PiratenKapernCollector
+    from agents.piraten_kapern.analysis import PiratenKapernCollector
 
     return PiratenKapernCollector()
 

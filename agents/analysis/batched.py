@@ -27,7 +27,7 @@ import numpy as np
 
 from agents.analysis.driver import Collector, end_game, seating, start_game, step
 from agents.batched import BatchedAgent, make_batched_agent
-from agents.blas import one_blas_thread
+from agents.policy.blas import one_blas_thread
 
 #: The engines the analyzer plays on: ``auto`` picks ``batched`` where `batched_unsupported` finds no reason not to.
 ENGINES: tuple[str, ...] = ("auto", "aec", "batched")

@@ -20,7 +20,7 @@ import pirate_envs
 from agents.analysis import analyze
 from agents.analysis.report import cell_text, plot_stat, stat_table
 from agents.analysis.tallies import ALL
-from agents.checkpoint import write_atomic
+from agents.policy.checkpoint import write_atomic
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.stats import t_interval, wilson_interval
+from agents.evaluation.stats import t_interval, wilson_interval
 
 RATE, MEAN = "rate", "mean"
 #: The group of a statistic that has no grouping.

@@ -32,7 +32,7 @@ import numpy as np
 
 import pirate_envs
 from agents.base import action_blocks
-from agents.mlp import MlpPolicy
+from agents.policy.mlp import MlpPolicy
 from pirate_envs.core.spec import resolve
 
 
@@ -80,7 +80,7 @@ class BatchedRandomAgent:
 
 
 class BatchedPolicyAgent:
-    """A trained policy (`agents.mlp.MlpPolicy`) on many rows: masked argmax, or a
+    """A trained policy (`agents.policy.mlp.MlpPolicy`) on many rows: masked argmax, or a
     sample of the masked softmax (``deterministic=False``; Gumbel-max draws from ``seed``).
 
     ``policy`` may be swapped between calls (self-play snapshots).
@@ -138,7 +138,7 @@ def make_batched_agent(name: str, env_id: str, env: Any, num_games: int, seed: i
     if batched_form is not None:
         return resolve(batched_form)(env, num_games, seed)
     if name.startswith("ppo:"):
-        from agents.policy_agent import make_policy_agent
+        from agents.policy.agent import make_policy_agent
 
         agent = make_policy_agent(name[len("ppo:") :], env_id, seed=seed, env=env)
         return BatchedPolicyAgent(agent.policy, name=name, deterministic=agent.deterministic, seed=seed)

@@ -6,7 +6,7 @@ every term has expectation zero whatever the agents do (a martingale difference;
 is counted is decided before its chance event). Subtracting ``beta x luck`` from an outcome thus
 keeps its expectation for any ``beta`` fixed independently of that game:
 
-* **Piraten Kapern** (`kapern_luck`): the exact one-turn oracle (`agents.kapern_oracle`). At the
+* **Piraten Kapern** (`kapern_luck`): the exact one-turn oracle (`agents.piraten_kapern.oracle`). At the
   start of a turn, the fortune card and the first roll: the oracle's value of that position
   (0 on the Island of Skulls) minus the expected turn value over the cards left in the deck; at
   each re-roll (plain cards: not the Treasure Chest, Sorceress or Storm, whose option states the
@@ -14,7 +14,7 @@ keeps its expectation for any ``beta`` fixed independently of that game:
   dice kept (``kept_value``, the exact expectation over the roll).
 * **Skull King** (`skull_king_luck`): the decisions of the line-up's ``random`` opponents, whose
   law is known (uniform over the legal actions): the win shares of a fixed model
-  (`agents.benchmark.skull_king_values`, fitted once on random play) after the bid (`bid_luck`)
+  (`agents.skull_king.values`, fitted once on random play) after the bid (`bid_luck`)
   or card (`card_luck`) chosen, minus their mean over every choice it had; the bids' and the
   cards' luck are two covariates. Every hand is dealt when the game starts and the duplicate
   rotation gives each seat's cards to the candidate once, so the deal's luck is already
@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.stats import mean_interval
+from agents.evaluation.stats import mean_interval
 
 # ----------------------------------------------------------------------------- Piraten Kapern
 
@@ -47,7 +47,7 @@ def kapern_luck(venv: Any, rows: np.ndarray, uniform: np.ndarray | None = None) 
     Replays each game on its reference engine with its dice rolled through a hook that sees every
     roll (the engine's ``dice_source``; the dice still come from the row's stream, in its order).
     """
-    from agents.kapern_oracle import _tables, optimal_turn_value, solve_turn
+    from agents.piraten_kapern.oracle import _tables, optimal_turn_value, solve_turn
     from pirate_envs.piraten_kapern.actions import REROLL_OFFSET, reroll_counts
     from pirate_envs.piraten_kapern.engine import Phase
     from pirate_envs.piraten_kapern.rules import CARDS, ISLAND_SKULLS, SEA_BATTLES, SKULL, card_skulls
@@ -108,7 +108,7 @@ def bid_luck(
 ) -> np.ndarray:
     """``(G, n)`` the luck of hand ``k``'s bids of the ``uniform`` seats, for every seat.
 
-    ``values``: a `agents.benchmark.skull_king_values.BidValues`; ``hands`` ``(G, n, kinds)``,
+    ``values``: a `agents.skull_king.values.BidValues`; ``hands`` ``(G, n, kinds)``,
     ``bids`` and ``before`` (scores before the hand) ``(G, n)``; ``uniform`` ``(G, n)``: the seats
     that bid uniformly over ``0..k``. Per uniform seat ``j``: ``V(bids) - mean_b V(bids with j's
     bid b)``, ``V`` the model's win shares. The bids are hidden until every seat has bid, so no
@@ -166,7 +166,7 @@ def card_luck(values: Any, engine: Any) -> np.ndarray:
 def skull_king_luck(venv: Any, rows: np.ndarray, uniform: np.ndarray) -> np.ndarray:
     """``(len(rows), n, 2)`` each seat's luck from the bids (``[..., 0]``) and the cards (``[..., 1]``)
     of the ``uniform`` seats (see the module docstring)."""
-    from agents.benchmark.skull_king_values import bid_values, rounds_of_games
+    from agents.skull_king.values import bid_values, rounds_of_games
     from pirate_envs.skull_king.engine import Phase
 
     uniform = np.asarray(uniform, dtype=bool)

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 import pirate_envs
-from agents.policy_agent import PRETRAINED_DIR
+from agents.policy.agent import PRETRAINED_DIR
 
 #: The protocol's name and version, written into every result.
 NAME = "pirate-bench"

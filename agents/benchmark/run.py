@@ -34,11 +34,11 @@ from agents.batched import BatchedAgent, has_batched_form, make_batched_agent
 from agents.batched.one_game import EnginesInStep, OneGameAgents
 from agents.benchmark import control_variates
 from agents.benchmark.protocol import TITLE, Lineup, deal_states, lineups, opponent_agent, table_sizes
-from agents.blas import one_blas_thread
 from agents.evaluation.games import GameRecord, seating
+from agents.evaluation.stats import wilson_interval
 from agents.evaluation.summary import summarise
+from agents.policy.blas import one_blas_thread
 from agents.registry import make_agent
-from agents.stats import wilson_interval
 
 #: The candidate's name in the games' seat names (the opponents keep theirs, so a candidate that
 #: is also an opponent is told apart in the ratings).
@@ -371,7 +371,7 @@ def write_results(document: dict[str, Any], out: str | Path) -> list[Path]:
     """Write ``results.json`` and ``results.md`` into ``out`` (each written whole, then renamed)."""
     import json
 
-    from agents.checkpoint import write_atomic
+    from agents.policy.checkpoint import write_atomic
 
     out = Path(out)
     return [

@@ -19,7 +19,7 @@ from typing import Any
 
 import pirate_envs
 from agents.base import Agent
-from agents.blas import one_blas_thread
+from agents.policy.blas import one_blas_thread
 from agents.registry import make_agent
 
 

@@ -5,7 +5,7 @@ game is the mean over its seats there (its copies' win shares / copies: the copi
 at a table share a game, so their results are correlated). An agent with one seat a game gets
 Wilson's interval over its games; copies get a Student t interval over their per-game shares
 (and per-game mean scores); with ``duplicate`` deals, a normal interval over the per-deal means.
-OpenSkill ratings (`agents.ratings`) are fitted on every game. `head_to_head` gives each
+OpenSkill ratings (`agents.evaluation.ratings`) are fitted on every game. `head_to_head` gives each
 agent's win rate in the games it played with each other agent; `markdown_table` and
 `markdown_matrix` write both as markdown.
 """
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.evaluation.games import GameRecord, deal_key
-from agents.ratings import rate_games
-from agents.stats import mean_interval, t_interval, wilson_interval
+from agents.evaluation.ratings import rate_games
+from agents.evaluation.stats import mean_interval, t_interval, wilson_interval
 
 
 @dataclass

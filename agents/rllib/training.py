@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 import pirate_envs
-from agents.checkpoint import write_atomic
+from agents.policy.checkpoint import write_atomic
 from agents.rllib.env import LEARNER, LeagueEnv, module_of, snapshot_module
 
 #: The env name registered with Ray's registry.
@@ -130,7 +130,7 @@ def export_actor(module: Any) -> Any:
     """The actor of a PPO RLModule (its encoder's actor MLP and the policy head) as a numpy MlpPolicy."""
     import torch
 
-    from agents.mlp import MlpPolicy
+    from agents.policy.mlp import MlpPolicy
 
     encoder = module.encoder
     actor = getattr(encoder, "actor_encoder", encoder)
@@ -147,7 +147,7 @@ def export_actor(module: Any) -> Any:
 
 def save_learner(algo: Any, plan: RLlibPlan, figures: dict[str, Any]) -> Path:
     """Write the learner's actor to ``<out>/agent.npz`` in the data-only format."""
-    from agents.checkpoint import layout_pieces, make_header, save_agent
+    from agents.policy.checkpoint import layout_pieces, make_header, save_agent
 
     raw = pirate_envs.make(plan.env_id, raw=True, **plan.env_kwargs)
     num_players = len(raw.possible_agents)

@@ -61,7 +61,7 @@ import pirate_envs
 import pirate_envs.vector
 from agents.batched import BatchedAgent, BatchedPolicyAgent, make_batched_agent
 from agents.batched.one_game import EnginesInStep, OneGameAgents
-from agents.mlp import MlpPolicy
+from agents.policy.mlp import MlpPolicy
 from agents.selfplay.core import (
     Opponents,
     PlayerCounts,

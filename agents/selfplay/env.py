@@ -49,7 +49,7 @@ episode draws its table size by weight, and the observation uses the game's opti
 ``table_layout="max"`` (the per-player rows of its largest table, one vector size for every
 count), so that one network learns every table size. ``info["num_players"]`` names the drawn size.
 
-The module needs no torch: a trained opponent acts with its numpy copy (``agents.mlp.MlpPolicy``).
+The module needs no torch: a trained opponent acts with its numpy copy (``agents.policy.mlp.MlpPolicy``).
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ from pirate_envs.core.aec import ILLEGAL_MOVE_REWARD
 from pirate_envs.core.errors import IllegalActionError, check_action, check_choice, check_seed
 
 if TYPE_CHECKING:
-    from agents.mlp import MlpPolicy
+    from agents.policy.mlp import MlpPolicy
 
 class SelfPlayEnv(gymnasium.Env):
     """The learner's side of one pirate game (see the module docstring).

@@ -3,7 +3,7 @@
 Opponents are drawn per seat and per episode: first a kind by its weight (``"self"`` for the
 snapshots, or any agent name of ``agents.registry`` such as ``heuristic`` or ``random``),
 then, for ``"self"``, a snapshot uniformly among the most recent ``max_snapshots``.
-Snapshots are numpy `agents.mlp.MlpPolicy` copies, cheap to pickle into env
+Snapshots are numpy `agents.policy.mlp.MlpPolicy` copies, cheap to pickle into env
 worker processes and to run there.
 """
 
@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
-from agents.mlp import MlpPolicy
-from agents.policy_agent import PolicyAgent
+from agents.policy.agent import PolicyAgent
+from agents.policy.mlp import MlpPolicy
 from agents.registry import make_agent
 
 #: The pool kind that stands for the learner's frozen snapshots.

@@ -1,6 +1,6 @@
 """How a training run evaluates its learner: seat-rotated tournaments against each evaluation
 opponent at each table size (`agents.evaluation`), their tables under ``eval/``, the history and
-the learning curves (`agents.plots`)."""
+the learning curves (`agents.evaluation.plots`)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from agents.checkpoint import write_atomic
 from agents.evaluation import markdown_table, run_tournament
-from agents.plots import learning_curve
-from agents.policy_agent import SAMPLE_SUFFIX
+from agents.evaluation.plots import learning_curve
+from agents.policy.agent import SAMPLE_SUFFIX
+from agents.policy.checkpoint import write_atomic
 from agents.training.plan import RunPlan
 from agents.training.run import Evaluator, write_json
 

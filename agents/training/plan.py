@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 import pirate_envs
-from agents.checkpoint import layout_pieces
+from agents.policy.checkpoint import layout_pieces
 from agents.selfplay.opponents import parse_weights
 
 
@@ -41,7 +41,7 @@ def env_options(env_kwargs: Mapping[str, Any], sizes: Sequence[int]) -> dict[str
     return options
 
 
-#: ``--activation`` values and the torch module each names (as agent files name it; not `agents.mlp.ACTIVATIONS`).
+#: ``--activation`` values and the torch module each names (as agent files name it; not `mlp.ACTIVATIONS`).
 ACTIVATION_FLAGS = {"tanh": "Tanh", "relu": "ReLU"}
 
 
@@ -62,7 +62,7 @@ def policy_spec(
     features = pirate_envs.make(env_id, raw=True, **env_config).action_features
     if not action_features or features is None:
         return "MlpPolicy", kwargs
-    from agents.action_head import FeatureHeadPolicy
+    from agents.ppo.action_head import FeatureHeadPolicy
 
     return FeatureHeadPolicy, {**kwargs, "action_features": features.matrix}
 

@@ -1,7 +1,7 @@
 """A training run of a `agents.training.plan.RunPlan`: its folder, checkpoints, resume and loop.
 
 `train` prepares the run folder, builds the self-play envs and the model (``LeanMaskablePPO``,
-`agents.ppo`), learns with a callback that adds snapshots, saves checkpoints, evaluates and logs
+`agents.ppo.algorithm`), learns with a callback that adds snapshots, saves checkpoints, evaluates and logs
 win shares, and writes the summary. The evaluation itself (tournaments, tables, learning
 curves) comes in as an `Evaluator` (`agents.training.evaluation.EVALUATOR`; tests give their own).
 """
@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 
 import pirate_envs
-from agents.checkpoint import make_header, make_value_target, save_agent, write_atomic
-from agents.mlp import MlpPolicy
-from agents.policy_agent import policy_from_sb3
+from agents.policy.agent import policy_from_sb3
+from agents.policy.checkpoint import make_header, make_value_target, save_agent, write_atomic
+from agents.policy.mlp import MlpPolicy
 from agents.selfplay.opponents import SELF
 from agents.selfplay.vec_env import make_vec_env
 from agents.training.plan import RunPlan
@@ -226,9 +226,9 @@ def newest_checkpoint(run_dir: Path) -> tuple[Path, int, dict[str, Any], int]:
 
 
 def build_model(plan: RunPlan, vec_env: Any) -> Any:
-    """A new MaskablePPO of the plan (with the update of `agents.ppo`); when resuming, with the
+    """A new MaskablePPO of the plan (with the update of `agents.ppo.algorithm`); when resuming, with the
     parameters and optimizer state of the newest usable checkpoint (nothing unpickled) and its step count."""
-    from agents.ppo import LeanMaskablePPO
+    from agents.ppo.algorithm import LeanMaskablePPO
 
     args = plan.args
     model = LeanMaskablePPO(
@@ -246,8 +246,8 @@ def build_model(plan: RunPlan, vec_env: Any) -> Any:
         seed=args.seed,
         device=args.device,
     )
-    model.pipeline = args.pipeline  # rollout k + 1 beside update k (agents.pipeline)
-    model.pipeline_in = args.pipeline_in  # in a thread or a child process (agents.process_pipeline)
+    model.pipeline = args.pipeline  # rollout k + 1 beside update k (agents.ppo.pipeline)
+    model.pipeline_in = args.pipeline_in  # in a thread or a child process (agents.ppo.process_pipeline)
     if not plan.resuming and args.init is not None:
         start_from(model.policy, plan)
     if plan.resuming:
@@ -343,7 +343,7 @@ def build_callback(plan: RunPlan, evaluator: Evaluator, interrupt: Interrupt) ->
 def start_from(policy: Any, plan: RunPlan) -> None:
     """Copy the network of the agent file ``plan.args.init`` into the SB3 ``policy``: the actor, and the critic
     when the file has a value head (else the critic stays fresh)."""
-    from agents.policy_agent import copy_into_torch, load_initial_policy
+    from agents.policy.agent import copy_into_torch, load_initial_policy
 
     source, _ = load_initial_policy(plan.args.init, plan.args.env_id, plan.observation_pieces, plan.num_actions)
     copy_into_torch([*policy.mlp_extractor.policy_net, policy.action_net], source.weights, source.biases)

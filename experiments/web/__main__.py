@@ -12,8 +12,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agents.blas import one_blas_thread
 from agents.extras import require_extras
+from agents.policy.blas import one_blas_thread
 from experiments.cli import parse_args
 
 
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> None:
         )
     print(f"the web table: http://{args.host}:{args.port}/  (Ctrl-C stops it)")
     app = create_app(args.agents_dir, bind_host=args.host, extra_hosts=args.allow_host)
-    with one_blas_thread():  # the agents' small products (see agents.blas); uvicorn's threads share the limit
+    with one_blas_thread():  # the agents' small products (see agents.policy.blas); uvicorn's threads share the limit
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
 
 

@@ -16,7 +16,7 @@
 A game's state is what its seat may see: the seat's screen, the public event log, the scores
 and the legal moves; ``chosen_seed`` is the seed the person chose, else ``null`` (the server's
 seed stays secret). The seed and the moves are in the record only, given once the game is over.
-A hint (`agents.explain`: a network's probabilities, the search's visits and values, Kapern's
+A hint (`agents.analysis.explain`: a network's probabilities, the search's visits and values, Kapern's
 oracle's expected points) is computed from the seat's observation and View only.
 
 A bad request gets a 4xx answer ``{"error": message}``; the game goes on. Bodies are JSON only

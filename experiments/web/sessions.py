@@ -41,8 +41,8 @@ from pathlib import Path
 from typing import Any
 
 import pirate_envs
-from agents.explain import default_agents, explain_agent
-from agents.policy_agent import AGENT_SUFFIXES, load_checkpoint
+from agents.analysis.explain import default_agents, explain_agent
+from agents.policy.agent import AGENT_SUFFIXES, load_checkpoint
 from agents.registry import agent_names, make_agent
 from pirate_envs.core.events import event_text, record_events
 from pirate_envs.core.spec import UserOption
@@ -320,7 +320,7 @@ class GameSession:
     def hint(self, agent: Any) -> dict[str, Any]:
         """What the agent ``agent`` (a catalog name; ``None``: the shipped network, else the heuristic) makes of
         the person's moves: ``{"agent", "moves": [{"action", "label", "probability", "visits", "value",
-        "expected_points"}, ...]}`` (`agents.explain`), from the person's seat's view only.
+        "expected_points"}, ...]}`` (`agents.analysis.explain`), from the person's seat's view only.
 
         `RequestError` 409 when it is not the person's turn, 400 for an agent not listed.
         """

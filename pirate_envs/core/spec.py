@@ -66,7 +66,7 @@ class GameSpec:
     batched_oracle: str | None = None
     #: ``"module:Class"`` of the game's race agent: the whole game solved for the win (``None``: none).
     race: str | None = None
-    #: ``"module:name"`` of a mapping of ``agents.search.SearchAgent`` keywords that differ from the defaults.
+    #: ``"module:name"`` of a mapping of ``agents.search.ismcts.SearchAgent`` keywords that differ from the defaults.
     search_options: str | None = None
     #: Iterations per move of a plain ``mcts`` (``None``: the search's default).
     search_simulations: int | None = None

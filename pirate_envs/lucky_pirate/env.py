@@ -186,7 +186,7 @@ How games end
 
 Measured outcomes (``python benchmarks/lucky_pirate_outcomes.py --games 300 --seed 0``: 300
 one-game episodes per cell, seeds 0..299, ``max_turns=3000``; random: uniform by action block;
-heuristic: ``agents.lucky_pirate_heuristic`` in every seat). Under the default ruling nothing
+heuristic: ``agents.lucky_pirate.heuristic`` in every seat). Under the default ruling nothing
 strands and the guard is rare; under the old ruling about one two-player game in five cannot
 be won by anybody, and 19 of 300 two-player deals (6%) are dead at the deal. Each cell: won /
 stranded / guarded games of 300, and in brackets the deals among them dead at the deal:

@@ -21,8 +21,8 @@ SPEC = GameSpec(
     default_players=Config.num_players,
     batched_backend="pirate_envs.lucky_pirate.batched:LuckyPirateBatch",
     batched_scores="seats:S_WINS",
-    heuristic="agents.lucky_pirate_heuristic:LuckyPirateHeuristic",
-    batched_heuristic="agents.batched.lucky_pirate_heuristic:LuckyPirateHeuristicBatch",
+    heuristic="agents.lucky_pirate.heuristic:LuckyPirateHeuristic",
+    batched_heuristic="agents.lucky_pirate.batched_heuristic:LuckyPirateHeuristicBatch",
     options=(
         UserOption("wins_to_win", low=1, high=5),  # the rules' tournament
         # up to the guards' defaults

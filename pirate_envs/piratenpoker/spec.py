@@ -16,9 +16,9 @@ SPEC = GameSpec(
     default_players=Config.num_players,
     batched_backend="pirate_envs.piratenpoker.batched:PiratenpokerBatch",
     batched_scores="seats:S_SCORE",
-    heuristic="agents.piratenpoker_heuristic:PiratenpokerHeuristic",
-    batched_heuristic="agents.batched.piratenpoker_heuristic:PiratenpokerHeuristicBatch",
-    search_options="agents.piratenpoker_heuristic:SEARCH_OPTIONS",
+    heuristic="agents.piratenpoker.heuristic:PiratenpokerHeuristic",
+    batched_heuristic="agents.piratenpoker.batched_heuristic:PiratenpokerHeuristicBatch",
+    search_options="agents.piratenpoker.heuristic:SEARCH_OPTIONS",
     # a 4-player game has about 100 searched moves: 11 CPU-s per game at 50 against 35 at 200,
     # where Skull King takes 14 and Lucky Pirate 9 at 200
     search_simulations=50,

@@ -91,7 +91,7 @@ Views and agents
 ``env.unwrapped.game.view(seat)`` is the seat's `pirate_envs.skull_king.view.View`
 (its hand, the public table, bids once all are made); the observation is ``encode(view)``.
 ``game.resample_hidden(seat, rng)`` redeals the cards the seat cannot see, keeping hand sizes
-and public voids, and redraws unrevealed bids. ``agents/skull_king_heuristic.py`` bids its
+and public voids, and redraws unrevealed bids. ``agents/skull_king/heuristic.py`` bids its
 hand's strength and plays to make its bid exactly.
 
 Assumptions (where the rule text is silent; ``docs/rulings.md`` lists them all with their options)

@@ -14,8 +14,8 @@ SPEC = GameSpec(
     default_players=DEFAULT_PLAYERS,
     batched_backend="pirate_envs.skull_king.batched:SkullKingBatch",
     batched_scores="seats:S_SCORE",
-    heuristic="agents.skull_king_heuristic:SkullKingHeuristic",
-    batched_heuristic="agents.batched.skull_king_heuristic:SkullKingHeuristicBatch",
+    heuristic="agents.skull_king.heuristic:SkullKingHeuristic",
+    batched_heuristic="agents.skull_king.batched_heuristic:SkullKingHeuristicBatch",
     winners_by_score=True,
     options=(
         UserOption("num_hands", low=1, high=MAX_HANDS),

@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 import pirate_envs
-from agents.checkpoint import (
+from agents.policy.agent import PRETRAINED_DIR
+from agents.policy.checkpoint import (
     MAX_AGENT_BYTES,
     MAX_HEADER_DEPTH,
     MAX_LAYERS,
@@ -29,8 +30,7 @@ from agents.checkpoint import (
     make_header,
     save_agent,
 )
-from agents.mlp import MlpPolicy
-from agents.policy_agent import PRETRAINED_DIR
+from agents.policy.mlp import MlpPolicy
 from agents.registry import make_agent
 from experiments import evaluate
 

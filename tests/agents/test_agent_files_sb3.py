@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import pirate_envs
-from agents.checkpoint import MAX_HEADER_DEPTH, MAX_SB3_POLICY_BYTES, CheckpointError
-from agents.policy_agent import load_checkpoint, read_sb3_zip
+from agents.policy.agent import load_checkpoint, read_sb3_zip
+from agents.policy.checkpoint import MAX_HEADER_DEPTH, MAX_SB3_POLICY_BYTES, CheckpointError
 from agents.registry import make_agent
 from experiments import evaluate
 from tests.agents.test_agent_files import declare_size, nested, npy, write_zip
@@ -252,7 +252,7 @@ def test_the_caps_trigger_before_anything_large_is_allocated(tmp_path, case):
 
 def test_an_actor_over_the_parameter_cap_is_refused(tmp_path, monkeypatch):
     path = write_zip(tmp_path / "big.zip", sb3_members())
-    monkeypatch.setattr("agents.checkpoint.MAX_PARAMETERS", 1000)  # the actor here: 296*8 + 8 + 8*69 + 69
+    monkeypatch.setattr("agents.policy.checkpoint.MAX_PARAMETERS", 1000)  # the actor here: 296*8 + 8 + 8*69 + 69
     with pytest.raises(CheckpointError, match="the actor has 2997 parameters, more than the cap of 1000"):
         read_sb3_zip(path)
 

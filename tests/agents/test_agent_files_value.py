@@ -18,7 +18,8 @@ import pytest
 import pirate_envs
 from agents.batched import make_batched_agent
 from agents.benchmark.protocol import REFERENCE_DIR
-from agents.checkpoint import (
+from agents.policy.agent import PRETRAINED_DIR, load_checkpoint
+from agents.policy.checkpoint import (
     MAX_HEADER_DEPTH,
     MAX_PARAMETERS,
     CheckpointError,
@@ -28,8 +29,7 @@ from agents.checkpoint import (
     make_value_target,
     save_agent,
 )
-from agents.mlp import MlpPolicy
-from agents.policy_agent import PRETRAINED_DIR, load_checkpoint
+from agents.policy.mlp import MlpPolicy
 from agents.registry import make_agent
 from experiments import evaluate
 from tests.agents.test_agent_files import (
@@ -428,7 +428,7 @@ def tiny_model(env_id: str, policy: object = "MlpPolicy", **policy_kwargs: objec
 def test_the_exported_value_equals_sb3_predict_values(env_id, kwargs):
     import torch
 
-    from agents.policy_agent import policy_from_sb3
+    from agents.policy.agent import policy_from_sb3
 
     model, vec = tiny_model(env_id, **kwargs)
     policy = policy_from_sb3(model.policy, with_value=True)
@@ -443,8 +443,8 @@ def test_the_exported_value_equals_sb3_predict_values(env_id, kwargs):
 
 def test_the_feature_head_policy_exports_its_value_too():
     torch = pytest.importorskip("torch")
-    from agents.action_head import FeatureHeadPolicy
-    from agents.policy_agent import policy_from_sb3
+    from agents.policy.agent import policy_from_sb3
+    from agents.ppo.action_head import FeatureHeadPolicy
 
     features = pirate_envs.make("piraten_kapern_v0", raw=True, num_players=2).action_features.matrix
     model, vec = tiny_model("piraten_kapern_v0", FeatureHeadPolicy, net_arch=[16], action_features=features)

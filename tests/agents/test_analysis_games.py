@@ -14,9 +14,9 @@ import pytest
 import pirate_envs
 from agents.analysis import Collector
 from agents.analysis.driver import end_game, start_game, step
-from agents.analysis.lucky_pirate import LuckyPirateCollector
-from agents.analysis.piratenpoker import PiratenpokerCollector
-from agents.analysis.skull_king import SkullKingCollector
+from agents.lucky_pirate.analysis import LuckyPirateCollector
+from agents.piratenpoker.analysis import PiratenpokerCollector
+from agents.skull_king.analysis import SkullKingCollector
 
 
 def play_script(env: Any, collector: Collector, names: Sequence[str], actions: Sequence[int], options: dict) -> Any:
@@ -154,7 +154,7 @@ def test_piratenpoker_first_game_traced() -> None:
 
 
 def test_piratenpoker_sets() -> None:
-    from agents.analysis.piratenpoker import complete_sets
+    from agents.piratenpoker.analysis import complete_sets
     from pirate_envs.piratenpoker.cards import DISPLAYED_INDEX, NUM_DISPLAYED_KINDS
 
     def counts(*names: str) -> list[int]:
@@ -203,6 +203,6 @@ def test_lucky_pirate_short_game_traced() -> None:
 
 @pytest.mark.parametrize("turn, bucket", [(1, "1-5"), (5, "1-5"), (6, "6-10"), (40, "21-40"), (41, ">40")])
 def test_lucky_pirate_turn_buckets(turn: int, bucket: str) -> None:
-    from agents.analysis.lucky_pirate import turn_bucket
+    from agents.lucky_pirate.analysis import turn_bucket
 
     assert turn_bucket(turn) == bucket

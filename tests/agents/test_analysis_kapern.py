@@ -7,8 +7,8 @@ import itertools
 import pytest
 
 from agents.analysis.driver import Decision, run_games
-from agents.analysis.piraten_kapern import PiratenKapernCollector, choice_value, risk_bucket
-from agents.kapern_oracle import SORCERESS, STORM, decision_view, solve_turn
+from agents.piraten_kapern.analysis import PiratenKapernCollector, choice_value, risk_bucket
+from agents.piraten_kapern.oracle import SORCERESS, STORM, decision_view, solve_turn
 from pirate_envs.piraten_kapern.actions import STOP, reroll_action
 from pirate_envs.piraten_kapern.rules import CARDS, NUM_DICE, SKULL, card_skulls
 

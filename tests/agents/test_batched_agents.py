@@ -9,8 +9,8 @@ import pytest
 
 import pirate_envs
 from agents.batched import BatchedPolicyAgent, BatchedRandomAgent, make_batched_agent
-from agents.mlp import MlpPolicy
-from agents.policy_agent import PolicyAgent
+from agents.policy.agent import PolicyAgent
+from agents.policy.mlp import MlpPolicy
 
 
 def engine_rows(num_rows: int = 256, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

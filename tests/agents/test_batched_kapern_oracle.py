@@ -7,8 +7,8 @@ import pytest
 
 import pirate_envs
 import pirate_envs.vector
-from agents.batched.kapern_oracle import KapernOracleBatch
-from agents.kapern_oracle import KapernOracleAgent
+from agents.piraten_kapern.batched_oracle import KapernOracleBatch
+from agents.piraten_kapern.oracle import KapernOracleAgent
 from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET, CHEST_TAKE_OFFSET, REROLL_OFFSET, STOP, reroll_counts
 from pirate_envs.piraten_kapern.rules import CARDS, SKULL
 from tests.agents.kapern_batched_checks import (

@@ -7,8 +7,8 @@ import pytest
 
 import pirate_envs
 from agents.batched import make_batched_agent
-from agents.batched.lucky_pirate_heuristic import LuckyPirateHeuristicBatch
-from agents.lucky_pirate_heuristic import MAX_REMEMBERED, LuckyPirateHeuristic, position_key
+from agents.lucky_pirate.batched_heuristic import LuckyPirateHeuristicBatch
+from agents.lucky_pirate.heuristic import MAX_REMEMBERED, LuckyPirateHeuristic, position_key
 from pirate_envs.lucky_pirate.actions import NUM_ACTIONS, NUM_PLAY_ACTIONS, PICK_UP, play_action
 from pirate_envs.lucky_pirate.cards import MAX_COPIES, NUM_KINDS, PORTHOLE
 

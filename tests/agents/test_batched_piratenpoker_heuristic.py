@@ -8,8 +8,8 @@ import pytest
 import pirate_envs
 from agents.base import RandomAgent, action_blocks
 from agents.batched import make_batched_agent
-from agents.batched.piratenpoker_heuristic import PiratenpokerHeuristicBatch
-from agents.piratenpoker_heuristic import PiratenpokerHeuristic, _everybody_passed_last_time
+from agents.piratenpoker.batched_heuristic import PiratenpokerHeuristicBatch
+from agents.piratenpoker.heuristic import PiratenpokerHeuristic, _everybody_passed_last_time
 from pirate_envs.piratenpoker.actions import ACTIONS, RECIPIENT
 from pirate_envs.piratenpoker.engine import Phase
 from tests.helpers import supported_player_counts

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 import pirate_envs
-from agents.batched_search import MAX_WAVE, BatchedSearchAgent, parse_batched_name
 from agents.evaluation.games import play_game
 from agents.registry import make_agent
-from agents.search import MAX_SIMULATIONS, TURN, ScoreChanges, SearchAgent, TurnEnds, determinize
+from agents.search.batched import MAX_WAVE, BatchedSearchAgent, parse_batched_name
+from agents.search.ismcts import MAX_SIMULATIONS, TURN, ScoreChanges, SearchAgent, TurnEnds, determinize
 from tests.agents.test_search import (
     PLAYERS,
     kapern_position,

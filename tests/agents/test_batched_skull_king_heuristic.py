@@ -10,8 +10,8 @@ pytest.importorskip("numba")
 import pirate_envs
 import pirate_envs.vector
 from agents.batched import make_batched_agent
-from agents.batched.skull_king_heuristic import SkullKingHeuristicBatch
-from agents.skull_king_heuristic import SkullKingHeuristic
+from agents.skull_king.batched_heuristic import SkullKingHeuristicBatch
+from agents.skull_king.heuristic import SkullKingHeuristic
 from pirate_envs.core.observation import TABLE_LAYOUTS
 from tests.helpers import assert_replays_with_agent, supported_player_counts
 

@@ -14,7 +14,7 @@ pytest.importorskip("sb3_contrib")
 
 import pirate_envs
 import pirate_envs.vector
-from agents.mlp import MlpPolicy
+from agents.policy.mlp import MlpPolicy
 from agents.selfplay.batched_vec_env import BatchedSelfPlayVecEnv, batched_support
 from pirate_envs.core.rewards import win_rewards
 
@@ -289,7 +289,7 @@ def test_auto_engine_takes_the_batched_path_for_opponents_without_a_batched_form
 
 
 def test_the_kapern_oracle_opponent_plays_its_batched_form(capsys):
-    from agents.batched.kapern_oracle import KapernOracleBatch
+    from agents.piraten_kapern.batched_oracle import KapernOracleBatch
     from agents.selfplay.vec_env import make_vec_env
 
     vec = make_vec_env("piraten_kapern_v0", 2, 0, seed=0, opponents={"oracle": 1.0}, engine="auto")

@@ -9,9 +9,10 @@ pytest.importorskip("numba")
 pytest.importorskip("openskill")
 
 import pirate_envs.vector
-from agents.benchmark import control_variates, skull_king_values
+from agents.benchmark import control_variates
 from agents.benchmark.protocol import Lineup, deal_states
 from agents.benchmark.run import ProtocolRun, play_chunk, run_protocol
+from agents.skull_king import values as skull_king_values
 
 SKULL_KING = "skull_king_v0"
 

@@ -1,4 +1,4 @@
-"""Suite agents as OpenSpiel policies (`agents.exact`): their probabilities are the agent's, exactly; NashConv
+"""Suite agents as OpenSpiel policies (`agents.analysis.exact`): their probabilities are the agent's, exactly; NashConv
 and CFR on known games."""
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ pytest.importorskip("pyspiel")
 from open_spiel.python import policy as openspiel_policy
 
 import pirate_envs
-from agents.base import sample_legal
-from agents.exact import (
+from agents.analysis.exact import (
     EXACT,
     NOT_OFFERED,
     ONE_HOT,
@@ -33,6 +32,7 @@ from agents.exact import (
     nash_conv,
     small_variants,
 )
+from agents.base import sample_legal
 from agents.game_agents import game_agent_kinds
 from agents.registry import make_agent
 from tests.helpers import one_table_agent_file
@@ -235,7 +235,7 @@ def test_a_game_agent_that_refuses_the_variant_gets_a_row_without_nash_conv():
 def test_cheap_variants_run_cfr_further_than_the_others():
     from pathlib import Path
 
-    from agents.exact import FULL, QUICK, variant_measurements
+    from agents.analysis.exact import FULL, QUICK, variant_measurements
 
     def cfr_counts(variant, budget):
         saved = [(8, Path("step_8.npz"))]

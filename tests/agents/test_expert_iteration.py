@@ -1,4 +1,4 @@
-"""Expert iteration (`agents.expert_iteration`): the recorded targets are the search's, the update learns them,
+"""Expert iteration (`agents.training.expert_iteration`): the recorded targets are the search's, the update learns them,
 the agent files play, and a resumed run writes what an uninterrupted one writes."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 import pirate_envs
-from agents import expert_iteration as ei
-from agents.checkpoint import load_agent
 from agents.evaluation.games import play_game
-from agents.guided_search import GuidedSearchAgent
+from agents.policy.checkpoint import load_agent
 from agents.registry import make_agent
+from agents.search.guided import GuidedSearchAgent
+from agents.training import expert_iteration as ei
 from pirate_envs.core.rewards import win_rewards
 
 ENV_ID = "skull_king_v0"
@@ -214,7 +214,7 @@ def test_the_leaves_are_valued_as_the_plan_says(tmp_path, leaf):
 
 
 def test_halving_is_the_guided_flat_search_with_the_plans_options(tmp_path):
-    from agents.halving_search import HalvingSearchAgent
+    from agents.search.halving import HalvingSearchAgent
 
     plan = tiny_plan(tmp_path, search="halving", simulations=8, gumbel_considered=3, gumbel_scale=0.5)
     envs = ei.make_envs(plan)

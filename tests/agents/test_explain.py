@@ -1,4 +1,4 @@
-"""Why this move (`agents.explain`): each agent's figures are its own, computed from the seat's view only."""
+"""Why this move (`agents.analysis.explain`): each agent's figures are its own, computed from the seat's view only."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import pirate_envs
+from agents.analysis.explain import explain, explain_agent, kapern_expected_points, position_text, replay_position
 from agents.base import action_blocks, sample_legal
-from agents.explain import explain, explain_agent, kapern_expected_points, position_text, replay_position
-from agents.kapern_oracle import STORM, TREASURE_CHEST, option_open, solve_turn
+from agents.piraten_kapern.oracle import STORM, TREASURE_CHEST, option_open, solve_turn
 from agents.registry import make_agent
 from pirate_envs.piraten_kapern.actions import STOP
 from pirate_envs.piraten_kapern.rules import score_counts

@@ -7,16 +7,16 @@ import pytest
 
 import pirate_envs
 from agents.evaluation.games import play_game
-from agents.guided_search import (
+from agents.policy.mlp import MlpPolicy
+from agents.registry import agent_names, agent_player_counts, make_agent
+from agents.search.guided import (
     GuidedSearchAgent,
     OmniscientSearchAgent,
     is_guided_name,
     parse_guided_name,
     true_world,
 )
-from agents.mlp import MlpPolicy
-from agents.registry import agent_names, agent_player_counts, make_agent
-from agents.search import MAX_SIMULATIONS, determinize
+from agents.search.ismcts import MAX_SIMULATIONS, determinize
 from pirate_envs.piraten_kapern.actions import STOP
 from tests.agents.test_search import (
     KAPERN,

@@ -9,8 +9,8 @@ pytest.importorskip("numba")
 
 import pirate_envs
 from agents.evaluation.games import play_game
-from agents.halving_search import HalvingSearchAgent, parse_halving_name
 from agents.registry import agent_names, agent_player_counts, make_agent
+from agents.search.halving import HalvingSearchAgent, parse_halving_name
 from tests.agents.test_search import PLAYERS, other_true_state, position_with_choice, resampler_is_canonical
 from tests.helpers import one_table_agent_file
 

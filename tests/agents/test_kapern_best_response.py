@@ -9,9 +9,9 @@ import pytest
 
 pytest.importorskip("numba")
 
-from agents import kapern_best_response as br
-from agents import kapern_race as race
-from agents.kapern_oracle import policy_turn_value
+from agents.piraten_kapern import best_response as br
+from agents.piraten_kapern import race
+from agents.piraten_kapern.oracle import policy_turn_value
 from pirate_envs.piraten_kapern.rules import NUM_DICE, SEA_BATTLES, card_skulls
 
 

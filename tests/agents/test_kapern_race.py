@@ -8,9 +8,9 @@ import pytest
 pytest.importorskip("numba")
 
 import pirate_envs
-from agents import kapern_race as race
-from agents import kapern_race_kernels as kernels
-from agents.kapern_oracle import _tables, solve_turn
+from agents.piraten_kapern import race
+from agents.piraten_kapern import race_kernels as kernels
+from agents.piraten_kapern.oracle import _tables, solve_turn
 from agents.registry import agent_player_counts, make_agent
 
 KAPERN = "piraten_kapern_v0"

@@ -10,8 +10,8 @@ import torch
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
 
-from agents.pipeline import UpdatePipeline
-from agents.ppo import LeanMaskablePPO, PPOLoop, PPOSettings, sb3_forward
+from agents.ppo.algorithm import LeanMaskablePPO, PPOLoop, PPOSettings, sb3_forward
+from agents.ppo.pipeline import UpdatePipeline
 from agents.selfplay.opponents import parse_weights
 from agents.selfplay.vec_env import make_vec_env
 from experiments.train import TrainArgs, policy_spec

@@ -14,8 +14,8 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.buffers import RolloutBuffer
 from stable_baselines3.common.logger import configure
 
-from agents import ppo
-from agents.ppo import (
+from agents.ppo import algorithm as ppo
+from agents.ppo.algorithm import (
     ActorCriticForward,
     LeanMaskablePPO,
     PPOLoop,

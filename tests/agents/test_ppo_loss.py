@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch.nn import functional as F
 
-from agents.ppo_loss import LOSS_FIGURES, MASKED_LOGIT, clipped_surrogate_loss
+from agents.ppo.fast_loss import LOSS_FIGURES, MASKED_LOGIT, clipped_surrogate_loss
 
 
 def masked_log_prob_entropy(

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import pirate_envs
-from agents.policy_agent import load_checkpoint, shipped_checkpoints
+from agents.policy.agent import load_checkpoint, shipped_checkpoints
 from agents.registry import make_agent
 from tests.agents.test_agent_files import GAME, small_agent
 

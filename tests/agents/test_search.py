@@ -10,9 +10,9 @@ import pytest
 import pirate_envs
 from agents.base import action_blocks, sample_legal
 from agents.evaluation.games import play_game
-from agents.kapern_lookahead import action_values
+from agents.piraten_kapern.lookahead import action_values
 from agents.registry import agent_names, make_agent
-from agents.search import (
+from agents.search.ismcts import (
     DEFAULT_SIMULATIONS,
     MAX_SIMULATIONS,
     TURN,

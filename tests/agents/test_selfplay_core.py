@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.mlp import MlpPolicy
+from agents.policy.mlp import MlpPolicy
 from agents.selfplay.core import RewardLedger, Seating, SelfPlayRules, ended_info, win_share
 from agents.selfplay.env import SelfPlayEnv
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from agents.sparse_layers import SparseRows, _transposed_product_kernel, fast_layers, fast_tanh, stacked_linear
+from agents.ppo.sparse_layers import SparseRows, _transposed_product_kernel, fast_layers, fast_tanh, stacked_linear
 
 
 def sparse_matrix(rows: int, width: int, seed: int) -> torch.Tensor:

@@ -1,10 +1,10 @@
-"""Intervals of ``agents.stats``: they hold the estimate whatever the float rounding."""
+"""Intervals of ``agents.evaluation.stats``: they hold the estimate whatever the float rounding."""
 
 from __future__ import annotations
 
 import pytest
 
-from agents.stats import wilson_interval
+from agents.evaluation.stats import wilson_interval
 from experiments import evaluate
 
 

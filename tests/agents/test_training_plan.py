@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from agents.action_head import FeatureHeadPolicy
+from agents.ppo.action_head import FeatureHeadPolicy
 from agents.training.plan import make_plan
 from experiments.train import TrainArgs, command_line
 

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 import pirate_envs
-from agents.policy_agent import load_checkpoint, policy_from_sb3
+from agents.policy.agent import load_checkpoint, policy_from_sb3
 from agents.selfplay.vec_env import make_vec_env
 from experiments.train import TrainArgs, policy_spec
 
 torch = pytest.importorskip("torch")
 sb3_contrib = pytest.importorskip("sb3_contrib")
-from agents.action_head import FeatureActionHead, FeatureHeadPolicy  # noqa: E402
+from agents.ppo.action_head import FeatureActionHead, FeatureHeadPolicy  # noqa: E402
 
 KAPERN = "piraten_kapern_v0"
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agents.probe import markdown_report, probe_report
+from agents.evaluation.probe import markdown_report, probe_report
 from experiments import best_response
 from experiments.best_response import ProbeArgs, probe_plan, train_argv
 

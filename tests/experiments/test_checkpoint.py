@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 import pirate_envs
-from agents.checkpoint import (
+from agents.evaluation.games import play_game
+from agents.policy.agent import PRETRAINED_DIR, load_checkpoint, shipped_checkpoints
+from agents.policy.checkpoint import (
     CheckpointError,
     input_index,
     layout_pieces,
@@ -17,9 +19,7 @@ from agents.checkpoint import (
     make_header,
     save_agent,
 )
-from agents.evaluation.games import play_game
-from agents.mlp import MlpPolicy
-from agents.policy_agent import PRETRAINED_DIR, load_checkpoint, shipped_checkpoints
+from agents.policy.mlp import MlpPolicy
 from agents.registry import make_agent
 from pirate_envs.core.observation import ObservationLayout
 

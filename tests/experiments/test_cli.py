@@ -67,7 +67,7 @@ def test_league_tables_give_the_head_to_head_matrix(tmp_path, capsys):
 
 
 def test_plots_use_short_labels_and_draw_chance(tmp_path, monkeypatch):
-    from agents import plots
+    from agents.evaluation import plots
 
     long = "ppo:runs/some_long_run_name/checkpoints/step_1000000.npz#sample"
     label, heuristic = plots.short_labels([long, "heuristic"])

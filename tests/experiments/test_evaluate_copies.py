@@ -9,9 +9,9 @@ import statistics
 import pytest
 
 from agents.evaluation.games import seat_names
+from agents.evaluation.stats import t_quantile, wilson_interval
 from agents.evaluation.summary import COPIES_PER_GAME, ONE_SEAT_A_GAME, summarise
 from agents.evaluation.tournament import run_tournament
-from agents.stats import t_quantile, wilson_interval
 from experiments import evaluate
 from tests.helpers import refused
 

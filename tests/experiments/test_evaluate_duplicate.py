@@ -9,9 +9,9 @@ import pytest
 import pirate_envs
 from agents.evaluation.games import GameRecord, play_job, play_jobs, tournament_jobs
 from agents.evaluation.records import replay
+from agents.evaluation.stats import mean_interval
 from agents.evaluation.summary import summarise
 from agents.evaluation.tournament import run_tournament
-from agents.stats import mean_interval
 from experiments import evaluate
 
 PLAY_JOB = play_job

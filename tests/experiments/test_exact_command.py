@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("pyspiel")
 pytest.importorskip("sb3_contrib")
 
-from agents.exact import load_variant
+from agents.analysis.exact import load_variant
 from experiments import exact
 
 #: The variant of the quick page (a ten-card Skull King: its NashConv takes about a CPU-second).

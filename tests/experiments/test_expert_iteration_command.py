@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from agents import expert_iteration as ei
-from agents.checkpoint import load_agent
+from agents.policy.checkpoint import load_agent
+from agents.training import expert_iteration as ei
 from experiments.expert_iteration import main
 from tests.experiments.subprocess_limits import SUBPROCESS_S
 
@@ -75,7 +75,7 @@ def test_halving_self_play_from_the_shipped_agent(tmp_path, capsys):
 
 
 def ei_shipped():
-    from agents.policy_agent import resolve_checkpoint
+    from agents.policy.agent import resolve_checkpoint
 
     return resolve_checkpoint("skull_king_v0")
 

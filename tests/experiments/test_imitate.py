@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 
 import pirate_envs
-from agents.checkpoint import load_agent
 from agents.evaluation.games import play_game
-from agents.imitation import agreement, collect, make_envs
+from agents.policy.checkpoint import load_agent
 from agents.registry import make_agent
+from agents.training.imitation import agreement, collect, make_envs
 from benchmarks.kapern_turn_values import turn_value_rows
 from experiments.imitate import ImitateArgs, main, plan_of
 
 pytest.importorskip("torch")
-pytest.importorskip("sb3_contrib")  # the feature head (agents.action_head)
+pytest.importorskip("sb3_contrib")  # the feature head (agents.ppo.action_head)
 
 ENV_ID = "piraten_kapern_v0"
 TINY = ["--games", "8", "--epochs", "40", "--net-arch", "64", "--learning-rate", "0.003", "--batch-size", "64"]
@@ -90,7 +90,7 @@ class FlakyTeacher:
     answered = 0
 
     def __init__(self):
-        from agents.kapern_oracle import KapernOracleAgent
+        from agents.piraten_kapern.oracle import KapernOracleAgent
 
         self.oracle, self.calls = KapernOracleAgent(), 0
 
@@ -107,7 +107,7 @@ class FlakyTeacher:
 
 
 def test_positions_where_the_teacher_has_no_move_are_the_students_and_not_recorded(tiny_run, monkeypatch):
-    import agents.imitation as imitate
+    import agents.training.imitation as imitate
 
     out, _ = tiny_run
     monkeypatch.setattr(imitate, "make_agent", lambda *args, **kwargs: FlakyTeacher())

@@ -9,8 +9,8 @@ import pytest
 
 pytest.importorskip("numba")
 
-from agents import kapern_best_response as br
-from agents import kapern_race as race
+from agents.piraten_kapern import best_response as br
+from agents.piraten_kapern import race
 from experiments import kapern_best_response as command
 
 

@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("numba")
 
-from agents import kapern_race as race
+from agents.piraten_kapern import race
 from experiments import kapern_race as command
 
 

@@ -10,8 +10,8 @@ import pytest
 
 import pirate_envs
 from agents.base import action_blocks, sample_legal
-from agents.checkpoint import layout_pieces, make_header, save_agent
-from agents.policy_agent import make_policy_agent
+from agents.policy.agent import make_policy_agent
+from agents.policy.checkpoint import layout_pieces, make_header, save_agent
 from agents.registry import agent_player_counts, make_agent
 from tests.experiments.test_checkpoint import random_policy
 

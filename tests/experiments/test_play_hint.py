@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 
 import pirate_envs
-from agents.explain import explain, explanation_text
+from agents.analysis.explain import explain, explanation_text
 from experiments.play import PlayArgs, play
 
 

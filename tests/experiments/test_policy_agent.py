@@ -9,9 +9,9 @@ import pytest
 
 import pirate_envs
 from agents.evaluation.games import play_game
-from agents.mlp import MlpPolicy
-from agents.policy_agent import policy_from_sb3, shipped_checkpoints
-from agents.ratings import game_ranks, rate_games
+from agents.evaluation.ratings import game_ranks, rate_games
+from agents.policy.agent import policy_from_sb3, shipped_checkpoints
+from agents.policy.mlp import MlpPolicy
 from agents.registry import agent_names, make_agent
 from agents.selfplay.opponents import SELF, OpponentPool, parse_weights
 from agents.selfplay.vec_env import make_vec_env
@@ -86,7 +86,7 @@ def test_ppo_prefix_loads_a_checkpoint_and_checks_the_env(tmp_path):
 def test_every_shipped_checkpoint_loads_and_plays(name):
     env_id = next(e for e in pirate_envs.ENV_IDS if name.startswith(e))
     assert f"ppo:{name}" in agent_names(env_id)
-    from agents.policy_agent import load_checkpoint
+    from agents.policy.agent import load_checkpoint
 
     _, meta = load_checkpoint(name)
     env = pirate_envs.make(env_id, raw=True, **meta["env_kwargs"])

@@ -10,7 +10,7 @@ import pytest
 import torch
 from gymnasium import spaces
 
-from agents.checkpoint import load_agent
+from agents.policy.checkpoint import load_agent
 from agents.rllib import training
 from agents.rllib.env import LeagueEnv, module_of
 from experiments import rllib_selfplay

@@ -157,7 +157,7 @@ def test_seeded_training_runs_repeat(tmp_path):
     pytest.importorskip("sb3_contrib")
     import numpy as np
 
-    from agents.policy_agent import load_checkpoint
+    from agents.policy.agent import load_checkpoint
     from experiments.train import main
 
     def final_logits(name: str, seed: int) -> np.ndarray:

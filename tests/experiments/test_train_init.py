@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.checkpoint import load_agent, save_agent
-from agents.mlp import MlpPolicy
+from agents.policy.checkpoint import load_agent, save_agent
+from agents.policy.mlp import MlpPolicy
 from experiments import train
 from tests.experiments.test_training_safety import GAME, QUIET, TINY
 from tests.helpers import refused

@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from agents.checkpoint import load_agent
-from agents.process_pipeline import fork_available
+from agents.policy.checkpoint import load_agent
+from agents.ppo.process_pipeline import fork_available
 from experiments import train
 from tests.experiments.test_training_safety import GAME, TINY
 

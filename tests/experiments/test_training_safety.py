@@ -20,7 +20,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from agents.checkpoint import load_agent
+from agents.policy.checkpoint import load_agent
 from agents.registry import make_agent
 from agents.training.progress import STEPS_COLUMN, progress_rows
 from experiments import evaluate, export, play, train

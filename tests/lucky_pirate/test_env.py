@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from agents.base import Agent, RandomAgent
-from agents.lucky_pirate_heuristic import LAY_UP_FIRST, LuckyPirateHeuristic
+from agents.lucky_pirate.heuristic import LAY_UP_FIRST, LuckyPirateHeuristic
 from pirate_envs.lucky_pirate.actions import ACTIONS, PICK_UP, play_action
 from pirate_envs.lucky_pirate.cards import KIND_INDEX
 from pirate_envs.lucky_pirate_v0 import env as make_env

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.kapern_heuristic import KapernHeuristic
-from agents.kapern_oracle import decision_view, optimal_turn_value, policy_turn_value, sample_turn_scores
+from agents.piraten_kapern.heuristic import KapernHeuristic
+from agents.piraten_kapern.oracle import decision_view, optimal_turn_value, policy_turn_value, sample_turn_scores
 from agents.registry import make_agent
 from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET, NUM_ACTIONS, STOP, reroll_action
 from pirate_envs.piraten_kapern.rules import CARDS

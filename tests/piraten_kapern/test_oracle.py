@@ -14,7 +14,7 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from agents.kapern_oracle import (
+from agents.piraten_kapern.oracle import (
     KapernOracleAgent,
     optimal_turn_value,
     oracle_plan,

@@ -138,8 +138,8 @@ def test_batched_engine_in_lockstep_with_the_env_on_small_variants(reward_mode: 
 def test_batched_heuristic_plays_the_small_variant_as_the_one_game_heuristic() -> None:
     """Training's default opponent: with fewer dice the batched heuristic picks the one-game heuristic's moves."""
     pytest.importorskip("numba")
-    from agents.batched.kapern_heuristic import KapernHeuristicBatch
-    from agents.kapern_heuristic import KapernHeuristic
+    from agents.piraten_kapern.batched_heuristic import KapernHeuristicBatch
+    from agents.piraten_kapern.heuristic import KapernHeuristic
 
     decisions = 0
     for num_dice in (2, 3, 5):
@@ -171,7 +171,7 @@ def test_batched_heuristic_plays_the_small_variant_as_the_one_game_heuristic() -
     ],
 )
 def test_the_oracle_refuses_the_variants_it_was_not_solved_for_in_one_line(options: dict, message: str) -> None:
-    from agents.kapern_oracle import KapernOracleAgent
+    from agents.piraten_kapern.oracle import KapernOracleAgent
 
     env = pirate_envs.make(KAPERN, **options)
     oracle = KapernOracleAgent()

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from agents.stats import Z95
+from agents.evaluation.stats import Z95
 from benchmarks.kapern_turn_values import deck_mean_interval
 from pirate_envs.piraten_kapern.rules import STANDARD_DECK
 

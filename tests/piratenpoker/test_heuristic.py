@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agents.base import RandomAgent, action_blocks
-from agents.piratenpoker_heuristic import PiratenpokerHeuristic
+from agents.piratenpoker.heuristic import PiratenpokerHeuristic
 from pirate_envs.piratenpoker.actions import ACTIONS
 from pirate_envs.piratenpoker.cards import DISPLAYED_INDEX
 from pirate_envs.piratenpoker_v0 import raw_env

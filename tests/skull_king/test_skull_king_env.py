@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import agents.skull_king_heuristic
+import agents.skull_king.heuristic
 from pirate_envs import skull_king_v0
 from pirate_envs.skull_king import env as env_module
 from pirate_envs.skull_king.engine import Config
@@ -31,7 +31,7 @@ def play_random(env: raw_env, rng: np.random.Generator, steps: int | None = None
 def test_docs_point_to_the_projects_own_rulings_page() -> None:
     """The docstrings name ``docs/rulings.md``, never a file outside the project."""
     package = Path(env_module.__file__).parent
-    for path in [*package.glob("*.py"), Path(agents.skull_king_heuristic.__file__)]:
+    for path in [*package.glob("*.py"), Path(agents.skull_king.heuristic.__file__)]:
         assert "RULINGS" not in path.read_text(encoding="utf-8"), path
     assert "docs/rulings.md" in env_module.__doc__
 

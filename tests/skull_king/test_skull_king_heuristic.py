@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent, RandomAgent, action_blocks
-from agents.skull_king_heuristic import SkullKingHeuristic
+from agents.skull_king.heuristic import SkullKingHeuristic
 from pirate_envs.skull_king.actions import ACTIONS
 from pirate_envs.skull_king.env import raw_env
 

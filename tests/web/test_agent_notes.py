@@ -11,7 +11,7 @@ require_module("starlette", "web")
 require_module("httpx", "web")
 
 import pirate_envs  # noqa: E402
-from agents.policy_agent import PRETRAINED_DIR, load_checkpoint  # noqa: E402
+from agents.policy.agent import PRETRAINED_DIR, load_checkpoint  # noqa: E402
 from experiments.web.server import create_app  # noqa: E402
 from tests.helpers import one_table_agent_file  # noqa: E402
 

@@ -13,7 +13,7 @@ require_module("httpx", "web")
 
 import experiments.web.sessions as sessions_module  # noqa: E402
 import pirate_envs  # noqa: E402
-from agents.policy_agent import PRETRAINED_DIR  # noqa: E402
+from agents.policy.agent import PRETRAINED_DIR  # noqa: E402
 from agents.registry import agent_names  # noqa: E402
 from experiments.web.server import create_app  # noqa: E402
 from experiments.web.sessions import SessionStore  # noqa: E402

@@ -10,7 +10,7 @@ from tests.web.conftest import new_game, play_out, require_module
 require_module("starlette", "web")
 require_module("httpx", "web")
 
-from agents.explain import explain  # noqa: E402
+from agents.analysis.explain import explain  # noqa: E402
 
 FIELDS = {"action", "label", "probability", "visits", "value", "expected_points"}
 

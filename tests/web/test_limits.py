@@ -18,7 +18,7 @@ import anyio  # noqa: E402
 import experiments.web.server as server_module  # noqa: E402
 import experiments.web.sessions as sessions_module  # noqa: E402
 import pirate_envs  # noqa: E402
-from agents.policy_agent import PRETRAINED_DIR  # noqa: E402
+from agents.policy.agent import PRETRAINED_DIR  # noqa: E402
 from experiments.web.server import create_app  # noqa: E402
 from experiments.web.sessions import MAX_RECORD_ACTIONS  # noqa: E402
 

@@ -1,0 +1,268 @@
+"""Why this move: what each agent thinks of the moves of one position, from the deciding seat's view.
+
+`explain` builds an agent by name and asks it about the position of a raw env (the seat on
+turn decides); `explain_agent` does the same for an agent already built. The answer is an
+`Explanation`: the agent's own choice and its top moves, each a `MoveStat` with what that
+kind of agent knows about it:
+
+* a trained network (`agents.policy.agent.PolicyAgent`): the masked policy's probability of
+  every legal move (they sum to 1; the distribution ``ppo:<...>#sample`` draws from);
+* the tree search (``mcts``, `agents.search.ismcts.SearchAgent`): root visit counts (they sum to the
+  search's iterations) and mean values (the searcher's return, see `agents.search.ismcts`);
+* Piraten Kapern's ``oracle``: the expected points of the turn after each move, played on
+  optimally (`agents.piraten_kapern.oracle`; stopping is worth the points showing);
+* any other agent (``heuristic``, ``random``): its choice only.
+
+Honest: everything is computed from the deciding seat's observation and View (the search's
+worlds are redrawn from that seat's view with the agent's own seeded generator), so two
+positions that look the same to the seat give the same answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+import pirate_envs
+from agents.base import Agent
+from agents.policy.agent import shipped_checkpoints
+from agents.registry import make_agent
+
+#: Moves listed per agent unless asked otherwise.
+DEFAULT_TOP = 5
+
+
+@dataclass(frozen=True)
+class MoveStat:
+    """One move and what an agent knows of it (``None``: the agent has no such figure)."""
+
+    action: int
+    label: str
+    probability: float | None = None
+    visits: int | None = None
+    value: float | None = None
+    expected_points: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """An agent's answer about one position: its ``choice`` and its ``moves``, best first."""
+
+    agent: str
+    choice: int
+    choice_label: str
+    moves: list[MoveStat] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"agent": self.agent, "moves": [move.to_dict() for move in self.moves]}
+
+
+def replay_position(env_id: str, seed: int, actions: Sequence[int], **env_kwargs: Any) -> Any:
+    """A raw env of ``env_id`` dealt with ``seed`` after ``actions``; ``ValueError`` (one line) if one is not legal
+    or the game is over after them (no seat decides)."""
+    if env_id not in pirate_envs.ENV_IDS:
+        raise ValueError(f"unknown env id {env_id!r}; valid ids: {list(pirate_envs.ENV_IDS)}")
+    try:
+        env = pirate_envs.make(env_id, raw=True, **env_kwargs)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{env_id} options {env_kwargs}: {error}") from None
+    env.reset(seed=seed)
+    for step, action in enumerate(actions):
+        if env.game.done:
+            raise ValueError(f"the game is over after {step} actions; no move {step} to play")
+        if type(action) is not int or not 0 <= action < env.num_actions or not env.game.legal_mask()[action]:
+            raise ValueError(f"action {step} ({action!r}) is not a legal move there")
+        env.step(action)
+    if env.game.done:
+        raise ValueError(f"the game is over after its {len(actions)} actions: no seat decides there")
+    return env
+
+
+def position_text(env: Any) -> str:
+    """The deciding seat's screen (``pirate_envs.<game>.text.seat_text``)."""
+    from pirate_envs.core.text import env_seat_text
+
+    return env_seat_text(env, env.unwrapped.agent_selection)
+
+
+def explain(env: Any, name: str, seed: int = 0, top: int = DEFAULT_TOP) -> Explanation:
+    """What the agent ``name`` (a registry name) makes of the position of the raw env ``env``."""
+    raw = env.unwrapped
+    agent = make_agent(name, raw.metadata["name"], seed=seed, env=raw)
+    return explain_agent(env, agent, name, seed=seed, top=top)
+
+
+def explain_agent(env: Any, agent: Agent, name: str, seed: int = 0, top: int = DEFAULT_TOP) -> Explanation:
+    """What ``agent`` (called ``name``) makes of the position of ``env``: its choice and its ``top`` moves.
+
+    Reads the deciding seat's observation and View only; a search agent searches from the env's
+    game, redrawing everything the seat cannot see (`agents.search.ismcts.determinize`) after a reset
+    with ``seed``.
+    """
+    from agents.piraten_kapern.oracle import KapernOracleAgent
+    from agents.policy.agent import PolicyAgent
+    from agents.search.ismcts import SearchAgent
+
+    raw = env.unwrapped
+    game = raw.game
+    if game.done:
+        raise ValueError("the game is over: no seat decides")
+    seat = game.current_player
+    observation = raw.observe(raw.possible_agents[seat])
+    view = game.view(seat)
+    mask = np.asarray(observation["action_mask"], dtype=bool)
+    agent.reset(seed)
+    if isinstance(agent, PolicyAgent):
+        moves = _policy_moves(raw, agent, observation, mask)
+        choice = int(agent.act(observation, view)) if agent.deterministic else moves[0].action
+    elif isinstance(agent, SearchAgent):
+        moves = _search_moves(raw, agent)
+        choice = moves[0].action
+    elif isinstance(agent, KapernOracleAgent):
+        moves = _oracle_moves(raw, view, mask)
+        choice = int(agent.act(observation, view))
+    else:
+        choice = int(agent.act(observation, view))
+        moves = [MoveStat(choice, raw.action_to_string(choice))]
+    return Explanation(name, choice, raw.action_to_string(choice), moves[: max(1, top)])
+
+
+def default_agents(env: Any) -> list[str]:
+    """``heuristic``, then the shipped network where it plays the table of ``env`` (a hint's default: the last)."""
+    raw = env.unwrapped
+    env_id = raw.metadata["name"]
+    names = ["heuristic"]
+    if env_id in shipped_checkpoints():
+        try:
+            make_agent(f"ppo:{env_id}", env_id, seed=0, env=raw)
+            names.append(f"ppo:{env_id}")
+        except ValueError:  # the network does not play this table (another player count)
+            pass
+    return names
+
+
+def explanation_text(answer: Explanation) -> str:
+    """One agent's answer: its choice, then a row per move with the figures it has."""
+    columns = [
+        (key, title)
+        for key, title in (
+            ("probability", "probability"),
+            ("visits", "visits"),
+            ("value", "value"),
+            ("expected_points", "expected points"),
+        )
+        if any(getattr(move, key) is not None for move in answer.moves)
+    ]
+    lines = [f"{answer.agent}: plays {answer.choice_label}"]
+    if not columns:
+        return lines[0]
+    width = max(len(move.label) for move in answer.moves) + 2
+    lines.append("    " + "move".ljust(width) + "".join(title.rjust(16) for _, title in columns))
+    for move in answer.moves:
+        cells = "".join(_cell(getattr(move, key)).rjust(16) for key, _ in columns)
+        lines.append("    " + move.label.ljust(width) + cells)
+    return "\n".join(lines)
+
+
+def _cell(value: float | int | None) -> str:
+    if value is None:
+        return "-"
+    return str(value) if isinstance(value, int) else f"{value:.4g}"
+
+
+def masked_probabilities(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The softmax of ``logits`` over the legal moves of ``mask`` (0 elsewhere)."""
+    legal = np.flatnonzero(mask)
+    z = np.asarray(logits, dtype=np.float64)[legal]
+    p = np.exp(z - z.max())
+    out = np.zeros(len(mask))
+    out[legal] = p / p.sum()
+    return out
+
+
+def _policy_moves(raw: Any, agent: Any, observation: dict[str, np.ndarray], mask: np.ndarray) -> list[MoveStat]:
+    """Every legal move with the masked policy's probability, likeliest first."""
+    obs = observation["observation"]
+    policy = agent.policy if agent.tables is None else agent.tables.policy_for(obs)
+    probabilities = masked_probabilities(policy.logits(obs), mask)
+    legal = sorted(np.flatnonzero(mask).tolist(), key=lambda a: (-probabilities[a], a))
+    return [MoveStat(a, raw.action_to_string(a), probability=float(probabilities[a])) for a in legal]
+
+
+def _search_moves(raw: Any, agent: Any) -> list[MoveStat]:
+    """The root's moves with their visits and mean values, most visited first (the search's own order)."""
+    return [
+        MoveStat(action, raw.action_to_string(action), visits=visits, value=value)
+        for action, visits, value in agent.root_statistics()
+    ]
+
+
+def _oracle_moves(raw: Any, view: Any, mask: np.ndarray) -> list[MoveStat]:
+    """Every legal move with the oracle's expected points after it, best first."""
+    legal = np.flatnonzero(mask).tolist()
+    points = kapern_expected_points(view, legal)
+    order = sorted(range(len(legal)), key=lambda i: (-points[i], legal[i]))
+    return [MoveStat(legal[i], raw.action_to_string(legal[i]), expected_points=float(points[i])) for i in order]
+
+
+def kapern_expected_points(view: Any, actions: Sequence[int]) -> list[float]:
+    """Expected points of the turn after each of ``actions`` (legal in the Kapern ``view``), played on optimally.
+
+    The one-turn oracle's values (`agents.piraten_kapern.oracle.solve_turn`): stopping is worth the
+    points showing (`score_counts`, the oracle's stop value); a re-roll, the worth of the dice
+    it keeps in the option status it leaves (the Sorceress's skull re-roll and the Storm's
+    re-roll close the option); a Treasure Chest re-roll counts a bust at the dice actually on
+    the chest, not the kept dice the oracle would have put there first; a chest move, the
+    state's optimal value (the oracle moves the dice it wants for free). On the Island of Skulls
+    every move is worth 0 to the player.
+    """
+    from agents.piraten_kapern.lookahead import _PLACE, _kept_tables  # P(bust) per kept multiset: exact dice tables
+    from agents.piraten_kapern.oracle import SORCERESS, STORM, TREASURE_CHEST, option_open, solve_turn
+    from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET, REROLL_OFFSET, REROLL_VECTORS, STOP
+    from pirate_envs.piraten_kapern.rules import NUM_FACES, SKULL, objects_points, score_counts
+
+    if view.island:
+        return [0.0] * len(actions)
+    solution = solve_turn(view.card)
+    showing = np.asarray(view.showing)
+    is_open = option_open(view)
+    points = []
+    for action in actions:
+        if action == STOP:
+            points.append(float(score_counts(tuple(showing.tolist()), view.card)))
+            continue
+        if action >= CHEST_PUT_OFFSET:
+            points.append(solution.state_value(tuple(showing.tolist()), is_open))
+            continue
+        rerolled = REROLL_VECTORS[action - REROLL_OFFSET]
+        kept = showing - rerolled
+        closes = view.card == STORM or (view.card == SORCERESS and rerolled[SKULL] > 0)
+        worth = solution.kept_value(tuple(kept.tolist()), is_open and not closes)
+        if view.card == TREASURE_CHEST:  # the oracle's worth counts the kept dice on the chest
+            index, _, bust = _kept_tables(view.card)
+            code = int(kept @ _PLACE)
+            protected = kept * (np.arange(NUM_FACES) != SKULL)
+            worth += bust[index[code]] * (objects_points(view.chest, view.card) - objects_points(protected, view.card))
+        points.append(float(worth))
+    return points
+
+
+__all__ = [
+    "DEFAULT_TOP",
+    "Explanation",
+    "MoveStat",
+    "default_agents",
+    "explain",
+    "explain_agent",
+    "explanation_text",
+    "kapern_expected_points",
+    "masked_probabilities",
+    "position_text",
+    "replay_position",
+]

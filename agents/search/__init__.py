@@ -1,0 +1,5 @@
+"""Searches over the engine contract.
+
+IS-MCTS (`ismcts`), guided by a network (`guided`), sequential halving (`halving`) and its
+batched worlds (`batched`).
+"""

@@ -1,0 +1,305 @@
+"""The information-set search with its rollouts played many at once on the batched engine.
+
+``make_agent("mcts:200:batched", env_id, env=env)``: the search of `agents.search.ismcts` (SO-ISMCTS,
+the same tree, selection, widening, returns and rollout stop rules) whose iterations run in
+*waves* of ``wave`` (default `DEFAULT_WAVE`):
+
+1. each iteration of a wave draws its own determinization (`agents.search.ismcts.determinize`) and
+   descends the tree in it (`SearchAgent.descend`), adding one child; until the wave is backed
+   up, each path it took counts one visit at the worst return seen so far (a *virtual loss*), so
+   the wave's later descents spread over other moves instead of repeating the first;
+2. the leaf worlds that need a rollout are loaded into the rows of a
+   `pirate_envs.vector.VectorEnv` (``load``, one fresh stream seed per row drawn from the agent's
+   generator, so future deals and dice are sampled anew), and played out together by the
+   game's batched heuristic (`agents.batched.make_batched_agent`), each row until its horizon:
+   the horizon's remaining score changes (a step whose score-mode rewards are not all zero is
+   one change, as `agents.search.ismcts.ScoreChanges` counts them) or, with ``horizon=TURN``, until
+   the turn in progress ended (`agents.search.ismcts.TurnEnds`): the player on turn changed or a new
+   turn's card was drawn (the observation's `TURN_MARKS`: one step may play through the next
+   player's turn when it busts on its first roll), or the game's end. A row that stopped waits while the others play on;
+3. the rows' scores (the leaf's scores plus the rewards paid since, scaled back) give every
+   seat's return (`SearchAgent.leaf_values`), backed up in place of the virtual loss.
+
+* **Honest** as ``mcts``: the engine copies are determinized before the search reads them, the
+  rows' seeds come from the agent's generator, the batched heuristic reads each mover's
+  observation only; two games that look the same to the seat give the same move under the same seed.
+* **Where it runs.** Games whose batched engine loads engines (all four: Skull King, Piraten
+  Kapern, Lucky Pirate, Piratenpoker). Elsewhere (without numba, a backend without a loader, or
+  ``horizon=TURN`` in a game whose observation shows no new turn) the agent plays today's search,
+  one rollout at a time in Python, and says so in ``fallback`` (its name stays).
+* **Cost** (``python benchmarks/bench_search.py --agent mcts:200:batched``): the rollouts cost
+  little; what remains per iteration is Python: the determinization (a clone and a redraw), the
+  descent, and the load of the leaf into its row. See the search section of the evaluating guide
+  for the figures against ``mcts``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import numpy as np
+
+import pirate_envs
+from agents.search.ismcts import (
+    DEFAULT_SIMULATIONS,
+    MAX_SIMULATIONS,
+    TURN,
+    Node,
+    ScoreChanges,
+    SearchAgent,
+    TurnEnds,
+    parse_mcts_name,
+    returns_of,
+)
+from pirate_envs.core.errors import check_range, shown
+
+#: Iterations per wave: descents made before their rollouts are played together.
+DEFAULT_WAVE = 16
+#: The most iterations per wave (rows of the batched engine).
+MAX_WAVE = 4096
+#: The name suffix that picks the batched search.
+BATCHED = "batched"
+#: ``horizon=TURN``: the observation piece that changes whenever a turn starts (Kapern's deck counts).
+TURN_MARKS = "deck_left"
+
+
+@dataclasses.dataclass(slots=True)
+class _Leaf:
+    """One iteration of a wave: its path, its virtual loss and the world where its rollout starts."""
+
+    path: list[Node]
+    loss: float
+    world: Any
+    horizon: ScoreChanges | TurnEnds
+    rollout: bool
+
+
+class BatchedSearchAgent(SearchAgent):
+    """`agents.search.ismcts.SearchAgent` whose rollouts run in waves on a ``VectorEnv`` (see the module docstring).
+
+    ``wave``: iterations per wave (1..`MAX_WAVE`); the other keywords are `SearchAgent`'s (rollouts:
+    the heuristic, in its batched form).
+    """
+
+    def __init__(self, env: Any, env_id: str, wave: int = DEFAULT_WAVE, seed: int | None = None, **options: Any):
+        self.wave = check_range("wave", wave, 1, MAX_WAVE)
+        raw = env.unwrapped
+        self.score_scale = float(raw.SCORE_SCALE)
+        self.venv, self.fallback = _vector_env(env_id, raw, self.wave)
+        self.table = pirate_envs.make(env_id, raw=True, **dataclasses.asdict(raw.config))
+        self.batched_rollout: Any = None
+        self.batched_env_id = env_id
+        super().__init__(env, env_id, rollout="heuristic", seed=seed, **options)
+        #: ``horizon=TURN``: the observation columns that change when a new turn starts (every turn
+        #: draws a card: the deck's counts), since a step may play through the next player's turn when
+        #: it ends on its first roll, handing the dice straight back.
+        self.turn_columns = slice(0, 0)
+        if self.venv is not None and self.horizon == TURN:
+            layout = self.venv.observation_layout
+            if TURN_MARKS not in layout:
+                reason = f"{env_id}: rollouts one at a time (no {TURN_MARKS!r} to see turns end)"
+                self.venv, self.fallback = None, reason
+            else:
+                piece = layout.piece(TURN_MARKS)
+                self.turn_columns = slice(piece.start, piece.start + int(np.prod(piece.shape)))
+        self.name = f"mcts:{self.simulations}:{BATCHED}"
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        if getattr(self, "venv", None) is not None:
+            from agents.batched import make_batched_agent
+
+            slots = self.wave * self.venv.num_players
+            self.batched_rollout = make_batched_agent("heuristic", self.batched_env_id, self.table, slots, seed=seed)
+
+    def search(self) -> Node:
+        """The tree of ``simulations`` iterations from the env's game, in waves (today's search where no loader)."""
+        if self.venv is None:
+            return super().search()
+        game = self.env.game
+        if game.config != self.venv.config:
+            raise ValueError(f"the searched game's config {game.config} is not the table's {self.venv.config}")
+        seat = game.current_player
+        root = Node()
+        bounds = [math.inf, -math.inf]
+        start_scores = game.scores().tolist()
+        baseline = returns_of(np.asarray(start_scores)) if self.relative_returns else 0.0
+        done = 0
+        while done < self.simulations:
+            size = min(self.wave, self.simulations - done)
+            self._wave(game, seat, root, start_scores, bounds, baseline, size)
+            done += size
+        return root
+
+    def _wave(
+        self,
+        game: Any,
+        seat: int,
+        root: Node,
+        start_scores: list[float],
+        bounds: list[float],
+        baseline: np.ndarray | float,
+        size: int,
+    ) -> None:
+        """``size`` iterations: descents under virtual loss, their rollouts on rows, then the backups."""
+        leaves: list[_Leaf] = []
+        for _ in range(size):
+            world, horizon = self.start_iteration(game, seat, start_scores)
+            seen = math.isfinite(bounds[0])  # before any backup: virtual losses of 0 on the range [0, 1]
+            path, expanded = self.descend(world, seat, root, horizon, bounds if seen else [0.0, 1.0])
+            loss = bounds[0] if seen else 0.0
+            for node in path:  # virtual loss until the wave is backed up
+                node.visits += 1
+                if node.mover >= 0:
+                    node.total += loss
+            leaves.append(_Leaf(path, loss, world, horizon, expanded and not horizon.over(world)))
+        rolled = [leaf for leaf in leaves if leaf.rollout]
+        outcomes = self.roll_out([leaf.world for leaf in rolled], [leaf.horizon for leaf in rolled]) if rolled else []
+        results = iter(outcomes)
+        for leaf in leaves:
+            for node in leaf.path:  # the virtual loss out, the real return in
+                node.visits -= 1
+                if node.mover >= 0:
+                    node.total -= leaf.loss
+            world = leaf.world
+            if leaf.rollout:
+                scores, terminated, winners = next(results)
+            else:
+                scores, terminated, winners = world.scores(), world.terminated, world.winners
+            self.back_up(leaf.path, self.leaf_values(scores, terminated, winners, baseline), bounds)
+
+    def roll_out(
+        self, worlds: list[Any], horizons: list[ScoreChanges | TurnEnds]
+    ) -> list[tuple[np.ndarray, bool, Any]]:
+        """Play ``worlds`` (at most ``wave``, none over) to their horizons together on the batched engine.
+
+        Returns per world its final scores, whether its game ended by the rules, and a callable
+        giving its winners (the row's reference engine; asked only for the win bonus).
+        """
+        venv = self.venv
+        count, n = len(worlds), venv.num_players
+        rows = np.arange(count)
+        venv.load(rows, worlds, seeds=self.rng.integers(2**64, dtype=np.uint64, size=count))
+        self.batched_rollout.reset_games((rows[:, None] * n + np.arange(n)).ravel())
+        scores = np.array([world.scores() for world in worlds], dtype=np.float64)
+        remaining = np.array([_changes_left(h) for h in horizons], dtype=np.float64)
+        turn_columns = self.turn_columns if self.horizon == TURN else None
+        terminated = play_out(venv, self.batched_rollout, rows, scores, self.score_scale, remaining, turn_columns)
+        return [
+            (scores[row], bool(terminated[row]), lambda row=row: venv.engine(row).winners()) for row in range(count)
+        ]
+
+
+def _changes_left(horizon: ScoreChanges | TurnEnds) -> float:
+    """The score changes a rollout may still see before ``horizon`` (unbounded for a turn's end)."""
+    if isinstance(horizon, TurnEnds) or horizon.limit is None:
+        return math.inf
+    return float(horizon.limit - horizon.changes)
+
+
+def play_out(
+    venv: Any,
+    policy: Any,
+    rows: np.ndarray,
+    scores: np.ndarray,
+    score_scale: float,
+    remaining: np.ndarray,
+    turn_columns: slice | None = None,
+    first_actions: np.ndarray | None = None,
+) -> np.ndarray:
+    """Play the games ``rows`` of ``venv`` (score rewards) by the batched ``policy`` until each reaches its horizon.
+
+    ``scores[k]`` (row ``rows[k]``'s scores when the play starts) gains every score change;
+    ``remaining[k]``: the score changes row ``rows[k]`` plays to (the end of the game at the
+    latest), or with ``turn_columns`` (the observation's columns that change when a turn starts)
+    the end of the turn in progress instead. ``first_actions``: the rows' first moves, played
+    instead of the policy's. The policy's game slot of a row is ``row * num_players + seat``; a
+    row that stopped waits while the others play on. Returns whether each row's game ended by the rules.
+    """
+    n = venv.num_players
+    position = np.full(venv.num_envs, -1, dtype=np.int64)
+    position[rows] = np.arange(len(rows))
+    if turn_columns is not None:  # the turn ends when the player on turn changes or a new turn's card is drawn
+        turn_player = venv.current_player[rows].copy()
+        turn_marks = venv.observation[rows, turn_columns].copy()
+    active = np.zeros(venv.num_envs, dtype=bool)
+    active[rows] = True
+    terminated = np.zeros(len(rows), dtype=bool)
+    actions = np.zeros(venv.num_envs, dtype=np.int64)
+    if first_actions is not None:
+        actions[rows] = first_actions
+    first = first_actions is not None
+    while True:
+        live = np.flatnonzero(active)
+        if live.size == 0:
+            return terminated
+        if not first:
+            games = live * n + venv.current_player[live]
+            actions[live] = policy.act_batch(games, venv.observation[live], venv.action_mask[live])
+        first = False
+        venv.step(actions, active=active)
+        at = position[live]
+        changes = np.rint(venv.rewards[live] / score_scale)  # the scores are integers in these games
+        scores[at] += changes
+        ended = venv.terminated[live] | venv.truncated[live]
+        terminated[at] = venv.terminated[live]
+        if turn_columns is not None:
+            drawn = (venv.observation[live, turn_columns] != turn_marks[at]).any(axis=1)
+            stop = ended | (venv.current_player[live] != turn_player[at]) | drawn
+        else:
+            remaining[at] -= changes.any(axis=1)
+            stop = ended | (remaining[at] <= 0)
+        active[live[stop]] = False
+
+
+def _vector_env(env_id: str, raw: Any, wave: int) -> tuple[Any, str | None]:
+    """A ``VectorEnv`` of ``wave`` rows for the table of ``raw`` (score rewards), or ``None`` and why not."""
+    try:
+        import pirate_envs.vector
+
+        venv = pirate_envs.vector.make(env_id, wave, seed=0, reward_mode="score", **dataclasses.asdict(raw.config))
+        venv.reset()
+        venv.copy_rows(0, [0])  # refused where the backend has no loader
+    except (ImportError, NotImplementedError) as error:
+        return None, f"{env_id}: rollouts one at a time ({str(error).splitlines()[0]})"
+    return venv, None
+
+
+def parse_batched_name(name: str, env_id: str | None = None) -> int:
+    """The simulations of ``mcts:batched`` or ``mcts:<simulations>:batched`` (one-line ``ValueError`` otherwise)."""
+    base, _, suffix = name.rpartition(":")
+    if suffix != BATCHED or not (base == "mcts" or base.startswith("mcts:")):
+        allowed = f"'mcts:{BATCHED}' or 'mcts:<simulations>:{BATCHED}'"
+        raise ValueError(f"bad batched search agent {shown(name)}: use {allowed}")
+    try:
+        simulations, rollout = parse_mcts_name(base, env_id)
+    except ValueError as error:
+        raise ValueError(f"{error!s} (with ':{BATCHED}' after it)") from None
+    if rollout != "heuristic":
+        raise ValueError(f"bad batched search agent {shown(name)}: its rollouts are the heuristic's; drop {rollout!r}")
+    return simulations
+
+
+def make_batched_search_agent(name: str, env_id: str, seed: int | None = None, env: Any = None) -> BatchedSearchAgent:
+    """``mcts[:<simulations>]:batched`` for ``env_id``, searching the game of the raw env ``env``."""
+    simulations = parse_batched_name(name, env_id)
+    if env is None:
+        raise ValueError(f"agent {name!r} searches the game it plays: pass the env it plays in (env=...)")
+    return BatchedSearchAgent(
+        env, env_id, simulations=simulations, seed=seed, **pirate_envs.game_spec(env_id).search_keywords()
+    )
+
+
+__all__ = [
+    "BATCHED",
+    "DEFAULT_SIMULATIONS",
+    "DEFAULT_WAVE",
+    "MAX_SIMULATIONS",
+    "MAX_WAVE",
+    "BatchedSearchAgent",
+    "make_batched_search_agent",
+    "parse_batched_name",
+    "play_out",
+]

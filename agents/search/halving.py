@@ -1,0 +1,281 @@
+"""Sequential halving over the root moves, every world and rollout on the batched engine: ``halving[:<n>]``.
+
+``make_agent("halving", "skull_king_v0", env=env)`` (``halving:<simulations>``: ``n`` rollouts per
+move, default `DEFAULT_SIMULATIONS` as ``mcts``; ``halving[:<simulations>]:ppo:<agent>``: guided by a
+trained network's prior, see below).
+A flat search, no tree: the seat's legal moves are the arms of a bandit, each pull one rollout of a
+determinized world, and sequential halving (Karnin, Koren and Somekh, 2013; the root of Gumbel
+AlphaZero) spends the budget over ``ceil(log2(moves))`` rounds, each round trying the moves still in
+on the same fresh worlds and keeping the better half by their mean return so far. The move played is
+the last one left.
+
+* **Everything batched.** The searched position is loaded into one row of a
+  `pirate_envs.vector.VectorEnv` once per move; a round's worlds are copies of that row whose hidden
+  part is redrawn in the batch (``VectorEnv.redraw_hidden``: Skull King, Lucky Pirate; elsewhere
+  each world is `agents.search.ismcts.determinize`'d in Python and loaded, which costs a clone and a load
+  per world); each world is copied once per move still in (the moves share the world and its future
+  deals: common random numbers), the moves are played, and the game's batched heuristic plays every
+  row on to the horizon at once (`agents.search.batched.play_out`).
+* **Returns** as ``mcts``'s: the seat's lead over the best other seat where the rollout stops
+  (one score change by default, the game's ``horizon`` search option: Piratenpoker three), less
+  the lead at the position with ``relative_returns``. Games whose search stops at the end of a
+  turn and plays for the win (Kapern) are refused: use ``mcts`` there.
+* **Guided** (``halving[:<n>]:ppo:<agent>``; the root of Gumbel AlphaZero, Danihelka et al. 2022,
+  without its noise: a player, not a learner). The network's prior ``P`` from the seat's View picks
+  the ``m = 16`` moves searched (the largest ``log P``), and every round keeps the better half by
+  ``log P + sigma(q)`` instead of the mean return alone: ``sigma(q) = (50 + most rollouts of a move)
+  * q``, ``q`` the mean return normalised to ``[0, 1]`` by the smallest and largest return seen (the
+  constants of ``gumbel``, `agents.search.guided`). Moves whose rollouts cannot tell them apart are
+  ranked by the network; a clear difference in rollouts overrides it. The rollouts stay the
+  heuristic's (as ``mcts:ppo``'s do): the network's own rollouts (``rollout="ppo:<agent>"``) made a
+  weaker player. After each guided search ``policy_target`` holds Gumbel's improved policy
+  ``softmax(log P + sigma(completed q))`` over the legal moves (a move not considered completed by
+  the considered moves' rollout-weighted mean), the target of expert iteration
+  (`agents.training.expert_iteration`, ``search="halving"``).
+* **Honest** as ``mcts``: the true game is only loaded into the row the worlds are copied from;
+  every rollout runs in a world whose hidden cards and future chance were redrawn from the seat's
+  view with the agent's generator, so two games that look the same to the seat give the same
+  move under the same seed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import numpy as np
+
+import pirate_envs
+from agents.policy.mlp import MlpPolicy
+from agents.search.batched import play_out
+from agents.search.guided import GUMBEL_C_SCALE, gumbel_sigma, improved_policy, network_log_prior
+from agents.search.ismcts import (
+    DEFAULT_HORIZON,
+    DEFAULT_SIMULATIONS,
+    MAX_SIMULATIONS,
+    TURN,
+    determinize,
+    parse_mcts_name,
+)
+from pirate_envs.core.errors import check_range, shown
+
+#: The agent name's first part.
+HALVING = "halving"
+#: The search options of a game's spec that this search takes (the rest belong to the tree search).
+TAKEN_OPTIONS = ("horizon", "relative_returns")
+#: How many moves a guided search considers: those of the largest prior (Gumbel's ``m``).
+GUIDED_CONSIDERED = 16
+
+
+class HalvingSearchAgent:
+    """Sequential halving over the root moves with batched rollouts (see the module docstring)."""
+
+    uses_view = True
+
+    def __init__(
+        self,
+        env: Any,
+        env_id: str,
+        simulations: int = DEFAULT_SIMULATIONS,
+        horizon: int | None = DEFAULT_HORIZON,
+        relative_returns: bool = False,
+        rollout: str = "heuristic",
+        prior: MlpPolicy | None = None,
+        considered: int = GUIDED_CONSIDERED,
+        scale: float = GUMBEL_C_SCALE,
+        seed: int | None = None,
+    ):
+        import pirate_envs.vector
+        from agents.batched import make_batched_agent
+
+        self.simulations = check_range("simulations", simulations, 1, MAX_SIMULATIONS)
+        if horizon is not None and (not isinstance(horizon, int) or horizon < 1):
+            raise ValueError(f"horizon must be a positive number of score changes or None, got {horizon!r}")
+        self.env = raw = env.unwrapped
+        self.env_id, self.horizon, self.relative_returns = env_id, horizon, relative_returns
+        self.score_scale = float(raw.SCORE_SCALE)
+        self.prior = prior
+        #: Guided: the most moves considered (Gumbel's ``m``) and sigma's scale ``c_scale``.
+        self.considered = check_range("considered", considered, 1, None)
+        if not scale > 0:
+            raise ValueError(f"scale must be above 0, got {scale!r}")
+        self.scale = float(scale)
+        #: After a guided search, Gumbel's improved policy over every action (zero off the legal ones).
+        self.policy_target: np.ndarray | None = None
+        self.name = f"{HALVING}:{self.simulations}"
+        num_actions = int(raw.game.legal_mask().shape[0])
+        capacity = 1 + self.simulations + max(self.simulations, num_actions)  # the root, a round's worlds, its rollouts
+        config = dataclasses.asdict(raw.config)
+        self.venv = pirate_envs.vector.make(env_id, capacity, seed=0, reward_mode="score", **config)
+        self.venv.reset()
+        self.table = pirate_envs.make(env_id, raw=True, **config)
+        self._make_policy = lambda seed: make_batched_agent(
+            rollout, env_id, self.table, capacity * self.venv.num_players, seed=seed
+        )
+        #: Whether the batched engine redraws worlds itself (else they are determinized in Python and loaded).
+        self.redraws = True
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.policy = self._make_policy(seed)
+
+    def act(self, observation: dict[str, np.ndarray], view: Any) -> int:
+        legal = np.flatnonzero(observation["action_mask"])
+        if legal.size == 1:
+            return int(legal[0])
+        return self.root_statistics()[0][0]
+
+    def root_statistics(self) -> list[tuple[int, int, float]]:
+        """``(action, rollouts, mean return)`` of every root move of a fresh search, the move played first.
+
+        Moves are ordered by the round they left in (the last one left first), then by their rank in it
+        (the mean return; guided, ``log P + sigma(q)``). A guided search lists only the moves it searched.
+        """
+        game = self.env.game
+        seat = game.current_player
+        legal = np.asarray(game.legal_actions(), dtype=np.int64)
+        venv = self.venv
+        venv.load([0], [game], seeds=self._seeds(1))
+        start = np.asarray(game.scores(), dtype=np.float64)
+        baseline = _leads(start[None, :], seat)[0] if self.relative_returns else 0.0
+        totals = np.zeros(legal.size)
+        counts = np.zeros(legal.size, dtype=np.int64)
+        bounds = [math.inf, -math.inf]  # the smallest and largest return seen
+        log_prior = self._log_prior(game, seat, legal)
+        survivors = np.arange(legal.size)
+        if log_prior is not None:
+            survivors = np.argsort(-log_prior, kind="stable")[: self.considered]
+        out_order: list[np.ndarray] = []
+        rounds = max(1, math.ceil(math.log2(survivors.size)))
+
+        def sigma(moves: np.ndarray) -> np.ndarray:
+            """``sigma(q)`` of ``moves``: their mean returns normalised by the returns seen (unsearched: completed)."""
+            searched = counts > 0
+            means = totals / np.maximum(counts, 1)
+            means[~searched] = totals[searched].sum() / max(int(counts.sum()), 1)
+            low, high = bounds
+            q = (means[moves] - low) / (high - low) if high > low else np.full(moves.size, 0.5)
+            return gumbel_sigma(q, int(counts.max()), self.scale)
+
+        def rank(moves: np.ndarray) -> np.ndarray:
+            """``moves`` best first: by mean return, or guided by ``log P + sigma(q)``."""
+            if log_prior is None:
+                means = totals[moves] / np.maximum(counts[moves], 1)
+                return moves[np.argsort(-means, kind="stable")]
+            return moves[np.argsort(-(log_prior[moves] + sigma(moves)), kind="stable")]
+
+        while survivors.size > 1:
+            worlds = max(1, self.simulations // (survivors.size * rounds))
+            world_rows = 1 + np.arange(worlds)
+            self._draw_worlds(game, seat, world_rows)
+            move_rows = 1 + worlds + np.arange(worlds * survivors.size)
+            venv.copy_rows(np.repeat(world_rows, survivors.size), move_rows)
+            moves = np.tile(survivors, worlds)
+            values = self._roll_out(move_rows, legal[moves], start, seat) - baseline
+            np.add.at(totals, moves, values)
+            np.add.at(counts, moves, 1)
+            bounds = [min(bounds[0], float(values.min())), max(bounds[1], float(values.max()))]
+            ranked = rank(survivors)
+            keep = math.ceil(survivors.size / 2)
+            out_order.append(ranked[keep:])
+            survivors = ranked[:keep]
+        order = [survivors, *reversed(out_order)]
+        if log_prior is not None:
+            everything = np.arange(legal.size)
+            self.policy_target = improved_policy(log_prior + sigma(everything), legal, game.legal_mask().size)
+        means = totals / np.maximum(counts, 1)
+        ranked = [int(i) for block in order for i in rank(block)]
+        return [(int(legal[i]), int(counts[i]), float(means[i])) for i in ranked]
+
+    def _log_prior(self, game: Any, seat: int, legal: np.ndarray) -> np.ndarray | None:
+        """The network's ``log P`` over ``legal`` from the seat's View (``None`` unguided)."""
+        if self.prior is None:
+            return None
+        return network_log_prior(self.prior, self.env, game, seat, legal)
+
+    def _seeds(self, count: int) -> np.ndarray:
+        return self.rng.integers(2**64, dtype=np.uint64, size=count)
+
+    def _draw_worlds(self, game: Any, seat: int, rows: np.ndarray) -> None:
+        """Rows ``rows``: the searched position (row 0) with everything ``seat`` cannot see redrawn."""
+        venv = self.venv
+        failed = np.ones(rows.size, dtype=bool)
+        if self.redraws:
+            venv.copy_rows(0, rows)
+            try:
+                failed = venv.redraw_hidden(rows, seat, self._seeds(rows.size))
+            except NotImplementedError:
+                self.redraws = False
+        if failed.any():  # determinized in Python, then loaded
+            worlds = [determinize(game, seat, self.rng) for _ in range(int(failed.sum()))]
+            venv.load(rows[failed], worlds, seeds=self._seeds(len(worlds)))
+
+    def _roll_out(self, rows: np.ndarray, first: np.ndarray, start: np.ndarray, seat: int) -> np.ndarray:
+        """Play ``first`` in the rows, then the heuristic to the horizon; the seat's lead in each row."""
+        n = self.venv.num_players
+        self.policy.reset_games((rows[:, None] * n + np.arange(n)).ravel())
+        scores = np.tile(start, (rows.size, 1))
+        remaining = np.full(rows.size, math.inf if self.horizon is None else float(self.horizon))
+        play_out(self.venv, self.policy, rows, scores, self.score_scale, remaining, first_actions=first)
+        return _leads(scores, seat)
+
+
+def _leads(scores: np.ndarray, seat: int) -> np.ndarray:
+    """Per row of ``scores`` (games x seats), ``seat``'s lead over the best other seat."""
+    others = np.delete(scores, seat, axis=1)
+    return scores[:, seat] - others.max(axis=1)
+
+
+def parse_halving_name(name: str, env_id: str | None = None) -> tuple[int, str | None]:
+    """``(simulations, network source or None)`` of ``halving[:<simulations>][:ppo:<agent>]``.
+
+    A malformed name raises a one-line ``ValueError``.
+    """
+    usage = (
+        f"bad halving search agent {shown(name)}: use '{HALVING}', '{HALVING}:<simulations>', "
+        f"'{HALVING}:ppo:<agent>' or '{HALVING}:<simulations>:ppo:<agent>'"
+    )
+    head, _, rest = name.partition(":")
+    budget, marker, source = rest.partition("ppo:")
+    if head != HALVING or (marker and not source) or (budget and not (budget.endswith(":") if marker else True)):
+        raise ValueError(usage)
+    budget = budget.removesuffix(":") if marker else budget
+    if ":" in budget:
+        raise ValueError(usage)
+    try:
+        simulations, _ = parse_mcts_name("mcts" + (f":{budget}" if budget else ""), env_id)
+    except ValueError:
+        raise ValueError(f"{usage}, <simulations> an integer 1..{MAX_SIMULATIONS}") from None
+    return simulations, source or None
+
+
+def halving_searches(env_id: str) -> bool:
+    """Whether the halving search plays ``env_id`` (not a game whose search plays a turn for the win)."""
+    options = dict(pirate_envs.game_spec(env_id).search_keywords())
+    return options.get("horizon") != TURN and not set(options) - set(TAKEN_OPTIONS)
+
+
+def make_halving_agent(name: str, env_id: str, seed: int | None = None, env: Any = None) -> HalvingSearchAgent:
+    """``halving[:<simulations>]`` for ``env_id``, searching the game of the raw env ``env``."""
+    simulations, source = parse_halving_name(name, env_id)
+    if env is None:
+        raise ValueError(f"agent {name!r} searches the game it plays: pass the env it plays in (env=...)")
+    options = dict(pirate_envs.game_spec(env_id).search_keywords())
+    if not halving_searches(env_id):
+        raise ValueError(
+            f"agent {name!r} does not search {env_id}: its search plays to the end of a turn, for the win "
+            f"({', '.join(sorted(set(options) - set(TAKEN_OPTIONS)))}); use 'mcts'"
+        )
+    prior = None
+    if source is not None:
+        from agents.policy.agent import make_policy_agent
+
+        prior = make_policy_agent(source, env_id, env=env).policy
+    agent = HalvingSearchAgent(env, env_id, simulations=simulations, prior=prior, seed=seed, **options)
+    agent.name = name
+    return agent
+
+
+__all__ = ["HALVING", "HalvingSearchAgent", "halving_searches", "make_halving_agent", "parse_halving_name"]
