@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import pirate_envs
 from agents.base import Agent
+from agents.games import game_agents_of
 from pirate_envs.core.spec import resolve
 
 
 def game_agent_kinds(env_id: str) -> list[str]:
     """The kinds of game-specific agent ``env_id`` has (``heuristic``, ``oracle``...)."""
-    return list(pirate_envs.game_spec(env_id).game_agents)
+    return list(game_agents_of(env_id).kinds)
 
 
 def game_agent_player_counts(kind: str, env_id: str) -> tuple[int, ...]:
@@ -22,7 +23,7 @@ def game_agent_player_counts(kind: str, env_id: str) -> tuple[int, ...]:
 
     Any other name (not a game agent of ``env_id``): every size of the game.
     """
-    agents = pirate_envs.game_spec(env_id).game_agents
+    agents = game_agents_of(env_id).kinds
     everything = pirate_envs.player_counts(env_id)
     return tuple(getattr(resolve(agents[kind]), "player_counts", everything)) if kind in agents else everything
 
@@ -32,7 +33,7 @@ def make_game_agent(kind: str, env_id: str, seed: int | None = None) -> Agent:
 
     Raises ``ValueError`` naming the kinds ``env_id`` has when it has no such agent.
     """
-    agents = pirate_envs.game_spec(env_id).game_agents
+    agents = game_agents_of(env_id).kinds
     if kind not in agents:
         raise ValueError(f"no agent {kind!r} for {env_id}; game agents: {list(agents)}")
     agent = resolve(agents[kind])()

@@ -21,7 +21,7 @@ import torch
 from torch import nn
 from torch.distributions.categorical import Categorical
 
-import pirate_envs  # registers the Gymnasium ids
+import agents  # noqa: F401  (registers the Gymnasium ids)
 
 
 @dataclass
@@ -127,8 +127,6 @@ if __name__ == "__main__":
     num_iterations = max(1, args.total_timesteps // batch_size)
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
-    assert pirate_envs.ENV_IDS  # the import registered the ids
-
     envs = [gym.make(args.env_id, num_players=args.num_players, opponents=args.opponents) for _ in range(args.num_envs)]
     obs_size, num_actions = envs[0].observation_space.shape[0], int(envs[0].action_space.n)
     agent = Agent(obs_size, num_actions)

@@ -8,9 +8,10 @@ Use `make` with an id from `ENV_IDS`:
 Each game is declared once, in ``pirate_envs/<game>/spec.py`` (a `GameSpec`), and listed in
 `GAME_SPECS`; `game_spec` gives one and `player_counts` its player counts.
 
-The import also registers one single-agent Gymnasium id per game (`GYMNASIUM_IDS`, for example
-``gymnasium.make("pirate_envs/SkullKing-v0")``); the env they build, one learner against a pool
-of opponents, is ``agents.selfplay.env.SelfPlayEnv``.
+Each game also has a single-agent Gymnasium id (`GYMNASIUM_IDS`, for example
+``"pirate_envs/SkullKing-v0"``): one learner against a pool of opponents. That env lives on the
+agents floor, which registers the ids when imported (``import agents``, or
+``gymnasium.make("agents:pirate_envs/SkullKing-v0")``); this package names nothing above it.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-import gymnasium
 from pettingzoo import AECEnv
 
 from pirate_envs.core.errors import check_bool
@@ -70,22 +70,10 @@ def make(env_id: str, *, raw: bool = False, **kwargs: Any) -> AECEnv:
     return module.raw_env(**kwargs) if raw else module.env(**kwargs)
 
 
-#: Gymnasium id -> env id of the single-agent ids, registered by `register_gymnasium_ids`.
+#: Gymnasium id -> env id of the single-agent ids (the env behind them lives on the agents floor,
+#: which registers them: ``import agents``).
 GYMNASIUM_IDS: dict[str, str] = {spec.gym_id: spec.env_id for spec in GAME_SPECS}
 
-#: Where the single-agent env lives (``agents.selfplay.env``), as Gymnasium's entry point string:
-#: it is imported only when an id is built, so ``import pirate_envs`` imports nothing above the envs.
-GYMNASIUM_ENTRY_POINT = "agents.selfplay.env:SelfPlayEnv"
-
-
-def register_gymnasium_ids() -> None:
-    """Register the ids of `GYMNASIUM_IDS` with Gymnasium (``import pirate_envs`` does this)."""
-    for gym_id, env_id in GYMNASIUM_IDS.items():
-        if gym_id not in gymnasium.registry:
-            gymnasium.register(gym_id, entry_point=GYMNASIUM_ENTRY_POINT, kwargs={"env_id": env_id})
-
-
-register_gymnasium_ids()
 
 __all__ = [
     "ENV_IDS",
@@ -97,5 +85,4 @@ __all__ = [
     "game_spec",
     "make",
     "player_counts",
-    "register_gymnasium_ids",
 ]

@@ -18,6 +18,7 @@ import gymnasium
 import numpy as np
 import pytest
 
+import agents  # noqa: F401  (registers the Gymnasium ids)
 import pirate_envs
 from pirate_envs import GYMNASIUM_IDS
 from pirate_envs.core.errors import INT64_MAX, IllegalActionError, check_range

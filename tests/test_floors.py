@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -52,6 +53,70 @@ def test_no_module_imports_a_higher_floor():
     assert upward_imports(ROOT) == []
 
 
+def upward_strings(root: Path) -> list[str]:
+    """``path:line: 'text'`` of every string constant under ``root/pirate_envs`` that names a module of a
+    higher floor (``"agents.x:Y"``, ``"experiments.x"``): a lazy import is still an arrow up."""
+    faults = []
+    for path in sorted((root / "pirate_envs").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)
+        }
+        for node in ast.walk(tree):
+            named = isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+            if named and re.match(r"(agents|experiments)[.:]\w", node.value):
+                faults.append(f"{path.relative_to(root)}:{node.lineno}: {node.value!r}")
+    return faults
+
+
+def test_the_games_floor_names_no_module_above_it_in_a_string():
+    assert upward_strings(ROOT) == []
+
+
+def test_the_string_check_sees_a_module_path(tmp_path):
+    (tmp_path / "pirate_envs").mkdir()
+    (tmp_path / "pirate_envs" / "spec.py").write_text(
+        '"""Names agents.base in prose: fine."""\nHEURISTIC = "agents.skull_king.heuristic:SkullKingHeuristic"\n'
+    )
+    assert upward_strings(tmp_path) == ["pirate_envs/spec.py:2: 'agents.skull_king.heuristic:SkullKingHeuristic'"]
+
+
+#: Above the games, no code decides by a game's id: a game's facts live in its own room. A
+#: comparison with a literal env id (``env_id == "skull_king_v0"``, ``in ("lucky_pirate_v0", ...)``)
+#: is such a decision; comparing two ids (an agent file's game with the run's) is not.
+ENV_ID_COMPARISON = re.compile(
+    r"([=!]=|\bin)\s*[\(\[\{]?\s*[\"'][a-z_]+_v\d+[\"']|[\"'][a-z_]+_v\d+[\"']\s*[=!]="
+)
+
+
+def env_id_comparisons(root: Path, packages: tuple[str, ...] = ("agents", "experiments")) -> list[str]:
+    """``path:line`` of every comparison with an env id in the code of ``packages`` (comments left out)."""
+    faults = []
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if ENV_ID_COMPARISON.search(line.split("#")[0]):
+                    faults.append(f"{path.relative_to(root)}:{number}")
+    return faults
+
+
+def test_no_floor_above_the_games_compares_env_ids():
+    assert env_id_comparisons(ROOT) == []
+
+
+def test_the_env_id_check_sees_a_comparison(tmp_path):
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "agents" / "x.py").write_text(
+        'if env_id == "skull_king_v0":\n    pass\nok = spec.env_id  # env_id == x\n'
+    )
+    assert env_id_comparisons(tmp_path, ("agents",)) == ["agents/x.py:1"]
+
+
 def test_the_check_sees_an_import_inside_a_function(tmp_path):
     for package in FLOORS:
         (tmp_path / package).mkdir()
@@ -64,8 +129,8 @@ def test_the_check_sees_an_import_inside_a_function(tmp_path):
     ]
 
 
-#: Run with ``agents`` and ``experiments`` unimportable: the envs, the vector envs and the
-#: Gymnasium ids must work from ``pirate_envs`` alone.
+#: Run with ``agents`` and ``experiments`` unimportable: the envs and the vector envs must work
+#: from ``pirate_envs`` alone, which registers no Gymnasium id (their env lives on the agents floor).
 FIRST_FLOOR_ALONE = """
 import sys
 
@@ -93,8 +158,9 @@ for env_id in pirate_envs.ENV_IDS:
     for _ in range(5):
         venv.step(pirate_envs.vector.random_legal_actions(venv.action_mask, rng))
     assert venv.observation.shape[0] == 4
+assert sorted(pirate_envs.GYMNASIUM_IDS) == sorted(GYMNASIUM_IDS)
 for gym_id in GYMNASIUM_IDS:
-    assert gym_id in gymnasium.registry, gym_id
+    assert gym_id not in gymnasium.registry, gym_id
 print("first floor alone: ok")
 """
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
+import agents  # noqa: F401  (registers the Gymnasium ids)
 import pirate_envs
 from agents.selfplay.env import SelfPlayEnv
 from pirate_envs import GYMNASIUM_IDS
@@ -140,9 +141,20 @@ def test_render_ansi_is_the_game_table():
 
 def test_the_env_does_not_import_torch():
     code = (
-        "import sys, gymnasium, pirate_envs\n"
+        "import sys, gymnasium, agents\n"
         "env = gymnasium.make('pirate_envs/PiratenKapern-v0')\n"
         "env.reset(seed=0)\n"
         "assert 'torch' not in sys.modules, 'torch was imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_the_games_floor_registers_nothing_and_the_module_prefix_finds_the_ids():
+    code = (
+        "import gymnasium, pirate_envs\n"
+        "assert 'pirate_envs/SkullKing-v0' not in gymnasium.registry, 'the games floor registered an id'\n"
+        "env = gymnasium.make('agents:pirate_envs/SkullKing-v0', num_players=3, num_hands=1)\n"
+        "env.reset(seed=0)\n"
+        "assert type(env.unwrapped).__module__ == 'agents.selfplay.env'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=300)

@@ -1,6 +1,6 @@
 """Strategy analysis: play games between agents and turn every decision into statistics.
 
-`collector_for` gives a game's collector (``agents.analysis.<game>``: ``observe(decision)``
+`collector_for` gives a game's collector (declared by its room, ``agents.<game>.analysis``: ``observe(decision)``
 and ``summary()``); `analyze` plays seat-rotated games of a lineup into it, on the AEC env
 (`agents.analysis.driver`) or the batched engine (`agents.analysis.batched`), and returns the
 run's description and its statistics, which `agents.analysis.report.write_report` writes as
@@ -9,52 +9,21 @@ run's description and its statistics, which `agents.analysis.report.write_report
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from agents.analysis.driver import Collector, Decision, run_games
+from agents.games import game_agents_of
 
-__all__ = ["COLLECTORS", "Collector", "Decision", "analyze", "collector_for"]
-
-
-def _skull_king() -> Collector:
-    from agents.skull_king.analysis import SkullKingCollector
-
-    return SkullKingCollector()
-
-
-def _piratenpoker() -> Collector:
-    from agents.piratenpoker.analysis import PiratenpokerCollector
-
-    return PiratenpokerCollector()
-
-
-def _lucky_pirate() -> Collector:
-    from agents.lucky_pirate.analysis import LuckyPirateCollector
-
-    return LuckyPirateCollector()
-
-
-def _piraten_kapern() -> Collector:
-    from agents.piraten_kapern.analysis import PiratenKapernCollector
-
-    return PiratenKapernCollector()
-
-
-#: The collector of each env id.
-COLLECTORS: dict[str, Callable[[], Collector]] = {
-    "skull_king_v0": _skull_king,
-    "piratenpoker_v0": _piratenpoker,
-    "lucky_pirate_v0": _lucky_pirate,
-    "piraten_kapern_v0": _piraten_kapern,
-}
+__all__ = ["Collector", "Decision", "analyze", "collector_for"]
 
 
 def collector_for(env_id: str) -> Collector:
-    """A fresh collector for ``env_id`` (``ValueError`` naming the games that have one)."""
-    if env_id not in COLLECTORS:
-        raise ValueError(f"no analysis for env id {env_id!r}; games analysed: {', '.join(COLLECTORS)}")
-    return COLLECTORS[env_id]()
+    """A fresh collector for ``env_id``, declared by the game's room (``ValueError`` when it has none)."""
+    collector = game_agents_of(env_id).target("collector")
+    if collector is None:
+        raise ValueError(f"no analysis for env id {env_id!r}: its game declares no collector")
+    return collector()
 
 
 def analyze(

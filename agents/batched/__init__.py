@@ -30,8 +30,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-import pirate_envs
 from agents.base import action_blocks
+from agents.games import game_agents_of
 from agents.policy.mlp import MlpPolicy
 from pirate_envs.core.spec import resolve
 
@@ -118,8 +118,7 @@ class BatchedPolicyAgent:
 
 def _game_batched_form(name: str, env_id: str) -> str | None:
     """The import path of the game's own batched ``heuristic`` or ``oracle`` (``None``: not such a name)."""
-    spec = pirate_envs.game_spec(env_id)
-    return {"heuristic": spec.batched_heuristic, "oracle": spec.batched_oracle}.get(name)
+    return game_agents_of(env_id).batched_kinds.get(name)
 
 
 def has_batched_form(name: str, env_id: str) -> bool:

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 import pirate_envs
+from agents.games import game_agents_of
 from agents.search.ismcts import (
     DEFAULT_SIMULATIONS,
     MAX_SIMULATIONS,
@@ -288,7 +289,7 @@ def make_batched_search_agent(name: str, env_id: str, seed: int | None = None, e
     if env is None:
         raise ValueError(f"agent {name!r} searches the game it plays: pass the env it plays in (env=...)")
     return BatchedSearchAgent(
-        env, env_id, simulations=simulations, seed=seed, **pirate_envs.game_spec(env_id).search_keywords()
+        env, env_id, simulations=simulations, seed=seed, **game_agents_of(env_id).search_keywords()
     )
 
 

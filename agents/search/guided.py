@@ -56,7 +56,7 @@ from typing import Any
 
 import numpy as np
 
-import pirate_envs
+from agents.games import game_agents_of
 from agents.policy.agent import SAMPLE_SUFFIX, load_checkpoint, make_policy_agent
 from agents.policy.mlp import MlpPolicy
 from agents.search.ismcts import (
@@ -428,7 +428,7 @@ def make_guided_agent(name: str, env_id: str, seed: int | None = None, env: Any 
     head, simulations, source = parse_guided_name(name, env_id)
     if env is None:
         raise ValueError(f"agent {name!r} searches the game it plays: pass the env it plays in (env=...)")
-    keywords = pirate_envs.game_spec(env_id).search_keywords()
+    keywords = game_agents_of(env_id).search_keywords()
     if source is None:  # omniscient[:<simulations>]: mcts seeing every hidden card
         reference = OmniscientSearchAgent(env, env_id, simulations=simulations, seed=seed, **keywords)
         reference.name = name

@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-import pirate_envs
+from agents.games import game_agents_of
 from agents.policy.mlp import MlpPolicy
 from agents.search.batched import play_out
 from agents.search.guided import GUMBEL_C_SCALE, gumbel_sigma, improved_policy, network_log_prior
@@ -253,7 +253,7 @@ def parse_halving_name(name: str, env_id: str | None = None) -> tuple[int, str |
 
 def halving_searches(env_id: str) -> bool:
     """Whether the halving search plays ``env_id`` (not a game whose search plays a turn for the win)."""
-    options = dict(pirate_envs.game_spec(env_id).search_keywords())
+    options = dict(game_agents_of(env_id).search_keywords())
     return options.get("horizon") != TURN and not set(options) - set(TAKEN_OPTIONS)
 
 
@@ -262,7 +262,7 @@ def make_halving_agent(name: str, env_id: str, seed: int | None = None, env: Any
     simulations, source = parse_halving_name(name, env_id)
     if env is None:
         raise ValueError(f"agent {name!r} searches the game it plays: pass the env it plays in (env=...)")
-    options = dict(pirate_envs.game_spec(env_id).search_keywords())
+    options = dict(game_agents_of(env_id).search_keywords())
     if not halving_searches(env_id):
         raise ValueError(
             f"agent {name!r} does not search {env_id}: its search plays to the end of a turn, for the win "

@@ -61,9 +61,9 @@ from typing import Any
 
 import numpy as np
 
-import pirate_envs
 from agents.base import Agent, action_blocks, sample_legal
 from agents.game_agents import make_game_agent
+from agents.games import game_agents_of
 from pirate_envs.core.chance import SEED_BOUND, Chance, as_chance
 from pirate_envs.core.engine import Engine
 from pirate_envs.core.errors import check_range, shown
@@ -417,7 +417,7 @@ def parse_mcts_name(name: str, env_id: str | None = None) -> tuple[int, str]:
     """``(simulations, rollout)`` of ``mcts``, ``mcts:<simulations>`` or ``mcts:<simulations>:random``
     (a plain ``mcts``: ``env_id``'s ``search_simulations`` from its spec, else the default)."""
     parts = name.split(":")
-    budget = pirate_envs.game_spec(env_id).search_simulations if env_id is not None else None
+    budget = game_agents_of(env_id).search_simulations if env_id is not None else None
     simulations, rollout = budget or DEFAULT_SIMULATIONS, "heuristic"
     ok = parts[0] == "mcts" and len(parts) <= 3
     if ok and len(parts) >= 2:
@@ -450,5 +450,5 @@ def make_search_agent(name: str, env_id: str, seed: int | None = None, env: Any 
         simulations=simulations,
         rollout=rollout,
         seed=seed,
-        **pirate_envs.game_spec(env_id).search_keywords(),
+        **game_agents_of(env_id).search_keywords(),
     )

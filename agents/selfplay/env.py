@@ -1,6 +1,6 @@
 """Single-agent Gymnasium envs: one learner in a seat, the opponents moving inside ``step``.
 
-``import pirate_envs`` registers one Gymnasium id per game (``pirate_envs.GYMNASIUM_IDS``; the
+``import agents`` registers one Gymnasium id per game (``pirate_envs.GYMNASIUM_IDS``, `agents.selfplay.ids`; the
 entry point is this module's `SelfPlayEnv`, imported only when an id is built):
 
 | Gymnasium id | env id |
@@ -12,7 +12,7 @@ entry point is this module's `SelfPlayEnv`, imported only when an id is built):
 
 ```python
 import gymnasium
-import pirate_envs  # registers the ids
+import agents  # registers the ids
 
 env = gymnasium.make("pirate_envs/SkullKing-v0", num_players=4, opponents="heuristic")
 obs, info = env.reset(seed=0)

@@ -65,6 +65,7 @@ from typing import Any
 import numpy as np
 
 import pirate_envs
+from agents.games import game_agents_of
 from agents.policy.agent import _linear_to_numpy, copy_into_torch, load_initial_policy
 from agents.policy.blas import one_blas_thread
 from agents.policy.checkpoint import (
@@ -216,7 +217,7 @@ def iteration_rng(plan: ExpertIterationPlan, iteration: int, stream: int) -> np.
 # ---------------------------------------------------------------------- self-play
 def search_agent(plan: ExpertIterationPlan, env: Any, network: MlpPolicy, seed: int) -> Any:
     """The search with ``network`` of one seat: Gumbel's, its leaves valued as ``plan.leaf`` says, or halving's."""
-    keywords = pirate_envs.game_spec(plan.env_id).search_keywords()
+    keywords = game_agents_of(plan.env_id).search_keywords()
     if plan.search == HALVING:
         if not halving_searches(plan.env_id):
             raise ValueError(f"search {HALVING!r} does not search {plan.env_id}: use 'gumbel'")

@@ -1,19 +1,18 @@
 """`GameSpec`: everything the suite needs to know about one game, declared once in ``pirate_envs/<game>/spec.py``.
 
 Every registry reads the specs of ``pirate_envs.GAME_SPECS``: ``pirate_envs.make`` (the entry
-module), the Gymnasium ids, the batched engine (the backend class), the agents (heuristic,
-batched heuristic, oracle, search options), the command line and the web table (player counts,
-options and their safe ranges).
+module), the batched engine (the backend class), the command line and the web table (player
+counts, options and their safe ranges).
 
-What lives above ``pirate_envs`` (the agents) is named by ``"module:name"`` strings, resolved
-only when used (`resolve`), so ``import pirate_envs`` imports nothing from ``agents``.
+A spec names nothing above ``pirate_envs``: the game's agents are declared by the agents floor,
+in the room named as the game's `GameSpec.package` (``agents.games``). ``"module:name"`` strings
+of the game's own modules are resolved only when used (`resolve`).
 ``tests/test_specs.py`` checks every declared value against what the env itself enforces.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -58,18 +57,6 @@ class GameSpec:
     #: ``"attribute"`` (an ``(N, P)`` array) or ``"attribute:COLUMN"`` (column ``COLUMN``, a constant
     #: of the backend's module, of an ``(N, P, F)`` array); read by self-play's final scores.
     batched_scores: str | None = None
-    #: ``"module:Class"`` of the game's heuristic agent, its batched form, its oracle and the oracle's
-    #: batched form (``None``: none).
-    heuristic: str | None = None
-    batched_heuristic: str | None = None
-    oracle: str | None = None
-    batched_oracle: str | None = None
-    #: ``"module:Class"`` of the game's race agent: the whole game solved for the win (``None``: none).
-    race: str | None = None
-    #: ``"module:name"`` of a mapping of ``agents.search.ismcts.SearchAgent`` keywords that differ from the defaults.
-    search_options: str | None = None
-    #: Iterations per move of a plain ``mcts`` (``None``: the search's default).
-    search_simulations: int | None = None
     #: The winners are the seats of the highest score (a score-mode win share needs no replay).
     winners_by_score: bool = False
     #: The options a person may set, with their safe ranges.
@@ -86,14 +73,13 @@ class GameSpec:
         return {o.name: (o.low, o.high) for o in self.options if o.low is not None and o.high is not None}
 
     @property
-    def game_agents(self) -> dict[str, str]:
-        """``{kind: "module:Class"}`` of the game-specific agents (``heuristic``, ``oracle``, ``race``)."""
-        agents = {"heuristic": self.heuristic, "oracle": self.oracle, "race": self.race}
-        return {kind: target for kind, target in agents.items() if target is not None}
+    def package(self) -> str:
+        """The game's package under ``pirate_envs`` (``"skull_king"``), read from `config`.
 
-    def search_keywords(self) -> Mapping[str, Any]:
-        """The ``SearchAgent`` keywords of `search_options` (imported now; ``{}`` when none)."""
-        return resolve(self.search_options) if self.search_options is not None else {}
+        The agents floor names its room for the game alike (``agents/skull_king``) and declares
+        the game's agents there; nothing here names them.
+        """
+        return self.config.partition(":")[0].split(".")[1]
 
 
 def resolve(target: str) -> Any:

@@ -1,4 +1,4 @@
-"""Lucky Pirate's declaration (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend and agents."""
+"""Lucky Pirate's declaration (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend."""
 
 from pirate_envs.core.spec import GameSpec, UserOption
 from pirate_envs.lucky_pirate.cards import MAX_UP_DOWN, NUMBER_CARDS, SPECIAL_KINDS
@@ -21,8 +21,6 @@ SPEC = GameSpec(
     default_players=Config.num_players,
     batched_backend="pirate_envs.lucky_pirate.batched:LuckyPirateBatch",
     batched_scores="seats:S_WINS",
-    heuristic="agents.lucky_pirate.heuristic:LuckyPirateHeuristic",
-    batched_heuristic="agents.lucky_pirate.batched_heuristic:LuckyPirateHeuristicBatch",
     options=(
         UserOption("wins_to_win", low=1, high=5),  # the rules' tournament
         # up to the guards' defaults

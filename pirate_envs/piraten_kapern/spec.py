@@ -1,4 +1,4 @@
-"""Piraten Kapern's declaration (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend and agents."""
+"""Piraten Kapern's declaration (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend."""
 
 from pirate_envs.core.spec import GameSpec, UserOption
 from pirate_envs.piraten_kapern.engine import DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_DICE, MIN_PLAYERS, Config
@@ -18,12 +18,6 @@ SPEC = GameSpec(
     default_players=Config.num_players,
     batched_backend="pirate_envs.piraten_kapern.batched:KapernBatch",
     batched_scores="scores",
-    heuristic="agents.piraten_kapern.heuristic:KapernHeuristic",
-    batched_heuristic="agents.piraten_kapern.batched_heuristic:KapernHeuristicBatch",
-    oracle="agents.piraten_kapern.oracle:KapernOracleAgent",
-    batched_oracle="agents.piraten_kapern.batched_oracle:KapernOracleBatch",
-    race="agents.piraten_kapern.race:KapernRaceAgent",
-    search_options="agents.piraten_kapern.lookahead:SEARCH_OPTIONS",
     winners_by_score=True,
     options=(
         UserOption("target_score", low=1, high=10_000),  # the rules play to 6,000

@@ -1,4 +1,4 @@
-"""Piratenpoker's declaration (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend and agents."""
+"""Piratenpoker's declaration (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend."""
 
 from pirate_envs.core.spec import GameSpec, UserOption
 from pirate_envs.piratenpoker.cards import HAND_SIZE
@@ -16,12 +16,8 @@ SPEC = GameSpec(
     default_players=Config.num_players,
     batched_backend="pirate_envs.piratenpoker.batched:PiratenpokerBatch",
     batched_scores="seats:S_SCORE",
-    heuristic="agents.piratenpoker.heuristic:PiratenpokerHeuristic",
-    batched_heuristic="agents.piratenpoker.batched_heuristic:PiratenpokerHeuristicBatch",
-    search_options="agents.piratenpoker.heuristic:SEARCH_OPTIONS",
     # a 4-player game has about 100 searched moves: 11 CPU-s per game at 50 against 35 at 200,
     # where Skull King takes 14 and Lucky Pirate 9 at 200
-    search_simulations=50,
     options=(
         UserOption("loot_fronts", kind="int_list"),
         UserOption("max_games", low=1, high=Config.max_games),  # up to the game guard's default

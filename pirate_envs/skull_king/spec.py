@@ -1,4 +1,4 @@
-"""Skull King's declaration (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend and agents."""
+"""Skull King's declaration (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend."""
 
 from pirate_envs.core.spec import GameSpec, UserOption
 from pirate_envs.skull_king.rules import DEFAULT_PLAYERS, MAX_HANDS, MAX_PLAYERS, MIN_PLAYERS
@@ -14,8 +14,6 @@ SPEC = GameSpec(
     default_players=DEFAULT_PLAYERS,
     batched_backend="pirate_envs.skull_king.batched:SkullKingBatch",
     batched_scores="seats:S_SCORE",
-    heuristic="agents.skull_king.heuristic:SkullKingHeuristic",
-    batched_heuristic="agents.skull_king.batched_heuristic:SkullKingHeuristicBatch",
     winners_by_score=True,
     options=(
         UserOption("num_hands", low=1, high=MAX_HANDS),

@@ -9,9 +9,9 @@ pytest.importorskip("numba")
 pytest.importorskip("openskill")
 
 import pirate_envs.vector
-from agents.benchmark import control_variates
 from agents.benchmark.protocol import Lineup, deal_states
 from agents.benchmark.run import ProtocolRun, play_chunk, run_protocol
+from agents.skull_king import luck as skull_king_luck
 from agents.skull_king import values as skull_king_values
 
 SKULL_KING = "skull_king_v0"
@@ -44,7 +44,7 @@ def test_a_bid_term_has_mean_zero_over_the_uniform_bids(players, k):
     terms = []
     for bid in range(k + 1):
         bids[:, -1] = bid
-        terms.append(control_variates.bid_luck(values, k, hands, bids, before, uniform))
+        terms.append(skull_king_luck.bid_luck(values, k, hands, bids, before, uniform))
     mean = np.mean(terms, axis=0)
     assert np.abs(mean).max() < 1e-12
     assert np.abs(np.array(terms)).max() > 1e-4  # the bids do move the win shares
@@ -57,7 +57,7 @@ def test_only_uniform_seats_bring_terms():
     bids = np.full((5, 4), 2)
     before = np.zeros((5, 4))
     none = np.zeros((5, 4), dtype=bool)
-    assert not control_variates.bid_luck(values, 4, hands, bids, before, none).any()
+    assert not skull_king_luck.bid_luck(values, 4, hands, bids, before, none).any()
 
 
 def test_the_model_values_a_better_bid_higher():
@@ -158,7 +158,7 @@ def test_a_card_term_is_the_win_shares_after_the_card_played():
             engine.phase == Phase.PLAY and len(engine.trick) == 3 and engine.tricks_done < engine.hand_number - 1
         )
         if ends_trick and len(legal) > 1:
-            terms = control_variates.card_luck(values, engine)
+            terms = skull_king_luck.card_luck(values, engine)
             after = []
             for action in legal.tolist():
                 twin = copy.deepcopy(engine)

@@ -7,6 +7,7 @@ import pytest
 
 import pirate_envs
 from agents.evaluation.games import play_game
+from agents.games import game_agents_of
 from agents.policy.mlp import MlpPolicy
 from agents.registry import agent_names, agent_player_counts, make_agent
 from agents.search.guided import (
@@ -126,7 +127,7 @@ def test_uniform_puct_finds_the_sure_win_like_plain_uct():
     env = kapern_sure_win()
     _, obs, view = observe(env)
     uct = make_agent("mcts:100", KAPERN, seed=2, env=env).act(obs, view)
-    keywords = pirate_envs.game_spec(KAPERN).search_keywords()
+    keywords = game_agents_of(KAPERN).search_keywords()
     puct = GuidedSearchAgent(env, KAPERN, None, simulations=100, seed=2, **keywords)
     assert uct == STOP and puct.act(obs, view) == STOP
     root = puct.search()
@@ -139,7 +140,7 @@ def test_mixed_prior_lets_the_search_overturn_a_confident_wrong_prior():
     some 85 visits (its prior share 0.009 of the re-roll's 0.76) and takes the most visits by 200."""
     env = kapern_sure_win()
     _, obs, view = observe(env)
-    keywords = pirate_envs.game_spec(KAPERN).search_keywords()
+    keywords = game_agents_of(KAPERN).search_keywords()
     reroll = next(a for a in np.flatnonzero(obs["action_mask"]).tolist() if a != STOP)
     network = constant_network(env, reroll, 30.0)
     raw = GuidedSearchAgent(env, KAPERN, network, simulations=200, prior_mix=0.0, seed=2, **keywords)

@@ -10,6 +10,7 @@ import pytest
 import pirate_envs
 from agents.base import action_blocks, sample_legal
 from agents.evaluation.games import play_game
+from agents.games import game_agents_of
 from agents.piraten_kapern.lookahead import action_values
 from agents.registry import agent_names, make_agent
 from agents.search.ismcts import (
@@ -71,7 +72,7 @@ def test_registry_names_and_errors():
     assert (agent.simulations, agent.rollout_agent, agent.name) == (7, None, "mcts:7:random")
     assert parse_mcts_name("mcts:12") == (12, "heuristic")
     poker = pirate_envs.make("piratenpoker_v0", raw=True)
-    poker_budget = pirate_envs.game_spec("piratenpoker_v0").search_simulations
+    poker_budget = game_agents_of("piratenpoker_v0").search_simulations
     assert make_agent("mcts", "piratenpoker_v0", env=poker).simulations == poker_budget == 50
     assert make_agent("mcts:200", "piratenpoker_v0", env=poker).simulations == 200
     for bad in ("mcts:0", "mcts:x", "mcts:5:greedy", "mcts:5:random:1", "mcts:-3", "mcts:\u00b2", "mcts:+5"):

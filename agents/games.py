@@ -1,0 +1,85 @@
+"""Each game's agents and facts on the agents floor, declared by the game's own room.
+
+The games floor (`pirate_envs`) names nothing above it. A game's agents register from this
+side: ``agents/<game>/__init__.py`` declares ``AGENTS = GameAgents(...)``, with the game's room
+named as the game's package is (``pirate_envs/skull_king`` -> ``agents/skull_king``), and
+`game_agents_of` finds it from the env id through the game's spec. Targets are
+``"module:name"`` strings inside the room (``"heuristic:SkullKingHeuristic"``), imported only
+when used, so listing a game's agents compiles no kernel.
+
+Adding a game's agents: write its room, declare ``AGENTS`` there; no table elsewhere names it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import pirate_envs
+from pirate_envs.core.spec import resolve
+
+
+@dataclass(frozen=True)
+class GameAgents:
+    """One game's agents and agent-side facts; every target is ``"module:name"`` relative to the game's room."""
+
+    #: The game's room (``"agents.skull_king"``); set by `game_agents_of`.
+    room: str = ""
+    #: The honest heuristic (an `agents.base.Agent` class) and its batched form.
+    heuristic: str | None = None
+    batched_heuristic: str | None = None
+    #: An exact or solved agent and its batched form, and the race agent (the whole game solved for the win).
+    oracle: str | None = None
+    batched_oracle: str | None = None
+    race: str | None = None
+    #: A mapping of ``agents.search.ismcts.SearchAgent`` keywords that differ from the defaults.
+    search_options: str | None = None
+    #: Iterations per move of a plain ``mcts`` (``None``: the search's default).
+    search_simulations: int | None = None
+    #: The strategy analysis' collector class (`agents.analysis.Collector`).
+    collector: str | None = None
+    #: The benchmark's control variate, ``(venv, rows, uniform) -> luck``, and its description in words.
+    luck: str | None = None
+    luck_description: str = "none (corrected = raw)"
+
+    def target(self, field: str) -> Any:
+        """The object ``field`` names (imported now), or ``None`` when the game has none."""
+        name = getattr(self, field)
+        return None if name is None else resolve(f"{self.room}.{name}")
+
+    def absolute(self, field: str) -> str | None:
+        """``field``'s ``"module:name"`` with the room's module path (``None`` when the game has none)."""
+        name = getattr(self, field)
+        return None if name is None else f"{self.room}.{name}"
+
+    @property
+    def kinds(self) -> dict[str, str]:
+        """``{kind: "module:Class"}`` of the game-specific agents (``heuristic``, ``oracle``, ``race``)."""
+        found = {kind: self.absolute(kind) for kind in ("heuristic", "oracle", "race")}
+        return {kind: target for kind, target in found.items() if target is not None}
+
+    @property
+    def batched_kinds(self) -> dict[str, str]:
+        """``{kind: "module:Class"}`` of the batched forms (``heuristic``, ``oracle``)."""
+        found = {"heuristic": self.absolute("batched_heuristic"), "oracle": self.absolute("batched_oracle")}
+        return {kind: target for kind, target in found.items() if target is not None}
+
+    def search_keywords(self) -> Mapping[str, Any]:
+        """The ``SearchAgent`` keywords of `search_options` (imported now; ``{}`` when none)."""
+        return self.target("search_options") or {}
+
+
+@cache
+def game_agents_of(env_id: str) -> GameAgents:
+    """The `GameAgents` of ``env_id``'s game (``ValueError`` for an unknown id, as ``pirate_envs.game_spec``)."""
+    room = f"agents.{pirate_envs.game_spec(env_id).package}"
+    declared = getattr(importlib.import_module(room), "AGENTS", None)
+    if not isinstance(declared, GameAgents):
+        raise LookupError(f"{room} declares no AGENTS = GameAgents(...)")
+    return GameAgents(**{**declared.__dict__, "room": room})
+
+
+__all__ = ["GameAgents", "game_agents_of"]
