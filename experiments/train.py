@@ -80,6 +80,7 @@ from agents.extras import require_extras
 require_extras(__name__, ("torch", "train"), ("sb3_contrib", "train"), ("matplotlib", "train"), ("numba", "train"))
 
 import pirate_envs
+from agents.ppo.loss import LOSSES
 from agents.selfplay.opponents import SELF, parse_weights
 from agents.selfplay.vec_env import ENGINES
 from agents.training import plan as planning
@@ -249,6 +250,14 @@ class TrainArgs:
             "help": "where --pipeline runs the update: a thread, or a child process forked from the run's "
             "(no turns at Python's lock: faster on two free cores; the same numbers; needs fork, as on Linux)",
             "choices": ["thread", "process"],
+        },
+    )
+    loss: str = field(
+        default="fused",
+        metadata={
+            "help": "the PPO loss: fused (the numba pass, fast) or torch (agents/ppo/loss.py in plain torch: "
+            "edit it there to try another loss); the two are equal to float precision",
+            "choices": list(LOSSES),
         },
     )
     device: str = field(default="cpu", metadata={"help": "torch device of the learner (cpu, cuda, auto)"})

@@ -50,7 +50,8 @@ from stable_baselines3.common.torch_layers import FlattenExtractor
 from stable_baselines3.common.utils import explained_variance
 from torch.nn import Linear
 
-from agents.ppo.fast_loss import MASKED_LOGIT, clipped_surrogate_loss
+from agents.ppo.fast_loss import MASKED_LOGIT
+from agents.ppo.loss import minibatch_loss
 from agents.ppo.pipeline import UpdatePipeline
 from agents.ppo.process_pipeline import ProcessUpdatePipeline
 from agents.ppo.sparse_layers import SparseRows, fast_layers, stacked_linear
@@ -160,6 +161,8 @@ class PPOSettings:
     max_grad_norm: float = 0.5
     target_kl: float | None = None
     normalize_advantage: bool = True
+    #: The minibatch loss by name (`agents.ppo.loss.LOSSES`): ``"fused"`` (numba) or ``"torch"`` (the readable one).
+    loss: str = "fused"
 
 
 @dataclass
@@ -235,6 +238,7 @@ def ppo_update(
     total = len(rollout["actions"])
     stats = UpdateStats()
     clip = settings.clip_range
+    loss_of = minibatch_loss(settings.loss)
     source = prepared_rollout(forward, rollout)
     buffers: dict[str, Any] = {}
     for name, data in source.items():
@@ -257,7 +261,7 @@ def ppo_update(
             advantages = batch["advantages"]
             if settings.normalize_advantage:
                 advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
-            loss, figures = clipped_surrogate_loss(
+            loss, figures = loss_of(
                 logits, values, batch, advantages, clip, settings.clip_range_vf, settings.ent_coef, settings.vf_coef
             )
             figures = figures.tolist()
@@ -302,6 +306,7 @@ class LeanMaskablePPO(MaskablePPO):
     """
 
     fuse_forward: bool = True
+    loss: str = "fused"  # the minibatch loss by name (agents.ppo.loss.LOSSES)
     pipeline: bool = False
     pipeline_in: str = "thread"  # or "process"
     _pipeline: UpdatePipeline[tuple[UpdateStats, PPOSettings, float]] | None = None
@@ -467,6 +472,7 @@ class LeanMaskablePPO(MaskablePPO):
             max_grad_norm=self.max_grad_norm,
             target_kl=self.target_kl,
             normalize_advantage=self.normalize_advantage,
+            loss=self.loss,
         )
 
     def train(self) -> None:

@@ -1,25 +1,13 @@
-"""The PPO loss with its gradient written out is the loss autograd differentiates, figures included."""
+"""The fused PPO loss (its gradient written out) is the readable torch loss autograd differentiates."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
-from torch.nn import functional as F
 
-from agents.ppo.fast_loss import LOSS_FIGURES, MASKED_LOGIT, clipped_surrogate_loss
-
-
-def masked_log_prob_entropy(
-    logits: torch.Tensor, masks: torch.Tensor, actions: torch.Tensor
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Log-probability of ``actions`` and entropy of the masked categorical over ``logits``, as torch
-    operations (masked logits ``MASKED_LOGIT``, as sb3-contrib's ``MaskableCategorical``): the reference."""
-    log_p = torch.log_softmax(torch.where(masks, logits, MASKED_LOGIT), dim=-1)
-    log_prob = log_p.gather(1, actions.unsqueeze(1)).squeeze(1)
-    legal_log_p = torch.where(masks, log_p, 0.0)  # exp(0) * 0 = 0: masked terms vanish without denormals
-    entropy = -(legal_log_p.exp() * legal_log_p).sum(-1)
-    return log_prob, entropy
+from agents.ppo.fast_loss import LOSS_FIGURES, clipped_surrogate_loss
+from agents.ppo.loss import LOSSES, masked_log_prob_entropy, minibatch_loss, ppo_loss
 
 
 def test_masked_actions_carry_no_probability_and_no_entropy():
@@ -31,22 +19,6 @@ def test_masked_actions_carry_no_probability_and_no_entropy():
     assert entropy[0] == pytest.approx(float(-(legal * legal.log()).sum()))
     assert log_prob[1] == pytest.approx(float(np.log(0.25)))
     assert entropy[1] == pytest.approx(float(np.log(4)))
-
-
-def autograd_loss(logits, values, batch, advantages, clip, clip_vf, ent_coef, vf_coef):
-    """sb3-contrib's ``MaskablePPO.train`` loss, term by term, for autograd to differentiate."""
-    log_prob, entropy = masked_log_prob_entropy(logits, batch["action_masks"], batch["actions"])
-    log_ratio = log_prob - batch["log_probs"]
-    ratio = torch.exp(log_ratio)
-    policy_loss = -torch.min(advantages * ratio, advantages * torch.clamp(ratio, 1 - clip, 1 + clip)).mean()
-    old = batch["values"]
-    predicted = values if clip_vf is None else old + torch.clamp(values - old, -clip_vf, clip_vf)
-    value_loss = F.mse_loss(batch["returns"], predicted)
-    entropy_loss = -torch.mean(entropy)
-    loss = policy_loss + ent_coef * entropy_loss + vf_coef * value_loss
-    clip_fraction = torch.mean((torch.abs(ratio - 1) > clip).float())
-    approx_kl = torch.mean((ratio - 1) - log_ratio)
-    return loss, torch.stack([approx_kl, policy_loss, clip_fraction, value_loss, entropy_loss, loss]).detach()
 
 
 def minibatch(size: int = 64, actions: int = 9, seed: int = 0):
@@ -81,7 +53,7 @@ def minibatch(size: int = 64, actions: int = 9, seed: int = 0):
 def test_the_written_out_gradient_is_autograds(clip_vf, ent_coef):
     logits, values, batch, advantages = minibatch()
     results = []
-    for loss_of in (autograd_loss, clipped_surrogate_loss):
+    for loss_of in (ppo_loss, clipped_surrogate_loss):
         ours_logits, ours_values = logits.clone().requires_grad_(), values.clone().requires_grad_()
         loss, figures = loss_of(ours_logits, ours_values, batch, advantages, 0.2, clip_vf, ent_coef, 0.5)
         (loss * 1.7).backward()  # a scaled upstream gradient reaches both
@@ -105,3 +77,45 @@ def test_clipped_ratios_carry_no_policy_gradient():
     loss.backward()
     assert ours.grad.abs().max() == 0
     assert figures[LOSS_FIGURES.index("clip_fraction")] == 1.0
+
+
+def test_the_loss_is_chosen_by_name():
+    assert minibatch_loss("torch") is ppo_loss and minibatch_loss("fused") is clipped_surrogate_loss
+    assert set(LOSSES) == {"fused", "torch"}
+    with pytest.raises(ValueError, match="no loss 'cleanrl'; losses: fused, torch"):
+        minibatch_loss("cleanrl")
+
+
+def test_an_update_with_the_torch_loss_matches_the_fused_one():
+    from agents.ppo.algorithm import PPOSettings, ppo_update
+
+    logits, _, batch, advantages = minibatch(size=96, seed=3)
+    observations = torch.randn(96, 5, generator=torch.Generator().manual_seed(4))
+    rollout = {
+        "observations": observations,
+        "actions": batch["actions"],
+        "action_masks": batch["action_masks"],
+        "log_probs": batch["log_probs"],
+        "values": batch["values"],
+        "returns": batch["returns"],
+        "advantages": advantages,
+    }
+    updated = []
+    for name in ("fused", "torch"):
+        torch.manual_seed(0)
+        actor, critic = torch.nn.Linear(5, logits.shape[1]), torch.nn.Linear(5, 1)
+        parameters = [*actor.parameters(), *critic.parameters()]
+        start = torch.cat([p.detach().flatten() for p in parameters])
+        optimizer = torch.optim.Adam(parameters, lr=1e-2)
+        settings = PPOSettings(n_epochs=2, batch_size=32, clip_range=0.2, ent_coef=0.01, loss=name)
+        ppo_update(
+            lambda x, a=actor, c=critic: (a(x), c(x).squeeze(-1)),
+            parameters,
+            optimizer,
+            rollout,
+            settings,
+            np.random.RandomState(0),
+        )
+        updated.append(torch.cat([p.detach().flatten() for p in parameters]))
+        assert (updated[-1] - start).abs().max() > 1e-3  # the update moved the parameters
+    torch.testing.assert_close(updated[1], updated[0], rtol=1e-4, atol=1e-5)
