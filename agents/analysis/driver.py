@@ -21,6 +21,7 @@ from typing import Any
 
 import pirate_envs
 from agents.base import Agent
+from agents.evaluation.games import win_shares
 from pirate_envs.core.engine import Engine
 from pirate_envs.core.events import Event, events_since, record_events
 
@@ -62,16 +63,6 @@ class Collector:
 def seating(num_seats: int, game: int) -> list[int]:
     """The seat of each lineup entry in game ``game``: entry ``k`` sits at ``(k + game) % n``."""
     return [(k + game) % num_seats for k in range(num_seats)]
-
-
-def win_shares(game: Any) -> list[float]:
-    """Each seat's share of the win of a finished game (none when it was truncated)."""
-    shares = [0.0] * game.num_players
-    if game.terminated:
-        winners = game.winners()
-        for w in winners:
-            shares[w] = 1.0 / len(winners)
-    return shares
 
 
 def start_game(

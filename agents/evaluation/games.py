@@ -21,6 +21,7 @@ import pirate_envs
 from agents.base import Agent
 from agents.policy.blas import one_blas_thread
 from agents.registry import make_agent
+from pirate_envs.core.rewards import win_shares as shares_of_winners
 
 
 @dataclass
@@ -76,12 +77,7 @@ def finished_record(game: Any, seed: int | None, actions: list[int]) -> GameReco
 
 def win_shares(game: Any) -> list[float]:
     """Each seat's share of the win of a finished game: ``1/w`` for each of ``w`` winners, none if truncated."""
-    shares = [0.0] * game.num_players
-    if game.terminated:
-        winners = game.winners()
-        for w in winners:
-            shares[w] = 1.0 / len(winners)
-    return shares
+    return shares_of_winners(game.winners() if game.terminated else [], game.num_players)
 
 
 def truncation_reason(game: Any) -> str | None:

@@ -427,7 +427,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
                 shares[j] = max(float(rewards[j]), 0.0)
                 continue
             winners = winners_by_score(scores[j].tolist()) if by_score else venv.engine(slot).winners()
-            shares[j] = win_share(int(seats[j]), winners)
+            shares[j] = win_share(int(seats[j]), winners, venv.num_players)
         return shares
 
     def action_masks(self) -> np.ndarray:

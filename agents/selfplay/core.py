@@ -34,6 +34,7 @@ import numpy as np
 from agents.registry import agent_names, make_agent
 from agents.selfplay.opponents import SELF, OpponentPool
 from pirate_envs.core.errors import check_bool, check_range, is_integer
+from pirate_envs.core.rewards import win_shares
 
 #: Redraws allowed when a game ends before the learner's first decision.
 MAX_EMPTY_EPISODES = 100
@@ -113,10 +114,9 @@ def table_size_weights(player_counts: PlayerCounts, env_kwargs: Mapping[str, Any
     return {int(n): float(w) / total for n, w in weights.items()}
 
 
-def win_share(seat: int, winners: Iterable[int]) -> float:
-    """The learner's share of the win: ``1/w`` when his seat is among ``w`` winners, else 0."""
-    winners = list(winners)
-    return 1.0 / len(winners) if seat in winners else 0.0
+def win_share(seat: int, winners: Iterable[int], num_players: int) -> float:
+    """The learner's share of the win (``pirate_envs.core.rewards.win_shares``: ``1/w`` among ``w`` winners)."""
+    return win_shares(list(winners), num_players)[seat]
 
 
 def ended_info(

@@ -279,7 +279,7 @@ class SelfPlayEnv(gymnasium.Env):
     def _final_info(self) -> dict[str, Any]:
         """The learner's seat, final score and share of the win."""
         seat, game = self.learner_seat, self.game
-        share = win_share(seat, game.winners()) if game.terminated else 0.0
+        share = win_share(seat, game.winners(), self.num_players) if game.terminated else 0.0
         opponents = [getattr(a, "name", "?") for a in self._seat_agents if a is not None]
         return ended_info(seat, self.num_players, game.scores()[seat], share, opponents)
 

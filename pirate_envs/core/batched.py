@@ -81,6 +81,23 @@ kernel = njit(cache=True, nogil=True, _nrt=False)
 inline_kernel = njit(cache=True, nogil=True, inline="always", _nrt=False)
 
 
+# ----------------------------------------------------------------------------- terminal win rewards
+@inline_kernel
+def win_rewards_from_flags(rewards: np.ndarray, i: int, n: int) -> None:
+    """Turn game ``i``'s row of won flags (``rewards[i, s]`` 1.0 for a winner, else 0.0) into its
+    zero-sum win rewards, as ``core.rewards.win_rewards``: ``1/w`` to each of ``w`` winners and
+    ``-1/(n - w)`` to the others; all zero when every seat (or none) won."""
+    winners = 0
+    for s in range(n):
+        if rewards[i, s] > 0.5:
+            winners += 1
+    for s in range(n):
+        if winners == 0 or winners == n:
+            rewards[i, s] = 0.0
+        else:
+            rewards[i, s] = 1.0 / winners if rewards[i, s] > 0.5 else -1.0 / (n - winners)
+
+
 # ----------------------------------------------------------------------------- the random stream
 @kernel
 def splitmix64_next(rng: np.ndarray, i: int) -> np.uint64:

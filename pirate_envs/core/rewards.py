@@ -28,6 +28,15 @@ def win_rewards(winners: Sequence[int], num_players: int) -> np.ndarray:
     return rewards
 
 
+def win_shares(winners: Sequence[int], num_players: int) -> list[float]:
+    """Each seat's share of the win: ``1/w`` to each of ``w`` winners, 0 to the others (the win
+    rate's unit in every evaluation; none when there is no winner, as in a truncated game)."""
+    shares = [0.0] * num_players
+    for seat in winners:
+        shares[seat] = 1.0 / len(winners)
+    return shares
+
+
 def winners_by_score(scores: Sequence[float]) -> list[int]:
     """Seats with the highest score (several on a tie)."""
     best = max(scores)

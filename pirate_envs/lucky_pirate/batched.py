@@ -50,6 +50,7 @@ from pirate_envs.core.batched import (
     random_below,
     reset_games,
     step_games,
+    win_rewards_from_flags,
     write_outputs,
 )
 from pirate_envs.core.observation import ObservationLayout
@@ -603,13 +604,9 @@ def _rewards(i, st):
         for s in range(n):
             rewards[i, s] = (seats[i, s, S_WINS] - st.before[s]) * score_scale
     elif st.terminated[i]:
-        winners = 0
         for s in range(n):
-            if seats[i, s, S_WINS] >= wins_to_win:
-                winners += 1
-        if 0 < winners < n:
-            for s in range(n):
-                rewards[i, s] = 1.0 / winners if seats[i, s, S_WINS] >= wins_to_win else -1.0 / (n - winners)
+            rewards[i, s] = 1.0 if seats[i, s, S_WINS] >= wins_to_win else 0.0
+        win_rewards_from_flags(rewards, i, n)
 
 
 @inline_kernel

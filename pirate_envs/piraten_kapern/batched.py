@@ -41,6 +41,7 @@ from pirate_envs.core.batched import (
     random_below,
     reset_games,
     step_games,
+    win_rewards_from_flags,
     write_outputs,
 )
 from pirate_envs.core.observation import ObservationLayout
@@ -531,13 +532,9 @@ def _rewards(i, st):
         best = scores[i, 0]
         for s in range(1, n):
             best = max(best, scores[i, s])
-        winners = 0
         for s in range(n):
-            if scores[i, s] == best:
-                winners += 1
-        if winners < n:
-            for s in range(n):
-                rewards[i, s] = 1.0 / winners if scores[i, s] == best else -1.0 / (n - winners)
+            rewards[i, s] = 1.0 if scores[i, s] == best else 0.0
+        win_rewards_from_flags(rewards, i, n)
 
 
 @inline_kernel

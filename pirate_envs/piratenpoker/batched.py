@@ -44,6 +44,7 @@ from pirate_envs.core.batched import (
     kernel,
     random_below,
     reset_games,
+    win_rewards_from_flags,
     write_outputs,
 )
 from pirate_envs.piratenpoker import actions as _actions
@@ -347,13 +348,9 @@ def _win_rewards(i, n, tables, work, seats, displayed, rewards):
     for s in range(1, n):
         if _key_compare(keys, s, best) > 0:
             best = s
-    winners = 0
     for s in range(n):
-        if _key_compare(keys, s, best) == 0:
-            winners += 1
-    if winners < n:
-        for s in range(n):
-            rewards[i, s] = 1.0 / winners if _key_compare(keys, s, best) == 0 else -1.0 / (n - winners)
+        rewards[i, s] = 1.0 if _key_compare(keys, s, best) == 0 else 0.0
+    win_rewards_from_flags(rewards, i, n)
 
 
 # ----------------------------------------------------------------------------- kernels: the game flow

@@ -43,6 +43,7 @@ from pirate_envs.core.batched import (
     reset_games,
     shuffle_kernel,
     step_games,
+    win_rewards_from_flags,
     write_outputs,
 )
 from pirate_envs.skull_king import actions as _actions
@@ -327,13 +328,9 @@ def _settle_hand(i, st):
         best = seats[i, 0, S_SCORE]
         for s in range(1, n):
             best = max(best, seats[i, s, S_SCORE])
-        winners = 0
         for s in range(n):
-            if seats[i, s, S_SCORE] == best:
-                winners += 1
-        if winners < n:
-            for s in range(n):
-                rewards[i, s] = 1.0 / winners if seats[i, s, S_SCORE] == best else -1.0 / (n - winners)
+            rewards[i, s] = 1.0 if seats[i, s, S_SCORE] == best else 0.0
+        win_rewards_from_flags(rewards, i, n)
 
 
 @inline_kernel

@@ -45,7 +45,7 @@ def test_rewards_before_the_first_decision_are_paid_with_the_first_step():
 
 
 def test_the_info_of_an_ended_game():
-    assert win_share(1, [1, 2]) == 0.5 and win_share(0, [1, 2]) == 0.0 and win_share(0, []) == 0.0
+    assert win_share(1, [1, 2], 3) == 0.5 and win_share(0, [1, 2], 3) == 0.0 and win_share(0, [], 3) == 0.0
     info = ended_info(2, 4, 30, 0.5, ["random"] * 3)
     assert info == {"seat": 2, "num_players": 4, "final_score": 30.0, "win_share": 0.5, "opponents": ["random"] * 3}
     obs = np.zeros(3, dtype=np.float32)
