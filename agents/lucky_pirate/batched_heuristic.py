@@ -44,7 +44,7 @@ draws one too, uniformly over the legal actions as it does, but from its own gen
 
 How it is checked
 -----------------
-``tests/agents/test_batched_lucky_pirate_heuristic.py`` plays AEC games with the one-game
+``tests/agents/lucky_pirate/test_batched_heuristic.py`` plays AEC games with the one-game
 heuristic in every seat, for 2 to 6 players, both table layouts and the set-up phase; at every
 decision the batched choice (one row at a time, and all positions as one batch) must equal the
 one-game choice, or, on a repeated position, be flagged repeated there too and be legal.

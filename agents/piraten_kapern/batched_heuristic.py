@@ -14,7 +14,7 @@ table are the batched engine's tables (`pirate_envs.piraten_kapern.batched`, com
 the reference helpers), and the stake threshold and the padding order are the heuristic's own
 constants. The heuristic is deterministic, and remembers nothing of a game.
 
-Checked by ``tests/agents/test_batched_kapern_heuristic.py``: AEC games with the one-game
+Checked by ``tests/agents/piraten_kapern/test_batched_heuristic.py``: AEC games with the one-game
 heuristic at every seat, every player count, both table layouts, with and without the promo
 cards, and turns from random Treasure Chest arrangements; at every decision the batched choice
 (one row, and all positions as one batch) equals the one-game choice. Whole games played on the

@@ -14,7 +14,7 @@ one-off option: the Sorceress's unused re-roll, After the Storm before its secon
 differ. Chest moves come first with the Treasure Chest, one per step, as `reroll_step` plays
 them. Deterministic; it remembers nothing of a game.
 
-Checked by ``tests/agents/test_batched_kapern_oracle.py``: at every decision of AEC games with
+Checked by ``tests/agents/piraten_kapern/test_batched_oracle.py``: at every decision of AEC games with
 the one-game oracle at every seat (every player count, both layouts, with the promo cards),
 the batched choice equals the one-game choice.
 """

@@ -29,7 +29,7 @@ falls back to the first legal action, as the one-game heuristic's does (``fallba
 them). The heuristic draws no random numbers and remembers nothing of a game, so ``seed`` and
 ``reset_games`` have nothing to act on.
 
-Checked in ``tests/agents/test_batched_piratenpoker_heuristic.py``: AEC games for every player
+Checked in ``tests/agents/piratenpoker/test_batched_heuristic.py``: AEC games for every player
 count and both table layouts, the one-game heuristic asked at every decision; at each one the
 batched choice (one row, and all the positions as one batch) equals the one-game choice. There
 is no known difference.

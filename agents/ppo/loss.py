@@ -11,7 +11,7 @@ This is the loss sb3-contrib's ``MaskablePPO`` optimises, written the way CleanR
 
 Every update takes its loss from `minibatch_loss`, by name: ``"fused"`` (the default) is the
 numba pass with its gradient written out (`agents.ppo.fast_loss`, about twice as fast on the
-CPU, held equal to `ppo_loss` by ``tests/agents/test_ppo_loss.py``), ``"torch"`` is `ppo_loss`
+CPU, held equal to `ppo_loss` by ``tests/agents/ppo/test_loss.py``), ``"torch"`` is `ppo_loss`
 below, differentiated by autograd.
 
 To try another loss: edit `ppo_loss` (or add a function of the same signature to `LOSSES`) and

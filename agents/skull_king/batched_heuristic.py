@@ -20,7 +20,7 @@ its ``win_chances`` and ``token_strength``); the trick winner is the batched eng
 and ``max`` give them. The heuristic draws no random numbers and remembers nothing of a game, so
 ``seed`` and ``reset_games`` have nothing to act on.
 
-Checked in ``tests/agents/test_batched_skull_king_heuristic.py``: AEC games played by the one-game
+Checked in ``tests/agents/skull_king/test_batched_heuristic.py``: AEC games played by the one-game
 heuristic at every seat, for every player count and both table layouts; at every decision the
 batched choice (one row, and all the positions as one batch) equals the one-game choice. There is
 no known difference.

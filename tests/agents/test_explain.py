@@ -12,7 +12,7 @@ from agents.piraten_kapern.oracle import STORM, TREASURE_CHEST, option_open, sol
 from agents.registry import make_agent
 from pirate_envs.piraten_kapern.actions import STOP
 from pirate_envs.piraten_kapern.rules import score_counts
-from tests.agents.test_search import other_true_state, position_with_choice, resampler_is_canonical
+from tests.agents.search.test_ismcts import other_true_state, position_with_choice, resampler_is_canonical
 
 KAPERN = "piraten_kapern_v0"
 

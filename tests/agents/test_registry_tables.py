@@ -8,7 +8,7 @@ import pytest
 import pirate_envs
 from agents.policy.agent import load_checkpoint, shipped_checkpoints
 from agents.registry import make_agent
-from tests.agents.test_agent_files import GAME, small_agent
+from tests.agents.policy.test_agent_files import GAME, small_agent
 
 #: Moves played per table (a budget in steps, not time).
 MOVES = 30

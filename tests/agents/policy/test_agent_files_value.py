@@ -32,7 +32,7 @@ from agents.policy.checkpoint import (
 from agents.policy.mlp import MlpPolicy
 from agents.registry import make_agent
 from experiments import evaluate
-from tests.agents.test_agent_files import (
+from tests.agents.policy.test_agent_files import (
     check_refusal,
     members_of,
     nan_in,
@@ -44,7 +44,7 @@ from tests.agents.test_agent_files import (
     with_weights,
     write_zip,
 )
-from tests.agents.test_agent_files import (
+from tests.agents.policy.test_agent_files import (
     test_damage_anywhere_in_the_file_is_refused_or_harmless as damage_check,
 )
 
@@ -458,7 +458,7 @@ def test_the_feature_head_policy_exports_its_value_too():
 
 def test_a_legacy_sb3_zip_brings_its_critic_when_it_names_its_reward_mode(tmp_path):
     torch = pytest.importorskip("torch")
-    from tests.agents.test_agent_files_sb3 import META, sb3_members, state_dict
+    from tests.agents.policy.test_agent_files_sb3 import META, sb3_members, state_dict
 
     state = state_dict()
     obs = observations(state["mlp_extractor.value_net.0.weight"].shape[1], seed=4)

@@ -10,7 +10,7 @@ import torch
 
 from agents.ppo.pipeline import UPDATE_SEED_OFFSET
 from agents.ppo.process_pipeline import ProcessUpdatePipeline, fork_available
-from tests.agents.test_pipeline import N_ENVS, N_STEPS, flat_parameters, new_model
+from tests.agents.ppo.test_pipeline import N_ENVS, N_STEPS, flat_parameters, new_model
 
 pytestmark = pytest.mark.skipif(not fork_available(), reason="the update's child process needs fork")
 

@@ -19,7 +19,7 @@ from agents.policy.agent import load_checkpoint, read_sb3_zip
 from agents.policy.checkpoint import MAX_HEADER_DEPTH, MAX_SB3_POLICY_BYTES, CheckpointError
 from agents.registry import make_agent
 from experiments import evaluate
-from tests.agents.test_agent_files import declare_size, nested, npy, write_zip
+from tests.agents.policy.test_agent_files import declare_size, nested, npy, write_zip
 
 torch = pytest.importorskip("torch")
 

@@ -11,7 +11,7 @@ import pirate_envs
 from agents.evaluation.games import play_game
 from agents.registry import agent_names, agent_player_counts, make_agent
 from agents.search.halving import HalvingSearchAgent, parse_halving_name
-from tests.agents.test_search import PLAYERS, other_true_state, position_with_choice, resampler_is_canonical
+from tests.agents.search.test_ismcts import PLAYERS, other_true_state, position_with_choice, resampler_is_canonical
 from tests.helpers import one_table_agent_file
 
 #: The games it searches (Kapern's search plays to the turn's end, for the win: refused).

@@ -19,7 +19,7 @@ from agents.search.guided import (
 )
 from agents.search.ismcts import MAX_SIMULATIONS, determinize
 from pirate_envs.piraten_kapern.actions import STOP
-from tests.agents.test_search import (
+from tests.agents.search.test_ismcts import (
     KAPERN,
     PLAYERS,
     kapern_position,

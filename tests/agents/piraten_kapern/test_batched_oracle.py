@@ -11,7 +11,7 @@ from agents.piraten_kapern.batched_oracle import KapernOracleBatch
 from agents.piraten_kapern.oracle import KapernOracleAgent
 from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET, CHEST_TAKE_OFFSET, REROLL_OFFSET, STOP, reroll_counts
 from pirate_envs.piraten_kapern.rules import CARDS, SKULL
-from tests.agents.kapern_batched_checks import (
+from tests.agents.piraten_kapern.batched_checks import (
     ENV_ID,
     LAYOUTS,
     PLAYER_COUNTS,

@@ -10,7 +10,7 @@ from agents.evaluation.games import play_game
 from agents.registry import make_agent
 from agents.search.batched import MAX_WAVE, BatchedSearchAgent, parse_batched_name
 from agents.search.ismcts import MAX_SIMULATIONS, TURN, ScoreChanges, SearchAgent, TurnEnds, determinize
-from tests.agents.test_search import (
+from tests.agents.search.test_ismcts import (
     PLAYERS,
     kapern_position,
     other_true_state,

@@ -12,7 +12,7 @@ from agents.piraten_kapern.batched_heuristic import KapernHeuristicBatch
 from agents.piraten_kapern.heuristic import SMALL_STAKE, KapernHeuristic, junk, must_chase
 from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET, CHEST_TAKE_OFFSET, REROLL_OFFSET, STOP, reroll_counts
 from pirate_envs.piraten_kapern.rules import CARDS, MIN_SET, SABRE, SEA_BATTLES, SKULL, card_skulls
-from tests.agents.kapern_batched_checks import (
+from tests.agents.piraten_kapern.batched_checks import (
     ENV_ID,
     LAYOUTS,
     PLAYER_COUNTS,
