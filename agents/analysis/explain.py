@@ -105,7 +105,6 @@ def explain_agent(env: Any, agent: Agent, name: str, seed: int = 0, top: int = D
     game, redrawing everything the seat cannot see (`agents.search.ismcts.determinize`) after a reset
     with ``seed``.
     """
-    from agents.piraten_kapern.oracle import KapernOracleAgent
     from agents.policy.agent import PolicyAgent
     from agents.search.ismcts import SearchAgent
 
@@ -124,8 +123,8 @@ def explain_agent(env: Any, agent: Agent, name: str, seed: int = 0, top: int = D
     elif isinstance(agent, SearchAgent):
         moves = _search_moves(raw, agent)
         choice = moves[0].action
-    elif isinstance(agent, KapernOracleAgent):
-        moves = _oracle_moves(raw, view, mask)
+    elif callable(getattr(agent, "move_values", None)):  # an exact agent's values (Kapern's oracle)
+        moves = _valued_moves(raw, agent, view, mask)
         choice = int(agent.act(observation, view))
     else:
         choice = int(agent.act(observation, view))
@@ -203,54 +202,12 @@ def _search_moves(raw: Any, agent: Any) -> list[MoveStat]:
     ]
 
 
-def _oracle_moves(raw: Any, view: Any, mask: np.ndarray) -> list[MoveStat]:
-    """Every legal move with the oracle's expected points after it, best first."""
+def _valued_moves(raw: Any, agent: Any, view: Any, mask: np.ndarray) -> list[MoveStat]:
+    """Every legal move with the agent's expected points after it (its ``move_values``), best first."""
     legal = np.flatnonzero(mask).tolist()
-    points = kapern_expected_points(view, legal)
+    points = agent.move_values(view, legal)
     order = sorted(range(len(legal)), key=lambda i: (-points[i], legal[i]))
     return [MoveStat(legal[i], raw.action_to_string(legal[i]), expected_points=float(points[i])) for i in order]
-
-
-def kapern_expected_points(view: Any, actions: Sequence[int]) -> list[float]:
-    """Expected points of the turn after each of ``actions`` (legal in the Kapern ``view``), played on optimally.
-
-    The one-turn oracle's values (`agents.piraten_kapern.oracle.solve_turn`): stopping is worth the
-    points showing (`score_counts`, the oracle's stop value); a re-roll, the worth of the dice
-    it keeps in the option status it leaves (the Sorceress's skull re-roll and the Storm's
-    re-roll close the option); a Treasure Chest re-roll counts a bust at the dice actually on
-    the chest, not the kept dice the oracle would have put there first; a chest move, the
-    state's optimal value (the oracle moves the dice it wants for free). On the Island of Skulls
-    every move is worth 0 to the player.
-    """
-    from agents.piraten_kapern.lookahead import _PLACE, _kept_tables  # P(bust) per kept multiset: exact dice tables
-    from agents.piraten_kapern.oracle import SORCERESS, STORM, TREASURE_CHEST, option_open, solve_turn
-    from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET, REROLL_OFFSET, REROLL_VECTORS, STOP
-    from pirate_envs.piraten_kapern.rules import NUM_FACES, SKULL, objects_points, score_counts
-
-    if view.island:
-        return [0.0] * len(actions)
-    solution = solve_turn(view.card)
-    showing = np.asarray(view.showing)
-    is_open = option_open(view)
-    points = []
-    for action in actions:
-        if action == STOP:
-            points.append(float(score_counts(tuple(showing.tolist()), view.card)))
-            continue
-        if action >= CHEST_PUT_OFFSET:
-            points.append(solution.state_value(tuple(showing.tolist()), is_open))
-            continue
-        rerolled = REROLL_VECTORS[action - REROLL_OFFSET]
-        kept = showing - rerolled
-        closes = view.card == STORM or (view.card == SORCERESS and rerolled[SKULL] > 0)
-        worth = solution.kept_value(tuple(kept.tolist()), is_open and not closes)
-        if view.card == TREASURE_CHEST:  # the oracle's worth counts the kept dice on the chest
-            index, _, bust = _kept_tables(view.card)
-            code = int(kept @ _PLACE)
-            protected = kept * (np.arange(NUM_FACES) != SKULL)
-            worth += bust[index[code]] * (objects_points(view.chest, view.card) - objects_points(protected, view.card))
-        points.append(float(worth))
-    return points
 
 
 __all__ = [
@@ -261,7 +218,6 @@ __all__ = [
     "explain",
     "explain_agent",
     "explanation_text",
-    "kapern_expected_points",
     "masked_probabilities",
     "position_text",
     "replay_position",

@@ -67,10 +67,53 @@ from pirate_envs.piraten_kapern.rules import (
 )
 from pirate_envs.piraten_kapern.view import View
 
+
+def expected_points_of_moves(view: Any, actions: Sequence[int]) -> list[float]:
+    """Expected points of the turn after each of ``actions`` (legal in the Kapern ``view``), played on optimally.
+
+    The one-turn oracle's values (`solve_turn`): stopping is worth the
+    points showing (`score_counts`, the oracle's stop value); a re-roll, the worth of the dice
+    it keeps in the option status it leaves (the Sorceress's skull re-roll and the Storm's
+    re-roll close the option); a Treasure Chest re-roll counts a bust at the dice actually on
+    the chest, not the kept dice the oracle would have put there first; a chest move, the
+    state's optimal value (the oracle moves the dice it wants for free). On the Island of Skulls
+    every move is worth 0 to the player.
+    """
+    from agents.piraten_kapern.lookahead import _PLACE, _kept_tables  # P(bust) per kept multiset: exact dice tables
+    from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET, REROLL_OFFSET, REROLL_VECTORS, STOP
+    from pirate_envs.piraten_kapern.rules import NUM_FACES, SKULL, objects_points, score_counts
+
+    if view.island:
+        return [0.0] * len(actions)
+    solution = solve_turn(view.card)
+    showing = np.asarray(view.showing)
+    is_open = option_open(view)
+    points = []
+    for action in actions:
+        if action == STOP:
+            points.append(float(score_counts(tuple(showing.tolist()), view.card)))
+            continue
+        if action >= CHEST_PUT_OFFSET:
+            points.append(solution.state_value(tuple(showing.tolist()), is_open))
+            continue
+        rerolled = REROLL_VECTORS[action - REROLL_OFFSET]
+        kept = showing - rerolled
+        closes = view.card == STORM or (view.card == SORCERESS and rerolled[SKULL] > 0)
+        worth = solution.kept_value(tuple(kept.tolist()), is_open and not closes)
+        if view.card == TREASURE_CHEST:  # the oracle's worth counts the kept dice on the chest
+            index, _, bust = _kept_tables(view.card)
+            code = int(kept @ _PLACE)
+            protected = kept * (np.arange(NUM_FACES) != SKULL)
+            worth += bust[index[code]] * (objects_points(view.chest, view.card) - objects_points(protected, view.card))
+        points.append(float(worth))
+    return points
+
+
 __all__ = [
     "KapernOracleAgent",
     "TurnSolution",
     "decision_view",
+    "expected_points_of_moves",
     "optimal_turn_value",
     "oracle_plan",
     "plan_options",
@@ -479,6 +522,10 @@ class KapernOracleAgent:
         if sum(view.showing) != NUM_DICE:
             raise ValueError(f"the oracle solves the 8-dice game; this game rolls {sum(view.showing)} dice (num_dice)")
         return planned_move(observation, view, self.plan(view), "the oracle")
+
+    def move_values(self, view: View, actions: Sequence[int]) -> list[float]:
+        """The expected points of the turn after each of ``actions`` (`expected_points_of_moves`): what a hint shows."""
+        return expected_points_of_moves(view, actions)
 
     @staticmethod
     def plan(view: View) -> np.ndarray | None:

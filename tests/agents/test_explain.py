@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import pirate_envs
-from agents.analysis.explain import explain, explain_agent, kapern_expected_points, position_text, replay_position
+from agents.analysis.explain import explain, explain_agent, position_text, replay_position
 from agents.base import action_blocks, sample_legal
-from agents.piraten_kapern.oracle import STORM, TREASURE_CHEST, option_open, solve_turn
+from agents.piraten_kapern.oracle import STORM, TREASURE_CHEST, expected_points_of_moves, option_open, solve_turn
 from agents.registry import make_agent
 from pirate_envs.piraten_kapern.actions import STOP
 from pirate_envs.piraten_kapern.rules import score_counts
@@ -70,13 +70,13 @@ def kapern_decisions(seeds: range):
             env.step(sample_legal(env.game.legal_mask(), rng, blocks))
 
 
-def test_kapern_expected_points_are_the_oracles_values():
+def test_the_oracles_move_values_are_its_expected_points():
     cards = set()
     checked = 0
     for env in kapern_decisions(range(12)):
         view = env.game.view(env.game.current_player)
         legal = np.flatnonzero(env.game.legal_mask()).tolist()
-        points = kapern_expected_points(view, legal)
+        points = expected_points_of_moves(view, legal)
         if view.island:
             assert points == [0.0] * len(legal)
             continue
