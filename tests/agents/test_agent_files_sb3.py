@@ -270,3 +270,56 @@ def test_the_command_line_prints_one_line_for_a_malformed_checkpoint(tmp_path, c
     assert exit_info.value.code == 2
     assert err.count("\n") == 1 and "Traceback" not in err and str(path) in err, err
     assert re.search(fault, err), err
+
+
+#: Loads the valid checkpoint (imports and first load paid), then the hostile one; prints the growth of
+#: the process's peak resident memory in KiB over the hostile load, and the refusal.
+PEAK_SCRIPT = """
+import resource, sys
+from agents.policy.agent import read_sb3_zip
+from agents.policy.checkpoint import CheckpointError
+read_sb3_zip(sys.argv[1])
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+try:
+    read_sb3_zip(sys.argv[2])
+    print("loaded")
+except CheckpointError as error:
+    print(error)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)
+"""
+
+
+def stride_zero(hidden: int) -> Callable[[dict], None]:
+    """The actor's hidden layer of ``hidden`` units, each of its weights one stored number (stride 0)."""
+
+    def change(state: dict) -> None:
+        obs, actions = state["mlp_extractor.policy_net.0.weight"].shape[1], state["action_net.weight"].shape[0]
+        state["mlp_extractor.policy_net.0.weight"] = torch.ones(1).expand(hidden, obs)
+        state["mlp_extractor.policy_net.0.bias"] = torch.ones(1).expand(hidden)
+        state["action_net.weight"] = torch.ones(1).expand(actions, hidden)
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("hidden", "fault"),
+    [(80_000, "tensor 'mlp_extractor.policy_net.0.weight' repeats stored numbers"), (200_000, "more than the cap")],
+)
+def test_a_stride_zero_tensor_is_refused_before_it_is_copied(tmp_path, hidden, fault):
+    """One stored float with a huge shape: refused from its shape and strides, the peak memory of the
+    load within a few MB of a valid load's (a copy would take 0.1-0.5 GB)."""
+    import subprocess
+    import sys
+
+    from tests.experiments.subprocess_limits import SUBPROCESS_S
+
+    valid = write_zip(tmp_path / "valid.zip", sb3_members())
+    hostile = with_state(stride_zero(hidden))(tmp_path / "hostile.zip")
+    assert hostile.stat().st_size < 2**16
+    result = subprocess.run(
+        [sys.executable, "-c", PEAK_SCRIPT, str(valid), str(hostile)],
+        capture_output=True, text=True, timeout=SUBPROCESS_S, check=True,
+    )  # fmt: skip
+    message, growth_kib = result.stdout.strip().splitlines()
+    assert message.startswith(f"{hostile}: ") and fault in message, message
+    assert int(growth_kib) < 8 * 1024, f"the peak grew by {growth_kib} KiB"
