@@ -253,7 +253,7 @@ def test_the_caps_trigger_before_anything_large_is_allocated(tmp_path, case):
 def test_an_actor_over_the_parameter_cap_is_refused(tmp_path, monkeypatch):
     path = write_zip(tmp_path / "big.zip", sb3_members())
     monkeypatch.setattr("agents.policy.checkpoint.MAX_PARAMETERS", 1000)  # the actor here: 296*8 + 8 + 8*69 + 69
-    with pytest.raises(CheckpointError, match="the actor has 2997 parameters, more than the cap of 1000"):
+    with pytest.raises(CheckpointError, match="tensors have 5382 elements, more than the cap of 1000"):  # and critic
         read_sb3_zip(path)
 
 
