@@ -18,7 +18,9 @@ import math
 import os
 import pickle
 import re
+import threading
 import zipfile
+from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -436,16 +438,40 @@ def resolve_checkpoint(name_or_path: str) -> Path:
 
 
 @lru_cache(maxsize=32)
-def _load(path: str, mtime: float) -> tuple[MlpPolicy, dict[str, Any]]:
+def _load(path: str, mtime_ns: int, size: int) -> tuple[MlpPolicy, dict[str, Any]]:
     if path.endswith(".zip"):
         return sb3_zip_header(path)
     return load_agent(path)
 
 
+#: How many refused files `load_checkpoint` remembers (the oldest is forgotten first).
+REFUSED_CACHE_SIZE = 64
+_refused: OrderedDict[tuple[str, int, int], str] = OrderedDict()
+_refused_lock = threading.Lock()
+
+
 def load_checkpoint(name_or_path: str) -> tuple[MlpPolicy, dict[str, Any]]:
-    """The numpy policy of an agent file (or a legacy SB3 zip) and its header; runs no code from it."""
+    """The numpy policy of an agent file (or a legacy SB3 zip) and its header; runs no code from it.
+
+    Loads are remembered by path, modification time and size: a file read before is not read again,
+    and a file refused before (`CheckpointError`) is refused again at once with the same message,
+    until it changes; so a server that lists a folder of agent files pays for a bad one once.
+    """
     path = resolve_checkpoint(name_or_path)
-    return _load(str(path.resolve()), path.stat().st_mtime)
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    with _refused_lock:
+        if key in _refused:
+            _refused.move_to_end(key)
+            raise CheckpointError(_refused[key])
+    try:
+        return _load(*key)
+    except CheckpointError as error:
+        with _refused_lock:
+            _refused[key] = str(error)
+            while len(_refused) > REFUSED_CACHE_SIZE:
+                _refused.popitem(last=False)
+        raise
 
 
 class PolicyAgent:

@@ -323,3 +323,24 @@ def test_a_stride_zero_tensor_is_refused_before_it_is_copied(tmp_path, hidden, f
     message, growth_kib = result.stdout.strip().splitlines()
     assert message.startswith(f"{hostile}: ") and fault in message, message
     assert int(growth_kib) < 8 * 1024, f"the peak grew by {growth_kib} KiB"
+
+
+def test_a_refused_file_is_remembered_until_it_changes(tmp_path, monkeypatch):
+    """A server listing a folder loads a bad file once: its refusal is remembered by path, time and size."""
+    import os
+
+    from agents.policy import agent
+
+    path = with_state(stride_zero(1000))(tmp_path / "hostile.zip")
+    reads = []
+    real = agent.read_sb3_zip
+    monkeypatch.setattr(agent, "read_sb3_zip", lambda p: reads.append(p) or real(p))
+    messages = []
+    for _ in range(3):
+        with pytest.raises(CheckpointError) as error:
+            load_checkpoint(str(path))
+        messages.append(str(error.value))
+    assert len(reads) == 1 and len(set(messages)) == 1 and "repeats stored numbers" in messages[0]
+    write_zip(path, sb3_members())  # mended in place: read again, and it loads
+    os.utime(path, ns=(1, 1))
+    assert load_checkpoint(str(path))[1]["env_id"] == GAME and len(reads) == 2
