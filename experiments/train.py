@@ -53,8 +53,9 @@ and optimizer state are loaded (nothing is unpickled), from ``latest.zip`` or, w
 damaged, the newest valid ``step_<n>.zip`` (with a warning). A run killed at any moment resumes
 to the log an uninterrupted run writes: ``progress.csv`` keeps its whole rows up to the
 checkpoint's step (later ones, and a row cut short, are dropped and logged again), TensorBoard
-hides the later events, ``eval/history.json`` drops the later evaluations, and the ``*.tmp``
-files of writes cut short are removed. The snapshot pool restarts from the resumed policy. An
+hides the later events, ``eval/history.json`` drops the later evaluations, and the temporary
+files of its own writes cut short (``.<file>.<random>.tmp`` of the files a run writes) are
+removed; no other file in the folder is touched. The snapshot pool restarts from the resumed policy. An
 existing run folder is never reused without ``--resume`` or ``--overwrite`` (which deletes its
 checkpoints, tables and TensorBoard events). Bad values (the checks of `experiments.cli`
 and the run's own) end the command before any work, with one line and exit status 2.

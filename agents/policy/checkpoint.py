@@ -63,6 +63,7 @@ import itertools
 import json
 import math
 import os
+import re
 import tempfile
 import zipfile
 import zlib
@@ -208,6 +209,14 @@ def write_atomic(path: str | Path, data: bytes | str) -> Path:
         Path(temp).unlink(missing_ok=True)
         raise
     return path
+
+
+def temporary_target(name: str) -> str | None:
+    """The name of the file that the `write_atomic` temporary file ``name`` (``.<target>.<random>.tmp``)
+    was to become, or ``None`` when ``name`` is not such a temporary (``<random>``: ``tempfile``'s 8
+    characters)."""
+    match = re.fullmatch(r"\.(.+)\.[a-z0-9_]{8}\.tmp", name)
+    return match.group(1) if match else None
 
 
 def _umask() -> int:

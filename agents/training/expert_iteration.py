@@ -96,6 +96,12 @@ METRICS = (
     "trained_positions",
 )
 CHECKPOINTS, DATA, METRICS_FILE, LATEST = "checkpoints", "data", "metrics.csv", "latest"
+#: The files a run writes (regular expressions of names), by folder of the run folder.
+RUN_FILES = {
+    ".": r"config\.json|metrics\.csv",
+    CHECKPOINTS: r"(iteration_\d+|latest)\.npz",
+    DATA: r"iteration_\d+\.npz",
+}
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shlex
 import shutil
 import signal
@@ -26,7 +27,7 @@ import numpy as np
 
 import pirate_envs
 from agents.policy.agent import policy_from_sb3
-from agents.policy.checkpoint import make_header, make_value_target, save_agent, write_atomic
+from agents.policy.checkpoint import make_header, make_value_target, save_agent, temporary_target, write_atomic
 from agents.policy.mlp import MlpPolicy
 from agents.selfplay.opponents import SELF
 from agents.selfplay.vec_env import make_vec_env
@@ -58,11 +59,28 @@ def seed_everything(seed: int, torch_threads: int) -> None:
     set_random_seed(seed)
 
 
-def remove_temporaries(run_dir: Path) -> list[Path]:
-    """Delete the ``*.tmp`` files a killed run left in its folder (atomic writes cut short); return them."""
-    stray = [path for path in run_dir.rglob("*.tmp") if path.is_file()]
-    for path in stray:
-        path.unlink()
+#: The files a training run writes (regular expressions of names), by folder of the run folder.
+RUN_FILES = {
+    ".": r"config\.json|summary\.json|progress\.csv|learning_curve(_\d+p)?\.png",
+    "checkpoints": r"(step_\d+|latest)\.(zip|npz)",
+    "eval": r"step_\d+\.(md|json)|history\.json",
+}
+
+
+def remove_temporaries(run_dir: Path, own_files: dict[str, str] = RUN_FILES) -> list[Path]:
+    """Delete the temporary files that a killed run's atomic writes left (`write_atomic`'s
+    ``.<name>.<random>.tmp``) of the files the run writes (``own_files``: name patterns by folder);
+    return them. Nothing else is touched: not another ``*.tmp``, not a subfolder the run does not write."""
+    stray = []
+    for folder, names in own_files.items():
+        directory = run_dir / folder
+        if not directory.is_dir() or directory.is_symlink():
+            continue
+        for path in directory.iterdir():
+            target = temporary_target(path.name)
+            if target is not None and re.fullmatch(names, target) and path.is_file() and not path.is_symlink():
+                path.unlink()
+                stray.append(path)
     return stray
 
 

@@ -153,18 +153,33 @@ def test_a_run_killed_between_checkpoints_resumes_to_the_log_of_an_uninterrupted
     rows = (run / "progress.csv").read_text().splitlines()
     with (run / "progress.csv").open("a") as log:
         log.write(rows[-1][: len(rows[-1]) // 2])  # part of a row
-    stray = [checkpoints / ".latest.zip.k1ll3d.tmp", run / ".progress.csv.k1ll3d.tmp", run / "eval" / "x.tmp"]
-    for path in stray:
+    stray = [checkpoints / ".latest.zip.k1ll3d00.tmp", run / ".progress.csv.k1ll3d00.tmp"]
+    theirs = [run / "eval" / "x.tmp", run / ".notes.txt.k1ll3d00.tmp"]  # not the run's: kept
+    for path in stray + theirs:
         path.write_bytes(b"half a file")
     assert [int(float(row.split(",")[rows[0].split(",").index(STEPS_COLUMN)])) for row in rows[1:]] == [64, 128]
 
     train.main(["--resume", str(run), "--total-timesteps", "256", "--no-progress"])
     assert progress_steps(run) == [64, 128, 192, 256]  # each rollout's row once, none lost
-    assert not [path for path in stray if path.exists()]
+    assert not [path for path in stray if path.exists()] and all(path.exists() for path in theirs)
     history = json.loads((run / "eval" / "history.json").read_text())
     assert sorted({row["timesteps"] for row in history}) == [256]  # the killed run's step-128 evaluation is gone
     lines = (run / "progress.csv").read_text().split("\n")
     assert lines[-1] == "" and len({line.count(",") for line in lines[:-1]}) == 1  # whole rows, one width
+
+
+def test_a_new_run_in_an_existing_folder_deletes_none_of_its_files(tmp_path):
+    """Only a run's own temporary files (of the files it writes, in the folders it writes) are deleted."""
+    run = tmp_path / "run"
+    mine = [run / "draft.tmp", run / "notes" / "a.tmp", run / ".data.csv.abcd1234.tmp", run / "eval" / "y.tmp"]
+    for path in mine:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("the user's")
+    left = run / "checkpoints" / ".step_64.zip.abcd1234.tmp"  # a killed run's own temporary
+    left.parent.mkdir()
+    left.write_text("half")
+    tiny_run(tmp_path)
+    assert all(path.read_text() == "the user's" for path in mine) and not left.exists()
 
 
 def test_progress_rows_keep_whole_rows_up_to_a_step(tmp_path):
