@@ -27,7 +27,17 @@ import numpy as np
 
 import pirate_envs
 from agents.policy.agent import policy_from_sb3
-from agents.policy.checkpoint import make_header, make_value_target, save_agent, temporary_target, write_atomic
+from agents.policy.checkpoint import (
+    MAX_HEADER_BYTES,
+    MAX_SB3_POLICY_BYTES,
+    check_members,
+    make_header,
+    make_value_target,
+    parse_json,
+    save_agent,
+    temporary_target,
+    write_atomic,
+)
 from agents.policy.mlp import MlpPolicy
 from agents.selfplay.opponents import SELF
 from agents.selfplay.vec_env import make_vec_env
@@ -196,18 +206,38 @@ def save_agent_files(model: Any, plan: RunPlan, timesteps: int, history: list[di
     return agent_file
 
 
+#: The members of an SB3 zip that ``--resume`` reads, and the most bytes each may decompress to: the
+#: plain JSON ``data``, the parameters, and Adam's optimizer state (two moments per parameter).
+RESUME_CAPS = {
+    "data": MAX_HEADER_BYTES,
+    "policy.pth": MAX_SB3_POLICY_BYTES,
+    "policy.optimizer.pth": 2 * MAX_SB3_POLICY_BYTES,
+}
+
+
 def read_checkpoint(path: Path) -> tuple[int, dict[str, Any], int]:
     """The learner steps, the parameters (policy and optimizer state) and the update count of an SB3 zip.
 
     Only plain JSON fields of ``data`` are read, and the tensors with ``weights_only=True``
-    (``load_from_zip_file(load_data=False)``): nothing is unpickled. Raises ``ValueError``
-    when the file is damaged.
+    (``load_from_zip_file(load_data=False)``): nothing is unpickled. Each member's declared size is
+    checked against `RESUME_CAPS` before it is read. Raises ``ValueError`` when the file is damaged
+    or over a cap.
     """
     from stable_baselines3.common.save_util import load_from_zip_file
 
     try:
         with zipfile.ZipFile(path) as archive:
-            data = json.loads(archive.read("data"))
+            infos = {info.filename: info for info in archive.infolist()}
+            for name, cap in RESUME_CAPS.items():  # declared sizes first: nothing large is read
+                if name not in infos:
+                    raise ValueError(f"no {name!r} member")
+                check_members(path, [infos[name]], cap)
+            data = parse_json(path, archive.read("data"), "its data")
+            if not isinstance(data, dict):
+                raise ValueError("its data is not a JSON object")
+            for name in RESUME_CAPS.keys() - {"data"}:  # the records inside torch's zip format too
+                with zipfile.ZipFile(io.BytesIO(archive.read(name))) as inner:
+                    check_members(path, inner.infolist(), RESUME_CAPS[name])
             if archive.testzip() is not None:
                 raise ValueError("a member fails its CRC check")
         _, params, _ = load_from_zip_file(path, load_data=False, device="cpu", print_system_info=False)

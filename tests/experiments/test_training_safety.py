@@ -182,6 +182,25 @@ def test_a_new_run_in_an_existing_folder_deletes_none_of_its_files(tmp_path):
     assert all(path.read_text() == "the user's" for path in mine) and not left.exists()
 
 
+def test_resume_reads_no_checkpoint_member_over_its_cap(tmp_path, capsys):
+    """A checkpoint whose ``data`` decompresses to more than the cap (a few KB on disk) is not read."""
+    from agents.policy.checkpoint import MAX_HEADER_BYTES
+
+    run = tiny_run(tmp_path)
+    for checkpoint in (run / "checkpoints").glob("*.zip"):
+        with zipfile.ZipFile(checkpoint) as archive:
+            members = {name: archive.read(name) for name in archive.namelist()}
+        data = json.loads(members["data"])
+        data["padding"] = " " * MAX_HEADER_BYTES
+        members["data"] = json.dumps(data).encode()
+        with zipfile.ZipFile(checkpoint, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name, content in members.items():
+                archive.writestr(name, content)
+    err = refused(capsys, train.main, ["--resume", str(run), "--total-timesteps", "128", "--no-progress"])
+    assert "no usable checkpoint" in err and f"more than the cap of {MAX_HEADER_BYTES}" in err
+    assert progress_steps(run) == [64]
+
+
 def test_progress_rows_keep_whole_rows_up_to_a_step(tmp_path):
     path = tmp_path / "progress.csv"
     path.write_text(f'a,{STEPS_COLUMN},b\n1,64,"x,y"\n2,128,\n3,,z\n4,192,w')
