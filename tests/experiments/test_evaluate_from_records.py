@@ -136,3 +136,22 @@ def test_the_results_files_name_the_records(tmp_path, capsys):
     assert payload["args"]["from_records"] == [str(tmp_path / "g")]
     assert "3 saved games from" in (tmp_path / "out" / "results.md").read_text()
     assert Path(tmp_path / "out" / "results.png").exists()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "oversized"])
+def test_a_record_that_is_no_regular_file_or_too_large_is_refused_at_once(tmp_path, capsys, monkeypatch, kind):
+    """A FIFO (never written to), a link to ``/dev/zero`` or a file over the cap: one line, no wait, no read."""
+    import os
+
+    evaluate.main([*SK, "--games", "2", "--seed", "9", "--save-games", str(tmp_path)])
+    bad = tmp_path / "game_000002.json"
+    if kind == "fifo":
+        os.mkfifo(bad)
+    elif kind == "device":
+        bad.symlink_to("/dev/zero")
+    else:
+        monkeypatch.setattr("agents.evaluation.records.MAX_RECORD_BYTES", 100)
+        bad = tmp_path / "game_000000.json"
+    err = refused(capsys, evaluate.main, ["--from-records", str(tmp_path)])
+    expected = "more than a record may (100)" if kind == "oversized" else "not a regular file"
+    assert str(bad) in err and expected in err, err
