@@ -30,7 +30,7 @@ from agents.piraten_kapern.best_response import (
     turn_outcomes,
 )
 from agents.piraten_kapern.race import SWEEP_TOLERANCE
-from experiments.cli import parse_args
+from experiments.cli import check_output_file, parse_args
 
 require_extras(__name__, ("numba", "fast"))  # the solver's kernels (imported when it runs)
 
@@ -56,6 +56,8 @@ def check_args(args: BestResponseArgs) -> None:
     for flag, path in (("--out", args.out), ("--tables", args.tables)):
         if path and not path.endswith(".npz"):
             raise ValueError(f"{flag} {path!r}: the tables are an .npz file")
+    if args.out:  # written after the solve: its place is checked first
+        check_output_file(args.out, "--out")
     if args.play < 0 or args.seed < 0:
         raise ValueError("--play and --seed must be at least 0")
     if not 0 < args.tolerance < 1:

@@ -28,7 +28,7 @@ from agents.piraten_kapern.race import (
     load_race_table,
     save_race_table,
 )
-from experiments.cli import parse_args
+from experiments.cli import check_output_file, parse_args
 
 require_extras(__name__, ("numba", "fast"))  # the solver's kernels (imported when it runs)
 
@@ -49,6 +49,8 @@ def check_args(args: RaceArgs) -> None:
     """``ValueError`` (one line) for a bad value."""
     if not args.out.endswith(".npz"):
         raise ValueError(f"--out {args.out!r}: the table is an .npz file")
+    if not args.check:  # the table is written after an hour of solving: its place is checked first
+        check_output_file(args.out, "--out")
     if args.threads < 1 or args.samples < 1 or args.play < 0 or args.seed < 0:
         raise ValueError("--threads and --samples must be at least 1, --play and --seed at least 0")
 

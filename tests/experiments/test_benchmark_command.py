@@ -38,6 +38,10 @@ def no_games(monkeypatch):
         (["--workers", "100000", "--out", "x"], "--workers 100000: at most"),
         (["--agent", "mcts:0", "--out", "x"], "--agent 'mcts:0'"),
         ([], "--out: give a folder"),
+        (["--leaderboard", "lb.md", "--env-id", "skull_king_v0"], "--env-id: a --leaderboard run plays every game"),
+        (["--leaderboard", "lb.md", "--agent", "random", "--players", "3"], "--agent and --players: a --leaderboard"),
+        (["--all-sizes", "--out", "x"], "--all-sizes: only --leaderboard uses it; leave it out"),
+        (["--search-deals", "5", "--out", "x"], "--search-deals: only --leaderboard uses it"),
     ],
 )
 def test_bad_arguments_one_line(capsys, no_games, argv, message):
