@@ -385,7 +385,8 @@ def parse_env_kwargs(items: Sequence[str], reserved: Mapping[str, str] | None = 
     """``["target_score=3000", "promo_cards=True"]`` -> ``{"target_score": 3000, "promo_cards": True}``.
 
     ``ValueError`` (naming ``--env-kwargs``) for a word that is not ``key=value``, a key given
-    twice, or a key of ``reserved`` (``{key: the flag that sets it}``).
+    twice, a key of ``reserved`` (``{key: the flag that sets it}``), or ``render_mode`` (no command
+    draws its games).
     """
     kwargs: dict[str, Any] = {}
     for item in items:
@@ -396,6 +397,10 @@ def parse_env_kwargs(items: Sequence[str], reserved: Mapping[str, str] | None = 
             raise ValueError(f"--env-kwargs {' '.join(items)}: {key} is given twice")
         if reserved and key in reserved:
             raise ValueError(f"--env-kwargs {item}: {key} is set by its own flag here; use {reserved[key]}")
+        if key == "render_mode":  # the commands' envs run unseen, in worker processes or batched
+            raise ValueError(
+                f"--env-kwargs {item}: commands play without drawing; watch a game with python -m experiments.play"
+            )
         try:
             kwargs[key] = ast.literal_eval(value)
         except (ValueError, SyntaxError, MemoryError, RecursionError):

@@ -219,6 +219,9 @@ def test_progress_rows_keep_whole_rows_up_to_a_step(tmp_path):
         (["--batch-size", "-1"], "--batch-size must be at least 2"),
         (["--batch-size", "1"], "--batch-size must be at least 2, got 1"),  # SB3 asserts on it
         (["--num-envs", "1", "--n-steps", "1"], "--num-envs 1 x --n-steps 1: a rollout needs at least 2 steps"),
+        (["--net-arch", "100000", "100000"], "parameters (actor and critic), more than an agent file holds"),
+        (["--num-envs", "1000000000", "--n-steps", "2048"], "--num-envs 1000000000 x --n-steps 2048: a rollout of"),
+        (["--env-kwargs", "render_mode=human"], "--env-kwargs render_mode=human: commands play without drawing"),
         (["--total-timesteps", "1e6"], "--total-timesteps: invalid int value: '1e6'"),
         (["--learning-rate", "0"], "--learning-rate must be above 0, got 0.0"),
         (["--learning-rate=-3e-4"], "--learning-rate must be above 0, got -0.0003"),
