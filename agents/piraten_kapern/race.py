@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.once import once
 from agents.piraten_kapern.oracle import (
     TIE_MARGIN,
     _best_option,
@@ -142,7 +143,7 @@ class _CardArrays:
     max_points: int
 
 
-@functools.cache
+@once
 def _arrays() -> _CardArrays:
     t = _tables()
     order = np.argsort(t.trans_kept, kind="stable")
@@ -458,7 +459,7 @@ def save_race_table(table: RaceTable, path: str | Path = TABLE_PATH) -> None:
     write_tables(path, TABLE_FORMAT, {"values": table.values}, {"sweeps": table.sweeps, "residual": table.residual})
 
 
-@functools.cache
+@once
 def load_race_table(path: str | Path = TABLE_PATH) -> RaceTable:
     """The race table in ``path`` (the package's by default), loaded without pickle and checked."""
     (values,), sweeps, residual, _ = read_tables(path, TABLE_FORMAT, ("values",), "a race table")
