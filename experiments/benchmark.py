@@ -33,6 +33,7 @@ from experiments.cli import (
     check_agents,
     check_env_id,
     check_folder,
+    check_names,
     check_players,
     flag_of,
     games_epilog,
@@ -87,6 +88,7 @@ def check(args: BenchmarkArgs, given: set[str] | frozenset[str] = frozenset()) -
     cpus = available_cpus()
     if args.workers > cpus:
         raise ValueError(f"--workers {args.workers}: at most the {cpus} CPUs this process may use")
+    check_names(args.opponents, "--opponents")  # a line-up named twice would be played twice
     for name in args.opponents:
         if name not in OPPONENTS:
             raise ValueError(f"--opponents {name!r} is not a line-up of {TITLE}; line-ups: {', '.join(OPPONENTS)}")

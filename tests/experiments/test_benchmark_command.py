@@ -40,6 +40,7 @@ def no_games(monkeypatch):
         ([], "--out: give a folder"),
         (["--leaderboard", "lb.md", "--env-id", "skull_king_v0"], "--env-id: a --leaderboard run plays every game"),
         (["--leaderboard", "lb.md", "--agent", "random", "--players", "3"], "--agent and --players: a --leaderboard"),
+        (["--opponents", "random", "heuristic", "random", "--out", "x"], "'random' is named twice; give each once"),
         (["--all-sizes", "--out", "x"], "--all-sizes: only --leaderboard uses it; leave it out"),
         (["--search-deals", "5", "--out", "x"], "--search-deals: only --leaderboard uses it"),
     ],
