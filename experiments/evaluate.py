@@ -81,7 +81,7 @@ from typing import Any
 import pirate_envs
 from agents.evaluation.games import deal_of
 from agents.evaluation.records import RecordWriter, load_records
-from agents.evaluation.summary import AgentResult
+from agents.evaluation.summary import AgentResult, markdown_cell
 from agents.evaluation.tournament import (
     RecordsOutcome,
     TournamentOutcome,
@@ -257,7 +257,7 @@ def write_results(args: EvalArgs, outcome: TournamentOutcome, header: str, table
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    write_atomic(out / "results.md", f"{header}\n\n{tables}\n")
+    write_atomic(out / "results.md", f"{markdown_cell(header)}\n\n{tables}\n")  # names may come from records
     payload = {
         "args": asdict(args),
         "lineup": list(outcome.plan.lineup),

@@ -155,3 +155,21 @@ def test_a_record_that_is_no_regular_file_or_too_large_is_refused_at_once(tmp_pa
     err = refused(capsys, evaluate.main, ["--from-records", str(tmp_path)])
     expected = "more than a record may (100)" if kind == "oversized" else "not a regular file"
     assert str(bad) in err and expected in err, err
+
+
+def test_agent_names_from_records_are_escaped_in_results_md(tmp_path, capsys):
+    """A record's agent names cannot add table cells, rows or HTML to ``results.md``."""
+    folder = tmp_path / "g"
+    evaluate.main([*SK, "--games", "3", "--seed", "9", "--save-games", str(folder)])
+    hostile = ["a|b", "<script>alert(1)</script>", "two\nlines"]
+    for path in folder.iterdir():
+        record = json.loads(path.read_text())
+        record["agents"] = [{"heuristic": hostile[0], "random": hostile[1]}[name] for name in record["agents"]]
+        record["agents"][record["agents"].index(hostile[1], record["agents"].index(hostile[1]) + 1)] = hostile[2]
+        path.write_text(json.dumps(record))
+    evaluate.main(["--from-records", str(folder), "--out", str(tmp_path / "out")])
+    page = (tmp_path / "out" / "results.md").read_text()
+    assert "<script>" not in page and "&lt;script&gt;" in page and "two lines" in page
+    rows = [line for line in page.splitlines() if line.startswith("| ")]
+    widths = {line.replace("\\|", "").count("|") for line in rows[:4]}  # the results table: one width
+    assert len(widths) == 1 and "a\\|b" in page, page
