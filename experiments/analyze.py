@@ -36,8 +36,8 @@ from agents.analysis import analyze
 from agents.analysis.batched import ENGINES, choose_engine
 from agents.analysis.report import REPORT_FILE, STATS_FILE, cell_text, write_report
 from agents.extras import MissingExtra, require
-from experiments.cli import MAX_SEED, check_agents, check_env_id, check_players, games_epilog, parse_args
-from experiments.evaluate import MAX_GAMES, check_writable, table_lineup
+from experiments.cli import MAX_SEED, check_agents, check_env_id, check_folder, check_players, games_epilog, parse_args
+from experiments.evaluate import MAX_GAMES, table_lineup
 
 
 @dataclass
@@ -82,7 +82,7 @@ def check_args(args: AnalyzeArgs) -> None:
         raise ValueError(f"--games {args.games}: at most {MAX_GAMES:,} games in one command")
     if args.seed + args.games - 1 > MAX_SEED:
         raise ValueError(f"--seed {args.seed}: the games' seeds run to {args.seed + args.games - 1}, above {MAX_SEED}")
-    check_writable("--out", args.out)
+    check_folder(args.out, "--out")
     if args.engine == "batched":  # auto falls back to the AEC env; batched must play every agent
         choose_engine(args.engine, args.env_id, lineup)
 

@@ -29,7 +29,17 @@ from pathlib import Path
 
 import pirate_envs
 from agents.benchmark.protocol import DEAL_COUNT, OPPONENTS, SEARCH_DEAL_COUNT, TITLE
-from experiments.cli import check_agents, check_env_id, check_folder, check_players, games_epilog, parse_args
+from experiments.cli import (
+    check_agents,
+    check_env_id,
+    check_folder,
+    check_names,
+    check_players,
+    flag_of,
+    games_epilog,
+    given_flags,
+    parse_args,
+)
 from experiments.evaluate import available_cpus
 
 
@@ -57,8 +67,20 @@ class BenchmarkArgs:
     progress: bool = field(default=True, metadata={"help": "name each line-up on stderr as it starts"})
 
 
-def check(args: BenchmarkArgs) -> None:
-    """``ValueError`` (one line) for arguments that cannot make a run; nothing is played before."""
+#: The flags only a leaderboard uses, and those only a run of one agent uses (given to the other: refused).
+LEADERBOARD_ONLY = ("search_deals", "all_sizes")
+RUN_ONLY = ("env_id", "agent", "players")
+
+
+def check(args: BenchmarkArgs, given: set[str] | frozenset[str] = frozenset()) -> None:
+    """``ValueError`` (one line) for arguments that cannot make a run, or a flag of ``given`` (the
+    flags the command line set) that this kind of run would not use; nothing is played before."""
+    unused = [name for name in (RUN_ONLY if args.leaderboard is not None else LEADERBOARD_ONLY) if name in given]
+    if unused:
+        flags = " and ".join(flag_of(name) for name in unused)
+        leaderboard = args.leaderboard is not None
+        mode = "a --leaderboard run plays every game and agent" if leaderboard else "only --leaderboard uses it"
+        raise ValueError(f"{flags}: {mode}; leave it out")
     if importlib.util.find_spec("numba") is None:
         raise ValueError('the benchmark plays on the batched engine, which needs numba: pip install -e ".[fast]"')
     if importlib.util.find_spec("openskill") is None:  # the ratings
@@ -66,6 +88,7 @@ def check(args: BenchmarkArgs) -> None:
     cpus = available_cpus()
     if args.workers > cpus:
         raise ValueError(f"--workers {args.workers}: at most the {cpus} CPUs this process may use")
+    check_names(args.opponents, "--opponents")  # a line-up named twice would be played twice
     for name in args.opponents:
         if name not in OPPONENTS:
             raise ValueError(f"--opponents {name!r} is not a line-up of {TITLE}; line-ups: {', '.join(OPPONENTS)}")
@@ -101,7 +124,8 @@ def _say(line: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    args = parse_args(BenchmarkArgs, argv, epilog=games_epilog(), check=check)
+    given = given_flags(BenchmarkArgs, argv)
+    args = parse_args(BenchmarkArgs, argv, epilog=games_epilog(), check=lambda parsed: check(parsed, given))
     progress = _say if args.progress else None
     if args.leaderboard is not None:
         from agents.benchmark.leaderboard import build_leaderboard, leaderboard_markdown

@@ -8,7 +8,8 @@ Every float must be finite; a list field's bounds hold for each of its values.
 saved configuration alike (`args_from_mapping`); `parse_plan` also builds a command's run
 plan from its arguments, once, refusing bad values the same way. The checks that several commands
 share live here too: the seed range (`MAX_SEED`), repeated names (`check_names`),
-``name:weight`` lists (`check_weights`), output folders (`check_folder`), torch
+``name:weight`` lists (`check_weights`), output folders and files (`check_folder`,
+`check_output_file`), torch
 devices (`check_device`), ``key=value`` env options (`parse_env_kwargs`). ``--help``
 shows every default; `games_epilog` lists each game's player counts and agent names.
 """
@@ -20,6 +21,7 @@ import ast
 import dataclasses
 import math
 import os
+import tempfile
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -326,16 +328,32 @@ def check_weights(specs: Sequence[str], flag: str) -> None:
 
 
 def check_folder(folder: str | Path, flag: str) -> None:
-    """``ValueError`` unless a command can write into ``folder``: it is, or its nearest existing
-    ancestor is, a folder this process may write to."""
+    """``ValueError`` (one line) unless a command can write into ``folder``: it is, or its nearest
+    existing ancestor is, a folder that takes a file. A probe file is made there and removed (a
+    permission check alone passes for root on a read-only or virtual file system); no folder is made."""
     folder = Path(folder)
     existing = folder
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
     if not existing.is_dir():
         raise ValueError(f"{flag} {folder}: {existing} is not a folder")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise ValueError(f"{flag} {folder}: {existing} is not writable")
+    try:
+        fd, probe = tempfile.mkstemp(dir=existing, prefix=".write-probe.", suffix=".tmp")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as error:
+        raise ValueError(f"{flag} {folder}: cannot write there ({error.strerror or error})") from None
+
+
+def check_output_file(path: str | Path, flag: str, suffix: str | None = None) -> None:
+    """``ValueError`` (one line) unless a command can write the file ``path`` (ending in ``suffix``,
+    when given): not a folder, in a folder that `check_folder` passes."""
+    path = Path(path)
+    if suffix is not None and path.suffix != suffix:
+        raise ValueError(f"{flag} {str(path)!r} must name a {suffix} file")
+    if path.is_dir():
+        raise ValueError(f"{flag} {str(path)!r} is a folder; give a file name")
+    check_folder(path.parent, flag)
 
 
 def check_device(device: str, flag: str = "--device") -> None:
@@ -367,7 +385,8 @@ def parse_env_kwargs(items: Sequence[str], reserved: Mapping[str, str] | None = 
     """``["target_score=3000", "promo_cards=True"]`` -> ``{"target_score": 3000, "promo_cards": True}``.
 
     ``ValueError`` (naming ``--env-kwargs``) for a word that is not ``key=value``, a key given
-    twice, or a key of ``reserved`` (``{key: the flag that sets it}``).
+    twice, a key of ``reserved`` (``{key: the flag that sets it}``), or ``render_mode`` (no command
+    draws its games).
     """
     kwargs: dict[str, Any] = {}
     for item in items:
@@ -378,6 +397,10 @@ def parse_env_kwargs(items: Sequence[str], reserved: Mapping[str, str] | None = 
             raise ValueError(f"--env-kwargs {' '.join(items)}: {key} is given twice")
         if reserved and key in reserved:
             raise ValueError(f"--env-kwargs {item}: {key} is set by its own flag here; use {reserved[key]}")
+        if key == "render_mode":  # the commands' envs run unseen, in worker processes or batched
+            raise ValueError(
+                f"--env-kwargs {item}: commands play without drawing; watch a game with python -m experiments.play"
+            )
         try:
             kwargs[key] = ast.literal_eval(value)
         except (ValueError, SyntaxError, MemoryError, RecursionError):

@@ -74,7 +74,6 @@ import math
 import os
 import re
 import sys
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -82,7 +81,7 @@ from typing import Any
 import pirate_envs
 from agents.evaluation.games import deal_of
 from agents.evaluation.records import RecordWriter, load_records
-from agents.evaluation.summary import AgentResult
+from agents.evaluation.summary import AgentResult, markdown_cell
 from agents.evaluation.tournament import (
     RecordsOutcome,
     TournamentOutcome,
@@ -95,6 +94,7 @@ from agents.policy.checkpoint import write_atomic
 from experiments.cli import (
     check_agents,
     check_env_id,
+    check_folder,
     check_players,
     flag_of,
     games_epilog,
@@ -171,17 +171,6 @@ def check_env_options(args: EvalArgs, players: int) -> dict[str, Any]:
     return options
 
 
-def check_writable(flag: str, folder: str) -> None:
-    """``ValueError`` (one line) unless ``folder`` exists or can be made, and takes a file (a probe, removed)."""
-    try:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(dir=folder, prefix=".write-probe.", suffix=".tmp")
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as error:
-        raise ValueError(f"{flag} {folder}: cannot write there ({error.strerror or error})") from None
-
-
 #: ``NAMEx<k>`` in ``--agents``: ``k`` copies of the agent ``NAME`` (``heuristicx5``).
 COPIES = re.compile(r"(.+)x([1-9][0-9]*)")
 
@@ -256,7 +245,7 @@ def plan_of(args: EvalArgs) -> TournamentPlan:
         raise ValueError(f"--seed {args.seed}: the games' seeds run to {last_seed}, above the largest seed {MAX_SEED}")
     for flag, folder in (("--save-games", args.save_games), ("--out", args.out)):
         if folder is not None:
-            check_writable(flag, folder)
+            check_folder(folder, flag)
     return TournamentPlan(
         args.env_id, tuple(names), players, args.games, args.seed, args.duplicate, args.workers, args.progress, options
     )
@@ -268,7 +257,7 @@ def write_results(args: EvalArgs, outcome: TournamentOutcome, header: str, table
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    write_atomic(out / "results.md", f"{header}\n\n{tables}\n")
+    write_atomic(out / "results.md", f"{markdown_cell(header)}\n\n{tables}\n")  # names may come from records
     payload = {
         "args": asdict(args),
         "lineup": list(outcome.plan.lineup),
@@ -292,7 +281,7 @@ def records_plan(args: EvalArgs, given: set[str]) -> RecordsOutcome:
         raise ValueError(f"{flag_of(clash[0])}: --from-records summarises saved games; the records name their games")
     check_extras(args)
     if args.out is not None:
-        check_writable("--out", args.out)
+        check_folder(args.out, "--out")
     return outcome_of_records(load_records(args.from_records), args.duplicate)
 
 

@@ -55,7 +55,7 @@ from agents.analysis.exact import (
 )
 from agents.policy.checkpoint import write_atomic
 from experiments import train
-from experiments.cli import MAX_SEED, parse_args
+from experiments.cli import MAX_SEED, check_output_file, parse_args
 
 
 @dataclass
@@ -86,10 +86,7 @@ def check_args(args: ExactArgs) -> None:
     out = Path(args.out)
     if out.suffix != ".md":
         raise ValueError(f"--out {args.out!r} must name a Markdown file (.md)")
-    if out.is_dir():
-        raise ValueError(f"--out {args.out!r} is a folder; give the page's file name")
-    if any(parent.exists() and not parent.is_dir() for parent in out.parents):
-        raise ValueError(f"--out {args.out!r}: a parent of it is a file, not a folder")
+    check_output_file(out, "--out")
     chosen_variants(args.variants)
 
 

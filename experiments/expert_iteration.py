@@ -43,7 +43,13 @@ import pirate_envs
 from agents.search.guided import GUMBEL_C_SCALE, GUMBEL_CONSIDERED
 from agents.search.halving import HALVING, halving_searches
 from agents.search.ismcts import MAX_SIMULATIONS
-from agents.training.expert_iteration import ExpertIterationPlan, completed_iteration, load_init, make_envs
+from agents.training.expert_iteration import (
+    RUN_FILES,
+    ExpertIterationPlan,
+    completed_iteration,
+    load_init,
+    make_envs,
+)
 from agents.training.expert_iteration import run as run_expert_iteration
 from agents.training.run import remove_temporaries, write_json
 from experiments.cli import (
@@ -255,7 +261,7 @@ def main(argv: list[str] | None = None) -> Path:
     )
     args, plan = prepared[0]
     plan.run_dir.mkdir(parents=True, exist_ok=True)
-    for path in remove_temporaries(plan.run_dir):
+    for path in remove_temporaries(plan.run_dir, RUN_FILES):
         print(f"removed {path}, a temporary file of a run that was killed")
     if not args.resume:
         write_json(plan.run_dir / "config.json", saved_config(args))

@@ -21,7 +21,7 @@ from typing import Any
 
 from agents.policy.agent import sb3_zip_header
 from agents.policy.checkpoint import save_agent
-from experiments.cli import parse_args
+from experiments.cli import check_output_file, parse_args
 
 
 @dataclass
@@ -68,6 +68,7 @@ def check_args(args: ExportArgs) -> None:
         raise ValueError(f"--checkpoint {args.checkpoint!r}: no such file")
     if args.out is not None and not args.out.endswith(".npz"):
         raise ValueError(f"--out {args.out!r}: the data-only format is an .npz file")
+    check_output_file(args.out or Path(args.checkpoint).with_suffix(".npz"), "--out")
 
 
 def main(argv: list[str] | None = None) -> Path:

@@ -46,7 +46,7 @@ from experiments.cli import (
     check_agents,
     check_env_id,
     check_fields,
-    check_folder,
+    check_output_file,
     check_tables,
     games_epilog,
     parse_env_kwargs,
@@ -108,7 +108,7 @@ def plan_of(args: ImitateArgs, command: str | None = None) -> ImitationPlan:
         check_agents([args.teacher], args.env_id, players, "--teacher", options)
     if not args.out.endswith(SUFFIX):
         raise ValueError(f"--out {args.out!r} must end in {SUFFIX} (the data-only agent format)")
-    check_folder(Path(args.out).parent, "--out")
+    check_output_file(args.out, "--out")
     return ImitationPlan(
         env_id=args.env_id,
         teacher=args.teacher,

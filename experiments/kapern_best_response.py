@@ -15,6 +15,7 @@ Needs numba (the ``fast`` extra).
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -30,7 +31,8 @@ from agents.piraten_kapern.best_response import (
     turn_outcomes,
 )
 from agents.piraten_kapern.race import SWEEP_TOLERANCE
-from experiments.cli import parse_args
+from agents.policy.checkpoint import one_line
+from experiments.cli import check_output_file, parse_args
 
 require_extras(__name__, ("numba", "fast"))  # the solver's kernels (imported when it runs)
 
@@ -56,6 +58,8 @@ def check_args(args: BestResponseArgs) -> None:
     for flag, path in (("--out", args.out), ("--tables", args.tables)):
         if path and not path.endswith(".npz"):
             raise ValueError(f"{flag} {path!r}: the tables are an .npz file")
+    if args.out:  # written after the solve: its place is checked first
+        check_output_file(args.out, "--out")
     if args.play < 0 or args.seed < 0:
         raise ValueError("--play and --seed must be at least 0")
     if not 0 < args.tolerance < 1:
@@ -66,7 +70,11 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(BestResponseArgs, argv, check=check_args)
     start = time.perf_counter()
     if args.tables:
-        result, args.opponent = load_best_response(args.tables)
+        try:
+            result, args.opponent = load_best_response(args.tables)
+        except ValueError as error:  # a damaged or crafted file: one line, status 2
+            sys.stderr.write(f"kapern_best_response: error: --tables {args.tables}: {one_line(error)}\n")
+            raise SystemExit(2) from None
     else:
         result = solve_best_response(
             turn_outcomes(opponent_plan(args.opponent)),

@@ -15,6 +15,7 @@ Needs numba (the ``fast`` extra).
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -28,7 +29,8 @@ from agents.piraten_kapern.race import (
     load_race_table,
     save_race_table,
 )
-from experiments.cli import parse_args
+from agents.policy.checkpoint import one_line
+from experiments.cli import check_output_file, parse_args
 
 require_extras(__name__, ("numba", "fast"))  # the solver's kernels (imported when it runs)
 
@@ -49,6 +51,8 @@ def check_args(args: RaceArgs) -> None:
     """``ValueError`` (one line) for a bad value."""
     if not args.out.endswith(".npz"):
         raise ValueError(f"--out {args.out!r}: the table is an .npz file")
+    if not args.check:  # the table is written after an hour of solving: its place is checked first
+        check_output_file(args.out, "--out")
     if args.threads < 1 or args.samples < 1 or args.play < 0 or args.seed < 0:
         raise ValueError("--threads and --samples must be at least 1, --play and --seed at least 0")
 
@@ -57,7 +61,11 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(RaceArgs, argv, check=check_args)
     start = time.perf_counter()
     if args.check:
-        table = load_race_table(args.out)
+        try:
+            table = load_race_table(args.out)
+        except ValueError as error:  # a damaged or crafted file: one line, status 2
+            sys.stderr.write(f"kapern_race: error: --out {args.out}: {one_line(error)}\n")
+            raise SystemExit(2) from None
         residual = bellman_residual(table, args.samples)
         print(f"{args.out}: {args.samples} states solved again, largest difference {residual:.3g}")
         if args.play:

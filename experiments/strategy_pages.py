@@ -29,8 +29,8 @@ from typing import Any
 
 from agents.analysis.pages import PLANS, write_game
 from agents.extras import MissingExtra, require
-from experiments.cli import parse_args
-from experiments.evaluate import MAX_GAMES, check_writable
+from experiments.cli import check_folder, parse_args
+from experiments.evaluate import MAX_GAMES
 
 
 @dataclass
@@ -55,7 +55,7 @@ def check_args(args: StrategyPagesArgs) -> None:
             raise ValueError(f"--env-ids {env_id!r} is not a game; valid ids: {', '.join(PLANS)}")
     if args.games > MAX_GAMES:
         raise ValueError(f"--games {args.games}: at most {MAX_GAMES:,} games in one command")
-    check_writable("--out", args.out)
+    check_folder(args.out, "--out")
 
 
 def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:

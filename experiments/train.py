@@ -53,8 +53,9 @@ and optimizer state are loaded (nothing is unpickled), from ``latest.zip`` or, w
 damaged, the newest valid ``step_<n>.zip`` (with a warning). A run killed at any moment resumes
 to the log an uninterrupted run writes: ``progress.csv`` keeps its whole rows up to the
 checkpoint's step (later ones, and a row cut short, are dropped and logged again), TensorBoard
-hides the later events, ``eval/history.json`` drops the later evaluations, and the ``*.tmp``
-files of writes cut short are removed. The snapshot pool restarts from the resumed policy. An
+hides the later events, ``eval/history.json`` drops the later evaluations, and the temporary
+files of its own writes cut short (``.<file>.<random>.tmp`` of the files a run writes) are
+removed; no other file in the folder is touched. The snapshot pool restarts from the resumed policy. An
 existing run folder is never reused without ``--resume`` or ``--overwrite`` (which deletes its
 checkpoints, tables and TensorBoard events). Bad values (the checks of `experiments.cli`
 and the run's own) end the command before any work, with one line and exit status 2.
@@ -68,7 +69,9 @@ tables and learning curves live on this side).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
+import os
 import shlex
 import time
 from dataclasses import dataclass, field
@@ -334,6 +337,7 @@ def check_run(args: TrainArgs) -> None:
         check_agents(args.eval_opponents, args.env_id, players, "--eval-opponents", kwargs)
     if args.num_envs * args.n_steps < 2:
         raise ValueError(f"--num-envs {args.num_envs} x --n-steps {args.n_steps}: a rollout needs at least 2 steps")
+    check_sizes(args, sizes)
     check_device(args.device)
     if args.pipeline_in == "process":
         from agents.ppo.process_pipeline import fork_available
@@ -350,6 +354,41 @@ def check_run(args: TrainArgs) -> None:
         reason = batched_support(args.env_id, weights)
         if reason is not None:
             raise ValueError(f"--engine batched: {reason}; use --engine single or auto")
+
+
+def check_sizes(args: TrainArgs, sizes: list[int]) -> None:
+    """``ValueError`` (one line) for a network whose agent file could not be saved (over the format's
+    parameter cap, actor and critic together) or a rollout larger than this machine's memory."""
+    from agents.policy.checkpoint import MAX_PARAMETERS
+
+    inputs, actions = 0, 0
+    for players in sizes:
+        env = pirate_envs.make(args.env_id, raw=True, **env_config(args, players))
+        inputs, actions = max(inputs, env.observation_layout.size), max(actions, env.num_actions)
+    hidden = list(args.net_arch)
+    parameters = sum((a + 1) * b for a, b in itertools.pairwise([inputs, *hidden, actions]))
+    parameters += sum((a + 1) * b for a, b in itertools.pairwise([inputs, *hidden, 1]))
+    if parameters > MAX_PARAMETERS:
+        raise ValueError(
+            f"--net-arch {' '.join(map(str, hidden))}: {parameters:,} parameters (actor and critic), more than an "
+            f"agent file holds ({MAX_PARAMETERS:,})"
+        )
+    # a rollout step keeps the observation (float32), the action mask and a few numbers per env
+    rollout = args.num_envs * args.n_steps * (4 * inputs + actions + 64)
+    memory = _physical_memory()
+    if memory is not None and rollout > memory:
+        raise ValueError(
+            f"--num-envs {args.num_envs} x --n-steps {args.n_steps}: a rollout of {rollout / 2**30:.1f} GiB, more "
+            f"than this machine's {memory / 2**30:.1f} GiB of memory"
+        )
+
+
+def _physical_memory() -> int | None:
+    """Bytes of this machine's memory (``None`` where the platform does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
 
 
 def check_init(args: TrainArgs) -> None:

@@ -103,8 +103,10 @@ def explain_agent(env: Any, agent: Agent, name: str, seed: int = 0, top: int = D
 
     Reads the deciding seat's observation and View only; a search agent searches from the env's
     game, redrawing everything the seat cannot see (`agents.search.ismcts.determinize`) after a reset
-    with ``seed``.
+    with ``seed``. ``ValueError`` when ``top`` is not a whole number of at least 1.
     """
+    if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
+        raise ValueError(f"top={top!r}: list at least 1 move")
     from agents.policy.agent import PolicyAgent
     from agents.search.ismcts import SearchAgent
 
@@ -129,7 +131,7 @@ def explain_agent(env: Any, agent: Agent, name: str, seed: int = 0, top: int = D
     else:
         choice = int(agent.act(observation, view))
         moves = [MoveStat(choice, raw.action_to_string(choice))]
-    return Explanation(name, choice, raw.action_to_string(choice), moves[: max(1, top)])
+    return Explanation(name, choice, raw.action_to_string(choice), moves[:top])
 
 
 def default_agents(env: Any) -> list[str]:

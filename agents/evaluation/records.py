@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,29 @@ from agents.evaluation.games import GameRecord, deal_key, finished_record
 
 #: The name of a saved game record: ``game_000000.json`` ...
 RECORD_NAME = re.compile(r"game_(\d+)\.json")
+#: The most bytes a record may hold (the longest games of every game: a few hundred KB).
+MAX_RECORD_BYTES = 2**24
+
+
+def read_record_text(path: Path, max_bytes: int | None = None) -> str:
+    """The text of the record file ``path``: a regular file (a link to one is followed) of at most
+    ``max_bytes`` (default `MAX_RECORD_BYTES`); ``ValueError`` for anything else (a FIFO, a device,
+    a folder), found without waiting on it or reading past the cap."""
+    cap = MAX_RECORD_BYTES if max_bytes is None else max_bytes
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO opens at once
+    except OSError as error:
+        raise ValueError(f"cannot be read ({error.strerror})") from None
+    with os.fdopen(fd, "rb") as file:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise ValueError("not a regular file (a FIFO, a device or a folder); a record is a plain file")
+        if status.st_size > cap:
+            raise ValueError(f"the file has {status.st_size} bytes, more than a record may ({cap})")
+        data = file.read(cap + 1)
+    if len(data) > cap:
+        raise ValueError(f"the file grew past the {cap} bytes a record may hold")
+    return data.decode("utf-8")
 
 
 class RecordWriter:
@@ -182,6 +206,7 @@ class RecordSet:
 def load_records(folders: list[str | Path]) -> RecordSet:
     """Every ``game_NNNNNN.json`` of ``folders`` (in folder, then number order), replayed and checked.
 
+    Only regular files of at most `MAX_RECORD_BYTES` are read (`read_record_text`).
     ``ValueError`` naming the file for a record that is not JSON, fails `replay`, or has no
     ``agents`` list of one name per seat; for records of different games or env options; for
     the same game (seed, seating and actions) twice; and for folders that hold no record.
@@ -199,7 +224,7 @@ def load_records(folders: list[str | Path]) -> RecordSet:
         )
         for path in paths:
             try:
-                record = json.loads(path.read_text())
+                record = json.loads(read_record_text(path))
                 finished = replayed_record(record)
             except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValueError) as error:
                 raise ValueError(f"{path}: {error}") from None

@@ -12,6 +12,7 @@ agent's win rate in the games it played with each other agent; `markdown_table` 
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,15 +106,22 @@ def head_to_head(games: list[tuple[list[str], GameRecord]]) -> dict[str, dict[st
     return {a: {b: {"win_rate": won / n, "games": n} for b, (won, n) in row.items()} for a, row in totals.items()}
 
 
+def markdown_cell(text: object) -> str:
+    """``text`` (an agent name, perhaps from a record file) safe in a markdown table cell and in the
+    page rendered from it: on one line, backslashes and ``|`` escaped, ``<``, ``>`` and ``&`` as entities."""
+    flat = html.escape(" ".join(str(text).split()), quote=False)
+    return flat.replace("\\", "\\\\").replace("|", "\\|")
+
+
 def markdown_matrix(matrix: dict[str, dict[str, dict[str, float]]], names: list[str]) -> str:
     """The head-to-head matrix as a markdown table: row agent's win rate against each column agent."""
-    lines = ["| win rate of ↓ with → | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    lines = ["| win rate of ↓ with → | " + " | ".join(map(markdown_cell, names)) + " |", "|---|" + "---|" * len(names)]
     for a in names:
         cells = []
         for b in names:
             cell = matrix.get(a, {}).get(b)
             cells.append("" if cell is None else f"{cell['win_rate']:.3f} ({cell['games']})")
-        lines.append(f"| {a} | " + " | ".join(cells) + " |")
+        lines.append(f"| {markdown_cell(a)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -132,7 +140,8 @@ def markdown_table(results: list[AgentResult]) -> str:
     for r in results:
         rating = f" {r.rating:.1f} ± {r.rating_sigma:.1f} |" if rated else ""
         lines.append(
-            f"| {r.agent} | {r.seats_played} ({r.games}) | {r.win_rate:.3f} [{r.win_low:.3f}, {r.win_high:.3f}] "
+            f"| {markdown_cell(r.agent)} | {r.seats_played} ({r.games}) "
+            f"| {r.win_rate:.3f} [{r.win_low:.3f}, {r.win_high:.3f}] "
             f"| {r.mean_score:.1f} [{r.score_low:.1f}, {r.score_high:.1f}] | {r.interval} |" + rating
         )
     return "\n".join(lines)

@@ -23,12 +23,12 @@ batched engine are replayed in the AEC env, every move checked against the one-g
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
 from numba import njit
 
+from agents.once import once
 from agents.piraten_kapern.heuristic import SMALL_STAKE, SPARE_ORDER
 from pirate_envs.piraten_kapern.batched import (
     CHEST_PUT_OFFSET,
@@ -57,7 +57,7 @@ MONKEY_BUSINESS = CARD_INDEX["monkey_business"]
 NO_LEGAL_ACTION, BAD_ROW = -2, -1
 
 
-@functools.cache
+@once
 def _tables() -> tuple[np.ndarray, ...]:
     """``vector_id``, ``chest_points``, ``card_skulls``, ``reroll_index`` (the batched engine's tables),
     ``sabres_needed[card]`` (0 off a Sea Battle) and the padding order."""

@@ -21,11 +21,11 @@ the batched choice equals the one-game choice.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
 
+from agents.once import once
 from agents.piraten_kapern.oracle import solve_turn
 from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET, CHEST_TAKE_OFFSET, REROLL_OFFSET, REROLL_VECTORS, STOP
 from pirate_envs.piraten_kapern.batched import NUM_ACTIONS, _rule_tables
@@ -38,7 +38,7 @@ READ_PIECES = ("card", "dice", "chest", "sorceress_available", "rolls", "island"
 SORCERESS, STORM, TREASURE_CHEST = CARD_INDEX["sorceress"], CARD_INDEX["storm"], CARD_INDEX["treasure_chest"]
 
 
-@functools.cache
+@once
 def oracle_table() -> tuple[np.ndarray, np.ndarray]:
     """``vector_id`` (the batched engine's rows of count vectors) and ``best[card, option_open, row]``:
     the oracle's action (``STOP`` or a re-roll action) for the eight dice of ``row`` (``STOP`` elsewhere)."""

@@ -14,12 +14,12 @@ Reads only the mover's `pirate_envs.piraten_kapern.view.View`; the tables are ex
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from agents.once import once
 from agents.search.ismcts import TURN
 from pirate_envs.piraten_kapern.actions import (
     CHEST_PUT_OFFSET,
@@ -48,14 +48,14 @@ _PLACE = _RADIX ** np.arange(NUM_FACES)
 CHEST_PUT_VALUE, CHEST_TAKE_VALUE = np.inf, -np.inf
 
 
-@functools.cache
+@once
 def _outcomes(n: int) -> tuple[np.ndarray, np.ndarray]:
     """Every roll of ``n`` dice (counts per face) and its probability."""
     vectors = np.array(count_vectors(n), dtype=np.int64).reshape(-1, NUM_FACES)
     return vectors, np.array([roll_probability(tuple(v)) for v in vectors.tolist()])
 
 
-@functools.cache
+@once
 def _kept_tables(card: str) -> tuple[dict[int, int], np.ndarray, np.ndarray]:
     """Per kept multiset (0..7 dice, by base-9 code): expected points at stake after re-rolling the rest, P(bust)."""
     check_card(card)

@@ -33,13 +33,13 @@ Ties between stopping and re-rolling go to stopping.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from agents.once import once
 from pirate_envs.piraten_kapern.actions import (
     CHEST_PUT_OFFSET,
     CHEST_TAKE_OFFSET,
@@ -203,7 +203,7 @@ def _padded(rows: list[tuple[np.ndarray, np.ndarray]], dummy_kept: int) -> Optio
     return Options(actions, kept)
 
 
-@functools.cache
+@once
 def _tables() -> _Tables:
     states = _count_vectors(NUM_DICE)
     kept = np.concatenate([_count_vectors(n) for n in range(NUM_DICE)])
@@ -335,7 +335,7 @@ class _TurnModel:
         return t.plain_options, t.skull_options if option_open else t.no_options
 
 
-@functools.cache
+@once
 def chest_dice() -> tuple[np.ndarray, np.ndarray]:
     """Per kept multiset (`_Tables.kept`), under the Treasure Chest: the chance that re-rolling the
     other dice busts, and the points of the kept non-skull dice on the chest (what that bust scores)."""
@@ -346,7 +346,7 @@ def chest_dice() -> tuple[np.ndarray, np.ndarray]:
     return bust_prob, points
 
 
-@functools.cache
+@once
 def _turn_model(card: str) -> _TurnModel:
     check_card(card)
     t = _tables()
@@ -399,7 +399,7 @@ def _solve(turn: _TurnModel, choose: Callable[[bool], tuple[np.ndarray, Options,
     )
 
 
-@functools.cache
+@once
 def solve_turn(card: str) -> TurnSolution:
     """Solve the turn of ``card`` exactly (cached)."""
     turn = _turn_model(card)

@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.once import once
 from agents.piraten_kapern.oracle import (
     TIE_MARGIN,
     _best_option,
@@ -58,7 +59,7 @@ from agents.piraten_kapern.oracle import (
     option_open,
     planned_move,
 )
-from agents.policy.checkpoint import write_atomic
+from agents.policy.checkpoint import one_line, read_npz, write_atomic
 from pirate_envs.piraten_kapern.actions import REROLL_OFFSET, REROLL_VECTORS, STOP
 from pirate_envs.piraten_kapern.engine import DEFAULT_TARGET
 from pirate_envs.piraten_kapern.rules import (
@@ -142,7 +143,7 @@ class _CardArrays:
     max_points: int
 
 
-@functools.cache
+@once
 def _arrays() -> _CardArrays:
     t = _tables()
     order = np.argsort(t.trans_kept, kind="stable")
@@ -458,7 +459,7 @@ def save_race_table(table: RaceTable, path: str | Path = TABLE_PATH) -> None:
     write_tables(path, TABLE_FORMAT, {"values": table.values}, {"sweeps": table.sweeps, "residual": table.residual})
 
 
-@functools.cache
+@once
 def load_race_table(path: str | Path = TABLE_PATH) -> RaceTable:
     """The race table in ``path`` (the package's by default), loaded without pickle and checked."""
     (values,), sweeps, residual, _ = read_tables(path, TABLE_FORMAT, ("values",), "a race table")
@@ -479,6 +480,10 @@ def write_tables(path: str | Path, table_format: str, tables: dict[str, np.ndarr
     write_atomic(path, buffer.getvalue())
 
 
+#: The most bytes the arrays of a tables file may hold (a race table: 0.12 MB; a best response: two).
+MAX_TABLES_BYTES = 2**26
+
+
 def read_tables(
     path: str | Path, table_format: str, names: tuple[str, ...], what: str
 ) -> tuple[list[np.ndarray], int, float, dict[str, Any]]:
@@ -486,12 +491,12 @@ def read_tables(
     the whole meta, loaded without pickle; ``ValueError`` naming ``what`` unless each is a table of this
     race (its format, race, shape, and values in [0, 1])."""
     try:
-        with np.load(path, allow_pickle=False) as data:
-            tables = [np.array(data[name], dtype=np.float64) for name in names]
-            meta = json.loads(str(data["meta"]))
+        data = read_npz(path, what, MAX_TABLES_BYTES)  # a crafted file: one line, nothing large allocated
+        tables = [np.array(data[name], dtype=np.float64) for name in names]
+        meta = json.loads(str(data["meta"]))
         sweeps, residual = int(meta["sweeps"]), float(meta["residual"])
     except (KeyError, TypeError, ValueError, OSError) as error:  # not an npz, a missing or odd entry
-        raise ValueError(f"{path} is not {what}: {error}") from None
+        raise ValueError(f"{path} is not {what}: {one_line(error)}") from None
     wrong = {k: meta.get(k) for k, v in _race_meta(table_format).items() if meta.get(k) != v}
     if wrong or any(t.shape != _shape() or not np.all((t >= 0) & (t <= 1)) for t in tables):
         raise ValueError(f"{path} is not {what} of this version ({wrong or 'its values'} differ)")

@@ -18,7 +18,9 @@ import math
 import os
 import pickle
 import re
+import threading
 import zipfile
+from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -282,10 +284,37 @@ def _sb3_tensors(path: Path, state: Any) -> dict[str, Any]:
         if not isinstance(tensor, torch.Tensor) or tensor.layout != torch.strided or not tensor.is_floating_point():
             kind = f"{tensor.dtype} tensor" if isinstance(tensor, torch.Tensor) else type(tensor).__name__
             raise CheckpointError(f"{path}: policy.pth entry {key!r} is a {kind}, not a dense float tensor")
+    _check_storage(path, state)
     hidden_keys = [k for k in state if k.startswith(("mlp_extractor.policy_net.", "mlp_extractor.value_net."))]
     if not all(re.fullmatch(r"mlp_extractor\.(policy|value)_net\.\d+\.(weight|bias)", k) for k in hidden_keys):
         raise CheckpointError(f"{path}: policy.pth names a hidden layer it cannot read ({sorted(hidden_keys)[:3]})")
     return state
+
+
+def _check_storage(path: Path, state: dict[str, Any]) -> None:
+    """Sizes from shapes and strides, before anything is copied: the tensors together hold at most
+    `MAX_PARAMETERS` elements, and each one's elements are distinct stored numbers (no stride 0, no
+    overlap) inside its storage, so a copy costs no more memory than the file holds."""
+    total = sum(tensor.numel() for tensor in state.values())
+    if total > checkpoint.MAX_PARAMETERS:
+        raise CheckpointError(
+            f"{path}: policy.pth's tensors have {total} elements, more than the cap of {checkpoint.MAX_PARAMETERS}"
+        )
+    for key, tensor in state.items():
+        if tensor.numel() == 0:
+            continue
+        span = 1  # elements the tensor reaches in its storage, each dimension stepping past the smaller ones
+        dimensions = sorted(((s, d) for s, d in zip(tensor.shape, tensor.stride()) if s > 1), key=lambda sd: sd[1])
+        for size, stride in dimensions:
+            if stride < span:
+                raise CheckpointError(
+                    f"{path}: policy.pth tensor {key!r} repeats stored numbers (shape {tuple(tensor.shape)}, strides "
+                    f"{tuple(tensor.stride())}); a saved network stores each weight"
+                )
+            span = stride * (size - 1) + span
+        stored = tensor.untyped_storage().nbytes() // tensor.element_size()
+        if tensor.storage_offset() + span > stored:
+            raise CheckpointError(f"{path}: policy.pth tensor {key!r} reaches past its storage")
 
 
 def _sb3_pair(path: Path, tensors: dict[str, Any], prefix: str) -> tuple[Any, Any]:
@@ -409,16 +438,40 @@ def resolve_checkpoint(name_or_path: str) -> Path:
 
 
 @lru_cache(maxsize=32)
-def _load(path: str, mtime: float) -> tuple[MlpPolicy, dict[str, Any]]:
+def _load(path: str, mtime_ns: int, size: int) -> tuple[MlpPolicy, dict[str, Any]]:
     if path.endswith(".zip"):
         return sb3_zip_header(path)
     return load_agent(path)
 
 
+#: How many refused files `load_checkpoint` remembers (the oldest is forgotten first).
+REFUSED_CACHE_SIZE = 64
+_refused: OrderedDict[tuple[str, int, int], str] = OrderedDict()
+_refused_lock = threading.Lock()
+
+
 def load_checkpoint(name_or_path: str) -> tuple[MlpPolicy, dict[str, Any]]:
-    """The numpy policy of an agent file (or a legacy SB3 zip) and its header; runs no code from it."""
+    """The numpy policy of an agent file (or a legacy SB3 zip) and its header; runs no code from it.
+
+    Loads are remembered by path, modification time and size: a file read before is not read again,
+    and a file refused before (`CheckpointError`) is refused again at once with the same message,
+    until it changes; so a server that lists a folder of agent files pays for a bad one once.
+    """
     path = resolve_checkpoint(name_or_path)
-    return _load(str(path.resolve()), path.stat().st_mtime)
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    with _refused_lock:
+        if key in _refused:
+            _refused.move_to_end(key)
+            raise CheckpointError(_refused[key])
+    try:
+        return _load(*key)
+    except CheckpointError as error:
+        with _refused_lock:
+            _refused[key] = str(error)
+            while len(_refused) > REFUSED_CACHE_SIZE:
+                _refused.popitem(last=False)
+        raise
 
 
 class PolicyAgent:

@@ -63,6 +63,7 @@ import itertools
 import json
 import math
 import os
+import re
 import tempfile
 import zipfile
 import zlib
@@ -208,6 +209,14 @@ def write_atomic(path: str | Path, data: bytes | str) -> Path:
         Path(temp).unlink(missing_ok=True)
         raise
     return path
+
+
+def temporary_target(name: str) -> str | None:
+    """The name of the file that the `write_atomic` temporary file ``name`` (``.<target>.<random>.tmp``)
+    was to become, or ``None`` when ``name`` is not such a temporary (``<random>``: ``tempfile``'s 8
+    characters)."""
+    match = re.fullmatch(r"\.(.+)\.[a-z0-9_]{8}\.tmp", name)
+    return match.group(1) if match else None
 
 
 def _umask() -> int:
@@ -496,17 +505,35 @@ def load_agent(path: str | Path) -> tuple[MlpPolicy, dict[str, Any]]:
     return MlpPolicy(weights, biases, header["activation"], None, value_weights, value_biases), header
 
 
+def read_npz(path: str | Path, what: str, max_bytes: int) -> dict[str, np.ndarray]:
+    """Every array of the ``.npz`` file ``path`` (``what`` it should be, for messages), without pickle:
+    the members' declared sizes together at most ``max_bytes``, each ``.npy`` header read and checked
+    against its member's size before its data is read, so nothing larger than declared is allocated.
+    Any fault (a crafted header included) is a `CheckpointError` of one line naming the file."""
+    path = Path(path)
+    with open_zip(path, what, max_bytes) as archive:
+        infos = archive.infolist()
+        check_members(path, infos, max_bytes)
+        arrays = {}
+        for info in infos:
+            if not info.filename.endswith(".npy"):
+                raise CheckpointError(f"{path}: member {info.filename!r} is not a .npy array; not {what}")
+            arrays[info.filename.removesuffix(".npy")] = _read_npy(path, archive, info, None, None)
+    return arrays
+
+
 def _read_npy(
     path: Path,
     archive: zipfile.ZipFile,
     info: zipfile.ZipInfo,
-    dtype: np.dtype,
+    dtype: np.dtype | None,
     shape: tuple[int, ...] | None,
     field: str = "layer_sizes",
 ) -> np.ndarray:
-    """The array of one ``.npy`` member, of ``dtype`` and ``shape`` (``None``: one dimension of at
-    most `MAX_HEADER_BYTES`; ``field``: the header field that sets the shape, for the message); its
-    ``.npy`` header is read and checked before its data."""
+    """The array of one ``.npy`` member, of ``dtype`` and ``shape`` (``shape`` ``None``: one dimension
+    of at most `MAX_HEADER_BYTES`; ``dtype`` ``None``: any plain dtype and shape, its size what the
+    member declares; ``field``: the header field that sets the shape, for the message); its ``.npy``
+    header is read and checked before its data."""
     name = info.filename
     with archive.open(info) as stream:
         try:
@@ -514,13 +541,15 @@ def _read_npy(
             if version not in _NPY_HEADER_READERS:
                 raise ValueError(f".npy format version {version} (this code reads 1.0 and 2.0)")
             found_shape, fortran_order, found_dtype = _NPY_HEADER_READERS[version](stream)
-        except ValueError as error:
+        except (ValueError, SyntaxError, TypeError, OverflowError, MemoryError, RecursionError) as error:
             raise CheckpointError(f"{path}: array {name!r} has no valid .npy header ({one_line(error)})") from None
         if found_dtype.hasobject:
             raise CheckpointError(f"{path}: array {name!r} holds Python objects ({found_dtype}); pickles are refused")
-        if found_dtype != dtype:
+        if dtype is None:
+            dtype = found_dtype
+        elif found_dtype != dtype:
             raise CheckpointError(f"{path}: array {name!r} is {found_dtype}, expected {dtype}")
-        if shape is None and (len(found_shape) != 1 or found_shape[0] > MAX_HEADER_BYTES):
+        elif shape is None and (len(found_shape) != 1 or found_shape[0] > MAX_HEADER_BYTES):
             raise CheckpointError(
                 f"{path}: array {name!r} has shape {found_shape}; the header is one dimension of at most "
                 f"{MAX_HEADER_BYTES} bytes"

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from functools import cache, lru_cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from agents.once import once
 
 #: The stored model beside this module.
 VALUES_PATH = Path(__file__).with_name("values.json")
@@ -137,7 +139,7 @@ def bucket_of(expected: np.ndarray, k: int) -> np.ndarray:
     return np.clip(np.round(np.asarray(expected) / k * (BUCKETS - 1)), 0, BUCKETS - 1).astype(np.int64)
 
 
-@cache
+@once
 def bid_values(players: int) -> BidValues:
     """The stored model of ``players`` (from `VALUES_PATH`); a clear error when it has none."""
     stored = _stored()

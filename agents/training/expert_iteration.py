@@ -75,6 +75,8 @@ from agents.policy.checkpoint import (
     load_agent,
     make_header,
     make_value_target,
+    one_line,
+    read_npz,
     save_agent,
     write_atomic,
 )
@@ -97,6 +99,14 @@ METRICS = (
     "trained_positions",
 )
 CHECKPOINTS, DATA, METRICS_FILE, LATEST = "checkpoints", "data", "metrics.csv", "latest"
+#: The most bytes the arrays of one iteration's decisions file may hold (a run's own file; checked before reading).
+MAX_DECISIONS_BYTES = 2**33
+#: The files a run writes (regular expressions of names), by folder of the run folder.
+RUN_FILES = {
+    ".": r"config\.json|metrics\.csv",
+    CHECKPOINTS: r"(iteration_\d+|latest)\.npz",
+    DATA: r"iteration_\d+\.npz",
+}
 
 
 @dataclass(frozen=True)
@@ -177,16 +187,16 @@ class Decisions(PackedMaskRows):
     def load(path: Path) -> Decisions:
         """The decisions `save` wrote (no pickle); ``ValueError`` (one line) for a damaged file."""
         try:
-            with np.load(path, allow_pickle=False) as data:
-                decisions = Decisions(
-                    data["observations"],
-                    data["packed_masks"],
-                    data["targets"],
-                    data["values"],
-                    int(data["num_actions"]),
-                )
-        except (OSError, ValueError, KeyError, EOFError) as error:
-            raise ValueError(f"{path}: not a decisions file ({str(error).splitlines()[0]})") from None
+            data = read_npz(path, "a decisions file", MAX_DECISIONS_BYTES)  # headers checked before the data
+            decisions = Decisions(
+                data["observations"],
+                data["packed_masks"],
+                data["targets"],
+                data["values"],
+                int(data["num_actions"]),
+            )
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise ValueError(f"{path}: not a decisions file ({one_line(error)})") from None
         n = len(decisions.values)
         if not (len(decisions.observations) == len(decisions.packed_masks) == len(decisions.targets) == n):
             raise ValueError(f"{path}: its arrays disagree on the number of decisions")

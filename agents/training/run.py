@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shlex
 import shutil
 import signal
@@ -26,7 +27,17 @@ import numpy as np
 
 import pirate_envs
 from agents.policy.agent import policy_from_sb3
-from agents.policy.checkpoint import make_header, make_value_target, save_agent, write_atomic
+from agents.policy.checkpoint import (
+    MAX_HEADER_BYTES,
+    MAX_SB3_POLICY_BYTES,
+    check_members,
+    make_header,
+    make_value_target,
+    parse_json,
+    save_agent,
+    temporary_target,
+    write_atomic,
+)
 from agents.policy.mlp import MlpPolicy
 from agents.selfplay.opponents import SELF
 from agents.selfplay.vec_env import make_vec_env
@@ -58,11 +69,28 @@ def seed_everything(seed: int, torch_threads: int) -> None:
     set_random_seed(seed)
 
 
-def remove_temporaries(run_dir: Path) -> list[Path]:
-    """Delete the ``*.tmp`` files a killed run left in its folder (atomic writes cut short); return them."""
-    stray = [path for path in run_dir.rglob("*.tmp") if path.is_file()]
-    for path in stray:
-        path.unlink()
+#: The files a training run writes (regular expressions of names), by folder of the run folder.
+RUN_FILES = {
+    ".": r"config\.json|summary\.json|progress\.csv|learning_curve(_\d+p)?\.png",
+    "checkpoints": r"(step_\d+|latest)\.(zip|npz)",
+    "eval": r"step_\d+\.(md|json)|history\.json",
+}
+
+
+def remove_temporaries(run_dir: Path, own_files: dict[str, str] = RUN_FILES) -> list[Path]:
+    """Delete the temporary files that a killed run's atomic writes left (`write_atomic`'s
+    ``.<name>.<random>.tmp``) of the files the run writes (``own_files``: name patterns by folder);
+    return them. Nothing else is touched: not another ``*.tmp``, not a subfolder the run does not write."""
+    stray = []
+    for folder, names in own_files.items():
+        directory = run_dir / folder
+        if not directory.is_dir() or directory.is_symlink():
+            continue
+        for path in directory.iterdir():
+            target = temporary_target(path.name)
+            if target is not None and re.fullmatch(names, target) and path.is_file() and not path.is_symlink():
+                path.unlink()
+                stray.append(path)
     return stray
 
 
@@ -178,18 +206,38 @@ def save_agent_files(model: Any, plan: RunPlan, timesteps: int, history: list[di
     return agent_file
 
 
+#: The members of an SB3 zip that ``--resume`` reads, and the most bytes each may decompress to: the
+#: plain JSON ``data``, the parameters, and Adam's optimizer state (two moments per parameter).
+RESUME_CAPS = {
+    "data": MAX_HEADER_BYTES,
+    "policy.pth": MAX_SB3_POLICY_BYTES,
+    "policy.optimizer.pth": 2 * MAX_SB3_POLICY_BYTES,
+}
+
+
 def read_checkpoint(path: Path) -> tuple[int, dict[str, Any], int]:
     """The learner steps, the parameters (policy and optimizer state) and the update count of an SB3 zip.
 
     Only plain JSON fields of ``data`` are read, and the tensors with ``weights_only=True``
-    (``load_from_zip_file(load_data=False)``): nothing is unpickled. Raises ``ValueError``
-    when the file is damaged.
+    (``load_from_zip_file(load_data=False)``): nothing is unpickled. Each member's declared size is
+    checked against `RESUME_CAPS` before it is read. Raises ``ValueError`` when the file is damaged
+    or over a cap.
     """
     from stable_baselines3.common.save_util import load_from_zip_file
 
     try:
         with zipfile.ZipFile(path) as archive:
-            data = json.loads(archive.read("data"))
+            infos = {info.filename: info for info in archive.infolist()}
+            for name, cap in RESUME_CAPS.items():  # declared sizes first: nothing large is read
+                if name not in infos:
+                    raise ValueError(f"no {name!r} member")
+                check_members(path, [infos[name]], cap)
+            data = parse_json(path, archive.read("data"), "its data")
+            if not isinstance(data, dict):
+                raise ValueError("its data is not a JSON object")
+            for name in RESUME_CAPS.keys() - {"data"}:  # the records inside torch's zip format too
+                with zipfile.ZipFile(io.BytesIO(archive.read(name))) as inner:
+                    check_members(path, inner.infolist(), RESUME_CAPS[name])
             if archive.testzip() is not None:
                 raise ValueError("a member fails its CRC check")
         _, params, _ = load_from_zip_file(path, load_data=False, device="cpu", print_system_info=False)

@@ -133,3 +133,11 @@ def test_replay_position_refuses_bad_moves():
     assert replay_position("skull_king_v0", 3, [first]).game.legal_mask().any()
     with pytest.raises(ValueError, match="unknown env id"):
         replay_position("chess", 3, [])
+
+
+@pytest.mark.parametrize("top", [0, -1, 1.5, True])
+def test_a_top_of_no_moves_is_refused(top):
+    env = pirate_envs.make("skull_king_v0", num_players=2)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=f"top={top!r}: list at least 1 move"):
+        explain(env, "random", top=top)

@@ -38,6 +38,11 @@ def no_games(monkeypatch):
         (["--workers", "100000", "--out", "x"], "--workers 100000: at most"),
         (["--agent", "mcts:0", "--out", "x"], "--agent 'mcts:0'"),
         ([], "--out: give a folder"),
+        (["--leaderboard", "lb.md", "--env-id", "skull_king_v0"], "--env-id: a --leaderboard run plays every game"),
+        (["--leaderboard", "lb.md", "--agent", "random", "--players", "3"], "--agent and --players: a --leaderboard"),
+        (["--opponents", "random", "heuristic", "random", "--out", "x"], "'random' is named twice; give each once"),
+        (["--all-sizes", "--out", "x"], "--all-sizes: only --leaderboard uses it; leave it out"),
+        (["--search-deals", "5", "--out", "x"], "--search-deals: only --leaderboard uses it"),
     ],
 )
 def test_bad_arguments_one_line(capsys, no_games, argv, message):

@@ -136,3 +136,40 @@ def test_the_results_files_name_the_records(tmp_path, capsys):
     assert payload["args"]["from_records"] == [str(tmp_path / "g")]
     assert "3 saved games from" in (tmp_path / "out" / "results.md").read_text()
     assert Path(tmp_path / "out" / "results.png").exists()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "oversized"])
+def test_a_record_that_is_no_regular_file_or_too_large_is_refused_at_once(tmp_path, capsys, monkeypatch, kind):
+    """A FIFO (never written to), a link to ``/dev/zero`` or a file over the cap: one line, no wait, no read."""
+    import os
+
+    evaluate.main([*SK, "--games", "2", "--seed", "9", "--save-games", str(tmp_path)])
+    bad = tmp_path / "game_000002.json"
+    if kind == "fifo":
+        os.mkfifo(bad)
+    elif kind == "device":
+        bad.symlink_to("/dev/zero")
+    else:
+        monkeypatch.setattr("agents.evaluation.records.MAX_RECORD_BYTES", 100)
+        bad = tmp_path / "game_000000.json"
+    err = refused(capsys, evaluate.main, ["--from-records", str(tmp_path)])
+    expected = "more than a record may (100)" if kind == "oversized" else "not a regular file"
+    assert str(bad) in err and expected in err, err
+
+
+def test_agent_names_from_records_are_escaped_in_results_md(tmp_path, capsys):
+    """A record's agent names cannot add table cells, rows or HTML to ``results.md``."""
+    folder = tmp_path / "g"
+    evaluate.main([*SK, "--games", "3", "--seed", "9", "--save-games", str(folder)])
+    hostile = ["a|b", "<script>alert(1)</script>", "two\nlines"]
+    for path in folder.iterdir():
+        record = json.loads(path.read_text())
+        record["agents"] = [{"heuristic": hostile[0], "random": hostile[1]}[name] for name in record["agents"]]
+        record["agents"][record["agents"].index(hostile[1], record["agents"].index(hostile[1]) + 1)] = hostile[2]
+        path.write_text(json.dumps(record))
+    evaluate.main(["--from-records", str(folder), "--out", str(tmp_path / "out")])
+    page = (tmp_path / "out" / "results.md").read_text()
+    assert "<script>" not in page and "&lt;script&gt;" in page and "two lines" in page
+    rows = [line for line in page.splitlines() if line.startswith("| ")]
+    widths = {line.replace("\\|", "").count("|") for line in rows[:4]}  # the results table: one width
+    assert len(widths) == 1 and "a\\|b" in page, page

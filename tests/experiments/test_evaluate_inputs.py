@@ -71,7 +71,7 @@ def test_an_unwritable_folder_is_refused_before_any_game(capsys, tmp_path, no_ga
     a_file.write_text("not a folder")
     for folder in (a_file / "sub", a_file):  # under a regular file; a regular file itself
         err = refused(capsys, evaluate.main, [*BASE, flag, str(folder)])
-        assert f"{flag} {folder}: cannot write there" in err
+        assert f"{flag} {folder}: {a_file} is not a folder" in err
     assert a_file.read_text() == "not a folder"
 
 

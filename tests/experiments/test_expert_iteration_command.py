@@ -135,3 +135,18 @@ def test_the_command_runs_as_a_module_and_refuses_bad_input_without_a_traceback(
         timeout=SUBPROCESS_S,
     )
     assert result.returncode == 2 and "Traceback" not in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_a_run_into_an_existing_folder_deletes_only_its_own_temporaries(tmp_path, capsys):
+    out = tmp_path / "run"
+    mine = [out / "draft.tmp", out / "notes" / "a.tmp", out / ".config.json.bak.tmp", out / ".x.csv.abcd1234.tmp"]
+    for path in mine:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("the user's")
+    left = [out / ".metrics.csv.abcd1234.tmp", out / ei.DATA / ".iteration_1.npz.abcd1234.tmp"]
+    for path in left:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text("half")
+    main([*TINY, *SMALL_NET, "--iterations", "1", "--out", str(out)])
+    assert all(path.read_text() == "the user's" for path in mine)
+    assert not any(path.exists() for path in left)

@@ -49,3 +49,32 @@ def test_a_file_that_is_not_a_best_response_is_refused(tmp_path):
     bad.write_bytes(b"not a zip")
     with pytest.raises(ValueError, match="not a best-response file"):
         br.load_best_response(bad)
+
+
+def crafted_npz(path, header: bytes) -> None:
+    """An ``.npz`` whose ``mover`` array has the ``.npy`` header ``header`` (a 1.0 header, padded) and 8 bytes."""
+    import zipfile
+
+    text = header + b" " * (-(len(header) + 11) % 64) + b"\n"
+    npy = b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text + bytes(8)
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("mover.npy", npy)
+
+
+@pytest.mark.parametrize(
+    ("header", "fault"),
+    [
+        (b"{'descr': '<f8', 'fortran_order': False, 'shape': (10**12,), }", "has no valid .npy header"),
+        (b"{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000000,), }", "is declared as"),
+        (b"{'descr': '<f8', 'fortran_order': False, 'shape': ((((((((1,),),),),),),),), }", "no valid .npy header"),
+        (b"{'descr': [('a', 'O')], 'fortran_order': False, 'shape': (1,), }", "pickles are refused"),
+        (b"not a header at all", "no valid .npy header"),
+    ],
+)
+def test_a_crafted_npy_header_is_one_line(tmp_path, capsys, header, fault):
+    from tests.helpers import refused
+
+    bad = tmp_path / "bad.npz"
+    crafted_npz(bad, header)
+    err = refused(capsys, command.main, ["--tables", str(bad)])
+    assert "not a best-response file" in err and fault in err, err

@@ -153,18 +153,52 @@ def test_a_run_killed_between_checkpoints_resumes_to_the_log_of_an_uninterrupted
     rows = (run / "progress.csv").read_text().splitlines()
     with (run / "progress.csv").open("a") as log:
         log.write(rows[-1][: len(rows[-1]) // 2])  # part of a row
-    stray = [checkpoints / ".latest.zip.k1ll3d.tmp", run / ".progress.csv.k1ll3d.tmp", run / "eval" / "x.tmp"]
-    for path in stray:
+    stray = [checkpoints / ".latest.zip.k1ll3d00.tmp", run / ".progress.csv.k1ll3d00.tmp"]
+    theirs = [run / "eval" / "x.tmp", run / ".notes.txt.k1ll3d00.tmp"]  # not the run's: kept
+    for path in stray + theirs:
         path.write_bytes(b"half a file")
     assert [int(float(row.split(",")[rows[0].split(",").index(STEPS_COLUMN)])) for row in rows[1:]] == [64, 128]
 
     train.main(["--resume", str(run), "--total-timesteps", "256", "--no-progress"])
     assert progress_steps(run) == [64, 128, 192, 256]  # each rollout's row once, none lost
-    assert not [path for path in stray if path.exists()]
+    assert not [path for path in stray if path.exists()] and all(path.exists() for path in theirs)
     history = json.loads((run / "eval" / "history.json").read_text())
     assert sorted({row["timesteps"] for row in history}) == [256]  # the killed run's step-128 evaluation is gone
     lines = (run / "progress.csv").read_text().split("\n")
     assert lines[-1] == "" and len({line.count(",") for line in lines[:-1]}) == 1  # whole rows, one width
+
+
+def test_a_new_run_in_an_existing_folder_deletes_none_of_its_files(tmp_path):
+    """Only a run's own temporary files (of the files it writes, in the folders it writes) are deleted."""
+    run = tmp_path / "run"
+    mine = [run / "draft.tmp", run / "notes" / "a.tmp", run / ".data.csv.abcd1234.tmp", run / "eval" / "y.tmp"]
+    for path in mine:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("the user's")
+    left = run / "checkpoints" / ".step_64.zip.abcd1234.tmp"  # a killed run's own temporary
+    left.parent.mkdir()
+    left.write_text("half")
+    tiny_run(tmp_path)
+    assert all(path.read_text() == "the user's" for path in mine) and not left.exists()
+
+
+def test_resume_reads_no_checkpoint_member_over_its_cap(tmp_path, capsys):
+    """A checkpoint whose ``data`` decompresses to more than the cap (a few KB on disk) is not read."""
+    from agents.policy.checkpoint import MAX_HEADER_BYTES
+
+    run = tiny_run(tmp_path)
+    for checkpoint in (run / "checkpoints").glob("*.zip"):
+        with zipfile.ZipFile(checkpoint) as archive:
+            members = {name: archive.read(name) for name in archive.namelist()}
+        data = json.loads(members["data"])
+        data["padding"] = " " * MAX_HEADER_BYTES
+        members["data"] = json.dumps(data).encode()
+        with zipfile.ZipFile(checkpoint, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name, content in members.items():
+                archive.writestr(name, content)
+    err = refused(capsys, train.main, ["--resume", str(run), "--total-timesteps", "128", "--no-progress"])
+    assert "no usable checkpoint" in err and f"more than the cap of {MAX_HEADER_BYTES}" in err
+    assert progress_steps(run) == [64]
 
 
 def test_progress_rows_keep_whole_rows_up_to_a_step(tmp_path):
@@ -185,6 +219,9 @@ def test_progress_rows_keep_whole_rows_up_to_a_step(tmp_path):
         (["--batch-size", "-1"], "--batch-size must be at least 2"),
         (["--batch-size", "1"], "--batch-size must be at least 2, got 1"),  # SB3 asserts on it
         (["--num-envs", "1", "--n-steps", "1"], "--num-envs 1 x --n-steps 1: a rollout needs at least 2 steps"),
+        (["--net-arch", "100000", "100000"], "parameters (actor and critic), more than an agent file holds"),
+        (["--num-envs", "1000000000", "--n-steps", "2048"], "--num-envs 1000000000 x --n-steps 2048: a rollout of"),
+        (["--env-kwargs", "render_mode=human"], "--env-kwargs render_mode=human: commands play without drawing"),
         (["--total-timesteps", "1e6"], "--total-timesteps: invalid int value: '1e6'"),
         (["--learning-rate", "0"], "--learning-rate must be above 0, got 0.0"),
         (["--learning-rate=-3e-4"], "--learning-rate must be above 0, got -0.0003"),

@@ -253,7 +253,7 @@ def test_the_caps_trigger_before_anything_large_is_allocated(tmp_path, case):
 def test_an_actor_over_the_parameter_cap_is_refused(tmp_path, monkeypatch):
     path = write_zip(tmp_path / "big.zip", sb3_members())
     monkeypatch.setattr("agents.policy.checkpoint.MAX_PARAMETERS", 1000)  # the actor here: 296*8 + 8 + 8*69 + 69
-    with pytest.raises(CheckpointError, match="the actor has 2997 parameters, more than the cap of 1000"):
+    with pytest.raises(CheckpointError, match="tensors have 5382 elements, more than the cap of 1000"):  # and critic
         read_sb3_zip(path)
 
 
@@ -270,3 +270,77 @@ def test_the_command_line_prints_one_line_for_a_malformed_checkpoint(tmp_path, c
     assert exit_info.value.code == 2
     assert err.count("\n") == 1 and "Traceback" not in err and str(path) in err, err
     assert re.search(fault, err), err
+
+
+#: Loads the valid checkpoint (imports and first load paid), then the hostile one; prints the growth of
+#: the process's peak resident memory in KiB over the hostile load, and the refusal.
+PEAK_SCRIPT = """
+import resource, sys
+from agents.policy.agent import read_sb3_zip
+from agents.policy.checkpoint import CheckpointError
+read_sb3_zip(sys.argv[1])
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+try:
+    read_sb3_zip(sys.argv[2])
+    print("loaded")
+except CheckpointError as error:
+    print(error)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)
+"""
+
+
+def stride_zero(hidden: int) -> Callable[[dict], None]:
+    """The actor's hidden layer of ``hidden`` units, each of its weights one stored number (stride 0)."""
+
+    def change(state: dict) -> None:
+        obs, actions = state["mlp_extractor.policy_net.0.weight"].shape[1], state["action_net.weight"].shape[0]
+        state["mlp_extractor.policy_net.0.weight"] = torch.ones(1).expand(hidden, obs)
+        state["mlp_extractor.policy_net.0.bias"] = torch.ones(1).expand(hidden)
+        state["action_net.weight"] = torch.ones(1).expand(actions, hidden)
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("hidden", "fault"),
+    [(80_000, "tensor 'mlp_extractor.policy_net.0.weight' repeats stored numbers"), (200_000, "more than the cap")],
+)
+def test_a_stride_zero_tensor_is_refused_before_it_is_copied(tmp_path, hidden, fault):
+    """One stored float with a huge shape: refused from its shape and strides, the peak memory of the
+    load within a few MB of a valid load's (a copy would take 0.1-0.5 GB)."""
+    import subprocess
+    import sys
+
+    from tests.experiments.subprocess_limits import SUBPROCESS_S
+
+    valid = write_zip(tmp_path / "valid.zip", sb3_members())
+    hostile = with_state(stride_zero(hidden))(tmp_path / "hostile.zip")
+    assert hostile.stat().st_size < 2**16
+    result = subprocess.run(
+        [sys.executable, "-c", PEAK_SCRIPT, str(valid), str(hostile)],
+        capture_output=True, text=True, timeout=SUBPROCESS_S, check=True,
+    )  # fmt: skip
+    message, growth_kib = result.stdout.strip().splitlines()
+    assert message.startswith(f"{hostile}: ") and fault in message, message
+    assert int(growth_kib) < 8 * 1024, f"the peak grew by {growth_kib} KiB"
+
+
+def test_a_refused_file_is_remembered_until_it_changes(tmp_path, monkeypatch):
+    """A server listing a folder loads a bad file once: its refusal is remembered by path, time and size."""
+    import os
+
+    from agents.policy import agent
+
+    path = with_state(stride_zero(1000))(tmp_path / "hostile.zip")
+    reads = []
+    real = agent.read_sb3_zip
+    monkeypatch.setattr(agent, "read_sb3_zip", lambda p: reads.append(p) or real(p))
+    messages = []
+    for _ in range(3):
+        with pytest.raises(CheckpointError) as error:
+            load_checkpoint(str(path))
+        messages.append(str(error.value))
+    assert len(reads) == 1 and len(set(messages)) == 1 and "repeats stored numbers" in messages[0]
+    write_zip(path, sb3_members())  # mended in place: read again, and it loads
+    os.utime(path, ns=(1, 1))
+    assert load_checkpoint(str(path))[1]["env_id"] == GAME and len(reads) == 2
