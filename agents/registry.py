@@ -4,6 +4,7 @@ Names: ``random``; ``heuristic`` (the game's honest heuristic); ``oracle`` (Pira
 exact one-turn dynamic programme); ``ppo:<shipped name or path>`` (a trained
 policy from a data-only agent file, loaded without running code; masked argmax;
 ``ppo:<...>#sample`` samples it; see ``agents.policy.agent`` and ``agents.policy.checkpoint``);
+``dmc:<path>`` (a Deep Monte-Carlo agent file: the legal move of highest Q; see ``agents.dmc.agent``);
 ``mcts`` / ``mcts:<simulations>`` / ``mcts:<simulations>:random`` (information-set tree search over the
 env's game, heuristic or random rollouts; see ``agents.search.ismcts``); ``mcts[:<simulations>]:batched`` (the
 same search, its rollouts played many at once on the batched engine; see ``agents.search.batched``);
@@ -35,6 +36,7 @@ from typing import Any
 
 import pirate_envs
 from agents.base import Agent, RandomAgent, action_blocks
+from agents.dmc.agent import dmc_source, load_dmc, make_dmc_agent
 from agents.game_agents import game_agent_kinds, game_agent_player_counts, make_game_agent
 from agents.policy.agent import SAMPLE_SUFFIX, load_checkpoint, make_policy_agent, shipped_checkpoints
 from agents.search.guided import guided_source, is_guided_name, make_guided_agent
@@ -57,6 +59,9 @@ def agent_player_counts(name: str, env_id: str) -> tuple[int, ...]:
     network = _searched_network(name)
     if network is not None:  # a search with a network plays the counts of its network
         return agent_player_counts(f"ppo:{network}", env_id)
+    if dmc_source(name) is not None:
+        header = load_dmc(dmc_source(name) or "")[1]
+        return tuple(n for n in header["player_counts"] if n in pirate_envs.player_counts(env_id))
     if name.startswith("ppo:"):
         header = load_checkpoint(name[len("ppo:") :].removesuffix(SAMPLE_SUFFIX))[1]
         return tuple(n for n in header["player_counts"] if n in pirate_envs.player_counts(env_id))
@@ -96,6 +101,8 @@ def make_agent(name: str, env_id: str, seed: int | None = None, env: Any = None)
         return make_batched_search_agent(name, env_id, seed=seed, env=env)
     if name == "mcts" or name.startswith("mcts:"):
         return make_search_agent(name, env_id, seed=seed, env=env)
+    if dmc_source(name) is not None:
+        return make_dmc_agent(dmc_source(name) or "", env_id, seed=seed, env=env)
     if name.startswith("ppo:"):
         return make_policy_agent(name[len("ppo:") :], env_id, seed=seed, env=env)
     if name not in game_agent_kinds(env_id):

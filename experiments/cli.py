@@ -296,6 +296,9 @@ def games_epilog() -> str:
             names.append(name)
         lines.append("      " + " ".join(names))
     lines.append("  ppo:<path> loads a trained agent file (.npz; a legacy SB3 .zip is read without unpickling)")
+    lines.append(
+        "  dmc:<path> loads a Deep Monte-Carlo agent file (experiments.train_dmc): its legal move of highest Q"
+    )
     lines.append("  mcts:<n>:ppo:<agent> and gumbel:<n>:ppo:<agent>: the search guided by a trained agent's policy")
     lines.append(
         "  mcts:<n>:batched and halving[:<n>]: searches whose rollouts run on the batched engine"

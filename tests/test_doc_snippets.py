@@ -34,6 +34,7 @@ TINY_FLAGS = {
     "--snapshot-every": "2048",
     "--eval-every": "0",
     "--turns": "20",
+    "--total-steps": "300",
 }
 TINY_LEARN = "learn(256)"  # replaces learn(N) in python snippets
 # script -> flags appended to cut its budget (the scripts have no flag named above)

@@ -18,7 +18,7 @@ Names: ``random`` (uniform over the env's action blocks, then within the block d
 reads the observation vector, which holds the player's View, and chooses what the one-game
 heuristic chooses; each is checked against it move by move; the game's spec names it,
 ``batched_heuristic``), Kapern's ``oracle`` (a table lookup, the spec's ``batched_oracle``), and a
-policy (`BatchedPolicyAgent`, for trained agents and the frozen snapshots of self-play). A
+policy (`BatchedPolicyAgent`, for trained agents, ``ppo:`` and ``dmc:``, and the frozen snapshots of self-play). A
 name with no batched form (``mcts``) raises a ``ValueError`` that says so; such an
 agent plays batched games through `agents.batched.one_game` (a reference engine kept in step
 per game it sits in).
@@ -123,7 +123,7 @@ def _game_batched_form(name: str, env_id: str) -> str | None:
 
 def has_batched_form(name: str, env_id: str) -> bool:
     """Whether `make_batched_agent` builds ``name`` for ``env_id`` (else it plays through the one-game path)."""
-    return name == "random" or name.startswith("ppo:") or _game_batched_form(name, env_id) is not None
+    return name == "random" or name.startswith(("ppo:", "dmc:")) or _game_batched_form(name, env_id) is not None
 
 
 def make_batched_agent(name: str, env_id: str, env: Any, num_games: int, seed: int | None = None) -> BatchedAgent:
@@ -136,14 +136,14 @@ def make_batched_agent(name: str, env_id: str, env: Any, num_games: int, seed: i
     batched_form = _game_batched_form(name, env_id)
     if batched_form is not None:
         return resolve(batched_form)(env, num_games, seed)
-    if name.startswith("ppo:"):
-        from agents.policy.agent import make_policy_agent
+    if name.startswith(("ppo:", "dmc:")):
+        from agents.registry import make_agent
 
-        agent = make_policy_agent(name[len("ppo:") :], env_id, seed=seed, env=env)
+        agent = make_agent(name, env_id, seed=seed, env=env)
         return BatchedPolicyAgent(agent.policy, name=name, deterministic=agent.deterministic, seed=seed)
     raise ValueError(
-        f"agent {name!r} has no batched form for {env_id}; batched: random, heuristic, ppo:<...>, Kapern's oracle "
-        "(play the others through agents.batched.one_game)"
+        f"agent {name!r} has no batched form for {env_id}; batched: random, heuristic, ppo:<...>, dmc:<...>, "
+        "Kapern's oracle (play the others through agents.batched.one_game)"
     )
 
 
