@@ -73,6 +73,7 @@ import itertools
 import json
 import os
 import shlex
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -208,9 +209,10 @@ class TrainArgs:
     init: str | None = field(
         default=None,
         metadata={
-            "help": "start from the policy of an agent file (a path or shipped name, e.g. skull_king_v0) that "
-            "reads this run's observations; its hidden sizes must be --net-arch's; its value head too when "
-            "the file has one (else a fresh critic)"
+            "help": "start from the policy of an agent file (a path or shipped name, e.g. skull_king_v0 with "
+            "--env-kwargs table_layout=max --net-arch 128 128, as it was trained) that reads this run's "
+            "observations; its hidden sizes must be --net-arch's; its value head too when the file has one "
+            "(else a fresh critic)"
         },
     )
     opponents: list[str] = field(
@@ -382,6 +384,22 @@ def _physical_memory() -> int | None:
         return None
 
 
+def _options_fix(args: TrainArgs) -> str:
+    """``"; it was trained with --env-kwargs k=v ..."`` when ``--init``'s file names env options this run
+    lacks or sets otherwise (the shipped agents: ``table_layout=max``); ``""`` otherwise."""
+    from agents.policy.agent import load_checkpoint
+
+    try:
+        theirs = load_checkpoint(args.init)[1]["env_kwargs"]  # type: ignore[arg-type]
+    except ValueError:
+        return ""
+    ours = env_config(args)
+    differ = {k: v for k, v in theirs.items() if k != "num_players" and ours.get(k) != v}
+    if not differ:
+        return ""
+    return "; it was trained with --env-kwargs " + " ".join(f"{k}={v}" for k, v in differ.items()) + ": pass that"
+
+
 def check_init(args: TrainArgs) -> None:
     """``ValueError`` (one line) unless ``--init`` names an agent file this run's network can start from."""
     from agents.policy.agent import load_initial_policy
@@ -391,7 +409,10 @@ def check_init(args: TrainArgs) -> None:
     if policy_class != "MlpPolicy":
         raise ValueError(f"--init {args.init!r}: this run scores actions from features; add --no-action-features")
     env = pirate_envs.make(args.env_id, raw=True, **env_config(args))
-    policy, _ = load_initial_policy(args.init, args.env_id, layout_pieces(env.observation_layout), env.num_actions)  # type: ignore[arg-type]
+    try:
+        policy, _ = load_initial_policy(args.init, args.env_id, layout_pieces(env.observation_layout), env.num_actions)  # type: ignore[arg-type]
+    except ValueError as error:
+        raise ValueError(f"{error}{_options_fix(args)}") from None
     hidden = [int(w.shape[1]) for w in policy.weights[:-1]]
     activation = ACTIVATION_FLAGS[args.activation]
     if hidden != list(args.net_arch) or policy.activation != activation:
@@ -504,9 +525,27 @@ def train(args: TrainArgs, given: set[str] | None = None) -> Path:
     return run_training(plan_run(args, given or set()), EVALUATOR)
 
 
+def unused_workers_note(args: TrainArgs, given: set[str]) -> str | None:
+    """The note for a ``--num-workers`` given to a run whose games will all be on the batched engine
+    (where it has no effect); ``None`` otherwise."""
+    if "num_workers" not in given or args.engine == "single" or args.resume:
+        return None
+    from agents.selfplay.batched_vec_env import batched_support
+
+    if batched_support(args.env_id, parse_weights(args.opponents)) is not None:
+        return None  # auto falls back to the one-game engine, which uses the workers
+    return (
+        f"train: note: --num-workers {args.num_workers} has no effect: every game runs on the batched engine in "
+        "this process (--engine single spreads one-game envs over worker processes)"
+    )
+
+
 def main(argv: list[str] | None = None) -> Path:
     given = given_flags(TrainArgs, argv)
     args = parse_args(TrainArgs, argv, epilog=games_epilog(), check=lambda a: check_args(a, given))
+    note = unused_workers_note(args, given)
+    if note is not None:
+        print(note, file=sys.stderr, flush=True)
     try:
         return train(args, given)
     except KeyboardInterrupt:
