@@ -69,7 +69,6 @@ tables and learning curves live on this side).
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import json
 import os
 import shlex
@@ -101,6 +100,7 @@ from experiments.cli import (
     check_fields,
     check_folder,
     check_names,
+    check_network_size,
     check_tables,
     check_weights,
     flag_of,
@@ -352,20 +352,11 @@ def check_run(args: TrainArgs) -> None:
 def check_sizes(args: TrainArgs, sizes: list[int]) -> None:
     """``ValueError`` (one line) for a network whose agent file could not be saved (over the format's
     parameter cap, actor and critic together) or a rollout larger than this machine's memory."""
-    from agents.policy.checkpoint import MAX_PARAMETERS
-
     inputs, actions = 0, 0
     for players in sizes:
         env = pirate_envs.make(args.env_id, raw=True, **env_config(args, players))
         inputs, actions = max(inputs, env.observation_layout.size), max(actions, env.num_actions)
-    hidden = list(args.net_arch)
-    parameters = sum((a + 1) * b for a, b in itertools.pairwise([inputs, *hidden, actions]))
-    parameters += sum((a + 1) * b for a, b in itertools.pairwise([inputs, *hidden, 1]))
-    if parameters > MAX_PARAMETERS:
-        raise ValueError(
-            f"--net-arch {' '.join(map(str, hidden))}: {parameters:,} parameters (actor and critic), more than an "
-            f"agent file holds ({MAX_PARAMETERS:,})"
-        )
+    check_network_size(args.net_arch, inputs, actions)
     # a rollout step keeps the observation (float32), the action mask and a few numbers per env
     rollout = args.num_envs * args.n_steps * (4 * inputs + actions + 64)
     memory = _physical_memory()
