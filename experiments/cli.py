@@ -359,6 +359,23 @@ def check_output_file(path: str | Path, flag: str, suffix: str | None = None) ->
     check_folder(path.parent, flag)
 
 
+def check_network_size(hidden: Sequence[int], inputs: int, actions: int, flag: str = "--net-arch") -> None:
+    """``ValueError`` (one line) for hidden layers ``hidden`` whose actor (``inputs`` to ``actions``) and
+    critic (to one value) together exceed what an agent file holds (the format's parameter cap)."""
+    import itertools
+
+    from agents.policy.checkpoint import MAX_PARAMETERS
+
+    parameters = sum(
+        (a + 1) * b for outputs in (actions, 1) for a, b in itertools.pairwise([inputs, *hidden, outputs])
+    )
+    if parameters > MAX_PARAMETERS:
+        raise ValueError(
+            f"{flag} {' '.join(map(str, hidden))}: {parameters:,} parameters (actor and critic), more than an "
+            f"agent file holds ({MAX_PARAMETERS:,})"
+        )
+
+
 def check_device(device: str, flag: str = "--device") -> None:
     """``ValueError`` unless ``device`` is ``auto`` or a torch device this machine has."""
     import torch

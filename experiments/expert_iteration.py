@@ -59,6 +59,7 @@ from experiments.cli import (
     check_env_id,
     check_fields,
     check_folder,
+    check_network_size,
     check_tables,
     flag_of,
     games_epilog,
@@ -186,8 +187,11 @@ def plan_of(args: ExpertIterationArgs, command: str | None = None) -> ExpertIter
         torch_threads=args.torch_threads,
         command=command,
     )
+    env = next(iter(make_envs(plan).values()))
     if args.init is not None:
-        load_init(args.init, args.env_id, next(iter(make_envs(plan).values())))
+        load_init(args.init, args.env_id, env)
+    else:  # the networks' sizes come from --net-arch: their agent file must hold them
+        check_network_size(args.net_arch, env.observation_layout.size, env.num_actions)
     return plan
 
 

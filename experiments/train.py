@@ -69,10 +69,10 @@ tables and learning curves live on this side).
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import json
 import os
 import shlex
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,6 +101,7 @@ from experiments.cli import (
     check_fields,
     check_folder,
     check_names,
+    check_network_size,
     check_tables,
     check_weights,
     flag_of,
@@ -209,9 +210,10 @@ class TrainArgs:
     init: str | None = field(
         default=None,
         metadata={
-            "help": "start from the policy of an agent file (a path or shipped name, e.g. skull_king_v0) that "
-            "reads this run's observations; its hidden sizes must be --net-arch's; its value head too when "
-            "the file has one (else a fresh critic)"
+            "help": "start from the policy of an agent file (a path or shipped name, e.g. skull_king_v0 with "
+            "--env-kwargs table_layout=max --net-arch 128 128, as it was trained) that reads this run's "
+            "observations; its hidden sizes must be --net-arch's; its value head too when the file has one "
+            "(else a fresh critic)"
         },
     )
     opponents: list[str] = field(
@@ -359,20 +361,11 @@ def check_run(args: TrainArgs) -> None:
 def check_sizes(args: TrainArgs, sizes: list[int]) -> None:
     """``ValueError`` (one line) for a network whose agent file could not be saved (over the format's
     parameter cap, actor and critic together) or a rollout larger than this machine's memory."""
-    from agents.policy.checkpoint import MAX_PARAMETERS
-
     inputs, actions = 0, 0
     for players in sizes:
         env = pirate_envs.make(args.env_id, raw=True, **env_config(args, players))
         inputs, actions = max(inputs, env.observation_layout.size), max(actions, env.num_actions)
-    hidden = list(args.net_arch)
-    parameters = sum((a + 1) * b for a, b in itertools.pairwise([inputs, *hidden, actions]))
-    parameters += sum((a + 1) * b for a, b in itertools.pairwise([inputs, *hidden, 1]))
-    if parameters > MAX_PARAMETERS:
-        raise ValueError(
-            f"--net-arch {' '.join(map(str, hidden))}: {parameters:,} parameters (actor and critic), more than an "
-            f"agent file holds ({MAX_PARAMETERS:,})"
-        )
+    check_network_size(args.net_arch, inputs, actions)
     # a rollout step keeps the observation (float32), the action mask and a few numbers per env
     rollout = args.num_envs * args.n_steps * (4 * inputs + actions + 64)
     memory = _physical_memory()
@@ -391,6 +384,22 @@ def _physical_memory() -> int | None:
         return None
 
 
+def _options_fix(args: TrainArgs) -> str:
+    """``"; it was trained with --env-kwargs k=v ..."`` when ``--init``'s file names env options this run
+    lacks or sets otherwise (the shipped agents: ``table_layout=max``); ``""`` otherwise."""
+    from agents.policy.agent import load_checkpoint
+
+    try:
+        theirs = load_checkpoint(args.init)[1]["env_kwargs"]  # type: ignore[arg-type]
+    except ValueError:
+        return ""
+    ours = env_config(args)
+    differ = {k: v for k, v in theirs.items() if k != "num_players" and ours.get(k) != v}
+    if not differ:
+        return ""
+    return "; it was trained with --env-kwargs " + " ".join(f"{k}={v}" for k, v in differ.items()) + ": pass that"
+
+
 def check_init(args: TrainArgs) -> None:
     """``ValueError`` (one line) unless ``--init`` names an agent file this run's network can start from."""
     from agents.policy.agent import load_initial_policy
@@ -400,7 +409,10 @@ def check_init(args: TrainArgs) -> None:
     if policy_class != "MlpPolicy":
         raise ValueError(f"--init {args.init!r}: this run scores actions from features; add --no-action-features")
     env = pirate_envs.make(args.env_id, raw=True, **env_config(args))
-    policy, _ = load_initial_policy(args.init, args.env_id, layout_pieces(env.observation_layout), env.num_actions)  # type: ignore[arg-type]
+    try:
+        policy, _ = load_initial_policy(args.init, args.env_id, layout_pieces(env.observation_layout), env.num_actions)  # type: ignore[arg-type]
+    except ValueError as error:
+        raise ValueError(f"{error}{_options_fix(args)}") from None
     hidden = [int(w.shape[1]) for w in policy.weights[:-1]]
     activation = ACTIVATION_FLAGS[args.activation]
     if hidden != list(args.net_arch) or policy.activation != activation:
@@ -513,9 +525,27 @@ def train(args: TrainArgs, given: set[str] | None = None) -> Path:
     return run_training(plan_run(args, given or set()), EVALUATOR)
 
 
+def unused_workers_note(args: TrainArgs, given: set[str]) -> str | None:
+    """The note for a ``--num-workers`` given to a run whose games will all be on the batched engine
+    (where it has no effect); ``None`` otherwise."""
+    if "num_workers" not in given or args.engine == "single" or args.resume:
+        return None
+    from agents.selfplay.batched_vec_env import batched_support
+
+    if batched_support(args.env_id, parse_weights(args.opponents)) is not None:
+        return None  # auto falls back to the one-game engine, which uses the workers
+    return (
+        f"train: note: --num-workers {args.num_workers} has no effect: every game runs on the batched engine in "
+        "this process (--engine single spreads one-game envs over worker processes)"
+    )
+
+
 def main(argv: list[str] | None = None) -> Path:
     given = given_flags(TrainArgs, argv)
     args = parse_args(TrainArgs, argv, epilog=games_epilog(), check=lambda a: check_args(a, given))
+    note = unused_workers_note(args, given)
+    if note is not None:
+        print(note, file=sys.stderr, flush=True)
     try:
         return train(args, given)
     except KeyboardInterrupt:

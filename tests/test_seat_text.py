@@ -230,7 +230,7 @@ def test_lucky_pirate_moves_by_naming_cards():
     for bad, hint in (*bad_moves, ("pick up", "you pick up the pile only when you cannot play")):
         refusal = parse(bad, view, legal)
         assert isinstance(refusal, Refusal) and hint in refusal.reason, (bad, refusal)
-    assert text_module(env).move_hint(view, legal) == "type one of: 5, 2x5, captain, parrot"
+    assert text_module(env).move_hint(view, legal) == "type one of: 1x5, 2x5, captain, parrot"
     text = env_seat_text(env, "player_0")
     assert "your hand: 5 5 captain parrot" in text.splitlines()
     assert "kraken" not in text and "8" not in text.split("your hand")[1]

@@ -13,6 +13,7 @@ them as a guide to the noise, not as exact coverage.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,9 +62,17 @@ def mean_figure(values: list[float]) -> dict[str, Any]:
     return {"mean": mean, "low": low if finite else None, "high": high if finite else None, "n": len(values)}
 
 
+#: A group name that is a range or bound of numbers (``"<=0"``, ``"1-100"``, ``">1200"``): its first number.
+_NUMERIC_NAME = re.compile(r"[<>=]*\s*(-?\d+(?:\.\d+)?)")
+
+
 def _group_order(key: Any) -> tuple[int, Any]:
-    """Numbers first in numeric order, then names in the order of their first observation."""
-    return (0, key) if isinstance(key, int | float) and not isinstance(key, bool) else (1, 0)
+    """Numbers, and names of number ranges or bounds by their first number, first in numeric order;
+    then other names in the order of their first observation."""
+    if isinstance(key, int | float) and not isinstance(key, bool):
+        return (0, key)
+    match = _NUMERIC_NAME.match(key) if isinstance(key, str) else None
+    return (0, float(match.group(1))) if match else (1, 0)
 
 
 class Tallies:

@@ -377,7 +377,12 @@ def build_callback(plan: RunPlan, evaluator: Evaluator, interrupt: Interrupt) ->
         def evaluate(self) -> None:
             now = self.model.num_timesteps  # the count a stopped run was reset to
             agent_file = save_checkpoint(self.model, plan, now, self.history)
+            start = time.perf_counter()
+            if args.progress:  # the bar stands still while the games are played: say why
+                print(evaluation_notice(plan, now), flush=True)
             rows = evaluator.evaluate(plan, agent_file, now)
+            if args.progress:
+                print(f"evaluated at {now:,} learner steps in {time.perf_counter() - start:.0f} s", flush=True)
             for row in rows:
                 key = row["opponent"] + (f"_{row['num_players']}p" if plan.several_tables else "")
                 self.logger.record(f"eval/win_rate_vs_{key}", row["win_rate"])
@@ -387,6 +392,16 @@ def build_callback(plan: RunPlan, evaluator: Evaluator, interrupt: Interrupt) ->
             save_agent_files(self.model, plan, now, self.history)  # its header gets these figures
 
     return SelfPlayCallback()
+
+
+def evaluation_notice(plan: RunPlan, timesteps: int) -> str:
+    """The line a run with a progress bar prints as an evaluation starts (the bar waits for it)."""
+    args = plan.args
+    tables = "" if not plan.several_tables else f" at each of {len(plan.table_sizes)} table sizes"
+    return (
+        f"evaluating the learner at {timesteps:,} learner steps: {args.eval_games} games against each of "
+        f"{', '.join(args.eval_opponents)}{tables} ..."
+    )
 
 
 def start_from(policy: Any, plan: RunPlan) -> None:

@@ -3,9 +3,10 @@
 Built from the seat's `pirate_envs.lucky_pirate.view.View` only: his hand,
 every up card, hand and down-card counts, the pile, the direction of play, the cards out of the
 game and the cards every player saw go into a hand. Typed moves (`Reader`, read by
-`pirate_envs.core.text.parse_move`): a number is a card value, ``5`` or ``play 5`` plays one 5
-(``9`` a Captain, ``10`` a Kraken), ``2x5`` (or ``5 5``, ``play 2 x 5``) two of them,
-``captain`` a Captain; ``down 2`` turns down card 2 over; ``pick up`` takes the pile;
+`pirate_envs.core.text.parse_move`): a number is a card value, ``5`` plays a 5 (``9`` a Captain,
+``10`` a Kraken) and asks how many when more than one may go, ``play 5`` plays one 5,
+``2x5`` (or ``5 5``, ``play 2 x 5``) two of them, ``captain`` a Captain (asking how many, as
+``5``); ``down 2`` turns down card 2 over; ``pick up`` takes the pile;
 ``lay captain`` (or ``captain``) lays a card face up during the set-up. A card that may not go
 on the pile says why.
 """
@@ -125,9 +126,11 @@ class Reader(MoveReader):
         if not kinds:
             top = max(face for face in FACE_VALUE if face is not None)
             return Refusal(f"card values are 1 to {top} (9 the Captain, 10 the Kraken)")
-        return [a for k in kinds for a in (play_action(k, 1), LAY_UP_OFFSET + k)]
+        return [a for k in kinds for a in _any_count(k)]
 
     def words(self, words: list[str]) -> list[int] | Refusal | None:
+        if len(words) == 1 and _kind(words[0]) is not None and not _COUNT_KIND.match(words[0]):
+            return _any_count(_kind(words[0]))  # a card named without a count: asks when several counts are legal
         try:
             action = _parse(" ".join(words).replace(" x ", "x").split())
         except ValueError as error:
@@ -168,10 +171,12 @@ class Reader(MoveReader):
 
     def hint(self) -> str:
         options = []
+        plays = [decode_play(action) for action in self.legal if action < DOWN_OFFSET]
+        several = {kind for kind, count in plays if count > 1}  # a bare name of these asks how many
         for action in self.legal:
             if action < DOWN_OFFSET:
                 kind, count = decode_play(action)
-                options.append(KINDS[kind] if count == 1 else f"{count}x{KINDS[kind]}")
+                options.append(KINDS[kind] if count == 1 and kind not in several else f"{count}x{KINDS[kind]}")
             elif action < PICK_UP:
                 options.append(f"down {action - DOWN_OFFSET + 1}")
             elif action == PICK_UP:
@@ -218,6 +223,11 @@ def _parse(words: list[str]) -> int:
     if len(kinds) > 1:
         raise ValueError("play cards of one kind at a time")
     return play_action(kinds.pop(), _count(len(words)))
+
+
+def _any_count(kind: int) -> list[int]:
+    """Every move a card named without a count may mean: playing 1 to `MAX_COPIES` of it, or laying it up."""
+    return [*(play_action(kind, n) for n in range(1, MAX_COPIES + 1)), LAY_UP_OFFSET + kind]
 
 
 def _is_number(word: str) -> bool:

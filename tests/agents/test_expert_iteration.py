@@ -249,3 +249,21 @@ def test_gumbel_options_reach_the_search_and_shape_its_target(tmp_path):
     logits = network.logits(env.observe(env.possible_agents[seat])["observation"])[legal]
     prior = np.exp(logits - logits.max()) / np.exp(logits - logits.max()).sum()
     np.testing.assert_allclose(searcher.policy_target[legal], prior, atol=1e-4)  # a vanishing sigma: the prior
+
+
+def test_the_guide_names_the_shipped_agents_with_a_value_head():
+    """docs/guides/expert_iteration.md says which shipped agents ``--init`` brings a value head from."""
+    from pathlib import Path
+
+    from agents.policy.agent import load_checkpoint, shipped_checkpoints
+
+    targets = {name: load_checkpoint(name)[1].get("value_target") for name in shipped_checkpoints()}
+    guide = " ".join((Path(__file__).parents[2] / "docs" / "guides" / "expert_iteration.md").read_text().split())
+    valued = guide.split("Three of the four shipped agents have one (")[1].split(")")[0]
+    assert sum(target is not None for target in targets.values()) == 3
+    for name, target in targets.items():
+        if target is None:
+            assert f"A file without a value head (`{name}`)" in guide
+        else:
+            kind = "win share" if target["kind"] == "win_share" else "score"
+            assert f"`{name}`" in valued and kind in valued

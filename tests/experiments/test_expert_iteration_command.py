@@ -94,6 +94,7 @@ def ei_shipped():
         (["--out", ""], "--out: give the run folder"),
         (["--search", "halving", "--env-id", "piraten_kapern_v0"], "--search halving does not search piraten_kapern"),
         (["--search", "tree"], "--search"),
+        (["--net-arch", "100000", "100000"], "parameters (actor and critic), more than an agent file holds"),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, capsys, extra, words):

@@ -29,12 +29,22 @@ def test_skull_king_bid_numbers_are_bids_at_every_hand():
 
 def test_lucky_pirate_seven_is_the_card_seven_not_the_kraken():
     # seed 12: player_0 leads holding two Krakens, no 7
-    text = play_typed("lucky_pirate_v0", ["random"], "7\n10\nq\n", seed=12)
+    text = play_typed("lucky_pirate_v0", ["random"], "7\n10\n1xkraken\nq\n", seed=12)
     first_menu = text.split("your move")[0]
     assert "play 1 x kraken" in first_menu and "your hand: " in first_menu and " 7 " not in first_menu
     assert "'7' is not a move: you hold no 7 in your hand" in text
+    assert "'10' could mean: play 1 x kraken, play 2 x kraken" in text.replace("\n    ", " ")
     assert "  * player_0 plays kraken" in text
     assert "quit; the standings so far:" in text
+
+
+def test_a_card_named_without_a_count_asks_how_many_when_several_may_go():
+    """Two Krakens in hand: ``kraken`` asks which move (one or both), as any ambiguous input does."""
+    text = play_typed("lucky_pirate_v0", ["random"], "kraken\n2xkraken\nq\n", seed=12)
+    asked = text.replace("\n    ", " ").split("'kraken' could mean: ")[1].split("; type one")[0]
+    assert asked == "play 1 x kraken, play 2 x kraken"
+    assert "(type one of: 1, 1x3, 2x3, 1x4, 2x4, 5, 6, 8, 1xcaptain, 2xcaptain, 1xkraken, 2xkraken)" in text
+    assert "  * player_0 plays kraken kraken" in text.split("'kraken' could mean")[1]
 
 
 def test_ambiguous_input_lists_the_moves_and_asks_again():

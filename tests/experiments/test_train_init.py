@@ -82,7 +82,12 @@ def test_init_from_a_file_without_a_newer_piece_gives_the_new_inputs_zero_weight
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--init", "skull_king_v0"], "--init 'skull_king_v0': trained on another observation layout"),
+        (
+            ["--init", "skull_king_v0"],
+            "--init 'skull_king_v0': trained on another observation layout than this run's (296 inputs): a piece "
+            "of its layout is missing here or has another shape; it was trained with --env-kwargs table_layout=max: "
+            "pass that",
+        ),
         (["--init", "lucky_pirate_v0"], "--init 'lucky_pirate_v0': an agent of lucky_pirate_v0, not of skull_king_v0"),
         (["--init", "no_such_agent_file.npz"], "--init 'no_such_agent_file.npz'"),
         (
@@ -100,3 +105,15 @@ def test_init_refuses_files_the_run_cannot_start_from_before_any_work(tmp_path, 
     err = refused(capsys, train.main, [*GAME, *SMALL, *argv, "--out-dir", str(tmp_path), "--run-name", "run"])
     assert message in err, err
     assert not (tmp_path / "run").exists()
+
+
+def test_num_workers_on_the_batched_engine_gets_a_note():
+    """``--num-workers`` does nothing where every game runs on the batched engine: the command says so."""
+    pytest.importorskip("numba")
+    from experiments.cli import given_flags, parse_args
+
+    def note(argv: list[str]) -> str | None:
+        return train.unused_workers_note(parse_args(train.TrainArgs, argv), given_flags(train.TrainArgs, argv))
+
+    assert "--num-workers 2 has no effect" in note(["--num-workers", "2"])
+    assert note(["--num-workers", "2", "--engine", "single"]) is None and note([]) is None

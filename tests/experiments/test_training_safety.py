@@ -201,6 +201,16 @@ def test_resume_reads_no_checkpoint_member_over_its_cap(tmp_path, capsys):
     assert progress_steps(run) == [64]
 
 
+def test_the_progress_bar_says_when_the_run_evaluates(tmp_path, capsys):
+    pytest.importorskip("tqdm")
+    pytest.importorskip("rich")
+    argv = [*GAME, *TINY, *QUIET[:-1], "--progress", "--out-dir", str(tmp_path), "--run-name", "run"]
+    train.main([*argv, "--total-timesteps", "64", "--eval-every", "64"])
+    out = capsys.readouterr().out
+    assert "evaluating the learner at 0 learner steps: 2 games against each of random ..." in out
+    assert "evaluating the learner at 64 learner steps" in out and "evaluated at 64 learner steps in" in out
+
+
 def test_progress_rows_keep_whole_rows_up_to_a_step(tmp_path):
     path = tmp_path / "progress.csv"
     path.write_text(f'a,{STEPS_COLUMN},b\n1,64,"x,y"\n2,128,\n3,,z\n4,192,w')

@@ -87,3 +87,15 @@ def test_oracle_agrees_with_itself_in_play() -> None:
 @pytest.mark.parametrize("points, bucket", [(-300, "<=0"), (0, "<=0"), (1, "1-100"), (100, "1-100"), (1500, ">1200")])
 def test_risk_buckets(points: int, bucket: str) -> None:
     assert risk_bucket(points) == bucket
+
+
+def test_the_points_at_risk_bins_come_in_numeric_order() -> None:
+    """Bins observed in any order are listed low to high (the analyze plot and the strategy page)."""
+    from agents.analysis.tallies import Tallies
+    from agents.piraten_kapern.analysis import STATS
+
+    tallies = Tallies(STATS)
+    for points in (600, -50, 1500, 350, 250, 150, 50, 900):
+        tallies.rate("stop_by_risk", "heuristic", True, risk_bucket(points))
+    groups = list(tallies.summary()["stop_by_risk"]["groups"])
+    assert groups == ["<=0", "1-100", "101-200", "201-300", "301-500", "501-800", "801-1200", ">1200"]
