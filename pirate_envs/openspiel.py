@@ -45,15 +45,17 @@ What an OpenSpiel state is here:
   ``clone_chance="fresh"`` (sampled chance) each clone draws later deals and rolls from a fresh
   source. ``resample_from_infostate(player, sampler)`` redraws what ``player`` cannot see (the
   engine's ``resample_hidden``, and fresh chance): OpenSpiel's ``ISMCTSBot`` runs on it, the
-  honest search of the card games. ``state.serialize()`` is JSON (the seed and the moves); ``game.deserialize_state(text)``
-  replays it, checking every move. pyspiel's own ``serialize_game_and_state`` and pickling of
-  states need the game's random state, which pyspiel's Python games do not provide for sampled
-  chance; use these two instead (they never unpickle).
+  honest search of the card games. ``state.serialize()`` is JSON (the seed and the moves);
+  ``game.deserialize_state(text)`` replays it, checking every move. pyspiel's own
+  ``serialize_game_and_state`` and pickling of states need the game's random state, which
+  pyspiel's Python games do not provide for sampled chance; use these two instead (they never
+  unpickle).
 
 Parameters: ``players`` (the game's player counts), the user options of the game's spec
 (`pirate_envs.game_spec(env_id).options`, within their safe ranges; an integer list as a
 comma-separated string, e.g. ``loot_fronts="5,6,8"``), ``returns``, ``score_bound``,
-``rng_seed``, ``max_game_length``, ``chance`` and ``clone_chance``. ``docs/guides/openspiel.md`` is the guide.
+``rng_seed``, ``max_game_length``, ``chance`` and ``clone_chance``. ``docs/guides/openspiel.md``
+is the guide.
 
 Explicit chance, and how a game plugs in. Engines draw only through ``self.chance``
 (`pirate_envs.core.chance`). Under ``chance="explicit"`` the engine draws from an
