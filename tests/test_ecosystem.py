@@ -88,3 +88,11 @@ def test_tianshou_example_plays_games():
     games, total = play("skull_king_v0", 120, num_players=2, num_hands=2)
     assert games > 0 and abs(total.sum()) < 1e-6
     assert "games finished" in run_example("tianshou_random.py", "--steps", "20")
+
+
+@pytest.mark.parametrize("gym_id", sorted(pirate_envs.GYMNASIUM_IDS))
+def test_stable_baselines3_env_checker_passes(gym_id):
+    pytest.importorskip("sb3_contrib")
+    from stable_baselines3.common.env_checker import check_env
+
+    check_env(gymnasium.make(gym_id).unwrapped, skip_render_check=True)
