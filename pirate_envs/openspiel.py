@@ -41,15 +41,21 @@ What an OpenSpiel state is here:
   exact length (never reached); the other games' defaults sit far beyond their guards' typical
   games (Kapern turns re-roll without a fixed limit).
 * Copies: ``clone()`` copies the engine with `Engine.clone` (the copy draws what the original
-  would). ``state.serialize()`` is JSON (the seed and the moves); ``game.deserialize_state(text)``
-  replays it, checking every move. pyspiel's own ``serialize_game_and_state`` and pickling of
-  states need the game's random state, which pyspiel's Python games do not provide for sampled
-  chance; use these two instead (they never unpickle).
+  would; OpenSpiel's ``MCTSBot`` then searches knowing the future). Under the parameter
+  ``clone_chance="fresh"`` (sampled chance) each clone draws later deals and rolls from a fresh
+  source. ``resample_from_infostate(player, sampler)`` redraws what ``player`` cannot see (the
+  engine's ``resample_hidden``, and fresh chance): OpenSpiel's ``ISMCTSBot`` runs on it, the
+  honest search of the card games. ``state.serialize()`` is JSON (the seed and the moves);
+  ``game.deserialize_state(text)`` replays it, checking every move. pyspiel's own
+  ``serialize_game_and_state`` and pickling of states need the game's random state, which
+  pyspiel's Python games do not provide for sampled chance; use these two instead (they never
+  unpickle).
 
 Parameters: ``players`` (the game's player counts), the user options of the game's spec
 (`pirate_envs.game_spec(env_id).options`, within their safe ranges; an integer list as a
 comma-separated string, e.g. ``loot_fronts="5,6,8"``), ``returns``, ``score_bound``,
-``rng_seed``, ``max_game_length`` and ``chance``. ``docs/guides/openspiel.md`` is the guide.
+``rng_seed``, ``max_game_length``, ``chance`` and ``clone_chance``. ``docs/guides/openspiel.md``
+is the guide.
 
 Explicit chance, and how a game plugs in. Engines draw only through ``self.chance``
 (`pirate_envs.core.chance`). Under ``chance="explicit"`` the engine draws from an
@@ -102,6 +108,8 @@ SHORT_NAMES: dict[str, str] = {env_id: f"python_pirate_{env_id.removesuffix('_v0
 RETURNS = ("win", "score")
 #: Values of the parameter ``chance``.
 CHANCE_MODES = ("sampled", "explicit")
+#: Values of the parameter ``clone_chance``: a clone draws what the original would, or fresh chance.
+CLONE_CHANCE = ("shared", "fresh")
 
 #: Default ``max_game_length`` of the games whose length has no fixed limit (Skull King's is exact).
 DEFAULT_MAX_GAME_LENGTH: dict[str, int] = {
@@ -176,6 +184,8 @@ class Settings:
     max_game_length: int
     #: ``"sampled"`` (the engine draws inside) or ``"explicit"`` (chance nodes: `ExplicitRules`).
     chance: str = "sampled"
+    #: ``"shared"`` (a clone draws what the original would) or ``"fresh"`` (a clone draws anew).
+    clone_chance: str = "shared"
 
 
 def parameter_defaults(env_id: str) -> dict[str, Any]:
@@ -191,6 +201,7 @@ def parameter_defaults(env_id: str) -> dict[str, Any]:
     defaults["rng_seed"] = 0
     defaults["max_game_length"] = -1  # the game's own (`_exact_length`, else DEFAULT_MAX_GAME_LENGTH)
     defaults["chance"] = "sampled"
+    defaults["clone_chance"] = "shared"
     return defaults
 
 
@@ -222,6 +233,10 @@ def settings(env_id: str, params: Mapping[str, Any] | None = None) -> Settings:
         if env_id not in EXPLICIT_CHANCE:
             raise ValueError(f"chance='explicit' is offered for {sorted(EXPLICIT_CHANCE)} only, not {env_id}")
         EXPLICIT_CHANCE[env_id](config)  # a config the game does not offer raises its one line
+    clone_chance = given.get("clone_chance", "shared")
+    check_choice("clone_chance", clone_chance, CLONE_CHANCE)
+    if clone_chance == "fresh" and chance == "explicit":
+        raise ValueError("clone_chance='fresh' is for chance='sampled'; explicit chance has chance nodes instead")
     if length == 0 or (exact is not None and 0 < length < exact):
         least = "1" if exact is None else f"{exact} (every game's length)"
         raise ValueError(f"max_game_length={length} is too short; allowed: -1 (the default) or at least {least}")
@@ -233,6 +248,7 @@ def settings(env_id: str, params: Mapping[str, Any] | None = None) -> Settings:
         rng_seed=check_range("rng_seed", given.get("rng_seed", 0), -1),
         max_game_length=length if length > 0 else exact or DEFAULT_MAX_GAME_LENGTH[env_id],
         chance=chance,
+        clone_chance=clone_chance,
     )
 
 
@@ -563,6 +579,8 @@ class Kit:
     prototype: Engine | None = None
     #: Explicit chance: the state every game starts from, built once (``"start"``: a `Table`).
     cache: dict[str, Any] = dataclasses.field(default_factory=dict)
+    #: The seeds of fresh chance sources (``clone_chance="fresh"`` and ``resample_from_infostate``).
+    fresh_seeds: np.random.Generator = dataclasses.field(default_factory=np.random.default_rng)
 
     @classmethod
     def build(cls, settings: Settings) -> Kit:
@@ -574,7 +592,9 @@ class Kit:
         explicit = prototype = None
         if settings.chance == "explicit":
             explicit, prototype = EXPLICIT_CHANCE[settings.env_id](config), type(env.game)(config)
-        return cls(settings, type(env.game), env.encode, env.observation_layout, text, seeds, explicit, prototype)
+        fresh = np.random.default_rng(None if settings.rng_seed < 0 else [settings.rng_seed, 1])
+        kit = cls(settings, type(env.game), env.encode, env.observation_layout, text, seeds, explicit, prototype)
+        return dataclasses.replace(kit, fresh_seeds=fresh)
 
 
 class Table:
@@ -597,6 +617,9 @@ class Table:
         self.seed: int | None = None
         self._engine: Engine | None = None
         self.moves = 0
+        #: The engine draws chance (or holds hidden cards) of its own, not the seed's: a fresh clone or a
+        #: resampled world, whose moves do not replay it.
+        self.redrawn = False
         #: The chance node's step (explicit chance only; ``None`` at any other state).
         self.pending: PendingStep | None = None
         #: Each seat's own history as one string (explicit chance only).
@@ -747,14 +770,29 @@ class Table:
 
     def __deepcopy__(self, memo: dict) -> Table:
         twin = Table.__new__(Table)
-        twin.kit, twin.seed, twin.moves = self.kit, self.seed, self.moves
+        twin.kit, twin.seed, twin.moves, twin.redrawn = self.kit, self.seed, self.moves, self.redrawn
         if self.kit.explicit is not None:  # the engines are never changed: shared
             twin._engine, twin.histories = self._engine, list(self.histories)  # type: ignore[arg-type]
             twin.last_views = self.last_views
             twin.pending = None if self.pending is None else self.pending.copy()
             return twin
         engine = self.engine  # deals first if need be, so the copy plays the same game
-        twin._engine, twin.pending, twin.histories, twin.last_views = engine.clone(), None, None, None
+        fresh = self.kit.settings.clone_chance == "fresh"
+        chance = engine.chance.fresh(self.kit.fresh_seeds) if fresh else None
+        twin._engine, twin.pending, twin.histories, twin.last_views = engine.clone(chance), None, None, None
+        twin.redrawn = self.redrawn or fresh
+        return twin
+
+    def resampled(self, player: int, seed: int) -> Table:
+        """A copy with everything ``player`` cannot see redrawn from ``seed``: the others' hidden cards
+        (`Engine.resample_hidden`) and every future deal and roll (a fresh chance source)."""
+        if self.kit.explicit is not None:
+            raise ValueError("resample_from_infostate is for chance='sampled'; explicit chance has chance nodes")
+        twin = self.__deepcopy__({})
+        rng = np.random.default_rng(seed)
+        engine = twin._engine = twin.engine.clone(twin.engine.chance.fresh(rng))
+        engine.resample_hidden(player, rng)
+        twin.redrawn = True
         return twin
 
 
@@ -861,9 +899,26 @@ def _classes() -> tuple[type, type, type]:
                 return "setting up: " + _drawn_text(table)
             return table.engine.render() + ("" if table.pending is None else "\nchance: " + _drawn_text(table))
 
+        def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> Any:
+            """A state ``player_id`` cannot tell from this one, drawn from what it knows (OpenSpiel's ISMCTS).
+
+            The others' hidden cards are redrawn (the engine's ``resample_hidden``) and every later
+            deal and roll comes from a fresh chance source, both seeded by ``probability_sampler()``
+            (a float in [0, 1)). Sampled chance only.
+            """
+            seed = int(probability_sampler() * 2**53)
+            twin = self.clone()
+            twin.table = self.table.resampled(player_id, seed)
+            return twin
+
         def serialize(self) -> str:
             """The game as JSON: its seed and moves (`PirateGame.deserialize_state` replays it)."""
             table = self.table
+            if table.redrawn:
+                raise ValueError(
+                    "this state draws chance of its own (a clone under clone_chance='fresh' or a resampled "
+                    "world): its seed and moves do not replay it"
+                )
             seed = None if table.kit.explicit is not None else table.game_seed  # explicit: the draws are moves
             return json.dumps({"game": table.kit.settings.env_id, "seed": seed, "moves": self.history()})
 

@@ -4,8 +4,10 @@ Games covered
 -------------
 ``skull_king_v0`` (2..6 players), ``piraten_kapern_v0`` (2..5 players), ``lucky_pirate_v0``
 (2..6 players, tournaments, both First Mate rulings) and ``piratenpoker_v0`` (3..5 players, every
-ruling option), each with every option of its env, both reward modes and both observation layouts
-(``table_layout="seated"`` and ``"max"``).
+ruling option), each with every option of its env but one, both reward modes and both observation
+layouts (``table_layout="seated"`` and ``"max"``). The exception: Piratenpoker's short decks
+(``poker_copies`` other than the full 84 cards) are refused by `make` in one line; play them one
+game per env (the AEC env, `pirate_envs.openspiel`, or training's default engine).
 
 Install the ``fast`` extra (numba): ``pip install -e ".[fast]"``. ``import pirate_envs`` and
 ``import pirate_envs.vector`` import no numba and compile nothing; `make` imports the

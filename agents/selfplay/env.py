@@ -77,6 +77,7 @@ from agents.selfplay.core import (
 from agents.selfplay.opponents import OpponentPool
 from pirate_envs.core.aec import ILLEGAL_MOVE_REWARD
 from pirate_envs.core.errors import IllegalActionError, check_action, check_choice, check_seed
+from pirate_envs.core.render import check_pillow, text_image
 
 if TYPE_CHECKING:
     from agents.policy.mlp import MlpPolicy
@@ -95,14 +96,15 @@ class SelfPlayEnv(gymnasium.Env):
         truncation_reward: ``None`` reports a truncated game as truncated (a learner bootstraps
             its value); a number ends it for the learner as terminated, with that reward added
             (``-1`` in win mode counts it as a loss, so that stalling never pays).
-        render_mode: ``None`` or ``"ansi"`` (`render` returns the game's text table).
+        render_mode: ``None``, ``"ansi"`` (`render` returns the game's text table) or ``"rgb_array"``
+            (the table drawn as an ``(H, W, 3)`` ``uint8`` frame, for video recorders; extra ``render``).
         player_counts: ``None`` (one table of ``num_players``), or several table sizes drawn per
             episode: a list (equal weights) or ``{count: weight}``; ``table_layout`` defaults to
             ``"max"`` then, and ``num_players`` may not be given.
         **env_kwargs: the game's options (``num_players`` and the rest), passed through.
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -120,6 +122,8 @@ class SelfPlayEnv(gymnasium.Env):
         self._random_agent_type, self._sample_legal = RandomAgent, sample_legal
         if render_mode is not None:
             check_choice("render_mode", render_mode, self.metadata["render_modes"])
+        if render_mode == "rgb_array":
+            check_pillow()
         self.rules = rules = SelfPlayRules(
             env_id,
             opponents,
@@ -235,11 +239,13 @@ class SelfPlayEnv(gymnasium.Env):
             return np.zeros(self.raw.num_actions, dtype=bool)
         return self.raw.observe(self.learner)["action_mask"].astype(bool)
 
-    def render(self) -> str | None:
-        """The game's text table (``render_mode="ansi"``); ``None`` without a render mode."""
+    def render(self) -> str | np.ndarray | None:
+        """The game's text table (``"ansi"``) or its frame (``"rgb_array"``); ``None`` without a render mode."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'.")
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array'.")
             return None
+        if self.render_mode == "rgb_array":
+            return text_image(self.game.render(), f"{self.env_id} - learner {self.learner}")
         return self.game.render()
 
     # ------------------------------------------------------------------ internals

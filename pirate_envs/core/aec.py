@@ -33,7 +33,7 @@ from pirate_envs.core.errors import (
     plain_ints,
 )
 from pirate_envs.core.events import Event, events_since, record_events
-from pirate_envs.core.observation import SEAT_PRESENT, ObservationLayout
+from pirate_envs.core.observation import SEAT_PRESENT, ObservationLayout, layout_bounds
 from pirate_envs.core.render import check_pillow, seat_name, text_image
 from pirate_envs.core.rewards import REWARD_MODES, win_rewards
 
@@ -125,9 +125,10 @@ class PirateAECEnv(AECEnv):
         self.action_features = self.ENGINE.ACTION_FEATURES
         self.encode: Encoder = self.make_encoder()
         self.observation_layout: ObservationLayout = self.encode.layout
+        bounds = self.observation_bounds()
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(-np.inf, np.inf, (self.observation_layout.size,), np.float32),
+                "observation": spaces.Box(*layout_bounds(self.observation_layout, bounds), dtype=np.float32),
                 "action_mask": spaces.Box(0, 1, (len(self.actions),), np.int8),
             }
         )
@@ -137,7 +138,7 @@ class PirateAECEnv(AECEnv):
         rows = layout.piece(SEAT_PRESENT).size if SEAT_PRESENT in layout else n
         #: The layout of ``state()`` (see `state_layout`).
         self.state_layout: ObservationLayout = state_layout(layout, rows)
-        self.state_space = spaces.Box(-np.inf, np.inf, (self.state_layout.size,), np.float32)
+        self.state_space = spaces.Box(*layout_bounds(self.state_layout, bounds), dtype=np.float32)
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self.num_actions = len(self.actions)
         self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
@@ -147,6 +148,14 @@ class PirateAECEnv(AECEnv):
         self._rng = np.random.default_rng()
         self._scores = np.zeros(n)
         self._has_reset = False
+
+    def observation_bounds(self) -> dict[str, tuple[float, float]]:
+        """``{piece: (low, high)}``: true bounds of the observation pieces not within [0, 1] (the rest are).
+
+        They bound every value the rules and this env's options allow (not only those seen), so
+        the observation and state spaces are finite ``Box``es that hold every observation.
+        """
+        return {}
 
     # ----------------------------------------------------------------- copies
     #: Attributes that are the game's class-level constants: copies share them instead of copying.

@@ -95,6 +95,21 @@ class ObservationLayout:
         return "\n".join(lines)
 
 
+#: The bounds of a piece that `piece_bounds` does not name: counts and flags scaled into [0, 1].
+UNIT_BOUNDS = (0.0, 1.0)
+
+
+def layout_bounds(layout: ObservationLayout, bounds: dict[str, tuple[float, float]]) -> tuple[np.ndarray, np.ndarray]:
+    """``(low, high)`` ``float32`` vectors of ``layout``: each piece's bounds from ``bounds``, else `UNIT_BOUNDS`.
+
+    A piece named ``prefix/name`` (the pieces of ``state()``) takes the bounds of ``name``.
+    """
+    low, high = layout.zeros(), layout.zeros()
+    for p in layout.pieces:
+        low[p.start : p.stop], high[p.start : p.stop] = bounds.get(p.name.rpartition("/")[2], UNIT_BOUNDS)
+    return low, high
+
+
 def float32_bytes(values: Sequence[float]) -> bytes:
     """``values`` as packed ``float32`` bytes: pieces that encoders join with ``b"".join``."""
     return struct.pack(f"{len(values)}f", *values)

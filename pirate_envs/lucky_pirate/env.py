@@ -237,7 +237,7 @@ from pirate_envs.core.aec import Encoder as ObservationEncoder
 from pirate_envs.core.aec import PirateAECEnv
 from pirate_envs.core.observation import TableLayoutOption, table_layout_encoder
 from pirate_envs.lucky_pirate.engine import MAX_PLAYERS, Config, LuckyPirateEngine
-from pirate_envs.lucky_pirate.observation import Encoder, build_layout, largest_layout
+from pirate_envs.lucky_pirate.observation import Encoder, build_layout, largest_layout, piece_bounds
 
 #: Score mode pays +1 per game won (the score is the number of games won).
 SCORE_SCALE = 1.0
@@ -250,6 +250,9 @@ class raw_env(TableLayoutOption, PirateAECEnv):
     CONFIG = Config
     ENGINE = LuckyPirateEngine
     SCORE_SCALE = SCORE_SCALE
+
+    def observation_bounds(self) -> dict[str, tuple[float, float]]:
+        return piece_bounds(self.config)
 
     def make_encoder(self) -> ObservationEncoder:
         seated = Encoder(build_layout(self.config), self.config)

@@ -78,6 +78,11 @@ def largest_layout(observe_known: bool = False, observe_pile: bool = False) -> O
     return build_layout(Config(num_players=MAX_PLAYERS, observe_known=observe_known, observe_pile=observe_pile))
 
 
+def piece_bounds(config: Config) -> dict[str, tuple[float, float]]:
+    """The bounds of the pieces not within [0, 1]: the direction of play (+1 or -1)."""
+    return {"direction": (-1.0, 1.0)}
+
+
 class Encoder:
     """Encodes views into observation vectors by joining ``float32`` bytes.
 

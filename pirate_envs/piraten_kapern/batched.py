@@ -50,7 +50,14 @@ from pirate_envs.piraten_kapern import engine as _engine
 from pirate_envs.piraten_kapern import rules as _rules
 from pirate_envs.piraten_kapern.dice import count_vectors
 from pirate_envs.piraten_kapern.engine import MAX_PLAYERS, Config, KapernEngine
-from pirate_envs.piraten_kapern.observation import DECK_SCALE, POINTS_SCALE, ROLLS_SCALE, build_layout, largest_layout
+from pirate_envs.piraten_kapern.observation import (
+    DECK_SCALE,
+    MAX_OBSERVED_ROLLS,
+    POINTS_SCALE,
+    ROLLS_SCALE,
+    build_layout,
+    largest_layout,
+)
 
 # ----------------------------------------------------------------------------- constants (checked below)
 NUM_FACES = 6
@@ -473,7 +480,7 @@ def _observe(i, seat, st):
     for f in range(NUM_FACES):
         vec[offsets[O_DICE] + f] = free[i, f] / NUM_DICE
         vec[offsets[O_CHEST] + f] = chest[i, f] / NUM_DICE
-    vec[offsets[O_ROLLS]] = game[i, F_ROLLS] / ROLLS_SCALE_K
+    vec[offsets[O_ROLLS]] = min(game[i, F_ROLLS], MAX_OBSERVED_ROLLS_K) / ROLLS_SCALE_K
     if card == SORCERESS and not game[i, F_SORCERESS_USED]:
         vec[offsets[O_SORCERESS]] = 1.0
     island = game[i, F_ISLAND]
@@ -560,7 +567,13 @@ _PHASES = {
 ROLLS_SCALE_K = 10.0
 POINTS_SCALE_K = 1000.0
 DECK_SCALE_K = 4.0
-if (ROLLS_SCALE_K, POINTS_SCALE_K, DECK_SCALE_K) != (ROLLS_SCALE, POINTS_SCALE, DECK_SCALE):
+MAX_OBSERVED_ROLLS_K = 50
+if (ROLLS_SCALE_K, POINTS_SCALE_K, DECK_SCALE_K, MAX_OBSERVED_ROLLS_K) != (
+    ROLLS_SCALE,
+    POINTS_SCALE,
+    DECK_SCALE,
+    MAX_OBSERVED_ROLLS,
+):
     raise RuntimeError("the batched Kapern kernels are out of date with the observation scales")
 
 

@@ -49,7 +49,7 @@ Observation (``env.unwrapped.observation_layout``; for 2 players, 50 floats)
 | 2-14 | card | (13,) | one-hot: fortune card of the turn in play |
 | 15-20 | dice | (6,) | free dice per face (coin diamond monkey parrot sabre skull) / 8 |
 | 21-26 | chest | (6,) | dice on the Treasure Chest per face / 8 |
-| 27 | rolls | (1,) | rolls made this turn / 10 |
+| 27 | rolls | (1,) | rolls made this turn / 10 (counted up to 50) |
 | 28 | sorceress_available | (1,) | 1 if the Sorceress skull re-roll is still unused |
 | 29 | island | (1,) | 1 on the Island of Skulls |
 | 30 | skulls | (1,) | skulls counting this turn (dice + card) / 8 |
@@ -123,7 +123,7 @@ from pirate_envs.core.aec import Encoder as ObservationEncoder
 from pirate_envs.core.aec import PirateAECEnv
 from pirate_envs.core.observation import TableLayoutOption, table_layout_encoder
 from pirate_envs.piraten_kapern.engine import MAX_PLAYERS, Config, KapernEngine
-from pirate_envs.piraten_kapern.observation import Encoder, build_layout, largest_layout
+from pirate_envs.piraten_kapern.observation import Encoder, build_layout, largest_layout, piece_bounds
 
 SCORE_SCALE = 1.0 / 1000.0
 
@@ -135,6 +135,9 @@ class raw_env(TableLayoutOption, PirateAECEnv):
     CONFIG = Config
     ENGINE = KapernEngine
     SCORE_SCALE = SCORE_SCALE
+
+    def observation_bounds(self) -> dict[str, tuple[float, float]]:
+        return piece_bounds(self.config)
 
     def make_encoder(self) -> ObservationEncoder:
         n = self.config.num_players

@@ -10,8 +10,20 @@ import numpy as np
 
 from pirate_envs.core.observation import ObservationLayout, float32_bytes
 from pirate_envs.piraten_kapern.dice import count_vectors
-from pirate_envs.piraten_kapern.engine import MAX_PLAYERS
-from pirate_envs.piraten_kapern.rules import CARDS, NUM_DICE, NUM_FACES, card_skulls
+from pirate_envs.piraten_kapern.engine import MAX_PLAYERS, Config
+from pirate_envs.piraten_kapern.rules import (
+    CAPTAIN_FACTOR,
+    CARD_SKULLS,
+    CARDS,
+    FULL_CHEST_BONUS,
+    MAX_SET,
+    NUM_DICE,
+    NUM_FACES,
+    OBJECT_POINTS,
+    SEA_BATTLES,
+    SET_POINTS,
+    card_skulls,
+)
 from pirate_envs.piraten_kapern.view import View
 
 POINTS_SCALE = 1000.0  # turn points are given in thousands
@@ -28,7 +40,7 @@ def build_layout(num_players: int) -> ObservationLayout:
             ("card", (len(CARDS),), "one-hot: fortune card of the turn in play"),
             ("dice", (NUM_FACES,), "free dice per face (coin diamond monkey parrot sabre skull) / 8"),
             ("chest", (NUM_FACES,), "dice on the Treasure Chest per face / 8"),
-            ("rolls", (1,), "rolls made this turn / 10"),
+            ("rolls", (1,), "rolls made this turn / 10 (counted up to 50)"),
             ("sorceress_available", (1,), "1 if the Sorceress skull re-roll is still unused"),
             ("island", (1,), "1 on the Island of Skulls"),
             ("skulls", (1,), "skulls counting this turn (dice + card) / 8"),
@@ -58,6 +70,32 @@ _DICE_BYTES = {
     counts: float32_bytes([k / NUM_DICE for k in counts]) for n in range(NUM_DICE + 1) for counts in count_vectors(n)
 }
 _DECK_FRACTION = tuple(k / DECK_SCALE for k in range(64))
+
+
+#: The most one turn moves a score, either way: a Captain doubles at most 8 of a kind (4,000), 9
+#: coins or diamonds (900), a full chest (500) and a Sea Battle's bonus (1,000); every loss is
+#: smaller (a Peace turn's 8 sabres: 8,000; an Island's 10 skulls doubled: 2,000).
+MAX_TURN_POINTS = CAPTAIN_FACTOR * (
+    SET_POINTS[MAX_SET] + OBJECT_POINTS * (NUM_DICE + 1) + FULL_CHEST_BONUS + max(b for _, b in SEA_BATTLES.values())
+)
+#: The rolls one turn may make have no limit in the rules; the observation counts them up to this.
+MAX_OBSERVED_ROLLS = 50
+
+
+def piece_bounds(config: Config) -> dict[str, tuple[float, float]]:
+    """The bounds of the pieces not within [0, 1]: rolls, skulls, turn points, scores, cards left.
+
+    A score moves by at most `MAX_TURN_POINTS` a turn, for at most ``max_turns`` turns.
+    """
+    copies = max(*config.fortune_deck, config.promo_copies if config.promo_cards else 0)
+    score = config.max_turns * MAX_TURN_POINTS / config.target_score
+    return {
+        "rolls": (0.0, MAX_OBSERVED_ROLLS / ROLLS_SCALE),
+        "skulls": (0.0, (NUM_DICE + max(CARD_SKULLS.values())) / NUM_DICE),
+        "turn_points": (-MAX_TURN_POINTS / POINTS_SCALE, MAX_TURN_POINTS / POINTS_SCALE),
+        "scores": (-score, score),
+        "deck_left": (0.0, copies / DECK_SCALE),
+    }
 
 
 class Encoder:
@@ -90,7 +128,7 @@ class Encoder:
         skulls = view.island_skulls if view.island else view.free[-1] + card_skulls(card)
         target = view.target_score
         numbers = self._pack_numbers(
-            view.rolls / ROLLS_SCALE,
+            min(view.rolls, MAX_OBSERVED_ROLLS) / ROLLS_SCALE,
             card == "sorceress" and not view.sorceress_used,
             view.island,
             skulls / NUM_DICE,

@@ -921,7 +921,7 @@ class PiratenpokerBatch(BatchBackend):
         """Write ``engine``'s episode into game ``index`` (nothing is drawn ahead: ``stream`` is left as it is).
 
         The draw pile keeps its order (a reshuffle draws from the row's stream); what only the
-        engine's ``resample_hidden`` needs (the pile each held card came from, the cards seen going
+        engine's ``resample_hidden`` needs (the history of the draw piles, the cards seen going
         under a stack) is not kept by the kernels.
         """
         game = self.game[index]

@@ -55,6 +55,7 @@ from pirate_envs.piratenpoker.cards import (
     parse_colour,
     parse_poker_card,
 )
+from pirate_envs.piratenpoker.piles import PileHistory
 from pirate_envs.piratenpoker.rules import (
     MAX_LOOT_PER_COLOUR,
     MAX_PLAYERS,
@@ -235,10 +236,10 @@ class PiratenpokerEngine(BaseEngine):
         self.pass_available = [True] * n
         self.discard = np.zeros(NUM_POKER_KINDS, dtype=np.int16)
         self.draw: list[int] = []  # top of the pile = end of the list
-        #: One ``(num_players, 24)`` count array per draw pile (the deck's rest, then each reshuffle of
-        #: the discard; the current pile last): the cards each seat holds (hand or bid) drawn from it.
-        #: ``resample_hidden`` redraws the others' cards within the pile they came from.
-        self.held_by_pile: list[np.ndarray] = [np.zeros((n, NUM_POKER_KINDS), dtype=np.int16)]
+        #: The draw piles (the deck, then each reshuffled discard), who drew how many cards from which
+        #: and the bids revealed: what ``resample_hidden`` needs to redraw the others' cards within
+        #: the piles they may have come from (`pirate_envs.piratenpoker.piles`).
+        self.piles = PileHistory.start(n)
         self.displayed = np.zeros((n, NUM_DISPLAYED_KINDS), dtype=np.int16)
         self.face_up = [-1] * NUM_COLOURS
         self.stacks: list[list[int]] = []  # front indices, top first
@@ -320,6 +321,7 @@ class PiratenpokerEngine(BaseEngine):
             self.discard += remaining
             rest = rest[:0]
         self.draw = self.chance.permutation(rest).tolist() + setup.deck[::-1]
+        self.piles.set_first(self.config.deck_counts - self.discard)
         if setup.hands is None:  # deal from the top, seat 0 first (reshuffling the discard if needed)
             for seat in range(self.num_players):
                 for _ in range(self.config.hand_size):
@@ -350,37 +352,17 @@ class PiratenpokerEngine(BaseEngine):
         """Give ``seat`` a card drawn from the current pile (or placed by the reset options)."""
         self.cards[seat, HAND_ROW, kind] += 1
         self.hand_size[seat] += 1
-        self.held_by_pile[-1][seat, kind] += 1
+        self.piles.draw(seat, kind)
 
     def _draw_card(self) -> int | None:
         """Top card of the draw pile; an empty pile is first refilled by shuffling the discard."""
         if not self.draw:
             self.draw = self.chance.permutation(np.repeat(_KINDS, self.discard)).tolist()
+            self.piles.reshuffle(self.discard)
             self.discard[:] = 0
-            # a new pile: piles of which nobody holds a card any more are forgotten
-            self.held_by_pile = [held for held in self.held_by_pile if held.any()]
-            self.held_by_pile.append(np.zeros((self.num_players, NUM_POKER_KINDS), dtype=np.int16))
             if not self.draw:
                 return None
         return self.draw.pop()
-
-    def _release_held(self, played: np.ndarray) -> None:
-        """Take the cards ``played`` (``(num_players, 24)`` counts) off ``held_by_pile``, oldest pile first.
-
-        Which pile a played copy of a kind came from is unseen by everybody (copies are alike):
-        any choice leaves a history that every seat finds as likely as the true one.
-        """
-        if len(self.held_by_pile) == 1:
-            self.held_by_pile[0] -= played
-            return
-        for seat, kind in zip(*np.nonzero(played)):
-            left = int(played[seat, kind])
-            for held in self.held_by_pile:
-                taken = min(left, int(held[seat, kind]))
-                held[seat, kind] -= taken
-                left -= taken
-                if not left:
-                    break
 
     def _start_game(self) -> None:
         """Refill hands, return Pass cards, reveal three loot cards; or end the episode."""
@@ -404,7 +386,7 @@ class PiratenpokerEngine(BaseEngine):
                 seats.append(seat)
                 kinds.append(kind)
                 self.hand_size[seat] += 1
-                self.held_by_pile[-1][seat, kind] += 1  # from the current pile (before a reshuffle forgets it)
+                self.piles.draw(seat, kind)
             self.pass_available[seat] = True
         np.add.at(self.cards, (seats, HAND_ROW, kinds), 1)
         for colour, stack in enumerate(self.stacks):
@@ -450,7 +432,7 @@ class PiratenpokerEngine(BaseEngine):
         if self.events is not None:
             self._record_reveal(winner)
         self.discard += self.last_bids.sum(axis=0, dtype=np.int16)
-        self._release_held(self.last_bids)
+        self.piles.reveal(self.last_bids)
         self.bid_names = [[] for _ in range(n)]
         self.last_passed = tuple(self.passed)
         self.passed = [False] * n
@@ -693,14 +675,15 @@ class PiratenpokerEngine(BaseEngine):
         A seat that has bid is redrawn uniformly among the Pass (if he held it) and bids of
         1..all those cards; the seat building his bid now, among partial bids of 0..all of them.
 
-        The others' cards are redrawn within the draw pile each came from (``held_by_pile``): the
-        cards the others hold from one pile are shuffled, those from the current pile with the
-        pile's undrawn cards, and dealt back as many to each seat. So once the discard was
-        reshuffled into a new pile, whose cards everybody saw in the discard, the pile keeps cards
-        of that discard only, and a hand keeps as many cards of each pile as its player drew from it.
-        Each seat's cards are then split anew into hand and bid of the sizes drawn above. The loot
-        stacks keep their visible top card and the cards seen going under them; the rest of each
-        stack is shuffled.
+        The others' cards are redrawn within the draw pile each may have come from. Once the
+        discard was reshuffled into a new pile while cards of the older one were still held, which
+        pile a revealed card came from is unseen; every attribution the seat cannot rule out is
+        weighed from what the seat knows and one is drawn (`PileHistory.sample_world`). Then each
+        pile's cards the seat has not seen are shuffled and dealt back, as many to each seat as
+        that attribution leaves him from the pile, the rest (of the current pile) to the draw pile:
+        the pile keeps cards of the reshuffled discard only. Each seat's cards are then split anew
+        into hand and bid of the sizes drawn above. The loot stacks keep their visible top card and
+        the cards seen going under them; the rest of each stack is shuffled.
         """
         rng = as_chance(rng)
         others = [s for s in range(self.num_players) if s != seat]
@@ -709,18 +692,19 @@ class PiratenpokerEngine(BaseEngine):
         if self.phase == Phase.BID:
             for s in others:
                 bid_sizes[s] = self._redraw_choice(s, in_hand[s], rng)
-        current = len(self.held_by_pile) - 1
-        for pile, held in enumerate(self.held_by_pile):
-            undrawn = [np.array(self.draw, dtype=np.int64)] if pile == current else []
-            cards = rng.permutation(np.concatenate(undrawn + [np.repeat(_KINDS, held[s]) for s in others])).tolist()
+        world = self.piles.sample_world(seat, lambda: rng.integers(1 << 52) / (1 << 52))
+        dealt = {s: np.zeros((len(world.unseen), NUM_POKER_KINDS), dtype=np.int16) for s in others}
+        for pile, (cards_left, counts) in enumerate(zip(world.unseen, world.held)):
+            cards = rng.permutation(np.repeat(_KINDS, cards_left)).tolist() if any(cards_left) else []
             for s in others:
-                count = int(held[s].sum())
-                held[s] = np.bincount(cards[len(cards) - count :], minlength=NUM_POKER_KINDS) if count else 0
-                del cards[len(cards) - count :]
-            if pile == current:
+                if counts[s]:
+                    dealt[s][pile] = np.bincount(cards[len(cards) - counts[s] :], minlength=NUM_POKER_KINDS)
+                    del cards[len(cards) - counts[s] :]
+            if pile == len(world.unseen) - 1:
                 self.draw = cards
+        self.piles.redrawn(others, {s: dealt[s] + world.played[:, s] for s in others})
         for s in others:
-            mine = rng.permutation(np.repeat(_KINDS, sum(held[s] for held in self.held_by_pile)))
+            mine = rng.permutation(np.repeat(_KINDS, dealt[s].sum(axis=0)))
             self.cards[s, BID_ROW] = np.bincount(mine[: bid_sizes[s]], minlength=NUM_POKER_KINDS)
             self.cards[s, HAND_ROW] = np.bincount(mine[bid_sizes[s] :], minlength=NUM_POKER_KINDS)
             self.hand_size[s] = in_hand[s] - bid_sizes[s]

@@ -191,7 +191,7 @@ from pirate_envs.core.aec import Encoder as ObservationEncoder
 from pirate_envs.core.aec import PirateAECEnv
 from pirate_envs.core.observation import TableLayoutOption, table_layout_encoder
 from pirate_envs.piratenpoker.engine import Config, PiratenpokerEngine
-from pirate_envs.piratenpoker.observation import Encoder, largest_layout
+from pirate_envs.piratenpoker.observation import Encoder, largest_layout, piece_bounds
 from pirate_envs.piratenpoker.rules import MAX_PLAYERS
 
 
@@ -202,6 +202,9 @@ class raw_env(TableLayoutOption, PirateAECEnv):
     CONFIG = Config
     ENGINE = PiratenpokerEngine
     SCORE_SCALE = 0.1
+
+    def observation_bounds(self) -> dict[str, tuple[float, float]]:
+        return piece_bounds(self.config)
 
     def make_encoder(self) -> ObservationEncoder:
         n = self.config.num_players

@@ -108,6 +108,26 @@ def seat_permutations(layout: ObservationLayout, num_players: int) -> list[np.nd
     return perms
 
 
+def piece_bounds(config: Config) -> dict[str, tuple[float, float]]:
+    """The bounds of the pieces not within [0, 1]: scaled card counts, the draw pile and the scores.
+
+    A displayed loot card is worth -5 to +10 and each set of three adds 5 (under 2 a card).
+    """
+    hand = config.hand_size * CARD_SCALE
+    loot = len(config.loot_fronts)
+    displayed = NUM_COLOURS * loot  # every loot card of the game
+    return {
+        "hand": (0.0, hand),
+        "bid": (0.0, hand),
+        "last_bids": (0.0, hand),
+        "stack_contents": (0.0, loot * CARD_SCALE),
+        "displayed": (0.0, loot * CARD_SCALE),
+        "discard": (0.0, max(config.poker_copies) * DISCARD_SCALE),
+        "draw_size": (0.0, config.deck_size / DECK_SIZE),
+        "scores": (-5 * displayed * SCORE_SCALE, 12 * displayed * SCORE_SCALE),
+    }
+
+
 def piece_scales(layout: ObservationLayout, config: Config) -> np.ndarray:
     """The factor of every index of the vector (raw counts and numbers are written, then scaled)."""
     scales = np.ones(layout.size, dtype=np.float32)

@@ -128,7 +128,7 @@ from pirate_envs.core.aec import Encoder as ObservationEncoder
 from pirate_envs.core.aec import PirateAECEnv
 from pirate_envs.core.observation import TableLayoutOption, table_layout_encoder
 from pirate_envs.skull_king.engine import Config, SkullKingEngine
-from pirate_envs.skull_king.observation import Encoder, build_layout, largest_layout
+from pirate_envs.skull_king.observation import Encoder, build_layout, largest_layout, piece_bounds
 from pirate_envs.skull_king.rules import MAX_PLAYERS
 
 
@@ -140,6 +140,9 @@ class raw_env(TableLayoutOption, PirateAECEnv):
     ENGINE = SkullKingEngine
     #: Score-mode rewards: a hand's score (typically -100..+200) times 0.01.
     SCORE_SCALE = 0.01
+
+    def observation_bounds(self) -> dict[str, tuple[float, float]]:
+        return piece_bounds(self.config)
 
     def make_encoder(self) -> ObservationEncoder:
         n = self.config.num_players

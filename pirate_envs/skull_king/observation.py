@@ -19,7 +19,15 @@ from pirate_envs.core.observation import ObservationLayout
 from pirate_envs.skull_king.actions import MAX_BID
 from pirate_envs.skull_king.cards import NO_SUIT, NUM_KINDS, NUM_SUITS, NUM_TOKENS
 from pirate_envs.skull_king.engine import Config, Phase
-from pirate_envs.skull_king.rules import MAX_HANDS, MAX_PLAYERS
+from pirate_envs.skull_king.rules import (
+    MAX_HANDS,
+    MAX_PLAYERS,
+    PENALTY_PER_TRICK_MISSED,
+    PIRATE_CAUGHT_BONUS,
+    POINTS_PER_TRICK_BID,
+    SKULL_KING_CAUGHT_BONUS,
+    ZERO_BID_POINTS_PER_HAND,
+)
 from pirate_envs.skull_king.view import View
 
 #: Multiplier of the running scores in the observation (keeps them roughly in [-1, 1]).
@@ -51,6 +59,25 @@ def build_layout(config: Config) -> ObservationLayout:
             ("hands_left", (MAX_HANDS,), "one-hot hands still to come after this one, 0..9 (num_hands - hand_number)"),
         ]
     )
+
+
+def piece_bounds(config: Config) -> dict[str, tuple[float, float]]:
+    """The bounds of the pieces not within [0, 1]: card counts (a kind's copies) and the scores.
+
+    A hand ``h`` scores at least ``-10 * h`` (a zero bid missed, or a bid missed by ``h``
+    tricks) and at most ``20 * h`` plus a bonus per trick won (at most 50, or 30 per pirate
+    caught: one per other player).
+    """
+    copies = float(max(config.copies))
+    hands = range(1, config.num_hands + 1)
+    trick_bonus = max(SKULL_KING_CAUGHT_BONUS, PIRATE_CAUGHT_BONUS * (config.num_players - 1))
+    low = -sum(max(ZERO_BID_POINTS_PER_HAND, PENALTY_PER_TRICK_MISSED) * h for h in hands)
+    high = sum(max(ZERO_BID_POINTS_PER_HAND, POINTS_PER_TRICK_BID + trick_bonus) * h for h in hands)
+    return {
+        "hand": (0.0, copies),
+        "played": (0.0, copies),
+        "scores": (low * SCORE_OBS_SCALE, high * SCORE_OBS_SCALE),
+    }
 
 
 @functools.cache

@@ -234,7 +234,8 @@ def _piratenpoker_moment(engine: Any) -> tuple[Any, ...]:
     """What kind of moment a Piratenpoker position is: the phase and round, whether a gift was made or a
     card may go to its winner, whether the next deal may reshuffle the discard, whether one was reshuffled."""
     low = len(engine.draw) < engine.num_players * engine.config.hand_size
-    return int(engine.phase), engine.round, engine.gifts > 0, engine.may_give_to_self, low, len(engine.held_by_pile) > 1
+    reshuffled = len(engine.piles.compositions) > 1
+    return int(engine.phase), engine.round, engine.gifts > 0, engine.may_give_to_self, low, reshuffled
 
 
 @pytest.mark.parametrize("case", ["piratenpoker", "piratenpoker_readings"])

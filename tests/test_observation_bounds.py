@@ -1,0 +1,79 @@
+"""Observation and state spaces have true finite bounds, and every observation lies inside them.
+
+Random games of every game, table size and observation option: every seat's observation and the
+state at every step are inside their spaces (finite ``Box``es: the checkers of Gymnasium,
+PettingZoo and SuperSuit take them as they are).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pirate_envs
+
+STEPS = 1500  # per configuration
+
+
+def configurations() -> list[tuple[str, dict]]:
+    out: list[tuple[str, dict]] = []
+    sizes = {"skull_king_v0": (2, 6), "piratenpoker_v0": (3, 5), "lucky_pirate_v0": (2, 6), "piraten_kapern_v0": (2, 5)}
+    for env_id, (low, high) in sizes.items():
+        for n in range(low, high + 1):
+            out.append((env_id, {"num_players": n}))
+        out.append((env_id, {"num_players": low, "table_layout": "max", "reward_mode": "score"}))
+    out += [
+        ("skull_king_v0", {"num_players": 3, "num_hands": 3, "ranks": 4, "specials": (1, 1, 1, 1, 0)}),
+        ("piratenpoker_v0", {"num_players": 3, "poker_copies": (0, 0, 1, 2, 2, 1, 0, 0), "loot_fronts": (5, 10)}),
+        ("lucky_pirate_v0", {"num_players": 3, "observe_known": True, "observe_pile": True, "wins_to_win": 2}),
+        ("piraten_kapern_v0", {"num_players": 2, "fortune_deck": (0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0), "max_turns": 30}),
+        ("piraten_kapern_v0", {"num_players": 3, "num_dice": 3, "target_score": 500, "promo_copies": 10}),
+    ]
+    return out
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), configurations(), ids=lambda x: str(x))
+def test_every_observation_and_state_is_inside_its_finite_space(env_id, kwargs):
+    env = pirate_envs.make(env_id, **kwargs)
+    rng = np.random.default_rng(0)
+    spaces = {agent: env.observation_space(agent) for agent in env.possible_agents}
+    state_space = env.state_space
+    for space in [*(s["observation"] for s in spaces.values()), state_space]:
+        assert np.isfinite(space.low).all() and np.isfinite(space.high).all()
+    env.reset(seed=0)
+    for step in range(STEPS):
+        for agent in env.agents:
+            obs = env.observe(agent)
+            vector = obs["observation"]
+            box = spaces[agent]["observation"]
+            outside = np.flatnonzero((vector < box.low) | (vector > box.high))
+            layout = env.unwrapped.observation_layout
+            names = sorted({p.name for p in layout.pieces for i in outside if p.start <= i < p.stop})
+            assert not outside.size, f"step {step}: {agent}'s {names} outside the space: {vector[outside]}"
+            assert spaces[agent].contains(obs)
+        assert state_space.contains(env.state())
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            if not env.agents:
+                env.reset(seed=step)
+            continue
+        mask = env.observe(agent)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+
+
+def test_supersuit_normalizes_the_observations():
+    """SuperSuit's ``normalize_obs_v0`` (on the vector part of the observation) maps every one into [0, 1]."""
+    supersuit = pytest.importorskip("supersuit")
+    for env_id in pirate_envs.ENV_IDS:
+        env = pirate_envs.make(env_id)
+        env = supersuit.observation_lambda_v0(env, lambda obs, _: obs["observation"], lambda s: s["observation"])
+        env = supersuit.normalize_obs_v0(env, env_min=0.0, env_max=1.0)
+        env.reset(seed=0)
+        rng = np.random.default_rng(0)
+        for _ in range(200):
+            obs, _, terminated, truncated, _ = env.last()
+            assert obs.dtype == np.float32 and np.all(obs >= 0.0) and np.all(obs <= 1.0)
+            if terminated or truncated:
+                break
+            env.step(int(rng.choice(np.flatnonzero(env.unwrapped.legal_mask()))))

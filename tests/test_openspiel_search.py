@@ -1,0 +1,89 @@
+"""OpenSpiel's own searches on the games: ``ISMCTSBot`` through ``resample_from_infostate``, and clones
+that draw fresh chance under ``clone_chance="fresh"`` (so ``MCTSBot`` does not know the future)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+ismcts = pytest.importorskip("open_spiel.python.algorithms.ismcts")
+mcts = pytest.importorskip("open_spiel.python.algorithms.mcts")
+
+from pirate_envs.openspiel import load_game  # noqa: E402
+
+#: Small games (a length cap ends the long ones: truncated, as the module docstring says).
+GAMES = {
+    "skull_king_v0": {"players": 3, "num_hands": 2},
+    "piraten_kapern_v0": {"players": 2, "target_score": 300, "max_game_length": 40},
+    "piratenpoker_v0": {"players": 3, "loot_fronts": "5,10", "max_game_length": 80},
+    "lucky_pirate_v0": {"players": 2, "max_game_length": 40},
+}
+
+
+@pytest.mark.parametrize("env_id", sorted(GAMES))
+def test_ismcts_bot_plays_whole_games(env_id):
+    game = load_game(env_id, **GAMES[env_id])
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(1))
+    bot = ismcts.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=4, random_state=np.random.RandomState(2))
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        state.apply_action(bot.step(state))
+    assert len(state.returns()) == game.num_players()
+
+
+@pytest.mark.parametrize("env_id", sorted(GAMES))
+def test_resampled_states_look_the_same_to_the_player(env_id):
+    game = load_game(env_id, **GAMES[env_id])
+    state = game.new_initial_state()
+    rng = np.random.default_rng(0)
+    for _ in range(6):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    player = state.current_player()
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    worlds = [state.resample_from_infostate(player, sampler) for _ in range(20)]
+    for world in worlds:
+        assert world.information_state_string(player) == state.information_state_string(player)
+        assert world.observation_tensor(player) == state.observation_tensor(player)
+        assert world.legal_actions() == state.legal_actions() and world.history() == state.history()
+    if env_id != "piraten_kapern_v0":  # Kapern hides only the future
+        assert len({str(world) for world in worlds}) > 1, "the hidden cards were never redrawn"
+    with pytest.raises(ValueError, match="do not replay"):
+        worlds[0].serialize()
+
+
+def outcomes(state, moves: int) -> str:
+    """The game after ``moves`` first legal moves (the same moves for every clone)."""
+    for _ in range(moves):
+        if state.is_terminal():
+            break
+        state.apply_action(state.legal_actions()[0])
+    return str(state)
+
+
+@pytest.mark.parametrize(("env_id", "moves"), [("piraten_kapern_v0", 6), ("skull_king_v0", 12)])
+def test_clones_draw_fresh_chance_under_the_option(env_id, moves):
+    """Default: two clones given the same moves draw the same dice and deals; under ``clone_chance="fresh"``
+    they diverge (an MCTSBot searching from clones cannot know the future)."""
+    params = {"players": 2, "num_hands": 3} if env_id == "skull_king_v0" else {"players": 2}
+    shared = load_game(env_id, **params).new_initial_state()
+    shared.apply_action(shared.legal_actions()[0])
+    assert outcomes(shared.clone(), moves) == outcomes(shared.clone(), moves)
+    fresh = load_game(env_id, clone_chance="fresh", **params).new_initial_state()
+    fresh.apply_action(fresh.legal_actions()[0])
+    assert len({outcomes(fresh.clone(), moves) for _ in range(6)}) > 1
+
+
+def test_mcts_bot_plays_a_game_on_fresh_clones():
+    game = load_game("piraten_kapern_v0", players=2, target_score=300, max_game_length=40, clone_chance="fresh")
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(1))
+    bot = mcts.MCTSBot(game, 2.0, 8, evaluator, random_state=np.random.RandomState(3))
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        state.apply_action(bot.step(state))
+    assert len(state.returns()) == 2
+
+
+def test_fresh_clones_are_refused_under_explicit_chance():
+    with pytest.raises(ValueError, match="clone_chance"):
+        load_game("skull_king_v0", players=2, num_hands=1, chance="explicit", clone_chance="fresh")
