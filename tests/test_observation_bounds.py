@@ -77,3 +77,23 @@ def test_supersuit_normalizes_the_observations():
             if terminated or truncated:
                 break
             env.step(int(rng.choice(np.flatnonzero(env.unwrapped.legal_mask()))))
+
+
+@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+def test_the_single_agent_ids_have_finite_observation_spaces_that_hold_their_observations(env_id):
+    import gymnasium
+
+    import agents  # noqa: F401  (registers the Gymnasium ids)
+
+    gym_id = {v: k for k, v in pirate_envs.GYMNASIUM_IDS.items()}[env_id]
+    env = gymnasium.make(gym_id, opponents="random")
+    space = env.observation_space
+    assert np.isfinite(space.low).all() and np.isfinite(space.high).all()
+    rng = np.random.default_rng(0)
+    observation, _ = env.reset(seed=0)
+    for _ in range(300):
+        assert space.contains(observation), env_id
+        legal = np.flatnonzero(env.unwrapped.action_masks())
+        observation, _, terminated, truncated, _ = env.step(int(rng.choice(legal)))
+        if terminated or truncated:
+            observation, _ = env.reset()

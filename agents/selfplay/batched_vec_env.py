@@ -68,6 +68,7 @@ from agents.selfplay.core import (
     RewardLedger,
     SelfPlayRules,
     ended_info,
+    observation_box,
     win_share,
 )
 from agents.selfplay.opponents import SELF, OpponentPool
@@ -218,7 +219,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
         self.render_mode = None
         super().__init__(
             num_envs,
-            spaces.Box(-np.inf, np.inf, (table.venv.observation.shape[1],), np.float32),
+            observation_box([t.raw for t in self.tables]),
             spaces.Discrete(table.venv.num_actions),
         )
         self._obs = np.zeros((num_envs, table.venv.observation.shape[1]), dtype=np.float32)

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
 
 from agents.registry import agent_names, make_agent
 from agents.selfplay.opponents import SELF, OpponentPool
@@ -64,6 +65,15 @@ def check_weights(weights: Mapping[str, float]) -> None:
     """``ValueError`` unless the pool weights are >= 0 and sum to more than 0."""
     if not weights or any(w < 0 for w in weights.values()) or sum(weights.values()) <= 0:
         raise ValueError(f"opponents={dict(weights)!r}: give agent names with weights >= 0 that sum to more than 0")
+
+
+def observation_box(raws: Sequence[Any]) -> spaces.Box:
+    """The learner's observation space: the smallest finite ``Box`` that holds the observation space of
+    every table's raw env (the tables share one layout size; each piece keeps its true bounds)."""
+    boxes = [raw.observation_space(raw.possible_agents[0])["observation"] for raw in raws]
+    low = np.minimum.reduce([box.low for box in boxes])
+    high = np.maximum.reduce([box.high for box in boxes])
+    return spaces.Box(low, high, dtype=np.float32)
 
 
 def check_opponents(env_id: str, weights: Mapping[str, float], env: Any) -> None:

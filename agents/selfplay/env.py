@@ -70,6 +70,7 @@ from agents.selfplay.core import (
     SelfPlayRules,
     check_opponents,
     ended_info,
+    observation_box,
     opponent_weights,
     table_size_weights,
     win_share,
@@ -149,7 +150,7 @@ class SelfPlayEnv(gymnasium.Env):
         rules.check_tables([raw.observation_layout.size for raw, _ in self._tables.values()], self._tables)
         self._use_table(min(self._tables))
         self.fixed_seat = rules.fixed_seat
-        self.observation_space = spaces.Box(-np.inf, np.inf, (self.raw.observation_layout.size,), np.float32)
+        self.observation_space = observation_box([raw for raw, _ in self._tables.values()])
         self.action_space = spaces.Discrete(self.raw.num_actions)
         self.learner_seat = self.fixed_seat or 0
         self.learner = self.raw.possible_agents[self.learner_seat]
