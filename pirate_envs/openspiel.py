@@ -81,6 +81,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import importlib
 import itertools
 import json
 import math
@@ -111,18 +112,8 @@ CHANCE_MODES = ("sampled", "explicit")
 #: Values of the parameter ``clone_chance``: a clone draws what the original would, or fresh chance.
 CLONE_CHANCE = ("shared", "fresh")
 
-#: Default ``max_game_length`` of the games whose length has no fixed limit (Skull King's is exact).
-DEFAULT_MAX_GAME_LENGTH: dict[str, int] = {
-    "piraten_kapern_v0": 100_000,
-    "piratenpoker_v0": 100_000,
-    "lucky_pirate_v0": 100_000,
-}
-
-#: Default ``score_bound`` (``returns="score"``) of the games without a computed one.
-DEFAULT_SCORE_BOUND: dict[str, int] = {
-    "piraten_kapern_v0": 1_000_000,
-    "piratenpoker_v0": 1_000,
-}
+#: ``max_game_length`` of a game whose length has no fixed limit, unless its facts say otherwise.
+DEFAULT_MAX_GAME_LENGTH = 100_000
 
 
 def pyspiel_module() -> Any:
@@ -151,25 +142,6 @@ def _parse_int_list(name: str, text: str) -> tuple[int, ...]:
         return tuple(int(part) for part in text.split(","))
     except ValueError:
         raise ValueError(f"{name}={text!r} must be comma-separated integers, e.g. '5,6,8'") from None
-
-
-def _exact_length(env_id: str, config: Any) -> int | None:
-    """The exact number of moves of every game of ``config`` where the rules fix it (else ``None``)."""
-    if env_id == "skull_king_v0":
-        n, hands = config.num_players, config.num_hands
-        return n * hands + n * hands * (hands + 1) // 2  # every seat bids each hand, then plays k cards in hand k
-    return None
-
-
-def _score_bound(env_id: str, config: Any) -> int:
-    """The default ``score_bound``: computed from the rules where short, else `DEFAULT_SCORE_BOUND`."""
-    if env_id == "skull_king_v0":
-        n, hands = config.num_players, config.num_hands
-        # hand k: at most 20 k for the bid plus, per trick, +50 (Mermaid) or +30 per other seat's Pirate
-        return sum(20 * k + k * max(50, 30 * (n - 1)) for k in range(1, hands + 1))
-    if env_id == "lucky_pirate_v0":
-        return config.wins_to_win
-    return DEFAULT_SCORE_BOUND[env_id]
 
 
 @dataclass(frozen=True)
@@ -226,13 +198,14 @@ def settings(env_id: str, params: Mapping[str, Any] | None = None) -> Settings:
     if score_bound == 0:
         raise ValueError("score_bound=0 is not valid; allowed: -1 (the game's own) or a positive integer")
     length = check_range("max_game_length", given.get("max_game_length", -1), -1)
-    exact = _exact_length(env_id, config)
+    facts = game_facts(env_id)
+    exact = facts.exact_length(config) if facts.exact_length is not None else None
     chance = given.get("chance", "sampled")
     check_choice("chance", chance, CHANCE_MODES)
     if chance == "explicit":
-        if env_id not in EXPLICIT_CHANCE:
-            raise ValueError(f"chance='explicit' is offered for {sorted(EXPLICIT_CHANCE)} only, not {env_id}")
-        EXPLICIT_CHANCE[env_id](config)  # a config the game does not offer raises its one line
+        if facts.explicit_rules is None:
+            raise ValueError(f"chance='explicit' is offered for {explicit_chance_games()} only, not {env_id}")
+        facts.explicit_rules(config)  # a config the game does not offer raises its one line
     clone_chance = given.get("clone_chance", "shared")
     check_choice("clone_chance", clone_chance, CLONE_CHANCE)
     if clone_chance == "fresh" and chance == "explicit":
@@ -244,9 +217,9 @@ def settings(env_id: str, params: Mapping[str, Any] | None = None) -> Settings:
         env_id=env_id,
         config=config,
         returns=returns,
-        score_bound=_score_bound(env_id, config) if score_bound == -1 else score_bound,
+        score_bound=facts.score_bound(config) if score_bound == -1 else score_bound,
         rng_seed=check_range("rng_seed", given.get("rng_seed", 0), -1),
-        max_game_length=length if length > 0 else exact or DEFAULT_MAX_GAME_LENGTH[env_id],
+        max_game_length=length if length > 0 else exact or facts.max_game_length,
         chance=chance,
         clone_chance=clone_chance,
     )
@@ -408,79 +381,34 @@ class ExplicitRules:
     label: Callable[[Draw, Any], str] = _plain_label
 
 
-def _skull_king_rules(config: Any) -> ExplicitRules:
-    from pirate_envs.skull_king.cards import KIND_NAMES
+@dataclass(frozen=True)
+class OpenSpielFacts:
+    """What the OpenSpiel adapter needs to know of one game, declared by the game (``pirate_envs/<game>/openspiel.py``).
 
-    def dealt(engine: Any, draw: Draw) -> list[int]:
-        # the deal reads the deck's first n * k cards only, as one k-card hand per seat (a multiset)
-        return [engine.hand_number] * engine.num_players
-
-    cards = sum(config.num_players * k for k in range(1, config.num_hands + 1))
-    return ExplicitRules(
-        max_chance_outcomes=len(KIND_NAMES),
-        max_chance_nodes=cards,
-        positions=dealt,
-        label=lambda draw, kind: f"deal {KIND_NAMES[kind]}",
-    )
-
-
-def _kapern_rules(config: Any) -> ExplicitRules:
-    """Piraten Kapern under a roll limit (option ``max_rolls``): every deck shuffle and every roll by chance nodes.
-
-    Every position of a shuffle is dealt (the top of the deck, drawn first, is the end of the list).
+    ``explicit_rules(config)``: the game's `ExplicitRules` (``chance="explicit"``; ``None``: not offered;
+    a config the game does not offer raises its one line). ``score_bound(config)``: the default
+    ``score_bound`` of ``returns="score"``. ``exact_length(config)``: the number of moves of every
+    game where the rules fix it (``None``: no fixed length, `max_game_length` is the default).
     """
-    from pirate_envs.piraten_kapern.rules import FACES
 
-    if config.max_rolls < 1:
-        raise ValueError("chance='explicit' needs max_rolls >= 1 for piraten_kapern_v0 (else a turn re-rolls forever)")
-    cards = sum(config.deck().values())
-    shuffles = 1 + (config.max_turns - 1) // cards  # a draw from the empty deck shuffles all its cards anew
-
-    def label(draw: Draw, value: Any) -> str:
-        if draw.kind == "roll_dice":
-            return "roll " + ", ".join(f"{FACES[face]} x{count}" for face, count in enumerate(value) if count)
-        return f"shuffle (bottom up) {value}"
-
-    return ExplicitRules(
-        max_chance_outcomes=max(len(count_vectors(config.num_dice)), len(config.deck())),
-        max_chance_nodes=config.max_turns * config.max_rolls + shuffles * (cards - 1),
-        label=label,
-    )
+    score_bound: Callable[[Any], int]
+    explicit_rules: Callable[[Any], ExplicitRules] | None = None
+    exact_length: Callable[[Any], int | None] | None = None
+    max_game_length: int = DEFAULT_MAX_GAME_LENGTH
 
 
-def _piratenpoker_rules(config: Any) -> ExplicitRules:
-    """Every poker shuffle (the deck, each reshuffle of the played cards) and loot stack shuffle, all positions:
-    the deal pops the draw pile from its end, so no leading positions can be left out."""
-    from pirate_envs.piratenpoker.cards import NUM_COLOURS, NUM_POKER_KINDS
-
-    # the deck, a reshuffle of the discard before each later game, and the three loot stacks
-    nodes = config.deck_size * config.max_games + NUM_COLOURS * len(config.loot_fronts)
-    return ExplicitRules(max_chance_outcomes=NUM_POKER_KINDS, max_chance_nodes=nodes)
-
-
-def _lucky_pirate_rules(config: Any) -> ExplicitRules:
-    """The dealer (a seat) and every deal (all positions: hands are dealt round the table from the whole deck)."""
-    from pirate_envs.lucky_pirate.cards import KINDS
-
-    def label(draw: Draw, value: Any) -> str:
-        return f"dealer player_{value}" if draw.kind == "integers" else f"deal {KINDS[value]}"
-
-    n = config.num_players
-    games = (config.wins_to_win - 1) * n + 1 + config.max_set_aside_games + 1  # won ones, then set aside ones
-    return ExplicitRules(
-        max_chance_outcomes=max(len(KINDS), n),
-        max_chance_nodes=games * (config.deck_size + 2),  # a dealer (first or after a set-aside game) and a deal
-        label=label,
-    )
+@functools.cache
+def game_facts(env_id: str) -> OpenSpielFacts:
+    """The `OpenSpielFacts` ``env_id``'s game declares (``FACTS`` of ``pirate_envs.<game>.openspiel``)."""
+    facts = importlib.import_module(f"pirate_envs.{pirate_envs.game_spec(env_id).package}.openspiel").FACTS
+    if not isinstance(facts, OpenSpielFacts):
+        raise LookupError(f"{env_id}: its game's openspiel module declares no FACTS = OpenSpielFacts(...)")
+    return facts
 
 
-#: env id -> the `ExplicitRules` of a config (``chance="explicit"``); each game's variant adds its entry.
-EXPLICIT_CHANCE: dict[str, Callable[[Any], ExplicitRules]] = {
-    "skull_king_v0": _skull_king_rules,
-    "piraten_kapern_v0": _kapern_rules,
-    "piratenpoker_v0": _piratenpoker_rules,
-    "lucky_pirate_v0": _lucky_pirate_rules,
-}
+def explicit_chance_games() -> list[str]:
+    """The env ids whose games offer ``chance="explicit"``."""
+    return [env_id for env_id in pirate_envs.ENV_IDS if game_facts(env_id).explicit_rules is not None]
 
 
 @dataclass
@@ -591,7 +519,9 @@ class Kit:
         text = text_module(env).seat_text
         explicit = prototype = None
         if settings.chance == "explicit":
-            explicit, prototype = EXPLICIT_CHANCE[settings.env_id](config), type(env.game)(config)
+            rules = game_facts(settings.env_id).explicit_rules
+            assert rules is not None  # settings() refused the others
+            explicit, prototype = rules(config), type(env.game)(config)
         fresh = np.random.default_rng(None if settings.rng_seed < 0 else [settings.rng_seed, 1])
         kit = cls(settings, type(env.game), env.encode, env.observation_layout, text, seeds, explicit, prototype)
         return dataclasses.replace(kit, fresh_seeds=fresh)
@@ -1170,7 +1100,6 @@ def load_variant(name: str, **overrides: Any) -> Any:
 
 __all__ = [
     "CHANCE_MODES",
-    "EXPLICIT_CHANCE",
     "MISSING_EXTRA",
     "RETURNS",
     "SHORT_NAMES",
@@ -1178,7 +1107,10 @@ __all__ = [
     "Draw",
     "ExplicitChance",
     "ExplicitRules",
+    "OpenSpielFacts",
     "Settings",
+    "explicit_chance_games",
+    "game_facts",
     "hand_outcomes",
     "load_game",
     "load_variant",

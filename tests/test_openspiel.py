@@ -6,6 +6,7 @@ the test that the module names the extra when it is missing runs everywhere.
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -342,7 +343,13 @@ def random_play_with_chance(state, rng: np.random.Generator):
 def test_explicit_chance_elsewhere_is_refused_in_one_line(pyspiel, monkeypatch):
     with pytest.raises(ValueError, match="chance="):
         ps.load_game("skull_king_v0", chance="dice")
-    monkeypatch.delitem(ps.EXPLICIT_CHANCE, "skull_king_v0")  # a game that offers no explicit chance
+    import dataclasses
+
+    import pirate_envs.skull_king.openspiel as facts
+
+    ps.game_facts.cache_clear()  # a game that offers no explicit chance
+    monkeypatch.setattr(facts, "FACTS", dataclasses.replace(facts.FACTS, explicit_rules=None))
+    monkeypatch.setattr(ps, "game_facts", functools.cache(ps.game_facts.__wrapped__))
     with pytest.raises(ValueError, match=r"chance='explicit' is offered for .* only, not skull_king_v0"):
         ps.load_game("skull_king_v0", chance="explicit")
 
@@ -548,3 +555,12 @@ def test_a_later_hand_is_dealt_as_sets_with_each_sets_odds(pyspiel):
 
     deal_on(state, 1.0)
     assert len(reach) == 45 * 28 and all(p == pytest.approx(1 / (45 * 28)) for p in reach.values())
+
+
+@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+def test_every_game_declares_its_openspiel_facts(env_id):
+    facts = ps.game_facts(env_id)
+    assert isinstance(facts, ps.OpenSpielFacts)
+    config = ps.settings(env_id).config
+    assert facts.score_bound(config) > 0
+    assert facts.explicit_rules is not None and env_id in ps.explicit_chance_games()
