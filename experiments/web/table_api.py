@@ -134,8 +134,7 @@ def table_routes(
             try:
                 while True:
                     wake.clear()
-                    serial, text = table.state_json(seat)
-                    if serial != sent:
+                    for serial, text in table.states_since(seat, sent):
                         sent = serial
                         yield f"data: {text}\n\n"
                     try:

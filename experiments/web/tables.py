@@ -26,6 +26,7 @@ import re
 import secrets
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
@@ -57,6 +58,8 @@ LOBBY_FINISHED = 50
 HOST, PERSON = "you", "person"
 #: How long a request waits for a table busy with an agent's move before it is answered 409.
 LOCK_WAIT_S = 30.0
+#: Changes whose states a tab that fell behind is still sent one by one (`Table.states_since`).
+RECENT_STATES = 64
 #: Agents warmed (their kernels compiled) when a table of a game starts, besides the hint's default agents.
 WARMED_AGENTS = ("halving",)
 log = logging.getLogger(__name__)
@@ -107,7 +110,8 @@ class Table:
         self.lock = threading.RLock()
         self.running = False  # the agents' moves are being played in a worker thread
         self.serial = 0  # counts the changes: a pushed state is sent again only after one
-        self._snapshot: tuple[int, dict[int | None, str]] = (0, {})
+        #: the last `RECENT_STATES` changes: (serial, the state of each seat and the spectator's, as JSON)
+        self._recent: deque[tuple[int, dict[int | None, str]]] = deque(maxlen=RECENT_STATES)
         self._listeners: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
         self._listeners_lock = threading.Lock()
 
@@ -305,7 +309,7 @@ class Table:
         """Build every seat's and the spectator's state once, then wake every open tab."""
         self.serial += 1
         seats: list[int | None] = [*range(self.num_players), None]
-        self._snapshot = (self.serial, {seat: json.dumps(self._state(seat)) for seat in seats})
+        self._recent.append((self.serial, {seat: json.dumps(self._state(seat)) for seat in seats}))
         with self._listeners_lock:
             listeners = list(self._listeners)
         for loop, event in listeners:
@@ -313,8 +317,16 @@ class Table:
 
     def state_json(self, seat: int | None) -> tuple[int, str]:
         """The last state built for ``seat`` (None: a spectator) as JSON, with its serial."""
-        serial, states = self._snapshot
+        serial, states = self._recent[-1]
         return serial, states[seat]
+
+    def states_since(self, seat: int | None, serial: int) -> list[tuple[int, str]]:
+        """The states of ``seat`` after change ``serial``, oldest first (each agent's move, for the page to play
+        out; only the last if more than `RECENT_STATES` went by)."""
+        recent = list(self._recent)
+        if recent[0][0] > serial + 1:
+            recent = recent[-1:]
+        return [(s, states[seat]) for s, states in recent if s > serial]
 
     def listen(self, listener: tuple[asyncio.AbstractEventLoop, asyncio.Event]) -> None:
         with self._listeners_lock:
