@@ -19,6 +19,10 @@ from agents.blas import one_blas_thread
 from agents.extras import require_extras
 from experiments.cli import parse_args
 
+#: Seconds a stopping server waits for open connections: the pages' event streams never end by themselves
+#: (the pages reconnect to the next server).
+STREAM_CLOSE_S = 2
+
 
 @dataclass
 class WebArgs:
@@ -77,7 +81,14 @@ def main(argv: list[str] | None = None) -> None:
     print(f"the web table: http://{args.host}:{args.port}/  (Ctrl-C stops it)")
     app = create_app(args.agents_dir, bind_host=args.host, extra_hosts=args.allow_host, data_dir=args.data_dir)
     with one_blas_thread():  # the agents' small products (see agents.blas); uvicorn's threads share the limit
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False)
+        uvicorn.run(
+            app,
+            host=args.host,
+            port=args.port,
+            log_level="warning",
+            access_log=False,
+            timeout_graceful_shutdown=STREAM_CLOSE_S,
+        )
 
 
 if __name__ == "__main__":

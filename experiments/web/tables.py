@@ -109,7 +109,9 @@ class Table:
         self.record: dict[str, Any] | None = None
         self.lock = threading.RLock()
         self.running = False  # the agents' moves are being played in a worker thread
-        self.serial = 0  # counts the changes: a pushed state is sent again only after one
+        #: counts the changes, from the time the table was loaded in ms: it grows across restarts too, so a page
+        #: that outlived a server orders the new server's states after the old one's
+        self.serial = int(hall.clock() * 1000)
         #: the last `RECENT_STATES` changes: (serial, the state of each seat and the spectator's, as JSON)
         self._recent: deque[tuple[int, dict[int | None, str]]] = deque(maxlen=RECENT_STATES)
         self._listeners: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+import threading
 import time
 from typing import Any
 
@@ -63,3 +65,46 @@ def play_table(client: Any, tid: str, tokens: list[str], pick=lambda s: s["moves
         )
         assert answer.status_code == 200, answer.json()
     raise AssertionError("game not over")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class TableServer:
+    """The web table on 127.0.0.1 in a thread, on one port and data folder across restarts."""
+
+    def __init__(self, data_dir):
+        self.port, self.data_dir, self.instance, self.thread = _free_port(), data_dir, None, None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        import uvicorn
+
+        from experiments.web.__main__ import STREAM_CLOSE_S
+        from experiments.web.server import create_app
+
+        config = uvicorn.Config(
+            create_app(data_dir=self.data_dir),
+            host="127.0.0.1",
+            port=self.port,
+            log_level="warning",
+            timeout_graceful_shutdown=STREAM_CLOSE_S,
+        )
+        self.instance = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.instance.run, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.instance.started:
+            assert time.monotonic() < deadline, "the web table did not start"
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        self.instance.should_exit = True
+        self.thread.join(20)
+        assert not self.thread.is_alive()

@@ -114,7 +114,9 @@ def test_a_bind_beyond_this_machine_warns_that_the_table_is_open(monkeypatch, ca
     monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: served.append(kwargs))
     main_module.main(["--host", host, "--port", "8123", "--allow-host", "table.lan", "--data-dir", str(tmp_path)])
     # no access log: a request's address never reaches a log (the seat tokens are in headers, never in URLs)
-    assert served == [{"host": host, "port": 8123, "log_level": "warning", "access_log": False}]
+    assert served == [
+        {"host": host, "port": 8123, "log_level": "warning", "access_log": False, "timeout_graceful_shutdown": 2}
+    ]
     err = capsys.readouterr().err
     assert ("warning: anyone who can reach" in err) == warns
     assert (tmp_path / "tables.sqlite3").exists()

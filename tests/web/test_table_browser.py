@@ -1,0 +1,217 @@
+"""Shared tables in real browsers: two people at one table, a double click, a reload, a server restart,
+a spectator, and the phone layout at six players (skips as ``test_browser`` does without chromium)."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as ec
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from tests.web.tables_helpers import TableServer
+from tests.web.test_browser import (  # noqa: F401  (browser: a fixture)
+    CHROMEDRIVER,
+    CHROMIUM,
+    browser,
+    click_drawn,
+    no_sideways_scroll,
+    render_count,
+)
+
+WAIT_S = 60
+MAX_MOVES = 600
+
+
+@pytest.fixture(scope="module")
+def table_server(tmp_path_factory):
+    server = TableServer(tmp_path_factory.mktemp("tables"))
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def second_browser():
+    """Another browser: another person (its own profile, nothing shared with the first)."""
+    import tempfile
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--window-size=1400,1000",
+        f"--user-data-dir={tempfile.mkdtemp(prefix='chromium-profile-')}",
+    ):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    yield driver
+    driver.quit()
+
+
+def open_table(driver, url: str, env_id: str, seats: list[str], options: dict[str, str], width: int = 1400) -> None:
+    """Open a table from the lobby: seat 0 is yours, then ``seats`` (``person``: an invite, else an agent)."""
+    driver.set_window_size(width, 1000)
+    driver.get(url)
+    WebDriverWait(driver, 20).until(
+        ec.presence_of_element_located((By.CSS_SELECTOR, f"#game-select option[value='{env_id}']"))
+    )
+    Select(driver.find_element(By.ID, "game-select")).select_by_value(env_id)
+    Select(driver.find_element(By.ID, "players")).select_by_value(str(len(seats) + 1))
+    for select, kind in zip(driver.find_elements(By.CSS_SELECTOR, "select.opponent"), seats):
+        Select(select).select_by_value(kind)
+    for key, value in options.items():
+        field = driver.find_element(By.ID, f"option-{key}")
+        field.clear()
+        field.send_keys(value)
+    Select(driver.find_element(By.ID, "pace")).select_by_value("0")
+    driver.find_element(By.ID, "start").click()
+    WebDriverWait(driver, 20).until(ec.visibility_of_element_located((By.ID, "board")))
+
+
+def page(driver, what: str):
+    return driver.execute_script(f"return session && session.{what}")
+
+
+def settled(driver) -> bool:
+    """The page shows a state where nobody is thinking and no move is on its way."""
+    return driver.execute_script(
+        "return Boolean(session) && !busy && !draining && queue.length === 0 && "
+        "(session.thinking === null || session.thinking === undefined)"
+    )
+
+
+def hand_names(driver) -> set[str]:
+    return {c.get_attribute("title").split(":")[0] for c in driver.find_elements(By.CSS_SELECTOR, "#hand .card")}
+
+
+def test_two_people_and_two_agents_finish_a_game_from_two_browsers(table_server, browser, second_browser):  # noqa: F811
+    url = table_server.url
+    open_table(browser, url, "skull_king_v0", ["person", "heuristic", "heuristic"], {"num_hands": "2"})
+    links = WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#invite-links input"))
+    invite = links[0].get_attribute("value")
+    assert "&seat=" in invite and links[-1].get_attribute("value").endswith(
+        browser.execute_script("return session.id")
+    )  # the last link is the spectators'
+    second_browser.set_window_size(1400, 1000)
+    second_browser.get(invite)
+    for driver, seat in ((browser, 0), (second_browser, 1)):
+        WebDriverWait(driver, WAIT_S).until(lambda d: page(d, "table_status") == "playing" and settled(d))
+        assert page(driver, "seat") == seat and f"you are player_{seat}" in driver.find_element(By.ID, "title").text
+    mine, theirs = hand_names(browser), hand_names(second_browser)
+    assert mine and theirs
+    for driver, other in ((browser, theirs), (second_browser, mine)):
+        board = driver.find_element(By.ID, "board").get_attribute("innerHTML")
+        shown = set(re.findall(r"(?:yellow|red|blue|black)-\d+", board))
+        assert not shown & {n for n in other if re.fullmatch(r"(?:yellow|red|blue|black)-\d+", n)}
+    crossed = False
+    for _ in range(MAX_MOVES):
+        WebDriverWait(browser, WAIT_S).until(lambda d: settled(d) and settled(second_browser))
+        if page(browser, "done") and page(second_browser, "done"):
+            break
+        mover = browser if page(browser, "your_turn") else second_browser
+        watcher = second_browser if mover is browser else browser
+        if not page(mover, "your_turn"):
+            time.sleep(0.05)  # the other page has not drawn the last push yet
+            continue
+        seen = len(watcher.find_elements(By.CSS_SELECTOR, "#log li"))
+        click_drawn(mover, "skull_king_v0", reroll=False)
+        # the other person's page follows without a click or a reload
+        WebDriverWait(watcher, WAIT_S).until(lambda d, n=seen: len(d.find_elements(By.CSS_SELECTOR, "#log li")) > n)
+        crossed = True
+    for driver in (browser, second_browser):
+        WebDriverWait(driver, WAIT_S).until(lambda d: d.find_element(By.ID, "standings").is_displayed())
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#final-standings li")) == 4
+    assert crossed
+
+
+def test_a_double_click_plays_once(table_server, browser):  # noqa: F811
+    """Kapern: a double click on "Re-roll selected dice" re-rolls once (the table locks; the version guards)."""
+    for _ in range(20):  # a roll with two free dice that are not skulls
+        open_table(browser, table_server.url, "piraten_kapern_v0", ["heuristic"], {"target_score": "1000"})
+        WebDriverWait(browser, WAIT_S).until(settled)
+        dice = browser.find_elements(By.CSS_SELECTOR, "#dice-free button.die:not(.face-skull)")
+        if len(dice) >= 2 and page(browser, "your_turn"):
+            break
+    dice[0].click()
+    browser.find_elements(By.CSS_SELECTOR, "#dice-free button.die:not(.face-skull)")[1].click()
+    version = page(browser, "version")
+    ActionChains(browser).double_click(browser.find_element(By.ID, "reroll")).perform()
+    WebDriverWait(browser, WAIT_S).until(lambda d: settled(d) and page(d, "version") > version)
+    time.sleep(0.5)  # a second request, were one sent, has been answered by now
+    log = [item.text for item in browser.find_elements(By.CSS_SELECTOR, "#log li")]
+    assert sum(line.startswith("player_0 re-rolls") for line in log) == 1, log
+    assert not browser.find_element(By.ID, "error").is_displayed()
+
+
+def test_a_reload_and_a_server_restart_return_to_the_game(tmp_path, browser):  # noqa: F811
+    server = TableServer(tmp_path)
+    server.start()
+    try:
+        open_table(browser, server.url, "skull_king_v0", ["heuristic", "random"], {"num_hands": "3"})
+        WebDriverWait(browser, WAIT_S).until(settled)
+        for _ in range(2):
+            click_drawn(browser, "skull_king_v0", reroll=False)
+        WebDriverWait(browser, WAIT_S).until(settled)
+        address, version, hand = browser.current_url, page(browser, "version"), hand_names(browser)
+        assert "#table=" in address and "&seat=" in address
+        browser.refresh()
+        WebDriverWait(browser, WAIT_S).until(lambda d: settled(d) and page(d, "version") == version)
+        assert browser.current_url == address and hand_names(browser) == hand
+        server.stop()
+        server.start()  # a new server process state: only the data folder carries the table
+        WebDriverWait(browser, WAIT_S).until(settled)
+        before = render_count(browser)
+        click_drawn(browser, "skull_king_v0", reroll=False)  # the page's stream reconnected; the game goes on
+        assert render_count(browser) > before and page(browser, "version") > version
+        for _ in range(MAX_MOVES):
+            if browser.find_element(By.ID, "standings").is_displayed():
+                break
+            click_drawn(browser, "skull_king_v0", reroll=False)
+        assert "Game over" in browser.find_element(By.ID, "standings").text
+    finally:
+        server.stop()
+
+
+def test_a_spectator_sees_no_hidden_card(table_server, browser, second_browser):  # noqa: F811
+    open_table(browser, table_server.url, "skull_king_v0", ["heuristic", "heuristic"], {"num_hands": "3"})
+    WebDriverWait(browser, WAIT_S).until(settled)
+    tid = page(browser, "id")
+    second_browser.get(f"{table_server.url}/#table={tid}")
+    WebDriverWait(second_browser, WAIT_S).until(lambda d: page(d, "id") == tid and settled(d))
+    assert "watching" in second_browser.find_element(By.ID, "title").text
+    assert not second_browser.find_elements(By.CSS_SELECTOR, "#hand .card, .replay-hand .card, #board button")
+    assert len(second_browser.find_elements(By.CSS_SELECTOR, "#seats .seat")) == 3
+    board = second_browser.find_element(By.ID, "board").get_attribute("innerHTML")
+    for name in hand_names(browser):
+        assert name not in board
+    # the lobby lists the table for spectators
+    second_browser.get(table_server.url)
+    WebDriverWait(second_browser, 20).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, f"#open-tables a[href='#table={tid}']")
+    )
+
+
+def test_the_phone_layout_at_six_players_keeps_the_hand_and_the_buttons_on_screen(table_server, browser):  # noqa: F811
+    open_table(browser, table_server.url, "skull_king_v0", ["heuristic"] * 5, {"num_hands": "3"}, width=390)
+    browser.set_window_size(390, 844)
+    WebDriverWait(browser, WAIT_S).until(lambda d: settled(d) and page(d, "your_turn"))
+    height = browser.execute_script("return window.innerHeight")
+    controls = browser.find_elements(By.CSS_SELECTOR, "#hand .card, #moves button")
+    assert controls
+    for element in controls:
+        top, bottom = browser.execute_script(
+            "const r = arguments[0].getBoundingClientRect(); return [r.top, r.bottom]", element
+        )
+        assert top >= 0 and bottom <= height, (element.text, top, bottom, height)
+    no_sideways_scroll(browser)
+    for cell in browser.find_elements(By.CSS_SELECTOR, "#scores td.num"):  # numbers never break
+        assert cell.value_of_css_property("white-space") == "nowrap"
