@@ -3,10 +3,12 @@
 Starts ``python -m experiments.web`` on a free port of 127.0.0.1 with a fresh data folder, then
 keeps ``--tables`` tables busy for ``--seconds``: each is opened by a scripted host with an
 invited guest (who joins by the invite) and ``--agent`` in the other seats; both people follow
-the table on its event stream and play a random legal move, with the version they saw, as soon
-as a pushed state says it is their turn. A table that finishes is replaced by a new one.
+the table on its event stream and, once a pushed state says it is their turn, think for about
+``--think`` seconds (0.5 to 1.5 times it) and play a random legal move with the version they saw.
+A table that finishes is replaced by a new one. ``--think 0`` is a stress test: every person
+moves the instant it may, so the latencies measure the queue of a saturated server.
 
-    python benchmarks/bench_web_tables.py [--tables 50] [--seconds 60] [--agent ppo:skull_king_v0]
+    python benchmarks/bench_web_tables.py [--tables 50] [--seconds 60] [--agent ppo:skull_king_v0] [--think 1]
 
 Prints the median and 95th percentile of two latencies: a move's answer (the ``POST`` until its
 answer) and a turn (the move until the pushed state where no agent is thinking any more: the
@@ -56,14 +58,23 @@ def percentile(values: list[float], q: float) -> float:
 
 
 async def person(
-    client: httpx.AsyncClient, tid: str, token: str, seat: int, figures: Figures, deadline: float, rng: random.Random
+    client: httpx.AsyncClient,
+    tid: str,
+    token: str,
+    seat: int,
+    figures: Figures,
+    deadline: float,
+    rng: random.Random,
+    think: float,
 ) -> list[float] | None:
     """Follow the table on its stream and play when it is this seat's turn; the final scores (None: time up)."""
     headers = {"X-Seat-Token": token}
     version, moved_at, moved_version = -1, None, -1
     async with client.stream("GET", f"/api/tables/{tid}/stream", headers=headers) as stream:
         async for line in stream.aiter_lines():
-            if not line.startswith("data: "):
+            if not line.startswith("data: "):  # a keep-alive
+                if time.monotonic() > deadline:
+                    return None
                 continue
             state = json.loads(line[6:])
             if state["id"] != tid or state["seat"] != seat:
@@ -79,6 +90,7 @@ async def person(
             if time.monotonic() > deadline:
                 return None
             if state["your_turn"] and moved_at is None and state["version"] > moved_version:
+                await asyncio.sleep(think * rng.uniform(0.5, 1.5))  # a person reads the table before moving
                 body = {"action": rng.choice(state["moves"])["action"], "version": state["version"]}
                 start = time.perf_counter()
                 answer = await client.post(f"/api/tables/{tid}/move", json=body, headers=headers)
@@ -103,7 +115,8 @@ async def table_loop(
         guest = invites["invites"][0]["token"]
         await client.post(f"/api/tables/{tid}/join", json={}, headers={"X-Seat-Token": guest})
         scores = await asyncio.gather(
-            person(client, tid, host, 0, figures, deadline, rng), person(client, tid, guest, 1, figures, deadline, rng)
+            person(client, tid, host, 0, figures, deadline, rng, args.think),
+            person(client, tid, guest, 1, figures, deadline, rng, args.think),
         )
         if scores[0] is not None and scores[1] is not None:
             figures.finished.append((tid, scores[0], scores[1]))
@@ -142,6 +155,9 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--hands", type=int, default=3, help="Skull King hands per game")
     parser.add_argument("--agent", default="ppo:skull_king_v0")
+    parser.add_argument(
+        "--think", type=float, default=1.0, help="a person's mean seconds before a move (0.5 to 1.5 times it; 0: none)"
+    )
     args = parser.parse_args()
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -163,7 +179,7 @@ def main() -> None:
             server.wait(30)
     print(
         f"{args.tables} tables x {args.seconds:.0f} s, {args.env_id} {args.players} players "
-        f"(2 scripted people, {args.agent}), 127.0.0.1"
+        f"(2 scripted people thinking ~{args.think:g} s, {args.agent}), 127.0.0.1"
     )
     print(f"tables opened {len(figures.opened)}, finished {len(figures.finished)}, moves {len(figures.answers)}")
     for name, values in (("move answer", figures.answers), ("turn (agents included)", figures.turns)):
