@@ -4,9 +4,9 @@
 |---|---|---|
 | ``GET /`` | | the page |
 | ``GET /api/games`` | | per game: name, player counts, agents and their strength notes, settable options, ranges |
-| ``POST /api/sessions`` | ``{env_id, opponents: [names], seat, seed?, options?}`` | a new game's state and ``id`` |
+| ``POST /api/sessions`` | ``{env_id, opponents: [names], seat, seed?, options?}`` | a one-person game's state, ``id`` |
 | ``GET /api/sessions/{id}`` | | its state |
-| ``POST /api/sessions/{id}/move`` | ``{action: int}`` or ``{command: text}`` | the state after the agents moved |
+| ``POST /api/sessions/{id}/move`` | ``{action or command, version?}`` | the state after the agents |
 | ``GET /api/sessions/{id}/record`` | | the finished game's record (409 while it runs) |
 | ``GET /api/sessions/{id}/hint?agent=NAME`` | | an agent's top moves for your turn (409 off it; 400: unknown agent) |
 | ``DELETE /api/sessions/{id}`` | | frees it |
@@ -26,7 +26,9 @@ the game code is logged and answered 500 with a generic message. A session serve
 at a time (a second one meanwhile: 409); game work runs in at most `GAME_THREADS`
 worker threads, off the event loop, so a slow agent never stalls the other tables.
 
-No authentication: the table is meant for this machine (the default ``127.0.0.1``). Against
+Shared tables (several people and agents at one game, seats by secret token, live by server
+push, kept in SQLite) have their own routes: `experiments.web.table_api`. Every answer carries
+`SECURITY_HEADERS`. The server is meant for this machine (the default ``127.0.0.1``). Against
 other web pages in the same browser, `RequestGuard` refuses a ``Host`` that is not this
 server's (DNS rebinding: 400), and on ``POST``/``DELETE`` a cross-site ``Origin`` or
 ``Sec-Fetch-Site`` (403) and a body that is not JSON (415).

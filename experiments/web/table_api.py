@@ -81,13 +81,13 @@ def table_routes(
         table, seat = seated(request)
         return _json_text(table.state_json(seat)[1])
 
-    async def act(request: Request, action: Callable[[Table, int | None, Any], None]) -> Response:
+    async def act(request: Request, action: Callable[[Table, int | None, Any], str]) -> Response:
+        """Answer with the seat's state right after ``action`` (the agents may have moved since)."""
         table, seat = seated(request)
         body = await json_body(request)
 
         def work() -> Response:
-            action(table, seat, body)
-            return _json_text(table.state_json(seat)[1])
+            return _json_text(action(table, seat, body))
 
         return await off_loop(work)
 

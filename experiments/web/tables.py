@@ -156,9 +156,9 @@ class Table:
             if s.kind == PERSON and i != self.host
         ]
 
-    def join(self, seat: int | None, name: Any) -> None:
+    def join(self, seat: int | None, name: Any) -> str:
         """The person at ``seat`` takes it (again: a reload, another device) under ``name``; the game starts
-        when every person seat is taken."""
+        when every person seat is taken. The seat's state right after, as JSON."""
         if seat is None:
             raise RequestError("a spectator takes no seat: open the seat's invite link", 403)
         with self._held():
@@ -170,9 +170,10 @@ class Table:
             if self.status == "waiting" and all(s.joined for s in self.seats if s.kind == PERSON):
                 self._start()
             self._changed()
+            return self.state_json(seat)[1]
 
-    def start(self, seat: int | None) -> None:
-        """The host starts the game now: agents (``fill_agent``) take the seats nobody took."""
+    def start(self, seat: int | None) -> str:
+        """The host starts the game now: agents (``fill_agent``) take the seats nobody took; the host's state."""
         if seat != self.host:
             raise RequestError("only the host starts the game", 403)
         with self._held():
@@ -180,6 +181,7 @@ class Table:
                 raise RequestError("the game has started", 409)
             self._start()
             self._changed()
+            return self.state_json(seat)[1]
 
     def _start(self) -> None:
         for index, seat in enumerate(self.seats):
@@ -208,8 +210,9 @@ class Table:
             self.hall.schedule(self)
 
     # ------------------------------------------------------------ moves
-    def play(self, seat: int | None, body: Any) -> None:
-        """``seat`` plays ``body`` (with the ``version`` it was made on); the agents answer in a worker thread."""
+    def play(self, seat: int | None, body: Any) -> str:
+        """``seat`` plays ``body`` (with the ``version`` it was made on); the seat's state right after the move,
+        as JSON. The agents answer in a worker thread."""
         if seat is None:
             raise RequestError("a spectator makes no moves", 403)
         if self.game is None:
@@ -217,7 +220,9 @@ class Table:
         with self._held():
             self.game.play(seat, body)
             self._moved()
+            text = self.state_json(seat)[1]
         self.hall.schedule(self)
+        return text
 
     def advance(self) -> None:
         """Play the agents' moves, one at a time, until a person's turn or the end (in a worker thread)."""

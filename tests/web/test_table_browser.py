@@ -22,6 +22,7 @@ from tests.web.test_browser import (  # noqa: F401  (browser: a fixture)
     click_drawn,
     no_sideways_scroll,
     render_count,
+    write_png,
 )
 
 WAIT_S = 60
@@ -98,6 +99,7 @@ def test_two_people_and_two_agents_finish_a_game_from_two_browsers(table_server,
     open_table(browser, url, "skull_king_v0", ["person", "heuristic", "heuristic"], {"num_hands": "2"})
     links = WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#invite-links input"))
     invite = links[0].get_attribute("value")
+    write_png(browser.get_screenshot_as_png(), "table-invites")
     assert "&seat=" in invite and links[-1].get_attribute("value").endswith(
         browser.execute_script("return session.id")
     )  # the last link is the spectators'
@@ -126,6 +128,8 @@ def test_two_people_and_two_agents_finish_a_game_from_two_browsers(table_server,
         click_drawn(mover, "skull_king_v0", reroll=False)
         # the other person's page follows without a click or a reload
         WebDriverWait(watcher, WAIT_S).until(lambda d, n=seen: len(d.find_elements(By.CSS_SELECTOR, "#log li")) > n)
+        if not crossed:
+            write_png(second_browser.get_screenshot_as_png(), "table-two-people")
         crossed = True
     for driver in (browser, second_browser):
         WebDriverWait(driver, WAIT_S).until(lambda d: d.find_element(By.ID, "standings").is_displayed())
@@ -213,5 +217,39 @@ def test_the_phone_layout_at_six_players_keeps_the_hand_and_the_buttons_on_scree
         )
         assert top >= 0 and bottom <= height, (element.text, top, bottom, height)
     no_sideways_scroll(browser)
+    write_png(browser.get_screenshot_as_png(), "skull_king-6p-390px")
     for cell in browser.find_elements(By.CSS_SELECTOR, "#scores td.num"):  # numbers never break
+        assert cell.value_of_css_property("white-space") == "nowrap"
+
+
+def test_the_table_reads_like_a_game(table_server, browser):  # noqa: F811
+    """The rules' Markdown is rendered; the hand you bid on is bright; a completed trick shows in full with
+    its players' names; a score sheet per hand; scores never wrap."""
+    browser.set_window_size(1400, 1000)
+    browser.get(table_server.url)
+    WebDriverWait(browser, 20).until(
+        ec.presence_of_element_located((By.CSS_SELECTOR, "#game-select option[value='piratenpoker_v0']"))
+    )
+    Select(browser.find_element(By.ID, "game-select")).select_by_value("piratenpoker_v0")
+    rules = browser.find_element(By.ID, "lobby-rules-text")
+    assert rules.find_elements(By.TAG_NAME, "em") and "*" not in rules.text  # "*game*" is emphasised
+    open_table(browser, table_server.url, "skull_king_v0", ["heuristic", "heuristic"], {"num_hands": "2"})
+    WebDriverWait(browser, WAIT_S).until(lambda d: settled(d) and page(d, "your_turn"))
+    assert page(browser, "table.phase") == "bid"
+    assert browser.find_elements(By.CSS_SELECTOR, "#hand .card")
+    assert not browser.find_elements(By.CSS_SELECTOR, "#hand .card.dimmed")  # bidding on it: never dimmed
+    for _ in range(MAX_MOVES):  # play until a trick has been won
+        if browser.find_elements(By.CSS_SELECTOR, "#last-trick") or page(browser, "done"):
+            break
+        click_drawn(browser, "skull_king_v0", reroll=False)
+        WebDriverWait(browser, WAIT_S).until(settled)
+    trick = browser.find_element(By.ID, "last-trick")
+    names = [caption.text for caption in trick.find_elements(By.TAG_NAME, "figcaption")]
+    assert sorted(names) == ["player_0", "player_1", "player_2"] and "trick won by" in trick.text
+    assert len(trick.find_elements(By.CSS_SELECTOR, ".card:not(.mini)")) == 3  # full size, not a strip
+    sheet = browser.find_element(By.ID, "score-sheet")
+    rows = sheet.find_elements(By.CSS_SELECTOR, "tr")
+    assert sheet.is_displayed() and len(rows) >= 2  # the header, then a row per hand scored
+    assert all(len(row.find_elements(By.CSS_SELECTOR, "td, th")) == 4 for row in rows)  # the hand, 3 seats
+    for cell in browser.find_elements(By.CSS_SELECTOR, "#scores td.num, #score-sheet td.num"):
         assert cell.value_of_css_property("white-space") == "nowrap"

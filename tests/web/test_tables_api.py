@@ -130,3 +130,26 @@ def test_the_host_starts_early_and_agents_take_the_seats_nobody_took(client):
     assert [s["agent"] for s in started.json()["seats"]] == [None, "random", "heuristic"]
     assert client.get(f"/api/tables/{tid}", headers=seat_headers(invite)).status_code == 403  # the seat is an agent's
     assert play_table(client, tid, [host])["done"]
+
+
+def test_a_move_answer_says_which_agent_is_thinking(client):
+    tid, tokens = open_table(client, {**TABLE, "seats": ["you", "heuristic", "heuristic"]})
+    now = settled(client, tid, tokens[0])
+    body = {"action": now["moves"][0]["action"], "version": now["version"]}
+    answer = client.post(f"/api/tables/{tid}/move", json=body, headers=seat_headers(tokens[0])).json()
+    assert answer["thinking"] == answer["on_turn"] and answer["thinking"] in (1, 2)  # the agents answer after it
+    assert not answer["your_turn"] and answer["version"] == now["version"] + 1
+
+
+def test_the_searches_are_warmed_when_the_first_table_of_a_game_starts(client, app, monkeypatch):
+    import experiments.web.tables as tables_module
+
+    asked = []
+    monkeypatch.setattr(tables_module, "explain_agent", lambda env, agent, name, seed=0: asked.append(name))
+    open_table(client, {**TABLE, "seats": ["you", "random", "random"]})
+    open_table(client, {**TABLE, "seats": ["you", "random", "random"]})
+    hall = app.state.tables
+    hall.pool.submit(lambda: None).result(timeout=120)  # the pool's earlier work is under way or done
+    hall.close()  # waits for it
+    assert "halving" in asked and "heuristic" in asked
+    assert len(asked) == len(set(asked))  # once per game, not per table

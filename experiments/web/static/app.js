@@ -511,11 +511,12 @@ function drawSkullKingCenter(state, table, center) {
 }
 
 // The trick just taken (from the public event log), in full with who played what and who won it, until the
-// next card is led: a trick closed by the agents is still seen.
+// next card is led (a hand's last trick stays through the next deal and its bids): a trick closed by the agents
+// is still seen.
 function drawLastTrick(state, center) {
   const events = state.events;
   const won = events.map((e) => e.kind).lastIndexOf("trick_won");
-  if (won < 0 || events.slice(won).some((e) => e.kind === "deal")) { return; }
+  if (won < 0 || events.slice(won).some((e) => e.kind === "play")) { return; } // swept by the next card
   const plays = [];
   for (let i = won - 1; i >= 0 && events[i].kind === "play"; i--) { plays.unshift(events[i]); }
   const box = make("div", "last-trick");
@@ -821,7 +822,7 @@ function renderScoreSheet(state) {
     }
   }
   const scored = rows.filter((row) => Object.keys(row.deltas).length);
-  show(sheet, scored.length > 0);
+  show($("sheet-box"), scored.length > 0);
   if (!scored.length) { return; }
   const head = document.createElement("tr");
   head.appendChild(make("th", "", "hand"));
@@ -1019,6 +1020,7 @@ function backToLobby() {
   show($("table"), false);
   show($("setup"), true);
   $("log").innerHTML = ""; $("scores").innerHTML = ""; $("score-sheet").innerHTML = ""; $("status").textContent = "";
+  show($("sheet-box"), false);
   renderLobby();
 }
 
