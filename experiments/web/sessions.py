@@ -264,13 +264,15 @@ class GameSession:
         catalog: AgentCatalog,
         actions: list[int] = (),  # type: ignore[assignment]
         names: dict[int, str] | None = None,
+        build_agents: bool = True,
     ) -> GameSession:
         """A game of people (every seat not in ``agent_names``, named by ``names``) and agents, after ``actions``.
 
         The seed is the table's secret (no ``chosen_seed``); the agents do not move yet (`step_agent`).
+        ``build_agents`` false: the agents are named but not built (a finished game, shown only).
         """
         game = cls.__new__(cls)
-        game._open(env_id, num_players, options, seed, None, agent_names, catalog, names)
+        game._open(env_id, num_players, options, seed, None, agent_names, catalog, names, build_agents)
         game.seat = None
         for action in actions:
             if not game.env.is_legal(action):
@@ -288,6 +290,7 @@ class GameSession:
         agent_names: dict[int, str],
         catalog: AgentCatalog,
         names: dict[int, str] | None = None,
+        build_agents: bool = True,
     ) -> None:
         self.options = options
         self.env = make_env(env_id, n, options)
@@ -299,7 +302,9 @@ class GameSession:
         self.people_names = {s: (names or {}).get(s, f"player_{s}") for s in range(n) if s not in agent_names}
         self.catalog = catalog
         self.agents = {
-            s: catalog.build(name, env_id, self.seed * 101 + s, self.env) for s, name in self.agent_names.items()
+            s: catalog.build(name, env_id, self.seed * 101 + s, self.env)
+            for s, name in self.agent_names.items()
+            if build_agents
         }
         self.text = text_module(self.env)
         self.actions: list[int] = []

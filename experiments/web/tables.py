@@ -33,7 +33,6 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import pirate_envs
-from agents.explain import default_agents, explain_agent
 from experiments.web.sessions import (
     MAX_SEED,
     AgentCatalog,
@@ -60,7 +59,7 @@ HOST, PERSON = "you", "person"
 LOCK_WAIT_S = 30.0
 #: Changes whose states a tab that fell behind is still sent one by one (`Table.states_since`).
 RECENT_STATES = 64
-#: Agents warmed (their kernels compiled) when a table of a game starts, besides the hint's default agents.
+#: Agents warmed (their kernels compiled) when a table of a game starts, besides the hint's default agent.
 WARMED_AGENTS = ("halving",)
 log = logging.getLogger(__name__)
 
@@ -107,6 +106,7 @@ class Table:
         self.seats = [Seat(**seat) for seat in setup["seats"]]
         self.game: GameSession | None = None
         self.record: dict[str, Any] | None = None
+        self._final_actions: list[int] | None = None  # a finished game loaded from storage, not rebuilt yet
         self.lock = threading.RLock()
         self.running = False  # the agents' moves are being played in a worker thread
         #: counts the changes, from the time the table was loaded in ms: it grows across restarts too, so a page
@@ -161,6 +161,8 @@ class Table:
         when every person seat is taken. The seat's state right after, as JSON."""
         if seat is None:
             raise RequestError("a spectator takes no seat: open the seat's invite link", 403)
+        if self.status == "finished":
+            return self.state_json(seat)[1]
         with self._held():
             person = self.seats[seat]
             person.joined, person.name = True, _person_name(name, seat) if name is not None else person.name
@@ -193,16 +195,28 @@ class Table:
         self.hall.warm(self.env_id, self.num_players, self.options)
         self.hall.schedule(self)
 
-    def _game(self, actions: list[int]) -> GameSession:
+    def _game(self, actions: list[int], build_agents: bool = True) -> GameSession:
         agents = {i: s.kind for i, s in enumerate(self.seats) if s.kind != PERSON}
         names = {i: s.name or f"player_{i}" for i, s in enumerate(self.seats) if s.kind == PERSON}
         return GameSession.seated(
-            self.env_id, self.num_players, self.options, self.seed, agents, self.hall.catalog, actions, names
+            self.env_id,
+            self.num_players,
+            self.options,
+            self.seed,
+            agents,
+            self.hall.catalog,
+            actions,
+            names,
+            build_agents,
         )
 
     def resume(self, actions: list[int], record: dict[str, Any] | None) -> None:
-        """Rebuild the game after ``actions`` (a server restart); the agents go on if it is their turn."""
+        """Rebuild the game after ``actions`` (a server restart); the agents go on if it is their turn. A finished
+        game is rebuilt only when a page asks for it (`state_json`)."""
         self.record = record
+        if self.status == "finished":
+            self._final_actions = actions
+            return
         if self.status != "waiting":
             self.game = self._game(actions)
         self._changed()
@@ -215,6 +229,8 @@ class Table:
         as JSON. The agents answer in a worker thread."""
         if seat is None:
             raise RequestError("a spectator makes no moves", 403)
+        if self.status == "finished":
+            raise RequestError("the game is over", 409)
         if self.game is None:
             raise RequestError("the game has not started: waiting for the invited people", 409)
         with self._held():
@@ -251,6 +267,8 @@ class Table:
             self.record = game.record()
             self.hall.db.finish(self.id, self.record, now)
         self._changed()
+        if game.done:
+            self.game = None  # its final states are built: the engine and the agents are freed
 
     def _stored(self) -> None:
         self.hall.db.save(self.id, self.setup(), self.status, self.created, self.hall.clock())
@@ -281,7 +299,7 @@ class Table:
             "status": self.status,
             "seeded": self.seeded,
             "seats": [s.public(i) for i, s in enumerate(self.seats)],
-            "version": game.version if game is not None else 0,
+            "version": game.version if game is not None else len(self.record["actions"]) if self.record else 0,
             "scores": self.record["scores"] if self.record else None,
             "created": self.created,
         }
@@ -324,12 +342,19 @@ class Table:
 
     def state_json(self, seat: int | None) -> tuple[int, str]:
         """The last state built for ``seat`` (None: a spectator) as JSON, with its serial."""
+        if not self._recent:  # a finished game loaded from storage: its final states, built once
+            with self.lock:
+                if not self._recent and self._final_actions is not None:
+                    self.game = self._game(self._final_actions, build_agents=False)
+                    self._changed()
+                    self.game, self._final_actions = None, None
         serial, states = self._recent[-1]
         return serial, states[seat]
 
     def states_since(self, seat: int | None, serial: int) -> list[tuple[int, str]]:
         """The states of ``seat`` after change ``serial``, oldest first (each agent's move, for the page to play
         out; only the last if more than `RECENT_STATES` went by)."""
+        self.state_json(seat)  # built, for a finished game loaded from storage
         recent = list(self._recent)
         if recent[0][0] > serial + 1:
             recent = recent[-1:]
@@ -460,11 +485,11 @@ class TableHall:
 
         def work() -> None:
             try:
-                env = make_env(env_id, num_players, options)
-                env.reset(seed=0)
-                names = [n for n in (*default_agents(env), *WARMED_AGENTS) if n in self.catalog.names(env_id)]
-                for name in names:
-                    explain_agent(env, self.catalog.build(name, env_id, 0, env), name, seed=0)
+                scratch = GameSession.seated(env_id, num_players, options, 0, {}, self.catalog)
+                seat = scratch.env.game.current_player
+                for name in (None, *WARMED_AGENTS):  # None: the hint's default agent
+                    if name is None or name in self.catalog.names(env_id):
+                        scratch.hint(name, seat)
             except Exception:
                 log.exception("warming the searches failed")
 

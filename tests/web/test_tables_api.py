@@ -142,14 +142,21 @@ def test_a_move_answer_says_which_agent_is_thinking(client):
 
 
 def test_the_searches_are_warmed_when_the_first_table_of_a_game_starts(client, app, monkeypatch):
-    import experiments.web.tables as tables_module
+    from types import SimpleNamespace
+
+    import experiments.web.sessions as sessions_module
 
     asked = []
-    monkeypatch.setattr(tables_module, "explain_agent", lambda env, agent, name, seed=0: asked.append(name))
+
+    def explain(env, agent, name, seed=0):
+        asked.append(name)
+        return SimpleNamespace(to_dict=dict)
+
+    monkeypatch.setattr(sessions_module, "explain_agent", explain)
     open_table(client, {**TABLE, "seats": ["you", "random", "random"]})
     open_table(client, {**TABLE, "seats": ["you", "random", "random"]})
     hall = app.state.tables
     hall.pool.submit(lambda: None).result(timeout=120)  # the pool's earlier work is under way or done
     hall.close()  # waits for it
-    assert "halving" in asked and "heuristic" in asked
+    assert "halving" in asked and "ppo:skull_king_v0" in asked  # the searches and the hint's default agent
     assert len(asked) == len(set(asked))  # once per game, not per table

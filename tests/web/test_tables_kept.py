@@ -27,9 +27,11 @@ def _one_move(client, tid, tokens) -> dict:
 
 
 def test_a_restart_resumes_the_tables_in_play_and_keeps_the_finished_ones(tmp_path):
-    with table_client(create_app(data_dir=tmp_path)) as client:
+    app = create_app(data_dir=tmp_path)
+    with table_client(app) as client:
         done_id, done_tokens = open_table(client)
         finished = play_table(client, done_id, done_tokens)
+        assert app.state.tables.get(done_id).game is None  # a finished game's engine and agents are freed
         record = client.get(f"/api/tables/{done_id}/record").json()
         tid, tokens = open_table(client)
         for _ in range(3):
@@ -38,14 +40,18 @@ def test_a_restart_resumes_the_tables_in_play_and_keeps_the_finished_ones(tmp_pa
         waiting = client.post("/api/tables", json=TABLE).json()
     assert (tmp_path / DB_NAME).stat().st_mode & 0o077 == 0  # the owner's only
 
-    with table_client(create_app(data_dir=tmp_path)) as client:  # a new server on the same folder
+    app = create_app(data_dir=tmp_path)
+    with table_client(app) as client:  # a new server on the same folder
+        assert app.state.tables.get(done_id).game is None  # a finished game is rebuilt only when asked for
         for token, old in seen.items():
             new = state(client, tid, token)
             for key in ("version", "table", "events", "scores", "your_turn", "players", "text"):
                 assert new[key] == old[key], key
         assert before["version"] == seen[tokens[0]]["version"]
         assert client.get(f"/api/tables/{done_id}/record").json() == record
-        assert state(client, done_id, done_tokens[0])["scores"] == finished["scores"]
+        shown = state(client, done_id, done_tokens[0])
+        assert shown["scores"] == finished["scores"] and shown["table"] == finished["table"] and shown["done"]
+        assert app.state.tables.get(done_id).game is None
         assert state(client, waiting["id"], waiting["token"])["table_status"] == "waiting"
         lobby = client.get("/api/lobby").json()
         assert {t["id"] for t in lobby["open"]} == {tid, waiting["id"]}
