@@ -253,3 +253,51 @@ def test_the_table_reads_like_a_game(table_server, browser):  # noqa: F811
     assert all(len(row.find_elements(By.CSS_SELECTOR, "td, th")) == 4 for row in rows)  # the hand, 3 seats
     for cell in browser.find_elements(By.CSS_SELECTOR, "#scores td.num, #score-sheet td.num"):
         assert cell.value_of_css_property("white-space") == "nowrap"
+
+
+def test_a_played_card_leaves_the_hand_at_once_and_the_table_locks_until_the_answer(table_server, browser):  # noqa: F811
+    open_table(browser, table_server.url, "skull_king_v0", ["heuristic", "heuristic"], {"num_hands": "3"})
+    for _ in range(MAX_MOVES):  # to a turn where a card is played
+        WebDriverWait(browser, WAIT_S).until(settled)
+        if page(browser, "your_turn") and page(browser, "table.phase") == "play":
+            break
+        click_drawn(browser, "skull_king_v0", reroll=False)
+    # the server's answer to a move comes 1.5 s late
+    browser.execute_script(
+        "window.realFetch = window.realFetch || window.fetch;"
+        "window.fetch = (url, init) => String(url).endsWith('/move')"
+        " ? new Promise((ok) => setTimeout(ok, 1500)).then(() => window.realFetch(url, init))"
+        " : window.realFetch(url, init);"
+    )
+    try:
+        held = len(browser.find_elements(By.CSS_SELECTOR, "#hand .card"))
+        version = page(browser, "version")
+        browser.find_element(By.CSS_SELECTOR, "#hand button.card.legal").click()
+        shown = browser.execute_script(
+            "return [document.querySelectorAll('#hand .card:not(.leaving)').length,"
+            " document.getElementById('board').classList.contains('locked'),"
+            " [...document.querySelectorAll('#board button')].every((b) => b.disabled)]"
+        )
+        assert shown == [held - 1, True, True]  # gone from the hand, nothing clickable, before any answer
+        WebDriverWait(browser, WAIT_S).until(lambda d: settled(d) and page(d, "version") > version)
+        assert not browser.find_element(By.ID, "board").get_attribute("class")
+    finally:
+        browser.execute_script("window.fetch = window.realFetch")
+
+
+def test_a_finished_table_replays_from_the_lobby_at_the_deal(table_server, browser):  # noqa: F811
+    open_table(browser, table_server.url, "skull_king_v0", ["random"], {"num_hands": "1"})
+    for _ in range(MAX_MOVES):
+        WebDriverWait(browser, WAIT_S).until(settled)
+        if page(browser, "done"):
+            break
+        click_drawn(browser, "skull_king_v0", reroll=False)
+    tid = page(browser, "id")
+    browser.find_element(By.ID, "leave").click()
+    link = WebDriverWait(browser, 20).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, f"#finished-tables a[href='#replay={tid}']")
+    )
+    link[0].click()
+    step = WebDriverWait(browser, 20).until(ec.visibility_of_element_located((By.ID, "step")))
+    assert step.text.startswith("step 0 of ") and browser.current_url.endswith(f"#replay={tid}")
+    assert browser.find_element(By.ID, "play").is_displayed()

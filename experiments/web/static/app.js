@@ -216,6 +216,14 @@ function receive(state) {
 
 async function drain() {
   draining = true;
+  try {
+    await drawQueued();
+  } finally {
+    draining = false;
+  }
+}
+
+async function drawQueued() {
   while (queue.length) {
     const state = queue.shift();
     if (session && session.id === state.id && state.serial <= session.serial) { continue; }
@@ -226,7 +234,6 @@ async function drain() {
     if (agentMoved && pace) { await showAgentMove(session, state, pace); }
     await render(state);
   }
-  draining = false;
 }
 
 // The agent's move between `before` and `state`: the table after it, its seat lit and its events in the feed.
