@@ -26,7 +26,7 @@ STREAM_CLOSE_S = 2
 
 @dataclass
 class WebArgs:
-    """Serve the web table: play the agents in the browser."""
+    """Serve the web table: people and agents at shared tables in the browser."""
 
     host: str = field(
         default="127.0.0.1",

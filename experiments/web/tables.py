@@ -390,6 +390,7 @@ class TableHall:
         )
         self.tables: dict[str, Table] = {}
         self.pool = ThreadPoolExecutor(threads, thread_name_prefix="table-agents")
+        self.warmer = ThreadPoolExecutor(1, thread_name_prefix="table-warm")  # never in the agents' way
         self._warmed: set[str] = set()
         self._lock = threading.Lock()
         self._purge()
@@ -493,7 +494,7 @@ class TableHall:
             except Exception:
                 log.exception("warming the searches failed")
 
-        self.pool.submit(work)
+        self.warmer.submit(work)
 
     def _purge(self) -> None:
         """Delete the unfinished tables idle for `idle_days` (stored and in memory)."""
@@ -502,6 +503,7 @@ class TableHall:
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
+        self.warmer.shutdown(wait=True, cancel_futures=True)
 
 
 __all__ = ["HOST", "IDLE_DAYS", "PERSON", "TOKEN_BYTES", "Seat", "Table", "TableHall"]

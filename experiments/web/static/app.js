@@ -225,6 +225,8 @@ async function drain() {
 
 async function drawQueued() {
   while (queue.length) {
+    // a move's answer may arrive after the pushes that followed it: the states are drawn in the server's order
+    queue.sort((a, b) => a.serial - b.serial);
     const state = queue.shift();
     if (session && session.id === state.id && state.serial <= session.serial) { continue; }
     const pace = Number($("pace").value);
