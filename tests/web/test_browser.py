@@ -102,7 +102,7 @@ def click_and_wait(driver, element) -> None:
     """Click a move control and wait until the page has drawn the answer."""
     before = render_count(driver)
     element.click()
-    WebDriverWait(driver, 20).until(lambda d: render_count(d) > before)
+    WebDriverWait(driver, 120).until(lambda d: render_count(d) > before)
 
 
 def render_count(driver) -> int:
@@ -156,7 +156,7 @@ def click_drawn(driver, env_id: str, reroll: bool) -> bool:
         menu = first(driver, "#choice-menu button.choice")
         if menu is not None and render_count(driver) == before:
             menu.click()
-    WebDriverWait(driver, 30).until(lambda d: render_count(d) > before)
+    WebDriverWait(driver, 120).until(lambda d: render_count(d) > before)  # generous: a loaded machine is slow
     return rerolled
 
 

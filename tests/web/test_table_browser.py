@@ -25,7 +25,7 @@ from tests.web.test_browser import (  # noqa: F401  (browser: a fixture)
     write_png,
 )
 
-WAIT_S = 60
+WAIT_S = 120  # generous: the agents take milliseconds, a loaded machine much longer
 MAX_MOVES = 600
 
 
