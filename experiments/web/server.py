@@ -39,8 +39,8 @@ from __future__ import annotations
 import ipaddress
 import json
 import logging
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -374,7 +374,17 @@ def create_app(
         *table_routes(hall, off_loop, _json_body),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={RequestError: _request_error, Exception: _server_error})
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await anyio.to_thread.run_sync(hall.close)  # the agents' threads end with the server
+
+    app = Starlette(
+        routes=routes,
+        exception_handlers={RequestError: _request_error, Exception: _server_error},
+        lifespan=lifespan,
+    )
     app.add_middleware(RequestGuard, bind_host=bind_host, extra_hosts=tuple(extra_hosts))
     app.add_middleware(SecurityHeaders)
     app.state.sessions = sessions

@@ -369,6 +369,38 @@ class Table:
             self._listeners.discard(listener)
 
 
+class Warmer:
+    """Compiles the searches of a game once per process (numba's kernels are the process's), in its own thread,
+    never in the agents' way: it asks the hint's default agent and `WARMED_AGENTS` for a move on a scratch game."""
+
+    def __init__(self) -> None:
+        self.executor = ThreadPoolExecutor(1, thread_name_prefix="table-warm")
+        self.done: set[str] = set()
+        self._lock = threading.Lock()
+
+    def warm(self, catalog: AgentCatalog, env_id: str, num_players: int, options: dict[str, Any]) -> None:
+        with self._lock:
+            if env_id in self.done:
+                return
+            self.done.add(env_id)
+
+        def work() -> None:
+            try:
+                scratch = GameSession.seated(env_id, num_players, options, 0, {}, catalog)
+                seat = scratch.env.game.current_player
+                for name in (None, *WARMED_AGENTS):  # None: the hint's default agent
+                    if name is None or name in catalog.names(env_id):
+                        scratch.hint(name, seat)
+            except Exception:
+                log.exception("warming the searches failed")
+
+        self.executor.submit(work)
+
+
+#: The process's `Warmer`.
+WARMER = Warmer()
+
+
 class TableHall:
     """Every table of the server: opened, looked up, listed, stored and resumed after a restart."""
 
@@ -390,8 +422,6 @@ class TableHall:
         )
         self.tables: dict[str, Table] = {}
         self.pool = ThreadPoolExecutor(threads, thread_name_prefix="table-agents")
-        self.warmer = ThreadPoolExecutor(1, thread_name_prefix="table-warm")  # never in the agents' way
-        self._warmed: set[str] = set()
         self._lock = threading.Lock()
         self._purge()
         for stored in self.db.load():
@@ -477,24 +507,8 @@ class TableHall:
         self.pool.submit(table.advance)
 
     def warm(self, env_id: str, num_players: int, options: dict[str, Any]) -> None:
-        """Once per game, in a worker thread: ask the hint's agents and the searches for a move on a scratch
-        game, so their kernels are compiled before the first hint."""
-        with self._lock:
-            if env_id in self._warmed:
-                return
-            self._warmed.add(env_id)
-
-        def work() -> None:
-            try:
-                scratch = GameSession.seated(env_id, num_players, options, 0, {}, self.catalog)
-                seat = scratch.env.game.current_player
-                for name in (None, *WARMED_AGENTS):  # None: the hint's default agent
-                    if name is None or name in self.catalog.names(env_id):
-                        scratch.hint(name, seat)
-            except Exception:
-                log.exception("warming the searches failed")
-
-        self.warmer.submit(work)
+        """Warm the searches of ``env_id`` (`WARMER`: once per game and process)."""
+        WARMER.warm(self.catalog, env_id, num_players, options)
 
     def _purge(self) -> None:
         """Delete the unfinished tables idle for `idle_days` (stored and in memory)."""
@@ -503,7 +517,6 @@ class TableHall:
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
-        self.warmer.shutdown(wait=True, cancel_futures=True)
 
 
 __all__ = ["HOST", "IDLE_DAYS", "PERSON", "TOKEN_BYTES", "Seat", "Table", "TableHall"]

@@ -145,6 +145,7 @@ def test_the_searches_are_warmed_when_the_first_table_of_a_game_starts(client, a
     from types import SimpleNamespace
 
     import experiments.web.sessions as sessions_module
+    import experiments.web.tables as tables_module
 
     asked = []
 
@@ -153,9 +154,10 @@ def test_the_searches_are_warmed_when_the_first_table_of_a_game_starts(client, a
         return SimpleNamespace(to_dict=dict)
 
     monkeypatch.setattr(sessions_module, "explain_agent", explain)
+    warmer = tables_module.Warmer()  # a fresh process's
+    monkeypatch.setattr(tables_module, "WARMER", warmer)
     open_table(client, {**TABLE, "seats": ["you", "random", "random"]})
     open_table(client, {**TABLE, "seats": ["you", "random", "random"]})
-    hall = app.state.tables
-    hall.close()  # waits for the warming
+    warmer.executor.shutdown(wait=True)  # the warming is done
     assert "halving" in asked and "ppo:skull_king_v0" in asked  # the searches and the hint's default agent
     assert len(asked) == len(set(asked))  # once per game, not per table
