@@ -1,13 +1,16 @@
 """``python -m experiments.web``: serve the web table (see `experiments.web`).
 
-The table has no authentication: by default it listens on ``127.0.0.1`` (this machine only).
-Any other address prints a warning; ``--host ""`` (every interface, unsaid) is refused: name
-``0.0.0.0`` to mean it. ``--allow-host NAME`` adds a host name the page may be opened under
-(the ``Host`` header is checked against DNS rebinding; see `experiments.web.server.RequestGuard`).
+By default the table listens on ``127.0.0.1`` (this machine only). A shared table's seats are
+guarded by their secret links, but the page and the lobby are open to anyone who can reach the
+server: ``--host 0.0.0.0`` (friends on your LAN) prints a warning; ``--host ""`` (every
+interface, unsaid) is refused: name ``0.0.0.0`` to mean it. ``--allow-host NAME`` adds a host
+name the page may be opened under (the ``Host`` header is checked against DNS rebinding; see
+`experiments.web.server.RequestGuard`). ``--data-dir`` is where the tables are kept.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,23 +19,39 @@ from agents.extras import require_extras
 from agents.policy.blas import one_blas_thread
 from experiments.cli import parse_args
 
+#: Seconds a stopping server waits for open connections: the pages' event streams never end by themselves
+#: (the pages reconnect to the next server).
+STREAM_CLOSE_S = 2
+
 
 @dataclass
 class WebArgs:
-    """Serve the web table: play the agents in the browser."""
+    """Serve the web table: people and agents at shared tables in the browser."""
 
     host: str = field(
         default="127.0.0.1",
-        metadata={"help": "address to listen on (0.0.0.0: every interface; the table has no authentication)"},
+        metadata={
+            "help": "address to listen on (0.0.0.0: every interface, e.g. friends on your LAN; read the warning)"
+        },
     )
     port: int = field(default=8000, metadata={"help": "port to listen on", "min": 1})
     agents_dir: str | None = field(
         default=None, metadata={"help": "folder of extra agent files (.npz), offered as file:<name>"}
     )
+    data_dir: str = field(
+        default_factory=lambda: str(default_data_dir()),
+        metadata={"help": "folder of the shared tables' database (tables in play and finished games' records)"},
+    )
     allow_host: list[str] = field(
         default_factory=list,
         metadata={"help": "host names the page may be opened under besides localhost and --host (e.g. a DNS name)"},
     )
+
+
+def default_data_dir() -> Path:
+    """``$XDG_DATA_HOME/pirate_envs/web``, else ``~/.local/share/pirate_envs/web``."""
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base) / "pirate_envs" / "web"
 
 
 def check_args(args: WebArgs) -> None:
@@ -54,14 +73,22 @@ def main(argv: list[str] | None = None) -> None:
 
     if not is_loopback(args.host):
         print(
-            f"warning: the web table has no authentication; anyone who can reach {args.host}:{args.port} "
-            "can play at it and read its finished games (use 127.0.0.1 for this machine only)",
+            f"warning: anyone who can reach {args.host}:{args.port} can open tables, watch every table as a "
+            "spectator and read finished games; only the seat links are secret, and the connection is not "
+            "encrypted (use 127.0.0.1 for this machine only)",
             file=sys.stderr,
         )
     print(f"the web table: http://{args.host}:{args.port}/  (Ctrl-C stops it)")
-    app = create_app(args.agents_dir, bind_host=args.host, extra_hosts=args.allow_host)
+    app = create_app(args.agents_dir, bind_host=args.host, extra_hosts=args.allow_host, data_dir=args.data_dir)
     with one_blas_thread():  # the agents' small products (see agents.policy.blas); uvicorn's threads share the limit
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+        uvicorn.run(
+            app,
+            host=args.host,
+            port=args.port,
+            log_level="warning",
+            access_log=False,
+            timeout_graceful_shutdown=STREAM_CLOSE_S,
+        )
 
 
 if __name__ == "__main__":

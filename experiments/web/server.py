@@ -4,9 +4,9 @@
 |---|---|---|
 | ``GET /`` | | the page |
 | ``GET /api/games`` | | per game: name, player counts, agents and their strength notes, settable options, ranges |
-| ``POST /api/sessions`` | ``{env_id, opponents: [names], seat, seed?, options?}`` | a new game's state and ``id`` |
+| ``POST /api/sessions`` | ``{env_id, opponents: [names], seat, seed?, options?}`` | a one-person game's state, ``id`` |
 | ``GET /api/sessions/{id}`` | | its state |
-| ``POST /api/sessions/{id}/move`` | ``{action: int}`` or ``{command: text}`` | the state after the agents moved |
+| ``POST /api/sessions/{id}/move`` | ``{action or command, version?}`` | the state after the agents |
 | ``GET /api/sessions/{id}/record`` | | the finished game's record (409 while it runs) |
 | ``GET /api/sessions/{id}/hint?agent=NAME`` | | an agent's top moves for your turn (409 off it; 400: unknown agent) |
 | ``DELETE /api/sessions/{id}`` | | frees it |
@@ -26,7 +26,9 @@ the game code is logged and answered 500 with a generic message. A session serve
 at a time (a second one meanwhile: 409); game work runs in at most `GAME_THREADS`
 worker threads, off the event loop, so a slow agent never stalls the other tables.
 
-No authentication: the table is meant for this machine (the default ``127.0.0.1``). Against
+Shared tables (several people and agents at one game, seats by secret token, live by server
+push, kept in SQLite) have their own routes: `experiments.web.table_api`. Every answer carries
+`SECURITY_HEADERS`. The server is meant for this machine (the default ``127.0.0.1``). Against
 other web pages in the same browser, `RequestGuard` refuses a ``Host`` that is not this
 server's (DNS rebinding: 400), and on ``POST``/``DELETE`` a cross-site ``Origin`` or
 ``Sec-Fetch-Site`` (403) and a body that is not JSON (415).
@@ -37,8 +39,8 @@ from __future__ import annotations
 import ipaddress
 import json
 import logging
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -51,7 +53,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import pirate_envs
 from experiments.web.sessions import (
@@ -62,6 +64,9 @@ from experiments.web.sessions import (
     SessionStore,
     page_options,
 )
+from experiments.web.storage import TableDB
+from experiments.web.table_api import table_routes
+from experiments.web.tables import TableHall
 
 STATIC_DIR = Path(__file__).parent / "static"
 #: Largest request body read (a record of ``MAX_RECORD_ACTIONS`` actions takes under half of it).
@@ -74,6 +79,15 @@ LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 WILDCARD_HOSTS = ("0.0.0.0", "::")
 #: Methods that change state: checked against cross-site requests and for a JSON body.
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+#: Headers of every answer: the page's own scripts, styles and requests only, never in a frame, no sniffing,
+#: no referrer (a seat's link stays in the page).
+SECURITY_HEADERS = {
+    "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "referrer-policy": "no-referrer",
+}
 
 log = logging.getLogger(__name__)
 
@@ -161,6 +175,29 @@ class RequestGuard:
         return None
 
 
+class SecurityHeaders:
+    """ASGI middleware: `SECURITY_HEADERS` on every answer (pages, API, errors, static files)."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [
+                    (k, v) for k, v in message.get("headers", []) if k.decode("latin-1").lower() not in SECURITY_HEADERS
+                ]
+                headers += [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
 async def _json_body(request: Request) -> Any:
     """The request's JSON body; 413 from its ``Content-Length`` or as soon as it streams past `MAX_BODY`."""
     length = request.headers.get("content-length")
@@ -212,14 +249,16 @@ def create_app(
     store: SessionStore | None = None,
     bind_host: str = "127.0.0.1",
     extra_hosts: Iterable[str] = (),
+    data_dir: str | Path | None = None,
 ) -> Starlette:
     """The web table's ASGI app; agent files are read from ``agents_dir`` only.
 
     ``bind_host`` and ``extra_hosts``: the addresses and names the ``Host`` header may name
-    (see `RequestGuard`).
+    (see `RequestGuard`). ``data_dir``: the folder of the shared tables' database (None: in memory).
     """
     catalog = AgentCatalog(agents_dir)
     sessions = store if store is not None else SessionStore()
+    hall = TableHall(catalog, TableDB(data_dir), threads=GAME_THREADS)
     limiter = anyio.CapacityLimiter(GAME_THREADS)
 
     def guarded(work: Callable[[], Any]) -> Any:
@@ -332,11 +371,24 @@ def create_app(
         Route("/api/replays", new_replay, methods=["POST"]),
         Route("/api/replays/{sid}", show),
         Route("/api/replays/{sid}/goto", move, methods=["POST"]),
+        *table_routes(hall, off_loop, _json_body),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={RequestError: _request_error, Exception: _server_error})
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await anyio.to_thread.run_sync(hall.close)  # the agents' threads end with the server
+
+    app = Starlette(
+        routes=routes,
+        exception_handlers={RequestError: _request_error, Exception: _server_error},
+        lifespan=lifespan,
+    )
     app.add_middleware(RequestGuard, bind_host=bind_host, extra_hosts=tuple(extra_hosts))
+    app.add_middleware(SecurityHeaders)
     app.state.sessions = sessions
+    app.state.tables = hall
     app.state.catalog = catalog
     return app
 

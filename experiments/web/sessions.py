@@ -225,7 +225,13 @@ def make_env(env_id: Any, num_players: int | None, options: dict[str, Any]) -> A
 
 
 class GameSession:
-    """One game: the person at ``seat``, agents in the other seats."""
+    """One game: people at some seats, agents at the others (the page's own game: one person at ``seat``).
+
+    Every move carries the state ``version`` it was made on (the number of moves played so far):
+    a move made on an older version (a double click, a second tab, a retry) is refused without
+    effect. A game of `GameSession` runs its agents within the person's request; a shared table
+    (`experiments.web.tables`) builds one with `seated` and runs them one move at a time.
+    """
 
     kind = "game"
 
@@ -235,26 +241,70 @@ class GameSession:
         if not isinstance(opponents, list) or not opponents:
             raise RequestError("opponents must be a non-empty list of agent names")
         n = len(opponents) + 1
-        if isinstance(env_id, str) and env_id in pirate_envs.ENV_IDS and n not in pirate_envs.player_counts(env_id):
-            counts = pirate_envs.player_counts(env_id)
-            plays = f"{env_id} plays {counts[0]}-{counts[-1]} players"
-            raise RequestError(f"{plays}; {len(opponents)} opponents + you = {n}")
+        check_players(env_id, n, f"{len(opponents)} opponents + you = {n}")
         seat = request.get("seat", 0)
         if not _is_int(seat) or not 0 <= seat < n:
             raise RequestError(f"seat {_shown(seat)} must be an integer in 0..{n - 1}")
-        self.options = _check_options(env_id, request.get("options")) if env_id in pirate_envs.ENV_IDS else {}
-        self.env = make_env(env_id, n, self.options)
-        self.env_id: str = env_id
-        self.seat: int = seat
+        options = _check_options(env_id, request.get("options")) if env_id in pirate_envs.ENV_IDS else {}
         chosen = request.get("seed")
-        #: the person's own seed (shown back to them), else None: the server's seed stays secret
-        self.chosen_seed: int | None = None if chosen is None else _check_seed(chosen)
-        self.seed = secrets.randbelow(MAX_SEED + 1) if chosen is None else self.chosen_seed
+        chosen_seed = None if chosen is None else _check_seed(chosen)
         others = [s for s in range(n) if s != seat]
-        self.agent_names = dict(zip(others, opponents))
+        self._open(env_id, n, options, chosen_seed, chosen_seed, dict(zip(others, opponents)), catalog)
+        self.seat: int | None = seat
+        self.run_agents()
+
+    @classmethod
+    def seated(
+        cls,
+        env_id: str,
+        num_players: int,
+        options: dict[str, Any],
+        seed: int,
+        agent_names: dict[int, str],
+        catalog: AgentCatalog,
+        actions: list[int] = (),  # type: ignore[assignment]
+        names: dict[int, str] | None = None,
+        build_agents: bool = True,
+    ) -> GameSession:
+        """A game of people (every seat not in ``agent_names``, named by ``names``) and agents, after ``actions``.
+
+        The seed is the table's secret (no ``chosen_seed``); the agents do not move yet (`step_agent`).
+        ``build_agents`` false: the agents are named but not built (a finished game, shown only).
+        """
+        game = cls.__new__(cls)
+        game._open(env_id, num_players, options, seed, None, agent_names, catalog, names, build_agents)
+        game.seat = None
+        for action in actions:
+            if not game.env.is_legal(action):
+                raise ValueError(f"move {len(game.actions)} ({action}) of a stored game is not legal there")
+            game._step(action)
+        return game
+
+    def _open(
+        self,
+        env_id: Any,
+        n: int,
+        options: dict[str, Any],
+        seed: int | None,
+        chosen_seed: int | None,
+        agent_names: dict[int, str],
+        catalog: AgentCatalog,
+        names: dict[int, str] | None = None,
+        build_agents: bool = True,
+    ) -> None:
+        self.options = options
+        self.env = make_env(env_id, n, options)
+        self.env_id: str = env_id
+        #: the person's own seed (shown back to them), else None: the server's seed stays secret
+        self.chosen_seed = chosen_seed
+        self.seed = secrets.randbelow(MAX_SEED + 1) if seed is None else seed
+        self.agent_names = dict(agent_names)
+        self.people_names = {s: (names or {}).get(s, f"player_{s}") for s in range(n) if s not in agent_names}
         self.catalog = catalog
         self.agents = {
-            s: catalog.build(name, env_id, self.seed * 101 + s, self.env) for s, name in self.agent_names.items()
+            s: catalog.build(name, env_id, self.seed * 101 + s, self.env)
+            for s, name in self.agent_names.items()
+            if build_agents
         }
         self.text = text_module(self.env)
         self.actions: list[int] = []
@@ -262,23 +312,33 @@ class GameSession:
         self.agent_moves: deque[dict[str, Any]] = deque(maxlen=MAX_AGENT_MOVES)
         self.lock = threading.Lock()
         self.env.reset(seed=self.seed)
-        self._run_agents()
 
     @property
     def done(self) -> bool:
         return self.env.game.done
 
+    @property
+    def version(self) -> int:
+        """The state's version: the number of moves played (every move, a person's or an agent's, adds one)."""
+        return len(self.actions)
+
+    @property
+    def agent_on_turn(self) -> int | None:
+        """The agent's seat whose turn it is, else None (a person's turn, or the game is over)."""
+        game = self.env.game
+        return None if game.done or game.current_player not in self.agents else game.current_player
+
     def _step(self, action: int) -> None:
         self.env.step(action)
         self.actions.append(action)
 
-    def _run_agents(self) -> None:
-        """Let the agents move until it is the person's turn or the game is over."""
+    def step_agent(self) -> None:
+        """The agent on turn makes its move (see `agent_on_turn`)."""
         env, game = self.env, self.env.game
-        while not game.done and game.current_player != self.seat:
-            seat = game.current_player
-            obs = env.observe(env.possible_agents[seat])
-            self._step(int(self.agents[seat].act(obs, game.view(seat))))
+        seat = game.current_player
+        obs = env.observe(env.possible_agents[seat])
+        self._step(int(self.agents[seat].act(obs, game.view(seat))))
+        if self.seat is not None:
             self.agent_moves.append(
                 {
                     "seat": seat,
@@ -288,17 +348,40 @@ class GameSession:
                 }
             )
 
+    def run_agents(self) -> None:
+        """Let the agents move until it is a person's turn or the game is over."""
+        while self.agent_on_turn is not None:
+            self.step_agent()
+
     def move(self, body: Any) -> None:
-        """Play the person's move: ``{"action": int}`` or ``{"command": text}`` (``RequestError`` if bad)."""
+        """Play the person's move (`play`), then the agents' until it is the person's turn again."""
+        assert self.seat is not None
+        self.play(self.seat, body, need_version=False)
+        self.agent_moves.clear()
+        self.run_agents()
+
+    def play(self, seat: int, body: Any, need_version: bool = True) -> None:
+        """Play ``seat``'s move ``{"action": int}`` or ``{"command": text}``, with ``"version"``: the version it
+        was made on (optional when ``need_version`` is false). ``RequestError`` (the game unchanged) if bad."""
         if not isinstance(body, dict) or ("action" in body) == ("command" in body):
-            raise RequestError('send {"action": <integer>} or {"command": "<text>"}')
+            raise RequestError('send {"action": <integer>} or {"command": "<text>"}, with "version"')
+        version = body.get("version")
+        if version is not None or need_version:
+            if not _is_int(version):
+                raise RequestError(f"version {_shown(version)} must be an integer: the version of the state you saw")
+            if version != self.version:
+                raise RequestError(
+                    f"move refused: it was made on version {version}, the game is at version {self.version} "
+                    "(a repeated or stale move; nothing was played)",
+                    status=409,
+                )
         game = self.env.game
         if game.done:
             raise RequestError("the game is over", status=409)
-        if game.current_player != self.seat:
+        if game.current_player != seat:
             raise RequestError("it is not your turn", status=409)
         legal = game.legal_actions()
-        view = game.view(self.seat)
+        view = game.view(seat)
         if "action" in body:
             action = body["action"]
             if not _is_int(action):
@@ -306,59 +389,72 @@ class GameSession:
             if action not in legal:
                 label = self.env.action_to_string(action) if 0 <= action < self.env.num_actions else "out of range"
                 raise RequestError(f"action {action} ({label}) is not legal now; {self.text.move_hint(view, legal)}")
-            actions = [action]
         else:
             command = body["command"]
             if not isinstance(command, str) or len(command) > 200:
                 raise RequestError("command must be a text of at most 200 characters")
-            actions = [typed_move(self.text, command, view, legal)]
-        for action in actions:
-            self._step(action)
-        self.agent_moves.clear()
-        self._run_agents()
+            action = typed_move(self.text, command, view, legal)
+        self._step(action)
 
-    def hint(self, agent: Any) -> dict[str, Any]:
+    def hint(self, agent: Any, seat: int | None = None) -> dict[str, Any]:
         """What the agent ``agent`` (a catalog name; ``None``: the shipped network, else the heuristic) makes of
-        the person's moves: ``{"agent", "moves": [{"action", "label", "probability", "visits", "value",
-        "expected_points"}, ...]}`` (`agents.analysis.explain`), from the person's seat's view only.
+        the moves of ``seat`` (default: the person's): ``{"agent", "moves": [{"action", "label", "probability",
+        "visits", "value", "expected_points"}, ...]}`` (`agents.analysis.explain`), from that seat's view only.
 
-        `RequestError` 409 when it is not the person's turn, 400 for an agent not listed.
+        `RequestError` 409 when it is not that seat's turn, 400 for an agent not listed.
         """
+        seat = self.seat if seat is None else seat
         game = self.env.game
-        if game.done or game.current_player != self.seat:
+        if game.done or game.current_player != seat:
             raise RequestError("a hint is for your turn; it is not your turn", status=409)
         name = default_agents(self.env)[-1] if agent is None else agent
         built = self.catalog.build(name, self.env_id, HINT_SEED, self.env)
         return explain_agent(self.env, built, name, seed=HINT_SEED).to_dict()
 
-    def state(self) -> dict[str, Any]:
-        """What the page shows: the seat screen, the event log, the scores, the legal moves and the drawn table.
+    def players(self, seat: int | None) -> list[str]:
+        """Who sits where, as ``seat`` sees it: ``you``, a person's name or an agent's."""
+        n = self.env.game.num_players
+        return [
+            "you" if s == seat else self.agent_names.get(s) or self.people_names.get(s, f"player_{s}") for s in range(n)
+        ]
 
-        ``table`` (the game's ``page_state``) is built from the seat's view and its legal moves only.
-        ``agent_moves``: the agent moves since the person's last move (the last `MAX_AGENT_MOVES`), each as
-        ``{"seat", "events", "table"}``: who moved, the length of the event log right after, and the table
-        the person's seat saw right after (``page_state`` of its view, no moves), for the page to play out.
+    def state(self, seat: int | None = -1) -> dict[str, Any]:
+        """What the page shows ``seat`` (default: the person's; ``None``: a spectator): the seat's screen, the
+        event log, the scores, the legal moves, the drawn table and the ``version``.
+
+        ``table`` (the game's ``page_state``) is built from the seat's view and its legal moves only; a
+        spectator's from public facts only (`public_table`). ``agent_moves``: the agent moves since the
+        person's last move (the last `MAX_AGENT_MOVES`), each as ``{"seat", "events", "table"}``: who moved,
+        the length of the event log right after, and the table the person's seat saw right after (``page_state``
+        of its view, no moves), for the page to play out. ``thinking``: the agent's seat on turn, else None.
         """
+        seat = self.seat if seat == -1 else seat
         env, game = self.env, self.env.game
-        view = game.view(self.seat)
-        your_turn = not game.done and game.current_player == self.seat
+        your_turn = seat is not None and not game.done and game.current_player == seat
         legal = game.legal_actions() if your_turn else []
+        on_turn = None if game.done else game.current_player
         state = {
             "kind": self.kind,
             "env_id": self.env_id,
             "game": self.text.GAME_NAME,
-            "seat": self.seat,
-            "players": [("you" if s == self.seat else self.agent_names[s]) for s in range(game.num_players)],
-            "text": self.text.seat_text(view, None if game.done else game.current_player),
+            "seat": seat,
+            "players": self.players(seat),
             **_outcome(env),
             "your_turn": your_turn,
             "moves": _moves(env, legal),
-            "hint": self.text.move_hint(view, legal) if your_turn else "",
-            "steps": len(self.actions),
+            "hint": self.text.move_hint(game.view(seat), legal) if your_turn else "",
+            "steps": self.version,
+            "version": self.version,
+            "thinking": self.agent_on_turn,
             "chosen_seed": self.chosen_seed,
-            "agent_moves": list(self.agent_moves),
+            "agent_moves": list(self.agent_moves) if seat is not None and seat == self.seat else [],
         }
-        state.update(self.text.page_state(view, legal))  # the drawn table, from the seat's view only
+        if seat is None:
+            page = public_table(self.text.page_state(game.view(0), ()))
+            state.update(page, text=f"{self.text.GAME_NAME}: watching (public information only)")
+        else:
+            state["text"] = self.text.seat_text(game.view(seat), on_turn)
+            state.update(self.text.page_state(game.view(seat), legal))  # the drawn table, from the seat's view only
         return state
 
     def record(self) -> dict[str, Any]:
@@ -374,9 +470,31 @@ class GameSession:
             "env_kwargs": {**self.options, "num_players": game.num_players},
             "seed": self.seed,
             "actions": list(self.actions),
-            "agents": [("human" if s == self.seat else self.agent_names[s]) for s in range(game.num_players)],
+            "agents": [
+                "human" if s == self.seat else self.agent_names.get(s) or self.people_names[s]
+                for s in range(game.num_players)
+            ],
             "scores": game.scores().tolist(),
         }
+
+
+def check_players(env_id: Any, n: int, what: str) -> None:
+    """``RequestError`` when the game ``env_id`` is not played by ``n`` players (``what`` says how they add up)."""
+    if isinstance(env_id, str) and env_id in pirate_envs.ENV_IDS and n not in pirate_envs.player_counts(env_id):
+        counts = pirate_envs.player_counts(env_id)
+        raise RequestError(f"{env_id} plays {counts[0]}-{counts[-1]} players; {what}")
+
+
+def public_table(page: dict[str, Any]) -> dict[str, Any]:
+    """A drawn table (``page_state``, no legal moves) with everything private to its seat taken out: what a
+    spectator may see. The hand, a Piratenpoker bid being built and its Pass, Lucky Pirate's known cards."""
+    table = dict(page["table"])
+    if "hand" in table:
+        table["hand"] = []
+    if table["game"] == "piratenpoker":
+        table.update(bid=[], committed=False, passed=False, pass_card=None)
+    table["seats"] = [{**seat, "known": []} if "known" in seat else seat for seat in table["seats"]]
+    return {**page, "table": table}
 
 
 #: The rules panel's text, per game: the rules section of each env's module docstring (the game's docs page).

@@ -107,12 +107,16 @@ def test_an_empty_host_is_refused(monkeypatch, capsys):
 
 
 @pytest.mark.parametrize(("host", "warns"), [("0.0.0.0", True), ("192.168.1.5", True), ("127.0.0.1", False)])
-def test_a_bind_beyond_this_machine_warns_that_there_is_no_authentication(monkeypatch, capsys, host, warns):
+def test_a_bind_beyond_this_machine_warns_that_the_table_is_open(monkeypatch, capsys, tmp_path, host, warns):
     import uvicorn
 
     served = []
     monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: served.append(kwargs))
-    main_module.main(["--host", host, "--port", "8123", "--allow-host", "table.lan"])
-    assert served == [{"host": host, "port": 8123, "log_level": "warning"}]
+    main_module.main(["--host", host, "--port", "8123", "--allow-host", "table.lan", "--data-dir", str(tmp_path)])
+    # no access log: a request's address never reaches a log (the seat tokens are in headers, never in URLs)
+    assert served == [
+        {"host": host, "port": 8123, "log_level": "warning", "access_log": False, "timeout_graceful_shutdown": 2}
+    ]
     err = capsys.readouterr().err
-    assert ("no authentication" in err) == warns
+    assert ("warning: anyone who can reach" in err) == warns
+    assert (tmp_path / "tables.sqlite3").exists()

@@ -62,7 +62,13 @@ def test_a_chosen_seed_is_shown_back_and_the_page_says_what_it_means():
         assert client.get(f"/api/sessions/{state['id']}/record").status_code == 409
         page = client.get("/").text
         assert "secret random deal" in page and "hidden cards can be rebuilt" in page
-        assert "chosen_seed" in client.get("/static/app.js").text
+        # at a shared table every seat is told that the host chose the deal, and nobody is shown the seed
+        seed = 987654321987
+        table = {"env_id": "skull_king_v0", "seats": ["you", "random"], "seed": seed, "options": {"num_hands": 1}}
+        opened = client.post("/api/tables", json=table).json()
+        assert opened["state"]["seeded"] is True and opened["state"]["chosen_seed"] is None
+        assert str(seed) not in client.get(f"/api/tables/{opened['id']}").text
+        assert "host chose this deal's seed" in client.get("/static/app.js").text
 
 
 def test_the_server_seed_is_too_large_to_guess():

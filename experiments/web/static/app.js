@@ -1,15 +1,23 @@
-// The web table's page: a lobby, the drawn table (cards, dice, loot, seats), the event log, replays.
-// Everything drawn comes from the state the server sends: `table` is the game's page_state, built from
+// The web table's page: a lobby, shared tables (the drawn table: cards, dice, loot, seats), the event log,
+// replays. Everything drawn comes from the state the server sends: `table` is the game's page_state, built from
 // your seat's view; each clickable card, die, seat or button carries the legal move ("choices") it plays.
+// A table's address is `#table=ID&seat=TOKEN` (a spectator's: no seat): the fragment never leaves the browser,
+// and a reload or another device with the link is back at the seat. The server pushes every change
+// (server-sent events, read with fetch so the token travels in a header); a move carries the version it was made on.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
 let games = {};
 let rules = {};
 let session = null; // {id, kind, ...state}
-let shownEvents = 0; // events already shown (the opponents' moves after it are played out at the pace)
 let staged = []; // Piratenpoker: hand cards picked into the bid, not yet sent (undo before committing)
 let selectedDice = new Set(); // Kapern: indices of the free dice picked for a re-roll
+let seatToken = null; // this tab's seat at a shared table (null: a spectator or no table)
+let follow = null; // the AbortController of the table's event stream
+let queue = []; // states pushed by the server, not drawn yet (drawn in order, at the opponents' pace)
+let draining = false;
+let busy = false; // a move is on its way: the table is locked until the server answers
+let replayTimer = null; // the replay's play button: the interval that steps it
 
 function show(element, visible) { element.hidden = !visible; }
 
@@ -22,6 +30,7 @@ async function api(method, path, body) {
   // same-origin only; the server refuses a POST or DELETE that is not sent as JSON
   const init = { method, headers: {}, credentials: "same-origin" };
   if (method !== "GET") { init.headers["Content-Type"] = "application/json"; }
+  if (seatToken && path.startsWith("/api/tables/")) { init.headers["X-Seat-Token"] = seatToken; }
   if (body !== undefined) { init.body = JSON.stringify(body); }
   const response = await fetch(path, init);
   const data = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
@@ -51,17 +60,7 @@ function fillSelect(select, values, chosen) {
 
 function renderRules(envId, box) {
   box.innerHTML = "";
-  const paragraphs = rules[envId] || [];
-  let list = null;
-  for (const text of paragraphs) {
-    if (text.startsWith("* ")) {
-      if (!list) { list = make("ul"); box.appendChild(list); }
-      list.appendChild(make("li", "", text.slice(2)));
-    } else {
-      list = null;
-      box.appendChild(make("p", "", text));
-    }
-  }
+  box.appendChild(markdown(rules[envId] || []));
 }
 
 function onGameChange() {
@@ -81,6 +80,7 @@ function onGameChange() {
     options.appendChild(label);
   }
   renderRules(envId, $("lobby-rules-text"));
+  fillSelect($("fill-agent"), game.agents.map((a) => [a, a]), "heuristic");
   onPlayersChange();
 }
 
@@ -106,7 +106,8 @@ function onSeatChange() {
     const select = document.createElement("select");
     select.className = "opponent";
     select.dataset.seat = s;
-    fillSelect(select, game.agents.map((a) => [a, a]), previous[i] || "heuristic");
+    fillSelect(select, [["person", "a friend (invite link)"], ...game.agents.map((a) => [a, a])],
+      previous[i] || "heuristic");
     const notes = game.agent_notes || {};
     for (const option of select.options) { option.title = notes[option.value] || ""; }
     const note = make("span", "agent-note", notes[select.value] || "");
@@ -129,22 +130,129 @@ function gameOptions() {
   return out;
 }
 
+// Open a table: your seat, a friend's seat (an invite link) or an agent per seat.
 async function startGame() {
-  const body = {
-    env_id: $("game-select").value,
-    opponents: [...document.querySelectorAll("select.opponent")].map((s) => s.value),
-    seat: Number($("seat").value),
-    options: gameOptions(),
-  };
+  const mine = Number($("seat").value);
+  const seats = [];
+  const others = [...document.querySelectorAll("select.opponent")];
+  for (let s = 0, i = 0; s < Number($("players").value); s++) {
+    seats.push(s === mine ? "you" : others[i++].value);
+  }
+  const body = { env_id: $("game-select").value, seats, options: gameOptions(), fill_agent: $("fill-agent").value };
+  const name = $("your-name").value.trim();
+  if (name) { body.name = name; localStorage.setItem("name", name); }
   if ($("seed").value !== "") { body.seed = Number($("seed").value); }
   $("status").textContent = "dealing...";
-  shownEvents = 0;
   try {
-    await render(await api("POST", "/api/sessions", body));
+    const opened = await api("POST", "/api/tables", body);
+    openTable(opened.id, opened.token, opened.state);
   } catch (error) {
     $("status").textContent = "";
     alert(error.message);
   }
+}
+
+// Show the table `id` as the seat of `token` (null: a spectator) and follow it live; the address keeps both.
+async function openTable(id, token, first) {
+  stopFollowing();
+  seatToken = token;
+  session = null;
+  queue = [];
+  history.replaceState(null, "", token ? `#table=${id}&seat=${token}` : `#table=${id}`);
+  try {
+    if (token && !first) {
+      const name = localStorage.getItem("name");
+      first = await api("POST", `/api/tables/${id}/join`, name ? { name } : {});
+    }
+    receive(first || await api("GET", `/api/tables/${id}`));
+  } catch (error) {
+    backToLobby();
+    alert(error.message);
+    return;
+  }
+  followTable(id);
+}
+
+// Read the table's event stream; reconnect (a restarted server, a lost connection) until stopped.
+async function followTable(id) {
+  const controller = new AbortController();
+  follow = controller;
+  const headers = seatToken ? { "X-Seat-Token": seatToken } : {};
+  while (!controller.signal.aborted) {
+    try {
+      const response = await fetch(`/api/tables/${id}/stream`, { headers, signal: controller.signal });
+      if (!response.ok) { throw new Error(`HTTP ${response.status}`); }
+      const reader = response.body.getReader();
+      const decoder = new TextDecoder();
+      let text = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) { break; }
+        text += decoder.decode(value, { stream: true });
+        let end;
+        while ((end = text.indexOf("\n\n")) >= 0) {
+          const block = text.slice(0, end);
+          text = text.slice(end + 2);
+          const data = block.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
+          if (data) { receive(JSON.parse(data)); }
+        }
+      }
+    } catch (error) {
+      if (controller.signal.aborted) { return; }
+    }
+    await sleep(1000); // the server went away: try again
+  }
+}
+
+function stopFollowing() {
+  if (follow) { follow.abort(); follow = null; }
+}
+
+// A state from the server (an answer or a push): drawn in order; older ones than the one shown are dropped.
+function receive(state) {
+  queue.push(state);
+  if (!draining) { drain(); }
+}
+
+async function drain() {
+  draining = true;
+  try {
+    await drawQueued();
+  } finally {
+    draining = false;
+  }
+}
+
+async function drawQueued() {
+  while (queue.length) {
+    // a move's answer may arrive after the pushes that followed it: the states are drawn in the server's order
+    queue.sort((a, b) => a.serial - b.serial);
+    const state = queue.shift();
+    if (session && session.id === state.id && state.serial <= session.serial) { continue; }
+    const pace = Number($("pace").value);
+    const agentMoved = session && session.id === state.id && state.version > session.version &&
+      session.thinking !== null && session.thinking !== undefined;
+    if (!pace && queue.length) { continue; } // instant: only the newest is drawn
+    if (agentMoved && pace) { await showAgentMove(session, state, pace); }
+    await render(state);
+  }
+}
+
+// The agent's move between `before` and `state`: the table after it, its seat lit and its events in the feed.
+async function showAgentMove(before, state, pace) {
+  drawTable({ ...state, your_turn: false });
+  const feed = $("feed");
+  feed.innerHTML = "";
+  for (const event of state.events.slice(before.events.length)) {
+    if (event.seat === state.seat || !isMove(event)) { continue; }
+    const line = make("div", "feed-line");
+    line.appendChild(make("span", "", event.text));
+    for (const name of event.cards || []) { line.appendChild(drawCard(cardFromName(name), { mini: true })); }
+    feed.appendChild(line);
+  }
+  const seat = $(`seat-${before.thinking}`);
+  if (seat) { seat.classList.add("acting"); }
+  await sleep(pace);
 }
 
 async function loadReplay() {
@@ -152,28 +260,72 @@ async function loadReplay() {
   if (!file) { alert("choose a game record (.json) first"); return; }
   let record;
   try { record = JSON.parse(await file.text()); } catch (error) { alert("not JSON: " + error.message); return; }
-  try { await render(await api("POST", "/api/replays", record)); } catch (error) { alert(error.message); }
+  await openReplay(record, null);
+}
+
+// A finished game's record in the replay, at its start (the deal).
+async function openReplay(record, tableId) {
+  stopFollowing();
+  seatToken = null;
+  try {
+    const replay = await api("POST", "/api/replays", record);
+    history.replaceState(null, "", tableId ? `#replay=${tableId}` : "#");
+    await render(await api("POST", `/api/replays/${replay.id}/goto`, { step: 0 }));
+  } catch (error) { alert(error.message); }
+}
+
+async function openFinished(tableId) {
+  try { await openReplay(await api("GET", `/api/tables/${tableId}/record`), tableId); } catch (error) {
+    backToLobby();
+    alert(error.message);
+  }
 }
 
 // ---------------------------------------------------------------- moves
 async function send(body) {
-  if (!session) { return; }
-  const path = session.kind === "replay" ? `/api/replays/${session.id}/goto` : `/api/sessions/${session.id}/move`;
+  if (!session || busy) { return; } // locked until the server answers the move before
+  if (session.kind === "replay") {
+    try { await render(await api("POST", `/api/replays/${session.id}/goto`, body)); } catch (error) {
+      showError(error.message);
+      window.renderCount = (window.renderCount || 0) + 1;
+    }
+    return;
+  }
+  lock(true);
   try {
-    await render(await api("POST", path, body));
+    receive(await api("POST", `/api/tables/${session.id}/move`, { ...body, version: session.version }));
   } catch (error) {
-    showError(error.message); // the game goes on: the state is unchanged
+    drawTable(session); // the game goes on: the state is unchanged (a card taken out comes back)
+    showError(error.message);
     window.renderCount = (window.renderCount || 0) + 1;
+  } finally {
+    lock(false);
   }
 }
 
-function play(action) { closeMenu(); return send({ action }); }
+// While a move is on its way nothing on the table can be clicked (a double click plays once).
+function lock(on) {
+  busy = on;
+  $("board").classList.toggle("locked", on);
+  for (const button of document.querySelectorAll("#board button, #command-form button")) {
+    if (on) { button.disabled = true; }
+  }
+}
+
+// Play `action`; the card that plays it (if any) leaves the hand at once.
+function play(action, element) {
+  closeMenu();
+  if (busy) { return undefined; }
+  const card = element && element.closest ? element.closest("#hand .card") : null;
+  if (card) { card.classList.add("leaving"); }
+  return send({ action });
+}
 
 function closeMenu() { const menu = $("choice-menu"); if (menu) { menu.remove(); } }
 
 // A drawn element with several moves (Scary Mary, a set of 1 or 2 cards): a small menu of them.
 function choose(choices, anchor) {
-  if (choices.length === 1) { play(choices[0].action); return; }
+  if (choices.length === 1) { play(choices[0].action, anchor); return; }
   closeMenu();
   const menu = make("div", "choice-menu");
   menu.id = "choice-menu";
@@ -183,7 +335,7 @@ function choose(choices, anchor) {
     button.type = "button";
     button.setAttribute("role", "menuitem");
     button.dataset.action = choice.action;
-    button.addEventListener("click", () => play(choice.action));
+    button.addEventListener("click", () => play(choice.action, anchor));
     menu.appendChild(button);
   }
   const cancel = make("button", "choice cancel", "cancel");
@@ -221,6 +373,9 @@ function drawCard(card, { mini = false, live = false, onClick = null } = {}) {
   }
   return element;
 }
+
+// Whether any of `cards` can be played now (only then are the others dimmed).
+function playable(cards) { return cards.some((card) => (card.choices || []).length > 0); }
 
 // A card from a name in the event log ("red-7", "green-5", "escape", "7", "yellow:+8").
 function cardFromName(name) {
@@ -277,9 +432,9 @@ function moveButton(choice, extraClass = "") {
 
 function markers(state, seat) {
   const box = make("div", "seat-head");
-  const who = seat.seat === state.seat && state.kind === "game" ? "you" : state.players[seat.seat];
   box.appendChild(make("strong", "", `player_${seat.seat}`));
-  box.appendChild(make("span", "agent", who));
+  box.appendChild(make("span", "agent", state.players[seat.seat]));
+  if (state.thinking === seat.seat) { box.appendChild(make("span", "badge thinking", "\u2026")).title = "thinking"; }
   if (seat.dealer) { box.appendChild(make("span", "badge dealer", "D")).title = "dealer"; }
   if (seat.on_turn) { box.appendChild(make("span", "badge turn", "\u25b6")).title = "on turn"; }
   return box;
@@ -311,14 +466,16 @@ function drawSeat(state, table, seat, lastMoves) {
   box.appendChild(make("div", "stats", seatStats(table, seat)));
   const row = make("div", "mini-row");
   if (table.game === "piratenpoker") {
-    for (const loot of seat.loot) { row.appendChild(drawCard(loot, { mini: !mine, live: live && mine })); }
+    const lootLive = live && mine && playable(seat.loot);
+    for (const loot of seat.loot) { row.appendChild(drawCard(loot, { mini: !mine, live: lootLive })); }
     if (seat.last_passed) { row.appendChild(make("span", "tag", "passed")); }
     if (seat.last_bid.length) {
       row.appendChild(make("span", "tag", "bid"));
       for (const card of seat.last_bid) { row.appendChild(drawCard(card, { mini: true })); }
     }
   } else if (table.game === "lucky_pirate") {
-    for (const card of seat.up) { row.appendChild(drawCard(card, { mini: !mine, live: live && mine })); }
+    const upLive = live && mine && playable(seat.up);
+    for (const card of seat.up) { row.appendChild(drawCard(card, { mini: !mine, live: upLive })); }
     for (const down of seat.down) {
       row.appendChild(drawBack(mine ? `your down card ${down.slot + 1}` : "a down card",
         { live: live && mine, choices: down.choices }));
@@ -362,20 +519,29 @@ function drawSkullKingCenter(state, table, center) {
   if (table.led_suit) { center.appendChild(make("div", "note", `led suit: ${table.led_suit}`)); }
 }
 
-// The trick just taken (from the public event log), so a trick closed by the agents is still seen.
+// The trick just taken (from the public event log), in full with who played what and who won it, until the
+// next card is led (a hand's last trick stays through the next deal and its bids): a trick closed by the agents
+// is still seen.
 function drawLastTrick(state, center) {
   const events = state.events;
   const won = events.map((e) => e.kind).lastIndexOf("trick_won");
-  if (won < 0 || events.slice(won).some((e) => e.kind === "deal")) { return; }
+  if (won < 0 || events.slice(won).some((e) => e.kind === "play")) { return; } // swept by the next card
   const plays = [];
   for (let i = won - 1; i >= 0 && events[i].kind === "play"; i--) { plays.unshift(events[i]); }
   const box = make("div", "last-trick");
-  box.appendChild(make("span", "note", `last trick, won by player_${events[won].seat}:`));
+  box.id = "last-trick";
+  box.appendChild(make("div", "note", `trick won by ${state.players[events[won].seat] === "you" ? "you"
+    : `player_${events[won].seat}`}`));
+  const row = make("div", "trick");
   for (const event of plays) {
-    const card = drawCard(cardFromName(event.cards[0]), { mini: true });
+    const slot = make("figure", "played" + (event.seat === events[won].seat ? " winner" : ""));
+    const card = drawCard(cardFromName(event.cards[0]));
     card.title = `player_${event.seat}: ${event.cards[0]}`;
-    box.appendChild(card);
+    slot.appendChild(card);
+    slot.appendChild(make("figcaption", "", `player_${event.seat}`));
+    row.appendChild(slot);
   }
+  box.appendChild(row);
   center.appendChild(box);
 }
 
@@ -453,7 +619,7 @@ function rerollSelected(table) {
 function drawPokerCenter(state, table, center) {
   center.appendChild(make("div", "round", table.round));
   const offer = make("div", "offer");
-  const live = state.your_turn;
+  const live = state.your_turn && table.offer.some((item) => item.choices.length > 0); // never dimmed while you bid
   for (const item of table.offer) {
     const column = make("div", "loot-column");
     column.appendChild(make("div", "note", item.colour));
@@ -538,21 +704,29 @@ function drawBuilder(state, table) {
   }
 }
 
-// Send the staged cards one by one (each an "add" move), then the commit.
+// Send the staged cards one by one (each an "add" move, on the version the one before gave), then the commit.
 async function commitBid() {
+  if (busy) { return; }
   const cards = staged;
   staged = [];
   let state = session;
+  lock(true);
   try {
     for (const card of cards) {
-      state = await api("POST", `/api/sessions/${session.id}/move`, { action: card.choices[0].action });
+      state = await api("POST", `/api/tables/${session.id}/move`, { action: card.choices[0].action,
+        version: state.version });
     }
     const commit = (state.table.buttons || []).find((b) => b.label === "commit bid");
-    if (commit) { state = await api("POST", `/api/sessions/${session.id}/move`, { action: commit.action }); }
-    await render(state);
+    if (commit) {
+      state = await api("POST", `/api/tables/${session.id}/move`, { action: commit.action, version: state.version });
+    }
+    receive(state);
   } catch (error) {
-    await render(state);
+    receive(state);
     showError(error.message);
+    window.renderCount = (window.renderCount || 0) + 1;
+  } finally {
+    lock(false);
   }
 }
 
@@ -561,8 +735,8 @@ function drawHand(state, table) {
   hand.innerHTML = "";
   show(hand, Boolean(table.hand));
   if (!table.hand) { return; } // Kapern: dice only
-  const live = state.your_turn;
   const cards = [...table.hand];
+  const live = state.your_turn && playable(cards); // a hand you bid on is never dimmed
   if (table.game === "piratenpoker") {
     for (const card of staged) { cards.splice(cards.findIndex((c) => c.id === card.id), 1); }
   }
@@ -594,12 +768,13 @@ function drawTable(state) {
   const seats = $("seats");
   seats.innerHTML = "";
   const n = table.seats.length;
-  for (let i = 1; i < n; i++) {
-    seats.appendChild(drawSeat(state, table, table.seats[(state.seat + i) % n], lastMoves));
+  const seated = state.seat !== null && state.seat !== undefined; // a spectator sees every seat alike
+  for (let i = seated ? 1 : 0; i < n; i++) {
+    seats.appendChild(drawSeat(state, table, table.seats[((seated ? state.seat : 0) + i) % n], lastMoves));
   }
   const me = $("me");
   me.innerHTML = "";
-  me.appendChild(drawSeat(state, table, table.seats[state.seat], lastMoves));
+  if (seated) { me.appendChild(drawSeat(state, table, table.seats[state.seat], lastMoves)); }
   const center = $("center");
   center.innerHTML = "";
   center.className = `center-${table.game}`;
@@ -626,46 +801,50 @@ function lastMovesBySeat(state) {
 const MOVE_KINDS = new Set(["bid", "play", "move"]); // the events of a player's own decision
 function isMove(event) { return MOVE_KINDS.has(event.kind); }
 
-// The opponents' moves since the last answer, one by one on the table at the chosen pace: the answer's
-// agent_moves hold the table your seat saw right after each (instant: only the final table is drawn).
-async function playOutEvents(state) {
-  const pace = Number($("pace").value);
-  const start = shownEvents;
-  shownEvents = state.events.length;
-  if (!pace || state.kind !== "game") { return; }
-  const feed = $("feed");
-  let from = start;
-  for (const move of state.agent_moves || []) {
-    if (move.events <= start) { continue; } // shown before
-    const fresh = state.events.slice(from, move.events).filter((e) => e.seat !== state.seat && isMove(e));
-    from = move.events;
-    drawTable({ ...state, table: move.table, your_turn: false, events: state.events.slice(0, move.events) });
-    feed.innerHTML = "";
-    for (const event of fresh) {
-      const line = make("div", "feed-line");
-      line.appendChild(make("span", "", event.text));
-      for (const name of event.cards || []) { line.appendChild(drawCard(cardFromName(name), { mini: true })); }
-      feed.appendChild(line);
-    }
-    const seat = $(`seat-${move.seat}`);
-    if (seat) { seat.classList.add("acting"); }
-    await sleep(pace);
-    if (seat) { seat.classList.remove("acting"); }
-  }
-  feed.innerHTML = "";
-}
-
 // ---------------------------------------------------------------- side panels
+function who(state, seat) { return state.players[seat] || ""; }
+
 function renderScores(state) {
   const table = $("scores");
-  table.innerHTML = "<tr><th>seat</th><th>who</th><th>score</th></tr>";
+  table.innerHTML = "<tr><th>seat</th><th>who</th><th class=\"num\">score</th></tr>";
   state.scores.forEach((score, seat) => {
     const row = document.createElement("tr");
     if (seat === state.on_turn) { row.className = "on-turn"; }
-    const who = state.players[seat] || "";
-    row.innerHTML = `<td>player_${seat}</td><td></td><td>${score}</td>`;
-    row.children[1].textContent = who;
+    row.append(make("td", "", `player_${seat}`), make("td", "", who(state, seat)), make("td", "num", score));
     table.appendChild(row);
+  });
+  renderScoreSheet(state);
+}
+
+// Per hand (Kapern: per round of turns), each seat's points from the public score events.
+function renderScoreSheet(state) {
+  const sheet = $("score-sheet");
+  sheet.innerHTML = "";
+  const rows = [];
+  for (const event of state.events) {
+    const opens = event.kind === "deal" || (state.env_id === "piraten_kapern_v0" && event.kind === "draw" &&
+      event.seat === 0);
+    if (opens || !rows.length) { rows.push({ label: event.what || `round ${rows.length + 1}`, deltas: {} }); }
+    if (event.kind === "score") {
+      const row = rows[rows.length - 1];
+      row.deltas[event.seat] = (row.deltas[event.seat] || 0) + event.delta;
+    }
+  }
+  const scored = rows.filter((row) => Object.keys(row.deltas).length);
+  show($("sheet-box"), scored.length > 0);
+  if (!scored.length) { return; }
+  const head = document.createElement("tr");
+  head.appendChild(make("th", "", "hand"));
+  state.scores.forEach((_, seat) => head.appendChild(make("th", "num", `p${seat}`)));
+  sheet.appendChild(head);
+  scored.forEach((row, i) => {
+    const line = document.createElement("tr");
+    line.appendChild(make("td", "", String(i + 1))).title = row.label;
+    state.scores.forEach((_, seat) => {
+      const delta = row.deltas[seat];
+      line.appendChild(make("td", "num", delta === undefined ? "" : (delta > 0 ? "+" : "") + delta));
+    });
+    sheet.appendChild(line);
   });
 }
 
@@ -686,29 +865,32 @@ function renderStandings(state) {
   show(box, state.done);
   if (!state.done) { return; }
   const lines = state.standings.map((seat) =>
-    `player_${seat} (${state.players[seat]}): ${state.scores[seat]}` +
+    `player_${seat} (${who(state, seat)}): ${state.scores[seat]}` +
     (state.winners.includes(seat) ? " \u2014 winner" : ""));
-  box.innerHTML = "<strong>Game over.</strong> " + (state.truncated ? "Truncated, no winner." : "Final standings:");
+  box.innerHTML = "";
+  box.appendChild(make("strong", "", "Game over. "));
+  box.appendChild(document.createTextNode(state.truncated ? "Truncated, no winner." : "Final standings:"));
   const list = document.createElement("ol");
   list.id = "final-standings";
-  for (const line of lines) { const li = document.createElement("li"); li.textContent = line; list.appendChild(li); }
+  for (const line of lines) { list.appendChild(make("li", "", line)); }
   box.appendChild(list);
 }
 
-// The Hint button: an agent's top moves for your turn (GET /api/sessions/{id}/hint?agent=NAME).
+// The Hint button: an agent's top moves for your turn (GET /api/tables/{id}/hint?agent=NAME).
 function renderHint(state) {
   const box = $("hint-box"), picker = $("hint-agent"), answer = $("hint-answer");
-  show(box, state.kind === "game" && state.your_turn);
+  const mine = state.kind === "table" && state.your_turn;
+  if (mine && box.hidden) { answer.textContent = ""; }
+  show(box, mine);
   if (picker.dataset.game !== state.env_id) {
     picker.dataset.game = state.env_id;
     const agents = (games[state.env_id] || {}).agents || [];
     fillSelect(picker, agents.map((a) => [a, a]), `ppo:${state.env_id}`);
   }
-  answer.textContent = "";
   $("hint-button").onclick = async () => {
     answer.textContent = "thinking...";
     try {
-      const data = await api("GET", `/api/sessions/${state.id}/hint?agent=${encodeURIComponent(picker.value)}`);
+      const data = await api("GET", `/api/tables/${state.id}/hint?agent=${encodeURIComponent(picker.value)}`);
       const cell = (v) => (v === null ? "" : Number.isInteger(v) ? String(v) : v.toPrecision(3));
       answer.textContent = `${data.agent}:\n` + data.moves.map((m) => `  ${m.label}  ` +
         ["probability", "visits", "value", "expected_points"].filter((k) => m[k] !== null)
@@ -717,9 +899,52 @@ function renderHint(state) {
   };
 }
 
+// Who is on turn: you, another person (waiting for them) or an agent thinking.
+function turnSign(state) {
+  if (state.kind === "replay") { return ""; }
+  if (state.table_status === "waiting") { return "waiting for the invited people"; }
+  if (state.done) { return "game over"; }
+  if (state.your_turn) { return "your turn"; }
+  if (state.on_turn === null || state.on_turn === undefined) { return ""; }
+  const name = state.seats[state.on_turn].name;
+  return state.thinking !== null ? `${name} (${who(state, state.on_turn)}) is thinking\u2026` : `${name}'s turn`;
+}
+
+// The host's panel while people are invited: a link per seat, the spectators' link, and "start now".
+function renderInvites(state) {
+  const box = $("invites");
+  show(box, Boolean(state.is_host) && state.table_status === "waiting");
+  if (box.hidden) { return; }
+  const list = $("invite-links");
+  if (list.dataset.table === state.id) { return; }
+  list.dataset.table = state.id;
+  list.innerHTML = "";
+  api("GET", `/api/tables/${state.id}/invites`).then((data) => {
+    const base = `${location.origin}${location.pathname}#table=${state.id}`;
+    const rows = data.invites.map((i) => [`player_${i.seat}`, `${base}&seat=${i.token}`]);
+    rows.push(["spectators", base]);
+    for (const [label, link] of rows) {
+      const field = make("label", "", `${label} `);
+      const input = document.createElement("input");
+      input.readOnly = true; input.value = link; input.className = "invite-link";
+      field.appendChild(input);
+      list.appendChild(field);
+    }
+  }).catch((error) => showError(error.message));
+}
+
+function renderWaiting(state) {
+  $("seats").innerHTML = "";
+  for (const seat of state.seats) {
+    const box = make("section", "seat" + (seat.seat === state.seat ? " mine" : ""));
+    box.appendChild(make("strong", "", `player_${seat.seat}`));
+    box.appendChild(make("span", "agent", seat.kind === "agent" ? ` ${seat.agent}`
+      : seat.joined ? ` ${seat.name} (here)` : " invited, not here yet"));
+    $("seats").appendChild(box);
+  }
+}
+
 async function render(state) {
-  const fresh = !session || session.id !== state.id;
-  if (fresh) { shownEvents = 0; }
   session = state;
   staged = [];
   selectedDice = new Set();
@@ -728,14 +953,23 @@ async function render(state) {
   show($("setup"), false);
   show($("table"), true);
   const replay = state.kind === "replay";
-  $("title").textContent = `${state.game}` + (replay ? " (replay, every seat's cards shown)" :
-    ` \u2014 you are player_${state.seat}`);
+  const watching = state.kind === "table" && (state.seat === null || state.seat === undefined);
+  $("title").textContent = `${state.game}` + (replay ? " (replay, every seat's cards shown)"
+    : watching ? " \u2014 watching (public cards only)" : ` \u2014 you are player_${state.seat}`);
   renderRules(state.env_id, $("rules-text"));
   $("rules-title").textContent = `Rules: ${state.game}`;
-  if (!fresh) { await playOutEvents(state); } else { shownEvents = state.events.length; }
-  $("screen").textContent = state.text;
-  drawTable(state);
-  renderScores(state);
+  $("feed").innerHTML = "";
+  renderInvites(state);
+  const waiting = state.table_status === "waiting";
+  show($("board"), true);
+  if (waiting) {
+    for (const id of ["center", "me", "hand", "moves", "builder"]) { $(id).innerHTML = ""; }
+    renderWaiting(state);
+  } else {
+    drawTable(state);
+  }
+  $("screen").textContent = state.text || "";
+  if (!waiting) { renderScores(state); }
   renderLog(state);
   renderStandings(state);
   show($("typing"), !replay && state.your_turn);
@@ -747,17 +981,86 @@ async function render(state) {
     $("scrubber").max = state.total_steps;
     $("scrubber").value = state.step;
     $("last-move").textContent = state.last_move ? `last move: ${state.last_move}` : "the deal";
+    if (state.step >= state.total_steps) { pauseReplay(); }
   }
   // the record (seed and every move) shows every hidden card: the server gives it once the game is over
   show($("download"), !replay && state.done);
-  $("download").href = replay ? "#" : `/api/sessions/${state.id}/record`;
-  const chosen = !replay && state.chosen_seed !== null && state.chosen_seed !== undefined;
-  show($("seed-note"), chosen);
-  $("seed-note").textContent = chosen
-    ? `Seed ${state.chosen_seed}, chosen by you: with it and the moves, anyone can rebuild the hidden cards.` : "";
+  $("download").href = replay ? "#" : `/api/tables/${state.id}/record`;
   $("download").download = `${state.env_id}-game.json`;
-  $("status").textContent = state.done ? "game over" : (state.your_turn ? "your turn" : "");
-  window.renderCount = (window.renderCount || 0) + 1; // tests wait on it
+  show($("seed-note"), Boolean(state.seeded));
+  $("seed-note").textContent = state.seeded ? "The host chose this deal's seed." : "";
+  const sign = turnSign(state);
+  $("status").textContent = sign;
+  $("thinking").textContent = state.thinking !== null && state.thinking !== undefined && !replay ? sign : "";
+  show($("thinking"), Boolean($("thinking").textContent));
+  const settled = replay || waiting || state.thinking === null || state.thinking === undefined;
+  if (settled) { window.renderCount = (window.renderCount || 0) + 1; } // tests wait on it
+}
+
+// ---------------------------------------------------------------- lobby of tables
+async function renderLobby() {
+  let lobby;
+  try { lobby = await api("GET", "/api/lobby"); } catch (error) { return; }
+  $("idle-days").textContent = String(lobby.idle_days);
+  for (const [key, id, link] of [["open", "open-tables", "#table="], ["finished", "finished-tables", "#replay="]]) {
+    const list = $(id);
+    list.innerHTML = "";
+    for (const table of lobby[key]) {
+      const item = document.createElement("li");
+      const anchor = make("a", "", `${table.game}, ${table.players} players`);
+      anchor.href = link + table.id;
+      item.appendChild(anchor);
+      const seats = table.seats.map((s) => (s.kind === "agent" ? s.agent : s.name)).join(", ");
+      const scores = table.scores ? ` \u2014 scores ${table.scores.join(" / ")}` : "";
+      item.appendChild(document.createTextNode(` (${table.status}: ${seats})${scores}`));
+      list.appendChild(item);
+    }
+    if (!lobby[key].length) { list.appendChild(make("li", "empty", "none")); }
+  }
+}
+
+function backToLobby() {
+  stopFollowing();
+  pauseReplay();
+  session = null;
+  seatToken = null;
+  queue = [];
+  history.replaceState(null, "", location.pathname);
+  show($("table"), false);
+  show($("setup"), true);
+  $("log").innerHTML = ""; $("scores").innerHTML = ""; $("score-sheet").innerHTML = ""; $("status").textContent = "";
+  show($("sheet-box"), false);
+  renderLobby();
+}
+
+// The address's fragment: a table (with a seat or as a spectator), a finished table's replay, or the lobby.
+function route() {
+  const hash = new URLSearchParams(location.hash.slice(1));
+  if (hash.get("table")) {
+    if (!session || session.id !== hash.get("table") || seatToken !== (hash.get("seat") || null)) {
+      openTable(hash.get("table"), hash.get("seat") || null, null);
+    }
+  } else if (hash.get("replay")) {
+    openFinished(hash.get("replay"));
+  } else if (session) {
+    backToLobby();
+  }
+}
+
+function playReplay() {
+  if (replayTimer || !session || session.kind !== "replay") { return; }
+  $("play").textContent = "\u275a\u275a pause";
+  $("play").setAttribute("aria-pressed", "true");
+  replayTimer = setInterval(() => {
+    if (session.step >= session.total_steps) { pauseReplay(); return; }
+    send({ step: session.step + 1 });
+  }, Math.max(200, Number($("pace").value) || 200));
+}
+
+function pauseReplay() {
+  if (replayTimer) { clearInterval(replayTimer); replayTimer = null; }
+  $("play").textContent = "\u25b6 play";
+  $("play").setAttribute("aria-pressed", "false");
 }
 
 async function init() {
@@ -765,6 +1068,7 @@ async function init() {
   rules = await api("GET", "/static/rules.json").catch(() => ({}));
   fillSelect($("game-select"), Object.entries(games).map(([id, g]) => [id, g.name]), "skull_king_v0");
   onGameChange();
+  $("your-name").value = localStorage.getItem("name") || "";
   $("game-select").addEventListener("change", onGameChange);
   $("players").addEventListener("change", onPlayersChange);
   $("seat").addEventListener("change", onSeatChange);
@@ -783,22 +1087,21 @@ async function init() {
     send({ command: text });
   });
   document.addEventListener("keydown", (event) => { if (event.key === "Escape") { closeMenu(); } });
-  $("leave").addEventListener("click", async () => {
-    if (session && session.kind === "game" && !session.done) {
-      await api("DELETE", `/api/sessions/${session.id}`).catch(() => {});
-    }
-    session = null;
-    show($("table"), false);
-    show($("setup"), true);
-    $("log").innerHTML = ""; $("scores").innerHTML = ""; $("status").textContent = "";
+  $("leave").addEventListener("click", backToLobby);
+  $("start-now").addEventListener("click", () => {
+    api("POST", `/api/tables/${session.id}/start`, {}).then(receive).catch((error) => showError(error.message));
   });
-  const stepTo = (f) => () => send({ step: f(session.step, session.total_steps) });
+  const stepTo = (f) => () => { pauseReplay(); send({ step: f(session.step, session.total_steps) }); };
   $("first").addEventListener("click", stepTo(() => 0));
   $("prev").addEventListener("click", stepTo((s) => Math.max(0, s - 1)));
   $("next").addEventListener("click", stepTo((s, n) => Math.min(n, s + 1)));
   $("last").addEventListener("click", stepTo((s, n) => n));
-  $("scrubber").addEventListener("change", () => send({ step: Number($("scrubber").value) }));
+  $("play").addEventListener("click", () => (replayTimer ? pauseReplay() : playReplay()));
+  $("scrubber").addEventListener("change", () => { pauseReplay(); send({ step: Number($("scrubber").value) }); });
+  window.addEventListener("hashchange", route);
   $("status").textContent = "choose a game";
+  renderLobby();
+  route();
 }
 
 init().catch((error) => { $("status").textContent = "cannot reach the server: " + error.message; });

@@ -1,0 +1,164 @@
+"""The shared tables' HTTP API (see `experiments.web.tables`).
+
+A seat is named by its token in the ``X-Seat-Token`` header, never in a URL (the page keeps it in
+the address's fragment, which the browser never sends): no token is a spectator. ``seats`` of a
+new table: per seat ``"you"`` (the host, once), ``"person"`` (an invite) or an agent's name.
+
+| method and path | body | answer |
+|---|---|---|
+| ``GET /api/lobby`` | | the open tables and the newest finished ones (public facts) |
+| ``POST /api/tables`` | ``{env_id, seats, fill_agent?, name?, seed?, options?}`` | ``{id, seat, token, state}`` |
+| ``GET /api/tables/{id}`` | | the seat's state (a spectator's without a token) |
+| ``GET /api/tables/{id}/stream`` | | the seat's state now and after every change (server-sent events) |
+| ``POST /api/tables/{id}/join`` | ``{name?}`` | takes the seat (again after a reload) |
+| ``POST /api/tables/{id}/start`` | ``{}`` | the host starts: agents take the seats nobody took |
+| ``GET /api/tables/{id}/invites`` | | the host's: per invited seat its token |
+| ``POST /api/tables/{id}/move`` | ``{action or command, version}`` | the seat's state after the move |
+| ``GET /api/tables/{id}/hint?agent=NAME`` | | an agent's top moves for the seat's turn |
+| ``GET /api/tables/{id}/record`` | | the finished game's record (409 while it runs) |
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from experiments.web.sessions import RequestError
+from experiments.web.tables import Table, TableHall
+
+#: Seconds between the stream's keep-alive comments.
+KEEP_ALIVE_S = 15.0
+TOKEN_HEADER = "x-seat-token"
+
+
+def _token(request: Request) -> str | None:
+    """The request's seat token (None: a spectator); 403 for one that cannot be a token (never echoed)."""
+    token = request.headers.get(TOKEN_HEADER)
+    if token is not None and not re.fullmatch(r"[A-Za-z0-9_-]{0,100}", token):
+        raise RequestError("this seat link is not valid at this table", 403)
+    return token or None
+
+
+def _json_text(text: str) -> Response:
+    return Response(text, media_type="application/json", headers={"Cache-Control": "no-store"})
+
+
+def table_routes(
+    hall: TableHall,
+    off_loop: Callable[[Callable[[], Any]], Awaitable[Any]],
+    json_body: Callable[[Request], Awaitable[Any]],
+) -> list[Route]:
+    """The routes of the shared tables; ``off_loop`` runs game work in a worker thread."""
+
+    def seated(request: Request) -> tuple[Table, int | None]:
+        table = hall.get(request.path_params["tid"])
+        return table, table.seat_of(_token(request))
+
+    async def lobby(request: Request) -> JSONResponse:
+        return JSONResponse(hall.lobby())
+
+    async def open_table(request: Request) -> JSONResponse:
+        body = await json_body(request)
+
+        def work() -> JSONResponse:
+            table, seat = hall.open(body)
+            token = table.seats[seat].token
+            return JSONResponse({"id": table.id, "seat": seat, "token": token, "state": _state(table, seat)})
+
+        return await off_loop(work)
+
+    def _state(table: Table, seat: int | None) -> Any:
+        return json.loads(table.state_json(seat)[1])
+
+    async def show(request: Request) -> Response:
+        table, seat = seated(request)
+        return _json_text(table.state_json(seat)[1])
+
+    async def act(request: Request, action: Callable[[Table, int | None, Any], str]) -> Response:
+        """Answer with the seat's state right after ``action`` (the agents may have moved since)."""
+        table, seat = seated(request)
+        body = await json_body(request)
+
+        def work() -> Response:
+            return _json_text(action(table, seat, body))
+
+        return await off_loop(work)
+
+    async def join(request: Request) -> Response:
+        return await act(request, lambda t, s, body: t.join(s, body.get("name") if isinstance(body, dict) else None))
+
+    async def start(request: Request) -> Response:
+        return await act(request, lambda t, s, body: t.start(s))
+
+    async def move(request: Request) -> Response:
+        return await act(request, lambda t, s, body: t.play(s, body))
+
+    async def invites(request: Request) -> JSONResponse:
+        table, seat = seated(request)
+        return JSONResponse({"invites": table.invites(seat)}, headers={"Cache-Control": "no-store"})
+
+    async def hint(request: Request) -> JSONResponse:
+        table, seat = seated(request)
+        game = table.game
+        if game is None or seat is None:
+            raise RequestError("a hint is for your turn; it is not your turn", 409)
+        agent = request.query_params.get("agent")
+
+        def work() -> JSONResponse:
+            with table.lock:
+                return JSONResponse(game.hint(agent, seat))
+
+        return await off_loop(work)
+
+    async def record(request: Request) -> JSONResponse:
+        table = hall.get(request.path_params["tid"])
+        if table.record is None:
+            raise RequestError("the record is given once the game is over (its seed and moves show every card)", 409)
+        return JSONResponse(table.record)
+
+    async def stream(request: Request) -> StreamingResponse:
+        table, seat = seated(request)
+
+        async def events() -> AsyncIterator[str]:
+            wake = asyncio.Event()
+            listener = (asyncio.get_running_loop(), wake)
+            table.listen(listener)
+            sent = -1
+            try:
+                while True:
+                    wake.clear()
+                    for serial, text in table.states_since(seat, sent):
+                        sent = serial
+                        yield f"data: {text}\n\n"
+                    try:
+                        await asyncio.wait_for(wake.wait(), KEEP_ALIVE_S)
+                    except asyncio.TimeoutError:
+                        yield ": keep-alive\n\n"
+            finally:
+                table.unlisten(listener)
+
+        headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+        return StreamingResponse(events(), media_type="text/event-stream", headers=headers)
+
+    return [
+        Route("/api/lobby", lobby),
+        Route("/api/tables", open_table, methods=["POST"]),
+        Route("/api/tables/{tid}", show),
+        Route("/api/tables/{tid}/stream", stream),
+        Route("/api/tables/{tid}/join", join, methods=["POST"]),
+        Route("/api/tables/{tid}/start", start, methods=["POST"]),
+        Route("/api/tables/{tid}/invites", invites),
+        Route("/api/tables/{tid}/move", move, methods=["POST"]),
+        Route("/api/tables/{tid}/hint", hint),
+        Route("/api/tables/{tid}/record", record),
+    ]
+
+
+__all__ = ["TOKEN_HEADER", "table_routes"]
