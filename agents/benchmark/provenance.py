@@ -104,11 +104,12 @@ def candidate_record(candidate: Candidate) -> dict[str, Any]:
     return {**record, "kind": "registry" if candidate.registry else "python"}
 
 
-def provenance(cpu: float) -> dict[str, Any]:
-    """Package version, commit, library versions, platform, date and the run's CPU seconds ``cpu``."""
+def provenance(cpu: float, git: dict[str, Any] | None) -> dict[str, Any]:
+    """Package version, commit ``git`` (`git_commit` when the run started), library versions, platform, date
+    and the run's CPU seconds ``cpu``."""
     return {
         "package_version": pirate_envs.__version__,
-        "git": git_commit(),
+        "git": git,
         "python": platform.python_version(),
         **{library: _version(library) for library in LIBRARIES},
         "platform": platform.platform(),

@@ -45,7 +45,7 @@ from agents.benchmark.protocol import (
     table_sizes,
     title,
 )
-from agents.benchmark.provenance import agent_record, candidate_record, cpu_seconds, provenance, public_name
+from agents.benchmark.provenance import agent_record, candidate_record, cpu_seconds, git_commit, provenance, public_name
 from agents.evaluation.games import GameRecord, seating
 from agents.evaluation.stats import clipped, wilson_interval
 from agents.evaluation.summary import summarise
@@ -342,7 +342,7 @@ def reduction(run: ProtocolRun, played: list[Lineup]) -> dict[str, Any] | None:
 
 def run_protocol(run: ProtocolRun) -> dict[str, Any]:
     """Play every line-up of ``run`` and return the results document (JSON-ready), provenance included."""
-    start = cpu_seconds()
+    start, commit = cpu_seconds(), git_commit()  # the code that plays: the checkout as the run starts
     candidate = resolve(run.candidate)
     sizes = run.players or table_sizes(run.env_id, candidate)
     plan = lineups(run.env_id, sizes, run.deals, run.opponents or None, run.version)
@@ -358,7 +358,7 @@ def run_protocol(run: ProtocolRun) -> dict[str, Any]:
         "control_variate": control_variates.describe(run.env_id),
         "agents": {"candidate": candidate_record(candidate), "opponents": [agent_record(name) for name in opponents]},
         "deals": {"master_seed": MASTER_SEED, "sha256": DEALS_SHA256},
-        "provenance": provenance(cpu_seconds() - start),
+        "provenance": provenance(cpu_seconds() - start, commit),
         "lineups": results,
     }
 
