@@ -7,7 +7,14 @@ For each game, table size and opponent, the reference network (the protocol's ``
 the first ``--deals`` published deals in duplicate rotation (`agents.benchmark.run.play_chunk`) against
 ``n - 1`` copies of the opponent. Printed and written per line-up: the variance over deals of the
 candidate's win share averaged over a deal's rotations, the deals a normal 95% interval of half-width
-``--width`` needs at that variance, and the CPU seconds per game (this process only; one worker).
+``--width`` needs at that variance, and the CPU seconds per game (this process only; one worker;
+one deal is played first, untimed, so that numba's compilation is not counted).
+
+    python benchmarks/bench_protocol_variance.py --tables runs/variance.json [more.json ...]
+
+prints, from saved measurements, the markdown table of v3's deals per line-up
+(`agents.benchmark.design.deals_for`) and of each line-up's CPU cost for one network candidate
+(the measured CPU seconds per game times the games a full run plays), per game and in all.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import argparse
 import json
 import math
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -29,6 +37,7 @@ from agents.policy.blas import one_blas_thread
 def measure(env_id: str, players: int, opponent: str, deals: int, width: float) -> dict:
     """One line-up's per-deal variance, the deals it needs for ``width`` and its CPU seconds per game."""
     candidate = opponent_agent("ppo", env_id)
+    play_chunk(Lineup(env_id, players, opponent, 1), candidate, deal_states(1), 0)  # compile first, untimed
     tick = time.process_time()
     played = play_chunk(Lineup(env_id, players, opponent, deals), candidate, deal_states(deals), 0)
     seconds = time.process_time() - tick
@@ -47,6 +56,34 @@ def measure(env_id: str, players: int, opponent: str, deals: int, width: float) 
     }
 
 
+#: The pilot's opponent names of each protocol line-up (``search``: either search).
+PILOT_NAMES = {"halving:50": "search", "oracle": "search"}
+
+
+def tables(paths: list[str]) -> str:
+    """The deals and cost tables of v3 from saved measurements (see the module docstring)."""
+    from agents.benchmark.design import deals_for
+
+    rows = [row for path in paths for row in json.loads(Path(path).read_text())]
+    lines = [
+        "| game | players | line-up | measured variance | deals | CPU-s a game | CPU-s of the line-up |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    totals: dict[str, float] = {}
+    for row in rows:
+        opponent = PILOT_NAMES.get(row["opponent"], row["opponent"])
+        deals = deals_for(row["env_id"], row["players"], opponent)
+        cost = deals * row["players"] * row["cpu_seconds_per_game"]
+        totals[row["env_id"]] = totals.get(row["env_id"], 0.0) + cost
+        lines.append(
+            f"| {row['env_id']} | {row['players']} | {opponent} | {row['deal_variance']:.4f} | {deals} "
+            f"| {row['cpu_seconds_per_game']:.4f} | {cost:.0f} |"
+        )
+    lines += ["", "| game | CPU-s of a full run (measured line-ups) | CPU-hours |", "|---|---|---|"]
+    lines += [f"| {env_id} | {total:.0f} | {total / 3600:.2f} |" for env_id, total in totals.items()]
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--env-ids", nargs="+", default=list(pirate_envs.ENV_IDS))
@@ -54,7 +91,11 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=64)
     parser.add_argument("--width", type=float, default=0.03)
     parser.add_argument("--out", default=None)
+    parser.add_argument("--tables", nargs="+", default=None, help="print the tables of saved measurements")
     args = parser.parse_args()
+    if args.tables:
+        print(tables(args.tables))
+        return
     rows = []
     with one_blas_thread():
         for env_id in args.env_ids:

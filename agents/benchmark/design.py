@@ -2,9 +2,10 @@
 
 A line-up's estimate is the candidate's win share averaged over a deal's rotations, then over the
 deals; its normal 95% interval has half-width ``Z95 * sqrt(variance / deals)``. For the target
-half-width `HALF_WIDTH` a line-up plays
+half-width `HALF_WIDTH` (±0.03; `SEARCH_HALF_WIDTH`, ±0.05, against the halving search, whose
+games cost a thousand times more) a line-up plays
 
-    deals = ceil(SAFETY * (Z95 / HALF_WIDTH) ** 2 * variance), within [MIN_DEALS, DEAL_COUNT],
+    deals = ceil(SAFETY * (Z95 / half_width) ** 2 * variance), within [MIN_DEALS, DEAL_COUNT],
 
 where ``variance`` is the larger of
 
@@ -27,8 +28,10 @@ import math
 from agents.benchmark.protocol import DEAL_COUNT
 from agents.evaluation.stats import Z95
 
-#: The target half-width of a line-up's 95% interval on the win rate.
+#: The target half-width of a line-up's 95% interval on the win rate, and of the line-ups against the halving
+#: search (about a CPU-second a Skull King game at four players: at ±0.03 they alone would cost two CPU-hours).
 HALF_WIDTH = 0.03
+SEARCH_HALF_WIDTH = 0.05
 #: Margin over the measured variance.
 SAFETY = 1.5
 #: The fewest deals of a line-up (the control variates' corrected intervals need about a hundred).
@@ -63,6 +66,17 @@ MEASURED_VARIANCE: dict[tuple[str, int, str], float] = {
     ("skull_king_v0", 3, "random"): 0.0327,
     ("skull_king_v0", 3, "heuristic"): 0.0665,
     ("skull_king_v0", 3, "ppo"): 0.0000,
+    ("skull_king_v0", 3, "search"): 0.0860,
+    ("skull_king_v0", 4, "random"): 0.0087,
+    ("skull_king_v0", 4, "heuristic"): 0.0461,
+    ("skull_king_v0", 4, "ppo"): 0.0000,
+    ("skull_king_v0", 4, "search"): 0.0341,
+    ("skull_king_v0", 5, "random"): 0.0035,
+    ("skull_king_v0", 5, "heuristic"): 0.0364,
+    ("skull_king_v0", 5, "ppo"): 0.0000,
+    ("piratenpoker_v0", 3, "random"): 0.0000,
+    ("piratenpoker_v0", 3, "heuristic"): 0.0125,
+    ("piratenpoker_v0", 3, "ppo"): 0.0246,
 }
 
 
@@ -78,9 +92,12 @@ def deals_needed(variance: float, half_width: float = HALF_WIDTH, safety: float 
 
 def deals_for(env_id: str, players: int, opponent: str) -> int:
     """The deals of one v3 line-up (``opponent``: ``random``, ``heuristic``, ``search`` or ``ppo``)."""
+    from agents.benchmark.protocol import SEARCH_OPPONENTS
+
     measured = MEASURED_VARIANCE.get((env_id, players, opponent), 0.0)  # not measured: the bound alone
     variance = max(measured, independent_variance(players))
-    return min(DEAL_COUNT, max(MIN_DEALS, deals_needed(variance)))
+    halving = opponent == "search" and SEARCH_OPPONENTS[env_id].startswith("halving")
+    return min(DEAL_COUNT, max(MIN_DEALS, deals_needed(variance, SEARCH_HALF_WIDTH if halving else HALF_WIDTH)))
 
 
 __all__ = [
@@ -88,6 +105,7 @@ __all__ = [
     "MEASURED_VARIANCE",
     "MIN_DEALS",
     "SAFETY",
+    "SEARCH_HALF_WIDTH",
     "deals_for",
     "deals_needed",
     "independent_variance",
