@@ -60,7 +60,12 @@ class BenchmarkArgs:
     )
     players: list[int] = field(default_factory=list, metadata={"help": "table sizes (default: all it plays)"})
     deals: int = field(
-        default=0, metadata={"help": f"deals per line-up (0: the protocol's {DEAL_COUNT})", "min": 0, "max": DEAL_COUNT}
+        default=0,
+        metadata={
+            "help": "deals per line-up (0: the protocol's: v3 per line-up, v2 10000)",
+            "min": 0,
+            "max": DEAL_COUNT,
+        },
     )
     search_deals: int = field(
         default=0,
