@@ -126,11 +126,12 @@ class _Copies:
 
 
 def _source_of(thing: Any) -> Path | None:
+    """The file defining ``thing``; ``None`` when there is none (a REPL, a notebook cell, ``<stdin>``)."""
     try:
         source = inspect.getsourcefile(thing)
     except TypeError:
         return None
-    return Path(source) if source else None
+    return Path(source) if source and Path(source).is_file() else None
 
 
 def resolve(candidate: str | Agent | AgentFactory | Candidate) -> Candidate:

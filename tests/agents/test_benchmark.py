@@ -339,3 +339,15 @@ def test_v3_lineups_and_their_deals():
     assert [x.opponent for x in protocol.lineups(SKULL_KING, (4,), version=2)] == list(protocol.OPPONENTS_V2)
     with pytest.raises(ValueError, match="no protocol version 1"):
         protocol.lineups(SKULL_KING, (4,), version=1)
+
+
+def test_an_agent_defined_without_a_file_has_no_hash():
+    """An agent typed at a prompt (``<stdin>``, a notebook cell) plays; its record has no file to hash."""
+    namespace: dict = {}
+    exec(
+        compile("def make(env_id, seed, env):\n    return FirstLegal()\n", "<stdin>", "exec"),
+        {"FirstLegal": FirstLegal},
+        namespace,
+    )
+    document = run_protocol(ProtocolRun(KAPERN, namespace["make"], (2,), 1, 1, ("random",)))
+    assert document["agents"]["candidate"] == {"name": "make", "file": None, "sha256": None, "kind": "python"}
