@@ -1,21 +1,26 @@
-"""The benchmark protocol (``pirate-bench v2``) for one agent, or the leaderboard page.
+"""The benchmark protocol (``pirate-bench v3``; ``--protocol v2``) for one agent, or the leaderboard page.
 
     python -m experiments.benchmark --env-id skull_king_v0 --agent ppo:skull_king_v0 --out runs/bench
+    python -m experiments.benchmark --env-id skull_king_v0 --agent path/to/my_agent.py:make --out runs/mine
     python -m experiments.benchmark --leaderboard docs/leaderboard.md --deals 128 --search-deals 2
 
-The first plays the candidate ``--agent`` against every fixed line-up of the protocol (copies of
-``random``, ``heuristic``, ``mcts`` and the game's shipped ``ppo:<env_id>``) at every table size
-it plays (``--players`` to choose some), on the published deals, every deal once per seat
-rotation, and writes ``results.json`` and ``results.md`` to ``--out`` (see
-``agents.benchmark``; ``docs/benchmark.md`` is the protocol). ``--deals`` plays only the
-first deals of the list (a reduced run, marked so); ``--opponents`` only some line-ups;
-``--workers`` spreads batches of deals over processes (the figures do not change).
+The first plays the candidate ``--agent`` against every fixed line-up of the protocol (v3: copies of
+``random``, ``heuristic``, the pinned fast ``search`` and the game's reference ``ppo``; v2: ``mcts``
+in place of ``search``) at every table size it plays (``--players`` to choose some), on the
+published deals, every deal once per seat rotation, and writes ``results.json`` and
+``results.md`` to ``--out`` (see ``agents.benchmark``; ``docs/benchmark.md`` is the protocol).
+``--agent`` is a registry name or a Python agent of your own, ``package.module:factory`` or
+``path/to/file.py:factory`` (`agents.benchmark.candidate`: loading it runs that code, on this
+machine). ``--deals`` plays only the first deals of the list (a reduced run, marked so);
+``--opponents`` only some line-ups; ``--workers`` spreads batches of deals over processes (the
+figures do not change).
 
-``--leaderboard PATH`` instead writes the leaderboard page: every built-in agent of every game,
-at ``--deals`` per line-up (``--search-deals`` where ``mcts`` plays), against ``--opponents``
-(default: all) and at the game's default table (``--players`` is ignored; ``--all-sizes`` for
-every size); with ``--out``, every figure of the page goes to ``leaderboard.json`` there too.
-Bad arguments end the command with one line and exit status 2 before any game.
+``--leaderboard PATH`` instead writes the leaderboard page (pirate-bench v2's line-ups): every
+built-in agent of every game, at ``--deals`` per line-up (``--search-deals`` where ``mcts`` plays),
+against ``--opponents`` (default: all) and at the game's default table (``--players`` is ignored;
+``--all-sizes`` for every size); with ``--out``, every figure of the page goes to
+``leaderboard.json`` there too. Bad arguments end the command with one line and exit status 2
+before any game.
 """
 
 from __future__ import annotations
@@ -28,7 +33,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pirate_envs
-from agents.benchmark.protocol import DEAL_COUNT, OPPONENTS, SEARCH_DEAL_COUNT, TITLE
+from agents.benchmark.protocol import (
+    DEAL_COUNT,
+    OPPONENTS_V2,
+    SEARCH_DEAL_COUNT,
+    VERSION,
+    VERSIONS,
+    opponents_of,
+    title,
+)
 from experiments.cli import (
     check_agents,
     check_env_id,
@@ -48,17 +61,28 @@ class BenchmarkArgs:
     """Run the pirate-bench protocol for one agent (results.json, results.md), or write the leaderboard."""
 
     env_id: str = field(default="skull_king_v0", metadata={"help": f"one of {pirate_envs.ENV_IDS}"})
-    agent: str = field(default="heuristic", metadata={"help": "the candidate: an agent name (listed below)"})
+    agent: str = field(
+        default="heuristic",
+        metadata={"help": "the candidate: an agent name (listed below), your module.path:factory or file.py:factory"},
+    )
+    protocol: str = field(
+        default=f"v{VERSION}", metadata={"help": f"protocol version: {' or '.join(f'v{v}' for v in VERSIONS)}"}
+    )
     players: list[int] = field(default_factory=list, metadata={"help": "table sizes (default: all it plays)"})
     deals: int = field(
-        default=0, metadata={"help": f"deals per line-up (0: the protocol's {DEAL_COUNT})", "min": 0, "max": DEAL_COUNT}
+        default=0,
+        metadata={
+            "help": "deals per line-up (0: the protocol's: v3 per line-up, v2 10000)",
+            "min": 0,
+            "max": DEAL_COUNT,
+        },
     )
     search_deals: int = field(
         default=0,
         metadata={"help": f"leaderboard: deals where mcts plays (0: {SEARCH_DEAL_COUNT})", "min": 0, "max": DEAL_COUNT},
     )
     opponents: list[str] = field(
-        default_factory=list, metadata={"help": f"line-ups to play (default: all of {OPPONENTS})"}
+        default_factory=list, metadata={"help": "line-ups to play (default: all of the version's)"}
     )
     workers: int = field(default=1, metadata={"help": "processes playing batches of deals", "min": 1})
     out: str | None = field(default=None, metadata={"help": "folder for results.json and results.md"})
@@ -89,9 +113,15 @@ def check(args: BenchmarkArgs, given: set[str] | frozenset[str] = frozenset()) -
     if args.workers > cpus:
         raise ValueError(f"--workers {args.workers}: at most the {cpus} CPUs this process may use")
     check_names(args.opponents, "--opponents")  # a line-up named twice would be played twice
+    if args.protocol not in [f"v{v}" for v in VERSIONS]:
+        raise ValueError(f"--protocol {args.protocol!r}: versions {', '.join(f'v{v}' for v in VERSIONS)}")
+    version = int(args.protocol[1:])
+    if args.leaderboard is not None:
+        version = 2  # the leaderboard's line-ups
     for name in args.opponents:
-        if name not in OPPONENTS:
-            raise ValueError(f"--opponents {name!r} is not a line-up of {TITLE}; line-ups: {', '.join(OPPONENTS)}")
+        if name not in opponents_of(version):
+            choices = ", ".join(opponents_of(version))
+            raise ValueError(f"--opponents {name!r} is not a line-up of {title(version)}; line-ups: {choices}")
     if args.leaderboard is not None:
         check_folder(Path(args.leaderboard).parent, "--leaderboard")
         if args.out is not None:
@@ -102,10 +132,12 @@ def check(args: BenchmarkArgs, given: set[str] | frozenset[str] = frozenset()) -
 
     if args.env_id not in pirate_envs.vector.COVERED_ENV_IDS:
         raise ValueError(f"--env-id {args.env_id}: the batched engine does not cover it")
+    from agents.benchmark.candidate import resolve
     from agents.benchmark.protocol import table_sizes
 
     try:
-        sizes = table_sizes(args.env_id, args.agent)
+        candidate = resolve(args.agent)
+        sizes = table_sizes(args.env_id, candidate)
     except (ValueError, OSError) as error:
         raise ValueError(f"--agent {args.agent!r}: {error}") from None
     for players in args.players:
@@ -113,7 +145,13 @@ def check(args: BenchmarkArgs, given: set[str] | frozenset[str] = frozenset()) -
         if players not in sizes:
             raise ValueError(f"--players {players}: {args.agent} plays {', '.join(map(str, sizes))} players here")
     for players in args.players or sizes[:1]:
-        check_agents([args.agent], args.env_id, players, "--agent")
+        if candidate.registry:
+            check_agents([args.agent], args.env_id, players, "--agent")
+            continue
+        try:  # the user's factory, built once for a table of this size
+            candidate.make(args.env_id, 0, pirate_envs.make(args.env_id, raw=True, num_players=players))
+        except Exception as error:  # whatever the user's code raises is refused in one line
+            raise ValueError(f"--agent {args.agent!r}: {type(error).__name__}: {error}") from None
     if args.out is None:
         raise ValueError("--out: give a folder for results.json and results.md")
     check_folder(args.out, "--out")
@@ -135,7 +173,7 @@ def main(argv: list[str] | None = None) -> dict:
             args.deals or DEAL_COUNT,
             args.search_deals or SEARCH_DEAL_COUNT,
             "all" if args.all_sizes else "default",
-            opponents=tuple(args.opponents) or OPPONENTS,
+            opponents=tuple(args.opponents) or OPPONENTS_V2,
             workers=args.workers,
             progress=progress,
         )
@@ -149,7 +187,14 @@ def main(argv: list[str] | None = None) -> dict:
     from agents.benchmark.run import ProtocolRun, markdown, run_protocol, write_results
 
     run = ProtocolRun(
-        args.env_id, args.agent, tuple(args.players), args.deals or None, args.workers, tuple(args.opponents), progress
+        args.env_id,
+        args.agent,
+        tuple(args.players),
+        args.deals or None,
+        args.workers,
+        tuple(args.opponents),
+        progress,
+        int(args.protocol[1:]),
     )
     document = run_protocol(run)
     print(markdown(document))

@@ -28,7 +28,7 @@ from pirate_envs.piraten_kapern.spec import SPEC as PIRATEN_KAPERN
 from pirate_envs.piratenpoker.spec import SPEC as PIRATENPOKER
 from pirate_envs.skull_king.spec import SPEC as SKULL_KING
 
-__version__ = "0.1.0"
+__version__ = "0.3.0"
 
 #: Every game, declared once in its own ``spec.py``: the one list a new game joins.
 GAME_SPECS: tuple[GameSpec, ...] = (PIRATEN_KAPERN, SKULL_KING, PIRATENPOKER, LUCKY_PIRATE)

@@ -549,8 +549,12 @@ def render_page(
         f"{', '.join(map(str, budget.cfr_iterations))}{cfr_more_text(budget)}; PPO {budget.ppo_steps} learner steps, "
         f"{budget.ppo_points} checkpoint(s) on its curve; search `{budget.search}` with {budget.samples} "
         "moves per information state.",
-        f"* Seed {seed} (the training run, every agent and the search's draws); everything but the times is "
-        "fixed by it.",
+        f"* Seed {seed} (the training run, every agent and the search's draws). Bit-reproducible on the same "
+        "versions: the CFR, `random`, uniform and heuristic rows and the search's sampled estimates (no training "
+        "involved). The PPO rows are reproducible only in distribution: the same seed and versions can train "
+        "another network (the learner's floating-point work, torch's multi-threaded CPU kernels among it, need not "
+        "repeat exactly), so a PPO NashConv is one draw of the recipe, not a fixed figure; compare PPO rows over "
+        "several seeds. Times are never fixed.",
         f"* Total wall time {total_wall_s:.0f} s, the measurements run by {jobs} process(es) side by side. Wall "
         "times depend on the machine's load; CPU times are the measuring process's.",
         "* Versions: " + ", ".join(f"{name} {version}" for name, version in versions().items()) + ".",

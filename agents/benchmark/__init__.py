@@ -1,6 +1,10 @@
-"""The benchmark: a named, versioned protocol (``pirate-bench v2``), its runner, control variates and leaderboard.
+"""The benchmark: a named, versioned protocol (``pirate-bench v3``, v2 kept), its runner, control variates, pages.
 
-* `agents.benchmark.protocol`: the version, the published deals and the fixed line-ups.
+* `agents.benchmark.protocol`: the versions, the published deals and the fixed line-ups.
+* `agents.benchmark.design`: v3's deals per line-up, from measured variance for a stated width.
+* `agents.benchmark.candidate`: the candidate: a registry name, a user's Python agent, an agent or a factory.
+* `agents.benchmark.provenance`: versions, commit, date, CPU time and hashes in every results file.
+* `agents.benchmark.pages`: one results page per game from results files.
 * `agents.benchmark.run`: every line-up's duplicate games on the batched engine, and the figures
   (``results.json``, ``results.md``).
 * `agents.benchmark.control_variates`: luck measured by value functions fixed in advance, and the

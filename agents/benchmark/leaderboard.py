@@ -18,7 +18,7 @@ from typing import Any
 
 import pirate_envs
 import pirate_envs.vector
-from agents.benchmark.protocol import DEAL_COUNT, OPPONENTS, SEARCH_DEAL_COUNT, TITLE, Lineup, lineups
+from agents.benchmark.protocol import DEAL_COUNT, OPPONENTS_V2, SEARCH_DEAL_COUNT, Lineup, lineups, title
 from agents.benchmark.run import play_lineups, summarise_lineup
 
 
@@ -32,7 +32,7 @@ def build_leaderboard(
     search_deals: int,
     players: str = "default",
     env_ids: tuple[str, ...] = (),
-    opponents: tuple[str, ...] = OPPONENTS,
+    opponents: tuple[str, ...] = OPPONENTS_V2,
     workers: int = 1,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
@@ -52,7 +52,7 @@ def build_leaderboard(
             sizes = tuple(n for n in _sizes(env_id, players) if n in _agent_sizes(agent, env_id))
             for opponent in opponents if sizes else ():
                 budget = search_deals if "mcts" in (agent, opponent) else deals
-                plan += [(lineup, agent) for lineup in lineups(env_id, sizes, budget, (opponent,))]
+                plan += [(lineup, agent) for lineup in lineups(env_id, sizes, budget, (opponent,), version=2)]
     played = play_lineups(plan, workers, progress)  # every line-up of the page in one pool
     for (lineup, agent), games in zip(plan, played):
         rows[lineup.env_id].setdefault(agent, []).append(summarise_lineup(games))
@@ -61,7 +61,7 @@ def build_leaderboard(
         for env_id, agents in rows.items()
     ]
     return {
-        "protocol": TITLE,
+        "protocol": title(2),
         "deals": deals,
         "search_deals": search_deals,
         "players": players,
@@ -86,8 +86,8 @@ def _strength(lineups: list[dict[str, Any]]) -> float:
 
 def leaderboard_markdown(board: dict[str, Any], command: str) -> str:
     """The leaderboard page (see the module docstring)."""
-    played = [o for o in OPPONENTS if o in board["opponents"]]
-    left_out = [o for o in OPPONENTS if o not in played]
+    played = [o for o in OPPONENTS_V2 if o in board["opponents"]]
+    left_out = [o for o in OPPONENTS_V2 if o not in played]
     skipped = f" (not against {', '.join(left_out)} at this budget)" if left_out else ""
     lines = [
         "# Leaderboard",

@@ -1,9 +1,16 @@
-"""The published benchmark protocol, ``pirate-bench v2``: its version, deals and line-ups.
+"""The published benchmark protocol, ``pirate-bench v3`` (``v2`` still playable): versions, deals, line-ups.
 
 A candidate agent is measured, at every table size of a game it plays, against fixed line-ups:
-``n - 1`` copies of one opponent (`OPPONENTS`: ``random``, ``heuristic``, ``mcts`` and ``ppo``, the
-game's reference network, `reference_network`, where it plays that table), on the published deals, every deal once per
-rotation of the seats (duplicate), so each agent holds every seat's cards and dice stream once.
+``n - 1`` copies of one opponent, on the published deals, every deal once per rotation of the
+seats (duplicate), so each agent holds every seat's cards and dice stream once.
+
+* **v3** (`VERSION`, the default): `OPPONENTS` ``random``, ``heuristic``, ``search`` (a fast search
+  at a pinned budget, `SEARCH_OPPONENTS`: ``halving:50``; Kapern's exact one-turn ``oracle``, as
+  the halving search does not play Kapern) and ``ppo`` (the game's reference network,
+  `reference_network`, where it plays that table); the deals per line-up come from
+  `agents.benchmark.design` (measured variance, a stated interval width).
+* **v2**: `OPPONENTS_V2` ``random``, ``heuristic``, ``mcts`` and ``ppo``; `DEAL_COUNT` deals per line-up,
+  `SEARCH_DEAL_COUNT` where ``mcts`` plays.
 
 The deals are the batched engine's per-game random streams (`pirate_envs.vector`): deal ``i`` is
 the 64-bit state ``SeedSequence(MASTER_SEED).generate_state(DEAL_COUNT, uint64)[i]``. They are
@@ -24,16 +31,25 @@ import hashlib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 import pirate_envs
 from agents.policy.agent import PRETRAINED_DIR
 
-#: The protocol's name and version, written into every result.
+#: The protocol's name and (current) version, written into every result; `VERSIONS` may be played.
 NAME = "pirate-bench"
-VERSION = 2
-TITLE = f"{NAME} v{VERSION}"
+VERSION = 3
+VERSIONS = (2, 3)
+
+
+def title(version: int = VERSION) -> str:
+    """``"pirate-bench v3"``."""
+    return f"{NAME} v{version}"
+
+
+TITLE = title()
 
 #: The master seed of the deal list and the number of deals the protocol plays per line-up.
 MASTER_SEED = 20261123
@@ -41,8 +57,19 @@ DEAL_COUNT = 10_000
 #: SHA-256 of the ``DEAL_COUNT`` states as little-endian unsigned 64-bit integers.
 DEALS_SHA256 = "ddebdb309b669c54b07eada8021a3843140e68430de5a725a2710f533b9fbd45"
 
-#: The fixed opponents, in the order they are reported (``ppo``: the game's reference network).
-OPPONENTS = ("random", "heuristic", "mcts", "ppo")
+#: The fixed opponents of v3, in the order they are reported (``ppo``: the game's reference network;
+#: ``search``: `SEARCH_OPPONENTS`), and of v2.
+OPPONENTS = ("random", "heuristic", "search", "ppo")
+OPPONENTS_V2 = ("random", "heuristic", "mcts", "ppo")
+#: v3's ``search`` opponent per game, its budget pinned in the name: the batched sequential-halving
+#: search at 50 rollouts per move; in Kapern (which the halving search does not play) the exact
+#: one-turn oracle.
+SEARCH_OPPONENTS = {
+    "piraten_kapern_v0": "oracle",
+    "skull_king_v0": "halving:50",
+    "piratenpoker_v0": "halving:50",
+    "lucky_pirate_v0": "halving:50",
+}
 #: The ``ppo`` opponent of each game: the agent shipped when the version was published, fixed by
 #: its SHA-256 so that shipping a new agent leaves the line-ups alone (`reference_network`).
 REFERENCE_SHA256 = {
@@ -59,6 +86,8 @@ SEARCH_DEAL_COUNT = 500
 #: ``mcts`` sits at the table, so that its slow games spread over the workers too.
 CHUNK_DEALS = 256
 SEARCH_CHUNK_DEALS = 8
+#: Deals per batch of v3's ``search`` line-up (a halving move costs milliseconds).
+V3_SEARCH_CHUNK_DEALS = 32
 
 
 @dataclass(frozen=True)
@@ -73,7 +102,9 @@ class Lineup:
     def chunk_deals(self, candidate: str) -> int:
         """Deals per batch of this line-up with ``candidate`` (`SEARCH_CHUNK_DEALS` where ``mcts`` plays)."""
         searching = any(name.startswith("mcts") for name in (candidate, self.opponent))
-        return SEARCH_CHUNK_DEALS if searching else CHUNK_DEALS
+        if searching:
+            return SEARCH_CHUNK_DEALS
+        return V3_SEARCH_CHUNK_DEALS if self.opponent == "search" else CHUNK_DEALS
 
     @property
     def key(self) -> str:
@@ -82,7 +113,10 @@ class Lineup:
 
 
 def opponent_agent(opponent: str, env_id: str) -> str:
-    """The registry name of a protocol opponent (``ppo``: ``ppo:<path>`` of the game's reference network)."""
+    """The registry name of a protocol opponent (``ppo``: ``ppo:<path>`` of the game's reference network;
+    ``search``: `SEARCH_OPPONENTS`)."""
+    if opponent == "search":
+        return SEARCH_OPPONENTS[env_id]
     return f"ppo:{reference_network(env_id)}" if opponent == "ppo" else opponent
 
 
@@ -114,31 +148,52 @@ def deal_states(count: int = DEAL_COUNT) -> np.ndarray:
     return states[:count]
 
 
+def opponents_of(version: int = VERSION) -> tuple[str, ...]:
+    """The line-ups' opponents of a protocol version; ``ValueError`` for one not in `VERSIONS`."""
+    if version not in VERSIONS:
+        raise ValueError(f"no protocol version {version}; versions: {', '.join(f'v{v}' for v in VERSIONS)}")
+    return OPPONENTS if version == 3 else OPPONENTS_V2
+
+
+def full_deals(env_id: str, players: int, opponent: str, version: int = VERSION) -> int:
+    """The deals a full run plays in one line-up: v3's from `agents.benchmark.design`, v2's fixed."""
+    if version == 3:
+        from agents.benchmark.design import deals_for
+
+        return deals_for(env_id, players, opponent)
+    return SEARCH_DEAL_COUNT if opponent == "mcts" else DEAL_COUNT
+
+
 def lineups(
-    env_id: str, players: tuple[int, ...], deals: int | None = None, opponents: tuple[str, ...] = OPPONENTS
+    env_id: str,
+    players: tuple[int, ...],
+    deals: int | None = None,
+    opponents: tuple[str, ...] | None = None,
+    version: int = VERSION,
 ) -> list[Lineup]:
     """The protocol's line-ups at the table sizes ``players``: every opponent that plays each size.
 
-    ``deals``: the deals per line-up (``None``: the protocol's, `DEAL_COUNT` or `SEARCH_DEAL_COUNT`
-    for ``mcts``; a smaller number runs the first deals of the list, a reduced run).
+    ``deals``: the deals per line-up (``None``: the version's, `full_deals`; a smaller number runs
+    the first deals of the list, a reduced run); ``opponents``: some of the version's.
     """
     from agents.registry import agent_player_counts
 
     result = []
     for n in players:
-        for opponent in opponents:
+        for opponent in opponents or opponents_of(version):
             if n not in agent_player_counts(opponent_agent(opponent, env_id), env_id):
                 continue
-            full = SEARCH_DEAL_COUNT if opponent == "mcts" else DEAL_COUNT
+            full = full_deals(env_id, n, opponent, version)
             result.append(Lineup(env_id, n, opponent, full if deals is None else min(deals, full)))
     return result
 
 
-def table_sizes(env_id: str, candidate: str) -> tuple[int, ...]:
-    """The table sizes of ``env_id`` that ``candidate`` plays (every size the game allows for most agents)."""
-    from agents.registry import agent_player_counts
+def table_sizes(env_id: str, candidate: Any) -> tuple[int, ...]:
+    """The table sizes of ``env_id`` that ``candidate`` (a name, agent or factory) plays (most: every size)."""
+    from agents.benchmark.candidate import resolve
 
-    return tuple(n for n in pirate_envs.player_counts(env_id) if n in agent_player_counts(candidate, env_id))
+    counts = resolve(candidate).player_counts(env_id)
+    return tuple(n for n in pirate_envs.player_counts(env_id) if n in counts)
 
 
 __all__ = [
@@ -148,15 +203,21 @@ __all__ = [
     "MASTER_SEED",
     "NAME",
     "OPPONENTS",
+    "OPPONENTS_V2",
     "REFERENCE_SHA256",
     "SEARCH_CHUNK_DEALS",
     "SEARCH_DEAL_COUNT",
+    "SEARCH_OPPONENTS",
     "TITLE",
     "VERSION",
+    "VERSIONS",
     "Lineup",
     "deal_states",
+    "full_deals",
     "lineups",
     "opponent_agent",
+    "opponents_of",
     "reference_network",
     "table_sizes",
+    "title",
 ]

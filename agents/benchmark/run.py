@@ -33,12 +33,23 @@ from agents.base import Agent
 from agents.batched import BatchedAgent, has_batched_form, make_batched_agent
 from agents.batched.one_game import EnginesInStep, OneGameAgents
 from agents.benchmark import control_variates
-from agents.benchmark.protocol import TITLE, Lineup, deal_states, lineups, opponent_agent, table_sizes
+from agents.benchmark.candidate import AgentFactory, Candidate, resolve
+from agents.benchmark.protocol import (
+    DEALS_SHA256,
+    MASTER_SEED,
+    VERSION,
+    Lineup,
+    deal_states,
+    lineups,
+    opponent_agent,
+    table_sizes,
+    title,
+)
+from agents.benchmark.provenance import agent_record, candidate_record, cpu_seconds, git_commit, provenance, public_name
 from agents.evaluation.games import GameRecord, seating
-from agents.evaluation.stats import wilson_interval
+from agents.evaluation.stats import clipped, wilson_interval
 from agents.evaluation.summary import summarise
 from agents.policy.blas import one_blas_thread
-from agents.registry import make_agent
 
 #: The candidate's name in the games' seat names (the opponents keep theirs, so a candidate that
 #: is also an opponent is told apart in the ratings).
@@ -66,26 +77,30 @@ class LineupGames:
         return duplicate_layout(np.zeros(len(self.truncated) // n, dtype=np.uint64), n)[1]
 
 
-def _one_game_agent(name: str, env_id: str, raw: Any, engines: EnginesInStep, n: int, seed: int) -> OneGameAgents:
-    """``name`` as a batched agent that asks one one-game agent per game slot (built lazily)."""
+def _one_game_agent(
+    candidate: Candidate, env_id: str, raw: Any, engines: EnginesInStep, n: int, seed: int
+) -> OneGameAgents:
+    """``candidate`` as a batched agent that asks one one-game agent per game slot (built lazily)."""
     built: dict[int, Agent] = {}
 
     def agent_of(game: int) -> Agent:
         if game not in built:
-            built[game] = make_agent(name, env_id, seed=seed * 1_000_003 + game, env=raw)
+            built[game] = candidate.make(env_id, seed * 1_000_003 + game, raw)
         return built[game]
 
-    return OneGameAgents(name, agent_of, raw, engines, n)
+    return OneGameAgents(candidate.name, agent_of, raw, engines, n)
 
 
 def _batched_or_one_game(
-    name: str, env_id: str, raw: Any, engines: EnginesInStep, num_games: int, n: int, seed: int
+    candidate: Candidate, env_id: str, raw: Any, engines: EnginesInStep, num_games: int, n: int, seed: int
 ) -> BatchedAgent | OneGameAgents:
-    """The batched form of ``name``, else its one-game form through `agents.batched.one_game`."""
-    try:
-        return make_batched_agent(name, env_id, raw, num_games * n, seed=seed)
-    except ValueError:
-        return _one_game_agent(name, env_id, raw, engines, n, seed)
+    """The batched form of a registry name, else the one-game form through `agents.batched.one_game`."""
+    if candidate.registry:
+        try:
+            return make_batched_agent(candidate.name, env_id, raw, num_games * n, seed=seed)
+        except ValueError:
+            pass
+    return _one_game_agent(candidate, env_id, raw, engines, n, seed)
 
 
 def _reset_to_deals(venv: pirate_envs.vector.VectorEnv, states: np.ndarray) -> None:
@@ -107,8 +122,9 @@ def duplicate_layout(deals: np.ndarray, players: int) -> tuple[np.ndarray, np.nd
     return np.repeat(deals, players), seats[games % players]
 
 
-def play_chunk(lineup: Lineup, candidate: str, deals: np.ndarray, chunk_index: int) -> LineupGames:
+def play_chunk(lineup: Lineup, candidate: str | Candidate, deals: np.ndarray, chunk_index: int) -> LineupGames:
     """Play the duplicate games of ``deals`` (stream states) for ``lineup``; see the module docstring."""
+    candidate = resolve(candidate)
     env_id, n = lineup.env_id, lineup.players
     games = len(deals) * n
     start = time.perf_counter()
@@ -116,9 +132,10 @@ def play_chunk(lineup: Lineup, candidate: str, deals: np.ndarray, chunk_index: i
     raw = pirate_envs.make(env_id, raw=True, num_players=n)
     engines = EnginesInStep(venv)
     seed = (chunk_index + 1) * 7919 + n
+    opponent = Candidate(opponent_agent(lineup.opponent, env_id))
     roles = [
         _batched_or_one_game(candidate, env_id, raw, engines, games, n, seed),
-        _batched_or_one_game(opponent_agent(lineup.opponent, env_id), env_id, raw, engines, games, n, seed + 1),
+        _batched_or_one_game(opponent, env_id, raw, engines, games, n, seed + 1),
     ]
     rows = np.arange(games)
     states, candidate_seat = duplicate_layout(deals, n)
@@ -172,20 +189,25 @@ def play_chunk(lineup: Lineup, candidate: str, deals: np.ndarray, chunk_index: i
     return result
 
 
-def _play_job(job: tuple[int, tuple[Lineup, str, np.ndarray, int]]) -> tuple[int, LineupGames]:
-    """``(number, play_chunk(*arguments))`` of ``(number, arguments)``: results come back in any order."""
-    number, arguments = job
-    return number, play_chunk(*arguments)
+#: The candidates of the `play_lineups` call in progress: worker processes are forked with it, so
+#: a candidate (an agent object or a factory of the user's) never has to be pickled.
+_CANDIDATES: list[Candidate] = []
 
 
-def _one_game_play(lineup: Lineup, candidate: str) -> bool:
+def _play_job(job: tuple[int, tuple[Lineup, int, np.ndarray, int]]) -> tuple[int, LineupGames]:
+    """``(number, play_chunk(...))`` of ``(number, arguments)``: results come back in any order."""
+    number, (lineup, candidate, deals, chunk) = job
+    return number, play_chunk(lineup, _CANDIDATES[candidate], deals, chunk)
+
+
+def _one_game_play(lineup: Lineup, candidate: Candidate) -> bool:
     """Whether an agent of this line-up plays through the one-game path (its batches are the slow ones)."""
-    names = (candidate, opponent_agent(lineup.opponent, lineup.env_id))
-    return not all(has_batched_form(name, lineup.env_id) for name in names)
+    opponent = has_batched_form(opponent_agent(lineup.opponent, lineup.env_id), lineup.env_id)
+    return not (opponent and candidate.registry and has_batched_form(candidate.name, lineup.env_id))
 
 
 def play_lineups(
-    plan: list[tuple[Lineup, str]], workers: int = 1, progress: Callable[[str], None] | None = None
+    plan: list[tuple[Lineup, str | Candidate]], workers: int = 1, progress: Callable[[str], None] | None = None
 ) -> list[LineupGames]:
     """Every ``(line-up, candidate)`` of ``plan``, games in deal order, in ``workers`` processes.
 
@@ -194,12 +216,14 @@ def play_lineups(
     plays beside the others instead of after them. The figures do not depend on ``workers``.
     ``progress`` hears one line per finished line-up.
     """
-    jobs: list[tuple[int, tuple[Lineup, str, np.ndarray, int]]] = []
-    for index, (lineup, candidate) in enumerate(plan):
+    candidates = [resolve(candidate) for _, candidate in plan]
+    jobs: list[tuple[int, tuple[Lineup, int, np.ndarray, int]]] = []
+    for index, (lineup, _) in enumerate(plan):
         states = deal_states(lineup.deals)
-        size = lineup.chunk_deals(candidate)
-        jobs += [(index, (lineup, candidate, states[i : i + size], i // size)) for i in range(0, len(states), size)]
-    order = sorted(range(len(jobs)), key=lambda j: not _one_game_play(*plan[jobs[j][0]]))
+        size = lineup.chunk_deals(candidates[index].name)
+        jobs += [(index, (lineup, index, states[i : i + size], i // size)) for i in range(0, len(states), size)]
+    slow = [_one_game_play(lineup, candidates[index]) for index, (lineup, _) in enumerate(plan)]
+    order = sorted(range(len(jobs)), key=lambda j: not slow[jobs[j][0]])
     remaining = Counter(index for index, _ in jobs)  # batches still to play, per line-up
     parts: dict[int, LineupGames] = {}
 
@@ -209,10 +233,11 @@ def play_lineups(
             index = jobs[job][0]
             remaining[index] -= 1
             if progress and not remaining[index]:
-                lineup, candidate = plan[index]
-                progress(f"{lineup.env_id} {candidate}: {lineup.key}, {lineup.deals} deals played")
+                lineup = plan[index][0]
+                progress(f"{lineup.env_id} {candidates[index].name}: {lineup.key}, {lineup.deals} deals played")
 
     numbered = [(j, jobs[j][1]) for j in order]
+    _CANDIDATES[:] = candidates
     with one_blas_thread():
         if workers > 1 and len(jobs) > 1:
             with multiprocessing.get_context("fork").Pool(min(workers, len(jobs))) as pool:
@@ -253,7 +278,9 @@ def summarise_lineup(played: LineupGames) -> dict[str, Any]:
     share = played.shares[rows, seat]
     win, low, high = wilson_interval(float(share.sum()), len(share))
     estimates = control_variates.estimates(played.shares, played.scores, played.luck, seat, n)
-    opponent = opponent_agent(lineup.opponent, lineup.env_id)
+    for kind in ("raw", "corrected"):  # a win rate lies in [0, 1]: so do the bounds of its normal interval
+        estimates["win"][kind] = clipped(estimates["win"][kind])
+    opponent = public_name(opponent_agent(lineup.opponent, lineup.env_id))
     named = [
         (
             [CANDIDATE if s == seat[g] else opponent for s in range(n)],
@@ -285,31 +312,53 @@ def summarise_lineup(played: LineupGames) -> dict[str, Any]:
 
 @dataclass
 class ProtocolRun:
-    """What to run: the candidate, the game, its table sizes and the deals per line-up."""
+    """What to run: the candidate (a name, an `Agent` or a factory, `agents.benchmark.candidate`), the
+    game, its table sizes, the deals per line-up and the protocol version."""
 
     env_id: str
-    candidate: str
+    candidate: str | Agent | AgentFactory | Candidate
     players: tuple[int, ...] = ()
     deals: int | None = None
     workers: int = 1
     opponents: tuple[str, ...] = ()
     progress: Callable[[str], None] | None = field(default=None, repr=False)
+    version: int = VERSION
+
+
+def reduction(run: ProtocolRun, played: list[Lineup]) -> dict[str, Any] | None:
+    """What a reduced run left out, exactly (``None`` for a full run): the first-N deals of the published
+    list each line-up played, and the table sizes and line-ups chosen."""
+    if run.deals is None and not run.opponents and not run.players:
+        return None
+    return {
+        "deals": {
+            lineup.key: f"the first {lineup.deals} of the published list (deals 0-{lineup.deals - 1})"
+            for lineup in played
+        },
+        "players": list(run.players) or None,
+        "opponents": list(run.opponents) or None,
+    }
 
 
 def run_protocol(run: ProtocolRun) -> dict[str, Any]:
-    """Play every line-up of ``run`` and return the results document (JSON-ready)."""
-    from agents.benchmark.protocol import OPPONENTS
-
-    sizes = run.players or table_sizes(run.env_id, run.candidate)
-    plan = lineups(run.env_id, sizes, run.deals, run.opponents or OPPONENTS)
-    played = play_lineups([(lineup, run.candidate) for lineup in plan], run.workers, run.progress)
+    """Play every line-up of ``run`` and return the results document (JSON-ready), provenance included."""
+    start, commit = cpu_seconds(), git_commit()  # the code that plays: the checkout as the run starts
+    candidate = resolve(run.candidate)
+    sizes = run.players or table_sizes(run.env_id, candidate)
+    plan = lineups(run.env_id, sizes, run.deals, run.opponents or None, run.version)
+    played = play_lineups([(lineup, candidate) for lineup in plan], run.workers, run.progress)
     results = [summarise_lineup(games) for games in played]
+    opponents = sorted({opponent_agent(lineup.opponent, run.env_id) for lineup in plan})
     return {
-        "protocol": TITLE,
+        "protocol": title(run.version),
         "env_id": run.env_id,
-        "candidate": run.candidate,
-        "full_protocol": run.deals is None and not run.opponents and not run.players,
+        "candidate": public_name(candidate.name),
+        "full_protocol": reduction(run, plan) is None,
+        "reduced": reduction(run, plan),
         "control_variate": control_variates.describe(run.env_id),
+        "agents": {"candidate": candidate_record(candidate), "opponents": [agent_record(name) for name in opponents]},
+        "deals": {"master_seed": MASTER_SEED, "sha256": DEALS_SHA256},
+        "provenance": provenance(cpu_seconds() - start, commit),
         "lineups": results,
     }
 
@@ -323,7 +372,24 @@ def interval_text(triple: list[float | None], digits: int = 3) -> str:
 
 
 #: The line of a run with fewer deals, table sizes or line-ups than the protocol's.
-REDUCED = "Reduced run (fewer deals, table sizes or line-ups than the protocol): not comparable to full results."
+REDUCED = (
+    "Reduced run (fewer deals, table sizes or line-ups than the protocol): each line-up played the first N deals "
+    "of the published list, deals 0 to N-1 (N: the deals column); comparable figure for figure only with runs "
+    "of the same version on the same deals, not with full results."
+)
+
+
+def provenance_text(document: dict[str, Any]) -> str:
+    """One line: package version, commit, date, CPU time and the candidate's file hash."""
+    origin = document["provenance"]
+    git = origin["git"]
+    commit = "no checkout" if git is None else git["commit"][:12] + (" (modified)" if git["dirty"] else "")
+    agent = document["agents"]["candidate"]
+    file = "" if agent["sha256"] is None else f", file {agent['file']} sha256 {agent['sha256'][:16]}"
+    return (
+        f"pirate-envs {origin['package_version']}, commit {commit}, {origin['date']}, "
+        f"{origin['cpu_seconds'] / 3600:.2f} CPU-hours{file}; deals sha256 {document['deals']['sha256'][:16]}."
+    )
 
 
 def _ratio_text(ratio: float | None) -> str:
@@ -337,6 +403,7 @@ def markdown(document: dict[str, Any]) -> str:
         "",
         "Full protocol." if document["full_protocol"] else REDUCED,
         f"Control variate: {document['control_variate']}.",
+        provenance_text(document),
         "",
         "| line-up | deals | win rate [Wilson 95%] | win rate over deals: raw | corrected | variance ratio "
         "| mean score [95%] | rating μ ± σ | µs/move |",

@@ -27,6 +27,13 @@ def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float
     return _interval(values, lambda df: z)
 
 
+def clipped(triple: Sequence[float | None], low: float = 0.0, high: float = 1.0) -> list[float | None]:
+    """``[mean, low, high]`` with the bounds clipped to ``[low, high]`` (a proportion's normal interval
+    can pass 0 or 1); undefined bounds (``None``) stay undefined."""
+    mean, *bounds = triple
+    return [mean, *(None if b is None else min(high, max(low, b)) for b in bounds)]
+
+
 def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float, float]:
     """Proportion and its Wilson score interval ``(p, low, high)``; ``low <= p <= high`` always.
 

@@ -22,8 +22,9 @@ SKULL_KING = "skull_king_v0"
 
 
 def without_compute(document: dict) -> dict:
-    """The document minus the machine-dependent timings."""
+    """The document minus the machine-dependent timings and the provenance (date, CPU time)."""
     copy = json.loads(json.dumps(document))
+    copy.pop("provenance", None)
     for lineup in copy["lineups"]:
         lineup.pop("compute")
     return copy
@@ -69,14 +70,14 @@ def test_the_ppo_opponent_is_the_reference_network_whatever_is_shipped(env_id, t
 
 
 def test_lineups_follow_the_shipped_agents_table_sizes():
-    lineups = protocol.lineups(SKULL_KING, (2, 4))
+    lineups = protocol.lineups(SKULL_KING, (2, 4), version=2)
     assert [(x.players, x.opponent) for x in lineups if x.opponent != "ppo"] == [
         (n, o) for n in (2, 4) for o in ("random", "heuristic", "mcts")
     ]
     assert all(
         x.deals == (protocol.SEARCH_DEAL_COUNT if x.opponent == "mcts" else protocol.DEAL_COUNT) for x in lineups
     )
-    assert {x.deals for x in protocol.lineups(KAPERN, (2,), deals=7)} == {7}
+    assert {x.deals for x in protocol.lineups(KAPERN, (2,), deals=7, version=2)} == {7}
 
 
 def test_search_lineups_play_in_small_batches():
@@ -116,7 +117,7 @@ def test_same_agent_same_numbers_twice_and_with_workers(monkeypatch):
     parallel = without_compute(run_protocol(plan))
     assert first == second == parallel
     assert [x["games"] for x in first["lineups"]] == [14, 14]
-    assert first["protocol"] == "pirate-bench v2" and first["full_protocol"] is False
+    assert first["protocol"] == "pirate-bench v3" and first["full_protocol"] is False
 
 
 @pytest.mark.parametrize(("env_id", "players"), [(KAPERN, 2), (KAPERN, 3), (SKULL_KING, 3)])
@@ -196,7 +197,7 @@ def test_slow_lineups_are_handed_out_first_and_figures_keep_their_place(monkeypa
     playing = run.play_chunk
 
     def recorded(lineup, candidate, deals, chunk_index):
-        order.append(candidate)
+        order.append(candidate.name)
         return playing(lineup, candidate, deals, chunk_index)
 
     monkeypatch.setattr(run, "play_chunk", recorded)
@@ -214,3 +215,139 @@ def test_leaderboard_figures_do_not_depend_on_workers():
         return [(a["agent"], [without_compute({"lineups": a["lineups"]})]) for a in board["games"][0]["agents"]]
 
     assert figures(1) == figures(2)
+
+
+class FirstLegal:
+    """A user's agent as a paper would write one: the first legal action (no package code)."""
+
+    name = "first-legal"
+
+    def reset(self, seed=None):
+        self.moves = 0
+
+    def act(self, observation, view=None):
+        self.moves += 1
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+
+def make_first_legal(env_id, seed, env):
+    """A factory of `FirstLegal` (``module:factory`` form: ``tests.agents.test_benchmark:make_first_legal``)."""
+    return FirstLegal()
+
+
+@pytest.mark.parametrize("candidate", [FirstLegal(), make_first_legal, "tests.agents.test_benchmark:make_first_legal"])
+def test_a_python_agent_runs_through_the_api(candidate):
+    """An agent object, a factory and a ``module:factory`` name play the same games, hashed by source."""
+    import hashlib
+    from pathlib import Path
+
+    document = run_protocol(ProtocolRun(KAPERN, candidate, (2,), 3, 1, ("heuristic",)))
+    first = run_protocol(ProtocolRun(KAPERN, make_first_legal, (2,), 3, 1, ("heuristic",)))
+    assert without_compute(document)["lineups"] == without_compute(first)["lineups"]
+    assert document["lineups"][0]["games"] == 6
+    record = document["agents"]["candidate"]
+    assert record["kind"] == "python" and record["file"] == "test_benchmark.py"
+    assert record["sha256"] == hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    # playing first-legal is not playing the heuristic: the candidate's own moves were asked for
+    heuristic = run_protocol(ProtocolRun(KAPERN, "heuristic", (2,), 3, 1, ("heuristic",)))
+    assert document["lineups"][0]["mean_score"] != heuristic["lineups"][0]["mean_score"]
+
+
+def test_python_agent_names():
+    from agents.benchmark.candidate import is_python_agent
+
+    assert is_python_agent("my_pkg.agents:make") and is_python_agent("path/to/bot.py:make")
+    assert is_python_agent("bot.py:make")
+    for name in ("ppo:skull_king_v0", "halving:ppo:skull_king_v0", "mcts:50", "heuristic", "ppo:a/b.npz", "x.py:1"):
+        assert not is_python_agent(name), name
+
+
+def test_a_python_agent_with_workers_plays_the_same_games(monkeypatch):
+    """Worker processes are forked with the candidates: an agent object is never pickled."""
+    monkeypatch.setattr(protocol, "CHUNK_DEALS", 2)
+    agent = FirstLegal()
+    agent.unpicklable = lambda: None  # a lambda cannot be pickled
+    plan = ProtocolRun(KAPERN, agent, (2,), 5, 1, ("random",))
+    alone = without_compute(run_protocol(plan))
+    plan.workers = 2
+    assert without_compute(run_protocol(plan))["lineups"] == alone["lineups"]
+
+
+def test_results_carry_their_provenance():
+    from pathlib import Path
+
+    import tomllib
+
+    document = run_protocol(ProtocolRun(SKULL_KING, "ppo:skull_king_v0", (3,), 1, 1, ("ppo",)))
+    origin = document["provenance"]
+    root = Path(__file__).resolve().parents[2]
+    version = tomllib.loads((root / "pyproject.toml").read_text())["project"]["version"]
+    assert origin["package_version"] == version
+    assert origin["git"] is not None and len(origin["git"]["commit"]) == 40
+    assert origin["numpy"] == np.__version__ and origin["python"] and origin["platform"] and origin["date"]
+    assert origin["cpu_seconds"] > 0
+    assert document["deals"] == {"master_seed": protocol.MASTER_SEED, "sha256": protocol.DEALS_SHA256}
+    candidate = document["agents"]["candidate"]
+    assert candidate["kind"] == "registry" and candidate["file"] == "skull_king_v0.npz"
+    assert [o["sha256"] for o in document["agents"]["opponents"]] == [protocol.REFERENCE_SHA256[SKULL_KING]]
+    assert document["reduced"]["deals"] == {"3p vs ppo": "the first 1 of the published list (deals 0-0)"}
+
+
+def test_a_network_given_by_path_is_recorded_by_file_name(tmp_path):
+    path = tmp_path / "mine.npz"
+    path.write_bytes(protocol.reference_network(KAPERN).read_bytes())
+    document = run_protocol(ProtocolRun(KAPERN, f"ppo:{path}", (2,), 1, 1, ("random",)))
+    assert str(tmp_path) not in json.dumps(document)
+    assert document["candidate"] == "ppo:mine.npz" or document["agents"]["candidate"]["name"] == "ppo:mine.npz"
+    assert document["agents"]["candidate"]["sha256"] == protocol.REFERENCE_SHA256[KAPERN]
+
+
+def test_win_rate_intervals_stay_in_the_unit_interval():
+    """One win in 40 deals: the normal interval's lower bound would be negative; it is clipped to 0."""
+    from agents.benchmark.run import LineupGames, summarise_lineup
+
+    deals, n = 40, 2
+    seat = duplicate_layout(np.zeros(deals, dtype=np.uint64), n)[1]
+    shares = np.zeros((deals * n, n))
+    shares[np.arange(deals * n), 1 - seat] = 1.0  # the opponent wins every game ...
+    shares[0] = 0.0
+    shares[0, seat[0]] = 1.0  # ... but the first
+    empty = np.zeros((deals * n, n))
+    games = LineupGames(Lineup(KAPERN, n, "random", deals), empty, shares, np.zeros(deals * n, bool), None)
+    summary = summarise_lineup(games)
+    for kind in ("raw", "corrected"):
+        mean, low, high = summary["estimates"]["win"][kind]
+        assert low == 0.0 < mean < high <= 1.0
+
+
+def test_v3_lineups_and_their_deals():
+    from agents.benchmark import design
+
+    for env_id in protocol.REFERENCE_SHA256:
+        for lineup in protocol.lineups(env_id, protocol.table_sizes(env_id, "random")):
+            assert lineup.opponent in protocol.OPPONENTS
+            assert design.MIN_DEALS <= lineup.deals <= protocol.DEAL_COUNT
+            assert lineup.deals == design.deals_for(env_id, lineup.players, lineup.opponent)
+            measured = design.MEASURED_VARIANCE.get((env_id, lineup.players, lineup.opponent), 0.0)
+            variance = max(measured, design.independent_variance(lineup.players))
+            half_width = 1.959964 * (variance / lineup.deals) ** 0.5
+            halving = lineup.opponent == "search" and env_id != KAPERN
+            target = design.SEARCH_HALF_WIDTH if halving else design.HALF_WIDTH
+            assert half_width <= target or lineup.deals in (design.MIN_DEALS, protocol.DEAL_COUNT)
+    assert protocol.opponent_agent("search", SKULL_KING) == "halving:50"
+    assert protocol.opponent_agent("search", KAPERN) == "oracle"
+    assert [x.opponent for x in protocol.lineups(SKULL_KING, (4,), version=2)] == list(protocol.OPPONENTS_V2)
+    with pytest.raises(ValueError, match="no protocol version 1"):
+        protocol.lineups(SKULL_KING, (4,), version=1)
+
+
+def test_an_agent_defined_without_a_file_has_no_hash():
+    """An agent typed at a prompt (``<stdin>``, a notebook cell) plays; its record has no file to hash."""
+    namespace: dict = {}
+    exec(
+        compile("def make(env_id, seed, env):\n    return FirstLegal()\n", "<stdin>", "exec"),
+        {"FirstLegal": FirstLegal},
+        namespace,
+    )
+    document = run_protocol(ProtocolRun(KAPERN, namespace["make"], (2,), 1, 1, ("random",)))
+    assert document["agents"]["candidate"] == {"name": "make", "file": None, "sha256": None, "kind": "python"}

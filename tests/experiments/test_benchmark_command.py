@@ -32,7 +32,12 @@ def no_games(monkeypatch):
         (["--agent", "zzz", "--out", "x"], "--agent 'zzz': no agent 'zzz' for skull_king_v0"),
         (["--players", "9", "--out", "x"], "--players: skull_king_v0 plays 2-6 players, not 9"),
         (["--env-id", "piratenpoker_v0", "--players", "2", "--out", "x"], "plays 3-5 players, not 2"),
-        (["--opponents", "bob", "--out", "x"], "--opponents 'bob' is not a line-up of pirate-bench v2"),
+        (["--opponents", "bob", "--out", "x"], "--opponents 'bob' is not a line-up of pirate-bench v3"),
+        (["--opponents", "mcts", "--out", "x"], "--opponents 'mcts' is not a line-up of pirate-bench v3"),
+        (["--protocol", "v2", "--opponents", "search", "--out", "x"], "is not a line-up of pirate-bench v2"),
+        (["--protocol", "v1", "--out", "x"], "--protocol 'v1': versions v2, v3"),
+        (["--agent", "no_such_pkg.mod:make", "--out", "x"], "--agent 'no_such_pkg.mod:make': cannot import"),
+        (["--agent", "missing/bot.py:make", "--out", "x"], "no file 'bot.py'"),
         (["--deals", "10001", "--out", "x"], "--deals must be at most 10000"),
         (["--deals", "-1", "--out", "x"], "--deals must be at least 0"),
         (["--workers", "100000", "--out", "x"], "--workers 100000: at most"),
@@ -57,7 +62,18 @@ def test_an_output_under_a_file_is_refused(capsys, no_games, tmp_path, flag):
 
 
 def test_a_reduced_run_writes_results(tmp_path, capsys):
-    argv = ["--env-id", "piraten_kapern_v0", "--agent", "heuristic", "--players", "2", "--deals", "3"]
+    argv = [
+        "--env-id",
+        "piraten_kapern_v0",
+        "--agent",
+        "heuristic",
+        "--players",
+        "2",
+        "--deals",
+        "3",
+        "--protocol",
+        "v2",
+    ]
     document = benchmark.main([*argv, "--opponents", "random", "--out", str(tmp_path), "--no-progress"])
     saved = json.loads((tmp_path / "results.json").read_text())
     assert saved == json.loads(json.dumps(document))
@@ -77,3 +93,70 @@ def test_one_deal_writes_strict_json(tmp_path):
     win = saved["lineups"][0]["estimates"]["win"]
     assert win["raw"][1:] == [None, None] and win["variance_ratio"] is None
     assert "[—]" in (tmp_path / "results.md").read_text()
+
+
+AGENT_FILE = """
+import numpy as np
+
+
+class LastLegal:
+    name = "last-legal"
+
+    def reset(self, seed=None):
+        pass
+
+    def act(self, observation, view=None):
+        return int(np.flatnonzero(observation["action_mask"])[-1])
+
+
+def make(env_id, seed, env):
+    return LastLegal()
+
+
+def broken(env_id, seed, env):
+    raise RuntimeError("not today")
+"""
+
+
+def test_a_python_agent_file_runs_through_the_command(tmp_path):
+    """A user's agent in a file: played, named by its file name and hash, its folder never recorded."""
+    import hashlib
+
+    source = tmp_path / "code" / "my_bot.py"
+    source.parent.mkdir()
+    source.write_text(AGENT_FILE)
+    out = tmp_path / "out"
+    argv = ["--env-id", "piraten_kapern_v0", "--agent", f"{source}:make", "--players", "2", "--deals", "2"]
+    document = benchmark.main([*argv, "--opponents", "heuristic", "--out", str(out), "--no-progress"])
+    text = (out / "results.json").read_text()
+    assert str(tmp_path) not in text and str(tmp_path) not in (out / "results.md").read_text()
+    saved = json.loads(text)
+    assert saved["protocol"] == "pirate-bench v3" and saved["candidate"] == "my_bot.py:make"
+    assert saved["agents"]["candidate"] == {
+        "name": "my_bot.py:make",
+        "file": "my_bot.py",
+        "sha256": hashlib.sha256(source.read_bytes()).hexdigest(),
+        "kind": "python",
+    }
+    assert saved["lineups"][0]["games"] == 4 and document["reduced"]["players"] == [2]
+    assert "the first 2 of the published list" in json.dumps(saved["reduced"])
+
+
+def test_a_python_agent_that_fails_to_build_is_refused_in_one_line(tmp_path, capsys, no_games):
+    source = tmp_path / "my_bot.py"
+    source.write_text(AGENT_FILE)
+    message = refused(capsys, benchmark.main, ["--agent", f"{source}:broken", "--out", str(tmp_path / "o")])
+    assert "RuntimeError: not today" in message
+    assert "no callable 'nope'" in refused(capsys, benchmark.main, ["--agent", f"{source}:nope", "--out", "x"])
+
+
+def test_the_web_table_does_not_offer_python_agents(tmp_path):
+    """Only the benchmark command and API load a user's code: the web table refuses such a name."""
+    from experiments.web.sessions import AgentCatalog, RequestError
+
+    catalog = AgentCatalog()
+    source = tmp_path / "my_bot.py"
+    source.write_text(AGENT_FILE)
+    for name in (f"{source}:make", "tests.experiments.test_benchmark_command:refused"):
+        with pytest.raises(RequestError, match="unknown agent"):
+            catalog.build(name, "piraten_kapern_v0", 0, None)

@@ -54,5 +54,6 @@ def test_quick_page_of_the_smallest_variant(tmp_path):
     values = [float(v) for v in re.findall(r"\| (\d+\.\d{4}) \|", page)]
     assert values and all(0.0 <= v <= 2.0 * load_variant(SMALLEST).num_players() for v in values)
     assert "open-spiel" in page and "Seed 1" in page
+    assert "The PPO rows are reproducible only in distribution" in page and "everything but the times" not in page
     assert (tmp_path / "docs" / f"exact_{SMALLEST}.png").stat().st_size > 0
     assert not list(out.parent.glob("*.tmp"))

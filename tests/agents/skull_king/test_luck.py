@@ -123,7 +123,7 @@ def test_rounds_of_games_replays_the_scores():
 def test_corrected_estimate_of_random_line_up_centres_on_chance(players):
     """128 deals: the interval leaves out the noise of the fitted coefficients, so on fewer deals it
     covers less than 95% (4 players, 64 deals: corrected 0.197 [0.160, 0.235], raw 0.232)."""
-    document = run_protocol(ProtocolRun(SKULL_KING, "random", (players,), 128, 1, ("random",)))
+    document = run_protocol(ProtocolRun(SKULL_KING, "random", (players,), 128, 1, ("random",), version=2))
     win = document["lineups"][0]["estimates"]["win"]
     for kind in ("raw", "corrected"):
         _, low, high = win[kind]
@@ -133,7 +133,7 @@ def test_corrected_estimate_of_random_line_up_centres_on_chance(players):
 def test_skull_king_control_variate_narrows_the_random_line_up():
     """Measured on the protocol's first 512 deals (the figures are deterministic): the bids'
     luck cuts the variance of random against three random opponents by more than a sixth."""
-    document = run_protocol(ProtocolRun(SKULL_KING, "random", (4,), 512, 1, ("random",)))
+    document = run_protocol(ProtocolRun(SKULL_KING, "random", (4,), 512, 1, ("random",), version=2))
     win = document["lineups"][0]["estimates"]["win"]
     assert win["variance_ratio"] >= 1.15, win
 

@@ -1,0 +1,117 @@
+"""Per-deal variance and CPU cost of benchmark line-ups: the measurements behind pirate-bench v3's deal counts.
+
+    python benchmarks/bench_protocol_variance.py --env-ids skull_king_v0 --opponents random heuristic halving:50 \
+        --deals 64 --out runs/variance.json
+
+For each game, table size and opponent, the reference network (the protocol's ``ppo`` opponent) plays
+the first ``--deals`` published deals in duplicate rotation (`agents.benchmark.run.play_chunk`) against
+``n - 1`` copies of the opponent. Printed and written per line-up: the variance over deals of the
+candidate's win share averaged over a deal's rotations, the deals a normal 95% interval of half-width
+``--width`` needs at that variance, and the CPU seconds per game (this process only; one worker;
+one deal is played first, untimed, so that numba's compilation is not counted).
+
+    python benchmarks/bench_protocol_variance.py --tables runs/variance.json [more.json ...]
+
+prints, from saved measurements, the markdown table of v3's deals per line-up
+(`agents.benchmark.design.deals_for`) and of each line-up's CPU cost for one network candidate
+(the measured CPU seconds per game times the games a full run plays), per game and in all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+
+import pirate_envs
+from agents.benchmark.protocol import Lineup, deal_states, opponent_agent, table_sizes
+from agents.benchmark.run import play_chunk
+from agents.evaluation.stats import Z95
+from agents.policy.blas import one_blas_thread
+
+
+def measure(env_id: str, players: int, opponent: str, deals: int, width: float) -> dict:
+    """One line-up's per-deal variance, the deals it needs for ``width`` and its CPU seconds per game."""
+    candidate = opponent_agent("ppo", env_id)
+    play_chunk(Lineup(env_id, players, opponent, 1), candidate, deal_states(1), 0)  # compile first, untimed
+    tick = time.process_time()
+    played = play_chunk(Lineup(env_id, players, opponent, deals), candidate, deal_states(deals), 0)
+    seconds = time.process_time() - tick
+    games = len(played.truncated)
+    share = played.shares[np.arange(games), played.candidate_seat].reshape(deals, players).mean(axis=1)
+    variance = float(share.var(ddof=1))
+    return {
+        "env_id": env_id,
+        "players": players,
+        "opponent": opponent,
+        "pilot_deals": deals,
+        "win_rate": float(share.mean()),
+        "deal_variance": variance,
+        "deals_needed": math.ceil((Z95 / width) ** 2 * variance),
+        "cpu_seconds_per_game": seconds / games,
+    }
+
+
+#: The pilot's opponent names of each protocol line-up (``search``: either search).
+PILOT_NAMES = {"halving:50": "search", "oracle": "search"}
+
+
+def tables(paths: list[str]) -> str:
+    """The deals and cost tables of v3 from saved measurements (see the module docstring)."""
+    from agents.benchmark.design import deals_for
+
+    rows = [row for path in paths for row in json.loads(Path(path).read_text())]
+    lines = [
+        "| game | players | line-up | measured variance | deals | CPU-s a game | CPU-s of the line-up |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    totals: dict[str, float] = {}
+    for row in rows:
+        opponent = PILOT_NAMES.get(row["opponent"], row["opponent"])
+        deals = deals_for(row["env_id"], row["players"], opponent)
+        cost = deals * row["players"] * row["cpu_seconds_per_game"]
+        totals[row["env_id"]] = totals.get(row["env_id"], 0.0) + cost
+        lines.append(
+            f"| {row['env_id']} | {row['players']} | {opponent} | {row['deal_variance']:.4f} | {deals} "
+            f"| {row['cpu_seconds_per_game']:.4f} | {cost:.0f} |"
+        )
+    lines += ["", "| game | CPU-s of a full run (measured line-ups) | CPU-hours |", "|---|---|---|"]
+    lines += [f"| {env_id} | {total:.0f} | {total / 3600:.2f} |" for env_id, total in totals.items()]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--env-ids", nargs="+", default=list(pirate_envs.ENV_IDS))
+    parser.add_argument("--opponents", nargs="+", default=["random", "heuristic", "ppo"])
+    parser.add_argument("--deals", type=int, default=64)
+    parser.add_argument("--width", type=float, default=0.03)
+    parser.add_argument("--out", default=None)
+    parser.add_argument("--tables", nargs="+", default=None, help="print the tables of saved measurements")
+    args = parser.parse_args()
+    if args.tables:
+        print(tables(args.tables))
+        return
+    rows = []
+    with one_blas_thread():
+        for env_id in args.env_ids:
+            for players in table_sizes(env_id, opponent_agent("ppo", env_id)):
+                for opponent in args.opponents:
+                    try:
+                        row = measure(env_id, players, opponent, args.deals, args.width)
+                    except ValueError as error:  # an opponent that does not play this game or size
+                        print(f"{env_id} {players}p {opponent}: skipped ({error})", flush=True)
+                        continue
+                    rows.append(row)
+                    print(json.dumps(row), flush=True)
+                    if args.out:
+                        with open(args.out, "w") as handle:
+                            json.dump(rows, handle, indent=1)
+
+
+if __name__ == "__main__":
+    main()
