@@ -108,6 +108,7 @@ DEFAULT_MAX_GAME_LENGTH: dict[str, int] = {
     "piraten_kapern_v0": 100_000,
     "piratenpoker_v0": 100_000,
     "lucky_pirate_v0": 100_000,
+    "lucky_pirate_v1": 100_000,
 }
 
 #: Default ``score_bound`` (``returns="score"``) of the games without a computed one.
@@ -159,7 +160,7 @@ def _score_bound(env_id: str, config: Any) -> int:
         n, hands = config.num_players, config.num_hands
         # hand k: at most 20 k for the bid plus, per trick, +50 (Mermaid) or +30 per other seat's Pirate
         return sum(20 * k + k * max(50, 30 * (n - 1)) for k in range(1, hands + 1))
-    if env_id == "lucky_pirate_v0":
+    if env_id in ("lucky_pirate_v0", "lucky_pirate_v1"):
         return config.wins_to_win
     return DEFAULT_SCORE_BOUND[env_id]
 
@@ -464,6 +465,7 @@ EXPLICIT_CHANCE: dict[str, Callable[[Any], ExplicitRules]] = {
     "piraten_kapern_v0": _kapern_rules,
     "piratenpoker_v0": _piratenpoker_rules,
     "lucky_pirate_v0": _lucky_pirate_rules,
+    "lucky_pirate_v1": _lucky_pirate_rules,
 }
 
 
