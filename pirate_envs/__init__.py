@@ -24,14 +24,15 @@ from pettingzoo import AECEnv
 from pirate_envs.core.errors import check_bool
 from pirate_envs.core.spec import GameSpec
 from pirate_envs.lucky_pirate.spec import SPEC as LUCKY_PIRATE
+from pirate_envs.lucky_pirate.spec import SPEC_V1 as LUCKY_PIRATE_V1
 from pirate_envs.piraten_kapern.spec import SPEC as PIRATEN_KAPERN
 from pirate_envs.piratenpoker.spec import SPEC as PIRATENPOKER
 from pirate_envs.skull_king.spec import SPEC as SKULL_KING
 
 __version__ = "0.3.0"
 
-#: Every game, declared once in its own ``spec.py``: the one list a new game joins.
-GAME_SPECS: tuple[GameSpec, ...] = (PIRATEN_KAPERN, SKULL_KING, PIRATENPOKER, LUCKY_PIRATE)
+#: Every game version, declared once in its game's ``spec.py``: the one list a new game or version joins.
+GAME_SPECS: tuple[GameSpec, ...] = (PIRATEN_KAPERN, SKULL_KING, PIRATENPOKER, LUCKY_PIRATE, LUCKY_PIRATE_V1)
 
 #: The registered environment ids.
 ENV_IDS: tuple[str, ...] = tuple(spec.env_id for spec in GAME_SPECS)

@@ -17,6 +17,14 @@ __all__ = ["assert_replays_with_agent", "one_table_agent_file", "pettingzoo_api_
 
 
 
+def skip_without_shipped_agent(env_id: str) -> None:
+    """Skip the test when no agent is shipped for ``env_id`` (``ppo:<env_id>`` would not load)."""
+    from agents.policy.agent import shipped_checkpoints
+
+    if env_id not in shipped_checkpoints():
+        pytest.skip(f"no shipped agent for {env_id}")
+
+
 def refused(capsys, main: Callable[[list[str]], Any], argv: list[str]) -> str:
     """The one error line with which the command ``main`` refuses ``argv`` (exit status 2, no traceback);
     what was printed before the call is dropped."""

@@ -21,6 +21,7 @@ SMALL = {
     "skull_king_v0": {"num_players": 3, "num_hands": 2},
     "piratenpoker_v0": {"num_players": 3},
     "lucky_pirate_v0": {"num_players": 2},
+    "lucky_pirate_v1": {"num_players": 2},
 }
 
 

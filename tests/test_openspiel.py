@@ -26,6 +26,7 @@ SHORT = {
     "skull_king_v0": {"num_hands": 3},
     "piratenpoker_v0": {"max_games": 1},
     "lucky_pirate_v0": {"max_turns": 60},
+    "lucky_pirate_v1": {"max_turns": 60},
 }
 
 

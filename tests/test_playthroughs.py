@@ -17,8 +17,8 @@ from pirate_envs.playthroughs import difference, expected_files, main, read_head
 
 DIRECTORY = Path(__file__).resolve().parent / "playthroughs"
 FILES = expected_files(DIRECTORY)
-#: The files together stay small (bytes).
-MAX_TOTAL_SIZE = 3_000_000
+#: The files together stay small (bytes; Lucky Pirate's second version adds about 1.9 MB).
+MAX_TOTAL_SIZE = 4_500_000
 
 
 def test_every_env_id_and_table_size_has_exactly_one_file():

@@ -503,7 +503,7 @@ RULES_FILE = Path(__file__).parent / "static" / "rules.json"
 
 def rules_summary(env_id: str) -> list[str]:
     """The rules section of ``env_id``'s module docstring as paragraphs (a bullet starts with ``* ``)."""
-    module = importlib.import_module(f"pirate_envs.{env_id.removesuffix('_v0')}.env")
+    module = importlib.import_module(f"pirate_envs.{re.sub(r'_v[0-9]+$', '', env_id)}.env")  # versions share it
     lines = (module.__doc__ or "").splitlines()
     start = next(i for i, line in enumerate(lines) if line.strip().lower().startswith("rules"))
     end = next(i for i in range(start + 2, len(lines)) if re.fullmatch(r"[-=]{3,}", lines[i].strip() or "x")) - 1

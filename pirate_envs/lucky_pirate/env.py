@@ -229,6 +229,13 @@ option ``first_mate_only_on_captain``); the empty-pile options act on an empty p
 tournaments set truncated games aside and go on.
 v0, observation options: ``observe_known`` (off by default, so the default observation is as
 before) appends the piece ``known``; ``observe_pile`` (off by default) appends ``pile_cards``.
+v1 (``lucky_pirate_v1``, `pirate_envs.lucky_pirate.v1`): the same game; ``observe_known`` and
+``observe_pile`` are on by default (for 4 players 286 floats: the table above, then ``known`` at
+201-268 and ``pile_cards`` at 269-285), and the env has action features
+(``env.unwrapped.action_features``, 42 per action: block, kind, count, special, run kind, the value
+it sets on the pile and its effect there: keeps the value, restricts, frees, clears, copies the
+card below, reverses, skips; a blind down card's slot; see `pirate_envs.lucky_pirate.actions`),
+so the training commands score actions with the feature action head. Version 0 is unchanged.
 """
 
 from __future__ import annotations

@@ -1,4 +1,10 @@
-"""Lucky Pirate's declaration (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend."""
+"""Lucky Pirate's declarations (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend.
+
+`SPEC` declares version 0, `SPEC_V1` version 1 (`pirate_envs.lucky_pirate.v1`): the same game with
+its own ids, entry module and config.
+"""
+
+import dataclasses
 
 from pirate_envs.core.spec import GameSpec, UserOption
 from pirate_envs.lucky_pirate.cards import MAX_UP_DOWN, NUMBER_CARDS, SPECIAL_KINDS
@@ -33,4 +39,12 @@ SPEC = GameSpec(
         UserOption("specials", low=0, high=len(SPECIAL_KINDS), on_page=False),
         UserOption("up_down_cards", low=0, high=MAX_UP_DOWN, on_page=False),
     ),
+)
+
+SPEC_V1 = dataclasses.replace(
+    SPEC,
+    env_id="lucky_pirate_v1",
+    gym_id="pirate_envs/LuckyPirate-v1",
+    entry_module="pirate_envs.lucky_pirate_v1",
+    config="pirate_envs.lucky_pirate.v1:ConfigV1",
 )

@@ -13,11 +13,13 @@ from agents.registry import make_agent
 from pirate_envs.piraten_kapern.actions import STOP
 from pirate_envs.piraten_kapern.rules import score_counts
 from tests.agents.search.test_ismcts import other_true_state, position_with_choice, resampler_is_canonical
+from tests.helpers import skip_without_shipped_agent
 
 KAPERN = "piraten_kapern_v0"
 
 
 def test_network_probabilities_are_the_policy_agents_own_distribution(env_id):
+    skip_without_shipped_agent(env_id)
     env = position_with_choice(env_id, seed=3, skip=4)
     seat = env.game.current_player
     obs, view = env.observe(env.possible_agents[seat]), env.game.view(seat)
@@ -97,6 +99,8 @@ def test_the_oracles_move_values_are_its_expected_points():
 
 @pytest.mark.parametrize("name", ["heuristic", "ppo", "mcts:30"])
 def test_answer_is_the_same_when_the_hidden_cards_are_redrawn(env_id, name):
+    if name == "ppo":
+        skip_without_shipped_agent(env_id)
     name = f"ppo:{env_id}" if name == "ppo" else name
     env = position_with_choice(env_id, seed=21, skip=5)
     seat = env.game.current_player

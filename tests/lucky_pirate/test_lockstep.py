@@ -36,7 +36,8 @@ class EventCounter:
     """``check_lockstep``'s ``on_step``: counts, per row, what the reference envs went through.
 
     Counted: ``steps``, ``lay_up``, ``down`` (blind down cards), ``games won`` (also inside
-    tournaments), ``set aside: <reason>``, ``truncated: <reason>``.
+    tournaments), ``set aside: <reason>``, ``truncated: <reason>``, ``known`` (steps after which
+    some hand holds publicly known cards).
     """
 
     def __init__(self) -> None:
@@ -51,6 +52,7 @@ class EventCounter:
             self.counts["steps"] += 1
             self.counts["lay_up"] += action >= LAY_UP_OFFSET
             self.counts["down"] += DOWN_OFFSET <= action < PICK_UP
+            self.counts["known"] += bool(game.known.any())
             self.counts["games won"] += wins - before_wins
             for reason in game.set_aside_games[before_aside:]:
                 self.counts[f"set aside: {reason}"] += 1
@@ -64,13 +66,13 @@ def uniform_actions(venv: vector.VectorEnv, rng: np.random.Generator) -> np.ndar
     return vector.random_legal_actions(venv.action_mask, rng)
 
 
-def play_lockstep(num_envs: int, episodes: int, seed: int, **env_kwargs: Any) -> Counter:
+def play_lockstep(num_envs: int, episodes: int, seed: int, env_id: str = ENV_ID, **env_kwargs: Any) -> Counter:
     """``check_lockstep`` until at least ``episodes`` episodes ended; the counts of what was seen.
 
     Counted: ``episodes``, ``won`` (terminated), ``engine_checks`` and those of `EventCounter`.
     """
     counter = EventCounter()
-    report = check_lockstep(ENV_ID, num_envs, seed=seed, games=episodes, policy=uniform_actions, on_step=counter,
+    report = check_lockstep(env_id, num_envs, seed=seed, games=episodes, policy=uniform_actions, on_step=counter,
                             **env_kwargs)  # fmt: skip
     return counter.counts + Counter(episodes=report.games, won=report.terminated, engine_checks=report.engine_checks)
 
@@ -147,6 +149,13 @@ def test_lockstep_observe_pile(table_layout: str, observe_known: bool) -> None:
         6, 8, seed=71, num_players=4, observe_pile=True, observe_known=observe_known, table_layout=table_layout
     )
     assert counts["won"] > 0
+
+
+@pytest.mark.parametrize(("table_layout", "num_players"), [("seated", 4), ("max", 3)])
+def test_lockstep_version_1(table_layout: str, num_players: int) -> None:
+    """``lucky_pirate_v1``: its observation (``known`` and ``pile_cards`` on by default) in both layouts."""
+    counts = play_lockstep(6, 8, seed=81, env_id="lucky_pirate_v1", num_players=num_players, table_layout=table_layout)
+    assert counts["known"] > 0 and counts["won"] > 0
 
 
 def test_pile_tables_are_the_reference_rules() -> None:

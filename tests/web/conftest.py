@@ -48,6 +48,7 @@ SHORT = {
     "piraten_kapern_v0": {"target_score": 1000},
     "piratenpoker_v0": {"loot_fronts": [5, 8]},
     "lucky_pirate_v0": {},
+    "lucky_pirate_v1": {},
 }
 
 

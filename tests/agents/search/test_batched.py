@@ -19,7 +19,7 @@ from tests.agents.search.test_ismcts import (
 )
 
 #: The games whose batched engine loads engines (the others fall back to one rollout at a time).
-LOADABLE = ("skull_king_v0", "piraten_kapern_v0", "lucky_pirate_v0", "piratenpoker_v0")
+LOADABLE = ("skull_king_v0", "piraten_kapern_v0", "lucky_pirate_v0", "lucky_pirate_v1", "piratenpoker_v0")
 
 
 def test_plays_whole_games_legally(env_id):

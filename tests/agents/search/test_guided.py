@@ -27,6 +27,7 @@ from tests.agents.search.test_ismcts import (
     position_with_choice,
     resampler_is_canonical,
 )
+from tests.helpers import skip_without_shipped_agent
 
 
 def observe(env):
@@ -96,6 +97,7 @@ def test_guided_search_needs_its_env():
 @pytest.mark.parametrize("kind", ["mcts", "gumbel"])
 def test_guided_search_plays_whole_games_at_tiny_budgets(env_id, kind):
     """8 iterations a move, the shipped network's priors, against heuristics: a whole legal game (env.step checks)."""
+    skip_without_shipped_agent(env_id)
     n = PLAYERS[env_id]
     env = pirate_envs.make(env_id, raw=True, num_players=n)
     search = make_agent(f"{kind}:8:ppo:{env_id}", env_id, seed=1, env=env)
@@ -213,6 +215,7 @@ def moves_in(name: str, env_id: str, envs, seed: int) -> list[int]:
 @pytest.mark.parametrize("name", ["mcts:30:ppo:{}", "gumbel:16:ppo:{}"])
 def test_guided_search_is_honest(env_id, name):
     """Two games that look the same to the seat (other hidden cards, other dice to come): the same move."""
+    skip_without_shipped_agent(env_id)
     env = position_with_choice(env_id, seed=23, skip=5)
     seat = env.game.current_player
     twin = other_true_state(env, seat, seed=99)
