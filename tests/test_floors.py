@@ -145,7 +145,7 @@ import pirate_envs
 import pirate_envs.vector
 
 GYMNASIUM_IDS = ["pirate_envs/PiratenKapern-v0", "pirate_envs/SkullKing-v0", "pirate_envs/Piratenpoker-v0",
-                 "pirate_envs/LuckyPirate-v0"]
+                 "pirate_envs/LuckyPirate-v0", "pirate_envs/LuckyPirate-v1"]
 rng = np.random.default_rng(0)
 for env_id in pirate_envs.ENV_IDS:
     env = pirate_envs.make(env_id)
