@@ -11,6 +11,7 @@ import gymnasium
 import numpy as np
 import pytest
 
+import agents  # noqa: F401  (registers the Gymnasium ids)
 import pirate_envs
 
 ROOT = Path(__file__).resolve().parents[1]

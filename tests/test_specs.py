@@ -29,6 +29,8 @@ def test_the_specs_are_the_registry():
     assert tuple(SPECS) == pirate_envs.ENV_IDS
     assert len({spec.gym_id for spec in SPECS.values()}) == len(SPECS)
     assert {spec.gym_id: spec.env_id for spec in SPECS.values()} == pirate_envs.GYMNASIUM_IDS
+    import agents  # noqa: F401  (the agents floor registers the Gymnasium ids)
+
     for spec in SPECS.values():
         assert pirate_envs.game_spec(spec.env_id) is spec
         assert spec.gym_id in gymnasium.registry

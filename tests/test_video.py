@@ -7,6 +7,7 @@ import gymnasium
 import numpy as np
 import pytest
 
+import agents  # noqa: F401  (registers the Gymnasium ids)
 import pirate_envs
 
 pytest.importorskip("PIL")
