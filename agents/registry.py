@@ -4,7 +4,7 @@ Names: ``random``; ``heuristic`` (the game's honest heuristic); ``oracle`` (Pira
 exact one-turn dynamic programme); ``ppo:<shipped name or path>`` (a trained
 policy from a data-only agent file, loaded without running code; masked argmax;
 ``ppo:<...>#sample`` samples it; see ``agents.policy.agent`` and ``agents.policy.checkpoint``);
-``dmc:<path>`` (a Deep Monte-Carlo agent file: the legal move of highest Q; see ``agents.dmc.agent``);
+``dmc:<path>`` (a Deep Monte-Carlo agent file: the legal move of highest Q; see ``agents.policy.dmc_file``);
 ``mcts`` / ``mcts:<simulations>`` / ``mcts:<simulations>:random`` (information-set tree search over the
 env's game, heuristic or random rollouts; see ``agents.search.ismcts``); ``mcts[:<simulations>]:batched`` (the
 same search, its rollouts played many at once on the batched engine; see ``agents.search.batched``);
@@ -36,9 +36,9 @@ from typing import Any
 
 import pirate_envs
 from agents.base import Agent, RandomAgent, action_blocks
-from agents.dmc.agent import dmc_source, load_dmc, make_dmc_agent
 from agents.game_agents import game_agent_kinds, game_agent_player_counts, make_game_agent
 from agents.policy.agent import SAMPLE_SUFFIX, load_checkpoint, make_policy_agent, shipped_checkpoints
+from agents.policy.dmc_file import dmc_source, load_dmc, make_dmc_agent
 from agents.search.guided import guided_source, is_guided_name, make_guided_agent
 from agents.search.ismcts import make_search_agent
 

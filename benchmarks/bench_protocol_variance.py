@@ -13,7 +13,7 @@ one deal is played first, untimed, so that numba's compilation is not counted).
     python benchmarks/bench_protocol_variance.py --tables runs/variance.json [more.json ...]
 
 prints, from saved measurements, the markdown table of v3's deals per line-up
-(`agents.benchmark.design.deals_for`) and of each line-up's CPU cost for one network candidate
+(`agents.benchmark.protocol.full_deals`) and of each line-up's CPU cost for one network candidate
 (the measured CPU seconds per game times the games a full run plays), per game and in all.
 """
 
@@ -62,7 +62,7 @@ PILOT_NAMES = {"halving:50": "search", "oracle": "search"}
 
 def tables(paths: list[str]) -> str:
     """The deals and cost tables of v3 from saved measurements (see the module docstring)."""
-    from agents.benchmark.design import deals_for
+    from agents.benchmark.protocol import full_deals
 
     rows = [row for path in paths for row in json.loads(Path(path).read_text())]
     lines = [
@@ -72,7 +72,7 @@ def tables(paths: list[str]) -> str:
     totals: dict[str, float] = {}
     for row in rows:
         opponent = PILOT_NAMES.get(row["opponent"], row["opponent"])
-        deals = deals_for(row["env_id"], row["players"], opponent)
+        deals = full_deals(row["env_id"], row["players"], opponent)
         cost = deals * row["players"] * row["cpu_seconds_per_game"]
         totals[row["env_id"]] = totals.get(row["env_id"], 0.0) + cost
         lines.append(

@@ -137,9 +137,14 @@ def make_batched_agent(name: str, env_id: str, env: Any, num_games: int, seed: i
     if batched_form is not None:
         return resolve(batched_form)(env, num_games, seed)
     if name.startswith(("ppo:", "dmc:")):
-        from agents.registry import make_agent
+        from agents.policy.agent import make_policy_agent
+        from agents.policy.dmc_file import dmc_source, make_dmc_agent
 
-        agent = make_agent(name, env_id, seed=seed, env=env)
+        source = dmc_source(name)
+        if source is None:
+            agent = make_policy_agent(name[len("ppo:") :], env_id, seed=seed, env=env)
+        else:
+            agent = make_dmc_agent(source, env_id, seed=seed, env=env)
         return BatchedPolicyAgent(agent.policy, name=name, deterministic=agent.deterministic, seed=seed)
     raise ValueError(
         f"agent {name!r} has no batched form for {env_id}; batched: random, heuristic, ppo:<...>, dmc:<...>, "

@@ -5,7 +5,7 @@ deals; its normal 95% interval has half-width ``Z95 * sqrt(variance / deals)``. 
 half-width `HALF_WIDTH` (±0.03; `SEARCH_HALF_WIDTH`, ±0.05, against the halving search, whose
 games cost a thousand times more) a line-up plays
 
-    deals = ceil(SAFETY * (Z95 / half_width) ** 2 * variance), within [MIN_DEALS, DEAL_COUNT],
+    deals = ceil(SAFETY * (Z95 / half_width) ** 2 * variance), within [MIN_DEALS, the protocol's DEAL_COUNT],
 
 where ``variance`` is the larger of
 
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import math
 
-from agents.benchmark.protocol import DEAL_COUNT
 from agents.evaluation.stats import Z95
 
 #: The target half-width of a line-up's 95% interval on the win rate, and of the line-ups against the halving
@@ -94,14 +93,13 @@ def deals_needed(variance: float, half_width: float = HALF_WIDTH, safety: float 
     return math.ceil(safety * (Z95 / half_width) ** 2 * variance)
 
 
-def deals_for(env_id: str, players: int, opponent: str) -> int:
-    """The deals of one v3 line-up (``opponent``: ``random``, ``heuristic``, ``search`` or ``ppo``)."""
-    from agents.benchmark.protocol import SEARCH_OPPONENTS
-
+def deals_for(env_id: str, players: int, opponent: str, *, halving: bool, most: int) -> int:
+    """The deals of one v3 line-up (``opponent``: ``random``, ``heuristic``, ``search`` or ``ppo``), at most
+    ``most``; ``halving``: the line-up's search opponent is the halving search (its wider interval)."""
     measured = MEASURED_VARIANCE.get((env_id, players, opponent), 0.0)  # not measured: the bound alone
     variance = max(measured, independent_variance(players))
-    halving = opponent == "search" and SEARCH_OPPONENTS[env_id].startswith("halving")
-    return min(DEAL_COUNT, max(MIN_DEALS, deals_needed(variance, SEARCH_HALF_WIDTH if halving else HALF_WIDTH)))
+    wide = opponent == "search" and halving
+    return min(most, max(MIN_DEALS, deals_needed(variance, SEARCH_HALF_WIDTH if wide else HALF_WIDTH)))
 
 
 __all__ = [

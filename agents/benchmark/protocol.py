@@ -160,7 +160,8 @@ def full_deals(env_id: str, players: int, opponent: str, version: int = VERSION)
     if version == 3:
         from agents.benchmark.design import deals_for
 
-        return deals_for(env_id, players, opponent)
+        halving = SEARCH_OPPONENTS[env_id].startswith("halving")
+        return deals_for(env_id, players, opponent, halving=halving, most=DEAL_COUNT)
     return SEARCH_DEAL_COUNT if opponent == "mcts" else DEAL_COUNT
 
 

@@ -8,7 +8,7 @@ A second learning method beside PPO, for every game, on the batched engine:
   and the Monte-Carlo returns of their decisions;
 * `agents.dmc.learner`: the regression of Q(s, a) onto those returns, and the training loop for
   a budget of learner decisions or CPU seconds;
-* `agents.dmc.agent`: the agent file (the data-only format of `agents.policy.checkpoint`, its
+* `agents.policy.dmc_file`: the agent file (the data-only format of `agents.policy.checkpoint`, its
   ``training.figures`` saying ``algorithm: dmc``) and the ``dmc:<file>`` agents of the registry.
 
 The command is ``python -m experiments.train_dmc``; the guide is ``docs/guides/dmc.md``.

@@ -3,7 +3,7 @@
 `Learner.update` takes the decisions of one `agents.dmc.rollout.Batch` in shuffled minibatches
 (mean squared error between ``Q(s, a)`` and the return, Adam, gradients clipped); `train` alternates
 actors' games and updates until a budget of learner decisions or CPU seconds is spent, then writes
-the agent file (`agents.dmc.agent.save_dmc_agent`).
+the agent file (`agents.policy.dmc_file.save_dmc_agent`).
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ import torch
 from threadpoolctl import threadpool_limits
 
 import pirate_envs
-from agents.dmc.agent import save_dmc_agent
 from agents.dmc.features import QNetwork, action_features
 from agents.dmc.rollout import SELF, Actors, Batch
+from agents.policy.dmc_file import save_dmc_agent
 
 
 class Learner:

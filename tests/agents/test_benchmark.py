@@ -327,7 +327,7 @@ def test_v3_lineups_and_their_deals():
         for lineup in protocol.lineups(env_id, protocol.table_sizes(env_id, "random")):
             assert lineup.opponent in protocol.OPPONENTS
             assert design.MIN_DEALS <= lineup.deals <= protocol.DEAL_COUNT
-            assert lineup.deals == design.deals_for(env_id, lineup.players, lineup.opponent)
+            assert lineup.deals == protocol.full_deals(env_id, lineup.players, lineup.opponent)
             measured = design.MEASURED_VARIANCE.get((env_id, lineup.players, lineup.opponent), 0.0)
             variance = max(measured, design.independent_variance(lineup.players))
             half_width = 1.959964 * (variance / lineup.deals) ** 0.5

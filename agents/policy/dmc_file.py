@@ -1,4 +1,4 @@
-"""DMC agent files and the ``dmc:<file>`` agents.
+"""Deep Monte-Carlo agent files and the ``dmc:<file>`` agents (the agent file format's DMC mark).
 
 A DMC agent is saved in the data-only format of `agents.policy.checkpoint` (``.npz`` arrays and a
 JSON header; loading runs no code): the Q network exported as a plain MLP whose outputs are the Q
