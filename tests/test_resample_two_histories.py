@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 import pirate_envs
-from pirate_envs.core.chance import Chance, as_chance
+from agents.search.ismcts import CanonicalDraws
+from pirate_envs.core.chance import Chance
 from pirate_envs.piratenpoker.cards import DECK_SIZE
 from pirate_envs.piratenpoker.engine import Config, Phase, PiratenpokerEngine
 from pirate_envs.skull_king.cards import NUM_RANKS, NUM_SUIT_CARDS
@@ -26,32 +27,8 @@ from tests.piratenpoker.test_engine import bid
 WORLDS = 200  # seeds per pair of histories
 
 
-class SortedDraws(Chance):
-    """``source``'s draws, with a 1-D input of ``permutation`` or ``shuffle`` sorted first."""
-
-    def __init__(self, source: Chance | np.random.Generator):
-        self.source = as_chance(source)
-
-    def permutation(self, items: Any) -> np.ndarray:
-        if isinstance(items, (list, tuple, np.ndarray)) and np.ndim(items) == 1:
-            items = np.sort(np.asarray(items))
-        return self.source.permutation(items)
-
-    def shuffle(self, items: list) -> None:
-        items.sort()
-        self.source.shuffle(items)
-
-    def integers(self, low: int, high: int | None = None) -> int:
-        return self.source.integers(low, high)
-
-    def roll_dice(self, n: int) -> tuple[int, ...]:
-        return self.source.roll_dice(n)
-
-    def seed_dice(self) -> None:
-        self.source.seed_dice()
-
-    def clone(self) -> SortedDraws:
-        return SortedDraws(self.source.clone())
+#: The search's canonical draws: a 1-D input of ``permutation`` or ``shuffle`` sorted first.
+SortedDraws = CanonicalDraws
 
 
 class PileTop(Chance):
