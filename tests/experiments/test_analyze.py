@@ -19,6 +19,7 @@ TABLES = {
     "skull_king_v0": ["heuristic", "random"],
     "piratenpoker_v0": ["heuristic", "random", "random"],
     "lucky_pirate_v0": ["heuristic", "random"],
+    "lucky_pirate_v1": ["heuristic", "random"],
     "piraten_kapern_v0": ["oracle", "heuristic"],
 }
 
