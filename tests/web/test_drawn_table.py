@@ -121,16 +121,28 @@ def test_cards_carry_names_and_rules_and_the_keyboard_plays_them(server, browser
 
 
 def test_the_opponents_moves_are_played_out_on_the_table_at_the_chosen_pace(server, browser):  # noqa: F811
-    """At a pace other than instant, each agent's move shows on the table (and its seat lights up) before the answer."""
+    """At a pace other than instant, each agent's move shows on the table (and its seat lights up) before the answer.
+
+    The feed is recorded as it changes (a poll every half second could miss a line shown for 450 ms).
+    """
     start(browser, server, "skull_king_v0", 3, 1400)
     Select(browser.find_element(By.ID, "pace")).select_by_value("450")
+    browser.execute_script(
+        """
+        window.feedSeen = [];
+        new MutationObserver(() => {
+          for (const line of document.querySelectorAll("#feed .feed-line")) {
+            window.feedSeen.push([line.textContent, document.querySelectorAll(".seat.acting").length]);
+          }
+        }).observe($("feed"), { childList: true });
+        """
+    )
     before = render_count(browser)
     browser.find_element(By.CSS_SELECTOR, "#moves button.move").click()  # a bid: the agents bid and play after it
-    WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#feed .feed-line"))
-    shown = browser.find_element(By.CSS_SELECTOR, "#feed .feed-line").text
-    assert shown.startswith("player_"), shown
-    assert browser.find_elements(By.CSS_SELECTOR, ".seat.acting")
-    WebDriverWait(browser, 30).until(lambda d: render_count(d) > before)
+    WebDriverWait(browser, 60).until(lambda d: render_count(d) > before)
+    seen = browser.execute_script("return window.feedSeen")
+    assert seen, "no agent's move was played out in the feed"
+    assert all(text.startswith("player_") and acting for text, acting in seen), seen
     assert not browser.find_elements(By.CSS_SELECTOR, "#feed .feed-line")
 
 
