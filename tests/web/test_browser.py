@@ -189,9 +189,9 @@ def write_png(png: bytes, name: str) -> None:
     assert target.read_bytes().startswith(b"\x89PNG")
 
 
-# slow: these one-person whole games click through the drawn table and wait on a render count, which
-# races the states the page now receives by push; they flake on a loaded machine (each passes alone).
-# The default suite plays whole shared tables in test_table_browser.py instead.
+# slow for their time (the drawn-table and browser whole games together take about 90 s at -n 2). They once
+# flaked: a state pushed just as the page finished drawing its queue stayed undrawn; that is mended in app.js
+# and the default suite's whole shared tables (test_table_browser.py) would catch it again.
 @pytest.mark.slow
 @pytest.mark.parametrize("env_id", list(GAMES))
 def test_a_whole_game_in_the_browser(server, browser, env_id):

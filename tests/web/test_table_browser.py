@@ -119,9 +119,6 @@ def hand_names(driver) -> set[str]:
     return {c.get_attribute("title").split(":")[0] for c in driver.find_elements(By.CSS_SELECTOR, "#hand .card")}
 
 
-# slow, and failing in the merged tree as of 2026-11-26: on a clean clone both timed out waiting for the
-# page (selenium TimeoutException) while the other table browser tests passed; to be mended, not ignored.
-@pytest.mark.slow
 def test_two_people_and_two_agents_finish_a_game_from_two_browsers(table_server, browser, second_browser):  # noqa: F811
     url = table_server.url
     open_table(browser, url, "skull_king_v0", ["person", "heuristic", "heuristic"], {"num_hands": "2"})
@@ -184,9 +181,6 @@ def test_a_double_click_plays_once(table_server, browser):  # noqa: F811
     assert not browser.find_element(By.ID, "error").is_displayed()
 
 
-# slow, and failing in the merged tree as of 2026-11-26: on a clean clone both timed out waiting for the
-# page (selenium TimeoutException) while the other table browser tests passed; to be mended, not ignored.
-@pytest.mark.slow
 def test_a_reload_and_a_server_restart_return_to_the_game(tmp_path, browser):  # noqa: F811
     server = TableServer(tmp_path)
     server.start()

@@ -214,27 +214,29 @@ function receive(state) {
   if (!draining) { drain(); }
 }
 
+// Draws the queue in order. The emptiness check and `draining = false` run in one step with no await between:
+// a state received after the last one was drawn either is seen by the loop or finds `draining` false and drains.
 async function drain() {
   draining = true;
   try {
-    await drawQueued();
+    while (queue.length) {
+      // a move's answer may arrive after the pushes that followed it: the states are drawn in the server's order
+      queue.sort((a, b) => a.serial - b.serial);
+      const state = queue.shift();
+      if (session && session.id === state.id && state.serial <= session.serial) { continue; }
+      const pace = Number($("pace").value);
+      const agentMoved = session && session.id === state.id && state.version > session.version &&
+        session.thinking !== null && session.thinking !== undefined;
+      if (!pace && queue.length) { continue; } // instant: only the newest is drawn
+      try {
+        if (agentMoved && pace) { await showAgentMove(session, state, pace); }
+        await render(state);
+      } catch (error) {
+        showError(`could not draw the table: ${error.message}`); // the next state is still drawn
+      }
+    }
   } finally {
     draining = false;
-  }
-}
-
-async function drawQueued() {
-  while (queue.length) {
-    // a move's answer may arrive after the pushes that followed it: the states are drawn in the server's order
-    queue.sort((a, b) => a.serial - b.serial);
-    const state = queue.shift();
-    if (session && session.id === state.id && state.serial <= session.serial) { continue; }
-    const pace = Number($("pace").value);
-    const agentMoved = session && session.id === state.id && state.version > session.version &&
-      session.thinking !== null && session.thinking !== undefined;
-    if (!pace && queue.length) { continue; } // instant: only the newest is drawn
-    if (agentMoved && pace) { await showAgentMove(session, state, pace); }
-    await render(state);
   }
 }
 
