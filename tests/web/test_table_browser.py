@@ -326,3 +326,13 @@ def test_a_finished_table_replays_from_the_lobby_at_the_deal(table_server, brows
     step = WebDriverWait(browser, 20).until(ec.visibility_of_element_located((By.ID, "step")))
     assert step.text.startswith("step 0 of ") and browser.current_url.endswith(f"#replay={tid}")
     assert browser.find_element(By.ID, "play").is_displayed()
+
+
+def test_the_piratenpoker_loot_you_bid_for_is_never_dimmed(table_server, browser):  # noqa: F811
+    """While you bid, the loot on offer is what you decide on: drawn bright, not as a card you cannot play."""
+    open_table(browser, table_server.url, "piratenpoker_v0", ["heuristic", "heuristic"], {"loot_fronts": "5,8"})
+    WebDriverWait(browser, WAIT_S).until(lambda d: settled(d) and page(d, "your_turn"))
+    assert browser.find_elements(By.CSS_SELECTOR, "#hand button.card.legal")  # a bid is being built from the hand
+    offered = browser.find_elements(By.CSS_SELECTOR, ".offer .card:not(.empty-slot)")
+    assert offered, "no loot on offer"
+    assert not [card.get_attribute("title") for card in offered if "dimmed" in card.get_attribute("class")]
