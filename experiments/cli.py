@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pirate_envs
+from pirate_envs.core.spec import GameSpec
 
 T = TypeVar("T")
 P = TypeVar("P")
@@ -223,10 +224,12 @@ def default_players(env_id: str) -> int:
     return pirate_envs.game_spec(env_id).default_players
 
 
-def check_env_id(env_id: str) -> None:
-    """``ValueError`` unless ``env_id`` is a registered id."""
+def check_env_id(env_id: str) -> GameSpec:
+    """The game of ``env_id`` (its `GameSpec`: the handle a command resolves once); ``ValueError`` unless
+    it is a registered id."""
     if env_id not in pirate_envs.ENV_IDS:
         raise ValueError(f"--env-id {env_id!r} is not a game; valid ids: {', '.join(pirate_envs.ENV_IDS)}")
+    return pirate_envs.game_spec(env_id)
 
 
 def check_players(env_id: str, players: int, flag: str = "--num-players") -> None:
@@ -236,43 +239,53 @@ def check_players(env_id: str, players: int, flag: str = "--num-players") -> Non
         raise ValueError(f"{flag}: {env_id} plays {counts[0]}-{counts[-1]} players, not {players}")
 
 
-def check_tables(
-    env_id: str, sizes: Sequence[int], config_of: Callable[[int], dict[str, Any]], env_kwargs: Sequence[str]
-) -> None:
-    """``ValueError`` (one line) unless every table size makes an env, all of one observation size.
+def table_envs(
+    game: GameSpec, sizes: Sequence[int], config_of: Callable[[int], dict[str, Any]], env_kwargs: Sequence[str]
+) -> dict[int, Any]:
+    """The raw env of ``game`` at each table size (built once, for the checks and the plan); ``ValueError``
+    (one line) unless every size makes an env, all of one observation size.
 
     ``config_of(players)``: the env's keyword arguments at that table size; ``env_kwargs``: the
     ``--env-kwargs`` words, named in the errors. One network plays every size only where the
     observation has one size: ``table_layout="max"`` where the sizes differ.
     """
-    observation_sizes = set()
+    counts = game.player_counts
+    envs: dict[int, Any] = {}
     layout = None
     for players in sizes:
-        check_players(env_id, players)
+        if players not in counts:
+            raise ValueError(f"--num-players: {game.env_id} plays {counts[0]}-{counts[-1]} players, not {players}")
         config = config_of(players)
         layout = config.get("table_layout")
         try:
-            env = pirate_envs.make(env_id, raw=True, **config)
+            envs[players] = pirate_envs.make(game.env_id, raw=True, **config)
         except (ValueError, TypeError) as error:
             raise ValueError(f"--env-kwargs {' '.join(env_kwargs)}: {error}") from None
-        observation_sizes.add(env.observation_layout.size)
-    if len(observation_sizes) > 1:
+    if len({env.observation_layout.size for env in envs.values()}) > 1:
         raise ValueError(
             f"--num-players {' '.join(map(str, sizes))} needs one observation size for every table size: "
             f"table_layout={layout!r} is not valid here; use table_layout='max'"
         )
+    return envs
 
 
 def check_agents(
-    names: Sequence[str], env_id: str, players: int, flag: str, env_kwargs: dict[str, Any] | None = None
+    names: Sequence[str],
+    env_id: str,
+    players: int,
+    flag: str,
+    env_kwargs: dict[str, Any] | None = None,
+    env: Any = None,
 ) -> None:
-    """``ValueError`` unless every agent name builds for a ``players``-seat table of ``env_id``.
+    """``ValueError`` unless every agent name builds for a ``players``-seat table of ``env_id`` (``env``: that
+    table's raw env when the caller has built it; else it is built from ``env_kwargs``).
 
     A ``ppo:`` agent is loaded (no code runs) and checked against the table.
     """
     from agents.registry import make_agent
 
-    env = pirate_envs.make(env_id, raw=True, **{**(env_kwargs or {}), "num_players": players})
+    if env is None:
+        env = pirate_envs.make(env_id, raw=True, **{**(env_kwargs or {}), "num_players": players})
     for name in dict.fromkeys(names):
         try:
             make_agent(name, env_id, seed=0, env=env)
@@ -366,9 +379,7 @@ def check_network_size(hidden: Sequence[int], inputs: int, actions: int, flag: s
 
     from agents.policy.checkpoint import MAX_PARAMETERS
 
-    parameters = sum(
-        (a + 1) * b for outputs in (actions, 1) for a, b in itertools.pairwise([inputs, *hidden, outputs])
-    )
+    parameters = sum((a + 1) * b for outputs in (actions, 1) for a, b in itertools.pairwise([inputs, *hidden, outputs]))
     if parameters > MAX_PARAMETERS:
         raise ValueError(
             f"{flag} {' '.join(map(str, hidden))}: {parameters:,} parameters (actor and critic), more than an "

@@ -60,12 +60,12 @@ from experiments.cli import (
     check_fields,
     check_folder,
     check_network_size,
-    check_tables,
     flag_of,
     games_epilog,
     given_flags,
     parse_args,
     parse_env_kwargs,
+    table_envs,
 )
 
 #: The fields a ``--resume`` command line may set (the rest come from the run's ``config.json``).
@@ -155,10 +155,10 @@ def table_sizes(args: ExpertIterationArgs) -> list[int]:
 def plan_of(args: ExpertIterationArgs, command: str | None = None) -> ExpertIterationPlan:
     """The run of checked ``args`` (a command line's or a saved config's); ``ValueError`` (one line) otherwise."""
     check_fields(args)
-    check_env_id(args.env_id)
+    game = check_env_id(args.env_id)
     options = {"table_layout": "max", **parse_env_kwargs(args.env_kwargs, {"num_players": "--players"})}
     sizes = table_sizes(args)
-    check_tables(args.env_id, sizes, lambda players: {**options, "num_players": players}, args.env_kwargs)
+    table_envs(game, sizes, lambda players: {**options, "num_players": players}, args.env_kwargs)
     if not args.out:
         raise ValueError("--out: give the run folder")
     check_folder(args.out, "--out")

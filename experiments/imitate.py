@@ -47,10 +47,10 @@ from experiments.cli import (
     check_env_id,
     check_fields,
     check_output_file,
-    check_tables,
     games_epilog,
     parse_env_kwargs,
     parse_plan,
+    table_envs,
 )
 
 
@@ -98,14 +98,14 @@ def plan_of(args: ImitateArgs, command: str | None = None) -> ImitationPlan:
     ``--env-kwargs`` over ``table_layout="max"``.
     """
     check_fields(args)
-    check_env_id(args.env_id)
+    game = check_env_id(args.env_id)
     options = {"table_layout": "max", **parse_env_kwargs(args.env_kwargs, {"num_players": "--num-players"})}
-    sizes = list(args.num_players) or list(pirate_envs.player_counts(args.env_id))
+    sizes = list(args.num_players) or list(game.player_counts)
     if len(set(sizes)) != len(sizes):
         raise ValueError(f"--num-players {' '.join(map(str, sizes))}: a table size is repeated")
-    check_tables(args.env_id, sizes, lambda players: {**options, "num_players": players}, args.env_kwargs)
-    for players in sizes:
-        check_agents([args.teacher], args.env_id, players, "--teacher", options)
+    tables = table_envs(game, sizes, lambda players: {**options, "num_players": players}, args.env_kwargs)
+    for players, env in tables.items():
+        check_agents([args.teacher], args.env_id, players, "--teacher", env=env)
     if not args.out.endswith(SUFFIX):
         raise ValueError(f"--out {args.out!r} must end in {SUFFIX} (the data-only agent format)")
     check_output_file(args.out, "--out")

@@ -102,13 +102,13 @@ from experiments.cli import (
     check_folder,
     check_names,
     check_network_size,
-    check_tables,
     check_weights,
     flag_of,
     games_epilog,
     given_flags,
-    parse_args,
     parse_env_kwargs,
+    parse_plan,
+    table_envs,
 )
 
 #: ``--env-kwargs`` keys that a flag of this command sets: ``{key: flag}``.
@@ -273,24 +273,20 @@ class TrainArgs:
     progress: bool = field(default=True, metadata={"help": "show a progress bar"})
 
 
-def table_sizes(args: TrainArgs) -> list[int]:
-    """The player counts of ``args`` (``--num-players``, else the game's default)."""
-    return planning.table_sizes(args.env_id, args.num_players)
-
-
-def env_options(args: TrainArgs) -> dict[str, Any]:
-    """The env options of ``args`` but the player count: its ``--env-kwargs`` (checked) and the table layout."""
-    return planning.env_options(parse_env_kwargs(args.env_kwargs, RESERVED_ENV_KWARGS), table_sizes(args))
+def plan_of(args: TrainArgs) -> RunPlan:
+    """The checked plan of a new run of ``args`` (its folder not checked); ``ValueError`` (one line)."""
+    return checked_plan(args, run_folder(args))
 
 
 def env_config(args: TrainArgs, players: int | None = None) -> dict[str, Any]:
     """The env arguments of one table of ``args`` (``players``, default the first size; not the reward mode)."""
-    return {"num_players": players if players is not None else table_sizes(args)[0], **env_options(args)}
+    return plan_of(args).env_config(players)
 
 
 def policy_spec(args: TrainArgs) -> tuple[Any, dict[str, Any]]:
     """The policy class and ``policy_kwargs`` of a new model of ``args``."""
-    return planning.policy_spec(args.env_id, env_config(args), args.net_arch, args.action_features, args.activation)
+    plan = plan_of(args)
+    return plan.policy, dict(plan.policy_kwargs)
 
 
 def command_line(args: TrainArgs) -> str:
@@ -310,36 +306,46 @@ def command_line(args: TrainArgs) -> str:
 
 
 def check_args(args: TrainArgs, given: set[str] | None = None) -> None:
-    """``ValueError`` (one line) for arguments that cannot make a run; runs before any work.
+    """``ValueError`` (one line) for arguments that cannot make a run; runs before any work (`plan_run`)."""
+    plan_run(args, given or set())
 
-    With ``--resume``: the run's ``config.json`` gets the same checks as a command line, and
-    this command line may give only `RESUME_FIELDS`.
+
+def checked_plan(args: TrainArgs, run_dir: Path) -> RunPlan:
+    """The plan of ``args`` (a command line's or a saved config's) once every check passes; ``ValueError``
+    (one line) for settings that cannot make a run.
+
+    The game is resolved once, each table size's env built once and the opponents parsed once (each
+    built once per table size, to check it); the plan carries them on.
     """
-    if args.resume:
-        check_resume(args, given or set())
-    else:
-        check_run(args)
-        check_new_run_folder(args)
-
-
-def check_run(args: TrainArgs) -> None:
-    """``ValueError`` (one line) for settings that cannot make a run (a command line's or a saved config's)."""
     check_fields(args)
-    check_env_id(args.env_id)
-    env_options(args)  # the --env-kwargs words parse and name no key a flag sets
-    sizes = table_sizes(args)
+    game = check_env_id(args.env_id)
+    env_kwargs = parse_env_kwargs(args.env_kwargs, RESERVED_ENV_KWARGS)  # they parse and name no key a flag sets
+    sizes = planning.table_sizes(game, args.num_players)
     check_table_sizes(args, sizes)
-    check_tables(args.env_id, sizes, lambda players: env_config(args, players), args.env_kwargs)
+    options = planning.env_options(env_kwargs, sizes)
+    tables = table_envs(game, sizes, lambda players: {"num_players": players, **options}, args.env_kwargs)
     check_weights(args.opponents, "--opponents")
     check_names(args.eval_opponents, "--eval-opponents")
-    weights = parse_weights(args.opponents)
-    for players in sizes:
-        kwargs = env_config(args, players)
-        check_agents([name for name in weights if name != SELF], args.env_id, players, "--opponents", kwargs)
-        check_agents(args.eval_opponents, args.env_id, players, "--eval-opponents", kwargs)
+    opponents = parse_weights(args.opponents)
+    flags = {name: "--opponents" for name in opponents if name != SELF}
+    for name in args.eval_opponents:
+        flags.setdefault(name, "--eval-opponents")
+    for players, env in tables.items():  # each agent built once per table size
+        for name, flag in flags.items():
+            check_agents([name], game.env_id, players, flag, env=env)
+    stored = dataclasses.replace(args, num_players=sizes[0] if len(sizes) == 1 else sizes)  # as config.json keeps it
+    plan = make_plan(stored, game, tables, options, opponents, run_dir, command_line(stored))
+    check_settings(plan)
+    return plan
+
+
+def check_settings(plan: RunPlan) -> None:
+    """``ValueError`` (one line) for the run's settings that its tables cannot take: the rollout, the
+    network's size, the device, the pipeline, ``--init`` and the engine."""
+    args = plan.args
     if args.num_envs * args.n_steps < 2:
         raise ValueError(f"--num-envs {args.num_envs} x --n-steps {args.n_steps}: a rollout needs at least 2 steps")
-    check_sizes(args, sizes)
+    check_sizes(plan)
     check_device(args.device)
     if args.pipeline_in == "process":
         from agents.ppo.process_pipeline import fork_available
@@ -349,22 +355,21 @@ def check_run(args: TrainArgs) -> None:
         if not fork_available():
             raise ValueError("--pipeline-in process needs the 'fork' start method, which this platform lacks")
     if args.init is not None:
-        check_init(args)
+        check_init(plan)
     if args.engine == "batched":
         from agents.selfplay.batched_vec_env import batched_support
 
-        reason = batched_support(args.env_id, weights)
+        reason = batched_support(args.env_id, dict(plan.opponents))
         if reason is not None:
             raise ValueError(f"--engine batched: {reason}; use --engine single or auto")
 
 
-def check_sizes(args: TrainArgs, sizes: list[int]) -> None:
+def check_sizes(plan: RunPlan) -> None:
     """``ValueError`` (one line) for a network whose agent file could not be saved (over the format's
     parameter cap, actor and critic together) or a rollout larger than this machine's memory."""
-    inputs, actions = 0, 0
-    for players in sizes:
-        env = pirate_envs.make(args.env_id, raw=True, **env_config(args, players))
-        inputs, actions = max(inputs, env.observation_layout.size), max(actions, env.num_actions)
+    args = plan.args
+    inputs = max(env.observation_layout.size for env in plan.tables.values())
+    actions = max(env.num_actions for env in plan.tables.values())
     check_network_size(args.net_arch, inputs, actions)
     # a rollout step keeps the observation (float32), the action mask and a few numbers per env
     rollout = args.num_envs * args.n_steps * (4 * inputs + actions + 64)
@@ -384,35 +389,33 @@ def _physical_memory() -> int | None:
         return None
 
 
-def _options_fix(args: TrainArgs) -> str:
+def _options_fix(plan: RunPlan) -> str:
     """``"; it was trained with --env-kwargs k=v ..."`` when ``--init``'s file names env options this run
     lacks or sets otherwise (the shipped agents: ``table_layout=max``); ``""`` otherwise."""
     from agents.policy.agent import load_checkpoint
 
     try:
-        theirs = load_checkpoint(args.init)[1]["env_kwargs"]  # type: ignore[arg-type]
+        theirs = load_checkpoint(plan.args.init)[1]["env_kwargs"]
     except ValueError:
         return ""
-    ours = env_config(args)
+    ours = plan.env_config()
     differ = {k: v for k, v in theirs.items() if k != "num_players" and ours.get(k) != v}
     if not differ:
         return ""
     return "; it was trained with --env-kwargs " + " ".join(f"{k}={v}" for k, v in differ.items()) + ": pass that"
 
 
-def check_init(args: TrainArgs) -> None:
+def check_init(plan: RunPlan) -> None:
     """``ValueError`` (one line) unless ``--init`` names an agent file this run's network can start from."""
     from agents.policy.agent import load_initial_policy
-    from agents.policy.checkpoint import layout_pieces
 
-    policy_class, _ = policy_spec(args)
-    if policy_class != "MlpPolicy":
+    args = plan.args
+    if plan.policy != "MlpPolicy":
         raise ValueError(f"--init {args.init!r}: this run scores actions from features; add --no-action-features")
-    env = pirate_envs.make(args.env_id, raw=True, **env_config(args))
     try:
-        policy, _ = load_initial_policy(args.init, args.env_id, layout_pieces(env.observation_layout), env.num_actions)  # type: ignore[arg-type]
+        policy, _ = load_initial_policy(args.init, args.env_id, plan.observation_pieces, plan.num_actions)
     except ValueError as error:
-        raise ValueError(f"{error}{_options_fix(args)}") from None
+        raise ValueError(f"{error}{_options_fix(plan)}") from None
     hidden = [int(w.shape[1]) for w in policy.weights[:-1]]
     activation = ACTIVATION_FLAGS[args.activation]
     if hidden != list(args.net_arch) or policy.activation != activation:
@@ -429,18 +432,19 @@ def run_folder(args: TrainArgs) -> Path:
     return Path(args.out_dir) / (args.run_name or f"{args.env_id}__s{args.seed}__{time.strftime('%Y%m%d-%H%M%S')}")
 
 
-def check_new_run_folder(args: TrainArgs) -> None:
-    """``ValueError`` unless a new run can be written to its folder (an existing run needs ``--overwrite``)."""
+def check_new_run_folder(args: TrainArgs, run_dir: Path) -> None:
+    """``ValueError`` unless a new run can be written to its folder ``run_dir`` (an existing run needs
+    ``--overwrite``)."""
     if args.run_name is not None and Path(args.run_name).name in ("", ".", ".."):
         raise ValueError(f"--run-name {args.run_name!r}: give a folder name")
-    run_dir = run_folder(args)
     check_folder(run_dir, "--out-dir/--run-name")
     if (run_dir / "config.json").exists() and not args.overwrite:
         raise ValueError(f"run folder {run_dir} exists: pass --resume {run_dir}, --overwrite or another --run-name")
 
 
-def check_resume(args: TrainArgs, given: set[str]) -> None:
-    """``ValueError`` (one line) unless ``args.resume`` is a run this command line can continue."""
+def check_resume_flags(args: TrainArgs, given: set[str]) -> None:
+    """``ValueError`` (one line) unless ``args.resume`` is a run folder and this command line gives only
+    what a resumed run may change."""
     run_dir = Path(args.resume)  # type: ignore[arg-type]
     if not (run_dir / "config.json").is_file():
         raise ValueError(f"--resume {run_dir}: not a run folder (no config.json)")
@@ -451,14 +455,6 @@ def check_resume(args: TrainArgs, given: set[str]) -> None:
             f"{' '.join(other)}: a resumed run keeps the settings of {run_dir / 'config.json'}; "
             f"with --resume give only {allowed}"
         )
-    saved = resumed_args(args, given)
-    try:
-        check_run(saved)
-    except ValueError as error:
-        raise ValueError(f"{run_dir / 'config.json'}: {error}") from None
-    _, reached, _, _ = newest_checkpoint(run_dir)
-    if saved.total_timesteps < reached:
-        raise ValueError(f"--total-timesteps {saved.total_timesteps}: the run already reached {reached} learner steps")
 
 
 def check_table_sizes(args: TrainArgs, sizes: list[int]) -> None:
@@ -498,21 +494,29 @@ def resumed_args(args: TrainArgs, given: set[str]) -> TrainArgs:
     return resumed
 
 
-def stored_form(args: TrainArgs) -> TrainArgs:
-    """``args`` as ``config.json`` keeps them: one table size as an integer, as readers of runs expect."""
-    sizes = table_sizes(args)
-    return dataclasses.replace(args, num_players=sizes[0] if len(sizes) == 1 else sizes)  # type: ignore[arg-type]
-
-
 def plan_run(args: TrainArgs, given: set[str]) -> RunPlan:
-    """The plan of a checked command line: the arguments in force (the saved ones when resuming,
-    in stored form), the run folder, the parsed env options and the command line, derived once."""
-    if args.resume:
-        args, run_dir = resumed_args(args, given), Path(args.resume)
-    else:
+    """The plan of a command line, every check passed: the arguments in force (the saved ones when
+    resuming, checked as a command line is, in stored form), the run folder, and what they derive,
+    worked out once; ``ValueError`` (one line) before any work."""
+    if not args.resume:
+        check_fields(args)
         run_dir = run_folder(args)
-    args = stored_form(args)
-    return make_plan(args, parse_env_kwargs(args.env_kwargs, RESERVED_ENV_KWARGS), run_dir, command_line(args))
+        plan = checked_plan(args, run_dir)
+        check_new_run_folder(args, run_dir)
+        return plan
+    run_dir = Path(args.resume)
+    check_resume_flags(args, given)
+    saved = resumed_args(args, given)  # its own errors name config.json
+    try:
+        plan = checked_plan(saved, run_dir)
+    except ValueError as error:
+        raise ValueError(f"{run_dir / 'config.json'}: {error}") from None
+    _, reached, _, _ = newest_checkpoint(run_dir)
+    if plan.args.total_timesteps < reached:
+        raise ValueError(
+            f"--total-timesteps {plan.args.total_timesteps}: the run already reached {reached} learner steps"
+        )
+    return plan
 
 
 def train(args: TrainArgs, given: set[str] | None = None) -> Path:
@@ -521,18 +525,18 @@ def train(args: TrainArgs, given: set[str] | None = None) -> Path:
     ``given``: the fields set on the command line (a resume keeps the saved ``total_timesteps``
     unless it is given). Raises `KeyboardInterrupt` after saving when Ctrl-C stopped it.
     """
-    check_args(args, given)
     return run_training(plan_run(args, given or set()), EVALUATOR)
 
 
-def unused_workers_note(args: TrainArgs, given: set[str]) -> str | None:
+def unused_workers_note(plan: RunPlan, given: set[str]) -> str | None:
     """The note for a ``--num-workers`` given to a run whose games will all be on the batched engine
     (where it has no effect); ``None`` otherwise."""
+    args = plan.args
     if "num_workers" not in given or args.engine == "single" or args.resume:
         return None
     from agents.selfplay.batched_vec_env import batched_support
 
-    if batched_support(args.env_id, parse_weights(args.opponents)) is not None:
+    if batched_support(args.env_id, dict(plan.opponents)) is not None:
         return None  # auto falls back to the one-game engine, which uses the workers
     return (
         f"train: note: --num-workers {args.num_workers} has no effect: every game runs on the batched engine in "
@@ -542,12 +546,12 @@ def unused_workers_note(args: TrainArgs, given: set[str]) -> str | None:
 
 def main(argv: list[str] | None = None) -> Path:
     given = given_flags(TrainArgs, argv)
-    args = parse_args(TrainArgs, argv, epilog=games_epilog(), check=lambda a: check_args(a, given))
-    note = unused_workers_note(args, given)
+    _, plan = parse_plan(TrainArgs, lambda args: plan_run(args, given), argv, epilog=games_epilog())
+    note = unused_workers_note(plan, given)
     if note is not None:
         print(note, file=sys.stderr, flush=True)
     try:
-        return train(args, given)
+        return run_training(plan, EVALUATOR)
     except KeyboardInterrupt:
         raise SystemExit(INTERRUPTED) from None
 

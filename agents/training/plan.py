@@ -1,10 +1,11 @@
 """`RunPlan`: what a training run needs, derived once from its checked arguments and passed on.
 
-The table sizes and their weights, the env options, the self-play env's keyword arguments, the
-opponent pool, the policy class and its keyword arguments, the env facts an agent file's header
-records, and the command line of the run: each is worked out here, in one place, when the
-command line (or a resumed run's ``config.json``) has been checked; every later step reads the
-plan instead of deriving them again.
+The game (its `GameSpec`, resolved once by the command), one raw env per table size (built once:
+the checks, the policy's action features and the agent file's facts all read these), the table
+sizes and their weights, the env options, the self-play env's keyword arguments, the opponent
+pool, the policy class and its keyword arguments, and the command line of the run: each is worked
+out in one place, when the command line (or a resumed run's ``config.json``) is checked; every
+later step reads the plan instead of deriving them again.
 """
 
 from __future__ import annotations
@@ -15,15 +16,14 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-import pirate_envs
 from agents.policy.checkpoint import layout_pieces
-from agents.selfplay.opponents import parse_weights
+from pirate_envs.core.spec import GameSpec
 
 
-def table_sizes(env_id: str, num_players: int | Sequence[int] | None) -> list[int]:
+def table_sizes(game: GameSpec, num_players: int | Sequence[int] | None) -> list[int]:
     """The player counts of a run (``--num-players``; none: the game's default; a saved config may hold one integer)."""
     if num_players is None or num_players == []:
-        return [pirate_envs.game_spec(env_id).default_players]
+        return [game.default_players]
     return [num_players] if isinstance(num_players, int) else list(num_players)
 
 
@@ -46,20 +46,17 @@ ACTIVATION_FLAGS = {"tanh": "Tanh", "relu": "ReLU"}
 
 
 def policy_spec(
-    env_id: str,
-    env_config: Mapping[str, Any],
-    net_arch: Sequence[int],
-    action_features: bool,
-    activation: str = "tanh",
+    env: Any, net_arch: Sequence[int], action_features: bool, activation: str = "tanh"
 ) -> tuple[Any, dict[str, Any]]:
-    """The policy class and ``policy_kwargs`` of a new model (the feature action head where the game has
-    features; hidden layers with ``activation``, a key of `ACTIVATION_FLAGS`)."""
+    """The policy class and ``policy_kwargs`` of a new model for the raw ``env`` of the run's first table
+    (the feature action head where the game has features; hidden layers with ``activation``, a key of
+    `ACTIVATION_FLAGS`)."""
     kwargs: dict[str, Any] = {"net_arch": list(net_arch)}
     if activation != "tanh":  # SB3's default is Tanh: the default runs' keyword arguments stay as they were
         import torch
 
         kwargs["activation_fn"] = getattr(torch.nn, ACTIVATION_FLAGS[activation])
-    features = pirate_envs.make(env_id, raw=True, **env_config).action_features
+    features = env.action_features
     if not action_features or features is None:
         return "MlpPolicy", kwargs
     from agents.ppo.action_head import FeatureHeadPolicy
@@ -73,9 +70,12 @@ class RunPlan:
 
     ``args`` is the run's argument record as ``config.json`` stores it (the command line's
     ``experiments.train.TrainArgs``, or the saved one when resuming); it is read, never changed.
+    ``game`` is its game; ``tables`` its raw env at each table size (for facts: never stepped).
     """
 
     args: Any
+    game: GameSpec
+    tables: Mapping[int, Any]
     run_dir: Path
     command: str
     table_sizes: tuple[int, ...]
@@ -101,32 +101,47 @@ class RunPlan:
         """The env arguments of one table (``players``, default the first size; not the reward mode)."""
         return {"num_players": players if players is not None else self.table_sizes[0], **self.env_options}
 
+    @property
+    def first_table(self) -> Any:
+        """The raw env of the first table size."""
+        return self.tables[self.table_sizes[0]]
+
     def agent_env_kwargs(self) -> dict[str, Any]:
         """The ``env_kwargs`` of the agent's header: with the player count for one table size; without it
         (``table_layout="max"`` among them) for several."""
         return dict(self.env_options) if self.several_tables else self.env_config()
 
 
-def make_plan(args: Any, env_kwargs: Mapping[str, Any], run_dir: Path, command: str) -> RunPlan:
-    """The plan of a run from its checked arguments (``args``: a ``TrainArgs`` in stored form), its
-    parsed ``--env-kwargs``, its folder and its command line."""
-    sizes = table_sizes(args.env_id, args.num_players)
+def make_plan(
+    args: Any,
+    game: GameSpec,
+    tables: Mapping[int, Any],
+    options: Mapping[str, Any],
+    opponents: Mapping[str, float],
+    run_dir: Path,
+    command: str,
+) -> RunPlan:
+    """The plan of a run from its checked parts: ``args`` (a ``TrainArgs`` in stored form), its game,
+    its raw env per table size (in ``--num-players`` order), its env options (`env_options`), its parsed
+    opponent weights, its folder and its command line."""
+    sizes = list(tables)
     weights = table_weights(sizes, args.player_weights)
-    options = env_options(env_kwargs, sizes)
     first = {"num_players": sizes[0], **options}
     selfplay = first if len(sizes) == 1 else {**options, "player_counts": weights}
-    policy, policy_kwargs = policy_spec(args.env_id, first, args.net_arch, args.action_features, args.activation)
-    env = pirate_envs.make(args.env_id, raw=True, **first)
+    env = tables[sizes[0]]
+    policy, policy_kwargs = policy_spec(env, args.net_arch, args.action_features, args.activation)
     features = env.action_features if policy != "MlpPolicy" else None
     return RunPlan(
         args=args,
+        game=game,
+        tables=MappingProxyType(dict(tables)),
         run_dir=run_dir,
         command=command,
         table_sizes=tuple(sizes),
         table_weights=MappingProxyType(weights),
-        env_options=MappingProxyType(options),
+        env_options=MappingProxyType(dict(options)),
         selfplay_kwargs=MappingProxyType(selfplay),
-        opponents=MappingProxyType(parse_weights(args.opponents)),
+        opponents=MappingProxyType(dict(opponents)),
         policy=policy,
         policy_kwargs=MappingProxyType(policy_kwargs),
         observation_pieces=layout_pieces(env.observation_layout),

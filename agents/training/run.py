@@ -25,7 +25,6 @@ from typing import Any
 
 import numpy as np
 
-import pirate_envs
 from agents.policy.agent import policy_from_sb3
 from agents.policy.checkpoint import (
     MAX_HEADER_BYTES,
@@ -158,7 +157,7 @@ def agent_header(
         for row in history
         if row["timesteps"] == latest
     }
-    score_scale = pirate_envs.make(args.env_id, raw=True, **plan.env_config()).SCORE_SCALE
+    score_scale = plan.first_table.SCORE_SCALE
     return make_header(
         args.env_id,
         plan.agent_env_kwargs(),

@@ -9,14 +9,14 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+import pirate_envs
 from agents.ppo.action_head import FeatureHeadPolicy
-from agents.training.plan import make_plan
-from experiments.train import TrainArgs, command_line
+from experiments import train
+from experiments.train import TrainArgs
 
 
 def plan_of(**fields: object):
-    args = TrainArgs(**fields)  # type: ignore[arg-type]
-    return make_plan(args, {}, Path("runs/x"), command_line(args))
+    return train.checked_plan(TrainArgs(**fields), Path("runs/x"))  # type: ignore[arg-type]
 
 
 def test_one_table_size_plays_that_size_and_records_it():
@@ -49,3 +49,35 @@ def test_a_plan_is_read_only():
         plan.table_sizes = (5,)  # type: ignore[misc]
     with pytest.raises(TypeError):
         plan.selfplay_kwargs["num_players"] = 5  # type: ignore[index]
+
+
+def test_a_command_line_resolves_its_game_and_builds_each_table_and_agent_once(monkeypatch, tmp_path):
+    """Checking and planning a run makes one env per table size and builds each opponent once per size."""
+    import agents.registry
+
+    made: list[str] = []
+    built: list[tuple[str, int]] = []
+    real_make, real_agent = pirate_envs.make, agents.registry.make_agent
+
+    def counting_make(env_id, **kwargs):
+        made.append(env_id)
+        return real_make(env_id, **kwargs)
+
+    def counting_agent(name, env_id, seed=0, env=None, **kwargs):
+        built.append((name, len(env.possible_agents)))
+        return real_agent(name, env_id, seed=seed, env=env, **kwargs)
+
+    monkeypatch.setattr(pirate_envs, "make", counting_make)
+    monkeypatch.setattr(agents.registry, "make_agent", counting_agent)
+    args = TrainArgs(
+        env_id="skull_king_v0",
+        num_players=[2, 3],
+        opponents=["self", "heuristic"],
+        eval_opponents=["heuristic", "random"],
+        out_dir=str(tmp_path),
+        run_name="once",
+    )
+    plan = train.plan_run(args, {"env_id", "num_players", "opponents", "eval_opponents", "out_dir", "run_name"})
+    assert made == ["skull_king_v0", "skull_king_v0"]  # one env per table size, kept in the plan
+    assert sorted(built) == [("heuristic", 2), ("heuristic", 3), ("random", 2), ("random", 3)]
+    assert plan.game is pirate_envs.game_spec("skull_king_v0") and sorted(plan.tables) == [2, 3]

@@ -113,7 +113,8 @@ def test_num_workers_on_the_batched_engine_gets_a_note():
     from experiments.cli import given_flags, parse_args
 
     def note(argv: list[str]) -> str | None:
-        return train.unused_workers_note(parse_args(train.TrainArgs, argv), given_flags(train.TrainArgs, argv))
+        plan = train.plan_of(parse_args(train.TrainArgs, argv))
+        return train.unused_workers_note(plan, given_flags(train.TrainArgs, argv))
 
     assert "--num-workers 2 has no effect" in note(["--num-workers", "2"])
     assert note(["--num-workers", "2", "--engine", "single"]) is None and note([]) is None

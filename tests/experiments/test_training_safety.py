@@ -370,7 +370,7 @@ def saved_run(tmp_path: Path, **changes) -> Path:
 
     run = tmp_path / "saved"
     run.mkdir(exist_ok=True)
-    config = {**dataclasses.asdict(train.stored_form(parse_args(train.TrainArgs, BASE))), **changes}
+    config = {**dataclasses.asdict(train.plan_of(parse_args(train.TrainArgs, BASE)).args), **changes}
     (run / "config.json").write_text(json.dumps(config))
     return run
 
