@@ -116,7 +116,8 @@ def describe(answer: Explanation, top: int = HINT_TOP, rule: str | None = None) 
         meaning = (
             f"The search {answer.agent} tried the moves in {total} playouts and spends most on the best; "
             "the average lead is your lead in points over the best other player where its playouts stop "
-            "(a hand, a turn or the end; in Kapern the lead this turn adds)."
+            "(a hand, a turn or the end; in Kapern the lead this turn adds, and a playout that ends the game "
+            "adds a large bonus to its winner)."
         )
     elif moves and moves[0].expected_points is not None:
         kind = "exact"

@@ -12,7 +12,7 @@ from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from tests.web.test_browser import browser, server  # noqa: F401  (fixtures)
-from tests.web.test_table_browser import WAIT_S, open_table, page, settled, table_server  # noqa: F401
+from tests.web.test_table_browser import WAIT_S, open_table, page, play_one, settled, table_server  # noqa: F401
 
 
 def test_hint_button_shows_the_chosen_agents_moves(server, browser):  # noqa: F811
@@ -34,6 +34,10 @@ def test_hint_button_shows_the_chosen_agents_moves(server, browser):  # noqa: F8
     browser.find_element(By.ID, "hint-button").click()
     wait.until(lambda d: answer.text.startswith("ppo:piraten_kapern_v0 (a trained network) advises: "))
     assert "of the time" in answer.text and "probability" not in answer.text and "not chances of winning" in answer.text
+    version = page(browser, "version")
+    play_one(browser)  # the position the hint was about is left: its answer goes
+    WebDriverWait(browser, WAIT_S).until(lambda d: page(d, "version") != version)
+    assert answer.get_attribute("textContent") == ""
 
 
 def test_a_piratenpoker_hint_counts_the_cards_staged_in_the_bid(table_server, browser):  # noqa: F811

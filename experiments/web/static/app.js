@@ -890,7 +890,7 @@ function renderStandings(state) {
 function renderHint(state) {
   const box = $("hint-box"), picker = $("hint-agent"), answer = $("hint-answer");
   const mine = state.kind === "table" && state.your_turn;
-  if (mine && box.hidden) { answer.textContent = ""; }
+  if (answer.dataset.version !== String(state.version)) { answer.textContent = ""; } // a hint of a position left
   show(box, mine);
   if (picker.dataset.game !== state.env_id) {
     picker.dataset.game = state.env_id;
@@ -900,12 +900,14 @@ function renderHint(state) {
   $("hint-button").onclick = async () => {
     const asked = staged.map((card) => card.choices[0].action).join(",");
     answer.textContent = "thinking...";
+    answer.dataset.version = String(state.version);
     try {
       const query = `agent=${encodeURIComponent(picker.value)}` + (asked ? `&staged=${asked}` : "");
       const data = await api("GET", `/api/tables/${state.id}/hint?${query}`);
       const now = staged.map((card) => card.choices[0].action).join(",");
-      answer.textContent = data.version === session.version && now === asked ? data.text
-        : "the position changed while the hint was computed; ask again";
+      const current = data.version === session.version && now === asked;
+      answer.textContent = current ? data.text : "the position changed while the hint was computed; ask again";
+      answer.dataset.version = String(session.version);
     } catch (error) { answer.textContent = error.message; }
   };
 }
