@@ -17,12 +17,13 @@ value (``7``: your 7, or which 7?), a die count, a seat; then the game's short f
 (``red-13``), dice to re-roll (``reroll 2 parrot 1 sabre``, short ``r 2p 1s``), a Piratenpoker
 card for your bid (``b g5``), a Lucky Pirate set (``2x5``). An input that could mean several
 moves lists them and asks again; a move the rules forbid says why (``you must follow black: you
-hold black-5``). ``hint`` (a command, not a move) shows what an agent makes of your moves
-(`agents.analysis.explain`: the shipped network's probabilities by default; ``hint mcts`` the search's
-visits and values, ``hint oracle`` Kapern's expected points, ``hint heuristic`` its choice),
-computed from your seat's view only. ``q``, the end of the input (Ctrl-D) and Ctrl-C end the game with the
-standings so far (Ctrl-C with exit status 130). ``--reveal`` shows the env's full ansi render
-instead (every seat's cards) and names every move as it is made.
+hold black-5``). ``hint`` (a command, not a move) shows what an agent advises
+(`agents.analysis.hint_text`: its move in words and, for its best three, its figure in words: the
+shipped network's share by default; ``hint mcts`` the search's share and average lead, ``hint oracle``
+Kapern's expected points, ``hint heuristic`` its choice only), computed from your seat's view only.
+``q``, the end of the input (Ctrl-D) and Ctrl-C end the game with the standings so far (Ctrl-C with
+exit status 130). ``--reveal`` shows the env's full ansi render instead (every seat's cards) and
+names every move as it is made.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 import pirate_envs
-from agents.analysis.explain import default_agents, explain, explanation_text
+from agents.analysis.explain import default_agents
+from agents.analysis.hint_text import hint_named
 from agents.registry import make_agent
 from experiments.cli import check_agents, check_env_id, check_players, games_epilog, parse_args
 from pirate_envs.core.events import event_text, record_events
@@ -102,15 +104,15 @@ def ask_move(env: Any, legal: list[int], read: TextIO, write: TextIO) -> int | N
 
 
 def hint_text(env: Any, words: list[str]) -> str:
-    """The answer to ``hint [AGENT]``: the agent's choice and top moves from the seat's view, or one line why not."""
+    """The answer to ``hint [AGENT]``: the agent's advice in words from the seat's view, or one line why not."""
     if len(words) > 1:
         return f"  hint takes one agent name at most, e.g. 'hint heuristic'; got {shorten(' '.join(words), 40)!r}"
     name = words[0] if words else default_agents(env)[-1]
     try:
-        answer = explain(env, name)
+        answer = hint_named(env, name)
     except (ValueError, ImportError) as error:
         return fold(f"  hint {shorten(name, 30)}: {error}", "    ")
-    return textwrap.indent(explanation_text(answer), "  ")
+    return "\n".join(fold(line, "      ") for line in textwrap.indent(answer.text(), "  ").splitlines())
 
 
 def check_args(args: PlayArgs) -> None:

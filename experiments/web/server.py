@@ -8,7 +8,7 @@
 | ``GET /api/sessions/{id}`` | | its state |
 | ``POST /api/sessions/{id}/move`` | ``{action or command, version?}`` | the state after the agents |
 | ``GET /api/sessions/{id}/record`` | | the finished game's record (409 while it runs) |
-| ``GET /api/sessions/{id}/hint?agent=NAME`` | | an agent's top moves for your turn (409 off it; 400: unknown agent) |
+| ``GET /api/sessions/{id}/hint?agent=NAME&staged=A,B`` | | an agent's advice for your turn (409 off it) |
 | ``DELETE /api/sessions/{id}`` | | frees it |
 | ``POST /api/replays`` | a finished game's record | a replay's state and ``id`` |
 | ``POST /api/replays/{id}/goto`` | ``{step: int}`` | the state after that step |
@@ -16,8 +16,13 @@
 A game's state is what its seat may see: the seat's screen, the public event log, the scores
 and the legal moves; ``chosen_seed`` is the seed the person chose, else ``null`` (the server's
 seed stays secret). The seed and the moves are in the record only, given once the game is over.
-A hint (`agents.analysis.explain`: a network's probabilities, the search's visits and values, Kapern's
-oracle's expected points) is computed from the seat's observation and View only.
+A hint (`agents.analysis.hint_text`: the move in words and, for the best three, a network's share, the
+search's share and average lead, Kapern's oracle's expected points, each said in words) is computed
+from the seat's observation and View only, after the seat's ``staged`` moves (Piratenpoker's bid cards
+picked on the page, not sent yet), applied to a copy of the game. It is computed on a copy taken under
+the game's lock, then outside it, in at most `HINT_THREADS` threads of its own (one more: 503 "busy"):
+a slow hint never holds a game or a table, nor the threads of their moves. The answer carries the
+``version`` it was computed for; the page shows it only while that version is on screen.
 
 A bad request gets a 4xx answer ``{"error": message}``; the game goes on. Bodies are JSON only
 (``Content-Type: application/json``, at most `MAX_BODY` bytes, refused as they stream
@@ -59,13 +64,14 @@ import pirate_envs
 from experiments.web.sessions import (
     AgentCatalog,
     GameSession,
+    HintPosition,
     ReplaySession,
     RequestError,
     SessionStore,
     page_options,
 )
 from experiments.web.storage import TableDB
-from experiments.web.table_api import table_routes
+from experiments.web.table_api import staged_moves, table_routes
 from experiments.web.tables import TableHall
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -73,6 +79,8 @@ STATIC_DIR = Path(__file__).parent / "static"
 MAX_BODY = 256 * 1024
 #: Worker threads for game work (moves, agent turns, new games, replays) at once.
 GAME_THREADS = 4
+#: Hints computed at once, in threads of their own (a hint asked while they all run is answered 503).
+HINT_THREADS = 2
 #: Host names every table answers to (and any bound address); see :class:`RequestGuard`.
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 #: Addresses that bind every interface.
@@ -275,6 +283,19 @@ def create_app(
         """Run game work in a worker thread (at most `GAME_THREADS` at once)."""
         return await anyio.to_thread.run_sync(partial(guarded, work), limiter=limiter)
 
+    hint_slots, hint_threads = anyio.CapacityLimiter(HINT_THREADS), anyio.CapacityLimiter(HINT_THREADS)
+
+    async def hint_loop(work: Callable[[], Any]) -> Any:
+        """Compute a hint in a thread of the hints' own (at most `HINT_THREADS`; 503 when they are all busy)."""
+        try:
+            hint_slots.acquire_nowait()
+        except anyio.WouldBlock:
+            raise RequestError(f"{HINT_THREADS} hints are being computed; ask again in a moment", 503) from None
+        try:
+            return await anyio.to_thread.run_sync(partial(guarded, work), limiter=hint_threads)
+        finally:
+            hint_slots.release()
+
     def answer(sid: str, session: Any, action: Callable[[], Any] | None = None) -> JSONResponse:
         """Run ``action`` (if any) on ``session``, then its state."""
         with _held(session):
@@ -344,13 +365,14 @@ def create_app(
         session = sessions.get(request.path_params["sid"])
         if not isinstance(session, GameSession):
             raise RequestError("only games have hints", 404)
-        agent = request.query_params.get("agent")
+        agent, staged = request.query_params.get("agent"), staged_moves(request)
 
-        def work() -> JSONResponse:
+        def snapshot() -> HintPosition:
             with _held(session):
-                return JSONResponse(session.hint(agent))
+                return session.hint_position(None, staged)
 
-        return await off_loop(work)
+        position = await off_loop(snapshot)
+        return await hint_loop(lambda: JSONResponse(position.answer(agent)))
 
     async def delete(request: Request) -> JSONResponse:
         sessions.remove(request.path_params["sid"])
@@ -371,7 +393,7 @@ def create_app(
         Route("/api/replays", new_replay, methods=["POST"]),
         Route("/api/replays/{sid}", show),
         Route("/api/replays/{sid}/goto", move, methods=["POST"]),
-        *table_routes(hall, off_loop, _json_body),
+        *table_routes(hall, off_loop, _json_body, hint_loop),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
 
@@ -393,4 +415,4 @@ def create_app(
     return app
 
 
-__all__ = ["GAME_THREADS", "MAX_BODY", "RequestGuard", "create_app", "is_loopback"]
+__all__ = ["GAME_THREADS", "HINT_THREADS", "MAX_BODY", "RequestGuard", "create_app", "is_loopback"]

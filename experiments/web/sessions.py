@@ -27,6 +27,7 @@ game ends within a few thousand actions; a replayed record holds at most
 
 from __future__ import annotations
 
+import copy
 import importlib
 import json
 import math
@@ -37,11 +38,13 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pirate_envs
-from agents.analysis.explain import default_agents, explain_agent
+from agents.analysis.explain import default_agents
+from agents.analysis.hint_text import hint
 from agents.policy.agent import AGENT_SUFFIXES, load_checkpoint
 from agents.registry import agent_names, make_agent
 from pirate_envs.core.events import event_text, record_events
@@ -60,6 +63,11 @@ HINT_SEED = 0
 #: Most agent moves whose tables one answer carries (`GameSession.state`'s ``agent_moves``): the page plays
 #: out the last ones; earlier ones of a long run of agent moves are only in the event log.
 MAX_AGENT_MOVES = 64
+#: Blocks of moves the page holds before sending them (Piratenpoker's bid cards, one "add" each): a hint
+#: applies them to a copy of the game first (`GameSession.hint_position`). They draw nothing and keep the turn.
+STAGED_BLOCKS = {"add"}
+#: Most staged moves a hint takes (a hand is far smaller).
+MAX_STAGED = 64
 #: Blocks of actions the page offers through a picker instead of one button per action.
 PICKED_BLOCKS = {"reroll"}
 
@@ -222,6 +230,30 @@ def make_env(env_id: Any, num_players: int | None, options: dict[str, Any]) -> A
         raise RequestError(str(error)) from None
     record_events(env.game)
     return env
+
+
+@dataclass
+class HintPosition:
+    """A copy of the position a hint is about (`GameSession.hint_position`): computed on without the game's lock.
+
+    ``version`` is the game's version the copy was taken at and ``staged`` the seat's moves applied to
+    the copy; both come back with the answer, so a page can tell a hint of a position it left.
+    """
+
+    env: Any
+    env_id: str
+    catalog: AgentCatalog
+    seat: int
+    version: int
+    staged: list[int]
+
+    def answer(self, agent: Any) -> dict[str, Any]:
+        """What the agent ``agent`` (a catalog name; ``None``: the shipped network, else the heuristic) advises,
+        from the seat's view only: `agents.analysis.hint_text.Hint.to_dict` with ``version`` and ``staged``.
+        `RequestError` 400 for an agent not listed."""
+        name = default_agents(self.env)[-1] if agent is None else agent
+        built = self.catalog.build(name, self.env_id, HINT_SEED, self.env)
+        return {**hint(self.env, built, name, seed=HINT_SEED).to_dict(), "version": self.version, "staged": self.staged}
 
 
 class GameSession:
@@ -396,20 +428,36 @@ class GameSession:
             action = typed_move(self.text, command, view, legal)
         self._step(action)
 
-    def hint(self, agent: Any, seat: int | None = None) -> dict[str, Any]:
-        """What the agent ``agent`` (a catalog name; ``None``: the shipped network, else the heuristic) makes of
-        the moves of ``seat`` (default: the person's): ``{"agent", "moves": [{"action", "label", "probability",
-        "visits", "value", "expected_points"}, ...]}`` (`agents.analysis.explain`), from that seat's view only.
+    def hint(self, agent: Any, seat: int | None = None, staged: Any = ()) -> dict[str, Any]:
+        """What the agent ``agent`` advises ``seat`` (default: the person's) after its ``staged`` moves: the
+        `hint_position` and its `HintPosition.answer`, in one go (a warm-up, a test)."""
+        return self.hint_position(seat, staged).answer(agent)
 
-        `RequestError` 409 when it is not that seat's turn, 400 for an agent not listed.
+    def hint_position(self, seat: int | None = None, staged: Any = ()) -> HintPosition:
+        """A copy of the position a hint of ``seat`` (default: the person's) is about, quick to take under the
+        session's lock: the game now, with the seat's ``staged`` moves applied to the copy only.
+
+        ``staged``: the moves the page holds before sending them (Piratenpoker's bid cards, see
+        `STAGED_BLOCKS`), so the hint is about the position the person sees. Each must be legal in turn,
+        of a staged block, and leave the seat on turn. `RequestError` 409 when it is not that seat's
+        turn, 400 for bad staged moves; the game itself is never changed.
         """
         seat = self.seat if seat is None else seat
         game = self.env.game
         if game.done or game.current_player != seat:
             raise RequestError("a hint is for your turn; it is not your turn", status=409)
-        name = default_agents(self.env)[-1] if agent is None else agent
-        built = self.catalog.build(name, self.env_id, HINT_SEED, self.env)
-        return explain_agent(self.env, built, name, seed=HINT_SEED).to_dict()
+        if not isinstance(staged, (list, tuple)) or len(staged) > MAX_STAGED or not all(_is_int(a) for a in staged):
+            raise RequestError(f"staged must be a list of at most {MAX_STAGED} actions")
+        env = copy.deepcopy(self.env)
+        blocks = env.actions.blocks
+        for action in staged:
+            block = next((b.name for b in blocks if 0 <= action < env.num_actions and action in b), None)
+            if block not in STAGED_BLOCKS or not env.is_legal(action):
+                raise RequestError(f"staged action {action} is not a card you may add to your bid now")
+            env.step(action)
+            if env.game.done or env.game.current_player != seat:  # never: adding a card keeps the turn
+                raise RequestError(f"staged action {action} ends your turn; a hint is for your turn")
+        return HintPosition(env, self.env_id, self.catalog, seat, self.version, list(staged))
 
     def players(self, seat: int | None) -> list[str]:
         """Who sits where, as ``seat`` sees it: ``you``, a person's name or an agent's."""
@@ -741,6 +789,7 @@ __all__ = [
     "MAX_RECORD_ACTIONS",
     "AgentCatalog",
     "GameSession",
+    "HintPosition",
     "ReplaySession",
     "RequestError",
     "SessionStore",

@@ -14,8 +14,16 @@ new table: per seat ``"you"`` (the host, once), ``"person"`` (an invite) or an a
 | ``POST /api/tables/{id}/start`` | ``{}`` | the host starts: agents take the seats nobody took |
 | ``GET /api/tables/{id}/invites`` | | the host's: per invited seat its token |
 | ``POST /api/tables/{id}/move`` | ``{action or command, version}`` | the seat's state after the move |
-| ``GET /api/tables/{id}/hint?agent=NAME`` | | an agent's top moves for the seat's turn |
+| ``GET /api/tables/{id}/hint?agent=NAME&staged=A,B`` | | an agent's advice for the seat's turn, ``version`` |
 | ``GET /api/tables/{id}/record`` | | the finished game's record (409 while it runs) |
+
+A hint is computed on a copy of the game taken under the table's lock (a few milliseconds), with the
+seat's ``staged`` moves applied to the copy (Piratenpoker's bid cards picked on the page, not sent
+yet: the hint is about the position the person sees), then outside the lock in the hints' own
+threads (``hint_loop``: bounded; 503 when busy). So a slow hint (a search on a cold cache) holds
+neither the table nor the threads of anyone's moves. The position may change meanwhile: the
+answer carries the ``version`` (and ``staged``) it was computed for, and the page shows it only
+while that version is on screen.
 """
 
 from __future__ import annotations
@@ -33,6 +41,8 @@ from starlette.routing import Route
 from experiments.web.sessions import RequestError
 from experiments.web.tables import Table, TableHall
 
+#: Longest ``staged`` query of a hint (action numbers separated by commas).
+MAX_STAGED_TEXT = 400
 #: Seconds between the stream's keep-alive comments.
 KEEP_ALIVE_S = 15.0
 TOKEN_HEADER = "x-seat-token"
@@ -46,6 +56,14 @@ def _token(request: Request) -> str | None:
     return token or None
 
 
+def staged_moves(request: Request) -> list[int]:
+    """The request's ``staged`` moves (query ``staged=A,B``: integers separated by commas; none when absent)."""
+    text = request.query_params.get("staged", "")
+    if len(text) > MAX_STAGED_TEXT or not re.fullmatch(r"(\d{1,6}(,\d{1,6})*)?", text):
+        raise RequestError("staged must be action numbers separated by commas, e.g. staged=12,40")
+    return [int(a) for a in text.split(",")] if text else []
+
+
 def _json_text(text: str) -> Response:
     return Response(text, media_type="application/json", headers={"Cache-Control": "no-store"})
 
@@ -54,8 +72,10 @@ def table_routes(
     hall: TableHall,
     off_loop: Callable[[Callable[[], Any]], Awaitable[Any]],
     json_body: Callable[[Request], Awaitable[Any]],
+    hint_loop: Callable[[Callable[[], Any]], Awaitable[Any]],
 ) -> list[Route]:
-    """The routes of the shared tables; ``off_loop`` runs game work in a worker thread."""
+    """The routes of the shared tables; ``off_loop`` runs game work in a worker thread, ``hint_loop`` a hint
+    in one of the hints' own (bounded) threads."""
 
     def seated(request: Request) -> tuple[Table, int | None]:
         table = hall.get(request.path_params["tid"])
@@ -106,16 +126,9 @@ def table_routes(
 
     async def hint(request: Request) -> JSONResponse:
         table, seat = seated(request)
-        game = table.game
-        if game is None or seat is None:
-            raise RequestError("a hint is for your turn; it is not your turn", 409)
-        agent = request.query_params.get("agent")
-
-        def work() -> JSONResponse:
-            with table.lock:
-                return JSONResponse(game.hint(agent, seat))
-
-        return await off_loop(work)
+        agent, staged = request.query_params.get("agent"), staged_moves(request)
+        position = await off_loop(lambda: table.hint_position(seat, staged))
+        return await hint_loop(lambda: JSONResponse(position.answer(agent)))
 
     async def record(request: Request) -> JSONResponse:
         table = hall.get(request.path_params["tid"])
@@ -161,4 +174,4 @@ def table_routes(
     ]
 
 
-__all__ = ["TOKEN_HEADER", "table_routes"]
+__all__ = ["TOKEN_HEADER", "staged_moves", "table_routes"]

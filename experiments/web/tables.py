@@ -37,6 +37,7 @@ from experiments.web.sessions import (
     MAX_SEED,
     AgentCatalog,
     GameSession,
+    HintPosition,
     RequestError,
     _check_options,
     _check_seed,
@@ -239,6 +240,14 @@ class Table:
             text = self.state_json(seat)[1]
         self.hall.schedule(self)
         return text
+
+    def hint_position(self, seat: int | None, staged: list[int]) -> HintPosition:
+        """A copy of the position a hint of ``seat`` is about, after its ``staged`` moves
+        (`GameSession.hint_position`), taken under the lock; 409 when it is not the seat's turn."""
+        with self._held():
+            if self.game is None or seat is None:
+                raise RequestError("a hint is for your turn; it is not your turn", 409)
+            return self.game.hint_position(seat, staged)
 
     def advance(self) -> None:
         """Play the agents' moves, one at a time, until a person's turn or the end (in a worker thread)."""

@@ -1,4 +1,4 @@
-"""``GET /api/sessions/{id}/hint?agent=NAME``: an agent's top moves for the person's turn, from the seat's view only."""
+"""``GET /api/sessions/{id}/hint?agent=NAME``: an agent's advice in words for your turn, from the seat's view."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from tests.web.conftest import new_game, play_out, require_module
 require_module("starlette", "web")
 require_module("httpx", "web")
 
-from agents.analysis.explain import explain  # noqa: E402
+from agents.analysis.hint_text import HINT_TOP, hint_named  # noqa: E402
 
 FIELDS = {"action", "label", "probability", "visits", "value", "expected_points"}
 
@@ -35,8 +35,10 @@ def test_hint_answers_with_the_agents_figures_for_the_persons_seat(client, env_i
     assert response.status_code == 200, response.json()
     answer = response.json()
     session = client.app.state.sessions.get(state["id"])
-    expected = explain(session.env, answer["agent"], seed=0).to_dict()
-    assert answer == expected and answer["agent"] == (agent or f"ppo:{env_id}")
+    expected = hint_named(session.env, answer["agent"], seed=0).to_dict()
+    assert answer == {**expected, "version": state["version"], "staged": []}
+    assert answer["agent"] == (agent or f"ppo:{env_id}") and len(answer["moves"]) <= HINT_TOP
+    assert answer["text"].startswith(f"{answer['agent']} (") and answer["meaning"] in answer["text"]
     legal = {move["action"] for move in state["moves"]} | set(np.flatnonzero(session.env.game.legal_mask()).tolist())
     assert answer["moves"] and all(set(m) == FIELDS and m["action"] in legal for m in answer["moves"])
     if figure is not None:

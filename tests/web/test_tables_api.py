@@ -149,11 +149,11 @@ def test_the_searches_are_warmed_when_the_first_table_of_a_game_starts(client, a
 
     asked = []
 
-    def explain(env, agent, name, seed=0):
+    def hint(env, agent, name, seed=0):
         asked.append(name)
         return SimpleNamespace(to_dict=dict)
 
-    monkeypatch.setattr(sessions_module, "explain_agent", explain)
+    monkeypatch.setattr(sessions_module, "hint", hint)
     warmer = tables_module.Warmer()  # a fresh process's
     monkeypatch.setattr(tables_module, "WARMER", warmer)
     open_table(client, {**TABLE, "seats": ["you", "random", "random"]})

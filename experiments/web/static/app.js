@@ -693,7 +693,7 @@ function drawBuilder(state, table) {
   const undo = make("button", "move", "Undo");
   undo.type = "button"; undo.id = "undo";
   undo.disabled = staged.length === 0;
-  undo.addEventListener("click", () => { staged.pop(); drawTable(session); });
+  undo.addEventListener("click", () => { staged.pop(); stagedChanged(); });
   const commitChoice = table.buttons.find((b) => b.label === "commit bid");
   const commit = make("button", "move primary", "Commit bid");
   commit.type = "button"; commit.id = "commit";
@@ -704,6 +704,12 @@ function drawBuilder(state, table) {
     box.appendChild(drawCard({ ...table.pass_card, suit: "pass", kind: "pass", value: "0", symbol: "\u2205" },
       { live: true }));
   }
+}
+
+// The staged cards changed: redraw, and clear a hint shown for the cards staged before.
+function stagedChanged() {
+  $("hint-answer").textContent = "";
+  drawTable(session);
 }
 
 // Send the staged cards one by one (each an "add" move, on the version the one before gave), then the commit.
@@ -745,7 +751,7 @@ function drawHand(state, table) {
   for (const card of cards) {
     let onClick = null;
     if (table.game === "piratenpoker" && card.choices.length) {
-      onClick = () => { staged.push(card); drawTable(session); };
+      onClick = () => { staged.push(card); stagedChanged(); };
     }
     hand.appendChild(drawCard(card, { live, onClick }));
   }
@@ -878,11 +884,13 @@ function renderStandings(state) {
   box.appendChild(list);
 }
 
-// The Hint button: an agent's top moves for your turn (GET /api/tables/{id}/hint?agent=NAME).
+// The Hint button: an agent's advice for your turn, in words (GET /api/tables/{id}/hint?agent=NAME&staged=A,B).
+// The cards staged into a Piratenpoker bid (not sent yet) go with it: the hint is about the position you see.
+// A hint computed for another version or other staged cards than those on screen now is not shown.
 function renderHint(state) {
   const box = $("hint-box"), picker = $("hint-agent"), answer = $("hint-answer");
   const mine = state.kind === "table" && state.your_turn;
-  if (mine && box.hidden) { answer.textContent = ""; }
+  if (answer.dataset.version !== String(state.version)) { answer.textContent = ""; } // a hint of a position left
   show(box, mine);
   if (picker.dataset.game !== state.env_id) {
     picker.dataset.game = state.env_id;
@@ -890,13 +898,16 @@ function renderHint(state) {
     fillSelect(picker, agents.map((a) => [a, a]), `ppo:${state.env_id}`);
   }
   $("hint-button").onclick = async () => {
+    const asked = staged.map((card) => card.choices[0].action).join(",");
     answer.textContent = "thinking...";
+    answer.dataset.version = String(state.version);
     try {
-      const data = await api("GET", `/api/tables/${state.id}/hint?agent=${encodeURIComponent(picker.value)}`);
-      const cell = (v) => (v === null ? "" : Number.isInteger(v) ? String(v) : v.toPrecision(3));
-      answer.textContent = `${data.agent}:\n` + data.moves.map((m) => `  ${m.label}  ` +
-        ["probability", "visits", "value", "expected_points"].filter((k) => m[k] !== null)
-          .map((k) => `${k.replace("_", " ")} ${cell(m[k])}`).join(", ")).join("\n");
+      const query = `agent=${encodeURIComponent(picker.value)}` + (asked ? `&staged=${asked}` : "");
+      const data = await api("GET", `/api/tables/${state.id}/hint?${query}`);
+      const now = staged.map((card) => card.choices[0].action).join(",");
+      const current = data.version === session.version && now === asked;
+      answer.textContent = current ? data.text : "the position changed while the hint was computed; ask again";
+      answer.dataset.version = String(session.version);
     } catch (error) { answer.textContent = error.message; }
   };
 }
