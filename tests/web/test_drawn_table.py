@@ -191,9 +191,9 @@ def test_a_piratenpoker_bid_is_built_by_clicking_cards_and_undone_before_the_com
     assert len(browser.find_elements(By.CSS_SELECTOR, "#hand .card")) == hand - 1
     assert render_count(browser) == before  # nothing sent yet
     browser.find_element(By.ID, "commit").click()
-    WebDriverWait(browser, 30).until(lambda d: render_count(d) > before)
-    log = [item.text for item in browser.find_elements(By.CSS_SELECTOR, "#log li")]
-    assert "player_0 has bid" in log
+    WebDriverWait(browser, 60).until(
+        lambda d: "player_0 has bid" in [item.text for item in d.find_elements(By.CSS_SELECTOR, "#log li")]
+    )
     assert not browser.find_element(By.ID, "error").is_displayed()
 
 

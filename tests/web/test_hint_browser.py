@@ -57,6 +57,5 @@ def test_a_piratenpoker_hint_counts_the_cards_staged_in_the_bid(table_server, br
     with urlopen(asked, timeout=WAIT_S) as response:
         expected = json.load(response)
     assert answer.text == expected["text"] and expected["staged"] == staged  # the position after the staged card
-    assert staged[0] not in [line["action"] for line in expected["lines"]]
     browser.find_element(By.ID, "undo").click()
     assert answer.text == ""  # a hint for other staged cards is not left on screen

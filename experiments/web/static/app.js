@@ -216,10 +216,12 @@ function receive(state) {
 
 // Draws the queue in order. The emptiness check and `draining = false` run in one step with no await between:
 // a state received after the last one was drawn either is seen by the loop or finds `draining` false and drains.
+// While a move of this page is on its way nothing is drawn (a bid's cards sent one by one show no half bid);
+// `lock(false)` drains what came meanwhile.
 async function drain() {
   draining = true;
   try {
-    while (queue.length) {
+    while (queue.length && !busy) { // while a move is on its way the states wait for its answer (`lock`)
       // a move's answer may arrive after the pushes that followed it: the states are drawn in the server's order
       queue.sort((a, b) => a.serial - b.serial);
       const state = queue.shift();
@@ -312,6 +314,7 @@ function lock(on) {
   for (const button of document.querySelectorAll("#board button, #command-form button")) {
     if (on) { button.disabled = true; }
   }
+  if (!on && queue.length && !draining) { drain(); } // the states pushed meanwhile, the answer among them
 }
 
 // Play `action`; the card that plays it (if any) leaves the hand at once.
