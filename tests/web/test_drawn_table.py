@@ -191,9 +191,8 @@ def test_a_piratenpoker_bid_is_built_by_clicking_cards_and_undone_before_the_com
     assert len(browser.find_elements(By.CSS_SELECTOR, "#hand .card")) == hand - 1
     assert render_count(browser) == before  # nothing sent yet
     browser.find_element(By.ID, "commit").click()
-    WebDriverWait(browser, 60).until(
-        lambda d: "player_0 has bid" in [item.text for item in d.find_elements(By.CSS_SELECTOR, "#log li")]
-    )
+    log = 'return [...document.querySelectorAll("#log li")].map((item) => item.textContent)'  # read at once
+    WebDriverWait(browser, 60).until(lambda d: "player_0 has bid" in d.execute_script(log))
     assert not browser.find_element(By.ID, "error").is_displayed()
 
 
