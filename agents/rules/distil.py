@@ -4,7 +4,8 @@ Input: per position the feature values ``X`` (n x features), the action each cho
 ``A`` (n x choices, -1 where it names no legal move) and the teacher's action ``y``. A choice
 *agrees* at a position when its action is the teacher's. The tree grows best-first (the split
 that purifies the agreeing choices most, each leaf playing its most agreeing choice) up to
-``max_leaves`` leaves of at least ``min_leaf`` positions; sibling leaves of one choice are
+``max_leaves`` leaves of at least ``min_leaf`` positions (grown while the card keeps at most
+``max_rules`` rules); sibling leaves of one choice are
 merged; each leaf becomes a rule (its path's conditions, tightest bound per feature); the choice
 whose leaves hold most positions becomes the fallback and its rules are dropped (the leaves are
 disjoint, so this changes no move). Positions may be weighed (``weights``: e.g. so that each kind
@@ -74,8 +75,8 @@ def _best_split(
 
 def grow_tree(
     X: np.ndarray, agree: np.ndarray, w: np.ndarray, names: list[str], kinds: list[str], max_leaves: int, min_leaf: int
-) -> list[_Node]:
-    """The leaves of the best-first tree (see the module docstring)."""
+) -> tuple[list[_Node], int]:
+    """The leaves of the best-first tree after merging (see the module docstring), and how many it grew."""
 
     def node(rows: np.ndarray, bounds: dict[str, tuple[float | None, float | None]]) -> _Node:
         counts = agree[rows].sum(axis=0)
@@ -104,8 +105,9 @@ def grow_tree(
             if child.split:
                 counter += 1
                 heapq.heappush(heap, (-child.split[3], counter, child))
+    grown = len(leaves)
     _merge(root)
-    return _leaves(root)
+    return _leaves(root), grown
 
 
 def _merge(node: _Node) -> None:
@@ -137,27 +139,44 @@ def distil(
     A: np.ndarray,
     y: np.ndarray,
     teacher: str,
-    max_leaves: int = 20,
+    max_rules: int = 19,
     min_leaf: int = 20,
     weights: np.ndarray | None = None,
 ) -> RuleCard:
-    """A card of at most ``max_leaves - 1`` rules distilled from the teacher's actions ``y``.
+    """A card of at most ``max_rules`` rules distilled from the teacher's actions ``y``.
 
-    ``weights`` (one per position, default 1) weigh each agreeing position in the splits and leaves.
+    The tree grows leaves (4 at a time) while its card keeps at most ``max_rules`` rules; the
+    last such card is returned. ``weights`` (one per position, default 1) weigh each agreeing
+    position in the splits and leaves.
     """
-    names = [f.name for f in vocabulary.features]
-    kinds = [f.kind for f in vocabulary.features]
     w = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=float)
     agree = ((y[:, None] == A) & (A >= 0)).astype(float) * w[:, None]
-    leaves = grow_tree(np.asarray(X, dtype=float), agree, w, names, kinds, max_leaves, min_leaf)
-    held = np.zeros(A.shape[1], dtype=np.int64)
+    best = None
+    for leaves_wanted in range(max_rules + 1, 4 * (max_rules + 1) + 1, 4):
+        rules, fallback, grown = _card_of(vocabulary, np.asarray(X, dtype=float), agree, w, leaves_wanted, min_leaf)
+        if len(rules) > max_rules:
+            break
+        best = rules, fallback
+        if grown < leaves_wanted:  # the tree stopped growing: more leaves change nothing
+            break
+    assert best is not None, "a tree of max_rules + 1 leaves has at most max_rules rules"
+    return make_card(vocabulary.env_id, teacher, best[0], best[1])
+
+
+def _card_of(
+    vocabulary: Vocabulary, X: np.ndarray, agree: np.ndarray, w: np.ndarray, max_leaves: int, min_leaf: int
+) -> tuple[list[Rule], str, int]:
+    """The rules and fallback of a tree of at most ``max_leaves`` leaves, and how many leaves it grew."""
+    names = [f.name for f in vocabulary.features]
+    kinds = [f.kind for f in vocabulary.features]
+    leaves, grown = grow_tree(X, agree, w, names, kinds, max_leaves, min_leaf)
+    held = np.zeros(agree.shape[1])
     for leaf in leaves:
-        held[leaf.choice] += len(leaf.rows)
+        held[leaf.choice] += w[leaf.rows].sum()
     fallback = int(np.argmax(held))
-    kept = sorted((leaf for leaf in leaves if leaf.choice != fallback), key=lambda leaf: -len(leaf.rows))
+    kept = sorted((leaf for leaf in leaves if leaf.choice != fallback), key=lambda leaf: -w[leaf.rows].sum())
     choice_names = [c.name for c in vocabulary.choices]
-    rules = [Rule(_conditions(leaf.bounds), choice_names[leaf.choice]) for leaf in kept]
-    return make_card(vocabulary.env_id, teacher, rules, choice_names[fallback])
+    return [Rule(_conditions(leaf.bounds), choice_names[leaf.choice]) for leaf in kept], choice_names[fallback], grown
 
 
 def card_actions(card: RuleCard, X: np.ndarray, A: np.ndarray, first_legal: np.ndarray) -> np.ndarray:

@@ -23,7 +23,7 @@ from agents.rules.vocabulary import Vocabulary
 TRAIN_SEED = 1_000_000
 HOLDOUT_SEED = 2_000_000
 EVAL_SEED = 9_000_000
-MAX_LEAVES = 20
+MAX_RULES = 19
 
 #: The teacher of each game's card: its shipped network, except Piraten Kapern's exact turn
 #: oracle (as strong as the network against the heuristic at two players, and exact: see the page).
@@ -59,7 +59,7 @@ def distil_card(vocabulary: Vocabulary, teacher: str, budget: Budget) -> tuple[R
     held = collect_positions(vocabulary, teacher, budget.holdout_games, HOLDOUT_SEED)
     min_leaf = max(20, len(train) // 500)
     weights = balance_weights(vocabulary, train)
-    card = distil(vocabulary, train.X, train.A, train.y, teacher, MAX_LEAVES, min_leaf, weights)
+    card = distil(vocabulary, train.X, train.A, train.y, teacher, MAX_RULES, min_leaf, weights)
     return card, train, held
 
 
