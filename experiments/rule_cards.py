@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
     command = " ".join(["python -m experiments.rule_cards", *(sys.argv[1:] if argv is None else argv)])
     out = Path(args.out)
     figures_path = out / "rule_cards.json"
-    figures = json.loads(figures_path.read_text()) if figures_path.is_file() else {}
+    figures: dict[str, dict[str, Any]] = {}
     for env_id in dict.fromkeys(args.env_ids):
         planned = BUDGETS[env_id]
         budget = Budget(
@@ -66,12 +66,19 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
         save_card(card, path)
         name = f"rules:{path}" if args.cards else f"rules:{env_id}"
         figures[env_id] = {**measure(env_id, name, card, vocabulary, train, held, budget.deals), "command": command}
-        write_atomic(figures_path, json.dumps(figures, indent=1) + "\n")
-        write_atomic(out / "rule_cards.md", markdown(figures))
+        # merged into the file as it is now (another run may have written other games meanwhile)
+        written = json.loads(figures_path.read_text()) if figures_path.is_file() else {}
+        written = {**written, env_id: figures[env_id]}
+        write_atomic(figures_path, json.dumps(written, indent=1) + "\n")
+        write_atomic(out / "rule_cards.md", markdown({key: written[key] for key in sorted(written, key=_order)}))
         print(
             f"{env_id}: {len(card.rules)} rules, held-out agreement {figures[env_id]['heldout_agreement']:.3f}: {path}"
         )
     return figures
+
+
+def _order(env_id: str) -> int:
+    return list(TEACHERS).index(env_id) if env_id in TEACHERS else len(TEACHERS)
 
 
 if __name__ == "__main__":

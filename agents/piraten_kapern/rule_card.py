@@ -1,8 +1,12 @@
 """Piraten Kapern's rule-card vocabulary: features of the dice, the card and the scores; moves in words.
 
-Moves: stop, re-roll the junk (what scores nothing where it stands, as the heuristic counts it),
-re-roll everything but coins and diamonds, or do as the simple heuristic. A re-roll with the
+Moves: stop, go on as the heuristic re-rolls, re-roll the junk (what scores nothing where it
+stands, as the heuristic counts it), or do as the simple heuristic. A re-roll that breaks a set
+of three or more is no move of the card (tried: it lost to the heuristic). A re-roll with the
 Treasure Chest first moves the kept dice onto it (`agents.piraten_kapern.oracle.reroll_step`).
+The distiller counts any re-roll as agreeing with the teacher's re-roll (``move_kind``): only
+stopping or going on is distilled (half credit for another re-roll spent the rules on re-roll
+details and kept no edge).
 """
 
 from __future__ import annotations
@@ -15,9 +19,11 @@ from agents.piraten_kapern.heuristic import KapernHeuristic, junk, must_chase
 from agents.piraten_kapern.oracle import option_open, reroll_step
 from agents.rules.vocabulary import Choice, Feature, Vocabulary, agent_choice
 from pirate_envs.piraten_kapern.actions import MIN_REROLL, NUM_ACTIONS, STOP
-from pirate_envs.piraten_kapern.rules import COIN, DIAMOND, SKULL, card_skulls
+from pirate_envs.piraten_kapern.rules import SKULL, card_skulls
 
 FLAG = "flag"
+#: A stake the heuristic never risks less than: with it, it never banks at two skulls.
+NEVER_BANK = 10**9
 
 
 def _skulls(v: Any) -> int:
@@ -48,8 +54,12 @@ def _reroll(pick: Any) -> Any:
     return choose
 
 
-def _all_but_treasure(v: Any) -> list[int]:
-    return [0 if face in (COIN, DIAMOND, SKULL) else n for face, n in enumerate(v.free)]
+#: A re-roll when the teacher re-rolls agrees this much (1: only stopping or going on is distilled).
+KIND_CREDIT = 1.0
+
+
+def _stop_or_go(action: int) -> int:
+    return int(action != STOP)
 
 
 FEATURES = (
@@ -78,11 +88,24 @@ CHOICES = (
         KapernHeuristic(),
         NUM_ACTIONS,
     ),
+    agent_choice(
+        "go_on",
+        "re-roll as the simple heuristic does when it goes on (the junk; a Sea Battle's non-sabres)",
+        KapernHeuristic(small_stake=NEVER_BANK),
+        NUM_ACTIONS,
+    ),
     Choice("stop", "stop and score", lambda v, legal: STOP),
     Choice("reroll_junk", "re-roll the dice that score nothing", _reroll(lambda v: junk(v.showing, v.card))),
-    Choice("reroll_all", "re-roll every die but coins and diamonds", _reroll(_all_but_treasure)),
 )
 
-VOCABULARY = Vocabulary("piraten_kapern_v0", FEATURES, CHOICES, fallback="heuristic", players=2)
+VOCABULARY = Vocabulary(
+    "piraten_kapern_v0",
+    FEATURES,
+    CHOICES,
+    fallback="heuristic",
+    players=2,
+    move_kind=_stop_or_go,
+    kind_credit=KIND_CREDIT,
+)
 
 __all__ = ["VOCABULARY"]

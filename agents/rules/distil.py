@@ -2,12 +2,13 @@
 
 Input: per position the feature values ``X`` (n x features), the action each choice names
 ``A`` (n x choices, -1 where it names no legal move) and the teacher's action ``y``. A choice
-*agrees* at a position when its action is the teacher's. The tree grows best-first (the split
-that purifies the agreeing choices most, each leaf playing its most agreeing choice) up to
-``max_leaves`` leaves of at least ``min_leaf`` positions (grown while the card keeps at most
-``max_rules`` rules); sibling leaves of one choice are
-merged; each leaf becomes a rule (its path's conditions, tightest bound per feature); the choice
-whose leaves hold most positions becomes the fallback and its rules are dropped (the leaves are
+*agrees* at a position when its action is the teacher's (with the vocabulary's ``move_kind``, a
+move of the teacher's kind counts ``kind_credit``). The tree grows best-first (the split that purifies the
+agreeing choices most, each leaf playing its most agreeing choice) up to ``max_leaves`` leaves of
+at least ``min_leaf`` positions, grown while the card keeps at most ``max_rules`` rules of at
+most `agents.rules.card.MAX_CONDITIONS` conditions each; sibling leaves of one choice are merged;
+each leaf becomes a rule (its path's conditions, tightest bound per feature); the choice whose
+leaves hold most positions becomes the fallback and its rules are dropped (the leaves are
 disjoint, so this changes no move). Positions may be weighed (``weights``: e.g. so that each kind
 of decision, a bid or a card, weighs the same in all). Pure numpy: no scikit-learn needed.
 
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents.rules.card import Condition, Rule, RuleCard, make_card
+from agents.rules.card import MAX_CONDITIONS, Condition, Rule, RuleCard, make_card
 from agents.rules.vocabulary import Vocabulary
 
 
@@ -150,16 +151,26 @@ def distil(
     position in the splits and leaves.
     """
     w = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=float)
-    agree = ((y[:, None] == A) & (A >= 0)).astype(float) * w[:, None]
+    agree = ((y[:, None] == A) & (A >= 0)).astype(float)
+    if vocabulary.move_kind is not None:
+        kind = np.vectorize(vocabulary.move_kind, otypes=[np.int64])
+        same_kind = (kind(np.maximum(A, 0)) == kind(y)[:, None]) & (A >= 0)
+        agree = np.maximum(agree, vocabulary.kind_credit * same_kind)
+    agree *= w[:, None]
     best = None
     for leaves_wanted in range(max_rules + 1, 4 * (max_rules + 1) + 1, 4):
         rules, fallback, grown = _card_of(vocabulary, np.asarray(X, dtype=float), agree, w, leaves_wanted, min_leaf)
-        if len(rules) > max_rules:
+        if len(rules) > max_rules or any(len(rule.when) > MAX_CONDITIONS for rule in rules):
             break
         best = rules, fallback
         if grown < leaves_wanted:  # the tree stopped growing: more leaves change nothing
             break
-    assert best is not None, "a tree of max_rules + 1 leaves has at most max_rules rules"
+    if best is None:  # even the smallest tree has a rule of too many conditions: grow it shallower
+        return (
+            distil(vocabulary, X, A, y, teacher, max_rules // 2, min_leaf, weights)
+            if max_rules > 1
+            else make_card(vocabulary.env_id, teacher, [], vocabulary.fallback)
+        )
     return make_card(vocabulary.env_id, teacher, best[0], best[1])
 
 

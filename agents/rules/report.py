@@ -46,10 +46,10 @@ class Budget:
 
 #: Each game's budget (a few CPU-minutes per game on one core).
 BUDGETS = {
-    "skull_king_v0": Budget(300, 100, 400),
-    "piratenpoker_v0": Budget(300, 100, 400),
-    "lucky_pirate_v0": Budget(600, 200, 400),
-    "piraten_kapern_v0": Budget(600, 200, 800),
+    "skull_king_v0": Budget(300, 100, 300),
+    "piratenpoker_v0": Budget(300, 100, 300),
+    "lucky_pirate_v0": Budget(400, 150, 300),
+    "piraten_kapern_v0": Budget(400, 150, 400),
 }
 
 

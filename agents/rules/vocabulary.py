@@ -68,6 +68,10 @@ class Vocabulary:
     #: A feature naming the kind of decision (bid or card...): the distiller weighs each of its
     #: values the same in all, so that rare but weighty decisions are not drowned ("": no weighing).
     balance: str = ""
+    #: The kind of an action (e.g. stop or re-roll): the distiller counts a move of the teacher's kind
+    #: but not the teacher's move as ``kind_credit`` agreeing (``None``: only the teacher's move agrees).
+    move_kind: Callable[[int], int] | None = None
+    kind_credit: float = 0.5
     by_name: Mapping[str, Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
