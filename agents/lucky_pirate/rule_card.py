@@ -59,7 +59,7 @@ FEATURES = (
     ),
     Feature(
         "next_hand",
-        "cards in the next player's hand",
+        "cards in the hand of the seat after yours (in seat order)",
         lambda v, legal: int(v.table[1 % v.num_players, HAND_SIZE_COLUMN]),
     ),
     Feature("fewest", "the fewest cards in another hand", lambda v, legal: int(v.table[1:, HAND_SIZE_COLUMN].min())),
