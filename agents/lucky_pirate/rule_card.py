@@ -2,7 +2,9 @@
 
 Moves play a whole set of one kind (every legal copy): the lowest or the highest number, the
 cheapest special card (the heuristic's order: Porthole, Skip, Reverse, Mermaid, Parrot, Walk the
-Plank, Captain), a clearing card (Walk the Plank), or turn the first down card, or pick up the pile.
+Plank, Captain), a clearing card (Walk the Plank), one copy of a named special card, or turn the
+first down card, or pick up the pile. Which down card is turned is a blind pick: the distiller counts
+any down card as the teacher's (``move_kind``).
 """
 
 from __future__ import annotations
@@ -14,10 +16,23 @@ import numpy as np
 from agents.lucky_pirate.heuristic import NUMBERS_LOW_TO_HIGH, SPECIALS_CHEAPEST_FIRST
 from agents.rules.vocabulary import Choice, Feature, Vocabulary
 from pirate_envs.lucky_pirate.actions import DOWN_OFFSET, NUM_PLAY_ACTIONS, PICK_UP, PLAY_OFFSET
-from pirate_envs.lucky_pirate.cards import MAX_COPIES, WALK_THE_PLANK
+from pirate_envs.lucky_pirate.cards import (
+    CAPTAIN,
+    KINDS,
+    KRAKEN,
+    MAX_COPIES,
+    MERMAID,
+    PARROT,
+    PORTHOLE,
+    REVERSE,
+    SKIP,
+    WALK_THE_PLANK,
+)
 from pirate_envs.lucky_pirate.view import HAND_SIZE_COLUMN
 
 FLAG = "flag"
+#: Special cards the network often plays one at a time, out of the heuristic's cheapest-first order.
+ONE_CARD_KINDS = (CAPTAIN, KRAKEN, MERMAID, PARROT, REVERSE, SKIP, PORTHOLE)
 
 
 def _plays(legal: np.ndarray) -> dict[int, int]:
@@ -35,6 +50,13 @@ def _play_first(order: Any) -> Any:
         most = _plays(legal)
         kind = next((k for k in order if k in most), None)
         return None if kind is None else PLAY_OFFSET + kind * MAX_COPIES + most[kind] - 1
+
+    return choose
+
+
+def _play_one(kind: int) -> Any:
+    def choose(v: Any, legal: np.ndarray) -> int | None:
+        return PLAY_OFFSET + kind * MAX_COPIES if kind in _plays(legal) else None
 
     return choose
 
@@ -71,10 +93,22 @@ CHOICES = (
     Choice("highest_number", "play your highest legal number (every copy)", _play_first(NUMBERS_LOW_TO_HIGH[::-1])),
     Choice("cheapest_special", "play your cheapest special card", _play_first(SPECIALS_CHEAPEST_FIRST)),
     Choice("plank", "play Walk the Plank (clear the pile)", _play_first((WALK_THE_PLANK,))),
+    *(
+        Choice(f"one_{KINDS[k]}", f"play one {KINDS[k].replace('_', ' ').title()}", _play_one(k))
+        for k in ONE_CARD_KINDS
+    ),
     Choice("down", "turn your first down card", _first_down),
     Choice("pick_up", "pick up the pile", lambda v, legal: PICK_UP),
 )
 
-VOCABULARY = Vocabulary("lucky_pirate_v0", FEATURES, CHOICES, fallback="lowest_number", players=4)
+
+def _down_as_one(action: int) -> int:
+    """Every blind down card is one kind of move (which slot is a blind pick); any other action its own."""
+    return DOWN_OFFSET if DOWN_OFFSET <= action < PICK_UP else action
+
+
+VOCABULARY = Vocabulary(
+    "lucky_pirate_v0", FEATURES, CHOICES, fallback="lowest_number", players=4, move_kind=_down_as_one, kind_credit=1.0
+)
 
 __all__ = ["VOCABULARY"]
