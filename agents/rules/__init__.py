@@ -11,11 +11,13 @@
 * `agents.rules.positions` and `agents.rules.report`: the teacher's positions and the figures
   (agreement on held-out positions, strength on duplicate deals); ``python -m experiments.rule_cards``.
 
-For hints::
+For hints:
 
-    card = load_card(shipped_card_path("skull_king_v0"))
-    rule = applying_rule(card, env, seat)  # None: the card's fallback decides
-    print(rule.text if rule else card.fallback_text())
+```python
+card = load_card(shipped_card_path("skull_king_v0"))
+rule = applying_rule(card, env, seat)  # None: the card's fallback decides
+print(rule.text if rule else card.fallback_text())
+```
 """
 
 from agents.rules.agent import RuleCardAgent, applying_rule, decide

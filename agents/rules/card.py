@@ -1,10 +1,12 @@
 """The rule-card format: an ordered list of rules over a game's named features, as JSON.
 
-A card file is JSON (never pickle, never evaluated)::
+A card file is JSON (never pickle, never evaluated):
 
-    {"format": "pirate_envs.rule_card", "version": 1, "env_id": "skull_king_v0",
-     "teacher": "ppo:skull_king_v0", "fallback": "weakest_card",
-     "rules": [{"when": [{"feature": "trumps", "op": ">=", "value": 2}], "then": "bid_strong"}, ...]}
+```json
+{"format": "pirate_envs.rule_card", "version": 1, "env_id": "skull_king_v0",
+ "teacher": "ppo:skull_king_v0", "fallback": "heuristic",
+ "rules": [{"when": [{"feature": "trumps", "op": ">=", "value": 2}], "then": "bid_strong"}]}
+```
 
 A rule applies when every condition of its ``when`` holds (an empty ``when`` always holds);
 ``op`` is ``<=`` or ``>=``. Names are checked against the game's `Vocabulary`. `load_card`
