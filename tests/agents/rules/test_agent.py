@@ -82,14 +82,25 @@ def test_a_two_rule_card_makes_the_prescribed_bid(seed):
     assert applying_rule(card, env, (seat + 1) % 4) is None  # not to move
 
 
-def test_the_hand_traced_position():
-    """Seed 5, hand 6, the first bidder: the hand by name, and the bid the card makes."""
-    env = _bidding_env(5, hand_number=6)
+@pytest.mark.parametrize(
+    ("seed", "hand", "rule", "bid"),
+    [
+        # no black card: rule 1, bid 0 (the blue 13 is strong, but rule 1 comes first)
+        (5, ["yellow-3", "red-3", "blue-2", "blue-8", "blue-13", "escape"], 0, 0),
+        # black cards: rule 2, the strong ones are the black 11 and 12: bid 2
+        (6, ["red-3", "blue-5", "black-3", "black-11", "black-12", "escape"], 1, 2),
+        # a black 5 only: rule 2, no strong card: bid 0
+        (8, ["yellow-6", "red-4", "red-5", "blue-6", "blue-8", "black-5"], 1, 0),
+    ],
+)
+def test_hand_traced_positions(seed, hand, rule, bid):
+    """The first bid of hand 6 (seat 2 bids first), traced by hand from the cards held."""
+    card = parse_card(TWO_RULES)
+    env = _bidding_env(seed, hand_number=6)
     view = env.game.view(env.game.current_player)
-    cards = view.hand_cards()
-    assert len(cards) == 6
-    bid = RuleCardAgent(parse_card(TWO_RULES)).act(env.observe(env.possible_agents[view.seat]), view)
-    assert bid - BID_OFFSET == _by_hand(cards, 6)
+    assert view.seat == 2 and view.hand_cards() == hand
+    assert RuleCardAgent(card).act(env.observe(env.possible_agents[2]), view) == BID_OFFSET + bid
+    assert applying_rule(card, env, 2) is card.rules[rule]
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
@@ -149,4 +160,23 @@ def test_the_features_read_only_the_seats_view():
         values.append((vocabulary.feature_values(view, legal), vocabulary.choice_actions(view, legal)))
     assert values[0] == values[1]
     card = make_agent("rules:skull_king_v0", "skull_king_v0").card
+    assert applying_rule(card, env, seat) == applying_rule(card, other, seat)
+
+
+def test_kapern_features_ignore_the_hidden_deck_order():
+    """Two Kapern states that differ only in the order of the fortune deck: same features, moves and rule."""
+    env = pirate_envs.make("piraten_kapern_v0", raw=True, num_players=2)
+    env.reset(seed=3)
+    other = copy.deepcopy(env)
+    other.game.deck.reverse()
+    assert env.game.deck != other.game.deck
+    seat = env.game.current_player
+    vocabulary = vocabulary_of("piraten_kapern_v0")
+    seen = []
+    for table in (env, other):
+        legal = legal_actions(table.observe(table.possible_agents[seat])["action_mask"])
+        view = table.game.view(seat)
+        seen.append((vocabulary.feature_values(view, legal), vocabulary.choice_actions(view, legal)))
+    assert seen[0] == seen[1]
+    card = make_agent("rules:piraten_kapern_v0", "piraten_kapern_v0").card
     assert applying_rule(card, env, seat) == applying_rule(card, other, seat)
