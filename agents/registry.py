@@ -13,7 +13,9 @@ its rollouts played on the batched engine; ``halving[:<simulations>]:ppo:<agent>
 network's prior; see ``agents.search.halving``);
 ``mcts:<simulations>:ppo:<agent>`` and ``gumbel:<simulations>:ppo:<agent>`` (the search guided by a
 trained network's priors: PUCT, or Gumbel top-k with sequential halving at the root; see
-``agents.search.guided``).
+``agents.search.guided``); ``rules:<env_id>`` (the game's shipped rule card, a short decision list
+distilled from its strongest honest agent; ``rules:<card.json>`` plays another card file; see
+``agents.rules``).
 
 ``omniscient`` / ``omniscient:<simulations>`` / ``omniscient:<simulations>:ppo:<agent>`` is a
 reference bound, NOT an honest player: the search seeing every hidden card (only the future is
@@ -39,6 +41,8 @@ from agents.base import Agent, RandomAgent, action_blocks
 from agents.game_agents import game_agent_kinds, game_agent_player_counts, make_game_agent
 from agents.policy.agent import SAMPLE_SUFFIX, load_checkpoint, make_policy_agent, shipped_checkpoints
 from agents.policy.dmc_file import dmc_source, load_dmc, make_dmc_agent
+from agents.rules.agent import PREFIX as RULES
+from agents.rules.agent import make_rules_agent, shipped_cards
 from agents.search.guided import guided_source, is_guided_name, make_guided_agent
 from agents.search.ismcts import make_search_agent
 
@@ -50,7 +54,7 @@ def agent_names(env_id: str) -> list[str]:
     shipped = [f"ppo:{name}" for name in shipped_checkpoints() if name.startswith(env_id)]
     batched = importlib.util.find_spec("numba") is not None  # the halving search runs on the batched engine
     halving = [HALVING, *(f"{HALVING}:{name}" for name in shipped)] if batched and halving_searches(env_id) else []
-    return ["random"] + game_agent_kinds(env_id) + ["mcts"] + halving + shipped
+    return ["random"] + game_agent_kinds(env_id) + ["mcts"] + halving + shipped + shipped_cards(env_id)
 
 
 def agent_player_counts(name: str, env_id: str) -> tuple[int, ...]:
@@ -101,6 +105,8 @@ def make_agent(name: str, env_id: str, seed: int | None = None, env: Any = None)
         return make_batched_search_agent(name, env_id, seed=seed, env=env)
     if name == "mcts" or name.startswith("mcts:"):
         return make_search_agent(name, env_id, seed=seed, env=env)
+    if name.startswith(RULES):
+        return make_rules_agent(name, env_id)
     if dmc_source(name) is not None:
         return make_dmc_agent(dmc_source(name) or "", env_id, seed=seed, env=env)
     if name.startswith("ppo:"):
