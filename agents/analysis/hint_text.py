@@ -15,8 +15,10 @@ each with its figure said in words, and what that figure means:
 `Hint.text` is the one rendering, shown by the terminal's ``hint`` command (`experiments.play`)
 and the web table's Hint box (`Hint.to_dict`'s ``text``); ``moves`` keeps the raw figures.
 
-Rule cards: `Hint.rule`, when given, adds the line ``the rule card says: <rule>``. It is filled from
-`hint`'s ``rule`` argument only, so the rule of a position is asked for in that one place.
+Rule cards: `Hint.rule` adds the line ``the rule card says: <rule>``: `hint` fills it with the rule of the
+game's shipped rule card (``rules:<env_id>``, `agents.rules`) that decides the position, or the card's
+fallback, unless its ``rule`` argument gives one (`card_rule`; ``""``: no line); a game without a card gets
+no line.
 """
 
 from __future__ import annotations
@@ -85,10 +87,32 @@ class Hint:
         }
 
 
+def card_rule(env: Any) -> str | None:
+    """The words of the shipped rule card's rule that decides the move on turn in ``env`` (its fallback when
+    no rule does); ``None`` when the game ships no card or the game is over."""
+    from agents.rules import applying_rule, load_card, shipped_card_path
+    from agents.rules.agent import shipped_cards
+
+    raw = env.unwrapped
+    env_id = raw.metadata["name"]
+    if not shipped_cards(env_id) or raw.game.done:
+        return None
+    card = _CARDS.get(env_id)
+    if card is None:
+        card = _CARDS[env_id] = load_card(shipped_card_path(env_id), env_id)
+    rule = applying_rule(card, raw, raw.game.current_player)
+    return rule.text if rule is not None else card.fallback_text()
+
+
+#: The shipped rule cards loaded so far, by env id (read once per process).
+_CARDS: dict[str, Any] = {}
+
+
 def hint(env: Any, agent: Agent, name: str, seed: int = 0, top: int = HINT_TOP, rule: str | None = None) -> Hint:
-    """What ``agent`` (called ``name``) advises at the position of the raw env ``env``, in words (`describe`)."""
+    """What ``agent`` (called ``name``) advises at the position of the raw env ``env``, in words (`describe`),
+    with the rule card's rule for the position (``rule``, else `card_rule`)."""
     every = explain_agent(env, agent, name, seed=seed, top=env.unwrapped.num_actions)
-    return describe(every, top=top, rule=rule)
+    return describe(every, top=top, rule=rule if rule is not None else card_rule(env))
 
 
 def hint_named(env: Any, name: str, seed: int = 0, top: int = HINT_TOP, rule: str | None = None) -> Hint:

@@ -41,7 +41,7 @@ def test_moves_are_named_in_plain_words():
 def test_a_networks_hint_gives_its_shares_as_percentages_of_every_move():
     skip_without_shipped_agent("skull_king_v0")
     env = position("skull_king_v0")
-    answer = hint_named(env, "ppo:skull_king_v0")
+    answer = hint_named(env, "ppo:skull_king_v0", rule="")  # "": no rule card line
     every = explain(env, "ppo:skull_king_v0", top=10_000)
     assert answer.kind == "network" and answer.choice == every.choice
     assert [line.action for line in answer.lines] == [m.action for m in every.moves[:HINT_TOP]]
@@ -63,13 +63,27 @@ def test_a_searchs_shares_are_of_all_its_playouts_and_the_oracles_figures_are_po
     oracle = hint_named(env, "oracle")
     best = explain(env, "oracle", top=1).moves[0]
     assert oracle.kind == "exact" and oracle.lines[0].figure == f"{best.expected_points:.1f} points expected this turn"
-    heuristic = hint_named(env, "heuristic")
+    heuristic = hint_named(env, "heuristic", rule="")
     assert heuristic.kind == "choice" and heuristic.text().count("\n") == 1  # its choice and that it has no figures
 
 
 def test_a_rule_line_is_added_in_one_place():
     env = position("skull_king_v0")
-    plain = hint_named(env, "heuristic")
+    plain = hint_named(env, "heuristic", rule="")
     ruled = hint_named(env, "heuristic", rule="bid 0: no trump, no special")
     assert ruled.text() == plain.text() + "\nthe rule card says: bid 0: no trump, no special"
-    assert ruled.to_dict()["rule"] == "bid 0: no trump, no special" and plain.to_dict()["rule"] is None
+    assert ruled.to_dict()["rule"] == "bid 0: no trump, no special" and not plain.to_dict()["rule"]
+
+
+def test_a_hint_says_which_rule_of_the_games_rule_card_decides_the_position():
+    """The shipped card's rule for the seat on turn (worked out by the card itself), or none without a card."""
+    from agents.rules import applying_rule, load_card, shipped_card_path
+
+    env = position("skull_king_v0", seed=3)
+    card = load_card(shipped_card_path("skull_king_v0"), "skull_king_v0")
+    rule = applying_rule(card, env, env.game.current_player)
+    expected = rule.text if rule is not None else card.fallback_text()
+    answer = hint_named(env, "heuristic")
+    assert answer.rule == expected and f"the rule card says: {expected}" in answer.text()
+    assert answer.to_dict()["rule"] == expected
+    assert hint_named(position("lucky_pirate_v1"), "heuristic").rule is None  # no card for this version
