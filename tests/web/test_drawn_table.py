@@ -146,6 +146,20 @@ def test_the_opponents_moves_are_played_out_on_the_table_at_the_chosen_pace(serv
     assert not browser.find_elements(By.CSS_SELECTOR, "#feed .feed-line")
 
 
+def test_leaving_during_the_opponents_play_out_stays_in_the_lobby(server, browser):  # noqa: F811
+    """A state still being played out (or pushed) when the tab leaves its table is not drawn over the lobby."""
+    import time
+
+    start(browser, server, "skull_king_v0", 3, 1400)
+    Select(browser.find_element(By.ID, "pace")).select_by_value("450")
+    browser.find_element(By.CSS_SELECTOR, "#moves button.move").click()  # the agents bid and play after it
+    WebDriverWait(browser, 60, poll_frequency=0.05).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#feed .feed-line"))
+    browser.find_element(By.ID, "leave").click()  # mid play-out
+    time.sleep(3)  # longer than the rest of the play-out at 450 ms a move
+    assert browser.find_element(By.ID, "setup").is_displayed()
+    assert not browser.find_element(By.ID, "table").is_displayed()
+
+
 def test_the_drawn_table_steps_through_the_opponents_moves_before_the_answer(server, browser):  # noqa: F811
     """At a pace other than instant the drawn seats and centre change while the agents' moves play out."""
     start(browser, server, "skull_king_v0", 3, 1400)

@@ -14,6 +14,7 @@ let staged = []; // Piratenpoker: hand cards picked into the bid, not yet sent (
 let selectedDice = new Set(); // Kapern: indices of the free dice picked for a re-roll
 let seatToken = null; // this tab's seat at a shared table (null: a spectator or no table)
 let follow = null; // the AbortController of the table's event stream
+let followed = null; // the id of the table this tab shows (null: the lobby or a replay); other states are dropped
 let queue = []; // states pushed by the server, not drawn yet (drawn in order, at the opponents' pace)
 let draining = false;
 let busy = false; // a move is on its way: the table is locked until the server answers
@@ -155,6 +156,7 @@ async function startGame() {
 // Show the table `id` as the seat of `token` (null: a spectator) and follow it live; the address keeps both.
 async function openTable(id, token, first) {
   stopFollowing();
+  followed = id;
   seatToken = token;
   session = null;
   queue = [];
@@ -210,6 +212,7 @@ function stopFollowing() {
 
 // A state from the server (an answer or a push): drawn in order; older ones than the one shown are dropped.
 function receive(state) {
+  if (state.id !== followed) { return; } // an answer or a push that arrives after the tab left its table
   queue.push(state);
   if (!draining) { drain(); }
 }
@@ -232,6 +235,7 @@ async function drain() {
       if (!pace && queue.length) { continue; } // instant: only the newest is drawn
       try {
         if (agentMoved && pace) { await showAgentMove(session, state, pace); }
+        if (state.id !== followed) { continue; } // the tab left the table during the play-out
         await render(state);
       } catch (error) {
         showError(`could not draw the table: ${error.message}`); // the next state is still drawn
@@ -270,6 +274,7 @@ async function loadReplay() {
 // A finished game's record in the replay, at its start (the deal).
 async function openReplay(record, tableId) {
   stopFollowing();
+  followed = null;
   seatToken = null;
   try {
     const replay = await api("POST", "/api/replays", record);
@@ -1037,6 +1042,7 @@ async function renderLobby() {
 
 function backToLobby() {
   stopFollowing();
+  followed = null;
   pauseReplay();
   session = null;
   seatToken = null;
