@@ -153,7 +153,8 @@ def test_leaving_during_the_opponents_play_out_stays_in_the_lobby(server, browse
     start(browser, server, "skull_king_v0", 3, 1400)
     Select(browser.find_element(By.ID, "pace")).select_by_value("450")
     browser.find_element(By.CSS_SELECTOR, "#moves button.move").click()  # the agents bid and play after it
-    WebDriverWait(browser, 60, poll_frequency=0.05).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#feed .feed-line"))
+    playing_out = WebDriverWait(browser, 60, poll_frequency=0.05)
+    playing_out.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#feed .feed-line"))
     browser.find_element(By.ID, "leave").click()  # mid play-out
     time.sleep(3)  # longer than the rest of the play-out at 450 ms a move
     assert browser.find_element(By.ID, "setup").is_displayed()
