@@ -1,0 +1,81 @@
+"""The advice section of a strategy page, from a game's advice statistics (`findings.measure`'s content)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from agents.analysis.advice.findings import published
+
+#: The command that measures the advice (named on the page, beside each finding's own).
+MEASURE_COMMAND = "python -m experiments.strategy_advice"
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.0f}%"
+
+
+def _signed(effect: Mapping[str, Any], scale: float = 1.0, digits: int = 1) -> str:
+    return (
+        f"{scale * effect['mean']:+.{digits}f} [{scale * effect['low']:+.{digits}f}, "
+        f"{scale * effect['high']:+.{digits}f}]"
+    )
+
+
+def finding_lines(rule: Mapping[str, Any], stats: Mapping[str, Any]) -> list[str]:
+    """One published finding: the words, then what the base agent does and what the rule is worth, on both seed sets."""
+    env_id, base = stats["env_id"], stats["base"]
+    d, r = rule["discovery"], rule["replication"]
+    follows = d["follows"]
+    command = f"{MEASURE_COMMAND} --env-ids {env_id} --rules {rule['name']} --games {stats['games_per_arm']}"
+    return [
+        f"* **{rule['words']}** (`{rule['name']}`)",
+        f"    * `{base}` does it in {_pct(follows['rate'])} [{_pct(follows['low'])}, {_pct(follows['high'])}] of the "
+        f"{follows['trials']:,} decisions where it applies ({follows['games']:,} games).",
+        f"    * Doing it {'wins' if d['win_effect']['mean'] >= 0 else 'loses'}: {_signed(d['win_effect'], 100)} "
+        "percentage points of win share "
+        f"({_pct(d['win_with'])} with, {_pct(d['win_without'])} without) and scores "
+        f"{_signed(d['score_effect'])} more per game; replication: {_signed(r['win_effect'], 100)} pp "
+        f"win, {_signed(r['score_effect'])} score.",
+        f"    * Holm-adjusted p: {rule['holm_discovery']:.2g} (discovery), {rule['holm_replication']:.2g} "
+        f"(replication). Reproduce: `{command}`.",
+    ]
+
+
+def advice_section(stats: Mapping[str, Any]) -> list[str]:
+    """The page's opening section: the published findings and how they were measured."""
+    found = published(stats)
+    seeds = stats["seed_sets"]
+    lines = [
+        "## Advice",
+        "",
+        f"Each rule below was measured by intervention: `{stats['base']}` played WITH the rule (where it applies, "
+        "it picks among the moves the rule prescribes) and WITHOUT it (there it picks among the other legal moves, "
+        f"its next choice) against `{stats['opponent']}` at every other seat, on the same duplicate deals "
+        f"(same seeds, its seat rotating), {stats['games_per_arm']:,} games per arm on each of two seed sets "
+        f"fixed in advance: discovery seeds {seeds['discovery'][0]}..{seeds['discovery'][1]} and replication "
+        f"seeds {seeds['replication'][0]}..{seeds['replication'][1]} (batched engine; "
+        f"{4 * stats['games_per_arm'] * len(stats['rules']):,} games for the {len(stats['rules'])} rules tested).",
+        "Effects are WITH minus WITHOUT per game (win share in percentage points, final score) with 95% intervals "
+        "that treat games as independent (one paired difference per game); how often the agent does it is a "
+        "rate pooled over decisions with a game-clustered interval. A rule is published only if its win effect "
+        f"passes Holm's correction (family-wise {stats['alpha']}) over all the rules tested on the discovery set "
+        "AND again over the survivors on the replication set, with the same sign.",
+        "",
+    ]
+    for rule in found:
+        lines += finding_lines(rule, stats)
+    if not found:
+        lines.append("* (no rule tested both passed and replicated)")
+    dropped = len(stats["rules"]) - len(found)
+    lines += [
+        "",
+        f"{len(found)} of {len(stats['rules'])} rules tested are published; {dropped} did not pass or "
+        f"did not replicate (all are in `stats/{stats['env_id'].removesuffix('_v0')}_advice.json`). "
+        f"Measured in {stats['cpu_seconds']:,.0f} CPU seconds.",
+        "",
+    ]
+    return lines
+
+
+__all__ = ["MEASURE_COMMAND", "advice_section", "finding_lines"]
