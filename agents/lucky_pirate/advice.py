@@ -75,6 +75,6 @@ ADVICE: tuple[Rule, ...] = (
 )
 
 #: Who plays the interventions: the network WITH/WITHOUT each rule against three copies of itself.
-PLAN = AdvicePlan("ppo:lucky_pirate_v0", "ppo:lucky_pirate_v0", 1_000)
+PLAN = AdvicePlan("ppo:lucky_pirate_v0", "ppo:lucky_pirate_v0", 10_000)
 
 __all__ = ["ADVICE", "PLAN"]

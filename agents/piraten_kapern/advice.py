@@ -83,6 +83,6 @@ ADVICE: tuple[Rule, ...] = (
 )
 
 #: Who plays the interventions: the network WITH/WITHOUT each rule against itself (two players).
-PLAN = AdvicePlan("ppo:piraten_kapern_v0", "ppo:piraten_kapern_v0", 1_500)
+PLAN = AdvicePlan("ppo:piraten_kapern_v0", "ppo:piraten_kapern_v0", 2_500)
 
 __all__ = ["ADVICE", "PLAN"]

@@ -5,7 +5,9 @@
 billion games). For every rule of a game `measure` plays the base agent WITH and WITHOUT the rule
 on each set (`agents.analysis.advice.intervention`); per set it records how often the base agent
 itself follows the rule where it applies (a game-clustered rate, counted in the WITH arm's games),
-and the paired per-game differences of the focal seat's win share and score (one value per game).
+in what share of games the rule comes up and the focal seat's win share in those games in each arm,
+and the paired per-game differences of the focal seat's win share and score over all the games
+(one value per game).
 
 `published` decides what is printed: on the discovery set the win-share differences of all the
 game's rules are one family, Holm-adjusted at `ALPHA`; a rule that passes is re-tested on the
@@ -74,7 +76,11 @@ def measure_rule(env_id: str, plan: AdvicePlan, rule: Rule, seeds: Sequence[int]
     base = named_base(plan.base, env_id)
     arms = {arm: play_arm(env_id, base, plan.opponent, rule, arm, seeds) for arm in ("with", "without")}
     with_rule, without = arms["with"], arms["without"]
+    came_up = with_rule.hits > 0  # deterministic agents play both arms alike up to the first choice
     return {
+        "came_up": float(came_up.mean()),
+        "win_with_when_up": float(with_rule.win[came_up].mean()) if came_up.any() else None,
+        "win_without_when_up": float(without.win[came_up].mean()) if came_up.any() else None,
         "follows": clustered_rate(with_rule.follows, with_rule.hits),
         "games_with_choice": int((with_rule.hits > 0).sum()),
         "win_with": float(with_rule.win.mean()),

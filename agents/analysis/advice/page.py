@@ -32,6 +32,8 @@ def finding_lines(rule: Mapping[str, Any], stats: Mapping[str, Any]) -> list[str
         f"* **{rule['words']}** (`{rule['name']}`)",
         f"    * `{base}` does it in {_pct(follows['rate'])} [{_pct(follows['low'])}, {_pct(follows['high'])}] of the "
         f"{follows['trials']:,} decisions where it applies ({follows['games']:,} games).",
+        f"    * It comes up in {_pct(d['came_up'])} of games; in those, the agent wins {_pct(d['win_with_when_up'])} "
+        f"of them following it and {_pct(d['win_without_when_up'])} not following it.",
         f"    * Doing it {'wins' if d['win_effect']['mean'] >= 0 else 'loses'}: {_signed(d['win_effect'], 100)} "
         "percentage points of win share "
         f"({_pct(d['win_with'])} with, {_pct(d['win_without'])} without) and scores "

@@ -18,6 +18,9 @@ def _measured(win_mean, win_p):
         "games_with_choice": 300,
         "win_with": 0.3,
         "win_without": 0.2,
+        "came_up": 0.5,
+        "win_with_when_up": 0.35,
+        "win_without_when_up": 0.15,
         "score_with": 10.0,
         "score_without": 5.0,
         "win_effect": _effect(win_mean, win_p),
@@ -61,6 +64,7 @@ def test_only_findings_that_pass_holm_and_replicate_are_printed():
         assert dropped not in text
     assert "2 of 6 rules tested are published" in text
     assert "Doing it loses" in text  # a harmful rule is said to lose
+    assert "comes up in 50% of games; in those, the agent wins 35% of them following it and 15%" in text
     assert "replication: +9.0" in text  # the replication's figure beside the finding
 
 
@@ -78,7 +82,7 @@ def test_both_arms_play_the_same_duplicate_deals():
     measured = measure_rule("skull_king_v0", plan, never, seeds_of("discovery", 8))
     # a rule that never applies leaves both arms the same games, deal for deal
     assert measured["win_effect"]["mean"] == 0 and measured["score_effect"]["mean"] == 0
-    assert measured["follows"]["trials"] == 0
+    assert measured["follows"]["trials"] == 0 and measured["came_up"] == 0
     assert measured["win_with"] == pytest.approx(measured["win_without"])
 
 
@@ -87,5 +91,5 @@ def test_a_rule_changes_the_games_where_it_applies():
 
     zero = next(r for r in ADVICE if r.name == "zero_bid_without_strength")
     measured = measure_rule("skull_king_v0", AdvicePlan("heuristic", "heuristic", 16), zero, seeds_of("discovery", 16))
-    assert measured["follows"]["trials"] > 0
+    assert measured["follows"]["trials"] > 0 and 0 < measured["came_up"] <= 1
     assert measured["score_with"] != measured["score_without"]
