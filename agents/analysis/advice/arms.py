@@ -6,6 +6,9 @@ plays the base's choice if it is not prescribed, else the base's choice among th
 moves (its next choice). Elsewhere both play the base's move. So the arms differ only where the
 condition holds, and there only in whether a prescribed move is played.
 
+The base agent must choose from any non-empty subset of the legal moves given as its mask (a policy
+network does; Lucky Pirate's batched heuristic refuses some subsets no position has).
+
 The agent counts, per game slot, the decisions where the rule had a choice (``hits``) and those
 where the base agent's own choice was prescribed (``follows``): how often the base "does it".
 """
