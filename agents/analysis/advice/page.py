@@ -15,11 +15,22 @@ def _pct(x: float) -> str:
     return f"{100 * x:.0f}%"
 
 
-def _signed(effect: Mapping[str, Any], scale: float = 1.0, digits: int = 1) -> str:
-    return (
-        f"{scale * effect['mean']:+.{digits}f} [{scale * effect['low']:+.{digits}f}, "
-        f"{scale * effect['high']:+.{digits}f}]"
-    )
+def _signed(effect: Mapping[str, Any], scale: float = 1.0) -> str:
+    """``+mean [+low, +high]``: one decimal from 1 up, three significant digits below."""
+    values = [scale * effect[k] for k in ("mean", "low", "high")]
+    form = "+.1f" if max(abs(v) for v in values) >= 1 else "+.3g"
+    return f"{values[0]:{form}} [{values[1]:{form}}, {values[2]:{form}}]"
+
+
+def _players(env_id: str) -> int:
+    """The players at the table the interventions play (the env's default)."""
+    import pirate_envs
+
+    return pirate_envs.make(env_id, raw=True).unwrapped.game.num_players
+
+
+def _p(value: float) -> str:
+    return f"{value:.2g}" if value > 0 else "below 1e-15"
 
 
 def finding_lines(rule: Mapping[str, Any], stats: Mapping[str, Any]) -> list[str]:
@@ -39,7 +50,7 @@ def finding_lines(rule: Mapping[str, Any], stats: Mapping[str, Any]) -> list[str
         f"({_pct(d['win_with'])} with, {_pct(d['win_without'])} without) and scores "
         f"{_signed(d['score_effect'])} more per game; replication: {_signed(r['win_effect'], 100)} pp "
         f"win, {_signed(r['score_effect'])} score.",
-        f"    * Holm-adjusted p: {rule['holm_discovery']:.2g} (discovery), {rule['holm_replication']:.2g} "
+        f"    * Holm-adjusted p: {_p(rule['holm_discovery'])} (discovery), {_p(rule['holm_replication'])} "
         f"(replication). Reproduce: `{command}`.",
     ]
 
@@ -62,7 +73,10 @@ def advice_section(stats: Mapping[str, Any]) -> list[str]:
         "that treat games as independent (one paired difference per game); how often the agent does it is a "
         "rate pooled over decisions with a game-clustered interval. A rule is published only if its win effect "
         f"passes Holm's correction (family-wise {stats['alpha']}) over all the rules tested on the discovery set "
-        "AND again over the survivors on the replication set, with the same sign.",
+        "AND again over the survivors on the replication set, with the same sign. Both arms are forced where "
+        "the rule applies; playing as it is, the agent wins one game in "
+        f"{_players(stats['env_id'])} against copies of itself; the arms' figures beside that say what the rule "
+        "and its opposite cost or gain.",
         "",
     ]
     for rule in found:
