@@ -70,6 +70,6 @@ ADVICE: tuple[Rule, ...] = (
 )
 
 #: Who plays the interventions: the network WITH/WITHOUT each rule against three copies of itself.
-PLAN = AdvicePlan("ppo:piratenpoker_v0", "ppo:piratenpoker_v0", 10_000)
+PLAN = AdvicePlan("ppo:piratenpoker_v0", "ppo:piratenpoker_v0", 5_000)
 
 __all__ = ["ADVICE", "PLAN"]

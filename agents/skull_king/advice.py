@@ -86,6 +86,6 @@ ADVICE: tuple[Rule, ...] = (
 
 
 #: Who plays the interventions: the network WITH/WITHOUT each rule against three copies of itself.
-PLAN = AdvicePlan("ppo:skull_king_v0", "ppo:skull_king_v0", 10_000)
+PLAN = AdvicePlan("ppo:skull_king_v0", "ppo:skull_king_v0", 5_000)
 
 __all__ = ["ADVICE", "PLAN"]

@@ -9,6 +9,8 @@ from agents.analysis.advice.findings import published
 
 #: The command that measures the advice (named on the page, beside each finding's own).
 MEASURE_COMMAND = "python -m experiments.strategy_advice"
+#: A WITH arm winning below this share of its fair ``1/n`` is flagged: the forced rule costs the agent.
+TOLERANCE = 0.9
 
 
 def _pct(x: float) -> str:
@@ -39,6 +41,15 @@ def finding_lines(rule: Mapping[str, Any], stats: Mapping[str, Any]) -> list[str
     d, r = rule["discovery"], rule["replication"]
     follows = d["follows"]
     command = f"{MEASURE_COMMAND} --env-ids {env_id} --rules {rule['name']} --games {stats['games_per_arm']}"
+    fair = 1 / _players(env_id)
+    caution = (
+        [
+            f"    * Always doing it wins less than the agent's own play ({_pct(d['win_with'])} against the "
+            f"{_pct(fair)} it wins as it is, by symmetry): it beats never doing it, not the agent's judgment."
+        ]
+        if d["win_with"] < TOLERANCE * fair
+        else []
+    )
     return [
         f"* **{rule['words']}** (`{rule['name']}`)",
         f"    * `{base}` does it in {_pct(follows['rate'])} [{_pct(follows['low'])}, {_pct(follows['high'])}] of the "
@@ -52,6 +63,7 @@ def finding_lines(rule: Mapping[str, Any], stats: Mapping[str, Any]) -> list[str
         f"win, {_signed(r['score_effect'])} score.",
         f"    * Holm-adjusted p: {_p(rule['holm_discovery'])} (discovery), {_p(rule['holm_replication'])} "
         f"(replication). Reproduce: `{command}`.",
+        *caution,
     ]
 
 
@@ -94,4 +106,4 @@ def advice_section(stats: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-__all__ = ["MEASURE_COMMAND", "advice_section", "finding_lines"]
+__all__ = ["MEASURE_COMMAND", "TOLERANCE", "advice_section", "finding_lines"]

@@ -66,6 +66,14 @@ def test_only_findings_that_pass_holm_and_replicate_are_printed():
     assert "Doing it loses" in text  # a harmful rule is said to lose
     assert "comes up in 50% of games; in those, the agent wins 35% of them following it and 15%" in text
     assert "replication: +9.0" in text  # the replication's figure beside the finding
+    assert "Always doing it wins less" not in text  # 30% with the rule against a fair 25%
+
+
+def test_a_rule_whose_with_arm_loses_to_the_agent_as_it_is_is_flagged():
+    stats = _stats([("costly", (0.1, 1e-6), (0.09, 1e-5))])
+    stats["rules"][0]["discovery"]["win_with"] = 0.18  # below 0.9 x the fair 1/4
+    text = "\n".join(advice_section(stats))
+    assert "Always doing it wins less than the agent's own play (18% against the 25% it wins as it is" in text
 
 
 def test_the_seed_sets_are_disjoint_and_fixed():
