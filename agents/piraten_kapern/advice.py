@@ -83,6 +83,15 @@ ADVICE: tuple[Rule, ...] = (
 )
 
 #: Who plays the interventions: the network WITH/WITHOUT each rule against itself (two players).
-PLAN = AdvicePlan("ppo:piraten_kapern_v0", "ppo:piraten_kapern_v0", 2_500)
+PLAN = AdvicePlan(
+    "ppo:piraten_kapern_v0",
+    "ppo:piraten_kapern_v0",
+    10_000,
+    "The network, like the oracle it is distilled from, plays each turn for its points. Winning is a race, "
+    "and near the end the race's advice differs (`agents.piraten_kapern.race` solves it for two players): on "
+    "the last turn only beating the leader counts, so a player behind must roll on where a points-maximiser "
+    "stops. The last two rules of the list put that in words; the findings below say which of them the "
+    "games bear out.",
+)
 
 __all__ = ["ADVICE", "PLAN"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agents.analysis.advice.findings import published
+from agents.analysis.advice.findings import plan_of, published
 
 #: The command that measures the advice (named on the page, beside each finding's own).
 MEASURE_COMMAND = "python -m experiments.strategy_advice"
@@ -91,6 +91,9 @@ def advice_section(stats: Mapping[str, Any]) -> list[str]:
         "and its opposite cost or gain.",
         "",
     ]
+    note = plan_of(stats["env_id"]).note
+    if note:
+        lines += [note, ""]
     for rule in found:
         lines += finding_lines(rule, stats)
     if not found:
