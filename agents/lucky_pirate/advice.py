@@ -51,6 +51,37 @@ def _lowest_number(obs, legal, layout) -> np.ndarray:
     return _in_plays(legal, plays)
 
 
+FIRST_MATE, WALK_THE_PLANK = 10, 12
+
+
+def _kind(kind: int):
+    """The prescription: the plays of ``kind``."""
+
+    def prescribed(obs, legal, layout) -> np.ndarray:
+        plays = np.zeros_like(_plays(legal))
+        plays[:, kind] = True
+        return _in_plays(legal, plays)
+
+    return prescribed
+
+
+def _kind_or_other(kind: int):
+    """The condition: a play of ``kind`` and a play of another kind are both legal."""
+
+    def condition(obs, legal, layout) -> np.ndarray:
+        kinds = _plays(legal).any(axis=2)
+        return kinds[:, kind] & (np.delete(kinds, kind, axis=1).any(axis=1))
+
+    return condition
+
+
+def _not_kind(kind: int):
+    def prescribed(obs, legal, layout) -> np.ndarray:
+        return _in_plays(legal, np.ones_like(_plays(legal))) & ~_kind(kind)(obs, legal, layout)
+
+    return prescribed
+
+
 ADVICE: tuple[Rule, ...] = (
     Rule(
         "play_all_copies",
@@ -71,6 +102,18 @@ ADVICE: tuple[Rule, ...] = (
         "Of the numbers you can play, play the lowest.",
         lambda obs, legal, layout: _plays(legal)[:, :NUMBER_KINDS].any(axis=2).sum(axis=1) >= 2,
         _lowest_number,
+    ),
+    Rule(
+        "keep_first_mate",
+        "When you can play something other than your First Mate, keep the First Mate.",
+        _kind_or_other(FIRST_MATE),
+        _not_kind(FIRST_MATE),
+    ),
+    Rule(
+        "save_walk_the_plank",
+        "When you can play something other than Walk the Plank, keep Walk the Plank.",
+        _kind_or_other(WALK_THE_PLANK),
+        _not_kind(WALK_THE_PLANK),
     ),
 )
 

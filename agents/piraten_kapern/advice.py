@@ -64,6 +64,16 @@ ADVICE: tuple[Rule, ...] = (
         _stop,
     ),
     Rule(
+        "bank_a_big_turn",
+        "With 2,000 points or more at stake, stop, even with no skull or one.",
+        lambda obs, legal, layout: (
+            _normal_roll(obs, layout)
+            & (_skulls(obs, layout) <= 1)
+            & (piece(obs, layout, "turn_points")[:, 0] * POINTS_SCALE >= 2000)
+        ),
+        _stop,
+    ),
+    Rule(
         "gamble_when_trailing_late",
         "Near the end (the other player at 5,000 or more) and still behind with this turn's points, "
         "roll again even on two skulls.",
@@ -86,7 +96,7 @@ ADVICE: tuple[Rule, ...] = (
 PLAN = AdvicePlan(
     "ppo:piraten_kapern_v0",
     "ppo:piraten_kapern_v0",
-    10_000,
+    5_000,
     "The network, like the oracle it is distilled from, plays each turn for its points. Winning is a race, "
     "and near the end the race's advice differs (`agents.piraten_kapern.race` solves it for two players): on "
     "the last turn only beating the leader counts, so a player behind must roll on where a points-maximiser "

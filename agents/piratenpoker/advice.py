@@ -12,7 +12,7 @@ from pirate_envs.piratenpoker.cards import BACK_SIDE, NUM_FRONTS
 
 PASS, TO_SELF = 25, 39
 TO_OTHERS = slice(40, 44)
-OVERBOARD, BELOW_DECK = 0, 1
+OVERBOARD, BELOW_DECK, LOOT = 0, 1, 2
 PHASE_BID, PHASE_RECIPIENT = 0, 3
 
 
@@ -53,6 +53,12 @@ ADVICE: tuple[Rule, ...] = (
         "pass_overboard",
         "Overboard (the first round), bid your Pass.",
         lambda obs, legal, layout: _opening_bid(obs, layout, OVERBOARD),
+        lambda obs, legal, layout: _moves(legal, PASS),
+    ),
+    Rule(
+        "pass_in_loot_round",
+        "In the loot round (the third), bid your Pass if you still hold it.",
+        lambda obs, legal, layout: _opening_bid(obs, layout, LOOT),
         lambda obs, legal, layout: _moves(legal, PASS),
     ),
     Rule(

@@ -51,7 +51,7 @@ def finding_lines(rule: Mapping[str, Any], stats: Mapping[str, Any]) -> list[str
         else []
     )
     return [
-        f"* **{rule['words']}** (`{rule['name']}`)",
+        f"* {'' if d['win_effect']['mean'] >= 0 else 'Not advised: '}**{rule['words']}** (`{rule['name']}`)",
         f"    * `{base}` does it in {_pct(follows['rate'])} [{_pct(follows['low'])}, {_pct(follows['high'])}] of the "
         f"{follows['trials']:,} decisions where it applies ({follows['games']:,} games).",
         f"    * It comes up in {_pct(d['came_up'])} of games; in those, the agent wins {_pct(d['win_with_when_up'])} "

@@ -63,7 +63,7 @@ def test_only_findings_that_pass_holm_and_replicate_are_printed():
     for dropped in ("fails_replication", "flips_sign", "fails_holm_a", "fails_holm_b"):
         assert dropped not in text
     assert "2 of 6 rules tested are published" in text
-    assert "Doing it loses" in text  # a harmful rule is said to lose
+    assert "Doing it loses" in text and "* Not advised: **Words of harmful.**" in text  # a harmful rule loses
     assert "comes up in 50% of games; in those, the agent wins 35% of them following it and 15%" in text
     assert "replication: +9.0" in text  # the replication's figure beside the finding
     assert "Always doing it wins less" not in text  # 30% with the rule against a fair 25%
