@@ -47,7 +47,7 @@ def finding_lines(rule: Mapping[str, Any], stats: Mapping[str, Any]) -> list[str
             f"    * Always doing it wins less than the agent's own play ({_pct(d['win_with'])} against the "
             f"{_pct(fair)} it wins as it is, by symmetry): it beats never doing it, not the agent's judgment."
         ]
-        if d["win_with"] < TOLERANCE * fair
+        if d["win_with"] < TOLERANCE * fair and d["win_effect"]["mean"] >= 0
         else []
     )
     return [

@@ -16,7 +16,7 @@ def _measured(win_mean, win_p):
     return {
         "follows": {"rate": 0.9, "low": 0.85, "high": 0.95, "trials": 500, "games": 300},
         "games_with_choice": 300,
-        "win_with": 0.3,
+        "win_with": 0.3 if win_mean >= 0 else 0.2,
         "win_without": 0.2,
         "came_up": 0.5,
         "win_with_when_up": 0.35,
@@ -53,7 +53,7 @@ def test_only_findings_that_pass_holm_and_replicate_are_printed():
             ("flips_sign", (0.1, 1e-6), (-0.1, 1e-6)),
             ("fails_holm_a", (0.1, 0.03), (0.1, 1e-6)),  # below 0.05 alone, not after Holm: 0.03 x 2
             ("fails_holm_b", (0.1, 0.04), (0.1, 1e-6)),
-            ("harmful", (-0.2, 1e-9), (-0.2, 1e-9)),
+            ("harmful", (-0.2, 1e-9), (-0.2, 1e-9)),  # its WITH arm wins 0.2, below 0.9 x the fair 0.25
         ]
     )
     names = [r["name"] for r in published(stats)]
@@ -64,6 +64,7 @@ def test_only_findings_that_pass_holm_and_replicate_are_printed():
         assert dropped not in text
     assert "2 of 6 rules tested are published" in text
     assert "Doing it loses" in text and "* Not advised: **Words of harmful.**" in text  # a harmful rule loses
+    assert "it beats never doing it" not in text  # not said of a rule that loses
     assert "comes up in 50% of games; in those, the agent wins 35% of them following it and 15%" in text
     assert "replication: +9.0" in text  # the replication's figure beside the finding
     assert "Always doing it wins less" not in text  # 30% with the rule against a fair 25%
