@@ -1,6 +1,11 @@
 """Published strategy findings: the analyzer's statistics of the shipped agents, one docs page per game.
 
     python -m experiments.strategy_pages --out docs/strategy
+    python -m experiments.strategy_pages --out docs/strategy --from-stats   # the pages only, from stats/
+
+Each page opens with the game's advice, measured by intervention (``stats/<game>_advice.json``,
+written by ``python -m experiments.strategy_advice``; only findings that replicate are printed:
+`agents.analysis.advice`); then the agent comparisons below.
 
 For every game it plays `PLANS`' seat-rotated games of the shipped agents (``random``,
 ``heuristic``, the shipped network ``ppo:<env_id>``, the tree search ``mcts``, Kapern's
@@ -16,7 +21,8 @@ Nothing on a page is typed by hand: each finding is a template filled from the s
 (`Finding`): two agents' figures with their intervals and the word for how they compare
 ("above" or "below" where the 95% intervals do not overlap, else "not clearly different
 from"). ``--games`` plays that many games of every game instead of the plan's (a quick look);
-``--no-search`` leaves ``mcts`` out; ``--env-ids`` picks games. Every file is written
+``--no-search`` leaves ``mcts`` out; ``--env-ids`` picks games; ``--from-stats`` plays nothing and
+writes the pages from the committed statistics in ``--out``'s ``stats/``. Every file is written
 atomically. Bad arguments end the command with one line and exit status 2.
 """
 
@@ -27,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.analysis.pages import PLANS, write_game
+from agents.analysis.pages import PLANS, rewrite_game, write_game
 from agents.extras import MissingExtra, require
 from experiments.cli import check_folder, parse_args
 from experiments.evaluate import MAX_GAMES
@@ -42,6 +48,7 @@ class StrategyPagesArgs:
     seed: int = field(default=0, metadata={"help": "seed of the first game of each run", "min": 0})
     search: bool = field(default=True, metadata={"help": "seat the tree search (mcts)"})
     env_ids: list[str] = field(default_factory=lambda: list(PLANS), metadata={"help": "the games to write"})
+    from_stats: bool = field(default=False, metadata={"help": "play nothing: write the pages from <out>/stats"})
 
 
 def check_args(args: StrategyPagesArgs) -> None:
@@ -53,6 +60,10 @@ def check_args(args: StrategyPagesArgs) -> None:
     for env_id in args.env_ids:
         if env_id not in PLANS:
             raise ValueError(f"--env-ids {env_id!r} is not a game; valid ids: {', '.join(PLANS)}")
+    for env_id in args.env_ids if args.from_stats else ():
+        stats = Path(args.out) / "stats" / f"{env_id.removesuffix('_v0')}.json"
+        if not stats.is_file():
+            raise ValueError(f"--from-stats: {stats} is missing; run the analysis first (without --from-stats)")
     if args.games > MAX_GAMES:
         raise ValueError(f"--games {args.games}: at most {MAX_GAMES:,} games in one command")
     check_folder(args.out, "--out")
@@ -65,7 +76,10 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
     command = " ".join(["python -m experiments.strategy_pages", *(sys.argv[1:] if argv is None else argv)])
     runs = {}
     for env_id in dict.fromkeys(args.env_ids):
-        run = write_game(out, env_id, args.games, args.seed, args.search, command)
+        if args.from_stats:
+            run = rewrite_game(out, env_id, command)
+        else:
+            run = write_game(out, env_id, args.games, args.seed, args.search, command)
         runs[env_id] = run
         print(f"{env_id}: {run['games']} games, lineup {' '.join(run['lineup'])}: wrote {out}/{env_id[:-3]}.md")
     return runs

@@ -1,0 +1,71 @@
+"""Measure each game's advice by intervention and write its statistics for the strategy pages.
+
+    python -m experiments.strategy_advice --env-ids skull_king_v0
+
+For every game (``--env-ids``) it plays the game's plan (``agents.<game>.advice.PLAN``: the base
+agent WITH and WITHOUT each rule of ``agents.<game>.advice.ADVICE``, on the discovery and the
+replication seed sets of `agents.analysis.advice.findings`) and writes
+``<out>/stats/<game>_advice.json`` atomically; ``python -m experiments.strategy_pages --from-stats``
+then writes the pages. ``--games`` plays that many games per arm and seed set instead of the plan's;
+``--rules`` measures only the named rules (a reproduction: the page's figures came from all of them,
+and the Holm family is the rules measured). Bad arguments end the command with one line and exit status 2.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agents.analysis.advice.findings import advice_of, measure, plan_of
+from agents.policy.checkpoint import write_atomic
+from experiments.cli import check_folder, parse_args
+
+ENV_IDS = ("skull_king_v0", "piraten_kapern_v0", "piratenpoker_v0", "lucky_pirate_v0")
+
+
+@dataclass
+class StrategyAdviceArgs:
+    """Measure each game's advice by intervention (two seed sets) and write its statistics."""
+
+    out: str = field(default="docs/strategy", metadata={"help": "folder whose stats/ gets <game>_advice.json"})
+    games: int = field(default=0, metadata={"help": "games per arm and seed set (0: the plan's)", "min": 0})
+    env_ids: list[str] = field(default_factory=lambda: list(ENV_IDS), metadata={"help": "the games to measure"})
+    rules: list[str] = field(default_factory=list, metadata={"help": "only these rules (default: all)"})
+
+
+def check_args(args: StrategyAdviceArgs) -> None:
+    """``ValueError`` (one line) for arguments that cannot run; before any game."""
+    for env_id in args.env_ids:
+        if env_id not in ENV_IDS:
+            raise ValueError(f"--env-ids {env_id!r} has no advice; valid ids: {', '.join(ENV_IDS)}")
+    known = {rule.name for env_id in args.env_ids for rule in advice_of(env_id)}
+    for name in args.rules:
+        if name not in known:
+            raise ValueError(f"--rules {name!r} is not a rule of {', '.join(args.env_ids)}")
+    check_folder(args.out, "--out")
+
+
+def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
+    """Run the command; each game's statistics by env id."""
+    args = parse_args(StrategyAdviceArgs, argv, check=check_args)
+    out = {}
+    for env_id in dict.fromkeys(args.env_ids):
+        rules = [r for r in advice_of(env_id) if not args.rules or r.name in args.rules]
+        if not rules:
+            continue
+        stats = measure(env_id, plan_of(env_id), args.games, rules)
+        path = Path(args.out) / "stats" / f"{env_id.removesuffix('_v0')}_advice.json"
+        write_atomic(path, json.dumps(stats, indent=1, allow_nan=False))
+        print(
+            f"{env_id}: {len(rules)} rules, {stats['games_per_arm']} games per arm and seed set, "
+            f"{stats['cpu_seconds']} CPU s: wrote {path}",
+            flush=True,
+        )
+        out[env_id] = stats
+    return out
+
+
+if __name__ == "__main__":
+    main()

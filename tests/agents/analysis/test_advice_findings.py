@@ -1,0 +1,104 @@
+"""Replication gating, the seed sets and the advice section of a page."""
+
+import numpy as np
+import pytest
+
+from agents.analysis.advice.findings import REPLICATION_FIRST_SEED, AdvicePlan, measure_rule, published, seeds_of
+from agents.analysis.advice.page import advice_section
+from agents.analysis.advice.rules import Rule
+
+
+def _effect(mean, p):
+    return {"mean": mean, "low": mean - 0.01, "high": mean + 0.01, "p": p, "n": 1000}
+
+
+def _measured(win_mean, win_p):
+    return {
+        "follows": {"rate": 0.9, "low": 0.85, "high": 0.95, "trials": 500, "games": 300},
+        "games_with_choice": 300,
+        "win_with": 0.3 if win_mean >= 0 else 0.2,
+        "win_without": 0.2,
+        "came_up": 0.5,
+        "win_with_when_up": 0.35,
+        "win_without_when_up": 0.15,
+        "score_with": 10.0,
+        "score_without": 5.0,
+        "win_effect": _effect(win_mean, win_p),
+        "score_effect": _effect(5.0, 0.001),
+    }
+
+
+def _stats(rules):
+    return {
+        "env_id": "skull_king_v0",
+        "base": "ppo:skull_king_v0",
+        "opponent": "ppo:skull_king_v0",
+        "games_per_arm": 1000,
+        "seed_sets": {"discovery": [0, 999], "replication": [REPLICATION_FIRST_SEED, REPLICATION_FIRST_SEED + 999]},
+        "alpha": 0.05,
+        "correction": "holm",
+        "cpu_seconds": 1.0,
+        "rules": [
+            {"name": name, "words": f"Words of {name}.", "discovery": _measured(*d), "replication": _measured(*r)}
+            for name, d, r in rules
+        ],
+    }
+
+
+def test_only_findings_that_pass_holm_and_replicate_are_printed():
+    stats = _stats(
+        [
+            ("replicates", (0.1, 1e-6), (0.09, 1e-5)),
+            ("fails_replication", (0.1, 1e-6), (0.01, 0.4)),
+            ("flips_sign", (0.1, 1e-6), (-0.1, 1e-6)),
+            ("fails_holm_a", (0.1, 0.03), (0.1, 1e-6)),  # below 0.05 alone, not after Holm: 0.03 x 2
+            ("fails_holm_b", (0.1, 0.04), (0.1, 1e-6)),
+            ("harmful", (-0.2, 1e-9), (-0.2, 1e-9)),  # its WITH arm wins 0.2, below 0.9 x the fair 0.25
+        ]
+    )
+    names = [r["name"] for r in published(stats)]
+    assert names == ["replicates", "harmful"]
+    text = "\n".join(advice_section(stats))
+    assert "Words of replicates." in text and "Words of harmful." in text
+    for dropped in ("fails_replication", "flips_sign", "fails_holm_a", "fails_holm_b"):
+        assert dropped not in text
+    assert "2 of 6 rules tested are published" in text
+    assert "Doing it loses" in text and "* Not advised: **Words of harmful.**" in text  # a harmful rule loses
+    assert "it beats never doing it" not in text  # not said of a rule that loses
+    assert "comes up in 50% of games; in those, the agent wins 35% of them following it and 15%" in text
+    assert "replication: +9.0" in text  # the replication's figure beside the finding
+    assert "Always doing it wins less" not in text  # 30% with the rule against a fair 25%
+
+
+def test_a_rule_whose_with_arm_loses_to_the_agent_as_it_is_is_flagged():
+    stats = _stats([("costly", (0.1, 1e-6), (0.09, 1e-5))])
+    stats["rules"][0]["discovery"]["win_with"] = 0.18  # below 0.9 x the fair 1/4
+    text = "\n".join(advice_section(stats))
+    assert "Always doing it wins less than the agent's own play (18% against the 25% it wins as it is" in text
+
+
+def test_the_seed_sets_are_disjoint_and_fixed():
+    discovery, replication = seeds_of("discovery", 5000), seeds_of("replication", 5000)
+    assert discovery[0] == 0 and replication[0] == REPLICATION_FIRST_SEED
+    assert not set(discovery.tolist()) & set(replication.tolist())
+    with pytest.raises(ValueError):
+        seeds_of("other", 3)
+
+
+def test_both_arms_play_the_same_duplicate_deals():
+    never = Rule("never", "Never.", lambda o, m, lay: np.zeros(len(o), bool), lambda o, m, lay: np.ones(m.shape, bool))
+    plan = AdvicePlan("heuristic", "heuristic", 8)
+    measured = measure_rule("skull_king_v0", plan, never, seeds_of("discovery", 8))
+    # a rule that never applies leaves both arms the same games, deal for deal
+    assert measured["win_effect"]["mean"] == 0 and measured["score_effect"]["mean"] == 0
+    assert measured["follows"]["trials"] == 0 and measured["came_up"] == 0
+    assert measured["win_with"] == pytest.approx(measured["win_without"])
+
+
+def test_a_rule_changes_the_games_where_it_applies():
+    from agents.skull_king.advice import ADVICE
+
+    zero = next(r for r in ADVICE if r.name == "zero_bid_without_strength")
+    measured = measure_rule("skull_king_v0", AdvicePlan("heuristic", "heuristic", 16), zero, seeds_of("discovery", 16))
+    assert measured["follows"]["trials"] > 0 and 0 < measured["came_up"] <= 1
+    assert measured["score_with"] != measured["score_without"]
