@@ -42,7 +42,7 @@ def measure(env_id: str, players: int, opponent: str, deals: int, width: float) 
     seconds = time.process_time() - tick
     games = len(played.truncated)
     share = played.shares[np.arange(games), played.candidate_seat].reshape(deals, players).mean(axis=1)
-    variance = float(share.var(ddof=1))
+    variance = float(share.var(ddof=1)) if deals > 1 else None  # one deal: its cost only
     return {
         "env_id": env_id,
         "players": players,
@@ -50,7 +50,7 @@ def measure(env_id: str, players: int, opponent: str, deals: int, width: float) 
         "pilot_deals": deals,
         "win_rate": float(share.mean()),
         "deal_variance": variance,
-        "deals_needed": math.ceil((Z95 / width) ** 2 * variance),
+        "deals_needed": None if variance is None else math.ceil((Z95 / width) ** 2 * variance),
         "cpu_seconds_per_game": seconds / games,
     }
 
@@ -59,7 +59,7 @@ def tables() -> str:
     """v3's plan for one network candidate, from the committed measurements (`agents.benchmark.design`):
     per line-up its deals, planned 95% half-width and CPU cost; per game its cost against the budget."""
     from agents.benchmark import design
-    from agents.benchmark.protocol import SEARCH_OPPONENTS, lineups
+    from agents.benchmark.protocol import SEARCH_OPPONENTS, lineups, search_left_out
 
     lines = [
         "| game | players | line-up | measured variance | deals | planned ± | CPU-s a game | CPU-s of the line-up |",
@@ -71,20 +71,26 @@ def tables() -> str:
         for lineup in plan:
             key = (env_id, lineup.players, lineup.opponent)
             variance = design.MEASURED_VARIANCE.get(key)
-            seconds = design.MEASURED_SECONDS.get(key)
+            try:
+                seconds = design.cost_of(*key)
+            except KeyError:
+                seconds = None
             width = design.planned_half_width(*key, lineup.deals)
             games = lineup.deals * lineup.players
-            cost = "not measured | —" if seconds is None else f"{seconds:.4f} | {games * seconds:.0f}"
+            mark = " (extrapolated)" if key in design.EXTRAPOLATED_SECONDS else ""
+            cost = "not measured | —" if seconds is None else f"{seconds:.4f}{mark} | {games * seconds:.0f}"
             lines.append(
                 f"| {env_id} | {lineup.players} | {lineup.opponent} | {'—' if variance is None else f'{variance:.4f}'} "
                 f"| {lineup.deals} | {width:.3f} | {cost} |"
             )
+        left_out = ", ".join(f"{n}p" for n in search_left_out(env_id)) or "none"
         try:
             total = design.planned_seconds(env_id, [(x.players, x.opponent, x.deals) for x in plan])
-            totals.append(f"| {env_id} | {total:.0f} | {total / 3600:.2f} |")
+            totals.append(f"| {env_id} | {total:.0f} | {total / 3600:.2f} | {left_out} |")
         except KeyError:
-            totals.append(f"| {env_id} | not measured | — |")
-    return "\n".join([*lines, "", "| game | planned CPU-s of a full run | CPU-hours |", "|---|---|---|", *totals])
+            totals.append(f"| {env_id} | not measured | — | {left_out} |")
+    header = ["| game | planned CPU-s of a full run | CPU-hours | search line-up left out |", "|---|---|---|---|"]
+    return "\n".join([*lines, "", *header, *totals])
 
 
 def main() -> None:

@@ -28,7 +28,10 @@ game's reference network as candidate), stays within its share; it plays
     min(the deals above, max(MIN_SEARCH_DEALS, floor(share / (players x CPU-s a game))))
 
 and its planned half-width (`planned_half_width`, stated with the results) widens accordingly.
-`planned_seconds` is a game's planned cost; the tests hold it under the budget.
+Where a game's plan still exceeds the budget (the floor of deals at a costly search), its search
+line-ups are left out from the largest table down until it fits (`search_left_out`; Lucky
+Pirate, whose games against the search cost the most). `planned_seconds` is a game's planned
+cost at `cost_of` (measured, else `EXTRAPOLATED_SECONDS`); the tests hold it under the budget.
 The counts are part of the protocol (`deals_for`): changing them is a new version.
 """
 
@@ -104,7 +107,7 @@ MEASURED_VARIANCE: dict[tuple[str, int, str], float] = {
 #: CPU seconds a game of each line-up, ``(env_id, players, opponent) -> seconds``, the game's reference network
 #: as candidate, one process, numba's compilation left out (``benchmarks/bench_protocol_variance.py``).
 MEASURED_SECONDS: dict[tuple[str, int, str], float] = {
-    ("piraten_kapern_v0", 2, "random"): 0.6951,
+    ("piraten_kapern_v0", 2, "random"): 0.0085,
     ("piraten_kapern_v0", 2, "heuristic"): 0.0335,
     ("piraten_kapern_v0", 2, "ppo"): 0.0048,
     ("piraten_kapern_v0", 2, "search"): 0.0061,
@@ -147,7 +150,46 @@ MEASURED_SECONDS: dict[tuple[str, int, str], float] = {
     ("piratenpoker_v0", 4, "random"): 0.0032,
     ("piratenpoker_v0", 4, "heuristic"): 0.0028,
     ("piratenpoker_v0", 4, "ppo"): 0.0069,
+    ("piratenpoker_v0", 4, "search"): 4.4494,
+    ("piratenpoker_v0", 5, "random"): 0.0043,
+    ("piratenpoker_v0", 5, "heuristic"): 0.0037,
+    ("piratenpoker_v0", 5, "ppo"): 0.0098,
+    ("piratenpoker_v0", 5, "search"): 6.3314,
+    ("lucky_pirate_v0", 2, "random"): 0.0063,
+    ("lucky_pirate_v0", 2, "heuristic"): 0.0064,
+    ("lucky_pirate_v0", 2, "ppo"): 0.1933,
+    ("lucky_pirate_v0", 2, "search"): 8.5593,
+    ("lucky_pirate_v0", 3, "random"): 0.0081,
+    ("lucky_pirate_v0", 3, "heuristic"): 0.0044,
+    ("lucky_pirate_v0", 3, "ppo"): 0.0050,
 }
+#: Skull King's measured CPU seconds a search game at ``n`` players over its 2-player figure.
+SEARCH_GROWTH = {
+    n: MEASURED_SECONDS[("skull_king_v0", n, "search")] / MEASURED_SECONDS[("skull_king_v0", 2, "search")]
+    for n in range(2, 7)
+}
+
+
+#: CPU seconds a game of line-ups not measured, extrapolated (see `docs/benchmark.md`): a search line-up from the
+#: game's smallest measured table by Skull King's measured growth with the table size; a cheap line-up as the
+#: game's 3-player figure times ``n / 3``.
+EXTRAPOLATED_SECONDS: dict[tuple[str, int, str], float] = {
+    **{
+        ("lucky_pirate_v0", n, "search"): MEASURED_SECONDS[("lucky_pirate_v0", 2, "search")] * SEARCH_GROWTH[n]
+        for n in range(3, 7)
+    },
+    **{
+        ("lucky_pirate_v0", n, o): MEASURED_SECONDS[("lucky_pirate_v0", 3, o)] * n / 3
+        for n in range(4, 7)
+        for o in ("random", "heuristic", "ppo")
+    },
+}
+
+
+def cost_of(env_id: str, players: int, opponent: str) -> float:
+    """CPU seconds a game of a line-up: `MEASURED_SECONDS`, else `EXTRAPOLATED_SECONDS`; ``KeyError`` without."""
+    key = (env_id, players, opponent)
+    return MEASURED_SECONDS[key] if key in MEASURED_SECONDS else EXTRAPOLATED_SECONDS[key]
 
 
 def independent_variance(players: int) -> float:
@@ -174,8 +216,11 @@ def search_cap(env_id: str) -> float:
 def affordable_deals(env_id: str, players: int, opponent: str) -> int | None:
     """The most deals of a search line-up within its `search_cap` at its measured cost (at least
     `MIN_SEARCH_DEALS`); ``None`` where no cost is measured or the line-up is not a search's."""
-    seconds = MEASURED_SECONDS.get((env_id, players, opponent))
-    if opponent != "search" or seconds is None:
+    if opponent != "search":
+        return None
+    try:
+        seconds = cost_of(env_id, players, opponent)
+    except KeyError:
         return None
     return max(MIN_SEARCH_DEALS, math.floor(search_cap(env_id) / (players * seconds)))
 
@@ -197,13 +242,30 @@ def planned_half_width(env_id: str, players: int, opponent: str, deals: int) -> 
 
 
 def planned_seconds(env_id: str, plan: list[tuple[int, str, int]]) -> float:
-    """The CPU seconds of ``plan`` (``(players, opponent, deals)`` per line-up) at `MEASURED_SECONDS`;
-    ``KeyError`` for a line-up whose cost is not measured."""
-    return sum(deals * players * MEASURED_SECONDS[(env_id, players, opponent)] for players, opponent, deals in plan)
+    """The CPU seconds of ``plan`` (``(players, opponent, deals)`` per line-up) at `cost_of`; ``KeyError`` for a
+    line-up whose cost is neither measured nor extrapolated."""
+    return sum(deals * players * cost_of(env_id, players, opponent) for players, opponent, deals in plan)
+
+
+def search_left_out(env_id: str, opponents: tuple[str, ...], *, halving: bool, most: int) -> tuple[int, ...]:
+    """The table sizes whose search line-up a full run leaves out: none unless the plan of every line-up
+    (``opponents`` at every table size of the game) exceeds `CPU_BUDGET_S`, then the largest first until it fits
+    (none where a cost is unknown)."""
+    sizes = pirate_envs.player_counts(env_id)
+    plan = [(n, o, deals_for(env_id, n, o, halving=halving, most=most)) for n in sizes for o in opponents]
+    left_out: list[int] = []
+    try:
+        while halving and planned_seconds(env_id, plan) > CPU_BUDGET_S and len(left_out) < len(sizes):
+            left_out.append(sizes[-1 - len(left_out)])
+            plan = [line for line in plan if not (line[1] == "search" and line[0] in left_out)]
+    except KeyError:
+        return ()
+    return tuple(sorted(left_out))
 
 
 __all__ = [
     "CPU_BUDGET_S",
+    "EXTRAPOLATED_SECONDS",
     "HALF_WIDTH",
     "MEASURED_SECONDS",
     "MEASURED_VARIANCE",
@@ -213,6 +275,7 @@ __all__ = [
     "SEARCH_HALF_WIDTH",
     "SEARCH_SECONDS",
     "affordable_deals",
+    "cost_of",
     "deals_for",
     "deals_needed",
     "design_variance",
@@ -220,4 +283,5 @@ __all__ = [
     "planned_half_width",
     "planned_seconds",
     "search_cap",
+    "search_left_out",
 ]
