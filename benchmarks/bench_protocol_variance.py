@@ -71,14 +71,10 @@ def tables() -> str:
         for lineup in plan:
             key = (env_id, lineup.players, lineup.opponent)
             variance = design.MEASURED_VARIANCE.get(key)
-            try:
-                seconds = design.cost_of(*key)
-            except KeyError:
-                seconds = None
+            seconds = design.MEASURED_SECONDS.get(key)
             width = design.planned_half_width(*key, lineup.deals)
             games = lineup.deals * lineup.players
-            mark = " (extrapolated)" if key in design.EXTRAPOLATED_SECONDS else ""
-            cost = "not measured | —" if seconds is None else f"{seconds:.4f}{mark} | {games * seconds:.0f}"
+            cost = "not measured | —" if seconds is None else f"{seconds:.4f} | {games * seconds:.0f}"
             lines.append(
                 f"| {env_id} | {lineup.players} | {lineup.opponent} | {'—' if variance is None else f'{variance:.4f}'} "
                 f"| {lineup.deals} | {width:.3f} | {cost} |"

@@ -28,10 +28,10 @@ game's reference network as candidate), stays within its share; it plays
     min(the deals above, max(MIN_SEARCH_DEALS, floor(share / (players x CPU-s a game))))
 
 and its planned half-width (`planned_half_width`, stated with the results) widens accordingly.
-Where a game's plan still exceeds the budget (the floor of deals at a costly search), its search
-line-ups are left out from the largest table down until it fits (`search_left_out`; Lucky
-Pirate, whose games against the search cost the most). `planned_seconds` is a game's planned
-cost at `cost_of` (measured, else `EXTRAPOLATED_SECONDS`); the tests hold it under the budget.
+Where a game's plan would still exceed the budget (the floor of deals at a costly search), its
+search line-ups are left out from the largest table down until it fits (`search_left_out`; no
+game at the measured costs). `planned_seconds` is a game's planned cost; the tests hold it under
+the budget.
 The counts are part of the protocol (`deals_for`): changing them is a new version.
 """
 
@@ -162,34 +162,20 @@ MEASURED_SECONDS: dict[tuple[str, int, str], float] = {
     ("lucky_pirate_v0", 3, "random"): 0.0081,
     ("lucky_pirate_v0", 3, "heuristic"): 0.0044,
     ("lucky_pirate_v0", 3, "ppo"): 0.0050,
+    ("lucky_pirate_v0", 3, "search"): 2.4116,
+    ("lucky_pirate_v0", 4, "random"): 0.0047,
+    ("lucky_pirate_v0", 4, "heuristic"): 0.0033,
+    ("lucky_pirate_v0", 4, "ppo"): 0.0030,
+    ("lucky_pirate_v0", 4, "search"): 1.1440,
+    ("lucky_pirate_v0", 5, "random"): 0.0029,
+    ("lucky_pirate_v0", 5, "heuristic"): 0.0020,
+    ("lucky_pirate_v0", 5, "ppo"): 0.0028,
+    ("lucky_pirate_v0", 5, "search"): 1.0422,
+    ("lucky_pirate_v0", 6, "random"): 0.0027,
+    ("lucky_pirate_v0", 6, "heuristic"): 0.0017,
+    ("lucky_pirate_v0", 6, "ppo"): 0.0018,
+    ("lucky_pirate_v0", 6, "search"): 0.7293,
 }
-#: Skull King's measured CPU seconds a search game at ``n`` players over its 2-player figure.
-SEARCH_GROWTH = {
-    n: MEASURED_SECONDS[("skull_king_v0", n, "search")] / MEASURED_SECONDS[("skull_king_v0", 2, "search")]
-    for n in range(2, 7)
-}
-
-
-#: CPU seconds a game of line-ups not measured, extrapolated (see `docs/benchmark.md`): a search line-up from the
-#: game's smallest measured table by Skull King's measured growth with the table size; a cheap line-up as the
-#: game's 3-player figure times ``n / 3``.
-EXTRAPOLATED_SECONDS: dict[tuple[str, int, str], float] = {
-    **{
-        ("lucky_pirate_v0", n, "search"): MEASURED_SECONDS[("lucky_pirate_v0", 2, "search")] * SEARCH_GROWTH[n]
-        for n in range(3, 7)
-    },
-    **{
-        ("lucky_pirate_v0", n, o): MEASURED_SECONDS[("lucky_pirate_v0", 3, o)] * n / 3
-        for n in range(4, 7)
-        for o in ("random", "heuristic", "ppo")
-    },
-}
-
-
-def cost_of(env_id: str, players: int, opponent: str) -> float:
-    """CPU seconds a game of a line-up: `MEASURED_SECONDS`, else `EXTRAPOLATED_SECONDS`; ``KeyError`` without."""
-    key = (env_id, players, opponent)
-    return MEASURED_SECONDS[key] if key in MEASURED_SECONDS else EXTRAPOLATED_SECONDS[key]
 
 
 def independent_variance(players: int) -> float:
@@ -218,9 +204,8 @@ def affordable_deals(env_id: str, players: int, opponent: str) -> int | None:
     `MIN_SEARCH_DEALS`); ``None`` where no cost is measured or the line-up is not a search's."""
     if opponent != "search":
         return None
-    try:
-        seconds = cost_of(env_id, players, opponent)
-    except KeyError:
+    seconds = MEASURED_SECONDS.get((env_id, players, opponent))
+    if seconds is None:
         return None
     return max(MIN_SEARCH_DEALS, math.floor(search_cap(env_id) / (players * seconds)))
 
@@ -242,9 +227,9 @@ def planned_half_width(env_id: str, players: int, opponent: str, deals: int) -> 
 
 
 def planned_seconds(env_id: str, plan: list[tuple[int, str, int]]) -> float:
-    """The CPU seconds of ``plan`` (``(players, opponent, deals)`` per line-up) at `cost_of`; ``KeyError`` for a
-    line-up whose cost is neither measured nor extrapolated."""
-    return sum(deals * players * cost_of(env_id, players, opponent) for players, opponent, deals in plan)
+    """The CPU seconds of ``plan`` (``(players, opponent, deals)`` per line-up) at `MEASURED_SECONDS`; ``KeyError``
+    for a line-up whose cost is not measured."""
+    return sum(deals * players * MEASURED_SECONDS[(env_id, players, opponent)] for players, opponent, deals in plan)
 
 
 def search_left_out(env_id: str, opponents: tuple[str, ...], *, halving: bool, most: int) -> tuple[int, ...]:
@@ -265,7 +250,6 @@ def search_left_out(env_id: str, opponents: tuple[str, ...], *, halving: bool, m
 
 __all__ = [
     "CPU_BUDGET_S",
-    "EXTRAPOLATED_SECONDS",
     "HALF_WIDTH",
     "MEASURED_SECONDS",
     "MEASURED_VARIANCE",
@@ -275,7 +259,6 @@ __all__ = [
     "SEARCH_HALF_WIDTH",
     "SEARCH_SECONDS",
     "affordable_deals",
-    "cost_of",
     "deals_for",
     "deals_needed",
     "design_variance",
