@@ -10,11 +10,11 @@ candidate's win share averaged over a deal's rotations, the deals a normal 95% i
 ``--width`` needs at that variance, and the CPU seconds per game (this process only; one worker;
 one deal is played first, untimed, so that numba's compilation is not counted).
 
-    python benchmarks/bench_protocol_variance.py --tables runs/variance.json [more.json ...]
+    python benchmarks/bench_protocol_variance.py --tables
 
-prints, from saved measurements, the markdown table of v3's deals per line-up
-(`agents.benchmark.protocol.full_deals`) and of each line-up's CPU cost for one network candidate
-(the measured CPU seconds per game times the games a full run plays), per game and in all.
+prints, from the measurements committed in `agents.benchmark.design`, the markdown table of v3's
+deals per line-up (`agents.benchmark.protocol.full_deals`), each one's planned 95% half-width and
+CPU cost for one network candidate (CPU seconds a game times the games a full run plays), per game.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import argparse
 import json
 import math
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -43,7 +42,7 @@ def measure(env_id: str, players: int, opponent: str, deals: int, width: float) 
     seconds = time.process_time() - tick
     games = len(played.truncated)
     share = played.shares[np.arange(games), played.candidate_seat].reshape(deals, players).mean(axis=1)
-    variance = float(share.var(ddof=1))
+    variance = float(share.var(ddof=1)) if deals > 1 else None  # one deal: its cost only
     return {
         "env_id": env_id,
         "players": players,
@@ -51,55 +50,64 @@ def measure(env_id: str, players: int, opponent: str, deals: int, width: float) 
         "pilot_deals": deals,
         "win_rate": float(share.mean()),
         "deal_variance": variance,
-        "deals_needed": math.ceil((Z95 / width) ** 2 * variance),
+        "deals_needed": None if variance is None else math.ceil((Z95 / width) ** 2 * variance),
         "cpu_seconds_per_game": seconds / games,
     }
 
 
-#: The pilot's opponent names of each protocol line-up (``search``: either search).
-PILOT_NAMES = {"halving:50": "search", "oracle": "search"}
+def tables() -> str:
+    """v3's plan for one network candidate, from the committed measurements (`agents.benchmark.design`):
+    per line-up its deals, planned 95% half-width and CPU cost; per game its cost against the budget."""
+    from agents.benchmark import design
+    from agents.benchmark.protocol import SEARCH_OPPONENTS, lineups, search_left_out
 
-
-def tables(paths: list[str]) -> str:
-    """The deals and cost tables of v3 from saved measurements (see the module docstring)."""
-    from agents.benchmark.protocol import full_deals
-
-    rows = [row for path in paths for row in json.loads(Path(path).read_text())]
     lines = [
-        "| game | players | line-up | measured variance | deals | CPU-s a game | CPU-s of the line-up |",
-        "|---|---|---|---|---|---|---|",
+        "| game | players | line-up | measured variance | deals | planned ± | CPU-s a game | CPU-s of the line-up |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    totals: dict[str, float] = {}
-    for row in rows:
-        opponent = PILOT_NAMES.get(row["opponent"], row["opponent"])
-        deals = full_deals(row["env_id"], row["players"], opponent)
-        cost = deals * row["players"] * row["cpu_seconds_per_game"]
-        totals[row["env_id"]] = totals.get(row["env_id"], 0.0) + cost
-        lines.append(
-            f"| {row['env_id']} | {row['players']} | {opponent} | {row['deal_variance']:.4f} | {deals} "
-            f"| {row['cpu_seconds_per_game']:.4f} | {cost:.0f} |"
-        )
-    lines += ["", "| game | CPU-s of a full run (measured line-ups) | CPU-hours |", "|---|---|---|"]
-    lines += [f"| {env_id} | {total:.0f} | {total / 3600:.2f} |" for env_id, total in totals.items()]
-    return "\n".join(lines)
+    totals = []
+    for env_id in SEARCH_OPPONENTS:
+        plan = lineups(env_id, pirate_envs.player_counts(env_id))
+        for lineup in plan:
+            key = (env_id, lineup.players, lineup.opponent)
+            variance = design.MEASURED_VARIANCE.get(key)
+            seconds = design.MEASURED_SECONDS.get(key)
+            width = design.planned_half_width(*key, lineup.deals)
+            games = lineup.deals * lineup.players
+            cost = "not measured | —" if seconds is None else f"{seconds:.4f} | {games * seconds:.0f}"
+            lines.append(
+                f"| {env_id} | {lineup.players} | {lineup.opponent} | {'—' if variance is None else f'{variance:.4f}'} "
+                f"| {lineup.deals} | {width:.3f} | {cost} |"
+            )
+        left_out = ", ".join(f"{n}p" for n in search_left_out(env_id)) or "none"
+        try:
+            total = design.planned_seconds(env_id, [(x.players, x.opponent, x.deals) for x in plan])
+            totals.append(f"| {env_id} | {total:.0f} | {total / 3600:.2f} | {left_out} |")
+        except KeyError:
+            totals.append(f"| {env_id} | not measured | — | {left_out} |")
+    header = ["| game | planned CPU-s of a full run | CPU-hours | search line-up left out |", "|---|---|---|---|"]
+    return "\n".join([*lines, "", *header, *totals])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--env-ids", nargs="+", default=list(pirate_envs.ENV_IDS))
     parser.add_argument("--opponents", nargs="+", default=["random", "heuristic", "ppo"])
+    parser.add_argument("--players", nargs="+", type=int, default=None, help="some table sizes (default: all)")
     parser.add_argument("--deals", type=int, default=64)
     parser.add_argument("--width", type=float, default=0.03)
     parser.add_argument("--out", default=None)
-    parser.add_argument("--tables", nargs="+", default=None, help="print the tables of saved measurements")
+    parser.add_argument("--tables", action="store_true", help="print v3's plan from the committed measurements")
     args = parser.parse_args()
     if args.tables:
-        print(tables(args.tables))
+        print(tables())
         return
     rows = []
     with one_blas_thread():
         for env_id in args.env_ids:
             for players in table_sizes(env_id, opponent_agent("ppo", env_id)):
+                if args.players and players not in args.players:
+                    continue
                 for opponent in args.opponents:
                     try:
                         row = measure(env_id, players, opponent, args.deals, args.width)

@@ -36,6 +36,7 @@ import pirate_envs
 from agents.benchmark.protocol import (
     DEAL_COUNT,
     OPPONENTS_V2,
+    REFERENCE_SHA256,
     SEARCH_DEAL_COUNT,
     VERSION,
     VERSIONS,
@@ -132,6 +133,9 @@ def check(args: BenchmarkArgs, given: set[str] | frozenset[str] = frozenset()) -
 
     if args.env_id not in pirate_envs.vector.COVERED_ENV_IDS:
         raise ValueError(f"--env-id {args.env_id}: the batched engine does not cover it")
+    if args.env_id not in REFERENCE_SHA256:  # a game version published after the protocol
+        games = ", ".join(REFERENCE_SHA256)
+        raise ValueError(f"--env-id {args.env_id}: not a game of {title(version)} (no reference network); {games}")
     from agents.benchmark.candidate import resolve
     from agents.benchmark.protocol import table_sizes
 

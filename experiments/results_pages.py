@@ -1,10 +1,12 @@
 """The results pages: ``docs/results/<env_id>.md`` rendered from committed results files.
 
-    python -m experiments.results_pages --data docs/results/data --out docs/results
+    python -m experiments.results_pages --leaderboard docs/leaderboard.md --readme README.md
 
-Reads every ``*.json`` results file under ``--data`` (written by ``python -m experiments.benchmark``,
-any depth) and writes one page per game into ``--out`` (`agents.benchmark.pages`); nothing is
-played. Bad arguments end the command with one line and exit status 2.
+Reads every ``*.json`` results file under ``--data`` (default ``docs/results/data``; written by
+``python -m experiments.benchmark``, any depth) and writes one page per game into ``--out``
+(default ``docs/results``; `agents.benchmark.pages`), the leaderboard page to ``--leaderboard``
+(`agents.benchmark.board`) and the games table of the README given by ``--readme`` (between its
+two marker lines); nothing is played. Bad arguments end the command with one line and exit status 2.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agents.benchmark.pages import load_documents, render
+from agents.benchmark.board import board_markdown
+from agents.benchmark.pages import README_BEGIN, load_documents, readme_table, render, with_readme_table
 from agents.policy.checkpoint import write_atomic
 from experiments.cli import check_folder, parse_args
 
@@ -23,6 +26,8 @@ class ResultsPagesArgs:
 
     data: str = field(default="docs/results/data", metadata={"help": "folder of results files (*.json)"})
     out: str = field(default="docs/results", metadata={"help": "folder for <env_id>.md"})
+    leaderboard: str = field(default="", metadata={"help": "write the leaderboard page here (docs/leaderboard.md)"})
+    readme: str = field(default="", metadata={"help": "rewrite the games table of this README (README.md)"})
 
 
 def check(args: ResultsPagesArgs) -> None:
@@ -30,14 +35,19 @@ def check(args: ResultsPagesArgs) -> None:
     if not Path(args.data).is_dir() or not any(Path(args.data).rglob("*.json")):
         raise ValueError(f"--data {args.data}: no results files (*.json) there")
     check_folder(args.out, "--out")
+    if args.readme and (not Path(args.readme).is_file() or README_BEGIN not in Path(args.readme).read_text()):
+        raise ValueError(f"--readme {args.readme}: no games table marker ({README_BEGIN}) there")
 
 
 def main(argv: list[str] | None = None) -> list[Path]:
     args = parse_args(ResultsPagesArgs, argv, check=check)
-    written = [
-        write_atomic(Path(args.out) / f"{env_id}.md", render(documents))
-        for env_id, documents in load_documents(args.data).items()
-    ]
+    games = load_documents(args.data)
+    written = [write_atomic(Path(args.out) / f"{env_id}.md", render(documents)) for env_id, documents in games.items()]
+    if args.leaderboard:
+        written.append(write_atomic(args.leaderboard, board_markdown(games)))
+    if args.readme:
+        readme = Path(args.readme).read_text()
+        written.append(write_atomic(args.readme, with_readme_table(readme, readme_table(games))))
     for path in written:
         print(f"wrote {path}")
     return written

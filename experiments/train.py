@@ -187,7 +187,8 @@ class TrainArgs:
     ent_coef: float = field(
         default=0.0,
         metadata={
-            "help": "entropy bonus: 0.01 kept Skull King's bids from collapsing to one per hand (docs/RESULTS.md); "
+            "help": "entropy bonus: 0.01 kept Skull King's bids from collapsing to one per hand "
+            "(docs/notebook/RESULTS.md); "
             "over Kapern's huge re-roll block it pushes the policy towards that block",
             "min": 0,
         },

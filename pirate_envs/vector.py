@@ -150,7 +150,7 @@ Speed
 observations and masks, 1024 games per batch, beside the AEC env, PettingZoo's ``tictactoe_v3``
 and (when ``open_spiel`` is installed) OpenSpiel's C++ ``oh_hell`` with 4 players in the same
 run. The measured figures (27 to 47 times the AEC env per CPU-second, and Skull King 15
-times OpenSpiel's ``oh_hell``) are in ``docs/RESULTS.md`` under "Training throughput". The
+times OpenSpiel's ``oh_hell``) are in ``docs/notebook/RESULTS.md`` under "Training throughput". The
 kernels are compiled without numba's reference counting (``core.batched.kernel``): its atomic
 counts on the arrays handed between the inlined helpers had taken about 40% of a Kapern step.
 Kapern's 2,084 actions (every set of dice a re-roll may take is one action) make its mask the

@@ -4,7 +4,9 @@
 into a markdown page: a table of every candidate against every line-up with its corrected win
 rate, 95% interval and deals, the command that reproduces each row, and each file's provenance
 (package version, commit, CPU-hours, the candidate's hash). ``python -m experiments.results_pages``
-writes ``docs/results/<env_id>.md`` for every game with files under the data folder.
+writes ``docs/results/<env_id>.md`` for every game with files under the data folder, and
+``headline`` / ``readme_table`` the README's games table from the same files (between the
+`README_BEGIN` and `README_END` lines).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+import pirate_envs
+from agents.benchmark.board import line_up_opponent
 from agents.benchmark.run import interval_text
 
 
@@ -96,4 +100,64 @@ def render(documents: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["command", "load_documents", "render"]
+#: The lines around the README's generated games table.
+README_BEGIN = "<!-- games table, from docs/results/data: python -m experiments.results_pages --readme README.md -->"
+README_END = "<!-- end of the games table -->"
+#: The games of the README's table: env id, name, what kind of game.
+GAMES = (
+    ("piraten_kapern_v0", "Piraten Kapern", "press-your-luck dice with fortune cards, first to 6000"),
+    ("skull_king_v0", "Skull King", "trick-taking with simultaneous hidden bids, ten hands"),
+    ("piratenpoker_v0", "Piratenpoker", "sealed-bid card auctions for loot over three rounds per game"),
+    ("lucky_pirate_v0", "Lucky Pirate", "a shedding game like Palace with special cards"),
+    ("lucky_pirate_v1", "Lucky Pirate, version 1", "observing the cards known to be in each hand and the pile"),
+)
+
+
+def headline(documents: list[dict[str, Any]], env_id: str) -> str:
+    """The shipped network's figures in one cell: its full run's win rate against ``n - 1`` heuristics and
+    ``n - 1`` searches at the game's default table, with a link to the game's results page; ``—`` without one."""
+    shipped = [d for d in documents if d["candidate"] == f"ppo:{env_id}" and d["full_protocol"]]
+    if not shipped:
+        return "—"
+    players = pirate_envs.game_spec(env_id).default_players
+    found = {line_up_opponent(r): r for r in shipped[0]["lineups"] if r["players"] == players}
+    parts = []
+    for opponent in ("heuristic", "search"):
+        if opponent in found:
+            mean, low, high = found[opponent]["estimates"]["win"]["corrected"]
+            parts.append(f"vs {opponent} {mean:.2f} [{max(low, 0.0):.2f}, {min(high, 1.0):.2f}]")
+    return f"{players}p, {', '.join(parts)} (chance {1 / players:.2f}; [all figures](docs/results/{env_id}.md))"
+
+
+def readme_table(games: dict[str, list[dict[str, Any]]]) -> str:
+    """The README's games table: a row per env id with the shipped network's `headline` under the protocol."""
+    lines = [
+        README_BEGIN,
+        "| env id | game | players | shipped network against n - 1 copies, default table: win rate [95%], "
+        "pirate-bench v3 |",
+        "|---|---|---|---|",
+    ]
+    for env_id, name, what in GAMES:
+        sizes = pirate_envs.player_counts(env_id)
+        cell = headline(games.get(env_id, []), env_id)
+        lines.append(f"| `{env_id}` | **{name}**: {what} | {sizes[0]}-{sizes[-1]} | {cell} |")
+    return "\n".join([*lines, README_END])
+
+
+def with_readme_table(readme: str, table: str) -> str:
+    """``readme`` with the text from `README_BEGIN` to `README_END` replaced by ``table``."""
+    head, rest = readme.split(README_BEGIN, 1)
+    return head + table + rest.split(README_END, 1)[1]
+
+
+__all__ = [
+    "GAMES",
+    "README_BEGIN",
+    "README_END",
+    "command",
+    "headline",
+    "load_documents",
+    "readme_table",
+    "render",
+    "with_readme_table",
+]

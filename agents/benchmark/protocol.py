@@ -165,6 +165,15 @@ def full_deals(env_id: str, players: int, opponent: str, version: int = VERSION)
     return SEARCH_DEAL_COUNT if opponent == "mcts" else DEAL_COUNT
 
 
+def search_left_out(env_id: str) -> tuple[int, ...]:
+    """The table sizes where v3 plays no ``search`` line-up: it would take the game's full run over the CPU
+    budget (`agents.benchmark.design.search_left_out`)."""
+    from agents.benchmark.design import search_left_out as left_out
+
+    halving = SEARCH_OPPONENTS[env_id].startswith("halving")
+    return left_out(env_id, OPPONENTS, halving=halving, most=DEAL_COUNT)
+
+
 def lineups(
     env_id: str,
     players: tuple[int, ...],
@@ -179,10 +188,13 @@ def lineups(
     """
     from agents.registry import agent_player_counts
 
+    left_out = search_left_out(env_id) if version == 3 else ()
     result = []
     for n in players:
         for opponent in opponents or opponents_of(version):
             if n not in agent_player_counts(opponent_agent(opponent, env_id), env_id):
+                continue
+            if opponent == "search" and n in left_out:  # over the CPU budget (agents.benchmark.design)
                 continue
             full = full_deals(env_id, n, opponent, version)
             result.append(Lineup(env_id, n, opponent, full if deals is None else min(deals, full)))
@@ -219,6 +231,7 @@ __all__ = [
     "opponent_agent",
     "opponents_of",
     "reference_network",
+    "search_left_out",
     "table_sizes",
     "title",
 ]

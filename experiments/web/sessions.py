@@ -109,7 +109,7 @@ def network_note(source: str | Path) -> str:
             rates.append(f"{table[1]}p {rate[1]}")
             games.append(table[2])
     if not rates:
-        return "trained network; its strength is measured in docs/RESULTS.md"
+        return "trained network; its strength is measured in docs/notebook/RESULTS.md"
     counts = f"{games[0]} games each" if len(set(games)) == 1 else "games: " + " / ".join(games)
     return f"trained network; win rate vs heuristics: {', '.join(rates)} ({counts})"
 

@@ -11,6 +11,7 @@ pytest.importorskip("numba")
 pytest.importorskip("openskill")
 pytest.importorskip("stable_baselines3")
 
+import pirate_envs
 from agents.benchmark import control_variates, protocol, run
 from agents.benchmark.leaderboard import build_leaderboard, leaderboard_markdown
 from agents.benchmark.protocol import Lineup, deal_states
@@ -326,19 +327,71 @@ def test_v3_lineups_and_their_deals():
     for env_id in protocol.REFERENCE_SHA256:
         for lineup in protocol.lineups(env_id, protocol.table_sizes(env_id, "random")):
             assert lineup.opponent in protocol.OPPONENTS
-            assert design.MIN_DEALS <= lineup.deals <= protocol.DEAL_COUNT
+            halving = lineup.opponent == "search" and env_id != KAPERN
+            affordable = design.affordable_deals(env_id, lineup.players, lineup.opponent) if halving else None
+            assert (design.MIN_SEARCH_DEALS if halving else design.MIN_DEALS) <= lineup.deals <= protocol.DEAL_COUNT
             assert lineup.deals == protocol.full_deals(env_id, lineup.players, lineup.opponent)
             measured = design.MEASURED_VARIANCE.get((env_id, lineup.players, lineup.opponent), 0.0)
             variance = max(measured, design.independent_variance(lineup.players))
             half_width = 1.959964 * (variance / lineup.deals) ** 0.5
-            halving = lineup.opponent == "search" and env_id != KAPERN
             target = design.SEARCH_HALF_WIDTH if halving else design.HALF_WIDTH
-            assert half_width <= target or lineup.deals in (design.MIN_DEALS, protocol.DEAL_COUNT)
+            assert half_width <= target or lineup.deals in (design.MIN_DEALS, protocol.DEAL_COUNT, affordable)
     assert protocol.opponent_agent("search", SKULL_KING) == "halving:50"
     assert protocol.opponent_agent("search", KAPERN) == "oracle"
     assert [x.opponent for x in protocol.lineups(SKULL_KING, (4,), version=2)] == list(protocol.OPPONENTS_V2)
     with pytest.raises(ValueError, match="no protocol version 1"):
         protocol.lineups(SKULL_KING, (4,), version=1)
+
+
+def test_a_full_run_of_every_game_fits_the_cpu_budget():
+    """At the measured CPU seconds a game, a network candidate's full v3 run of each game is planned within one
+    CPU-hour (before the search line-ups' cap, Skull King's was planned at about 1.2 CPU-hours and Lucky Pirate's
+    at about 2.4), each search line-up within its share unless at the floor of deals."""
+    from agents.benchmark import design
+
+    for env_id in protocol.SEARCH_OPPONENTS:
+        plan = [(x.players, x.opponent, x.deals) for x in protocol.lineups(env_id, pirate_envs.player_counts(env_id))]
+        assert design.planned_seconds(env_id, plan) <= design.CPU_BUDGET_S, env_id
+        for players, opponent, deals in plan:
+            if opponent == "search" and protocol.SEARCH_OPPONENTS[env_id].startswith("halving"):
+                cost = deals * players * design.MEASURED_SECONDS[(env_id, players, opponent)]
+                assert cost <= design.search_cap(env_id) or deals == design.MIN_SEARCH_DEALS
+        assert protocol.search_left_out(env_id) == ()  # every search line-up fits at the measured costs
+
+
+def test_search_lineups_over_the_budget_are_left_out_from_the_largest_table(monkeypatch):
+    from agents.benchmark import design
+
+    sizes = pirate_envs.player_counts(SKULL_KING)
+    assert [x.players for x in protocol.lineups(SKULL_KING, sizes, opponents=("search",))] == list(sizes)
+    for n in (5, 6):  # the floor of deals at these costs takes the run over the hour
+        monkeypatch.setitem(design.MEASURED_SECONDS, (SKULL_KING, n, "search"), 20.0)
+    assert protocol.search_left_out(SKULL_KING) == (5, 6)
+    assert [x.players for x in protocol.lineups(SKULL_KING, sizes, opponents=("search",))] == [2, 3, 4]
+    assert len(protocol.lineups(SKULL_KING, (6,))) == 3  # random, heuristic and ppo still play there
+    assert [x.opponent for x in protocol.lineups(SKULL_KING, (6,), version=2)] == list(protocol.OPPONENTS_V2)
+    monkeypatch.delitem(design.MEASURED_SECONDS, (SKULL_KING, 6, "ppo"))  # a cost unknown: nothing is left out
+    assert protocol.search_left_out(SKULL_KING) == ()
+
+
+def test_a_costly_search_lineup_plays_fewer_deals_and_states_its_wider_interval(monkeypatch):
+    from agents.benchmark import design
+
+    key = (SKULL_KING, 4, "search")
+    uncapped = design.deals_needed(design.design_variance(*key), design.SEARCH_HALF_WIDTH)
+    monkeypatch.setitem(design.MEASURED_SECONDS, key, 0.001)  # cheap: the variance decides
+    assert protocol.full_deals(*key) == max(design.MIN_DEALS, uncapped)
+    assert design.planned_half_width(*key, protocol.full_deals(*key)) <= design.SEARCH_HALF_WIDTH
+    monkeypatch.setitem(design.MEASURED_SECONDS, key, 2.0)  # the cap decides: its share of the search seconds
+    deals = protocol.full_deals(*key)
+    assert deals == int(design.search_cap(SKULL_KING) // (4 * 2.0)) < uncapped
+    assert design.search_cap(SKULL_KING) == design.SEARCH_SECONDS / 5  # five table sizes share it
+    assert design.planned_half_width(*key, deals) > design.SEARCH_HALF_WIDTH
+    monkeypatch.setitem(design.MEASURED_SECONDS, key, 1000.0)  # never fewer than the floor
+    assert protocol.full_deals(*key) == design.MIN_SEARCH_DEALS
+    assert protocol.full_deals(SKULL_KING, 4, "heuristic") >= design.MIN_DEALS  # the cheap line-ups keep theirs
+    assert protocol.full_deals(*key, version=2) == protocol.DEAL_COUNT  # v2 is unchanged (no search line-up)
+    assert protocol.full_deals(SKULL_KING, 4, "mcts", version=2) == protocol.SEARCH_DEAL_COUNT
 
 
 def test_an_agent_defined_without_a_file_has_no_hash():

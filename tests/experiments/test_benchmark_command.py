@@ -29,6 +29,7 @@ def no_games(monkeypatch):
     ("argv", "message"),
     [
         (["--env-id", "nope", "--out", "x"], "--env-id 'nope' is not a game"),
+        (["--env-id", "lucky_pirate_v1", "--out", "x"], "--env-id lucky_pirate_v1: not a game of pirate-bench v3"),
         (["--agent", "zzz", "--out", "x"], "--agent 'zzz': no agent 'zzz' for skull_king_v0"),
         (["--players", "9", "--out", "x"], "--players: skull_king_v0 plays 2-6 players, not 9"),
         (["--env-id", "piratenpoker_v0", "--players", "2", "--out", "x"], "plays 3-5 players, not 2"),

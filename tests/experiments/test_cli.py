@@ -101,7 +101,8 @@ def test_play_refuses_bad_values(capsys, argv, message):
 
 
 def test_the_readme_command_lines_parse():
-    """Every ``python -m experiments.<script>`` line of the README names flags the script has."""
+    """Every ``python -m experiments.<script>`` line of the README and of its long form (the tour page) names
+    flags the script has."""
     import re
     import shlex
     from pathlib import Path
@@ -111,8 +112,10 @@ def test_the_readme_command_lines_parse():
 
     scripts = {"train": train.TrainArgs, "evaluate": evaluate.EvalArgs, "play": play.PlayArgs}
     scripts["export"] = export.ExportArgs
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    commands = re.findall(r"python -m experiments\.(\w+)((?: [^&\n`]+)?)", readme)
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text()
+    pages = readme + (root / "docs" / "guides" / "tour.md").read_text()
+    commands = re.findall(r"python -m experiments\.(\w+)((?: [^&\n`]+)?)", pages)
     assert {"train", "evaluate", "play", "export"} <= {script for script, _ in commands}
     for script, argv in commands:
         if script in scripts and "--help" not in argv:

@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 pytest.importorskip("numba")
 pytest.importorskip("openskill")
 
-from agents.benchmark.pages import command, render
+from agents.benchmark.board import board_markdown
+from agents.benchmark.pages import (
+    GAMES,
+    README_BEGIN,
+    README_END,
+    command,
+    headline,
+    load_documents,
+    readme_table,
+    render,
+)
 from agents.benchmark.run import ProtocolRun, run_protocol
 from experiments import results_pages
 from tests.helpers import refused
@@ -68,3 +79,65 @@ def test_one_protocol_version_per_page(documents):
 
 def test_no_results_files_is_refused(tmp_path, capsys):
     assert "no results files" in refused(capsys, results_pages.main, ["--data", str(tmp_path), "--out", str(tmp_path)])
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def shipped_full(document: dict) -> dict:
+    """``document`` as if it were the shipped network's full run (the README's table reads only those)."""
+    return {**json.loads(json.dumps(document)), "candidate": f"ppo:{KAPERN}", "full_protocol": True, "reduced": None}
+
+
+def test_the_readme_games_table_is_the_one_the_committed_results_files_give():
+    """The README's figures cannot go stale: its table is the one `python -m experiments.results_pages
+    --readme README.md` writes from the committed files."""
+    games = load_documents(ROOT / "docs" / "results" / "data")
+    assert readme_table(games) in (ROOT / "README.md").read_text()
+
+
+def test_the_leaderboard_page_is_the_one_the_committed_results_files_give():
+    games = load_documents(ROOT / "docs" / "results" / "data")
+    assert (ROOT / "docs" / "leaderboard.md").read_text() == board_markdown(games)
+
+
+def test_the_readme_headline_is_the_shipped_networks_full_run(documents):
+    assert headline(documents, KAPERN) == "—"  # reduced runs of other candidates: nothing to quote
+    shipped = shipped_full(documents[0])
+    heuristic = next(r for r in shipped["lineups"] if r["lineup"] == "2p vs heuristic")
+    mean = heuristic["estimates"]["win"]["corrected"][0]
+    cell = headline([documents[1], shipped], KAPERN)
+    assert cell.startswith(f"2p, vs heuristic {mean:.2f} [") and f"docs/results/{KAPERN}.md" in cell
+    table = readme_table({KAPERN: [shipped]})
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    assert [row.split("`")[1] for row in rows] == [env_id for env_id, _, _ in GAMES]
+    assert cell in rows[0] and all(row.endswith("| — |") for row in rows[1:])
+
+
+def test_the_command_rewrites_the_readme_table_and_the_leaderboard(tmp_path, documents):
+    data = tmp_path / "data" / KAPERN
+    data.mkdir(parents=True)
+    for name, document in (("shipped", shipped_full(documents[0])), ("random", documents[1])):
+        (data / f"{name}.json").write_text(json.dumps(document))
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# title\n\n{README_BEGIN}\nstale\n{README_END}\n\nthe rest\n")
+    board = tmp_path / "leaderboard.md"
+    argv = ["--data", str(tmp_path / "data"), "--out", str(tmp_path), "--readme", str(readme)]
+    argv += ["--leaderboard", str(board)]
+    results_pages.main(argv)
+    text = readme.read_text()
+    assert "stale" not in text and text.startswith("# title\n\n") and text.endswith("\n\nthe rest\n")
+    assert headline([shipped_full(documents[0])], KAPERN) in text
+    page = board.read_text()
+    assert "### 2 players" in page and f"| `ppo:{KAPERN}` |" in page and "| `random` |" in page
+    rows = [line for line in page.splitlines() if line.startswith("| `")]
+    assert rows[0].startswith(f"| `ppo:{KAPERN}` |")  # the heuristic (as the shipped network here) ranks first
+    assert rows[0].endswith("| full |") and rows[1].endswith("| reduced |")
+
+
+def test_a_readme_without_the_table_markers_is_refused(tmp_path, documents, capsys):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "a.json").write_text(json.dumps(documents[0]))
+    (tmp_path / "README.md").write_text("# no table\n")
+    argv = ["--data", str(tmp_path / "data"), "--out", str(tmp_path), "--readme", str(tmp_path / "README.md")]
+    assert "no games table marker" in refused(capsys, results_pages.main, argv)
