@@ -2,10 +2,10 @@
 
     python -m experiments.rule_cards --env-ids skull_king_v0 --out docs/strategy
 
-For each game: collects the teacher's positions (`agents.rules.report` fixes the seeds), distils
+For each game: collects the teacher's positions (`agents.analysis.rule_cards.report` fixes the seeds), distils
 a card of at most 19 rules, writes it (``--cards``: a folder for ``<env_id>.json``; by default the
 shipped ``agents/<game>/rule_card.json``), measures it, and merges the figures into
-``<out>/rule_cards.json`` and the page ``<out>/rule_cards.md``. Budgets: `agents.rules.report.BUDGETS`
+``<out>/rule_cards.json`` and the page ``<out>/rule_cards.md``. Budgets: `agents.analysis.rule_cards.report.BUDGETS`
 unless ``--train-games``, ``--holdout-games`` or ``--deals`` are given. Files are written atomically.
 """
 
@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agents.analysis.rule_cards.report import BUDGETS, TEACHERS, Budget, distil_card, markdown, measure
 from agents.policy.checkpoint import write_atomic
 from agents.rules.card import save_card
-from agents.rules.report import BUDGETS, TEACHERS, Budget, distil_card, markdown, measure
 from agents.rules.vocabulary import shipped_card_path, vocabulary_of
 from experiments.cli import check_folder, parse_args
 

@@ -8,8 +8,9 @@
 * `agents.rules.agent`: the agent ``rules:<env_id>`` that plays a card (`RuleCardAgent`; numpy
   only) and `applying_rule`: the rule that decides a seat's move now, with its ``.text``.
 * `agents.rules.distil`: the distiller (a small best-first tree over the features, as rules).
-* `agents.rules.positions` and `agents.rules.report`: the teacher's positions and the figures
-  (agreement on held-out positions, strength on duplicate deals); ``python -m experiments.rule_cards``.
+* Making and measuring a card lives a floor up, in `agents.analysis.rule_cards` (the teacher's
+  positions; agreement on held-out positions, strength on duplicate deals): ``python -m
+  experiments.rule_cards``.
 
 For hints:
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents.analysis.rule_cards.positions import collect_positions
 from agents.rules.card import save_card
 from agents.rules.distil import card_actions, distil
-from agents.rules.positions import collect_positions
 from agents.rules.vocabulary import vocabulary_of
 
 

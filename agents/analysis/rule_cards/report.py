@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
+from agents.analysis.rule_cards.positions import Positions, collect_positions
 from agents.evaluation import run_tournament
 from agents.rules.card import RuleCard, card_text
 from agents.rules.distil import card_actions, distil
-from agents.rules.positions import Positions, collect_positions
 from agents.rules.vocabulary import Vocabulary
 
 TRAIN_SEED = 1_000_000
