@@ -232,11 +232,12 @@ def check_env_id(env_id: str) -> GameSpec:
     return pirate_envs.game_spec(env_id)
 
 
-def check_players(env_id: str, players: int, flag: str = "--num-players") -> None:
-    """``ValueError`` unless ``env_id`` allows ``players`` players."""
-    counts = pirate_envs.player_counts(env_id)
+def check_players(game: str | GameSpec, players: int, flag: str = "--num-players") -> None:
+    """``ValueError`` unless ``game`` (an env id, or its resolved `GameSpec`) allows ``players`` players."""
+    spec = pirate_envs.game_spec(game) if isinstance(game, str) else game
+    counts = spec.player_counts
     if players not in counts:
-        raise ValueError(f"{flag}: {env_id} plays {counts[0]}-{counts[-1]} players, not {players}")
+        raise ValueError(f"{flag}: {spec.env_id} plays {counts[0]}-{counts[-1]} players, not {players}")
 
 
 def table_envs(
@@ -249,12 +250,10 @@ def table_envs(
     ``--env-kwargs`` words, named in the errors. One network plays every size only where the
     observation has one size: ``table_layout="max"`` where the sizes differ.
     """
-    counts = game.player_counts
     envs: dict[int, Any] = {}
     layout = None
     for players in sizes:
-        if players not in counts:
-            raise ValueError(f"--num-players: {game.env_id} plays {counts[0]}-{counts[-1]} players, not {players}")
+        check_players(game, players)
         config = config_of(players)
         layout = config.get("table_layout")
         try:
