@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.analysis.advice.findings import AdvicePlan
+from agents.analysis.advice.outcome import Outcome
 from agents.analysis.advice.rules import Rule, piece
 from pirate_envs.piraten_kapern.engine import DEFAULT_TARGET
 from pirate_envs.piraten_kapern.observation import POINTS_SCALE
@@ -104,4 +105,7 @@ PLAN = AdvicePlan(
     "games bear out.",
 )
 
-__all__ = ["ADVICE", "PLAN"]
+#: A decision works when its turn ends with points banked (the turn is not lost to skulls).
+OUTCOME = Outcome("turn", "the turn scores", "turn_passes")
+
+__all__ = ["ADVICE", "OUTCOME", "PLAN"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.analysis.advice.findings import AdvicePlan
+from agents.analysis.advice.outcome import Outcome
 from agents.analysis.advice.rules import Rule, piece
 from pirate_envs.skull_king.batched import BID_OFFSET, CARD_OFFSET, NUM_ACTIONS, NUM_RANKS, PHASE_BID, TRUMP_SUIT
 from pirate_envs.skull_king.observation import TRICKS_OBS_SCALE
@@ -88,4 +89,7 @@ ADVICE: tuple[Rule, ...] = (
 #: Who plays the interventions: the network WITH/WITHOUT each rule against three copies of itself.
 PLAN = AdvicePlan("ppo:skull_king_v0", "ppo:skull_king_v0", 5_000)
 
-__all__ = ["ADVICE", "PLAN"]
+#: A decision works when its hand's bid is made: a made bid scores above zero, a missed one below.
+OUTCOME = Outcome("hand", "the bid is made", "score_changes")
+
+__all__ = ["ADVICE", "OUTCOME", "PLAN"]

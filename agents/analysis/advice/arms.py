@@ -10,7 +10,8 @@ The base agent must choose from any non-empty subset of the legal moves given as
 network does; Lucky Pirate's batched heuristic refuses some subsets no position has).
 
 The agent counts, per game slot, the decisions where the rule had a choice (``hits``) and those
-where the base agent's own choice was prescribed (``follows``): how often the base "does it".
+where the base agent's own choice was prescribed (``follows``): how often the base "does it"; and
+the slots of the last call's counted decisions (``last_hits``), for `agents.analysis.advice.outcome`.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ class RuleAgent:
         self.name = f"{getattr(base, 'name', 'agent')}[{arm} {rule.name}]"
         self.hits = np.zeros(num_slots, dtype=np.int64)
         self.follows = np.zeros(num_slots, dtype=np.int64)
+        #: The slots whose decision of the last `act_batch` call counted (the rule had a choice).
+        self.last_hits = np.zeros(0, dtype=np.int64)
 
     def reset_games(self, games: np.ndarray) -> None:
         """The slots ``games`` start new games: the base forgets them, their counts restart."""
@@ -46,6 +49,7 @@ class RuleAgent:
         actions = np.asarray(self.base.act_batch(games, observations, legal), dtype=np.int64)
         choice, moves = self.rule.applies(observations, legal, self.layout)
         rows = np.flatnonzero(choice)
+        self.last_hits = np.asarray(games)[rows]
         if rows.size == 0:
             return actions
         followed = moves[rows, actions[rows]]

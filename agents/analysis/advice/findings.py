@@ -6,8 +6,9 @@ billion games). For every rule of a game `measure` plays the base agent WITH and
 on each set (`agents.analysis.advice.intervention`); per set it records how often the base agent
 itself follows the rule where it applies (a game-clustered rate, counted in the WITH arm's games),
 in what share of games the rule comes up and the focal seat's win share in those games in each arm,
-and the paired per-game differences of the focal seat's win share and score over all the games
-(one value per game).
+the paired per-game differences of the focal seat's win share and score over all the games
+(one value per game), and where the game declares an `Outcome` (``agents.<game>.advice.OUTCOME``)
+how often a decision where the rule applies works in each arm (a game-clustered rate).
 
 `published` decides what is printed: on the discovery set the win-share differences of all the
 game's rules are one family, Holm-adjusted at `ALPHA`; a rule that passes is re-tested on the
@@ -26,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from agents.analysis.advice.intervention import named_base, play_arm
+from agents.analysis.advice.outcome import Outcome
 from agents.analysis.advice.rules import Rule
 from agents.analysis.advice.stats import clustered_rate, holm, paired_difference
 
@@ -71,12 +73,29 @@ def plan_of(env_id: str) -> AdvicePlan:
     return _room(env_id).PLAN
 
 
+def outcome_of(env_id: str) -> Outcome | None:
+    """The game's `Outcome` (``agents.<game>.advice.OUTCOME``), or ``None``: the game is the unit."""
+    return getattr(_room(env_id), "OUTCOME", None)
+
+
 def measure_rule(env_id: str, plan: AdvicePlan, rule: Rule, seeds: Sequence[int]) -> dict[str, Any]:
-    """One rule on one seed set: the base's own adherence, and WITH minus WITHOUT win share and score."""
+    """One rule on one seed set: the base's own adherence, WITH minus WITHOUT win share and score, and
+    (with the game's `Outcome`) how often a decision where it applies works in each arm."""
     base = named_base(plan.base, env_id)
-    arms = {arm: play_arm(env_id, base, plan.opponent, rule, arm, seeds) for arm in ("with", "without")}
+    outcome = outcome_of(env_id)
+    arms = {
+        arm: play_arm(env_id, base, plan.opponent, rule, arm, seeds, outcome=outcome) for arm in ("with", "without")
+    }
     with_rule, without = arms["with"], arms["without"]
     came_up = with_rule.hits > 0  # deterministic agents play both arms alike up to the first choice
+    works = (
+        {
+            "works_with": clustered_rate(with_rule.works, with_rule.tried),
+            "works_without": clustered_rate(without.works, without.tried),
+        }
+        if outcome is not None
+        else {}
+    )
     return {
         "came_up": float(came_up.mean()),
         "win_with_when_up": float(with_rule.win[came_up].mean()) if came_up.any() else None,
@@ -89,6 +108,7 @@ def measure_rule(env_id: str, plan: AdvicePlan, rule: Rule, seeds: Sequence[int]
         "score_without": float(without.score.mean()),
         "win_effect": paired_difference(with_rule.win, without.win),
         "score_effect": paired_difference(with_rule.score, without.score),
+        **works,
     }
 
 
@@ -107,6 +127,9 @@ def measure(env_id: str, plan: AdvicePlan, games: int = 0, rules: Sequence[Rule]
         "correction": "holm",
         "rules": [],
     }
+    outcome = outcome_of(env_id)
+    if outcome is not None:
+        out["outcome"] = {"unit": outcome.unit, "works": outcome.works}
     for rule in rules:
         entry = {"name": rule.name, "words": rule.words}
         for seed_set in SEED_SETS:
@@ -141,6 +164,7 @@ __all__ = [
     "advice_of",
     "measure",
     "measure_rule",
+    "outcome_of",
     "plan_of",
     "published",
     "seeds_of",

@@ -35,6 +35,23 @@ def _p(value: float) -> str:
     return f"{value:.2g}" if value > 0 else "below 1e-15"
 
 
+def _rate(rate: Mapping[str, Any]) -> str:
+    return f"{_pct(rate['rate'])} [{_pct(rate['low'])}, {_pct(rate['high'])}]"
+
+
+def works_lines(d: Mapping[str, Any], stats: Mapping[str, Any]) -> list[str]:
+    """How often a decision where the rule applies works, in each arm (games with an `Outcome` only)."""
+    outcome = stats.get("outcome")
+    if not outcome or "works_with" not in d:
+        return []
+    with_rule, without = d["works_with"], d["works_without"]
+    return [
+        f"    * How often it works ({outcome['works']}, over the {outcome['unit']} the decision belongs to): "
+        f"{_rate(with_rule)} of {with_rule['trials']:,} decisions following it, against {_rate(without)} of "
+        f"{without['trials']:,} playing another move (game-clustered intervals).",
+    ]
+
+
 def finding_lines(rule: Mapping[str, Any], stats: Mapping[str, Any]) -> list[str]:
     """One published finding: the words, then what the base agent does and what the rule is worth, on both seed sets."""
     env_id, base = stats["env_id"], stats["base"]
@@ -56,6 +73,7 @@ def finding_lines(rule: Mapping[str, Any], stats: Mapping[str, Any]) -> list[str
         f"{follows['trials']:,} decisions where it applies ({follows['games']:,} games).",
         f"    * It comes up in {_pct(d['came_up'])} of games; in those, the agent wins {_pct(d['win_with_when_up'])} "
         f"of them following it and {_pct(d['win_without_when_up'])} not following it.",
+        *works_lines(d, stats),
         f"    * Doing it {'wins' if d['win_effect']['mean'] >= 0 else 'loses'}: {_signed(d['win_effect'], 100)} "
         "percentage points of win share "
         f"({_pct(d['win_with'])} with, {_pct(d['win_without'])} without) and scores "
@@ -109,4 +127,4 @@ def advice_section(stats: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-__all__ = ["MEASURE_COMMAND", "TOLERANCE", "advice_section", "finding_lines"]
+__all__ = ["MEASURE_COMMAND", "TOLERANCE", "advice_section", "finding_lines", "works_lines"]
