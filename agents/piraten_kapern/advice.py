@@ -16,12 +16,23 @@ from agents.analysis.advice.outcome import Outcome
 from agents.analysis.advice.rules import Rule, piece
 from pirate_envs.piraten_kapern.engine import DEFAULT_TARGET
 from pirate_envs.piraten_kapern.observation import POINTS_SCALE
-from pirate_envs.piraten_kapern.rules import NUM_DICE
+from pirate_envs.piraten_kapern.rules import CARDS, NUM_DICE, SABRE, SEA_BATTLES
 
 STOP = 0
 #: The target score in the observation's units (scores are given as a fraction of the target, 6,000
 #: in the base game the plan plays).
 TARGET = 1.0
+
+
+#: The sabres each fortune card's Sea Battle asks for, by card index (0: not a Sea Battle).
+SEA_BATTLE_SABRES = np.array([SEA_BATTLES.get(card, (0, 0))[0] for card in CARDS])
+
+
+def _sea_battle_short(obs, layout) -> np.ndarray:
+    """Rows in a Sea Battle whose dice do not show the sabres it asks for yet."""
+    needed = SEA_BATTLE_SABRES[piece(obs, layout, "card").argmax(axis=1)]
+    sabres = np.rint((piece(obs, layout, "dice")[:, SABRE] + piece(obs, layout, "chest")[:, SABRE]) * NUM_DICE)
+    return (needed > 0) & (sabres < needed)
 
 
 def _skulls(obs, layout) -> np.ndarray:
@@ -88,6 +99,22 @@ ADVICE: tuple[Rule, ...] = (
         "On your last turn (the other player has reached 6,000), never stop while your total would not beat theirs.",
         lambda obs, legal, layout: (
             (piece(obs, layout, "final_round")[:, 0] > 0.5) & _behind_after_stopping(obs, layout, TARGET)
+        ),
+        _roll_on,
+    ),
+    Rule(
+        "sea_battle_roll_on",
+        "In a Sea Battle, roll again until you show the sabres it asks for: stopping short loses its points anyway.",
+        lambda obs, legal, layout: _normal_roll(obs, layout) & _sea_battle_short(obs, layout),
+        _roll_on,
+    ),
+    Rule(
+        "roll_on_two_skulls_little_at_stake",
+        "With two skulls showing and under 300 points at stake, roll again: there is little to lose.",
+        lambda obs, legal, layout: (
+            _normal_roll(obs, layout)
+            & (_skulls(obs, layout) == 2)
+            & (piece(obs, layout, "turn_points")[:, 0] * POINTS_SCALE < 300)
         ),
         _roll_on,
     ),

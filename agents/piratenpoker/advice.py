@@ -12,8 +12,10 @@ from pirate_envs.piratenpoker.cards import BACK_SIDE, NUM_FRONTS
 
 PASS, TO_SELF = 25, 39
 TO_OTHERS = slice(40, 44)
+#: Below deck, the round winner gives one of its displayed negative cards (29-37) or keeps them (38).
+GIVE_NEGATIVE = slice(29, 38)
 OVERBOARD, BELOW_DECK, LOOT = 0, 1, 2
-PHASE_BID, PHASE_RECIPIENT = 0, 3
+PHASE_BID, PHASE_GIVE, PHASE_RECIPIENT = 0, 2, 3
 
 
 def _moves(legal: np.ndarray, chosen) -> np.ndarray:
@@ -40,6 +42,15 @@ def _giving(obs, layout, shark: bool) -> np.ndarray:
     is_shark = back & (kind % NUM_FRONTS == 0)
     recipient = (piece(obs, layout, "phase")[:, PHASE_RECIPIENT] > 0.5) & (pending.sum(axis=1) > 0) & back
     return recipient & (is_shark if shark else ~is_shark)
+
+
+def _to_leaders(obs, legal, layout) -> np.ndarray:
+    """The recipient moves naming another player with the best score (every one of them when tied)."""
+    others = piece(obs, layout, "scores")[:, 1:]
+    leaders = others >= others.max(axis=1, keepdims=True)
+    out = np.zeros(legal.shape, dtype=bool)
+    out[:, TO_OTHERS.start : TO_OTHERS.start + others.shape[1]] = leaders
+    return out
 
 
 ADVICE: tuple[Rule, ...] = (
@@ -72,6 +83,18 @@ ADVICE: tuple[Rule, ...] = (
         "Overboard, keep a Shark for yourself.",
         lambda obs, legal, layout: _giving(obs, layout, shark=True),
         lambda obs, legal, layout: _moves(legal, TO_SELF),
+    ),
+    Rule(
+        "give_negative_below_deck",
+        "Below deck, when you win the round, give one of your negative loot cards away.",
+        lambda obs, legal, layout: piece(obs, layout, "phase")[:, PHASE_GIVE] > 0.5,
+        lambda obs, legal, layout: _moves(legal, GIVE_NEGATIVE),
+    ),
+    Rule(
+        "negative_to_leader",
+        "Overboard, give a negative loot card to the player with the best score.",
+        lambda obs, legal, layout: _giving(obs, layout, shark=False),
+        _to_leaders,
     ),
 )
 
