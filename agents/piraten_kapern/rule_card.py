@@ -1,8 +1,19 @@
 """Piraten Kapern's rule-card vocabulary: features of the dice, the card and the scores; moves in words.
 
-Moves: stop, go on as the heuristic re-rolls, re-roll the junk (what scores nothing where it
-stands, as the heuristic counts it), or do as the simple heuristic. A re-roll that breaks a set
-of three or more is no move of the card (tried: it lost to the heuristic). A re-roll with the
+Moves: stop, go on, re-roll the junk (what scores nothing where it stands, as the heuristic
+counts it), or do as the simple heuristic. Going on re-rolls as the heuristic does when it goes
+on; where that leaves fewer than two dice to re-roll (the heuristic would stop), it adds dice of
+the faces showing fewest, one at a time: a lone coin or diamond before a pair, a pair before a
+set. (Measured before this card was distilled, 300 duplicate deals against the heuristic at two
+players, the oracle deciding when to stop: the dice chosen so won 0.612 [0.576, 0.648]; giving up
+the least valuable faces first, sets of three included, 0.556 [0.520, 0.591]; the oracle's own
+dice 0.664 [0.628, 0.700]. With the heuristic's dice the card could only stop where it stops.)
+
+Each position weighs in the distilling by its stakes: what the oracle's expected points of the turn
+differ between stopping and going on, plus `STAKES_FLOOR` (a decision worth little still counts).
+(Measured the same way, on 300 duplicate deals apart from the evaluation deals, cards distilled with
+a floor of 1 and of 20 won 0.587 [0.551, 0.622] and 0.601 [0.566, 0.636] against the heuristic, the
+card distilled without stakes 0.570 [0.534, 0.606].) A re-roll with the
 Treasure Chest first moves the kept dice onto it (`agents.piraten_kapern.oracle.reroll_step`).
 The distiller counts any re-roll as agreeing with the teacher's re-roll (``move_kind``): only
 stopping or going on is distilled (half credit for another re-roll spent the rules on re-roll
@@ -16,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from agents.piraten_kapern.heuristic import KapernHeuristic, junk, must_chase
-from agents.piraten_kapern.oracle import option_open, reroll_step
+from agents.piraten_kapern.oracle import expected_points_of_moves, option_open, reroll_step
 from agents.rules.vocabulary import Choice, Feature, Vocabulary, agent_choice
 from pirate_envs.piraten_kapern.actions import MIN_REROLL, NUM_ACTIONS, STOP
 from pirate_envs.piraten_kapern.rules import SKULL, card_skulls
@@ -41,6 +52,28 @@ def _with_sorceress(v: Any, reroll: list[int]) -> list[int]:
     return reroll
 
 
+def _going_on(v: Any) -> list[int] | None:
+    """The heuristic's re-roll when it goes on; short of two dice, padded with the faces showing fewest."""
+    reroll = GO_ON.plan(v)
+    if reroll is not None or v.island:
+        return reroll
+    reroll = junk(v.showing, v.card)
+    left = [n - r for n, r in zip(v.showing, reroll, strict=True)]
+    while sum(reroll[:SKULL]) < MIN_REROLL:
+        faces = [face for face in range(SKULL) if left[face] > 0]
+        if not faces:
+            return None
+        face = min(faces, key=lambda f: (left[f], -f))
+        reroll[face] += 1
+        left[face] -= 1
+    return _with_sorceress(v, reroll)
+
+
+def _go_on(v: Any, legal: np.ndarray) -> int | None:
+    reroll = _going_on(v)
+    return None if reroll is None else reroll_step(v, reroll)
+
+
 def _reroll(pick: Any) -> Any:
     def choose(v: Any, legal: np.ndarray) -> int | None:
         if v.island:
@@ -54,8 +87,24 @@ def _reroll(pick: Any) -> Any:
     return choose
 
 
+#: The heuristic that never banks at two skulls: how the card goes on where it can.
+GO_ON = KapernHeuristic(small_stake=NEVER_BANK)
+
 #: A re-roll when the teacher re-rolls agrees this much (1: only stopping or going on is distilled).
 KIND_CREDIT = 1.0
+
+
+#: Points every position weighs at least (its stakes added).
+STAKES_FLOOR = 20.0
+
+
+def _stakes(v: Any, legal: np.ndarray, actions: Any) -> float:
+    """The gap in the oracle's expected points of the turn between stopping and going on, plus the floor."""
+    go = actions["go_on"]
+    if go is None or STOP not in legal:
+        return STAKES_FLOOR
+    stop_points, go_points = expected_points_of_moves(v, [STOP, go])
+    return abs(stop_points - go_points) + STAKES_FLOOR
 
 
 def _stop_or_go(action: int) -> int:
@@ -88,11 +137,11 @@ CHOICES = (
         KapernHeuristic(),
         NUM_ACTIONS,
     ),
-    agent_choice(
+    Choice(
         "go_on",
-        "re-roll as the simple heuristic does when it goes on (the junk; a Sea Battle's non-sabres)",
-        KapernHeuristic(small_stake=NEVER_BANK),
-        NUM_ACTIONS,
+        "roll again: re-roll the junk (a Sea Battle's non-sabres); short of two dice, add dice of the faces "
+        "you show fewest of",
+        _go_on,
     ),
     Choice("stop", "stop and score", lambda v, legal: STOP),
     Choice("reroll_junk", "re-roll the dice that score nothing", _reroll(lambda v: junk(v.showing, v.card))),
@@ -106,6 +155,7 @@ VOCABULARY = Vocabulary(
     players=2,
     move_kind=_stop_or_go,
     kind_credit=KIND_CREDIT,
+    stakes=_stakes,
 )
 
 __all__ = ["VOCABULARY"]

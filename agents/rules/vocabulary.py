@@ -72,6 +72,10 @@ class Vocabulary:
     #: but not the teacher's move as ``kind_credit`` agreeing (``None``: only the teacher's move agrees).
     move_kind: Callable[[int], int] | None = None
     kind_credit: float = 0.5
+    #: ``stakes(view, legal, choice_actions)``: how much the teacher's choice matters in a position (e.g.
+    #: the teacher's own value gap between its moves); the distiller weighs each position by it, so that
+    #: the card agrees where a wrong move costs most (``None``: every position weighs the same).
+    stakes: Callable[[Any, np.ndarray, Mapping[str, int | None]], float] | None = None
     by_name: Mapping[str, Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

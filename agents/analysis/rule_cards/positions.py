@@ -2,7 +2,8 @@
 
 Game ``g`` (seed ``seed + g``) seats the teacher at seat ``g mod n`` and the opponents (the
 game's heuristic by default) elsewhere; at each of the teacher's decisions it records the
-features of its view, every choice's action and the teacher's action (`Positions`).
+features of its view, every choice's action and the teacher's action (`Positions`), and where the
+vocabulary has ``stakes`` how much the choice matters there.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ from agents.rules.vocabulary import Vocabulary, legal_actions
 
 @dataclass
 class Positions:
-    """Arrays over positions: features ``X``, choice actions ``A`` (-1: none), teacher ``y``, lowest legal."""
+    """Arrays over positions: features ``X``, choice actions ``A`` (-1: none), teacher ``y``, lowest legal,
+    and the vocabulary's ``stakes`` of each position (``None`` without them)."""
 
     X: np.ndarray
     A: np.ndarray
     y: np.ndarray
     first_legal: np.ndarray
+    stakes: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.y)
@@ -38,7 +41,7 @@ def collect_positions(
     env = pirate_envs.make(env_id, raw=True, num_players=n)
     teacher_agent = make_agent(teacher, env_id, seed=0, env=env)
     others = [make_agent(opponent, env_id, seed=k, env=env) for k in range(1, n)]
-    X, A, y, first = [], [], [], []
+    X, A, y, first, stakes = [], [], [], [], []
     choices = [c.name for c in vocabulary.choices]
     for g in range(games):
         env.reset(seed=seed + g)
@@ -60,10 +63,13 @@ def collect_positions(
                 A.append([-1 if actions[c] is None else actions[c] for c in choices])
                 y.append(action)
                 first.append(int(legal[0]))
+                if vocabulary.stakes is not None:
+                    stakes.append(float(vocabulary.stakes(view, legal, actions)))
             env.step(action)
     return Positions(
         np.array(X, dtype=float).reshape(-1, len(vocabulary.features)),
         np.array(A, dtype=np.int64).reshape(-1, len(choices)),
         np.array(y, dtype=np.int64),
         np.array(first, dtype=np.int64),
+        np.array(stakes, dtype=float) if vocabulary.stakes is not None else None,
     )

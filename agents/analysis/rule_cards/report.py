@@ -58,7 +58,7 @@ def distil_card(vocabulary: Vocabulary, teacher: str, budget: Budget) -> tuple[R
     train = collect_positions(vocabulary, teacher, budget.train_games, TRAIN_SEED)
     held = collect_positions(vocabulary, teacher, budget.holdout_games, HOLDOUT_SEED)
     min_leaf = max(20, len(train) // 500)
-    weights = balance_weights(vocabulary, train)
+    weights = position_weights(vocabulary, train)
     card = distil(vocabulary, train.X, train.A, train.y, teacher, MAX_RULES, min_leaf, weights)
     return card, train, held
 
@@ -70,6 +70,14 @@ def balance_weights(vocabulary: Vocabulary, positions: Positions) -> np.ndarray 
     column = [f.name for f in vocabulary.features].index(vocabulary.balance)
     _, kind, counts = np.unique(positions.X[:, column], return_inverse=True, return_counts=True)
     return len(positions) / (len(counts) * counts[kind])
+
+
+def position_weights(vocabulary: Vocabulary, positions: Positions) -> np.ndarray | None:
+    """Each position's weight in distilling: the balance weights times the positions' stakes (``None``: none)."""
+    weights = balance_weights(vocabulary, positions)
+    if positions.stakes is None:
+        return weights
+    return positions.stakes if weights is None else weights * positions.stakes
 
 
 def agreement(card: RuleCard, positions: Positions) -> float:

@@ -48,3 +48,28 @@ def test_card_actions_replay_the_agent(tmp_path):
     played = collect_positions(vocabulary, f"rules:{path}", 2, seed=50)
     assert len(played) > 0
     assert np.array_equal(card_actions(card, played.X, played.A, played.first_legal), played.y)
+
+
+def test_positions_weigh_by_the_stakes_of_the_choice():
+    """Kapern's positions carry the oracle's points gap between stopping and going on, plus the floor."""
+    import pirate_envs
+    from agents.analysis.rule_cards.report import position_weights
+    from agents.piraten_kapern.oracle import expected_points_of_moves
+    from agents.piraten_kapern.rule_card import STAKES_FLOOR
+    from agents.rules.vocabulary import legal_actions
+    from pirate_envs.piraten_kapern.actions import STOP
+
+    vocabulary = vocabulary_of("piraten_kapern_v0")
+    positions = collect_positions(vocabulary, "oracle", 3, 43)
+    assert positions.stakes is not None and len(positions.stakes) == len(positions) > 10
+    assert (positions.stakes >= STAKES_FLOOR).all() and positions.stakes.max() > 10 * STAKES_FLOOR
+    assert np.array_equal(position_weights(vocabulary, positions), positions.stakes)
+    # the first position, worked out from the game itself: stop against the card's going on
+    env = pirate_envs.make("piraten_kapern_v0", raw=True, num_players=2)
+    env.reset(seed=43)  # seat 0, the teacher in game 0, moves first
+    view, legal = env.game.view(0), legal_actions(env.observe(env.possible_agents[0])["action_mask"])
+    go = vocabulary.choice_actions(view, legal)["go_on"]
+    assert go is not None and STOP in legal
+    stop_points, go_points = expected_points_of_moves(view, [STOP, go])
+    assert positions.stakes[0] == abs(stop_points - go_points) + STAKES_FLOOR
+
