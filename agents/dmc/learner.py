@@ -26,20 +26,27 @@ from agents.policy.dmc_file import save_dmc_agent
 
 
 class Learner:
-    """Adam on the mean squared error between ``Q(s, a)`` and the Monte-Carlo return."""
+    """Adam on the mean squared error between ``Q(s, a)`` and the Monte-Carlo return, on ``device``
+    (the network is moved there; `train` learns on the CPU, where the actors read the network)."""
 
     def __init__(
-        self, network: QNetwork, learning_rate: float = 3e-4, batch_size: int = 1024, max_grad_norm: float = 10.0
+        self,
+        network: QNetwork,
+        learning_rate: float = 3e-4,
+        batch_size: int = 1024,
+        max_grad_norm: float = 10.0,
+        device: str | torch.device = "cpu",
     ):
-        self.network = network
+        self.device = torch.device(device)
+        self.network = network.to(self.device)
         self.optimizer = torch.optim.Adam(network.parameters(), lr=learning_rate)
         self.batch_size = batch_size
         self.max_grad_norm = max_grad_norm
 
     def loss(self, observations: np.ndarray, actions: np.ndarray, returns: np.ndarray) -> torch.Tensor:
         """The mean squared error of the network on the decisions given."""
-        q = self.network.q_of(torch.from_numpy(observations), torch.from_numpy(actions))
-        return torch.mean((q - torch.from_numpy(returns)) ** 2)
+        q = self.network.q_of(torch.from_numpy(observations).to(self.device), torch.from_numpy(actions).to(self.device))
+        return torch.mean((q - torch.from_numpy(returns).to(self.device)) ** 2)
 
     def update(self, batch: Batch, rng: np.random.Generator, epochs: int = 1) -> float:
         """``epochs`` passes over ``batch`` in shuffled minibatches; the mean loss of the steps taken."""

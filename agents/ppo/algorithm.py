@@ -314,10 +314,12 @@ class LeanMaskablePPO(MaskablePPO):
     _pipeline_of: Any = None  # the policy object ``_pipeline`` learns
 
     def lean_update_applies(self) -> bool:
-        """Whether the policy is the feed-forward kind `ppo_update` covers."""
+        """Whether the policy is the feed-forward kind `ppo_update` covers, on the CPU: its kernels (the
+        sparse first layer, the numba loss) run there; on another device sb3-contrib's own update runs."""
         policy = self.policy
         return (
-            isinstance(self.action_space, spaces.Discrete)
+            torch.device(self.device).type == "cpu"
+            and isinstance(self.action_space, spaces.Discrete)
             and isinstance(self.observation_space, spaces.Box)
             and len(self.observation_space.shape) == 1
             and isinstance(getattr(policy, "features_extractor", None), FlattenExtractor)

@@ -336,3 +336,14 @@ def test_sample_masked_never_draws_past_the_last_legal_action(monkeypatch):
     actions, log_probs = sample_masked(torch.zeros(2, 4), mask)
     assert actions.tolist() == [1, 3]
     np.testing.assert_allclose(log_probs.numpy(), np.log([0.5, 0.5]), rtol=1e-6)
+
+
+def test_a_learner_on_another_device_takes_sb3_contribs_update():
+    """The lean update's kernels (sparse first layer, numba loss) read CPU tensors: on a GPU the fused
+    forward, the lean update and the pipeline stand aside (training with ``--device cuda`` failed
+    with tensors on two devices)."""
+    _, lean = twin_models("skull_king_v0", batch_size=128, n_epochs=1)
+    assert lean.lean_update_applies() and lean.fused_forward() is not None
+    lean.device = torch.device("cuda")  # as sb3 sets it on a machine with a GPU
+    assert not lean.lean_update_applies()
+    assert lean.fused_forward() is None and not lean.pipelined()
