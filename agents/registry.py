@@ -45,6 +45,7 @@ from agents.rules.agent import PREFIX as RULES
 from agents.rules.agent import make_rules_agent, shipped_cards
 from agents.search.guided import guided_source, is_guided_name, make_guided_agent
 from agents.search.ismcts import make_search_agent
+from pirate_envs.core.errors import check_seed
 
 
 def agent_names(env_id: str) -> list[str]:
@@ -90,6 +91,7 @@ def make_agent(name: str, env_id: str, seed: int | None = None, env: Any = None)
     """
     if env_id not in pirate_envs.ENV_IDS:
         raise ValueError(f"unknown env id {env_id!r}; valid ids: {list(pirate_envs.ENV_IDS)}")
+    seed = check_seed(seed)  # every agent's seed: None or a non-negative integer
     if name == "random":
         env = env if env is not None else pirate_envs.make(env_id, raw=True)
         return RandomAgent(seed=seed, blocks=action_blocks(env))

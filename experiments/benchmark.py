@@ -45,6 +45,7 @@ from agents.benchmark.protocol import (
 )
 from experiments.cli import (
     check_agents,
+    check_cpus,
     check_env_id,
     check_folder,
     check_names,
@@ -54,7 +55,6 @@ from experiments.cli import (
     given_flags,
     parse_args,
 )
-from experiments.evaluate import available_cpus
 
 
 @dataclass
@@ -110,9 +110,7 @@ def check(args: BenchmarkArgs, given: set[str] | frozenset[str] = frozenset()) -
         raise ValueError('the benchmark plays on the batched engine, which needs numba: pip install -e ".[fast]"')
     if importlib.util.find_spec("openskill") is None:  # the ratings
         raise ValueError('the benchmark needs openskill (the train extra): pip install -e ".[train]"')
-    cpus = available_cpus()
-    if args.workers > cpus:
-        raise ValueError(f"--workers {args.workers}: at most the {cpus} CPUs this process may use")
+    check_cpus(args.workers, "--workers")
     check_names(args.opponents, "--opponents")  # a line-up named twice would be played twice
     if args.protocol not in [f"v{v}" for v in VERSIONS]:
         raise ValueError(f"--protocol {args.protocol!r}: versions {', '.join(f'v{v}' for v in VERSIONS)}")
@@ -144,6 +142,7 @@ def check(args: BenchmarkArgs, given: set[str] | frozenset[str] = frozenset()) -
         sizes = table_sizes(args.env_id, candidate)
     except (ValueError, OSError) as error:
         raise ValueError(f"--agent {args.agent!r}: {error}") from None
+    check_names([str(players) for players in args.players], "--players")  # a table size played twice
     for players in args.players:
         check_players(args.env_id, players, "--players")
         if players not in sizes:

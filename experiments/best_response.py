@@ -91,6 +91,7 @@ def check_args(args: ProbeArgs) -> None:
     The training command is checked too (`experiments.train.check_args`), before any work.
     """
     check_fields(args)
+    train.check_run_name(args.run_name)
     check_env_id(args.env_id)
     players = args.num_players or default_players(args.env_id)
     check_players(args.env_id, players)
@@ -139,6 +140,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         argv, extra = argv[:cut], argv[cut + 1 :]
 
     def plan_with_train_args(args: ProbeArgs) -> ProbePlan:
+        if args.train_args:  # the flag's words would be dropped for those after --
+            raise ValueError(
+                f"--train-args {' '.join(args.train_args)}: give experiments.train's flags after -- "
+                "(python -m experiments.best_response ... -- --n-steps 256)"
+            )
         args.train_args = extra
         check_args(args)
         return probe_plan(args)

@@ -3,13 +3,13 @@
 A bad value ends the command before any work with one line naming the value and what is
 valid, and exit status 2 (no traceback). Field metadata: ``help``; ``min`` and ``max`` (the
 smallest and largest value allowed), ``above`` (a bound the value must exceed); ``choices``.
-Every float must be finite; a list field's bounds hold for each of its values.
+Every float must be finite and every integer fit 64 bits; a list field's bounds hold for each of its values.
 `check_fields` applies these rules, to a command line (`parse_args`) and to a
 saved configuration alike (`args_from_mapping`); `parse_plan` also builds a command's run
 plan from its arguments, once, refusing bad values the same way. The checks that several commands
 share live here too: the seed range (`MAX_SEED`), repeated names (`check_names`),
 ``name:weight`` lists (`check_weights`), output folders and files (`check_folder`,
-`check_output_file`), torch
+`check_output_file`), input files (`check_input_file`), processes and threads (`check_cpus`), torch
 devices (`check_device`), ``key=value`` env options (`parse_env_kwargs`). ``--help``
 shows every default; `games_epilog` lists each game's player counts and agent names.
 """
@@ -36,6 +36,10 @@ P = TypeVar("P")
 #: The largest seed a command takes: numpy seeds up to 2**32 - 1, and commands add offsets
 #: (one per env, per evaluation) to the seed they are given.
 MAX_SEED = 2**31 - 1
+
+
+#: The largest integer any flag takes (numpy's and torch's 64-bit integers hold every count a command uses).
+MAX_INT = 2**63 - 1
 
 
 #: Exit status of a command stopped by Ctrl-C (after what it had done was saved).
@@ -132,7 +136,7 @@ def check_fields(args: Any) -> None:
     """``ValueError`` (one line) for a field of the dataclass ``args`` that breaks its metadata.
 
     ``min``/``max``: inclusive bounds; ``above``: an exclusive lower bound; ``choices``; every
-    float finite. A list field's rules hold for each of its values.
+    float finite, every integer within 64 bits (`MAX_INT`). A list field's rules hold for each of its values.
     """
     for field in dataclasses.fields(args):
         value = getattr(args, field.name)
@@ -152,6 +156,8 @@ def _field_problem(metadata: Mapping[str, Any], value: Any) -> str | None:
         return None
     if not math.isfinite(value):
         return f"must be a finite number, got {value}"
+    if isinstance(value, int) and abs(value) > MAX_INT:
+        return f"must be at most {MAX_INT} (a 64-bit integer), got {value}"
     low, high, above = metadata.get("min"), metadata.get("max"), metadata.get("above")
     if low is not None and value < low:
         return f"must be at least {low}, got {value}"
@@ -346,6 +352,8 @@ def check_folder(folder: str | Path, flag: str) -> None:
     """``ValueError`` (one line) unless a command can write into ``folder``: it is, or its nearest
     existing ancestor is, a folder that takes a file. A probe file is made there and removed (a
     permission check alone passes for root on a read-only or virtual file system); no folder is made."""
+    if not str(folder):
+        raise ValueError(f"{flag} is empty; give a folder")
     folder = Path(folder)
     existing = folder
     while not existing.exists() and existing != existing.parent:
@@ -363,6 +371,8 @@ def check_folder(folder: str | Path, flag: str) -> None:
 def check_output_file(path: str | Path, flag: str, suffix: str | None = None) -> None:
     """``ValueError`` (one line) unless a command can write the file ``path`` (ending in ``suffix``,
     when given): not a folder, in a folder that `check_folder` passes."""
+    if not str(path):
+        raise ValueError(f"{flag} is empty; give a file name")
     path = Path(path)
     if suffix is not None and path.suffix != suffix:
         raise ValueError(f"{flag} {str(path)!r} must name a {suffix} file")
@@ -371,17 +381,67 @@ def check_output_file(path: str | Path, flag: str, suffix: str | None = None) ->
     check_folder(path.parent, flag)
 
 
-def check_network_size(hidden: Sequence[int], inputs: int, actions: int, flag: str = "--net-arch") -> None:
-    """``ValueError`` (one line) for hidden layers ``hidden`` whose actor (``inputs`` to ``actions``) and
-    critic (to one value) together exceed what an agent file holds (the format's parameter cap)."""
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the system tells it, else the CPU count)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def check_cpus(count: int, flag: str) -> None:
+    """``ValueError`` (one line) for more processes or threads than the CPUs this process may use."""
+    cpus = available_cpus()
+    if count > cpus:
+        raise ValueError(f"{flag} {count}: at most the {cpus} CPUs this process may use")
+
+
+def physical_memory() -> int | None:
+    """Bytes of this machine's memory (``None`` where the platform does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_memory(needed: int, what: str) -> None:
+    """``ValueError`` (one line, starting with ``what``: the flags and the thing they size) when ``needed``
+    bytes are more than this machine's memory."""
+    memory = physical_memory()
+    if memory is not None and needed > memory:
+        raise ValueError(
+            f"{what} of {needed / 2**30:.1f} GiB, more than this machine's {memory / 2**30:.1f} GiB of memory"
+        )
+
+
+def check_input_file(path: str | Path, flag: str) -> None:
+    """``ValueError`` (one line) unless ``path`` names an existing file (not a folder)."""
+    if not str(path):
+        raise ValueError(f"{flag} is empty; give a file")
+    if not Path(path).is_file():
+        raise ValueError(f"{flag} {str(path)!r}: {'a folder, not a file' if Path(path).is_dir() else 'no such file'}")
+
+
+def network_parameters(hidden: Sequence[int], inputs: int, actions: int, critic: bool = True) -> int:
+    """Weights and biases of a network of hidden layers ``hidden`` from ``inputs`` to ``actions`` (with ``critic``,
+    also the critic's, to one value)."""
     import itertools
 
+    heads = (actions, 1) if critic else (actions,)
+    return sum((a + 1) * b for outputs in heads for a, b in itertools.pairwise([inputs, *hidden, outputs]))
+
+
+def check_network_size(
+    hidden: Sequence[int], inputs: int, actions: int, flag: str = "--net-arch", critic: bool = True
+) -> None:
+    """``ValueError`` (one line) for hidden layers ``hidden`` whose network (`network_parameters`) exceeds
+    what an agent file holds (the format's parameter cap)."""
     from agents.policy.checkpoint import MAX_PARAMETERS
 
-    parameters = sum((a + 1) * b for outputs in (actions, 1) for a, b in itertools.pairwise([inputs, *hidden, outputs]))
+    parameters = network_parameters(hidden, inputs, actions, critic)
     if parameters > MAX_PARAMETERS:
+        what = "actor and critic" if critic else "the network"
         raise ValueError(
-            f"{flag} {' '.join(map(str, hidden))}: {parameters:,} parameters (actor and critic), more than an "
+            f"{flag} {' '.join(map(str, hidden))}: {parameters:,} parameters ({what}), more than an "
             f"agent file holds ({MAX_PARAMETERS:,})"
         )
 

@@ -71,7 +71,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import sys
 from dataclasses import asdict, dataclass, field
@@ -93,6 +92,7 @@ from agents.extras import MissingExtra, require
 from agents.policy.checkpoint import write_atomic
 from experiments.cli import (
     check_agents,
+    check_cpus,
     check_env_id,
     check_folder,
     check_players,
@@ -151,13 +151,6 @@ MAX_GAMES = 1_000_000
 MAX_SEED = 2**63 - 1
 
 
-def available_cpus() -> int:
-    """The CPUs this process may run on (its affinity where the system tells it, else the CPU count)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
 def check_env_options(args: EvalArgs, players: int) -> dict[str, Any]:
     """The ``--env-kwargs`` of ``args``; ``ValueError`` (one line) unless they make a ``players``-seat env."""
     options = parse_env_kwargs(args.env_kwargs) if args.env_kwargs else {}  # its errors name --env-kwargs
@@ -199,7 +192,10 @@ def table_lineup(args: EvalArgs) -> tuple[list[str], int]:
     ``--players`` 0 seats one per name. More seats than names: the last name fills the rest
     (``--agents ppo:x heuristic --players 6``: ``ppo:x`` and five heuristics). Fewer: a league.
     """
-    names = expand_copies(args.agents, max(pirate_envs.player_counts(args.env_id)))
+    counts = pirate_envs.player_counts(args.env_id)
+    if args.players > counts[-1]:  # refused before a list of that many seats is made
+        check_players(args.env_id, args.players, "--players")
+    names = expand_copies(args.agents, counts[-1])
     players = args.players or len(names)
     return names + [names[-1]] * (players - len(names)), players
 
@@ -233,9 +229,7 @@ def plan_of(args: EvalArgs) -> TournamentPlan:
     check_players(args.env_id, players, "--players" if args.players else "--agents (one seat each)")
     options = check_env_options(args, players)
     check_agents(names, args.env_id, players, "--agents", options)
-    cpus = available_cpus()
-    if args.workers > cpus:
-        raise ValueError(f"--workers {args.workers}: at most the {cpus} CPUs this process may use")
+    check_cpus(args.workers, "--workers")
     lineups = math.comb(distinct, players) if players < len(names) else 1
     if args.games * lineups > MAX_GAMES:
         per = f" x {lineups} pairings" if lineups > 1 else ""

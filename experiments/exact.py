@@ -55,7 +55,7 @@ from agents.analysis.exact import (
 )
 from agents.policy.checkpoint import write_atomic
 from experiments import train
-from experiments.cli import MAX_SEED, check_output_file, parse_args
+from experiments.cli import MAX_SEED, check_cpus, check_names, check_output_file, parse_args
 
 
 @dataclass
@@ -75,10 +75,11 @@ def chosen_variants(text: str) -> list[str]:
     """The variant names of ``--variants`` (empty: all), checked (one-line ``ValueError``)."""
     known = small_variants()
     names = [name.strip() for name in text.split(",")] if text.strip() else list(known)
+    check_names(names, "--variants", [text])
     for name in names:
         if name not in known:
             raise ValueError(f"--variants {name!r} is not a variant; available: {', '.join(sorted(known))}")
-    return list(dict.fromkeys(names))
+    return names
 
 
 def check_args(args: ExactArgs) -> None:
@@ -88,6 +89,7 @@ def check_args(args: ExactArgs) -> None:
         raise ValueError(f"--out {args.out!r} must name a Markdown file (.md)")
     check_output_file(out, "--out")
     chosen_variants(args.variants)
+    check_cpus(args.jobs, "--jobs")
 
 
 def command_line(args: ExactArgs) -> str:

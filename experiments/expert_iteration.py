@@ -56,6 +56,7 @@ from experiments.cli import (
     INTERRUPTED,
     MAX_SEED,
     args_from_mapping,
+    check_cpus,
     check_env_id,
     check_fields,
     check_folder,
@@ -248,6 +249,7 @@ def prepare(args: ExpertIterationArgs, given: set[str]) -> tuple[ExpertIteration
             return args, plan_of(args, command_line(args))
         except ValueError as error:
             raise ValueError(f"{Path(args.out) / 'config.json'}: {error}") from None
+    check_cpus(args.torch_threads, "--torch-threads")  # this machine's: a resumed run may move to another
     plan = plan_of(args, command_line(args))
     if (plan.run_dir / "config.json").exists():
         raise ValueError(f"--out {args.out}: a run is there; pass --resume to continue it or another --out")

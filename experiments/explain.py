@@ -37,7 +37,15 @@ from agents.analysis.explain import (
 )
 from agents.evaluation.records import replay
 from agents.registry import make_agent
-from experiments.cli import check_env_id, check_players, default_players, games_epilog, parse_args
+from experiments.cli import (
+    MAX_SEED,
+    check_env_id,
+    check_names,
+    check_players,
+    default_players,
+    games_epilog,
+    parse_args,
+)
 
 #: The largest record file read (a record of the longest capped game is under 100 KB).
 MAX_RECORD_BYTES = 4 * 1024 * 1024
@@ -52,14 +60,16 @@ class ExplainArgs:
         default=None, metadata={"help": "with --record: the move to explain (0: the first)", "min": 0}
     )
     env_id: str | None = field(default=None, metadata={"help": f"without --record: one of {pirate_envs.ENV_IDS}"})
-    seed: int = field(default=0, metadata={"help": "without --record: the deal's seed", "min": 0})
+    seed: int = field(default=0, metadata={"help": "without --record: the deal's seed", "min": 0, "max": MAX_SEED})
     actions: list[int] = field(default_factory=list, metadata={"help": "without --record: the moves played so far"})
     players: int = field(default=0, metadata={"help": "without --record: players (0: the game's default)", "min": 0})
     agents: list[str] = field(
         default_factory=list, metadata={"help": "agents to ask (default: heuristic and the shipped network)"}
     )
     top: int = field(default=DEFAULT_TOP, metadata={"help": "moves listed per agent", "min": 1})
-    agent_seed: int = field(default=0, metadata={"help": "seed of the agents (the search's worlds)", "min": 0})
+    agent_seed: int = field(
+        default=0, metadata={"help": "seed of the agents (the search's worlds)", "min": 0, "max": MAX_SEED}
+    )
 
 
 def read_record(path: str) -> dict[str, Any]:
@@ -107,8 +117,9 @@ def position_of(args: ExplainArgs) -> Any:
 
 def check_args(args: ExplainArgs) -> None:
     """``ValueError`` (one line) for arguments that name no position or an agent that cannot play it."""
+    check_names(args.agents, "--agents")  # each would be asked twice
     env = position_of(args)
-    for name in dict.fromkeys(args.agents):
+    for name in args.agents:
         try:
             make_agent(name, env.metadata["name"], seed=0, env=env)
         except (ValueError, ImportError) as error:

@@ -44,8 +44,10 @@ from agents.training.imitation import ImitationPlan, imitate
 from experiments.cli import (
     MAX_SEED,
     check_agents,
+    check_cpus,
     check_env_id,
     check_fields,
+    check_network_size,
     check_output_file,
     games_epilog,
     parse_env_kwargs,
@@ -106,6 +108,9 @@ def plan_of(args: ImitateArgs, command: str | None = None) -> ImitationPlan:
     tables = table_envs(game, sizes, lambda players: {**options, "num_players": players}, args.env_kwargs)
     for players, env in tables.items():
         check_agents([args.teacher], args.env_id, players, "--teacher", env=env)
+    env = next(iter(tables.values()))  # table_layout="max": one observation size for every table
+    check_network_size(args.net_arch, env.observation_layout.size, env.num_actions, critic=False)
+    check_cpus(args.torch_threads, "--torch-threads")
     if not args.out.endswith(SUFFIX):
         raise ValueError(f"--out {args.out!r} must end in {SUFFIX} (the data-only agent format)")
     check_output_file(args.out, "--out")

@@ -32,7 +32,14 @@ from agents.piraten_kapern.best_response import (
 )
 from agents.piraten_kapern.race import SWEEP_TOLERANCE
 from agents.policy.checkpoint import one_line
-from experiments.cli import check_output_file, parse_args
+from experiments.cli import (
+    MAX_SEED,
+    check_input_file,
+    check_output_file,
+    flag_of,
+    given_flags,
+    parse_args,
+)
 
 require_extras(__name__, ("numba", "fast"))  # the solver's kernels (imported when it runs)
 
@@ -44,15 +51,20 @@ class BestResponseArgs:
     opponent: str = field(default="oracle", metadata={"help": f"the fixed opponent: one of {tuple(OPPONENTS)}"})
     out: str = field(default="", metadata={"help": "an .npz to write both tables to (none: not written)"})
     tables: str = field(default="", metadata={"help": "an .npz written by --out: play it instead of solving"})
-    play: int = field(default=0, metadata={"help": "games of the best response against the opponent"})
-    seed: int = field(default=0, metadata={"help": "seed of the first --play game"})
+    play: int = field(default=0, metadata={"help": "games of the best response against the opponent", "min": 0})
+    seed: int = field(default=0, metadata={"help": "seed of the first --play game", "min": 0, "max": MAX_SEED})
     tolerance: float = field(
         default=SWEEP_TOLERANCE, metadata={"help": "solved when a sweep moves no value by more than this"}
     )
 
 
-def check_args(args: BestResponseArgs) -> None:
-    """``ValueError`` (one line) for a bad value."""
+#: The flags a solve uses and ``--tables`` (the solved tables, their opponent recorded) does not.
+SOLVE_ONLY = ("opponent", "tolerance")
+
+
+def check_args(args: BestResponseArgs, given: set[str] | frozenset[str] = frozenset()) -> None:
+    """``ValueError`` (one line) for a bad value, or a flag of ``given`` (the flags the command line set)
+    that this run would not use."""
     if args.opponent not in OPPONENTS:
         raise ValueError(f"--opponent {args.opponent!r}: one of {tuple(OPPONENTS)}")
     for flag, path in (("--out", args.out), ("--tables", args.tables)):
@@ -60,14 +72,20 @@ def check_args(args: BestResponseArgs) -> None:
             raise ValueError(f"{flag} {path!r}: the tables are an .npz file")
     if args.out:  # written after the solve: its place is checked first
         check_output_file(args.out, "--out")
-    if args.play < 0 or args.seed < 0:
-        raise ValueError("--play and --seed must be at least 0")
+    if args.tables:
+        check_input_file(args.tables, "--tables")
+        unused = [flag_of(name) for name in SOLVE_ONLY if name in given]
+        if unused:
+            raise ValueError(f"{' and '.join(unused)}: --tables plays solved tables (their opponent is recorded)")
+    if "seed" in given and not args.play:
+        raise ValueError("--seed: the seed of the --play games; give --play N")
     if not 0 < args.tolerance < 1:
         raise ValueError(f"--tolerance {args.tolerance}: between 0 and 1")
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parse_args(BestResponseArgs, argv, check=check_args)
+    given = given_flags(BestResponseArgs, argv)
+    args = parse_args(BestResponseArgs, argv, check=lambda parsed: check_args(parsed, given))
     start = time.perf_counter()
     if args.tables:
         try:

@@ -30,7 +30,15 @@ from agents.piraten_kapern.race import (
     save_race_table,
 )
 from agents.policy.checkpoint import one_line
-from experiments.cli import check_output_file, parse_args
+from experiments.cli import (
+    MAX_SEED,
+    check_cpus,
+    check_input_file,
+    check_output_file,
+    flag_of,
+    given_flags,
+    parse_args,
+)
 
 require_extras(__name__, ("numba", "fast"))  # the solver's kernels (imported when it runs)
 
@@ -40,25 +48,38 @@ class RaceArgs:
     """Solve two-player Piraten Kapern for the win: the race table."""
 
     out: str = field(default=str(TABLE_PATH), metadata={"help": "the .npz to write"})
-    threads: int = field(default=2, metadata={"help": "solver threads (the result does not depend on them)"})
+    threads: int = field(default=2, metadata={"help": "solver threads (the result does not depend on them)", "min": 1})
     check: bool = field(default=False, metadata={"help": "only check the table in --out: solve states again"})
-    samples: int = field(default=200, metadata={"help": "states --check solves again"})
-    play: int = field(default=0, metadata={"help": "with --check: games of the race agent against itself"})
-    seed: int = field(default=0, metadata={"help": "seed of the first --play game"})
+    samples: int = field(default=200, metadata={"help": "with --check: states solved again", "min": 1})
+    play: int = field(default=0, metadata={"help": "with --check: games of the race agent against itself", "min": 0})
+    seed: int = field(default=0, metadata={"help": "seed of the first --play game", "min": 0, "max": MAX_SEED})
 
 
-def check_args(args: RaceArgs) -> None:
+#: The flags only ``--check`` uses.
+CHECK_ONLY = ("samples", "play")
+
+
+def check_args(args: RaceArgs, given: set[str] | frozenset[str] = frozenset()) -> None:
     """``ValueError`` (one line) for a bad value."""
     if not args.out.endswith(".npz"):
         raise ValueError(f"--out {args.out!r}: the table is an .npz file")
     if not args.check:  # the table is written after an hour of solving: its place is checked first
         check_output_file(args.out, "--out")
-    if args.threads < 1 or args.samples < 1 or args.play < 0 or args.seed < 0:
-        raise ValueError("--threads and --samples must be at least 1, --play and --seed at least 0")
+    unused = [flag_of(name) for name in (CHECK_ONLY if not args.check else ("threads",)) if name in given]
+    if unused:
+        mode = "only --check uses it" if not args.check else "--check solves nothing in threads"
+        raise ValueError(f"{' and '.join(unused)}: {mode}; leave it out")
+    if "seed" in given and not args.play:
+        raise ValueError("--seed: the seed of the --play games; give --check --play N")
+    if "threads" in given:  # the default fits any machine
+        check_cpus(args.threads, "--threads")
+    if args.check:
+        check_input_file(args.out, "--out")
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parse_args(RaceArgs, argv, check=check_args)
+    given = given_flags(RaceArgs, argv)
+    args = parse_args(RaceArgs, argv, check=lambda parsed: check_args(parsed, given))
     start = time.perf_counter()
     if args.check:
         try:

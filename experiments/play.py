@@ -37,7 +37,7 @@ import pirate_envs
 from agents.analysis.explain import default_agents
 from agents.analysis.hint_text import hint_named
 from agents.registry import make_agent
-from experiments.cli import check_agents, check_env_id, check_players, games_epilog, parse_args
+from experiments.cli import MAX_SEED, check_agents, check_env_id, check_players, games_epilog, parse_args
 from pirate_envs.core.events import event_text, record_events
 from pirate_envs.core.text import WIDTH, Ambiguous, Refusal, shorten, text_module
 
@@ -55,7 +55,7 @@ class PlayArgs:
         default_factory=lambda: ["heuristic"], metadata={"help": "one agent per other seat (names listed below)"}
     )
     seat: int = field(default=0, metadata={"help": "your seat (0 plays first)", "min": 0})
-    seed: int | None = field(default=None, metadata={"help": "game seed (None: random)", "min": 0})
+    seed: int | None = field(default=None, metadata={"help": "game seed (None: random)", "min": 0, "max": MAX_SEED})
     reveal: bool = field(default=False, metadata={"help": "show the full state, hidden cards included"})
 
 

@@ -42,7 +42,20 @@ import pirate_envs
 from agents.rllib.env import LeagueEnv
 from agents.rllib.training import RLlibPlan, run
 from agents.selfplay.opponents import parse_weights
-from experiments.cli import MAX_SEED, check_env_id, check_fields, check_folder, check_weights, parse_plan
+from experiments.cli import (
+    MAX_SEED,
+    check_cpus,
+    check_env_id,
+    check_fields,
+    check_folder,
+    check_memory,
+    check_network_size,
+    check_players,
+    check_weights,
+    default_players,
+    network_parameters,
+    parse_plan,
+)
 
 
 @dataclass
@@ -81,12 +94,15 @@ def plan_of(args: Args) -> RLlibPlan:
     """The run of ``args``; ``ValueError`` (one line) for arguments that cannot make one. Runs before Ray starts."""
     check_fields(args)
     check_env_id(args.env_id)
+    players = args.num_players if args.num_players is not None else default_players(args.env_id)
+    check_players(args.env_id, players)
     check_weights(args.opponents, "--opponents")
     if args.minibatch_size > args.train_batch_size:
         raise ValueError(
             f"--minibatch-size {args.minibatch_size} must be at most --train-batch-size {args.train_batch_size}"
         )
     check_folder(args.out, "--out")
+    check_machine(args, pirate_envs.make(args.env_id, raw=True, num_players=players))
     plan = RLlibPlan(
         env_id=args.env_id,
         env_kwargs={} if args.num_players is None else {"num_players": args.num_players},
@@ -111,10 +127,35 @@ def plan_of(args: Args) -> RLlibPlan:
         command="python -m experiments.rllib_selfplay " + " ".join(sys.argv[1:]),
     )
     try:
-        LeagueEnv(plan.league_config())  # checks the table size and the agent names
+        LeagueEnv(plan.league_config())  # checks the agent names
     except (ValueError, TypeError) as error:
-        raise ValueError(str(error)) from None
+        raise ValueError(f"--opponents {' '.join(args.opponents)}: {error}") from None
     return plan
+
+
+#: The Ray addresses that name no host: start one here, or join the running cluster.
+LOCAL_ADDRESSES = ("auto", "local")
+
+
+def check_machine(args: Args, env: Any) -> None:
+    """``ValueError`` (one line) for a network an agent file cannot hold, a league or envs larger than this
+    machine's memory, and (Ray started here, no ``--address``) more CPUs or env runners than it has; an
+    ``--address`` that is no Ray address."""
+    inputs, actions = env.observation_layout.size, env.num_actions
+    check_network_size(args.hidden, inputs, actions, "--hidden")
+    networks = (args.num_snapshots + 1) * network_parameters(args.hidden, inputs, actions) * 4  # float32 weights
+    check_memory(networks, f"--num-snapshots {args.num_snapshots}: the learner and its snapshots")
+    envs = max(args.num_env_runners, 1) * args.envs_per_env_runner
+    runners = f"--num-env-runners {args.num_env_runners} x --envs-per-env-runner {args.envs_per_env_runner}"
+    check_memory(envs * (4 * inputs + actions + 1024), f"{runners}: {envs} envs")
+    if args.address is None:
+        check_cpus(args.num_cpus, "--num-cpus")
+        if args.num_env_runners > args.num_cpus:  # each runner takes a CPU: Ray would wait for them for ever
+            raise ValueError(
+                f"--num-env-runners {args.num_env_runners}: more than --num-cpus {args.num_cpus} (one CPU each)"
+            )
+    elif args.address not in LOCAL_ADDRESSES and ":" not in args.address:
+        raise ValueError(f"--address {args.address!r}: give auto, local, HOST:PORT or ray://HOST:PORT")
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from agents.analysis.rule_cards.report import BUDGETS, TEACHERS, Budget, distil_
 from agents.policy.checkpoint import write_atomic
 from agents.rules.card import save_card
 from agents.rules.vocabulary import shipped_card_path, vocabulary_of
-from experiments.cli import check_folder, parse_args
+from experiments.cli import check_folder, check_names, parse_args
 
 
 @dataclass
@@ -41,6 +41,7 @@ def check_args(args: RuleCardsArgs) -> None:
     for env_id in args.env_ids:
         if env_id not in TEACHERS:
             raise ValueError(f"--env-ids {env_id!r} has no rule card; valid ids: {', '.join(TEACHERS)}")
+    check_names(args.env_ids, "--env-ids")
     check_folder(args.out, "--out")
     if args.cards:
         check_folder(args.cards, "--cards")
@@ -53,7 +54,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
     out = Path(args.out)
     figures_path = out / "rule_cards.json"
     figures: dict[str, dict[str, Any]] = {}
-    for env_id in dict.fromkeys(args.env_ids):
+    for env_id in args.env_ids:
         planned = BUDGETS[env_id]
         budget = Budget(
             args.train_games or planned.train_games,

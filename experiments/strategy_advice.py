@@ -20,7 +20,7 @@ from typing import Any
 
 from agents.analysis.advice.findings import advice_of, measure, plan_of
 from agents.policy.checkpoint import write_atomic
-from experiments.cli import check_folder, parse_args
+from experiments.cli import check_folder, check_names, parse_args
 
 ENV_IDS = ("skull_king_v0", "piraten_kapern_v0", "piratenpoker_v0", "lucky_pirate_v0")
 
@@ -40,6 +40,8 @@ def check_args(args: StrategyAdviceArgs) -> None:
     for env_id in args.env_ids:
         if env_id not in ENV_IDS:
             raise ValueError(f"--env-ids {env_id!r} has no advice; valid ids: {', '.join(ENV_IDS)}")
+    check_names(args.env_ids, "--env-ids")
+    check_names(args.rules, "--rules")
     known = {rule.name for env_id in args.env_ids for rule in advice_of(env_id)}
     for name in args.rules:
         if name not in known:
@@ -51,7 +53,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
     """Run the command; each game's statistics by env id."""
     args = parse_args(StrategyAdviceArgs, argv, check=check_args)
     out = {}
-    for env_id in dict.fromkeys(args.env_ids):
+    for env_id in args.env_ids:
         rules = [r for r in advice_of(env_id) if not args.rules or r.name in args.rules]
         if not rules:
             continue

@@ -70,7 +70,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import shlex
 import sys
 import time
@@ -96,10 +95,12 @@ from experiments.cli import (
     MAX_SEED,
     args_from_mapping,
     check_agents,
+    check_cpus,
     check_device,
     check_env_id,
     check_fields,
     check_folder,
+    check_memory,
     check_names,
     check_network_size,
     check_weights,
@@ -346,6 +347,11 @@ def check_settings(plan: RunPlan) -> None:
     args = plan.args
     if args.num_envs * args.n_steps < 2:
         raise ValueError(f"--num-envs {args.num_envs} x --n-steps {args.n_steps}: a rollout needs at least 2 steps")
+    if args.batch_size > args.num_envs * args.n_steps:  # a larger minibatch would be the whole rollout
+        raise ValueError(
+            f"--batch-size {args.batch_size}: more than a rollout's {args.num_envs * args.n_steps} steps "
+            f"(--num-envs {args.num_envs} x --n-steps {args.n_steps})"
+        )
     check_sizes(plan)
     check_device(args.device)
     if args.pipeline_in == "process":
@@ -374,20 +380,7 @@ def check_sizes(plan: RunPlan) -> None:
     check_network_size(args.net_arch, inputs, actions)
     # a rollout step keeps the observation (float32), the action mask and a few numbers per env
     rollout = args.num_envs * args.n_steps * (4 * inputs + actions + 64)
-    memory = _physical_memory()
-    if memory is not None and rollout > memory:
-        raise ValueError(
-            f"--num-envs {args.num_envs} x --n-steps {args.n_steps}: a rollout of {rollout / 2**30:.1f} GiB, more "
-            f"than this machine's {memory / 2**30:.1f} GiB of memory"
-        )
-
-
-def _physical_memory() -> int | None:
-    """Bytes of this machine's memory (``None`` where the platform does not say)."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return None
+    check_memory(rollout, f"--num-envs {args.num_envs} x --n-steps {args.n_steps}: a rollout")
 
 
 def _options_fix(plan: RunPlan) -> str:
@@ -433,11 +426,18 @@ def run_folder(args: TrainArgs) -> Path:
     return Path(args.out_dir) / (args.run_name or f"{args.env_id}__s{args.seed}__{time.strftime('%Y%m%d-%H%M%S')}")
 
 
+def check_run_name(run_name: str | None) -> None:
+    """``ValueError`` for a ``--run-name`` that names no folder of its own (empty, ``.`` or ``..``)."""
+    if run_name is not None and Path(run_name).name in ("", ".", ".."):
+        raise ValueError(f"--run-name {run_name!r}: give a folder name")
+
+
 def check_new_run_folder(args: TrainArgs, run_dir: Path) -> None:
     """``ValueError`` unless a new run can be written to its folder ``run_dir`` (an existing run needs
     ``--overwrite``)."""
-    if args.run_name is not None and Path(args.run_name).name in ("", ".", ".."):
-        raise ValueError(f"--run-name {args.run_name!r}: give a folder name")
+    check_run_name(args.run_name)
+    if not args.out_dir:
+        raise ValueError("--out-dir is empty; give the parent folder of the run folder (. for this one)")
     check_folder(run_dir, "--out-dir/--run-name")
     if (run_dir / "config.json").exists() and not args.overwrite:
         raise ValueError(f"run folder {run_dir} exists: pass --resume {run_dir}, --overwrite or another --run-name")
@@ -499,8 +499,13 @@ def plan_run(args: TrainArgs, given: set[str]) -> RunPlan:
     """The plan of a command line, every check passed: the arguments in force (the saved ones when
     resuming, checked as a command line is, in stored form), the run folder, and what they derive,
     worked out once; ``ValueError`` (one line) before any work."""
+    if args.resume == "":
+        raise ValueError("--resume is empty; give the run folder to resume")
     if not args.resume:
         check_fields(args)
+        if "num_workers" in given:  # this machine's CPUs (the default fits any; a resumed run may move)
+            check_cpus(args.num_workers, "--num-workers")
+        check_cpus(args.torch_threads, "--torch-threads")
         run_dir = run_folder(args)
         plan = checked_plan(args, run_dir)
         check_new_run_folder(args, run_dir)

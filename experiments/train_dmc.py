@@ -41,9 +41,12 @@ from agents.policy.checkpoint import SUFFIX, write_atomic
 from experiments.cli import (
     MAX_SEED,
     check_agents,
+    check_cpus,
     check_env_id,
     check_fields,
-    check_folder,
+    check_memory,
+    check_network_size,
+    check_output_file,
     check_players,
     default_players,
     games_epilog,
@@ -98,9 +101,14 @@ def plan_of(args: TrainDmcArgs, command: str | None = None) -> DmcPlan:
     check_players(args.env_id, players)
     options = {**parse_env_kwargs(args.env_kwargs, reserved), "num_players": players, "reward_mode": args.reward_mode}
     try:
-        pirate_envs.make(args.env_id, raw=True, **options)
+        env = pirate_envs.make(args.env_id, raw=True, **options)
     except (ValueError, TypeError) as error:
         raise ValueError(f"--env-kwargs {' '.join(args.env_kwargs)}: {error}") from None
+    check_network_size(args.net_arch, env.observation_layout.size, env.num_actions, critic=False)
+    check_cpus(args.torch_threads, "--torch-threads")
+    # each game at once keeps its state, observation (float32) and legal moves; a round keeps every decision
+    per_game = 4 * env.observation_layout.size + env.num_actions + 1024
+    check_memory(args.num_games * per_game, f"--num-games {args.num_games}: games at once")
     if args.opponent != SELF:
         if not has_batched_form(args.opponent, args.env_id):
             raise ValueError(
@@ -109,7 +117,7 @@ def plan_of(args: TrainDmcArgs, command: str | None = None) -> DmcPlan:
         check_agents([args.opponent], args.env_id, players, "--opponent", options)
     for flag, path in (("--out", args.out), ("--curve", args.curve)):
         if path is not None:
-            check_folder(Path(path).parent, flag)
+            check_output_file(path, flag)
     if not args.out.endswith(SUFFIX):
         raise ValueError(f"--out {args.out!r} must end in {SUFFIX} (the data-only agent format)")
     return DmcPlan(

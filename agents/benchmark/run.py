@@ -50,6 +50,7 @@ from agents.evaluation.games import GameRecord, seating
 from agents.evaluation.stats import clipped, wilson_interval
 from agents.evaluation.summary import summarise
 from agents.policy.blas import one_blas_thread
+from pirate_envs.core.errors import is_integer
 
 #: The candidate's name in the games' seat names (the opponents keep theirs, so a candidate that
 #: is also an opponent is told apart in the ratings).
@@ -340,8 +341,19 @@ def reduction(run: ProtocolRun, played: list[Lineup]) -> dict[str, Any] | None:
     }
 
 
+def check_run(run: ProtocolRun) -> None:
+    """``ValueError`` naming the field for a game, table size or worker count that cannot make the run."""
+    counts = pirate_envs.player_counts(run.env_id)
+    for players in run.players:
+        if players not in counts:
+            raise ValueError(f"players={players!r} is not valid; {run.env_id} plays {counts[0]}-{counts[-1]} players")
+    if not is_integer(run.workers) or run.workers < 1:
+        raise ValueError(f"workers={run.workers!r} is not valid; expected an integer of at least 1")
+
+
 def run_protocol(run: ProtocolRun) -> dict[str, Any]:
     """Play every line-up of ``run`` and return the results document (JSON-ready), provenance included."""
+    check_run(run)
     start, commit = cpu_seconds(), git_commit()  # the code that plays: the checkout as the run starts
     candidate = resolve(run.candidate)
     sizes = run.players or table_sizes(run.env_id, candidate)

@@ -21,6 +21,7 @@ import pirate_envs
 from agents.base import Agent
 from agents.policy.blas import one_blas_thread
 from agents.registry import make_agent
+from pirate_envs.core.errors import check_seed, is_integer
 from pirate_envs.core.rewards import win_shares as shares_of_winners
 
 
@@ -106,7 +107,18 @@ class Job:
 def tournament_jobs(
     env_id: str, agent_names: list[str], games: int, seed: int = 0, duplicate: bool = False, **env_kwargs: Any
 ) -> list[Job]:
-    """The ``games`` seat-rotated games of one lineup (deals repeated per rotation with ``duplicate``)."""
+    """The ``games`` seat-rotated games of one lineup (deals repeated per rotation with ``duplicate``).
+
+    ``ValueError``/``TypeError`` naming the argument for a lineup that is not a non-empty list of names, or a
+    game count or seed that is not a non-negative integer (``games`` at least 1).
+    """
+    if isinstance(agent_names, str) or not all(isinstance(name, str) for name in agent_names):
+        raise TypeError(f"agent_names={agent_names!r} is not valid; expected a list of agent names")
+    if not agent_names:
+        raise ValueError("agent_names=[] is not valid; name the agent of each seat")
+    if not is_integer(games) or games < 1:
+        raise ValueError(f"games={games!r} is not valid; expected an integer of at least 1")
+    seed = check_seed(seed) or 0
     n = len(agent_names)
     if duplicate and games % n:
         raise ValueError(f"--duplicate plays each deal once per rotation: games must be a multiple of {n}, not {games}")
@@ -149,6 +161,8 @@ def play_jobs(
     order (before the next one is awaited), so what it keeps outlives a run stopped part-way.
     The agents are built afresh for each call (an agent file rewritten between calls is reread).
     """
+    if not is_integer(workers) or workers < 1:
+        raise ValueError(f"workers={workers!r} is not valid; expected an integer of at least 1")
     _TABLES.clear()
     try:
         with one_blas_thread():

@@ -11,13 +11,14 @@ name the page may be opened under (the ``Host`` header is checked against DNS re
 from __future__ import annotations
 
 import os
+import socket
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from agents.extras import require_extras
 from agents.policy.blas import one_blas_thread
-from experiments.cli import parse_args
+from experiments.cli import check_folder, check_names, parse_args
 
 #: Seconds a stopping server waits for open connections: the pages' event streams never end by themselves
 #: (the pages reconnect to the next server).
@@ -55,13 +56,23 @@ def default_data_dir() -> Path:
 
 
 def check_args(args: WebArgs) -> None:
-    """``ValueError`` (one line) for an empty host, a bad port or agents folder."""
+    """``ValueError`` (one line) for an empty or unknown host, a bad port, agents folder, database folder or
+    extra host names."""
     if not args.host.strip():
         raise ValueError("--host '': name the address: 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)")
     if args.port > 65535:
         raise ValueError(f"--port {args.port}: must be in 1..65535")
-    if args.agents_dir is not None and not Path(args.agents_dir).is_dir():
+    try:  # a name that does not resolve would fail only as the server starts, with a traceback
+        socket.getaddrinfo(args.host, args.port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as error:
+        raise ValueError(f"--host {args.host!r} is not an address of this machine ({error})") from None
+    if args.agents_dir is not None and (not args.agents_dir or not Path(args.agents_dir).is_dir()):
         raise ValueError(f"--agents-dir {args.agents_dir!r} is not a folder")
+    check_folder(args.data_dir, "--data-dir")
+    for name in args.allow_host:
+        if not name.strip() or "/" in name:
+            raise ValueError(f"--allow-host {name!r} is not a host name")
+    check_names(args.allow_host, "--allow-host")
 
 
 def main(argv: list[str] | None = None) -> None:

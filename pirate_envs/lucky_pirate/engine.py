@@ -156,6 +156,8 @@ class Config:
             "first_mate_on_empty_pile",
             "porthole_on_empty_pile",
             "captain_counts_in_runs",
+            "observe_known",
+            "observe_pile",
         ):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}={getattr(self, name)!r} must be True or False")

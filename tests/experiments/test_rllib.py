@@ -86,7 +86,10 @@ def test_exported_actor_gives_the_modules_logits():
 def test_bad_command_line_values_exit_2_before_ray_starts(capsys):
     for argv, bad in [
         (["--env-id", "skull_king_v0", "--opponents", "heuristc:0.5"], "heuristc"),
-        (["--env-id", "piratenpoker_v0", "--num-players", "2"], "num_players"),
+        (
+            ["--env-id", "piratenpoker_v0", "--num-players", "2"],
+            "--num-players: piratenpoker_v0 plays 3-5 players, not 2",
+        ),
         (["--iterations", "0"], "--iterations must be at least 1, got 0"),
         (["--hidden", "64", "0"], "--hidden must be at least 1, got 0"),
         (["--lr", "0"], "--lr must be above 0, got 0.0"),
