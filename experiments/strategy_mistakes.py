@@ -1,4 +1,4 @@
-"""Where play goes wrong: the regret of the heuristic's and the rule card's decisions, per situation, for the strategy pages.
+"""Where play goes wrong: the regret of the heuristic's and the rule card's decisions, per situation, for the pages.
 
     python -m experiments.strategy_mistakes --env-ids skull_king_v0
 
@@ -32,9 +32,7 @@ class StrategyMistakesArgs:
 
     out: str = field(default="docs/strategy", metadata={"help": "folder whose stats/ gets <game>_mistakes.json"})
     games: int = field(default=0, metadata={"help": "games per agent (0: the plan's; else at least 2)", "min": 0})
-    budget: int = field(
-        default=0, metadata={"help": "search rollouts per move (0: the plan's; not Kapern)", "min": 0}
-    )
+    budget: int = field(default=0, metadata={"help": "search rollouts per move (0: the plan's; not Kapern)", "min": 0})
     seed: int = field(default=0, metadata={"help": "seed of the first game", "min": 0})
     env_ids: list[str] = field(default_factory=lambda: list(PLANS), metadata={"help": "the games to measure"})
 

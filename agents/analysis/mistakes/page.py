@@ -1,4 +1,4 @@
-"""The "Where play goes wrong" section of a strategy page, from a game's mistakes statistics (`run.measure`'s content)."""
+"""The "Where play goes wrong" section of a strategy page, from a game's mistakes statistics (`run.measure`'s)."""
 
 from __future__ import annotations
 
@@ -97,7 +97,8 @@ def agent_lines(name: str, result: Mapping[str, Any], unit: str) -> list[str]:
         f"decisions per game ({result['decisions']:,} decisions in {result['games']:,} games; "
         f"{result['cpu_seconds']:,.0f} CPU seconds). Its costliest situations:",
         "",
-        "| Situation | Decisions per game | Regret per decision | Cost per game | Share of the cost | Costliest decision seen |",
+        "| Situation | Decisions per game | Regret per decision | Cost per game | Share of the cost "
+        "| Costliest decision seen |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for row in result["situations"][:TOP]:

@@ -3,7 +3,8 @@
 Game ``g`` (dealt with seed ``seed + g``) seats the agent at seat ``g mod n`` and the game's
 ``heuristic`` at every other seat (`agents.analysis.driver.play_game`); before each decision of the
 agent's seat the measure (`agents.analysis.mistakes.regret`) values the position and the agent's
-choice (a choice among moves the seat cannot tell apart is none: `situations.interchangeable`). A `Mistake` records one counted decision: its game, situation, regret, and the moves in words.
+choice (a choice among moves the seat cannot tell apart is none: `situations.interchangeable`). A
+`Mistake` records one counted decision: its game, situation, regret, and the moves in words.
 """
 
 from __future__ import annotations

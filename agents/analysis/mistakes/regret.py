@@ -122,7 +122,8 @@ class SearchRegret:
 
 
 def measure_of(env_id: str, env: Any, budget: int = DEFAULT_BUDGET) -> Measure:
-    """Kapern's oracle regret (``budget`` unused), else the search regret at ``budget`` rollouts per move, for the raw env ``env``."""
+    """Kapern's oracle regret (``budget`` unused), else the search regret at ``budget`` rollouts per move,
+    for the raw env ``env``."""
     if env_id == "piraten_kapern_v0":
         return OracleRegret()
     return SearchRegret(env_id, env, budget)

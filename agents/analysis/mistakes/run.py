@@ -11,6 +11,7 @@ from agents.analysis.mistakes.play import OPPONENT, play_measured
 from agents.analysis.mistakes.regret import DEFAULT_BUDGET
 from agents.analysis.mistakes.stats import BOOTSTRAP, summarise
 
+
 @dataclass(frozen=True)
 class Plan:
     """One game's published run: games per agent and the search budget (rollouts per move; Kapern: exact)."""

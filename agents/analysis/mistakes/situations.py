@@ -35,7 +35,12 @@ from pirate_envs.skull_king.rules import winner_of_tokens
 #: Skull King hand sizes named together when bidding: (largest hand of the band, its words).
 HAND_BANDS = ((3, "1-3 cards"), (6, "4-6 cards"), (10, "7-10 cards"))
 #: Lucky Pirate pile values named together: (largest value of the band, its words).
-PILE_BANDS = ((0, "an empty pile"), (4, "a pile of value 1-4"), (7, "a pile of value 5-7"), (10, "a pile of value 8-10"))
+PILE_BANDS = (
+    (0, "an empty pile"),
+    (4, "a pile of value 1-4"),
+    (7, "a pile of value 5-7"),
+    (10, "a pile of value 8-10"),
+)
 #: Piratenpoker's rounds in words (`TableView.round`).
 POKER_ROUNDS = ("overboard round", "below-deck round", "loot round")
 

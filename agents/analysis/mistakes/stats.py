@@ -68,7 +68,9 @@ def summarise(mistakes: Sequence[Mistake], games: int) -> dict[str, Any]:
                 "situation": name,
                 "decisions": int(counts[:, i].sum()),
                 "per_game": _interval(counts[:, i].mean(), boot_counts[:, i]),
-                "regret": _interval(costs[:, i].sum() / counts[:, i].sum(), _ratio(boot_costs[:, i], boot_counts[:, i])),
+                "regret": _interval(
+                    costs[:, i].sum() / counts[:, i].sum(), _ratio(boot_costs[:, i], boot_counts[:, i])
+                ),
                 "cost": _interval(costs[:, i].mean(), boot_costs[:, i]),
                 "share": share,
                 "example": {"chosen": m.chosen, "best": m.best, "regret": m.regret},
