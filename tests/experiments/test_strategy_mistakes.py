@@ -47,7 +47,10 @@ def test_the_page_section_is_made_from_the_statistics_file(measured, tmp_path):
     assert page.index("## Advice") < page.index(f"## {TITLE}") < page.index("## Agent comparisons")
     assert f"| {row['situation']} | {interval(row['per_game'])} | {interval(row['regret'])} | 123 [100, 150] |" in page
     assert "--env-ids piraten_kapern_v0 --games 4 --seed 0`" in page and "`stats/piraten_kapern_mistakes.json`" in page
-    assert f"`heuristic` loses {interval(stats['agents']['heuristic']['cost'])} expected points per game" in page
+    assert (
+        f"`heuristic`'s decisions cost {interval(stats['agents']['heuristic']['cost'])} expected points per game"
+        in page
+    )
 
 
 def test_numbers_read_as_a_player_wants_them():

@@ -37,7 +37,8 @@ def interval(figure: Mapping[str, Any] | None, scale: float = 1.0, suffix: str =
 def method_lines(stats: Mapping[str, Any]) -> list[str]:
     """How the regret was measured: the measure, its unit and budget, the games, the intervals."""
     measure, games, seed = stats["measure"], stats["games"], stats["seed"]
-    agents = ", ".join(f"`{name}`" for name in stats["agents"])
+    names = [f"`{name}`" for name in stats["agents"]]
+    agents = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     lines = [
         f"Each decision of {agents} with two or more legal moves was valued by {measure['name']}: the "
         "**regret** of a decision is the value of the best move less the value of the move chosen, in "
@@ -67,7 +68,8 @@ def method_lines(stats: Mapping[str, Any]) -> list[str]:
         f"and `{stats['opponent']}` at the others, seeds {seed}..{seed + games - 1}; {stats['cpu_seconds']:,.0f} "
         f"CPU seconds in all. Reproduce: `{command(stats)}`. Intervals are 95% percentile bootstraps over "
         f"games ({stats['bootstrap']:,} resamples): a game is the independent unit. **Cost per game** is the "
-        "regret a game's decisions in that situation add up to; the share is its part of the agent's whole cost.",
+        "regret a game's decisions in that situation add up to; the share is its part of the agent's whole cost "
+        "(the bootstrap's interval of it is in the statistics file). Situations that cost nothing are not shown.",
         "",
     ]
     return lines
@@ -93,7 +95,7 @@ def agent_lines(name: str, result: Mapping[str, Any], unit: str) -> list[str]:
     lines = [
         f"### `{name}`",
         "",
-        f"`{name}` loses {interval(result['cost'])} {unit} per game over {interval(result['per_game'])} "
+        f"`{name}`'s decisions cost {interval(result['cost'])} {unit} per game over {interval(result['per_game'])} "
         f"decisions per game ({result['decisions']:,} decisions in {result['games']:,} games; "
         f"{result['cpu_seconds']:,.0f} CPU seconds). Its costliest situations:",
         "",
@@ -101,13 +103,15 @@ def agent_lines(name: str, result: Mapping[str, Any], unit: str) -> list[str]:
         "| Costliest decision seen |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
-    for row in result["situations"][:TOP]:
+    shown = [row for row in result["situations"] if row["cost"]["mean"] > 0][:TOP]
+    for row in shown:
+        share = "-" if row["share"] is None else f"{100 * row['share']['mean']:.0f}%"
         lines.append(
             f"| {row['situation']} | {interval(row['per_game'])} | {interval(row['regret'])} | "
-            f"{interval(row['cost'])} | {interval(row['share'], 100, '%')} | {example(row)} |"
+            f"{interval(row['cost'])} | {share} | {example(row)} |"
         )
-    if not result["situations"]:
-        lines.append("| (no decision counted) | - | - | - | - | - |")
+    if not shown:
+        lines.append("| (no situation cost anything) | - | - | - | - | - |")
     return [*lines, ""]
 
 
@@ -118,7 +122,7 @@ def mistakes_section(stats: Mapping[str, Any]) -> list[str]:
     for name, result in stats["agents"].items():
         lines += agent_lines(name, result, stats["measure"]["short_unit"])
     lines += [
-        f"The {TOP} costliest situations per agent are shown; all are in `stats/{game}_mistakes.json`.",
+        f"At most the {TOP} costliest situations per agent are shown; all are in `stats/{game}_mistakes.json`.",
         "",
     ]
     return lines

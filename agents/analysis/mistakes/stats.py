@@ -7,7 +7,7 @@ they should. Per situation:
 * ``per_game``: decisions in that situation per game;
 * ``regret``: mean regret per decision (the pooled ratio ``sum regret / sum decisions``);
 * ``cost``: regret per game (the sum of the game's regret in that situation, averaged over games);
-* ``share``: its part of the agent's whole cost (``None`` when the agent lost nothing at all);
+* ``share``: its part of the agent's whole cost (``None`` unless the whole cost is above 0);
 * ``example``: the costliest decision seen there (the moves in words and its regret).
 """
 
