@@ -24,7 +24,7 @@ class Plan:
 #: games are long: a smaller budget and fewer games keep it to a few CPU-minutes per agent).
 PLANS = {
     "skull_king_v0": Plan(200),
-    "piraten_kapern_v0": Plan(2000, 0),
+    "piraten_kapern_v0": Plan(5000, 0),
     "piratenpoker_v0": Plan(80, 100),
     "lucky_pirate_v0": Plan(200),
 }

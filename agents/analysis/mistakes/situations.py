@@ -6,7 +6,8 @@ rows of a page's "Where play goes wrong" table. Each game's function reads only 
 * Skull King: bidding by hand size and strong cards; leading or following (whether a legal card
   takes the trick as it stands) by where the bid stands (a bid of 0 still clean, tricks still
   needed, the bid made, the bid already over).
-* Piraten Kapern: the fortune card's kind x skulls showing (the card's included) x points at risk.
+* Piraten Kapern: the fortune card's kind (a Sea Battle, the Treasure Chest, the Sorceress, Storm,
+  Peace, or another card) x skulls showing (the card's included) x points at risk.
 * Piratenpoker: the round (overboard, below deck, loot) x starting a bid (Pass in hand or spent),
   adding to or ending it, or the round winner's choices.
 * Lucky Pirate: what the seat may play (numbers, special cards, both) x the pile's value band; laying
@@ -41,6 +42,10 @@ PILE_BANDS = (
     (7, "a pile of value 5-7"),
     (10, "a pile of value 8-10"),
 )
+#: Kapern's cards that change how far a turn is pushed, named alone (Sea Battles by their sabres).
+KAPERN_CARDS = {"treasure_chest": "Treasure Chest", "sorceress": "Sorceress", "storm": "Storm", "peace": "Peace"}
+#: The other cards (Captain, Gold, Diamond, Monkey Business, skull cards), named together.
+PLAIN_CARD = "another card"
 #: Piratenpoker's rounds in words (`TableView.round`).
 POKER_ROUNDS = ("overboard round", "below-deck round", "loot round")
 
@@ -78,12 +83,7 @@ def skull_king_situation(view: Any, legal: np.ndarray) -> str:
 def kapern_situation(view: Any, legal: np.ndarray) -> str:
     """The fortune card's kind, skulls showing (the card's included) and points at risk (stopping's score)."""
     card = view.card
-    if card in SEA_BATTLES:
-        kind = f"Sea Battle ({SEA_BATTLES[card][0]} sabres)"
-    elif card.startswith("skulls_"):
-        kind = "skull card"
-    else:
-        kind = card.replace("_", " ").capitalize()
+    kind = f"Sea Battle ({SEA_BATTLES[card][0]} sabres)" if card in SEA_BATTLES else KAPERN_CARDS.get(card, PLAIN_CARD)
     skulls = int(view.showing[SKULL]) + card_skulls(card)
     return f"{kind}, {_plural(skulls, 'skull')} showing, {risk_bucket(view.turn_points)} points at risk"
 
