@@ -133,6 +133,20 @@ SITUATIONS: dict[str, Callable[[Any, np.ndarray], str]] = {
 }
 
 
+#: How each game's situations are named, for the page.
+NOTES = {
+    "skull_king_v0": "Situations: bidding by the cards dealt and the strong cards held (the Skull King, Pirates, "
+    "Mermaids, black 10+, coloured 12+); playing by leading or following (and whether a legal card takes the "
+    "trick as it stands) and where your bid stands.",
+    "piraten_kapern_v0": "Situations: the fortune card (another card: the Captain, Gold, Diamond, Monkey Business "
+    "or a skull card), the skulls showing (the card's included) and the points at risk (what stopping scores now).",
+    "piratenpoker_v0": "Situations: the round and the decision (starting a bid with the Pass in hand or spent, "
+    "adding to or ending it, or the round winner's choices).",
+    "lucky_pirate_v0": "Situations: what you may play (numbers, special cards, both) and the pile's value; a "
+    "choice among blind down cards only is none (you cannot tell them apart) and is not counted.",
+}
+
+
 def interchangeable(env_id: str, legal: np.ndarray) -> bool:
     """Whether the legal moves are all alike to the seat, so no choice at all: Lucky Pirate's blind down cards."""
     return env_id == "lucky_pirate_v0" and all(DOWN_OFFSET <= a < DOWN_OFFSET + MAX_UP_DOWN for a in legal)
@@ -143,4 +157,4 @@ def situation(env_id: str, view: Any, legal: np.ndarray) -> str:
     return SITUATIONS[env_id](view, legal)
 
 
-__all__ = ["SITUATIONS", "interchangeable", "situation"]
+__all__ = ["NOTES", "SITUATIONS", "interchangeable", "situation"]
