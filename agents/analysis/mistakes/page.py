@@ -46,6 +46,7 @@ def method_lines(stats: Mapping[str, Any]) -> list[str]:
         f"{measure['unit']}. `rules:{stats['env_id']}` is the game's rule card, a short decision list a person can "
         "follow ([rule cards](rule_cards.md)). " + NOTES[stats["env_id"]],
     ]
+    lines.append("")
     if measure["kind"] == "oracle":
         lines.append(
             "A move's value is the turn's expected points played on perfectly from there; the oracle looks at one "
