@@ -5,7 +5,9 @@
 
 Each page opens with the game's advice, measured by intervention (``stats/<game>_advice.json``,
 written by ``python -m experiments.strategy_advice``; only findings that replicate are printed:
-`agents.analysis.advice`); then the agent comparisons below.
+`agents.analysis.advice`); then where play goes wrong, the heuristic's and the rule card's costliest
+situations (``stats/<game>_mistakes.json``, written by ``python -m experiments.strategy_mistakes``:
+`agents.analysis.mistakes`), each section where its statistics exist; then the agent comparisons below.
 
 For every game it plays `PLANS`' seat-rotated games of the shipped agents (``random``,
 ``heuristic``, the shipped network ``ppo:<env_id>``, the tree search ``mcts``, Kapern's

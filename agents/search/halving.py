@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -188,6 +189,34 @@ class HalvingSearchAgent:
         means = totals / np.maximum(counts, 1)
         ranked = [int(i) for block in order for i in rank(block)]
         return [(int(legal[i]), int(counts[i]), float(means[i])) for i in ranked]
+
+    def paired_returns(self, actions: Sequence[int], worlds: int) -> np.ndarray:
+        """``(worlds, len(actions))`` returns of each of ``actions`` (legal now) on the same ``worlds`` fresh worlds.
+
+        Every action is played in a copy of each world (common random numbers, as a round of the search),
+        then the rollout policy to the horizon; the returns are those the search ranks moves by. Worlds
+        drawn here are independent of any earlier search, so the mean difference of two columns estimates
+        the difference of the two moves' values without the bias of picking a move by the same rollouts.
+        """
+        game = self.env.game
+        seat = game.current_player
+        moves = np.asarray(actions, dtype=np.int64)
+        if not moves.size or not game.legal_mask()[moves].all():
+            raise ValueError(f"paired_returns takes legal actions of the seat to move, got {list(actions)}")
+        if worlds < 1 or 1 + worlds * (1 + moves.size) > self.venv.num_envs:
+            raise ValueError(
+                f"paired_returns: {worlds} worlds of {moves.size} moves need {1 + worlds * (1 + moves.size)} rows; "
+                f"this search holds {self.venv.num_envs}"
+            )
+        self.venv.load([0], [game], seeds=self._seeds(1))
+        start = np.asarray(game.scores(), dtype=np.float64)
+        baseline = _leads(start[None, :], seat)[0] if self.relative_returns else 0.0
+        world_rows = 1 + np.arange(worlds)
+        self._draw_worlds(game, seat, world_rows)
+        move_rows = 1 + worlds + np.arange(worlds * moves.size)
+        self.venv.copy_rows(np.repeat(world_rows, moves.size), move_rows)
+        values = self._roll_out(move_rows, np.tile(moves, worlds), start, seat) - baseline
+        return values.reshape(worlds, moves.size)
 
     def _log_prior(self, game: Any, seat: int, legal: np.ndarray) -> np.ndarray | None:
         """The network's ``log P`` over ``legal`` from the seat's View (``None`` unguided)."""

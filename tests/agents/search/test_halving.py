@@ -176,3 +176,29 @@ def test_names_and_refusals() -> None:
         make_agent("halving", "piraten_kapern_v0", env=env)
     with pytest.raises(ValueError, match="pass the env it plays in"):
         make_agent("halving", "skull_king_v0")
+
+
+def skull_king_holding_the_king():
+    """Two players, one card each, seat 0 holds the Skull King and is to bid (only a Mermaid beats it)."""
+    env = pirate_envs.make("skull_king_v0", raw=True, num_players=2, num_hands=1)
+    env.reset(seed=0, options={"deals": [[["skull_king"], ["yellow-3"]]]})
+    while env.game.current_player != 0:
+        env.step(int(np.flatnonzero(env.game.legal_mask())[0]))
+    return env
+
+
+def test_paired_returns_share_the_worlds_and_tell_the_moves_apart() -> None:
+    """Bid 1 (+20) beats bid 0 (-10) on the same worlds; one move twice gets the same return (common worlds)."""
+    env = skull_king_holding_the_king()
+    bid = {env.action_to_string(a): int(a) for a in np.flatnonzero(env.game.legal_mask())}
+    agent = make_agent("halving:8", "skull_king_v0", seed=3, env=env)
+    before = env.game.render()
+    returns = agent.paired_returns([bid["bid 1"], bid["bid 0"], bid["bid 1"]], 4)
+    assert returns.shape == (4, 3) and env.game.render() == before
+    assert np.array_equal(returns[:, 0], returns[:, 2])
+    assert (returns[:, 0] - returns[:, 1]).mean() > 20
+    with pytest.raises(ValueError, match="rows"):
+        agent.paired_returns([bid["bid 1"], bid["bid 0"]], 100)
+    illegal = int(np.flatnonzero(env.game.legal_mask() == 0)[0])
+    with pytest.raises(ValueError, match="legal"):
+        agent.paired_returns([illegal], 1)

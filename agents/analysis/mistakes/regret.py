@@ -1,0 +1,132 @@
+"""The regret of a decision: the value of the best move less the value of the move chosen, in the measure's unit.
+
+* `OracleRegret` (Piraten Kapern): the exact one-turn oracle's expected points of the turn after each
+  legal move (`agents.piraten_kapern.oracle.expected_points_of_moves`); regret = the best move's less
+  the chosen move's, exact and never below 0. Counted: stop and re-roll decisions of a normal turn
+  (chest moves only arrange dice: the oracle moves them for free; the Island of Skulls is worth 0 whatever
+  is played).
+* `SearchRegret` (the other games): the batched ``halving`` search (`agents.search.halving`) at a fixed
+  budget picks its move; where the agent chose another, both moves are played on ``worlds`` fresh
+  worlds shared by the two (common random numbers) and the regret is the mean difference of their
+  returns (the seat's lead over the best other seat where the rollouts stop, in points). Fresh worlds
+  keep the search's pick from flattering itself: the maximum of the very means it picked by is biased
+  upwards, this is not. So it is the regret against the search's pick, noisy and sometimes below 0
+  (the agent's move did better on those worlds); where the agent plays the search's pick it is 0.
+
+Each measure's `regret(env, action)` takes the raw env at the position, before ``action`` is played by
+the seat to move, and gives ``(regret, best move)``, or ``None`` where the decision does not count
+(one legal move, or not a decision of the kind measured).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from agents.piraten_kapern.oracle import expected_points_of_moves
+from pirate_envs.piraten_kapern.actions import REROLL_OFFSET, REROLL_TUPLES, STOP
+
+#: The search budget of the published pages (rollouts per searched move: ``halving:<n>``).
+DEFAULT_BUDGET = 200
+
+
+class Measure(Protocol):
+    """What a regret measure offers the driver."""
+
+    def describe(self) -> dict[str, Any]:
+        """The measure's name, unit and budget (JSON-friendly), for the page."""
+        ...
+
+    def reset(self, seed: int) -> None:
+        """Seed the measure for one game."""
+        ...
+
+    def regret(self, env: Any, action: int) -> tuple[float, int] | None:
+        """``(regret, best move)`` of the seat to move choosing ``action`` now, or ``None``: not counted."""
+        ...
+
+
+def legal_moves(env: Any) -> np.ndarray:
+    """The legal actions of the seat to move in the raw env ``env``."""
+    return np.flatnonzero(env.game.legal_mask())
+
+
+class OracleRegret:
+    """Piraten Kapern's exact regret in expected points of the turn (see the module docstring)."""
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "kind": "oracle",
+            "name": "the exact one-turn oracle",
+            "unit": "expected points of the turn",
+            "short_unit": "expected points",
+        }
+
+    def reset(self, seed: int) -> None:
+        """Exact: nothing to seed."""
+
+    def regret(self, env: Any, action: int) -> tuple[float, int] | None:
+        game = env.game
+        view = game.view(game.current_player)
+        legal = legal_moves(env)
+        decisions = [a for a in legal if a == STOP or REROLL_OFFSET <= a < REROLL_OFFSET + len(REROLL_TUPLES)]
+        if view.phase != "rolling" or view.island or len(legal) < 2 or action not in decisions:
+            return None
+        values = expected_points_of_moves(view, [int(a) for a in legal])
+        best = int(np.argmax(values))
+        chosen = values[int(np.flatnonzero(legal == action)[0])]
+        return max(0.0, values[best] - chosen), int(legal[best])
+
+
+@dataclass
+class SearchRegret:
+    """Regret against the ``halving`` search's pick, re-measured on fresh shared worlds (see the module docstring)."""
+
+    env_id: str
+    env: Any
+    budget: int = DEFAULT_BUDGET
+    worlds: int = 0  # 0: half the budget
+
+    def __post_init__(self) -> None:
+        from agents.search.halving import make_halving_agent
+
+        self.search = make_halving_agent(f"halving:{self.budget}", self.env_id, env=self.env)
+        self.worlds = self.worlds or max(1, self.budget // 2)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "kind": "search",
+            "name": f"the batched halving search (halving:{self.budget})",
+            "unit": "points of lead over the best other seat where the rollouts stop",
+            "short_unit": "points of lead",
+            "budget": self.budget,
+            "worlds": self.worlds,
+            "horizon": self.search.horizon,
+        }
+
+    def reset(self, seed: int) -> None:
+        self.search.reset(seed)
+
+    def regret(self, env: Any, action: int) -> tuple[float, int] | None:
+        if env.unwrapped is not self.search.env:
+            raise ValueError("SearchRegret measures the env its search was made with")
+        if len(legal_moves(env)) < 2:
+            return None
+        best = self.search.root_statistics()[0][0]
+        if best == action:
+            return 0.0, best
+        returns = self.search.paired_returns([best, action], self.worlds)
+        return float(np.mean(returns[:, 0] - returns[:, 1])), best
+
+
+def measure_of(env_id: str, env: Any, budget: int = DEFAULT_BUDGET) -> Measure:
+    """Kapern's oracle regret (``budget`` unused), else the search regret at ``budget`` rollouts per move,
+    for the raw env ``env``."""
+    if env_id == "piraten_kapern_v0":
+        return OracleRegret()
+    return SearchRegret(env_id, env, budget)
+
+
+__all__ = ["DEFAULT_BUDGET", "Measure", "OracleRegret", "SearchRegret", "legal_moves", "measure_of"]
