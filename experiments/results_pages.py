@@ -17,7 +17,7 @@ from pathlib import Path
 from agents.benchmark.board import board_markdown
 from agents.benchmark.pages import README_BEGIN, load_documents, readme_table, render, with_readme_table
 from agents.policy.checkpoint import write_atomic
-from experiments.cli import check_folder, parse_args
+from experiments.cli import check_folder, check_output_file, parse_args
 
 
 @dataclass
@@ -32,9 +32,11 @@ class ResultsPagesArgs:
 
 def check(args: ResultsPagesArgs) -> None:
     """``ValueError`` (one line) for a data folder without results files or an output that is not a folder."""
-    if not Path(args.data).is_dir() or not any(Path(args.data).rglob("*.json")):
+    if not args.data or not Path(args.data).is_dir() or not any(Path(args.data).rglob("*.json")):
         raise ValueError(f"--data {args.data}: no results files (*.json) there")
     check_folder(args.out, "--out")
+    if args.leaderboard:
+        check_output_file(args.leaderboard, "--leaderboard")
     if args.readme and (not Path(args.readme).is_file() or README_BEGIN not in Path(args.readme).read_text()):
         raise ValueError(f"--readme {args.readme}: no games table marker ({README_BEGIN}) there")
 

@@ -37,7 +37,7 @@ from typing import Any
 
 from agents.analysis.pages import PLANS, rewrite_game, write_game
 from agents.extras import MissingExtra, require
-from experiments.cli import check_folder, parse_args
+from experiments.cli import MAX_SEED, check_folder, check_names, parse_args
 from experiments.evaluate import MAX_GAMES
 
 
@@ -47,7 +47,7 @@ class StrategyPagesArgs:
 
     out: str = field(default="docs/strategy", metadata={"help": "folder for <game>.md, img/ and stats/"})
     games: int = field(default=0, metadata={"help": "games per game (0: each game's planned budget)", "min": 0})
-    seed: int = field(default=0, metadata={"help": "seed of the first game of each run", "min": 0})
+    seed: int = field(default=0, metadata={"help": "seed of the first game of each run", "min": 0, "max": MAX_SEED})
     search: bool = field(default=True, metadata={"help": "seat the tree search (mcts)"})
     env_ids: list[str] = field(default_factory=lambda: list(PLANS), metadata={"help": "the games to write"})
     from_stats: bool = field(default=False, metadata={"help": "play nothing: write the pages from <out>/stats"})
@@ -62,6 +62,7 @@ def check_args(args: StrategyPagesArgs) -> None:
     for env_id in args.env_ids:
         if env_id not in PLANS:
             raise ValueError(f"--env-ids {env_id!r} is not a game; valid ids: {', '.join(PLANS)}")
+    check_names(args.env_ids, "--env-ids")
     for env_id in args.env_ids if args.from_stats else ():
         stats = Path(args.out) / "stats" / f"{env_id.removesuffix('_v0')}.json"
         if not stats.is_file():

@@ -126,6 +126,15 @@ def _cases(tmp: str) -> list[tuple[str, list[str], str]]:
         ("web", ["--data-dir", UNWRITABLE], f"--data-dir {UNWRITABLE}: "),
         ("web", [*web, "--allow-host", "a.example", "a.example"], "'a.example' is named twice"),
         ("web", [*web, "--allow-host", ""], "--allow-host '' is not a host name"),
+        # the page commands: a place the leaderboard cannot be written, no data folder, a repeated game
+        ("results_pages", ["--leaderboard", UNWRITABLE], "--leaderboard /proc/pirate_envs_nowhere: cannot write"),
+        ("results_pages", ["--data", ""], "--data : no results files"),
+        (
+            "strategy_pages",
+            ["--from-stats", "--env-ids", "skull_king_v0", "skull_king_v0"],
+            "'skull_king_v0' is named twice",
+        ),
+        ("strategy_pages", ["--from-stats", "--env-ids", "skull_king_v0", "--seed", HUGE], "--seed must be at most"),
     ]  # fmt: skip
 
 
