@@ -131,10 +131,14 @@ def _cases(tmp: str) -> list[tuple[str, list[str], str]]:
         ("results_pages", ["--data", ""], "--data : no results files"),
         (
             "strategy_pages",
-            ["--from-stats", "--env-ids", "skull_king_v0", "skull_king_v0"],
+            ["--out", f"{tmp}/pages", "--from-stats", "--env-ids", "skull_king_v0", "skull_king_v0"],
             "'skull_king_v0' is named twice",
         ),
-        ("strategy_pages", ["--from-stats", "--env-ids", "skull_king_v0", "--seed", HUGE], "--seed must be at most"),
+        (
+            "strategy_pages",
+            ["--out", f"{tmp}/pages", "--from-stats", "--env-ids", "skull_king_v0", "--seed", HUGE],
+            "--seed must be at most",
+        ),
     ]  # fmt: skip
 
 
