@@ -60,13 +60,17 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
             args.train_games or planned.train_games,
             args.holdout_games or planned.holdout_games,
             args.deals or planned.deals,
+            args.deals or planned.teacher_deals,
         )
         vocabulary = vocabulary_of(env_id)
         card, train, held = distil_card(vocabulary, TEACHERS[env_id], budget)
         path = Path(args.cards) / f"{env_id}.json" if args.cards else Path(shipped_card_path(env_id))
         save_card(card, path)
         name = f"rules:{path}" if args.cards else f"rules:{env_id}"
-        figures[env_id] = {**measure(env_id, name, card, vocabulary, train, held, budget.deals), "command": command}
+        figures[env_id] = {
+            **measure(env_id, name, card, vocabulary, train, held, budget.deals, budget.teacher_deals),
+            "command": command,
+        }
         # merged into the file as it is now (another run may have written other games meanwhile)
         written = json.loads(figures_path.read_text()) if figures_path.is_file() else {}
         written = {**written, env_id: figures[env_id]}
