@@ -71,7 +71,7 @@ def test_numbers_read_as_a_player_wants_them():
         (["--env-ids", "nope_v0"], "no mistakes measure"),
         (["--games", "1"], "need 2 to"),
         (["--budget", "1000000"], "at most"),
-        (["--env-ids", "piraten_kapern_v0", "--budget", "50"], "exact oracle"),
+        (["--env-ids", "piraten_kapern_v0", "--budget", "50"], "is exact; it takes no search budget"),
         (["--games", "-3"], "--games"),
     ],
 )

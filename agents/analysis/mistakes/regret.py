@@ -121,12 +121,15 @@ class SearchRegret:
         return float(np.mean(returns[:, 0] - returns[:, 1])), best
 
 
+#: The games whose regret is exact (their measure takes no search budget), by env id.
+EXACT_MEASURES: dict[str, type[OracleRegret]] = {"piraten_kapern_v0": OracleRegret}
+
+
 def measure_of(env_id: str, env: Any, budget: int = DEFAULT_BUDGET) -> Measure:
-    """Kapern's oracle regret (``budget`` unused), else the search regret at ``budget`` rollouts per move,
-    for the raw env ``env``."""
-    if env_id == "piraten_kapern_v0":
-        return OracleRegret()
-    return SearchRegret(env_id, env, budget)
+    """The game's exact measure (`EXACT_MEASURES`: Kapern's oracle; ``budget`` unused), else the search
+    regret at ``budget`` rollouts per move, for the raw env ``env``."""
+    exact = EXACT_MEASURES.get(env_id)
+    return exact() if exact is not None else SearchRegret(env_id, env, budget)
 
 
-__all__ = ["DEFAULT_BUDGET", "Measure", "OracleRegret", "SearchRegret", "legal_moves", "measure_of"]
+__all__ = ["DEFAULT_BUDGET", "EXACT_MEASURES", "Measure", "OracleRegret", "SearchRegret", "legal_moves", "measure_of"]

@@ -147,9 +147,18 @@ NOTES = {
 }
 
 
+def _blind_down_cards(legal: np.ndarray) -> bool:
+    return all(DOWN_OFFSET <= a < DOWN_OFFSET + MAX_UP_DOWN for a in legal)
+
+
+#: Per game, whether a set of legal moves is all alike to the seat (Lucky Pirate's blind down cards).
+ALIKE: dict[str, Callable[[np.ndarray], bool]] = {"lucky_pirate_v0": _blind_down_cards}
+
+
 def interchangeable(env_id: str, legal: np.ndarray) -> bool:
-    """Whether the legal moves are all alike to the seat, so no choice at all: Lucky Pirate's blind down cards."""
-    return env_id == "lucky_pirate_v0" and all(DOWN_OFFSET <= a < DOWN_OFFSET + MAX_UP_DOWN for a in legal)
+    """Whether the legal moves are all alike to the seat, so no choice at all (`ALIKE`)."""
+    alike = ALIKE.get(env_id)
+    return alike is not None and alike(legal)
 
 
 def situation(env_id: str, view: Any, legal: np.ndarray) -> str:
@@ -157,4 +166,4 @@ def situation(env_id: str, view: Any, legal: np.ndarray) -> str:
     return SITUATIONS[env_id](view, legal)
 
 
-__all__ = ["NOTES", "SITUATIONS", "interchangeable", "situation"]
+__all__ = ["ALIKE", "NOTES", "SITUATIONS", "interchangeable", "situation"]
