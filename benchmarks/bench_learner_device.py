@@ -6,10 +6,11 @@
    shipped observation and action features (the default Q network, 256x256; minibatches of 1,024),
    timed on the CPU with 1 and with all torch threads and on CUDA when there is one: decisions
    learned per second (medians of ``--repeats``).
-2. PPO: ``python -m experiments.train`` for ``--ppo-steps`` learner steps on the batched engine with
-   ``--device cpu`` and ``--device cuda``: steps per second of the whole run (actors, learner and
-   all), each measured once (the command's own wall time, after one warm-up run that compiles the
-   kernels).
+2. PPO: ``python -m experiments.train`` for ``--ppo-steps`` learner steps on the batched engine of
+   each of ``--ppo-games``, with ``--device cpu`` and ``--device cuda``, each with ``--loss fused``
+   and ``--loss torch``: steps per second of the whole run (actors, learner and all), each measured
+   once (the command's own wall time, after one warm-up run that compiles the kernels), or the
+   last line of its error.
 
 Nothing needs a GPU: without CUDA the CUDA rows are left out.
 """
