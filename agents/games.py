@@ -8,6 +8,8 @@ named as the game's package is (``pirate_envs/skull_king`` -> ``agents/skull_kin
 when used, so listing a game's agents compiles no kernel.
 
 Adding a game's agents: write its room, declare ``AGENTS`` there; no table elsewhere names it.
+The analyses find their per-game parts the same way (`game_module`: ``agents/<game>/advice.py``,
+``agents/<game>/mistakes.py``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
+from types import ModuleType
 from typing import Any
 
 import pirate_envs
@@ -82,4 +85,10 @@ def game_agents_of(env_id: str) -> GameAgents:
     return GameAgents(**{**declared.__dict__, "room": room})
 
 
-__all__ = ["GameAgents", "game_agents_of"]
+def game_module(env_id: str, name: str) -> ModuleType:
+    """The module ``name`` of ``env_id``'s room (``agents.<game>.<name>``, imported now; ``ModuleNotFoundError``
+    when the room has none, ``ValueError`` for an unknown id)."""
+    return importlib.import_module(f"agents.{pirate_envs.game_spec(env_id).package}.{name}")
+
+
+__all__ = ["GameAgents", "game_agents_of", "game_module"]

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.analysis.mistakes.regret import EXACT_MEASURES
+from agents.analysis.mistakes.regret import exact_measure
 from agents.analysis.mistakes.run import PLANS, measure, studied_agents
 from agents.policy.checkpoint import write_atomic
 from agents.search.ismcts import MAX_SIMULATIONS
@@ -47,7 +47,7 @@ def check_args(args: StrategyMistakesArgs) -> None:
         raise ValueError(f"--games {args.games}: intervals over games need 2 to {MAX_GAMES:,} games (0: the plan's)")
     if args.budget > MAX_SIMULATIONS:
         raise ValueError(f"--budget {args.budget}: at most {MAX_SIMULATIONS:,} rollouts per move")
-    if args.budget and all(env_id in EXACT_MEASURES for env_id in args.env_ids):
+    if args.budget and all(exact_measure(env_id) is not None for env_id in args.env_ids):
         raise ValueError(f"--budget: the regret of {', '.join(args.env_ids)} is exact; it takes no search budget")
     check_folder(args.out, "--out")
 

@@ -86,12 +86,43 @@ def test_the_string_check_sees_a_module_path(tmp_path):
     assert upward_strings(tmp_path) == ["pirate_envs/spec.py:2: 'agents.skull_king.heuristic:SkullKingHeuristic'"]
 
 
+def game_room_imports(root: Path) -> list[str]:
+    """``path:line: module`` for every import of a game's room (``agents.<game>``, named as the game's package
+    under ``pirate_envs``) by a module of ``agents`` outside that room: the shared rooms find a game's parts
+    from its env id (``agents.games``), so they sit below every game's room."""
+    games = {path.name for path in (root / "pirate_envs").iterdir() if (path / "__init__.py").exists()}
+    faults = []
+    for path in sorted((root / "agents").rglob("*.py")):
+        parts = path.relative_to(root / "agents").parts
+        own = parts[0] if len(parts) > 1 else None
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for line, module in imported_modules(tree):
+            names = module.split(".")
+            if names[0] == "agents" and len(names) > 1 and names[1] in games and names[1] != own:
+                faults.append(f"{path.relative_to(root)}:{line}: {module}")
+    return faults
+
+
+def test_no_shared_room_of_the_agents_imports_a_game_room():
+    assert game_room_imports(ROOT) == []
+
+
+def test_the_game_room_check_sees_an_import(tmp_path):
+    (tmp_path / "pirate_envs" / "skull_king").mkdir(parents=True)
+    (tmp_path / "pirate_envs" / "skull_king" / "__init__.py").write_text("")
+    (tmp_path / "agents" / "skull_king").mkdir(parents=True)
+    (tmp_path / "agents" / "analysis").mkdir()
+    (tmp_path / "agents" / "skull_king" / "mistakes.py").write_text("from agents.skull_king.rule_card import x\n")
+    (tmp_path / "agents" / "analysis" / "pages.py").write_text(
+        "def f():\n    from agents.skull_king.rule_card import strong_cards\n"
+    )
+    assert game_room_imports(tmp_path) == ["agents/analysis/pages.py:2: agents.skull_king.rule_card"]
+
+
 #: Above the games, no code decides by a game's id: a game's facts live in its own room. A
 #: comparison with a literal env id (``env_id == "skull_king_v0"``, ``in ("lucky_pirate_v0", ...)``)
 #: is such a decision; comparing two ids (an agent file's game with the run's) is not.
-ENV_ID_COMPARISON = re.compile(
-    r"([=!]=|\bin)\s*[\(\[\{]?\s*[\"'][a-z_]+_v\d+[\"']|[\"'][a-z_]+_v\d+[\"']\s*[=!]="
-)
+ENV_ID_COMPARISON = re.compile(r"([=!]=|\bin)\s*[\(\[\{]?\s*[\"'][a-z_]+_v\d+[\"']|[\"'][a-z_]+_v\d+[\"']\s*[=!]=")
 
 
 def env_id_comparisons(root: Path, packages: tuple[str, ...] = ("agents", "experiments")) -> list[str]:

@@ -18,7 +18,6 @@ too with an effect of the same sign.
 
 from __future__ import annotations
 
-import importlib
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from agents.analysis.advice.intervention import named_base, play_arm
 from agents.analysis.advice.outcome import Outcome
 from agents.analysis.advice.rules import Rule
 from agents.analysis.advice.stats import clustered_rate, holm, paired_difference
+from agents.games import game_module
 
 #: The family-wise error rate of each Holm family.
 ALPHA = 0.05
@@ -60,7 +60,7 @@ class AdvicePlan:
 
 
 def _room(env_id: str) -> Any:
-    return importlib.import_module(f"agents.{env_id.rsplit('_v', 1)[0]}.advice")
+    return game_module(env_id, "advice")
 
 
 def advice_of(env_id: str) -> tuple[Rule, ...]:

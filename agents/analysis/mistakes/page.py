@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agents.analysis.hint_text import move_words
-from agents.analysis.mistakes.situations import NOTES
+from agents.analysis.mistakes.situations import note
 
 #: The command that measures the mistakes (named on the page).
 MEASURE_COMMAND = "python -m experiments.strategy_mistakes"
@@ -44,7 +44,7 @@ def method_lines(stats: Mapping[str, Any]) -> list[str]:
         f"Each decision of {agents} with two or more legal moves was valued by {measure['name']}: the "
         "**regret** of a decision is the value of the best move less the value of the move chosen, in "
         f"{measure['unit']}. `rules:{stats['env_id']}` is the game's rule card, a short decision list a person can "
-        "follow ([rule cards](rule_cards.md)). " + NOTES[stats["env_id"]],
+        "follow ([rule cards](rule_cards.md)). " + note(stats["env_id"]),
     ]
     lines.append("")
     if measure["kind"] == "oracle":

@@ -1,10 +1,7 @@
 """The regret of a decision: the value of the best move less the value of the move chosen, in the measure's unit.
 
-* `OracleRegret` (Piraten Kapern): the exact one-turn oracle's expected points of the turn after each
-  legal move (`agents.piraten_kapern.oracle.expected_points_of_moves`); regret = the best move's less
-  the chosen move's, exact and never below 0. Counted: stop and re-roll decisions of a normal turn
-  (chest moves only arrange dice: the oracle moves them for free; the Island of Skulls is worth 0 whatever
-  is played).
+* An exact measure, where the game's room declares one (``EXACT_MEASURE`` in ``agents/<game>/mistakes.py``:
+  Piraten Kapern's one-turn oracle, `agents.piraten_kapern.mistakes.OracleRegret`).
 * `SearchRegret` (the other games): the batched ``halving`` search (`agents.search.halving`) at a fixed
   budget picks its move; where the agent chose another, both moves are played on ``worlds`` fresh
   worlds shared by the two (common random numbers) and the regret is the mean difference of their
@@ -25,8 +22,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from agents.piraten_kapern.oracle import expected_points_of_moves
-from pirate_envs.piraten_kapern.actions import REROLL_OFFSET, REROLL_TUPLES, STOP
+from agents.analysis.mistakes.situations import mistakes_room
 
 #: The search budget of the published pages (rollouts per searched move: ``halving:<n>``).
 DEFAULT_BUDGET = 200
@@ -51,33 +47,6 @@ class Measure(Protocol):
 def legal_moves(env: Any) -> np.ndarray:
     """The legal actions of the seat to move in the raw env ``env``."""
     return np.flatnonzero(env.game.legal_mask())
-
-
-class OracleRegret:
-    """Piraten Kapern's exact regret in expected points of the turn (see the module docstring)."""
-
-    def describe(self) -> dict[str, Any]:
-        return {
-            "kind": "oracle",
-            "name": "the exact one-turn oracle",
-            "unit": "expected points of the turn",
-            "short_unit": "expected points",
-        }
-
-    def reset(self, seed: int) -> None:
-        """Exact: nothing to seed."""
-
-    def regret(self, env: Any, action: int) -> tuple[float, int] | None:
-        game = env.game
-        view = game.view(game.current_player)
-        legal = legal_moves(env)
-        decisions = [a for a in legal if a == STOP or REROLL_OFFSET <= a < REROLL_OFFSET + len(REROLL_TUPLES)]
-        if view.phase != "rolling" or view.island or len(legal) < 2 or action not in decisions:
-            return None
-        values = expected_points_of_moves(view, [int(a) for a in legal])
-        best = int(np.argmax(values))
-        chosen = values[int(np.flatnonzero(legal == action)[0])]
-        return max(0.0, values[best] - chosen), int(legal[best])
 
 
 @dataclass
@@ -121,15 +90,16 @@ class SearchRegret:
         return float(np.mean(returns[:, 0] - returns[:, 1])), best
 
 
-#: The games whose regret is exact (their measure takes no search budget), by env id.
-EXACT_MEASURES: dict[str, type[OracleRegret]] = {"piraten_kapern_v0": OracleRegret}
+def exact_measure(env_id: str) -> type[Measure] | None:
+    """The exact measure ``env_id``'s room declares (``EXACT_MEASURE``), or ``None``: the search measures it."""
+    return getattr(mistakes_room(env_id), "EXACT_MEASURE", None)
 
 
 def measure_of(env_id: str, env: Any, budget: int = DEFAULT_BUDGET) -> Measure:
-    """The game's exact measure (`EXACT_MEASURES`: Kapern's oracle; ``budget`` unused), else the search
+    """The game's exact measure (`exact_measure`: Kapern's oracle; ``budget`` unused), else the search
     regret at ``budget`` rollouts per move, for the raw env ``env``."""
-    exact = EXACT_MEASURES.get(env_id)
+    exact = exact_measure(env_id)
     return exact() if exact is not None else SearchRegret(env_id, env, budget)
 
 
-__all__ = ["DEFAULT_BUDGET", "EXACT_MEASURES", "Measure", "OracleRegret", "SearchRegret", "legal_moves", "measure_of"]
+__all__ = ["DEFAULT_BUDGET", "Measure", "SearchRegret", "exact_measure", "legal_moves", "measure_of"]
