@@ -15,6 +15,8 @@ reward in Skull King and Lucky Pirate):
 Each agent then plays ``--eval-games`` duplicate games (seed ``--eval-seed``, fixed here before any
 run) against ``n - 1`` heuristics. ``summary.json`` holds every run (CPU seconds, win rate with its
 95% interval over deals) and, per game and method, the mean over seeds with the lowest and highest.
+Committed as ``docs/results/learning/<name>.json``, it is shown on each game's results page
+(``python -m experiments.results_pages``; `agents.benchmark.learning`).
 """
 
 from __future__ import annotations

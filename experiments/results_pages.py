@@ -3,7 +3,9 @@
     python -m experiments.results_pages --leaderboard docs/leaderboard.md --readme README.md
 
 Reads every ``*.json`` results file under ``--data`` (default ``docs/results/data``; written by
-``python -m experiments.benchmark``, any depth) and writes one page per game into ``--out``
+``python -m experiments.benchmark``, any depth) and every learning summary in ``--learning`` (default
+``docs/results/learning``; ``summary.json`` files of ``benchmarks/learners_equal_budget.py``, renamed),
+and writes one page per game of either into ``--out``
 (default ``docs/results``; `agents.benchmark.pages`), the leaderboard page to ``--leaderboard``
 (`agents.benchmark.board`) and the games table of the README given by ``--readme`` (between its
 two marker lines); nothing is played. Bad arguments end the command with one line and exit status 2.
@@ -15,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agents.benchmark.board import board_markdown
+from agents.benchmark.learning import games_of, load_summaries
 from agents.benchmark.pages import README_BEGIN, load_documents, readme_table, render, with_readme_table
 from agents.policy.checkpoint import write_atomic
 from experiments.cli import check_folder, check_output_file, parse_args
@@ -28,13 +31,18 @@ class ResultsPagesArgs:
     out: str = field(default="docs/results", metadata={"help": "folder for <env_id>.md"})
     leaderboard: str = field(default="", metadata={"help": "write the leaderboard page here (docs/leaderboard.md)"})
     readme: str = field(default="", metadata={"help": "rewrite the games table of this README (README.md)"})
+    learning: str = field(
+        default="docs/results/learning", metadata={"help": "folder of learning summaries (*.json; may be absent)"}
+    )
 
 
 def check(args: ResultsPagesArgs) -> None:
-    """``ValueError`` (one line) for a data folder without results files or an output that is not a folder."""
+    """``ValueError`` (one line) for a data folder without results files, a learning file that is no summary,
+    or an output that is not a folder."""
     if not args.data or not Path(args.data).is_dir() or not any(Path(args.data).rglob("*.json")):
         raise ValueError(f"--data {args.data}: no results files (*.json) there")
     check_folder(args.out, "--out")
+    load_summaries(args.learning)  # a file there that is no learning summary is refused before anything is written
     if args.leaderboard:
         check_output_file(args.leaderboard, "--leaderboard")
     if args.readme and (not Path(args.readme).is_file() or README_BEGIN not in Path(args.readme).read_text()):
@@ -44,7 +52,9 @@ def check(args: ResultsPagesArgs) -> None:
 def main(argv: list[str] | None = None) -> list[Path]:
     args = parse_args(ResultsPagesArgs, argv, check=check)
     games = load_documents(args.data)
-    written = [write_atomic(Path(args.out) / f"{env_id}.md", render(documents)) for env_id, documents in games.items()]
+    summaries = load_summaries(args.learning)
+    pages = {env_id: render(games.get(env_id, []), summaries, env_id) for env_id in [*games, *games_of(summaries)]}
+    written = [write_atomic(Path(args.out) / f"{env_id}.md", page) for env_id, page in pages.items()]
     if args.leaderboard:
         written.append(write_atomic(args.leaderboard, board_markdown(games)))
     if args.readme:

@@ -11,6 +11,7 @@ pytest.importorskip("numba")
 pytest.importorskip("openskill")
 
 from agents.benchmark.board import board_markdown
+from agents.benchmark.learning import games_of, load_summaries
 from agents.benchmark.pages import (
     GAMES,
     README_BEGIN,
@@ -42,7 +43,7 @@ def test_a_page_from_tiny_results_files(tmp_path, documents):
     for document in documents:
         (data / f"{document['candidate']}.json").write_text(json.dumps(document))
     out = tmp_path / "pages"
-    [page] = results_pages.main(["--data", str(tmp_path / "data"), "--out", str(out)])
+    [page] = results_pages.main(["--data", str(tmp_path / "data"), "--out", str(out), "--learning", str(tmp_path)])
     assert page == out / f"{KAPERN}.md"
     text = page.read_text()
     assert text.startswith(f"# Results: {KAPERN}") and "pirate-bench v3" in text
@@ -123,7 +124,7 @@ def test_the_command_rewrites_the_readme_table_and_the_leaderboard(tmp_path, doc
     readme.write_text(f"# title\n\n{README_BEGIN}\nstale\n{README_END}\n\nthe rest\n")
     board = tmp_path / "leaderboard.md"
     argv = ["--data", str(tmp_path / "data"), "--out", str(tmp_path), "--readme", str(readme)]
-    argv += ["--leaderboard", str(board)]
+    argv += ["--leaderboard", str(board), "--learning", str(tmp_path / "no learning")]
     results_pages.main(argv)
     text = readme.read_text()
     assert "stale" not in text and text.startswith("# title\n\n") and text.endswith("\n\nthe rest\n")
@@ -141,3 +142,64 @@ def test_a_readme_without_the_table_markers_is_refused(tmp_path, documents, caps
     (tmp_path / "README.md").write_text("# no table\n")
     argv = ["--data", str(tmp_path / "data"), "--out", str(tmp_path), "--readme", str(tmp_path / "README.md")]
     assert "no games table marker" in refused(capsys, results_pages.main, argv)
+
+
+def learning_run(method: str, env_id: str, seed: int, rate: float | None, cpu_s: float) -> dict:
+    """A run as ``benchmarks/learners_equal_budget.py`` records it (``rate`` None: the training failed)."""
+    run = {"method": method, "env_id": env_id, "seed": seed, "exit": 0 if rate is not None else 1, "cpu_s": cpu_s}
+    if rate is not None:
+        run.update(win_rate=rate, win_low=rate - 0.04, win_high=rate + 0.04, mean_score=0.0, games=200)
+    return run
+
+
+def learning_summary(budget: float, runs: list[dict]) -> dict:
+    return {"budget_s": budget, "eval_games": 400, "eval_seed": 7, "cpus": 2, "runs": runs, "by_game": {}}
+
+
+def test_the_learning_methods_over_seeds_are_on_each_games_page(tmp_path, documents):
+    data = tmp_path / "data" / KAPERN
+    data.mkdir(parents=True)
+    (data / "heuristic.json").write_text(json.dumps(documents[0]))
+    learning = tmp_path / "learning"
+    learning.mkdir()
+    runs = [learning_run("ppo", KAPERN, seed, rate, 100 + seed) for seed, rate in ((1, 0.30), (2, 0.42), (3, 0.36))]
+    runs += [learning_run("dmc", KAPERN, 1, 0.20, 90), learning_run("dmc", KAPERN, 2, None, 5)]
+    runs += [learning_run("dmc", "lucky_pirate_v1", seed, 0.26, 95) for seed in (1, 2, 3)]
+    (learning / "a.json").write_text(json.dumps(learning_summary(90, runs)))
+    (learning / "b.json").write_text(json.dumps(learning_summary(180, [learning_run("ppo", KAPERN, 1, 0.47, 190)])))
+    out = tmp_path / "pages"
+    argv = ["--data", str(tmp_path / "data"), "--out", str(out), "--learning", str(learning)]
+    assert sorted(path.name for path in results_pages.main(argv)) == ["lucky_pirate_v1.md", f"{KAPERN}.md"]
+    text = (out / f"{KAPERN}.md").read_text()
+    assert "| line-up | `heuristic` |" in text and "## Learning methods over training seeds" in text
+    rows = [line for line in text.split("## Learning")[1].splitlines() if line.startswith("| ") and " s |" in line]
+    assert rows == [
+        "| 90 s | PPO | 0.300 [0.260, 0.340] | 0.420 [0.380, 0.460] | 0.360 [0.320, 0.400] | 0.360 (0.300, 0.420) "
+        "| 101, 102, 103 |",
+        "| 90 s | Deep Monte-Carlo | 0.200 [0.160, 0.240] | failed (exit 1) | — | 0.200 (0.200, 0.200) | 90, 5 |",
+        "| 180 s | PPO | 0.470 [0.430, 0.510] | — | — | 0.470 (0.470, 0.470) | 190 |",
+    ]
+    assert "against 1 heuristic (400 duplicate games, seed 7; chance 0.50)" in text
+    alone = (out / "lucky_pirate_v1.md").read_text()
+    assert "No benchmark results file of this game is committed yet." in alone and "0.260 (0.260, 0.260)" in alone
+    assert "Deep Monte-Carlo" in alone and "| PPO |" not in alone
+
+
+def test_a_learning_file_that_is_no_summary_is_refused(tmp_path, documents, capsys):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "a.json").write_text(json.dumps(documents[0]))
+    (tmp_path / "learning").mkdir()
+    (tmp_path / "learning" / "x.json").write_text(json.dumps({"runs": []}))
+    argv = ["--data", str(tmp_path / "data"), "--out", str(tmp_path), "--learning", str(tmp_path / "learning")]
+    assert "not a learning summary" in refused(capsys, results_pages.main, argv)
+    (tmp_path / "learning" / "x.json").write_text(json.dumps(learning_summary(90, [{"method": "ppo"}])))
+    assert "a run lacks one of method, env_id, seed, cpu_s" in refused(capsys, results_pages.main, argv)
+    assert not (tmp_path / f"{KAPERN}.md").exists()
+
+
+def test_the_committed_results_pages_are_the_ones_the_committed_files_give():
+    games = load_documents(ROOT / "docs" / "results" / "data")
+    summaries = load_summaries(ROOT / "docs" / "results" / "learning")
+    for env_id in [*games, *games_of(summaries)]:
+        page = render(games.get(env_id, []), summaries, env_id)
+        assert (ROOT / "docs" / "results" / f"{env_id}.md").read_text() == page, env_id
