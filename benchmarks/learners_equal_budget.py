@@ -72,9 +72,10 @@ def timed(command: list[str], log: Path) -> dict:
     }
 
 
-def evaluate(prefix: str, agent: Path, env_id: str, games: int, seed: int, out: Path) -> dict:
-    """The agent against ``n - 1`` heuristics: its win rate and interval (from evaluate's results.json)."""
-    folder = out / f"eval_{agent.stem if prefix == 'dmc' else agent.parent.parent.name}"
+def evaluate(prefix: str, agent: Path, env_id: str, games: int, seed: int, out: Path, name: str = "") -> dict:
+    """The agent against ``n - 1`` heuristics: its win rate and interval (from evaluate's results.json);
+    evaluate's output goes to ``out/eval_<name>`` (default: named after the agent file)."""
+    folder = out / f"eval_{name or (agent.stem if prefix == 'dmc' else agent.parent.parent.name)}"
     opponents = ["heuristic"] * (PLAYERS[env_id] - 1)
     command = [
         sys.executable, "-m", "experiments.evaluate", "--env-id", env_id, "--agents", f"{prefix}:{agent}",
