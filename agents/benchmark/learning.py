@@ -1,12 +1,19 @@
-"""The results pages' learning section: the learning methods over training seeds, from committed summaries.
+"""The results pages' learning sections: learning methods and the shipped recipe over training seeds.
 
-A summary is the ``summary.json`` of ``benchmarks/learners_equal_budget.py``: every run learns from
-scratch at the game's default table against heuristics for one CPU budget (``budget_s``), one run per
-method (``ppo``, ``dmc``), game and training seed, then plays ``eval_games`` duplicate games (seed
-``eval_seed``) against the heuristics. The committed summaries live in ``docs/results/learning``;
-`load_summaries` reads them and `learning_section` renders one game's rows: per budget and method,
-each seed's win rate with its 95% interval, the mean over seeds with the lowest and highest, and the
-CPU seconds each run used.
+Two kinds of committed summaries (``docs/results/learning/*.json``) are read by `load_summaries`:
+
+* an **equal-budget** summary (``budget_s``; ``benchmarks/learners_equal_budget.py``): every run learns
+  from scratch at the game's default table against heuristics for one CPU budget, one run per method
+  (``ppo``, ``dmc``), game and training seed;
+* a **recipe** summary (``recipe``; ``benchmarks/recipe_seeds.py``): the shipped agent's own training
+  command run again per training seed, each run stopped at a stage of the recipe (``stage``: ``round
+  1``, ...) so the stages make a learning curve, and the shipped file evaluated the same way
+  (method ``shipped``).
+
+Each agent then played ``eval_games`` duplicate games (seed ``eval_seed``) against the heuristics.
+`learning_section` renders one game's rows of both: per budget or stage and method, each seed's win
+rate with its 95% interval, the mean over seeds with the lowest and highest, and the CPU seconds each
+run used.
 """
 
 from __future__ import annotations
@@ -20,10 +27,16 @@ from typing import Any
 import pirate_envs
 
 #: The learning methods in the order a page lists them, with their names in words.
-METHODS = {"ppo": "PPO", "dmc": "Deep Monte-Carlo"}
-#: The keys every summary and every run in it must have.
-SUMMARY_KEYS = ("budget_s", "eval_games", "eval_seed", "runs")
-RUN_KEYS = ("method", "env_id", "seed", "cpu_s")
+METHODS = {
+    "ppo": "PPO",
+    "dmc": "Deep Monte-Carlo",
+    "imitation": "the shipped recipe, run again",
+    "shipped": "the shipped agent file",
+}
+#: The keys every summary (and each kind's own key) and every run must have.
+SUMMARY_KEYS = ("eval_games", "eval_seed", "runs")
+KIND_KEYS = ("budget_s", "recipe")
+RUN_KEYS = ("method", "env_id", "seed")
 
 
 def load_summaries(folder: str | Path) -> list[dict[str, Any]]:
@@ -33,10 +46,15 @@ def load_summaries(folder: str | Path) -> list[dict[str, Any]]:
     for path in sorted(Path(folder).glob("*.json")) if Path(folder).is_dir() else []:
         summary = json.loads(path.read_text())
         runs = summary.get("runs") if isinstance(summary, dict) else None
+        keys = [*SUMMARY_KEYS, " or ".join(KIND_KEYS)]
         if not isinstance(runs, list) or any(key not in summary for key in SUMMARY_KEYS):
-            raise ValueError(f"{path}: not a learning summary (needs {', '.join(SUMMARY_KEYS)})")
+            raise ValueError(f"{path}: not a learning summary (needs {', '.join(keys)})")
+        if sum(key in summary for key in KIND_KEYS) != 1:
+            raise ValueError(f"{path}: not a learning summary (needs exactly one of {', '.join(KIND_KEYS)})")
         if any(not isinstance(run, dict) or any(key not in run for key in RUN_KEYS) for run in runs):
             raise ValueError(f"{path}: a run lacks one of {', '.join(RUN_KEYS)}")
+        if "recipe" in summary and any("stage" not in run for run in runs):
+            raise ValueError(f"{path}: a run of a recipe summary lacks its stage")
         found.append(summary)
     return found
 
@@ -56,44 +74,76 @@ def _seed_cell(run: dict[str, Any]) -> str:
     return f"{run['win_rate']:.3f} [{max(run['win_low'], 0.0):.3f}, {min(run['win_high'], 1.0):.3f}]"
 
 
-def learning_section(env_id: str, summaries: Sequence[dict[str, Any]]) -> list[str]:
-    """The markdown lines of ``env_id``'s learning section (``[]`` when no summary has a run of it)."""
-    cells: dict[tuple[float, str], list[dict[str, Any]]] = {}
-    settings = set()
+def _cells(env_id: str, summaries: Sequence[dict[str, Any]]) -> dict[tuple[Any, str], list[dict[str, Any]]]:
+    """``{(budget or stage, method): runs}`` of ``env_id``."""
+    cells: dict[tuple[Any, str], list[dict[str, Any]]] = {}
     for summary in summaries:
         for run in summary["runs"]:
             if run["env_id"] == env_id and run["method"] in METHODS:
-                cells.setdefault((float(summary["budget_s"]), run["method"]), []).append(run)
-                settings.add((summary["eval_games"], summary["eval_seed"]))
-    if not cells:
-        return []
-    players = pirate_envs.game_spec(env_id).default_players
+                key = float(summary["budget_s"]) if "budget_s" in summary else run["stage"]
+                cells.setdefault((key, run["method"]), []).append(run)
+    return cells
+
+
+def _table(cells: dict[tuple[Any, str], list[dict[str, Any]]], first_column: str, label: Any) -> list[str]:
     seeds = sorted({run["seed"] for runs in cells.values() for run in runs})
-    evaluation = "; ".join(f"{games} duplicate games, seed {seed}" for games, seed in sorted(settings))
     lines = [
-        "## Learning methods over training seeds",
-        "",
-        f"Each run learned from scratch at {players} players against heuristics in the other seats, for the "
-        f"CPU budget given, then played against {_plural(players - 1, 'heuristic')} ({evaluation}; chance "
-        f"{1 / players:.2f}). Each cell: the win rate with its 95% interval over deals; the last column, the "
-        "CPU seconds each run really used (training and its evaluations, read from the operating system). "
-        "These are short runs comparing the methods at one budget, not the shipped agents' recipes (each "
-        "shipped network comes from one training seed of a longer recipe). Made by "
-        "`benchmarks/learners_equal_budget.py`; the summaries are in `docs/results/learning/`.",
-        "",
-        "| CPU budget per run | method | "
+        f"| {first_column} | method | "
         + " | ".join(f"seed {seed}" for seed in seeds)
         + " | mean over seeds (lowest, highest) | CPU-s used per run |",
         "|---|---|" + "---|" * len(seeds) + "---|---|",
     ]
-    for budget, method in sorted(cells, key=lambda key: (key[0], list(METHODS).index(key[1]))):
-        runs = {run["seed"]: run for run in cells[budget, method]}
+    for key, method in sorted(cells, key=lambda key: (key[0], list(METHODS).index(key[1]))):
+        runs = {run["seed"]: run for run in cells[key, method]}
         rates = [run["win_rate"] for run in runs.values() if "win_rate" in run]
         spread = f"{statistics.fmean(rates):.3f} ({min(rates):.3f}, {max(rates):.3f})" if rates else "—"
-        used = ", ".join(f"{runs[seed]['cpu_s']:.0f}" for seed in seeds if seed in runs)
-        row = [f"{budget:.0f} s", METHODS[method], *(_seed_cell(runs[s]) if s in runs else "—" for s in seeds)]
-        lines.append("| " + " | ".join([*row, spread, used]) + " |")
+        used = [runs[seed].get("cpu_s") for seed in seeds if seed in runs]
+        used_text = ", ".join(f"{cpu:.0f}" for cpu in used if cpu is not None) or "—"
+        if method == "shipped":
+            spread = "(one file)"
+        row = [label(key), METHODS[method], *(_seed_cell(runs[s]) if s in runs else "—" for s in seeds)]
+        lines.append("| " + " | ".join([*row, spread, used_text]) + " |")
     return [*lines, ""]
+
+
+def _evaluation(summaries: Sequence[dict[str, Any]], players: int) -> str:
+    settings = sorted({(summary["eval_games"], summary["eval_seed"]) for summary in summaries})
+    games = "; ".join(f"{games} duplicate games, seed {seed}" for games, seed in settings)
+    return f"{_plural(players - 1, 'heuristic')} ({games}; chance {1 / players:.2f})"
+
+
+def learning_section(env_id: str, summaries: Sequence[dict[str, Any]]) -> list[str]:
+    """The markdown lines of ``env_id``'s learning sections (``[]`` when no summary has a run of it)."""
+    players = pirate_envs.game_spec(env_id).default_players
+    lines: list[str] = []
+    equal = [s for s in summaries if "budget_s" in s and any(run["env_id"] == env_id for run in s["runs"])]
+    if equal:
+        lines += [
+            "## Learning methods over training seeds",
+            "",
+            f"Each run learned from scratch at {players} players against heuristics in the other seats, for "
+            f"the CPU budget given, then played against {_evaluation(equal, players)}. Each cell: the win rate "
+            "with its 95% interval over deals; the last column, the CPU seconds each training run really "
+            "used (read from the operating system). These are short runs comparing the methods at one "
+            "budget, not the shipped agents' recipes. Made by `benchmarks/learners_equal_budget.py`; the "
+            "summaries are in `docs/results/learning/`.",
+            "",
+            *_table(_cells(env_id, equal), "CPU budget per run", lambda budget: f"{budget:.0f} s"),
+        ]
+    recipes = [s for s in summaries if "recipe" in s and any(run["env_id"] == env_id for run in s["runs"])]
+    for summary in recipes:
+        lines += [
+            "## The shipped recipe over training seeds",
+            "",
+            f"The shipped agent's training command, `{summary['recipe']}`, run again with each training seed "
+            "(`--seed`) and stopped after each stage (the runs are seeded, so a shorter run is the first "
+            "stages of a longer one): a learning curve per seed. Each agent, and the shipped file itself "
+            f"(trained with seed 1), then played against {_evaluation([summary], players)}. The CPU seconds "
+            "are each training run's. Made by `benchmarks/recipe_seeds.py`.",
+            "",
+            *_table(_cells(env_id, [summary]), "stage", str),
+        ]
+    return lines
 
 
 __all__ = ["METHODS", "games_of", "learning_section", "load_summaries"]

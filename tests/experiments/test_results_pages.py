@@ -193,8 +193,48 @@ def test_a_learning_file_that_is_no_summary_is_refused(tmp_path, documents, caps
     argv = ["--data", str(tmp_path / "data"), "--out", str(tmp_path), "--learning", str(tmp_path / "learning")]
     assert "not a learning summary" in refused(capsys, results_pages.main, argv)
     (tmp_path / "learning" / "x.json").write_text(json.dumps(learning_summary(90, [{"method": "ppo"}])))
-    assert "a run lacks one of method, env_id, seed, cpu_s" in refused(capsys, results_pages.main, argv)
+    assert "a run lacks one of method, env_id, seed" in refused(capsys, results_pages.main, argv)
+    (tmp_path / "learning" / "x.json").write_text(json.dumps({**learning_summary(90, []), "recipe": "python -m x"}))
+    assert "exactly one of budget_s, recipe" in refused(capsys, results_pages.main, argv)
+    recipe = {
+        "recipe": "python -m x",
+        "eval_games": 4,
+        "eval_seed": 1,
+        "runs": [learning_run("ppo", KAPERN, 1, 0.3, 9)],
+    }
+    (tmp_path / "learning" / "x.json").write_text(json.dumps(recipe))
+    assert "lacks its stage" in refused(capsys, results_pages.main, argv)
     assert not (tmp_path / f"{KAPERN}.md").exists()
+
+
+def test_the_shipped_recipe_over_seeds_is_a_curve_by_stage(tmp_path, documents):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "a.json").write_text(json.dumps(documents[0]))
+    (tmp_path / "learning").mkdir()
+    runs = [
+        {
+            **learning_run("imitation", KAPERN, seed, 0.5 + seed / 100 + rounds / 10, 100 * rounds),
+            "stage": f"round {rounds}",
+        }
+        for seed in (1, 2, 3)
+        for rounds in (1, 2)
+    ]
+    runs.append({**learning_run("shipped", KAPERN, 1, 0.71, 0), "cpu_s": None, "stage": "round 2"})
+    recipe = {"recipe": "python -m experiments.imitate --rounds 2", "eval_games": 1000, "eval_seed": 11, "runs": runs}
+    (tmp_path / "learning" / "r.json").write_text(json.dumps(recipe))
+    argv = ["--data", str(tmp_path / "data"), "--out", str(tmp_path), "--learning", str(tmp_path / "learning")]
+    results_pages.main(argv)
+    text = (tmp_path / f"{KAPERN}.md").read_text()
+    assert "## The shipped recipe over training seeds" in text and "## Learning methods" not in text
+    assert "`python -m experiments.imitate --rounds 2`" in text and "(1000 duplicate games, seed 11" in text
+    rows = [line for line in text.split("## The shipped recipe")[1].splitlines() if line.startswith("| round")]
+    assert rows == [
+        "| round 1 | the shipped recipe, run again | 0.610 [0.570, 0.650] | 0.620 [0.580, 0.660] "
+        "| 0.630 [0.590, 0.670] | 0.620 (0.610, 0.630) | 100, 100, 100 |",
+        "| round 2 | the shipped recipe, run again | 0.710 [0.670, 0.750] | 0.720 [0.680, 0.760] "
+        "| 0.730 [0.690, 0.770] | 0.720 (0.710, 0.730) | 200, 200, 200 |",
+        "| round 2 | the shipped agent file | 0.710 [0.670, 0.750] | — | — | (one file) | — |",
+    ]
 
 
 def test_the_committed_results_pages_are_the_ones_the_committed_files_give():
