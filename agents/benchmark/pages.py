@@ -22,6 +22,10 @@ import pirate_envs
 from agents.benchmark.board import line_up_opponent
 from agents.benchmark.learning import learning_section
 from agents.benchmark.run import interval_text
+from agents.registry import agent_names
+
+#: Half-widths of a win-rate interval above this are named among the known limits.
+WIDE_INTERVAL = 0.05
 
 
 def load_documents(folder: str | Path) -> dict[str, list[dict[str, Any]]]:
@@ -83,7 +87,38 @@ def render(
     ]
     no_documents = ["No benchmark results file of this game is committed yet.", ""]
     lines += _benchmark_lines(documents) if documents else no_documents
-    return "\n".join([*lines, *learning_section(env_id, summaries)])
+    return "\n".join([*lines, *learning_section(env_id, summaries), *known_limits(env_id, documents, summaries)])
+
+
+def known_limits(env_id: str, documents: Sequence[dict[str, Any]], summaries: Sequence[dict[str, Any]]) -> list[str]:
+    """The page's box of known limits, read from the files: the built-in agents without a full run, the
+    widest interval of the line-ups that play fewer deals, and whether the shipped recipe was run over seeds."""
+    full = {d["candidate"] for d in documents if d["full_protocol"]}
+    missing = [f"`{name}`" for name in agent_names(env_id) if name not in full]
+    items = []
+    if missing:
+        items.append(f"Built-in agents without a full run committed here: {', '.join(missing)}.")
+    widths = {}
+    for document in documents:
+        for line in document["lineups"]:
+            _, low, high = line["estimates"]["win"]["corrected"]
+            opponent = line_up_opponent(line)
+            widths[opponent] = max(widths.get(opponent, 0.0), (min(high, 1.0) - max(low, 0.0)) / 2)
+    wide = {opponent: width for opponent, width in widths.items() if width > WIDE_INTERVAL}
+    if wide:
+        worst = ", ".join(f"`{opponent}` up to ±{width:.3f}" for opponent, width in sorted(wide.items()))
+        items.append(
+            f"Line-ups that play fewer deals (the search line-ups share a CPU cap) have wider intervals: {worst}."
+        )
+    seeded = any("recipe" in s and any(run["env_id"] == env_id for run in s["runs"]) for s in summaries)
+    if not seeded and f"ppo:{env_id}" in agent_names(env_id):
+        items.append(
+            f"The shipped network `ppo:{env_id}` comes from one training seed of its recipe; no run of that recipe "
+            "over other seeds is committed (any seeds compared above are short runs from scratch)."
+        )
+    if not items:
+        return []
+    return ['!!! note "Known limits"', "", *(f"    * {item}" for item in items), ""]
 
 
 def _benchmark_lines(documents: Sequence[dict[str, Any]]) -> list[str]:

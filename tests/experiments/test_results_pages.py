@@ -53,10 +53,21 @@ def test_a_page_from_tiny_results_files(tmp_path, documents):
     heuristic = documents[1]["lineups"][1]["estimates"]["win"]["corrected"][0]  # random against the heuristic
     assert f"{heuristic:.3f}" in rows["| 2p vs heuristic"] and "(2)" in rows["| 2p vs heuristic"]
     assert documents[0]["provenance"]["git"]["commit"][:12] in text
+    limits = text.split('!!! note "Known limits"')[1]
+    assert "without a full run committed here: `random`, `heuristic`, `oracle`, `race`, `mcts`," in limits  # reduced
+    assert f"`ppo:{KAPERN}` comes from one training seed" in limits
     assert (
         "python -m experiments.benchmark --env-id piraten_kapern_v0 --agent heuristic --protocol v3 --deals 2 "
         "--players 2 --opponents random heuristic --out runs/bench" in text
     )
+
+
+def test_the_known_limits_name_the_widest_intervals(documents):
+    wide = json.loads(json.dumps(documents[0]))
+    wide["lineups"][1]["estimates"]["win"]["corrected"] = [0.5, 0.38, 0.62]
+    wide["lineups"][0]["estimates"]["win"]["corrected"] = [0.99, 0.95, 1.03]  # clipped to 1: ±0.025
+    limits = render([wide]).split('!!! note "Known limits"')[1]
+    assert "have wider intervals: `heuristic` up to ±0.120." in limits and "`random`" not in limits.split("wider")[1]
 
 
 def test_the_command_of_a_page_reproduces_the_run(documents):
@@ -226,6 +237,7 @@ def test_the_shipped_recipe_over_seeds_is_a_curve_by_stage(tmp_path, documents):
     results_pages.main(argv)
     text = (tmp_path / f"{KAPERN}.md").read_text()
     assert "## The shipped recipe over training seeds" in text and "## Learning methods" not in text
+    assert "comes from one training seed" not in text  # the recipe over seeds is on the page
     assert "`python -m experiments.imitate --rounds 2`" in text and "(1000 duplicate games, seed 11" in text
     rows = [line for line in text.split("## The shipped recipe")[1].splitlines() if line.startswith("| round")]
     assert rows == [
