@@ -42,13 +42,13 @@ the command that resumes, and exits with status 130.
 
 Checkpoints and evaluations fall between rollouts, after the update: a checkpoint's policy has
 learned from every rollout it counts, and ``progress.csv`` already has the row of its step. A
-run stopped mid-rollout (Ctrl-C, ``--max-wall-s``) drops that rollout and is saved at its last
-whole one.
+run stopped mid-rollout (Ctrl-C, ``--max-wall-s``, ``--max-cpu-s``) drops that rollout and is saved
+at its last whole one.
 
 ``--resume <run folder>`` continues up to ``--total-timesteps`` (default: the saved one; less
 than the run reached is an error) with the saved config, which is checked exactly as a command
-line is (unknown keys refused); besides ``--total-timesteps``, only ``--max-wall-s`` and
-``--progress`` may be given. The model is rebuilt from ``config.json`` and only its parameters
+line is (unknown keys refused); besides ``--total-timesteps``, only ``--max-wall-s``, ``--max-cpu-s``
+and ``--progress`` may be given. The model is rebuilt from ``config.json`` and only its parameters
 and optimizer state are loaded (nothing is unpickled), from ``latest.zip`` or, when that is
 damaged, the newest valid ``step_<n>.zip`` (with a warning). A run killed at any moment resumes
 to the log an uninterrupted run writes: ``progress.csv`` keeps its whole rows up to the
@@ -122,7 +122,7 @@ RESERVED_ENV_KWARGS = {
     "max_snapshots": "--max-snapshots",
 }
 #: The fields a ``--resume`` command line may set (the rest come from the run's ``config.json``).
-RESUME_FIELDS = ("resume", "total_timesteps", "max_wall_s", "progress")
+RESUME_FIELDS = ("resume", "total_timesteps", "max_wall_s", "max_cpu_s", "progress")
 
 
 @dataclass
@@ -240,6 +240,15 @@ class TrainArgs:
     max_wall_s: float = field(
         default=0.0,
         metadata={"help": "stop learning after this many seconds, then save and evaluate (0: no limit)", "min": 0},
+    )
+    max_cpu_s: float = field(
+        default=0.0,
+        metadata={
+            "help": "stop learning once this process has used this many CPU seconds since learning began (all its "
+            "threads), then save and evaluate (0: no limit); needs every game and the update in this process: "
+            "the batched engine or --num-workers 0, and no --pipeline-in process",
+            "min": 0,
+        },
     )
     seed: int = field(default=1, metadata={"help": "seed of everything", "min": 0, "max": MAX_SEED})
     torch_threads: int = field(default=1, metadata={"help": "torch intra-op threads", "min": 1})
@@ -369,6 +378,24 @@ def check_settings(plan: RunPlan) -> None:
         reason = batched_support(args.env_id, dict(plan.opponents))
         if reason is not None:
             raise ValueError(f"--engine batched: {reason}; use --engine single or auto")
+    if args.max_cpu_s > 0:
+        check_cpu_budget(plan)
+
+
+def check_cpu_budget(plan: RunPlan) -> None:
+    """``ValueError`` (one line) for a ``--max-cpu-s`` run with work in other processes, whose CPU time this
+    process cannot read: the one-game engine's worker processes or the update in a forked child."""
+    args = plan.args
+    if args.pipeline and args.pipeline_in == "process":
+        raise ValueError("--max-cpu-s counts this process's CPU time only: not with --pipeline-in process")
+    if args.num_workers > 0 and args.engine != "batched":
+        from agents.selfplay.batched_vec_env import batched_support
+
+        if args.engine == "single" or batched_support(args.env_id, dict(plan.opponents)) is not None:
+            raise ValueError(
+                f"--max-cpu-s counts this process's CPU time only: not with the one-game engine's "
+                f"--num-workers {args.num_workers} processes (give --num-workers 0)"
+            )
 
 
 def check_sizes(plan: RunPlan) -> None:
@@ -492,6 +519,7 @@ def resumed_args(args: TrainArgs, given: set[str]) -> TrainArgs:
     if "total_timesteps" in given:
         resumed.total_timesteps = args.total_timesteps
     resumed.resume, resumed.progress, resumed.max_wall_s = args.resume, args.progress, args.max_wall_s
+    resumed.max_cpu_s = args.max_cpu_s
     return resumed
 
 

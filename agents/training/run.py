@@ -333,6 +333,7 @@ def build_callback(plan: RunPlan, evaluator: Evaluator, interrupt: Interrupt) ->
             if plan.resuming or set(plan.opponents) == {SELF}:
                 self._add_snapshot()
             self.deadline = time.perf_counter() + args.max_wall_s if args.max_wall_s > 0 else float("inf")
+            self.cpu_deadline = time.process_time() + args.max_cpu_s if args.max_cpu_s > 0 else float("inf")
             self.next_snapshot = now + args.snapshot_every
             self.next_checkpoint = now + args.checkpoint_every
             self.next_eval = now + args.eval_every if args.eval_every > 0 else float("inf")
@@ -364,7 +365,9 @@ def build_callback(plan: RunPlan, evaluator: Evaluator, interrupt: Interrupt) ->
                 self._add_snapshot()
                 self.next_snapshot += args.snapshot_every
             # False ends model.learn early, in the middle of a rollout that no update will use
-            self.stopped = time.perf_counter() >= self.deadline or interrupt.requested
+            self.stopped = (
+                time.perf_counter() >= self.deadline or time.process_time() >= self.cpu_deadline or interrupt.requested
+            )
             return not self.stopped
 
         def _on_rollout_end(self) -> None:
@@ -445,9 +448,9 @@ def train(plan: RunPlan, evaluator: Evaluator) -> Path:
         return run_dir
     with Interrupt() as interrupt:
         callback = build_callback(plan, evaluator, interrupt)
-        start, start_steps = time.perf_counter(), model.num_timesteps
+        start, start_cpu, start_steps = time.perf_counter(), time.process_time(), model.num_timesteps
         model.learn(remaining, callback=callback, progress_bar=args.progress, reset_num_timesteps=not plan.resuming)
-        elapsed = time.perf_counter() - start
+        elapsed, elapsed_cpu = time.perf_counter() - start, time.process_time() - start_cpu
         if callback.stopped:  # the steps of the rollout cut short were never learned from: not counted
             model.num_timesteps = callback.rollout_start
         save_checkpoint(model, plan, model.num_timesteps, callback.history)
@@ -458,6 +461,7 @@ def train(plan: RunPlan, evaluator: Evaluator) -> Path:
     summary = {
         "timesteps": model.num_timesteps,
         "learn_wall_s": round(elapsed, 1),  # evaluations during training included
+        "learn_cpu_s": round(elapsed_cpu, 1),  # this process's threads (not worker processes), as --max-cpu-s
         "steps_per_s": round((model.num_timesteps - start_steps) / max(elapsed, 1e-9)),
         "interrupted": interrupt.requested,
     }

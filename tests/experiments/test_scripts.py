@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.experiments.subprocess_limits import SUBPROCESS_S
+from tests.helpers import refused
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -71,6 +72,24 @@ def test_train_stops_at_its_wall_clock_budget_and_still_saves(tmp_path):
     # the wall budget belongs to one invocation: a resume without it runs to the step budget
     main(["--resume", str(run), "--total-timesteps", str(summary["timesteps"] + 256), "--no-progress"])
     assert json.loads((run / "summary.json").read_text())["timesteps"] == summary["timesteps"] + 256
+
+
+def test_train_stops_at_its_cpu_budget_and_refuses_work_it_cannot_count(tmp_path, capsys):
+    pytest.importorskip("sb3_contrib")
+    from experiments.train import main
+
+    tiny = ["--num-envs", "2", "--n-steps", "64", "--batch-size", "64", "--eval-games", "2", "--eval-every", "0"]
+    tiny += ["--opponents", "random:1", "--env-id", "skull_king_v0", "--env-kwargs", "num_hands=2"]
+    budget = ["--total-timesteps", "1000000", "--max-cpu-s", "0.5"]  # far more steps than 0.5 CPU-s can take
+    run = main(["--out-dir", str(tmp_path), "--run-name", "run", "--no-progress", "--num-workers", "0", *tiny, *budget])
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["timesteps"] < 1_000_000 and summary["timesteps"] % 128 == 0
+    assert summary["learn_cpu_s"] >= 0.5 and (run / "checkpoints" / "latest.zip").is_file()
+    capsys.readouterr()
+    single = ["--out-dir", str(tmp_path), "--no-progress", "--engine", "single", "--num-workers", "2", *tiny, *budget]
+    assert "not with the one-game engine's --num-workers 2 processes" in refused(capsys, main, single)
+    piped = ["--out-dir", str(tmp_path), "--no-progress", "--pipeline", "--pipeline-in", "process", *tiny, *budget]
+    assert "not with --pipeline-in process" in refused(capsys, main, piped)
 
 
 def test_evaluate_prints_and_writes_tables_ratings_and_plot(tmp_path):
