@@ -7,7 +7,8 @@ Reads the training command recorded in the shipped agent file's header (``ppo:<e
 it once per seed and per number of rounds ``1 .. R`` (``R``: the recipe's ``--rounds``; each round a
 point of the curve: the runs are seeded, so a shorter run is the longer one's first rounds). Each
 agent, and the shipped file itself, then plays ``--eval-games`` duplicate games (seed ``--eval-seed``)
-against ``n - 1`` heuristics at the game's default table. ``summary.json`` is a learning summary
+against ``n - 1`` heuristics at the game's default table; ``rerun_is_shipped_file`` says whether the
+seed-1 run of the whole recipe wrote the shipped file byte for byte. ``summary.json`` is a learning summary
 (`agents.benchmark.learning`): committed as ``docs/results/learning/<name>.json``, it is shown on the
 game's results page.
 """
@@ -15,6 +16,7 @@ game's results page.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import shlex
 import sys
@@ -75,7 +77,13 @@ def main() -> None:
     shipped = Path("agents/pretrained") / f"{args.env_id}.npz"
     played = evaluate("ppo", shipped, args.env_id, args.eval_games, args.eval_seed, Path(args.out), "shipped")
     rows.append({"method": "shipped", "env_id": args.env_id, "seed": 1, "stage": f"round {total}", **played})
+    rerun = Path(args.out) / f"seed1_round{total}.npz"  # the shipped file's seed and stage, run again
+    same = (
+        rerun.is_file() and hashlib.sha256(rerun.read_bytes()).digest() == hashlib.sha256(shipped.read_bytes()).digest()
+    )
     summary = {"recipe": " ".join(recipe), "eval_games": args.eval_games, "eval_seed": args.eval_seed, "runs": rows}
+    if rerun.is_file():
+        summary["rerun_is_shipped_file"] = same
     (Path(args.out) / "summary.json").write_text(json.dumps(summary, indent=1))
 
 

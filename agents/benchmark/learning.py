@@ -112,6 +112,19 @@ def _evaluation(summaries: Sequence[dict[str, Any]], players: int) -> str:
     return f"{_plural(players - 1, 'heuristic')} ({games}; chance {1 / players:.2f})"
 
 
+def _rerun_words(summary: dict[str, Any]) -> str:
+    same = summary.get("rerun_is_shipped_file")
+    if same is None:
+        return ""
+    if same:
+        return " The seed-1 run of the whole recipe wrote the shipped file byte for byte."
+    return (
+        " The seed-1 run of the whole recipe did not write the shipped file byte for byte (the code or its "
+        "libraries have changed since it was trained): the recipe reproduces in distribution, as the seeds "
+        "show, not bit for bit."
+    )
+
+
 def learning_section(env_id: str, summaries: Sequence[dict[str, Any]]) -> list[str]:
     """The markdown lines of ``env_id``'s learning sections (``[]`` when no summary has a run of it)."""
     players = pirate_envs.game_spec(env_id).default_players
@@ -139,7 +152,7 @@ def learning_section(env_id: str, summaries: Sequence[dict[str, Any]]) -> list[s
             "(`--seed`) and stopped after each stage (the runs are seeded, so a shorter run is the first "
             "stages of a longer one): a learning curve per seed. Each agent, and the shipped file itself "
             f"(trained with seed 1), then played against {_evaluation([summary], players)}. The CPU seconds "
-            "are each training run's. Made by `benchmarks/recipe_seeds.py`.",
+            "are each training run's. Made by `benchmarks/recipe_seeds.py`." + _rerun_words(summary),
             "",
             *_table(_cells(env_id, [summary]), "stage", str),
         ]

@@ -232,12 +232,14 @@ def test_the_shipped_recipe_over_seeds_is_a_curve_by_stage(tmp_path, documents):
     ]
     runs.append({**learning_run("shipped", KAPERN, 1, 0.71, 0), "cpu_s": None, "stage": "round 2"})
     recipe = {"recipe": "python -m experiments.imitate --rounds 2", "eval_games": 1000, "eval_seed": 11, "runs": runs}
+    recipe["rerun_is_shipped_file"] = False
     (tmp_path / "learning" / "r.json").write_text(json.dumps(recipe))
     argv = ["--data", str(tmp_path / "data"), "--out", str(tmp_path), "--learning", str(tmp_path / "learning")]
     results_pages.main(argv)
     text = (tmp_path / f"{KAPERN}.md").read_text()
     assert "## The shipped recipe over training seeds" in text and "## Learning methods" not in text
     assert "comes from one training seed" not in text  # the recipe over seeds is on the page
+    assert "did not write the shipped file byte for byte" in text and "reproduces in distribution" in text
     assert "`python -m experiments.imitate --rounds 2`" in text and "(1000 duplicate games, seed 11" in text
     rows = [line for line in text.split("## The shipped recipe")[1].splitlines() if line.startswith("| round")]
     assert rows == [
