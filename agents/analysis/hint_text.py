@@ -30,6 +30,7 @@ from typing import Any
 from agents.analysis.explain import Explanation, MoveStat, explain_agent
 from agents.base import Agent
 from agents.registry import make_agent
+from pirate_envs.core.text import counted
 
 #: Moves a hint lists.
 HINT_TOP = 3
@@ -180,21 +181,17 @@ def move_words(label: str) -> str:
     if label.startswith("reroll "):
         dice = [re.fullmatch(r"([a-z]+)x(\d+)", word) for word in label.split()[1:]]
         if all(dice):
-            return "re-roll " + _joined([_count(int(m[2]), m[1]) for m in dice])  # type: ignore[index]
+            return "re-roll " + _joined([counted(int(m[2]), m[1]) for m in dice])  # type: ignore[index]
     if m := re.fullmatch(r"bid (\d+)", label):
-        return f"bid {_count(int(m[1]), 'trick')}"
+        return f"bid {counted(int(m[1]), 'trick')}"
     if m := re.fullmatch(r"bid ([a-z]+-\d+)", label):
         return f"put {m[1]} into your bid"
     if m := re.fullmatch(r"play (\d+) x (\S+)", label):
         kind = m[2].replace("_", " ")
-        return f"play {_count(int(m[1]), 'card')} of {kind}"
+        return f"play {counted(int(m[1]), 'card')} of {kind}"
     if m := re.fullmatch(r"play ([a-z_]+):([a-z_]+)", label):
         return f"play {m[1].replace('_', ' ')} as {m[2].replace('_', ' ')}"
     return label.replace("_", " ")
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _joined(parts: list[str]) -> str:

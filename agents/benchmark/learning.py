@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pirate_envs
+from pirate_envs.core.text import counted
 
 #: The learning methods in the order a page lists them, with their names in words.
 METHODS = {
@@ -62,10 +63,6 @@ def load_summaries(folder: str | Path) -> list[dict[str, Any]]:
 def games_of(summaries: Sequence[dict[str, Any]]) -> list[str]:
     """The env ids with at least one run in ``summaries``, in first-seen order."""
     return list(dict.fromkeys(run["env_id"] for summary in summaries for run in summary["runs"]))
-
-
-def _plural(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _seed_cell(run: dict[str, Any]) -> str:
@@ -109,7 +106,7 @@ def _table(cells: dict[tuple[Any, str], list[dict[str, Any]]], first_column: str
 def _evaluation(summaries: Sequence[dict[str, Any]], players: int) -> str:
     settings = sorted({(summary["eval_games"], summary["eval_seed"]) for summary in summaries})
     games = "; ".join(f"{games} duplicate games, seed {seed}" for games, seed in settings)
-    return f"{_plural(players - 1, 'heuristic')} ({games}; chance {1 / players:.2f})"
+    return f"{counted(players - 1, 'heuristic')} ({games}; chance {1 / players:.2f})"
 
 
 def _rerun_words(summary: dict[str, Any]) -> str:

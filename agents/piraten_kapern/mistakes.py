@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 
 from agents.analysis.mistakes.regret import legal_moves
-from agents.analysis.mistakes.situations import plural
 from agents.piraten_kapern.analysis import risk_bucket
 from agents.piraten_kapern.oracle import expected_points_of_moves
+from pirate_envs.core.text import counted
 from pirate_envs.piraten_kapern.actions import REROLL_OFFSET, REROLL_TUPLES, STOP
 from pirate_envs.piraten_kapern.rules import SEA_BATTLES, SKULL, card_skulls
 
@@ -38,7 +38,7 @@ def situation(view: Any, legal: np.ndarray) -> str:
     card = view.card
     kind = f"Sea Battle ({SEA_BATTLES[card][0]} sabres)" if card in SEA_BATTLES else NAMED_CARDS.get(card, PLAIN_CARD)
     skulls = int(view.showing[SKULL]) + card_skulls(card)
-    return f"{kind}, {plural(skulls, 'skull')} showing, {risk_bucket(view.turn_points)} points at risk"
+    return f"{kind}, {counted(skulls, 'skull')} showing, {risk_bucket(view.turn_points)} points at risk"
 
 
 class OracleRegret:

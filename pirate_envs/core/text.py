@@ -82,6 +82,11 @@ def screen(lines: Iterable[str]) -> str:
     return "\n".join(fit_lines(lines))
 
 
+def counted(n: int, noun: str) -> str:
+    """``"1 skull"``, ``"2 skulls"``: ``n`` and ``noun``, plural unless ``n`` is 1."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def count_words(counts: Sequence[int], names: Sequence[str]) -> list[str]:
     """``["2 parrot", "1 sabre"]`` from counts per name (zeros left out)."""
     return [f"{n} {names[i]}" for i, n in enumerate(counts) if n]
@@ -239,6 +244,7 @@ __all__ = [
     "MoveReader",
     "Refusal",
     "count_words",
+    "counted",
     "env_seat_text",
     "is_number",
     "item_lines",

@@ -10,7 +10,7 @@ rows of a page's "Where play goes wrong" table. Each game's room declares its ow
   (Lucky Pirate's blind down cards), and the decision is not counted;
 * optionally ``EXACT_MEASURE``: a regret measure class that needs no search (`agents.analysis.mistakes.regret`).
 
-`band` and `plural` are the words the rooms share.
+`band` names a value's band, for the rooms.
 """
 
 from __future__ import annotations
@@ -25,11 +25,6 @@ from agents.games import game_module
 def band(value: int, bands: tuple[tuple[int, str], ...]) -> str:
     """The words of the first band ``(largest value, words)`` that holds ``value`` (the last band past them all)."""
     return next((words for high, words in bands if value <= high), bands[-1][1])
-
-
-def plural(n: int, noun: str) -> str:
-    """``"1 skull"``, ``"2 skulls"``."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def mistakes_room(env_id: str) -> ModuleType:
@@ -58,4 +53,4 @@ def interchangeable(env_id: str, legal: np.ndarray) -> bool:
     return alike is not None and bool(alike(legal))
 
 
-__all__ = ["band", "interchangeable", "mistakes_room", "note", "plural", "situation"]
+__all__ = ["band", "interchangeable", "mistakes_room", "note", "situation"]
