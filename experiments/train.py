@@ -388,14 +388,22 @@ def check_cpu_budget(plan: RunPlan) -> None:
     args = plan.args
     if args.pipeline and args.pipeline_in == "process":
         raise ValueError("--max-cpu-s counts this process's CPU time only: not with --pipeline-in process")
-    if args.num_workers > 0 and args.engine != "batched":
-        from agents.selfplay.batched_vec_env import batched_support
+    if args.num_workers > 0 and not on_batched_engine(plan):
+        raise ValueError(
+            f"--max-cpu-s counts this process's CPU time only: not with the one-game engine's "
+            f"--num-workers {args.num_workers} processes (give --num-workers 0)"
+        )
 
-        if args.engine == "single" or batched_support(args.env_id, dict(plan.opponents)) is not None:
-            raise ValueError(
-                f"--max-cpu-s counts this process's CPU time only: not with the one-game engine's "
-                f"--num-workers {args.num_workers} processes (give --num-workers 0)"
-            )
+
+def on_batched_engine(plan: RunPlan) -> bool:
+    """Whether every game of the run is on the batched engine: ``--engine batched``, or ``auto`` where the
+    batched engine covers the game and its opponents (``single``, or ``auto`` elsewhere: the one-game engine)."""
+    args = plan.args
+    if args.engine != "auto":
+        return args.engine == "batched"
+    from agents.selfplay.batched_vec_env import batched_support
+
+    return batched_support(args.env_id, dict(plan.opponents)) is None
 
 
 def check_sizes(plan: RunPlan) -> None:
@@ -566,12 +574,8 @@ def unused_workers_note(plan: RunPlan, given: set[str]) -> str | None:
     """The note for a ``--num-workers`` given to a run whose games will all be on the batched engine
     (where it has no effect); ``None`` otherwise."""
     args = plan.args
-    if "num_workers" not in given or args.engine == "single" or args.resume:
-        return None
-    from agents.selfplay.batched_vec_env import batched_support
-
-    if batched_support(args.env_id, dict(plan.opponents)) is not None:
-        return None  # auto falls back to the one-game engine, which uses the workers
+    if "num_workers" not in given or args.resume or not on_batched_engine(plan):
+        return None  # the one-game engine uses the workers
     return (
         f"train: note: --num-workers {args.num_workers} has no effect: every game runs on the batched engine in "
         "this process (--engine single spreads one-game envs over worker processes)"
