@@ -16,7 +16,6 @@ game's results page.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import shlex
 import sys
@@ -25,6 +24,7 @@ from pathlib import Path
 
 from learners_equal_budget import evaluate, timed
 
+from agents.benchmark.candidate import file_sha256
 from agents.policy.checkpoint import load_agent
 
 
@@ -78,12 +78,9 @@ def main() -> None:
     played = evaluate("ppo", shipped, args.env_id, args.eval_games, args.eval_seed, Path(args.out), "shipped")
     rows.append({"method": "shipped", "env_id": args.env_id, "seed": 1, "stage": f"round {total}", **played})
     rerun = Path(args.out) / f"seed1_round{total}.npz"  # the shipped file's seed and stage, run again
-    same = (
-        rerun.is_file() and hashlib.sha256(rerun.read_bytes()).digest() == hashlib.sha256(shipped.read_bytes()).digest()
-    )
     summary = {"recipe": " ".join(recipe), "eval_games": args.eval_games, "eval_seed": args.eval_seed, "runs": rows}
     if rerun.is_file():
-        summary["rerun_is_shipped_file"] = same
+        summary["rerun_is_shipped_file"] = file_sha256(rerun) == file_sha256(shipped)
     (Path(args.out) / "summary.json").write_text(json.dumps(summary, indent=1))
 
 

@@ -94,7 +94,8 @@ def known_limits(env_id: str, documents: Sequence[dict[str, Any]], summaries: Se
     """The page's box of known limits, read from the files: the built-in agents without a full run, the
     widest interval of the line-ups that play fewer deals, and whether the shipped recipe was run over seeds."""
     full = {d["candidate"] for d in documents if d["full_protocol"]}
-    missing = [f"`{name}`" for name in agent_names(env_id) if name not in full]
+    names = agent_names(env_id)
+    missing = [f"`{name}`" for name in names if name not in full]
     items = []
     if missing:
         items.append(f"Built-in agents without a full run committed here: {', '.join(missing)}.")
@@ -111,7 +112,7 @@ def known_limits(env_id: str, documents: Sequence[dict[str, Any]], summaries: Se
             f"Line-ups that play fewer deals (the search line-ups share a CPU cap) have wider intervals: {worst}."
         )
     seeded = any("recipe" in s and any(run["env_id"] == env_id for run in s["runs"]) for s in summaries)
-    if not seeded and f"ppo:{env_id}" in agent_names(env_id):
+    if not seeded and f"ppo:{env_id}" in names:
         items.append(
             f"The shipped network `ppo:{env_id}` comes from one training seed of its recipe; no run of that recipe "
             "over other seeds is committed (any seeds compared above are short runs from scratch)."
