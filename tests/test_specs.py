@@ -95,3 +95,20 @@ def test_winners_by_score_is_what_the_engine_says(spec):
             play_random_game(env, rng, max_steps=20_000)
             game = env.game
             assert game.winners() == winners_by_score(game.scores().tolist()), (n, seed)
+
+
+@pytest.mark.parametrize("spec", [s for s in SPECS.values() if s.same_game_as], ids=lambda s: s.env_id)
+def test_a_later_version_holds_every_piece_and_action_of_the_versions_it_names(spec):
+    """``same_game_as`` is what lets an earlier version's agents play: the same game, action table and pieces."""
+    for earlier_id in spec.same_game_as:
+        earlier = SPECS[earlier_id]
+        assert earlier.package == spec.package and earlier.player_counts == spec.player_counts
+        assert spec.plays_agents_of(earlier_id) and not earlier.plays_agents_of(spec.env_id)
+        for players in spec.player_counts:
+            for layout in ("seated", "max"):
+                old = pirate_envs.make(earlier_id, raw=True, num_players=players, table_layout=layout)
+                new = pirate_envs.make(spec.env_id, raw=True, num_players=players, table_layout=layout)
+                assert old.num_actions == new.num_actions
+                for piece in old.observation_layout.pieces:
+                    assert piece.name in new.observation_layout
+                    assert new.observation_layout.piece(piece.name).shape == piece.shape

@@ -68,6 +68,14 @@ def copy_into_torch(modules: Any, weights: list[np.ndarray], biases: list[np.nda
             layer.bias.copy_(torch.from_numpy(np.asarray(b, dtype=np.float32)))
 
 
+def plays(header: dict[str, Any], env_id: str) -> bool:
+    """Whether the agent of ``header`` plays ``env_id``: trained on it or on an earlier version of the
+    same game (``GameSpec.same_game_as``; it then reads its own pieces of the observation)."""
+    import pirate_envs
+
+    return pirate_envs.game_spec(env_id).plays_agents_of(header["env_id"])
+
+
 def load_initial_policy(
     source: str, env_id: str, observation_pieces: list[list[Any]], num_actions: int
 ) -> tuple[MlpPolicy, dict[str, Any]]:
@@ -83,7 +91,7 @@ def load_initial_policy(
         policy, header = load_agent(resolve_checkpoint(source))
     except ValueError as error:
         raise ValueError(f"--init {source!r}: {error}") from None
-    if header["env_id"] != env_id:
+    if not plays(header, env_id):
         raise ValueError(f"--init {source!r}: an agent of {header['env_id']}, not of {env_id}")
     if policy.num_actions != num_actions:
         raise ValueError(f"--init {source!r}: trained on another action table than this run's ({num_actions} actions)")
@@ -541,10 +549,12 @@ class TableFit:
     ``ValueError`` asking for the env.
     """
 
-    def __init__(self, policy: MlpPolicy, header: dict[str, Any], source: str):
+    def __init__(self, policy: MlpPolicy, header: dict[str, Any], source: str, env_id: str):
         self.policy = policy.with_inputs(None)
         self.header = header
         self.source = source
+        #: The env it plays: its header's, or a later version of the same game (``GameSpec.same_game_as``).
+        self.env_id = env_id
         #: Observation size -> the policy reading it, and the slice of its ``seat_present`` flags (if any).
         self.by_size: dict[int, tuple[MlpPolicy, slice | None]] = {}
 
@@ -584,12 +594,12 @@ class TableFit:
 
     def _plays(self) -> str:
         counts = "/".join(map(str, self.header["player_counts"]))
-        return f"ppo:{self.source} plays {self.header['env_id']} at {counts} players"
+        return f"ppo:{self.source} plays {self.env_id} at {counts} players"
 
     def _fit(self, size: int) -> None:
         import pirate_envs
 
-        env_id = self.header["env_id"]
+        env_id = self.env_id
         fits: list[tuple[np.ndarray | None, Any, str]] = []  # each distinct way to read the size
         for options in self.candidates():
             try:
@@ -629,7 +639,7 @@ def check_compatible(header: dict[str, Any], env_id: str, env: Any, source: str)
     Raises ``ValueError`` (one line naming what fits) when the agent was trained on another
     game, for other player counts, another action table or an observation without its pieces.
     """
-    if header["env_id"] != env_id:
+    if not plays(header, env_id):
         raise ValueError(f"checkpoint {source!r} was trained on {header['env_id']}, not {env_id}")
     players = len(env.possible_agents)
     if players not in header["player_counts"]:
@@ -666,7 +676,7 @@ def make_policy_agent(source: str, env_id: str, seed: int | None = None, env: An
     if env is None:
         import pirate_envs
 
-        if header["env_id"] != env_id:
+        if not plays(header, env_id):
             raise ValueError(f"checkpoint {path!r} was trained on {header['env_id']}, not {env_id}")
         # its own env options (table_layout included) at its first table size; the others when shown
         options = {"num_players": header["player_counts"][0], **header["env_kwargs"]}
@@ -674,7 +684,7 @@ def make_policy_agent(source: str, env_id: str, seed: int | None = None, env: An
             env = pirate_envs.make(env_id, raw=True, **options)
         except (ValueError, TypeError) as error:
             raise CheckpointError(f"checkpoint {path!r}: its env options {options} fail ({one_line(error)})") from None
-        tables = TableFit(policy, header, path)
+        tables = TableFit(policy, header, path, env_id)
     index = check_compatible(header, env_id, env.unwrapped, path)
     agent = PolicyAgent(policy.with_inputs(index), name=f"ppo:{source}", deterministic=not sample, seed=seed)
     if tables is not None:

@@ -61,6 +61,14 @@ class GameSpec:
     winners_by_score: bool = False
     #: The options a person may set, with their safe ranges.
     options: tuple[UserOption, ...] = ()
+    #: Earlier versions of this very game (the same rules and action table; this version's observation
+    #: holds each of their pieces, by name and shape): their agents play this version too, each reading
+    #: its own pieces of this version's observation (``tests/test_specs.py`` checks the claim).
+    same_game_as: tuple[str, ...] = ()
+
+    def plays_agents_of(self, env_id: str) -> bool:
+        """Whether an agent trained on ``env_id`` plays this version: the same id or one of `same_game_as`."""
+        return env_id == self.env_id or env_id in self.same_game_as
 
     @property
     def player_counts(self) -> tuple[int, ...]:

@@ -1,7 +1,7 @@
 """Lucky Pirate's declarations (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend.
 
 `SPEC` declares version 0, `SPEC_V1` version 1 (`pirate_envs.lucky_pirate.v1`): the same game with
-its own ids, entry module and config.
+its own ids, entry module and config, which version 0's agents play too (`GameSpec.same_game_as`).
 """
 
 import dataclasses
@@ -47,4 +47,5 @@ SPEC_V1 = dataclasses.replace(
     gym_id="pirate_envs/LuckyPirate-v1",
     entry_module="pirate_envs.lucky_pirate_v1",
     config="pirate_envs.lucky_pirate.v1:ConfigV1",
+    same_game_as=("lucky_pirate_v0",),
 )
