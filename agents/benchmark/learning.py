@@ -7,8 +7,8 @@ Two kinds of committed summaries (``docs/results/learning/*.json``) are read by 
   (``ppo``, ``dmc``), game and training seed;
 * a **recipe** summary (``recipe``; ``benchmarks/recipe_seeds.py``): the shipped agent's own training
   command run again per training seed, each run stopped at a stage of the recipe (``stage``: ``round
-  1``, ...) so the stages make a learning curve, and the shipped file evaluated the same way
-  (method ``shipped``).
+  1``, ...; a PPO recipe's stages are its checkpoints, ``order`` their learner steps) so the stages
+  make a learning curve, and the shipped file evaluated the same way (method ``shipped``).
 
 Each agent then played ``eval_games`` duplicate games (seed ``eval_seed``) against the heuristics.
 `learning_section` renders one game's rows of both: per budget or stage and method, each seed's win
@@ -77,7 +77,7 @@ def _cells(env_id: str, summaries: Sequence[dict[str, Any]]) -> dict[tuple[Any, 
     for summary in summaries:
         for run in summary["runs"]:
             if run["env_id"] == env_id and run["method"] in METHODS:
-                key = float(summary["budget_s"]) if "budget_s" in summary else run["stage"]
+                key = float(summary["budget_s"]) if "budget_s" in summary else (run.get("order", 0), run["stage"])
                 cells.setdefault((key, run["method"]), []).append(run)
     return cells
 
@@ -110,6 +110,14 @@ def _evaluation(summaries: Sequence[dict[str, Any]], players: int) -> str:
 
 
 def _rerun_words(summary: dict[str, Any]) -> str:
+    network = summary.get("rerun_is_shipped_network")
+    if network is not None:
+        return (
+            " The seed-1 run of the whole recipe ended with the shipped network, weight for weight."
+            if network
+            else " The seed-1 run of the whole recipe did not end with the shipped network weight for weight: "
+            "the recipe reproduces in distribution, as the seeds show, not bit for bit."
+        )
     same = summary.get("rerun_is_shipped_file")
     if same is None:
         return ""
@@ -142,16 +150,24 @@ def learning_section(env_id: str, summaries: Sequence[dict[str, Any]]) -> list[s
         ]
     recipes = [s for s in summaries if "recipe" in s and any(run["env_id"] == env_id for run in s["runs"])]
     for summary in recipes:
+        if summary["recipe"].startswith("python -m experiments.train"):
+            stages = "once per training seed (`--seed`), each checkpoint of a run a point of its learning curve"
+            cpu = "each training run's, on its last checkpoint's row"
+        else:
+            stages = (
+                "with each training seed (`--seed`) and stopped after each stage (the runs are seeded, so a "
+                "shorter run is the first stages of a longer one): a learning curve per seed"
+            )
+            cpu = "each training run's"
         lines += [
             "## The shipped recipe over training seeds",
             "",
-            f"The shipped agent's training command, `{summary['recipe']}`, run again with each training seed "
-            "(`--seed`) and stopped after each stage (the runs are seeded, so a shorter run is the first "
-            "stages of a longer one): a learning curve per seed. Each agent, and the shipped file itself "
-            f"(trained with seed 1), then played against {_evaluation([summary], players)}. The CPU seconds "
-            "are each training run's. Made by `benchmarks/recipe_seeds.py`." + _rerun_words(summary),
+            f"The shipped agent's training command, `{summary['recipe']}`, run again {stages}. Each agent, "
+            f"and the shipped file itself (trained with seed 1), then played against "
+            f"{_evaluation([summary], players)}. The CPU seconds are {cpu}. Made by "
+            "`benchmarks/recipe_seeds.py`." + _rerun_words(summary),
             "",
-            *_table(_cells(env_id, [summary]), "stage", str),
+            *_table(_cells(env_id, [summary]), "stage", lambda key: key[1]),
         ]
     return lines
 

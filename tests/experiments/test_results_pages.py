@@ -257,3 +257,34 @@ def test_the_committed_results_pages_are_the_ones_the_committed_files_give():
     for env_id in [*games, *games_of(summaries)]:
         page = render(games.get(env_id, []), summaries, env_id)
         assert (ROOT / "docs" / "results" / f"{env_id}.md").read_text() == page, env_id
+
+
+def test_a_ppo_recipe_over_seeds_is_a_curve_by_checkpoint_in_step_order(tmp_path, documents):
+    """Stages sort by their learner steps (2M before 10M), the run's CPU is on its last checkpoint."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "a.json").write_text(json.dumps(documents[0]))
+    (tmp_path / "learning").mkdir()
+    runs = []
+    for seed in (1, 2):
+        for steps in (10_000_000, 2_000_000):  # written last first: the page orders them
+            run = {**learning_run("ppo", KAPERN, seed, 0.3 + steps / 1e8, 0), "stage": f"{steps / 1e6:.1f}M steps"}
+            run["order"] = steps
+            if steps != 10_000_000:
+                del run["cpu_s"]
+            runs.append(run)
+    runs.append({**learning_run("shipped", KAPERN, 1, 0.4, 0), "cpu_s": None, "stage": "10.0M steps", "order": 10**7})
+    recipe = {"recipe": "python -m experiments.train --total-timesteps 10000000", "eval_games": 400, "eval_seed": 5}
+    (tmp_path / "learning" / "r.json").write_text(
+        json.dumps({**recipe, "runs": runs, "rerun_is_shipped_network": False})
+    )
+    results_pages.main(
+        ["--data", str(tmp_path / "data"), "--out", str(tmp_path), "--learning", str(tmp_path / "learning")]
+    )
+    text = (tmp_path / f"{KAPERN}.md").read_text()
+    assert "each checkpoint of a run a point of its learning curve" in text
+    assert "did not end with the shipped network weight for weight" in text
+    rows = [line for line in text.split("## The shipped recipe")[1].splitlines() if "M steps |" in line]
+    assert [row.split(" | ")[:2] for row in rows] == [
+        ["| 2.0M steps", "PPO"], ["| 10.0M steps", "PPO"], ["| 10.0M steps", "the shipped agent file"]
+    ]  # fmt: skip
+    assert rows[0].endswith("| — |") and rows[1].endswith("| 0, 0 |")
