@@ -21,6 +21,7 @@ from typing import Any
 import pirate_envs
 from agents.benchmark.board import line_up_opponent
 from agents.benchmark.learning import learning_section
+from agents.benchmark.protocol import REFERENCE_SHA256, VERSION
 from agents.benchmark.run import interval_text
 from agents.registry import agent_names
 
@@ -97,7 +98,12 @@ def known_limits(env_id: str, documents: Sequence[dict[str, Any]], summaries: Se
     names = agent_names(env_id)
     missing = [f"`{name}`" for name in names if name not in full]
     items = []
-    if missing:
+    if env_id not in REFERENCE_SHA256:
+        items.append(
+            f"pirate-bench v{VERSION} does not cover this game version (it has no reference network), so none of "
+            f"its agents has a benchmark run: {', '.join(missing)}."
+        )
+    elif missing:
         items.append(f"Built-in agents without a full run committed here: {', '.join(missing)}.")
     widths = {}
     for document in documents:

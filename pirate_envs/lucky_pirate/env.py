@@ -236,9 +236,9 @@ v1 (``lucky_pirate_v1``, `pirate_envs.lucky_pirate.v1`): the same game; ``observ
 it sets on the pile and its effect there: keeps the value, restricts, frees, clears, copies the
 card below, reverses, skips; a blind down card's slot; see `pirate_envs.lucky_pirate.actions`),
 so the training commands score actions with the feature action head. Version 0 is unchanged, and
-its agents play version 1 as they play version 0, each reading its own pieces of the observation
-(``ppo:lucky_pirate_v0`` on ``lucky_pirate_v1``; ``train --init`` starts a version 1 run from one,
-its new inputs at zero weight; `pirate_envs.core.spec.GameSpec.same_game_as`).
+an agent trained on version 0 plays version 1 as it plays version 0, reading its own pieces of the
+observation (`pirate_envs.core.spec.GameSpec.same_game_as`), and can start a version 1 training run,
+its new inputs at zero weight.
 """
 
 from __future__ import annotations

@@ -194,6 +194,9 @@ def test_the_learning_methods_over_seeds_are_on_each_games_page(tmp_path, docume
     alone = (out / "lucky_pirate_v1.md").read_text()
     assert "No benchmark results file of this game is committed yet." in alone and "0.260 (0.260, 0.260)" in alone
     assert "Deep Monte-Carlo" in alone and "| PPO |" not in alone
+    # a game version the protocol does not cover: its agents cannot have a run, and the box says why
+    assert "pirate-bench v3 does not cover this game version (it has no reference network)" in alone
+    assert "Built-in agents without a full run" not in alone and "Built-in agents without a full run" in text
 
 
 def test_a_learning_file_that_is_no_summary_is_refused(tmp_path, documents, capsys):
