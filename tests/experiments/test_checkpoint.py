@@ -138,8 +138,7 @@ def test_a_checkpoint_that_does_not_fit_the_table_names_its_player_counts(tmp_pa
 
 def test_shipped_agents_are_data_only_files():
     names = shipped_checkpoints()
-    # one per game; a newer version (lucky_pirate_v1) ships one only once it beats the older one's
-    assert names == sorted(set(pirate_envs.ENV_IDS) - {"lucky_pirate_v1"})
+    assert names == sorted(pirate_envs.ENV_IDS)  # one per game version
     assert not list(PRETRAINED_DIR.glob("*.zip"))  # no pickled checkpoint ships
     for name in names:
         policy, header = load_checkpoint(name)
