@@ -36,10 +36,11 @@ import numpy as np
 from learners_equal_budget import evaluate, timed
 
 from agents.benchmark.candidate import file_sha256
+from agents.benchmark.learning import PPO_RECIPE
 from agents.policy.checkpoint import load_agent
 
 IMITATE = ["python", "-m", "experiments.imitate"]
-TRAIN = ["python", "-m", "experiments.train"]
+TRAIN = PPO_RECIPE.split()
 #: The most learner steps of a PPO recipe run again here, per seed.
 MAX_PPO_STEPS = 20_000_000
 #: The options this script sets per run, left out of the recipe it reports.

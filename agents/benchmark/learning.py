@@ -34,6 +34,9 @@ METHODS = {
     "imitation": "the shipped recipe, run again",
     "shipped": "the shipped agent file",
 }
+#: The command a PPO recipe starts with: its stages are a run's checkpoints (``order``: learner steps),
+#: not separate runs stopped after each stage (``benchmarks/recipe_seeds.py`` runs both kinds).
+PPO_RECIPE = "python -m experiments.train"
 #: The keys every summary (and each kind's own key) and every run must have.
 SUMMARY_KEYS = ("eval_games", "eval_seed", "runs")
 KIND_KEYS = ("budget_s", "recipe")
@@ -150,7 +153,7 @@ def learning_section(env_id: str, summaries: Sequence[dict[str, Any]]) -> list[s
         ]
     recipes = [s for s in summaries if "recipe" in s and any(run["env_id"] == env_id for run in s["runs"])]
     for summary in recipes:
-        if summary["recipe"].startswith("python -m experiments.train"):
+        if summary["recipe"].startswith(PPO_RECIPE):
             stages = "once per training seed (`--seed`), each checkpoint of a run a point of its learning curve"
             cpu = "each training run's, on its last checkpoint's row"
         else:
@@ -172,4 +175,4 @@ def learning_section(env_id: str, summaries: Sequence[dict[str, Any]]) -> list[s
     return lines
 
 
-__all__ = ["METHODS", "games_of", "learning_section", "load_summaries"]
+__all__ = ["METHODS", "PPO_RECIPE", "games_of", "learning_section", "load_summaries"]
