@@ -68,6 +68,11 @@ def games_of(summaries: Sequence[dict[str, Any]]) -> list[str]:
     return list(dict.fromkeys(run["env_id"] for summary in summaries for run in summary["runs"]))
 
 
+def recipe_summaries(env_id: str, summaries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The recipe summaries (the shipped recipe over seeds) with a run of ``env_id``."""
+    return [s for s in summaries if "recipe" in s and any(run["env_id"] == env_id for run in s["runs"])]
+
+
 def _seed_cell(run: dict[str, Any]) -> str:
     if "win_rate" not in run:
         return f"failed (exit {run.get('exit', run.get('eval_exit', '?'))})"
@@ -151,8 +156,7 @@ def learning_section(env_id: str, summaries: Sequence[dict[str, Any]]) -> list[s
             "",
             *_table(_cells(env_id, equal), "CPU budget per run", lambda budget: f"{budget:.0f} s"),
         ]
-    recipes = [s for s in summaries if "recipe" in s and any(run["env_id"] == env_id for run in s["runs"])]
-    for summary in recipes:
+    for summary in recipe_summaries(env_id, summaries):
         if summary["recipe"].startswith(PPO_RECIPE):
             stages = "once per training seed (`--seed`), each checkpoint of a run a point of its learning curve"
             cpu = "each training run's, on its last checkpoint's row"
@@ -175,4 +179,4 @@ def learning_section(env_id: str, summaries: Sequence[dict[str, Any]]) -> list[s
     return lines
 
 
-__all__ = ["METHODS", "PPO_RECIPE", "games_of", "learning_section", "load_summaries"]
+__all__ = ["METHODS", "PPO_RECIPE", "games_of", "learning_section", "load_summaries", "recipe_summaries"]

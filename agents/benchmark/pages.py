@@ -20,7 +20,7 @@ from typing import Any
 
 import pirate_envs
 from agents.benchmark.board import line_up_opponent
-from agents.benchmark.learning import learning_section
+from agents.benchmark.learning import learning_section, recipe_summaries
 from agents.benchmark.protocol import REFERENCE_SHA256, VERSION
 from agents.benchmark.run import interval_text
 from agents.registry import agent_names
@@ -117,8 +117,7 @@ def known_limits(env_id: str, documents: Sequence[dict[str, Any]], summaries: Se
         items.append(
             f"Line-ups that play fewer deals (the search line-ups share a CPU cap) have wider intervals: {worst}."
         )
-    seeded = any("recipe" in s and any(run["env_id"] == env_id for run in s["runs"]) for s in summaries)
-    if not seeded and f"ppo:{env_id}" in names:
+    if not recipe_summaries(env_id, summaries) and f"ppo:{env_id}" in names:
         items.append(
             f"The shipped network `ppo:{env_id}` comes from one training seed of its recipe; no run of that recipe "
             "over other seeds is committed (any seeds compared above are short runs from scratch)."
