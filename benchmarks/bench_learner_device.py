@@ -10,7 +10,8 @@
    each of ``--ppo-games``, with ``--device cpu`` and ``--device cuda``, each with ``--loss fused``
    and ``--loss torch``: steps per second of the whole run (actors, learner and all), each measured
    once (the command's own wall time, after one warm-up run that compiles the kernels), or the
-   last line of its error.
+   last line of its error. On CUDA the update is sb3-contrib's own whatever ``--loss`` says (the
+   lean update's kernels run on the CPU only), so the two CUDA rows are two runs of the same path.
 
 Nothing needs a GPU: without CUDA the CUDA rows are left out.
 """
