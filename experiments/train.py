@@ -111,6 +111,7 @@ from experiments.cli import (
     parse_plan,
     table_envs,
 )
+from pirate_envs.core.errors import check_int64_fields
 
 #: ``--env-kwargs`` keys that a flag of this command sets: ``{key: flag}``.
 RESERVED_ENV_KWARGS = {
@@ -397,13 +398,21 @@ def check_cpu_budget(plan: RunPlan) -> None:
 
 def on_batched_engine(plan: RunPlan) -> bool:
     """Whether every game of the run is on the batched engine: ``--engine batched``, or ``auto`` where the
-    batched engine covers the game and its opponents (``single``, or ``auto`` elsewhere: the one-game engine)."""
+    batched engine covers the game, its opponents and every table's options (``single``, or ``auto``
+    elsewhere: the one-game engine, as `agents.selfplay.vec_env.make_vec_env` falls back)."""
     args = plan.args
     if args.engine != "auto":
         return args.engine == "batched"
     from agents.selfplay.batched_vec_env import batched_support
 
-    return batched_support(args.env_id, dict(plan.opponents)) is None
+    if batched_support(args.env_id, dict(plan.opponents)) is not None:
+        return False
+    try:  # the kernels' own check of a table's options (an integer beyond 64 bits falls back)
+        for env in plan.tables.values():
+            check_int64_fields(env.config)
+    except ValueError:
+        return False
+    return True
 
 
 def check_sizes(plan: RunPlan) -> None:

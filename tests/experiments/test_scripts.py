@@ -90,6 +90,10 @@ def test_train_stops_at_its_cpu_budget_and_refuses_work_it_cannot_count(tmp_path
     assert "not with the one-game engine's --num-workers 2 processes" in refused(capsys, main, single)
     piped = ["--out-dir", str(tmp_path), "--no-progress", "--pipeline", "--pipeline-in", "process", *tiny, *budget]
     assert "not with --pipeline-in process" in refused(capsys, main, piped)
+    # --engine auto falls back to the one-game engine's workers for an option the kernels cannot hold
+    kapern = ["--env-id", "piraten_kapern_v0", "--opponents", "random:1", "--env-kwargs", f"max_rolls={2**64}"]
+    fallback = ["--out-dir", str(tmp_path), "--no-progress", "--engine", "auto", "--num-workers", "2", *kapern, *budget]
+    assert "not with the one-game engine's --num-workers 2 processes" in refused(capsys, main, fallback)
 
 
 def test_evaluate_prints_and_writes_tables_ratings_and_plot(tmp_path):
