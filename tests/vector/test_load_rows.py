@@ -374,6 +374,15 @@ def test_bad_input_is_refused_in_one_line_and_writes_nothing() -> None:
         (ValueError, r"^2 seeds given for 1 rows; give one seed per row$", lambda: venv.load(0, engine, [1, 2])),
         (ValueError, r"^dst repeats a game index", lambda: venv.copy_rows(0, [1, 1])),
         (ValueError, r"^dst: 7 is not a game index", lambda: venv.copy_rows(0, 7)),
+        # integer arrays (the searches' form) give the same errors as lists
+        (ValueError, r"^dst: 3 is not a game index; expected integers 0\.\.2$",
+         lambda: venv.copy_rows(0, np.array([1, 3]))),
+        (ValueError, r"^dst: 4 is not a game index", lambda: venv.copy_rows(0, [np.int64(4)])),
+        (ValueError, r"^dst: -1 is not a game index", lambda: venv.copy_rows(0, np.array([-1]))),
+        (ValueError, r"^dst: 18446744073709551615 is not a game index",
+         lambda: venv.copy_rows(0, np.array([2**64 - 1], dtype=np.uint64))),
+        (ValueError, r"^dst repeats a game index \(\[2, 2\]\)", lambda: venv.copy_rows(0, np.array([2, 2]))),
+        (ValueError, r"^dst is empty; expected at least one game index", lambda: venv.copy_rows(0, np.array([], int))),
         (ValueError, r"^2 src rows for 1 dst rows; give one src or one per dst$", lambda: venv.copy_rows([0, 1], 2)),
     ]  # fmt: skip
     for error, message, call in refused:
