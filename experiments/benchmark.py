@@ -13,7 +13,9 @@ published deals, every deal once per seat rotation, and writes ``results.json`` 
 ``path/to/file.py:factory`` (`agents.benchmark.candidate`: loading it runs that code, on this
 machine). ``--deals`` plays only the first deals of the list (a reduced run, marked so);
 ``--opponents`` only some line-ups; ``--workers`` spreads batches of deals over processes (the
-figures do not change).
+figures do not change). Each finished batch is kept in ``--out``/batches as it comes back; a run that
+was stopped goes on with ``--resume`` (the same command, from the same commit), playing only the
+batches not kept, with the figures of an unbroken run.
 
 ``--leaderboard PATH`` instead writes the leaderboard page (pirate-bench v2's line-ups): every
 built-in agent of every game, at ``--deals`` per line-up (``--search-deals`` where ``mcts`` plays),
@@ -90,11 +92,18 @@ class BenchmarkArgs:
     leaderboard: str | None = field(default=None, metadata={"help": "write the leaderboard page to this path"})
     all_sizes: bool = field(default=False, metadata={"help": "leaderboard: every table size, not the default one"})
     progress: bool = field(default=True, metadata={"help": "name each line-up on stderr as it starts"})
+    resume: bool = field(
+        default=False,
+        metadata={
+            "help": "go on with a stopped run of the same command and commit: play only the batches it did not "
+            "keep in --out/batches (without it, a run starts afresh)"
+        },
+    )
 
 
 #: The flags only a leaderboard uses, and those only a run of one agent uses (given to the other: refused).
 LEADERBOARD_ONLY = ("search_deals", "all_sizes")
-RUN_ONLY = ("env_id", "agent", "players")
+RUN_ONLY = ("env_id", "agent", "players", "resume")
 
 
 def check(args: BenchmarkArgs, given: set[str] | frozenset[str] = frozenset()) -> None:
@@ -198,6 +207,8 @@ def main(argv: list[str] | None = None) -> dict:
         tuple(args.opponents),
         progress,
         int(args.protocol[1:]),
+        batches=Path(args.out) / "batches",  # type: ignore[arg-type]
+        resume=args.resume,
     )
     document = run_protocol(run)
     print(markdown(document))

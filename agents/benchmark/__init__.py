@@ -9,6 +9,7 @@
 * `agents.benchmark.board`: the leaderboard page from results files.
 * `agents.benchmark.run`: every line-up's duplicate games on the batched engine, and the figures
   (``results.json``, ``results.md``).
+* `agents.benchmark.batches`: a run's finished batches kept on disk, so that a stopped run goes on.
 * `agents.benchmark.control_variates`: luck measured by value functions fixed in advance, and the
   corrected (variance-reduced, unbiased) estimates beside the raw ones.
 * `agents.benchmark.leaderboard`: every built-in agent of every game played under v2 at a given budget.

@@ -8,7 +8,9 @@ dice. The agents move in groups, one ``act_batch`` per agent over every game whe
 (as `agents.selfplay.batched_vec_env` moves opponents); an agent with no batched form (``mcts``)
 plays through `agents.batched.one_game` (reference engines kept in step, the agent asked row by
 row). Batches are independent (each seeds its agents from the line-up
-and its index), so ``workers`` processes share them out and the figures stay the same.
+and its index), so ``workers`` processes share them out and the figures stay the same, and a run
+given a folder for its batches (`agents.benchmark.batches`) keeps each one as it finishes and, resumed,
+plays only those not kept.
 
 `run_protocol` plays every line-up and returns the results document (`summarise_lineup` per
 line-up: win rate with Wilson's interval, mean score, the raw and control-variate intervals over
@@ -17,6 +19,7 @@ deals, the OpenSkill rating); `write_results` writes ``results.json`` and ``resu
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import time
 from collections import Counter
@@ -33,6 +36,7 @@ from agents.base import Agent
 from agents.batched import BatchedAgent, has_batched_form, make_batched_agent
 from agents.batched.one_game import EnginesInStep, OneGameAgents
 from agents.benchmark import control_variates
+from agents.benchmark.batches import ARRAYS, COUNTERS, BatchStore
 from agents.benchmark.candidate import AgentFactory, Candidate, resolve
 from agents.benchmark.protocol import (
     DEALS_SHA256,
@@ -70,6 +74,10 @@ class LineupGames:
     candidate_seconds: float = 0.0  # CPU seconds in the candidate's act calls
     wall_seconds: float = 0.0
     decisions: int = 0
+    cpu_seconds: float = 0.0  # CPU seconds of the process that played the batches
+    batches: int = 1
+    reused_batches: int = 0  # read back from a kept batch file instead of played
+    reused_cpu_seconds: float = 0.0
 
     @property
     def candidate_seat(self) -> np.ndarray:
@@ -128,7 +136,7 @@ def play_chunk(lineup: Lineup, candidate: str | Candidate, deals: np.ndarray, ch
     candidate = resolve(candidate)
     env_id, n = lineup.env_id, lineup.players
     games = len(deals) * n
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     venv = pirate_envs.vector.make(env_id, games, seed=0, num_players=n)
     raw = pirate_envs.make(env_id, raw=True, num_players=n)
     engines = EnginesInStep(venv)
@@ -187,7 +195,22 @@ def play_chunk(lineup: Lineup, candidate: str | Candidate, deals: np.ndarray, ch
     uniform = (role == 1) & (lineup.opponent == "random")  # seats whose decisions have a known law
     result.luck = control_variates.seat_luck(venv, rows, uniform)
     result.wall_seconds = time.perf_counter() - start
+    result.cpu_seconds = time.process_time() - start_cpu
     return result
+
+
+def _batch_fields(part: LineupGames) -> dict[str, Any]:
+    """What a batch file keeps of a played batch (`agents.benchmark.batches`)."""
+    return {name: getattr(part, name) for name in ARRAYS + COUNTERS}
+
+
+def _kept_batch(lineup: Lineup, fields: dict[str, Any]) -> LineupGames:
+    """A batch read back from its file, counted as reused."""
+    counters = {name: fields[name] for name in COUNTERS}
+    for name in ("candidate_moves", "decisions"):
+        counters[name] = int(counters[name])
+    arrays = [fields[name] for name in ARRAYS]
+    return LineupGames(lineup, *arrays, **counters, reused_batches=1, reused_cpu_seconds=counters["cpu_seconds"])
 
 
 #: The candidates of the `play_lineups` call in progress: worker processes are forked with it, so
@@ -208,36 +231,52 @@ def _one_game_play(lineup: Lineup, candidate: Candidate) -> bool:
 
 
 def play_lineups(
-    plan: list[tuple[Lineup, str | Candidate]], workers: int = 1, progress: Callable[[str], None] | None = None
+    plan: list[tuple[Lineup, str | Candidate]],
+    workers: int = 1,
+    progress: Callable[[str], None] | None = None,
+    store: BatchStore | None = None,
 ) -> list[LineupGames]:
     """Every ``(line-up, candidate)`` of ``plan``, games in deal order, in ``workers`` processes.
 
     The batches (`Lineup.chunk_deals`) of all the line-ups share one pool, those of the slow
     line-ups (an agent with no batched form) handed out first, so that a line-up of one batch
     plays beside the others instead of after them. The figures do not depend on ``workers``.
-    ``progress`` hears one line per finished line-up.
+    ``progress`` hears one line per finished line-up. With a ``store``, a batch kept there is read
+    back instead of played, and every batch played is kept there as it finishes.
     """
     candidates = [resolve(candidate) for _, candidate in plan]
     jobs: list[tuple[int, tuple[Lineup, int, np.ndarray, int]]] = []
+    firsts: list[int] = []  # each job's first deal
     for index, (lineup, _) in enumerate(plan):
         states = deal_states(lineup.deals)
         size = lineup.chunk_deals(candidates[index].name)
         jobs += [(index, (lineup, index, states[i : i + size], i // size)) for i in range(0, len(states), size)]
+        firsts += list(range(0, len(states), size))
     slow = [_one_game_play(lineup, candidates[index]) for index, (lineup, _) in enumerate(plan)]
     order = sorted(range(len(jobs)), key=lambda j: not slow[jobs[j][0]])
     remaining = Counter(index for index, _ in jobs)  # batches still to play, per line-up
     parts: dict[int, LineupGames] = {}
 
-    def finished(results: Any) -> None:
+    def finished(results: Any, played: bool = True) -> None:
         for job, part in results:
             parts[job] = part
-            index = jobs[job][0]
+            index, (lineup, _, deals, batch) = jobs[job]
+            if played and store is not None:
+                store.save(lineup, batch, firsts[job], len(deals), _batch_fields(part))
             remaining[index] -= 1
             if progress and not remaining[index]:
-                lineup = plan[index][0]
                 progress(f"{lineup.env_id} {candidates[index].name}: {lineup.key}, {lineup.deals} deals played")
 
-    numbered = [(j, jobs[j][1]) for j in order]
+    if store is not None:
+        kept = []
+        for job, (_, (lineup, _, deals, batch)) in enumerate(jobs):
+            fields = store.load(lineup, batch, firsts[job], len(deals))
+            if fields is not None:
+                kept.append((job, _kept_batch(lineup, fields)))
+        finished(kept, played=False)
+        if progress and kept:
+            progress(f"read back {len(kept)} of {len(jobs)} batches kept in {store.folder}")
+    numbered = [(j, jobs[j][1]) for j in order if j not in parts]
     _CANDIDATES[:] = candidates
     with one_blas_thread():
         if workers > 1 and len(jobs) > 1:
@@ -268,6 +307,10 @@ def _concatenate(lineup: Lineup, parts: list[LineupGames]) -> LineupGames:
         sum(p.candidate_seconds for p in parts),
         sum(p.wall_seconds for p in parts),
         sum(p.decisions for p in parts),
+        sum(p.cpu_seconds for p in parts),
+        sum(p.batches for p in parts),
+        sum(p.reused_batches for p in parts),
+        sum(p.reused_cpu_seconds for p in parts),
     )
 
 
@@ -324,6 +367,11 @@ class ProtocolRun:
     opponents: tuple[str, ...] = ()
     progress: Callable[[str], None] | None = field(default=None, repr=False)
     version: int = VERSION
+    #: a folder for the run's finished batches (`agents.benchmark.batches`); ``None``: none kept
+    batches: str | Path | None = None
+    #: read back the batches kept in ``batches`` by an earlier, stopped run of the same run (else
+    #: the folder's batches are deleted first)
+    resume: bool = False
 
 
 def reduction(run: ProtocolRun, played: list[Lineup]) -> dict[str, Any] | None:
@@ -358,9 +406,19 @@ def run_protocol(run: ProtocolRun) -> dict[str, Any]:
     candidate = resolve(run.candidate)
     sizes = run.players or table_sizes(run.env_id, candidate)
     plan = lineups(run.env_id, sizes, run.deals, run.opponents or None, run.version)
-    played = play_lineups([(lineup, candidate) for lineup in plan], run.workers, run.progress)
+    store = None if run.batches is None else batch_store(run, candidate, commit)
+    played = play_lineups([(lineup, candidate) for lineup in plan], run.workers, run.progress, store)
     results = [summarise_lineup(games) for games in played]
     opponents = sorted({opponent_agent(lineup.opponent, run.env_id) for lineup in plan})
+    reused_cpu = sum(games.reused_cpu_seconds for games in played)
+    origin = provenance(cpu_seconds() - start + reused_cpu, commit)
+    reused = sum(games.reused_batches for games in played)
+    if reused:  # the CPU seconds above count the earlier run's batches too
+        origin["resumed"] = {
+            "batches_reused": reused,
+            "batches": sum(games.batches for games in played),
+            "cpu_seconds_reused": round(reused_cpu, 1),
+        }
     return {
         "protocol": title(run.version),
         "env_id": run.env_id,
@@ -370,9 +428,24 @@ def run_protocol(run: ProtocolRun) -> dict[str, Any]:
         "control_variate": control_variates.describe(run.env_id),
         "agents": {"candidate": candidate_record(candidate), "opponents": [agent_record(name) for name in opponents]},
         "deals": {"master_seed": MASTER_SEED, "sha256": DEALS_SHA256},
-        "provenance": provenance(cpu_seconds() - start, commit),
+        "provenance": origin,
         "lineups": results,
     }
+
+
+def batch_store(run: ProtocolRun, candidate: Candidate, commit: dict[str, Any] | None) -> BatchStore:
+    """The run's `BatchStore` in ``run.batches``, emptied first unless ``run.resume``."""
+    identity = {
+        "protocol": title(run.version),
+        "deals_sha256": DEALS_SHA256,
+        "env_id": run.env_id,
+        "candidate": candidate_record(candidate),
+        "git": commit,
+    }
+    store = BatchStore(Path(run.batches), json.loads(json.dumps(identity)))  # type: ignore[arg-type]
+    if not run.resume:
+        store.clear()
+    return store
 
 
 def interval_text(triple: list[float | None], digits: int = 3) -> str:
@@ -448,8 +521,6 @@ def markdown(document: dict[str, Any]) -> str:
 
 def write_results(document: dict[str, Any], out: str | Path) -> list[Path]:
     """Write ``results.json`` and ``results.md`` into ``out`` (each written whole, then renamed)."""
-    import json
-
     from agents.policy.checkpoint import write_atomic
 
     out = Path(out)

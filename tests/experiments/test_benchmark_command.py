@@ -49,6 +49,7 @@ def no_games(monkeypatch):
         (["--opponents", "random", "heuristic", "random", "--out", "x"], "'random' is named twice; give each once"),
         (["--all-sizes", "--out", "x"], "--all-sizes: only --leaderboard uses it; leave it out"),
         (["--search-deals", "5", "--out", "x"], "--search-deals: only --leaderboard uses it"),
+        (["--leaderboard", "lb.md", "--resume"], "--resume: a --leaderboard run plays every game and agent"),
     ],
 )
 def test_bad_arguments_one_line(capsys, no_games, argv, message):
@@ -83,6 +84,18 @@ def test_a_reduced_run_writes_results(tmp_path, capsys):
     page = (tmp_path / "results.md").read_text()
     assert page.startswith("# pirate-bench v2: heuristic on piraten_kapern_v0") and "| 2p vs random | 3 |" in page
     assert "Reduced run" in page
+
+
+def test_a_run_resumed_reads_its_kept_batches_back(tmp_path, capsys):
+    argv = ["--env-id", "piraten_kapern_v0", "--agent", "heuristic", "--players", "2", "--deals", "3"]
+    argv += ["--opponents", "random", "--out", str(tmp_path)]
+    first = benchmark.main(argv)
+    assert len(list((tmp_path / "batches").glob("*.npz"))) == 1
+    capsys.readouterr()
+    resumed = benchmark.main([*argv, "--resume"])
+    assert "read back 1 of 1 batches kept in" in capsys.readouterr().err
+    assert resumed["lineups"][0]["win_rate"] == first["lineups"][0]["win_rate"]
+    assert resumed["provenance"]["resumed"]["batches_reused"] == 1
 
 
 def test_one_deal_writes_strict_json(tmp_path):

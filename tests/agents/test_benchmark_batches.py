@@ -1,0 +1,79 @@
+"""A protocol run keeps its finished batches, and a stopped run resumed plays only the rest, to the same figures."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+pytest.importorskip("openskill")
+
+from agents.benchmark import run
+from agents.benchmark.protocol import Lineup
+from agents.benchmark.run import ProtocolRun, run_protocol
+
+KAPERN = "piraten_kapern_v0"
+FIGURES = ("lineup", "deals", "games", "truncated", "win_rate", "mean_score", "rating", "estimates")
+
+
+@pytest.fixture
+def small_batches(monkeypatch):
+    """Two deals a batch, so that a few deals make several batches; counts the batches played."""
+    monkeypatch.setattr(Lineup, "chunk_deals", lambda self, candidate: 2)
+    played = []
+    play_chunk = run.play_chunk
+
+    def counted(lineup, candidate, deals, chunk_index):
+        played.append((lineup.key, chunk_index))
+        return play_chunk(lineup, candidate, deals, chunk_index)
+
+    monkeypatch.setattr(run, "play_chunk", counted)
+    return played
+
+
+def figures(document):
+    return [{key: lineup[key] for key in FIGURES} for lineup in document["lineups"]]
+
+
+def plan(folder, candidate="heuristic", resume=False):
+    return ProtocolRun(KAPERN, candidate, (2,), 7, 1, ("random", "heuristic"), batches=folder, resume=resume)
+
+
+def test_a_resumed_run_plays_only_the_batches_not_kept_and_gives_the_same_figures(tmp_path, small_batches):
+    folder = tmp_path / "batches"
+    whole = run_protocol(plan(folder))
+    kept = sorted(folder.glob("*.npz"))
+    assert len(kept) == len(small_batches) == 8  # 7 deals in batches of 2, two line-ups
+    assert "resumed" not in whole["provenance"]
+    for path in kept[1::3]:  # as if the run had stopped before these came back
+        path.unlink()
+    small_batches.clear()
+    resumed = run_protocol(plan(folder, resume=True))
+    assert len(small_batches) == 3
+    assert figures(resumed) == figures(whole)
+    again = resumed["provenance"]["resumed"]
+    assert again["batches_reused"] == 5 and again["batches"] == 8
+    assert resumed["provenance"]["cpu_seconds"] >= again["cpu_seconds_reused"] >= 0
+    assert len(list(folder.glob("*.npz"))) == 8
+    small_batches.clear()
+    afresh = run_protocol(plan(folder))  # without resume: every batch played again
+    assert len(small_batches) == 8 and figures(afresh) == figures(whole)
+
+
+def test_batches_of_another_run_are_refused_not_mixed_in(tmp_path, small_batches):
+    folder = tmp_path / "batches"
+    run_protocol(plan(folder))
+    with pytest.raises(ValueError, match=r"a batch of another run \(candidate differ\)"):
+        run_protocol(plan(folder, candidate="random", resume=True))
+
+
+def test_a_batch_file_is_read_without_unpickling(tmp_path, small_batches):
+    folder = tmp_path / "batches"
+    run_protocol(plan(folder))
+    target = sorted(folder.glob("*.npz"))[0]
+    np.savez(target, identity=np.array([{"not": "data"}], dtype=object), counters=np.zeros(5))  # pickled inside
+    with pytest.raises(ValueError, match="not a readable batch file"):
+        run_protocol(plan(folder, resume=True))
+    target.write_bytes(b"not a zip file")
+    with pytest.raises(ValueError, match="not a readable batch file"):
+        run_protocol(plan(folder, resume=True))
