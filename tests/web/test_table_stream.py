@@ -16,20 +16,27 @@ import httpx  # noqa: E402
 
 
 def _listen(url: str, token: str | None, out: queue.Queue, stop: threading.Event) -> None:
-    """Read the table's event stream; put each pushed state on ``out``."""
-    with httpx.Client(timeout=120) as client, client.stream("GET", url, headers=seat_headers(token)) as answer:
-        out.put(answer.status_code)
-        for line in answer.iter_lines():
-            if line.startswith("data: "):
-                out.put(json.loads(line[6:]))
-            if stop.is_set():
-                return
+    """Read the table's event stream; put each pushed state on ``out`` (a broken stream: its error,
+    unless the test is over and stopped the server under it)."""
+    try:
+        with httpx.Client(timeout=120) as client, client.stream("GET", url, headers=seat_headers(token)) as answer:
+            out.put(answer.status_code)
+            for line in answer.iter_lines():
+                if line.startswith("data: "):
+                    out.put(json.loads(line[6:]))
+                if stop.is_set():
+                    return
+    except httpx.TransportError as error:
+        if not stop.is_set():
+            out.put(error)
 
 
 def _next(out: queue.Queue, until) -> dict:
     """The first pushed state that satisfies ``until``."""
     for _ in range(1000):
         state = out.get(timeout=120)
+        if isinstance(state, Exception):
+            raise AssertionError(f"the event stream broke: {state!r}")
         if until(state):
             return state
     raise AssertionError("no such state was pushed")
