@@ -279,8 +279,8 @@ def play_lineups(
     numbered = [(j, jobs[j][1]) for j in order if j not in parts]
     _CANDIDATES[:] = candidates
     with one_blas_thread():
-        if workers > 1 and len(jobs) > 1:
-            with multiprocessing.get_context("fork").Pool(min(workers, len(jobs))) as pool:
+        if workers > 1 and len(numbered) > 1:
+            with multiprocessing.get_context("fork").Pool(min(workers, len(numbered))) as pool:
                 finished(pool.imap_unordered(_play_job, numbered))
         else:
             finished(map(_play_job, numbered))
