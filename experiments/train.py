@@ -111,7 +111,6 @@ from experiments.cli import (
     parse_plan,
     table_envs,
 )
-from pirate_envs.core.errors import check_int64_fields
 
 #: ``--env-kwargs`` keys that a flag of this command sets: ``{key: flag}``.
 RESERVED_ENV_KWARGS = {
@@ -376,7 +375,7 @@ def check_settings(plan: RunPlan) -> None:
     if args.engine == "batched":
         from agents.selfplay.batched_vec_env import batched_support
 
-        reason = batched_support(args.env_id, dict(plan.opponents))
+        reason = batched_support(args.env_id, dict(plan.opponents), table_configs(plan))
         if reason is not None:
             raise ValueError(f"--engine batched: {reason}; use --engine single or auto")
     if args.max_cpu_s > 0:
@@ -405,14 +404,12 @@ def on_batched_engine(plan: RunPlan) -> bool:
         return args.engine == "batched"
     from agents.selfplay.batched_vec_env import batched_support
 
-    if batched_support(args.env_id, dict(plan.opponents)) is not None:
-        return False
-    try:  # the kernels' own check of a table's options (an integer beyond 64 bits falls back)
-        for env in plan.tables.values():
-            check_int64_fields(env.config)
-    except ValueError:
-        return False
-    return True
+    return batched_support(args.env_id, dict(plan.opponents), table_configs(plan)) is None
+
+
+def table_configs(plan: RunPlan) -> list[Any]:
+    """The validated game ``Config`` of each of the run's tables."""
+    return [env.config for env in plan.tables.values()]
 
 
 def check_sizes(plan: RunPlan) -> None:

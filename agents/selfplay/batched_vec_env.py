@@ -50,6 +50,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from collections import deque
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -72,17 +73,23 @@ from agents.selfplay.core import (
     win_share,
 )
 from agents.selfplay.opponents import SELF, OpponentPool
-from pirate_envs.core.errors import check_range
+from pirate_envs.core.errors import check_int64_fields, check_range
 from pirate_envs.core.rewards import winners_by_score
 
 
-def batched_support(env_id: str, opponents: Opponents) -> str | None:
+def batched_support(env_id: str, opponents: Opponents, configs: Iterable[Any] = ()) -> str | None:
     """Why the batched path cannot train ``env_id`` (``None``: it can; every opponent plays there, those
-    without a batched form through `agents.batched.one_game`)."""
+    without a batched form through `agents.batched.one_game`). ``configs``: the tables' validated game
+    ``Config``s, checked as the kernels check them (an integer beyond 64 bits)."""
     if importlib.util.find_spec("numba") is None:
         return "numba is not installed"
     if env_id not in pirate_envs.vector.COVERED_ENV_IDS:
         return f"the batched engine does not cover {env_id}"
+    try:
+        for config in configs:
+            check_int64_fields(config)
+    except ValueError as error:
+        return str(error)
     return None
 
 

@@ -94,6 +94,8 @@ def test_train_stops_at_its_cpu_budget_and_refuses_work_it_cannot_count(tmp_path
     kapern = ["--env-id", "piraten_kapern_v0", "--opponents", "random:1", "--env-kwargs", f"max_rolls={2**64}"]
     fallback = ["--out-dir", str(tmp_path), "--no-progress", "--engine", "auto", "--num-workers", "2", *kapern, *budget]
     assert "not with the one-game engine's --num-workers 2 processes" in refused(capsys, main, fallback)
+    batched = ["--out-dir", str(tmp_path), "--no-progress", "--engine", "batched", *kapern, *budget]
+    assert "--engine batched: max_rolls=18446744073709551616 is out of range" in refused(capsys, main, batched)
 
 
 def test_evaluate_prints_and_writes_tables_ratings_and_plot(tmp_path):
