@@ -529,27 +529,19 @@ class VectorEnv:
     # ----------------------------------------------------------------- loading and copying games
     def _check_rows(self, name: str, rows: Any, distinct: bool) -> np.ndarray:
         """``rows`` (one index or a sequence of them) as ``int64`` indices; one-line errors naming ``name``."""
-        if isinstance(rows, np.ndarray) and rows.ndim == 1 and rows.dtype.kind in "iu" and rows.size:
-            indices = self._checked_index_array(name, rows)  # the searches' hot path: no Python loop
+        fast = isinstance(rows, np.ndarray) and rows.ndim == 1 and rows.dtype.kind in "iu" and rows.size > 0
+        if fast and not ((rows < 0) | (rows >= self.num_envs)).any():
+            indices = rows.astype(np.int64)  # the searches' hot path: no Python loop
         else:
-            indices = self._listed_rows(name, rows)
+            indices = self._listed_rows(name, rows)  # every other form, and the errors
         if distinct and len(np.unique(indices)) < len(indices):
             raise ValueError(f"{name} repeats a game index ({shown(indices.tolist())}); each row may be written once")
         if not self._has_reset:
             raise RuntimeError("call reset() before loading or copying games")
         return indices
 
-    def _checked_index_array(self, name: str, rows: np.ndarray) -> np.ndarray:
-        """A non-empty integer array ``rows`` as ``int64`` indices (the error of `_listed_rows` for one outside)."""
-        outside = (rows < 0) | (rows >= self.num_envs)
-        if outside.any():
-            raise ValueError(
-                f"{name}: {int(rows[outside][0])} is not a game index; expected integers 0..{self.num_envs - 1}"
-            )
-        return rows.astype(np.int64)
-
     def _listed_rows(self, name: str, rows: Any) -> np.ndarray:
-        """``rows`` of any other form, checked element by element."""
+        """``rows`` checked element by element."""
         listed = [rows] if is_integer(rows) else rows
         try:
             listed = list(listed)
