@@ -96,12 +96,10 @@ class BatchStore:
         fields.update(zip(COUNTERS, counters.tolist(), strict=True))
         return fields
 
-    def clear(self) -> int:
-        """Delete the kept batches (a fresh run into the same folder); how many there were."""
-        kept = list(self.folder.glob("*p_*_*d_*.npz")) if self.folder.is_dir() else []
-        for path in kept:
+    def clear(self) -> None:
+        """Delete the kept batches (a fresh run into the same folder)."""
+        for path in self.folder.glob("*p_*_*d_*.npz"):
             path.unlink()
-        return len(kept)
 
 
 __all__ = ["ARRAYS", "COUNTERS", "BatchStore"]

@@ -406,7 +406,8 @@ def run_protocol(run: ProtocolRun) -> dict[str, Any]:
     candidate = resolve(run.candidate)
     sizes = run.players or table_sizes(run.env_id, candidate)
     plan = lineups(run.env_id, sizes, run.deals, run.opponents or None, run.version)
-    store = None if run.batches is None else batch_store(run, candidate, commit)
+    record = candidate_record(candidate)  # hashes the candidate's file: once
+    store = None if run.batches is None else batch_store(run, record, commit)
     played = play_lineups([(lineup, candidate) for lineup in plan], run.workers, run.progress, store)
     results = [summarise_lineup(games) for games in played]
     opponents = sorted({opponent_agent(lineup.opponent, run.env_id) for lineup in plan})
@@ -426,20 +427,21 @@ def run_protocol(run: ProtocolRun) -> dict[str, Any]:
         "full_protocol": reduction(run, plan) is None,
         "reduced": reduction(run, plan),
         "control_variate": control_variates.describe(run.env_id),
-        "agents": {"candidate": candidate_record(candidate), "opponents": [agent_record(name) for name in opponents]},
+        "agents": {"candidate": record, "opponents": [agent_record(name) for name in opponents]},
         "deals": {"master_seed": MASTER_SEED, "sha256": DEALS_SHA256},
         "provenance": origin,
         "lineups": results,
     }
 
 
-def batch_store(run: ProtocolRun, candidate: Candidate, commit: dict[str, Any] | None) -> BatchStore:
-    """The run's `BatchStore` in ``run.batches``, emptied first unless ``run.resume``."""
+def batch_store(run: ProtocolRun, candidate: dict[str, Any], commit: dict[str, Any] | None) -> BatchStore:
+    """The run's `BatchStore` in ``run.batches`` (``candidate``: its `candidate_record`), emptied first
+    unless ``run.resume``."""
     identity = {
         "protocol": title(run.version),
         "deals_sha256": DEALS_SHA256,
         "env_id": run.env_id,
-        "candidate": candidate_record(candidate),
+        "candidate": candidate,
         "git": commit,
     }
     store = BatchStore(Path(run.batches), json.loads(json.dumps(identity)))  # type: ignore[arg-type]
