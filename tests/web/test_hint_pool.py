@@ -79,7 +79,15 @@ def check_slow_hints(client, gate: threading.Event, entered: threading.Semaphore
     hints = [threading.Thread(target=ask_hint, daemon=True) for _ in range(GAME_THREADS)]
     for thread in hints:
         thread.start()
-    assert entered.acquire(timeout=WAIT_S), "the hint never reached its agent"
+    # every hint is in before the probes move the table (one arriving after the move would be answered
+    # "not your turn"): the hints' own threads are all held, and every hint past them is refused at once
+    for _ in range(HINT_THREADS):
+        assert entered.acquire(timeout=WAIT_S), "a hint never reached its agent"
+    deadline = time.monotonic() + WAIT_S
+    while len(answers) < GAME_THREADS - HINT_THREADS and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert sorted(a.status_code for a in answers) == [503] * (GAME_THREADS - HINT_THREADS)
+    assert all("hints are being computed" in answer.json()["error"] for answer in answers)
     probes: dict = {}
 
     def probe(tid: str, token: str, kind: str) -> None:
@@ -106,14 +114,6 @@ def check_slow_hints(client, gate: threading.Event, entered: threading.Semaphore
     assert all(answer.status_code == 200 for answer in done.values()), {k: a.text[:200] for k, a in done.items()}
     for tid in (here, there):
         assert done[tid, "move"].json()["version"] == before[tid]["version"] + 1
-    # the hints' own threads are all held: every hint past them is refused at once
-    for _ in range(HINT_THREADS - 1):
-        assert entered.acquire(timeout=WAIT_S), "a second hint never reached its agent"
-    deadline = time.monotonic() + WAIT_S
-    while len(answers) < GAME_THREADS - HINT_THREADS and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert sorted(a.status_code for a in answers) == [503] * (GAME_THREADS - HINT_THREADS)
-    assert all("hints are being computed" in answer.json()["error"] for answer in answers)
     gate.set()
     for thread in hints:
         thread.join(WAIT_S)
