@@ -194,9 +194,6 @@ class BatchIllegalActionError(IllegalActionError):
         self.args = (f"game {game}: {self.args[0]}",)
 
 
-#: The action that tells a step kernel to leave a game as it is (any negative action does).
-_WAIT = -1
-
 #: Columns per block of the sampler's first pass (block sums vectorise; only one block is scanned).
 _PICK_BLOCK = 128
 
@@ -310,7 +307,10 @@ class VectorEnv:
         self._backend = resolve(backend)(
             self.config, self.reward_mode, self.num_envs, self._env.SCORE_SCALE, table_layout=self._env.table_layout
         )
-        self._index = np.arange(self.num_envs)
+        #: `step`'s buffers: every game active, and the actions handed to the step kernel.
+        self._everyone = np.ones(self.num_envs, dtype=np.bool_)
+        self._kernel_actions = np.zeros(self.num_envs, dtype=np.int64)
+        self._step_actions = resolve("pirate_envs.core.batched:step_actions")
         self._has_reset = False
 
     # ----------------------------------------------------------------- outputs
@@ -408,33 +408,30 @@ class VectorEnv:
                 f"actions must be {self.num_envs} integers, one per game (shape ({self.num_envs},)); "
                 f"got shape {actions.shape} of dtype {actions.dtype}"
             )
-        live = ~(self.terminated | self.truncated)
-        checked = live
-        if active is not None:
+        if active is None:
+            active = self._everyone
+        else:
             active = np.asarray(active)
             if active.shape != (self.num_envs,) or active.dtype != np.bool_:
                 raise TypeError(
                     f"active must be {self.num_envs} booleans, one per game (shape ({self.num_envs},), dtype bool) "
                     f"or None; got shape {active.shape} of dtype {active.dtype}"
                 )
-            checked = live & active
-        in_space = (actions >= 0) & (actions < self.num_actions)  # before the cast: a uint64 beyond int64 is outside
-        legal = self.action_mask[self._index, np.where(in_space, actions, 0)].astype(bool) & in_space
-        bad = np.flatnonzero(checked & ~legal)
-        if bad.size:
-            game = int(bad[0])
+        # a uint64 beyond int64 turns negative here: outside the action space, as it is
+        numbers = actions if actions.dtype == np.int64 else actions.astype(np.int64)
+        kernel_actions = self._kernel_actions
+        bad, restarts = self._step_actions(
+            numbers, self.action_mask, self.terminated, self.truncated, active, kernel_actions
+        )
+        if bad >= 0:
             raise BatchIllegalActionError(
-                game,
-                int(actions[game]),
-                np.flatnonzero(self.action_mask[game]).tolist(),
+                bad,
+                int(actions[bad]),
+                np.flatnonzero(self.action_mask[bad]).tolist(),
                 self._env.action_to_string,
                 self.num_actions,
             )
-        # the kernels read a negative action as "wait": an ended game's (ignored) action must not be one
-        kernel_actions = np.where(live, actions, 0).astype(np.int64, copy=False)
-        if active is not None:
-            kernel_actions[~active] = _WAIT
-        self._backend.step(kernel_actions)
+        self._backend.step(kernel_actions, restarts)
 
     # ----------------------------------------------------------------- one game
     def _check_index(self, index: Any) -> int:

@@ -275,12 +275,12 @@ class LuckyPirateHeuristicBatch:
 
     def _checked_slots(self, games: np.ndarray) -> np.ndarray:
         slots = np.asarray(games)
-        if slots.ndim != 1 or not (slots.size == 0 or np.issubdtype(slots.dtype, np.integer)):
+        if slots.ndim != 1 or not (slots.size == 0 or slots.dtype.kind in "iu"):
             raise ValueError(f"games must be a 1-d array of integer slots, got shape {slots.shape} {slots.dtype}")
-        bad = slots[(slots < 0) | (slots >= self.num_games)]
-        if bad.size:
+        if slots.size and (slots.min() < 0 or slots.max() >= self.num_games):
+            bad = slots[(slots < 0) | (slots >= self.num_games)]
             raise ValueError(f"game slot {int(bad[0])} is out of range: valid slots are 0..{self.num_games - 1}")
-        return slots.astype(np.int64)
+        return slots.astype(np.int64, copy=False)
 
 
 __all__ = ["PREFERENCE", "LuckyPirateHeuristicBatch"]

@@ -219,12 +219,18 @@ def play_out(
     instead of the policy's. The policy's game slot of a row is ``row * num_players + seat``; a
     row that stopped waits while the others play on. Returns whether each row's game ended by the rules.
     """
+    from agents.search.play_out_kernel import account_step
+
     n = venv.num_players
     position = np.full(venv.num_envs, -1, dtype=np.int64)
     position[rows] = np.arange(len(rows))
-    if turn_columns is not None:  # the turn ends when the player on turn changes or a new turn's card is drawn
+    turn_stop = turn_columns is not None
+    if turn_stop:  # the turn ends when the player on turn changes or a new turn's card is drawn
         turn_player = venv.current_player[rows].copy()
         turn_marks = venv.observation[rows, turn_columns].copy()
+        turn_start = turn_columns.start
+    else:
+        turn_player, turn_marks, turn_start = position[:0], venv.observation[:0], 0
     active = np.zeros(venv.num_envs, dtype=bool)
     active[rows] = True
     terminated = np.zeros(len(rows), dtype=bool)
@@ -232,27 +238,20 @@ def play_out(
     if first_actions is not None:
         actions[rows] = first_actions
     first = first_actions is not None
-    while True:
-        live = np.flatnonzero(active)
-        if live.size == 0:
-            return terminated
+    scale = np.float32(score_scale)
+    live = np.flatnonzero(active)
+    while live.size:
         if not first:
             games = live * n + venv.current_player[live]
             actions[live] = policy.act_batch(games, venv.observation[live], venv.action_mask[live])
         first = False
         venv.step(actions, active=active)
-        at = position[live]
-        changes = np.rint(venv.rewards[live] / score_scale)  # the scores are integers in these games
-        scores[at] += changes
-        ended = venv.terminated[live] | venv.truncated[live]
-        terminated[at] = venv.terminated[live]
-        if turn_columns is not None:
-            drawn = (venv.observation[live, turn_columns] != turn_marks[at]).any(axis=1)
-            stop = ended | (venv.current_player[live] != turn_player[at]) | drawn
-        else:
-            remaining[at] -= changes.any(axis=1)
-            stop = ended | (remaining[at] <= 0)
-        active[live[stop]] = False
+        going = account_step(
+            live, position, venv.rewards, venv.terminated, venv.truncated, scale, scores, terminated, remaining,
+            turn_stop, venv.current_player, turn_player, venv.observation, turn_start, turn_marks, active,
+        )  # fmt: skip
+        live = live[:going]
+    return terminated
 
 
 def _vector_env(env_id: str, raw: Any, wave: int) -> tuple[Any, str | None]:

@@ -208,6 +208,38 @@ def step_games(
         output(i, state)
 
 
+@kernel
+def step_actions(
+    actions: np.ndarray,
+    action_mask: np.ndarray,
+    terminated: np.ndarray,
+    truncated: np.ndarray,
+    active: np.ndarray,
+    out: np.ndarray,
+) -> tuple[int, bool]:
+    """Check one step's ``actions`` and write the step kernel's ``out`` (`pirate_envs.vector.VectorEnv.step`).
+
+    A game that waits (``active[i]`` false) gets ``-1``; one that ended on the last step, ``0`` (it
+    starts anew; its action is not read); any other its action, which must be legal in its row of
+    ``action_mask``. Returns the first game whose action is not (``-1``: none; ``out`` is then
+    incomplete) and whether an ended game starts anew.
+    """
+    num_actions = action_mask.shape[1]
+    restarts = False
+    for i in range(actions.shape[0]):
+        if not active[i]:
+            out[i] = -1
+        elif terminated[i] or truncated[i]:
+            out[i] = 0
+            restarts = True
+        else:
+            action = actions[i]
+            if action < 0 or action >= num_actions or action_mask[i, action] == 0:
+                return i, restarts
+            out[i] = action
+    return -1, restarts
+
+
 @inline_kernel
 def write_outputs(rows: np.ndarray, state: Any, output: Callable[..., None]) -> None:
     """Write the outputs of the games ``rows`` (a game's ``outputs_kernel``: after `BatchBackend.load`)."""
@@ -354,9 +386,12 @@ class BatchBackend:
         with compile_notice(f"the batched {self._game_name()} engine's reset kernel", self.reset_kernel):
             self.reset_kernel(self.state)
 
-    def step(self, actions: np.ndarray) -> None:
-        """Apply ``actions`` (``int64``, checked legal for every live game; negative: the game waits)."""
-        if self.loaded:  # a loaded game that ended and moves now starts a new game: it is loaded no more
+    def step(self, actions: np.ndarray, restarts: bool = True) -> None:
+        """Apply ``actions`` (``int64``, checked legal for every live game; negative: the game waits).
+
+        ``restarts``: whether an ended game may start anew on this step (`step_actions` tells).
+        """
+        if restarts and self.loaded:  # a loaded game that ended and moves now starts a new game: it is loaded no more
             for row in np.flatnonzero((self.terminated | self.truncated) & (actions >= 0)).tolist():
                 self.loaded.pop(row, None)
                 self.redrawn.discard(row)

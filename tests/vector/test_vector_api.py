@@ -131,10 +131,15 @@ def test_illegal_action_names_game_action_and_legal_ones_and_moves_nothing() -> 
     actions[2] = 69
     with pytest.raises(vector.BatchIllegalActionError, match="game 2: illegal action 69 \\(outside"):
         venv.step(actions)
+    actions[2] = -1  # "wait" to the kernels, but not an action
+    with pytest.raises(vector.BatchIllegalActionError, match="game 2: illegal action -1 \\(outside"):
+        venv.step(actions)
+    beyond = np.array([0, 0, 2**64 - 1], dtype=np.uint64)  # negative as an int64: still outside the space
+    with pytest.raises(vector.BatchIllegalActionError, match="game 2: illegal action 18446744073709551615 \\(outside"):
+        venv.step(beyond)
     assert np.array_equal(venv.observation, before)
     assert all(venv.moves(i) == [] for i in range(3))
-    actions[2] = 1
-    venv.step(actions)
+    venv.step(np.array([0, 0, 1], dtype=np.int32))  # any integer dtype
     assert [venv.moves(i) for i in range(3)] == [[0], [0], [1]]
 
 
