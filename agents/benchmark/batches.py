@@ -9,10 +9,11 @@ unbroken run gives.
 
 A batch file holds numpy arrays only (read with ``allow_pickle=False``) and its **identity**: the
 protocol version, the deals' SHA-256, the game, the line-up and its deals, the batch's first deal
-and size, the candidate (name, kind and file SHA-256) and the commit of the code that played it
-(`agents.benchmark.provenance.git_commit`; a checkout with uncommitted changes is taken at its
-word). A batch is reused only where its identity is the run's; a file of another run in the folder
-stops the run with a one-line ``ValueError`` rather than being mixed in.
+and size, the candidate (name, kind and file SHA-256) and the SHA-256 of the code that played it
+(`agents.benchmark.provenance.code_sha256`: the package's playing files, so an installed package
+and uncommitted changes are told apart as well as commits, and a commit that changes only the docs
+or the commands keeps the batches). A batch is reused only where its identity is the run's; a file
+of another run in the folder stops the run with a one-line ``ValueError`` rather than being mixed in.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ MAX_BYTES = 256 * 1024 * 1024
 @dataclass(frozen=True)
 class BatchStore:
     """Where the batches of one run are kept (``folder``) and what they must match (``run``: the run's
-    identity without the batch: version, deals hash, game, candidate record, commit)."""
+    identity without the batch: version, deals hash, game, candidate record, code hash)."""
 
     folder: Path
     run: dict[str, Any]

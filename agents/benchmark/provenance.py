@@ -8,6 +8,8 @@ was kept.
 from __future__ import annotations
 
 import datetime
+import hashlib
+import importlib
 import importlib.metadata
 import os
 import platform
@@ -22,6 +24,9 @@ from agents.benchmark.candidate import Candidate, file_sha256
 ROOT = Path(pirate_envs.__file__).resolve().parent.parent
 #: The libraries whose versions move figures or timings.
 LIBRARIES = ("numpy", "numba", "torch")
+#: The packages whose files play a run's games, and the kinds of their files that do (code, agent files, tables).
+PLAYING_PACKAGES = ("pirate_envs", "agents")
+PLAYING_SUFFIXES = (".py", ".json", ".npz")
 
 
 def cpu_seconds() -> float:
@@ -46,6 +51,28 @@ def git_commit(root: Path = ROOT) -> dict[str, Any] | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return {"commit": commit, "dirty": bool(status.strip())} if commit else None
+
+
+def code_sha256(packages: tuple[str, ...] = PLAYING_PACKAGES) -> str:
+    """SHA-256 of the files that play the games: every `PLAYING_SUFFIXES` file of ``packages``, by its
+    path within the package and its bytes, in path order.
+
+    Unlike the commit, it is there outside a checkout (an installed package) and it sees uncommitted
+    changes; it stays the same across commits that change no such file (the docs, the tests, the commands).
+    """
+    digest = hashlib.sha256()
+    for package in packages:
+        root = Path(importlib.import_module(package).__file__).resolve().parent  # type: ignore[arg-type]
+        files = sorted(
+            path.relative_to(root.parent).as_posix()
+            for path in root.rglob("*")
+            if path.suffix in PLAYING_SUFFIXES and "__pycache__" not in path.parts and path.is_file()
+        )
+        for name in files:
+            data = (root.parent / name).read_bytes()
+            digest.update(f"{name}\0{len(data)}\0".encode())
+            digest.update(data)
+    return digest.hexdigest()
 
 
 def _version(library: str) -> str | None:
@@ -104,12 +131,13 @@ def candidate_record(candidate: Candidate) -> dict[str, Any]:
     return {**record, "kind": "registry" if candidate.registry else "python"}
 
 
-def provenance(cpu: float, git: dict[str, Any] | None) -> dict[str, Any]:
-    """Package version, commit ``git`` (`git_commit` when the run started), library versions, platform, date
-    and the run's CPU seconds ``cpu``."""
+def provenance(cpu: float, git: dict[str, Any] | None, code: str | None = None) -> dict[str, Any]:
+    """Package version, commit ``git`` (`git_commit` when the run started), the playing code's `code_sha256`
+    ``code`` (when given), library versions, platform, date and the run's CPU seconds ``cpu``."""
     return {
         "package_version": pirate_envs.__version__,
         "git": git,
+        **({"code_sha256": code} if code is not None else {}),
         "python": platform.python_version(),
         **{library: _version(library) for library in LIBRARIES},
         "platform": platform.platform(),
@@ -119,4 +147,12 @@ def provenance(cpu: float, git: dict[str, Any] | None) -> dict[str, Any]:
     }
 
 
-__all__ = ["agent_record", "candidate_record", "cpu_seconds", "git_commit", "provenance", "public_name"]
+__all__ = [
+    "agent_record",
+    "candidate_record",
+    "code_sha256",
+    "cpu_seconds",
+    "git_commit",
+    "provenance",
+    "public_name",
+]

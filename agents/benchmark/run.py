@@ -49,7 +49,15 @@ from agents.benchmark.protocol import (
     table_sizes,
     title,
 )
-from agents.benchmark.provenance import agent_record, candidate_record, cpu_seconds, git_commit, provenance, public_name
+from agents.benchmark.provenance import (
+    agent_record,
+    candidate_record,
+    code_sha256,
+    cpu_seconds,
+    git_commit,
+    provenance,
+    public_name,
+)
 from agents.evaluation.games import GameRecord, seating
 from agents.evaluation.stats import clipped, wilson_interval
 from agents.evaluation.summary import summarise
@@ -402,17 +410,17 @@ def check_run(run: ProtocolRun) -> None:
 def run_protocol(run: ProtocolRun) -> dict[str, Any]:
     """Play every line-up of ``run`` and return the results document (JSON-ready), provenance included."""
     check_run(run)
-    start, commit = cpu_seconds(), git_commit()  # the code that plays: the checkout as the run starts
+    start, commit, code = cpu_seconds(), git_commit(), code_sha256()  # the code that plays, as the run starts
     candidate = resolve(run.candidate)
     sizes = run.players or table_sizes(run.env_id, candidate)
     plan = lineups(run.env_id, sizes, run.deals, run.opponents or None, run.version)
     record = candidate_record(candidate)  # hashes the candidate's file: once
-    store = None if run.batches is None else batch_store(run, record, commit)
+    store = None if run.batches is None else batch_store(run, record, code)
     played = play_lineups([(lineup, candidate) for lineup in plan], run.workers, run.progress, store)
     results = [summarise_lineup(games) for games in played]
     opponents = sorted({opponent_agent(lineup.opponent, run.env_id) for lineup in plan})
     reused_cpu = sum(games.reused_cpu_seconds for games in played)
-    origin = provenance(cpu_seconds() - start + reused_cpu, commit)
+    origin = provenance(cpu_seconds() - start + reused_cpu, commit, code)
     reused = sum(games.reused_batches for games in played)
     if reused:  # the CPU seconds above count the earlier run's batches too
         origin["resumed"] = {
@@ -434,15 +442,15 @@ def run_protocol(run: ProtocolRun) -> dict[str, Any]:
     }
 
 
-def batch_store(run: ProtocolRun, candidate: dict[str, Any], commit: dict[str, Any] | None) -> BatchStore:
-    """The run's `BatchStore` in ``run.batches`` (``candidate``: its `candidate_record`), emptied first
-    unless ``run.resume``."""
+def batch_store(run: ProtocolRun, candidate: dict[str, Any], code: str) -> BatchStore:
+    """The run's `BatchStore` in ``run.batches`` (``candidate``: its `candidate_record`; ``code``: the playing
+    code's `code_sha256`), emptied first unless ``run.resume``."""
     identity = {
         "protocol": title(run.version),
         "deals_sha256": DEALS_SHA256,
         "env_id": run.env_id,
         "candidate": candidate,
-        "git": commit,
+        "code_sha256": code,
     }
     store = BatchStore(Path(run.batches), json.loads(json.dumps(identity)))  # type: ignore[arg-type]
     if not run.resume:

@@ -15,6 +15,7 @@ import pirate_envs
 from agents.benchmark import control_variates, protocol, run
 from agents.benchmark.leaderboard import build_leaderboard, leaderboard_markdown
 from agents.benchmark.protocol import Lineup, deal_states
+from agents.benchmark.provenance import code_sha256
 from agents.benchmark.run import ProtocolRun, duplicate_layout, play_chunk, play_lineup, play_lineups, run_protocol
 from agents.registry import agent_names
 
@@ -285,6 +286,7 @@ def test_results_carry_their_provenance():
     version = tomllib.loads((root / "pyproject.toml").read_text())["project"]["version"]
     assert origin["package_version"] == version
     assert origin["git"] is not None and len(origin["git"]["commit"]) == 40
+    assert origin["code_sha256"] == code_sha256()
     assert origin["numpy"] == np.__version__ and origin["python"] and origin["platform"] and origin["date"]
     assert origin["cpu_seconds"] > 0
     assert document["deals"] == {"master_seed": protocol.MASTER_SEED, "sha256": protocol.DEALS_SHA256}

@@ -10,6 +10,7 @@ pytest.importorskip("openskill")
 
 from agents.benchmark import run
 from agents.benchmark.protocol import Lineup
+from agents.benchmark.provenance import code_sha256
 from agents.benchmark.run import ProtocolRun, run_protocol
 
 KAPERN = "piraten_kapern_v0"
@@ -77,3 +78,32 @@ def test_a_batch_file_is_read_without_unpickling(tmp_path, small_batches):
     target.write_bytes(b"not a zip file")
     with pytest.raises(ValueError, match="not a readable batch file"):
         run_protocol(plan(folder, resume=True))
+
+
+def test_a_batch_played_by_other_code_is_refused_even_outside_a_checkout(tmp_path, small_batches, monkeypatch):
+    folder = tmp_path / "batches"
+    monkeypatch.setattr(run, "git_commit", lambda: None)  # an installed package: no commit to tell versions apart
+    monkeypatch.setattr(run, "code_sha256", lambda: "a" * 64)
+    run_protocol(plan(folder))
+    monkeypatch.setattr(run, "code_sha256", lambda: "b" * 64)  # another version of the package
+    with pytest.raises(ValueError, match=r"a batch of another run \(code_sha256 differ\)"):
+        run_protocol(plan(folder, resume=True))
+
+
+def test_the_code_hash_covers_the_playing_files_only(tmp_path, monkeypatch):
+    package = tmp_path / "playing_package"
+    (package / "__pycache__").mkdir(parents=True)
+    (package / "__init__.py").write_text("RULE = 1\n")
+    (package / "table.json").write_text("[1, 2]")
+    (package / "notes.txt").write_text("not played")
+    (package / "__pycache__" / "cached.py").write_text("# a cache")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    first = code_sha256(("playing_package",))
+    (package / "notes.txt").write_text("changed, still not played")
+    (package / "__pycache__" / "cached.py").write_text("# another cache")
+    assert code_sha256(("playing_package",)) == first
+    (package / "table.json").write_text("[1, 3]")
+    assert code_sha256(("playing_package",)) != first
+    (package / "table.json").write_text("[1, 2]")
+    (package / "__init__.py").write_text("RULE = 2\n")
+    assert code_sha256(("playing_package",)) != first
