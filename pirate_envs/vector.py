@@ -310,7 +310,9 @@ class VectorEnv:
         #: `step`'s buffers: every game active, and the actions handed to the step kernel.
         self._everyone = np.ones(self.num_envs, dtype=np.bool_)
         self._kernel_actions = np.zeros(self.num_envs, dtype=np.int64)
-        self._step_actions = resolve("pirate_envs.core.batched:step_actions")
+        from pirate_envs.core.batched import step_actions  # numba: imported with the backend, not with this module
+
+        self._step_actions = step_actions
         self._has_reset = False
 
     # ----------------------------------------------------------------- outputs

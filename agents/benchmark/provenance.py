@@ -131,13 +131,13 @@ def candidate_record(candidate: Candidate) -> dict[str, Any]:
     return {**record, "kind": "registry" if candidate.registry else "python"}
 
 
-def provenance(cpu: float, git: dict[str, Any] | None, code: str | None = None) -> dict[str, Any]:
+def provenance(cpu: float, git: dict[str, Any] | None, code: str) -> dict[str, Any]:
     """Package version, commit ``git`` (`git_commit` when the run started), the playing code's `code_sha256`
-    ``code`` (when given), library versions, platform, date and the run's CPU seconds ``cpu``."""
+    ``code``, library versions, platform, date and the run's CPU seconds ``cpu``."""
     return {
         "package_version": pirate_envs.__version__,
         "git": git,
-        **({"code_sha256": code} if code is not None else {}),
+        "code_sha256": code,
         "python": platform.python_version(),
         **{library: _version(library) for library in LIBRARIES},
         "platform": platform.platform(),
