@@ -110,11 +110,14 @@ venv.copy_rows(src, dst)               # rows src[k] (or one row src) copied who
   loaded start) is read, then written into the destination rows (distinct). A copy plays on
   exactly as its source would, deals and dice included: to fan a position out into rollouts with
   other futures, load it into many rows with different seeds.
-* ``redraw_hidden(rows, seat, seeds)``: a search's determinization in the batch (Skull King and
-  Lucky Pirate; the other games raise ``NotImplementedError``). In each row, everything ``seat``
-  cannot see is drawn anew from what it saw (Skull King: the other seats' cards, keeping their
-  counts and public voids, bids made but not shown, every later hand; Lucky Pirate: the cards of
-  the other hands not taken in public, every down card, the up cards still hidden in the set-up);
+* ``redraw_hidden(rows, seat, seeds)``: a search's determinization in the batch (Skull King,
+  Lucky Pirate and Piratenpoker; Kapern raises ``NotImplementedError``). In each row, everything
+  ``seat`` cannot see is drawn anew from what it saw (Skull King: the other seats' cards, keeping
+  their counts and public voids, bids made but not shown, every later hand; Lucky Pirate: the cards
+  of the other hands not taken in public, every down card, the up cards still hidden in the set-up;
+  Piratenpoker: the other seats' cards within the draw piles each may have come from, their bids
+  not yet revealed, the draw pile and the hidden part of each loot stack, from the pile history
+  of the engine the row was loaded from or replays);
   the row's stream is then ``seeds[k]``, drawn on. Load the searched position into one row, copy
   it, redraw the copies: about 2 us per row, against a clone, a redraw and a load in Python per
   world. A redrawn row has no reference engine (``engine(i)`` and the like raise) until it starts
@@ -604,8 +607,8 @@ class VectorEnv:
         (integers in ``0..2**64-1``), which the redraw draws from and leaves where it ends (so the
         row's later deals and dice come from it too). What ``seat`` sees (its observation in the
         AEC env) is unchanged; what it cannot see is drawn anew from what it saw, so two rows whose
-        games look the same to ``seat`` are the same after a redraw with the same seeds. Skull King
-        and Lucky Pirate (the other games raise ``NotImplementedError``): see their backends'
+        games look the same to ``seat`` are the same after a redraw with the same seeds. Skull King,
+        Lucky Pirate and Piratenpoker (Kapern raises ``NotImplementedError``): see their backends'
         ``redraw_hidden``. The outputs of the rows are rewritten; a redrawn row has no reference
         engine (``engine(i)``, ``start_engine(i)``, ``reference_engine(i)`` raise) until it starts a
         new game. Returns a ``bool`` array, ``True`` for a row where no redraw respecting the public

@@ -11,7 +11,7 @@ the last one left.
 
 * **Everything batched.** The searched position is loaded into one row of a
   `pirate_envs.vector.VectorEnv` once per move; a round's worlds are copies of that row whose hidden
-  part is redrawn in the batch (``VectorEnv.redraw_hidden``: Skull King, Lucky Pirate; elsewhere
+  part is redrawn in the batch (``VectorEnv.redraw_hidden``; where a game's batched engine cannot,
   each world is `agents.search.ismcts.determinize`'d in Python and loaded, which costs a clone and a load
   per world); each world is copied once per move still in (the moves share the world and its future
   deals: common random numbers), the moves are played, and the game's batched heuristic plays every

@@ -40,6 +40,7 @@ from pirate_envs.core.batched import (
     BatchBackend,
     SplitMix64Stream,
     check_constants,
+    compile_notice,
     inline_kernel,
     kernel,
     random_below,
@@ -59,6 +60,7 @@ from pirate_envs.piratenpoker.engine import (
     PiratenpokerEngine,
 )
 from pirate_envs.piratenpoker.observation import build_layout, largest_layout, piece_scales
+from pirate_envs.piratenpoker.piles import PileWorld
 from pirate_envs.piratenpoker.rules import MAX_PLAYERS
 
 # ----------------------------------------------------------------------------- constants (checked below)
@@ -397,11 +399,11 @@ def _bid_winner(i, n, doubled, pass_can_win, tables, work, seats, bids):
 
 
 @inline_kernel
-def _has_choice(i, s, options, seats):
-    """Whether seat ``s`` has a choice at his turn to bid (else he bids nothing)."""
+def _has_choice(cards_in_hand, holds_pass, options):
+    """Whether a seat with these cards and Pass has a choice at his turn to bid (else he bids nothing)."""
     if options[C_PASS_SITS_OUT]:
-        return seats[i, s, S_PASS_AVAILABLE] != 0
-    return seats[i, s, S_HAND_SIZE] > 0 or seats[i, s, S_PASS_AVAILABLE] != 0
+        return holds_pass
+    return cards_in_hand > 0 or holds_pass
 
 
 @inline_kernel
@@ -494,7 +496,7 @@ def _advance(i, todo, seat, options, tables, work, rng, game, seats, hands, bids
                 seats[i, s, S_COMMITTED] = 0
             seat = 0
         for s in range(seat, n):  # as _next_bidder
-            if _has_choice(i, s, options, seats):
+            if _has_choice(seats[i, s, S_HAND_SIZE], seats[i, s, S_PASS_AVAILABLE] != 0, options):
                 game[i, F_CURRENT] = s
                 return
             seats[i, s, S_COMMITTED] = 1
@@ -851,6 +853,88 @@ def outputs_kernel(rows, st):
     write_outputs(rows, st, _write)
 
 
+@kernel
+def redraw_kernel(rows, seat, states, world_of, unseen, held, known_bottom, st, pool, dealt):
+    """Redraw in games ``rows`` what ``seat`` cannot see, given each row's pile attribution (see
+    `PiratenpokerBatch.redraw_hidden`, which checks that the attributions fit the rows).
+
+    Row ``rows[r]`` takes world ``world_of[r]``: ``unseen[w, p]`` the cards of pile ``p`` the seat has
+    not seen (per kind), ``held[w, p, s]`` how many of them seat ``s`` holds; the last pile's rest is
+    the draw pile. ``known_bottom[r, c]``: the cards seen going under stack ``c``. ``pool``: a
+    deck-sized scratch; ``dealt``: a ``(players, kinds)`` one.
+    """
+    options, game, seats, hands, bids, draw, stacks, stack_len, rng = (
+        st.options, st.game, st.seats, st.hands, st.bids, st.draw, st.stacks, st.stack_len, st.rng)  # fmt: skip
+    n = options[C_PLAYERS]
+    piles = unseen.shape[1]
+    for r in range(rows.shape[0]):
+        i, w = rows[r], world_of[r]
+        rng[i] = states[r]
+        current, bidding = game[i, F_CURRENT], game[i, F_PHASE] == PHASE_BID
+        dealt[:] = 0
+        for p in range(piles):  # each pile's unseen cards shuffled and dealt back, as many to each seat as he holds
+            count = 0
+            for k in range(NUM_KINDS):
+                for _ in range(unseen[w, p, k]):
+                    pool[count] = k
+                    count += 1
+            _shuffle(rng, i, pool, count)
+            for s in range(n):
+                if s == seat:
+                    continue
+                for _ in range(held[w, p, s]):
+                    count -= 1
+                    dealt[s, pool[count]] += 1
+            if p == piles - 1:  # the rest of the current pile is the draw pile
+                for j in range(count):
+                    draw[i, j] = pool[j]
+        for s in range(n):
+            if s == seat:
+                continue
+            in_hand = seats[i, s, S_HAND_SIZE] + seats[i, s, S_BID_LEN]
+            size = seats[i, s, S_BID_LEN]
+            if bidding:  # his hidden choice of this round, within what is public
+                held_pass = seats[i, s, S_PASS_AVAILABLE] != 0 or seats[i, s, S_PASSED] != 0
+                if s == current and seats[i, s, S_COMMITTED] == 0:  # building his bid: 0..all cards so far
+                    size = random_below(rng, i, in_hand + 1)
+                elif seats[i, s, S_COMMITTED] == 0 or not _has_choice(in_hand, held_pass, options):
+                    size = 0
+                else:  # 0: the Pass
+                    low = 0 if held_pass else 1
+                    size = low + random_below(rng, i, in_hand + 1 - low)
+                    seats[i, s, S_PASSED] = 1 if size == 0 else 0
+                    seats[i, s, S_PASS_AVAILABLE] = 1 if held_pass and size > 0 else 0
+            count = 0
+            for k in range(NUM_KINDS):
+                for _ in range(dealt[s, k]):
+                    pool[count] = k
+                    count += 1
+            _shuffle(rng, i, pool, count)
+            hands[i, s, :] = 0
+            bids[i, s, :] = 0
+            for j in range(count):
+                if j < size:
+                    bids[i, s, pool[j]] += 1
+                else:
+                    hands[i, s, pool[j]] += 1
+            seats[i, s, S_BID_LEN] = size
+            seats[i, s, S_HAND_SIZE] = in_hand - size
+        for c in range(NUM_COLOURS):  # the top card's back is face up; the cards seen going under stay
+            hidden_end = stack_len[i, c] - known_bottom[r, c]
+            if hidden_end > 2:
+                fronts = dealt[seat, :NUM_FRONTS]  # the seat's scratch row: blind to the true order,
+                fronts[:] = 0  # the hidden cards are laid out by front first, then shuffled
+                for j in range(1, hidden_end):
+                    fronts[stacks[i, c, j]] += 1
+                j = 1
+                for f in range(NUM_FRONTS):
+                    for _ in range(fronts[f]):
+                        stacks[i, c, j] = f
+                        j += 1
+                _shuffle(rng, i, stacks[i, c, 1:hidden_end], hidden_end - 1)
+        _write(i, st)
+
+
 # ----------------------------------------------------------------------------- the backend
 class PiratenpokerBatch(BatchBackend):
     """The state arrays of ``num_envs`` Piratenpoker games and the kernels that step them (see ``BatchBackend``)."""
@@ -916,6 +1000,81 @@ class PiratenpokerBatch(BatchBackend):
         # bid histograms of the scoring helpers
         self.before = np.zeros(n, dtype=np.int64)
         self.work = np.zeros(WORK_SIZE, dtype=np.int64)
+        self.redraw_pool = np.zeros(DECK_SIZE, dtype=np.int8)  # redraw_kernel's scratch
+        self.redraw_dealt = np.zeros((n, NUM_KINDS), dtype=np.int64)
+
+    def redraw_hidden(self, rows: np.ndarray, seat: int, seeds: np.ndarray) -> np.ndarray:
+        """Redraw what ``seat`` cannot see, as the reference engine's ``resample_hidden`` does.
+
+        Which pile each of the others' cards came from is weighed from the pile history, which
+        the kernels do not keep: a row's engine is the one it was loaded from while it has not
+        moved since, else its start with its moves replayed (`start_engine`; a row redrawn before
+        has neither: ``RuntimeError``). Per row, one attribution is drawn from the row's stream
+        (`PileHistory.sample_world`; drawn once per engine where it leaves no choice). The kernel
+        then deals each pile's unseen cards back, as many to each other seat as the attribution
+        leaves him, the rest of the current pile to the draw pile; splits each seat's cards into
+        hand and bid (while bidding, the bid's size and the Pass redrawn within what is public);
+        and shuffles the hidden part of each loot stack. Always succeeds.
+        """
+        n = self.num_players
+        engines = [self._position_engine(row) for row in rows.tolist()]
+        states = np.asarray(seeds, dtype=np.uint64).copy()
+        worlds: list[PileWorld] = []
+        world_of = np.zeros(len(rows), dtype=np.int64)
+        unique: dict[int, int] = {}  # id(engine) -> its world, where drawing one left no choice
+        for r, (engine, seed) in enumerate(zip(engines, states.tolist())):
+            if id(engine) in unique:
+                world_of[r] = unique[id(engine)]
+                continue
+            stream, draws = SplitMix64Stream(seed), [0]
+
+            def uniform(stream: SplitMix64Stream = stream, draws: list[int] = draws) -> float:
+                draws[0] += 1
+                return stream.below(1 << 52) / (1 << 52)
+
+            world_of[r] = len(worlds)
+            worlds.append(engine.piles.sample_world(seat, uniform))
+            states[r] = stream.state
+            if not draws[0]:
+                unique[id(engine)] = len(worlds) - 1
+        piles = max(len(world.unseen) for world in worlds)
+        unseen = np.zeros((len(worlds), piles, NUM_KINDS), dtype=np.int64)
+        held = np.zeros((len(worlds), piles, n), dtype=np.int64)
+        for w, world in enumerate(worlds):  # padded in front: the last pile is every world's current one
+            unseen[w, piles - len(world.unseen) :] = world.unseen
+            held[w, piles - len(world.held) :] = world.held
+        self._check_attributions(rows, seat, unseen[world_of], held[world_of])
+        known_bottom = np.array([engine.known_bottom for engine in engines], dtype=np.int64)
+        with compile_notice("the batched piratenpoker engine's redraw kernel", redraw_kernel):
+            redraw_kernel(rows, seat, states, world_of, unseen, held, known_bottom, self.state, self.redraw_pool,
+                          self.redraw_dealt)  # fmt: skip
+        self.redrawn.update(rows.tolist())
+        return np.zeros(len(rows), dtype=np.bool_)
+
+    def _position_engine(self, row: int) -> PiratenpokerEngine:
+        """An engine at game ``row``'s position (its pile history included): see `redraw_hidden`."""
+        if row in self.redrawn:
+            raise RuntimeError(
+                f"game {row}'s hidden cards were redrawn already: no engine holds the history of its piles; "
+                "redraw copies of a game loaded or played in the batch"
+            )
+        loaded = self.loaded.get(row)
+        if loaded is not None and self.game[row, F_MOVES] == 0:
+            return loaded
+        engine = self.start_engine(row)
+        for action in self.moves(row):
+            engine.apply(action)
+        return engine
+
+    def _check_attributions(self, rows: np.ndarray, seat: int, unseen: np.ndarray, held: np.ndarray) -> None:
+        """``RuntimeError`` unless each row's attribution deals every other seat his cards and the draw pile its."""
+        others = np.arange(self.num_players) != seat
+        in_hand = self.seats[rows, :, S_HAND_SIZE] + self.seats[rows, :, S_BID_LEN]
+        rest = unseen[:, -1].sum(axis=1) - held[:, -1][:, others].sum(axis=1)
+        fits = (held.sum(axis=1)[:, others] == in_hand[:, others]).all(axis=1) & (rest == self.game[rows, F_DRAW_LEN])
+        if not fits.all():
+            row = int(rows[np.flatnonzero(~fits)[0]])
+            raise RuntimeError(f"game {row}: the pile history of its engine does not fit its cards (a bug)")
 
     def load_row(self, index: int, engine: PiratenpokerEngine, stream: SplitMix64Stream) -> None:
         """Write ``engine``'s episode into game ``index`` (nothing is drawn ahead: ``stream`` is left as it is).
