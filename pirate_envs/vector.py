@@ -119,7 +119,8 @@ venv.copy_rows(src, dst)               # rows src[k] (or one row src) copied who
   not yet revealed, the draw pile and the hidden part of each loot stack, from the pile history
   of the engine the row was loaded from or replays);
   the row's stream is then ``seeds[k]``, drawn on. Load the searched position into one row, copy
-  it, redraw the copies: about 2 us per row, against a clone, a redraw and a load in Python per
+  it, redraw the copies: about 2 us per row (Piratenpoker about 0.1 ms more for a row whose pile
+  history leaves a choice, drawn in Python), against a clone, a redraw and a load in Python per
   world. A redrawn row has no reference engine (``engine(i)`` and the like raise) until it starts
   a new game.
 * Cost (``python benchmarks/bench_load.py``: loads of 256 rows, plain Python per row): the
