@@ -278,6 +278,17 @@ def _shuffle(rng, i, items, length):
 
 
 @inline_kernel
+def _lay_out(counts, items):
+    """Write each index ``k`` of ``counts`` ``counts[k]`` times into ``items``, in order; how many written."""
+    written = 0
+    for k in range(counts.shape[0]):
+        for _ in range(counts[k]):
+            items[written] = k
+            written += 1
+    return written
+
+
+@inline_kernel
 def _draw_card(i, rng, game, draw, discard):
     """The top card of game ``i``'s draw pile, first refilled from the shuffled discard if empty; -1: none."""
     length = game[i, F_DRAW_LEN]
@@ -854,14 +865,14 @@ def outputs_kernel(rows, st):
 
 
 @kernel
-def redraw_kernel(rows, seat, states, world_of, unseen, held, known_bottom, st, pool, dealt):
+def redraw_kernel(rows, seat, states, world_of, unseen, held, known_bottom, st, pool, dealt, fronts):
     """Redraw in games ``rows`` what ``seat`` cannot see, given each row's pile attribution (see
     `PiratenpokerBatch.redraw_hidden`, which checks that the attributions fit the rows).
 
     Row ``rows[r]`` takes world ``world_of[r]``: ``unseen[w, p]`` the cards of pile ``p`` the seat has
     not seen (per kind), ``held[w, p, s]`` how many of them seat ``s`` holds; the last pile's rest is
     the draw pile. ``known_bottom[r, c]``: the cards seen going under stack ``c``. ``pool``: a
-    deck-sized scratch; ``dealt``: a ``(players, kinds)`` one.
+    deck-sized scratch; ``dealt``: a ``(players, kinds)`` one; ``fronts``: one count per loot front.
     """
     options, game, seats, hands, bids, draw, stacks, stack_len, rng = (
         st.options, st.game, st.seats, st.hands, st.bids, st.draw, st.stacks, st.stack_len, st.rng)  # fmt: skip
@@ -873,11 +884,7 @@ def redraw_kernel(rows, seat, states, world_of, unseen, held, known_bottom, st, 
         current, bidding = game[i, F_CURRENT], game[i, F_PHASE] == PHASE_BID
         dealt[:] = 0
         for p in range(piles):  # each pile's unseen cards shuffled and dealt back, as many to each seat as he holds
-            count = 0
-            for k in range(NUM_KINDS):
-                for _ in range(unseen[w, p, k]):
-                    pool[count] = k
-                    count += 1
+            count = _lay_out(unseen[w, p], pool)
             _shuffle(rng, i, pool, count)
             for s in range(n):
                 if s == seat:
@@ -904,11 +911,7 @@ def redraw_kernel(rows, seat, states, world_of, unseen, held, known_bottom, st, 
                     size = low + random_below(rng, i, in_hand + 1 - low)
                     seats[i, s, S_PASSED] = 1 if size == 0 else 0
                     seats[i, s, S_PASS_AVAILABLE] = 1 if held_pass and size > 0 else 0
-            count = 0
-            for k in range(NUM_KINDS):
-                for _ in range(dealt[s, k]):
-                    pool[count] = k
-                    count += 1
+            count = _lay_out(dealt[s], pool)
             _shuffle(rng, i, pool, count)
             hands[i, s, :] = 0
             bids[i, s, :] = 0
@@ -921,16 +924,11 @@ def redraw_kernel(rows, seat, states, world_of, unseen, held, known_bottom, st, 
             seats[i, s, S_HAND_SIZE] = in_hand - size
         for c in range(NUM_COLOURS):  # the top card's back is face up; the cards seen going under stay
             hidden_end = stack_len[i, c] - known_bottom[r, c]
-            if hidden_end > 2:
-                fronts = dealt[seat, :NUM_FRONTS]  # the seat's scratch row: blind to the true order,
-                fronts[:] = 0  # the hidden cards are laid out by front first, then shuffled
+            if hidden_end > 2:  # blind to the true order: the hidden cards laid out by front first, then shuffled
+                fronts[:] = 0
                 for j in range(1, hidden_end):
                     fronts[stacks[i, c, j]] += 1
-                j = 1
-                for f in range(NUM_FRONTS):
-                    for _ in range(fronts[f]):
-                        stacks[i, c, j] = f
-                        j += 1
+                _lay_out(fronts, stacks[i, c, 1:hidden_end])
                 _shuffle(rng, i, stacks[i, c, 1:hidden_end], hidden_end - 1)
         _write(i, st)
 
@@ -1002,6 +1000,7 @@ class PiratenpokerBatch(BatchBackend):
         self.work = np.zeros(WORK_SIZE, dtype=np.int64)
         self.redraw_pool = np.zeros(DECK_SIZE, dtype=np.int8)  # redraw_kernel's scratch
         self.redraw_dealt = np.zeros((n, NUM_KINDS), dtype=np.int64)
+        self.redraw_fronts = np.zeros(NUM_FRONTS, dtype=np.int64)
 
     def redraw_hidden(self, rows: np.ndarray, seat: int, seeds: np.ndarray) -> np.ndarray:
         """Redraw what ``seat`` cannot see, as the reference engine's ``resample_hidden`` does.
@@ -1047,7 +1046,7 @@ class PiratenpokerBatch(BatchBackend):
         known_bottom = np.array([engine.known_bottom for engine in engines], dtype=np.int64)
         with compile_notice("the batched piratenpoker engine's redraw kernel", redraw_kernel):
             redraw_kernel(rows, seat, states, world_of, unseen, held, known_bottom, self.state, self.redraw_pool,
-                          self.redraw_dealt)  # fmt: skip
+                          self.redraw_dealt, self.redraw_fronts)  # fmt: skip
         self.redrawn.update(rows.tolist())
         return np.zeros(len(rows), dtype=np.bool_)
 
