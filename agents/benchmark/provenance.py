@@ -8,7 +8,6 @@ was kept.
 from __future__ import annotations
 
 import datetime
-import hashlib
 import importlib
 import importlib.metadata
 import os
@@ -19,6 +18,7 @@ from typing import Any
 
 import pirate_envs
 from agents.benchmark.candidate import Candidate, file_sha256
+from pirate_envs.core.kernel_cache import packages_sha256
 
 #: The checkout the package runs from (when it is one).
 ROOT = Path(pirate_envs.__file__).resolve().parent.parent
@@ -60,19 +60,7 @@ def code_sha256(packages: tuple[str, ...] = PLAYING_PACKAGES) -> str:
     Unlike the commit, it is there outside a checkout (an installed package) and it sees uncommitted
     changes; it stays the same across commits that change no such file (the docs, the tests, the commands).
     """
-    digest = hashlib.sha256()
-    for package in packages:
-        root = Path(importlib.import_module(package).__file__).resolve().parent  # type: ignore[arg-type]
-        files = sorted(
-            path.relative_to(root.parent).as_posix()
-            for path in root.rglob("*")
-            if path.suffix in PLAYING_SUFFIXES and "__pycache__" not in path.parts and path.is_file()
-        )
-        for name in files:
-            data = (root.parent / name).read_bytes()
-            digest.update(f"{name}\0{len(data)}\0".encode())
-            digest.update(data)
-    return digest.hexdigest()
+    return packages_sha256(packages, PLAYING_SUFFIXES)
 
 
 def _version(library: str) -> str | None:
