@@ -123,6 +123,10 @@ venv.copy_rows(src, dst)               # rows src[k] (or one row src) copied who
   history leaves a choice, drawn in Python), against a clone, a redraw and a load in Python per
   world. A redrawn row has no reference engine (``engine(i)`` and the like raise) until it starts
   a new game.
+* ``kernel_state``: the backend's state record, as the game's step kernel takes it, for code
+  that compiles its own loop around that kernel (the searches' fused rollouts,
+  `agents.search.play_out_kernel`). Such a step skips ``step``'s checks: the loop passes only
+  legal actions of live games, ``-1`` for the others.
 * Cost (``python benchmarks/bench_load.py``: loads of 256 rows, plain Python per row): the
   median is about 0.1 ms per row for Skull King, Kapern and Piratenpoker and 0.3 ms for Lucky
   Pirate, most of it the clone kept as the start; ``copy_rows`` about 1 us per row.
@@ -349,6 +353,16 @@ class VectorEnv:
     def truncated(self) -> np.ndarray:
         """``(N,)`` ``bool``: the game was cut off by a turn limit on the last step."""
         return self._backend.truncated
+
+    @property
+    def kernel_state(self) -> Any:
+        """The batched engine's state record, as its step kernel takes it (``step_kernel(actions, state)``).
+
+        For code that compiles its own loop around the game's step kernel (the searches' fused
+        rollouts): a step made that way skips `step`'s checks and restarts, so such a loop must
+        pass only legal actions of live games (``-1`` for the others).
+        """
+        return self._backend.state
 
     # ----------------------------------------------------------------- stepping
     def reset(self, seed: int | None = None, *, streams: Any = None) -> None:

@@ -58,7 +58,10 @@ import numpy as np
 from numba import njit
 
 from agents.lucky_pirate.heuristic import LAY_UP_FIRST, MAX_REMEMBERED, NUMBERS_LOW_TO_HIGH, SPECIALS_CHEAPEST_FIRST
+from agents.search.play_out_kernel import FusedRollouts, fused_play_out
+from pirate_envs.core.kernel_cache import cross_module_kernel
 from pirate_envs.lucky_pirate.actions import DOWN_OFFSET, LAY_UP_OFFSET, NUM_ACTIONS, PICK_UP, play_action
+from pirate_envs.lucky_pirate.batched import LuckyPirateState, step_kernel
 from pirate_envs.lucky_pirate.cards import MAX_COPIES
 from pirate_envs.lucky_pirate.observation import OPTION_PIECES
 
@@ -178,6 +181,38 @@ def _act_kernel(
     return added
 
 
+@cross_module_kernel("pirate_envs", "agents")
+def _choose_rows(act_args, games, observations, masks, out) -> int:
+    """`act_batch`'s choice for `fused_play_out`: the entries added, or -1 where the table must grow first."""
+    rng, columns, words, slot_epoch, slot_count, owners, epochs, hashes, repeated, used = act_args
+    rows = games.shape[0]
+    if 2 * (used[0] + rows) > owners.shape[0]:  # as act_batch: Python rehashes (`LuckyPirateHeuristicBatch._rehash`)
+        return -1
+    bits = observations.view(np.uint32)
+    for j in range(rows):
+        for c in range(columns.shape[0]):
+            words[j, c] = bits[j, columns[c]]
+    added = _act_kernel(
+        games, words[:rows], masks, rng.random(rows), PREFERENCE, MAX_REMEMBERED, slot_epoch, slot_count, owners,
+        epochs, hashes, out, repeated[:rows],
+    )  # fmt: skip
+    used[0] += added
+    return added
+
+
+@cross_module_kernel("pirate_envs", "agents")
+def rollout_kernel(
+    state, act_args, players, live, position, scores, ended_by_rules, remaining, score_scale, turn_stop, turn_player,
+    turn_start, turn_marks, active, actions, kernel_actions, games, observations, masks, chosen, first,
+):  # fmt: skip
+    """Rollouts of the heuristic on the batched Lucky Pirate engine in one call (`fused_play_out`)."""
+    return fused_play_out(
+        step_kernel, _choose_rows, state, act_args, players, live, position, scores, ended_by_rules, remaining,
+        score_scale, turn_stop, turn_player, turn_start, turn_marks, active, actions, kernel_actions, games,
+        observations, masks, chosen, first,
+    )  # fmt: skip
+
+
 class LuckyPirateHeuristicBatch:
     """The Lucky Pirate heuristic for rows of many games (see the module docstring).
 
@@ -217,6 +252,24 @@ class LuckyPirateHeuristicBatch:
         slots = self._checked_slots(games)
         self._slot_epoch[slots] += 1  # their entries go stale and are dropped at the next rehash
         self._slot_count[slots] = 0
+
+    def fused_rollouts(self, venv: Any) -> FusedRollouts | None:
+        """The heuristic's rollouts on ``venv`` in one compiled call (`agents.search.batched.play_out`), choosing
+        as `act_batch` (the same draws, the same memory); ``None`` where ``venv`` is not a batched Lucky
+        Pirate engine of this table's layout. ``last_repeated`` is left as the last `act_batch` set it."""
+        if not isinstance(venv.kernel_state, LuckyPirateState) or venv.observation.shape[1] != self.observation_size:
+            return None
+        num = venv.num_envs
+        columns = np.arange(self.observation_size) if self._position_columns is None else self._position_columns
+        act_args = (
+            self.rng, columns.astype(np.int64), np.empty((num, columns.size), dtype=np.uint32), self._slot_epoch,
+            self._slot_count, self._owners, self._epochs, self._hashes, np.empty(num, dtype=np.bool_),
+            np.array([self._used], dtype=np.int64),
+        )  # fmt: skip
+        return FusedRollouts(rollout_kernel, act_args, self._add_used, refill=self._rehash)
+
+    def _add_used(self, added: int) -> None:
+        self._used += added
 
     def act_batch(self, games: np.ndarray, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """``(M,)`` ``int64`` actions: the one-game heuristic's choice for each row."""
@@ -283,4 +336,4 @@ class LuckyPirateHeuristicBatch:
         return slots.astype(np.int64, copy=False)
 
 
-__all__ = ["PREFERENCE", "LuckyPirateHeuristicBatch"]
+__all__ = ["PREFERENCE", "LuckyPirateHeuristicBatch", "rollout_kernel"]

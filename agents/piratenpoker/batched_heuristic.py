@@ -51,6 +51,8 @@ from agents.piratenpoker.heuristic import (
     STRENGTH_SCALE,
     UNWANTED_WEIGHT,
 )
+from agents.search.play_out_kernel import FusedRollouts, fused_play_out
+from pirate_envs.core.kernel_cache import cross_module_kernel
 from pirate_envs.core.observation import SEAT_PRESENT
 from pirate_envs.piratenpoker.batched import (
     ADD,
@@ -78,8 +80,10 @@ from pirate_envs.piratenpoker.batched import (
     T_POINTS,
     T_SHARK,
     T_VALUE,
+    PiratenpokerState,
     _final_score,
     _rule_tables,
+    step_kernel,
 )
 from pirate_envs.piratenpoker.engine import NUM_PHASES, ROUNDS_PER_GAME
 from pirate_envs.piratenpoker.observation import CARD_SCALE
@@ -342,6 +346,26 @@ def choose_kernel(observations, masks, offsets, rows_per_seat, card_scale, table
     return fallbacks
 
 
+@cross_module_kernel("pirate_envs", "agents")
+def _choose_rows(act_args, games, observations, masks, out) -> int:
+    """`choose_kernel` for `fused_play_out` (``games`` unread: nothing is remembered of a game); its fallbacks."""
+    offsets, rows_per_seat, tables, tuning, unwanted_weight = act_args
+    return choose_kernel(observations, masks, offsets, rows_per_seat, CARD_SCALE, tables, tuning, unwanted_weight, out)
+
+
+@cross_module_kernel("pirate_envs", "agents")
+def rollout_kernel(
+    state, act_args, players, live, position, scores, ended_by_rules, remaining, score_scale, turn_stop, turn_player,
+    turn_start, turn_marks, active, actions, kernel_actions, games, observations, masks, chosen, first,
+):  # fmt: skip
+    """Rollouts of the heuristic on the batched Piratenpoker engine in one call (`fused_play_out`)."""
+    return fused_play_out(
+        step_kernel, _choose_rows, state, act_args, players, live, position, scores, ended_by_rules, remaining,
+        score_scale, turn_stop, turn_player, turn_start, turn_marks, active, actions, kernel_actions, games,
+        observations, masks, chosen, first,
+    )  # fmt: skip
+
+
 class PiratenpokerHeuristicBatch:
     """`agents.piratenpoker.heuristic.PiratenpokerHeuristic` for many rows at once.
 
@@ -360,6 +384,17 @@ class PiratenpokerHeuristicBatch:
         self.offsets = np.array([layout.piece(p).start if p in layout else -1 for p in _PIECES], dtype=np.int64)
         self.rows_per_seat = layout.piece("scores").size
         self.fallbacks = 0  # rows whose own choice was illegal and took the first legal action
+
+    def fused_rollouts(self, venv: Any) -> FusedRollouts | None:
+        """The heuristic's rollouts on ``venv`` in one compiled call (`agents.search.batched.play_out`);
+        ``None`` where ``venv`` is not a batched Piratenpoker engine of this table's layout."""
+        if not isinstance(venv.kernel_state, PiratenpokerState) or venv.observation.shape[1] != self.size:
+            return None
+        act_args = (self.offsets, self.rows_per_seat, TABLES, TUNING, float(UNWANTED_WEIGHT))
+        return FusedRollouts(rollout_kernel, act_args, self._add_fallbacks)
+
+    def _add_fallbacks(self, count: int) -> None:
+        self.fallbacks += count
 
     def reset_games(self, games: np.ndarray) -> None:
         """Nothing is remembered of a game."""
@@ -384,4 +419,4 @@ class PiratenpokerHeuristicBatch:
         return actions
 
 
-__all__ = ["PiratenpokerHeuristicBatch", "choose_kernel"]
+__all__ = ["PiratenpokerHeuristicBatch", "choose_kernel", "rollout_kernel"]

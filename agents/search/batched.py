@@ -218,6 +218,10 @@ def play_out(
     the end of the turn in progress instead. ``first_actions``: the rows' first moves, played
     instead of the policy's. The policy's game slot of a row is ``row * num_players + seat``; a
     row that stopped waits while the others play on. Returns whether each row's game ended by the rules.
+
+    Where the policy offers fused rollouts for ``venv`` (``policy.fused_rollouts(venv)``, a
+    `agents.search.play_out_kernel.FusedRollouts`), the whole loop runs in one compiled call of its
+    kernel: the same games, without a Python step per move.
     """
     from agents.search.play_out_kernel import account_step
 
@@ -240,6 +244,12 @@ def play_out(
     first = first_actions is not None
     scale = np.float32(score_scale)
     live = np.flatnonzero(active)
+    offer = getattr(policy, "fused_rollouts", None)
+    fused = offer(venv) if offer is not None else None
+    if fused is not None and not (venv.terminated[live] | venv.truncated[live]).any():
+        _play_fused(venv, policy, fused, live, position, scores, terminated, remaining, scale, turn_stop, turn_player,
+                    turn_start, turn_marks, active, actions, first)  # fmt: skip
+        return terminated
     while live.size:
         if not first:
             games = live * n + venv.current_player[live]
@@ -252,6 +262,50 @@ def play_out(
         )  # fmt: skip
         live = live[:going]
     return terminated
+
+
+def _play_fused(
+    venv: Any,
+    policy: Any,
+    fused: Any,
+    live: np.ndarray,
+    position: np.ndarray,
+    scores: np.ndarray,
+    terminated: np.ndarray,
+    remaining: np.ndarray,
+    scale: np.float32,
+    turn_stop: bool,
+    turn_player: np.ndarray,
+    turn_start: int,
+    turn_marks: np.ndarray,
+    active: np.ndarray,
+    actions: np.ndarray,
+    first: bool,
+) -> None:
+    """`play_out`'s loop in one compiled call of the policy's game kernel (`FusedRollouts`); the same games."""
+    from agents.search.play_out_kernel import NEEDS_POLICY
+    from pirate_envs.core.batched import compile_notice
+    from pirate_envs.vector import BatchIllegalActionError
+
+    num, size = venv.observation.shape
+    scratch = (
+        np.empty(num, dtype=np.int64), np.empty(num, dtype=np.int64), np.empty((num, size), dtype=np.float32),
+        np.empty((num, venv.action_mask.shape[1]), dtype=np.int8), np.empty(num, dtype=np.int64),
+    )  # fmt: skip
+    while True:
+        with compile_notice("the fused rollout kernel", fused.kernel):
+            bad, counted, going = fused.kernel(
+                venv.kernel_state, fused.act_args, venv.num_players, live, position, scores, terminated, remaining,
+                scale, turn_stop, turn_player, turn_start, turn_marks, active, actions, *scratch, first,
+            )  # fmt: skip
+        fused.counted(counted)
+        if bad != NEEDS_POLICY:
+            break
+        fused.refill(going)
+        fused, live, first = policy.fused_rollouts(venv), live[:going], False
+    if bad >= 0:
+        legal = np.flatnonzero(venv.action_mask[bad]).tolist()
+        raise BatchIllegalActionError(bad, int(actions[bad]), legal, venv.action_to_string, venv.num_actions)
 
 
 def _vector_env(env_id: str, raw: Any, wave: int) -> tuple[Any, str | None]:

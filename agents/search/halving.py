@@ -15,7 +15,8 @@ the last one left.
   each world is `agents.search.ismcts.determinize`'d in Python and loaded, which costs a clone and a load
   per world); each world is copied once per move still in (the moves share the world and its future
   deals: common random numbers), the moves are played, and the game's batched heuristic plays every
-  row on to the horizon at once (`agents.search.batched.play_out`).
+  row on to the horizon at once (`agents.search.batched.play_out`; one compiled call where the
+  heuristic offers fused rollouts: Skull King, Piratenpoker, Lucky Pirate).
 * **Returns** as ``mcts``'s: the seat's lead over the best other seat where the rollout stops
   (one score change by default, the game's ``horizon`` search option: Piratenpoker three), less
   the lead at the position with ``relative_returns``. Games whose search stops at the end of a

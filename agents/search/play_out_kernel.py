@@ -1,12 +1,40 @@
-"""The bookkeeping of `agents.search.batched.play_out` after each step, compiled (numba).
+"""The compiled parts of `agents.search.batched.play_out` (numba): the bookkeeping after each step
+(`account_step`) and the whole loop fused into one call (`fused_play_out`).
 
-Imported by ``play_out`` only, which runs on the batched engine: numba is there.
+Imported by ``play_out`` and by the batched heuristics that offer fused rollouts, which run on the
+batched engine: numba is there.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 from numba import njit
+
+
+@dataclass(frozen=True)
+class FusedRollouts:
+    """What a batched policy offers ``play_out`` to play its rollouts in one compiled call.
+
+    ``kernel``: the game's compiled rollout loop (`fused_play_out` inlined with the game's step kernel
+    and the policy's own), called with the policy's ``act_args`` and `fused_play_out`'s other
+    arguments; ``counted``: what the policy does with the summed count its kernel returns.
+    """
+
+    kernel: Any
+    act_args: tuple[Any, ...]
+    counted: Callable[[int], None]
+    #: Called with the number of rows still going when the policy's kernel asked for Python
+    #: (`NEEDS_POLICY`: a table to grow, say); ``play_out`` then asks the policy for its offer again and goes on.
+    refill: Callable[[int], None] | None = None
+
+
+#: `fused_play_out`'s first result where the policy's kernel returned a negative count: nothing of
+#: that step was chosen or played; the policy's Python must run (`FusedRollouts.refill`) before it goes on.
+NEEDS_POLICY = -2
 
 
 @njit(cache=True, nogil=True)
@@ -68,3 +96,76 @@ def account_step(
             live[going] = row
             going += 1
     return going
+
+
+@njit(nogil=True, inline="always")
+def fused_play_out(
+    step_kernel,
+    act_rows,
+    state,
+    act_args,
+    players: int,
+    live: np.ndarray,
+    position: np.ndarray,
+    scores: np.ndarray,
+    ended_by_rules: np.ndarray,
+    remaining: np.ndarray,
+    score_scale: np.float32,
+    turn_stop: bool,
+    turn_player: np.ndarray,
+    turn_start: int,
+    turn_marks: np.ndarray,
+    active: np.ndarray,
+    actions: np.ndarray,
+    kernel_actions: np.ndarray,
+    games: np.ndarray,
+    observations: np.ndarray,
+    masks: np.ndarray,
+    chosen: np.ndarray,
+    first: bool,
+) -> tuple[int, int, int]:
+    """`agents.search.batched.play_out`'s loop in one compiled call: the game's ``step_kernel`` on
+    ``state`` (its engine's record) and the policy's ``act_rows(act_args, games, observations, masks,
+    out) -> count`` (``out``: an action per row; a negative count: it cannot choose without Python),
+    with `account_step` after each step.
+
+    A game's rollout kernel inlines this with its own two kernels (numba caches it then: a function
+    passed as an argument of a cached kernel is not). ``live``: the rows playing, their ``actions``
+    chosen already where ``first``; ``games``, ``observations``, ``masks``, ``chosen`` and
+    ``kernel_actions`` are scratch. Every action is checked against its row's mask before the
+    step. Returns the first row whose action is illegal (``-1``: none; nothing moved on that step;
+    `NEEDS_POLICY`: ``act_rows`` asked for Python), the sum of ``act_rows``' counts, and the rows
+    still going (the first of ``live``, to go on with after `NEEDS_POLICY`).
+    """
+    observation, action_mask, current_player = state.observation, state.action_mask, state.current_player
+    num_actions = action_mask.shape[1]
+    counted = 0
+    going = live.shape[0]
+    while going > 0:
+        if not first:
+            for j in range(going):
+                row = live[j]
+                games[j] = row * players + current_player[row]
+                observations[j, :] = observation[row]
+                masks[j, :] = action_mask[row]
+            count = act_rows(act_args, games[:going], observations[:going], masks[:going], chosen[:going])
+            if count < 0:
+                return NEEDS_POLICY, counted, going
+            counted += count
+            for j in range(going):
+                actions[live[j]] = chosen[j]
+        first = False
+        kernel_actions[:] = -1
+        for j in range(going):
+            row = live[j]
+            action = actions[row]
+            if action < 0 or action >= num_actions or action_mask[row, action] == 0:
+                return row, counted, going
+            kernel_actions[row] = action
+        step_kernel(kernel_actions, state)
+        going = account_step(
+            live[:going], position, state.rewards, state.terminated, state.truncated, score_scale, scores,
+            ended_by_rules, remaining, turn_stop, current_player, turn_player, observation, turn_start, turn_marks,
+            active,
+        )  # fmt: skip
+    return -1, counted, 0

@@ -34,7 +34,9 @@ import numpy as np
 from numba import njit
 
 from agents.batched.rows import one_hot_index
+from agents.search.play_out_kernel import FusedRollouts, fused_play_out
 from agents.skull_king.heuristic import token_strength, win_chances
+from pirate_envs.core.kernel_cache import cross_module_kernel
 from pirate_envs.core.observation import SEAT_PRESENT
 from pirate_envs.skull_king.batched import (
     BID_OFFSET,
@@ -46,6 +48,8 @@ from pirate_envs.skull_king.batched import (
     NUM_SUITS,
     NUM_TOKENS,
     PHASE_BID,
+    SkullKingState,
+    step_kernel,
     trick_winner_kernel,
 )
 from pirate_envs.skull_king.observation import TRICKS_OBS_SCALE
@@ -150,6 +154,31 @@ def act_kernel(observations, legal, offsets, seated_players, chances, strength, 
             out[r] = _choose_card(row, legal[r], offsets, n, strength, trick)
 
 
+@cross_module_kernel("pirate_envs", "agents")
+def _choose_rows(act_args, games, observations, masks, out) -> int:
+    """`act_kernel` for `fused_play_out` (``games`` unread: nothing is remembered of a game); counts nothing."""
+    offsets, seated_players = act_args
+    act_kernel(observations, masks.view(np.bool_), offsets, seated_players, CHANCES, STRENGTH, out)
+    return 0
+
+
+@cross_module_kernel("pirate_envs", "agents")
+def rollout_kernel(
+    state, act_args, players, live, position, scores, ended_by_rules, remaining, score_scale, turn_stop, turn_player,
+    turn_start, turn_marks, active, actions, kernel_actions, games, observations, masks, chosen, first,
+):  # fmt: skip
+    """Rollouts of the heuristic on the batched Skull King engine in one call (`fused_play_out`)."""
+    return fused_play_out(
+        step_kernel, _choose_rows, state, act_args, players, live, position, scores, ended_by_rules, remaining,
+        score_scale, turn_stop, turn_player, turn_start, turn_marks, active, actions, kernel_actions, games,
+        observations, masks, chosen, first,
+    )  # fmt: skip
+
+
+def _count_nothing(count: int) -> None:
+    """Skull King's heuristic counts nothing in its rollouts."""
+
+
 class SkullKingHeuristicBatch:
     """The Skull King heuristic for many rows at once (see the module docstring).
 
@@ -166,6 +195,13 @@ class SkullKingHeuristicBatch:
         self.offsets = np.array([layout.piece(p).start if p in layout else -1 for p in _PIECES], dtype=np.int64)
         #: Players of the seated layout; 0 in the ``"max"`` layout (each row's ``seat_present`` says).
         self.seated_players = 0 if SEAT_PRESENT in layout else layout.piece("trick").shape[0]
+
+    def fused_rollouts(self, venv: Any) -> FusedRollouts | None:
+        """The heuristic's rollouts on ``venv`` in one compiled call (`agents.search.batched.play_out`);
+        ``None`` where ``venv`` is not a batched Skull King engine of this table's layout."""
+        if not isinstance(venv.kernel_state, SkullKingState) or venv.observation.shape[1] != self.observation_size:
+            return None
+        return FusedRollouts(rollout_kernel, (self.offsets, np.int64(self.seated_players)), _count_nothing)
 
     def reset_games(self, games: np.ndarray) -> None:
         """Nothing is remembered of a game."""
@@ -195,4 +231,4 @@ class SkullKingHeuristicBatch:
         return out
 
 
-__all__ = ["SkullKingHeuristicBatch", "act_kernel"]
+__all__ = ["SkullKingHeuristicBatch", "act_kernel", "rollout_kernel"]
