@@ -354,16 +354,9 @@ def _choose_rows(act_args, games, observations, masks, out) -> int:
 
 
 @cross_module_kernel("pirate_envs", "agents")
-def rollout_kernel(
-    state, act_args, players, live, position, scores, ended_by_rules, remaining, score_scale, turn_stop, turn_player,
-    turn_start, turn_marks, active, actions, kernel_actions, games, observations, masks, chosen, first,
-):  # fmt: skip
-    """Rollouts of the heuristic on the batched Piratenpoker engine in one call (`fused_play_out`)."""
-    return fused_play_out(
-        step_kernel, _choose_rows, state, act_args, players, live, position, scores, ended_by_rules, remaining,
-        score_scale, turn_stop, turn_player, turn_start, turn_marks, active, actions, kernel_actions, games,
-        observations, masks, chosen, first,
-    )  # fmt: skip
+def rollout_kernel(state, act_args, loop):
+    """Rollouts of the heuristic on the batched Piratenpoker engine in one call (``loop``: see `fused_play_out`)."""
+    return fused_play_out(step_kernel, _choose_rows, state, act_args, loop)
 
 
 class PiratenpokerHeuristicBatch:

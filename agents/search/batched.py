@@ -247,8 +247,9 @@ def play_out(
     offer = getattr(policy, "fused_rollouts", None)
     fused = offer(venv) if offer is not None else None
     if fused is not None and not (venv.terminated[live] | venv.truncated[live]).any():
-        _play_fused(venv, policy, fused, live, position, scores, terminated, remaining, scale, turn_stop, turn_player,
-                    turn_start, turn_marks, active, actions, first)  # fmt: skip
+        bookkeeping = (position, scores, terminated, remaining, scale, turn_stop, turn_player, turn_start, turn_marks,
+                       active, actions)  # fmt: skip
+        _play_fused(venv, policy, fused, live, bookkeeping, first)
         return terminated
     while live.size:
         if not first:
@@ -265,24 +266,12 @@ def play_out(
 
 
 def _play_fused(
-    venv: Any,
-    policy: Any,
-    fused: Any,
-    live: np.ndarray,
-    position: np.ndarray,
-    scores: np.ndarray,
-    terminated: np.ndarray,
-    remaining: np.ndarray,
-    scale: np.float32,
-    turn_stop: bool,
-    turn_player: np.ndarray,
-    turn_start: int,
-    turn_marks: np.ndarray,
-    active: np.ndarray,
-    actions: np.ndarray,
-    first: bool,
+    venv: Any, policy: Any, fused: Any, live: np.ndarray, bookkeeping: tuple[Any, ...], first: bool
 ) -> None:
-    """`play_out`'s loop in one compiled call of the policy's game kernel (`FusedRollouts`); the same games."""
+    """`play_out`'s loop in one compiled call of the policy's game kernel (`FusedRollouts`); the same games.
+
+    ``bookkeeping``: `fused_play_out`'s arguments from ``position`` to ``actions``.
+    """
     from agents.search.play_out_kernel import NEEDS_POLICY
     from pirate_envs.core.batched import compile_notice
     from pirate_envs.vector import BatchIllegalActionError
@@ -294,10 +283,8 @@ def _play_fused(
     )  # fmt: skip
     while True:
         with compile_notice("the fused rollout kernel", fused.kernel):
-            bad, counted, going = fused.kernel(
-                venv.kernel_state, fused.act_args, venv.num_players, live, position, scores, terminated, remaining,
-                scale, turn_stop, turn_player, turn_start, turn_marks, active, actions, *scratch, first,
-            )  # fmt: skip
+            loop = (venv.num_players, live, *bookkeeping, *scratch, first)
+            bad, counted, going = fused.kernel(venv.kernel_state, fused.act_args, loop)
         fused.counted(counted)
         if bad != NEEDS_POLICY:
             break
@@ -305,7 +292,8 @@ def _play_fused(
         fused, live, first = policy.fused_rollouts(venv), live[:going], False
     if bad >= 0:
         legal = np.flatnonzero(venv.action_mask[bad]).tolist()
-        raise BatchIllegalActionError(bad, int(actions[bad]), legal, venv.action_to_string, venv.num_actions)
+        action = int(bookkeeping[-1][bad])
+        raise BatchIllegalActionError(bad, action, legal, venv.action_to_string, venv.num_actions)
 
 
 def _vector_env(env_id: str, raw: Any, wave: int) -> tuple[Any, str | None]:

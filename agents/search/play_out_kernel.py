@@ -99,44 +99,25 @@ def account_step(
 
 
 @njit(nogil=True, inline="always")
-def fused_play_out(
-    step_kernel,
-    act_rows,
-    state,
-    act_args,
-    players: int,
-    live: np.ndarray,
-    position: np.ndarray,
-    scores: np.ndarray,
-    ended_by_rules: np.ndarray,
-    remaining: np.ndarray,
-    score_scale: np.float32,
-    turn_stop: bool,
-    turn_player: np.ndarray,
-    turn_start: int,
-    turn_marks: np.ndarray,
-    active: np.ndarray,
-    actions: np.ndarray,
-    kernel_actions: np.ndarray,
-    games: np.ndarray,
-    observations: np.ndarray,
-    masks: np.ndarray,
-    chosen: np.ndarray,
-    first: bool,
-) -> tuple[int, int, int]:
+def fused_play_out(step_kernel, act_rows, state, act_args, loop) -> tuple[int, int, int]:
     """`agents.search.batched.play_out`'s loop in one compiled call: the game's ``step_kernel`` on
     ``state`` (its engine's record) and the policy's ``act_rows(act_args, games, observations, masks,
     out) -> count`` (``out``: an action per row; a negative count: it cannot choose without Python),
     with `account_step` after each step.
 
     A game's rollout kernel inlines this with its own two kernels (numba caches it then: a function
-    passed as an argument of a cached kernel is not). ``live``: the rows playing, their ``actions``
-    chosen already where ``first``; ``games``, ``observations``, ``masks``, ``chosen`` and
-    ``kernel_actions`` are scratch. Every action is checked against its row's mask before the
+    passed as an argument of a cached kernel is not). ``loop`` is the tuple ``(players, live,
+    position, scores, ended_by_rules, remaining, score_scale, turn_stop, turn_player, turn_start,
+    turn_marks, active, actions, kernel_actions, games, observations, masks, chosen, first)``:
+    ``live``, the rows playing, their ``actions`` chosen already where ``first``; `account_step`'s
+    arguments by its names; ``kernel_actions``, ``games``, ``observations``, ``masks`` and
+    ``chosen``, scratch of a row each. Every action is checked against its row's mask before the
     step. Returns the first row whose action is illegal (``-1``: none; nothing moved on that step;
     `NEEDS_POLICY`: ``act_rows`` asked for Python), the sum of ``act_rows``' counts, and the rows
     still going (the first of ``live``, to go on with after `NEEDS_POLICY`).
     """
+    (players, live, position, scores, ended_by_rules, remaining, score_scale, turn_stop, turn_player, turn_start,
+     turn_marks, active, actions, kernel_actions, games, observations, masks, chosen, first) = loop  # fmt: skip
     observation, action_mask, current_player = state.observation, state.action_mask, state.current_player
     num_actions = action_mask.shape[1]
     counted = 0
