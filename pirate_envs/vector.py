@@ -12,7 +12,9 @@ game per env (the AEC env, `pirate_envs.openspiel`, or training's default engine
 Install the ``fast`` extra (numba): ``pip install -e ".[fast]"``. ``import pirate_envs`` and
 ``import pirate_envs.vector`` import no numba and compile nothing; `make` imports the
 game's kernels, which numba compiles on first use and caches on disk (``cache=True``), so
-later processes start from the cache. A first use that compiles says so on standard error
+later processes start from the cache. The cache is keyed by the sources of the game's package and
+of ``pirate_envs.core`` (`pirate_envs.core.kernel_cache`): a change there compiles the kernels
+anew. A first use that compiles says so on standard error
 (``pirate_envs: compiling the batched piratenpoker engine's step kernel (first run only ...``,
 then how long it took) once it has lasted two seconds; a cached start is silent.
 

@@ -89,7 +89,7 @@ def _mix(z: np.uint64) -> np.uint64:
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True, nogil=True)
+@cross_module_kernel("pirate_envs", "agents")
 def _row_hash(words: np.ndarray, row: int) -> np.uint64:
     """64-bit hash of the float32 bit patterns of row ``row`` (equal bytes, equal hash)."""
     h = np.uint64(0x9E3779B97F4A7C15)
@@ -105,7 +105,7 @@ def _probe_start(h: np.uint64, slot: int, epoch: int, capacity: int) -> int:
     return np.int64(key & np.uint64(capacity - 1))
 
 
-@njit(cache=True, nogil=True)
+@cross_module_kernel("pirate_envs", "agents")
 def _remember(slot, epoch, h, owners, epochs, hashes) -> bool:
     """Insert ``(slot, epoch, h)`` into the table; ``True`` if it was there already."""
     capacity = owners.shape[0]
@@ -120,7 +120,7 @@ def _remember(slot, epoch, h, owners, epochs, hashes) -> bool:
     return False
 
 
-@njit(cache=True, nogil=True)
+@cross_module_kernel("pirate_envs", "agents")
 def _rehash_kernel(owners, epochs, hashes, slot_epoch, new_owners, new_epochs, new_hashes) -> int:
     """Copy the live entries (those of each slot's current epoch) into the new table; returns their number."""
     live = 0
@@ -132,7 +132,7 @@ def _rehash_kernel(owners, epochs, hashes, slot_epoch, new_owners, new_epochs, n
     return live
 
 
-@njit(cache=True, nogil=True)
+@cross_module_kernel("pirate_envs", "agents")
 def _act_kernel(
     games,
     words,

@@ -30,6 +30,7 @@ from numba import njit
 
 from agents.once import once
 from agents.piraten_kapern.heuristic import SMALL_STAKE, SPARE_ORDER
+from pirate_envs.core.kernel_cache import cross_module_kernel
 from pirate_envs.piraten_kapern.batched import (
     CHEST_PUT_OFFSET,
     CHEST_TAKE_OFFSET,
@@ -100,7 +101,7 @@ def _non_skull_dice(reroll):
     return total
 
 
-@njit(cache=True, nogil=True)
+@cross_module_kernel("pirate_envs", "agents")
 def act_kernel(observations, masks, offsets, small_stake, vector_id, chest_points, card_skulls, reroll_index,
                sabres_needed, spare_order, actions):  # fmt: skip
     """``actions[j]``: the heuristic's move in row ``j`` (``NO_LEGAL_ACTION`` for an empty mask row, ``BAD_ROW``

@@ -295,7 +295,7 @@ def _recipient(row, legal, offsets, n, tables) -> int:
     return RECIPIENT + leader
 
 
-@njit(cache=True, nogil=True)
+@cross_module_kernel("pirate_envs", "agents")
 def choose_kernel(observations, masks, offsets, rows_per_seat, card_scale, tables, tuning, unwanted_weight,
                   actions) -> int:  # fmt: skip
     """Write the one-game heuristic's action of every row into ``actions``; return how many fell back.

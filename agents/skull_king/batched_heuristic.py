@@ -133,7 +133,7 @@ def _choose_card(row, legal, offsets, n, strength, trick) -> int:
     return CARD_OFFSET + (best_loser if best_loser >= 0 else weakest)
 
 
-@njit(cache=True, nogil=True)
+@cross_module_kernel("pirate_envs", "agents")
 def act_kernel(observations, legal, offsets, seated_players, chances, strength, out) -> None:
     """Write the heuristic's action for every row into ``out`` (``-1`` for a row with no legal action).
 

@@ -25,6 +25,7 @@ from numba import njit
 from pirate_envs.core.chance import SplitMix64Stream as SplitMix64Stream
 from pirate_envs.core.engine import Engine
 from pirate_envs.core.errors import check_choice, shown
+from pirate_envs.core.kernel_cache import cross_module_kernel
 from pirate_envs.core.observation import SEAT_PRESENT, TABLE_LAYOUTS, ObservationLayout, max_table_layout
 
 
@@ -75,8 +76,15 @@ def kernel_layout(
 #: about 40% of a Kapern step (``perf``), and the step ran 2.6 times faster without them. Such a
 #: kernel may allocate no array, nor call a function that does (numba refuses to compile it):
 #: its scratch arrays come from the backend, through its record (`BatchBackend.State`). It releases
-#: the GIL (``nogil``): another thread (a pipelined PPO update) runs beside a step.
-kernel = njit(cache=True, nogil=True, _nrt=False)
+#: the GIL (``nogil``): another thread (a pipelined PPO update) runs beside a step. Its disk cache
+#: is keyed by the sources of its game's package and of ``pirate_envs.core`` (`cross_module_kernel`):
+#: a kernel reads their constants and inlines their helpers, which numba's own key (its file) misses.
+def kernel(function: Callable[..., Any]) -> Any:
+    """Compile ``function`` as a kernel (see above)."""
+    package = function.__module__.rpartition(".")[0] or function.__module__
+    return cross_module_kernel(package, "pirate_envs.core", _nrt=False)(function)
+
+
 #: :data:`kernel`, inlined where it is called: the helpers of a game's step.
 inline_kernel = njit(cache=True, nogil=True, inline="always", _nrt=False)
 

@@ -6,9 +6,15 @@ compiled copy of them after they change, and play old rules without a word. `cro
 compiles such a kernel with ``cache=True`` whose cache is keyed by its own file *and* the SHA-256 of
 every ``.py`` file of the packages it names (`packages_sha256`): any change there recompiles it.
 
+The batched engines' kernels (`pirate_envs.core.batched.kernel`) are keyed so by their game's
+package and ``pirate_envs.core``, the batched heuristics' and the fused rollouts' by ``pirate_envs``
+and ``agents``: a change to a rule table, a constant or a helper they read is compiled in, never
+served stale from the cache (an edit in those packages costs a recompile of their kernels).
+
 It works through numba's list of cache locators (``CacheImpl._locator_classes``): a variant of each,
 taking only the functions marked here, goes first. Where that list is not there (another numba) or
-``NUMBA_CACHE_LOCATOR_CLASSES`` replaces it, such kernels are compiled in each process, uncached.
+``NUMBA_CACHE_LOCATOR_CLASSES`` replaces it, such kernels are cached by their own file, as numba
+does for any other.
 """
 
 from __future__ import annotations
@@ -26,26 +32,41 @@ PACKAGES_ATTRIBUTE = "__kernel_cache_packages__"
 
 def packages_sha256(packages: Iterable[str], suffixes: Iterable[str] = (".py",)) -> str:
     """SHA-256 of every ``suffixes`` file of ``packages`` (importable names), by its path within the
-    package's parent and its bytes, in path order; ``__pycache__`` left out."""
+    package's parent and its bytes, in path order; ``__pycache__`` left out. A name that is a module,
+    not a package, stands for its own file."""
     wanted = tuple(suffixes)
     digest = hashlib.sha256()
     for package in packages:
-        root = Path(importlib.import_module(package).__file__).resolve().parent  # type: ignore[arg-type]
-        files = sorted(
-            path.relative_to(root.parent).as_posix()
-            for path in root.rglob("*")
-            if path.suffix in wanted and "__pycache__" not in path.parts and path.is_file()
-        )
-        for name in files:
-            data = (root.parent / name).read_bytes()
+        for base, name in _package_files(importlib.import_module(package), wanted):
+            data = (base / name).read_bytes()
             digest.update(f"{name}\0{len(data)}\0".encode())
             digest.update(data)
     return digest.hexdigest()
 
 
+def _package_files(module: Any, wanted: tuple[str, ...]) -> list[tuple[Path, str]]:
+    """``(folder, name)`` of each file `packages_sha256` reads of ``module``: a package's ``wanted``
+    files, named from the package's parent, in order (each folder of a namespace package in turn);
+    a plain module's own file."""
+    folders = getattr(module, "__path__", None)
+    if folders is None:
+        own = Path(module.__file__).resolve()
+        return [(own.parent, own.name)]
+    files = []
+    for folder in folders:
+        root = Path(folder).resolve()
+        names = sorted(
+            path.relative_to(root.parent).as_posix()
+            for path in root.rglob("*")
+            if path.suffix in wanted and "__pycache__" not in path.parts and path.is_file()
+        )
+        files += [(root.parent, name) for name in names]
+    return files
+
+
 @functools.cache
 def _sources_stamp(packages: tuple[str, ...]) -> str:
-    """`packages_sha256` of ``packages`` once per process (a kernel's cache is read or written at its first call)."""
+    """`packages_sha256` of ``packages``, once per process (numba asks when a cached kernel is defined)."""
     return packages_sha256(packages)
 
 
@@ -90,13 +111,15 @@ def _locators_registered() -> bool:
     return True
 
 
-def cross_module_kernel(*packages: str) -> Callable[[Callable[..., Any]], Any]:
-    """``njit(nogil=True)``, cached on disk and keyed by the sources of ``packages`` as well as its own file."""
+def cross_module_kernel(*packages: str, **options: Any) -> Callable[[Callable[..., Any]], Any]:
+    """``njit(cache=True, nogil=True, **options)`` whose disk cache is keyed by the sources of ``packages``
+    as well as its own file (where numba has no list of locators: by its own file, as numba keys it)."""
     from numba import njit
 
     def compile_kernel(function: Callable[..., Any]) -> Any:
-        setattr(function, PACKAGES_ATTRIBUTE, tuple(packages))
-        return njit(cache=_locators_registered(), nogil=True)(function)
+        if _locators_registered():
+            setattr(function, PACKAGES_ATTRIBUTE, tuple(packages))
+        return njit(cache=True, nogil=True, **options)(function)
 
     return compile_kernel
 

@@ -24,6 +24,16 @@ def run(x):
     return step(x)
 '''
 
+ENGINE_KERNEL = '''
+from pirate_envs.core.batched import kernel
+from deppkg.rules import LIMIT
+
+
+@kernel
+def run(x):
+    return min(x, LIMIT)
+'''
+
 PROBE = "import deppkg.kernel as k; print(k.run(1), sum(k.run.stats.cache_hits.values()))"
 
 
@@ -52,3 +62,17 @@ def test_a_change_to_a_called_module_recompiles_the_kernel(tmp_path):
     (package / "helper.py").write_text(_helper(2))  # the kernel's own file is unchanged
     assert _run(tmp_path) == (3, 0)  # recompiled with the new helper, not the cached copy of the old
     assert _run(tmp_path) == (3, 1)
+
+
+def test_an_engine_kernel_reads_a_changed_constant_of_its_games_package(tmp_path):
+    """`pirate_envs.core.batched.kernel` keys the cache by the kernel's package: numba freezes a global
+    constant into the compiled kernel, and its own key (the kernel's file) would keep the old one."""
+    package = tmp_path / "deppkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "kernel.py").write_text(textwrap.dedent(ENGINE_KERNEL))
+    (package / "rules.py").write_text("LIMIT = 5\n")
+    assert _run(tmp_path) == (1, 0)
+    (package / "rules.py").write_text("LIMIT = 0\n")
+    assert _run(tmp_path) == (0, 0)
+    assert _run(tmp_path) == (0, 1)
