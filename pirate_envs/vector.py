@@ -121,10 +121,10 @@ venv.copy_rows(src, dst)               # rows src[k] (or one row src) copied who
   not yet revealed, the draw pile and the hidden part of each loot stack, from the pile history
   of the engine the row was loaded from or replays);
   the row's stream is then ``seeds[k]``, drawn on. Load the searched position into one row, copy
-  it, redraw the copies: about 2 us per row (Piratenpoker about 0.1 ms more for a row whose pile
-  history leaves a choice, drawn in Python), against a clone, a redraw and a load in Python per
-  world. A redrawn row has no reference engine (``engine(i)`` and the like raise) until it starts
-  a new game.
+  it, redraw the copies: about 2 us per row (Piratenpoker: plus, once per call and position, its
+  pile history's attributions weighed in Python, a forward pass cached across calls), against a
+  clone, a redraw and a load in Python per world. A redrawn row has no reference engine
+  (``engine(i)`` and the like raise) until it starts a new game.
 * ``kernel_state``: the backend's state record, as the game's step kernel takes it, for code
   that compiles its own loop around that kernel (the searches' fused rollouts,
   `agents.search.play_out_kernel`). Such a step skips ``step``'s checks: the loop passes only

@@ -45,6 +45,7 @@ from pirate_envs.core.batched import (
     kernel,
     random_below,
     reset_games,
+    splitmix64_next,
     win_rewards_from_flags,
     write_outputs,
 )
@@ -60,7 +61,6 @@ from pirate_envs.piratenpoker.engine import (
     PiratenpokerEngine,
 )
 from pirate_envs.piratenpoker.observation import build_layout, largest_layout, piece_scales
-from pirate_envs.piratenpoker.piles import PileWorld
 from pirate_envs.piratenpoker.rules import MAX_PLAYERS
 
 # ----------------------------------------------------------------------------- constants (checked below)
@@ -275,6 +275,24 @@ def _shuffle(rng, i, items, length):
         item = items[j]
         items[j] = items[r]
         items[r] = item
+
+
+@inline_kernel
+def _weighted_choice(rng, i, weights):
+    """An index drawn by ``weights`` from game ``i``'s stream, as `PileHistory.sample_world` draws one (no
+    draw for one weight; the uniform is the stream's top 32 bits over 2**32, as there)."""
+    if weights.shape[0] == 1:
+        return 0
+    total = 0.0
+    for k in range(weights.shape[0]):
+        total += weights[k]
+    target = np.float64(splitmix64_next(rng, i) >> np.uint64(32)) / 4294967296.0 * total
+    cumulative = 0.0
+    for k in range(weights.shape[0]):
+        cumulative += weights[k]
+        if target < cumulative:
+            return k
+    return weights.shape[0] - 1
 
 
 @inline_kernel
@@ -865,22 +883,27 @@ def outputs_kernel(rows, st):
 
 
 @kernel
-def redraw_kernel(rows, seat, states, world_of, unseen, held, known_bottom, st, pool, dealt, fronts):
-    """Redraw in games ``rows`` what ``seat`` cannot see, given each row's pile attribution (see
-    `PiratenpokerBatch.redraw_hidden`, which checks that the attributions fit the rows).
+def redraw_kernel(rows, seat, states, choices, choice_count, weights, unseen, held, known_bottom, st, pool, dealt,
+                  fronts):  # fmt: skip
+    """Redraw in games ``rows`` what ``seat`` cannot see, given the pile attributions each row may take
+    (see `PiratenpokerBatch.redraw_hidden`, which checks that the attributions fit the rows).
 
-    Row ``rows[r]`` takes world ``world_of[r]``: ``unseen[w, p]`` the cards of pile ``p`` the seat has
-    not seen (per kind), ``held[w, p, s]`` how many of them seat ``s`` holds; the last pile's rest is
-    the draw pile. ``known_bottom[r, c]``: the cards seen going under stack ``c``. ``pool``: a
-    deck-sized scratch; ``dealt``: a ``(players, kinds)`` one; ``fronts``: one count per loot front.
+    Row ``rows[r]`` draws one of the attributions ``choices[r] .. choices[r] + choice_count[r] - 1`` by their
+    ``weights`` from its stream (seeded ``states[r]``; no draw where there is one), as
+    `PileHistory.sample_world` draws its last: attribution ``w`` gives ``unseen[w, p]``, the cards of
+    pile ``p`` the seat has not seen (per kind), and ``held[w, p, s]``, how many of them seat ``s``
+    holds; the last pile's rest is the draw pile. ``known_bottom[r, c]``: the cards seen going under
+    stack ``c``. ``pool``: a deck-sized scratch; ``dealt``: a ``(players, kinds)`` one; ``fronts``: one
+    count per loot front.
     """
     options, game, seats, hands, bids, draw, stacks, stack_len, rng = (
         st.options, st.game, st.seats, st.hands, st.bids, st.draw, st.stacks, st.stack_len, st.rng)  # fmt: skip
     n = options[C_PLAYERS]
     piles = unseen.shape[1]
     for r in range(rows.shape[0]):
-        i, w = rows[r], world_of[r]
+        i = rows[r]
         rng[i] = states[r]
+        w = choices[r] + _weighted_choice(rng, i, weights[choices[r] : choices[r] + choice_count[r]])
         current, bidding = game[i, F_CURRENT], game[i, F_PHASE] == PHASE_BID
         dealt[:] = 0
         for p in range(piles):  # each pile's unseen cards shuffled and dealt back, as many to each seat as he holds
@@ -1008,45 +1031,42 @@ class PiratenpokerBatch(BatchBackend):
         Which pile each of the others' cards came from is weighed from the pile history, which
         the kernels do not keep: a row's engine is the one it was loaded from while it has not
         moved since, else its start with its moves replayed (`start_engine`; a row redrawn before
-        has neither: ``RuntimeError``). Per row, one attribution is drawn from the row's stream
-        (`PileHistory.sample_world`; drawn once per engine where it leaves no choice). The kernel
-        then deals each pile's unseen cards back, as many to each other seat as the attribution
+        has neither: ``RuntimeError``). Per engine, the attributions the history leaves the seat are
+        weighed in Python (`PileHistory.final_attributions`, the end of `PileHistory.sample_world`'s
+        forward pass, cached); per row, the kernel draws one by its weight from the row's stream
+        (the cards each seat revealed from each pile, which the rest of `sample_world` draws, are
+        not needed here), then deals each pile's unseen cards back, as many to each other seat as the attribution
         leaves him, the rest of the current pile to the draw pile; splits each seat's cards into
         hand and bid (while bidding, the bid's size and the Pass redrawn within what is public);
         and shuffles the hidden part of each loot stack. Always succeeds.
         """
         n = self.num_players
         engines = [self._position_engine(row) for row in rows.tolist()]
+        tables: dict[int, int] = {}  # id(engine) -> its table of attributions (copies of a row share one)
+        parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        table_of = np.zeros(len(rows), dtype=np.int64)
+        first_row: list[int] = []
+        for r, engine in enumerate(engines):
+            if id(engine) not in tables:
+                tables[id(engine)] = len(parts)
+                parts.append(engine.piles.final_attributions(seat))
+                first_row.append(int(rows[r]))
+            table_of[r] = tables[id(engine)]
+        piles = max(part[0].shape[1] for part in parts)
+        sizes = np.array([len(part[2]) for part in parts], dtype=np.int64)
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        unseen = np.zeros((int(sizes.sum()), piles, NUM_KINDS), dtype=np.int64)
+        held = np.zeros((int(sizes.sum()), piles, n), dtype=np.int64)
+        for (part_unseen, part_held, _), start, size in zip(parts, starts, sizes):  # padded in front: the last
+            unseen[start : start + size, piles - part_unseen.shape[1] :] = part_unseen  # pile is every world's
+            held[start : start + size, piles - part_held.shape[1] :] = part_held  # current one
+        weights = np.concatenate([part[2] for part in parts])
+        self._check_attributions(np.repeat(first_row, sizes), seat, unseen, held)
         states = np.asarray(seeds, dtype=np.uint64).copy()
-        worlds: list[PileWorld] = []
-        world_of = np.zeros(len(rows), dtype=np.int64)
-        unique: dict[int, int] = {}  # id(engine) -> its world, where drawing one left no choice
-        for r, (engine, seed) in enumerate(zip(engines, states.tolist())):
-            if id(engine) in unique:
-                world_of[r] = unique[id(engine)]
-                continue
-            stream, draws = SplitMix64Stream(seed), [0]
-
-            def uniform(stream: SplitMix64Stream = stream, draws: list[int] = draws) -> float:
-                draws[0] += 1
-                return stream.below(1 << 52) / (1 << 52)
-
-            world_of[r] = len(worlds)
-            worlds.append(engine.piles.sample_world(seat, uniform))
-            states[r] = stream.state
-            if not draws[0]:
-                unique[id(engine)] = len(worlds) - 1
-        piles = max(len(world.unseen) for world in worlds)
-        unseen = np.zeros((len(worlds), piles, NUM_KINDS), dtype=np.int64)
-        held = np.zeros((len(worlds), piles, n), dtype=np.int64)
-        for w, world in enumerate(worlds):  # padded in front: the last pile is every world's current one
-            unseen[w, piles - len(world.unseen) :] = world.unseen
-            held[w, piles - len(world.held) :] = world.held
-        self._check_attributions(rows, seat, unseen[world_of], held[world_of])
         known_bottom = np.array([engine.known_bottom for engine in engines], dtype=np.int64)
         with compile_notice("the batched piratenpoker engine's redraw kernel", redraw_kernel):
-            redraw_kernel(rows, seat, states, world_of, unseen, held, known_bottom, self.state, self.redraw_pool,
-                          self.redraw_dealt, self.redraw_fronts)  # fmt: skip
+            redraw_kernel(rows, seat, states, starts[table_of], sizes[table_of], weights, unseen, held, known_bottom,
+                          self.state, self.redraw_pool, self.redraw_dealt, self.redraw_fronts)  # fmt: skip
         self.redrawn.update(rows.tolist())
         return np.zeros(len(rows), dtype=np.bool_)
 

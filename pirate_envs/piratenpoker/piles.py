@@ -110,6 +110,30 @@ class PileHistory:
         drew from it (public) less that.
         """
         n, piles = len(self.drawn[0]), len(self.compositions)
+        drawn, states, steps = self._forward_pass(seat)
+        return _backward(states, steps, drawn, n, piles, uniform)
+
+    def final_attributions(self, seat: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The attributions `sample_world` draws its world from for ``seat``, as arrays, in its order.
+
+        Per attribution: the cards of each pile ``seat`` has not seen (``(K, piles, 24)``), how many of
+        his cards each seat holds from each pile (``(K, piles, n)``) and its probability (``(K,)``).
+        One drawn by its probability is `sample_world`'s ``unseen`` and ``held`` in law: what the
+        batched engine's redraw needs (it leaves out which cards each seat revealed from which pile).
+        """
+        drawn, states, _ = self._forward_pass(seat)
+        n, piles = len(self.drawn[0]), len(self.compositions)
+        unseen = np.zeros((len(states), piles, NUM_POKER_KINDS), dtype=np.int64)
+        held = np.zeros((len(states), piles, n), dtype=np.int64)
+        for k, (left, taken) in enumerate(states):
+            unseen[k] = left
+            held[k] = np.subtract(drawn, taken)
+        return unseen, held, np.fromiter(states.values(), dtype=np.float64, count=len(states))
+
+    def _forward_pass(
+        self, seat: int
+    ) -> tuple[list[list[int]], dict[Attribution, float], list[tuple[int, dict[Attribution, float], dict]]]:
+        """`_forward` for ``seat``, from the cache while the history has not moved on."""
         unseen = tuple(tuple((c - d[seat]).tolist()) for c, d in zip(self.compositions, self.drawn))
         key = (seat, unseen, len(self.events))
         last = self.events[-1] if self.events else None
@@ -117,8 +141,7 @@ class PileHistory:
         if cached is None or cached[0] is not last:
             cached = (last, *self._forward(seat, unseen))
             self.cache.put(key, cached)
-        _, drawn, states, steps = cached
-        return _backward(states, steps, drawn, n, piles, uniform)
+        return cached[1:]
 
     def _forward(
         self, seat: int, unseen: tuple[Counts, ...]

@@ -127,6 +127,7 @@ def test_the_worlds_are_drawn_as_the_reference_engine_draws_them() -> None:
     assert chosen, "no bidding position after a reshuffle"
     position = chosen[len(chosen) // 2]
     seat = position.current_player
+    assert len(position.piles.final_attributions(seat)[2]) > 1, "the pile history leaves no choice: pick another"
     venv, rows = redrawn(position, np.arange(draws, dtype=np.uint64) * 31 + 5, PIRATENPOKER, {})
     backend = venv._backend
     batch = np.array([
@@ -150,6 +151,28 @@ def test_the_worlds_are_drawn_as_the_reference_engine_draws_them() -> None:
     assert varies.sum() > 20, "the position leaves too little hidden to compare"
     assert np.array_equal(batch[:, ~varies], reference[:, ~varies])  # fixed figures: equal
     z = np.abs(batch.mean(axis=0) - reference.mean(axis=0))[varies] / spread[varies]
+    assert z.max() < 5.0, z.max()
+
+
+def test_the_final_attributions_are_those_sample_world_ends_on_with_their_probabilities() -> None:
+    """`PileHistory.final_attributions`, which the kernel draws from, against `sample_world`'s own draws."""
+    chosen = [
+        (p, p.piles.final_attributions(p.current_player))
+        for seed in range(6)
+        for p in positions(4, seed=seed, every=3)
+        if reshuffled(p)
+    ]
+    position, (unseen, held, weights) = max(chosen, key=lambda item: len(item[1][2]))
+    assert len(weights) > 2, "no position whose history leaves a choice of attributions"
+    assert weights.sum() == pytest.approx(1.0)
+    index = {(u.tobytes(), h.tobytes()): k for k, (u, h) in enumerate(zip(unseen, held))}
+    stream, draws = SplitMix64Stream(3), 4000
+    tally = np.zeros(len(weights))
+    for _ in range(draws):
+        world = position.piles.sample_world(position.current_player, lambda: stream.below(1 << 52) / (1 << 52))
+        key = (np.array(world.unseen, dtype=np.int64).tobytes(), np.array(world.held, dtype=np.int64).tobytes())
+        tally[index[key]] += 1
+    z = np.abs(tally / draws - weights) / np.sqrt(weights * (1 - weights) / draws)
     assert z.max() < 5.0, z.max()
 
 
