@@ -288,6 +288,8 @@ def _play_fused(
         fused.counted(counted)
         if bad != NEEDS_POLICY:
             break
+        if fused.refill is None:
+            raise RuntimeError(f"{type(policy).__name__}'s rollout kernel asked for Python but offers no refill")
         fused.refill(going)
         fused, live, first = policy.fused_rollouts(venv), live[:going], False
     if bad >= 0:
