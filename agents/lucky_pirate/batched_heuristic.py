@@ -34,7 +34,9 @@ them were repeated positions of their seat).
 
 Positions are remembered as 64-bit hashes of the row (with the slot and its epoch), not the
 bytes: two different rows of one slot that hash alike would count as repeated. A slot holds at
-most 20,000 positions, about 2e8 pairs: the chance of any such pair is about 2e8 / 2**64 = 1e-11.
+most 20,000 positions, about 2e8 pairs: for a hash that behaves as a random function, the chance of
+any such pair is about 2e8 / 2**64 = 1e-11 (the tests hash tens of thousands of distinct positions
+of played games, and every row with one word changed, without a collision).
 
 Differences
 -----------
@@ -89,13 +91,37 @@ def _mix(z: np.uint64) -> np.uint64:
     return z ^ (z >> np.uint64(31))
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _lane(h: np.uint64, word: np.uint64) -> np.uint64:
+    """One word into one lane of `_row_hash`: a multiply and a shift, each a bijection of the lane."""
+    h = (h ^ word) * np.uint64(0x9E3779B97F4A7C15)
+    return h ^ (h >> np.uint64(29))
+
+
 @cross_module_kernel("pirate_envs", "agents")
 def _row_hash(words: np.ndarray, row: int) -> np.uint64:
-    """64-bit hash of the float32 bit patterns of row ``row`` (equal bytes, equal hash)."""
-    h = np.uint64(0x9E3779B97F4A7C15)
-    for j in range(words.shape[1]):
-        h = _mix(h ^ np.uint64(words[row, j]))
-    return h
+    """64-bit hash of the float32 bit patterns of row ``row`` (equal bytes, equal hash).
+
+    The words go two to a 64-bit word into four independent lanes (so the processor works on four
+    at once), which `_mix` folds together at the end: about nine times faster than one `_mix` a
+    word in a single chain (`benchmarks/bench_position_hash.py`)."""
+    a = np.uint64(0x243F6A8885A308D3)
+    b = np.uint64(0x13198A2E03707344)
+    c = np.uint64(0xA4093822299F31D0)
+    d = np.uint64(0x082EFA98EC4E6C89)
+    n = words.shape[1]
+    high = np.uint64(32)
+    j = 0
+    while j + 8 <= n:
+        a = _lane(a, np.uint64(words[row, j]) | (np.uint64(words[row, j + 1]) << high))
+        b = _lane(b, np.uint64(words[row, j + 2]) | (np.uint64(words[row, j + 3]) << high))
+        c = _lane(c, np.uint64(words[row, j + 4]) | (np.uint64(words[row, j + 5]) << high))
+        d = _lane(d, np.uint64(words[row, j + 6]) | (np.uint64(words[row, j + 7]) << high))
+        j += 8
+    while j < n:
+        a = _lane(a, np.uint64(words[row, j]))
+        j += 1
+    return _mix(_mix(_mix(_mix(a ^ np.uint64(n)) ^ b) ^ c) ^ d)
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -228,3 +228,42 @@ def test_make_batched_agent_builds_it():
     agent = make_batched_agent("heuristic", ENV_ID, env, 8, seed=0)
     assert isinstance(agent, LuckyPirateHeuristicBatch) and agent.num_games == 8
     assert agent.observation_size == env.observation_layout.size
+
+
+def _played_positions(games: int, moves: int) -> np.ndarray:
+    """The distinct observation rows of ``games`` batched games of random legal moves (4 players)."""
+    import pirate_envs.vector
+
+    venv = pirate_envs.vector.make(ENV_ID, games, seed=0, num_players=4)
+    venv.reset()
+    rng = np.random.default_rng(0)
+    seen = [venv.observation.copy()]
+    for _ in range(moves):
+        legal = venv.action_mask.astype(bool)
+        scores = np.where(legal, rng.random(legal.shape), -1.0)
+        venv.step(scores.argmax(axis=1))
+        seen.append(venv.observation.copy())
+    return np.unique(np.concatenate(seen), axis=0)
+
+
+def test_distinct_positions_hash_apart_and_every_word_counts():
+    """The memory's 64-bit position hash: no two of ~30,000 played positions alike, and a change
+    of any one word, or a swap of two unequal words, changes the hash."""
+    from agents.lucky_pirate.batched_heuristic import _row_hash
+
+    rows = _played_positions(256, 120)
+    assert len(rows) > 20_000
+    words = np.ascontiguousarray(rows).view(np.uint32)
+    hashes = np.array([_row_hash(words, j) for j in range(len(words))], dtype=np.uint64)
+    assert np.unique(hashes).size == len(rows)
+    probe = np.random.default_rng(1).choice(len(words), 60, replace=False)
+    for j in probe.tolist():
+        original = words[j].copy()
+        for column in range(words.shape[1]):
+            changed = original.copy()
+            changed[column] ^= np.uint32(1 << (column % 32))  # one bit, in every position of a word over the row
+            assert _row_hash(changed[None], 0) != hashes[j], (j, column)
+            if column + 1 < words.shape[1] and original[column] != original[column + 1]:
+                swapped = original.copy()
+                swapped[[column, column + 1]] = original[[column + 1, column]]
+                assert _row_hash(swapped[None], 0) != hashes[j], (j, column, "swap")
