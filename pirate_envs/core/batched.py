@@ -516,6 +516,9 @@ class BatchBackend:
         self.refuse_unless_loadable()
         for name in (*self.BASE_ROW_ARRAYS, *(self.ROW_ARRAYS or ())):
             array = getattr(self, name)
+            if name == "history":  # the moves made only: a row's entries past its count are never read
+                made = int(self.game[src, self.MOVES_FIELD].max(initial=0))
+                array = array[:, : min(made, array.shape[1])]
             array[dst] = array[src]
         starts = [self.loaded.get(index) for index in src.tolist()]
         for index, start in zip(dst.tolist(), starts):

@@ -333,6 +333,32 @@ def test_copy_rows_over_a_loaded_row_makes_it_the_source_game() -> None:
     )
 
 
+def test_copy_rows_of_a_shorter_game_over_a_longer_one_plays_on_as_its_source() -> None:
+    """A copy writes the source's moves only (a row's history past its count is never read): the row
+    that held a longer game keeps the source's moves and goes on beside it."""
+    venv = vector.make(SKULL_KING, 3, seed=0, num_players=2, num_hands=4)
+    venv.reset()
+    rng = np.random.default_rng(2)
+
+    def play(rows: list[int], moves: int) -> None:
+        for _ in range(moves):
+            actions = np.zeros(3, dtype=np.int64)
+            actions[rows] = rng.choice(np.flatnonzero(venv.action_mask[rows[0]]))
+            active = np.zeros(3, dtype=bool)
+            active[rows] = True
+            venv.step(actions, active)
+
+    play([0], 12)
+    play([1], 3)
+    longer = venv.moves(0)
+    venv.copy_rows([1], [0])
+    assert venv.moves(0) == venv.moves(1) and len(venv.moves(0)) == 3 and len(longer) == 12
+    play([0, 1], 6)  # the same moves in both rows
+    assert venv.moves(0) == venv.moves(1) and len(venv.moves(0)) == 9
+    assert all(venv.engine(0).view(seat) == venv.engine(1).view(seat) for seat in range(2))
+    np.testing.assert_array_equal(venv.observation[0], venv.observation[1])
+
+
 def _finished(env_id: str, **kwargs: Any) -> Engine:
     engine = pirate_envs.make(env_id, raw=True, **kwargs).game
     engine.reset(np.random.default_rng(0))
