@@ -93,7 +93,8 @@ def render(
 
 def known_limits(env_id: str, documents: Sequence[dict[str, Any]], summaries: Sequence[dict[str, Any]]) -> list[str]:
     """The page's box of known limits, read from the files: the built-in agents without a full run, the
-    widest interval of the line-ups that play fewer deals, and whether the shipped recipe was run over seeds."""
+    widest interval of the line-ups that play fewer deals, the searches that beat random players less often
+    than the heuristic, and whether the shipped recipe was run over seeds."""
     full = {d["candidate"] for d in documents if d["full_protocol"]}
     names = agent_names(env_id)
     missing = [f"`{name}`" for name in names if name not in full]
@@ -117,6 +118,7 @@ def known_limits(env_id: str, documents: Sequence[dict[str, Any]], summaries: Se
         items.append(
             f"Line-ups that play fewer deals (the search line-ups share a CPU cap) have wider intervals: {worst}."
         )
+    items += _searches_below_the_heuristic(documents)
     if not recipe_summaries(env_id, summaries) and f"ppo:{env_id}" in names:
         items.append(
             f"The shipped network `ppo:{env_id}` comes from one training seed of its recipe; no run of that recipe "
@@ -125,6 +127,47 @@ def known_limits(env_id: str, documents: Sequence[dict[str, Any]], summaries: Se
     if not items:
         return []
     return ['!!! note "Known limits"', "", *(f"    * {item}" for item in items), ""]
+
+
+#: Candidates that search with rollouts: their rollouts play every seat by their rollout policy.
+SEARCH_PREFIXES = ("halving", "mcts", "gumbel")
+
+
+def _searches_below_the_heuristic(documents: Sequence[dict[str, Any]]) -> list[str]:
+    """A limit where a search candidate wins less often against random players than the heuristic does (the
+    intervals apart), at the table size of the widest gap."""
+
+    def against_random(document: dict[str, Any]) -> dict[str, list[float]]:
+        return {
+            line["lineup"]: line["estimates"]["win"]["corrected"]
+            for line in document["lineups"]
+            if line_up_opponent(line) == "random" and None not in line["estimates"]["win"]["corrected"]
+        }
+
+    heuristic = next((against_random(d) for d in documents if d["candidate"] == "heuristic"), {})
+    below = []
+    for document in documents:
+        if not document["candidate"].startswith(SEARCH_PREFIXES):
+            continue
+        gaps = [
+            (reference[1] - win[2], lineup, win, reference)
+            for lineup, win in against_random(document).items()
+            if (reference := heuristic.get(lineup)) is not None and win[2] < reference[1]
+        ]
+        if gaps:
+            _, lineup, win, reference = max(gaps)
+            below.append(
+                f"`{document['candidate']}` at {lineup.split(' vs ')[0]}: {interval_text(win)} against the "
+                f"heuristic's {interval_text(reference)}"
+            )
+    if not below:
+        return []
+    return [
+        "Against random players a search wins less often than the heuristic does ("
+        + "; ".join(below)
+        + "). Its rollouts play every seat as its rollout policy would, never at random: a likely reason, "
+        "not tested."
+    ]
 
 
 def _benchmark_lines(documents: Sequence[dict[str, Any]]) -> list[str]:

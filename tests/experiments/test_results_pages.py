@@ -291,3 +291,19 @@ def test_a_ppo_recipe_over_seeds_is_a_curve_by_checkpoint_in_step_order(tmp_path
         ["| 2.0M steps", "PPO"], ["| 10.0M steps", "PPO"], ["| 10.0M steps", "the shipped agent file"]
     ]  # fmt: skip
     assert rows[0].endswith("| — |") and rows[1].endswith("| 0, 0 |")
+
+
+def test_the_known_limits_name_a_search_below_the_heuristic_against_random_players(documents):
+    heuristic, random_agent = (json.loads(json.dumps(d)) for d in documents)
+    heuristic["lineups"][0]["estimates"]["win"]["corrected"] = [0.97, 0.95, 0.99]
+    search = json.loads(json.dumps(random_agent))
+    search["candidate"] = "halving"
+    search["lineups"][0]["estimates"]["win"]["corrected"] = [0.90, 0.88, 0.92]
+    limits = render([search, heuristic, random_agent]).split('!!! note "Known limits"')[1]
+    assert (
+        "Against random players a search wins less often than the heuristic does (`halving` at 2p: "
+        "0.900 [0.880, 0.920] against the heuristic's 0.970 [0.950, 0.990])" in limits
+    )
+    assert "`random` at" not in limits  # not a search
+    search["lineups"][0]["estimates"]["win"]["corrected"] = [0.93, 0.90, 0.96]  # the intervals overlap
+    assert "a search wins less often" not in render([search, heuristic])
