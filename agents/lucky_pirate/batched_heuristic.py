@@ -98,7 +98,7 @@ def _lane(h: np.uint64, word: np.uint64) -> np.uint64:
     return h ^ (h >> np.uint64(29))
 
 
-@cross_module_kernel("pirate_envs", "agents")
+@njit(cache=True, nogil=True)  # reads nothing outside this file: keyed by it alone
 def _row_hash(words: np.ndarray, row: int) -> np.uint64:
     """64-bit hash of the float32 bit patterns of row ``row`` (equal bytes, equal hash).
 
@@ -125,13 +125,19 @@ def _row_hash(words: np.ndarray, row: int) -> np.uint64:
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _must_grow(used: int, incoming: int, capacity: int) -> bool:
+    """Whether the table must grow before ``incoming`` more entries: it stays at most half full."""
+    return 2 * (used + incoming) > capacity
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _probe_start(h: np.uint64, slot: int, epoch: int, capacity: int) -> int:
     """First table index to probe for the key ``(slot, epoch, h)``."""
     key = _mix(h ^ _mix(np.uint64(slot) * np.uint64(0x100000001B3) + np.uint64(epoch)))
     return np.int64(key & np.uint64(capacity - 1))
 
 
-@cross_module_kernel("pirate_envs", "agents")
+@njit(cache=True, nogil=True)  # reads nothing outside this file: keyed by it alone
 def _remember(slot, epoch, h, owners, epochs, hashes) -> bool:
     """Insert ``(slot, epoch, h)`` into the table; ``True`` if it was there already."""
     capacity = owners.shape[0]
@@ -146,7 +152,7 @@ def _remember(slot, epoch, h, owners, epochs, hashes) -> bool:
     return False
 
 
-@cross_module_kernel("pirate_envs", "agents")
+@njit(cache=True, nogil=True)  # reads nothing outside this file: keyed by it alone
 def _rehash_kernel(owners, epochs, hashes, slot_epoch, new_owners, new_epochs, new_hashes) -> int:
     """Copy the live entries (those of each slot's current epoch) into the new table; returns their number."""
     live = 0
@@ -158,7 +164,7 @@ def _rehash_kernel(owners, epochs, hashes, slot_epoch, new_owners, new_epochs, n
     return live
 
 
-@cross_module_kernel("pirate_envs", "agents")
+@njit(cache=True, nogil=True)  # reads nothing outside this file: keyed by it alone
 def _act_kernel(
     games,
     words,
@@ -212,7 +218,7 @@ def _choose_rows(act_args, games, observations, masks, out) -> int:
     """`act_batch`'s choice for `fused_play_out`: the entries added, or -1 where the table must grow first."""
     rng, columns, words, slot_epoch, slot_count, owners, epochs, hashes, repeated, used = act_args
     rows = games.shape[0]
-    if 2 * (used[0] + rows) > owners.shape[0]:  # as act_batch: Python rehashes (`LuckyPirateHeuristicBatch._rehash`)
+    if _must_grow(used[0], rows, owners.shape[0]):  # Python rehashes (`LuckyPirateHeuristicBatch._rehash`)
         return -1
     bits = observations.view(np.uint32)
     for j in range(rows):
@@ -308,7 +314,7 @@ class LuckyPirateHeuristicBatch:
                 f"rows {empty[:10].tolist()} of action_masks have no legal action: is it this agent's turn?"
             )
         positions = rows if self._position_columns is None else np.ascontiguousarray(rows[:, self._position_columns])
-        if 2 * (self._used + len(slots)) > len(self._owners):
+        if _must_grow(self._used, len(slots), len(self._owners)):
             self._rehash(len(slots))
         actions = np.empty(len(slots), dtype=np.int64)
         self.last_repeated = np.empty(len(slots), dtype=bool)

@@ -28,6 +28,8 @@ from typing import Any
 
 #: The attribute that marks a function as a cross-module kernel: the packages its cache is keyed by.
 PACKAGES_ATTRIBUTE = "__kernel_cache_packages__"
+#: The attribute that marks the cache locator classes this module put in numba's list (to add them once).
+_DEPENDENT_LOCATOR_ATTRIBUTE = "__kernel_cache_dependent_locator__"
 
 
 def packages_sha256(packages: Iterable[str], suffixes: Iterable[str] = (".py",)) -> str:
@@ -103,10 +105,10 @@ def _locators_registered() -> bool:
     bases = getattr(impl, "_locator_classes", None)
     if not isinstance(bases, list) or not bases or getattr(config, "CACHE_LOCATOR_CLASSES", None):
         return False
-    if not any(getattr(base, PACKAGES_ATTRIBUTE, False) for base in bases):
+    if not any(getattr(base, _DEPENDENT_LOCATOR_ATTRIBUTE, False) for base in bases):
         variants = [_dependent_locator(base) for base in bases]
         for variant in variants:
-            setattr(variant, PACKAGES_ATTRIBUTE, True)
+            setattr(variant, _DEPENDENT_LOCATOR_ATTRIBUTE, True)
         bases[:0] = variants
     return True
 
