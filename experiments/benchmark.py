@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> dict:
             write_atomic(Path(args.out) / "leaderboard.json", json.dumps(board, indent=2) + "\n")
         print(f"wrote {args.leaderboard} ({board['wall_seconds'] / 60:.1f} minutes)")
         return board
-    from agents.benchmark.run import ProtocolRun, markdown, run_protocol, write_results
+    from agents.benchmark.run import ProtocolRun, WorkerDied, markdown, run_protocol, write_results
 
     run = ProtocolRun(
         args.env_id,
@@ -210,7 +210,10 @@ def main(argv: list[str] | None = None) -> dict:
         batches=Path(args.out) / "batches",  # type: ignore[arg-type]
         resume=args.resume,
     )
-    document = run_protocol(run)
+    try:
+        document = run_protocol(run)
+    except WorkerDied as error:  # one line: what was kept and how to go on
+        raise SystemExit(f"benchmark: {error}") from None
     print(markdown(document))
     paths = write_results(document, args.out)  # type: ignore[arg-type]
     print(f"wrote {paths[0]} and {paths[1].name}")

@@ -23,7 +23,9 @@ import json
 import multiprocessing
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -288,14 +290,39 @@ def play_lineups(
     _CANDIDATES[:] = candidates
     with one_blas_thread():
         if workers > 1 and len(numbered) > 1:
-            with multiprocessing.get_context("fork").Pool(min(workers, len(numbered))) as pool:
-                finished(pool.imap_unordered(_play_job, numbered))
+            finished(_in_processes(numbered, min(workers, len(numbered)), store))
         else:
             finished(map(_play_job, numbered))
     return [
         _concatenate(lineup, [parts[j] for j in range(len(jobs)) if jobs[j][0] == index])
         for index, (lineup, _) in enumerate(plan)
     ]
+
+
+class WorkerDied(RuntimeError):
+    """A process playing batches died: the run stops (the batches finished are kept where a store is given)."""
+
+
+def _in_processes(
+    numbered: list[tuple[int, tuple[Lineup, int, np.ndarray, int]]], workers: int, store: BatchStore | None
+) -> Iterator[tuple[int, LineupGames]]:
+    """`_play_job` of every job in ``workers`` forked processes, as each finishes. A worker that dies (killed
+    for memory, say) stops the run with `WorkerDied`, where a `multiprocessing.Pool` would wait for its
+    batch forever."""
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        futures = [pool.submit(_play_job, job) for job in numbered]
+        try:
+            for future in as_completed(futures):
+                yield future.result()
+        except BrokenProcessPool:
+            for future in futures:
+                future.cancel()
+            kept = (
+                f"the batches finished are kept in {store.folder}: the same command with --resume goes on"
+                if (store is not None)
+                else "nothing was kept (no --out)"
+            )
+            raise WorkerDied(f"a worker process died while playing a batch (killed: out of memory?); {kept}") from None
 
 
 def play_lineup(lineup: Lineup, candidate: str, workers: int = 1) -> LineupGames:

@@ -174,3 +174,49 @@ def test_the_web_table_does_not_offer_python_agents(tmp_path):
     for name in (f"{source}:make", "tests.experiments.test_benchmark_command:refused"):
         with pytest.raises(RequestError, match="unknown agent"):
             catalog.build(name, "piraten_kapern_v0", 0, None)
+
+
+DYING_AGENT_FILE = """
+import os
+import signal
+
+import numpy as np
+
+PARENT = os.getpid()  # the command's process: the forked workers inherit this module
+
+
+class DiesInAWorker:
+    name = "dies-in-a-worker"
+
+    def reset(self, seed=None):
+        pass
+
+    def act(self, observation, view=None):
+        if os.getpid() != PARENT:  # as the kernel's out-of-memory killer would
+            os.kill(os.getpid(), signal.SIGKILL)
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+
+def make(env_id, seed, env):
+    return DiesInAWorker()
+"""
+
+
+def test_a_worker_killed_stops_the_run_in_one_line_instead_of_waiting(tmp_path):
+    """A worker process killed in the middle of a batch (for memory, say) ends the command with one line
+    that says what was kept; a `multiprocessing.Pool` waited for that batch forever."""
+    import subprocess
+    import sys
+
+    source = tmp_path / "dying.py"
+    source.write_text(DYING_AGENT_FILE)
+    argv = ["--env-id", "piraten_kapern_v0", "--agent", f"{source}:make", "--players", "2", "--deals", "2"]
+    argv += ["--opponents", "random", "heuristic", "--workers", "2", "--out", str(tmp_path / "out"), "--no-progress"]
+    done = subprocess.run(
+        [sys.executable, "-m", "experiments.benchmark", *argv], capture_output=True, text=True, timeout=900
+    )
+    assert done.returncode == 1, done.stderr[-2000:]
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("benchmark: a worker process died while playing a batch (killed: out of memory?)")
+    assert "the same command with --resume goes on" in last and "Traceback" not in done.stderr
+    assert not (tmp_path / "out" / "results.json").exists()
