@@ -201,7 +201,10 @@ def _backward(
 class ForwardCache:
     """The last few forward passes, shared by a game's clones (a search redraws one position many times).
 
-    An entry is used only while the history's last event is the very object it was made after.
+    An entry is used only while the history's last event is the very object it was made after. A pass
+    made at a later position (more events; the key's last item) drops those of earlier ones: a game
+    that moves on never asks for them again, and late passes are large (a 5-player game's reached
+    megabytes each, kept by every game a benchmark batch follows).
     """
 
     SIZE = 8
@@ -213,6 +216,9 @@ class ForwardCache:
         return self.entries.get(key)
 
     def put(self, key: tuple, value: tuple) -> None:
+        events = key[-1]
+        for earlier in [k for k in self.entries if k[-1] < events]:
+            del self.entries[earlier]
         if len(self.entries) >= self.SIZE:
             del self.entries[next(iter(self.entries))]
         self.entries[key] = value

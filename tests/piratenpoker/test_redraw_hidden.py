@@ -207,3 +207,27 @@ def test_a_redrawn_row_plays_on_in_lockstep_with_its_world(num_players: int) -> 
         envs = {row: aec_on(PIRATENPOKER, world_engine(venv, row, position), num_players=num_players)
                 for row in rows.tolist()}  # fmt: skip
         play_worlds_in_lockstep(venv, envs, rng, where, max_steps=2000)
+
+
+def test_the_forward_cache_keeps_only_passes_of_the_current_position() -> None:
+    """A game that moves on drops the forward passes of its earlier positions (a followed game kept up to
+    eight of them, megabytes late in a 5-player game); a pass of the position is served again as before."""
+    import pirate_envs
+
+    env = pirate_envs.make(PIRATENPOKER, raw=True, num_players=5)
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    game, asked = env.game, 0
+    while not game.done:
+        seat = game.current_player
+        first = game.piles.final_attributions(seat)
+        asked += 1
+        cache = game.piles.cache
+        assert {key[-1] for key in cache.entries} == {len(game.piles.events)}, asked
+        assert len(cache.entries) <= 5
+        again = game.piles.final_attributions(seat)  # served from the cache: the very same arrays' source
+        for a, b in zip(first, again, strict=True):
+            np.testing.assert_array_equal(a, b)
+        assert len(cache.entries) == len({key[0] for key in cache.entries})
+        env.step(int(rng.choice(np.flatnonzero(game.legal_mask()))))
+    assert asked > 50
