@@ -43,6 +43,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import threading
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -88,7 +90,6 @@ class HalvingSearchAgent:
         scale: float = GUMBEL_C_SCALE,
         seed: int | None = None,
     ):
-        import pirate_envs.vector
         from agents.batched import make_batched_agent
 
         self.simulations = check_range("simulations", simulations, 1, MAX_SIMULATIONS)
@@ -108,10 +109,8 @@ class HalvingSearchAgent:
         self.name = f"{HALVING}:{self.simulations}"
         num_actions = int(raw.game.legal_mask().shape[0])
         capacity = 1 + self.simulations + max(self.simulations, num_actions)  # the root, a round's worlds, its rollouts
-        config = dataclasses.asdict(raw.config)
-        self.venv = pirate_envs.vector.make(env_id, capacity, seed=0, reward_mode="score", **config)
-        self.venv.reset()
-        self.table = pirate_envs.make(env_id, raw=True, **config)
+        self._work = _work_area(env_id, capacity, dataclasses.asdict(raw.config))
+        self.venv, self.table = self._work.venv, self._work.table
         self._make_policy = lambda seed: make_batched_agent(
             rollout, env_id, self.table, capacity * self.venv.num_players, seed=seed
         )
@@ -250,6 +249,35 @@ class HalvingSearchAgent:
         remaining = np.full(rows.size, math.inf if self.horizon is None else float(self.horizon))
         play_out(self.venv, self.policy, rows, scores, self.score_scale, remaining, first_actions=first)
         return _leads(scores, seat)
+
+
+@dataclasses.dataclass(eq=False)
+class _WorkArea:
+    """The rows a search plays in and a raw env of its table: scratch, written before every read."""
+
+    venv: Any
+    table: Any
+
+
+#: The work areas alive, by thread, game, rows and table options: every halving agent of one table in
+#: a thread shares one (a benchmark batch holds one agent per game: 1,280 at 5 players).
+_WORK_AREAS: weakref.WeakValueDictionary[tuple, _WorkArea] = weakref.WeakValueDictionary()
+
+
+def _work_area(env_id: str, capacity: int, config: dict[str, Any]) -> _WorkArea:
+    """The work area of this thread for ``env_id``'s table ``config`` with ``capacity`` rows (made on first use).
+
+    Sharing is safe: a search loads the searched position into row 0 and copies or redraws every other
+    row it reads before reading it, and the agents of a thread search one at a time."""
+    import pirate_envs.vector
+
+    key = (threading.get_ident(), env_id, capacity, repr(sorted(config.items())))
+    work = _WORK_AREAS.get(key)
+    if work is None:
+        venv = pirate_envs.vector.make(env_id, capacity, seed=0, reward_mode="score", **config)
+        venv.reset()
+        work = _WORK_AREAS[key] = _WorkArea(venv, pirate_envs.make(env_id, raw=True, **config))
+    return work
 
 
 def _leads(scores: np.ndarray, seat: int) -> np.ndarray:

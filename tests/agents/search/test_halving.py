@@ -202,3 +202,22 @@ def test_paired_returns_share_the_worlds_and_tell_the_moves_apart() -> None:
     illegal = int(np.flatnonzero(env.game.legal_mask() == 0)[0])
     with pytest.raises(ValueError, match="legal"):
         agent.paired_returns([illegal], 1)
+
+
+@pytest.mark.parametrize("env_id", SEARCHED)
+def test_agents_of_one_table_share_their_rows_and_search_as_alone(env_id: str) -> None:
+    """Every halving agent of a table in a thread plays in one work area (a benchmark batch holds one agent
+    per game); searches interleaved with another agent's give the root statistics of the agent alone."""
+    import gc
+
+    first, second = position_with_choice(env_id, seed=3, skip=5), position_with_choice(env_id, seed=8, skip=12)
+    a, b = make_agent("halving:24", env_id, seed=1, env=first), make_agent("halving:24", env_id, seed=2, env=second)
+    assert a.venv is b.venv and a.table is b.table and a.policy is not b.policy
+    interleaved = [a.root_statistics(), b.root_statistics(), a.root_statistics()]
+    del a, b
+    gc.collect()
+    alone_a = make_agent("halving:24", env_id, seed=1, env=first)
+    assert [alone_a.root_statistics(), alone_a.root_statistics()] == [interleaved[0], interleaved[2]]
+    del alone_a
+    gc.collect()
+    assert make_agent("halving:24", env_id, seed=2, env=second).root_statistics() == interleaved[1]
