@@ -308,21 +308,21 @@ def _in_processes(
 ) -> Iterator[tuple[int, LineupGames]]:
     """`_play_job` of every job in ``workers`` forked processes, as each finishes. A worker that dies (killed
     for memory, say) stops the run with `WorkerDied`, where a `multiprocessing.Pool` would wait for its
-    batch forever."""
+    batch forever. A run stopped early (an error here or where the results go) starts no further batch."""
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
         futures = [pool.submit(_play_job, job) for job in numbered]
         try:
             for future in as_completed(futures):
                 yield future.result()
         except BrokenProcessPool:
-            for future in futures:
-                future.cancel()
             kept = (
                 f"the batches finished are kept in {store.folder}: the same command with --resume goes on"
                 if (store is not None)
                 else "nothing was kept (no --out)"
             )
             raise WorkerDied(f"a worker process died while playing a batch (killed: out of memory?); {kept}") from None
+        finally:  # the batches not yet started are dropped (leaving the block would otherwise play them all)
+            pool.shutdown(cancel_futures=True)
 
 
 def play_lineup(lineup: Lineup, candidate: str, workers: int = 1) -> LineupGames:

@@ -107,3 +107,38 @@ def test_the_code_hash_covers_the_playing_files_only(tmp_path, monkeypatch):
     (package / "table.json").write_text("[1, 2]")
     (package / "__init__.py").write_text("RULE = 2\n")
     assert code_sha256(("playing_package",)) != first
+
+
+def _play_chunk_logged(lineup, candidate, deals, chunk_index):
+    """`play_chunk`, noting each batch started in the file ``BATCH_LOG`` names (worker processes write it too)."""
+    import os
+    import time
+
+    with open(os.environ["BATCH_LOG"], "a") as log:
+        log.write(f"{lineup.key} {chunk_index}\n")
+    time.sleep(0.05)  # a batch takes a while
+    return _PLAY_CHUNK(lineup, candidate, deals, chunk_index)
+
+
+_PLAY_CHUNK = run.play_chunk
+
+
+def test_a_run_stopped_by_an_error_starts_no_further_batch_in_its_workers(tmp_path, monkeypatch):
+    """An error where the results go (the disk full, say) stops the run: the workers do not play the
+    batches not yet started, as they did when leaving the pool waited for every batch."""
+    from agents.benchmark.batches import BatchStore
+
+    log = tmp_path / "started.txt"
+    monkeypatch.setenv("BATCH_LOG", str(log))
+    monkeypatch.setattr(Lineup, "chunk_deals", lambda self, candidate: 2)
+    monkeypatch.setattr(run, "play_chunk", _play_chunk_logged)
+
+    def full_disk(*args, **kwargs):
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(BatchStore, "save", full_disk)
+    doomed = ProtocolRun(KAPERN, "heuristic", (2,), 40, 2, ("random", "heuristic"), batches=tmp_path / "batches")
+    with pytest.raises(OSError, match="No space left"):
+        run_protocol(doomed)  # 40 batches: 20 of two deals in each line-up
+    started = log.read_text().splitlines()
+    assert 1 <= len(started) < 20, len(started)
