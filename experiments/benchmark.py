@@ -196,7 +196,8 @@ def main(argv: list[str] | None = None) -> dict:
             write_atomic(Path(args.out) / "leaderboard.json", json.dumps(board, indent=2) + "\n")
         print(f"wrote {args.leaderboard} ({board['wall_seconds'] / 60:.1f} minutes)")
         return board
-    from agents.benchmark.run import ProtocolRun, WorkerDied, markdown, run_protocol, write_results
+    from agents.benchmark.run import ProtocolRun, markdown, run_protocol, write_results
+    from agents.processes import WorkerDied
 
     run = ProtocolRun(
         args.env_id,

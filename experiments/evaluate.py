@@ -80,6 +80,7 @@ from typing import Any
 import pirate_envs
 from agents.evaluation.games import deal_of
 from agents.evaluation.records import RecordWriter, load_records
+from agents.processes import WorkerDied
 from agents.evaluation.summary import AgentResult, markdown_cell
 from agents.evaluation.tournament import (
     RecordsOutcome,
@@ -303,7 +304,11 @@ def main(argv: list[str] | None = None) -> list[AgentResult]:
         outcome, header, writer = plan.outcome, records_header(plan, args.from_records), None
     else:
         writer = RecordWriter(args.save_games, args.env_id, **plan.env_kwargs) if args.save_games else None
-        outcome = play_tournament(plan, on_game=writer.write if writer else None)  # records saved as games end
+        try:
+            outcome = play_tournament(plan, on_game=writer.write if writer else None)  # records saved as games end
+        except WorkerDied as error:  # one line, and where the games that ended are
+            saved = f"the games that ended are saved in {args.save_games}" if writer else "no game was saved"
+            raise SystemExit(f"evaluate: {error}; {saved}") from None
         header = outcome.header()
     tables = outcome.tables()
     print(header)

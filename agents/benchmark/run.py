@@ -20,12 +20,9 @@ deals, the OpenSkill rating); `write_results` writes ``results.json`` and ``resu
 from __future__ import annotations
 
 import json
-import multiprocessing
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,6 +61,7 @@ from agents.evaluation.games import GameRecord, seating
 from agents.evaluation.stats import clipped, wilson_interval
 from agents.evaluation.summary import summarise
 from agents.policy.blas import one_blas_thread
+from agents.processes import in_processes
 from pirate_envs.core.errors import is_integer
 
 #: The candidate's name in the games' seat names (the opponents keep theirs, so a candidate that
@@ -299,30 +297,17 @@ def play_lineups(
     ]
 
 
-class WorkerDied(RuntimeError):
-    """A process playing batches died: the run stops (the batches finished are kept where a store is given)."""
-
-
 def _in_processes(
     numbered: list[tuple[int, tuple[Lineup, int, np.ndarray, int]]], workers: int, store: BatchStore | None
 ) -> Iterator[tuple[int, LineupGames]]:
-    """`_play_job` of every job in ``workers`` forked processes, as each finishes. A worker that dies (killed
-    for memory, say) stops the run with `WorkerDied`, where a `multiprocessing.Pool` would wait for its
-    batch forever. A run stopped early (an error here or where the results go) starts no further batch."""
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        futures = [pool.submit(_play_job, job) for job in numbered]
-        try:
-            for future in as_completed(futures):
-                yield future.result()
-        except BrokenProcessPool:
-            kept = (
-                f"the batches finished are kept in {store.folder}: the same command with --resume goes on"
-                if (store is not None)
-                else "nothing was kept (no --out)"
-            )
-            raise WorkerDied(f"a worker process died while playing a batch (killed: out of memory?); {kept}") from None
-        finally:  # the batches not yet started are dropped (leaving the block would otherwise play them all)
-            pool.shutdown(cancel_futures=True)
+    """`_play_job` of every job in ``workers`` forked processes, as each finishes (`agents.processes`: a
+    worker that dies stops the run with `WorkerDied`; a run stopped early starts no further batch)."""
+    kept = (
+        f"the batches finished are kept in {store.folder}: the same command with --resume goes on"
+        if store is not None
+        else "nothing was kept (no --out)"
+    )
+    return in_processes(_play_job, numbered, workers, ordered=False, playing="a batch", kept=kept)
 
 
 def play_lineup(lineup: Lineup, candidate: str, workers: int = 1) -> LineupGames:

@@ -10,7 +10,6 @@ the luck of the deal cancels. `play_jobs` plays a list of `Job` in this process 
 
 from __future__ import annotations
 
-import multiprocessing
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -20,6 +19,7 @@ from typing import Any
 import pirate_envs
 from agents.base import Agent
 from agents.policy.blas import one_blas_thread
+from agents.processes import in_processes
 from agents.registry import make_agent
 from pirate_envs.core.errors import check_seed, is_integer
 from pirate_envs.core.rewards import win_shares as shares_of_winners
@@ -159,7 +159,8 @@ def play_jobs(
 
     ``on_record(job, record)`` is called in this process for each game as it comes back, in job
     order (before the next one is awaited), so what it keeps outlives a run stopped part-way.
-    The agents are built afresh for each call (an agent file rewritten between calls is reread).
+    The agents are built afresh for each call (an agent file rewritten between calls is reread). A worker
+    process that dies (killed for memory, say) raises `agents.processes.WorkerDied`.
     """
     if not is_integer(workers) or workers < 1:
         raise ValueError(f"workers={workers!r} is not valid; expected an integer of at least 1")
@@ -167,8 +168,8 @@ def play_jobs(
     try:
         with one_blas_thread():
             if workers > 1:
-                with multiprocessing.get_context("fork").Pool(workers) as pool:
-                    return _collect(jobs, _with_progress(pool.imap(play_job, jobs), len(jobs), progress), on_record)
+                played = in_processes(play_job, jobs, workers, ordered=True, playing="a game")
+                return _collect(jobs, _with_progress(played, len(jobs), progress), on_record)
             return _collect(jobs, _with_progress(map(play_job, jobs), len(jobs), progress), on_record)
     finally:
         _TABLES.clear()
