@@ -80,7 +80,6 @@ from typing import Any
 import pirate_envs
 from agents.evaluation.games import deal_of
 from agents.evaluation.records import RecordWriter, load_records
-from agents.processes import WorkerDied
 from agents.evaluation.summary import AgentResult, markdown_cell
 from agents.evaluation.tournament import (
     RecordsOutcome,
@@ -91,6 +90,7 @@ from agents.evaluation.tournament import (
 )
 from agents.extras import MissingExtra, require
 from agents.policy.checkpoint import write_atomic
+from agents.processes import WorkerDied
 from experiments.cli import (
     check_agents,
     check_cpus,
