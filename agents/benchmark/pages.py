@@ -165,8 +165,9 @@ def _searches_below_the_heuristic(documents: Sequence[dict[str, Any]]) -> list[s
     return [
         "Against random players a search wins less often than the heuristic does ("
         + "; ".join(below)
-        + "). Its rollouts play every seat as its rollout policy would, never at random: a likely reason, "
-        "not tested."
+        + "). Its rollouts play every player as its rollout policy (the heuristic) would, never at random, and "
+        "its budget is small in some games: both measured to matter, "
+        "[the benchmark page](../benchmark.md#a-search-against-random-players)."
     ]
 
 

@@ -304,6 +304,7 @@ def test_the_known_limits_name_a_search_below_the_heuristic_against_random_playe
         "Against random players a search wins less often than the heuristic does (`halving` at 2p: "
         "0.900 [0.880, 0.920] against the heuristic's 0.970 [0.950, 0.990])" in limits
     )
+    assert "(../benchmark.md#a-search-against-random-players)" in limits  # what was measured
     assert "`random` at" not in limits  # not a search
     search["lineups"][0]["estimates"]["win"]["corrected"] = [0.93, 0.90, 0.96]  # the intervals overlap
     assert "a search wins less often" not in render([search, heuristic])
