@@ -7,7 +7,7 @@ and its budget, varied one at a time. Agent factories for the benchmark command,
 * ``heuristic_rollouts``: the registry's ``halving`` (its game's budget, every seat played by the
   heuristic in the rollouts), built here as the others are;
 * ``random_rollouts``: the same budget, every seat played at random in the rollouts;
-* ``heuristic_rollouts_200``: the heuristic's rollouts at 200 simulations a move.
+* ``heuristic_rollouts_200``, ``random_rollouts_200``: the same two at 200 simulations a move.
 
 Played on the same first deals, the three compare figure for figure (docs/benchmark.md says what
 they gave).
@@ -36,3 +36,4 @@ def _factory(rollout: str, simulations: int | None = None) -> Callable[[str, int
 heuristic_rollouts = _factory("heuristic")
 random_rollouts = _factory("random")
 heuristic_rollouts_200 = _factory("heuristic", 200)
+random_rollouts_200 = _factory("random", 200)
