@@ -37,8 +37,9 @@ def in_processes(
     else as each finishes.
 
     Raises `WorkerDied` ("a worker process died while playing <playing> (killed: out of memory?)", then
-    "; <kept>" where given) where a worker dies. Leaving the iteration early (an exception in the caller,
-    or closing it) drops the jobs not yet started.
+    "; <kept>" where given) where a worker dies. Closing the iterator early (``contextlib.closing`` around
+    the caller's loop, so that an error in it closes it at once) drops the jobs not yet started and waits
+    for the running ones.
     """
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
         futures = [pool.submit(function, job) for job in jobs]

@@ -23,6 +23,7 @@ import json
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -288,7 +289,8 @@ def play_lineups(
     _CANDIDATES[:] = candidates
     with one_blas_thread():
         if workers > 1 and len(numbered) > 1:
-            finished(_in_processes(numbered, min(workers, len(numbered)), store))
+            with closing(_in_processes(numbered, min(workers, len(numbered)), store)) as played:
+                finished(played)  # an error here shuts the workers down at once (closing)
         else:
             finished(map(_play_job, numbered))
     return [

@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -168,8 +169,8 @@ def play_jobs(
     try:
         with one_blas_thread():
             if workers > 1:
-                played = in_processes(play_job, jobs, workers, ordered=True, playing="a game")
-                return _collect(jobs, _with_progress(played, len(jobs), progress), on_record)
+                with closing(in_processes(play_job, jobs, workers, ordered=True, playing="a game")) as played:
+                    return _collect(jobs, _with_progress(played, len(jobs), progress), on_record)
             return _collect(jobs, _with_progress(map(play_job, jobs), len(jobs), progress), on_record)
     finally:
         _TABLES.clear()

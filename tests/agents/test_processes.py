@@ -111,3 +111,23 @@ def test_a_dead_worker_names_what_was_playing_and_what_was_kept():
     assert (
         str(raised.value) == "a worker process died while playing a batch (killed: out of memory?); batches kept in x"
     )
+
+
+def test_a_tournament_stopped_by_an_error_shuts_its_workers_down_at_once():
+    """An error where the games go (``on_record``: a full disk, say) stops the workers before it
+    comes out, instead of leaving them to play the queued games."""
+    import multiprocessing
+
+    from agents.evaluation.games import play_jobs, tournament_jobs
+
+    def full_disk(job, record):
+        raise OSError("no space left on device")
+
+    jobs = tournament_jobs("piraten_kapern_v0", ["random", "random"], 400)
+    try:
+        play_jobs(jobs, workers=2, on_record=full_disk)
+    except OSError as error:  # its traceback, held here, keeps every frame of the call alive
+        assert "no space left" in str(error)
+        assert multiprocessing.active_children() == []
+    else:
+        raise AssertionError("the error did not come out")
