@@ -9,7 +9,7 @@ and its budget, varied one at a time. Agent factories for the benchmark command,
 * ``random_rollouts``: the same budget, every seat played at random in the rollouts;
 * ``heuristic_rollouts_200``, ``random_rollouts_200``: the same two at 200 simulations a move.
 
-Played on the same first deals, the three compare figure for figure (docs/benchmark.md says what
+Played on the same first deals, the four compare figure for figure (docs/benchmark.md says what
 they gave).
 """
 
