@@ -7,7 +7,9 @@ as it comes back, and a rerun of the same run reads it back instead of playing i
 independent and seeded by their line-up and index, so a resumed run's figures are the ones an
 unbroken run gives.
 
-A batch file holds numpy arrays only (read with ``allow_pickle=False``) and its **identity**: the
+A batch file holds numpy arrays only (read with ``allow_pickle=False``), the machine that played it
+(`agents.benchmark.provenance.machine_record`, outside its identity: a run stopped on one machine
+goes on on another, and its results file says which batches came from where) and its **identity**: the
 protocol version, the deals' SHA-256, the game, the line-up and its deals, the batch's first deal
 and size, the candidate (name, kind and file SHA-256) and the SHA-256 of the code that played it
 (`agents.benchmark.provenance.code_sha256`: the package's playing files, so an installed package
@@ -59,17 +61,22 @@ class BatchStore:
             "deals": deals,
         }
 
-    def save(self, lineup: Lineup, batch: int, first_deal: int, deals: int, fields: dict[str, Any]) -> Path:
-        """Write one finished batch (``fields``: `ARRAYS` and `COUNTERS`) whole, then rename it into place."""
+    def save(
+        self, lineup: Lineup, batch: int, first_deal: int, deals: int, fields: dict[str, Any], machine: dict[str, Any]
+    ) -> Path:
+        """Write one finished batch (``fields``: `ARRAYS` and `COUNTERS`; ``machine``: where it was played)
+        whole, then rename it into place."""
         arrays = {name: np.asarray(fields[name]) for name in ARRAYS if fields[name] is not None}
         counters = np.array([float(fields[name]) for name in COUNTERS])
         identity = json.dumps(self.identity(lineup, batch, first_deal, deals), sort_keys=True)
         buffer = io.BytesIO()
-        np.savez(buffer, identity=np.array(identity), counters=counters, **arrays)
+        played_on = np.array(json.dumps(machine, sort_keys=True))
+        np.savez(buffer, identity=np.array(identity), counters=counters, machine=played_on, **arrays)
         return write_atomic(self.path(lineup, batch), buffer.getvalue())
 
     def load(self, lineup: Lineup, batch: int, first_deal: int, deals: int) -> dict[str, Any] | None:
-        """The fields of a kept batch (as `save` took them), or ``None`` where none is kept.
+        """The fields of a kept batch (as `save` took them, and ``"machine"``: where it was played, ``None``
+        in a file written before batches recorded it), or ``None`` where none is kept.
 
         Raises a one-line ``ValueError`` for a file that is not a batch of this run.
         """
@@ -83,6 +90,7 @@ class BatchStore:
                 stored = json.loads(str(kept["identity"]))
                 counters = kept["counters"]
                 fields: dict[str, Any] = {name: kept[name] if name in kept.files else None for name in ARRAYS}
+                machine = json.loads(str(kept["machine"])) if "machine" in kept.files else None
         except (OSError, ValueError, KeyError) as error:
             raise ValueError(f"{path}: not a readable batch file ({error})") from None
         expected = self.identity(lineup, batch, first_deal, deals)
@@ -94,7 +102,10 @@ class BatchStore:
             )
         if counters.shape != (len(COUNTERS),):
             raise ValueError(f"{path}: not a readable batch file (counters of shape {counters.shape})")
+        if machine is not None and not isinstance(machine, dict):
+            raise ValueError(f"{path}: not a readable batch file (its machine is not a record)")
         fields.update(zip(COUNTERS, counters.tolist(), strict=True))
+        fields["machine"] = machine
         return fields
 
     def clear(self) -> None:

@@ -119,17 +119,38 @@ def candidate_record(candidate: Candidate) -> dict[str, Any]:
     return {**record, "kind": "registry" if candidate.registry else "python"}
 
 
-def provenance(cpu: float, git: dict[str, Any] | None, code: str) -> dict[str, Any]:
-    """Package version, commit ``git`` (`git_commit` when the run started), the playing code's `code_sha256`
-    ``code``, library versions, platform, date and the run's CPU seconds ``cpu``."""
+def _processor() -> str:
+    """The CPU's model name (Linux's ``/proc/cpuinfo``), else what `platform.processor` says."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
+def machine_record() -> dict[str, Any]:
+    """What plays here and moves its timings: python and library versions, platform, CPU and its count."""
     return {
-        "package_version": pirate_envs.__version__,
-        "git": git,
-        "code_sha256": code,
         "python": platform.python_version(),
         **{library: _version(library) for library in LIBRARIES},
         "platform": platform.platform(),
         "machine": platform.machine(),
+        "processor": _processor(),
+        "cpus": os.cpu_count(),
+    }
+
+
+def provenance(cpu: float, git: dict[str, Any] | None, code: str) -> dict[str, Any]:
+    """Package version, commit ``git`` (`git_commit` when the run started), the playing code's `code_sha256`
+    ``code``, the `machine_record`, date and the run's CPU seconds ``cpu``."""
+    return {
+        "package_version": pirate_envs.__version__,
+        "git": git,
+        "code_sha256": code,
+        **machine_record(),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "cpu_seconds": round(cpu, 1),
     }
@@ -141,6 +162,7 @@ __all__ = [
     "code_sha256",
     "cpu_seconds",
     "git_commit",
+    "machine_record",
     "provenance",
     "public_name",
 ]

@@ -55,6 +55,7 @@ from agents.benchmark.provenance import (
     code_sha256,
     cpu_seconds,
     git_commit,
+    machine_record,
     provenance,
     public_name,
 )
@@ -87,6 +88,9 @@ class LineupGames:
     batches: int = 1
     reused_batches: int = 0  # read back from a kept batch file instead of played
     reused_cpu_seconds: float = 0.0
+    #: Per batch read back: the machine that played it (`machine_record` as JSON; ``None``: not
+    #: recorded, a file of older code) and its CPU seconds.
+    reused_on: tuple[tuple[str | None, float], ...] = ()
 
     @property
     def candidate_seat(self) -> np.ndarray:
@@ -219,7 +223,11 @@ def _kept_batch(lineup: Lineup, fields: dict[str, Any]) -> LineupGames:
     for name in ("candidate_moves", "decisions"):
         counters[name] = int(counters[name])
     arrays = [fields[name] for name in ARRAYS]
-    return LineupGames(lineup, *arrays, **counters, reused_batches=1, reused_cpu_seconds=counters["cpu_seconds"])
+    machine = None if fields["machine"] is None else json.dumps(fields["machine"], sort_keys=True)
+    cpu = counters["cpu_seconds"]
+    return LineupGames(
+        lineup, *arrays, **counters, reused_batches=1, reused_cpu_seconds=cpu, reused_on=((machine, cpu),)
+    )
 
 
 #: The candidates of the `play_lineups` call in progress: worker processes are forked with it, so
@@ -262,6 +270,7 @@ def play_lineups(
         jobs += [(index, (lineup, index, states[i : i + size], i // size)) for i in range(0, len(states), size)]
         firsts += list(range(0, len(states), size))
     slow = [_one_game_play(lineup, candidates[index]) for index, (lineup, _) in enumerate(plan)]
+    here = machine_record()  # where the batches played now are played
     order = sorted(range(len(jobs)), key=lambda j: not slow[jobs[j][0]])
     remaining = Counter(index for index, _ in jobs)  # batches still to play, per line-up
     parts: dict[int, LineupGames] = {}
@@ -271,7 +280,7 @@ def play_lineups(
             parts[job] = part
             index, (lineup, _, deals, batch) = jobs[job]
             if played and store is not None:
-                store.save(lineup, batch, firsts[job], len(deals), _batch_fields(part))
+                store.save(lineup, batch, firsts[job], len(deals), _batch_fields(part), here)
             remaining[index] -= 1
             if progress and not remaining[index]:
                 progress(f"{lineup.env_id} {candidates[index].name}: {lineup.key}, {lineup.deals} deals played")
@@ -333,6 +342,7 @@ def _concatenate(lineup: Lineup, parts: list[LineupGames]) -> LineupGames:
         sum(p.batches for p in parts),
         sum(p.reused_batches for p in parts),
         sum(p.reused_cpu_seconds for p in parts),
+        tuple(entry for p in parts for entry in p.reused_on),
     )
 
 
@@ -441,6 +451,7 @@ def run_protocol(run: ProtocolRun) -> dict[str, Any]:
             "batches_reused": reused,
             "batches": sum(games.batches for games in played),
             "cpu_seconds_reused": round(reused_cpu, 1),
+            "machines": reused_machines(played),
         }
     return {
         "protocol": title(run.version),
@@ -454,6 +465,21 @@ def run_protocol(run: ProtocolRun) -> dict[str, Any]:
         "provenance": origin,
         "lineups": results,
     }
+
+
+def reused_machines(played: list[LineupGames]) -> list[dict[str, Any]]:
+    """Where the batches read back were played: per machine (``None``: not recorded in their files) its
+    batches and their CPU seconds, most batches first."""
+    tally: dict[str | None, list[float]] = {}
+    for games in played:
+        for machine, cpu in games.reused_on:
+            counts = tally.setdefault(machine, [0, 0.0])
+            counts[0] += 1
+            counts[1] += cpu
+    return [
+        {"machine": None if machine is None else json.loads(machine), "batches": int(n), "cpu_seconds": round(cpu, 1)}
+        for machine, (n, cpu) in sorted(tally.items(), key=lambda item: -item[1][0])
+    ]
 
 
 def batch_store(run: ProtocolRun, candidate: dict[str, Any], code: str) -> BatchStore:
@@ -498,7 +524,26 @@ def provenance_text(document: dict[str, Any]) -> str:
     return (
         f"pirate-envs {origin['package_version']}, commit {commit}, {origin['date']}, "
         f"{origin['cpu_seconds'] / 3600:.2f} CPU-hours{file}; deals sha256 {document['deals']['sha256'][:16]}."
+        + _resumed_text(origin)
     )
+
+
+def _resumed_text(origin: dict[str, Any]) -> str:
+    """`` Resumed: ...`` of a run that read batches back (where they were played), else ``""``."""
+    resumed = origin.get("resumed")
+    if not resumed:
+        return ""
+    here = {key: origin.get(key) for key in machine_record()}
+    elsewhere = [entry for entry in resumed.get("machines", []) if entry["machine"] != here]
+    text = f" Resumed: {resumed['batches_reused']} of its {resumed['batches']} batches read back from earlier sittings"
+    if elsewhere:
+        batches = sum(entry["batches"] for entry in elsewhere)
+        cpu = sum(entry["cpu_seconds"] for entry in elsewhere)
+        text += (
+            f", {batches} of them ({cpu:,.0f} CPU-s) played on another machine or with other libraries, or not "
+            "recorded (`provenance.resumed.machines`)"
+        )
+    return text + "."
 
 
 def _ratio_text(ratio: float | None) -> str:

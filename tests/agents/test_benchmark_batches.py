@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -10,7 +12,7 @@ pytest.importorskip("openskill")
 
 from agents.benchmark import run
 from agents.benchmark.protocol import Lineup
-from agents.benchmark.provenance import code_sha256
+from agents.benchmark.provenance import code_sha256, machine_record
 from agents.benchmark.run import ProtocolRun, run_protocol
 
 KAPERN = "piraten_kapern_v0"
@@ -59,6 +61,43 @@ def test_a_resumed_run_plays_only_the_batches_not_kept_and_gives_the_same_figure
     small_batches.clear()
     afresh = run_protocol(plan(folder))  # without resume: every batch played again
     assert len(small_batches) == 8 and figures(afresh) == figures(whole)
+
+
+def _replay_on(path, machine):
+    """Rewrite the batch file ``path`` as if played on ``machine`` (``None``: by code that recorded none)."""
+    with np.load(path, allow_pickle=False) as kept:
+        arrays = {name: kept[name] for name in kept.files if name != "machine"}
+    if machine is not None:
+        arrays["machine"] = np.array(json.dumps(machine))
+    np.savez(path, **arrays)
+
+
+def test_a_resumed_run_says_which_machine_played_each_batch_read_back(tmp_path, small_batches):
+    folder = tmp_path / "batches"
+    whole = run_protocol(plan(folder))
+    kept = sorted(folder.glob("*.npz"))
+    here = machine_record()
+    with np.load(kept[0], allow_pickle=False) as first:
+        assert json.loads(str(first["machine"])) == here
+    elsewhere = {**here, "processor": "a lent machine's CPU", "cpus": 16}
+    _replay_on(kept[0], elsewhere)
+    _replay_on(kept[1], elsewhere)
+    _replay_on(kept[2], None)  # a batch file of the code before batches recorded their machine
+    kept[3].unlink()
+    resumed = run_protocol(plan(folder, resume=True))
+    assert figures(resumed) == figures(whole)  # the machine is not part of a batch's identity
+    machines = resumed["provenance"]["resumed"]["machines"]
+    assert [(entry["machine"], entry["batches"]) for entry in machines] == [(here, 4), (elsewhere, 2), (None, 1)]
+    assert sum(entry["cpu_seconds"] for entry in machines) == pytest.approx(
+        resumed["provenance"]["resumed"]["cpu_seconds_reused"], abs=0.2
+    )
+    assert "Resumed: 7 of its 8 batches read back from earlier sittings, 3 of them" in run.markdown(resumed)
+    with np.load(kept[3], allow_pickle=False) as played_again:
+        assert json.loads(str(played_again["machine"])) == here
+    for path in kept:
+        _replay_on(path, here)
+    same_machine = run.markdown(run_protocol(plan(folder, resume=True)))
+    assert "Resumed: 8 of its 8 batches read back from earlier sittings." in same_machine
 
 
 def test_batches_of_another_run_are_refused_not_mixed_in(tmp_path, small_batches):
