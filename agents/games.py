@@ -38,6 +38,8 @@ class GameAgents:
     oracle: str | None = None
     batched_oracle: str | None = None
     race: str | None = None
+    #: Further game-specific agents, ``(kind, "module:Class")`` (Kapern's best responses).
+    more_kinds: tuple[tuple[str, str], ...] = ()
     #: A mapping of ``agents.search.ismcts.SearchAgent`` keywords that differ from the defaults.
     search_options: str | None = None
     #: Iterations per move of a plain ``mcts`` (``None``: the search's default).
@@ -60,8 +62,10 @@ class GameAgents:
 
     @property
     def kinds(self) -> dict[str, str]:
-        """``{kind: "module:Class"}`` of the game-specific agents (``heuristic``, ``oracle``, ``race``)."""
+        """``{kind: "module:Class"}`` of the game-specific agents (``heuristic``, ``oracle``, ``race``, then
+        `more_kinds`)."""
         found = {kind: self.absolute(kind) for kind in ("heuristic", "oracle", "race")}
+        found.update((kind, f"{self.room}.{target}") for kind, target in self.more_kinds)
         return {kind: target for kind, target in found.items() if target is not None}
 
     @property

@@ -1,9 +1,11 @@
 """Build agents by name for any env id: ``make_agent("heuristic", "skull_king_v0", seed=1)``.
 
 Names: ``random``; ``heuristic`` (the game's honest heuristic); ``oracle`` (Piraten Kapern's
-exact one-turn dynamic programme); ``ppo:<shipped name or path>`` (a trained
-policy from a data-only agent file, loaded without running code; masked argmax;
-``ppo:<...>#sample`` samples it; see ``agents.policy.agent`` and ``agents.policy.checkpoint``);
+exact one-turn dynamic programme); ``race``, ``best_response:oracle`` and ``best_response:heuristic``
+(Piraten Kapern at two players: the game solved for the win against optimal play, and against each
+of those opponents; see ``agents.piraten_kapern.race`` and ``.best_response``);
+``ppo:<shipped name or path>`` (a trained policy from a data-only agent file, loaded without running
+code; masked argmax; ``ppo:<...>#sample`` samples it; see ``agents.policy.agent`` and ``agents.policy.checkpoint``);
 ``dmc:<path>`` (a Deep Monte-Carlo agent file: the legal move of highest Q; see ``agents.policy.dmc_file``);
 ``mcts`` / ``mcts:<simulations>`` / ``mcts:<simulations>:random`` (information-set tree search over the
 env's game, heuristic or random rollouts; see ``agents.search.ismcts``); ``mcts[:<simulations>]:batched`` (the

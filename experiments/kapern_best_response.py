@@ -3,6 +3,10 @@
     python -m experiments.kapern_best_response --opponent oracle
     python -m experiments.kapern_best_response --opponent heuristic --out br_heuristic.npz
     python -m experiments.kapern_best_response --tables br_heuristic.npz --play 20000
+    python -m experiments.kapern_best_response --opponent oracle --out agents/piraten_kapern/best_response_oracle.npz
+
+(the last rebuilds a table the package ships: the agents ``best_response:oracle`` and ``best_response:heuristic``
+play the shipped files).
 
 Prints each sweep's largest change and the win rate so far, then the best response's win probability against the
 opponent moving first, second, and with the seats rotated (a shared win counted one half), and

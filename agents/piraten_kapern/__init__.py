@@ -12,6 +12,10 @@ AGENTS = GameAgents(
     oracle="oracle:KapernOracleAgent",
     batched_oracle="batched_oracle:KapernOracleBatch",
     race="race:KapernRaceAgent",
+    more_kinds=(
+        ("best_response:oracle", "best_response:OracleBestResponse"),
+        ("best_response:heuristic", "best_response:HeuristicBestResponse"),
+    ),
     search_options="lookahead:SEARCH_OPTIONS",
     collector="analysis:PiratenKapernCollector",
     luck="luck:kapern_luck",

@@ -24,7 +24,10 @@ utility, as the race's table is its own, and they are found by Gauss-Seidel swee
 points links them), until no value moves by more than `agents.piraten_kapern.race.SWEEP_TOLERANCE`.
 
 ``KapernRaceAgent(result.race_table())`` plays the best response (the race agent reads the
-opponent's table where the race reads its own). Needs numba (the ``fast`` extra).
+opponent's table where the race reads its own). The package ships both solved files
+(``best_response_<opponent>.npz``, `SHIPPED`), played by the registry's agents
+``best_response:oracle`` and ``best_response:heuristic`` (`OracleBestResponse`,
+`HeuristicBestResponse`; two players only). Needs numba (the ``fast`` extra).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.once import once
 from agents.piraten_kapern import race
 from agents.piraten_kapern.heuristic import KapernHeuristic
 from agents.piraten_kapern.oracle import (
@@ -51,11 +55,17 @@ from pirate_envs.piraten_kapern.rules import NUM_DICE, NUM_FACES, SKULL, card_sk
 
 __all__ = [
     "OPPONENTS",
+    "SHIPPED",
     "BestResponse",
+    "BestResponseAgent",
+    "HeuristicBestResponse",
+    "OracleBestResponse",
     "TurnOutcomes",
+    "best_response_residual",
     "best_response_shares",
     "load_best_response",
     "save_best_response",
+    "shipped_best_response",
     "solve_best_response",
     "turn_outcomes",
 ]
@@ -68,6 +78,8 @@ Plan = Callable[[Any], Sequence[int] | None]
 #: The opponents solved against: each one's agent, whose ``plan`` (the dice to re-roll or ``None``) ignores the scores.
 OPPONENTS: dict[str, Callable[[], Any]] = {"oracle": KapernOracleAgent, "heuristic": KapernHeuristic}
 BEST_RESPONSE_FORMAT = "pirate_envs/kapern-best-response/1"
+#: The solved files the package ships, per opponent (`experiments.kapern_best_response --opponent <name> --out`).
+SHIPPED = {name: Path(__file__).with_name(f"best_response_{name}.npz") for name in OPPONENTS}
 
 
 @dataclass(frozen=True)
@@ -275,6 +287,23 @@ def solve_best_response(
     raise RuntimeError(f"the best response did not converge in {race.MAX_SWEEPS} sweeps (last change {change:.3g})")
 
 
+def best_response_residual(result: BestResponse, outcomes: TurnOutcomes, samples: int, seed: int = 0) -> float:
+    """The largest difference between ``samples`` states of both tables (drawn with ``seed``) and the
+    same states solved again from the tables against an opponent whose turns end as ``outcomes`` say:
+    0 up to the solver's tolerance for a true solution (as `agents.piraten_kapern.race.bellman_residual`)."""
+    rows, cols = result.mover.shape
+    space = race._Workspace()
+    worst = 0.0
+    for index in np.random.default_rng(seed).choice(rows * cols, size=min(samples, rows * cols), replace=False):
+        i, j = divmod(int(index), cols)
+        a, b = i + race.FLOOR, j + race.FLOOR
+        space.closed[:] = space.opened[:] = 0.0
+        mover = space.state_value(result.opponent, a, b)
+        opponent = _opponent_value(space, outcomes, result.mover, a, b)
+        worst = max(worst, abs(mover - result.mover[i, j]), abs(opponent - result.opponent[i, j]))
+    return worst
+
+
 def _steady(ratios: list[float]) -> bool:
     """Whether the last three sweeps shrank the change by one steady ratio (within 0.05) of 0.2 to 0.98.
 
@@ -365,3 +394,38 @@ def best_response_shares(result: BestResponse, opponent: str, games: int, seed: 
         seats = [responder, other] if seat == 0 else [other, responder]
         shares[g] = play_game(env, seats, seed + g).win_shares[seat]
     return shares
+
+
+@once
+def shipped_best_response(opponent: str) -> BestResponse:
+    """The shipped solution against ``opponent`` (`SHIPPED`), loaded once and checked to be its own."""
+    result, solved_against = load_best_response(SHIPPED[opponent])
+    if solved_against != opponent:
+        raise ValueError(f"{SHIPPED[opponent].name} is the best response to {solved_against!r}, not {opponent!r}")
+    return result
+
+
+class BestResponseAgent(race.KapernRaceAgent):
+    """Plays the shipped best response to `opponent` (the race agent reading its solved table): the most
+    any player wins against that opponent at two players. Against any other player it still plays, as
+    if facing `opponent`."""
+
+    #: The opponent solved against (a key of `OPPONENTS`).
+    opponent = ""
+
+    def __init__(self) -> None:
+        super().__init__(shipped_best_response(self.opponent).race_table())
+
+
+class OracleBestResponse(BestResponseAgent):
+    """The best response to Kapern's one-turn oracle (`agents.piraten_kapern.oracle`)."""
+
+    name = "best_response:oracle"
+    opponent = "oracle"
+
+
+class HeuristicBestResponse(BestResponseAgent):
+    """The best response to Kapern's heuristic (`agents.piraten_kapern.heuristic`)."""
+
+    name = "best_response:heuristic"
+    opponent = "heuristic"

@@ -581,7 +581,7 @@ class KapernRaceAgent:
 
     def act(self, observation: dict[str, np.ndarray], view: Any) -> int:
         """The next step of the turn's plan for the win: stop, a re-roll, or a chest move before it."""
-        _check_game(view)
+        _check_game(view, self.name)
         other = 1 - view.seat
         turn = solve_race_turn(self.table, view.scores[view.seat], view.scores[other], view.card)
         if view.island:
@@ -595,16 +595,16 @@ class KapernRaceAgent:
 _PROMO = [CARD_INDEX[card] for card in PROMO_CARDS]
 
 
-def _check_game(view: Any) -> None:
-    """``ValueError`` unless ``view`` is a turn of the game the race table solves."""
+def _check_game(view: Any, agent: str = "race") -> None:
+    """``ValueError`` naming ``agent`` unless ``view`` is a turn of the game the race's tables solve."""
     if view.num_players != 2:
-        raise ValueError(f"the race agent plays two players; this game has {view.num_players}")
+        raise ValueError(f"{agent!r} plays two players; this game has {view.num_players}")
     if view.target_score != DEFAULT_TARGET:
-        raise ValueError(f"the race table is solved to {DEFAULT_TARGET} points; this game plays to {view.target_score}")
+        raise ValueError(f"{agent!r} is solved to {DEFAULT_TARGET} points; this game plays to {view.target_score}")
     if sum(view.showing) != NUM_DICE:
-        raise ValueError(f"the race table solves the 8-dice game; this game rolls {sum(view.showing)} dice (num_dice)")
+        raise ValueError(f"{agent!r} solves the 8-dice game; this game rolls {sum(view.showing)} dice (num_dice)")
     if view.card not in RACE_CARDS or any(view.deck_counts[i] for i in _PROMO):
-        raise ValueError("the race table is solved for the base deck; this game has the promo cards")
+        raise ValueError(f"{agent!r} is solved for the base deck; this game has the promo cards")
 
 
 def first_seat_shares(games: int, seed: int = 0, table: RaceTable | None = None) -> np.ndarray:

@@ -86,6 +86,8 @@ AGENT_NOTES = {
     "heuristic": "honest rule-based player (sees only its own seat)",
     "oracle": "exact best play for one turn's expected points",
     "race": "exact best play for the win, the whole two-player game solved (two players only)",
+    "best_response:oracle": "the most any player wins against the oracle, solved; exploits it (two players only)",
+    "best_response:heuristic": "the most any player wins against the heuristic, solved; exploits it (two players only)",
     "mcts": "tree search over sampled hidden cards with heuristic rollouts (slow)",
     "halving": "search that tries every move in sampled hidden cards, keeping the better half each round (fast)",
     "halving:ppo": "the halving search guided by the trained network: it tries the moves the network rates best",
@@ -148,7 +150,7 @@ class AgentCatalog:
                 out[name] = network_note(source)
             else:
                 kind = "halving:ppo" if name.startswith("halving:ppo:") else name.split(":")[0]
-                out[name] = AGENT_NOTES.get(kind, "game-specific agent")
+                out[name] = AGENT_NOTES.get(name, AGENT_NOTES.get(kind, "game-specific agent"))
         return out
 
     def build(self, name: Any, env_id: str, seed: int, env: Any) -> Any:

@@ -42,3 +42,5 @@ def test_every_offered_agent_has_a_note_and_a_networks_figures_come_from_its_fil
     assert set(pirate_envs.ENV_IDS) == set(games)
     kapern = games["piraten_kapern_v0"]["agent_notes"]
     assert kapern["race"] != kapern["oracle"] and "two players" in kapern["race"]
+    responses = [kapern[f"best_response:{opponent}"] for opponent in ("oracle", "heuristic")]
+    assert len({*responses, kapern["race"]}) == 3 and all("two players" in note for note in responses)

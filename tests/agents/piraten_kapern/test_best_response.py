@@ -87,3 +87,11 @@ def test_the_start_does_not_change_the_answer(small_race):
 def test_a_start_of_another_shape_is_refused():
     with pytest.raises(ValueError, match="shape"):
         br.solve_best_response(br.turn_outcomes(br.opponent_plan("oracle")), start=np.zeros((2, 2)))
+
+
+def test_a_solved_best_response_is_its_own_fixed_point_and_a_bent_one_is_not(small_race):
+    result = _solved(small_race, "oracle")
+    outcomes = br.turn_outcomes(br.opponent_plan("oracle"))
+    assert br.best_response_residual(result, outcomes, samples=30, seed=3) < 1e-6
+    bent = br.BestResponse(mover=result.mover * 0.98, opponent=result.opponent, sweeps=1, residual=0.0)
+    assert br.best_response_residual(bent, outcomes, samples=30, seed=3) > 1e-3
