@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("numba")
 
 import pirate_envs
+from agents.evaluation.games import play_game
 from agents.piraten_kapern import best_response as br
 from agents.piraten_kapern import race
 from agents.registry import agent_names, agent_player_counts, make_agent
@@ -48,15 +49,9 @@ def test_the_best_response_agents_play_two_player_games_from_their_tables(oppone
     assert agent.name == name and agent.table.values is br.shipped_best_response(opponent).opponent
     assert not np.array_equal(agent.table.values, race.load_race_table().values)  # not the race's table
     seats = [agent, make_agent(opponent, KAPERN, env=env)]
-    for seed in range(2):
-        env.reset(seed=seed)
-        while not env.game.done:
-            seat = env.game.current_player
-            observation = env.observe(env.agent_selection)
-            action = seats[seat].act(observation, env.game.view(seat))
-            assert observation["action_mask"][action]
-            env.step(action)
-        assert env.game.terminated
+    for seed in range(2):  # an illegal move would raise
+        record = play_game(env, seats[::-1] if seed else seats, seed)
+        assert not record.truncated and len(record.actions) > 10
     with pytest.raises(ValueError, match="plays piraten_kapern_v0 at 2 players, not 3"):
         make_agent(name, KAPERN, env=pirate_envs.make(KAPERN, raw=True, num_players=3))
     shorter = pirate_envs.make(KAPERN, raw=True, num_players=2, target_score=5000)
