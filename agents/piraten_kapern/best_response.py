@@ -291,11 +291,9 @@ def best_response_residual(result: BestResponse, outcomes: TurnOutcomes, samples
     """The largest difference between ``samples`` states of both tables (drawn with ``seed``) and the
     same states solved again from the tables against an opponent whose turns end as ``outcomes`` say:
     0 up to the solver's tolerance for a true solution (as `agents.piraten_kapern.race.bellman_residual`)."""
-    rows, cols = result.mover.shape
     space = race._Workspace()
     worst = 0.0
-    for index in np.random.default_rng(seed).choice(rows * cols, size=min(samples, rows * cols), replace=False):
-        i, j = divmod(int(index), cols)
+    for i, j in race.sampled_states(result.mover.shape, samples, seed):
         a, b = i + race.FLOOR, j + race.FLOOR
         space.closed[:] = space.opened[:] = 0.0
         mover = space.state_value(result.opponent, a, b)

@@ -83,6 +83,7 @@ __all__ = [
     "first_seat_shares",
     "load_race_table",
     "read_tables",
+    "sampled_states",
     "save_race_table",
     "secant_fixed_point",
     "solve_race_turn",
@@ -433,15 +434,20 @@ def secant_fixed_point(f: Any, v0: float, tolerance: float) -> float:
 def bellman_residual(table: RaceTable, samples: int, seed: int = 0) -> float:
     """The largest difference between ``samples`` of the table's values (drawn with ``seed``) and
     the same states solved again from the table: 0 up to the solver's tolerance for a true solution."""
-    rows, cols = table.values.shape
-    rng = np.random.default_rng(seed)
     space = _Workspace()
     worst = 0.0
-    for i in rng.choice(rows * cols, size=min(samples, rows * cols), replace=False):
-        a, b = divmod(int(i), cols)
+    for i, j in sampled_states(table.values.shape, samples, seed):
         space.closed[:] = space.opened[:] = 0.0
-        worst = max(worst, abs(space.state_value(table.values, a + FLOOR, b + FLOOR) - table.values[a, b]))
+        worst = max(worst, abs(space.state_value(table.values, i + FLOOR, j + FLOOR) - table.values[i, j]))
     return worst
+
+
+def sampled_states(shape: tuple[int, int], samples: int, seed: int) -> list[tuple[int, int]]:
+    """``samples`` distinct table indices ``(i, j)`` of a table of ``shape`` (all, where it has fewer),
+    drawn with ``seed``: the states a residual check solves again."""
+    rows, cols = shape
+    drawn = np.random.default_rng(seed).choice(rows * cols, size=min(samples, rows * cols), replace=False)
+    return [divmod(int(index), cols) for index in drawn]
 
 
 def _pairs(level: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
