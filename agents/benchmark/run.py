@@ -88,9 +88,9 @@ class LineupGames:
     batches: int = 1
     reused_batches: int = 0  # read back from a kept batch file instead of played
     reused_cpu_seconds: float = 0.0
-    #: Per batch read back: the machine that played it (`machine_record` as JSON; ``None``: not
-    #: recorded, a file of older code) and its CPU seconds.
-    reused_on: tuple[tuple[str | None, float], ...] = ()
+    #: Per batch read back: the machine that played it (its `machine_record`; ``None``: not recorded,
+    #: a file of older code) and its CPU seconds.
+    reused_on: tuple[tuple[dict[str, Any] | None, float], ...] = ()
 
     @property
     def candidate_seat(self) -> np.ndarray:
@@ -223,10 +223,9 @@ def _kept_batch(lineup: Lineup, fields: dict[str, Any]) -> LineupGames:
     for name in ("candidate_moves", "decisions"):
         counters[name] = int(counters[name])
     arrays = [fields[name] for name in ARRAYS]
-    machine = None if fields["machine"] is None else json.dumps(fields["machine"], sort_keys=True)
     cpu = counters["cpu_seconds"]
     return LineupGames(
-        lineup, *arrays, **counters, reused_batches=1, reused_cpu_seconds=cpu, reused_on=((machine, cpu),)
+        lineup, *arrays, **counters, reused_batches=1, reused_cpu_seconds=cpu, reused_on=((fields["machine"], cpu),)
     )
 
 
@@ -470,15 +469,16 @@ def run_protocol(run: ProtocolRun) -> dict[str, Any]:
 def reused_machines(played: list[LineupGames]) -> list[dict[str, Any]]:
     """Where the batches read back were played: per machine (``None``: not recorded in their files) its
     batches and their CPU seconds, most batches first."""
-    tally: dict[str | None, list[float]] = {}
+    tally: dict[str, dict[str, Any]] = {}  # by the machine's JSON: a record is not hashable
     for games in played:
         for machine, cpu in games.reused_on:
-            counts = tally.setdefault(machine, [0, 0.0])
-            counts[0] += 1
-            counts[1] += cpu
+            key = json.dumps(machine, sort_keys=True)
+            entry = tally.setdefault(key, {"machine": machine, "batches": 0, "cpu": 0.0})
+            entry["batches"] += 1
+            entry["cpu"] += cpu
     return [
-        {"machine": None if machine is None else json.loads(machine), "batches": int(n), "cpu_seconds": round(cpu, 1)}
-        for machine, (n, cpu) in sorted(tally.items(), key=lambda item: -item[1][0])
+        {"machine": entry["machine"], "batches": entry["batches"], "cpu_seconds": round(entry["cpu"], 1)}
+        for entry in sorted(tally.values(), key=lambda entry: -entry["batches"])
     ]
 
 
