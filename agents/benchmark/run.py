@@ -86,11 +86,19 @@ class LineupGames:
     decisions: int = 0
     cpu_seconds: float = 0.0  # CPU seconds of the process that played the batches
     batches: int = 1
-    reused_batches: int = 0  # read back from a kept batch file instead of played
-    reused_cpu_seconds: float = 0.0
-    #: Per batch read back: the machine that played it (its `machine_record`; ``None``: not recorded,
-    #: a file of older code) and its CPU seconds.
+    #: Per batch read back from a kept batch file instead of played: the machine that played it (its
+    #: `machine_record`; ``None``: not recorded, a file of older code) and its CPU seconds.
     reused_on: tuple[tuple[dict[str, Any] | None, float], ...] = ()
+
+    @property
+    def reused_batches(self) -> int:
+        """How many of the batches were read back instead of played."""
+        return len(self.reused_on)
+
+    @property
+    def reused_cpu_seconds(self) -> float:
+        """The CPU seconds the batches read back took when they were played."""
+        return sum(cpu for _, cpu in self.reused_on)
 
     @property
     def candidate_seat(self) -> np.ndarray:
@@ -223,10 +231,7 @@ def _kept_batch(lineup: Lineup, fields: dict[str, Any]) -> LineupGames:
     for name in ("candidate_moves", "decisions"):
         counters[name] = int(counters[name])
     arrays = [fields[name] for name in ARRAYS]
-    cpu = counters["cpu_seconds"]
-    return LineupGames(
-        lineup, *arrays, **counters, reused_batches=1, reused_cpu_seconds=cpu, reused_on=((fields["machine"], cpu),)
-    )
+    return LineupGames(lineup, *arrays, **counters, reused_on=((fields["machine"], counters["cpu_seconds"]),))
 
 
 #: The candidates of the `play_lineups` call in progress: worker processes are forked with it, so
@@ -339,8 +344,6 @@ def _concatenate(lineup: Lineup, parts: list[LineupGames]) -> LineupGames:
         sum(p.decisions for p in parts),
         sum(p.cpu_seconds for p in parts),
         sum(p.batches for p in parts),
-        sum(p.reused_batches for p in parts),
-        sum(p.reused_cpu_seconds for p in parts),
         tuple(entry for p in parts for entry in p.reused_on),
     )
 
