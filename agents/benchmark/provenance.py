@@ -24,6 +24,8 @@ from pirate_envs.core.kernel_cache import packages_sha256
 ROOT = Path(pirate_envs.__file__).resolve().parent.parent
 #: The libraries whose versions move figures or timings.
 LIBRARIES = ("numpy", "numba", "torch")
+#: The fields of a `machine_record`, in its order.
+MACHINE_FIELDS = ("python", *LIBRARIES, "platform", "machine", "processor", "cpus")
 #: The packages whose files play a run's games, and the kinds of their files that do (code, agent files, tables).
 PLAYING_PACKAGES = ("pirate_envs", "agents")
 PLAYING_SUFFIXES = (".py", ".json", ".npz")
@@ -157,6 +159,7 @@ def provenance(cpu: float, git: dict[str, Any] | None, code: str) -> dict[str, A
 
 
 __all__ = [
+    "MACHINE_FIELDS",
     "agent_record",
     "candidate_record",
     "code_sha256",

@@ -50,6 +50,7 @@ from agents.benchmark.protocol import (
     title,
 )
 from agents.benchmark.provenance import (
+    MACHINE_FIELDS,
     agent_record,
     candidate_record,
     code_sha256,
@@ -536,7 +537,7 @@ def _resumed_text(origin: dict[str, Any]) -> str:
     resumed = origin.get("resumed")
     if not resumed:
         return ""
-    here = {key: origin.get(key) for key in machine_record()}
+    here = {key: origin.get(key) for key in MACHINE_FIELDS}  # the machine of the run's last sitting
     elsewhere = [entry for entry in resumed.get("machines", []) if entry["machine"] != here]
     text = f" Resumed: {resumed['batches_reused']} of its {resumed['batches']} batches read back from earlier sittings"
     if elsewhere:

@@ -12,7 +12,7 @@ pytest.importorskip("openskill")
 
 from agents.benchmark import run
 from agents.benchmark.protocol import Lineup
-from agents.benchmark.provenance import code_sha256, machine_record
+from agents.benchmark.provenance import MACHINE_FIELDS, code_sha256, machine_record
 from agents.benchmark.run import ProtocolRun, run_protocol
 
 KAPERN = "piraten_kapern_v0"
@@ -77,6 +77,7 @@ def test_a_resumed_run_says_which_machine_played_each_batch_read_back(tmp_path, 
     whole = run_protocol(plan(folder))
     kept = sorted(folder.glob("*.npz"))
     here = machine_record()
+    assert tuple(here) == MACHINE_FIELDS  # what results.md compares a batch's machine by
     with np.load(kept[0], allow_pickle=False) as first:
         assert json.loads(str(first["machine"])) == here
     elsewhere = {**here, "processor": "a lent machine's CPU", "cpus": 16}
