@@ -8,11 +8,13 @@ was kept.
 from __future__ import annotations
 
 import datetime
+import functools
 import importlib
 import importlib.metadata
 import os
 import platform
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +26,6 @@ from pirate_envs.core.kernel_cache import packages_sha256
 ROOT = Path(pirate_envs.__file__).resolve().parent.parent
 #: The libraries whose versions move figures or timings.
 LIBRARIES = ("numpy", "numba", "torch")
-#: The fields of a `machine_record`, in its order.
-MACHINE_FIELDS = ("python", *LIBRARIES, "platform", "machine", "processor", "cpus")
 #: The packages whose files play a run's games, and the kinds of their files that do (code, agent files, tables).
 PLAYING_PACKAGES = ("pirate_envs", "agents")
 PLAYING_SUFFIXES = (".py", ".json", ".npz")
@@ -133,16 +133,22 @@ def _processor() -> str:
     return platform.processor()
 
 
+#: How each field of a `machine_record` is read, in its order.
+_MACHINE_READERS: dict[str, Callable[[], Any]] = {
+    "python": platform.python_version,
+    **{library: functools.partial(_version, library) for library in LIBRARIES},
+    "platform": platform.platform,
+    "machine": platform.machine,
+    "processor": _processor,
+    "cpus": os.cpu_count,
+}
+#: The fields of a `machine_record`, in its order.
+MACHINE_FIELDS = tuple(_MACHINE_READERS)
+
+
 def machine_record() -> dict[str, Any]:
     """What plays here and moves its timings: python and library versions, platform, CPU and its count."""
-    return {
-        "python": platform.python_version(),
-        **{library: _version(library) for library in LIBRARIES},
-        "platform": platform.platform(),
-        "machine": platform.machine(),
-        "processor": _processor(),
-        "cpus": os.cpu_count(),
-    }
+    return {field: read() for field, read in _MACHINE_READERS.items()}
 
 
 def provenance(cpu: float, git: dict[str, Any] | None, code: str) -> dict[str, Any]:
