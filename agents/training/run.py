@@ -193,6 +193,22 @@ def save_checkpoint(model: Any, plan: RunPlan, timesteps: int, history: list[dic
     return save_agent_files(model, plan, timesteps, history or [])
 
 
+#: Each checkpoint's CPU seconds of learning (``{"<steps>": seconds}``), beside the checkpoints.
+LEARN_CPU_FILE = "learn_cpu_s.json"
+
+
+def record_learn_cpu(plan: RunPlan, timesteps: int, cpu_s: float) -> None:
+    """Add a checkpoint's CPU seconds of learning (this process, since learning began) to `LEARN_CPU_FILE`.
+
+    Evaluations during learning count; a resumed run counts again from its resumption. The learning
+    curves of the recipes read these figures.
+    """
+    path = plan.run_dir / "checkpoints" / LEARN_CPU_FILE
+    seconds = json.loads(path.read_text()) if path.is_file() else {}
+    seconds[str(timesteps)] = round(cpu_s, 2)
+    write_json(path, seconds)
+
+
 def save_agent_files(model: Any, plan: RunPlan, timesteps: int, history: list[dict[str, Any]]) -> Path:
     """Save the data-only ``step_<n>.npz`` and ``latest.npz`` (atomically), the value head included;
     return the step's file (after joining a pipelined run's update in flight)."""
@@ -327,6 +343,7 @@ def build_callback(plan: RunPlan, evaluator: Evaluator, interrupt: Interrupt) ->
             #: learner steps at the start of the rollout under way (where a stopped run resumes)
             self.rollout_start = now
             self.stopped = False
+            self.cpu_start = time.process_time()
             # The first snapshot comes after ``snapshot_every`` steps: an untrained policy as an
             # opponent makes endless games (in Piraten Kapern it never stops rolling); unless
             # snapshots are the only opponents, or the run resumes a trained policy.
@@ -354,6 +371,7 @@ def build_callback(plan: RunPlan, evaluator: Evaluator, interrupt: Interrupt) ->
                 self.evaluate()  # saves a checkpoint too
             elif now >= self.next_checkpoint:
                 save_checkpoint(self.model, plan, now)
+                record_learn_cpu(plan, now, time.process_time() - self.cpu_start)
             while self.next_eval <= now:
                 self.next_eval += args.eval_every
             while self.next_checkpoint <= now:
@@ -379,6 +397,7 @@ def build_callback(plan: RunPlan, evaluator: Evaluator, interrupt: Interrupt) ->
         def evaluate(self) -> None:
             now = self.model.num_timesteps  # the count a stopped run was reset to
             agent_file = save_checkpoint(self.model, plan, now, self.history)
+            record_learn_cpu(plan, now, time.process_time() - self.cpu_start)
             start = time.perf_counter()
             if args.progress:  # the bar stands still while the games are played: say why
                 print(evaluation_notice(plan, now), flush=True)
@@ -454,6 +473,7 @@ def train(plan: RunPlan, evaluator: Evaluator) -> Path:
         if callback.stopped:  # the steps of the rollout cut short were never learned from: not counted
             model.num_timesteps = callback.rollout_start
         save_checkpoint(model, plan, model.num_timesteps, callback.history)
+        record_learn_cpu(plan, model.num_timesteps, elapsed_cpu)
         done = any(row["timesteps"] == model.num_timesteps for row in callback.history)
         if not interrupt.requested and not done:
             callback.evaluate()
