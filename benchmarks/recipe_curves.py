@@ -1,0 +1,118 @@
+"""A game's training recipe from scratch over seeds: strength against CPU-minutes of learning, per seed.
+
+    python benchmarks/recipe_curves.py --env-id skull_king_v0 --seeds 1 2 3 --out runs/recipes/skull_king_v0
+
+Runs the recipe (`agents.training.recipes`, the settings ``experiments.train --env-id <id>`` uses by default)
+once per seed, then plays some of each run's checkpoints on the recipe's duplicate deals, fixed before any
+run (``evaluation`` in the recipe): against ``n - 1`` heuristics, and the last checkpoint also against
+``n - 1`` copies of the shipped network (``ppo:<env_id>``) and against the heuristics on the validation deals
+(the deals that choose among seeds; the evaluation deals never do). Each checkpoint's CPU seconds are the
+run's own count of its learning (``checkpoints/learn_cpu_s.json``: this process, evaluations during learning
+included). ``summary.json`` in ``--out`` holds every row; ``--report`` writes it again from the runs found there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from agents.training.recipes import Recipe, recipe_for
+
+#: Fractions of the budget whose checkpoints are played (the nearest checkpoint at or after each).
+CURVE_POINTS = (1 / 12, 1 / 6, 1 / 3, 1 / 2, 3 / 4, 1.0)
+
+
+def timed(command: list[str], log: Path) -> dict:
+    """Run ``command`` (output to ``log``); its exit code, wall and CPU seconds (user + system, from wait4)."""
+    start = time.perf_counter()
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "w") as out:
+        env = {**os.environ, "OMP_NUM_THREADS": "1"}
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
+        _, status, usage = os.wait4(process.pid, 0)
+    return {"exit": os.waitstatus_to_exitcode(status), "wall_s": round(time.perf_counter() - start, 1),
+            "cpu_s": round(usage.ru_utime + usage.ru_stime, 1)}  # fmt: skip
+
+
+def play(recipe: Recipe, agent: str, opponent: str, seed: int, folder: Path) -> dict:
+    """``agent`` against ``n - 1`` copies of ``opponent`` on the recipe's duplicate deals from ``seed``."""
+    players = recipe.evaluation["num_players"]
+    command = [sys.executable, "-m", "experiments.evaluate", "--env-id", recipe.env_id, "--agents", agent,
+               *[opponent] * (players - 1), "--games", str(recipe.evaluation["games"]), "--duplicate",
+               "--seed", str(seed), "--out", str(folder), "--no-progress"]  # fmt: skip
+    ran = timed(command, folder.with_suffix(".log"))
+    if ran["exit"] != 0:
+        return {"eval_exit": ran["exit"]}
+    results = json.loads((folder / "results.json").read_text())["results"]
+    mine = next(row for row in results if row["agent"] == agent)
+    return {key: mine[key] for key in ("win_rate", "win_low", "win_high", "mean_score", "games")}
+
+
+def curve_steps(steps: list[int], budget: int) -> list[int]:
+    """The checkpoints played: the first at or after each of `CURVE_POINTS` of ``budget``."""
+    chosen = []
+    for fraction in CURVE_POINTS:
+        later = [s for s in steps if s >= fraction * budget]
+        if later and later[0] not in chosen:
+            chosen.append(later[0])
+    return chosen
+
+
+def one_seed(recipe: Recipe, seed: int, out: Path) -> list[dict]:
+    """Train one seed (unless its run is there) and play its curve's checkpoints; the rows."""
+    run = out / f"seed{seed}"
+    rows: list[dict] = []
+    if not (run / "summary.json").is_file():
+        command = [sys.executable, "-m", "experiments.train", "--env-id", recipe.env_id, *recipe.flags(),
+                   "--seed", str(seed), "--out-dir", str(out), "--run-name", f"seed{seed}", "--overwrite",
+                   "--no-progress"]  # fmt: skip
+        ran = timed(command, out / f"seed{seed}.log")
+        (out / f"seed{seed}_process.json").write_text(json.dumps(ran))
+    cpu = json.loads((run / "checkpoints" / "learn_cpu_s.json").read_text())
+    steps = sorted(int(s) for s in cpu)
+    chosen = curve_steps(steps, recipe.train["total_timesteps"])
+    evaluation = recipe.evaluation
+    for step in chosen:
+        agent = f"ppo:{run / 'checkpoints' / f'step_{step}.npz'}"
+        base = {"env_id": recipe.env_id, "seed": seed, "steps": step, "learn_cpu_s": cpu[str(step)]}
+        rows.append({**base, "against": "heuristic", "deals": "evaluation",
+                     **play(recipe, agent, "heuristic", evaluation["seed"], out / "eval" / f"s{seed}_{step}_h")})
+        if step == chosen[-1]:
+            rows.append({**base, "against": f"ppo:{recipe.env_id}", "deals": "evaluation",
+                         **play(recipe, agent, f"ppo:{recipe.env_id}", evaluation["seed"],
+                                out / "eval" / f"s{seed}_{step}_shipped")})
+            rows.append({**base, "against": "heuristic", "deals": "validation",
+                         **play(recipe, agent, "heuristic", evaluation["validation_seed"],
+                                out / "eval" / f"s{seed}_{step}_hv")})  # fmt: skip
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--env-id", required=True)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--shipped", action="store_true", help="also play the shipped network on the same deals")
+    args = parser.parse_args()
+    recipe = recipe_for(args.env_id)
+    if recipe is None:
+        raise SystemExit(f"{args.env_id} has no training recipe")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows = [row for seed in args.seeds for row in one_seed(recipe, seed, out)]
+    if args.shipped:
+        shipped = {"env_id": recipe.env_id, "seed": None, "steps": None, "learn_cpu_s": None, "deals": "evaluation"}
+        played = play(recipe, f"ppo:{recipe.env_id}", "heuristic", recipe.evaluation["seed"], out / "eval" / "shipped")
+        rows.append({**shipped, "agent": f"ppo:{recipe.env_id}", "against": "heuristic", **played})
+    summary = {"env_id": recipe.env_id, "recipe": recipe.command(), "evaluation": recipe.evaluation, "rows": rows}
+    (out / f"summary_{'_'.join(map(str, args.seeds))}.json").write_text(json.dumps(summary, indent=1))
+
+
+if __name__ == "__main__":
+    main()
