@@ -8,12 +8,17 @@ run (``evaluation`` in the recipe): against ``n - 1`` heuristics, and the last c
 ``n - 1`` copies of the shipped network (``ppo:<env_id>``) and against the heuristics on the validation deals
 (the deals that choose among seeds; the evaluation deals never do). Each checkpoint's CPU seconds are the
 run's own count of its learning (``checkpoints/learn_cpu_s.json``: this process, evaluations during learning
-included). ``summary.json`` in ``--out`` holds every row; ``--report`` writes it again from the runs found there.
+included). Each invocation writes ``summary_<seeds>.json`` in ``--out``; ``--report`` merges those of a game into
+the committed learning summary (``docs/results/learning/recipe_curve_<env_id>.json``, shown on the game's
+results page) and draws its curve (``docs/results/<env_id>_recipe_curve.png``).
+
+    python benchmarks/recipe_curves.py --env-id skull_king_v0 --out runs/recipes/skull_king_v0 --report docs/results
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import subprocess
@@ -21,6 +26,7 @@ import sys
 import time
 from pathlib import Path
 
+from agents.policy.checkpoint import write_atomic
 from agents.training.recipes import Recipe, recipe_for
 
 #: Fractions of the budget whose checkpoints are played (the nearest checkpoint at or after each).
@@ -99,10 +105,14 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--out", required=True)
     parser.add_argument("--shipped", action="store_true", help="also play the shipped network on the same deals")
+    parser.add_argument("--report", help="merge the summaries in --out into this results folder (trains nothing)")
     args = parser.parse_args()
     recipe = recipe_for(args.env_id)
     if recipe is None:
         raise SystemExit(f"{args.env_id} has no training recipe")
+    if args.report:
+        report(recipe, Path(args.out), Path(args.report))
+        return
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     rows = [row for seed in args.seeds for row in one_seed(recipe, seed, out)]
@@ -112,6 +122,51 @@ def main() -> None:
         rows.append({**shipped, "agent": f"ppo:{recipe.env_id}", "against": "heuristic", **played})
     summary = {"env_id": recipe.env_id, "recipe": recipe.command(), "evaluation": recipe.evaluation, "rows": rows}
     (out / f"summary_{'_'.join(map(str, args.seeds))}.json").write_text(json.dumps(summary, indent=1))
+
+
+def report(recipe: Recipe, out: Path, results: Path) -> None:
+    """Merge ``out``'s ``summary_*.json`` into the committed learning summary and draw its curve."""
+    rows = [row for path in sorted(out.glob("summary_*.json")) for row in json.loads(path.read_text())["rows"]]
+    runs = [{"method": "shipped" if row["seed"] is None else "ppo", **row} for row in rows]
+    summary = {"curve": recipe.command(), "eval_games": recipe.evaluation["games"],
+               "eval_seed": recipe.evaluation["seed"], "validation_seed": recipe.evaluation["validation_seed"],
+               "num_players": recipe.evaluation["num_players"], "runs": runs}  # fmt: skip
+    target = results / "learning" / f"recipe_curve_{recipe.env_id}.json"
+    write_atomic(target, (json.dumps(summary, indent=1) + "\n").encode())
+    draw_curve(summary, recipe.env_id, results / f"{recipe.env_id}_recipe_curve.png")
+    print(f"wrote {target}")
+
+
+def draw_curve(summary: dict, env_id: str, path: Path) -> None:
+    """Win rate against CPU-minutes of learning, one line per seed and opponent, 95% bars, chance dashed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(7, 4))
+    curve = [run for run in summary["runs"] if run["method"] == "ppo" and run["deals"] == "evaluation"]
+    for against, marker in (("heuristic", "o"), (f"ppo:{env_id}", "s")):
+        for seed in sorted({run["seed"] for run in curve}):
+            points = sorted((run["learn_cpu_s"] / 60, run) for run in curve
+                            if run["seed"] == seed and run["against"] == against and "win_rate" in run)  # fmt: skip
+            if not points:
+                continue
+            x = [minutes for minutes, _ in points]
+            y = [run["win_rate"] for _, run in points]
+            error = [[run["win_rate"] - run["win_low"] for _, run in points],
+                     [run["win_high"] - run["win_rate"] for _, run in points]]  # fmt: skip
+            label = f"seed {seed}, against {'heuristics' if against == 'heuristic' else 'the shipped network'}"
+            axes.errorbar(x, y, yerr=error, marker=marker, capsize=3, label=label)
+    axes.axhline(1 / summary["num_players"], linestyle="--", color="grey", label="chance")
+    axes.set_xlabel("CPU-minutes of learning (one process)")
+    axes.set_ylabel(f"win rate, {summary['num_players']} players")
+    axes.set_title(f"{env_id}: the training recipe from scratch")
+    axes.legend(fontsize=7)
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
+    plt.close(figure)
+    write_atomic(path, buffer.getvalue())
 
 
 if __name__ == "__main__":

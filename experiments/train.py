@@ -88,6 +88,7 @@ from agents.selfplay.vec_env import ENGINES
 from agents.training import plan as planning
 from agents.training.evaluation import EVALUATOR
 from agents.training.plan import ACTIVATION_FLAGS, RunPlan, make_plan
+from agents.training.recipes import Recipe, recipe_for
 from agents.training.run import newest_checkpoint
 from agents.training.run import train as run_training
 from experiments.cli import (
@@ -282,6 +283,14 @@ class TrainArgs:
     resume: str | None = field(default=None, metadata={"help": "run folder to resume"})
     overwrite: bool = field(default=False, metadata={"help": "start afresh in an existing run folder"})
     progress: bool = field(default=True, metadata={"help": "show a progress bar"})
+    recipe: str = field(
+        default="auto",
+        metadata={
+            "help": "auto: the game's training recipe (agents/<game>/recipes.json) sets every setting no flag "
+            "gives; none: the plain defaults listed here",
+            "choices": ["auto", "none"],
+        },
+    )
 
 
 def plan_of(args: TrainArgs) -> RunPlan:
@@ -306,7 +315,7 @@ def command_line(args: TrainArgs) -> str:
     for f in dataclasses.fields(TrainArgs):
         value = getattr(args, f.name)
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
-        if value == default or f.name in ("resume", "overwrite", "progress"):
+        if value == default or f.name in ("resume", "overwrite", "progress", "recipe"):
             continue
         flag = "--" + f.name.replace("_", "-")
         if isinstance(value, bool):
@@ -588,9 +597,38 @@ def unused_workers_note(plan: RunPlan, given: set[str]) -> str | None:
     )
 
 
+def with_recipe(args: TrainArgs, given: set[str]) -> TrainArgs:
+    """``args`` with the game's recipe (`agents.training.recipes`) in every field the command line left
+    unset; ``args`` unchanged for ``--recipe none``, a resumed run, or a game without a recipe."""
+    if args.recipe == "none" or args.resume or args.env_id not in pirate_envs.ENV_IDS:
+        return args
+    recipe = recipe_for(args.env_id)
+    if recipe is None:
+        return args
+    unknown = sorted(set(recipe.train) - {f.name for f in dataclasses.fields(TrainArgs)})
+    if unknown:
+        raise ValueError(f"the {args.env_id} recipe sets unknown fields {unknown}")
+    return dataclasses.replace(args, **{k: v for k, v in recipe.train.items() if k not in given})
+
+
+def recipe_note(args: TrainArgs, given: set[str]) -> str | None:
+    """The line naming the recipe settings a new run takes (``None`` when it takes none)."""
+    recipe = None if args.recipe == "none" or args.resume else recipe_for(args.env_id)
+    taken = [] if recipe is None else [name for name in recipe.train if name not in given]
+    if not taken:
+        return None
+    flags = Recipe(args.env_id, recipe.about, {name: recipe.train[name] for name in taken}).flags()
+    return f"train: the {args.env_id} recipe sets {shlex.join(flags)} (--recipe none: the plain defaults)"
+
+
 def main(argv: list[str] | None = None) -> Path:
     given = given_flags(TrainArgs, argv)
-    _, plan = parse_plan(TrainArgs, lambda args: plan_run(args, given), argv, epilog=games_epilog())
+    args, plan = parse_plan(
+        TrainArgs, lambda args: plan_run(with_recipe(args, given), given), argv, epilog=games_epilog()
+    )
+    note = recipe_note(args, given)
+    if note is not None:
+        print(note, file=sys.stderr, flush=True)
     note = unused_workers_note(plan, given)
     if note is not None:
         print(note, file=sys.stderr, flush=True)

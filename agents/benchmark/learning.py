@@ -8,7 +8,10 @@ Two kinds of committed summaries (``docs/results/learning/*.json``) are read by 
 * a **recipe** summary (``recipe``; ``benchmarks/recipe_seeds.py``): the shipped agent's own training
   command run again per training seed, each run stopped at a stage of the recipe (``stage``: ``round
   1``, ...; a PPO recipe's stages are its checkpoints, ``order`` their learner steps) so the stages
-  make a learning curve, and the shipped file evaluated the same way (method ``shipped``).
+  make a learning curve, and the shipped file evaluated the same way (method ``shipped``);
+* a **curve** summary (``curve``; ``benchmarks/recipe_curves.py``): the game's training recipe from scratch
+  per seed, some checkpoints of each run played against the heuristics, the last also against copies of the
+  shipped network and on the validation deals, each at its CPU seconds of learning (``learn_cpu_s``).
 
 Each agent then played ``eval_games`` duplicate games (seed ``eval_seed``) against the heuristics.
 `learning_section` renders one game's rows of both: per budget or stage and method, each seed's win
@@ -39,7 +42,7 @@ METHODS = {
 PPO_RECIPE = "python -m experiments.train"
 #: The keys every summary (and each kind's own key) and every run must have.
 SUMMARY_KEYS = ("eval_games", "eval_seed", "runs")
-KIND_KEYS = ("budget_s", "recipe")
+KIND_KEYS = ("budget_s", "recipe", "curve")
 RUN_KEYS = ("method", "env_id", "seed")
 
 
@@ -138,10 +141,71 @@ def _rerun_words(summary: dict[str, Any]) -> str:
     )
 
 
+def _curve_table(runs: list[dict[str, Any]]) -> list[str]:
+    lines = ["| seed | learner steps | CPU-minutes | against | deals | win rate [95%] |", "|---|---|---|---|---|---|"]
+    for run in sorted(runs, key=lambda r: (r["seed"] is None, r["seed"] or 0, r["steps"] or 0, r["deals"])):
+        if run["method"] == "shipped":
+            lines.append(f"| the shipped network | — | — | {run['against']} | {run['deals']} | {_seed_cell(run)} |")
+            continue
+        against = "n - 1 heuristics" if run["against"] == "heuristic" else f"n - 1 × `{run['against']}`"
+        lines.append(
+            f"| {run['seed']} | {run['steps']:,} | {run['learn_cpu_s'] / 60:.1f} | {against} | {run['deals']} "
+            f"| {_seed_cell(run)} |"
+        )
+    return [*lines, ""]
+
+
+def _final_medians(runs: list[dict[str, Any]]) -> str:
+    """The median over seeds of each last checkpoint's evaluation-deal win rates, in words."""
+    parts = []
+    for against, words in (("heuristic", "the heuristics"), (None, "copies of the shipped network")):
+        finals: dict[int, dict[str, Any]] = {}
+        for run in runs:
+            matches = run["against"] == "heuristic" if against else run["against"] != "heuristic"
+            counted = run["method"] == "ppo" and run["deals"] == "evaluation" and matches and "win_rate" in run
+            if counted and (run["seed"] not in finals or run["steps"] > finals[run["seed"]]["steps"]):
+                finals[run["seed"]] = run
+        if finals:
+            rates = [run["win_rate"] for run in finals.values()]
+            minutes = statistics.median(run["learn_cpu_s"] / 60 for run in finals.values())
+            parts.append(
+                f"against {words} {statistics.median(rates):.3f} (seeds {', '.join(f'{r:.3f}' for r in rates)}; "
+                f"median {minutes:.1f} CPU-minutes)"
+            )
+    return "; ".join(parts)
+
+
+def curve_section(env_id: str, summaries: Sequence[dict[str, Any]]) -> list[str]:
+    """The markdown lines of ``env_id``'s from-scratch recipe curves (``[]`` without one)."""
+    lines: list[str] = []
+    for summary in summaries:
+        runs = [run for run in summary["runs"] if run["env_id"] == env_id]
+        if "curve" not in summary or not runs:
+            continue
+        players = summary["num_players"]
+        lines += [
+            "## The training recipe from scratch over seeds",
+            "",
+            f"`python -m experiments.train --env-id {env_id}` with no other flag runs the game's recipe "
+            f"(`agents/<game>/recipes.json`): `{summary['curve']}`. Each seed learned from scratch; some of its "
+            f"checkpoints then played {summary['eval_games']} duplicate games at {players} players (seed "
+            f"{summary['eval_seed']}, fixed before the runs; chance {1 / players:.2f}) against n - 1 heuristics, "
+            f"and its last checkpoint also against n - 1 copies of the shipped network and on the validation "
+            f"deals (seed {summary['validation_seed']}), which alone would choose among seeds. CPU-minutes: the "
+            "run's own count of its learning (one process). Last checkpoints, median over seeds: "
+            f"{_final_medians(runs)}. Made by `benchmarks/recipe_curves.py`.",
+            "",
+            f"![{env_id}: the recipe from scratch, win rate against CPU-minutes]({env_id}_recipe_curve.png)",
+            "",
+            *_curve_table(runs),
+        ]
+    return lines
+
+
 def learning_section(env_id: str, summaries: Sequence[dict[str, Any]]) -> list[str]:
     """The markdown lines of ``env_id``'s learning sections (``[]`` when no summary has a run of it)."""
     players = pirate_envs.game_spec(env_id).default_players
-    lines: list[str] = []
+    lines: list[str] = curve_section(env_id, summaries)
     equal = [s for s in summaries if "budget_s" in s and any(run["env_id"] == env_id for run in s["runs"])]
     if equal:
         lines += [
@@ -179,4 +243,12 @@ def learning_section(env_id: str, summaries: Sequence[dict[str, Any]]) -> list[s
     return lines
 
 
-__all__ = ["METHODS", "PPO_RECIPE", "games_of", "learning_section", "load_summaries", "recipe_summaries"]
+__all__ = [
+    "METHODS",
+    "PPO_RECIPE",
+    "curve_section",
+    "games_of",
+    "learning_section",
+    "load_summaries",
+    "recipe_summaries",
+]

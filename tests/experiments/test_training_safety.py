@@ -30,7 +30,9 @@ from tests.helpers import refused
 ROOT = Path(__file__).resolve().parents[2]
 GAME = ["--env-id", "skull_king_v0", "--num-players", "2", "--env-kwargs", "num_hands=1"]  # games end fast
 TINY = ["--num-envs", "2", "--num-workers", "0", "--n-steps", "32", "--batch-size", "32", "--n-epochs", "1"]
-QUIET = ["--opponents", "random", "--eval-opponents", "random", "--eval-games", "2", "--no-progress"]
+# the plain defaults (no recipe): these tests check the run's mechanics, and some the default reward mode
+QUIET = ["--recipe", "none", "--opponents", "random", "--eval-opponents", "random", "--eval-games", "2"]
+QUIET += ["--no-progress"]
 
 
 class Payload:

@@ -1,0 +1,88 @@
+"""The training recipes (`agents.training.recipes`): data that `experiments.train` reads by default."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+import pirate_envs
+from agents.training.recipes import recipe_for
+from experiments import train
+from experiments.cli import given_flags, parse_args
+
+RECIPE_IDS = [env_id for env_id in pirate_envs.ENV_IDS if recipe_for(env_id) is not None]
+
+
+def parsed(argv: list[str]) -> tuple[train.TrainArgs, set[str]]:
+    """The arguments of ``argv`` as the command parses them, the recipe applied, and the fields it set."""
+    given = given_flags(train.TrainArgs, argv)
+    return train.with_recipe(parse_args(train.TrainArgs, argv), given), given
+
+
+def test_the_four_games_have_a_recipe():
+    assert {"skull_king_v0", "piratenpoker_v0", "piraten_kapern_v0", "lucky_pirate_v1"} <= set(RECIPE_IDS)
+
+
+@pytest.mark.parametrize("env_id", RECIPE_IDS)
+def test_each_recipe_makes_a_checked_plan(env_id, tmp_path):
+    """Every setting of a recipe is a field of the command and passes its checks (a plan builds)."""
+    recipe = recipe_for(env_id)
+    args = train.with_recipe(train.TrainArgs(env_id=env_id, out_dir=str(tmp_path), run_name="r"), set())
+    plan = train.plan_of(args)
+    for name, value in recipe.train.items():
+        stored = getattr(plan.args, name)
+        assert stored == value or [stored] == value, name
+    assert set(recipe.evaluation) == {"num_players", "games", "seed", "validation_seed"}
+    assert recipe.evaluation["seed"] != recipe.evaluation["validation_seed"]
+    assert plan.args.total_timesteps == recipe.train["total_timesteps"]  # the budget is the recipe's
+
+
+def test_the_guides_first_command_takes_the_recipe():
+    """The training guide's first command (no reward or pool given) learns with the recipe's score reward,
+    pool and entropy bonus; before the recipes it trained on the win alone and learned nothing."""
+    args, _ = parsed(["--env-id", "skull_king_v0", "--num-players", "4", "--total-timesteps", "1000000"])
+    recipe = recipe_for("skull_king_v0").train
+    assert (args.reward_mode, args.opponents, args.ent_coef) == (
+        recipe["reward_mode"],
+        recipe["opponents"],
+        recipe["ent_coef"],
+    )
+    assert args.total_timesteps == 1_000_000  # a flag given wins over the recipe
+
+
+def test_recipe_none_keeps_the_plain_defaults():
+    args, _ = parsed(["--env-id", "skull_king_v0", "--recipe", "none"])
+    assert args == train.TrainArgs(env_id="skull_king_v0", recipe="none")
+
+
+def test_the_note_names_only_what_the_recipe_set():
+    args, given = parsed(["--env-id", "piratenpoker_v0", "--reward-mode", "win", "--total-timesteps", "64"])
+    note = train.recipe_note(args, given)
+    assert "--opponents heuristic:0.6 self:0.2 random:0.2" in note
+    assert "--reward-mode" not in note and "--total-timesteps" not in note
+
+
+def test_a_run_records_each_checkpoints_learning_cpu(tmp_path):
+    train.main(["--env-id", "skull_king_v0", "--num-players", "2", "--env-kwargs", "num_hands=1", "--num-envs", "2",
+                "--n-steps", "32", "--batch-size", "32", "--n-epochs", "1", "--opponents", "random",
+                "--eval-opponents", "random", "--eval-games", "2", "--no-progress", "--out-dir", str(tmp_path),
+                "--run-name", "r", "--total-timesteps", "128", "--checkpoint-every", "64"])  # fmt: skip
+    seconds = json.loads((tmp_path / "r" / "checkpoints" / "learn_cpu_s.json").read_text())
+    assert sorted(map(int, seconds)) == [64, 128]
+    assert 0 < seconds["64"] <= seconds["128"]
+
+
+def test_the_training_guide_states_each_recipe_as_its_data():
+    """The guide's recipe table holds each recipe's pool and budget (the data is the one source)."""
+    guide = (Path(__file__).parents[2] / "docs" / "guides" / "training.md").read_text()
+    rows = {line.split("|")[1].strip(" `"): line for line in guide.splitlines() if line.startswith("| `")}
+    for env_id in RECIPE_IDS:
+        recipe = recipe_for(env_id).train
+        row = rows[env_id]
+        assert f"pool `{' '.join(recipe['opponents'])}`" in row, env_id
+        assert f"{recipe['total_timesteps'] / 1e6:g}M" in row, env_id
+        assert "x".join(map(str, recipe["net_arch"])) in row, env_id
