@@ -309,3 +309,34 @@ def test_the_known_limits_name_a_search_below_the_heuristic_against_random_playe
     assert "`random` at" not in limits  # not a search
     search["lineups"][0]["estimates"]["win"]["corrected"] = [0.93, 0.90, 0.96]  # the intervals overlap
     assert "a search wins less often" not in render([search, heuristic])
+
+
+def test_a_recipe_curve_from_scratch_is_on_the_page_with_the_median_of_its_last_checkpoints(tmp_path, documents):
+    """A curve summary (`benchmarks/recipe_curves.py --report`): each checkpoint's row at its CPU-minutes, the
+    shipped network on the same deals, and the median over seeds of the last checkpoints."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "a.json").write_text(json.dumps(documents[0]))
+    (tmp_path / "learning").mkdir()
+    runs = []
+    for seed, final in ((1, 0.6), (2, 0.7), (3, 0.5)):
+        for steps, rate in ((1_000_000, 0.3), (2_000_000, final)):
+            base = {"method": "ppo", "env_id": KAPERN, "seed": seed, "steps": steps, "learn_cpu_s": steps / 10_000}
+            interval = {"win_rate": rate, "win_low": rate - 0.05, "win_high": rate + 0.05, "games": 400}
+            runs.append({**base, "against": "heuristic", "deals": "evaluation", **interval})
+        runs.append({**base, "against": f"ppo:{KAPERN}", "deals": "evaluation", **interval, "win_rate": 0.4})
+    shipped = {"method": "shipped", "env_id": KAPERN, "seed": None, "steps": None, "learn_cpu_s": None}
+    runs.append({**shipped, "against": "heuristic", "deals": "evaluation", "win_rate": 0.67, "win_low": 0.6,
+                 "win_high": 0.7})  # fmt: skip
+    curve = {"curve": "python -m experiments.train --env-id x", "eval_games": 400, "eval_seed": 9,
+             "validation_seed": 10, "num_players": 2, "runs": runs}  # fmt: skip
+    (tmp_path / "learning" / "c.json").write_text(json.dumps(curve))
+    results_pages.main(
+        ["--data", str(tmp_path / "data"), "--out", str(tmp_path), "--learning", str(tmp_path / "learning")]
+    )
+    text = (tmp_path / f"{KAPERN}.md").read_text()
+    section = text.split("## The training recipe from scratch over seeds")[1]
+    assert "against the heuristics 0.600 (seeds 0.600, 0.700, 0.500; median 3.3 CPU-minutes)" in section
+    assert "against copies of the shipped network 0.400" in section
+    assert "| 2 | 1,000,000 | 1.7 | n - 1 heuristics | evaluation | 0.300 [0.250, 0.350] |" in section
+    assert "| the shipped network | — | — | heuristic | evaluation | 0.670 [0.600, 0.700] |" in section
+    assert f"]({KAPERN}_recipe_curve.png)" in section
