@@ -60,12 +60,11 @@ from agents.search.ismcts import (
     MAX_SIMULATIONS,
     TURN,
     determinize,
-    parse_mcts_name,
+    search_budget,
 )
+from agents.spec import HALVING, HALVING_USAGE, parse_agent_name
 from pirate_envs.core.errors import check_range, shown
 
-#: The agent name's first part.
-HALVING = "halving"
 #: The search options of a game's spec that this search takes (the rest belong to the tree search).
 TAKEN_OPTIONS = ("horizon", "relative_returns")
 #: How many moves a guided search considers: those of the largest prior (Gumbel's ``m``).
@@ -287,26 +286,12 @@ def _leads(scores: np.ndarray, seat: int) -> np.ndarray:
 
 
 def parse_halving_name(name: str, env_id: str | None = None) -> tuple[int, str | None]:
-    """``(simulations, network source or None)`` of ``halving[:<simulations>][:ppo:<agent>]``.
-
-    A malformed name raises a one-line ``ValueError``.
-    """
-    usage = (
-        f"bad halving search agent {shown(name)}: use '{HALVING}', '{HALVING}:<simulations>', "
-        f"'{HALVING}:ppo:<agent>' or '{HALVING}:<simulations>:ppo:<agent>'"
-    )
-    head, _, rest = name.partition(":")
-    budget, marker, source = rest.partition("ppo:")
-    if head != HALVING or (marker and not source) or (budget and not (budget.endswith(":") if marker else True)):
-        raise ValueError(usage)
-    budget = budget.removesuffix(":") if marker else budget
-    if ":" in budget:
-        raise ValueError(usage)
-    try:
-        simulations, _ = parse_mcts_name("mcts" + (f":{budget}" if budget else ""), env_id)
-    except ValueError:
-        raise ValueError(f"{usage}, <simulations> an integer 1..{MAX_SIMULATIONS}") from None
-    return simulations, source or None
+    """``(simulations, network source or None)`` of ``halving[:<simulations>][:ppo:<agent>]`` (parsed by
+    `agents.spec.parse_agent_name`). A malformed name raises a one-line ``ValueError``."""
+    spec = parse_agent_name(name)
+    if spec.kind != HALVING:
+        raise ValueError(f"bad halving search agent {shown(name)}: {HALVING_USAGE}")
+    return search_budget(spec.simulations, env_id), spec.source
 
 
 def halving_searches(env_id: str) -> bool:
