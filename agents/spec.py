@@ -317,9 +317,12 @@ def parse_agent_name(name: object) -> AgentSpec:
     return kind.parse(name)
 
 
-def kind_of(name: str) -> str:
-    """The kind (a key of `KINDS`) of a well-formed agent name."""
-    return parse_agent_name(name).kind
+def runs_user_code(name: object) -> bool:
+    """Whether building the agent ``name`` runs the user's Python code (a malformed name: ``False``)."""
+    try:
+        return KINDS[parse_agent_name(name).kind].runs_code
+    except (TypeError, ValueError):
+        return False
 
 
 __all__ = [
@@ -333,6 +336,6 @@ __all__ = [
     "AgentKind",
     "AgentSpec",
     "is_python_target",
-    "kind_of",
     "parse_agent_name",
+    "runs_user_code",
 ]

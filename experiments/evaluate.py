@@ -229,7 +229,7 @@ def plan_of(args: EvalArgs) -> TournamentPlan:
         raise ValueError(f"--duplicate plays each deal once per rotation: --games must be a multiple of {players}")
     check_players(args.env_id, players, "--players" if args.players else "--agents (one seat each)")
     options = check_env_options(args, players)
-    check_agents(names, args.env_id, players, "--agents", options)
+    check_agents(names, args.env_id, players, "--agents", options, user_code=True)
     check_cpus(args.workers, "--workers")
     lineups = math.comb(distinct, players) if players < len(names) else 1
     if args.games * lineups > MAX_GAMES:
