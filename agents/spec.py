@@ -68,6 +68,7 @@ class AgentKind:
     trained: bool = False  # its ``source`` is a trained agent file or shipped name
     runs_code: bool = False  # loading it runs the user's Python code (never served over the network)
     honest: bool = True  # sees only what its seat sees (may be offered as an opponent)
+    searches: bool = False  # searches with rollouts at every move (its rollouts play every seat)
 
 
 def _head(name: str) -> str:
@@ -265,26 +266,27 @@ KINDS: dict[str, AgentKind] = {
     "batched": AgentKind(
         "mcts[:<n>]:batched", "the tree search, its rollouts played many at once on the batched engine",
         lambda name: name.startswith("mcts") and name.endswith(f":{BATCHED}"),
-        _parse_batched, _format_batched, _BUILD + "build_batched",
+        _parse_batched, _format_batched, _BUILD + "build_batched", searches=True,
     ),
     "guided": AgentKind(
         "mcts:<n>:ppo:<agent> | gumbel:<n>:ppo:<agent>", "the search guided by a trained agent's policy",
         lambda name: _is_guided(name) and _head(name) != OMNISCIENT,
-        _parse_guided, _format_guided, _BUILD + "build_guided", trained=True,
+        _parse_guided, _format_guided, _BUILD + "build_guided", trained=True, searches=True,
     ),
     OMNISCIENT: AgentKind(
         "omniscient[:<n>][:ppo:<agent>]", "a bound, NOT an honest player (the search seeing every hidden card)",
         lambda name: _head(name) == OMNISCIENT, _parse_guided, _format_guided, _BUILD + "build_guided",
-        trained=True, honest=False,
+        trained=True, honest=False, searches=True,
     ),
     "mcts": AgentKind(
         "mcts[:<n>[:<rollout>]]", f"information-set tree search, rollouts in {ROLLOUTS}",
-        lambda name: _head(name) == "mcts", _parse_mcts, _format_mcts, _BUILD + "build_mcts",
+        lambda name: _head(name) == "mcts", _parse_mcts, _format_mcts, _BUILD + "build_mcts", searches=True,
     ),
     HALVING: AgentKind(
         "halving[:<n>][:ppo:<agent>]",
         "sequential halving on the batched engine (not Kapern); with ppo:<agent>, guided by its policy",
-        lambda name: _head(name) == HALVING, _parse_halving, _format_halving, _BUILD + "build_halving", trained=True,
+        lambda name: _head(name) == HALVING, _parse_halving, _format_halving, _BUILD + "build_halving",
+        trained=True, searches=True,
     ),
     "rules": AgentKind(
         "rules:<env_id> | rules:<card.json>", "a rule card: the game's shipped one, or a card file",
@@ -317,12 +319,23 @@ def parse_agent_name(name: object) -> AgentSpec:
     return kind.parse(name)
 
 
+def _kind_or_none(name: object) -> AgentKind | None:
+    try:
+        return KINDS[parse_agent_name(name).kind]
+    except (TypeError, ValueError):
+        return None
+
+
+def searches(name: object) -> bool:
+    """Whether the agent ``name`` searches with rollouts at every move (a malformed name: ``False``)."""
+    kind = _kind_or_none(name)
+    return kind is not None and kind.searches
+
+
 def runs_user_code(name: object) -> bool:
     """Whether building the agent ``name`` runs the user's Python code (a malformed name: ``False``)."""
-    try:
-        return KINDS[parse_agent_name(name).kind].runs_code
-    except (TypeError, ValueError):
-        return False
+    kind = _kind_or_none(name)
+    return kind is not None and kind.runs_code
 
 
 __all__ = [
@@ -338,4 +351,5 @@ __all__ = [
     "is_python_target",
     "parse_agent_name",
     "runs_user_code",
+    "searches",
 ]

@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> dict:
     progress = _say if args.progress else None
     if args.leaderboard is not None:
         from agents.benchmark.leaderboard import build_leaderboard, leaderboard_markdown
-        from agents.policy.checkpoint import write_atomic
+        from pirate_envs.core.files import write_atomic
 
         board = build_leaderboard(
             args.deals or DEAL_COUNT,

@@ -89,7 +89,6 @@ from agents.evaluation.tournament import (
     play_tournament,
 )
 from agents.extras import MissingExtra, require
-from agents.policy.checkpoint import write_atomic
 from agents.processes import WorkerDied
 from experiments.cli import (
     check_agents,
@@ -103,6 +102,7 @@ from experiments.cli import (
     parse_env_kwargs,
     parse_plan,
 )
+from pirate_envs.core.files import write_atomic
 
 
 @dataclass

@@ -37,12 +37,12 @@ from agents.policy.checkpoint import (
     load_agent,
     make_header,
     make_value_target,
-    one_line,
     open_zip,
     parse_json,
 )
 from agents.policy.mlp import ACTIVATIONS, MlpPolicy
 from agents.spec import SAMPLE_SUFFIX
+from pirate_envs.core.errors import one_line
 from pirate_envs.core.observation import ObservationLayout
 
 #: Where shipped agents live (``<name>.npz``).

@@ -209,7 +209,7 @@ def _refuse_constant(name: str) -> None:
 
 def save_card(card: RuleCard, path: str | Path) -> Path:
     """Write ``card`` as JSON atomically."""
-    from agents.policy.checkpoint import write_atomic
+    from pirate_envs.core.files import write_atomic
 
     return write_atomic(path, json.dumps(card.to_json(), indent=1) + "\n")
 
