@@ -33,9 +33,10 @@ def agent_names(env_id: str) -> list[str]:
     """The agent names available for ``env_id`` (``halving:ppo:<shipped>``: the halving search guided by it)."""
     from agents.search.halving import halving_searches
 
-    shipped = [str(AgentSpec("ppo", source=name)) for name in shipped_checkpoints() if name.startswith(env_id)]
+    networks = [name for name in shipped_checkpoints() if name.startswith(env_id)]
+    shipped = [str(AgentSpec("ppo", source=network)) for network in networks]
     batched = importlib.util.find_spec("numba") is not None  # the halving search runs on the batched engine
-    guided = [str(AgentSpec(HALVING, source=parse_agent_name(name).source)) for name in shipped]
+    guided = [str(AgentSpec(HALVING, source=network)) for network in networks]
     halving = [HALVING, *guided] if batched and halving_searches(env_id) else []
     return ["random"] + game_agent_kinds(env_id) + ["mcts"] + halving + shipped + shipped_cards(env_id)
 

@@ -67,7 +67,6 @@ class AgentKind:
     build: str  # "module:function", called as function(spec, env_id, seed, env)
     trained: bool = False  # its ``source`` is a trained agent file or shipped name
     runs_code: bool = False  # loading it runs the user's Python code (never served over the network)
-    honest: bool = True  # sees only what its seat sees (may be offered as an opponent)
     searches: bool = False  # searches with rollouts at every move (its rollouts play every seat)
 
 
@@ -75,13 +74,18 @@ def _head(name: str) -> str:
     return name.partition(":")[0]
 
 
-def _budget(text: str) -> int:
-    """The simulations written ``text``: ASCII digits, 1..MAX_SIMULATIONS; ``ValueError`` (a short reason)."""
+class TooManySimulations(ValueError):
+    """A search budget above `MAX_SIMULATIONS`."""
+
+
+def _budget(text: str) -> int | None:
+    """The simulations written ``text`` (ASCII digits, at least 1); ``None`` when it is no such number,
+    `TooManySimulations` above `MAX_SIMULATIONS`."""
     digits = text.lstrip("0")  # ASCII digits only: str.isdigit also takes '²', which int() refuses
     if not (text.isascii() and text.isdigit() and digits):
-        raise ValueError(f"{shown(text)} simulations")
+        return None
     if len(digits) > len(str(MAX_SIMULATIONS)) or int(digits) > MAX_SIMULATIONS:
-        raise ValueError(
+        raise TooManySimulations(
             f"{shown(text)} simulations is more than MAX_SIMULATIONS = {MAX_SIMULATIONS}; allowed: 1..{MAX_SIMULATIONS}"
         )
     return int(digits)
@@ -102,16 +106,11 @@ def _parse_mcts(name: str) -> AgentSpec:
     parts = name.split(":")
     if parts[0] != "mcts" or len(parts) > 3:
         raise ValueError(f"bad search agent {shown(name)}: {MCTS_USAGE}")
-    simulations = None
-    if len(parts) >= 2:
-        try:
-            simulations = _budget(parts[1])
-        except ValueError as error:
-            reason = str(error)
-            if "more than" in reason:
-                raise ValueError(f"bad search agent {shown(name)}: {reason}") from None
-            raise ValueError(f"bad search agent {shown(name)}: {MCTS_USAGE}") from None
-    if len(parts) == 3 and parts[2] not in ROLLOUTS:
+    try:
+        simulations = _budget(parts[1]) if len(parts) >= 2 else None
+    except TooManySimulations as error:
+        raise ValueError(f"bad search agent {shown(name)}: {error}") from None
+    if (len(parts) >= 2 and simulations is None) or (len(parts) == 3 and parts[2] not in ROLLOUTS):
         raise ValueError(f"bad search agent {shown(name)}: {MCTS_USAGE}")
     return AgentSpec("mcts", simulations, option=parts[2] if len(parts) == 3 else None)
 
@@ -180,8 +179,10 @@ def _parse_guided(name: str) -> AgentSpec:
         raise ValueError(usage)
     try:
         simulations = None if budget is None else _budget(budget)
-    except ValueError:
-        raise ValueError(usage.replace(": use", f": {shown(budget)} simulations; use", 1)) from None
+    except TooManySimulations:
+        simulations = None
+    if budget is not None and simulations is None:
+        raise ValueError(usage.replace(": use", f": {shown(budget)} simulations; use", 1))
     if head == OMNISCIENT:
         return AgentSpec(OMNISCIENT, simulations, network)
     return AgentSpec("guided", simulations, network, option=head)
@@ -205,8 +206,10 @@ def _parse_halving(name: str) -> AgentSpec:
         raise ValueError(usage)
     try:
         simulations = None if budget is None else _budget(budget)
-    except ValueError:
-        raise ValueError(f"{usage}, <simulations> an integer 1..{MAX_SIMULATIONS}") from None
+    except TooManySimulations:
+        simulations = None
+    if budget is not None and simulations is None:
+        raise ValueError(f"{usage}, <simulations> an integer 1..{MAX_SIMULATIONS}")
     return AgentSpec(HALVING, simulations, network)
 
 
@@ -276,7 +279,7 @@ KINDS: dict[str, AgentKind] = {
     OMNISCIENT: AgentKind(
         "omniscient[:<n>][:ppo:<agent>]", "a bound, NOT an honest player (the search seeing every hidden card)",
         lambda name: _head(name) == OMNISCIENT, _parse_guided, _format_guided, _BUILD + "build_guided",
-        trained=True, honest=False, searches=True,
+        trained=True, searches=True,
     ),
     "mcts": AgentKind(
         "mcts[:<n>[:<rollout>]]", f"information-set tree search, rollouts in {ROLLOUTS}",

@@ -59,7 +59,7 @@ class Candidate:
             agent = self.factory(env_id, seed, env)
         except (Exception, SystemExit) as error:  # the user's code: refused in one line naming it
             raise ValueError(f"{self.name}: {failure(error)}") from None
-        if isinstance(agent, type) or not isinstance(agent, Agent):
+        if isinstance(agent, type) or not all(callable(getattr(agent, m, None)) for m in ("act", "reset")):
             raise ValueError(
                 f"{self.name} returned {shown(agent)} ({type(agent).__name__}), not an agent: "
                 "return an object with reset(seed) and act(observation, view)"

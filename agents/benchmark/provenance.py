@@ -73,10 +73,14 @@ def _version(library: str) -> str | None:
 
 
 def _network(name: str) -> str | None:
-    """The agent file (shipped name or path) a registry name plays with; ``None`` for one without a file."""
+    """The agent file (shipped name or path) a registry name plays with; ``None`` for one without a file
+    (or a name that is not a registry name: an agent object's own name may be anything)."""
     from agents.spec import parse_agent_name
 
-    return parse_agent_name(name).network
+    try:
+        return parse_agent_name(name).network
+    except ValueError:
+        return None
 
 
 def public_name(name: str) -> str:
