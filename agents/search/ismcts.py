@@ -295,8 +295,9 @@ class SearchAgent:
         horizon = TurnEnds(world) if self.horizon == TURN else ScoreChanges(start_scores, self.horizon)
         return world, horizon
 
-    def root_statistics(self) -> list[tuple[int, int, float]]:
-        """``(action, visits, mean return)`` of every root move of a fresh `search`, most visited first.
+    def search_root_moves(self) -> list[tuple[int, int, float]]:
+        """Search the position on turn now (`search`); ``(action, visits, mean return)`` of every root move,
+        most visited first (a guided search also sets its ``policy_target``).
 
         The visits sum to ``simulations``; the mean return is the searching seat's (see the module
         docstring); the first move is the one `act` plays.
