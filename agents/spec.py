@@ -166,6 +166,18 @@ def _budget_and_network(name: str) -> tuple[str | None, str | None, bool]:
     return budget, tail[len(marker) :], tail.startswith(marker)
 
 
+def _optional_budget(budget: str | None) -> tuple[int | None, bool]:
+    """``(simulations, well written)`` of a budget that may be left out (``None``); above `MAX_SIMULATIONS`
+    it is not well written."""
+    if budget is None:
+        return None, True
+    try:
+        simulations = _budget(budget)
+    except TooManySimulations:
+        return None, False
+    return simulations, simulations is not None
+
+
 def _is_guided(name: str) -> bool:
     parts = name.split(":")
     return parts[0] in ("gumbel", OMNISCIENT) or (parts[0] == "mcts" and NETWORK in parts[1:3])
@@ -177,11 +189,8 @@ def _parse_guided(name: str) -> AgentSpec:
     budget, network, ok = _budget_and_network(name)
     if head not in (*GUIDED_ROOTS, OMNISCIENT) or not ok or network == "" or (network is None and head != OMNISCIENT):
         raise ValueError(usage)
-    try:
-        simulations = None if budget is None else _budget(budget)
-    except TooManySimulations:
-        simulations = None
-    if budget is not None and simulations is None:
+    simulations, written = _optional_budget(budget)
+    if not written:
         raise ValueError(usage.replace(": use", f": {shown(budget)} simulations; use", 1))
     if head == OMNISCIENT:
         return AgentSpec(OMNISCIENT, simulations, network)
@@ -204,11 +213,8 @@ def _parse_halving(name: str) -> AgentSpec:
     budget, network, ok = _budget_and_network(name)
     if _head(name) != HALVING or not ok or network == "":
         raise ValueError(usage)
-    try:
-        simulations = None if budget is None else _budget(budget)
-    except TooManySimulations:
-        simulations = None
-    if budget is not None and simulations is None:
+    simulations, written = _optional_budget(budget)
+    if not written:
         raise ValueError(f"{usage}, <simulations> an integer 1..{MAX_SIMULATIONS}")
     return AgentSpec(HALVING, simulations, network)
 
