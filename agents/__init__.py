@@ -1,4 +1,4 @@
-"""Agents for pirate_envs: the `Agent` protocol, the registry of agent names, and the rooms behind them.
+"""Agents for pirate_envs: the `Agent` protocol, the registry of agent names, and the modules behind them.
 
 ``import agents`` also registers the single-agent Gymnasium ids (``pirate_envs/<Game>-v0``,
 `agents.selfplay.ids`).

@@ -1,13 +1,13 @@
-"""Each game's agents and facts on the agents floor, declared by the game's own room.
+"""Each game's agents and agent-side facts, declared by the game's own package ``agents/<game>``.
 
-The games floor (`pirate_envs`) names nothing above it. A game's agents register from this
-side: ``agents/<game>/__init__.py`` declares ``AGENTS = GameAgents(...)``, with the game's room
+`pirate_envs` imports nothing from ``agents``. A game's agents register from this
+side: ``agents/<game>/__init__.py`` declares ``AGENTS = GameAgents(...)``, with the game's package
 named as the game's package is (``pirate_envs/skull_king`` -> ``agents/skull_king``), and
 `game_agents_of` finds it from the env id through the game's spec. Targets are
-``"module:name"`` strings inside the room (``"heuristic:SkullKingHeuristic"``), imported only
+``"module:name"`` strings inside that package (``"heuristic:SkullKingHeuristic"``), imported only
 when used, so listing a game's agents compiles no kernel.
 
-Adding a game's agents: write its room, declare ``AGENTS`` there; no table elsewhere names it.
+Adding a game's agents: write its package, declare ``AGENTS`` there; no table elsewhere names it.
 The analyses find their per-game parts the same way (`game_module`: ``agents/<game>/advice.py``,
 ``agents/<game>/mistakes.py``).
 """
@@ -27,10 +27,10 @@ from pirate_envs.core.spec import resolve
 
 @dataclass(frozen=True)
 class GameAgents:
-    """One game's agents and agent-side facts; every target is ``"module:name"`` relative to the game's room."""
+    """One game's agents and agent-side facts; every target is ``"module:name"`` relative to the game's package."""
 
-    #: The game's room (``"agents.skull_king"``); set by `game_agents_of`.
-    room: str = ""
+    #: The game's agents package (``"agents.skull_king"``); set by `game_agents_of`.
+    package: str = ""
     #: The honest heuristic (an `agents.base.Agent` class) and its batched form.
     heuristic: str | None = None
     batched_heuristic: str | None = None
@@ -53,19 +53,19 @@ class GameAgents:
     def target(self, field: str) -> Any:
         """The object ``field`` names (imported now), or ``None`` when the game has none."""
         name = getattr(self, field)
-        return None if name is None else resolve(f"{self.room}.{name}")
+        return None if name is None else resolve(f"{self.package}.{name}")
 
     def absolute(self, field: str) -> str | None:
-        """``field``'s ``"module:name"`` with the room's module path (``None`` when the game has none)."""
+        """``field``'s ``"module:name"`` with the package's module path (``None`` when the game has none)."""
         name = getattr(self, field)
-        return None if name is None else f"{self.room}.{name}"
+        return None if name is None else f"{self.package}.{name}"
 
     @property
     def kinds(self) -> dict[str, str]:
         """``{kind: "module:Class"}`` of the game-specific agents (``heuristic``, ``oracle``, ``race``, then
         `more_kinds`)."""
         found = {kind: self.absolute(kind) for kind in ("heuristic", "oracle", "race")}
-        found.update((kind, f"{self.room}.{target}") for kind, target in self.more_kinds)
+        found.update((kind, f"{self.package}.{target}") for kind, target in self.more_kinds)
         return {kind: target for kind, target in found.items() if target is not None}
 
     @property
@@ -82,16 +82,16 @@ class GameAgents:
 @cache
 def game_agents_of(env_id: str) -> GameAgents:
     """The `GameAgents` of ``env_id``'s game (``ValueError`` for an unknown id, as ``pirate_envs.game_spec``)."""
-    room = f"agents.{pirate_envs.game_spec(env_id).package}"
-    declared = getattr(importlib.import_module(room), "AGENTS", None)
+    package = f"agents.{pirate_envs.game_spec(env_id).package}"
+    declared = getattr(importlib.import_module(package), "AGENTS", None)
     if not isinstance(declared, GameAgents):
-        raise LookupError(f"{room} declares no AGENTS = GameAgents(...)")
-    return GameAgents(**{**declared.__dict__, "room": room})
+        raise LookupError(f"{package} declares no AGENTS = GameAgents(...)")
+    return GameAgents(**{**declared.__dict__, "package": package})
 
 
 def game_module(env_id: str, name: str) -> ModuleType:
-    """The module ``name`` of ``env_id``'s room (``agents.<game>.<name>``, imported now; ``ModuleNotFoundError``
-    when the room has none, ``ValueError`` for an unknown id)."""
+    """The module ``name`` of ``env_id``'s agents package (``agents.<game>.<name>``, imported now;
+    ``ModuleNotFoundError`` when the package has none, ``ValueError`` for an unknown id)."""
     return importlib.import_module(f"agents.{pirate_envs.game_spec(env_id).package}.{name}")
 
 

@@ -56,6 +56,7 @@ from experiments.cli import (
     games_epilog,
     given_flags,
     parse_args,
+    say_user_code,
 )
 
 
@@ -146,6 +147,7 @@ def check(args: BenchmarkArgs, given: set[str] | frozenset[str] = frozenset()) -
     from agents.benchmark.candidate import resolve
     from agents.benchmark.protocol import table_sizes
 
+    say_user_code([args.agent], "--agent")
     try:
         candidate = resolve(args.agent)
         sizes = table_sizes(args.env_id, candidate)
@@ -162,8 +164,8 @@ def check(args: BenchmarkArgs, given: set[str] | frozenset[str] = frozenset()) -
             continue
         try:  # the user's factory, built once for a table of this size
             candidate.make(args.env_id, 0, pirate_envs.make(args.env_id, raw=True, num_players=players))
-        except Exception as error:  # whatever the user's code raises is refused in one line
-            raise ValueError(f"--agent {args.agent!r}: {type(error).__name__}: {error}") from None
+        except ValueError as error:  # whatever the user's code raises, or a factory that returns no agent
+            raise ValueError(f"--agent {args.agent!r}: {error}") from None
     if args.out is None:
         raise ValueError("--out: give a folder for results.json and results.md")
     check_folder(args.out, "--out")
@@ -179,7 +181,7 @@ def main(argv: list[str] | None = None) -> dict:
     progress = _say if args.progress else None
     if args.leaderboard is not None:
         from agents.benchmark.leaderboard import build_leaderboard, leaderboard_markdown
-        from agents.policy.checkpoint import write_atomic
+        from pirate_envs.core.files import write_atomic
 
         board = build_leaderboard(
             args.deals or DEAL_COUNT,

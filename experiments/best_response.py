@@ -29,7 +29,6 @@ require_extras(__name__, ("torch", "train"), ("sb3_contrib", "train"), ("matplot
 
 import pirate_envs
 from agents.evaluation.probe import ProbePlan, markdown_report, probe_report
-from agents.policy.checkpoint import write_atomic
 from experiments import train
 from experiments.cli import (
     MAX_SEED,
@@ -44,6 +43,7 @@ from experiments.cli import (
     parse_args,
     parse_plan,
 )
+from pirate_envs.core.files import write_atomic
 
 
 @dataclass

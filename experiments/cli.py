@@ -281,14 +281,22 @@ def check_agents(
     flag: str,
     env_kwargs: dict[str, Any] | None = None,
     env: Any = None,
+    user_code: bool = False,
 ) -> None:
     """``ValueError`` unless every agent name builds for a ``players``-seat table of ``env_id`` (``env``: that
     table's raw env when the caller has built it; else it is built from ``env_kwargs``).
 
-    A ``ppo:`` agent is loaded (no code runs) and checked against the table.
+    A ``ppo:`` agent is loaded (no code runs) and checked against the table. A Python agent
+    (``file.py:factory``) is refused unless the command takes one (``user_code``); then it is said
+    that its code runs (`say_user_code`), and it is loaded and built once here.
     """
     from agents.registry import make_agent
+    from agents.spec import runs_user_code
 
+    for name in dict.fromkeys(names):
+        if runs_user_code(name) and not user_code:
+            raise ValueError(f"{flag} {name!r}: a Python agent runs your code; {USER_CODE_COMMANDS} take one")
+    say_user_code(names, flag)
     if env is None:
         env = pirate_envs.make(env_id, raw=True, **{**(env_kwargs or {}), "num_players": players})
     for name in dict.fromkeys(names):
@@ -298,9 +306,23 @@ def check_agents(
             raise ValueError(f"{flag} {name!r}: {error}") from None
 
 
+#: The commands that take a Python agent of the user's (its code runs on the user's machine).
+USER_CODE_COMMANDS = "experiments.benchmark, experiments.evaluate and experiments.play"
+
+
+def say_user_code(names: Sequence[str], flag: str) -> None:
+    """Say, before any is loaded, that each Python agent of ``names`` runs its code on this machine."""
+    from agents.spec import runs_user_code
+
+    for name in dict.fromkeys(names):
+        if runs_user_code(name):
+            print(f"{flag} {name}: a Python agent; loading it runs its code, on this machine")
+
+
 def games_epilog() -> str:
     """Each game's player counts (and default) and agent names, for ``--help``."""
     from agents.registry import agent_names, agent_player_counts
+    from agents.spec import KINDS, parse_agent_name
 
     lines = ["games (players, default) and their agents (a trained one, or one not for every size: its player counts):"]
     for env_id in pirate_envs.ENV_IDS:
@@ -309,20 +331,12 @@ def games_epilog() -> str:
         names = []
         for name in agent_names(env_id):
             plays = agent_player_counts(name, env_id)
-            if name.startswith("ppo:") or plays != counts:
+            if parse_agent_name(name).network is not None or plays != counts:
                 name += f" ({'/'.join(map(str, plays))}p)"
             names.append(name)
         lines.append("      " + " ".join(names))
-    lines.append("  ppo:<path> loads a trained agent file (.npz; a legacy SB3 .zip is read without unpickling)")
-    lines.append(
-        "  dmc:<path> loads a Deep Monte-Carlo agent file (experiments.train_dmc): its legal move of highest Q"
-    )
-    lines.append("  mcts:<n>:ppo:<agent> and gumbel:<n>:ppo:<agent>: the search guided by a trained agent's policy")
-    lines.append(
-        "  mcts:<n>:batched and halving[:<n>]: searches whose rollouts run on the batched engine"
-        " (halving: not Kapern; halving[:<n>]:ppo:<agent>: guided by a trained agent's policy)"
-    )
-    lines.append("  omniscient[:<n>]: a bound, NOT an honest player (the search seeing every hidden card)")
+    lines.append("the kinds of agent name (<n>: simulations per move):")
+    lines += [f"  {kind.syntax}: {kind.summary}" for kind in KINDS.values()]
     return "\n".join(lines)
 
 

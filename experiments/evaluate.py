@@ -89,7 +89,6 @@ from agents.evaluation.tournament import (
     play_tournament,
 )
 from agents.extras import MissingExtra, require
-from agents.policy.checkpoint import write_atomic
 from agents.processes import WorkerDied
 from experiments.cli import (
     check_agents,
@@ -103,6 +102,7 @@ from experiments.cli import (
     parse_env_kwargs,
     parse_plan,
 )
+from pirate_envs.core.files import write_atomic
 
 
 @dataclass
@@ -229,7 +229,7 @@ def plan_of(args: EvalArgs) -> TournamentPlan:
         raise ValueError(f"--duplicate plays each deal once per rotation: --games must be a multiple of {players}")
     check_players(args.env_id, players, "--players" if args.players else "--agents (one seat each)")
     options = check_env_options(args, players)
-    check_agents(names, args.env_id, players, "--agents", options)
+    check_agents(names, args.env_id, players, "--agents", options, user_code=True)
     check_cpus(args.workers, "--workers")
     lineups = math.comb(distinct, players) if players < len(names) else 1
     if args.games * lineups > MAX_GAMES:

@@ -53,9 +53,9 @@ from agents.analysis.exact import (
     train_argv,
     variant_measurements,
 )
-from agents.policy.checkpoint import write_atomic
 from experiments import train
 from experiments.cli import MAX_SEED, check_cpus, check_names, check_output_file, parse_args
+from pirate_envs.core.files import write_atomic
 
 
 @dataclass

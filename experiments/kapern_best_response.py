@@ -35,7 +35,6 @@ from agents.piraten_kapern.best_response import (
     turn_outcomes,
 )
 from agents.piraten_kapern.race import SWEEP_TOLERANCE
-from agents.policy.checkpoint import one_line
 from experiments.cli import (
     MAX_SEED,
     check_input_file,
@@ -44,6 +43,7 @@ from experiments.cli import (
     given_flags,
     parse_args,
 )
+from pirate_envs.core.errors import one_line
 
 require_extras(__name__, ("numba", "fast"))  # the solver's kernels (imported when it runs)
 

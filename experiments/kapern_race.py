@@ -29,7 +29,6 @@ from agents.piraten_kapern.race import (
     load_race_table,
     save_race_table,
 )
-from agents.policy.checkpoint import one_line
 from experiments.cli import (
     MAX_SEED,
     check_cpus,
@@ -39,6 +38,7 @@ from experiments.cli import (
     given_flags,
     parse_args,
 )
+from pirate_envs.core.errors import one_line
 
 require_extras(__name__, ("numba", "fast"))  # the solver's kernels (imported when it runs)
 

@@ -122,7 +122,7 @@ def check_args(args: PlayArgs) -> None:
     if not 0 <= args.seat < n:
         raise ValueError(f"--seat {args.seat}: must be in 0..{n - 1} ({len(args.agents)} agents + you)")
     check_players(args.env_id, n, f"--agents ({len(args.agents)} + you)")
-    check_agents(args.agents, args.env_id, n, "--agents")
+    check_agents(args.agents, args.env_id, n, "--agents", user_code=True)
 
 
 def standings(env: Any) -> str:

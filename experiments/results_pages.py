@@ -19,8 +19,8 @@ from pathlib import Path
 from agents.benchmark.board import board_markdown
 from agents.benchmark.learning import games_of, load_summaries
 from agents.benchmark.pages import README_BEGIN, load_documents, readme_table, render, with_readme_table
-from agents.policy.checkpoint import write_atomic
 from experiments.cli import check_folder, check_output_file, parse_args
+from pirate_envs.core.files import write_atomic
 
 
 @dataclass

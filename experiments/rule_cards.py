@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from agents.analysis.rule_cards.report import BUDGETS, TEACHERS, Budget, distil_card, markdown, measure
-from agents.policy.checkpoint import write_atomic
 from agents.rules.card import save_card
 from agents.rules.vocabulary import shipped_card_path, vocabulary_of
 from experiments.cli import check_folder, check_names, parse_args
+from pirate_envs.core.files import write_atomic
 
 
 @dataclass

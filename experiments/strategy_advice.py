@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from agents.analysis.advice.findings import advice_of, measure, plan_of
-from agents.policy.checkpoint import write_atomic
 from experiments.cli import check_folder, check_names, parse_args
+from pirate_envs.core.files import write_atomic
 
 ENV_IDS = ("skull_king_v0", "piraten_kapern_v0", "piratenpoker_v0", "lucky_pirate_v0")
 

@@ -21,10 +21,10 @@ from typing import Any
 
 from agents.analysis.mistakes.regret import exact_measure
 from agents.analysis.mistakes.run import PLANS, measure, studied_agents
-from agents.policy.checkpoint import write_atomic
 from agents.search.ismcts import MAX_SIMULATIONS
 from experiments.cli import check_folder, parse_args
 from experiments.evaluate import MAX_GAMES
+from pirate_envs.core.files import write_atomic
 
 
 @dataclass

@@ -37,7 +37,7 @@ import pirate_envs.vector
 from agents.batched import has_batched_form
 from agents.dmc.learner import DmcPlan, train
 from agents.dmc.rollout import SELF
-from agents.policy.checkpoint import SUFFIX, write_atomic
+from agents.policy.checkpoint import SUFFIX
 from experiments.cli import (
     MAX_SEED,
     check_agents,
@@ -53,6 +53,7 @@ from experiments.cli import (
     parse_env_kwargs,
     parse_plan,
 )
+from pirate_envs.core.files import write_atomic
 
 
 @dataclass

@@ -10,7 +10,7 @@ Each game is declared once, in ``pirate_envs/<game>/spec.py`` (a `GameSpec`), an
 
 Each game also has a single-agent Gymnasium id (`GYMNASIUM_IDS`, for example
 ``"pirate_envs/SkullKing-v0"``): one learner against a pool of opponents. That env lives on the
-agents floor, which registers the ids when imported (``import agents``, or
+``agents`` package, which registers the ids when imported (``import agents``, or
 ``gymnasium.make("agents:pirate_envs/SkullKing-v0")``); this package names nothing above it.
 """
 
@@ -71,7 +71,7 @@ def make(env_id: str, *, raw: bool = False, **kwargs: Any) -> AECEnv:
     return module.raw_env(**kwargs) if raw else module.env(**kwargs)
 
 
-#: Gymnasium id -> env id of the single-agent ids (the env behind them lives on the agents floor,
+#: Gymnasium id -> env id of the single-agent ids (the env behind them lives in the ``agents`` package,
 #: which registers them: ``import agents``).
 GYMNASIUM_IDS: dict[str, str] = {spec.gym_id: spec.env_id for spec in GAME_SPECS}
 

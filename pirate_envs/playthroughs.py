@@ -30,10 +30,8 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
-import os
 import random
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -42,6 +40,7 @@ import numpy as np
 
 import pirate_envs
 from pirate_envs.core.actions import action_blocks, sample_legal
+from pirate_envs.core.files import write_atomic
 from pirate_envs.core.observation import ObservationLayout
 from pirate_envs.core.render import fit_lines
 
@@ -197,20 +196,6 @@ def difference(path: Path, old: str, new: str, max_lines: int = 80) -> str:
     return "\n".join(diff[:max_lines] + ([f"... {more} more diff lines"] if more > 0 else []))
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w") as file:
-            file.write(text)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 def expected_files(directory: Path) -> list[Path]:
     """Every file there should be: one per env id and table size."""
     return [
@@ -248,7 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         n = int(path.stem.rsplit("_", 1)[1][:-1])
         if args.write and (new_options is not None or not path.exists()):
             options = {"reward_mode": "score", **(new_options or {}), "num_players": n}
-            write_atomically(path, playthrough(env_id, options, short_game_seed(env_id, options)))
+            write_atomic(path, playthrough(env_id, options, short_game_seed(env_id, options)))
             print(f"{path}: written")
             continue
         if not path.exists():
@@ -264,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if old == new:
             print(f"{path}: same")
         elif args.write:
-            write_atomically(path, new)
+            write_atomic(path, new)
             print(f"{path}: rewritten")
         else:
             print(difference(path, old, new))

@@ -1,7 +1,7 @@
 """Strategy analysis: play games between agents and turn every decision into statistics.
 
-`collector_for` gives a game's collector (declared by its room, ``agents.<game>.analysis``: ``observe(decision)``
-and ``summary()``); `analyze` plays seat-rotated games of a lineup into it, on the AEC env
+`collector_for` gives a game's collector (declared in its agents package, ``agents.<game>.analysis``:
+``observe(decision)`` and ``summary()``); `analyze` plays seat-rotated games of a lineup into it, on the AEC env
 (`agents.analysis.driver`) or the batched engine (`agents.analysis.batched`), and returns the
 run's description and its statistics, which `agents.analysis.report.write_report` writes as
 ``report.md``, ``stats.json`` and plots.
@@ -19,7 +19,7 @@ __all__ = ["Collector", "Decision", "analyze", "collector_for"]
 
 
 def collector_for(env_id: str) -> Collector:
-    """A fresh collector for ``env_id``, declared by the game's room (``ValueError`` when it has none)."""
+    """A fresh collector for ``env_id``, declared by the game's agents package (``ValueError`` when it has none)."""
     collector = game_agents_of(env_id).target("collector")
     if collector is None:
         raise ValueError(f"no analysis for env id {env_id!r}: its game declares no collector")

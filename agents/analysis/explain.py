@@ -200,7 +200,7 @@ def _search_moves(raw: Any, agent: Any) -> list[MoveStat]:
     """The root's moves with their visits and mean values, most visited first (the search's own order)."""
     return [
         MoveStat(action, raw.action_to_string(action), visits=visits, value=value)
-        for action, visits, value in agent.root_statistics()
+        for action, visits, value in agent.search_root_moves()
     ]
 
 

@@ -22,7 +22,8 @@ from agents.analysis.advice.page import advice_section
 from agents.analysis.mistakes.page import mistakes_section
 from agents.analysis.report import cell_text, plot_stat, stat_table
 from agents.analysis.tallies import ALL
-from agents.policy.checkpoint import write_atomic
+from agents.spec import searches
+from pirate_envs.core.files import write_atomic
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,7 @@ def _network(env_id: str) -> str:
 
 
 def _search(meta: Mapping[str, Any]) -> str | None:
-    return next((a for a in meta["agents"] if a.startswith("mcts")), None)
+    return next((a for a in meta["agents"] if searches(a)), None)
 
 
 def skull_king_findings(meta: Mapping[str, Any], stats: Mapping[str, Any]) -> list[Finding | None]:
@@ -240,7 +241,7 @@ def page_text(
         f"**Budget: {meta['games']} games** of {meta['players']} players, seats rotated, seeds "
         f"{meta['seed']}..{last_seed}; lineup (one seat each): {', '.join(f'`{a}`' for a in meta['lineup'])}.",
     ]
-    if plan.note and any(a.startswith("mcts") for a in meta["lineup"]):
+    if plan.note and any(searches(a) for a in meta["lineup"]):
         lines += ["", plan.note]
     if plan.caveat:
         lines += ["", plan.caveat]
@@ -295,7 +296,7 @@ def rewrite_game(out: Path, env_id: str, command: str = COMMAND) -> dict[str, An
 def write_game(out: Path, env_id: str, games: int, seed: int, search: bool, command: str = COMMAND) -> dict[str, Any]:
     """Run one game's analysis, write its page, plots and statistics; the run (``meta``, ``stats``, ``findings``)."""
     plan = PLANS[env_id]
-    lineup = [a for a in plan.lineup if search or not a.startswith("mcts")]
+    lineup = [a for a in plan.lineup if search or not searches(a)]
     meta, stats = analyze(env_id, lineup, games or plan.games, seed)
     game = env_id.removesuffix("_v0")
     agents = list(meta["agents"])

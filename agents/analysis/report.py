@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.analysis.tallies import ALL, RATE
-from agents.policy.checkpoint import write_atomic
+from pirate_envs.core.files import write_atomic
 
 STATS_FILE, REPORT_FILE = "stats.json", "report.md"
 

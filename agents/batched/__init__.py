@@ -33,6 +33,7 @@ import numpy as np
 from agents.base import action_blocks
 from agents.games import game_agents_of
 from agents.policy.mlp import MlpPolicy
+from agents.spec import parse_agent_name
 from pirate_envs.core.spec import resolve
 
 
@@ -116,6 +117,10 @@ class BatchedPolicyAgent:
         return self.policy.logits_and_value(observations)
 
 
+#: The kinds of agent name (`agents.spec.KINDS`) with a batched form here; a game's own agents: by its spec.
+BATCHED_KINDS = ("random", "ppo", "dmc")
+
+
 def _game_batched_form(name: str, env_id: str) -> str | None:
     """The import path of the game's own batched ``heuristic`` or ``oracle`` (``None``: not such a name)."""
     return game_agents_of(env_id).batched_kinds.get(name)
@@ -123,7 +128,7 @@ def _game_batched_form(name: str, env_id: str) -> str | None:
 
 def has_batched_form(name: str, env_id: str) -> bool:
     """Whether `make_batched_agent` builds ``name`` for ``env_id`` (else it plays through the one-game path)."""
-    return name == "random" or name.startswith(("ppo:", "dmc:")) or _game_batched_form(name, env_id) is not None
+    return parse_agent_name(name).kind in BATCHED_KINDS or _game_batched_form(name, env_id) is not None
 
 
 def make_batched_agent(name: str, env_id: str, env: Any, num_games: int, seed: int | None = None) -> BatchedAgent:
@@ -136,15 +141,11 @@ def make_batched_agent(name: str, env_id: str, env: Any, num_games: int, seed: i
     batched_form = _game_batched_form(name, env_id)
     if batched_form is not None:
         return resolve(batched_form)(env, num_games, seed)
-    if name.startswith(("ppo:", "dmc:")):
-        from agents.policy.agent import make_policy_agent
-        from agents.policy.dmc_file import dmc_source, make_dmc_agent
+    spec = parse_agent_name(name)
+    if spec.kind in BATCHED_KINDS:  # a trained agent file: its network, on every row at once
+        from agents.registry import make_agent
 
-        source = dmc_source(name)
-        if source is None:
-            agent = make_policy_agent(name[len("ppo:") :], env_id, seed=seed, env=env)
-        else:
-            agent = make_dmc_agent(source, env_id, seed=seed, env=env)
+        agent = make_agent(name, env_id, seed=seed, env=env)
         return BatchedPolicyAgent(agent.policy, name=name, deterministic=agent.deterministic, seed=seed)
     raise ValueError(
         f"agent {name!r} has no batched form for {env_id}; batched: random, heuristic, ppo:<...>, dmc:<...>, "

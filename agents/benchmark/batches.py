@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from agents.benchmark.protocol import Lineup
-from agents.policy.checkpoint import write_atomic
+from pirate_envs.core.files import write_atomic
 
 #: The arrays of a batch (``luck`` only where the game has control variates) and its counters.
 ARRAYS = ("scores", "shares", "truncated", "luck")

@@ -22,7 +22,6 @@ import hashlib
 import importlib
 import importlib.util
 import inspect
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,13 +30,11 @@ from typing import Any
 
 import pirate_envs
 from agents.base import Agent
+from agents.spec import runs_user_code
+from pirate_envs.core.errors import shown
 
 #: ``factory(env_id, seed, env)``: an agent for one game of ``env``.
 AgentFactory = Callable[[str, "int | None", Any], Agent]
-
-_IDENTIFIER = r"[A-Za-z_]\w*"
-_MODULE = re.compile(rf"{_IDENTIFIER}(\.{_IDENTIFIER})+")
-
 
 @dataclass(frozen=True)
 class Candidate:
@@ -58,7 +55,16 @@ class Candidate:
             from agents.registry import make_agent
 
             return make_agent(self.name, env_id, seed=seed, env=env)
-        return self.factory(env_id, seed, env)
+        try:
+            agent = self.factory(env_id, seed, env)
+        except (Exception, SystemExit) as error:  # the user's code: refused in one line naming it
+            raise ValueError(f"{self.name}: {failure(error)}") from None
+        if isinstance(agent, type) or not all(callable(getattr(agent, m, None)) for m in ("act", "reset")):
+            raise ValueError(
+                f"{self.name} returned {shown(agent)} ({type(agent).__name__}), not an agent: "
+                "return an object with reset(seed) and act(observation, view)"
+            )
+        return agent
 
     def player_counts(self, env_id: str) -> tuple[int, ...]:
         """The table sizes of ``env_id`` it plays (a Python agent: every size of the game)."""
@@ -71,10 +77,7 @@ class Candidate:
 
 def is_python_agent(name: str) -> bool:
     """Whether ``name`` names a Python agent: ``path/to/file.py:factory`` or ``package.module:factory``."""
-    target, _, factory = name.rpartition(":")
-    if not re.fullmatch(_IDENTIFIER, factory):
-        return False
-    return target.endswith(".py") or _MODULE.fullmatch(target) is not None
+    return runs_user_code(name)
 
 
 def file_sha256(path: Path) -> str:
@@ -82,8 +85,27 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+def failure(error: BaseException) -> str:
+    """One line for what the user's code raised (a ``sys.exit`` said as such)."""
+    if isinstance(error, SystemExit):
+        return f"it called sys.exit({error.code!r})"
+    text = str(error).splitlines()[0] if str(error) else ""
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def _module_file(target: str) -> str:
+    """The file name of the module ``target`` (where it can be found without running it), else ``target``."""
+    try:
+        spec = importlib.util.find_spec(target)
+    except (Exception, SystemExit):  # finding a submodule imports its package: the user's code again
+        return target
+    origin = getattr(spec, "origin", None)
+    return f"{target} ({Path(origin).name})" if origin and Path(origin).is_file() else target
+
+
 def load_python_agent(name: str) -> Candidate:
-    """The Python agent ``name`` (runs its module's code); ``ValueError`` (one line) if it cannot load."""
+    """The Python agent ``name`` (runs its module's code); ``ValueError`` (one line, naming the file) if it
+    cannot load: whatever the module raises while loading, ``sys.exit`` included."""
     target, _, attribute = name.rpartition(":")
     if target.endswith(".py"):
         path = Path(target)
@@ -98,21 +120,23 @@ def load_python_agent(name: str) -> Candidate:
             sys.modules[module_name] = module  # so that worker processes and pickle find it
             try:
                 spec.loader.exec_module(module)
-            except Exception as error:
+            except (Exception, SystemExit) as error:
                 del sys.modules[module_name]
-                raise ValueError(f"{path.name} failed to load: {type(error).__name__}: {error}") from None
-        shown = f"{path.name}:{attribute}"
+                raise ValueError(f"{path.name} failed to load: {failure(error)}") from None
+        shown_name = f"{path.name}:{attribute}"
     else:
         try:
             module = importlib.import_module(target)
         except ImportError as error:
             raise ValueError(f"cannot import {target}: {error}") from None
-        shown = name
+        except (Exception, SystemExit) as error:  # a module that cannot compile or run
+            raise ValueError(f"{_module_file(target)} failed to load: {failure(error)}") from None
+        shown_name = name
     factory = getattr(module, attribute, None)
     if not callable(factory):
-        raise ValueError(f"{shown}: no callable {attribute!r} in the module")
+        raise ValueError(f"{shown_name}: no callable {attribute!r} in the module")
     source = getattr(module, "__file__", None)
-    return Candidate(shown, factory, Path(source) if source else None)
+    return Candidate(shown_name, factory, Path(source) if source else None)
 
 
 class _Copies:

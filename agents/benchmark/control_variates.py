@@ -22,7 +22,7 @@ keeps its expectation for any ``beta`` fixed independently of that game:
   corrected estimate equals the raw one).
 * the other games: none yet (the corrected estimate equals the raw one).
 
-Each game's room declares its luck (`agents.games.GameAgents.luck`); this module names no game.
+Each game's agents package declares its luck (`agents.games.GameAgents.luck`); this module names no game.
 
 `estimates` turns the per-game luck into the corrected estimates. Per deal, the candidate's
 outcome ``Y`` (mean over the deal's rotations) and covariates ``X`` (per kind of luck, its own and
@@ -51,7 +51,7 @@ def describe(env_id: str) -> str:
 def seat_luck(venv: Any, rows: np.ndarray, uniform: np.ndarray | None = None) -> np.ndarray | None:
     """The luck per game and seat of the finished games ``rows`` of ``venv`` (``None``: no control variate).
 
-    The game's room declares its luck (`agents.games.GameAgents.luck`). ``uniform``
+    The game's agents package declares its luck (`agents.games.GameAgents.luck`). ``uniform``
     ``(len(rows), n)``: the seats whose every decision is uniform over the legal actions (a
     ``random`` opponent; their decisions are chance events of known law); none if ``None``.
     """

@@ -24,6 +24,7 @@ from agents.benchmark.learning import learning_section, recipe_summaries
 from agents.benchmark.protocol import REFERENCE_SHA256, VERSION
 from agents.benchmark.run import interval_text
 from agents.registry import agent_names
+from agents.spec import searches
 
 #: Half-widths of a win-rate interval above this are named among the known limits.
 WIDE_INTERVAL = 0.05
@@ -129,10 +130,6 @@ def known_limits(env_id: str, documents: Sequence[dict[str, Any]], summaries: Se
     return ['!!! note "Known limits"', "", *(f"    * {item}" for item in items), ""]
 
 
-#: Candidates that search with rollouts: their rollouts play every seat by their rollout policy.
-SEARCH_PREFIXES = ("halving", "mcts", "gumbel")
-
-
 def _searches_below_the_heuristic(documents: Sequence[dict[str, Any]]) -> list[str]:
     """A limit where a search candidate wins less often against random players than the heuristic does (the
     intervals apart), at the table size of the widest gap."""
@@ -147,7 +144,7 @@ def _searches_below_the_heuristic(documents: Sequence[dict[str, Any]]) -> list[s
     heuristic = next((against_random(d) for d in documents if d["candidate"] == "heuristic"), {})
     below = []
     for document in documents:
-        if not document["candidate"].startswith(SEARCH_PREFIXES):
+        if not searches(document["candidate"]):  # a search's rollouts play every seat by its rollout policy
             continue
         gaps = [
             (reference[1] - win[2], lineup, win, reference)

@@ -73,23 +73,20 @@ def _version(library: str) -> str | None:
 
 
 def _network(name: str) -> str | None:
-    """The agent file (shipped name or path) a registry name plays with; ``None`` for one without a file."""
-    from agents.search.guided import guided_source, is_guided_name
+    """The agent file (shipped name or path) a registry name plays with; ``None`` for one without a file
+    (or a name that is not a registry name: an agent object's own name may be anything)."""
+    from agents.spec import parse_agent_name
 
-    if name.startswith("ppo:"):
-        return name[len("ppo:") :]
-    if is_guided_name(name):
-        return guided_source(name)
-    if name.startswith("halving:"):
-        from agents.search.halving import parse_halving_name
-
-        return parse_halving_name(name)[1]
-    return None
+    try:
+        return parse_agent_name(name).network
+    except ValueError:
+        return None
 
 
 def public_name(name: str) -> str:
     """``name`` with a local path of its agent file cut to the file's name (``ppo:/x/y/a.npz``: ``ppo:a.npz``)."""
-    from agents.policy.agent import SAMPLE_SUFFIX, looks_like_path
+    from agents.policy.agent import looks_like_path
+    from agents.spec import SAMPLE_SUFFIX
 
     network = _network(name)
     if network is None:
@@ -106,7 +103,8 @@ def agent_record(name: str, source: Path | None = None) -> dict[str, Any]:
     """
     network = _network(name) if source is None else None
     if network is not None:
-        from agents.policy.agent import SAMPLE_SUFFIX, resolve_checkpoint
+        from agents.policy.agent import resolve_checkpoint
+        from agents.spec import SAMPLE_SUFFIX
 
         source = Path(resolve_checkpoint(network.removesuffix(SAMPLE_SUFFIX)))
     name = public_name(name)

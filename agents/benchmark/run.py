@@ -594,7 +594,7 @@ def markdown(document: dict[str, Any]) -> str:
 
 def write_results(document: dict[str, Any], out: str | Path) -> list[Path]:
     """Write ``results.json`` and ``results.md`` into ``out`` (each written whole, then renamed)."""
-    from agents.policy.checkpoint import write_atomic
+    from pirate_envs.core.files import write_atomic
 
     out = Path(out)
     return [

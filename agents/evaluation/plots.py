@@ -16,7 +16,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from agents.policy.checkpoint import write_atomic
+from pirate_envs.core.files import write_atomic
 
 #: The longest label drawn under a bar.
 MAX_LABEL = 22

@@ -59,7 +59,9 @@ from agents.piraten_kapern.oracle import (
     option_open,
     planned_move,
 )
-from agents.policy.checkpoint import one_line, read_npz, write_atomic
+from agents.policy.checkpoint import read_npz
+from pirate_envs.core.errors import one_line
+from pirate_envs.core.files import write_atomic
 from pirate_envs.piraten_kapern.actions import REROLL_OFFSET, REROLL_VECTORS, STOP
 from pirate_envs.piraten_kapern.engine import DEFAULT_TARGET
 from pirate_envs.piraten_kapern.rules import (
@@ -479,7 +481,7 @@ def _race_meta(table_format: str) -> dict[str, Any]:
 
 def write_tables(path: str | Path, table_format: str, tables: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
     """Write tables of this race's shape and ``meta`` (with the race's `_race_meta`) as a data-only
-    ``.npz``, atomically (`agents.policy.checkpoint.write_atomic`)."""
+    ``.npz``, atomically (`pirate_envs.core.files.write_atomic`)."""
     header = {**_race_meta(table_format), **meta}
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **tables, meta=np.array(json.dumps(header, sort_keys=True)))

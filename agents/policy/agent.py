@@ -37,11 +37,12 @@ from agents.policy.checkpoint import (
     load_agent,
     make_header,
     make_value_target,
-    one_line,
     open_zip,
     parse_json,
 )
 from agents.policy.mlp import ACTIVATIONS, MlpPolicy
+from agents.spec import SAMPLE_SUFFIX
+from pirate_envs.core.errors import one_line
 from pirate_envs.core.observation import ObservationLayout
 
 #: Where shipped agents live (``<name>.npz``).
@@ -653,8 +654,6 @@ def check_compatible(header: dict[str, Any], env_id: str, env: Any, source: str)
     return input_index(header, env.observation_layout, f"checkpoint {source!r}", players)
 
 
-#: Suffix of a ``ppo:`` source that makes the agent sample its masked softmax instead of argmax.
-SAMPLE_SUFFIX = "#sample"
 
 
 def make_policy_agent(source: str, env_id: str, seed: int | None = None, env: Any = None) -> PolicyAgent:

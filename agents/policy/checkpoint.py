@@ -62,9 +62,6 @@ import io
 import itertools
 import json
 import math
-import os
-import re
-import tempfile
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -74,6 +71,8 @@ from typing import Any
 import numpy as np
 
 from agents.policy.mlp import ACTIVATIONS, ONE_INPUT, ZERO_INPUT, MlpPolicy
+from pirate_envs.core.errors import one_line
+from pirate_envs.core.files import write_atomic
 
 FORMAT = "pirate_envs.agent"
 VERSION = 2
@@ -112,12 +111,6 @@ MAX_SB3_POLICY_BYTES = 2 * MAX_AGENT_BYTES
 
 class CheckpointError(ValueError):
     """An agent file that cannot be read, or does not fit where it is used (one line: file and fault)."""
-
-
-def one_line(error: Any, limit: int = 300) -> str:
-    """The message of ``error`` (or any value's text) on one line, at most ``limit`` characters."""
-    text = " ".join(str(error).split()) or type(error).__name__
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 @contextlib.contextmanager
@@ -187,42 +180,6 @@ def _json_depth(value: Any) -> int:
             deepest = max(deepest, depth + 1)
             stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
     return deepest
-
-
-def write_atomic(path: str | Path, data: bytes | str) -> Path:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and ``os.replace``.
-
-    A reader never sees a half-written file: the old one or the new one, whole.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    payload = data.encode() if isinstance(data, str) else data
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.chmod(temp, 0o666 & ~_umask())  # mkstemp makes the file private; give it the usual mode
-        with os.fdopen(fd, "wb") as file:
-            file.write(payload)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    return path
-
-
-def temporary_target(name: str) -> str | None:
-    """The name of the file that the `write_atomic` temporary file ``name`` (``.<target>.<random>.tmp``)
-    was to become, or ``None`` when ``name`` is not such a temporary (``<random>``: ``tempfile``'s 8
-    characters)."""
-    match = re.fullmatch(r"\.(.+)\.[a-z0-9_]{8}\.tmp", name)
-    return match.group(1) if match else None
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def layout_pieces(layout: Any) -> list[list[Any]]:

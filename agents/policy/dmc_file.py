@@ -57,11 +57,6 @@ def is_dmc_header(header: dict[str, Any]) -> bool:
     return header["training"]["figures"].get(key) == value
 
 
-def dmc_source(name: str) -> str | None:
-    """The file of a ``dmc:<file>`` name (``None``: not such a name)."""
-    return name[len(PREFIX) :] if name.startswith(PREFIX) else None
-
-
 def load_dmc(source: str) -> tuple[Any, dict[str, Any]]:
     """The network and header of the DMC agent file ``source``; ``ValueError`` (one line) for a file
     that is not one, or a ``#sample`` suffix (a Q network has no distribution to sample)."""

@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 import pirate_envs
-from agents.policy.checkpoint import write_atomic
 from agents.rllib.env import LEARNER, LeagueEnv, module_of, snapshot_module
+from pirate_envs.core.files import write_atomic
 
 #: The env name registered with Ray's registry.
 ENV_NAME = "pirate_envs_league"

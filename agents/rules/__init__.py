@@ -8,7 +8,7 @@
 * `agents.rules.agent`: the agent ``rules:<env_id>`` that plays a card (`RuleCardAgent`; numpy
   only) and `applying_rule`: the rule that decides a seat's move now, with its ``.text``.
 * `agents.rules.distil`: the distiller (a small best-first tree over the features, as rules).
-* Making and measuring a card lives a floor up, in `agents.analysis.rule_cards` (the teacher's
+* Making and measuring a card lives in `agents.analysis.rule_cards` (the teacher's
   positions; agreement on held-out positions, strength on duplicate deals): ``python -m
   experiments.rule_cards``.
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from agents.rules.card import Rule, RuleCard, load_card
 from agents.rules.vocabulary import legal_actions, shipped_card_path
+from agents.spec import parse_agent_name
 
 PREFIX = "rules:"
 
@@ -68,7 +69,7 @@ class RuleCardAgent:
 
 def card_source(name: str, env_id: str) -> str:
     """The card file a ``rules:<env_id>`` or ``rules:<path.json>`` name plays."""
-    rest = name[len(PREFIX) :]
+    rest = parse_agent_name(name).source or ""
     if rest.endswith(".json"):
         return rest
     if rest != env_id:

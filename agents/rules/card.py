@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.rules.vocabulary import Feature, Vocabulary, vocabulary_of
+from agents.rules.vocabulary import Feature, Vocabulary, card_plays, vocabulary_of
 
 FORMAT = "pirate_envs.rule_card"
 VERSION = 1
@@ -154,7 +154,7 @@ def parse_card(data: Any, env_id: str | None = None) -> RuleCard:
     _require(data["format"] == FORMAT and data["version"] == VERSION, f"card: not a {FORMAT} version {VERSION}")
     for key in ("env_id", "teacher", "fallback"):
         _require(isinstance(data[key], str) and len(data[key]) <= 200, f"card: {key} must be a short string")
-    _require(env_id is None or data["env_id"] == env_id, f"card: for {data['env_id']!r}, not {env_id!r}")
+    _require(env_id is None or card_plays(data["env_id"], env_id), f"card: for {data['env_id']!r}, not {env_id!r}")
     try:
         vocabulary = vocabulary_of(data["env_id"])
     except (LookupError, ValueError) as error:
@@ -209,7 +209,7 @@ def _refuse_constant(name: str) -> None:
 
 def save_card(card: RuleCard, path: str | Path) -> Path:
     """Write ``card`` as JSON atomically."""
-    from agents.policy.checkpoint import write_atomic
+    from pirate_envs.core.files import write_atomic
 
     return write_atomic(path, json.dumps(card.to_json(), indent=1) + "\n")
 

@@ -119,15 +119,24 @@ def legal_actions(mask: np.ndarray) -> np.ndarray:
     return np.flatnonzero(np.asarray(mask)).astype(np.int64)
 
 
+def card_plays(card_env_id: str, env_id: str) -> bool:
+    """Whether a card written for ``card_env_id`` plays ``env_id``: the same id, or an earlier version of the
+    same game (``GameSpec.same_game_as``: the same rules and view)."""
+    return card_env_id == env_id or (
+        env_id in pirate_envs.ENV_IDS and pirate_envs.game_spec(env_id).plays_agents_of(card_env_id)
+    )
+
+
 def vocabulary_of(env_id: str) -> Vocabulary:
-    """``env_id``'s vocabulary, declared by ``agents/<game>/rule_card.py`` (``LookupError`` when none)."""
+    """``env_id``'s vocabulary, declared by ``agents/<game>/rule_card.py`` (``LookupError`` when none); a later
+    version of the same game (``same_game_as``) reads its earlier version's (its ``env_id`` is that version's)."""
     package = pirate_envs.game_spec(env_id).package
     try:
         module = importlib.import_module(f"agents.{package}.rule_card")
     except ModuleNotFoundError as error:
         raise LookupError(f"{env_id} has no rule-card vocabulary (agents/{package}/rule_card.py)") from error
     found = getattr(module, "VOCABULARY", None)
-    if not isinstance(found, Vocabulary) or found.env_id != env_id:
+    if not isinstance(found, Vocabulary) or not card_plays(found.env_id, env_id):
         raise LookupError(f"agents/{package}/rule_card.py declares no VOCABULARY for {env_id}")
     return found
 

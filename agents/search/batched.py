@@ -51,17 +51,16 @@ from agents.search.ismcts import (
     ScoreChanges,
     SearchAgent,
     TurnEnds,
-    parse_mcts_name,
     returns_of,
+    search_budget,
 )
+from agents.spec import BATCHED, BATCHED_USAGE, parse_agent_name
 from pirate_envs.core.errors import check_range, shown
 
 #: Iterations per wave: descents made before their rollouts are played together.
 DEFAULT_WAVE = 16
 #: The most iterations per wave (rows of the batched engine).
 MAX_WAVE = 4096
-#: The name suffix that picks the batched search.
-BATCHED = "batched"
 #: ``horizon=TURN``: the observation piece that changes whenever a turn starts (Kapern's deck counts).
 TURN_MARKS = "deck_left"
 
@@ -312,18 +311,12 @@ def _vector_env(env_id: str, raw: Any, wave: int) -> tuple[Any, str | None]:
 
 
 def parse_batched_name(name: str, env_id: str | None = None) -> int:
-    """The simulations of ``mcts:batched`` or ``mcts:<simulations>:batched`` (one-line ``ValueError`` otherwise)."""
-    base, _, suffix = name.rpartition(":")
-    if suffix != BATCHED or not (base == "mcts" or base.startswith("mcts:")):
-        allowed = f"'mcts:{BATCHED}' or 'mcts:<simulations>:{BATCHED}'"
-        raise ValueError(f"bad batched search agent {shown(name)}: use {allowed}")
-    try:
-        simulations, rollout = parse_mcts_name(base, env_id)
-    except ValueError as error:
-        raise ValueError(f"{error!s} (with ':{BATCHED}' after it)") from None
-    if rollout != "heuristic":
-        raise ValueError(f"bad batched search agent {shown(name)}: its rollouts are the heuristic's; drop {rollout!r}")
-    return simulations
+    """The simulations of ``mcts:batched`` or ``mcts:<simulations>:batched`` (parsed by
+    `agents.spec.parse_agent_name`; one-line ``ValueError`` otherwise)."""
+    spec = parse_agent_name(name)
+    if spec.kind != "batched":
+        raise ValueError(f"bad batched search agent {shown(name)}: {BATCHED_USAGE}")
+    return search_budget(spec.simulations, env_id)
 
 
 def make_batched_search_agent(name: str, env_id: str, seed: int | None = None, env: Any = None) -> BatchedSearchAgent:

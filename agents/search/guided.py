@@ -57,18 +57,18 @@ from typing import Any
 import numpy as np
 
 from agents.games import game_agents_of
-from agents.policy.agent import SAMPLE_SUFFIX, load_checkpoint, make_policy_agent
+from agents.policy.agent import load_checkpoint, make_policy_agent
 from agents.policy.mlp import MlpPolicy
 from agents.search.ismcts import (
     DEFAULT_SIMULATIONS,
-    MAX_SIMULATIONS,
     Node,
     ScoreChanges,
     SearchAgent,
     TurnEnds,
-    parse_mcts_name,
     returns_of,
+    search_budget,
 )
+from agents.spec import GUIDED_ROOTS, GUIDED_USAGE, OMNISCIENT, SAMPLE_SUFFIX, parse_agent_name
 from pirate_envs.core.engine import Engine
 from pirate_envs.core.errors import shown
 from pirate_envs.core.rewards import win_rewards
@@ -84,12 +84,11 @@ GUMBEL_CONSIDERED = 16
 GUMBEL_C_VISIT = 50.0
 GUMBEL_C_SCALE = 1.0
 #: Root selection rules by name prefix.
-ROOTS = ("mcts", "gumbel")
+ROOTS = GUIDED_ROOTS
 #: Leaf evaluations: ``auto`` is the value head when the file has one (trained for the win), else a rollout.
 LEAVES = ("auto", "value", "rollout")
 #: Rollout policies of the guided search.
 GUIDED_ROLLOUTS = ("heuristic", "network", "random")
-OMNISCIENT = "omniscient"
 #: First-play urgency before any sibling was tried.
 UNTRIED_VALUE = 0.5
 
@@ -384,43 +383,18 @@ class GuidedSearchAgent(SearchAgent):
         return int(legal[best])
 
 
-def is_guided_name(name: str) -> bool:
-    """Whether ``name`` is an agent of this module (a guided search or the omniscient reference)."""
-    parts = name.split(":")
-    return parts[0] == OMNISCIENT or parts[0] == "gumbel" or (parts[0] == "mcts" and "ppo" in parts[1:3])
-
-
 def parse_guided_name(name: str, env_id: str | None = None) -> tuple[str, int, str | None]:
-    """``(root, simulations, agent source or None)`` of a guided or omniscient name; one-line ``ValueError``.
+    """``(root, simulations, agent source or None)`` of a guided or omniscient name (parsed by
+    `agents.spec.parse_agent_name`; the root of an omniscient name is ``omniscient``); one-line ``ValueError``.
 
     ``mcts:<sims>:ppo:<agent>``, ``gumbel:<sims>:ppo:<agent>`` (``<sims>`` may be left out:
     ``mcts:ppo:<agent>``, the game's default budget), ``omniscient``, ``omniscient:<sims>`` and
-    ``omniscient:<sims>:ppo:<agent>``; the root of an omniscient name is ``omniscient``.
+    ``omniscient:<sims>:ppo:<agent>``.
     """
-    usage = (
-        f"bad search agent {shown(name)}: use 'mcts:<simulations>:ppo:<agent>', 'gumbel:<simulations>:ppo:<agent>', "
-        f"'omniscient', 'omniscient:<simulations>' or 'omniscient:<simulations>:ppo:<agent>' "
-        f"(<simulations> an integer 1..{MAX_SIMULATIONS})"
-    )
-    head, _, rest = name.partition(":")
-    if head not in (*ROOTS, OMNISCIENT):
-        raise ValueError(usage)
-    budget, source = None, None
-    if rest.startswith("ppo:"):
-        source = rest[len("ppo:") :]
-    elif rest:
-        budget, _, tail = rest.partition(":")
-        if tail:
-            if not tail.startswith("ppo:"):
-                raise ValueError(usage)
-            source = tail[len("ppo:") :]
-    if source == "" or (source is None and head != OMNISCIENT):
-        raise ValueError(usage)
-    try:
-        simulations = parse_mcts_name("mcts" if budget is None else f"mcts:{budget}", env_id)[0]
-    except ValueError:
-        raise ValueError(usage.replace(": use", f": {shown(budget)} simulations; use", 1)) from None
-    return head, simulations, source
+    spec = parse_agent_name(name)
+    if spec.kind not in ("guided", OMNISCIENT):
+        raise ValueError(f"bad search agent {shown(name)}: {GUIDED_USAGE}")
+    return spec.option or OMNISCIENT, search_budget(spec.simulations, env_id), spec.source
 
 
 def make_guided_agent(name: str, env_id: str, seed: int | None = None, env: Any = None) -> SearchAgent:
@@ -450,8 +424,3 @@ def make_guided_agent(name: str, env_id: str, seed: int | None = None, env: Any 
         name=name,
         **keywords,
     )
-
-
-def guided_source(name: str) -> str | None:
-    """The ``ppo:`` source inside a guided or omniscient name (``None`` when it has none)."""
-    return parse_guided_name(name)[2]

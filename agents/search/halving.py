@@ -2,41 +2,15 @@
 
 ``make_agent("halving", "skull_king_v0", env=env)`` (``halving:<simulations>``: ``n`` rollouts per
 move, default `DEFAULT_SIMULATIONS` as ``mcts``; ``halving[:<simulations>]:ppo:<agent>``: guided by a
-trained network's prior, see below).
-A flat search, no tree: the seat's legal moves are the arms of a bandit, each pull one rollout of a
-determinized world, and sequential halving (Karnin, Koren and Somekh, 2013; the root of Gumbel
-AlphaZero) spends the budget over ``ceil(log2(moves))`` rounds, each round trying the moves still in
-on the same fresh worlds and keeping the better half by their mean return so far. The move played is
-the last one left.
-
-* **Everything batched.** The searched position is loaded into one row of a
-  `pirate_envs.vector.VectorEnv` once per move; a round's worlds are copies of that row whose hidden
-  part is redrawn in the batch (``VectorEnv.redraw_hidden``; where a game's batched engine cannot,
-  each world is `agents.search.ismcts.determinize`'d in Python and loaded, which costs a clone and a load
-  per world); each world is copied once per move still in (the moves share the world and its future
-  deals: common random numbers), the moves are played, and the game's batched heuristic plays every
-  row on to the horizon at once (`agents.search.batched.play_out`; one compiled call where the
-  heuristic offers fused rollouts: Skull King, Piratenpoker, Lucky Pirate).
-* **Returns** as ``mcts``'s: the seat's lead over the best other seat where the rollout stops
-  (one score change by default, the game's ``horizon`` search option: Piratenpoker three), less
-  the lead at the position with ``relative_returns``. Games whose search stops at the end of a
-  turn and plays for the win (Kapern) are refused: use ``mcts`` there.
-* **Guided** (``halving[:<n>]:ppo:<agent>``; the root of Gumbel AlphaZero, Danihelka et al. 2022,
-  without its noise: a player, not a learner). The network's prior ``P`` from the seat's View picks
-  the ``m = 16`` moves searched (the largest ``log P``), and every round keeps the better half by
-  ``log P + sigma(q)`` instead of the mean return alone: ``sigma(q) = (50 + most rollouts of a move)
-  * q``, ``q`` the mean return normalised to ``[0, 1]`` by the smallest and largest return seen (the
-  constants of ``gumbel``, `agents.search.guided`). Moves whose rollouts cannot tell them apart are
-  ranked by the network; a clear difference in rollouts overrides it. The rollouts stay the
-  heuristic's (as ``mcts:ppo``'s do): the network's own rollouts (``rollout="ppo:<agent>"``) made a
-  weaker player. After each guided search ``policy_target`` holds Gumbel's improved policy
-  ``softmax(log P + sigma(completed q))`` over the legal moves (a move not considered completed by
-  the considered moves' rollout-weighted mean), the target of expert iteration
-  (`agents.training.expert_iteration`, ``search="halving"``).
-* **Honest** as ``mcts``: the true game is only loaded into the row the worlds are copied from;
-  every rollout runs in a world whose hidden cards and future chance were redrawn from the seat's
-  view with the agent's generator, so two games that look the same to the seat give the same
-  move under the same seed.
+trained network's prior). A flat search, no tree: the seat's legal moves are the arms of a bandit,
+each pull one rollout of a determinized world; sequential halving (Karnin, Koren and Somekh, 2013)
+spends the budget over ``ceil(log2(moves))`` rounds, each trying the moves still in on the same
+fresh worlds (common random numbers) and keeping the better half; the move played is the last one
+left. Worlds are redrawn in the rows of a `pirate_envs.vector.VectorEnv` and the game's batched
+heuristic plays them to the horizon at once (`agents.search.batched.play_out`). Returns and honesty
+are ``mcts``'s; Kapern (a search for the win of a turn) is refused. Guided, every round ranks by
+``log P + sigma(q)`` (Gumbel AlphaZero's root) and `HalvingSearchAgent.search_root_moves` sets
+``policy_target``, the target of expert iteration. The whole design, measured: ``docs/guides/search.md``.
 """
 
 from __future__ import annotations
@@ -60,12 +34,11 @@ from agents.search.ismcts import (
     MAX_SIMULATIONS,
     TURN,
     determinize,
-    parse_mcts_name,
+    search_budget,
 )
+from agents.spec import HALVING, HALVING_USAGE, parse_agent_name
 from pirate_envs.core.errors import check_range, shown
 
-#: The agent name's first part.
-HALVING = "halving"
 #: The search options of a game's spec that this search takes (the rest belong to the tree search).
 TAKEN_OPTIONS = ("horizon", "relative_returns")
 #: How many moves a guided search considers: those of the largest prior (Gumbel's ``m``).
@@ -126,10 +99,11 @@ class HalvingSearchAgent:
         legal = np.flatnonzero(observation["action_mask"])
         if legal.size == 1:
             return int(legal[0])
-        return self.root_statistics()[0][0]
+        return self.search_root_moves()[0][0]
 
-    def root_statistics(self) -> list[tuple[int, int, float]]:
-        """``(action, rollouts, mean return)`` of every root move of a fresh search, the move played first.
+    def search_root_moves(self) -> list[tuple[int, int, float]]:
+        """Search the position on turn now; ``(action, rollouts, mean return)`` of every root move, the move
+        played first. A guided search also sets `policy_target` (Gumbel's improved policy) for this position.
 
         Moves are ordered by the round they left in (the last one left first), then by their rank in it
         (the mean return; guided, ``log P + sigma(q)``). A guided search lists only the moves it searched.
@@ -287,26 +261,12 @@ def _leads(scores: np.ndarray, seat: int) -> np.ndarray:
 
 
 def parse_halving_name(name: str, env_id: str | None = None) -> tuple[int, str | None]:
-    """``(simulations, network source or None)`` of ``halving[:<simulations>][:ppo:<agent>]``.
-
-    A malformed name raises a one-line ``ValueError``.
-    """
-    usage = (
-        f"bad halving search agent {shown(name)}: use '{HALVING}', '{HALVING}:<simulations>', "
-        f"'{HALVING}:ppo:<agent>' or '{HALVING}:<simulations>:ppo:<agent>'"
-    )
-    head, _, rest = name.partition(":")
-    budget, marker, source = rest.partition("ppo:")
-    if head != HALVING or (marker and not source) or (budget and not (budget.endswith(":") if marker else True)):
-        raise ValueError(usage)
-    budget = budget.removesuffix(":") if marker else budget
-    if ":" in budget:
-        raise ValueError(usage)
-    try:
-        simulations, _ = parse_mcts_name("mcts" + (f":{budget}" if budget else ""), env_id)
-    except ValueError:
-        raise ValueError(f"{usage}, <simulations> an integer 1..{MAX_SIMULATIONS}") from None
-    return simulations, source or None
+    """``(simulations, network source or None)`` of ``halving[:<simulations>][:ppo:<agent>]`` (parsed by
+    `agents.spec.parse_agent_name`). A malformed name raises a one-line ``ValueError``."""
+    spec = parse_agent_name(name)
+    if spec.kind != HALVING:
+        raise ValueError(f"bad halving search agent {shown(name)}: {HALVING_USAGE}")
+    return search_budget(spec.simulations, env_id), spec.source
 
 
 def halving_searches(env_id: str) -> bool:

@@ -64,21 +64,17 @@ import numpy as np
 from agents.base import Agent, action_blocks, sample_legal
 from agents.game_agents import make_game_agent
 from agents.games import game_agents_of
+from agents.spec import MAX_SIMULATIONS, MCTS_USAGE, ROLLOUTS, parse_agent_name
 from pirate_envs.core.chance import SEED_BOUND, Chance, as_chance
 from pirate_envs.core.engine import Engine
 from pirate_envs.core.errors import check_range, shown
 
 #: Iterations per move of ``mcts`` (``mcts:<simulations>`` picks another).
 DEFAULT_SIMULATIONS = 200
-#: The most iterations per move an ``mcts`` agent takes: 500 times the default, already minutes of
-#: CPU time per move (Piratenpoker, the slowest: 11 CPU-s for about 100 moves at 50, some 2 ms an
-#: iteration); more would look like a hang.
-MAX_SIMULATIONS = 100_000
 #: UCB1 exploration constant on returns normalised to [0, 1].
 DEFAULT_EXPLORATION = 0.7
 #: Progressive widening: a node with ``n`` visits has at most ``1 + widening * sqrt(n)`` children.
 DEFAULT_WIDENING = 1.0
-ROLLOUTS = ("heuristic", "random")
 #: A horizon: rollouts stop at the end of the turn in progress (engines with a turn guard).
 TURN = "turn"
 #: Score changes after which a rollout stops.
@@ -299,8 +295,9 @@ class SearchAgent:
         horizon = TurnEnds(world) if self.horizon == TURN else ScoreChanges(start_scores, self.horizon)
         return world, horizon
 
-    def root_statistics(self) -> list[tuple[int, int, float]]:
-        """``(action, visits, mean return)`` of every root move of a fresh `search`, most visited first.
+    def search_root_moves(self) -> list[tuple[int, int, float]]:
+        """Search the position on turn now (`search`); ``(action, visits, mean return)`` of every root move,
+        most visited first (a guided search also sets its ``policy_target``).
 
         The visits sum to ``simulations``; the mean return is the searching seat's (see the module
         docstring); the first move is the one `act` plays.
@@ -413,30 +410,20 @@ class SearchAgent:
         return best
 
 
+def search_budget(simulations: int | None, env_id: str | None) -> int:
+    """``simulations`` as written in a name, else ``env_id``'s ``search_simulations``, else the default."""
+    if simulations is not None:
+        return simulations
+    return (game_agents_of(env_id).search_simulations if env_id is not None else None) or DEFAULT_SIMULATIONS
+
+
 def parse_mcts_name(name: str, env_id: str | None = None) -> tuple[int, str]:
-    """``(simulations, rollout)`` of ``mcts``, ``mcts:<simulations>`` or ``mcts:<simulations>:random``
-    (a plain ``mcts``: ``env_id``'s ``search_simulations`` from its spec, else the default)."""
-    parts = name.split(":")
-    budget = game_agents_of(env_id).search_simulations if env_id is not None else None
-    simulations, rollout = budget or DEFAULT_SIMULATIONS, "heuristic"
-    ok = parts[0] == "mcts" and len(parts) <= 3
-    if ok and len(parts) >= 2:
-        digits = parts[1].lstrip("0")  # ASCII digits only: str.isdigit also takes '²', which int() refuses
-        ok = parts[1].isascii() and parts[1].isdigit() and digits != ""
-        if ok and (len(digits) > len(str(MAX_SIMULATIONS)) or int(digits) > MAX_SIMULATIONS):
-            raise ValueError(
-                f"bad search agent {shown(name)}: {shown(parts[1])} simulations is more than "
-                f"MAX_SIMULATIONS = {MAX_SIMULATIONS}; allowed: 1..{MAX_SIMULATIONS}"
-            )
-        simulations = int(digits) if ok else simulations
-    if ok and len(parts) == 3:
-        ok, rollout = parts[2] in ROLLOUTS, parts[2]
-    if not ok:
-        raise ValueError(
-            f"bad search agent {shown(name)}: use 'mcts', 'mcts:<simulations>' (an integer 1..{MAX_SIMULATIONS}) "
-            f"or 'mcts:<simulations>:<rollout>' with a rollout in {ROLLOUTS}"
-        )
-    return simulations, rollout
+    """``(simulations, rollout)`` of ``mcts``, ``mcts:<simulations>`` or ``mcts:<simulations>:<rollout>`` (parsed
+    by `agents.spec.parse_agent_name`; a plain ``mcts``: ``env_id``'s budget, see `search_budget`)."""
+    spec = parse_agent_name(name)
+    if spec.kind != "mcts":
+        raise ValueError(f"bad search agent {shown(name)}: {MCTS_USAGE}")
+    return search_budget(spec.simulations, env_id), spec.option or "heuristic"
 
 
 def make_search_agent(name: str, env_id: str, seed: int | None = None, env: Any = None) -> SearchAgent:

@@ -1,4 +1,4 @@
-"""The single-agent Gymnasium ids (``pirate_envs/<Game>-v0``), registered from the agents floor.
+"""The single-agent Gymnasium ids (``pirate_envs/<Game>-v0``), registered from the ``agents`` package.
 
 ``import agents`` registers them (`register_gymnasium_ids`); so does Gymnasium's module prefix,
 ``gymnasium.make("agents:pirate_envs/SkullKing-v0")``, with no import of one's own. Each builds a

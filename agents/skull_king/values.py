@@ -224,7 +224,7 @@ def fit(players: int, games: int = FIT_GAMES, seed: int = FIT_SEED) -> dict[str,
 
 def main() -> None:
     """Refit every table size and rewrite `VALUES_PATH` (atomically)."""
-    from agents.policy.checkpoint import write_atomic
+    from pirate_envs.core.files import write_atomic
     from pirate_envs.skull_king.rules import MAX_PLAYERS, MIN_PLAYERS
 
     stored = {

@@ -11,9 +11,9 @@ from typing import Any
 from agents.evaluation import markdown_table, run_tournament
 from agents.evaluation.plots import learning_curve
 from agents.policy.agent import SAMPLE_SUFFIX
-from agents.policy.checkpoint import write_atomic
 from agents.training.plan import RunPlan
 from agents.training.run import Evaluator, write_json
+from pirate_envs.core.files import write_atomic
 
 
 def evaluate_checkpoint(plan: RunPlan, agent_file: Path, timesteps: int) -> list[dict[str, Any]]:

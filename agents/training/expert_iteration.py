@@ -36,7 +36,7 @@ chains start fresh (``net_arch``, Tanh). The games observe with ``table_layout="
 **Run folder**: ``config.json`` (the command's arguments), ``data/iteration_<k>.npz`` (the decisions
 of each iteration, kept for the replay window and for resuming), ``checkpoints/``, ``metrics.csv``
 (one row per iteration: games, positions, searched positions per second, the losses). Every file is
-written atomically (`agents.policy.checkpoint.write_atomic`); an iteration writes its data, its
+written atomically (`pirate_envs.core.files.write_atomic`); an iteration writes its data, its
 ``metrics.csv`` row, then its checkpoint, the commit point: a resume starts after the newest
 checkpoint, drops later rows and copies that checkpoint to ``latest.npz`` again.
 
@@ -75,15 +75,15 @@ from agents.policy.checkpoint import (
     load_agent,
     make_header,
     make_value_target,
-    one_line,
     read_npz,
     save_agent,
-    write_atomic,
 )
 from agents.policy.mlp import MlpPolicy
 from agents.search.guided import GUMBEL_C_SCALE, GUMBEL_CONSIDERED, GuidedSearchAgent
 from agents.search.halving import HALVING, HalvingSearchAgent, halving_searches
 from agents.training.imitation import PackedMaskRows
+from pirate_envs.core.errors import one_line
+from pirate_envs.core.files import write_atomic
 from pirate_envs.core.rewards import win_rewards
 
 #: The columns of ``metrics.csv``.

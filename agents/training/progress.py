@@ -6,7 +6,7 @@ import csv
 from pathlib import Path
 from typing import Any
 
-from agents.policy.checkpoint import write_atomic
+from pirate_envs.core.files import write_atomic
 
 #: The SB3 column of ``progress.csv`` that holds the learner steps of a row.
 STEPS_COLUMN = "time/total_timesteps"

@@ -34,14 +34,13 @@ from agents.policy.checkpoint import (
     make_value_target,
     parse_json,
     save_agent,
-    temporary_target,
-    write_atomic,
 )
 from agents.policy.mlp import MlpPolicy
 from agents.selfplay.opponents import SELF
 from agents.selfplay.vec_env import make_vec_env
 from agents.training.plan import RunPlan
 from agents.training.progress import make_logger
+from pirate_envs.core.files import temporary_target, write_atomic
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,7 @@ from agents.analysis.explain import default_agents
 from agents.analysis.hint_text import hint
 from agents.policy.agent import AGENT_SUFFIXES, load_checkpoint
 from agents.registry import agent_names, make_agent
+from agents.spec import parse_agent_name
 from pirate_envs.core.events import event_text, record_events
 from pirate_envs.core.spec import UserOption
 from pirate_envs.core.text import Ambiguous, Refusal, shorten, text_module
@@ -145,11 +146,11 @@ class AgentCatalog:
         files = self.files()
         out = {}
         for name in self.names(env_id):
-            if name.startswith("ppo:") or name in files:
-                source = name[len("ppo:") :] if name.startswith("ppo:") else files[name]
-                out[name] = network_note(source)
+            spec = None if name in files else parse_agent_name(name)
+            if spec is None or spec.kind == "ppo":
+                out[name] = network_note(files[name] if spec is None else spec.source or "")
             else:
-                kind = "halving:ppo" if name.startswith("halving:ppo:") else name.split(":")[0]
+                kind = f"{spec.kind}:ppo" if spec.network is not None else spec.kind
                 out[name] = AGENT_NOTES.get(name, AGENT_NOTES.get(kind, "game-specific agent"))
         return out
 

@@ -129,6 +129,12 @@ def check_bool(field: str, value: object) -> bool:
     return bool(value)
 
 
+def one_line(error: Any, limit: int = 300) -> str:
+    """The message of ``error`` (or any value's text) on one line, at most ``limit`` characters."""
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def shown(value: object, limit: int = SHOWN_CHARS) -> str:
     """``repr(value)`` for an error message, cut short to ``limit`` characters (ending in ``...``)."""
     text = repr(value)

@@ -4,8 +4,8 @@ Every registry reads the specs of ``pirate_envs.GAME_SPECS``: ``pirate_envs.make
 module), the batched engine (the backend class), the command line and the web table (player
 counts, options and their safe ranges).
 
-A spec names nothing above ``pirate_envs``: the game's agents are declared by the agents floor,
-in the room named as the game's `GameSpec.package` (``agents.games``). ``"module:name"`` strings
+A spec names nothing above ``pirate_envs``: the game's agents are declared by the ``agents`` package,
+in the package named as the game's `GameSpec.package` (``agents.games``). ``"module:name"`` strings
 of the game's own modules are resolved only when used (`resolve`).
 ``tests/test_specs.py`` checks every declared value against what the env itself enforces.
 """
@@ -84,7 +84,7 @@ class GameSpec:
     def package(self) -> str:
         """The game's package under ``pirate_envs`` (``"skull_king"``), read from `config`.
 
-        The agents floor names its room for the game alike (``agents/skull_king``) and declares
+        The ``agents`` package names its package for the game alike (``agents/skull_king``) and declares
         the game's agents there; nothing here names them.
         """
         return self.config.partition(":")[0].split(".")[1]

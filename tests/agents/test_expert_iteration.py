@@ -84,7 +84,7 @@ def test_policy_target_is_gumbels_improved_policy_and_puct_the_visit_shares():
     seat = game.current_player
     observation, view = env.observe(env.possible_agents[seat]), game.view(seat)
     puct = GuidedSearchAgent(env, ENV_ID, network, simulations=12, root="mcts", seed=1)
-    statistics = puct.root_statistics()
+    statistics = puct.search_root_moves()
     shares = np.zeros(env.num_actions)
     for action, visits, _ in statistics:
         shares[action] = visits / 12

@@ -23,7 +23,7 @@ def env_id(request) -> str:
 def test_the_room_is_named_as_the_games_package(env_id):
     declared = game_agents_of(env_id)
     assert isinstance(declared, GameAgents)
-    assert declared.room == f"agents.{pirate_envs.game_spec(env_id).package}"
+    assert declared.package == f"agents.{pirate_envs.game_spec(env_id).package}"
 
 
 def test_every_named_agent_resolves_and_plays_the_protocol(env_id):

@@ -86,4 +86,15 @@ def test_a_hint_says_which_rule_of_the_games_rule_card_decides_the_position():
     answer = hint_named(env, "heuristic")
     assert answer.rule == expected and f"the rule card says: {expected}" in answer.text()
     assert answer.to_dict()["rule"] == expected
-    assert hint_named(position("lucky_pirate_v1"), "heuristic").rule is None  # no card for this version
+
+
+def test_a_later_version_of_the_same_game_hints_with_the_earlier_versions_rule_card():
+    """``lucky_pirate_v1`` plays version 0's card (``same_game_as``): its hints carry the card's rule line."""
+    from agents.rules import applying_rule, load_card, shipped_card_path
+
+    env = position("lucky_pirate_v1")
+    card = load_card(shipped_card_path("lucky_pirate_v0"), "lucky_pirate_v0")
+    rule = applying_rule(card, env, env.game.current_player)
+    expected = rule.text if rule is not None else card.fallback_text()
+    answer = hint_named(env, "heuristic")
+    assert answer.rule == expected and f"the rule card says: {expected}" in answer.text()

@@ -59,23 +59,23 @@ class AdvicePlan:
     note: str = ""
 
 
-def _room(env_id: str) -> Any:
+def _advice_module(env_id: str) -> Any:
     return game_module(env_id, "advice")
 
 
 def advice_of(env_id: str) -> tuple[Rule, ...]:
     """The game's advice list, ``agents.<game>.advice.ADVICE``."""
-    return _room(env_id).ADVICE
+    return _advice_module(env_id).ADVICE
 
 
 def plan_of(env_id: str) -> AdvicePlan:
     """The game's intervention plan, ``agents.<game>.advice.PLAN``."""
-    return _room(env_id).PLAN
+    return _advice_module(env_id).PLAN
 
 
 def outcome_of(env_id: str) -> Outcome | None:
     """The game's `Outcome` (``agents.<game>.advice.OUTCOME``), or ``None``: the game is the unit."""
-    return getattr(_room(env_id), "OUTCOME", None)
+    return getattr(_advice_module(env_id), "OUTCOME", None)
 
 
 def measure_rule(env_id: str, plan: AdvicePlan, rule: Rule, seeds: Sequence[int]) -> dict[str, Any]:

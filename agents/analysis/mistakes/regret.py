@@ -1,6 +1,6 @@
 """The regret of a decision: the value of the best move less the value of the move chosen, in the measure's unit.
 
-* An exact measure, where the game's room declares one (``EXACT_MEASURE`` in ``agents/<game>/mistakes.py``:
+* An exact measure, where the game's agents package declares one (``EXACT_MEASURE`` in ``agents/<game>/mistakes.py``:
   Piraten Kapern's one-turn oracle, `agents.piraten_kapern.mistakes.OracleRegret`).
 * `SearchRegret` (the other games): the batched ``halving`` search (`agents.search.halving`) at a fixed
   budget picks its move; where the agent chose another, both moves are played on ``worlds`` fresh
@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from agents.analysis.mistakes.situations import mistakes_room
+from agents.analysis.mistakes.situations import mistakes_module
 
 #: The search budget of the published pages (rollouts per searched move: ``halving:<n>``).
 DEFAULT_BUDGET = 200
@@ -83,7 +83,7 @@ class SearchRegret:
             raise ValueError("SearchRegret measures the env its search was made with")
         if len(legal_moves(env)) < 2:
             return None
-        best = self.search.root_statistics()[0][0]
+        best = self.search.search_root_moves()[0][0]
         if best == action:
             return 0.0, best
         returns = self.search.paired_returns([best, action], self.worlds)
@@ -91,8 +91,8 @@ class SearchRegret:
 
 
 def exact_measure(env_id: str) -> type[Measure] | None:
-    """The exact measure ``env_id``'s room declares (``EXACT_MEASURE``), or ``None``: the search measures it."""
-    return getattr(mistakes_room(env_id), "EXACT_MEASURE", None)
+    """The exact measure ``env_id``'s package declares (``EXACT_MEASURE``), or ``None``: the search measures it."""
+    return getattr(mistakes_module(env_id), "EXACT_MEASURE", None)
 
 
 def measure_of(env_id: str, env: Any, budget: int = DEFAULT_BUDGET) -> Measure:

@@ -1,7 +1,7 @@
 """Situations a player recognises, named from the deciding seat's View and its legal moves.
 
 `situation(env_id, view, legal)` gives one short phrase per decision (every decision gets one): the
-rows of a page's "Where play goes wrong" table. Each game's room declares its own, in
+rows of a page's "Where play goes wrong" table. Each game's agents package declares its own, in
 ``agents/<game>/mistakes.py``, found from the env id (`agents.games.game_module`):
 
 * ``situation(view, legal) -> str``: the phrase, read only from what the seat sees;
@@ -10,7 +10,7 @@ rows of a page's "Where play goes wrong" table. Each game's room declares its ow
   (Lucky Pirate's blind down cards), and the decision is not counted;
 * optionally ``EXACT_MEASURE``: a regret measure class that needs no search (`agents.analysis.mistakes.regret`).
 
-`band` names a value's band, for the rooms.
+`band` names a value's band, for the games' modules.
 """
 
 from __future__ import annotations
@@ -27,30 +27,30 @@ def band(value: int, bands: tuple[tuple[int, str], ...]) -> str:
     return next((words for high, words in bands if value <= high), bands[-1][1])
 
 
-def mistakes_room(env_id: str) -> ModuleType:
-    """``agents/<game>/mistakes.py`` of ``env_id`` (``LookupError`` when the game's room has none)."""
+def mistakes_module(env_id: str) -> ModuleType:
+    """``agents/<game>/mistakes.py`` of ``env_id`` (``LookupError`` when the game's agents package has none)."""
     try:
         return game_module(env_id, "mistakes")
     except ModuleNotFoundError as error:
         if not (error.name or "").endswith(".mistakes"):
-            raise  # the room exists and imports something missing
+            raise  # the module exists and imports something missing
         raise LookupError(f"{env_id} has no situations of where play goes wrong (agents/<game>/mistakes.py)") from error
 
 
 def situation(env_id: str, view: object, legal: np.ndarray) -> str:
     """The situation of a decision of ``env_id`` in words."""
-    return mistakes_room(env_id).situation(view, legal)
+    return mistakes_module(env_id).situation(view, legal)
 
 
 def note(env_id: str) -> str:
     """How ``env_id``'s situations are named, for the page."""
-    return mistakes_room(env_id).NOTE
+    return mistakes_module(env_id).NOTE
 
 
 def interchangeable(env_id: str, legal: np.ndarray) -> bool:
-    """Whether the legal moves are all alike to the seat, so no choice at all (the room's ``alike``)."""
-    alike = getattr(mistakes_room(env_id), "alike", None)
+    """Whether the legal moves are all alike to the seat, so no choice at all (the module's ``alike``)."""
+    alike = getattr(mistakes_module(env_id), "alike", None)
     return alike is not None and bool(alike(legal))
 
 
-__all__ = ["band", "interchangeable", "mistakes_room", "note", "situation"]
+__all__ = ["band", "interchangeable", "mistakes_module", "note", "situation"]

@@ -9,7 +9,7 @@ import pirate_envs
 from agents.analysis.mistakes.play import Mistake, play_measured
 from agents.analysis.mistakes.regret import SearchRegret
 from agents.analysis.mistakes.run import measure
-from agents.analysis.mistakes.situations import interchangeable, mistakes_room, note, situation
+from agents.analysis.mistakes.situations import interchangeable, mistakes_module, note, situation
 from agents.analysis.mistakes.stats import summarise
 from tests.agents.search.test_halving import skull_king_holding_the_king
 
@@ -80,7 +80,8 @@ def test_situations_read_the_position():
         env.step(int(np.flatnonzero(env.game.legal_mask())[0]))
     label = situation("skull_king_v0", env.game.view(0), np.flatnonzero(env.game.legal_mask()))
     assert label.endswith("your bid still needs tricks")
-    assert all(callable(mistakes_room(env_id).situation) and note(env_id).startswith("Situations:") for env_id in GAMES)
+    assert all(callable(mistakes_module(env_id).situation) for env_id in GAMES)
+    assert all(note(env_id).startswith("Situations:") for env_id in GAMES)
     assert interchangeable(
         "lucky_pirate_v0", np.array([pirate_envs.lucky_pirate.actions.DOWN_OFFSET + k for k in (0, 2)])
     )

@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 import pirate_envs
+from agents.evaluation.games import play_game
 from agents.registry import agent_names, agent_player_counts, make_agent
 from agents.rules import RuleCardAgent, applying_rule, parse_card
 from agents.rules.card import save_card
-from agents.rules.vocabulary import legal_actions, vocabulary_of
+from agents.rules.vocabulary import legal_actions, shipped_card_path, vocabulary_of
 from pirate_envs.skull_king.actions import BID_OFFSET
 from pirate_envs.skull_king.engine import Phase
 
@@ -137,7 +138,20 @@ def test_the_name_resolves_through_the_registry(tmp_path):
     assert make_agent(f"rules:{path}", "skull_king_v0").card.rules[0].then == "bid_0"
     with pytest.raises(ValueError):
         make_agent("rules:piratenpoker_v0", "skull_king_v0")
-    assert not any(name.startswith("rules:") for name in agent_names("lucky_pirate_v1"))
+
+
+
+def test_a_later_version_of_the_same_game_plays_the_earlier_versions_card():
+    """``lucky_pirate_v1`` is version 0's game and view (``same_game_as``): ``rules:lucky_pirate_v1`` is v0's card."""
+    assert "rules:lucky_pirate_v1" in agent_names("lucky_pirate_v1")
+    agent = make_agent("rules:lucky_pirate_v1", "lucky_pirate_v1")
+    assert agent.name == "rules:lucky_pirate_v1" and agent.card.env_id == "lucky_pirate_v0"
+    assert agent.card == make_agent("rules:lucky_pirate_v0", "lucky_pirate_v0").card
+    env = pirate_envs.make("lucky_pirate_v1", raw=True, num_players=4)
+    record = play_game(env, [agent, *(make_agent("random", "lucky_pirate_v1", seed=s, env=env) for s in (1, 2, 3))], 5)
+    assert env.game.done and len(record.scores) == 4
+    with pytest.raises(ValueError, match="card: for 'lucky_pirate_v0', not 'skull_king_v0'"):
+        make_agent(f"rules:{shipped_card_path('lucky_pirate_v0')}", "skull_king_v0")
 
 
 def test_the_features_read_only_the_seats_view():

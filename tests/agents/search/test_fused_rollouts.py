@@ -128,7 +128,7 @@ def test_the_halving_search_ranks_moves_as_with_the_python_loop(env_id, monkeypa
         while len(stats) < 4 and not env.game.done:
             legal = np.flatnonzero(env.game.legal_mask())
             if legal.size > 1 and rng.random() < 0.2:
-                stats.append(agent.root_statistics())
+                stats.append(agent.search_root_moves())
             env.step(int(rng.choice(legal)))
         searched.append(stats)
     assert len(searched[0]) == 4 and searched[0] == searched[1]

@@ -13,11 +13,11 @@ from agents.registry import agent_names, agent_player_counts, make_agent
 from agents.search.guided import (
     GuidedSearchAgent,
     OmniscientSearchAgent,
-    is_guided_name,
     parse_guided_name,
     true_world,
 )
 from agents.search.ismcts import MAX_SIMULATIONS, determinize
+from agents.spec import parse_agent_name
 from pirate_envs.piraten_kapern.actions import STOP
 from tests.agents.search.test_ismcts import (
     KAPERN,
@@ -51,7 +51,7 @@ def test_names_parse_and_route_through_the_registry():
     assert parse_guided_name("mcts:ppo:skull_king_v0", "piratenpoker_v0") == ("mcts", 50, "skull_king_v0")
     assert parse_guided_name("omniscient") == ("omniscient", 200, None)
     assert parse_guided_name("omniscient:12:ppo:x") == ("omniscient", 12, "x")
-    assert not is_guided_name("mcts:5:random") and not is_guided_name("ppo:skull_king_v0")
+    assert parse_agent_name("mcts:5:random").kind == "mcts" and parse_agent_name("ppo:skull_king_v0").kind == "ppo"
     env = pirate_envs.make("skull_king_v0", raw=True, num_players=4)
     guided = make_agent("mcts:50:ppo:skull_king_v0", "skull_king_v0", seed=0, env=env)
     assert isinstance(guided, GuidedSearchAgent) and guided.simulations == 50 and guided.network is not None

@@ -57,12 +57,12 @@ def test_honest_same_view_other_hidden_state_same_move(env_id: str, skip: int) -
     if env_id not in REDRAWN and not resampler_is_canonical(env, twin, seat):
         pytest.xfail(f"{env_id}: resample_hidden's draw depends on the order of the true hidden cards")
     statistics = [
-        HalvingSearchAgent(game_env, env_id, simulations=40, seed=8).root_statistics() for game_env in (env, twin)
+        HalvingSearchAgent(game_env, env_id, simulations=40, seed=8).search_root_moves() for game_env in (env, twin)
     ]
     assert statistics[0] == statistics[1]
     if env_id == "skull_king_v0":  # guided: the prior reads the View only
         guided = [make_agent("halving:40:ppo:skull_king_v0", env_id, seed=8, env=e) for e in (env, twin)]
-        assert guided[0].root_statistics() == guided[1].root_statistics()
+        assert guided[0].search_root_moves() == guided[1].search_root_moves()
 
 
 def test_the_budget_is_spent_by_halving_and_the_last_move_left_is_played() -> None:
@@ -71,7 +71,7 @@ def test_the_budget_is_spent_by_halving_and_the_last_move_left_is_played() -> No
         env.step(int(np.flatnonzero(env.game.legal_mask())[0]))
     seat = env.game.current_player
     agent = HalvingSearchAgent(env, "skull_king_v0", simulations=120, seed=2)
-    statistics = agent.root_statistics()
+    statistics = agent.search_root_moves()
     moves, counts, means = zip(*statistics)
     assert sorted(moves) == env.game.legal_actions()
     assert sum(counts) <= 120 and counts[0] == max(counts) and counts[0] > counts[-1]
@@ -107,8 +107,8 @@ def test_guided_ranks_by_prior_plus_sigma_of_q() -> None:
     guided = HalvingSearchAgent(env, "skull_king_v0", simulations=64, prior=FixedPrior(logits), seed=1)
     for agent in (plain, guided):
         agent._roll_out = fixed_returns
-    assert plain.root_statistics()[0][0] == best
-    statistics = guided.root_statistics()
+    assert plain.search_root_moves()[0][0] == best
+    statistics = guided.search_root_moves()
     assert statistics[0][0] == near and statistics[0][2] == pytest.approx(0.99)
     assert bad not in [move for move, _, _ in statistics[:2]]
     # the improved policy: softmax(log P + (50 + most rollouts) * q), q = (mean + 1) / 2 (returns span -1..1)
@@ -130,10 +130,10 @@ def test_guided_searches_the_16_moves_of_the_largest_prior() -> None:
     logits = np.zeros(env.game.legal_mask().size)
     logits[legal] = np.arange(legal.size, dtype=float)  # the last 16 legal actions lead
     guided = HalvingSearchAgent(env, "lucky_pirate_v0", simulations=64, prior=FixedPrior(logits), seed=1)
-    searched = {move for move, _, _ in guided.root_statistics()}
+    searched = {move for move, _, _ in guided.search_root_moves()}
     assert searched == set(legal[-16:].tolist())
     named = make_agent("halving:8:ppo:lucky_pirate_v0", "lucky_pirate_v0", seed=1, env=env)
-    assert named.prior is not None and len(named.root_statistics()) == 16
+    assert named.prior is not None and len(named.search_root_moves()) == 16
 
 
 def test_it_bids_the_trick_a_skull_king_takes() -> None:
@@ -213,11 +213,11 @@ def test_agents_of_one_table_share_their_rows_and_search_as_alone(env_id: str) -
     first, second = position_with_choice(env_id, seed=3, skip=5), position_with_choice(env_id, seed=8, skip=12)
     a, b = make_agent("halving:24", env_id, seed=1, env=first), make_agent("halving:24", env_id, seed=2, env=second)
     assert a.venv is b.venv and a.table is b.table and a.policy is not b.policy
-    interleaved = [a.root_statistics(), b.root_statistics(), a.root_statistics()]
+    interleaved = [a.search_root_moves(), b.search_root_moves(), a.search_root_moves()]
     del a, b
     gc.collect()
     alone_a = make_agent("halving:24", env_id, seed=1, env=first)
-    assert [alone_a.root_statistics(), alone_a.root_statistics()] == [interleaved[0], interleaved[2]]
+    assert [alone_a.search_root_moves(), alone_a.search_root_moves()] == [interleaved[0], interleaved[2]]
     del alone_a
     gc.collect()
-    assert make_agent("halving:24", env_id, seed=2, env=second).root_statistics() == interleaved[1]
+    assert make_agent("halving:24", env_id, seed=2, env=second).search_root_moves() == interleaved[1]
