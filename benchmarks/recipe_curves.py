@@ -26,8 +26,8 @@ import sys
 import time
 from pathlib import Path
 
-from agents.policy.checkpoint import write_atomic
 from agents.training.recipes import Recipe, recipe_for
+from pirate_envs.core.files import write_atomic
 
 #: Fractions of the budget whose checkpoints are played (the nearest checkpoint at or after each).
 CURVE_POINTS = (1 / 12, 1 / 6, 1 / 3, 1 / 2, 3 / 4, 1.0)
