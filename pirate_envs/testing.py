@@ -67,7 +67,7 @@ from typing import Any
 
 import numpy as np
 
-import pirate_envs
+from pirate_envs import registry
 from pirate_envs.core.actions import RandomSource, action_blocks, sample_legal
 from pirate_envs.core.chance import Chance
 from pirate_envs.core.errors import IllegalActionError
@@ -172,7 +172,7 @@ def play_random_game(
 def _player_counts(env_id: str, env_kwargs: dict[str, Any]) -> list[int]:
     """The player counts of ``env_id``'s spec that the options ``env_kwargs`` allow (a chosen deck or
     ``first_dealer`` may rule some out; checked by the config)."""
-    declared = pirate_envs.player_counts(env_id)
+    declared = registry.player_counts(env_id)
     counts = [n for n in declared if not env_kwargs or _accepts(env_id, n, env_kwargs)]
     if not counts:
         raise ValueError(f"{env_id} accepts none of its player counts {list(declared)} with the options {env_kwargs}")
@@ -182,7 +182,7 @@ def _player_counts(env_id: str, env_kwargs: dict[str, Any]) -> list[int]:
 def _accepts(env_id: str, num_players: int, env_kwargs: dict[str, Any]) -> bool:
     """Whether ``env_id`` builds with ``num_players`` and ``env_kwargs``."""
     try:
-        pirate_envs.make(env_id, raw=True, num_players=num_players, **env_kwargs)
+        registry.make(env_id, raw=True, num_players=num_players, **env_kwargs)
     except ValueError:
         return False
     return True
@@ -278,7 +278,7 @@ def check_env(
     ended fails. ``env_kwargs`` are the env's own options (``reward_mode`` is set where a check
     needs one). Returns an `EnvReport`.
     """
-    pirate_envs.env_module(env_id)  # names the valid ids
+    registry.env_module(env_id)  # names the valid ids
     chosen = list(ENV_CHECKS if checks is None else checks)
     unknown = [name for name in chosen if name not in ENV_CHECKS]
     if unknown:
@@ -323,7 +323,7 @@ class _EnvCheck:
         return max(1, self.games // COSTLY_CHECK_SHARE)
 
     def make(self, n: int, raw: bool = True, **overrides: Any) -> Any:
-        return pirate_envs.make(self.env_id, raw=raw, **{**self.env_kwargs, "num_players": n, **overrides})
+        return registry.make(self.env_id, raw=raw, **{**self.env_kwargs, "num_players": n, **overrides})
 
     def random_games(self, games: int, **overrides: Any) -> Iterator[tuple[int, Any]]:
         """``games`` reset envs, spread over the table sizes (game ``g`` reset with ``seed + g``)."""
@@ -960,7 +960,7 @@ def check_lockstep(
         steps = 200
     policy = policy or block_first_actions
     venv = vector.make(env_id, num_envs, seed=seed, **env_kwargs)
-    envs = [pirate_envs.make(env_id, raw=True, **env_kwargs) for _ in range(num_envs)]
+    envs = [registry.make(env_id, raw=True, **env_kwargs) for _ in range(num_envs)]
     where = _Where("check_lockstep", env_id, seed)
     report = LockstepReport(env_id)
 

@@ -405,7 +405,7 @@ def test_explicit_chance_replays_its_script_and_names_the_draw_past_it():
     twin = chance.clone()
     assert chance.integers(3, 6) == 4 and twin.integers(3, 6) == 4  # the clone replays on alone
     assert chance.roll_dice(2) == (0, 1, 0, 0, 0, 1)
-    with pytest.raises(ps._DrawNeeded) as needed:
+    with pytest.raises(ps.DrawNeeded) as needed:
         chance.shuffle(["a", "b"])
     assert needed.value.draw == ps.Draw("shuffle", ("a", "b"))
 
