@@ -32,11 +32,13 @@ The checks of `check_env` (names for its ``checks`` argument, in `ENV_CHECKS`):
 * ``observations``: every agent's observation lies in its space (``float32`` of the layout's
   size, finite; an ``int8`` mask that cannot be written to);
 * ``score_rewards``: in score mode the rewards of a game add up to its scaled final scores;
-* ``conservation``: where the engine defines ``check_invariants()`` (raising ``AssertionError``
-  when cards or dice are lost or made up), it holds at every decision and at the end;
+* ``conservation``: where the spec declares ``invariants``, the engine's ``check_invariants()``
+  (raising ``AssertionError`` when cards or dice are lost or made up) holds at every decision and
+  at the end (skipped, with the reason, where it declares none);
 * ``illegal_action``: an illegal action raises in the raw env and ends the wrapped game with -1;
 * ``information_set``: resampling what a seat cannot see (``engine.resample_hidden(seat, rng)``)
-  changes none of its observation, mask and View, and varies what it cannot see;
+  changes none of its observation, mask and View, and, as the spec's ``information`` says, varies
+  what it cannot see (imperfect) or never changes the engine's state (perfect);
 * ``copies``: ``pickle`` and ``copy.deepcopy`` of the wrapped and of the raw env, taken at the
   start, in the middle, before the last decision and after the end of a game, play on by
   themselves exactly as the original does;
@@ -432,8 +434,12 @@ class _EnvCheck:
                 )
 
     def check_conservation(self) -> str | None:
-        if not hasattr(self.make(self.counts[0]).game, "check_invariants"):
-            return "the engine defines no check_invariants()"
+        lacks = registry.game_spec(self.env_id).lacks("invariants")
+        if lacks:
+            return lacks
+        assert hasattr(self.make(self.counts[0]).game, "check_invariants"), (
+            "the spec declares invariants but the engine defines no check_invariants()"
+        )
         rng = np.random.default_rng(self.seed)
         for _game, env in self.random_games(self.costly_games):
             self.play(env, rng, lambda env: env.game.check_invariants())
@@ -681,9 +687,15 @@ def _check_information_sets(check: _EnvCheck, games: int) -> int:
             actions.append(action)
             env.step(action)
     check.where.details = {}
-    assert redrawn >= MIN_REDRAWN_SHARE * positions, (
-        f"resample_hidden changed the engine's state at only {redrawn} of {positions} positions"
-    )
+    if registry.game_spec(check.env_id).information == "perfect":
+        assert redrawn == 0, (
+            f"the spec declares perfect information, but resample_hidden changed the engine's state at "
+            f"{redrawn} of {positions} positions"
+        )
+    else:
+        assert redrawn >= MIN_REDRAWN_SHARE * positions, (
+            f"resample_hidden changed the engine's state at only {redrawn} of {positions} positions"
+        )
     never_resampled = sorted(varied_by_alternatives - varied_by_resamples)
     assert not never_resampled, (
         f"other histories the player cannot tell apart change these (relative seat, piece, what) "

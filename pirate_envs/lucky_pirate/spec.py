@@ -39,6 +39,19 @@ SPEC = GameSpec(
         UserOption("specials", low=0, high=len(SPECIAL_KINDS), on_page=False),
         UserOption("up_down_cards", low=0, high=MAX_UP_DOWN, on_page=False),
     ),
+    information="imperfect",
+    chance=True,
+    optional_parts=frozenset(
+        {
+            "openspiel_facts",
+            "events",
+            "table_layouts",
+            "reset_options",
+            "web_page",
+            "rule_card",
+            "analysis_collector",
+        }
+    ),
 )
 
 SPEC_V1 = dataclasses.replace(
@@ -48,4 +61,5 @@ SPEC_V1 = dataclasses.replace(
     entry_module="pirate_envs.lucky_pirate_v1",
     config="pirate_envs.lucky_pirate.v1:ConfigV1",
     same_game_as=("lucky_pirate_v0",),
+    optional_parts=SPEC.optional_parts - {"rule_card"},  # the agents floor ships no card for it yet
 )

@@ -27,4 +27,17 @@ SPEC = GameSpec(
         UserOption("fortune_deck", kind="int_list", on_page=False),
         UserOption("max_rolls", low=0, high=MAX_ROLLS_OPTION, on_page=False),
     ),
+    information="imperfect",
+    chance=True,
+    optional_parts=frozenset(
+        {
+            "openspiel_facts",
+            "events",
+            "table_layouts",
+            "reset_options",
+            "web_page",
+            "rule_card",
+            "analysis_collector",
+        }
+    ),
 )

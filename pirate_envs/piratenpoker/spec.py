@@ -25,4 +25,17 @@ SPEC = GameSpec(
         UserOption("poker_copies", kind="int_list", on_page=False),
         UserOption("hand_size", low=1, high=HAND_SIZE, on_page=False),
     ),
+    information="imperfect",
+    chance=True,
+    optional_parts=frozenset(
+        {
+            "openspiel_facts",
+            "events",
+            "table_layouts",
+            "reset_options",
+            "web_page",
+            "rule_card",
+            "analysis_collector",
+        }
+    ),
 )

@@ -24,4 +24,17 @@ SPEC = GameSpec(
         UserOption("ranks", on_page=False),
         UserOption("specials", kind="int_list", on_page=False),
     ),
+    information="imperfect",
+    chance=True,
+    optional_parts=frozenset(
+        {
+            "openspiel_facts",
+            "events",
+            "table_layouts",
+            "reset_options",
+            "web_page",
+            "rule_card",
+            "analysis_collector",
+        }
+    ),
 )
