@@ -17,6 +17,7 @@ import pytest
 
 import pirate_envs
 from pirate_envs import openspiel as ps
+from tests.games import GAME_IDS, GAME_SPECS, require
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,7 +39,7 @@ def pyspiel():
 def tables() -> list[tuple[str, int]]:
     """Every game at its smallest and its default table."""
     found = []
-    for spec in pirate_envs.GAME_SPECS:
+    for spec in GAME_SPECS:
         found += [(spec.env_id, n) for n in sorted({spec.min_players, spec.default_players})]
     return found
 
@@ -61,6 +62,7 @@ def test_without_the_wheel_the_error_names_the_extra(monkeypatch):
 @pytest.mark.parametrize(("env_id", "players"), tables())
 def test_openspiel_random_simulation_checks_pass(pyspiel, env_id, players):
     """pyspiel's own random simulation test: clones, legal actions and masks, observables, returns, lengths."""
+    require(env_id, "openspiel_facts")
     game = ps.load_game(env_id, players=players, **SHORT[env_id])
     pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)
 
@@ -68,11 +70,13 @@ def test_openspiel_random_simulation_checks_pass(pyspiel, env_id, players):
 @pytest.mark.slow
 @pytest.mark.parametrize(("env_id", "players"), tables())
 def test_openspiel_random_simulation_checks_pass_with_the_default_options(pyspiel, env_id, players):
+    require(env_id, "openspiel_facts")
     pyspiel.random_sim_test(ps.load_game(env_id, players=players), num_sims=2, serialize=False, verbose=False)
 
 
-@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", GAME_IDS)
 def test_game_type_and_parameters(pyspiel, env_id):
+    require(env_id, "openspiel_facts")
     ps.register()
     spec = pirate_envs.game_spec(env_id)
     short_name = ps.SHORT_NAMES[env_id]
@@ -98,6 +102,7 @@ def test_game_type_and_parameters(pyspiel, env_id):
 @pytest.mark.parametrize(("env_id", "players"), tables())
 def test_tensors_and_strings_are_the_envs_observation_and_screen(pyspiel, env_id, players):
     """A game of seed s plays what env.reset(seed=s) plays: same tensors, screens, labels and returns."""
+    require(env_id, "openspiel_facts")
     from open_spiel.python.observation import make_observation
 
     game = ps.load_game(env_id, players=players, **SHORT[env_id])
@@ -130,8 +135,9 @@ def test_tensors_and_strings_are_the_envs_observation_and_screen(pyspiel, env_id
     np.testing.assert_array_equal(observer.tensor, state.observation_tensor(0))
 
 
-@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", GAME_IDS)
 def test_returns_are_the_envs_win_rewards_and_scores(pyspiel, env_id):
+    require(env_id, "openspiel_facts")
     settings = {"players": pirate_envs.game_spec(env_id).min_players, **SHORT[env_id]}
     rng = np.random.default_rng(1)
     win = random_play(ps.load_game(env_id, **settings).new_initial_state(), rng)
@@ -159,8 +165,9 @@ def test_a_score_beyond_the_bound_is_refused_in_one_line(pyspiel):
         state.returns()  # hand 1 scores at least 10 points either way
 
 
-@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", GAME_IDS)
 def test_a_clone_plays_on_alone_and_as_the_original(pyspiel, env_id):
+    require(env_id, "openspiel_facts")
     game = ps.load_game(env_id, **SHORT[env_id])
     state = random_play(game.new_initial_state(), np.random.default_rng(2), moves=5)
     twin = state.clone()
@@ -171,8 +178,9 @@ def test_a_clone_plays_on_alone_and_as_the_original(pyspiel, env_id):
     assert str(twin) == str(state) and twin.returns() == state.returns()  # the same chance as the original
 
 
-@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", GAME_IDS)
 def test_serialize_replays_the_game(pyspiel, env_id):
+    require(env_id, "openspiel_facts")
     game = ps.load_game(env_id, **SHORT[env_id])
     state = random_play(game.new_initial_state(), np.random.default_rng(4), moves=12)
     text = state.serialize()
@@ -558,8 +566,9 @@ def test_a_later_hand_is_dealt_as_sets_with_each_sets_odds(pyspiel):
     assert len(reach) == 45 * 28 and all(p == pytest.approx(1 / (45 * 28)) for p in reach.values())
 
 
-@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", GAME_IDS)
 def test_every_game_declares_its_openspiel_facts(env_id):
+    require(env_id, "openspiel_facts")
     facts = ps.game_facts(env_id)
     assert isinstance(facts, ps.OpenSpielFacts)
     config = ps.settings(env_id).config

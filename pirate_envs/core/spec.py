@@ -146,6 +146,11 @@ OPTIONAL_PARTS: dict[str, str] = {
     "analysis_collector": "the agents floor's strategy analysis collector",
 }
 
+#: The optional parts the four shipped games each ship (their specs declare it; Pig declares its own).
+SHIPPED_GAME_PARTS: frozenset[str] = frozenset(
+    {"openspiel_facts", "events", "table_layouts", "reset_options", "web_page", "rule_card", "analysis_collector"}
+)
+
 #: The parts declared in `GameSpec.optional_parts` (the others by their own fields).
 DECLARED_PARTS: tuple[str, ...] = tuple(part for part in OPTIONAL_PARTS if part not in (BATCHED_KERNELS, GYMNASIUM_ID))
 
@@ -164,6 +169,7 @@ __all__ = [
     "GYMNASIUM_ID",
     "INFORMATION",
     "OPTIONAL_PARTS",
+    "SHIPPED_GAME_PARTS",
     "GameSpec",
     "UserOption",
     "resolve",

@@ -6,7 +6,7 @@ its own ids, entry module and config, which version 0's agents play too (`GameSp
 
 import dataclasses
 
-from pirate_envs.core.spec import GameSpec, UserOption
+from pirate_envs.core.spec import SHIPPED_GAME_PARTS, GameSpec, UserOption
 from pirate_envs.lucky_pirate.cards import MAX_UP_DOWN, NUMBER_CARDS, SPECIAL_KINDS
 from pirate_envs.lucky_pirate.engine import (
     DEFAULT_MAX_SET_ASIDE_GAMES,
@@ -41,17 +41,7 @@ SPEC = GameSpec(
     ),
     information="imperfect",
     chance=True,
-    optional_parts=frozenset(
-        {
-            "openspiel_facts",
-            "events",
-            "table_layouts",
-            "reset_options",
-            "web_page",
-            "rule_card",
-            "analysis_collector",
-        }
-    ),
+    optional_parts=SHIPPED_GAME_PARTS,
 )
 
 SPEC_V1 = dataclasses.replace(

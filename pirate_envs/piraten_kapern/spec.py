@@ -1,6 +1,6 @@
 """Piraten Kapern's declaration (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend."""
 
-from pirate_envs.core.spec import GameSpec, UserOption
+from pirate_envs.core.spec import SHIPPED_GAME_PARTS, GameSpec, UserOption
 from pirate_envs.piraten_kapern.engine import DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_DICE, MIN_PLAYERS, Config
 from pirate_envs.piraten_kapern.rules import NUM_DICE
 
@@ -29,15 +29,5 @@ SPEC = GameSpec(
     ),
     information="imperfect",
     chance=True,
-    optional_parts=frozenset(
-        {
-            "openspiel_facts",
-            "events",
-            "table_layouts",
-            "reset_options",
-            "web_page",
-            "rule_card",
-            "analysis_collector",
-        }
-    ),
+    optional_parts=SHIPPED_GAME_PARTS,
 )

@@ -1,6 +1,6 @@
 """Piratenpoker's declaration (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend."""
 
-from pirate_envs.core.spec import GameSpec, UserOption
+from pirate_envs.core.spec import SHIPPED_GAME_PARTS, GameSpec, UserOption
 from pirate_envs.piratenpoker.cards import HAND_SIZE
 from pirate_envs.piratenpoker.engine import Config
 from pirate_envs.piratenpoker.rules import MAX_PLAYERS, MIN_PLAYERS
@@ -27,15 +27,5 @@ SPEC = GameSpec(
     ),
     information="imperfect",
     chance=True,
-    optional_parts=frozenset(
-        {
-            "openspiel_facts",
-            "events",
-            "table_layouts",
-            "reset_options",
-            "web_page",
-            "rule_card",
-            "analysis_collector",
-        }
-    ),
+    optional_parts=SHIPPED_GAME_PARTS,
 )

@@ -1,6 +1,6 @@
 """Skull King's declaration (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend."""
 
-from pirate_envs.core.spec import GameSpec, UserOption
+from pirate_envs.core.spec import SHIPPED_GAME_PARTS, GameSpec, UserOption
 from pirate_envs.skull_king.rules import DEFAULT_PLAYERS, MAX_HANDS, MAX_PLAYERS, MIN_PLAYERS
 
 SPEC = GameSpec(
@@ -26,15 +26,5 @@ SPEC = GameSpec(
     ),
     information="imperfect",
     chance=True,
-    optional_parts=frozenset(
-        {
-            "openspiel_facts",
-            "events",
-            "table_layouts",
-            "reset_options",
-            "web_page",
-            "rule_card",
-            "analysis_collector",
-        }
-    ),
+    optional_parts=SHIPPED_GAME_PARTS,
 )
