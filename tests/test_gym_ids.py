@@ -15,14 +15,11 @@ import pirate_envs
 from agents.selfplay.env import SelfPlayEnv
 from pirate_envs import GYMNASIUM_IDS
 
-#: Small tables so that the checks stay quick.
-SMALL = {
-    "piraten_kapern_v0": {"num_players": 2},
-    "skull_king_v0": {"num_players": 3, "num_hands": 2},
-    "piratenpoker_v0": {"num_players": 3},
-    "lucky_pirate_v0": {"num_players": 2},
-    "lucky_pirate_v1": {"num_players": 2},
-}
+
+def small(gym_id: str) -> dict:
+    """A quick game at the smallest table of ``gym_id``'s game (its spec's quick options)."""
+    spec = pirate_envs.game_spec(GYMNASIUM_IDS[gym_id])
+    return {"num_players": spec.min_players, **spec.quick_options}
 
 
 @pytest.fixture(params=sorted(GYMNASIUM_IDS))
@@ -74,14 +71,14 @@ def test_every_id_is_made_after_import_pirate_envs_without_a_deprecation_warning
 
 
 def test_env_checker_passes(gym_id):
-    env = gymnasium.make(gym_id, **SMALL[GYMNASIUM_IDS[gym_id]])
+    env = gymnasium.make(gym_id, **small(gym_id))
     assert isinstance(env.unwrapped, SelfPlayEnv)  # the class training uses
     assert env.unwrapped.env_id == GYMNASIUM_IDS[gym_id]
     check_env(env.unwrapped, skip_render_check=True)
 
 
 def test_episodes_with_masks_against_the_default_heuristic(gym_id):
-    env = gymnasium.make(gym_id, **SMALL[GYMNASIUM_IDS[gym_id]])
+    env = gymnasium.make(gym_id, **small(gym_id))
     rng = np.random.default_rng(0)
     for episode in range(3):
         _, total, info = play_episode(env, rng, seed=episode)

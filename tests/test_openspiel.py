@@ -21,14 +21,6 @@ from tests.games import GAME_IDS, GAME_SPECS, require
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Options that keep one random game short (the table sizes stay those of the games).
-SHORT = {
-    "piraten_kapern_v0": {"target_score": 500},
-    "skull_king_v0": {"num_hands": 3},
-    "piratenpoker_v0": {"max_games": 1},
-    "lucky_pirate_v0": {"max_turns": 60},
-    "lucky_pirate_v1": {"max_turns": 60},
-}
 
 
 @pytest.fixture
@@ -63,7 +55,7 @@ def test_without_the_wheel_the_error_names_the_extra(monkeypatch):
 def test_openspiel_random_simulation_checks_pass(pyspiel, env_id, players):
     """pyspiel's own random simulation test: clones, legal actions and masks, observables, returns, lengths."""
     require(env_id, "openspiel_facts")
-    game = ps.load_game(env_id, players=players, **SHORT[env_id])
+    game = ps.load_game(env_id, players=players, **pirate_envs.game_spec(env_id).quick_options)
     pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)
 
 
@@ -105,9 +97,9 @@ def test_tensors_and_strings_are_the_envs_observation_and_screen(pyspiel, env_id
     require(env_id, "openspiel_facts")
     from open_spiel.python.observation import make_observation
 
-    game = ps.load_game(env_id, players=players, **SHORT[env_id])
+    game = ps.load_game(env_id, players=players, **pirate_envs.game_spec(env_id).quick_options)
     state = game.deserialize_state(json.dumps({"game": env_id, "seed": 11, "moves": []}))
-    env = pirate_envs.make(env_id, raw=True, num_players=players, **SHORT[env_id])
+    env = pirate_envs.make(env_id, raw=True, num_players=players, **pirate_envs.game_spec(env_id).quick_options)
     env.reset(seed=11)
     layout = env.observation_layout
     assert game.information_state_tensor_shape() == game.observation_tensor_shape() == [layout.size]
@@ -138,11 +130,12 @@ def test_tensors_and_strings_are_the_envs_observation_and_screen(pyspiel, env_id
 @pytest.mark.parametrize("env_id", GAME_IDS)
 def test_returns_are_the_envs_win_rewards_and_scores(pyspiel, env_id):
     require(env_id, "openspiel_facts")
-    settings = {"players": pirate_envs.game_spec(env_id).min_players, **SHORT[env_id]}
+    settings = {"players": pirate_envs.game_spec(env_id).min_players, **pirate_envs.game_spec(env_id).quick_options}
     rng = np.random.default_rng(1)
     win = random_play(ps.load_game(env_id, **settings).new_initial_state(), rng)
     seed, moves = (json.loads(win.serialize())[key] for key in ("seed", "moves"))
-    env = pirate_envs.make(env_id, raw=True, num_players=settings["players"], **SHORT[env_id])
+    quick = pirate_envs.game_spec(env_id).quick_options
+    env = pirate_envs.make(env_id, raw=True, num_players=settings["players"], **quick)
     env.reset(seed=seed)
     for move in moves:
         env.step(move)
@@ -168,7 +161,7 @@ def test_a_score_beyond_the_bound_is_refused_in_one_line(pyspiel):
 @pytest.mark.parametrize("env_id", GAME_IDS)
 def test_a_clone_plays_on_alone_and_as_the_original(pyspiel, env_id):
     require(env_id, "openspiel_facts")
-    game = ps.load_game(env_id, **SHORT[env_id])
+    game = ps.load_game(env_id, **pirate_envs.game_spec(env_id).quick_options)
     state = random_play(game.new_initial_state(), np.random.default_rng(2), moves=5)
     twin = state.clone()
     assert str(twin) == str(state) and twin.history() == state.history()
@@ -181,7 +174,7 @@ def test_a_clone_plays_on_alone_and_as_the_original(pyspiel, env_id):
 @pytest.mark.parametrize("env_id", GAME_IDS)
 def test_serialize_replays_the_game(pyspiel, env_id):
     require(env_id, "openspiel_facts")
-    game = ps.load_game(env_id, **SHORT[env_id])
+    game = ps.load_game(env_id, **pirate_envs.game_spec(env_id).quick_options)
     state = random_play(game.new_initial_state(), np.random.default_rng(4), moves=12)
     text = state.serialize()
     copy = game.deserialize_state(text)

@@ -21,8 +21,6 @@ ROOT = Path(__file__).resolve().parent.parent
 SPECS = {spec.env_id: spec for spec in GAME_SPECS}
 #: Player counts probed around every game's range: wider than any game's.
 PROBED_COUNTS = range(0, 12)
-#: Short games for the checks that play one.
-SHORT = {"skull_king_v0": {"num_hands": 2}, "piraten_kapern_v0": {"target_score": 500}}
 
 
 @pytest.fixture(params=sorted(SPECS))
@@ -93,7 +91,7 @@ def test_winners_by_score_is_what_the_engine_says(spec):
         pytest.skip(f"{spec.env_id} does not declare its winners by score")
     rng = np.random.default_rng(0)
     for n in spec.player_counts:
-        env = pirate_envs.make(spec.env_id, raw=True, num_players=n, **SHORT.get(spec.env_id, {}))
+        env = pirate_envs.make(spec.env_id, raw=True, num_players=n, **spec.quick_options)
         for seed in range(3):
             env.reset(seed=seed)
             play_random_game(env, rng, max_steps=20_000)
@@ -137,3 +135,27 @@ def test_register_refuses_what_is_not_a_new_spec():
         pirate_envs.register("pig_v0")
     with pytest.raises(ValueError, match=r"env id 'skull_king_v0' is already declared by another spec"):
         pirate_envs.register(dataclasses.replace(PIG, env_id="skull_king_v0"))
+
+
+def test_a_quick_game_is_declared_and_ends_sooner(spec):
+    """Every game declares a quick game (its options are Config fields), whose random games end sooner."""
+    fields = {field.name for field in dataclasses.fields(resolve(spec.config))}
+    assert spec.quick_options and set(spec.quick_options) <= fields - {"num_players"}
+    whole, quick = (random_decisions(spec.env_id, spec.min_players, options) for options in ({}, spec.quick_options))
+    assert quick < whole, (quick, whole)
+
+
+def random_decisions(env_id: str, num_players: int, options: dict, games: int = 3) -> int:
+    """The decisions of ``games`` random games of ``env_id`` under ``options``."""
+    env = pirate_envs.make(env_id, raw=True, num_players=num_players, **options)
+    rng = np.random.default_rng(0)
+    decisions = 0
+
+    def count(env) -> None:
+        nonlocal decisions
+        decisions += 1
+
+    for seed in range(games):
+        env.reset(seed=seed)
+        play_random_game(env, rng, check=count)
+    return decisions

@@ -25,4 +25,5 @@ SPEC = GameSpec(
     information="perfect",
     chance=True,
     optional_parts=frozenset({"invariants"}),
+    quick_game=(("target_score", 30),),
 )

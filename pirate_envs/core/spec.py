@@ -49,6 +49,9 @@ class GameSpec:
     min_players: int
     max_players: int
     default_players: int
+    #: Options of a quick game, ``(name, value)`` pairs (a few hands, a low target, a turn cap): what
+    #: tests and examples play where a whole game is not the point (`quick_options`).
+    quick_game: tuple[tuple[str, Any], ...]
     #: The single-agent Gymnasium id (``"pirate_envs/SkullKing-v0"``; ``None``: none, the agents floor
     #: declares no heuristic opponents for the game).
     gym_id: str | None = None
@@ -104,6 +107,11 @@ class GameSpec:
     def plays_agents_of(self, env_id: str) -> bool:
         """Whether an agent trained on ``env_id`` plays this version: the same id or one of `same_game_as`."""
         return env_id == self.env_id or env_id in self.same_game_as
+
+    @property
+    def quick_options(self) -> dict[str, Any]:
+        """`quick_game` as keyword options of ``make``."""
+        return dict(self.quick_game)
 
     @property
     def player_counts(self) -> tuple[int, ...]:

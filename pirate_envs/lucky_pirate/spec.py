@@ -42,6 +42,7 @@ SPEC = GameSpec(
     information="imperfect",
     chance=True,
     optional_parts=SHIPPED_GAME_PARTS,
+    quick_game=(("max_turns", 60),),
 )
 
 SPEC_V1 = dataclasses.replace(

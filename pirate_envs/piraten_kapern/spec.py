@@ -30,4 +30,5 @@ SPEC = GameSpec(
     information="imperfect",
     chance=True,
     optional_parts=SHIPPED_GAME_PARTS,
+    quick_game=(("target_score", 500),),
 )

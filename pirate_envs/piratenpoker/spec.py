@@ -28,4 +28,5 @@ SPEC = GameSpec(
     information="imperfect",
     chance=True,
     optional_parts=SHIPPED_GAME_PARTS,
+    quick_game=(("max_games", 1),),
 )

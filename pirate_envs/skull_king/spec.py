@@ -27,4 +27,5 @@ SPEC = GameSpec(
     information="imperfect",
     chance=True,
     optional_parts=SHIPPED_GAME_PARTS,
+    quick_game=(("num_hands", 2),),
 )
