@@ -91,10 +91,17 @@ from typing import Any
 
 import numpy as np
 
-import pirate_envs
-from pirate_envs.core.chance import SEED_BOUND, Chance, count_vectors, roll_probability
+from pirate_envs import registry
+from pirate_envs.core.chance import SEED_BOUND
 from pirate_envs.core.engine import Engine
 from pirate_envs.core.errors import check_choice, check_range
+from pirate_envs.core.openspiel_facts import (
+    Draw,
+    DrawNeeded,
+    ExplicitChance,
+    ExplicitRules,
+    OpenSpielFacts,
+)
 from pirate_envs.core.rewards import win_rewards
 from pirate_envs.core.spec import GameSpec, UserOption, resolve
 from pirate_envs.core.text import text_module
@@ -103,7 +110,7 @@ from pirate_envs.core.text import text_module
 MISSING_EXTRA = "pirate_envs.openspiel needs the open-spiel wheel: pip install 'pirate-envs[openspiel]'"
 
 #: env id -> OpenSpiel short name.
-SHORT_NAMES: dict[str, str] = {env_id: f"python_pirate_{env_id.removesuffix('_v0')}" for env_id in pirate_envs.ENV_IDS}
+SHORT_NAMES: dict[str, str] = {env_id: f"python_pirate_{env_id.removesuffix('_v0')}" for env_id in registry.ENV_IDS}
 
 #: Values of the parameter ``returns``.
 RETURNS = ("win", "score")
@@ -111,10 +118,6 @@ RETURNS = ("win", "score")
 CHANCE_MODES = ("sampled", "explicit")
 #: Values of the parameter ``clone_chance``: a clone draws what the original would, or fresh chance.
 CLONE_CHANCE = ("shared", "fresh")
-
-#: ``max_game_length`` of a game whose length has no fixed limit, unless its facts say otherwise.
-DEFAULT_MAX_GAME_LENGTH = 100_000
-
 
 def pyspiel_module() -> Any:
     """``pyspiel``, or ``ImportError`` naming the extra (one line)."""
@@ -162,7 +165,7 @@ class Settings:
 
 def parameter_defaults(env_id: str) -> dict[str, Any]:
     """The OpenSpiel parameters of ``env_id`` with their defaults (the game type's parameter specification)."""
-    spec = pirate_envs.game_spec(env_id)
+    spec = registry.game_spec(env_id)
     config_cls = resolve(spec.config)
     defaults: dict[str, Any] = {"players": spec.default_players}
     for option in spec.options:
@@ -183,7 +186,7 @@ def settings(env_id: str, params: Mapping[str, Any] | None = None) -> Settings:
     ``score_bound`` -1 and ``max_game_length`` -1 (or absent) mean the game's default for the
     config chosen. A bad value raises ``ValueError`` naming it and what is allowed.
     """
-    spec = pirate_envs.game_spec(env_id)
+    spec = registry.game_spec(env_id)
     given = dict(params or {})
     unknown = sorted(set(given) - set(parameter_defaults(env_id)))
     if unknown:
@@ -225,182 +228,10 @@ def settings(env_id: str, params: Mapping[str, Any] | None = None) -> Settings:
     )
 
 
-# ----------------------------------------------------------------------------- explicit chance
-class _DrawNeeded(Exception):
-    """Raised by `ExplicitChance` on a draw it has no outcome for: the state becomes a chance node of ``draw``."""
-
-    def __init__(self, draw: Draw):
-        super().__init__(draw.kind)
-        self.draw = draw
-
-
-@dataclass(frozen=True)
-class Draw:
-    """One draw an engine asked for under explicit chance, and its outcomes (small integer ids, exact odds).
-
-    * ``"permutation"``/``"shuffle"`` of ``items``: resolved position by position, one chance node
-      each; outcome id ``i`` puts the ``i``-th distinct item value (in order of first appearance)
-      next, with probability (its copies left) / (items left). Identical items are one outcome.
-    * ``"integers"`` in ``low..high-1`` (``items == (low, high)``): id ``v - low``, uniform.
-    * ``"roll_dice"`` of ``n`` dice (``items == (n,)``): id ``i`` is ``count_vectors(n)[i]``
-      (counts per face), with probability `roll_probability`.
-    """
-
-    kind: str
-    items: tuple[Any, ...]
-    #: ``numpy`` dtype of a permutation's array (``None`` for the other draws).
-    dtype: Any = None
-
-    @property
-    def shuffles(self) -> bool:
-        return self.kind in ("permutation", "shuffle")
-
-    @functools.cached_property
-    def distinct(self) -> list[Any]:
-        """A permutation's distinct item values in order of first appearance (outcome id -> value)."""
-        return list(dict.fromkeys(self.items))
-
-    def outcomes(self, chosen: Sequence[Any] = ()) -> list[tuple[int, float]]:
-        """``(id, probability)`` of the next outcome; for a permutation, after the values ``chosen`` so far."""
-        if self.shuffles:
-            left = collections.Counter(self.items)
-            left.subtract(chosen)
-            total = len(self.items) - len(chosen)
-            return [(i, left[value] / total) for i, value in enumerate(self.distinct) if left[value] > 0]
-        if self.kind == "integers":
-            low, high = self.items
-            return [(i, 1.0 / (high - low)) for i in range(high - low)]
-        return [(i, roll_probability(counts)) for i, counts in enumerate(count_vectors(self.items[0]))]
-
-    def value(self, outcome: int) -> Any:
-        """The value of outcome ``outcome``: a permutation's next item, the integer, or the roll's counts."""
-        if self.shuffles:
-            return self.distinct[outcome]
-        if self.kind == "integers":
-            return self.items[0] + outcome
-        return count_vectors(self.items[0])[outcome]
-
-    def completed(self, chosen: Sequence[Any]) -> list[Any]:
-        """A permutation's result: the values ``chosen`` first, then the other items in their given order."""
-        rest = collections.Counter(chosen)
-        tail = []
-        for item in self.items:
-            if rest[item] > 0:
-                rest[item] -= 1
-            else:
-                tail.append(item)
-        return list(chosen) + tail
-
-
-class ExplicitChance(Chance):
-    """A chance source that replays the outcomes ``script`` and raises `_DrawNeeded` on a draw past it.
-
-    `Table` runs every engine of an explicit-chance game on one: when a draw has no outcome yet,
-    the state becomes a chance node of that draw, and once chosen the interrupted step is run
-    again on a copy of the engine from before it, with the outcome scripted.
-    """
-
-    __slots__ = ("script", "used")
-
-    def __init__(self, script: Sequence[Any] = ()):
-        self.script = list(script)
-        self.used = 0
-
-    def _next(self, draw: Draw) -> Any:
-        if self.used == len(self.script):
-            raise _DrawNeeded(draw)
-        self.used += 1
-        return self.script[self.used - 1]
-
-    def permutation(self, items: Any) -> np.ndarray:
-        array = np.arange(items) if isinstance(items, (int, np.integer)) else np.asarray(items)
-        return np.array(self._next(Draw("permutation", tuple(array.tolist()), array.dtype)), dtype=array.dtype)
-
-    def shuffle(self, items: list) -> None:
-        items[:] = self._next(Draw("shuffle", tuple(items)))
-
-    def integers(self, low: int, high: int | None = None) -> int:
-        low, high = (0, int(low)) if high is None else (int(low), int(high))
-        return int(self._next(Draw("integers", (low, high))))
-
-    def roll_dice(self, n: int) -> tuple[int, ...]:
-        return tuple(self._next(Draw("roll_dice", (int(n),))))
-
-    def clone(self) -> ExplicitChance:
-        twin = ExplicitChance(self.script)
-        twin.used = self.used
-        return twin
-
-
-def _all_positions(engine: Engine, draw: Draw) -> int:
-    return len(draw.items)
-
-
-def _plain_label(draw: Draw, value: Any) -> str:
-    if draw.kind == "roll_dice":
-        return "roll " + "".join(str(face + 1) * count for face, count in enumerate(value))
-    return f"{'draw' if draw.kind == 'integers' else 'next'} {value}"
-
-
-@dataclass(frozen=True)
-class ExplicitRules:
-    """How one game (or variant) plugs into explicit chance (``chance="explicit"``).
-
-    A game offers explicit chance by an entry in `EXPLICIT_CHANCE`: a function of the engine's
-    config returning its `ExplicitRules` (or raising a one-line ``ValueError`` for a config it
-    does not offer). Nothing else is needed: the engine keeps drawing through ``self.chance``
-    (`pirate_envs.core.chance`) and `Table` turns each draw into chance nodes (`Draw`). The rules:
-
-    * ``max_chance_outcomes``: a bound on every outcome id (`Draw`: a permutation's distinct item
-      values, ``high - low`` of an ``integers`` draw, ``len(count_vectors(n))`` of a roll of
-      ``n`` dice); an id beyond it raises ``RuntimeError``.
-    * ``max_chance_nodes``: a bound on the chance nodes of one history (OpenSpiel's
-      ``max_chance_nodes_in_history``).
-    * ``positions(engine, draw)``: how many leading positions of a permutation or shuffle are
-      dealt by chance nodes; the other items follow in their given order. ``engine`` is the
-      engine as it stood when it drew. This is exact when the engine never reads the items past
-      those positions before it draws that list anew (Skull King deals the first ``n * k`` cards
-      of the deck and shuffles the whole deck again next hand): the game's law is then a
-      function of the leading positions only, and dealing them one by one with each value's
-      copies left over the items left gives exactly their law under a uniform permutation.
-      Default: every position. A sequence of sizes instead of a number deals the leading
-      positions as consecutive *hands* whose order the engine ignores (it reads each as a
-      multiset: Skull King's seats): each hand is dealt as a set, its values in outcome-id
-      order, one chance node per card, with the odds of each set under a uniform permutation
-      (a multiset ``m`` of the ``c_v`` copies left of each value: ``prod C(c_v, m_v) / C(N, k)``;
-      `hand_outcomes`), so a hand of ``k`` cards makes up to ``k!`` times fewer histories.
-    * ``label(draw, value)``: a chance outcome's ``action_to_string``.
-
-    A draw with a single outcome (the last distinct value of a permutation, ``integers(1)``) is
-    resolved without a chance node.
-    """
-
-    max_chance_outcomes: int
-    max_chance_nodes: int
-    positions: Callable[[Engine, Draw], int | Sequence[int]] = _all_positions
-    label: Callable[[Draw, Any], str] = _plain_label
-
-
-@dataclass(frozen=True)
-class OpenSpielFacts:
-    """What the OpenSpiel adapter needs to know of one game, declared by the game (``pirate_envs/<game>/openspiel.py``).
-
-    ``explicit_rules(config)``: the game's `ExplicitRules` (``chance="explicit"``; ``None``: not offered;
-    a config the game does not offer raises its one line). ``score_bound(config)``: the default
-    ``score_bound`` of ``returns="score"``. ``exact_length(config)``: the number of moves of every
-    game where the rules fix it (``None``: no fixed length, `max_game_length` is the default).
-    """
-
-    score_bound: Callable[[Any], int]
-    explicit_rules: Callable[[Any], ExplicitRules] | None = None
-    exact_length: Callable[[Any], int | None] | None = None
-    max_game_length: int = DEFAULT_MAX_GAME_LENGTH
-
-
 @functools.cache
 def game_facts(env_id: str) -> OpenSpielFacts:
     """The `OpenSpielFacts` ``env_id``'s game declares (``FACTS`` of ``pirate_envs.<game>.openspiel``)."""
-    facts = importlib.import_module(f"pirate_envs.{pirate_envs.game_spec(env_id).package}.openspiel").FACTS
+    facts = importlib.import_module(f"pirate_envs.{registry.game_spec(env_id).package}.openspiel").FACTS
     if not isinstance(facts, OpenSpielFacts):
         raise LookupError(f"{env_id}: its game's openspiel module declares no FACTS = OpenSpielFacts(...)")
     return facts
@@ -408,7 +239,7 @@ def game_facts(env_id: str) -> OpenSpielFacts:
 
 def explicit_chance_games() -> list[str]:
     """The env ids whose games offer ``chance="explicit"``."""
-    return [env_id for env_id in pirate_envs.ENV_IDS if game_facts(env_id).explicit_rules is not None]
+    return [env_id for env_id in registry.ENV_IDS if game_facts(env_id).explicit_rules is not None]
 
 
 @dataclass
@@ -514,7 +345,7 @@ class Kit:
     def build(cls, settings: Settings) -> Kit:
         """The kit of ``settings``: the encoder and screen of the env the same config builds."""
         config = settings.config
-        env = pirate_envs.make(settings.env_id, raw=True, **dataclasses.asdict(config))
+        env = registry.make(settings.env_id, raw=True, **dataclasses.asdict(config))
         seeds = np.random.default_rng(None if settings.rng_seed < 0 else settings.rng_seed)
         text = text_module(env).seat_text
         explicit = prototype = None
@@ -653,7 +484,7 @@ class Table:
                 engine.reset(engine.chance)
             else:
                 engine.apply(action)
-        except _DrawNeeded as need:
+        except DrawNeeded as need:
             draw = need.draw
             positions = kit.explicit.positions(engine, draw) if draw.shuffles else 1  # type: ignore[union-attr]
             hands = (1,) * positions if isinstance(positions, int) else tuple(positions)
@@ -983,7 +814,7 @@ def _parse_serialized(env_id: str, text: str, explicit: bool = False) -> tuple[i
 
 def _game_type(pyspiel: Any, env_id: str, win: bool = True, explicit: bool = False) -> Any:
     """The ``pyspiel.GameType`` of ``env_id`` (zero-sum with ``returns="win"``, else general-sum; the chance mode)."""
-    spec: GameSpec = pirate_envs.game_spec(env_id)
+    spec: GameSpec = registry.game_spec(env_id)
     kind = pyspiel.GameType
     return kind(
         short_name=SHORT_NAMES[env_id],
@@ -1026,7 +857,7 @@ def _game_class(env_id: str) -> type:
 
 def load_game(env_id: str, **params: Any) -> Any:
     """The ``pyspiel.Game`` of ``env_id`` with OpenSpiel ``params`` (see the module docstring); registers first."""
-    pirate_envs.game_spec(env_id)  # TypeError/ValueError naming the valid ids
+    registry.game_spec(env_id)  # TypeError/ValueError naming the valid ids
     register()
     return pyspiel_module().load_game(SHORT_NAMES[env_id], params)
 

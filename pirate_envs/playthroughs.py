@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-import pirate_envs
+from pirate_envs import registry
 from pirate_envs.core.actions import action_blocks, sample_legal
 from pirate_envs.core.files import write_atomic
 from pirate_envs.core.observation import ObservationLayout
@@ -124,7 +124,7 @@ def short_game_seed(env_id: str, options: dict[str, Any]) -> int:
 
 def _play(env_id: str, options: dict[str, Any], seed: int, max_decisions: int) -> tuple[str, bool]:
     """The playthrough's text (stopped after ``max_decisions`` decisions) and whether the game ended."""
-    env = pirate_envs.make(env_id, raw=True, render_mode="ansi", **options)
+    env = registry.make(env_id, raw=True, render_mode="ansi", **options)
     env.reset(seed=seed)
     rng = random.Random(seed)
     blocks = action_blocks(env)
@@ -199,7 +199,7 @@ def difference(path: Path, old: str, new: str, max_lines: int = 80) -> str:
 def expected_files(directory: Path) -> list[Path]:
     """Every file there should be: one per env id and table size."""
     return [
-        directory / file_name(env_id, n) for env_id in pirate_envs.ENV_IDS for n in pirate_envs.player_counts(env_id)
+        directory / file_name(env_id, n) for env_id in registry.ENV_IDS for n in registry.player_counts(env_id)
     ]
 
 
@@ -212,7 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--write", action="store_true", help="rewrite the files instead of checking them")
     parser.add_argument("--dir", type=Path, default=DEFAULT_DIRECTORY, help="the files' folder (%(default)s)")
-    parser.add_argument("--env-id", choices=pirate_envs.ENV_IDS, help="only this env id's files")
+    parser.add_argument("--env-id", choices=registry.ENV_IDS, help="only this env id's files")
     parser.add_argument(
         "--options",
         help="with --write: a JSON object of make options for the files, written anew (reward_mode 'score' unless "

@@ -32,11 +32,13 @@ The checks of `check_env` (names for its ``checks`` argument, in `ENV_CHECKS`):
 * ``observations``: every agent's observation lies in its space (``float32`` of the layout's
   size, finite; an ``int8`` mask that cannot be written to);
 * ``score_rewards``: in score mode the rewards of a game add up to its scaled final scores;
-* ``conservation``: where the engine defines ``check_invariants()`` (raising ``AssertionError``
-  when cards or dice are lost or made up), it holds at every decision and at the end;
+* ``conservation``: where the spec declares ``invariants``, the engine's ``check_invariants()``
+  (raising ``AssertionError`` when cards or dice are lost or made up) holds at every decision and
+  at the end (skipped, with the reason, where it declares none);
 * ``illegal_action``: an illegal action raises in the raw env and ends the wrapped game with -1;
 * ``information_set``: resampling what a seat cannot see (``engine.resample_hidden(seat, rng)``)
-  changes none of its observation, mask and View, and varies what it cannot see;
+  changes none of its observation, mask and View, and, as the spec's ``information`` says, varies
+  what it cannot see (imperfect) or never changes the engine's state (perfect);
 * ``copies``: ``pickle`` and ``copy.deepcopy`` of the wrapped and of the raw env, taken at the
   start, in the middle, before the last decision and after the end of a game, play on by
   themselves exactly as the original does;
@@ -67,7 +69,7 @@ from typing import Any
 
 import numpy as np
 
-import pirate_envs
+from pirate_envs import registry
 from pirate_envs.core.actions import RandomSource, action_blocks, sample_legal
 from pirate_envs.core.chance import Chance
 from pirate_envs.core.errors import IllegalActionError
@@ -172,7 +174,7 @@ def play_random_game(
 def _player_counts(env_id: str, env_kwargs: dict[str, Any]) -> list[int]:
     """The player counts of ``env_id``'s spec that the options ``env_kwargs`` allow (a chosen deck or
     ``first_dealer`` may rule some out; checked by the config)."""
-    declared = pirate_envs.player_counts(env_id)
+    declared = registry.player_counts(env_id)
     counts = [n for n in declared if not env_kwargs or _accepts(env_id, n, env_kwargs)]
     if not counts:
         raise ValueError(f"{env_id} accepts none of its player counts {list(declared)} with the options {env_kwargs}")
@@ -182,7 +184,7 @@ def _player_counts(env_id: str, env_kwargs: dict[str, Any]) -> list[int]:
 def _accepts(env_id: str, num_players: int, env_kwargs: dict[str, Any]) -> bool:
     """Whether ``env_id`` builds with ``num_players`` and ``env_kwargs``."""
     try:
-        pirate_envs.make(env_id, raw=True, num_players=num_players, **env_kwargs)
+        registry.make(env_id, raw=True, num_players=num_players, **env_kwargs)
     except ValueError:
         return False
     return True
@@ -278,7 +280,7 @@ def check_env(
     ended fails. ``env_kwargs`` are the env's own options (``reward_mode`` is set where a check
     needs one). Returns an `EnvReport`.
     """
-    pirate_envs.env_module(env_id)  # names the valid ids
+    registry.env_module(env_id)  # names the valid ids
     chosen = list(ENV_CHECKS if checks is None else checks)
     unknown = [name for name in chosen if name not in ENV_CHECKS]
     if unknown:
@@ -323,7 +325,7 @@ class _EnvCheck:
         return max(1, self.games // COSTLY_CHECK_SHARE)
 
     def make(self, n: int, raw: bool = True, **overrides: Any) -> Any:
-        return pirate_envs.make(self.env_id, raw=raw, **{**self.env_kwargs, "num_players": n, **overrides})
+        return registry.make(self.env_id, raw=raw, **{**self.env_kwargs, "num_players": n, **overrides})
 
     def random_games(self, games: int, **overrides: Any) -> Iterator[tuple[int, Any]]:
         """``games`` reset envs, spread over the table sizes (game ``g`` reset with ``seed + g``)."""
@@ -432,8 +434,12 @@ class _EnvCheck:
                 )
 
     def check_conservation(self) -> str | None:
-        if not hasattr(self.make(self.counts[0]).game, "check_invariants"):
-            return "the engine defines no check_invariants()"
+        lacks = registry.game_spec(self.env_id).lacks("invariants")
+        if lacks:
+            return lacks
+        assert hasattr(self.make(self.counts[0]).game, "check_invariants"), (
+            "the spec declares invariants but the engine defines no check_invariants()"
+        )
         rng = np.random.default_rng(self.seed)
         for _game, env in self.random_games(self.costly_games):
             self.play(env, rng, lambda env: env.game.check_invariants())
@@ -681,9 +687,15 @@ def _check_information_sets(check: _EnvCheck, games: int) -> int:
             actions.append(action)
             env.step(action)
     check.where.details = {}
-    assert redrawn >= MIN_REDRAWN_SHARE * positions, (
-        f"resample_hidden changed the engine's state at only {redrawn} of {positions} positions"
-    )
+    if registry.game_spec(check.env_id).information == "perfect":
+        assert redrawn == 0, (
+            f"the spec declares perfect information, but resample_hidden changed the engine's state at "
+            f"{redrawn} of {positions} positions"
+        )
+    else:
+        assert redrawn >= MIN_REDRAWN_SHARE * positions, (
+            f"resample_hidden changed the engine's state at only {redrawn} of {positions} positions"
+        )
     never_resampled = sorted(varied_by_alternatives - varied_by_resamples)
     assert not never_resampled, (
         f"other histories the player cannot tell apart change these (relative seat, piece, what) "
@@ -960,7 +972,7 @@ def check_lockstep(
         steps = 200
     policy = policy or block_first_actions
     venv = vector.make(env_id, num_envs, seed=seed, **env_kwargs)
-    envs = [pirate_envs.make(env_id, raw=True, **env_kwargs) for _ in range(num_envs)]
+    envs = [registry.make(env_id, raw=True, **env_kwargs) for _ in range(num_envs)]
     where = _Where("check_lockstep", env_id, seed)
     report = LockstepReport(env_id)
 

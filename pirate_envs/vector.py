@@ -177,7 +177,6 @@ from typing import Any
 
 import numpy as np
 
-from pirate_envs import ENV_IDS, GAME_SPECS, env_module, game_spec
 from pirate_envs.core.chance import RecordingChance
 from pirate_envs.core.engine import Engine
 from pirate_envs.core.errors import (
@@ -190,6 +189,7 @@ from pirate_envs.core.errors import (
     shown,
 )
 from pirate_envs.core.spec import resolve
+from pirate_envs.registry import ENV_IDS, GAME_SPECS, env_module, game_spec
 
 #: The env ids the batched engine covers: those whose spec names a ``batched_backend``.
 COVERED_ENV_IDS: tuple[str, ...] = tuple(spec.env_id for spec in GAME_SPECS if spec.batched_backend is not None)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-import pirate_envs
+from tests.games import GAME_IDS
 
 
-@pytest.fixture(params=pirate_envs.ENV_IDS)
+@pytest.fixture(params=GAME_IDS)
 def env_id(request) -> str:
     """Every registered env id."""
     return request.param

@@ -22,6 +22,7 @@ import agents  # noqa: F401  (registers the Gymnasium ids)
 import pirate_envs
 from pirate_envs import GYMNASIUM_IDS
 from pirate_envs.core.errors import INT64_MAX, IllegalActionError, check_range
+from tests.games import require
 from tests.helpers import play_random_game
 
 BAD_INTEGERS = [True, np.bool_(False), 1.5, 2.0, float("nan"), np.float64(2), "2", None, [2]]
@@ -71,6 +72,8 @@ def test_make_refuses_out_of_range_player_counts(env_id, bad):
 @pytest.mark.parametrize("keyword", ["reward_mode", "render_mode", "table_layout"])
 @pytest.mark.parametrize("bad", ["nope", 3, float("nan")], ids=repr)
 def test_make_refuses_bad_env_keywords(env_id, keyword, bad):
+    if keyword == "table_layout":
+        require(env_id, "table_layouts")
     one_clear_error(ValueError, bad, pirate_envs.make, env_id, **{keyword: bad})
 
 

@@ -27,8 +27,9 @@ from pirate_envs.skull_king.actions import BID_OFFSET, CARD_OFFSET
 from pirate_envs.skull_king.cards import DECK, kind_index, token_index
 from pirate_envs.skull_king.engine import Config as SkullKingConfig
 from pirate_envs.skull_king.engine import SkullKingEngine
+from tests.games import GAME_SPECS
 
-ENV_IDS = [spec.env_id for spec in pirate_envs.GAME_SPECS]
+ENV_IDS = [spec.env_id for spec in GAME_SPECS]
 
 
 def new_engine(env_id: str):

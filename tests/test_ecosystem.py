@@ -13,6 +13,7 @@ import pytest
 
 import agents  # noqa: F401  (registers the Gymnasium ids)
 import pirate_envs
+from tests.games import GAME_IDS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -50,7 +51,7 @@ def test_make_vec_default_autoreset_has_a_step_without_legal_actions():
     assert empty > 0
 
 
-@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", GAME_IDS)
 def test_the_parallel_route_passes_pettingzoo_parallel_tests_and_carries_supersuit(env_id):
     from pettingzoo.test import parallel_api_test, parallel_seed_test
     from pettingzoo.utils.conversions import turn_based_aec_to_parallel

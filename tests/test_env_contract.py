@@ -21,11 +21,12 @@ import pytest
 import pirate_envs
 from pirate_envs.core.errors import IllegalActionError, check_range
 from pirate_envs.testing import assert_same, check_env, snapshot
+from tests.games import GAME_IDS
 from tests.helpers import play_random_game, supported_player_counts
 
 CASES = [
     (env_id, n)
-    for env_id in pirate_envs.ENV_IDS
+    for env_id in GAME_IDS
     for n in sorted({supported_player_counts(env_id)[0], supported_player_counts(env_id)[-1]})
 ]
 
@@ -222,7 +223,7 @@ def test_make_names_bad_arguments(env_id):
     assert isinstance(pirate_envs.make(env_id, raw=np.bool_(True)), pirate_envs.env_module(env_id).raw_env)
 
 
-@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", GAME_IDS)
 def test_the_legal_mask_of_the_agent_on_turn_is_public_and_read_only(env_id):
     env = pirate_envs.make(env_id)
     env.reset(seed=3)

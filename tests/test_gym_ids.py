@@ -15,14 +15,11 @@ import pirate_envs
 from agents.selfplay.env import SelfPlayEnv
 from pirate_envs import GYMNASIUM_IDS
 
-#: Small tables so that the checks stay quick.
-SMALL = {
-    "piraten_kapern_v0": {"num_players": 2},
-    "skull_king_v0": {"num_players": 3, "num_hands": 2},
-    "piratenpoker_v0": {"num_players": 3},
-    "lucky_pirate_v0": {"num_players": 2},
-    "lucky_pirate_v1": {"num_players": 2},
-}
+
+def small(gym_id: str) -> dict:
+    """A quick game at the smallest table of ``gym_id``'s game (its spec's quick options)."""
+    spec = pirate_envs.game_spec(GYMNASIUM_IDS[gym_id])
+    return {"num_players": spec.min_players, **spec.quick_options}
 
 
 @pytest.fixture(params=sorted(GYMNASIUM_IDS))
@@ -53,15 +50,35 @@ def test_every_game_has_an_id_registered_by_the_import():
         assert gym_id in gymnasium.registry
 
 
+#: Makes every id in a fresh interpreter that imports only ``pirate_envs`` (a deprecation warning is an error).
+MAKE_AFTER_IMPORT_PIRATE_ENVS = """
+import sys
+import gymnasium
+import pirate_envs
+assert "agents" not in sys.modules
+for gym_id, env_id in pirate_envs.GYMNASIUM_IDS.items():
+    env = gymnasium.make(gym_id, num_players=pirate_envs.game_spec(env_id).min_players)
+    assert env.unwrapped.env_id == env_id
+print("made", len(pirate_envs.GYMNASIUM_IDS))
+"""
+
+
+def test_every_id_is_made_after_import_pirate_envs_without_a_deprecation_warning():
+    done = subprocess.run([sys.executable, "-W", "error::DeprecationWarning", "-c", MAKE_AFTER_IMPORT_PIRATE_ENVS],
+                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"made {len(GYMNASIUM_IDS)}"
+
+
 def test_env_checker_passes(gym_id):
-    env = gymnasium.make(gym_id, **SMALL[GYMNASIUM_IDS[gym_id]])
+    env = gymnasium.make(gym_id, **small(gym_id))
     assert isinstance(env.unwrapped, SelfPlayEnv)  # the class training uses
     assert env.unwrapped.env_id == GYMNASIUM_IDS[gym_id]
     check_env(env.unwrapped, skip_render_check=True)
 
 
 def test_episodes_with_masks_against_the_default_heuristic(gym_id):
-    env = gymnasium.make(gym_id, **SMALL[GYMNASIUM_IDS[gym_id]])
+    env = gymnasium.make(gym_id, **small(gym_id))
     rng = np.random.default_rng(0)
     for episode in range(3):
         _, total, info = play_episode(env, rng, seed=episode)
@@ -150,10 +167,10 @@ def test_the_env_does_not_import_torch():
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 
 
-def test_the_games_floor_registers_nothing_and_the_module_prefix_finds_the_ids():
+def test_the_games_floor_registers_the_ids_lazily_and_the_module_prefix_still_finds_them():
     code = (
-        "import gymnasium, pirate_envs\n"
-        "assert 'pirate_envs/SkullKing-v0' not in gymnasium.registry, 'the games floor registered an id'\n"
+        "import sys, gymnasium, pirate_envs\n"
+        "assert 'pirate_envs/SkullKing-v0' in gymnasium.registry and 'agents' not in sys.modules\n"
         "env = gymnasium.make('agents:pirate_envs/SkullKing-v0', num_players=3, num_hands=1)\n"
         "env.reset(seed=0)\n"
         "assert type(env.unwrapped).__module__ == 'agents.selfplay.env'\n"

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import pirate_envs
+from tests.games import GAME_IDS, require
 
 STEPS = 1500  # per configuration
 
@@ -65,7 +66,7 @@ def test_every_observation_and_state_is_inside_its_finite_space(env_id, kwargs):
 def test_supersuit_normalizes_the_observations():
     """SuperSuit's ``normalize_obs_v0`` (on the vector part of the observation) maps every one into [0, 1]."""
     supersuit = pytest.importorskip("supersuit")
-    for env_id in pirate_envs.ENV_IDS:
+    for env_id in GAME_IDS:
         env = pirate_envs.make(env_id)
         env = supersuit.observation_lambda_v0(env, lambda obs, _: obs["observation"], lambda s: s["observation"])
         env = supersuit.normalize_obs_v0(env, env_min=0.0, env_max=1.0)
@@ -79,8 +80,9 @@ def test_supersuit_normalizes_the_observations():
             env.step(int(rng.choice(np.flatnonzero(env.unwrapped.legal_mask()))))
 
 
-@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", GAME_IDS)
 def test_the_single_agent_ids_have_finite_observation_spaces_that_hold_their_observations(env_id):
+    require(env_id, "gymnasium_id")
     import gymnasium
 
     import agents  # noqa: F401  (registers the Gymnasium ids)

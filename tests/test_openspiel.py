@@ -17,17 +17,10 @@ import pytest
 
 import pirate_envs
 from pirate_envs import openspiel as ps
+from tests.games import GAME_IDS, GAME_SPECS, require
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Options that keep one random game short (the table sizes stay those of the games).
-SHORT = {
-    "piraten_kapern_v0": {"target_score": 500},
-    "skull_king_v0": {"num_hands": 3},
-    "piratenpoker_v0": {"max_games": 1},
-    "lucky_pirate_v0": {"max_turns": 60},
-    "lucky_pirate_v1": {"max_turns": 60},
-}
 
 
 @pytest.fixture
@@ -38,7 +31,7 @@ def pyspiel():
 def tables() -> list[tuple[str, int]]:
     """Every game at its smallest and its default table."""
     found = []
-    for spec in pirate_envs.GAME_SPECS:
+    for spec in GAME_SPECS:
         found += [(spec.env_id, n) for n in sorted({spec.min_players, spec.default_players})]
     return found
 
@@ -61,18 +54,21 @@ def test_without_the_wheel_the_error_names_the_extra(monkeypatch):
 @pytest.mark.parametrize(("env_id", "players"), tables())
 def test_openspiel_random_simulation_checks_pass(pyspiel, env_id, players):
     """pyspiel's own random simulation test: clones, legal actions and masks, observables, returns, lengths."""
-    game = ps.load_game(env_id, players=players, **SHORT[env_id])
+    require(env_id, "openspiel_facts")
+    game = ps.load_game(env_id, players=players, **pirate_envs.game_spec(env_id).quick_options)
     pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("env_id", "players"), tables())
 def test_openspiel_random_simulation_checks_pass_with_the_default_options(pyspiel, env_id, players):
+    require(env_id, "openspiel_facts")
     pyspiel.random_sim_test(ps.load_game(env_id, players=players), num_sims=2, serialize=False, verbose=False)
 
 
-@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", GAME_IDS)
 def test_game_type_and_parameters(pyspiel, env_id):
+    require(env_id, "openspiel_facts")
     ps.register()
     spec = pirate_envs.game_spec(env_id)
     short_name = ps.SHORT_NAMES[env_id]
@@ -98,11 +94,12 @@ def test_game_type_and_parameters(pyspiel, env_id):
 @pytest.mark.parametrize(("env_id", "players"), tables())
 def test_tensors_and_strings_are_the_envs_observation_and_screen(pyspiel, env_id, players):
     """A game of seed s plays what env.reset(seed=s) plays: same tensors, screens, labels and returns."""
+    require(env_id, "openspiel_facts")
     from open_spiel.python.observation import make_observation
 
-    game = ps.load_game(env_id, players=players, **SHORT[env_id])
+    game = ps.load_game(env_id, players=players, **pirate_envs.game_spec(env_id).quick_options)
     state = game.deserialize_state(json.dumps({"game": env_id, "seed": 11, "moves": []}))
-    env = pirate_envs.make(env_id, raw=True, num_players=players, **SHORT[env_id])
+    env = pirate_envs.make(env_id, raw=True, num_players=players, **pirate_envs.game_spec(env_id).quick_options)
     env.reset(seed=11)
     layout = env.observation_layout
     assert game.information_state_tensor_shape() == game.observation_tensor_shape() == [layout.size]
@@ -130,13 +127,15 @@ def test_tensors_and_strings_are_the_envs_observation_and_screen(pyspiel, env_id
     np.testing.assert_array_equal(observer.tensor, state.observation_tensor(0))
 
 
-@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", GAME_IDS)
 def test_returns_are_the_envs_win_rewards_and_scores(pyspiel, env_id):
-    settings = {"players": pirate_envs.game_spec(env_id).min_players, **SHORT[env_id]}
+    require(env_id, "openspiel_facts")
+    settings = {"players": pirate_envs.game_spec(env_id).min_players, **pirate_envs.game_spec(env_id).quick_options}
     rng = np.random.default_rng(1)
     win = random_play(ps.load_game(env_id, **settings).new_initial_state(), rng)
     seed, moves = (json.loads(win.serialize())[key] for key in ("seed", "moves"))
-    env = pirate_envs.make(env_id, raw=True, num_players=settings["players"], **SHORT[env_id])
+    quick = pirate_envs.game_spec(env_id).quick_options
+    env = pirate_envs.make(env_id, raw=True, num_players=settings["players"], **quick)
     env.reset(seed=seed)
     for move in moves:
         env.step(move)
@@ -159,9 +158,10 @@ def test_a_score_beyond_the_bound_is_refused_in_one_line(pyspiel):
         state.returns()  # hand 1 scores at least 10 points either way
 
 
-@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", GAME_IDS)
 def test_a_clone_plays_on_alone_and_as_the_original(pyspiel, env_id):
-    game = ps.load_game(env_id, **SHORT[env_id])
+    require(env_id, "openspiel_facts")
+    game = ps.load_game(env_id, **pirate_envs.game_spec(env_id).quick_options)
     state = random_play(game.new_initial_state(), np.random.default_rng(2), moves=5)
     twin = state.clone()
     assert str(twin) == str(state) and twin.history() == state.history()
@@ -171,9 +171,10 @@ def test_a_clone_plays_on_alone_and_as_the_original(pyspiel, env_id):
     assert str(twin) == str(state) and twin.returns() == state.returns()  # the same chance as the original
 
 
-@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", GAME_IDS)
 def test_serialize_replays_the_game(pyspiel, env_id):
-    game = ps.load_game(env_id, **SHORT[env_id])
+    require(env_id, "openspiel_facts")
+    game = ps.load_game(env_id, **pirate_envs.game_spec(env_id).quick_options)
     state = random_play(game.new_initial_state(), np.random.default_rng(4), moves=12)
     text = state.serialize()
     copy = game.deserialize_state(text)
@@ -405,7 +406,7 @@ def test_explicit_chance_replays_its_script_and_names_the_draw_past_it():
     twin = chance.clone()
     assert chance.integers(3, 6) == 4 and twin.integers(3, 6) == 4  # the clone replays on alone
     assert chance.roll_dice(2) == (0, 1, 0, 0, 0, 1)
-    with pytest.raises(ps._DrawNeeded) as needed:
+    with pytest.raises(ps.DrawNeeded) as needed:
         chance.shuffle(["a", "b"])
     assert needed.value.draw == ps.Draw("shuffle", ("a", "b"))
 
@@ -558,8 +559,9 @@ def test_a_later_hand_is_dealt_as_sets_with_each_sets_odds(pyspiel):
     assert len(reach) == 45 * 28 and all(p == pytest.approx(1 / (45 * 28)) for p in reach.values())
 
 
-@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", GAME_IDS)
 def test_every_game_declares_its_openspiel_facts(env_id):
+    require(env_id, "openspiel_facts")
     facts = ps.game_facts(env_id)
     assert isinstance(facts, ps.OpenSpielFacts)
     config = ps.settings(env_id).config

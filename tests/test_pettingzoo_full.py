@@ -16,8 +16,9 @@ import numpy as np
 import pytest
 
 import pirate_envs
+from tests.games import GAME_IDS, require
 
-ALL_TABLES = [(env_id, n) for env_id in pirate_envs.ENV_IDS for n in pirate_envs.player_counts(env_id)]
+ALL_TABLES = [(env_id, n) for env_id in GAME_IDS for n in pirate_envs.player_counts(env_id)]
 _TABLE_IDS = [f"{env_id}-{n}p" for env_id, n in ALL_TABLES]
 
 
@@ -54,7 +55,7 @@ def test_state_holds_every_seats_hidden_information():
     from pirate_envs.core.actions import action_blocks, sample_legal
 
     shown = {}
-    for env_id in pirate_envs.ENV_IDS:
+    for env_id in GAME_IDS:
         shown[env_id] = 0
         env = pirate_envs.make(env_id, raw=True)
         rng = np.random.default_rng(0)
@@ -96,6 +97,7 @@ def test_state_layout_names_every_seat_and_the_turn(env_id):
 
 
 def test_state_has_one_size_at_every_table_under_max_layout(env_id):
+    require(env_id, "table_layouts")
     sizes = set()
     for n in pirate_envs.player_counts(env_id):
         env = pirate_envs.make(env_id, num_players=n, table_layout="max")

@@ -11,12 +11,13 @@ import pytest
 import pirate_envs
 from pirate_envs.core.engine import Engine as BaseEngine
 from pirate_envs.core.spec import GameSpec, resolve
+from tests.games import GAME_SPECS
 
 #: Each role name and the module of the game package that defines it.
 ROLE_MODULES = {"Config": "engine", "Engine": "engine", "View": "view", "Encoder": "observation"}
 
 
-@pytest.fixture(params=pirate_envs.GAME_SPECS, ids=lambda spec: spec.env_id)
+@pytest.fixture(params=GAME_SPECS, ids=lambda spec: spec.env_id)
 def spec(request) -> GameSpec:
     return request.param
 

@@ -14,6 +14,7 @@ from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET, STOP, reroll_ac
 from pirate_envs.piraten_kapern.rules import FACES
 from pirate_envs.skull_king.actions import BID_OFFSET, CARD_OFFSET
 from pirate_envs.skull_king.cards import token_index
+from tests.games import GAME_IDS
 
 
 def random_states(env_id: str, games: int = 2, max_steps: int = 600, **kwargs):
@@ -31,7 +32,7 @@ def random_states(env_id: str, games: int = 2, max_steps: int = 600, **kwargs):
         yield env
 
 
-@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", GAME_IDS)
 def test_screens_fit_100_columns_and_name_the_turn(env_id):
     module = None
     for env in random_states(env_id):
@@ -50,7 +51,7 @@ def test_screens_fit_100_columns_and_name_the_turn(env_id):
     assert module is not None
 
 
-@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", GAME_IDS)
 def test_the_screen_is_a_function_of_the_view(env_id):
     """Redraw what a seat cannot see: its View is the same, and so is its screen."""
     module = text_module(pirate_envs.make(env_id, raw=True))
@@ -289,7 +290,7 @@ def test_play_a_six_player_skull_king_game_to_the_end(reveal):
     assert max(len(line) for line in text.splitlines() if not line.startswith("your move")) <= WIDTH
 
 
-@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)  # the play command seats the agents floor's agents
 def test_play_writes_no_line_over_100_columns_even_a_refusal(env_id):
     text = play_script(env_id, ["random"] * 4, "hello\nq\n", seed=4)
     assert "'hello' is not a move: " in text and "quit; the standings so far:" in text

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -12,12 +15,12 @@ import pirate_envs
 from pirate_envs.core.rewards import winners_by_score
 from pirate_envs.core.spec import GameSpec, UserOption, resolve
 from pirate_envs.testing import play_random_game
+from tests.games import GAME_SPECS, PIG
 
-SPECS = {spec.env_id: spec for spec in pirate_envs.GAME_SPECS}
+ROOT = Path(__file__).resolve().parent.parent
+SPECS = {spec.env_id: spec for spec in GAME_SPECS}
 #: Player counts probed around every game's range: wider than any game's.
 PROBED_COUNTS = range(0, 12)
-#: Short games for the checks that play one.
-SHORT = {"skull_king_v0": {"num_hands": 2}, "piraten_kapern_v0": {"target_score": 500}}
 
 
 @pytest.fixture(params=sorted(SPECS))
@@ -26,14 +29,13 @@ def spec(request) -> GameSpec:
 
 
 def test_the_specs_are_the_registry():
-    assert tuple(SPECS) == pirate_envs.ENV_IDS
-    assert len({spec.gym_id for spec in SPECS.values()}) == len(SPECS)
-    assert {spec.gym_id: spec.env_id for spec in SPECS.values()} == pirate_envs.GYMNASIUM_IDS
-    import agents  # noqa: F401  (the agents floor registers the Gymnasium ids)
-
+    assert tuple(SPECS) == (*pirate_envs.ENV_IDS, PIG.env_id)  # Pig: registered by the tests, not shipped
+    assert pirate_envs.registered_specs() == (*pirate_envs.GAME_SPECS, PIG)
+    assert len({spec.gym_id for spec in pirate_envs.GAME_SPECS}) == len(pirate_envs.GAME_SPECS)
+    assert {spec.gym_id: spec.env_id for spec in pirate_envs.GAME_SPECS} == pirate_envs.GYMNASIUM_IDS
     for spec in SPECS.values():
         assert pirate_envs.game_spec(spec.env_id) is spec
-        assert spec.gym_id in gymnasium.registry
+        assert (spec.gym_id in gymnasium.registry) == (spec.gym_id is not None)
     with pytest.raises(ValueError, match=r"unknown env id 'chess_v0'; valid ids: \['piraten_kapern_v0'"):
         pirate_envs.player_counts("chess_v0")
 
@@ -58,7 +60,7 @@ def test_every_named_object_resolves(spec):
     if spec.batched_backend is not None:
         pytest.importorskip("numba")
         assert hasattr(resolve(spec.batched_backend), "step_kernel")
-    assert resolve(spec.config).__module__.startswith(f"pirate_envs.{spec.package}.")
+    assert resolve(spec.config).__module__.startswith(spec.module(""))
 
 
 def test_a_bad_target_names_itself():
@@ -89,7 +91,7 @@ def test_winners_by_score_is_what_the_engine_says(spec):
         pytest.skip(f"{spec.env_id} does not declare its winners by score")
     rng = np.random.default_rng(0)
     for n in spec.player_counts:
-        env = pirate_envs.make(spec.env_id, raw=True, num_players=n, **SHORT.get(spec.env_id, {}))
+        env = pirate_envs.make(spec.env_id, raw=True, num_players=n, **spec.quick_options)
         for seed in range(3):
             env.reset(seed=seed)
             play_random_game(env, rng, max_steps=20_000)
@@ -112,3 +114,48 @@ def test_a_later_version_holds_every_piece_and_action_of_the_versions_it_names(s
                 for piece in old.observation_layout.pieces:
                     assert piece.name in new.observation_layout
                     assert new.observation_layout.piece(piece.name).shape == piece.shape
+
+
+def test_a_game_declared_elsewhere_is_known_only_once_registered():
+    code = (
+        "import pirate_envs\n"
+        "from examples.pig.spec import SPEC\n"
+        "try:\n    pirate_envs.make('pig_v0')\nexcept ValueError as error:\n    print(error)\n"
+        "pirate_envs.register(SPEC)\n"
+        "pirate_envs.register(SPEC)\n"  # the same spec again: nothing changes
+        "print(len(pirate_envs.make('pig_v0', num_players=6).possible_agents), 'pig_v0' in pirate_envs.ENV_IDS)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [f"unknown env id 'pig_v0'; valid ids: {list(pirate_envs.ENV_IDS)}", "6 False"]
+
+
+def test_register_refuses_what_is_not_a_new_spec():
+    with pytest.raises(TypeError, match=r"register takes a GameSpec, not 'pig_v0' \(str\)"):
+        pirate_envs.register("pig_v0")
+    with pytest.raises(ValueError, match=r"env id 'skull_king_v0' is already declared by another spec"):
+        pirate_envs.register(dataclasses.replace(PIG, env_id="skull_king_v0"))
+
+
+def test_a_quick_game_is_declared_and_ends_sooner(spec):
+    """Every game declares a quick game (its options are Config fields), whose random games end sooner."""
+    fields = {field.name for field in dataclasses.fields(resolve(spec.config))}
+    assert spec.quick_options and set(spec.quick_options) <= fields - {"num_players"}
+    whole, quick = (random_decisions(spec.env_id, spec.min_players, options) for options in ({}, spec.quick_options))
+    assert quick < whole, (quick, whole)
+
+
+def random_decisions(env_id: str, num_players: int, options: dict, games: int = 3) -> int:
+    """The decisions of ``games`` random games of ``env_id`` under ``options``."""
+    env = pirate_envs.make(env_id, raw=True, num_players=num_players, **options)
+    rng = np.random.default_rng(0)
+    decisions = 0
+
+    def count(env) -> None:
+        nonlocal decisions
+        decisions += 1
+
+    for seed in range(games):
+        env.reset(seed=seed)
+        play_random_game(env, rng, check=count)
+    return decisions

@@ -39,8 +39,11 @@ def register(monkeypatch: pytest.MonkeyPatch, raw_cls: type, engine_cls: type | 
         raw_cls = type(raw_cls.__name__, (raw_cls,), {"ENGINE": engine_cls, "__module__": raw_cls.__module__})
     module.raw_env, module.env = raw_cls, wrap(raw_cls)
     monkeypatch.setitem(sys.modules, module.__name__, module)
-    spec = dataclasses.replace(pirate_envs.game_spec(BASE), env_id=BROKEN, entry_module=module.__name__)
-    monkeypatch.setitem(pirate_envs._SPECS, BROKEN, spec)
+    base = pirate_envs.game_spec(BASE)
+    invariants = {"invariants"} if hasattr(raw_cls.ENGINE, "check_invariants") else set()  # declared truthfully
+    spec = dataclasses.replace(base, env_id=BROKEN, entry_module=module.__name__,
+                               optional_parts=base.optional_parts | invariants)  # fmt: skip
+    monkeypatch.setitem(pirate_envs.registry._SPECS, BROKEN, spec)
     return BROKEN
 
 
@@ -227,7 +230,24 @@ def test_conservation_runs_the_engines_hook_or_says_why_not(monkeypatch: pytest.
     assert check_env(env_id, num_players=3, games=4, checks=["conservation"]).checked == ["conservation"]
     assert KeepsItsCards.calls > 10  # at every decision
     report = check_env(BASE, games=4, checks=["conservation"])
-    assert report.skipped == {"conservation": "the engine defines no check_invariants()"} and not report.checked
+    assert report.skipped == {"conservation": pirate_envs.game_spec(BASE).lacks("invariants")} and not report.checked
+    assert report.skipped["conservation"].startswith("skull_king_v0 declares no invariants (")
+
+
+def test_a_declared_check_must_run(monkeypatch: pytest.MonkeyPatch):
+    env_id = register(monkeypatch, SkullKingEnv)
+    spec = dataclasses.replace(pirate_envs.game_spec(env_id), optional_parts=frozenset({"invariants"}))
+    monkeypatch.setitem(pirate_envs.registry._SPECS, env_id, spec)
+    with pytest.raises(AssertionError, match="the spec declares invariants but the engine defines no check_invariants"):
+        check_env(env_id, num_players=3, games=2, checks=["conservation"])
+
+
+def test_a_perfect_information_game_must_not_redraw_the_state(monkeypatch: pytest.MonkeyPatch):
+    env_id = register(monkeypatch, SkullKingEnv)
+    monkeypatch.setitem(pirate_envs.registry._SPECS, env_id,
+                        dataclasses.replace(pirate_envs.game_spec(env_id), information="perfect"))  # fmt: skip
+    with pytest.raises(AssertionError, match="declares perfect information, but resample_hidden changed the engine"):
+        check_env(env_id, num_players=3, games=2, checks=["information_set"])
 
 
 def test_bad_arguments_are_named():

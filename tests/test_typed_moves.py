@@ -16,6 +16,7 @@ import pytest
 
 import pirate_envs
 from pirate_envs.core.text import Ambiguous, Refusal, text_module
+from tests.games import GAME_IDS
 
 FIRST_LEGAL_BUDGET = 2_000  # steps of the first-legal rule before a position counts as unreachable
 
@@ -266,7 +267,7 @@ def test_kapern_held_dice_and_skulls_say_why_and_the_hint_uses_the_dice_shown():
 
 
 # ----------------------------------------------------------------------------- anything else
-@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", GAME_IDS)
 def test_nothing_and_nonsense_are_refused_with_a_hint(env_id):
     env = reach(env_id, 0, lambda e: True, num_players=3)
     module, view, legal, _ = position(env)
@@ -312,7 +313,7 @@ def test_a_number_is_a_menu_position_only_where_it_names_nothing_else():
     assert parse_move("go east", legal, Compass, None) == Refusal("not legal now; legal: go north, go south")
 
 
-@pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", GAME_IDS)
 def test_every_answer_is_a_legal_move_an_ambiguity_among_legal_moves_or_a_refusal(env_id):
     """Over a random game (the Lucky Pirate set-up included), typed numbers, labels and words never raise."""
     import numpy as np

@@ -1,25 +1,13 @@
-"""The single-agent Gymnasium ids (``pirate_envs/<Game>-v0``), registered from the ``agents`` package.
+"""The single-agent Gymnasium ids (``pirate_envs/<Game>-v0``): ``import pirate_envs`` registers them.
 
-``import agents`` registers them (`register_gymnasium_ids`); so does Gymnasium's module prefix,
-``gymnasium.make("agents:pirate_envs/SkullKing-v0")``, with no import of one's own. Each builds a
-`agents.selfplay.env.SelfPlayEnv`, imported only when an id is built.
+Their registration lives with the games (`pirate_envs.registry.register_gymnasium_ids`, a lazy
+entry-point string naming `agents.selfplay.env.SelfPlayEnv`); ``import agents`` calls it too, and
+so does Gymnasium's module prefix, ``gymnasium.make("agents:pirate_envs/SkullKing-v0")``.
 """
 
 from __future__ import annotations
 
-import gymnasium
-
-import pirate_envs
-
-#: Gymnasium's entry point of every id: the self-play env, imported when an id is built.
-ENTRY_POINT = "agents.selfplay.env:SelfPlayEnv"
-
-
-def register_gymnasium_ids() -> None:
-    """Register the ids of ``pirate_envs.GYMNASIUM_IDS`` with Gymnasium (idempotent)."""
-    for gym_id, env_id in pirate_envs.GYMNASIUM_IDS.items():
-        if gym_id not in gymnasium.registry:
-            gymnasium.register(gym_id, entry_point=ENTRY_POINT, kwargs={"env_id": env_id})
-
+from pirate_envs.registry import GYMNASIUM_ENTRY_POINT as ENTRY_POINT
+from pirate_envs.registry import register_gymnasium_ids
 
 __all__ = ["ENTRY_POINT", "register_gymnasium_ids"]

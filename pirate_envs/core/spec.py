@@ -39,8 +39,6 @@ class GameSpec:
 
     #: The id of ``pirate_envs.make`` (``"skull_king_v0"``).
     env_id: str
-    #: The single-agent Gymnasium id (``"pirate_envs/SkullKing-v0"``).
-    gym_id: str
     #: The game's name for people (``"Skull King"``).
     name: str
     #: The module exposing ``env`` and ``raw_env`` (``"pirate_envs.skull_king_v0"``).
@@ -51,6 +49,12 @@ class GameSpec:
     min_players: int
     max_players: int
     default_players: int
+    #: Options of a quick game, ``(name, value)`` pairs (a few hands, a low target, a turn cap): what
+    #: tests and examples play where a whole game is not the point (`quick_options`).
+    quick_game: tuple[tuple[str, Any], ...]
+    #: The single-agent Gymnasium id (``"pirate_envs/SkullKing-v0"``; ``None``: none, the agents floor
+    #: declares no heuristic opponents for the game).
+    gym_id: str | None = None
     #: ``"module:Class"`` of the batched engine's kernels (``None``: not covered).
     batched_backend: str | None = None
     #: Where the batched backend keeps each seat's score as the engine's ``scores()`` gives it:
@@ -61,14 +65,53 @@ class GameSpec:
     winners_by_score: bool = False
     #: The options a person may set, with their safe ranges.
     options: tuple[UserOption, ...] = ()
+    #: What a seat knows (OpenSpiel's ``Information``): ``"imperfect"`` (hands, deck order or bids are
+    #: hidden; ``resample_hidden`` redraws them) or ``"perfect"`` (every seat sees the whole state;
+    #: ``resample_hidden`` changes no view, only the future draws).
+    information: Literal["perfect", "imperfect"] = "imperfect"
+    #: Whether the rules draw anything by chance (deals, dice): ``reset`` or ``apply`` draw from ``chance``.
+    chance: bool = True
+    #: The optional parts the game ships, by their names in `OPTIONAL_PARTS` (the batched kernels are
+    #: declared by `batched_backend`, the single-agent Gymnasium id by `gym_id`): `has` reads them.
+    optional_parts: frozenset[str] = frozenset()
     #: Earlier versions of this very game (the same rules and action table; this version's observation
     #: holds each of their pieces, by name and shape): their agents play this version too, each reading
     #: its own pieces of this version's observation (``tests/test_specs.py`` checks the claim).
     same_game_as: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        if self.information not in INFORMATION:
+            raise ValueError(f"{self.env_id}: information={self.information!r}; expected one of {list(INFORMATION)}")
+        unknown = sorted(set(self.optional_parts) - set(DECLARED_PARTS))
+        if unknown:
+            raise ValueError(f"{self.env_id}: unknown optional part(s) {unknown}; parts: {list(DECLARED_PARTS)}")
+
+    def has(self, part: str) -> bool:
+        """Whether the game ships the optional ``part`` (a name of `OPTIONAL_PARTS`; ``ValueError`` for another)."""
+        if part not in OPTIONAL_PARTS:
+            raise ValueError(f"unknown optional part {part!r}; parts: {list(OPTIONAL_PARTS)}")
+        if part == BATCHED_KERNELS:
+            return self.batched_backend is not None
+        if part == GYMNASIUM_ID:
+            return self.gym_id is not None
+        return part in self.optional_parts
+
+    def lacks(self, part: str) -> str | None:
+        """Why the checks of ``part`` do not apply (``"pig_v0 declares no batched_kernels ..."``), else ``None``."""
+        return None if self.has(part) else f"{self.env_id} declares no {part} ({OPTIONAL_PARTS[part]})"
+
+    def module(self, name: str) -> str:
+        """The dotted name of the game's module ``name`` (``"pirate_envs.skull_king.openspiel"``), from `config`."""
+        return f"{self.config.partition(':')[0].rpartition('.')[0]}.{name}"
+
     def plays_agents_of(self, env_id: str) -> bool:
         """Whether an agent trained on ``env_id`` plays this version: the same id or one of `same_game_as`."""
         return env_id == self.env_id or env_id in self.same_game_as
+
+    @property
+    def quick_options(self) -> dict[str, Any]:
+        """`quick_game` as keyword options of ``make``."""
+        return dict(self.quick_game)
 
     @property
     def player_counts(self) -> tuple[int, ...]:
@@ -90,6 +133,36 @@ class GameSpec:
         return self.config.partition(":")[0].split(".")[1]
 
 
+#: Values of `GameSpec.information`.
+INFORMATION = ("perfect", "imperfect")
+
+BATCHED_KERNELS = "batched_kernels"
+GYMNASIUM_ID = "gymnasium_id"
+
+#: Every optional part a game may ship, with what declaring it commits the game to (the generic tests
+#: run the part's checks; ``tests/test_declarations.py`` checks each declaration against the game, both ways).
+OPTIONAL_PARTS: dict[str, str] = {
+    BATCHED_KERNELS: "numba kernels named by batched_backend: the vector env and check_lockstep",
+    GYMNASIUM_ID: "a single-agent Gymnasium id against the agents floor's heuristic opponents (gym_id)",
+    "openspiel_facts": "the game's openspiel.py FACTS: pirate_envs.openspiel.load_game",
+    "events": "public events: the engine appends to `events` while recording (core.events)",
+    "table_layouts": "the env option table_layout ('seated' or 'max'), TableLayoutOption",
+    "reset_options": "RESET_OPTIONS of the engine: chosen deals or seats for tests",
+    "invariants": "the engine's check_invariants, run at every decision by check_env's conservation",
+    "web_page": "a page_state(view) that draws the table beside the text at the web table",
+    "rule_card": "the agents floor's rule card (rules:<env_id>)",
+    "analysis_collector": "the agents floor's strategy analysis collector",
+}
+
+#: The optional parts the four shipped games each ship (their specs declare it; Pig declares its own).
+SHIPPED_GAME_PARTS: frozenset[str] = frozenset(
+    {"openspiel_facts", "events", "table_layouts", "reset_options", "web_page", "rule_card", "analysis_collector"}
+)
+
+#: The parts declared in `GameSpec.optional_parts` (the others by their own fields).
+DECLARED_PARTS: tuple[str, ...] = tuple(part for part in OPTIONAL_PARTS if part not in (BATCHED_KERNELS, GYMNASIUM_ID))
+
+
 def resolve(target: str) -> Any:
     """The object a ``"module:name"`` string names (imports the module)."""
     module_name, _, attribute = target.partition(":")
@@ -98,4 +171,14 @@ def resolve(target: str) -> Any:
     return getattr(importlib.import_module(module_name), attribute)
 
 
-__all__ = ["GameSpec", "UserOption", "resolve"]
+__all__ = [
+    "BATCHED_KERNELS",
+    "DECLARED_PARTS",
+    "GYMNASIUM_ID",
+    "INFORMATION",
+    "OPTIONAL_PARTS",
+    "SHIPPED_GAME_PARTS",
+    "GameSpec",
+    "UserOption",
+    "resolve",
+]

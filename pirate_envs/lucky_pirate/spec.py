@@ -6,7 +6,7 @@ its own ids, entry module and config, which version 0's agents play too (`GameSp
 
 import dataclasses
 
-from pirate_envs.core.spec import GameSpec, UserOption
+from pirate_envs.core.spec import SHIPPED_GAME_PARTS, GameSpec, UserOption
 from pirate_envs.lucky_pirate.cards import MAX_UP_DOWN, NUMBER_CARDS, SPECIAL_KINDS
 from pirate_envs.lucky_pirate.engine import (
     DEFAULT_MAX_SET_ASIDE_GAMES,
@@ -39,6 +39,10 @@ SPEC = GameSpec(
         UserOption("specials", low=0, high=len(SPECIAL_KINDS), on_page=False),
         UserOption("up_down_cards", low=0, high=MAX_UP_DOWN, on_page=False),
     ),
+    information="imperfect",
+    chance=True,
+    optional_parts=SHIPPED_GAME_PARTS,
+    quick_game=(("max_turns", 60),),
 )
 
 SPEC_V1 = dataclasses.replace(
@@ -48,4 +52,5 @@ SPEC_V1 = dataclasses.replace(
     entry_module="pirate_envs.lucky_pirate_v1",
     config="pirate_envs.lucky_pirate.v1:ConfigV1",
     same_game_as=("lucky_pirate_v0",),
+    optional_parts=SPEC.optional_parts - {"rule_card"},  # the agents floor ships no card for it yet
 )

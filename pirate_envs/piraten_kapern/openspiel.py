@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from pirate_envs.core.chance import count_vectors
-from pirate_envs.openspiel import Draw, ExplicitRules, OpenSpielFacts
+from pirate_envs.core.openspiel_facts import Draw, ExplicitRules, OpenSpielFacts
 
 #: The default ``score_bound``: no short computed one (a race to 6,000 points, with negative turns).
 SCORE_BOUND = 1_000_000

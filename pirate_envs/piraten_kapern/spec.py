@@ -1,6 +1,6 @@
 """Piraten Kapern's declaration (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend."""
 
-from pirate_envs.core.spec import GameSpec, UserOption
+from pirate_envs.core.spec import SHIPPED_GAME_PARTS, GameSpec, UserOption
 from pirate_envs.piraten_kapern.engine import DEFAULT_MAX_TURNS, MAX_PLAYERS, MIN_DICE, MIN_PLAYERS, Config
 from pirate_envs.piraten_kapern.rules import NUM_DICE
 
@@ -27,4 +27,8 @@ SPEC = GameSpec(
         UserOption("fortune_deck", kind="int_list", on_page=False),
         UserOption("max_rolls", low=0, high=MAX_ROLLS_OPTION, on_page=False),
     ),
+    information="imperfect",
+    chance=True,
+    optional_parts=SHIPPED_GAME_PARTS,
+    quick_game=(("target_score", 500),),
 )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pirate_envs.openspiel import ExplicitRules, OpenSpielFacts
+from pirate_envs.core.openspiel_facts import ExplicitRules, OpenSpielFacts
 
 #: The default ``score_bound``: no short computed one.
 SCORE_BOUND = 1_000

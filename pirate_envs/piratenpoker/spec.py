@@ -1,6 +1,6 @@
 """Piratenpoker's declaration (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend."""
 
-from pirate_envs.core.spec import GameSpec, UserOption
+from pirate_envs.core.spec import SHIPPED_GAME_PARTS, GameSpec, UserOption
 from pirate_envs.piratenpoker.cards import HAND_SIZE
 from pirate_envs.piratenpoker.engine import Config
 from pirate_envs.piratenpoker.rules import MAX_PLAYERS, MIN_PLAYERS
@@ -25,4 +25,8 @@ SPEC = GameSpec(
         UserOption("poker_copies", kind="int_list", on_page=False),
         UserOption("hand_size", low=1, high=HAND_SIZE, on_page=False),
     ),
+    information="imperfect",
+    chance=True,
+    optional_parts=SHIPPED_GAME_PARTS,
+    quick_game=(("max_games", 1),),
 )

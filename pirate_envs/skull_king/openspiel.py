@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pirate_envs.openspiel import Draw, ExplicitRules, OpenSpielFacts
+from pirate_envs.core.openspiel_facts import Draw, ExplicitRules, OpenSpielFacts
 
 
 def exact_length(config: Any) -> int:

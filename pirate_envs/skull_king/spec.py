@@ -1,6 +1,6 @@
 """Skull King's declaration (`pirate_envs.core.spec.GameSpec`): ids, players, options, backend."""
 
-from pirate_envs.core.spec import GameSpec, UserOption
+from pirate_envs.core.spec import SHIPPED_GAME_PARTS, GameSpec, UserOption
 from pirate_envs.skull_king.rules import DEFAULT_PLAYERS, MAX_HANDS, MAX_PLAYERS, MIN_PLAYERS
 
 SPEC = GameSpec(
@@ -24,4 +24,8 @@ SPEC = GameSpec(
         UserOption("ranks", on_page=False),
         UserOption("specials", kind="int_list", on_page=False),
     ),
+    information="imperfect",
+    chance=True,
+    optional_parts=SHIPPED_GAME_PARTS,
+    quick_game=(("num_hands", 2),),
 )

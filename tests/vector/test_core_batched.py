@@ -18,7 +18,7 @@ from pirate_envs.core.batched import (
 )
 from pirate_envs.core.observation import SEAT_PRESENT, ObservationLayout
 from pirate_envs.core.spec import resolve
-from pirate_envs.vector import COVERED_ENV_IDS
+from tests.games import GAME_IDS, require
 
 
 def test_check_constants_names_what_changed():
@@ -65,23 +65,25 @@ def test_kernel_layout_offsets_in_both_table_layouts():
         kernel_layout(layout(2), "wide", layout(4), 4, ("rows",))
 
 
-@pytest.mark.parametrize("env_id", COVERED_ENV_IDS)
+@pytest.mark.parametrize("env_id", GAME_IDS)
 def test_kernels_compile_without_reference_counting(env_id):
     """Every game's kernels are ``core.batched.kernel``s: no atomic reference counts in the step.
 
     (They cost about 40% of a Kapern step; a kernel decorated with a plain ``njit`` brings them back.)
     """
+    require(env_id, "batched_kernels")
     backend = resolve(pirate_envs.game_spec(env_id).batched_backend)
     for kernel in (backend.reset_kernel, backend.step_kernel):
         assert kernel.targetoptions.get("_nrt") is False, f"{env_id}: {kernel.py_func.__name__} counts references"
 
 
-@pytest.mark.parametrize("env_id", COVERED_ENV_IDS)
+@pytest.mark.parametrize("env_id", GAME_IDS)
 def test_every_backend_hands_its_kernels_one_record(env_id):
     """Each game's kernels take one record (its backend's `State`) holding the backend's own attributes.
 
     The base builds it from the names the record declares, and it is what both kernels are given.
     """
+    require(env_id, "batched_kernels")
     from pirate_envs import vector
 
     venv = vector.make(env_id, 2, seed=0)
