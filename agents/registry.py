@@ -40,7 +40,12 @@ from typing import Any
 
 import pirate_envs
 from agents.base import Agent, RandomAgent, action_blocks
-from agents.game_agents import game_agent_kinds, game_agent_player_counts, make_game_agent
+from agents.game_agents import (
+    available_game_agent_kinds,
+    game_agent_kinds,
+    game_agent_player_counts,
+    make_game_agent,
+)
 from agents.policy.agent import SAMPLE_SUFFIX, load_checkpoint, make_policy_agent, shipped_checkpoints
 from agents.policy.dmc_file import dmc_source, load_dmc, make_dmc_agent
 from agents.rules.agent import PREFIX as RULES
@@ -51,13 +56,14 @@ from pirate_envs.core.errors import check_seed
 
 
 def agent_names(env_id: str) -> list[str]:
-    """The agent names available for ``env_id`` (``halving:ppo:<shipped>``: the halving search guided by it)."""
+    """The agent names available for ``env_id`` (``halving:ppo:<shipped>``: the halving search guided by it);
+    an agent whose extra is not installed is left out (built, it refuses in one line naming the extra)."""
     from agents.search.halving import HALVING, halving_searches
 
     shipped = [f"ppo:{name}" for name in shipped_checkpoints() if name.startswith(env_id)]
     batched = importlib.util.find_spec("numba") is not None  # the halving search runs on the batched engine
     halving = [HALVING, *(f"{HALVING}:{name}" for name in shipped)] if batched and halving_searches(env_id) else []
-    return ["random"] + game_agent_kinds(env_id) + ["mcts"] + halving + shipped + shipped_cards(env_id)
+    return ["random"] + available_game_agent_kinds(env_id) + ["mcts"] + halving + shipped + shipped_cards(env_id)
 
 
 def agent_player_counts(name: str, env_id: str) -> tuple[int, ...]:
