@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pirate_envs
 from agents.base import Agent
+from agents.extras import agent_available
 from agents.games import game_agents_of
 from pirate_envs.core.spec import resolve
 
@@ -16,6 +17,12 @@ from pirate_envs.core.spec import resolve
 def game_agent_kinds(env_id: str) -> list[str]:
     """The kinds of game-specific agent ``env_id`` has (``heuristic``, ``oracle``...)."""
     return list(game_agents_of(env_id).kinds)
+
+
+def available_game_agent_kinds(env_id: str) -> list[str]:
+    """The kinds of `game_agent_kinds` whose extras are installed (the others refuse to build)."""
+    agents = game_agents_of(env_id).kinds
+    return [kind for kind in agents if agent_available(resolve(agents[kind]))]
 
 
 def game_agent_player_counts(kind: str, env_id: str) -> tuple[int, ...]:

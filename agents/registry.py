@@ -21,7 +21,7 @@ from typing import Any
 
 import pirate_envs
 from agents.base import Agent
-from agents.game_agents import game_agent_kinds, game_agent_player_counts
+from agents.game_agents import available_game_agent_kinds, game_agent_player_counts
 from agents.policy.agent import load_checkpoint, shipped_checkpoints
 from agents.rules.agent import shipped_cards
 from agents.spec import HALVING, KINDS, SAMPLE_SUFFIX, AgentSpec, parse_agent_name
@@ -30,7 +30,8 @@ from pirate_envs.core.spec import resolve
 
 
 def agent_names(env_id: str) -> list[str]:
-    """The agent names available for ``env_id`` (``halving:ppo:<shipped>``: the halving search guided by it)."""
+    """The agent names available for ``env_id`` (``halving:ppo:<shipped>``: the halving search guided by it);
+    an agent whose extra is not installed is left out (built, it refuses in one line naming the extra)."""
     from agents.search.halving import halving_searches
 
     networks = [name for name in shipped_checkpoints() if name.startswith(env_id)]
@@ -38,7 +39,7 @@ def agent_names(env_id: str) -> list[str]:
     batched = importlib.util.find_spec("numba") is not None  # the halving search runs on the batched engine
     guided = [str(AgentSpec(HALVING, source=network)) for network in networks]
     halving = [HALVING, *guided] if batched and halving_searches(env_id) else []
-    return ["random"] + game_agent_kinds(env_id) + ["mcts"] + halving + shipped + shipped_cards(env_id)
+    return ["random"] + available_game_agent_kinds(env_id) + ["mcts"] + halving + shipped + shipped_cards(env_id)
 
 
 def agent_player_counts(name: str, env_id: str) -> tuple[int, ...]:

@@ -31,13 +31,13 @@ def run(env_id: str, num_players: int, num_envs: int, steps: int, seed: int) -> 
     backend = venv._backend
     rng = np.random.default_rng(seed)
     start = time.perf_counter()
-    backend.step(vector.random_legal_actions(venv.action_mask, rng))
+    backend.step(vector.random_legal_actions(venv.action_mask, rng, venv.terminated | venv.truncated))
     first = time.perf_counter() - start
     kernel_seconds = 0.0
     agent_steps = 0
     for _ in range(steps):
         agent_steps += num_envs - int(np.count_nonzero(venv.terminated | venv.truncated))
-        actions = vector.random_legal_actions(venv.action_mask, rng)
+        actions = vector.random_legal_actions(venv.action_mask, rng, venv.terminated | venv.truncated)
         start = time.thread_time()
         backend.step(actions)
         kernel_seconds += time.thread_time() - start

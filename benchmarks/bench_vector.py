@@ -51,7 +51,7 @@ import numpy as np
 import pirate_envs.vector as vector
 venv = vector.make({env_id!r}, {num_envs}, seed=0, num_players={num_players})
 venv.reset()
-venv.step(vector.random_legal_actions(venv.action_mask, np.random.default_rng(0)))
+venv.step(vector.random_legal_actions(venv.action_mask, np.random.default_rng(0), venv.terminated | venv.truncated))
 print(time.perf_counter() - start)
 """
 
@@ -81,7 +81,7 @@ def measure_batched(env_id: str, num_players: int, num_envs: int, seconds: float
     while time.perf_counter() < deadline:
         for _ in range(50):
             live = num_envs - int(np.count_nonzero(venv.terminated | venv.truncated))
-            venv.step(vector.random_legal_actions(venv.action_mask, rng))
+            venv.step(vector.random_legal_actions(venv.action_mask, rng, venv.terminated | venv.truncated))
             checksum += venv.observation[0, 0]  # read the outputs, as a learner would
             steps += live
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start

@@ -431,6 +431,7 @@ def api_cases() -> Iterator[tuple[str, str, Callable[[], Any], tuple[str, ...]]]
     yield from _gym_cases()
     yield from _registry_cases()
     yield from _evaluation_cases()
+    yield from _vector_and_explain_cases()
 
 
 def _words(value: Any) -> tuple[str, ...]:
@@ -501,6 +502,33 @@ def _evaluation_cases() -> Iterator[tuple[str, str, Callable[[], Any], tuple[str
                         ("opponents", ("no_such_agent",)), ("candidate", "no_such_agent"),
                         ("env_id", "no_such_game")):  # fmt: skip
         yield "run_protocol", f"{name}={value!r}", protocol(**{name: value}), (name, *_words(value))
+
+
+def _vector_and_explain_cases() -> Iterator[tuple[str, str, Callable[[], Any], tuple[str, ...]]]:
+    import importlib.util
+
+    import numpy as np
+
+    import pirate_envs
+    from agents.analysis.explain import explain
+
+    env = pirate_envs.make("skull_king_v0", raw=True)
+    env.reset(seed=0)
+    for name, value in (("name", None), ("name", 3)):
+        yield "explain", f"{name}={value!r}", (lambda v=value: explain(env, v)), (name, repr(value))
+    yield "explain", "env=None", lambda: explain(None, "heuristic"), ("env",)
+    if importlib.util.find_spec("numba") is None:  # the batched engine's cases need the fast extra
+        return
+    import pirate_envs.vector as vector
+
+    yield "vector.make", "num_envs=10**9", lambda: vector.make("skull_king_v0", 10**9), (str(10**9),)
+    mask, empty, rng = np.ones((2, 3), np.int8), np.zeros((2, 3), np.int8), np.random.default_rng(0)
+    for what, call, words in (
+        ("a 1-D mask", lambda: vector.random_legal_actions(np.ones(3, np.int8), rng), ("action_mask",)),
+        ("rng=None", lambda: vector.random_legal_actions(mask, None), ("rng",)),  # type: ignore[arg-type]
+        ("a row with no legal action", lambda: vector.random_legal_actions(empty, rng), ("row 0",)),
+    ):
+        yield "random_legal_actions", what, call, words
 
 
 def run_api() -> list[dict[str, Any]]:

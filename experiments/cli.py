@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pirate_envs
+from pirate_envs.core.errors import shown
 from pirate_envs.core.spec import GameSpec
 
 T = TypeVar("T")
@@ -344,8 +345,8 @@ def check_names(names: Sequence[str], flag: str, words: Sequence[str] | None = N
     """``ValueError`` when a name of ``names`` is repeated (``words``: the flag's words, shown in the message)."""
     repeated = [name for i, name in enumerate(names) if name in names[:i]]
     if repeated:
-        shown = " ".join(words if words is not None else names)
-        raise ValueError(f"{flag} {shown}: {repeated[0]!r} is named twice; give each once")
+        listed = " ".join(words if words is not None else names)
+        raise ValueError(f"{flag} {listed}: {repeated[0]!r} is named twice; give each once")
 
 
 def check_weights(specs: Sequence[str], flag: str) -> None:
@@ -369,6 +370,7 @@ def check_folder(folder: str | Path, flag: str) -> None:
     if not str(folder):
         raise ValueError(f"{flag} is empty; give a folder")
     folder = Path(folder)
+    check_name_lengths(folder, flag)
     existing = folder
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
@@ -382,6 +384,34 @@ def check_folder(folder: str | Path, flag: str) -> None:
         raise ValueError(f"{flag} {folder}: cannot write there ({error.strerror or error})") from None
 
 
+def check_name_lengths(path: str | Path, flag: str) -> None:
+    """``ValueError`` (one line) for a name of ``path`` not made yet that is longer than the file system
+    of its nearest existing folder allows (``NAME_MAX``: 255 bytes where it does not say), or a path over
+    ``PATH_MAX`` (4,096)."""
+    path = Path(path)
+    existing = path
+    while not os.path.exists(existing) and existing != existing.parent:  # False, not OSError, for a long name
+        existing = existing.parent
+    folder = existing if existing.is_dir() else existing.parent
+    name_max, path_max = _path_limit(folder, "PC_NAME_MAX", 255), _path_limit(folder, "PC_PATH_MAX", 4096)
+    for part in path.relative_to(existing).parts:
+        if len(os.fsencode(part)) > name_max:
+            raise ValueError(
+                f"{flag} {shown(str(path))}: the name {shown(part)} is {len(os.fsencode(part))} bytes; "
+                f"a file name takes at most {name_max} there"
+            )
+    if len(os.fsencode(os.path.abspath(path))) >= path_max:
+        raise ValueError(f"{flag} {shown(str(path))}: the path is longer than the {path_max} bytes allowed there")
+
+
+def _path_limit(folder: Path, name: str, default: int) -> int:
+    """``os.pathconf(folder, name)``, or ``default`` where the platform does not say."""
+    try:
+        return int(os.pathconf(folder, name))
+    except (AttributeError, OSError, ValueError):
+        return default
+
+
 def check_output_file(path: str | Path, flag: str, suffix: str | None = None) -> None:
     """``ValueError`` (one line) unless a command can write the file ``path`` (ending in ``suffix``,
     when given): not a folder, in a folder that `check_folder` passes."""
@@ -390,6 +420,7 @@ def check_output_file(path: str | Path, flag: str, suffix: str | None = None) ->
     path = Path(path)
     if suffix is not None and path.suffix != suffix:
         raise ValueError(f"{flag} {str(path)!r} must name a {suffix} file")
+    check_name_lengths(path, flag)
     if path.is_dir():
         raise ValueError(f"{flag} {str(path)!r} is a folder; give a file name")
     check_folder(path.parent, flag)

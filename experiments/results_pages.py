@@ -22,6 +22,9 @@ from agents.benchmark.pages import README_BEGIN, load_documents, readme_table, r
 from experiments.cli import check_folder, check_output_file, parse_args
 from pirate_envs.core.files import write_atomic
 
+#: The learning summaries' folder read by default (it may be absent: then the pages have no learning sections).
+DEFAULT_LEARNING = "docs/results/learning"
+
 
 @dataclass
 class ResultsPagesArgs:
@@ -32,21 +35,33 @@ class ResultsPagesArgs:
     leaderboard: str = field(default="", metadata={"help": "write the leaderboard page here (docs/leaderboard.md)"})
     readme: str = field(default="", metadata={"help": "rewrite the games table of this README (README.md)"})
     learning: str = field(
-        default="docs/results/learning", metadata={"help": "folder of learning summaries (*.json; may be absent)"}
+        default=DEFAULT_LEARNING, metadata={"help": "folder of learning summaries (*.json; the default may be absent)"}
     )
 
 
 def check(args: ResultsPagesArgs) -> None:
-    """``ValueError`` (one line) for a data folder without results files, a learning file that is no summary,
-    or an output that is not a folder."""
+    """``ValueError`` (one line) for a data folder without results files, a learning folder that is empty, missing
+    or not a folder, a learning file that is no summary, or an output that is not a folder."""
     if not args.data or not Path(args.data).is_dir() or not any(Path(args.data).rglob("*.json")):
         raise ValueError(f"--data {args.data}: no results files (*.json) there")
     check_folder(args.out, "--out")
+    check_learning(args.learning)
     load_summaries(args.learning)  # a file there that is no learning summary is refused before anything is written
     if args.leaderboard:
         check_output_file(args.leaderboard, "--leaderboard")
     if args.readme and (not Path(args.readme).is_file() or README_BEGIN not in Path(args.readme).read_text()):
         raise ValueError(f"--readme {args.readme}: no games table marker ({README_BEGIN}) there")
+
+
+def check_learning(folder: str) -> None:
+    """``ValueError`` (one line) for a ``--learning`` that is empty, not a folder, or missing (but the default):
+    the learning sections are never dropped without a word."""
+    if not folder:
+        raise ValueError(f"--learning is empty; give the folder of learning summaries (default {DEFAULT_LEARNING})")
+    if Path(folder).exists() and not Path(folder).is_dir():
+        raise ValueError(f"--learning {folder}: not a folder; give the folder of learning summaries")
+    if not Path(folder).exists() and folder != DEFAULT_LEARNING:
+        raise ValueError(f"--learning {folder}: no such folder; give the folder of learning summaries")
 
 
 def main(argv: list[str] | None = None) -> list[Path]:

@@ -885,7 +885,7 @@ def block_first_actions(venv: Any, rng: np.random.Generator) -> np.ndarray:
     for index, (start, stop) in enumerate(blocks):
         rows = chosen == index
         in_block[rows, start:stop] = mask[rows, start:stop]
-    return random_legal_actions(in_block, rng)
+    return random_legal_actions(in_block, rng, ended=~mask.any(axis=1))
 
 
 def _mismatch(what: str, batched: object, reference: object) -> str:

@@ -29,14 +29,15 @@ venv = pirate_envs.vector.make("skull_king_v0", num_envs=1024, seed=0, num_playe
 venv.reset()
 rng = np.random.default_rng(0)
 for _ in range(1000):
-    actions = pirate_envs.vector.random_legal_actions(venv.action_mask, rng)
+    actions = pirate_envs.vector.random_legal_actions(venv.action_mask, rng, venv.terminated | venv.truncated)
     venv.step(actions)
     # venv.observation, venv.action_mask, venv.current_player, venv.rewards,
     # venv.terminated, venv.truncated describe every game after this step
 ```
 
 * ``make(env_id, num_envs, seed=None, **env_kwargs)``: ``env_kwargs`` are the env's own
-  (``num_players``, ``reward_mode``, the game's options), validated by building the env.
+  (``num_players``, ``reward_mode``, the game's options), validated by building the env;
+  ``num_envs`` is at most `MAX_NUM_ENVS`.
 * After ``reset(seed=None)`` and every ``step(actions)`` (both return ``None``) the arrays are:
 
   - ``observation`` ``(N, D)`` ``float32``: the vector the AEC env gives the player on turn
@@ -180,7 +181,6 @@ import numpy as np
 from pirate_envs.core.chance import RecordingChance
 from pirate_envs.core.engine import Engine
 from pirate_envs.core.errors import (
-    INT64_MAX,
     IllegalActionError,
     check_int64_fields,
     check_range,
@@ -193,6 +193,11 @@ from pirate_envs.registry import ENV_IDS, GAME_SPECS, env_module, game_spec
 
 #: The env ids the batched engine covers: those whose spec names a ``batched_backend``.
 COVERED_ENV_IDS: tuple[str, ...] = tuple(spec.env_id for spec in GAME_SPECS if spec.batched_backend is not None)
+
+
+#: The most games one `VectorEnv` holds: every game's arrays (3-19 KB of them) are allocated up front, so a
+#: larger count is refused before anything is (2**20 games: up to about 20 GB).
+MAX_NUM_ENVS = 2**20
 
 
 class BatchIllegalActionError(IllegalActionError):
@@ -235,7 +240,7 @@ def _pick_legal(action_mask: np.ndarray, uniforms: np.ndarray, out: np.ndarray) 
             block_sums[full_blocks] = total
             count += total
         pick = int(uniforms[i] * count)
-        out[i] = 0
+        out[i] = -1  # a row with no legal action: told apart by the caller
         for block in range(num_blocks if count else 0):
             if pick >= block_sums[block]:
                 pick -= block_sums[block]
@@ -252,18 +257,41 @@ def _pick_legal(action_mask: np.ndarray, uniforms: np.ndarray, out: np.ndarray) 
 _compiled_pick_legal: Any = None
 
 
-def random_legal_actions(action_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per row of ``action_mask`` (``0`` for a row with none), as ``int64``.
+def random_legal_actions(
+    action_mask: np.ndarray, rng: np.random.Generator, ended: np.ndarray | None = None
+) -> np.ndarray:
+    """One uniformly random legal action per row of ``action_mask`` (``(N, A)``), as ``int64``.
 
-    Draws one uniform number per row from ``rng``; compiled by numba on first use.
+    Draws one uniform number per row from ``rng`` (a ``numpy.random.Generator``); compiled by numba on
+    first use. A row with no legal action raises ``ValueError`` naming it, unless ``ended`` (``(N,)``
+    booleans, the games that ended: ``venv.terminated | venv.truncated``) marks it: such a row gets
+    ``0``, which `VectorEnv.step` ignores for an ended game.
     """
     global _compiled_pick_legal
+    if not isinstance(action_mask, np.ndarray) or action_mask.ndim != 2:
+        shape = getattr(action_mask, "shape", type(action_mask).__name__)
+        raise ValueError(f"action_mask must be a 2-D array, one row per game (N, A); got {shape}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng={shown(rng)} is not valid; expected a numpy Generator (np.random.default_rng(seed))")
     if _compiled_pick_legal is None:
         from numba import njit
 
         _compiled_pick_legal = njit(cache=True)(_pick_legal)
     out = np.empty(len(action_mask), dtype=np.int64)
     _compiled_pick_legal(action_mask, rng.random(len(action_mask)), out)
+    empty = out < 0
+    if ended is not None:
+        ended = np.asarray(ended)
+        if ended.shape != out.shape or ended.dtype != np.bool_:
+            raise ValueError(f"ended must be {len(out)} booleans, one per row; got shape {ended.shape} {ended.dtype}")
+        out[empty & ended] = 0
+        empty &= ~ended
+    if empty.any():
+        rows = np.flatnonzero(empty)
+        raise ValueError(
+            f"action_mask row {rows[0]} has no legal action ({len(rows)} such rows); a game that ended has none: "
+            "pass ended=venv.terminated | venv.truncated"
+        )
     return out
 
 
@@ -297,7 +325,7 @@ class VectorEnv:
                 f"the batched engine does not cover {env_id!r} yet; covered: {list(COVERED_ENV_IDS)} "
                 f"(all env ids: {list(ENV_IDS)}; play the others with pirate_envs.make)"
             )
-        self.num_envs = check_range("num_envs", num_envs, 1, INT64_MAX)
+        self.num_envs = check_range("num_envs", num_envs, 1, MAX_NUM_ENVS)  # before any allocation
         self._seed = check_seed(seed)
         if env_kwargs.get("render_mode") is not None:
             raise ValueError(
@@ -655,4 +683,4 @@ def make(env_id: str, num_envs: int, seed: int | None = None, **env_kwargs: Any)
     return VectorEnv(env_id, num_envs, seed, **env_kwargs)
 
 
-__all__ = ["COVERED_ENV_IDS", "BatchIllegalActionError", "VectorEnv", "make", "random_legal_actions"]
+__all__ = ["COVERED_ENV_IDS", "MAX_NUM_ENVS", "BatchIllegalActionError", "VectorEnv", "make", "random_legal_actions"]

@@ -374,7 +374,7 @@ def test_vector_make_and_reset_refuse_bad_arguments(vector):
 def test_vector_step_refuses_bad_actions_and_active(vector):
     venv = vector.make("skull_king_v0", 4, seed=0)
     venv.reset()
-    legal = vector.random_legal_actions(venv.action_mask, np.random.default_rng(0))
+    legal = vector.random_legal_actions(venv.action_mask, np.random.default_rng(0), venv.terminated | venv.truncated)
     for bad in (legal[:3], legal.astype(float), legal.reshape(4, 1), legal.astype(bool), legal.astype(str), None, 0):
         with pytest.raises(TypeError, match=r"actions must be 4 integers.*got shape"):
             venv.step(bad)
@@ -390,3 +390,55 @@ def test_vector_step_refuses_bad_actions_and_active(vector):
         with pytest.raises(TypeError, match=re.escape("active must be 4 booleans")):
             venv.step(legal, bad)
     venv.step(legal)  # nothing moved on the refused steps: the legal actions still are
+
+
+def test_vector_make_refuses_more_games_than_it_holds_before_allocating(vector):
+    message = one_clear_error(ValueError, 10**9, vector.make, "skull_king_v0", 10**9)
+    assert f"1..{vector.MAX_NUM_ENVS}" in message
+
+
+def test_random_legal_actions_refuses_a_bad_mask_a_bad_rng_and_a_row_without_a_move(vector):
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match=r"action_mask must be a 2-D array.*got \(3,\)"):
+        vector.random_legal_actions(np.ones(3, np.int8), rng)
+    one_clear_error(TypeError, None, vector.random_legal_actions, np.ones((2, 3), np.int8), None)
+    mask = np.ones((3, 4), np.int8)
+    mask[2] = 0
+    with pytest.raises(ValueError, match=r"^action_mask row 2 has no legal action"):
+        vector.random_legal_actions(mask, rng)
+    assert vector.random_legal_actions(mask, rng, ended=np.array([False, False, True]))[2] == 0
+    with pytest.raises(ValueError, match=r"ended must be 3 booleans"):
+        vector.random_legal_actions(mask, rng, ended=np.zeros(3, np.int8))
+
+
+def test_explain_names_a_bad_env_or_agent_name():
+    from agents.analysis.explain import explain
+
+    env = pirate_envs.make("skull_king_v0", raw=True)
+    env.reset(seed=0)
+    one_clear_error(TypeError, None, explain, env, None)
+    one_clear_error(TypeError, 3, explain, env, 3)
+    one_clear_error(TypeError, None, explain, None, "heuristic")
+
+
+def test_an_output_name_longer_than_the_file_system_takes_is_refused_up_front(tmp_path):
+    from experiments.cli import check_folder, check_output_file
+
+    long_name = "r" * 300
+    with pytest.raises(ValueError, match=r"^--run-name .* is 300 bytes; a file name takes at most \d+ there$"):
+        check_folder(tmp_path / long_name, "--run-name")
+    with pytest.raises(ValueError, match=r"^--out .* is 305 bytes"):
+        check_output_file(tmp_path / f"{long_name}.json", "--out")
+    with pytest.raises(ValueError, match=r"the path is longer than the \d+ bytes allowed there"):
+        check_folder(tmp_path.joinpath(*["a"] * 2100), "--out")
+    check_folder(tmp_path / ("r" * 200), "--run-name")  # a long name that fits is taken
+
+
+@pytest.mark.parametrize(("learning", "why"), [("", "is empty"), ("README.md", "not a folder"), ("no/such", "no such")])
+def test_results_pages_refuses_a_learning_folder_that_would_drop_its_sections(capsys, learning, why):
+    from experiments import results_pages
+
+    with pytest.raises(SystemExit) as caught:
+        results_pages.main(["--learning", learning, "--out", "docs/results"])
+    assert caught.value.code == 2
+    assert why in capsys.readouterr().err

@@ -193,7 +193,7 @@ for env_id in pirate_envs.ENV_IDS:
     venv = pirate_envs.vector.make(env_id, num_envs=4, seed=0)
     venv.reset()
     for _ in range(5):
-        venv.step(pirate_envs.vector.random_legal_actions(venv.action_mask, rng))
+        venv.step(pirate_envs.vector.random_legal_actions(venv.action_mask, rng, venv.terminated | venv.truncated))
     assert venv.observation.shape[0] == 4
 assert sorted(pirate_envs.GYMNASIUM_IDS) == sorted(spec.gym_id for spec in pirate_envs.GAME_SPECS)
 for gym_id in pirate_envs.GYMNASIUM_IDS:  # registered by a string, a registration, not an import

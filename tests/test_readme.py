@@ -35,7 +35,7 @@ def test_readme_has_both_commands():
 @pytest.mark.slow
 def test_the_main_job_beats_the_heuristic_as_the_readme_says(tmp_path):
     """The main command at its full budget (install steps left out): the learner's whole 95% interval
-    against the heuristics lies above chance. About 40 CPU-seconds."""
+    against the heuristics lies above chance. A few CPU-minutes (docs/results/main_job.json)."""
     steps = [step for step in shell_steps(command_after("# main-command")) if skip_reason(step) is None]
     assert [s.split()[2] for s in steps] == ["experiments.train", "experiments.evaluate"]
     for step in steps:

@@ -30,6 +30,7 @@ import pirate_envs
 from agents.base import Agent
 from agents.policy.agent import shipped_checkpoints
 from agents.registry import make_agent
+from pirate_envs.core.errors import shown
 
 #: Moves listed per agent unless asked otherwise.
 DEFAULT_TOP = 5
@@ -92,8 +93,14 @@ def position_text(env: Any) -> str:
 
 
 def explain(env: Any, name: str, seed: int = 0, top: int = DEFAULT_TOP) -> Explanation:
-    """What the agent ``name`` (a registry name) makes of the position of the raw env ``env``."""
-    raw = env.unwrapped
+    """What the agent ``name`` (a registry name) makes of the position of the raw env ``env``.
+
+    ``TypeError`` naming the bad value when ``env`` is not a pirate env or ``name`` is not a string."""
+    if not isinstance(name, str):
+        raise TypeError(f"name={shown(name)} is not an agent name; expected a string such as 'heuristic'")
+    raw = getattr(env, "unwrapped", None)
+    if not hasattr(raw, "game") or not isinstance(getattr(raw, "metadata", None), dict):
+        raise TypeError(f"env={shown(env)} is not a pirate env; expected pirate_envs.make(env_id) after its moves")
     agent = make_agent(name, raw.metadata["name"], seed=seed, env=raw)
     return explain_agent(env, agent, name, seed=seed, top=top)
 

@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.extras import require_agent_extras
 from agents.once import once
 from agents.piraten_kapern import race
 from agents.piraten_kapern.heuristic import KapernHeuristic
@@ -412,6 +413,7 @@ class BestResponseAgent(race.KapernRaceAgent):
     opponent = ""
 
     def __init__(self) -> None:
+        require_agent_extras(self)  # before its table is read
         super().__init__(shipped_best_response(self.opponent).race_table())
 
 

@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.extras import require_agent_extras
 from agents.once import once
 from agents.piraten_kapern.oracle import (
     TIE_MARGIN,
@@ -580,8 +581,11 @@ class KapernRaceAgent:
     name = "race"
     #: The table sizes it plays (read by `agents.registry.agent_player_counts`).
     player_counts = (2,)
+    #: Its turns are solved by numba kernels: without the extra it refuses to build (`agents.extras`).
+    extras = (("numba", "fast"),)
 
     def __init__(self, table: RaceTable | None = None) -> None:
+        require_agent_extras(self)
         self.table = table if table is not None else load_race_table()
 
     def reset(self, seed: int | None = None) -> None:

@@ -78,7 +78,7 @@ from agents.selfplay.core import (
 from agents.selfplay.opponents import OpponentPool
 from pirate_envs.core.aec import ILLEGAL_MOVE_REWARD
 from pirate_envs.core.errors import IllegalActionError, check_action, check_choice, check_seed
-from pirate_envs.core.render import check_pillow, text_image
+from pirate_envs.core.render import check_pillow, text_image, working_render_modes
 
 if TYPE_CHECKING:
     from agents.policy.mlp import MlpPolicy
@@ -105,7 +105,7 @@ class SelfPlayEnv(gymnasium.Env):
         **env_kwargs: the game's options (``num_players`` and the rest), passed through.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
+    metadata = {"render_modes": working_render_modes("ansi", "rgb_array"), "render_fps": 1}  # rgb_array: pillow
 
     def __init__(
         self,
@@ -121,10 +121,10 @@ class SelfPlayEnv(gymnasium.Env):
         **env_kwargs: Any,
     ):
         self._random_agent_type, self._sample_legal = RandomAgent, sample_legal
+        if render_mode == "rgb_array":
+            check_pillow()  # not advertised without pillow: say which extra it needs
         if render_mode is not None:
             check_choice("render_mode", render_mode, self.metadata["render_modes"])
-        if render_mode == "rgb_array":
-            check_pillow()
         self.rules = rules = SelfPlayRules(
             env_id,
             opponents,

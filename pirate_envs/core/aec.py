@@ -34,7 +34,7 @@ from pirate_envs.core.errors import (
 )
 from pirate_envs.core.events import Event, events_since, record_events
 from pirate_envs.core.observation import SEAT_PRESENT, ObservationLayout, layout_bounds
-from pirate_envs.core.render import check_pillow, seat_name, text_image
+from pirate_envs.core.render import check_pillow, seat_name, text_image, working_render_modes
 from pirate_envs.core.rewards import REWARD_MODES, win_rewards
 
 ILLEGAL_MOVE_REWARD = -1.0
@@ -93,7 +93,7 @@ class PirateAECEnv(AECEnv):
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "pirate_env",
-        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_modes": working_render_modes("ansi", "human", "rgb_array"),  # rgb_array needs pillow
         "is_parallelizable": False,
         "render_fps": 1,
     }
@@ -108,10 +108,10 @@ class PirateAECEnv(AECEnv):
 
     def __init__(self, render_mode: str | None = None, reward_mode: str = "win", **kwargs: Any):
         super().__init__()
+        if render_mode == "rgb_array":
+            check_pillow()  # not advertised without pillow: say which extra it needs
         if render_mode is not None:
             check_choice("render_mode", render_mode, self.metadata["render_modes"])
-        if render_mode == "rgb_array":
-            check_pillow()
         check_choice("reward_mode", reward_mode, REWARD_MODES)
         self.render_mode = render_mode
         self.reward_mode = reward_mode

@@ -10,6 +10,7 @@ their columns, so that its rows stay rows.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import textwrap
 from collections.abc import Iterable, Sequence
@@ -131,6 +132,17 @@ def check_pillow() -> None:
         import PIL  # noqa: F401
     except ImportError:
         raise ImportError(_PILLOW_MISSING) from None
+
+
+def pillow_installed() -> bool:
+    """Whether pillow (the ``render`` extra) can be imported; nothing is imported to tell."""
+    return importlib.util.find_spec("PIL") is not None
+
+
+def working_render_modes(*modes: str) -> list[str]:
+    """``modes`` less ``rgb_array`` where pillow is missing: the modes an env advertises are the ones that work
+    (Gymnasium's ``check_env`` and PettingZoo's ``render_test`` build every advertised mode)."""
+    return [mode for mode in modes if mode != "rgb_array" or pillow_installed()]
 
 
 def image_size() -> tuple[int, int]:

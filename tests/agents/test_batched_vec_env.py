@@ -110,7 +110,8 @@ def test_final_scores_are_the_reference_engines(env_id, kwargs):
     ended = np.zeros(6, dtype=bool)
     for _ in range(20_000):
         waiting = ~ended
-        venv.step(pirate_envs.vector.random_legal_actions(venv.action_mask, rng), active=waiting)
+        actions = pirate_envs.vector.random_legal_actions(venv.action_mask, rng, venv.terminated | venv.truncated)
+        venv.step(actions, active=waiting)
         ended |= venv.terminated | venv.truncated
         if ended.all():
             break

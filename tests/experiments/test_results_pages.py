@@ -135,6 +135,7 @@ def test_the_command_rewrites_the_readme_table_and_the_leaderboard(tmp_path, doc
     readme = tmp_path / "README.md"
     readme.write_text(f"# title\n\n{README_BEGIN}\nstale\n{README_END}\n\nthe rest\n")
     board = tmp_path / "leaderboard.md"
+    (tmp_path / "no learning").mkdir()  # a folder without summaries: no learning sections
     argv = ["--data", str(tmp_path / "data"), "--out", str(tmp_path), "--readme", str(readme)]
     argv += ["--leaderboard", str(board), "--learning", str(tmp_path / "no learning")]
     results_pages.main(argv)

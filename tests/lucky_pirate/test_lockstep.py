@@ -63,7 +63,7 @@ class EventCounter:
 
 def uniform_actions(venv: vector.VectorEnv, rng: np.random.Generator) -> np.ndarray:
     """One uniformly random legal action per game."""
-    return vector.random_legal_actions(venv.action_mask, rng)
+    return vector.random_legal_actions(venv.action_mask, rng, venv.terminated | venv.truncated)
 
 
 def play_lockstep(num_envs: int, episodes: int, seed: int, env_id: str = ENV_ID, **env_kwargs: Any) -> Counter:

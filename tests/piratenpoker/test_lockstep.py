@@ -42,7 +42,7 @@ class CountingPolicy:
 
     def __call__(self, venv: vector.VectorEnv, rng: np.random.Generator) -> np.ndarray:
         mask = venv.action_mask
-        actions = vector.random_legal_actions(mask, rng)
+        actions = vector.random_legal_actions(mask, rng, venv.terminated | venv.truncated)
         u = rng.random(venv.num_envs)
         actions[(mask[:, COMMIT] == 1) & (u < self.commit)] = COMMIT
         actions[(mask[:, PASS] == 1) & (u < self.pass_)] = PASS
@@ -180,7 +180,7 @@ def test_engine_reset_options_and_the_move_limit(monkeypatch: pytest.MonkeyPatch
     venv.reset()
     rng = np.random.default_rng(4)
     for _ in range(7):
-        venv.step(vector.random_legal_actions(venv.action_mask, rng))
+        venv.step(vector.random_legal_actions(venv.action_mask, rng, venv.terminated | venv.truncated))
     engine = venv.engine(1)
     assert type(engine) is PiratenpokerEngine and isinstance(engine.pinned_chance, SplitMix64Stream)
     assert venv.reset_options(1) == {}
@@ -193,6 +193,6 @@ def test_engine_reset_options_and_the_move_limit(monkeypatch: pytest.MonkeyPatch
     short = vector.make(ENV_ID, 1, seed=0, num_players=3)
     short.reset()
     for _ in itertools.repeat(None, 5):
-        short.step(vector.random_legal_actions(short.action_mask, rng))
+        short.step(vector.random_legal_actions(short.action_mask, rng, short.terminated | short.truncated))
     with pytest.raises(RuntimeError, match="game 0 has made 5 moves; only the first 4 are kept"):
         short.engine(0)

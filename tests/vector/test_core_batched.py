@@ -92,6 +92,6 @@ def test_every_backend_hands_its_kernels_one_record(env_id):
     for name in backend.State._fields:
         assert getattr(backend.state, name) is getattr(backend, name), f"{env_id}: state.{name}"
     venv.reset()
-    venv.step(vector.random_legal_actions(venv.action_mask, np.random.default_rng(0)))
+    venv.step(vector.random_legal_actions(venv.action_mask, np.random.default_rng(0), venv.terminated | venv.truncated))
     for kernel, inputs in ((backend.reset_kernel, 1), (backend.step_kernel, 2)):
         assert [len(signature) for signature in kernel.signatures] == [inputs], f"{env_id}: {kernel.signatures}"

@@ -29,7 +29,7 @@ KAPERN_STOP_PROBABILITY = 0.3
 
 def _random_actions(venv: vector.VectorEnv, rng: np.random.Generator) -> np.ndarray:
     """Uniform random legal actions; Kapern's player stops with `KAPERN_STOP_PROBABILITY` when he may."""
-    actions = vector.random_legal_actions(venv.action_mask, rng)
+    actions = vector.random_legal_actions(venv.action_mask, rng, venv.terminated | venv.truncated)
     if venv.env_id == KAPERN:
         stop = (venv.action_mask[:, 0] == 1) & (rng.random(venv.num_envs) < KAPERN_STOP_PROBABILITY)
         actions[stop] = 0
@@ -42,7 +42,7 @@ def _chest_actions(venv: vector.VectorEnv, rng: np.random.Generator) -> np.ndarr
     chest = venv.action_mask.copy()
     chest[:, :CHEST_PUT_OFFSET] = 0
     may_move = chest.any(axis=1)
-    actions[may_move] = vector.random_legal_actions(chest, rng)[may_move]
+    actions[may_move] = vector.random_legal_actions(chest, rng, ended=~may_move)[may_move]
     return actions
 
 

@@ -32,7 +32,7 @@ def _play_to_end(venv: vector.VectorEnv, rng: np.random.Generator) -> int:
     """Random legal steps until some game ends; the number of steps taken."""
     steps = 0
     while not venv.terminated.any():
-        venv.step(vector.random_legal_actions(venv.action_mask, rng))
+        venv.step(vector.random_legal_actions(venv.action_mask, rng, venv.terminated | venv.truncated))
         steps += 1
     return steps
 
@@ -163,7 +163,7 @@ def test_same_seed_same_games_and_reset_seeding() -> None:
         rng = np.random.default_rng(9)
         seen = [venv.observation.copy()]
         for _ in range(steps):
-            venv.step(vector.random_legal_actions(venv.action_mask, rng))
+            venv.step(vector.random_legal_actions(venv.action_mask, rng, venv.terminated | venv.truncated))
             seen.append(venv.observation.copy())
         return seen
 
@@ -185,7 +185,7 @@ def test_engine_is_a_detached_reference_engine() -> None:
     venv = _venv(2, num_players=4)
     rng = np.random.default_rng(1)
     for _ in range(25):
-        venv.step(vector.random_legal_actions(venv.action_mask, rng))
+        venv.step(vector.random_legal_actions(venv.action_mask, rng, venv.terminated | venv.truncated))
     engine = venv.engine(1)
     assert isinstance(engine, SkullKingEngine)
     assert engine.legal_mask().tolist() == venv.action_mask[1].tolist()
@@ -212,7 +212,7 @@ def test_score_mode_pays_every_hand() -> None:
     paid_steps = 0
     total = np.zeros((3, 3))
     while not venv.terminated.any():
-        venv.step(vector.random_legal_actions(venv.action_mask, rng))
+        venv.step(vector.random_legal_actions(venv.action_mask, rng, venv.terminated | venv.truncated))
         if venv.rewards.any():
             paid_steps += 1
         total += venv.rewards
@@ -229,14 +229,18 @@ def test_random_legal_actions_are_legal_and_uniform() -> None:
     assert set(picks[:, 0]) == {1, 4} and set(picks[:, 1]) == {0, 2, 5}
     assert abs(np.mean(picks[:, 0] == 1) - 0.5) < 0.05
     assert all(abs(np.mean(picks[:, 1] == a) - 1 / 3) < 0.05 for a in (0, 2, 5))
-    assert vector.random_legal_actions(np.zeros((1, 3), np.int8), np.random.default_rng(0)).tolist() == [0]
+    empty = np.zeros((2, 3), np.int8)
+    empty[0, 1] = 1
+    with pytest.raises(ValueError, match=r"^action_mask row 1 has no legal action"):
+        vector.random_legal_actions(empty, np.random.default_rng(0))
+    assert vector.random_legal_actions(empty, np.random.default_rng(0), np.array([False, True])).tolist() == [1, 0]
 
 
 def test_kapern_engine_and_its_move_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     venv = _venv(2, env_id="piraten_kapern_v0", num_players=2)
     rng = np.random.default_rng(4)
     for _ in range(6):
-        venv.step(vector.random_legal_actions(venv.action_mask, rng))
+        venv.step(vector.random_legal_actions(venv.action_mask, rng, venv.terminated | venv.truncated))
     engine = venv.engine(0)
     assert type(engine) is KapernEngine and isinstance(engine.pinned_chance, SplitMix64Stream)
     assert engine.legal_mask().tolist() == venv.action_mask[0].tolist()
@@ -256,7 +260,7 @@ def test_a_rows_chance_outcomes_read_back_from_its_stream(env_id: str) -> None:
     venv = _venv(2, env_id=env_id)
     rng = np.random.default_rng(3)
     for _ in range(12):
-        venv.step(vector.random_legal_actions(venv.action_mask, rng))
+        venv.step(vector.random_legal_actions(venv.action_mask, rng, venv.terminated | venv.truncated))
     outcomes = venv.chance_outcomes(1)
     assert outcomes
     replay = venv.reference_engine(1)
@@ -278,7 +282,7 @@ def test_games_given_one_stream_state_play_alike_and_scores_are_the_engines(env_
     assert (venv.observation[0] == venv.observation[1]).all() and (venv.observation[0] == venv.observation[3]).all()
     rng = np.random.default_rng(1)
     for _ in range(30):
-        venv.step(vector.random_legal_actions(venv.action_mask, rng))
+        venv.step(vector.random_legal_actions(venv.action_mask, rng, venv.terminated | venv.truncated))
     for i in range(4):
         assert venv.scores([i])[0].tolist() == venv.engine(i).scores().tolist()
     assert venv.scores().shape == (4, venv.num_players)

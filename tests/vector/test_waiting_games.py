@@ -54,7 +54,7 @@ def test_active_games_move_as_alone_and_waiting_games_stand_still(env_id: str, k
     waited = waited_ended = ended = 0
     while min(len(p) for p in played) < own_steps:
         active = rng.random(num_envs) < 0.5
-        actions = vector.random_legal_actions(subset.action_mask, rng)
+        actions = vector.random_legal_actions(subset.action_mask, rng, subset.terminated | subset.truncated)
         actions[~active] = -3 if rng.random() < 0.5 else 10**6  # a waiting game's action is not checked
         before = [_outputs(subset, i) for i in range(num_envs)]
         moves_before = [len(subset.moves(i)) for i in range(num_envs)]
