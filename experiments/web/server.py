@@ -61,6 +61,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import pirate_envs
+from experiments.web.host_controls import OpeningGate
 from experiments.web.sessions import (
     AgentCatalog,
     GameSession,
@@ -72,7 +73,7 @@ from experiments.web.sessions import (
 )
 from experiments.web.storage import TableDB
 from experiments.web.table_api import staged_moves, table_routes
-from experiments.web.tables import TableHall
+from experiments.web.tables import IDLE_HOURS, WAITING_MINUTES, TableHall
 
 STATIC_DIR = Path(__file__).parent / "static"
 #: Largest request body read (a record of ``MAX_RECORD_ACTIONS`` actions takes under half of it).
@@ -239,7 +240,7 @@ def _held(session: Any) -> Iterator[None]:
 
 
 def _error_response(error: RequestError) -> JSONResponse:
-    return JSONResponse({"error": str(error)}, status_code=error.status)
+    return JSONResponse({"error": str(error)}, status_code=error.status, headers=getattr(error, "headers", None))
 
 
 async def _request_error(request: Request, error: Exception) -> Response:
@@ -258,15 +259,20 @@ def create_app(
     bind_host: str = "127.0.0.1",
     extra_hosts: Iterable[str] = (),
     data_dir: str | Path | None = None,
+    gate: OpeningGate | None = None,
+    waiting_minutes: float = WAITING_MINUTES,
+    idle_hours: float = IDLE_HOURS,
 ) -> Starlette:
     """The web table's ASGI app; agent files are read from ``agents_dir`` only.
 
     ``bind_host`` and ``extra_hosts``: the addresses and names the ``Host`` header may name
     (see `RequestGuard`). ``data_dir``: the folder of the shared tables' database (None: in memory).
+    ``gate``: who may open tables and how often (default: `OpeningGate`'s limits, no password);
+    ``waiting_minutes`` and ``idle_hours``: when waiting and idle tables expire (`TableHall`).
     """
     catalog = AgentCatalog(agents_dir)
     sessions = store if store is not None else SessionStore()
-    hall = TableHall(catalog, TableDB(data_dir), threads=GAME_THREADS)
+    hall = TableHall(catalog, TableDB(data_dir), idle_hours, threads=GAME_THREADS, waiting_minutes=waiting_minutes)
     limiter = anyio.CapacityLimiter(GAME_THREADS)
 
     def guarded(work: Callable[[], Any]) -> Any:
@@ -393,7 +399,7 @@ def create_app(
         Route("/api/replays", new_replay, methods=["POST"]),
         Route("/api/replays/{sid}", show),
         Route("/api/replays/{sid}/goto", move, methods=["POST"]),
-        *table_routes(hall, off_loop, _json_body, hint_loop),
+        *table_routes(hall, off_loop, _json_body, hint_loop, gate),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
 

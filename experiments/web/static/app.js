@@ -27,9 +27,9 @@ function showError(message) {
   show($("error"), Boolean(message));
 }
 
-async function api(method, path, body) {
+async function api(method, path, body, headers = {}) {
   // same-origin only; the server refuses a POST or DELETE that is not sent as JSON
-  const init = { method, headers: {}, credentials: "same-origin" };
+  const init = { method, headers: { ...headers }, credentials: "same-origin" };
   if (method !== "GET") { init.headers["Content-Type"] = "application/json"; }
   if (seatToken && path.startsWith("/api/tables/")) { init.headers["X-Seat-Token"] = seatToken; }
   if (body !== undefined) { init.body = JSON.stringify(body); }
@@ -145,7 +145,8 @@ async function startGame() {
   if ($("seed").value !== "") { body.seed = Number($("seed").value); }
   $("status").textContent = "dealing...";
   try {
-    const opened = await api("POST", "/api/tables", body);
+    const password = $("password-box").hidden ? {} : { "X-Host-Password": $("host-password").value };
+    const opened = await api("POST", "/api/tables", body, password);
     openTable(opened.id, opened.token, opened.state);
   } catch (error) {
     $("status").textContent = "";
@@ -213,6 +214,11 @@ function stopFollowing() {
 // A state from the server (an answer or a push): drawn in order; older ones than the one shown are dropped.
 function receive(state) {
   if (state.id !== followed) { return; } // an answer or a push that arrives after the tab left its table
+  if (state.table_status === "closed") { // the host closed it: it is gone
+    backToLobby();
+    $("status").textContent = "the host closed the table";
+    return;
+  }
   queue.push(state);
   if (!draining) { drain(); }
 }
@@ -1006,6 +1012,7 @@ async function render(state) {
   }
   // the record (seed and every move) shows every hidden card: the server gives it once the game is over
   show($("download"), !replay && state.done);
+  show($("close-table"), Boolean(state.is_host) && !state.done && state.table_status !== "closed");
   $("download").href = replay ? "#" : `/api/tables/${state.id}/record`;
   $("download").download = `${state.env_id}-game.json`;
   show($("seed-note"), Boolean(state.seeded));
@@ -1022,7 +1029,9 @@ async function render(state) {
 async function renderLobby() {
   let lobby;
   try { lobby = await api("GET", "/api/lobby"); } catch (error) { return; }
-  $("idle-days").textContent = String(lobby.idle_days);
+  $("idle-hours").textContent = String(lobby.idle_hours);
+  $("waiting-minutes").textContent = String(lobby.waiting_minutes);
+  show($("password-box"), Boolean(lobby.password_required));
   for (const [key, id, link] of [["open", "open-tables", "#table="], ["finished", "finished-tables", "#replay="]]) {
     const list = $(id);
     list.innerHTML = "";
@@ -1110,6 +1119,10 @@ async function init() {
   });
   document.addEventListener("keydown", (event) => { if (event.key === "Escape") { closeMenu(); } });
   $("leave").addEventListener("click", backToLobby);
+  $("close-table").addEventListener("click", () => {
+    if (!confirm("Close this table for everyone? The game is deleted.")) { return; }
+    api("POST", `/api/tables/${session.id}/close`, {}).then(backToLobby).catch((error) => showError(error.message));
+  });
   $("start-now").addEventListener("click", () => {
     api("POST", `/api/tables/${session.id}/start`, {}).then(receive).catch((error) => showError(error.message));
   });
