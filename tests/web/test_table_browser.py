@@ -228,20 +228,42 @@ def test_a_spectator_sees_no_hidden_card(table_server, browser, second_browser):
     )
 
 
-def test_the_phone_layout_at_six_players_keeps_the_hand_and_the_buttons_on_screen(table_server, browser):  # noqa: F811
-    open_table(browser, table_server.url, "skull_king_v0", ["heuristic"] * 5, {"num_hands": "3"}, width=390)
-    browser.set_window_size(390, 844)
+#: Phone windows (width, height) and the tables tried on them: (game, agents besides you, options).
+PHONES = ((390, 844), (360, 740))
+PHONE_TABLES = (
+    ("skull_king_v0", 1, {"num_hands": "3"}),
+    ("skull_king_v0", 5, {"num_hands": "3"}),
+    ("piratenpoker_v0", 4, {"loot_fronts": "5,8"}),
+)
+
+
+@pytest.mark.parametrize(("env_id", "agents", "options"), PHONE_TABLES)
+def test_on_a_phone_the_legal_moves_are_on_screen_at_the_top_of_the_page(
+    table_server,
+    browser,  # noqa: F811
+    env_id,
+    agents,
+    options,
+):
+    """The dock (hand and move buttons) stays pinned to the bottom of the window, scrolled to the top, at 390 and
+    360 px, at the smallest and the largest table."""
+    width, height = PHONES[0]
+    open_table(browser, table_server.url, env_id, ["heuristic"] * agents, options, width=width)
     WebDriverWait(browser, WAIT_S).until(lambda d: settled(d) and page(d, "your_turn"))
-    height = browser.execute_script("return window.innerHeight")
-    controls = browser.find_elements(By.CSS_SELECTOR, "#hand .card, #moves button")
-    assert controls
-    for element in controls:
-        top, bottom = browser.execute_script(
-            "const r = arguments[0].getBoundingClientRect(); return [r.top, r.bottom]", element
-        )
-        assert top >= 0 and bottom <= height, (element.text, top, bottom, height)
-    no_sideways_scroll(browser)
-    write_png(browser.get_screenshot_as_png(), "skull_king-6p-390px")
+    for width, height in PHONES:
+        browser.set_window_size(width, height)
+        browser.execute_script("window.scrollTo(0, 0)")
+        time.sleep(0.2)  # the resize and the scroll are laid out
+        view = browser.execute_script("return window.innerHeight")
+        controls = browser.find_elements(By.CSS_SELECTOR, "#dock button.legal, #dock #moves button")
+        assert controls, browser.find_element(By.ID, "screen").get_attribute("textContent")
+        for element in controls:
+            top, bottom = browser.execute_script(
+                "const r = arguments[0].getBoundingClientRect(); return [r.top, r.bottom]", element
+            )
+            assert top >= 0 and bottom <= view, (width, element.text, top, bottom, view)
+        no_sideways_scroll(browser)
+    write_png(browser.get_screenshot_as_png(), f"{env_id}-{agents + 1}p-{width}px")
     for cell in browser.find_elements(By.CSS_SELECTOR, "#scores td.num"):  # numbers never break
         assert cell.value_of_css_property("white-space") == "nowrap"
 
