@@ -8,7 +8,9 @@ name the page may be opened under (the ``Host`` header is checked against DNS re
 `experiments.web.server.RequestGuard`). ``--data-dir`` is where the tables are kept.
 ``--password-file FILE`` makes every host type the password in the file's first line to open a
 table (meant for a server bound beyond loopback; never on the command line, where ``ps`` shows
-it). ``--waiting-minutes`` and ``--idle-hours``: when tables nobody joined, and idle ones, go.
+it). ``--tables-per-client`` and ``--tables-in-all``: how many new tables one client, and all,
+may open per 10 minutes. ``--waiting-minutes`` and ``--idle-hours``: when tables nobody joined,
+and idle ones, go.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 from agents.extras import require_extras
 from agents.policy.blas import one_blas_thread
 from experiments.cli import check_folder, check_names, parse_args
+from experiments.web.host_controls import OpeningGate, OpenLimits
 from experiments.web.tables import IDLE_HOURS, WAITING_MINUTES
 
 #: Seconds a stopping server waits for open connections: the pages' event streams never end by themselves
@@ -51,6 +54,14 @@ class WebArgs:
     password_file: str | None = field(
         default=None,
         metadata={"help": "file whose first line is the password a host types to open a table (none: no password)"},
+    )
+    tables_per_client: int = field(
+        default=OpenLimits.per_client,
+        metadata={"help": "new tables one client (address) may open per 10 minutes, and keep unfinished", "min": 1},
+    )
+    tables_in_all: int = field(
+        default=OpenLimits.in_all,
+        metadata={"help": "new tables all clients together may open per 10 minutes", "min": 1},
     )
     waiting_minutes: float = field(
         default=WAITING_MINUTES,
@@ -109,7 +120,6 @@ def main(argv: list[str] | None = None) -> None:
     require_extras("__main__", ("starlette", "web"), ("uvicorn", "web"))
     import uvicorn
 
-    from experiments.web.host_controls import OpeningGate
     from experiments.web.serve import WebServer
     from experiments.web.server import create_app, is_loopback
 
@@ -128,7 +138,7 @@ def main(argv: list[str] | None = None) -> None:
         bind_host=args.host,
         extra_hosts=args.allow_host,
         data_dir=args.data_dir,
-        gate=OpeningGate(password=password),
+        gate=OpeningGate(OpenLimits(args.tables_per_client, args.tables_in_all), password),
         waiting_minutes=args.waiting_minutes,
         idle_hours=args.idle_hours,
     )

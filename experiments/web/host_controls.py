@@ -34,9 +34,10 @@ class Refused(RequestError):
 
 @dataclass(frozen=True)
 class OpenLimits:
-    """At most ``per_client`` new tables per client and ``in_all`` in all, per ``window_s`` seconds."""
+    """At most ``per_client`` new tables per client (and unfinished at once) and ``in_all`` in all, per ``window_s``
+    seconds."""
 
-    per_client: int = 10
+    per_client: int = 8
     in_all: int = 60
     window_s: float = 600.0
 

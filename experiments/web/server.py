@@ -272,7 +272,15 @@ def create_app(
     """
     catalog = AgentCatalog(agents_dir)
     sessions = store if store is not None else SessionStore()
-    hall = TableHall(catalog, TableDB(data_dir), idle_hours, threads=GAME_THREADS, waiting_minutes=waiting_minutes)
+    gate = gate or OpeningGate()
+    hall = TableHall(
+        catalog,
+        TableDB(data_dir),
+        idle_hours,
+        threads=GAME_THREADS,
+        waiting_minutes=waiting_minutes,
+        open_per_client=gate.limits.per_client,
+    )
     limiter = anyio.CapacityLimiter(GAME_THREADS)
 
     def guarded(work: Callable[[], Any]) -> Any:

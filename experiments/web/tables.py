@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import pirate_envs
-from experiments.web.host_controls import Refused
+from experiments.web.host_controls import OpenLimits, Refused
 from experiments.web.sessions import (
     MAX_SEED,
     AgentCatalog,
@@ -59,8 +59,8 @@ IDLE_HOURS = 24.0
 WAITING_MINUTES = 10.0
 #: Most tables in memory at once (waiting and in play); a new table past it is refused (503).
 MAX_TABLES = 256
-#: Most unfinished tables opened by one client (its address); one more is refused (429).
-OPEN_PER_CLIENT = 8
+#: Most unfinished tables opened by one client (its address) by default; one more is refused (429).
+OPEN_PER_CLIENT = OpenLimits.per_client
 #: Seconds between two sweeps for expired tables (when a table is opened or the lobby is read).
 PURGE_EVERY_S = 30.0
 #: Finished tables listed in the lobby (the newest).
