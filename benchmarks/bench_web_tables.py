@@ -35,11 +35,15 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import httpx
 
 import pirate_envs
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -83,6 +87,15 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+async def counted(work: Awaitable[T], figures: Figures) -> T | None:
+    """What ``work`` returns; None after an error, counted in ``figures``."""
+    try:
+        return await work
+    except ERRORS as error:
+        count(figures, error)
+        return None
+
+
 async def person(
     client: httpx.AsyncClient,
     tid: str,
@@ -93,25 +106,7 @@ async def person(
     rng: random.Random,
     think: float,
 ) -> list[float] | None:
-    """Follow the table on its stream and play when it is this seat's turn; the final scores (None: time up, or an
-    error, counted)."""
-    try:
-        return await _person(client, tid, token, seat, figures, deadline, rng, think)
-    except ERRORS as error:
-        count(figures, error)
-        return None
-
-
-async def _person(
-    client: httpx.AsyncClient,
-    tid: str,
-    token: str,
-    seat: int,
-    figures: Figures,
-    deadline: float,
-    rng: random.Random,
-    think: float,
-) -> list[float] | None:
+    """Follow the table on its stream and play when it is this seat's turn; the final scores (None: time up)."""
     headers = {"X-Seat-Token": token}
     version, moved_at, moved_version = -1, None, -1
     async with client.stream("GET", f"/api/tables/{tid}/stream", headers=headers) as stream:
@@ -162,8 +157,8 @@ async def table_loop(
             await asyncio.sleep(1.0)
             continue
         scores = await asyncio.gather(
-            person(client, tid, host, 0, figures, deadline, rng, args.think),
-            person(client, tid, guest, 1, figures, deadline, rng, args.think),
+            counted(person(client, tid, host, 0, figures, deadline, rng, args.think), figures),
+            counted(person(client, tid, guest, 1, figures, deadline, rng, args.think), figures),
         )
         if scores[0] is not None and scores[1] is not None:
             figures.finished.append((tid, scores[0], scores[1]))
@@ -205,6 +200,7 @@ def run(args: argparse.Namespace, tables: int) -> Figures:
     command = [sys.executable, "-m", "experiments.web", "--port", str(port)]
     with tempfile.TemporaryDirectory(prefix="web-tables-") as data:
         command += ["--data-dir", data, "--tables-per-client", unlimited, "--tables-in-all", unlimited]
+        command += ["--unfinished-per-client", unlimited]
         server = subprocess.Popen(command, stdout=subprocess.DEVNULL)
         try:
             for _ in range(600):

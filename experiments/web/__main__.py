@@ -9,8 +9,8 @@ name the page may be opened under (the ``Host`` header is checked against DNS re
 ``--password-file FILE`` makes every host type the password in the file's first line to open a
 table (meant for a server bound beyond loopback; never on the command line, where ``ps`` shows
 it). ``--tables-per-client`` and ``--tables-in-all``: how many new tables one client, and all,
-may open per 10 minutes. ``--waiting-minutes`` and ``--idle-hours``: when tables nobody joined,
-and idle ones, go.
+may open per 10 minutes; ``--unfinished-per-client``: how many one client keeps unfinished.
+``--waiting-minutes`` and ``--idle-hours``: when tables nobody joined, and idle ones, go.
 """
 
 from __future__ import annotations
@@ -57,7 +57,11 @@ class WebArgs:
     )
     tables_per_client: int = field(
         default=OpenLimits.per_client,
-        metadata={"help": "new tables one client (address) may open per 10 minutes, and keep unfinished", "min": 1},
+        metadata={"help": "new tables one client (address) may open per 10 minutes", "min": 1},
+    )
+    unfinished_per_client: int = field(
+        default=OpenLimits.unfinished_per_client,
+        metadata={"help": "tables of one client (address) unfinished at once", "min": 1},
     )
     tables_in_all: int = field(
         default=OpenLimits.in_all,
@@ -138,7 +142,10 @@ def main(argv: list[str] | None = None) -> None:
         bind_host=args.host,
         extra_hosts=args.allow_host,
         data_dir=args.data_dir,
-        gate=OpeningGate(OpenLimits(args.tables_per_client, args.tables_in_all), password),
+        gate=OpeningGate(
+            OpenLimits(args.tables_per_client, args.tables_in_all, unfinished_per_client=args.unfinished_per_client),
+            password,
+        ),
         waiting_minutes=args.waiting_minutes,
         idle_hours=args.idle_hours,
     )

@@ -34,15 +34,17 @@ class Refused(RequestError):
 
 @dataclass(frozen=True)
 class OpenLimits:
-    """At most ``per_client`` new tables per client (and unfinished at once) and ``in_all`` in all, per ``window_s``
-    seconds."""
+    """At most ``per_client`` new tables per client and ``in_all`` in all, per ``window_s`` seconds; at most
+    ``unfinished_per_client`` tables of one client unfinished at once (a player who leaves games midway keeps a
+    few more than a window's)."""
 
     per_client: int = 8
     in_all: int = 60
     window_s: float = 600.0
+    unfinished_per_client: int = 32
 
     def __post_init__(self) -> None:
-        for name in ("per_client", "in_all", "window_s"):
+        for name in ("per_client", "in_all", "window_s", "unfinished_per_client"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} {getattr(self, name)!r}: must be positive")
 

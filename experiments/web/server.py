@@ -74,6 +74,7 @@ from experiments.web.sessions import (
 from experiments.web.storage import TableDB
 from experiments.web.table_api import staged_moves, table_routes
 from experiments.web.tables import IDLE_HOURS, WAITING_MINUTES, TableHall
+from pirate_envs.core.text import text_module
 
 STATIC_DIR = Path(__file__).parent / "static"
 #: Largest request body read (a record of ``MAX_RECORD_ACTIONS`` actions takes under half of it).
@@ -253,6 +254,17 @@ async def _server_error(request: Request, error: Exception) -> Response:
     return _error_response(RequestError("internal error; the server log has the details", 500))
 
 
+def card_faces(env: Any) -> dict[str, dict[str, Any]]:
+    """The drawn face of each special card by the name the events give it (``pirate``, ``scary_mary:escape``), for
+    the game of ``env`` if its text module draws cards (`card_face`); the page draws a suit card from its name."""
+    module = text_module(env)
+    face, names = getattr(module, "card_face", None), getattr(module, "TOKEN_NAMES", None)
+    if face is None or names is None:
+        return {}
+    faces = {name: face(token) for token, name in enumerate(names)}
+    return {name: drawn for name, drawn in faces.items() if drawn["kind"] != "suit"}
+
+
 def create_app(
     agents_dir: str | Path | None = None,
     store: SessionStore | None = None,
@@ -279,7 +291,7 @@ def create_app(
         idle_hours,
         threads=GAME_THREADS,
         waiting_minutes=waiting_minutes,
-        open_per_client=gate.limits.per_client,
+        open_per_client=gate.limits.unfinished_per_client,
     )
     limiter = anyio.CapacityLimiter(GAME_THREADS)
 
@@ -321,7 +333,8 @@ def create_app(
         out = {}
         for env_id in pirate_envs.ENV_IDS:
             spec, on_page = pirate_envs.game_spec(env_id), page_options(env_id)
-            config = pirate_envs.make(env_id, raw=True).config
+            env = pirate_envs.make(env_id, raw=True)
+            config = env.config
             out[env_id] = {
                 "name": spec.name,
                 "players": list(spec.player_counts),
@@ -330,6 +343,7 @@ def create_app(
                 "agent_notes": catalog.notes(env_id),
                 "options": {k: getattr(config, k) for k in on_page},
                 "option_ranges": {k: list(r) for k, r in spec.option_ranges.items() if k in on_page},
+                "card_faces": card_faces(env),
             }
         return JSONResponse(out)
 
@@ -395,8 +409,12 @@ def create_app(
     def index(request: Request) -> FileResponse:
         return FileResponse(STATIC_DIR / "index.html")
 
+    def favicon(request: Request) -> FileResponse:
+        return FileResponse(STATIC_DIR / "favicon.svg", media_type="image/svg+xml")
+
     routes = [
         Route("/", index),
+        Route("/favicon.ico", favicon),
         Route("/api/games", games),
         Route("/api/sessions", new_game, methods=["POST"]),
         Route("/api/sessions/{sid}", show),

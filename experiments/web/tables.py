@@ -16,7 +16,7 @@ API tries again later (`experiments.web.table_api`). The `TableHall` keeps the t
 every change in SQLite (`experiments.web.storage`) and, when it starts, rebuilds every table in
 play from its seed and moves. A table nobody joined (still waiting, no page open) goes after
 `WAITING_MINUTES`, one idle in play after `IDLE_HOURS`, one its host closed at once; finished
-games' records are kept. Each client keeps at most `OPEN_PER_CLIENT` tables unfinished.
+games' records are kept. Each client keeps at most ``open_per_client`` tables unfinished.
 """
 
 from __future__ import annotations
@@ -59,8 +59,6 @@ IDLE_HOURS = 24.0
 WAITING_MINUTES = 10.0
 #: Most tables in memory at once (waiting and in play); a new table past it is refused (503).
 MAX_TABLES = 256
-#: Most unfinished tables opened by one client (its address) by default; one more is refused (429).
-OPEN_PER_CLIENT = OpenLimits.per_client
 #: Seconds between two sweeps for expired tables (when a table is opened or the lobby is read).
 PURGE_EVERY_S = 30.0
 #: Finished tables listed in the lobby (the newest).
@@ -466,7 +464,7 @@ class TableHall:
         threads: int = 4,
         clock: Callable[[], float] = time.time,
         waiting_minutes: float = WAITING_MINUTES,
-        open_per_client: int = OPEN_PER_CLIENT,
+        open_per_client: int = OpenLimits.unfinished_per_client,
     ):
         for name, value in (("idle_hours", idle_hours), ("waiting_minutes", waiting_minutes)):
             if not value > 0:

@@ -15,6 +15,13 @@ TABLE = {"env_id": "skull_king_v0", "seats": ["you", "person", "heuristic"], "op
 WAIT_S = 120.0
 
 
+def unlimited() -> Any:
+    """Limits on new tables no test reaches (a test's browser opens many tables from one address)."""
+    from experiments.web.host_controls import OpenLimits
+
+    return OpenLimits(10_000, 10_000, unfinished_per_client=10_000)
+
+
 def seat_headers(token: str | None) -> dict[str, str]:
     return {} if token is None else {"X-Seat-Token": token}
 
@@ -118,7 +125,8 @@ def _free_port() -> int:
 
 
 class TableServer:
-    """The web table on 127.0.0.1 in a thread, on one port and data folder across restarts."""
+    """The web table on 127.0.0.1 in a thread, on one port and data folder across restarts (a test's browser opens
+    many tables: no limit on new tables to speak of)."""
 
     def __init__(self, data_dir):
         self.port, self.data_dir, self.instance, self.thread = _free_port(), data_dir, None, None
@@ -131,11 +139,12 @@ class TableServer:
         import uvicorn
 
         from experiments.web.__main__ import STREAM_CLOSE_S
+        from experiments.web.host_controls import OpeningGate
         from experiments.web.serve import WebServer
         from experiments.web.server import create_app
 
         config = uvicorn.Config(
-            create_app(data_dir=self.data_dir),
+            create_app(data_dir=self.data_dir, gate=OpeningGate(unlimited())),
             host="127.0.0.1",
             port=self.port,
             log_level="warning",

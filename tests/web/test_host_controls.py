@@ -6,11 +6,12 @@ from __future__ import annotations
 import asyncio
 import queue
 import threading
+import time
 
 import pytest
 
 from tests.web.conftest import require_module, table_client
-from tests.web.tables_helpers import TABLE, TableServer, listen, next_state, open_table, seat_headers
+from tests.web.tables_helpers import TABLE, WAIT_S, TableServer, listen, next_state, open_table, seat_headers
 
 require_module("starlette", "web")
 require_module("httpx", "web")
@@ -122,6 +123,10 @@ def test_tables_nobody_joined_expire_in_minutes_and_idle_ones_in_hours(tmp_path)
     watched, _ = hall.open(WAITING, "a")
     playing, _ = hall.open({**TABLE, "seats": ["you", "random", "random"]}, "a")
     assert playing.status == "playing"
+    deadline = time.monotonic() + WAIT_S
+    while playing.running:  # the agents' moves are made (and stored) before the clock moves on
+        assert time.monotonic() < deadline, "the agents did not move"
+        time.sleep(0.01)
     listener = (asyncio.new_event_loop(), asyncio.Event())
     watched.listen(listener)  # its page is open: the host waits for friends
     clock.now += 11 * 60

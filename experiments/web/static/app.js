@@ -19,6 +19,7 @@ let queue = []; // states pushed by the server, not drawn yet (drawn in order, a
 let draining = false;
 let busy = false; // a move is on its way: the table is locked until the server answers
 let replayTimer = null; // the replay's play button: the interval that steps it
+let offline = false; // the table's event stream is down (the server stopped or the connection broke)
 
 function show(element, visible) { element.hidden = !visible; }
 
@@ -185,6 +186,7 @@ async function followTable(id) {
     try {
       const response = await fetch(`/api/tables/${id}/stream`, { headers, signal: controller.signal });
       if (!response.ok) { throw new Error(`HTTP ${response.status}`); }
+      setOffline(false);
       const reader = response.body.getReader();
       const decoder = new TextDecoder();
       let text = "";
@@ -203,12 +205,23 @@ async function followTable(id) {
     } catch (error) {
       if (controller.signal.aborted) { return; }
     }
+    if (controller.signal.aborted) { return; }
+    setOffline(true);
     await sleep(1000); // the server went away: try again
   }
 }
 
 function stopFollowing() {
   if (follow) { follow.abort(); follow = null; }
+  setOffline(false);
+}
+
+// The stream is down (no move may be sent: the table is locked) or back (the next pushed state redraws it).
+function setOffline(down) {
+  if (offline === down) { return; }
+  offline = down;
+  document.body.classList.toggle("offline", down);
+  if (session && session.kind === "table") { showTurn(session); }
 }
 
 // A state from the server (an answer or a push): drawn in order; older ones than the one shown are dropped.
@@ -266,6 +279,7 @@ async function showAgentMove(before, state, pace) {
   }
   const seat = $(`seat-${before.thinking}`);
   if (seat) { seat.classList.add("acting"); }
+  showTurn(state); // who is on turn after this move, as the marker shows
   await sleep(pace);
 }
 
@@ -404,6 +418,8 @@ function cardFromName(name) {
   if (loot && SUIT_NAMES.includes(loot[1])) {
     return { suit: loot[1], value: loot[2], kind: "loot", side: loot[2].startsWith("+") ? "front" : "back", name };
   }
+  const face = ((games[session && session.env_id] || {}).card_faces || {})[name];
+  if (face) { return face; }
   return { suit: "special", value: null, kind: name.split(":")[0], name: name.replace(/_/g, " "),
     symbol: name.replace(/_/g, " ").slice(0, 2) };
 }
@@ -519,9 +535,10 @@ function drawSeat(state, table, seat, lastMoves) {
 }
 
 function drawSkullKingCenter(state, table, center) {
-  center.appendChild(make("div", "round", `${table.round} \u00b7 ${table.phase === "bid" ? "bidding" : "playing"}`));
+  const phase = state.done ? "game over" : table.phase === "bid" ? "bidding" : "playing";
+  center.appendChild(make("div", "round", `${table.round} \u00b7 ${phase}`));
   const trick = make("div", "trick");
-  if (!table.trick.length) {
+  if (!table.trick.length && !state.done && (table.phase === "play" || !lastTrick(state.events))) {
     trick.appendChild(make("span", "empty", table.phase === "play" ? `player_${table.leader} leads` : "no trick yet"));
   }
   for (const card of table.trick) {
@@ -540,8 +557,8 @@ function drawSkullKingCenter(state, table, center) {
 // is still seen.
 function drawLastTrick(state, center) {
   const events = state.events;
-  const won = events.map((e) => e.kind).lastIndexOf("trick_won");
-  if (won < 0 || events.slice(won).some((e) => e.kind === "play")) { return; } // swept by the next card
+  const won = lastTrick(events);
+  if (won === null) { return; }
   const plays = [];
   for (let i = won - 1; i >= 0 && events[i].kind === "play"; i--) { plays.unshift(events[i]); }
   const box = make("div", "last-trick");
@@ -559,6 +576,12 @@ function drawLastTrick(state, center) {
   }
   box.appendChild(row);
   center.appendChild(box);
+}
+
+// The index of the event of the trick just taken, or null (none yet, or swept by the next card led).
+function lastTrick(events) {
+  const won = events.map((e) => e.kind).lastIndexOf("trick_won");
+  return won < 0 || events.slice(won).some((e) => e.kind === "play") ? null : won;
 }
 
 function drawKapernCenter(state, table, center) {
@@ -937,6 +960,15 @@ function turnSign(state) {
   return state.thinking !== null ? `${name} (${who(state, state.on_turn)}) is thinking\u2026` : `${name}'s turn`;
 }
 
+// The banner: who is on turn (a thinking agent also above the table); while the server is away, that it is.
+function showTurn(state) {
+  const sign = offline ? "connection lost: reconnecting\u2026" : turnSign(state);
+  $("status").textContent = sign;
+  const thinking = !offline && state.thinking !== null && state.thinking !== undefined && state.kind !== "replay";
+  $("thinking").textContent = thinking ? sign : "";
+  show($("thinking"), thinking);
+}
+
 // The host's panel while people are invited: a link per seat, the spectators' link, and "start now".
 function renderInvites(state) {
   const box = $("invites");
@@ -1017,10 +1049,7 @@ async function render(state) {
   $("download").download = `${state.env_id}-game.json`;
   show($("seed-note"), Boolean(state.seeded));
   $("seed-note").textContent = state.seeded ? "The host chose this deal's seed." : "";
-  const sign = turnSign(state);
-  $("status").textContent = sign;
-  $("thinking").textContent = state.thinking !== null && state.thinking !== undefined && !replay ? sign : "";
-  show($("thinking"), Boolean($("thinking").textContent));
+  showTurn(state);
   const settled = replay || waiting || state.thinking === null || state.thinking === undefined;
   if (settled) { window.renderCount = (window.renderCount || 0) + 1; } // tests wait on it
 }
