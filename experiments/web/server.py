@@ -3,7 +3,8 @@
 | method and path | body | answer |
 |---|---|---|
 | ``GET /`` | | the page |
-| ``GET /api/games`` | | per game: name, player counts, agents and their strength notes, settable options, ranges |
+| ``GET /favicon.ico`` | | the page's icon (``static/favicon.svg``) |
+| ``GET /api/games`` | | per game: name, player counts, agents and notes, options, ranges, special cards' faces |
 | ``POST /api/sessions`` | ``{env_id, opponents: [names], seat, seed?, options?}`` | a one-person game's state, ``id`` |
 | ``GET /api/sessions/{id}`` | | its state |
 | ``POST /api/sessions/{id}/move`` | ``{action or command, version?}`` | the state after the agents |
