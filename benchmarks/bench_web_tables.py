@@ -208,6 +208,8 @@ def run(args: argparse.Namespace, tables: int) -> Figures:
                     httpx.get(f"{url}/api/games", timeout=60)
                     break
                 except httpx.TransportError:
+                    if server.poll() is not None:
+                        raise SystemExit(f"the server stopped at its start (status {server.returncode})") from None
                     time.sleep(0.1)
             return asyncio.run(drive(url, args, tables))
         finally:
