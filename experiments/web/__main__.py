@@ -6,10 +6,16 @@ server: ``--host 0.0.0.0`` (friends on your LAN) prints a warning; ``--host ""``
 interface, unsaid) is refused: name ``0.0.0.0`` to mean it. ``--allow-host NAME`` adds a host
 name the page may be opened under (the ``Host`` header is checked against DNS rebinding; see
 `experiments.web.server.RequestGuard`). ``--data-dir`` is where the tables are kept.
+``--password-file FILE`` makes every host type the password in the file's first line to open a
+table (meant for a server bound beyond loopback; never on the command line, where ``ps`` shows
+it). ``--tables-per-client`` and ``--tables-in-all``: how many new tables one client, and all,
+may open per 10 minutes; ``--unfinished-per-client``: how many one client keeps unfinished.
+``--waiting-minutes`` and ``--idle-hours``: when tables nobody joined, and idle ones, go.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import sys
@@ -19,6 +25,8 @@ from pathlib import Path
 from agents.extras import require_extras
 from agents.policy.blas import one_blas_thread
 from experiments.cli import check_folder, check_names, parse_args
+from experiments.web.host_controls import OpeningGate, OpenLimits
+from experiments.web.tables import IDLE_HOURS, WAITING_MINUTES
 
 #: Seconds a stopping server waits for open connections: the pages' event streams never end by themselves
 #: (the pages reconnect to the next server).
@@ -42,6 +50,29 @@ class WebArgs:
     data_dir: str = field(
         default_factory=lambda: str(default_data_dir()),
         metadata={"help": "folder of the shared tables' database (tables in play and finished games' records)"},
+    )
+    password_file: str | None = field(
+        default=None,
+        metadata={"help": "file whose first line is the password a host types to open a table (none: no password)"},
+    )
+    tables_per_client: int = field(
+        default=OpenLimits.per_client,
+        metadata={"help": "new tables one client (address) may open per 10 minutes", "min": 1},
+    )
+    unfinished_per_client: int = field(
+        default=OpenLimits.unfinished_per_client,
+        metadata={"help": "tables of one client (address) unfinished at once", "min": 1},
+    )
+    tables_in_all: int = field(
+        default=OpenLimits.in_all,
+        metadata={"help": "new tables all clients together may open per 10 minutes", "min": 1},
+    )
+    waiting_minutes: float = field(
+        default=WAITING_MINUTES,
+        metadata={"help": "minutes a table nobody joined (no page open) is kept", "above": 0},
+    )
+    idle_hours: float = field(
+        default=IDLE_HOURS, metadata={"help": "hours a table in play with no move is kept", "above": 0}
     )
     allow_host: list[str] = field(
         default_factory=list,
@@ -73,6 +104,19 @@ def check_args(args: WebArgs) -> None:
         if not name.strip() or "/" in name:
             raise ValueError(f"--allow-host {name!r} is not a host name")
     check_names(args.allow_host, "--allow-host")
+    if args.password_file is not None:
+        read_password(args.password_file)
+
+
+def read_password(path: str) -> str:
+    """The first line of ``path``; ``ValueError`` naming the file when it cannot be read or the line is empty."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeError) as error:
+        raise ValueError(f"--password-file {path!r} cannot be read ({error})") from None
+    if not lines or not lines[0].strip():
+        raise ValueError(f"--password-file {path!r}: its first line (the password) is empty")
+    return lines[0].strip()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -80,26 +124,43 @@ def main(argv: list[str] | None = None) -> None:
     require_extras("__main__", ("starlette", "web"), ("uvicorn", "web"))
     import uvicorn
 
+    from experiments.web.serve import WebServer
     from experiments.web.server import create_app, is_loopback
 
+    password = None if args.password_file is None else read_password(args.password_file)
     if not is_loopback(args.host):
+        who = "who knows the host password" if password else "who can reach it (no --password-file)"
         print(
-            f"warning: anyone who can reach {args.host}:{args.port} can open tables, watch every table as a "
-            "spectator and read finished games; only the seat links are secret, and the connection is not "
-            "encrypted (use 127.0.0.1 for this machine only)",
+            f"warning: anyone {who} can open tables at {args.host}:{args.port}; anyone who can reach it can watch "
+            "every table as a spectator and read finished games; only the seat links are secret, and the "
+            "connection is not encrypted (use 127.0.0.1 for this machine only)",
             file=sys.stderr,
         )
     print(f"the web table: http://{args.host}:{args.port}/  (Ctrl-C stops it)")
-    app = create_app(args.agents_dir, bind_host=args.host, extra_hosts=args.allow_host, data_dir=args.data_dir)
-    with one_blas_thread():  # the agents' small products (see agents.policy.blas); uvicorn's threads share the limit
-        uvicorn.run(
-            app,
-            host=args.host,
-            port=args.port,
-            log_level="warning",
-            access_log=False,
-            timeout_graceful_shutdown=STREAM_CLOSE_S,
-        )
+    app = create_app(
+        args.agents_dir,
+        bind_host=args.host,
+        extra_hosts=args.allow_host,
+        data_dir=args.data_dir,
+        gate=OpeningGate(
+            OpenLimits(args.tables_per_client, args.tables_in_all, unfinished_per_client=args.unfinished_per_client),
+            password,
+        ),
+        waiting_minutes=args.waiting_minutes,
+        idle_hours=args.idle_hours,
+    )
+    config = uvicorn.Config(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=STREAM_CLOSE_S,
+    )
+    # one_blas_thread: the agents' small products (see agents.policy.blas); uvicorn's threads share the limit.
+    # KeyboardInterrupt: uvicorn raises the Ctrl-C it caught once it has stopped: a stop, not an error
+    with one_blas_thread(), contextlib.suppress(KeyboardInterrupt):
+        WebServer(config).run()
 
 
 if __name__ == "__main__":

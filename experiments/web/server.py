@@ -3,7 +3,8 @@
 | method and path | body | answer |
 |---|---|---|
 | ``GET /`` | | the page |
-| ``GET /api/games`` | | per game: name, player counts, agents and their strength notes, settable options, ranges |
+| ``GET /favicon.ico`` | | the page's icon (``static/favicon.svg``) |
+| ``GET /api/games`` | | per game: name, player counts, agents and notes, options, ranges, special cards' faces |
 | ``POST /api/sessions`` | ``{env_id, opponents: [names], seat, seed?, options?}`` | a one-person game's state, ``id`` |
 | ``GET /api/sessions/{id}`` | | its state |
 | ``POST /api/sessions/{id}/move`` | ``{action or command, version?}`` | the state after the agents |
@@ -61,6 +62,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import pirate_envs
+from experiments.web.host_controls import OpeningGate
 from experiments.web.sessions import (
     AgentCatalog,
     GameSession,
@@ -72,7 +74,8 @@ from experiments.web.sessions import (
 )
 from experiments.web.storage import TableDB
 from experiments.web.table_api import staged_moves, table_routes
-from experiments.web.tables import TableHall
+from experiments.web.tables import IDLE_HOURS, WAITING_MINUTES, TableHall
+from pirate_envs.core.text import text_module
 
 STATIC_DIR = Path(__file__).parent / "static"
 #: Largest request body read (a record of ``MAX_RECORD_ACTIONS`` actions takes under half of it).
@@ -239,7 +242,7 @@ def _held(session: Any) -> Iterator[None]:
 
 
 def _error_response(error: RequestError) -> JSONResponse:
-    return JSONResponse({"error": str(error)}, status_code=error.status)
+    return JSONResponse({"error": str(error)}, status_code=error.status, headers=getattr(error, "headers", None))
 
 
 async def _request_error(request: Request, error: Exception) -> Response:
@@ -252,21 +255,45 @@ async def _server_error(request: Request, error: Exception) -> Response:
     return _error_response(RequestError("internal error; the server log has the details", 500))
 
 
+def card_faces(env: Any) -> dict[str, dict[str, Any]]:
+    """The drawn face of each special card by the name the events give it (``pirate``, ``scary_mary:escape``), for
+    the game of ``env`` if its text module draws cards (`card_face`); the page draws a suit card from its name."""
+    module = text_module(env)
+    face, names = getattr(module, "card_face", None), getattr(module, "TOKEN_NAMES", None)
+    if face is None or names is None:
+        return {}
+    faces = {name: face(token) for token, name in enumerate(names)}
+    return {name: drawn for name, drawn in faces.items() if drawn["kind"] != "suit"}
+
+
 def create_app(
     agents_dir: str | Path | None = None,
     store: SessionStore | None = None,
     bind_host: str = "127.0.0.1",
     extra_hosts: Iterable[str] = (),
     data_dir: str | Path | None = None,
+    gate: OpeningGate | None = None,
+    waiting_minutes: float = WAITING_MINUTES,
+    idle_hours: float = IDLE_HOURS,
 ) -> Starlette:
     """The web table's ASGI app; agent files are read from ``agents_dir`` only.
 
     ``bind_host`` and ``extra_hosts``: the addresses and names the ``Host`` header may name
     (see `RequestGuard`). ``data_dir``: the folder of the shared tables' database (None: in memory).
+    ``gate``: who may open tables and how often (default: `OpeningGate`'s limits, no password);
+    ``waiting_minutes`` and ``idle_hours``: when waiting and idle tables expire (`TableHall`).
     """
     catalog = AgentCatalog(agents_dir)
     sessions = store if store is not None else SessionStore()
-    hall = TableHall(catalog, TableDB(data_dir), threads=GAME_THREADS)
+    gate = gate or OpeningGate()
+    hall = TableHall(
+        catalog,
+        TableDB(data_dir),
+        idle_hours,
+        threads=GAME_THREADS,
+        waiting_minutes=waiting_minutes,
+        open_per_client=gate.limits.unfinished_per_client,
+    )
     limiter = anyio.CapacityLimiter(GAME_THREADS)
 
     def guarded(work: Callable[[], Any]) -> Any:
@@ -307,7 +334,8 @@ def create_app(
         out = {}
         for env_id in pirate_envs.ENV_IDS:
             spec, on_page = pirate_envs.game_spec(env_id), page_options(env_id)
-            config = pirate_envs.make(env_id, raw=True).config
+            env = pirate_envs.make(env_id, raw=True)
+            config = env.config
             out[env_id] = {
                 "name": spec.name,
                 "players": list(spec.player_counts),
@@ -316,6 +344,7 @@ def create_app(
                 "agent_notes": catalog.notes(env_id),
                 "options": {k: getattr(config, k) for k in on_page},
                 "option_ranges": {k: list(r) for k, r in spec.option_ranges.items() if k in on_page},
+                "card_faces": card_faces(env),
             }
         return JSONResponse(out)
 
@@ -381,8 +410,12 @@ def create_app(
     def index(request: Request) -> FileResponse:
         return FileResponse(STATIC_DIR / "index.html")
 
+    def favicon(request: Request) -> FileResponse:
+        return FileResponse(STATIC_DIR / "favicon.svg", media_type="image/svg+xml")
+
     routes = [
         Route("/", index),
+        Route("/favicon.ico", favicon),
         Route("/api/games", games),
         Route("/api/sessions", new_game, methods=["POST"]),
         Route("/api/sessions/{sid}", show),
@@ -393,7 +426,7 @@ def create_app(
         Route("/api/replays", new_replay, methods=["POST"]),
         Route("/api/replays/{sid}", show),
         Route("/api/replays/{sid}/goto", move, methods=["POST"]),
-        *table_routes(hall, off_loop, _json_body, hint_loop),
+        *table_routes(hall, off_loop, _json_body, hint_loop, gate),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
 

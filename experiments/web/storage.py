@@ -13,6 +13,7 @@ import json
 import os
 import sqlite3
 import threading
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -95,17 +96,31 @@ class TableDB:
             ("UPDATE tables SET status='finished', record=?, updated=? WHERE id=?", (json.dumps(record), now, tid))
         )
 
-    def delete_idle(self, before: float) -> list[str]:
-        """Delete the unfinished tables last changed before ``before``; their ids."""
+    def delete_idle(self, before: float, waiting_before: float | None = None, keep: Collection[str] = ()) -> list[str]:
+        """Delete the unfinished tables last changed before ``before``, and the waiting ones (nobody joined yet)
+        last changed before ``waiting_before``, but those in ``keep``; their ids."""
+        waiting_before = before if waiting_before is None else max(before, waiting_before)
         with self._lock, self._conn:
             ids = [
                 row[0]
                 for row in self._conn.execute(
-                    "SELECT id FROM tables WHERE status != 'finished' AND updated < ?", (before,)
+                    "SELECT id FROM tables WHERE (status != 'finished' AND updated < ?) "
+                    "OR (status = 'waiting' AND updated < ?)",
+                    (before, waiting_before),
                 )
+                if row[0] not in keep
             ]
             self._conn.executemany("DELETE FROM tables WHERE id=?", [(i,) for i in ids])
         return ids
+
+    def delete(self, tid: str) -> None:
+        """Delete a table and its moves (a table its host closed)."""
+        self._write(("DELETE FROM tables WHERE id=?", (tid,)))
+
+    def touch(self, ids: Collection[str], now: float) -> None:
+        """Mark tables as changed at ``now`` (a waiting table whose page is open is not idle)."""
+        with self._lock, self._conn:
+            self._conn.executemany("UPDATE tables SET updated=? WHERE id=?", [(now, i) for i in ids])
 
     def load(self) -> list[StoredTable]:
         """Every stored table, oldest first, with its moves in order."""

@@ -8,6 +8,7 @@ new table: per seat ``"you"`` (the host, once), ``"person"`` (an invite) or an a
 |---|---|---|
 | ``GET /api/lobby`` | | the open tables and the newest finished ones (public facts) |
 | ``POST /api/tables`` | ``{env_id, seats, fill_agent?, name?, seed?, options?}`` | ``{id, seat, token, state}`` |
+| ``POST /api/tables/{id}/close`` | ``{}`` | the host's: the table is closed and deleted |
 | ``GET /api/tables/{id}`` | | the seat's state (a spectator's without a token) |
 | ``GET /api/tables/{id}/stream`` | | the seat's state now and after every change (server-sent events) |
 | ``POST /api/tables/{id}/join`` | ``{name?}`` | takes the seat (again after a reload) |
@@ -16,6 +17,12 @@ new table: per seat ``"you"`` (the host, once), ``"person"`` (an invite) or an a
 | ``POST /api/tables/{id}/move`` | ``{action or command, version}`` | the seat's state after the move |
 | ``GET /api/tables/{id}/hint?agent=NAME&staged=A,B`` | | an agent's advice for the seat's turn, ``version`` |
 | ``GET /api/tables/{id}/record`` | | the finished game's record (409 while it runs) |
+
+Opening a table is limited per client and in all (429 with ``Retry-After``), and may need the host
+password (``X-Host-Password``; see `experiments.web.host_controls`). A request that finds the
+table busy with an agent's move waits for it on the event loop, never in a worker thread, for
+at most `LOCK_WAIT_S` seconds (409 after). A closed table's open streams get its last state
+(``table_status: "closed"``) and end; every stream ends when the server stops.
 
 A hint is computed on a copy of the game taken under the table's lock (a few milliseconds), with the
 seat's ``staged`` moves applied to the copy (Piratenpoker's bid cards picked on the page, not sent
@@ -38,8 +45,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from experiments.web.host_controls import PASSWORD_HEADER, OpeningGate
 from experiments.web.sessions import RequestError
-from experiments.web.tables import Table, TableHall
+from experiments.web.tables import LOCK_WAIT_S, Table, TableBusy, TableHall
 
 #: Longest ``staged`` query of a hint (action numbers separated by commas).
 MAX_STAGED_TEXT = 400
@@ -73,26 +81,48 @@ def table_routes(
     off_loop: Callable[[Callable[[], Any]], Awaitable[Any]],
     json_body: Callable[[Request], Awaitable[Any]],
     hint_loop: Callable[[Callable[[], Any]], Awaitable[Any]],
+    gate: OpeningGate | None = None,
 ) -> list[Route]:
     """The routes of the shared tables; ``off_loop`` runs game work in a worker thread, ``hint_loop`` a hint
-    in one of the hints' own (bounded) threads."""
+    in one of the hints' own (bounded) threads; ``gate`` admits the new tables."""
+    gate = gate or OpeningGate()
+
+    async def patiently(work: Callable[[], Any]) -> Any:
+        """``off_loop(work)``, again while the table is busy (waiting here, not in a thread), `LOCK_WAIT_S` at most."""
+        loop = asyncio.get_running_loop()
+        deadline, pause = loop.time() + LOCK_WAIT_S, 0.005
+        while True:
+            try:
+                return await off_loop(work)
+            except TableBusy:
+                if loop.time() + pause > deadline:
+                    raise RequestError("this table is busy; try again", 409) from None
+            await asyncio.sleep(pause)
+            pause = min(2 * pause, 0.1)
 
     def seated(request: Request) -> tuple[Table, int | None]:
         table = hall.get(request.path_params["tid"])
         return table, table.seat_of(_token(request))
 
     async def lobby(request: Request) -> JSONResponse:
-        return JSONResponse(hall.lobby())
+        return JSONResponse({**hall.lobby(), "password_required": gate.password_required})
 
     async def open_table(request: Request) -> JSONResponse:
-        body = await json_body(request)
+        client = request.client.host if request.client else ""
+        take_back = gate.admit(client, request.headers.get(PASSWORD_HEADER))
+        try:
+            body = await json_body(request)
 
-        def work() -> JSONResponse:
-            table, seat = hall.open(body)
-            token = table.seats[seat].token
-            return JSONResponse({"id": table.id, "seat": seat, "token": token, "state": _state(table, seat)})
+            def work() -> JSONResponse:
+                table, seat = hall.open(body, client)
+                token = table.seats[seat].token
+                return JSONResponse({"id": table.id, "seat": seat, "token": token, "state": _state(table, seat)})
 
-        return await off_loop(work)
+            return await off_loop(work)
+        except RequestError as error:
+            if error.status < 500 and error.status != 429:  # a bad body is no table: it is not counted
+                take_back()
+            raise
 
     def _state(table: Table, seat: int | None) -> Any:
         return json.loads(table.state_json(seat)[1])
@@ -109,7 +139,7 @@ def table_routes(
         def work() -> Response:
             return _json_text(action(table, seat, body))
 
-        return await off_loop(work)
+        return await patiently(work)
 
     async def join(request: Request) -> Response:
         return await act(request, lambda t, s, body: t.join(s, body.get("name") if isinstance(body, dict) else None))
@@ -120,6 +150,12 @@ def table_routes(
     async def move(request: Request) -> Response:
         return await act(request, lambda t, s, body: t.play(s, body))
 
+    async def close(request: Request) -> Response:
+        table, seat = seated(request)
+        await json_body(request)
+        await patiently(lambda: table.close(seat))
+        return JSONResponse({"closed": True})
+
     async def invites(request: Request) -> JSONResponse:
         table, seat = seated(request)
         return JSONResponse({"invites": table.invites(seat)}, headers={"Cache-Control": "no-store"})
@@ -127,7 +163,7 @@ def table_routes(
     async def hint(request: Request) -> JSONResponse:
         table, seat = seated(request)
         agent, staged = request.query_params.get("agent"), staged_moves(request)
-        position = await off_loop(lambda: table.hint_position(seat, staged))
+        position = await patiently(lambda: table.hint_position(seat, staged))
         return await hint_loop(lambda: JSONResponse(position.answer(agent)))
 
     async def record(request: Request) -> JSONResponse:
@@ -150,6 +186,8 @@ def table_routes(
                     for serial, text in table.states_since(seat, sent):
                         sent = serial
                         yield f"data: {text}\n\n"
+                    if table.status == "closed" or hall.stopping:
+                        return
                     try:
                         await asyncio.wait_for(wake.wait(), KEEP_ALIVE_S)
                     except asyncio.TimeoutError:
@@ -167,6 +205,7 @@ def table_routes(
         Route("/api/tables/{tid}/stream", stream),
         Route("/api/tables/{tid}/join", join, methods=["POST"]),
         Route("/api/tables/{tid}/start", start, methods=["POST"]),
+        Route("/api/tables/{tid}/close", close, methods=["POST"]),
         Route("/api/tables/{tid}/invites", invites),
         Route("/api/tables/{tid}/move", move, methods=["POST"]),
         Route("/api/tables/{tid}/hint", hint),

@@ -10,10 +10,13 @@ The game starts once every invited person has joined, or when the host starts it
 (the host's ``fill_agent``) take the seats nobody took.
 
 The agents move in worker threads, one move at a time; after every change each seat's state
-and the spectator's are built once and pushed to every open tab (`Table.listen`). The
-`TableHall` keeps the tables, stores every change in SQLite (`experiments.web.storage`) and,
-when it starts, rebuilds every table in play from its seed and moves. Unfinished tables idle
-for `IDLE_DAYS` days are deleted; finished games' records are kept.
+and the spectator's are built once and pushed to every open tab (`Table.listen`). A request
+never waits for a table's lock in a worker thread: it is refused at once (`TableBusy`) and the
+API tries again later (`experiments.web.table_api`). The `TableHall` keeps the tables, stores
+every change in SQLite (`experiments.web.storage`) and, when it starts, rebuilds every table in
+play from its seed and moves. A table nobody joined (still waiting, no page open) goes after
+`WAITING_MINUTES`, one idle in play after `IDLE_HOURS`, one its host closed at once; finished
+games' records are kept. Each client keeps at most ``open_per_client`` tables unfinished.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import asyncio
 import hmac
 import json
 import logging
+import math
 import re
 import secrets
 import threading
@@ -33,6 +37,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import pirate_envs
+from experiments.web.host_controls import OpenLimits, Refused
 from experiments.web.sessions import (
     MAX_SEED,
     AgentCatalog,
@@ -48,10 +53,14 @@ from experiments.web.storage import TableDB
 
 #: Bytes of randomness in a seat token (``secrets.token_urlsafe``: 43 characters).
 TOKEN_BYTES = 32
-#: Days an unfinished table is kept after its last change (finished games' records are kept).
-IDLE_DAYS = 7.0
+#: Hours a table in play is kept after its last change (finished games' records are kept).
+IDLE_HOURS = 24.0
+#: Minutes a waiting table (the game not started) with no page open is kept after its last change.
+WAITING_MINUTES = 10.0
 #: Most tables in memory at once (waiting and in play); a new table past it is refused (503).
 MAX_TABLES = 256
+#: Seconds between two sweeps for expired tables (when a table is opened or the lobby is read).
+PURGE_EVERY_S = 30.0
 #: Finished tables listed in the lobby (the newest).
 LOBBY_FINISHED = 50
 #: A seat of a new table: the host's, one for an invited person, else an agent's name.
@@ -92,11 +101,15 @@ def _person_name(name: Any, seat: int) -> str:
     return text or f"player_{seat}"
 
 
+class TableBusy(RequestError):
+    """The table's lock is held (an agent is moving): try the request again in a moment."""
+
+
 class Table:
     """One shared table; every method that changes it runs under its ``lock`` and stores the change."""
 
-    def __init__(self, tid: str, setup: dict[str, Any], status: str, created: float, hall: TableHall):
-        self.id, self.status, self.created, self.hall = tid, status, created, hall
+    def __init__(self, tid: str, setup: dict[str, Any], status: str, created: float, hall: TableHall, client: str = ""):
+        self.id, self.status, self.created, self.hall, self.client = tid, status, created, hall, client
         self.env_id: str = setup["env_id"]
         self.num_players: int = setup["num_players"]
         self.options: dict[str, Any] = setup["options"]
@@ -165,6 +178,7 @@ class Table:
         if self.status == "finished":
             return self.state_json(seat)[1]
         with self._held():
+            self._check_open()
             person = self.seats[seat]
             person.joined, person.name = True, _person_name(name, seat) if name is not None else person.name
             if self.game is not None:
@@ -180,6 +194,7 @@ class Table:
         if seat != self.host:
             raise RequestError("only the host starts the game", 403)
         with self._held():
+            self._check_open()
             if self.status != "waiting":
                 raise RequestError("the game has started", 409)
             self._start()
@@ -230,16 +245,33 @@ class Table:
         as JSON. The agents answer in a worker thread."""
         if seat is None:
             raise RequestError("a spectator makes no moves", 403)
-        if self.status == "finished":
-            raise RequestError("the game is over", 409)
-        if self.game is None:
-            raise RequestError("the game has not started: waiting for the invited people", 409)
-        with self._held():
+        with self._held():  # the game may end or the table close while a move waits: checked under the lock
+            self._check_open()
+            if self.status == "finished":
+                raise RequestError("the game is over", 409)
+            if self.game is None:
+                raise RequestError("the game has not started: waiting for the invited people", 409)
             self.game.play(seat, body)
             self._moved()
             text = self.state_json(seat)[1]
         self.hall.schedule(self)
         return text
+
+    def close(self, seat: int | None) -> None:
+        """The host closes the table: every open tab is told, the table and its moves are deleted."""
+        if seat != self.host:
+            raise RequestError("only the host closes the table", 403)
+        with self._held():
+            self._check_open()
+            if self.status == "finished":
+                raise RequestError("the game is over: its record is kept", 409)
+            self.status, self.game = "closed", None
+            self._changed()
+        self.hall.drop(self)
+
+    def _check_open(self) -> None:
+        if self.status == "closed":
+            raise RequestError("the host closed this table", 410)
 
     def hint_position(self, seat: int | None, staged: list[int]) -> HintPosition:
         """A copy of the position a hint of ``seat`` is about, after its ``staged`` moves
@@ -255,7 +287,7 @@ class Table:
             while True:
                 with self.lock:
                     game = self.game
-                    if game is None or game.agent_on_turn is None:
+                    if game is None or game.agent_on_turn is None or self.hall.stopping:
                         self.running = False
                         return
                     game.step_agent()
@@ -284,13 +316,13 @@ class Table:
 
     # ------------------------------------------------------------ states
     def _held(self) -> Any:
-        """The table's lock, waited for at most `LOCK_WAIT_S` (409 after)."""
+        """The table's lock, never waited for: `TableBusy` while an agent's move holds it."""
         table = self
 
         class Held:
             def __enter__(self) -> None:
-                if not table.lock.acquire(timeout=LOCK_WAIT_S):
-                    raise RequestError("this table is busy; try again", 409)
+                if not table.lock.acquire(blocking=False):
+                    raise TableBusy("this table is busy with an agent's move; try again", 409)
 
             def __exit__(self, *exc: Any) -> None:
                 table.lock.release()
@@ -344,10 +376,7 @@ class Table:
         self.serial += 1
         seats: list[int | None] = [*range(self.num_players), None]
         self._recent.append((self.serial, {seat: json.dumps(self._state(seat)) for seat in seats}))
-        with self._listeners_lock:
-            listeners = list(self._listeners)
-        for loop, event in listeners:
-            loop.call_soon_threadsafe(event.set)
+        self.wake()
 
     def state_json(self, seat: int | None) -> tuple[int, str]:
         """The last state built for ``seat`` (None: a spectator) as JSON, with its serial."""
@@ -368,6 +397,19 @@ class Table:
         if recent[0][0] > serial + 1:
             recent = recent[-1:]
         return [(s, states[seat]) for s, states in recent if s > serial]
+
+    @property
+    def listened(self) -> bool:
+        """Whether a page follows the table."""
+        with self._listeners_lock:
+            return bool(self._listeners)
+
+    def wake(self) -> None:
+        """Wake every open tab's stream (a change, a close, the server stopping)."""
+        with self._listeners_lock:
+            listeners = list(self._listeners)
+        for loop, event in listeners:
+            loop.call_soon_threadsafe(event.set)
 
     def listen(self, listener: tuple[asyncio.AbstractEventLoop, asyncio.Event]) -> None:
         with self._listeners_lock:
@@ -417,21 +459,23 @@ class TableHall:
         self,
         catalog: AgentCatalog,
         db: TableDB | None = None,
-        idle_days: float = IDLE_DAYS,
+        idle_hours: float = IDLE_HOURS,
         capacity: int = MAX_TABLES,
         threads: int = 4,
         clock: Callable[[], float] = time.time,
+        waiting_minutes: float = WAITING_MINUTES,
+        open_per_client: int = OpenLimits.unfinished_per_client,
     ):
-        self.catalog, self.db, self.idle_days, self.capacity, self.clock = (
-            catalog,
-            db or TableDB(),
-            idle_days,
-            capacity,
-            clock,
-        )
+        for name, value in (("idle_hours", idle_hours), ("waiting_minutes", waiting_minutes)):
+            if not value > 0:
+                raise ValueError(f"{name} {value!r}: must be positive")
+        self.catalog, self.db, self.capacity, self.clock = catalog, db or TableDB(), capacity, clock
+        self.idle_hours, self.waiting_minutes, self.open_per_client = idle_hours, waiting_minutes, open_per_client
         self.tables: dict[str, Table] = {}
         self.pool = ThreadPoolExecutor(threads, thread_name_prefix="table-agents")
+        self.stopping = False  # the server is stopping: the streams end, the agents stop after their move
         self._lock = threading.Lock()
+        self._purged_at = -math.inf
         self._purge()
         for stored in self.db.load():
             table = Table(stored.id, stored.setup, stored.status, stored.created, self)
@@ -441,9 +485,9 @@ class TableHall:
             except Exception:  # a stored table the code cannot rebuild any more stays listed, unplayable
                 log.exception("a stored table could not be resumed")
 
-    def open(self, body: Any) -> tuple[Table, int]:
+    def open(self, body: Any, client: str = "") -> tuple[Table, int]:
         """A new table from the host's ``body``: ``{env_id, seats: ["you", "person", <agent>, ...],
-        fill_agent?, name?, seed?, options?}``; the table and the host's seat."""
+        fill_agent?, name?, seed?, options?}``, opened by ``client`` (its address); the table and the host's seat."""
         if not isinstance(body, dict):
             raise RequestError("the body must be a JSON object")
         env_id, seats = body.get("env_id"), body.get("seats")
@@ -478,12 +522,18 @@ class TableHall:
             "host": host,
             "seats": [asdict(s) for s in table_seats],
         }
+        self._purge()
         with self._lock:
-            self._purge()
-            if sum(t.status != "finished" for t in self.tables.values()) >= self.capacity:
-                raise RequestError(f"the server is full ({self.capacity} tables open); try again later", 503)
+            unfinished = [t for t in self.tables.values() if t.status not in ("finished", "closed")]
+            retry = {"Retry-After": str(math.ceil(self.waiting_minutes * 60))}
+            if sum(t.client == client for t in unfinished) >= self.open_per_client:
+                raise Refused(
+                    f"you have {self.open_per_client} tables unfinished: finish or close one first", 429, retry
+                )
+            if len(unfinished) >= self.capacity:
+                raise Refused(f"the server is full ({self.capacity} tables open); try again later", 503, retry)
             tid = secrets.token_urlsafe(12)
-            table = Table(tid, setup, "waiting", self.clock(), self)
+            table = Table(tid, setup, "waiting", self.clock(), self, client)
             self.tables[tid] = table
         with table.lock:
             table._stored()
@@ -494,17 +544,19 @@ class TableHall:
         """The table ``tid`` (404 if unknown or deleted)."""
         table = self.tables.get(tid) if re.fullmatch(r"[A-Za-z0-9_-]{1,64}", tid) else None
         if table is None:
-            raise RequestError("no such table (an unfinished table idle for days is deleted)", 404)
+            raise RequestError("no such table (closed by its host, or unfinished and idle: deleted)", 404)
         return table
 
     def lobby(self) -> dict[str, Any]:
         """The open tables (waiting and in play) and the newest finished ones: public facts only."""
+        self._purge()
         tables = sorted(self.tables.values(), key=lambda t: -t.created)
         finished = [t.summary() for t in tables if t.status == "finished"][:LOBBY_FINISHED]
         return {
             "open": [t.summary() for t in tables if t.status != "finished"],
             "finished": finished,
-            "idle_days": self.idle_days,
+            "idle_hours": self.idle_hours,
+            "waiting_minutes": self.waiting_minutes,
         }
 
     def schedule(self, table: Table) -> None:
@@ -519,13 +571,33 @@ class TableHall:
         """Warm the searches of ``env_id`` (`WARMER`: once per game and process)."""
         WARMER.warm(self.catalog, env_id, num_players, options)
 
+    def drop(self, table: Table) -> None:
+        """Forget ``table`` (closed by its host): in memory and stored."""
+        self.db.delete(table.id)
+        self.tables.pop(table.id, None)
+
     def _purge(self) -> None:
-        """Delete the unfinished tables idle for `idle_days` (stored and in memory)."""
-        for tid in self.db.delete_idle(self.clock() - self.idle_days * 86400):
+        """Delete the expired tables, stored and in memory (at most every `PURGE_EVERY_S`): those in play idle for
+        `idle_hours`, those waiting for `waiting_minutes` with no page open (a page open keeps its table)."""
+        now = self.clock()
+        with self._lock:
+            if now - self._purged_at < PURGE_EVERY_S:
+                return
+            self._purged_at = now
+            watched = [t.id for t in self.tables.values() if t.status == "waiting" and t.listened]
+        self.db.touch(watched, now)
+        for tid in self.db.delete_idle(now - self.idle_hours * 3600, now - self.waiting_minutes * 60, watched):
             self.tables.pop(tid, None)
 
+    def stop_streams(self) -> None:
+        """The server is stopping: every open event stream ends now, the agents after their move."""
+        self.stopping = True
+        for table in list(self.tables.values()):
+            table.wake()
+
     def close(self) -> None:
+        self.stopping = True
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 
-__all__ = ["HOST", "IDLE_DAYS", "PERSON", "TOKEN_BYTES", "Seat", "Table", "TableHall"]
+__all__ = ["HOST", "IDLE_HOURS", "PERSON", "TOKEN_BYTES", "WAITING_MINUTES", "Seat", "Table", "TableBusy", "TableHall"]

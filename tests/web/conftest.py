@@ -32,11 +32,17 @@ def table_client(app: Any, **kwargs: Any) -> Any:
 
 
 @pytest.fixture
-def client() -> Any:
-    """A test client of a fresh table (no agents folder)."""
+def app() -> Any:
+    """A fresh web table (no agents folder, tables in memory)."""
     from experiments.web.server import create_app
 
-    with table_client(create_app()) as c:
+    return create_app()
+
+
+@pytest.fixture
+def client(app: Any) -> Any:
+    """A test client of ``app``."""
+    with table_client(app) as c:
         yield c
 
 

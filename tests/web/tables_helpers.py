@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import queue
 import socket
 import threading
 import time
@@ -11,6 +13,13 @@ from typing import Any
 TABLE = {"env_id": "skull_king_v0", "seats": ["you", "person", "heuristic"], "options": {"num_hands": 3}}
 #: Generous bound on waiting for the agents' moves (they take milliseconds; a loaded machine is slow).
 WAIT_S = 120.0
+
+
+def unlimited() -> Any:
+    """Limits on new tables no test reaches (a test's browser opens many tables from one address)."""
+    from experiments.web.host_controls import OpenLimits
+
+    return OpenLimits(10_000, 10_000, unfinished_per_client=10_000)
 
 
 def seat_headers(token: str | None) -> dict[str, str]:
@@ -67,6 +76,48 @@ def play_table(client: Any, tid: str, tokens: list[str], pick=lambda s: s["moves
     raise AssertionError("game not over")
 
 
+def listen(url: str, token: str | None, out: queue.Queue, stop: threading.Event) -> None:
+    """Read the table's event stream; put its status and each pushed state on ``out``, then ``"ended"`` when the
+    server ends it (a broken stream: its error, unless the test is over and stopped the server under it)."""
+    import httpx
+
+    try:
+        with httpx.Client(timeout=120) as client, client.stream("GET", url, headers=seat_headers(token)) as answer:
+            out.put(answer.status_code)
+            for line in answer.iter_lines():
+                if line.startswith("data: "):
+                    out.put(json.loads(line[6:]))
+                if stop.is_set():
+                    return
+        out.put("ended")
+    except httpx.TransportError as error:
+        if not stop.is_set():
+            out.put(error)
+
+
+def next_state(out: queue.Queue, until) -> dict:
+    """The first pushed state that satisfies ``until``."""
+    for _ in range(1000):
+        state = out.get(timeout=120)
+        if isinstance(state, Exception):
+            raise AssertionError(f"the event stream broke: {state!r}")
+        if until(state):
+            return state
+    raise AssertionError("no such state was pushed")
+
+
+def in_thread(call) -> tuple[threading.Event, list]:
+    """Run ``call()`` in a thread; an event set when it returned, and a list that gets its result."""
+    done, result = threading.Event(), []
+
+    def run() -> None:
+        result.append(call())
+        done.set()
+
+    threading.Thread(target=run, daemon=True).start()
+    return done, result
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -74,7 +125,8 @@ def _free_port() -> int:
 
 
 class TableServer:
-    """The web table on 127.0.0.1 in a thread, on one port and data folder across restarts."""
+    """The web table on 127.0.0.1 in a thread, on one port and data folder across restarts (a test's browser opens
+    many tables: no limit on new tables to speak of)."""
 
     def __init__(self, data_dir):
         self.port, self.data_dir, self.instance, self.thread = _free_port(), data_dir, None, None
@@ -87,16 +139,18 @@ class TableServer:
         import uvicorn
 
         from experiments.web.__main__ import STREAM_CLOSE_S
+        from experiments.web.host_controls import OpeningGate
+        from experiments.web.serve import WebServer
         from experiments.web.server import create_app
 
         config = uvicorn.Config(
-            create_app(data_dir=self.data_dir),
+            create_app(data_dir=self.data_dir, gate=OpeningGate(unlimited())),
             host="127.0.0.1",
             port=self.port,
             log_level="warning",
             timeout_graceful_shutdown=STREAM_CLOSE_S,
         )
-        self.instance = uvicorn.Server(config)
+        self.instance = WebServer(config)
         self.thread = threading.Thread(target=self.instance.run, daemon=True)
         self.thread.start()
         deadline = time.monotonic() + 20

@@ -203,3 +203,17 @@ def test_the_page_and_its_files_are_served(client):
     assert page.status_code == 200 and "app.js" in page.text and "http" not in page.text.split("<body>")[1]
     for name in ("app.js", "style.css"):
         assert client.get(f"/static/{name}").status_code == 200
+
+
+def test_the_page_has_a_favicon_of_its_own(client):
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
+    assert icon.content.startswith(b"<svg") and client.get("/static/favicon.svg").content == icon.content
+    assert 'rel="icon" href="/static/favicon.svg"' in client.get("/").text
+
+
+def test_the_games_list_gives_the_faces_of_special_cards(client):
+    games = client.get("/api/games").json()
+    faces = games["skull_king_v0"]["card_faces"]
+    assert faces["pirate"]["symbol"] == "\u2620" and faces["scary_mary:escape"]["kind"] == "scary_mary"
+    assert "red-7" not in faces and games["piraten_kapern_v0"]["card_faces"] == {}

@@ -42,7 +42,9 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions as ec  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
+from experiments.web.host_controls import OpeningGate  # noqa: E402
 from experiments.web.server import create_app  # noqa: E402
+from tests.web.tables_helpers import unlimited  # noqa: E402
 
 #: Short games: (players, options typed into the page).
 GAMES = {
@@ -63,7 +65,8 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def server():
     port = free_port()
-    config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
+    app = create_app(gate=OpeningGate(unlimited()))  # the tests open many tables from one address
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     instance = uvicorn.Server(config)
     thread = threading.Thread(target=instance.run, daemon=True)
     thread.start()

@@ -96,10 +96,7 @@ def test_is_loopback():
 
 
 def test_an_empty_host_is_refused(monkeypatch, capsys):
-    import uvicorn
-
-    served = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: served.append(kwargs))
+    served = _served(monkeypatch)
     with pytest.raises(SystemExit) as stop:
         main_module.main(["--host", ""])
     assert stop.value.code == 2 and "--host '': name the address" in capsys.readouterr().err
@@ -108,10 +105,7 @@ def test_an_empty_host_is_refused(monkeypatch, capsys):
 
 @pytest.mark.parametrize(("host", "warns"), [("0.0.0.0", True), ("192.168.1.5", True), ("127.0.0.1", False)])
 def test_a_bind_beyond_this_machine_warns_that_the_table_is_open(monkeypatch, capsys, tmp_path, host, warns):
-    import uvicorn
-
-    served = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: served.append(kwargs))
+    served = _served(monkeypatch)
     main_module.main(["--host", host, "--port", "8123", "--allow-host", "table.lan", "--data-dir", str(tmp_path)])
     # no access log: a request's address never reaches a log (the seat tokens are in headers, never in URLs)
     assert served == [
@@ -120,3 +114,32 @@ def test_a_bind_beyond_this_machine_warns_that_the_table_is_open(monkeypatch, ca
     err = capsys.readouterr().err
     assert ("warning: anyone who can reach" in err) == warns
     assert (tmp_path / "tables.sqlite3").exists()
+
+
+def _served(monkeypatch) -> list[dict]:
+    """The settings each server the command starts would run with (none is started)."""
+    from experiments.web.serve import WebServer
+
+    served = []
+    keys = ("host", "port", "log_level", "access_log", "timeout_graceful_shutdown")
+    monkeypatch.setattr(WebServer, "run", lambda self: served.append({k: getattr(self.config, k) for k in keys}))
+    return served
+
+
+def test_a_host_password_from_a_file_guards_new_tables(monkeypatch, capsys, tmp_path):
+    from tests.web.conftest import table_client
+
+    apps = []
+    served = _served(monkeypatch)
+    import experiments.web.server as server_module
+
+    real = server_module.create_app
+    monkeypatch.setattr(server_module, "create_app", lambda *a, **k: apps.append(real(*a, **k)) or apps[-1])
+    (tmp_path / "pw").write_text("sesame\n")
+    main_module.main(["--host", "0.0.0.0", "--password-file", str(tmp_path / "pw"), "--data-dir", str(tmp_path)])
+    assert len(served) == 1 and "anyone who knows the host password" in capsys.readouterr().err
+    with table_client(apps[0]) as client:
+        assert client.get("/api/lobby").json()["password_required"] is True
+    with pytest.raises(SystemExit):
+        main_module.main(["--password-file", str(tmp_path / "none"), "--data-dir", str(tmp_path)])
+    assert "--password-file" in capsys.readouterr().err

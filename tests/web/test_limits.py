@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.web.conftest import JSON, require_module, table_client
+from tests.web.tables_helpers import in_thread
 
 require_module("starlette", "web")
 require_module("httpx", "web")
@@ -26,18 +27,6 @@ from experiments.web.sessions import MAX_RECORD_ACTIONS  # noqa: E402
 ANSWER_WITHIN = 30.0
 #: Seconds slow work waits to be released: longer than ANSWER_WITHIN, so a stalled loop shows.
 SLOW_FOR = 3 * ANSWER_WITHIN
-
-
-def in_thread(call) -> tuple[threading.Event, list]:
-    """Run ``call()`` in a thread; an event set when it returned, and a list that gets its result."""
-    done, result = threading.Event(), []
-
-    def run() -> None:
-        result.append(call())
-        done.set()
-
-    threading.Thread(target=run, daemon=True).start()
-    return done, result
 
 
 def test_slow_game_work_does_not_stall_other_requests(monkeypatch):

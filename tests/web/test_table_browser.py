@@ -58,13 +58,18 @@ def second_browser():
     driver.quit()
 
 
-def open_table(driver, url: str, env_id: str, seats: list[str], options: dict[str, str], width: int = 1400) -> None:
-    """Open a table from the lobby: seat 0 is yours, then ``seats`` (``person``: an invite, else an agent)."""
+def open_table(
+    driver, url: str, env_id: str, seats: list[str], options: dict[str, str], width: int = 1400, name: str = ""
+) -> None:
+    """Open a table from the lobby: seat 0 is yours (under ``name``), then ``seats`` (``person``: an invite, else an
+    agent)."""
     driver.set_window_size(width, 1000)
     driver.get(url)
     WebDriverWait(driver, 20).until(
         ec.presence_of_element_located((By.CSS_SELECTOR, f"#game-select option[value='{env_id}']"))
     )
+    driver.find_element(By.ID, "your-name").clear()
+    driver.find_element(By.ID, "your-name").send_keys(name)
     Select(driver.find_element(By.ID, "game-select")).select_by_value(env_id)
     Select(driver.find_element(By.ID, "players")).select_by_value(str(len(seats) + 1))
     for select, kind in zip(driver.find_elements(By.CSS_SELECTOR, "select.opponent"), seats):
@@ -196,8 +201,13 @@ def test_a_reload_and_a_server_restart_return_to_the_game(tmp_path, browser):  #
         WebDriverWait(browser, WAIT_S).until(lambda d: settled(d) and page(d, "version") == version)
         assert browser.current_url == address and hand_names(browser) == hand
         server.stop()
+        # while the server is away the page says so, and never "your turn"
+        WebDriverWait(browser, 30).until(lambda d: "reconnecting" in d.find_element(By.ID, "status").text)
+        assert "your turn" not in browser.find_element(By.ID, "status").text
         server.start()  # a new server process state: only the data folder carries the table
-        WebDriverWait(browser, WAIT_S).until(settled)
+        WebDriverWait(browser, WAIT_S).until(
+            lambda d: settled(d) and "reconnecting" not in d.find_element(By.ID, "status").text
+        )
         play_one(browser)  # the page's stream reconnected; the game goes on
         assert page(browser, "version") > version
         for _ in range(MAX_MOVES):
@@ -228,20 +238,42 @@ def test_a_spectator_sees_no_hidden_card(table_server, browser, second_browser):
     )
 
 
-def test_the_phone_layout_at_six_players_keeps_the_hand_and_the_buttons_on_screen(table_server, browser):  # noqa: F811
-    open_table(browser, table_server.url, "skull_king_v0", ["heuristic"] * 5, {"num_hands": "3"}, width=390)
-    browser.set_window_size(390, 844)
+#: Phone windows (width, height) and the tables tried on them: (game, agents besides you, options).
+PHONES = ((390, 844), (360, 740))
+PHONE_TABLES = (
+    ("skull_king_v0", 1, {"num_hands": "3"}),
+    ("skull_king_v0", 5, {"num_hands": "3"}),
+    ("piratenpoker_v0", 4, {"loot_fronts": "5,8"}),
+)
+
+
+@pytest.mark.parametrize(("env_id", "agents", "options"), PHONE_TABLES)
+def test_on_a_phone_the_legal_moves_are_on_screen_at_the_top_of_the_page(
+    table_server,
+    browser,  # noqa: F811
+    env_id,
+    agents,
+    options,
+):
+    """The dock (hand and move buttons) stays pinned to the bottom of the window, scrolled to the top, at 390 and
+    360 px, at the smallest and the largest table."""
+    width, height = PHONES[0]
+    open_table(browser, table_server.url, env_id, ["heuristic"] * agents, options, width=width)
     WebDriverWait(browser, WAIT_S).until(lambda d: settled(d) and page(d, "your_turn"))
-    height = browser.execute_script("return window.innerHeight")
-    controls = browser.find_elements(By.CSS_SELECTOR, "#hand .card, #moves button")
-    assert controls
-    for element in controls:
-        top, bottom = browser.execute_script(
-            "const r = arguments[0].getBoundingClientRect(); return [r.top, r.bottom]", element
-        )
-        assert top >= 0 and bottom <= height, (element.text, top, bottom, height)
-    no_sideways_scroll(browser)
-    write_png(browser.get_screenshot_as_png(), "skull_king-6p-390px")
+    for width, height in PHONES:
+        browser.set_window_size(width, height)
+        browser.execute_script("window.scrollTo(0, 0)")
+        time.sleep(0.2)  # the resize and the scroll are laid out
+        view = browser.execute_script("return window.innerHeight")
+        controls = browser.find_elements(By.CSS_SELECTOR, "#dock button.legal, #dock #moves button")
+        assert controls, browser.find_element(By.ID, "screen").get_attribute("textContent")
+        for element in controls:
+            top, bottom = browser.execute_script(
+                "const r = arguments[0].getBoundingClientRect(); return [r.top, r.bottom]", element
+            )
+            assert top >= 0 and bottom <= view, (width, element.text, top, bottom, view)
+        no_sideways_scroll(browser)
+    write_png(browser.get_screenshot_as_png(), f"{env_id}-{agents + 1}p-{width}px")
     for cell in browser.find_elements(By.CSS_SELECTOR, "#scores td.num"):  # numbers never break
         assert cell.value_of_css_property("white-space") == "nowrap"
 
@@ -336,3 +368,67 @@ def test_the_piratenpoker_loot_you_bid_for_is_never_dimmed(table_server, browser
     offered = browser.find_elements(By.CSS_SELECTOR, ".offer .card:not(.empty-slot)")
     assert offered, "no loot on offer"
     assert not [card.get_attribute("title") for card in offered if "dimmed" in card.get_attribute("class")]
+
+
+#: A long name without a space (the longest the lobby takes).
+LONG_NAME = "Bartholomew_Longbeard_XV"
+
+
+def test_the_small_things_of_a_skull_king_table_at_1280_px(table_server, browser):  # noqa: F811
+    """Long names stay in the scores column, event numbers of four digits show whole, a special card of the last
+    trick is drawn with its symbol, "no trick yet" never shows beside the last trick, and the game-over screen
+    says so (not "playing")."""
+    open_table(browser, table_server.url, "skull_king_v0", ["random"], {"num_hands": "2"}, width=1280, name=LONG_NAME)
+    WebDriverWait(browser, WAIT_S).until(lambda d: settled(d) and page(d, "your_turn"))
+    seat_address = browser.current_url
+    browser.execute_script("location.hash = location.hash.replace(/&seat=.*/, '')")  # watch: your name is shown
+    WebDriverWait(browser, WAIT_S).until(lambda d: settled(d) and page(d, "seat") is None)
+    aside = browser.find_element(By.CSS_SELECTOR, "aside")
+    wide, room = browser.execute_script("return [arguments[0].scrollWidth, arguments[0].clientWidth]", aside)
+    assert LONG_NAME in aside.text and wide <= room, f"the scores column overflows: {wide} px in {room} px"
+    no_sideways_scroll(browser)
+    browser.get(seat_address)
+    WebDriverWait(browser, WAIT_S).until(lambda d: settled(d) and page(d, "your_turn"))
+    pirate = browser.execute_script("return drawCard(cardFromName('pirate')).textContent")
+    assert "\u2620" in pirate and not pirate.startswith("pi"), pirate
+    # numbers of four digits fit beside the event log (drawn with 1,200 events, then the table's own again)
+    room, number = browser.execute_script(
+        """const log = document.getElementById("log");
+        renderLog({ events: Array.from({ length: 1200 }, (_, i) => ({ kind: "note", text: `event ${i}` })) });
+        const style = getComputedStyle(log), context = document.createElement("canvas").getContext("2d");
+        context.font = `${style.fontSize} ${style.fontFamily}`;
+        const fit = [parseFloat(style.paddingLeft), context.measureText("1200. ").width];
+        renderLog(session);
+        return fit;"""
+    )
+    assert number <= room, f"the event numbers need {number:.0f} px, have {room:.0f}"
+    for _ in range(MAX_MOVES):
+        if page(browser, "done"):
+            break
+        if browser.find_elements(By.ID, "last-trick"):
+            assert "no trick yet" not in browser.find_element(By.ID, "center").text
+        play_one(browser)
+        WebDriverWait(browser, WAIT_S).until(settled)
+    round_line = browser.find_element(By.CSS_SELECTOR, "#center .round").text
+    assert "game over" in round_line and "playing" not in round_line, round_line
+
+
+def test_during_an_agents_move_the_banner_names_the_seat_the_marker_shows(table_server, browser):  # noqa: F811
+    open_table(browser, table_server.url, "skull_king_v0", ["heuristic", "heuristic"], {"num_hands": "2"})
+    WebDriverWait(browser, WAIT_S).until(lambda d: settled(d) and page(d, "your_turn"))
+    Select(browser.find_element(By.ID, "pace")).select_by_value("900")  # each agent's move is shown for 0.9 s
+    browser.execute_script(
+        """window.samples = [];
+        window.sampler = setInterval(() => {
+          const marker = document.querySelector("#board .badge.turn");
+          if (!document.querySelector("#board .acting") || !marker) { return; }
+          window.samples.push([document.getElementById("status").textContent,
+            Number(marker.closest("[id^=seat-]").id.slice(5))]);
+        }, 30);"""
+    )
+    play_one(browser)
+    samples = browser.execute_script("clearInterval(window.sampler); return window.samples")
+    assert samples, "no agent's move was played out"
+    for banner, marked in samples:
+        expected = "your turn" if marked == 0 else f"player_{marked}"
+        assert expected in banner, (banner, marked)

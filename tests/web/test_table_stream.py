@@ -2,44 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import queue
 import threading
 
 from tests.web.conftest import require_module
-from tests.web.tables_helpers import TABLE, TableServer, seat_headers
+from tests.web.tables_helpers import TABLE, TableServer, listen, next_state, seat_headers
 
 require_module("uvicorn", "web")
 require_module("httpx", "web")
 
 import httpx  # noqa: E402
-
-
-def _listen(url: str, token: str | None, out: queue.Queue, stop: threading.Event) -> None:
-    """Read the table's event stream; put each pushed state on ``out`` (a broken stream: its error,
-    unless the test is over and stopped the server under it)."""
-    try:
-        with httpx.Client(timeout=120) as client, client.stream("GET", url, headers=seat_headers(token)) as answer:
-            out.put(answer.status_code)
-            for line in answer.iter_lines():
-                if line.startswith("data: "):
-                    out.put(json.loads(line[6:]))
-                if stop.is_set():
-                    return
-    except httpx.TransportError as error:
-        if not stop.is_set():
-            out.put(error)
-
-
-def _next(out: queue.Queue, until) -> dict:
-    """The first pushed state that satisfies ``until``."""
-    for _ in range(1000):
-        state = out.get(timeout=120)
-        if isinstance(state, Exception):
-            raise AssertionError(f"the event stream broke: {state!r}")
-        if until(state):
-            return state
-    raise AssertionError("no such state was pushed")
 
 
 def test_two_tabs_of_a_seat_and_a_spectator_follow_every_move(tmp_path):
@@ -56,12 +28,12 @@ def test_two_tabs_of_a_seat_and_a_spectator_follow_every_move(tmp_path):
             tokens = {"host-1": host, "host-2": host, "spectator": None}
             for name, out in tabs.items():
                 url = f"{server.url}/api/tables/{tid}/stream"
-                threading.Thread(target=_listen, args=(url, tokens[name], out, stop), daemon=True).start()
+                threading.Thread(target=listen, args=(url, tokens[name], out, stop), daemon=True).start()
                 assert out.get(timeout=60) == 200
-                assert _next(out, lambda s: True)["table_status"] == "waiting"
+                assert next_state(out, lambda s: True)["table_status"] == "waiting"
             for token in guests:
                 assert client.post(f"/api/tables/{tid}/join", json={}, headers=seat_headers(token)).status_code == 200
-            started = {name: _next(out, lambda s: s["table_status"] == "playing") for name, out in tabs.items()}
+            started = {name: next_state(out, lambda s: s["table_status"] == "playing") for name, out in tabs.items()}
             assert started["host-1"]["seat"] == started["host-2"]["seat"] == 0 and started["spectator"]["seat"] is None
             mover = next(
                 t
@@ -72,7 +44,7 @@ def test_two_tabs_of_a_seat_and_a_spectator_follow_every_move(tmp_path):
             body = {"action": now["moves"][0]["action"], "version": now["version"]}
             assert client.post(f"/api/tables/{tid}/move", json=body, headers=seat_headers(mover)).status_code == 200
             for name, out in tabs.items():
-                pushed = _next(out, lambda s, v=now["version"]: s["version"] == v + 1)
+                pushed = next_state(out, lambda s, v=now["version"]: s["version"] == v + 1)
                 assert pushed["events"][-1]["kind"] == "bid", name
                 if name == "spectator":
                     assert pushed["table"]["hand"] == []

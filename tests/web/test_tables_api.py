@@ -9,17 +9,18 @@ import re
 import pytest
 
 from tests.web.conftest import require_module, table_client
-from tests.web.tables_helpers import TABLE, open_table, play_table, seat_headers, settled, state
+from tests.web.tables_helpers import TABLE, open_table, play_table, seat_headers, settled, state, unlimited
 
 require_module("starlette", "web")
 require_module("httpx", "web")
 
+from experiments.web.host_controls import OpeningGate  # noqa: E402
 from experiments.web.server import create_app  # noqa: E402
 
 
 @pytest.fixture
 def app():
-    return create_app()
+    return create_app(gate=OpeningGate(unlimited()))  # a test may open up to 50 tables
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ let queue = []; // states pushed by the server, not drawn yet (drawn in order, a
 let draining = false;
 let busy = false; // a move is on its way: the table is locked until the server answers
 let replayTimer = null; // the replay's play button: the interval that steps it
+let offline = false; // the table's event stream is down (the server stopped or the connection broke)
 
 function show(element, visible) { element.hidden = !visible; }
 
@@ -27,9 +28,9 @@ function showError(message) {
   show($("error"), Boolean(message));
 }
 
-async function api(method, path, body) {
+async function api(method, path, body, headers = {}) {
   // same-origin only; the server refuses a POST or DELETE that is not sent as JSON
-  const init = { method, headers: {}, credentials: "same-origin" };
+  const init = { method, headers: { ...headers }, credentials: "same-origin" };
   if (method !== "GET") { init.headers["Content-Type"] = "application/json"; }
   if (seatToken && path.startsWith("/api/tables/")) { init.headers["X-Seat-Token"] = seatToken; }
   if (body !== undefined) { init.body = JSON.stringify(body); }
@@ -145,7 +146,8 @@ async function startGame() {
   if ($("seed").value !== "") { body.seed = Number($("seed").value); }
   $("status").textContent = "dealing...";
   try {
-    const opened = await api("POST", "/api/tables", body);
+    const password = $("password-box").hidden ? {} : { "X-Host-Password": $("host-password").value };
+    const opened = await api("POST", "/api/tables", body, password);
     openTable(opened.id, opened.token, opened.state);
   } catch (error) {
     $("status").textContent = "";
@@ -184,6 +186,7 @@ async function followTable(id) {
     try {
       const response = await fetch(`/api/tables/${id}/stream`, { headers, signal: controller.signal });
       if (!response.ok) { throw new Error(`HTTP ${response.status}`); }
+      setOffline(false);
       const reader = response.body.getReader();
       const decoder = new TextDecoder();
       let text = "";
@@ -202,17 +205,33 @@ async function followTable(id) {
     } catch (error) {
       if (controller.signal.aborted) { return; }
     }
+    if (controller.signal.aborted) { return; }
+    setOffline(true);
     await sleep(1000); // the server went away: try again
   }
 }
 
 function stopFollowing() {
   if (follow) { follow.abort(); follow = null; }
+  setOffline(false);
+}
+
+// The stream is down (no move may be sent: the table is locked) or back (the next pushed state redraws it).
+function setOffline(down) {
+  if (offline === down) { return; }
+  offline = down;
+  document.body.classList.toggle("offline", down);
+  if (session && session.kind === "table") { showTurn(session); }
 }
 
 // A state from the server (an answer or a push): drawn in order; older ones than the one shown are dropped.
 function receive(state) {
   if (state.id !== followed) { return; } // an answer or a push that arrives after the tab left its table
+  if (state.table_status === "closed") { // the host closed it: it is gone
+    backToLobby();
+    $("status").textContent = "the host closed the table";
+    return;
+  }
   queue.push(state);
   if (!draining) { drain(); }
 }
@@ -260,6 +279,7 @@ async function showAgentMove(before, state, pace) {
   }
   const seat = $(`seat-${before.thinking}`);
   if (seat) { seat.classList.add("acting"); }
+  showTurn(state); // who is on turn after this move, as the marker shows
   await sleep(pace);
 }
 
@@ -398,6 +418,8 @@ function cardFromName(name) {
   if (loot && SUIT_NAMES.includes(loot[1])) {
     return { suit: loot[1], value: loot[2], kind: "loot", side: loot[2].startsWith("+") ? "front" : "back", name };
   }
+  const face = ((games[session && session.env_id] || {}).card_faces || {})[name];
+  if (face) { return face; }
   return { suit: "special", value: null, kind: name.split(":")[0], name: name.replace(/_/g, " "),
     symbol: name.replace(/_/g, " ").slice(0, 2) };
 }
@@ -513,9 +535,10 @@ function drawSeat(state, table, seat, lastMoves) {
 }
 
 function drawSkullKingCenter(state, table, center) {
-  center.appendChild(make("div", "round", `${table.round} \u00b7 ${table.phase === "bid" ? "bidding" : "playing"}`));
+  const phase = state.done ? "game over" : table.phase === "bid" ? "bidding" : "playing";
+  center.appendChild(make("div", "round", `${table.round} \u00b7 ${phase}`));
   const trick = make("div", "trick");
-  if (!table.trick.length) {
+  if (!table.trick.length && !state.done && (table.phase === "play" || !lastTrick(state.events))) {
     trick.appendChild(make("span", "empty", table.phase === "play" ? `player_${table.leader} leads` : "no trick yet"));
   }
   for (const card of table.trick) {
@@ -534,8 +557,8 @@ function drawSkullKingCenter(state, table, center) {
 // is still seen.
 function drawLastTrick(state, center) {
   const events = state.events;
-  const won = events.map((e) => e.kind).lastIndexOf("trick_won");
-  if (won < 0 || events.slice(won).some((e) => e.kind === "play")) { return; } // swept by the next card
+  const won = lastTrick(events);
+  if (won === null) { return; }
   const plays = [];
   for (let i = won - 1; i >= 0 && events[i].kind === "play"; i--) { plays.unshift(events[i]); }
   const box = make("div", "last-trick");
@@ -553,6 +576,12 @@ function drawLastTrick(state, center) {
   }
   box.appendChild(row);
   center.appendChild(box);
+}
+
+// The index of the event of the trick just taken, or null (none yet, or swept by the next card led).
+function lastTrick(events) {
+  const won = events.map((e) => e.kind).lastIndexOf("trick_won");
+  return won < 0 || events.slice(won).some((e) => e.kind === "play") ? null : won;
 }
 
 function drawKapernCenter(state, table, center) {
@@ -931,6 +960,15 @@ function turnSign(state) {
   return state.thinking !== null ? `${name} (${who(state, state.on_turn)}) is thinking\u2026` : `${name}'s turn`;
 }
 
+// The banner: who is on turn (a thinking agent also above the table); while the server is away, that it is.
+function showTurn(state) {
+  const sign = offline ? "connection lost: reconnecting\u2026" : turnSign(state);
+  $("status").textContent = sign;
+  const thinking = !offline && state.thinking !== null && state.thinking !== undefined && state.kind !== "replay";
+  $("thinking").textContent = thinking ? sign : "";
+  show($("thinking"), thinking);
+}
+
 // The host's panel while people are invited: a link per seat, the spectators' link, and "start now".
 function renderInvites(state) {
   const box = $("invites");
@@ -1006,14 +1044,12 @@ async function render(state) {
   }
   // the record (seed and every move) shows every hidden card: the server gives it once the game is over
   show($("download"), !replay && state.done);
+  show($("close-table"), Boolean(state.is_host) && !state.done && state.table_status !== "closed");
   $("download").href = replay ? "#" : `/api/tables/${state.id}/record`;
   $("download").download = `${state.env_id}-game.json`;
   show($("seed-note"), Boolean(state.seeded));
   $("seed-note").textContent = state.seeded ? "The host chose this deal's seed." : "";
-  const sign = turnSign(state);
-  $("status").textContent = sign;
-  $("thinking").textContent = state.thinking !== null && state.thinking !== undefined && !replay ? sign : "";
-  show($("thinking"), Boolean($("thinking").textContent));
+  showTurn(state);
   const settled = replay || waiting || state.thinking === null || state.thinking === undefined;
   if (settled) { window.renderCount = (window.renderCount || 0) + 1; } // tests wait on it
 }
@@ -1022,7 +1058,9 @@ async function render(state) {
 async function renderLobby() {
   let lobby;
   try { lobby = await api("GET", "/api/lobby"); } catch (error) { return; }
-  $("idle-days").textContent = String(lobby.idle_days);
+  $("idle-hours").textContent = String(lobby.idle_hours);
+  $("waiting-minutes").textContent = String(lobby.waiting_minutes);
+  show($("password-box"), Boolean(lobby.password_required));
   for (const [key, id, link] of [["open", "open-tables", "#table="], ["finished", "finished-tables", "#replay="]]) {
     const list = $(id);
     list.innerHTML = "";
@@ -1110,6 +1148,10 @@ async function init() {
   });
   document.addEventListener("keydown", (event) => { if (event.key === "Escape") { closeMenu(); } });
   $("leave").addEventListener("click", backToLobby);
+  $("close-table").addEventListener("click", () => {
+    if (!confirm("Close this table for everyone? The game is deleted.")) { return; }
+    api("POST", `/api/tables/${session.id}/close`, {}).then(backToLobby).catch((error) => showError(error.message));
+  });
   $("start-now").addEventListener("click", () => {
     api("POST", `/api/tables/${session.id}/start`, {}).then(receive).catch((error) => showError(error.message));
   });
