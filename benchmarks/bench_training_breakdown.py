@@ -102,8 +102,9 @@ def build_model(args: argparse.Namespace) -> tuple[LeanMaskablePPO, BatchedSelfP
 
 
 def agent_classes(vec: BatchedSelfPlayVecEnv) -> Iterable[type]:
-    """The classes of the batched agents the env's tables play (snapshots' included)."""
-    return {type(agent) for table in vec.tables for agent in table.agents if agent is not None} | {BatchedPolicyAgent}
+    """The classes of the batched agents that play the env's tables (snapshots' included)."""
+    players = [getattr(table, "players", table.agents) for table in vec.tables]  # before the stack: the agents
+    return {type(agent) for seats in players for agent in seats if agent is not None} | {BatchedPolicyAgent}
 
 
 def timed_run(args: argparse.Namespace) -> tuple[float, dict[str, float]]:
