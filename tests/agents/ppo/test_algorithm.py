@@ -152,16 +152,18 @@ def test_gae_is_sb3s(gamma, gae_lambda):
     np.testing.assert_allclose(returns, buffer.returns, rtol=1e-6, atol=1e-6)
 
 
+def twin_envs(env_id: str, n_envs: int) -> list:
+    """Two equal 2-player VecEnvs of ``env_id`` against random opponents (one for sb3's run, one for ours)."""
+    kwargs = {"seed": 3, "opponents": parse_weights(["random:1"]), "env_kwargs": {"num_players": 2}}
+    return [make_vec_env(env_id, n_envs, 0, **kwargs) for _ in range(2)]
+
+
 def test_our_loop_collects_and_learns_as_sb3_contrib(monkeypatch):
     """`PPOLoop`: the same actions (same torch seed; with sb3-contrib's draw), rollout, GAE and update as
     ``MaskablePPO.learn``."""
     monkeypatch.setattr(iteration, "sample_masked", sample_masked_multinomial)
     n_envs, n_steps = 4, 16
-    envs = [
-        make_vec_env("piraten_kapern_v0", n_envs, 0, seed=3, opponents=parse_weights(["random:1"]),
-                     env_kwargs={"num_players": 2})
-        for _ in range(2)
-    ]  # fmt: skip
+    envs = twin_envs("piraten_kapern_v0", n_envs)
     policy, policy_kwargs = policy_spec(TrainArgs(env_id="piraten_kapern_v0", num_players=[2]))
     reference = MaskablePPO(policy, envs[0], n_steps=n_steps, batch_size=24, n_epochs=2, seed=0,
                             policy_kwargs=policy_kwargs, gamma=0.9, gae_lambda=0.8)  # fmt: skip
@@ -350,11 +352,7 @@ def test_the_shipped_trainer_runs_the_readable_iteration():
     `ppo_update` with the plain torch loss and the policy's own modules) gives the parameters of the shipped
     trainer's ``LeanMaskablePPO.learn`` (the fused forward and the numba loss) on the same seeds."""
     n_envs, n_steps, gamma, gae_lambda = 4, 16, 0.99, 0.9
-    envs = [
-        make_vec_env("skull_king_v0", n_envs, 0, seed=3, opponents=parse_weights(["random:1"]),
-                     env_kwargs={"num_players": 2})
-        for _ in range(2)
-    ]  # fmt: skip
+    envs = twin_envs("skull_king_v0", n_envs)
     policy, policy_kwargs = policy_spec(TrainArgs(env_id="skull_king_v0", num_players=[2]))
     shipped = LeanMaskablePPO(policy, envs[0], n_steps=n_steps, batch_size=32, n_epochs=2, seed=0, gamma=gamma,
                               gae_lambda=gae_lambda, policy_kwargs=policy_kwargs)  # fmt: skip
