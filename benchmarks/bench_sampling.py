@@ -1,4 +1,4 @@
-"""Time the rollout's masked draw (`agents.ppo.algorithm.sample_masked`) against ``torch.multinomial``.
+"""Time the rollout's masked draw (`agents.ppo.iteration.sample_masked`) against ``torch.multinomial``.
 
 ``python benchmarks/bench_sampling.py`` prints the median milliseconds per call of 128 rows for
 the action counts of the four games (one torch thread), and their ratio.
@@ -11,7 +11,8 @@ import time
 
 import torch
 
-from agents.ppo.algorithm import sample_masked, sample_masked_multinomial
+from agents.ppo.algorithm import sample_masked_multinomial
+from agents.ppo.iteration import sample_masked
 
 GAMES = {"piraten_kapern_v0": 2084, "lucky_pirate_v0": 124, "skull_king_v0": 67, "piratenpoker_v0": 13}
 

@@ -51,33 +51,72 @@ class BatchedAgent(Protocol):
         ``action_masks`` ``(M, A)`` (``int8`` or ``bool``); row ``j`` is a position of slot ``games[j]``."""
 
 
+def choose_actions(
+    logits: np.ndarray, action_masks: np.ndarray, deterministic: bool, rng: np.random.Generator
+) -> np.ndarray:
+    """``(M,)`` int64: the masked argmax of each row of ``logits``, or (``deterministic=False``) a sample of
+    its masked softmax by the Gumbel-max draw from ``rng``."""
+    legal = np.asarray(action_masks).astype(bool, copy=False)
+    if not legal.any(axis=1).all():
+        raise ValueError("a row of action_masks has no legal action: is it this agent's turn?")
+    logits = logits.astype(np.float64, copy=False)
+    if not deterministic:
+        logits = logits - np.log(-np.log(rng.random(logits.shape)))  # Gumbel-max sample
+    return np.argmax(np.where(legal, logits, -np.inf), axis=1).astype(np.int64)
+
+
 class BatchedRandomAgent:
-    """Random legal actions, block-uniform like `agents.base.RandomAgent`, for many rows at once."""
+    """Random legal actions, block-uniform like `agents.base.RandomAgent`, for many rows at once.
+
+    Two uniforms per row (the block, then the action in it), placed by one numba pass over the
+    mask (`agents.batched.random_kernel`); without numba, by the numpy form `block_uniform_choice`,
+    which gives the same actions from the same draws.
+    """
 
     name = "random"
 
     def __init__(self, blocks: tuple[tuple[int, int], ...], seed: int | None = None):
         self.rng = np.random.default_rng(seed)
         self.starts = np.array([start for start, _ in blocks] or [0], dtype=np.int64)
+        try:
+            from agents.batched.random_kernel import block_uniform_kernel
+
+            self._choose = block_uniform_kernel
+        except ImportError:
+            self._choose = block_uniform_choice
 
     def reset_games(self, games: np.ndarray) -> None:
         """Nothing is remembered of a game."""
 
     def act_batch(self, games: np.ndarray, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        mask = np.asarray(action_masks).astype(np.int64, copy=False)
-        if not mask.any(axis=1).all():
+        mask = np.asarray(action_masks)
+        mask = mask.view(np.int8) if mask.dtype == bool else mask.astype(np.int8)
+        block_draw, action_draw = self.rng.random(len(mask)), self.rng.random(len(mask))
+        actions = self._choose(mask, self.starts, block_draw, action_draw)
+        if (actions < 0).any():
             raise ValueError("a row of action_masks has no legal action: is it this agent's turn?")
-        rows = np.arange(len(mask))
-        counts = np.add.reduceat(mask, self.starts, axis=1)  # legal actions per block
-        present = counts > 0
-        chosen = (self.rng.random(len(mask)) * present.sum(axis=1)).astype(np.int64)
-        block = np.argmax(np.cumsum(present, axis=1) > chosen[:, None], axis=1)
-        within = (self.rng.random(len(mask)) * counts[rows, block]).astype(np.int64)
-        # the within-th legal action from the block's start
-        before = np.cumsum(mask, axis=1) - mask  # legal actions before each column
-        start_rank = before[rows, self.starts[block]]
-        target = start_rank + within
-        return np.argmax((before == target[:, None]) & (mask > 0), axis=1).astype(np.int64)
+        return actions
+
+
+def block_uniform_choice(
+    mask: np.ndarray, starts: np.ndarray, block_draw: np.ndarray, action_draw: np.ndarray
+) -> np.ndarray:
+    """Per row of ``mask``: a block (starting at ``starts``) uniform among those with a legal action by
+    ``block_draw``, then a legal action uniform in it by ``action_draw``; -1 for a row with none."""
+    mask = mask.astype(np.int64)
+    if not mask.any(axis=1).all():
+        return np.full(len(mask), -1, dtype=np.int64)
+    rows = np.arange(len(mask))
+    counts = np.add.reduceat(mask, starts, axis=1)  # legal actions per block
+    present = counts > 0
+    chosen = (block_draw * present.sum(axis=1)).astype(np.int64)
+    block = np.argmax(np.cumsum(present, axis=1) > chosen[:, None], axis=1)
+    within = (action_draw * counts[rows, block]).astype(np.int64)
+    # the within-th legal action from the block's start
+    before = np.cumsum(mask, axis=1) - mask  # legal actions before each column
+    start_rank = before[rows, starts[block]]
+    target = start_rank + within
+    return np.argmax((before == target[:, None]) & (mask > 0), axis=1).astype(np.int64)
 
 
 class BatchedPolicyAgent:
@@ -97,13 +136,7 @@ class BatchedPolicyAgent:
         """Nothing is remembered of a game."""
 
     def act_batch(self, games: np.ndarray, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        legal = np.asarray(action_masks).astype(bool, copy=False)
-        if not legal.any(axis=1).all():
-            raise ValueError("a row of action_masks has no legal action: is it this agent's turn?")
-        logits = self.policy.logits(observations).astype(np.float64, copy=False)
-        if not self.deterministic:
-            logits = logits - np.log(-np.log(self.rng.random(logits.shape)))  # Gumbel-max sample
-        return np.argmax(np.where(legal, logits, -np.inf), axis=1).astype(np.int64)
+        return choose_actions(self.policy.logits(observations), action_masks, self.deterministic, self.rng)
 
     def values(self, observations: np.ndarray) -> np.ndarray:
         """The policy's value head on rows of observations ``(M, D)``: float32 ``(M,)`` (what it estimates:
@@ -153,4 +186,12 @@ def make_batched_agent(name: str, env_id: str, env: Any, num_games: int, seed: i
     )
 
 
-__all__ = ["BatchedAgent", "BatchedPolicyAgent", "BatchedRandomAgent", "has_batched_form", "make_batched_agent"]
+__all__ = [
+    "BatchedAgent",
+    "BatchedPolicyAgent",
+    "BatchedRandomAgent",
+    "block_uniform_choice",
+    "choose_actions",
+    "has_batched_form",
+    "make_batched_agent",
+]

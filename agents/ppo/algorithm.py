@@ -1,20 +1,14 @@
-"""The masked PPO update, owned: rollout storage, GAE and the clipped-surrogate update, top to bottom.
+"""The trainer around one PPO iteration (`agents.ppo.iteration`): `LeanMaskablePPO`, `PPOLoop` and the fast forward.
 
-Nothing here reads sb3-contrib's internals. The pieces:
-
-* `Rollout`: numpy arrays of one rollout, ``(n_steps, n_envs, ...)``, filled step by step;
-* `gae`: the advantages and returns of a rollout (sb3's ``compute_returns_and_advantage``);
-* `flatten_rollout`: the rollout as flat tensors, flattened once, env-major (``(env, step)``
-  order, as sb3's ``swap_and_flatten``), so minibatch ``i`` holds the rows sb3-contrib's holds;
-* `ppo_update`: the update of sb3-contrib's ``MaskablePPO.train``, the same step for step:
-  per epoch one ``np.random.permutation`` of the rollout from numpy's global generator, cut into
-  ``batch_size`` slices; the clipped surrogate on normalised advantages; the value loss (clipped
-  when ``clip_range_vf`` is set); the entropy of the masked distribution (masked logits ``-1e8``,
-  as ``MaskableCategorical``); ``ent_coef``, ``vf_coef``; ``max_grad_norm`` clipping; early stop
-  at ``1.5 * target_kl``. It is leaner: the loss and its gradient with respect to the logits and
-  values are written out (`agents.ppo.fast_loss`: one numba pass over each row's legal actions gives
-  the loss, the figures and the gradient), the rollout is gathered once per epoch into
-  buffers reused over the epochs, and Adam runs its fused form on CPU (else its multi-tensor form);
+* `LeanMaskablePPO` keeps the training command on sb3-contrib's ``MaskablePPO`` (its callbacks,
+  logger and checkpoints) and runs the iteration's functions: its ``collect_rollouts`` is
+  `agents.ppo.iteration.collect_rollout` then `agents.ppo.iteration.gae`, written into sb3's rollout
+  buffer (its arrays, no per-step ``add``; only the ended games' infos read); its ``train`` is
+  `agents.ppo.iteration.ppo_update` on the buffer's public arrays, without mutating them or calling
+  ``get`` (``get`` draws a permutation from numpy's global generator, which would shift every later
+  minibatch order). Tests run it and sb3-contrib's ``MaskablePPO`` on the same seeds and compare the
+  rollout, every parameter, the optimizer state and the logged figures. Policies of another shape
+  (recurrent, dict observations, a features extractor of their own) take sb3-contrib's code unchanged.
 * `ActorCriticForward`: the `Forward` of an SB3 actor-critic whose actor and critic read the
   observation through a first linear layer each: both first layers run as one matmul (their
   weights stacked at each call, so the parameters stay the policy's own), and, on mostly-zero
@@ -22,24 +16,17 @@ Nothing here reads sb3-contrib's internals. The pieces:
   weight rows of the nonzero entries instead of a dense matmul, and tanh through the sigmoid
   (`agents.ppo.sparse_layers`). The same function of the same parameters, only rounded differently;
   a test compares its outputs and gradients with `sb3_forward`'s.
+* `PPOLoop`: the iteration without sb3 (CleanRL-style).
 
-`LeanMaskablePPO` keeps the training command on sb3-contrib's ``MaskablePPO`` (its rollout
-collection, callbacks, logger and checkpoints) with `ppo_update` as its ``train``. It reads the
-rollout buffer's public arrays, without mutating them or calling ``get``: ``get`` draws a
-permutation from numpy's global generator, which would shift every later minibatch order.
-A test runs one update of it and of sb3-contrib's ``MaskablePPO`` on the same rollout and the
-same generator state and compares every parameter, the optimizer state and the logged figures.
-Policies of another shape (recurrent, dict observations, a features extractor of their own)
-take sb3-contrib's update unchanged. Both `LeanMaskablePPO` (``pipeline``) and `PPOLoop`
-(``behaviour``) can run each update in a worker thread beside the next rollout (`agents.ppo.pipeline`).
+Both `LeanMaskablePPO` (``pipeline``) and `PPOLoop` (``behaviour``) can run each update in a worker thread
+beside the next rollout (`agents.ppo.pipeline`).
 """
 
 from __future__ import annotations
 
 import copy
-import functools
-from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable
+from dataclasses import asdict
 from typing import Any
 
 import numpy as np
@@ -51,240 +38,21 @@ from stable_baselines3.common.utils import explained_variance
 from torch.nn import Linear
 
 from agents.ppo.fast_loss import MASKED_LOGIT
-from agents.ppo.loss import minibatch_loss
+from agents.ppo.iteration import (
+    ROLLOUT_FIELDS,
+    Forward,
+    PPOSettings,
+    Rollout,
+    UpdateStats,
+    collect_rollout,
+    flatten_rollout,
+    gae,
+    ppo_update,
+    prepared_rollout,
+)
 from agents.ppo.pipeline import UpdatePipeline
 from agents.ppo.process_pipeline import ProcessUpdatePipeline
 from agents.ppo.sparse_layers import SparseRows, fast_layers, stacked_linear
-
-#: The flat tensors an update reads (`flatten_rollout`).
-ROLLOUT_FIELDS = ("observations", "actions", "values", "log_probs", "advantages", "returns", "action_masks")
-
-#: A network's forward pass for the update: observations -> (action logits, state values).
-Forward = Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
-#: `ppo_update` hands `ActorCriticForward` the observations as `SparseRows` when at most this
-#: share of a row's entries is nonzero (below it the gather-sum beats the dense matmul).
-SPARSE_MAX_DENSITY = 0.25
-
-
-class Rollout:
-    """One rollout's numpy arrays, ``(n_steps, n_envs, ...)``; `add` writes one step of every env.
-
-    ``episode_starts[t]`` is 1 where the observation of step ``t`` starts a game (the previous
-    step ended one), as sb3's rollout buffer keeps it.
-    """
-
-    def __init__(self, n_steps: int, n_envs: int, obs_size: int, num_actions: int) -> None:
-        self.n_steps, self.n_envs = n_steps, n_envs
-        self.observations = np.zeros((n_steps, n_envs, obs_size), dtype=np.float32)
-        self.actions = np.zeros((n_steps, n_envs), dtype=np.int64)
-        self.rewards = np.zeros((n_steps, n_envs), dtype=np.float32)
-        self.episode_starts = np.zeros((n_steps, n_envs), dtype=np.float32)
-        self.values = np.zeros((n_steps, n_envs), dtype=np.float32)
-        self.log_probs = np.zeros((n_steps, n_envs), dtype=np.float32)
-        self.action_masks = np.zeros((n_steps, n_envs, num_actions), dtype=bool)
-
-    def add(
-        self,
-        step: int,
-        observations: np.ndarray,
-        actions: np.ndarray,
-        rewards: np.ndarray,
-        episode_starts: np.ndarray,
-        values: np.ndarray,
-        log_probs: np.ndarray,
-        action_masks: np.ndarray,
-    ) -> None:
-        """Store step ``step`` of every env."""
-        self.observations[step] = observations
-        self.actions[step] = actions
-        self.rewards[step] = rewards
-        self.episode_starts[step] = episode_starts
-        self.values[step] = values
-        self.log_probs[step] = log_probs
-        self.action_masks[step] = action_masks
-
-
-def gae(
-    rewards: np.ndarray,
-    values: np.ndarray,
-    episode_starts: np.ndarray,
-    last_values: np.ndarray,
-    last_dones: np.ndarray,
-    gamma: float,
-    gae_lambda: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """GAE(lambda) advantages and TD(lambda) returns of ``(n_steps, n_envs)`` arrays.
-
-    ``last_values``/``last_dones``: the value of the observation after the last step and whether
-    the last step ended a game (then that value is not bootstrapped).
-    """
-    advantages = np.zeros_like(values, dtype=np.float32)
-    last_gae = np.zeros(values.shape[1], dtype=np.float32)
-    for step in reversed(range(values.shape[0])):
-        if step == values.shape[0] - 1:
-            next_non_terminal = 1.0 - last_dones.astype(np.float32)
-            next_values = last_values
-        else:
-            next_non_terminal = 1.0 - episode_starts[step + 1]
-            next_values = values[step + 1]
-        delta = rewards[step] + gamma * next_values * next_non_terminal - values[step]
-        last_gae = delta + gamma * gae_lambda * next_non_terminal * last_gae
-        advantages[step] = last_gae
-    return advantages, advantages + values
-
-
-def flatten_rollout(arrays: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
-    """``(n_steps, n_envs, ...)`` arrays of `ROLLOUT_FIELDS` as flat tensors, env-major (one copy each,
-    sharing no memory with ``arrays``)."""
-    flat = {}
-    for name in ROLLOUT_FIELDS:
-        array = np.swapaxes(arrays[name], 0, 1)
-        flat_array = np.ascontiguousarray(array.reshape(-1, *array.shape[2:]))
-        if np.may_share_memory(flat_array, arrays[name]):  # one step or one env: reshaped in place
-            flat_array = flat_array.copy()  # a copy always, so the next rollout may overwrite its arrays
-        flat[name] = torch.from_numpy(flat_array)
-    flat["actions"] = flat["actions"].long()
-    flat["action_masks"] = flat["action_masks"] != 0
-    return flat
-
-
-@dataclass(frozen=True)
-class PPOSettings:
-    """The settings of one update (sb3-contrib's ``MaskablePPO`` arguments of the same names)."""
-
-    n_epochs: int
-    batch_size: int
-    clip_range: float
-    clip_range_vf: float | None = None
-    ent_coef: float = 0.0
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    target_kl: float | None = None
-    normalize_advantage: bool = True
-    #: The minibatch loss by name (`agents.ppo.loss.LOSSES`): ``"fused"`` (numba) or ``"torch"`` (the readable one).
-    loss: str = "fused"
-
-
-@dataclass
-class UpdateStats:
-    """What one update did: per-minibatch losses (sb3-contrib's ``train/*`` figures) and epochs run."""
-
-    pg_losses: list[float] = field(default_factory=list)
-    value_losses: list[float] = field(default_factory=list)
-    entropy_losses: list[float] = field(default_factory=list)
-    clip_fractions: list[float] = field(default_factory=list)
-    approx_kl_divs: list[float] = field(default_factory=list)  # of the last epoch, as sb3-contrib logs them
-    loss: float = 0.0  # of the last minibatch
-    epochs: int = 0
-    early_stop: str | None = None
-
-    def figures(self) -> dict[str, float]:
-        """The ``train/*`` figures sb3-contrib logs (without the run-level ones)."""
-        return {
-            "entropy_loss": float(np.mean(self.entropy_losses)),
-            "policy_gradient_loss": float(np.mean(self.pg_losses)),
-            "value_loss": float(np.mean(self.value_losses)),
-            "approx_kl": float(np.mean(self.approx_kl_divs)),
-            "clip_fraction": float(np.mean(self.clip_fractions)),
-            "loss": self.loss,
-        }
-
-
-@torch.no_grad()
-def clip_grad_norm(parameters: list[torch.nn.Parameter], max_norm: float) -> None:
-    """``torch.nn.utils.clip_grad_norm_`` (2-norm) of parameters on one device and of one dtype: its
-    multi-tensor path, the same operations, without its per-call grouping by device."""
-    grads = [p.grad for p in parameters if p.grad is not None]
-    if grads:
-        total = torch.linalg.vector_norm(torch.stack(torch._foreach_norm(grads, 2.0)), 2.0)
-        torch._foreach_mul_(grads, torch.clamp(max_norm / (total + 1e-6), max=1.0))
-
-
-def _observations_for(forward: Forward, observations: torch.Tensor | SparseRows) -> torch.Tensor | SparseRows:
-    """The observations as `SparseRows` where ``forward`` reads them and they are sparse enough (as given
-    when they already are `SparseRows`, `prepared_rollout`'s)."""
-    if isinstance(observations, SparseRows) or not isinstance(forward, ActorCriticForward) or observations.ndim != 2:
-        return observations
-    rows = SparseRows.of(observations)
-    return rows if rows.indices.shape[1] <= SPARSE_MAX_DENSITY * rows.width else observations
-
-
-def prepared_rollout(forward: Forward, rollout: dict[str, torch.Tensor]) -> dict[str, Any]:
-    """A flat rollout as `ppo_update` reads it: the observations as `SparseRows` where ``forward`` reads
-    them and they are sparse enough. `ppo_update` does it itself; a pipelined update has it done on the
-    rollout's thread, which has time to spare."""
-    return {**rollout, "observations": _observations_for(forward, rollout["observations"])}
-
-
-def ppo_update(
-    forward: Forward,
-    parameters: Iterable[torch.nn.Parameter],
-    optimizer: torch.optim.Optimizer,
-    rollout: dict[str, Any],
-    settings: PPOSettings,
-    rng: np.random.RandomState | None = None,
-) -> UpdateStats:
-    """``settings.n_epochs`` epochs of masked PPO over a flat ``rollout`` (`flatten_rollout`, or `prepared_rollout`).
-
-    The rollout is gathered once per epoch into buffers allocated once; an `ActorCriticForward`
-    gets sparse observations as `SparseRows`. ``rng`` draws the minibatch orders (default: numpy's
-    global generator, as sb3-contrib; a pipelined update has its own, `agents.ppo.pipeline`).
-    """
-    parameters = list(parameters)
-    cpu_float32 = all(p.device.type == "cpu" and p.dtype == torch.float32 for p in parameters)
-    fused_step = cpu_float32 and isinstance(optimizer, torch.optim.Adam | torch.optim.AdamW)
-    for group in optimizer.param_groups:  # Adam's one-kernel (fused) step on CPU, else the multi-tensor one
-        group.update({"fused": True, "foreach": False} if fused_step else {"foreach": True})
-    total = len(rollout["actions"])
-    stats = UpdateStats()
-    clip = settings.clip_range
-    loss_of = minibatch_loss(settings.loss)
-    source = prepared_rollout(forward, rollout)
-    buffers: dict[str, Any] = {}
-    for name, data in source.items():
-        if isinstance(data, SparseRows):
-            buffers[name] = SparseRows(torch.empty_like(data.indices), torch.empty_like(data.values), data.width)
-        else:
-            buffers[name] = torch.empty_like(data)
-    for epoch in range(settings.n_epochs):
-        stats.approx_kl_divs = []
-        order = torch.from_numpy((np.random if rng is None else rng).permutation(total))
-        shuffled: dict[str, Any] = {}
-        for name, data in source.items():  # one gather per epoch, into the same buffers
-            if isinstance(data, SparseRows):
-                shuffled[name] = data.select(order, out=buffers[name])
-            else:
-                shuffled[name] = torch.index_select(data, 0, order, out=buffers[name])
-        for start in range(0, total, settings.batch_size):
-            batch = {name: data[start : start + settings.batch_size] for name, data in shuffled.items()}
-            logits, values = forward(batch["observations"])
-            advantages = batch["advantages"]
-            if settings.normalize_advantage:
-                advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
-            loss, figures = loss_of(
-                logits, values, batch, advantages, clip, settings.clip_range_vf, settings.ent_coef, settings.vf_coef
-            )
-            figures = figures.tolist()
-            approx_kl, pg_loss, clip_fraction, value_figure, entropy_figure, stats.loss = figures
-            stats.pg_losses.append(pg_loss)
-            stats.clip_fractions.append(clip_fraction)
-            stats.value_losses.append(value_figure)
-            stats.entropy_losses.append(entropy_figure)
-            stats.approx_kl_divs.append(approx_kl)
-            if settings.target_kl is not None and approx_kl > 1.5 * settings.target_kl:
-                stats.early_stop = f"Early stopping at step {epoch} due to reaching max kl: {approx_kl:.2f}"
-                break
-            optimizer.zero_grad()
-            loss.backward()
-            if cpu_float32:
-                clip_grad_norm(parameters, settings.max_grad_norm)
-            else:
-                torch.nn.utils.clip_grad_norm_(parameters, settings.max_grad_norm)
-            optimizer.step()
-        stats.epochs += 1
-        if stats.early_stop:
-            break
-    return stats
 
 
 class LeanMaskablePPO(MaskablePPO):
@@ -422,20 +190,18 @@ class LeanMaskablePPO(MaskablePPO):
     def collect_rollouts(
         self, env: Any, callback: Any, rollout_buffer: Any, n_rollout_steps: int, use_masking: bool = True
     ) -> bool:
-        """sb3-contrib's ``collect_rollouts``, the policy's step being `ActorCriticForward` and
-        `sample_masked` (the same draws from torch's generator as ``MaskableCategorical``) in
-        place of the policy's distribution objects. Pipelined, the behaviour copy acts: its
-        step, values and training mode stand in for ``policy``'s during the rollout."""
+        """sb3-contrib's ``collect_rollouts``: with the fused forward, `agents.ppo.iteration.collect_rollout`
+        and `agents.ppo.iteration.gae` into the buffer (`_collect_lean`); else sb3-contrib's own, the
+        behaviour copy's step, values and training mode standing in for ``policy``'s when pipelined."""
         actor = self.behaviour_policy()
         fused = self.fused_forward(actor) if use_masking else None
-        shadows: dict[str, Any] = {}
-        if fused is not None:
-            shadows["forward"] = functools.partial(policy_step, fused)
-        if actor is not self.policy:
-            shadows.setdefault("forward", actor.forward)
-            shadows.update(predict_values=actor.predict_values, set_training_mode=actor.set_training_mode)
-        if not shadows:
+        if fused is not None and n_rollout_steps == rollout_buffer.buffer_size:
+            actor.set_training_mode(False)
+            return self._collect_lean(fused, env, callback, rollout_buffer)
+        if actor is self.policy:
             return super().collect_rollouts(env, callback, rollout_buffer, n_rollout_steps, use_masking)
+        shadows = {"forward": actor.forward, "predict_values": actor.predict_values}
+        shadows["set_training_mode"] = actor.set_training_mode
         for name, value in shadows.items():  # shadow the methods for this rollout
             setattr(self.policy, name, value)
         try:
@@ -443,6 +209,35 @@ class LeanMaskablePPO(MaskablePPO):
         finally:
             for name in shadows:
                 delattr(self.policy, name)
+
+    def _collect_lean(self, forward: Forward, env: Any, callback: Any, buffer: Any) -> bool:
+        """One rollout into sb3's ``buffer`` by `agents.ppo.iteration.collect_rollout`, its callbacks called as
+        sb3-contrib calls them (``on_step`` after each env step; ``False`` stops the rollout), the episode
+        records of the ended games kept, and `agents.ppo.iteration.gae` into its advantages and returns."""
+        buffer.reset()
+        callback.on_rollout_start()
+
+        def on_step(rewards: np.ndarray, dones: np.ndarray, infos: list[dict[str, Any]]) -> bool:
+            self.num_timesteps += env.num_envs
+            callback.update_locals({"rewards": rewards, "dones": dones, "infos": infos})
+            if not callback.on_step():
+                return False
+            ended = np.flatnonzero(dones)
+            self._update_info_buffer([infos[i] for i in ended], dones[ended])
+            return True
+
+        rollout = buffer_rollout(buffer)
+        end = collect_rollout(forward, env, rollout, self._last_obs, self._last_episode_starts, self.gamma, on_step)
+        if end is None:
+            return False
+        self._last_obs, self._last_episode_starts, last_values = end
+        buffer.pos, buffer.full = buffer.buffer_size, True
+        buffer.advantages[:], buffer.returns[:] = gae(
+            buffer.rewards, buffer.values, buffer.episode_starts, last_values, self._last_episode_starts,
+            self.gamma, self.gae_lambda,
+        )  # fmt: skip
+        callback.on_rollout_end()
+        return True
 
     def flat_rollout(self) -> dict[str, torch.Tensor]:
         """The rollout buffer's arrays, copied flat; the buffer is read, never changed."""
@@ -523,6 +318,17 @@ class LeanMaskablePPO(MaskablePPO):
             self.logger.record("train/clip_range_vf", settings.clip_range_vf)
 
 
+def buffer_rollout(buffer: Any) -> Rollout:
+    """A `Rollout` that writes into sb3's rollout ``buffer`` (its arrays, ``(n_steps, n_envs, ...)``; its actions'
+    last axis of one dropped): `agents.ppo.iteration.collect_rollout` fills the buffer with no copy."""
+    rollout = Rollout.__new__(Rollout)
+    rollout.n_steps, rollout.n_envs = buffer.buffer_size, buffer.n_envs
+    for name in ("observations", "rewards", "episode_starts", "values", "log_probs", "action_masks"):
+        setattr(rollout, name, getattr(buffer, name))
+    rollout.actions = buffer.actions[..., 0]
+    return rollout
+
+
 def sb3_forward(policy: torch.nn.Module) -> Forward:
     """The `Forward` of an SB3 actor-critic policy with flat observations (no features extractor to run)."""
 
@@ -544,6 +350,9 @@ class ActorCriticForward:
     `agents.ppo.sparse_layers.fast_tanh`. Reads a dense batch or `SparseRows` (`stacked_linear`). `of`
     gives ``None`` for policies of another shape.
     """
+
+    #: `agents.ppo.iteration.ppo_update` hands it sparse observations as `SparseRows`
+    reads_sparse_rows = True
 
     def __init__(self, policy: torch.nn.Module) -> None:
         actor, critic = policy.mlp_extractor.policy_net, policy.mlp_extractor.value_net
@@ -586,28 +395,6 @@ class ActorCriticForward:
         return self.action_net(latent_pi), self.value_net(latent_vf).flatten()
 
 
-def sample_masked(logits: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Actions drawn from the masked categorical over ``logits`` and their log-probabilities.
-
-    One uniform per row from torch's global generator (the same seed gives the same actions),
-    placed on the row's cumulative probabilities: the inverse-CDF draw, three times faster than
-    ``torch.multinomial`` over Kapern's 2,084 actions (`benchmarks/bench_sampling.py`). The
-    probabilities come from ``softmax``: ``exp`` of the masked logits themselves takes torch's
-    slow path for huge negative inputs. A masked action has probability 0 and is never drawn.
-    """
-    probabilities = torch.softmax(torch.where(masks, logits, MASKED_LOGIT), -1)
-    cumulative = probabilities.cumsum(-1)
-    drawn = torch.rand(len(cumulative), 1) * cumulative[:, -1:]
-    actions = torch.searchsorted(cumulative, drawn, right=True).squeeze(1).clamp_(max=masks.shape[1] - 1)
-    chosen = probabilities.gather(1, actions.unsqueeze(1)).squeeze(1)
-    past_end = chosen == 0  # a draw rounded up to the row's total: its last legal action instead
-    if past_end.any():
-        last_legal = masks.shape[1] - 1 - masks.flip(-1).to(torch.uint8).argmax(-1)
-        actions = torch.where(past_end, last_legal, actions)
-        chosen = probabilities.gather(1, actions.unsqueeze(1)).squeeze(1)
-    return actions, chosen.log()
-
-
 def sample_masked_multinomial(logits: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """The draw of sb3-contrib's ``MaskableCategorical.sample`` (one ``torch.multinomial`` on the same
     probabilities, from torch's global generator) with its log-probabilities: what `sample_masked` replaced,
@@ -616,28 +403,6 @@ def sample_masked_multinomial(logits: torch.Tensor, masks: torch.Tensor) -> tupl
     log_p = masked - masked.logsumexp(-1, keepdim=True)
     actions = torch.multinomial(torch.softmax(log_p, -1), 1, True).squeeze(1)
     return actions, log_p.gather(1, actions.unsqueeze(1)).squeeze(1)
-
-
-def policy_step(
-    forward: Forward, observations: torch.Tensor, deterministic: bool = False, action_masks: np.ndarray | None = None
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """``MaskableActorCriticPolicy.forward`` by ``forward``: actions, values ``(N, 1)`` and log-probabilities."""
-    logits, values = forward(observations)
-    masks = torch.ones_like(logits, dtype=torch.bool) if action_masks is None else torch.as_tensor(action_masks)
-    masks = masks.reshape(logits.shape)
-    if deterministic:
-        masked = torch.where(masks, logits, MASKED_LOGIT)
-        actions = masked.argmax(-1)
-        return actions, values.unsqueeze(1), torch.log_softmax(masked, -1).gather(1, actions.unsqueeze(1)).squeeze(1)
-    actions, log_probs = sample_masked(logits, masks)
-    return actions, values.unsqueeze(1), log_probs
-
-
-def action_masks(vec_env: Any) -> np.ndarray:
-    """``(num_envs, A)`` ``bool``: the legal actions of every env (one call where the VecEnv has it)."""
-    if hasattr(vec_env, "action_masks"):
-        return np.asarray(vec_env.action_masks(), dtype=bool)
-    return np.stack(vec_env.env_method("action_masks")).astype(bool)
 
 
 class PPOLoop:
@@ -685,35 +450,20 @@ class PPOLoop:
         self.last_values = np.zeros(n_envs, dtype=np.float32)
         self.num_timesteps = 0
 
-    @torch.no_grad()
     def collect(self) -> list[dict[str, Any]]:
-        """Play ``n_steps`` steps of every env into `rollout`; return the infos of the games that ended."""
-        rollout, env, ended = self.rollout, self.vec_env, []
-        forward = self.acting_forward
-        for step in range(self.n_steps):
-            masks = action_masks(env)
-            logits, values = forward(torch.from_numpy(self.observations))
-            actions, log_probs = sample_masked(logits, torch.from_numpy(masks))
-            next_observations, rewards, dones, infos = env.step(actions.numpy())
-            rewards = rewards.astype(np.float32, copy=True)
-            limited = [i for i in np.flatnonzero(dones) if infos[i].get("TimeLimit.truncated", False)]
-            if limited:  # a game cut by a time limit: bootstrap from its final observation
-                final = torch.from_numpy(np.stack([infos[i]["terminal_observation"] for i in limited]))
-                rewards[limited] += self.gamma * forward(final.float())[1].numpy()
-            ended += [infos[i] for i in np.flatnonzero(dones)]
-            rollout.add(
-                step,
-                self.observations,
-                actions.numpy(),
-                rewards,
-                self.episode_starts,
-                values.numpy(),
-                log_probs.numpy(),
-                masks,
-            )
-            self.observations, self.episode_starts = next_observations, dones
-            self.num_timesteps += env.num_envs
-        self.last_values = forward(torch.from_numpy(self.observations))[1].numpy()
+        """Play ``n_steps`` steps of every env into `rollout` (`collect_rollout`); return the infos of the games
+        that ended."""
+        ended: list[dict[str, Any]] = []
+
+        def on_step(rewards: np.ndarray, dones: np.ndarray, infos: list[dict[str, Any]]) -> bool:
+            ended.extend(infos[i] for i in np.flatnonzero(dones))
+            self.num_timesteps += self.vec_env.num_envs
+            return True
+
+        start = (self.observations, self.episode_starts)
+        end = collect_rollout(self.acting_forward, self.vec_env, self.rollout, *start, self.gamma, on_step)
+        assert end is not None  # on_step never stops it
+        self.observations, self.episode_starts, self.last_values = end
         return ended
 
     def flat_rollout(self) -> dict[str, torch.Tensor]:

@@ -10,7 +10,9 @@ game, the snapshots). Only how the engine steps is its own:
   per agent, then one engine step for the games of those rows only (``VectorEnv.step(actions,
   active=...)``), until every game is at its learner's turn or ended; no Python loop over games
   per step for agents with a batched form (`agents.batched`: ``random``, ``heuristic``, Kapern's
-  ``oracle``, ``ppo:<checkpoint>``, the ``self`` snapshots);
+  ``oracle``, ``ppo:<checkpoint>``); the ``self`` snapshots (those in the pool and retired ones a
+  game still seats) play as one `agents.batched.policy_stack.StackedPolicyAgent`: one forward for
+  every snapshot seat, each row through its own network;
 * every other agent of the registry (the ``mcts`` search, a ``ppo:`` file
   the batched policy cannot run) plays through `agents.batched.one_game`: the games where it
   sits keep a reference engine in step, and it is asked row by row, as `SelfPlayEnv` asks it;
@@ -62,6 +64,7 @@ import pirate_envs
 import pirate_envs.vector
 from agents.batched import BatchedAgent, BatchedPolicyAgent, make_batched_agent
 from agents.batched.one_game import EnginesInStep, OneGameAgents
+from agents.batched.policy_stack import StackedPolicyAgent
 from agents.policy.mlp import MlpPolicy
 from agents.selfplay.core import (
     Opponents,
@@ -121,10 +124,38 @@ class _Table:
         #: the rows whose opponents play through one-game agents, and their engines in step
         self.engines = EnginesInStep(self.venv)
         self.actions = np.zeros(num_slots, dtype=np.int64)
+        #: the live snapshots as one network stack (`restack`), and who plays each agent's rows:
+        #: ``players[plays_for[i]]`` plays for ``agents[i]`` (a snapshot's rows: the stack)
+        self.stack: StackedPolicyAgent | None = None
+        self.players: list[BatchedAgent | None] = []
+        self.plays_for = np.zeros(0, dtype=np.int64)
+        self._stack_position = np.full(1, -1, dtype=np.int64)  # agent index -> its network in the stack
 
     def add_agent(self, agent: BatchedAgent) -> int:
         self.agents.append(agent)
+        self.players = [*self.agents, self.stack]
+        self.plays_for = np.append(self.plays_for, len(self.agents) - 1)
         return len(self.agents) - 1
+
+    def restack(self, deterministic: bool, seed: int) -> None:
+        """The live snapshots (those in the pool or in a game) as one `StackedPolicyAgent`: one forward a step
+        for every snapshot seat."""
+        live = [
+            i for i, agent in enumerate(self.agents) if isinstance(agent, BatchedPolicyAgent) and agent.name == SELF
+        ]
+        policies = [self.agents[i].policy for i in live]  # type: ignore[union-attr]
+        self.stack = StackedPolicyAgent(policies, self.num_slots * self.num_players, SELF, deterministic, seed)
+        self.players = [*self.agents, self.stack]
+        self.plays_for = np.arange(len(self.agents), dtype=np.int64)
+        self.plays_for[live] = len(self.agents)
+        self._stack_position = np.full(len(self.agents) + 1, -1, dtype=np.int64)  # the last: the learner's -1
+        self._stack_position[live] = np.arange(len(live))
+        self.seat_networks()
+
+    def seat_networks(self) -> None:
+        """Tell the stack which of its networks plays each (slot, seat) game (after a draw or a restack)."""
+        if self.stack is not None:
+            self.stack.net_of_game[:] = np.maximum(self._stack_position[self.opponent], 0).ravel()
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> None:
         """One engine step of the games ``active`` (``None``: all), followed by the engines in step."""
@@ -146,14 +177,14 @@ class _Table:
             rows = np.flatnonzero(waiting)
             if rows.size == 0:
                 return
-            chosen = self.opponent[rows, venv.current_player[rows]]
+            chosen = self.plays_for[self.opponent[rows, venv.current_player[rows]]]
             order = np.argsort(chosen, kind="stable")
             rows, chosen = rows[order], chosen[order]
             bounds = np.flatnonzero(np.diff(chosen)) + 1
             observation, mask = venv.observation, venv.action_mask
             seats = venv.current_player[rows]
             for group, first in zip(np.split(rows, bounds), [0, *bounds.tolist()]):
-                agent = self.agents[chosen[first]]
+                agent = self.players[chosen[first]]
                 games = group * self.num_players + seats[first : first + group.size]  # (slot, seat) pairs
                 actions[group] = agent.act_batch(games, observation[group], mask[group])
             self.step(actions, active=waiting)
@@ -277,14 +308,14 @@ class BatchedSelfPlayVecEnv(VecEnv):
         """Add a frozen learner copy to every table's pool (the oldest goes once ``max_snapshots`` are held)."""
         for table in self.tables:
             table.pool.add_snapshot(policy)
-            agent = BatchedPolicyAgent(
-                policy, name=SELF, deterministic=self.rules.snapshot_deterministic, seed=int(self._rng.integers(2**31))
-            )
+            seed = int(self._rng.integers(2**31))
+            agent = BatchedPolicyAgent(policy, name=SELF, deterministic=self.rules.snapshot_deterministic, seed=seed)
             table.snapshots.append(table.add_agent(agent))
             in_use = set(np.unique(table.opponent).tolist()) | set(table.snapshots)
             for index, held in enumerate(table.agents):  # drop retired snapshots no game plays any more
                 if isinstance(held, BatchedPolicyAgent) and held.name == SELF and index not in in_use:
                     table.agents[index] = None
+            table.restack(self.rules.snapshot_deterministic, seed)
 
     def _draw(self, table: _Table, rows: np.ndarray) -> np.ndarray:
         """Seats and opponents of new games in the slots ``rows`` (`agents.selfplay.core.SelfPlayRules.draw`);
@@ -298,6 +329,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
             opponent = np.where(drawn.kind == k, index, opponent)
         table.learner_seat[rows] = drawn.seats
         table.opponent[rows] = opponent
+        table.seat_networks()
         games = rows[:, None] * n + np.arange(n)
         for agent in table.agents:
             if agent is not None:

@@ -109,3 +109,25 @@ def test_rows_without_a_legal_action_and_names_without_a_batched_form_are_refuse
             agent.act_batch(np.arange(2), obs, mask)
     with pytest.raises(ValueError, match="'mcts' has no batched form"):
         make_batched_agent("mcts", "skull_king_v0", env, num_games=2)
+
+
+def test_random_agent_kernel_chooses_what_the_numpy_form_chooses():
+    """The numba pass gives the numpy form's actions from the same draws (blocks not starting at 0 too)."""
+    from agents.batched import block_uniform_choice
+    from agents.batched.random_kernel import block_uniform_kernel
+
+    rng = np.random.default_rng(7)
+    mask = (rng.random((5_000, 23)) < 0.2).astype(np.int8)
+    mask[np.arange(5_000), rng.integers(2, 23, 5_000)] = 1  # a legal action in the blocks in every row
+    for starts in ([0], [0, 5, 6, 17], [2, 9]):
+        starts = np.array(starts, dtype=np.int64)
+        block_draw, action_draw = rng.random(5_000), rng.random(5_000)
+        expected = block_uniform_choice(mask, starts, block_draw, action_draw)
+        np.testing.assert_array_equal(block_uniform_kernel(mask, starts, block_draw, action_draw), expected)
+
+
+def test_random_agent_refuses_a_row_without_a_legal_action():
+    mask = np.ones((3, 4), dtype=bool)
+    mask[1] = False
+    with pytest.raises(ValueError, match="no legal action"):
+        BatchedRandomAgent(((0, 4),), seed=0).act_batch(np.arange(3), np.zeros((3, 1)), mask)

@@ -174,6 +174,35 @@ def test_snapshots_join_the_pool_and_self_alone_needs_one():
             assert infos[i]["opponents"] == ["self"] * 3
 
 
+def test_every_snapshot_seat_plays_its_own_network_in_one_call_a_round():
+    vec = BatchedSelfPlayVecEnv(
+        "skull_king_v0", 16, opponents={"self": 1.0}, max_snapshots=2, snapshot_deterministic=True, seed=4, **SMALL
+    )
+    for k in range(3):  # three snapshots, the first retired while games still seat it
+        vec.env_method("add_snapshot", random_policy(vec, k))
+        if k == 0:
+            vec.reset()
+    table = vec.tables[0]
+    calls: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    act_batch = table.stack.act_batch
+
+    def recorded(games: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        actions = act_batch(games, observations, masks)
+        owners = table.opponent[games // table.num_players, games % table.num_players]
+        calls.append((owners, observations.copy(), masks.copy(), actions))
+        return actions
+
+    table.stack.act_batch = recorded
+    for _ in play(vec, 2 * LEARNER_DECISIONS):
+        pass
+    owners = np.concatenate([c[0] for c in calls])
+    assert len(set(owners.tolist())) == 3  # the retired snapshot's games and the two in the pool
+    for owner_of_rows, observations, masks, actions in calls:
+        for owner, row, mask, action in zip(owner_of_rows, observations, masks, actions):
+            logits = table.agents[owner].policy.logits(row)
+            assert action == np.flatnonzero(mask)[np.argmax(logits[mask.astype(bool)])]
+
+
 def test_learner_seat_fixed_or_random():
     fixed = BatchedSelfPlayVecEnv("skull_king_v0", 32, opponents="random", learner_seat=2, seed=7, **SMALL)
     fixed.reset()

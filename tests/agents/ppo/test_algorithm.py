@@ -14,20 +14,16 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.buffers import RolloutBuffer
 from stable_baselines3.common.logger import configure
 
-from agents.ppo import algorithm as ppo
+from agents.ppo import iteration
 from agents.ppo.algorithm import (
     ActorCriticForward,
     LeanMaskablePPO,
     PPOLoop,
-    PPOSettings,
     SparseRows,
-    clip_grad_norm,
-    gae,
-    ppo_update,
-    sample_masked,
     sample_masked_multinomial,
     sb3_forward,
 )
+from agents.ppo.iteration import PPOSettings, clip_grad_norm, gae, ppo_update, sample_masked
 from agents.selfplay.opponents import parse_weights
 from agents.selfplay.vec_env import make_vec_env
 from experiments.train import TrainArgs, policy_spec
@@ -156,16 +152,18 @@ def test_gae_is_sb3s(gamma, gae_lambda):
     np.testing.assert_allclose(returns, buffer.returns, rtol=1e-6, atol=1e-6)
 
 
+def twin_envs(env_id: str, n_envs: int) -> list:
+    """Two equal 2-player VecEnvs of ``env_id`` against random opponents (one for sb3's run, one for ours)."""
+    kwargs = {"seed": 3, "opponents": parse_weights(["random:1"]), "env_kwargs": {"num_players": 2}}
+    return [make_vec_env(env_id, n_envs, 0, **kwargs) for _ in range(2)]
+
+
 def test_our_loop_collects_and_learns_as_sb3_contrib(monkeypatch):
     """`PPOLoop`: the same actions (same torch seed; with sb3-contrib's draw), rollout, GAE and update as
     ``MaskablePPO.learn``."""
-    monkeypatch.setattr(ppo, "sample_masked", sample_masked_multinomial)
+    monkeypatch.setattr(iteration, "sample_masked", sample_masked_multinomial)
     n_envs, n_steps = 4, 16
-    envs = [
-        make_vec_env("piraten_kapern_v0", n_envs, 0, seed=3, opponents=parse_weights(["random:1"]),
-                     env_kwargs={"num_players": 2})
-        for _ in range(2)
-    ]  # fmt: skip
+    envs = twin_envs("piraten_kapern_v0", n_envs)
     policy, policy_kwargs = policy_spec(TrainArgs(env_id="piraten_kapern_v0", num_players=[2]))
     reference = MaskablePPO(policy, envs[0], n_steps=n_steps, batch_size=24, n_epochs=2, seed=0,
                             policy_kwargs=policy_kwargs, gamma=0.9, gae_lambda=0.8)  # fmt: skip
@@ -278,7 +276,7 @@ def test_lean_rollout_draws_sb3_contribs_actions(monkeypatch):
     draw here): the rollout of sb3-contrib's, from the same parameters, env seed and torch seed."""
     reference, lean = twin_models("skull_king_v0", batch_size=32, n_epochs=1)
     draws = []
-    monkeypatch.setattr(ppo, "sample_masked", lambda *args: draws.append(1) or sample_masked_multinomial(*args))
+    monkeypatch.setattr(iteration, "sample_masked", lambda *args: draws.append(1) or sample_masked_multinomial(*args))
     env = reference.env
     buffers = []
     for model in (reference, lean):
@@ -347,3 +345,37 @@ def test_a_learner_on_another_device_takes_sb3_contribs_update():
     lean.device = torch.device("cuda")  # as sb3 sets it on a machine with a GPU
     assert not lean.lean_update_applies()
     assert lean.fused_forward() is None and not lean.pipelined()
+
+
+def test_the_shipped_trainer_runs_the_readable_iteration():
+    """One iteration by hand with the readable parts (`iteration.collect_rollout`, `gae`, `flatten_rollout`,
+    `ppo_update` with the plain torch loss and the policy's own modules) gives the parameters of the shipped
+    trainer's ``LeanMaskablePPO.learn`` (the fused forward and the numba loss) on the same seeds."""
+    n_envs, n_steps, gamma, gae_lambda = 4, 16, 0.99, 0.9
+    envs = twin_envs("skull_king_v0", n_envs)
+    policy, policy_kwargs = policy_spec(TrainArgs(env_id="skull_king_v0", num_players=[2]))
+    shipped = LeanMaskablePPO(policy, envs[0], n_steps=n_steps, batch_size=32, n_epochs=2, seed=0, gamma=gamma,
+                              gae_lambda=gae_lambda, policy_kwargs=policy_kwargs)  # fmt: skip
+    shipped.set_logger(configure(None, []))
+    readable = copy.deepcopy(shipped.policy)
+    envs[1].seed(0)  # as LeanMaskablePPO(seed=0) seeded its env
+    observations = envs[1].reset()
+    torch.manual_seed(21)
+    np.random.seed(11)
+    shipped.learn(n_envs * n_steps)
+    torch.manual_seed(21)
+    np.random.seed(11)
+    forward = sb3_forward(readable)
+    rollout = iteration.Rollout(n_steps, n_envs, envs[1].observation_space.shape[0], envs[1].action_space.n)
+    starts = np.ones(n_envs, dtype=bool)
+    end = iteration.collect_rollout(forward, envs[1], rollout, observations, starts, gamma)
+    _, dones, last_values = end
+    advantages, returns = gae(rollout.rewards, rollout.values, rollout.episode_starts, last_values, dones, gamma,
+                              gae_lambda)  # fmt: skip
+    arrays = {name: getattr(rollout, name) for name in iteration.ROLLOUT_FIELDS if hasattr(rollout, name)}
+    flat = iteration.flatten_rollout({**arrays, "advantages": advantages, "returns": returns})
+    before = copy.deepcopy(readable)
+    settings = PPOSettings(n_epochs=2, batch_size=32, clip_range=0.2, loss="torch")
+    stats = ppo_update(forward, readable.parameters(), readable.optimizer, flat, settings)
+    assert stats.epochs == 2 and max_parameter_difference(before, readable) > 1e-4
+    assert max_parameter_difference(shipped.policy, readable) < 1e-5
