@@ -1,11 +1,17 @@
 """Masked PPO on a single-agent pirate env, in the CleanRL single-file style (plain torch).
 
-    python examples/cleanrl_ppo_masked.py --env-id pirate_envs/PiratenKapern-v0 --total-timesteps 100000
+    python examples/cleanrl_ppo_masked.py --env-id pirate_envs/PiratenKapern-v0 --total-timesteps 50000
 
 The learner plays one seat of a Gymnasium id of ``pirate_envs`` against ``--opponents`` (agent
 names of ``agents.registry``); illegal actions get a logit of ``-1e8`` from the env's
-``action_masks()``. With ``--save-agent FILE`` the actor is written in the project's data-only
-agent format, so ``ppo:FILE`` plays it in ``experiments.evaluate`` and ``experiments.play``.
+``action_masks()``. The reward is the env's ``reward_mode="score"`` (score changes, a signal every
+turn; ``--reward-mode win`` pays only the zero-sum end, -1 in nearly every early game). Each update
+prints the learner steps, the games finished, the mean return and win rate of the last 100 games,
+and learner steps per CPU-second. With ``--save-agent FILE`` the actor is written in the project's
+data-only agent format, so ``ppo:FILE`` plays it in ``experiments.evaluate`` and ``experiments.play``.
+
+What the command above printed at the start and the end of its budget, on two seeds: the guide
+``docs/guides/single_agent.md``.
 """
 
 from __future__ import annotations
@@ -32,9 +38,11 @@ class Args:
     """table size"""
     opponents: str = "heuristic"
     """agent name of the other seats"""
+    reward_mode: str = "score"
+    """the env's reward: "score" (score changes, a signal every turn) or "win" (terminal, zero-sum)"""
     seed: int = 1
     """seed of the envs, numpy and torch"""
-    total_timesteps: int = 100_000
+    total_timesteps: int = 50_000
     """learner steps in all"""
     learning_rate: float = 2.5e-4
     """Adam step size"""
@@ -98,6 +106,16 @@ class Agent(nn.Module):
         return action, probs.log_prob(action), probs.entropy(), self.critic(x)
 
 
+def progress_line(steps: int, returns: list[float], wins: list[float], cpu_s: float, last: int = 100) -> str:
+    """Learner steps, games finished, the mean return and win rate of the last ``last`` games, steps per CPU-second."""
+    mean_return = f"{np.mean(returns[-last:]):.3f}" if returns else "n/a"
+    win_rate = f"{np.mean(wins[-last:]):.3f}" if wins else "n/a"
+    return (
+        f"global_step={steps} games={len(returns)} mean_return={mean_return} win_rate={win_rate} "
+        f"(last {min(last, len(returns))} games) steps_per_cpu_s={int(steps / max(cpu_s, 1e-9))}"
+    )
+
+
 def save_actor(agent: Agent, args: Args, env: gym.Env) -> None:
     """Write the actor in the data-only agent format (``ppo:<file>`` plays it)."""
     from agents.policy.checkpoint import layout_pieces, make_header, save_agent
@@ -113,7 +131,7 @@ def save_actor(agent: Agent, args: Args, env: gym.Env) -> None:
         layout_pieces(raw.observation_layout),
         raw.num_actions,
         policy,
-        reward_mode="win",
+        reward_mode=args.reward_mode,
         training={"command": "examples/cleanrl_ppo_masked.py", "timesteps": args.total_timesteps},
     )
     save_agent(args.save_agent, policy, header)
@@ -127,7 +145,10 @@ if __name__ == "__main__":
     num_iterations = max(1, args.total_timesteps // batch_size)
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
-    envs = [gym.make(args.env_id, num_players=args.num_players, opponents=args.opponents) for _ in range(args.num_envs)]
+    envs = [
+        gym.make(args.env_id, num_players=args.num_players, opponents=args.opponents, reward_mode=args.reward_mode)
+        for _ in range(args.num_envs)
+    ]
     obs_size, num_actions = envs[0].observation_space.shape[0], int(envs[0].action_space.n)
     agent = Agent(obs_size, num_actions)
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
@@ -140,11 +161,11 @@ if __name__ == "__main__":
     dones = torch.zeros((args.num_steps, args.num_envs))
     values = torch.zeros((args.num_steps, args.num_envs))
 
-    global_step, start = 0, time.time()
+    global_step, start = 0, time.process_time()
     next_obs = torch.tensor(np.stack([env.reset(seed=args.seed + i)[0] for i, env in enumerate(envs)]))
     next_mask = torch.tensor(np.stack([env.unwrapped.action_masks() for env in envs]))
     next_done = torch.zeros(args.num_envs)
-    episode_returns, running = [], np.zeros(args.num_envs)
+    episode_returns, wins, running = [], [], np.zeros(args.num_envs)
 
     for _iteration in range(num_iterations):
         for step in range(args.num_steps):
@@ -155,11 +176,12 @@ if __name__ == "__main__":
             values[step], actions[step], logprobs[step] = value.flatten(), action, logprob
             step_obs, step_masks, step_done = [], [], []
             for i, env in enumerate(envs):
-                o, r, terminated, truncated, _ = env.step(int(action[i]))
+                o, r, terminated, truncated, info = env.step(int(action[i]))
                 rewards[step, i] = r
                 running[i] += r
                 if terminated or truncated:
                     episode_returns.append(running[i])
+                    wins.append(info["win_share"])
                     running[i] = 0.0
                     o, _ = env.reset()
                 step_obs.append(o)
@@ -200,10 +222,7 @@ if __name__ == "__main__":
                 nn.utils.clip_grad_norm_(agent.parameters(), args.max_grad_norm)
                 optimizer.step()
 
-        recent = episode_returns[-100:]
-        mean_return = f"{np.mean(recent):.3f}" if recent else "n/a"
-        sps = int(global_step / (time.time() - start))
-        print(f"global_step={global_step} episodes={len(episode_returns)} mean_return={mean_return} SPS={sps}")
+        print(progress_line(global_step, episode_returns, wins, time.process_time() - start), flush=True)
 
     if args.save_agent:
         save_actor(agent, args, envs[0])
