@@ -227,6 +227,13 @@ def _say(line: str) -> None:
     print(line, file=sys.stderr)
 
 
+def public_command(words: list[str]) -> str:
+    """The command line of ``words`` with every path cut to its last part (``/home/me/bot.py:make``:
+    ``bot.py:make``; ``ppo:runs/a.npz``: ``ppo:a.npz``), as a results file records it: never a local folder."""
+    cut = [re.sub(r"[^\s:]*/", "", word) for word in words]
+    return "python -m experiments.benchmark " + " ".join(shlex.quote(word) for word in cut)
+
+
 def committed_results() -> Path | None:
     """The checkout's committed results files (``docs/results/data``), to rank a run among; ``None`` outside one."""
     from agents.benchmark.provenance import ROOT
@@ -275,7 +282,7 @@ def main(argv: list[str] | None = None) -> dict:
         int(args.protocol[1:]),
         batches=Path(args.out) / "batches",  # type: ignore[arg-type]
         resume=args.resume,
-        command=command,
+        command=public_command(words),
         rank_against=committed_results(),
     )
     try:
