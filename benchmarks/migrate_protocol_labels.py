@@ -14,16 +14,24 @@ plan gets the current label (`agents.benchmark.protocol.TITLE`), the fingerprint
 gets ``pirate-bench v3.0`` and a ``migration`` record of the first difference. A file from a modified
 checkout cannot be placed: v3.0. No game is replayed (a full run is CPU-hours); files are written whole,
 then renamed. Numba compiles the kernels of each commit's games once in the worktree: minutes of CPU.
+
+Then the provenance of every file is completed where its commit can tell: a missing ``code_sha256`` is
+computed from the commit's tree (`tree_code_sha256`, the same hash `agents.benchmark.provenance.code_sha256`
+takes of a clean checkout: it reproduces the recorded hash of the files that have one), and what no commit
+can tell (the command line, the CPU model) is ``null`` with the reason in ``provenance.missing``.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import io
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 from collections import defaultdict
 from pathlib import Path
@@ -33,6 +41,7 @@ from agents.benchmark import fingerprint as fingerprint_module
 from agents.benchmark.board import line_up_opponent
 from agents.benchmark.fingerprint import compare, package_data
 from agents.benchmark.protocol import TITLE, label
+from agents.benchmark.provenance import PLAYING_PACKAGES, PLAYING_SUFFIXES
 from agents.policy.checkpoint import write_atomic
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,8 +74,9 @@ def plan_difference(document: dict[str, Any], plan: dict[str, int]) -> str | Non
     keys = {r["lineup"]: r["deals"] for r in document["lineups"]}
     if not set(keys) <= set(plan):
         return f"line-ups not in the deal plan: {sorted(set(keys) - set(plan))}"
-    if document["full_protocol"]:
-        moved = sorted(key for key in plan if keys.get(key) != plan[key])
+    if document["full_protocol"]:  # every line-up of the table sizes it plays, at the plan's deals
+        sizes = {f"{r['players']}p vs " for r in document["lineups"]}
+        moved = sorted(key for key in plan if key.startswith(tuple(sizes)) and keys.get(key) != plan[key])
         if moved:
             return f"deals differ from the deal plan at {', '.join(moved)}"
     return None
@@ -124,10 +134,47 @@ def decide(document: dict[str, Any], found: dict[str, Any] | None, package: dict
     return result
 
 
+def tree_code_sha256(commit: str) -> str:
+    """`agents.benchmark.provenance.code_sha256` of a clean checkout of ``commit``, read from its tree."""
+    data = subprocess.run(
+        ["git", "archive", "--format=tar", commit, *PLAYING_PACKAGES], cwd=ROOT, capture_output=True, check=True
+    ).stdout
+    files = {}
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        for member in tar.getmembers():
+            if member.isfile() and member.name.endswith(PLAYING_SUFFIXES) and "__pycache__" not in member.name:
+                files[member.name] = tar.extractfile(member).read()  # type: ignore[union-attr]
+    digest = hashlib.sha256()
+    for package in PLAYING_PACKAGES:
+        for name in sorted(name for name in files if name.startswith(f"{package}/")):
+            digest.update(f"{name}\0{len(files[name])}\0".encode())
+            digest.update(files[name])
+    return digest.hexdigest()
+
+
+def completed_provenance(document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` with the provenance its commit can tell filled in, and what it cannot named (see above)."""
+    origin = {**document["provenance"]}
+    git_record, missing = origin.get("git"), dict(origin.get("missing") or {})
+    if not origin.get("code_sha256") and git_record and not git_record["dirty"]:
+        origin["code_sha256"] = tree_code_sha256(git_record["commit"])
+        missing.pop("code_sha256", None)
+        origin["code_sha256_from"] = "its commit's tree (benchmarks/migrate_protocol_labels.py)"
+    for key, why in (("command", "made before results files recorded it"), ("processor", "not recorded by its run")):
+        if origin.get(key) is None:
+            origin[key] = None
+            missing[key] = why
+    if missing:
+        origin["missing"] = missing
+    return {**document, "provenance": origin}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=str(ROOT / "docs" / "results" / "data"))
     parser.add_argument("--dry-run", action="store_true")
+    parser.add_argument("--worktree", default="", help="the temporary worktree's path (default: a new temp folder)")
+    parser.add_argument("--keep-worktree", action="store_true", help="leave it for a later run (kernels compiled)")
     args = parser.parse_args(argv)
     paths = [p for p in sorted(Path(args.data).rglob("*.json")) if json.loads(p.read_text())["protocol"] == UNREVISED]
     groups: dict[tuple[str, str, str], list[Path]] = defaultdict(list)  # (agents tree, pirate_envs tree, game)
@@ -142,8 +189,9 @@ def main(argv: list[str] | None = None) -> None:
         key = (git("rev-parse", f"{commit}:agents"), git("rev-parse", f"{commit}:pirate_envs"), document["env_id"])
         groups[key].append(path)
         commits.setdefault(key, commit)
-    worktree = Path(tempfile.mkdtemp(prefix="pirate-bench-migrate-")) / "tree"
-    git("worktree", "add", "--quiet", "--detach", str(worktree), "HEAD")
+    worktree = Path(args.worktree) if args.worktree else Path(tempfile.mkdtemp(prefix="pirate-bench-migrate-")) / "tree"
+    if not (worktree / ".git").exists():  # a worktree kept by --keep-worktree is used again (numba's cache in it)
+        git("worktree", "add", "--quiet", "--detach", str(worktree), "HEAD")
     try:
         for key, members in sorted(groups.items(), key=lambda item: -len(item[1])):
             env_id, package = key[2], package_data(key[2])
@@ -156,8 +204,17 @@ def main(argv: list[str] | None = None) -> None:
                 if not args.dry_run:
                     write_atomic(path, json.dumps(result, indent=2) + "\n")
     finally:
-        git("worktree", "remove", "--force", str(worktree))
-        shutil.rmtree(worktree.parent, ignore_errors=True)
+        if not args.keep_worktree:
+            git("worktree", "remove", "--force", str(worktree))
+            if not args.worktree:  # the temporary folder made above, now empty
+                worktree.parent.rmdir()
+    for path in sorted(Path(args.data).rglob("*.json")):
+        document = json.loads(path.read_text())
+        completed = completed_provenance(document)
+        if completed != document:
+            print(f"{path}: provenance completed ({', '.join(completed['provenance'].get('missing', {}))} missing)")
+            if not args.dry_run:
+                write_atomic(path, json.dumps(completed, indent=2) + "\n")
 
 
 if __name__ == "__main__":
