@@ -156,3 +156,10 @@ def test_a_reduced_run_is_not_ranked_and_says_why():
     assert "- 2 players: not ranked: a reduced run is not ranked beside full runs (other deals, wider intervals)." in (
         lines
     )
+
+
+def test_the_benchmark_page_quotes_the_positions_parameters():
+    text = " ".join((ROOT / "docs" / "benchmark.md").read_text().split())
+    for name in ("GAMES", "STEPS", "STRIDE"):
+        assert f"`{name}` = {getattr(fingerprint, name)}" in text
+    assert f"at most {fingerprint.GAMES * fingerprint.STEPS // fingerprint.STRIDE} positions" in text
