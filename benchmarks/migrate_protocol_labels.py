@@ -12,7 +12,8 @@ the same and are computed once. A file whose opponents played every position as 
 (`agents.benchmark.fingerprint.FOLDER`, the current code's) and whose line-ups follow the package's deal
 plan gets the current label (`agents.benchmark.protocol.TITLE`), the fingerprints and the plan; any other
 gets ``pirate-bench v3.0`` and a ``migration`` record of the first difference. A file from a modified
-checkout cannot be placed: v3.0. No game is replayed (a full run is CPU-hours); files are written whole,
+checkout cannot be placed: v3.0. Files already labelled are left alone, so a stopped run goes on where it
+stopped. No game is replayed (a full run is CPU-hours); files are written whole,
 then renamed. Numba compiles the kernels of each commit's games once in the worktree: minutes of CPU.
 
 Then the provenance of every file is completed where its commit can tell: a missing ``code_sha256`` is
@@ -175,8 +176,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--dry-run", action="store_true")
     parser.add_argument("--worktree", default="", help="the temporary worktree's path (default: a new temp folder)")
     parser.add_argument("--keep-worktree", action="store_true", help="leave it for a later run (kernels compiled)")
+    parser.add_argument("--provenance-only", action="store_true", help="only complete the provenance; label nothing")
     args = parser.parse_args(argv)
     paths = [p for p in sorted(Path(args.data).rglob("*.json")) if json.loads(p.read_text())["protocol"] == UNREVISED]
+    if not args.provenance_only:
+        label_files(paths, args)
+    complete_files(args)
+
+
+def label_files(paths: list[Path], args: argparse.Namespace) -> None:
+    """Label ``paths`` by their opponents' fingerprints at their commits (see the module docstring)."""
     groups: dict[tuple[str, str, str], list[Path]] = defaultdict(list)  # (agents tree, pirate_envs tree, game)
     commits: dict[tuple[str, str, str], str] = {}
     for path in paths:
@@ -208,6 +217,10 @@ def main(argv: list[str] | None = None) -> None:
             git("worktree", "remove", "--force", str(worktree))
             if not args.worktree:  # the temporary folder made above, now empty
                 worktree.parent.rmdir()
+
+
+def complete_files(args: argparse.Namespace) -> None:
+    """`completed_provenance` of every results file of ``args.data``."""
     for path in sorted(Path(args.data).rglob("*.json")):
         document = json.loads(path.read_text())
         completed = completed_provenance(document)

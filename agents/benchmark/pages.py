@@ -21,7 +21,7 @@ from typing import Any
 import pirate_envs
 from agents.benchmark.board import line_up_opponent
 from agents.benchmark.learning import learning_section, recipe_summaries
-from agents.benchmark.protocol import REFERENCE_SHA256, VERSION, version_of
+from agents.benchmark.protocol import REFERENCE_SHA256, TITLE, VERSION, version_of
 from agents.benchmark.run import interval_text
 from agents.registry import agent_names
 
@@ -239,6 +239,7 @@ def headline(documents: list[dict[str, Any]], env_id: str) -> str:
     """The shipped network's figures in one cell: its full run's win rate against ``n - 1`` heuristics and
     ``n - 1`` searches at the game's default table, with a link to the game's results page; ``—`` without one."""
     shipped = [d for d in documents if d["candidate"] == f"ppo:{env_id}" and d["full_protocol"]]
+    shipped.sort(key=lambda d: d["protocol"] != TITLE)  # the current revision's run first
     if not shipped:
         return "—"
     players = pirate_envs.game_spec(env_id).default_players
