@@ -100,7 +100,7 @@ def test_verify_passes_on_the_committed_results_and_the_package():
     found = verify_folder(ROOT / "docs" / "results" / "data")
     assert found.ok, found.differences
     assert len(found.checked) >= 4  # the package's four games at least
-    assert set(found.other_versions.values()) <= {label(3, 0), "pirate-bench v3"}  # v3: not yet placed
+    assert set(found.other_versions.values()) <= {label(3, 0)}
 
 
 def test_a_variance_ratio_over_no_variance_is_none_with_a_reason():
