@@ -10,33 +10,25 @@ pytest.importorskip("numba")
 pytest.importorskip("openskill")
 pytest.importorskip("stable_baselines3")
 
-from agents.benchmark import run
 from agents.benchmark.protocol import TITLE
 from agents.piraten_kapern.batched_heuristic import KapernHeuristicBatch
 from experiments import benchmark
+from tests.experiments.test_benchmark_command import no_games  # noqa: F401 (a fixture)
 from tests.helpers import refused
-
-
-@pytest.fixture
-def no_games(monkeypatch):
-    """Fail the test as soon as the command would play a line-up."""
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("a game was about to be played")
-
-    monkeypatch.setattr(run, "play_lineups", refuse)
 
 
 @pytest.mark.parametrize(
     ("path", "message"),
     [("", "--leaderboard is empty"), ("docs", "must name a .md file"), ("docs/leaderboard.md", "that page is of")],
 )
-def test_a_leaderboard_path_is_checked_before_any_game(capsys, no_games, path, message):
+@pytest.mark.usefixtures("no_games")
+def test_a_leaderboard_path_is_checked_before_any_game(capsys, path, message):
     """An empty path, a folder, or the v3 page that the v2 leaderboard would overwrite."""
     assert message in refused(capsys, benchmark.main, ["--leaderboard", path])
 
 
-def test_a_leaderboard_page_of_its_own_version_may_be_rewritten(tmp_path, no_games):
+@pytest.mark.usefixtures("no_games")
+def test_a_leaderboard_page_of_its_own_version_may_be_rewritten(tmp_path):
     page = tmp_path / "board.md"
     page.write_text("# Leaderboard\n\npirate-bench v2 at 128 deals\n")
     args = benchmark.BenchmarkArgs(leaderboard=str(page))
@@ -50,7 +42,8 @@ def test_a_leaderboard_page_of_its_own_version_may_be_rewritten(tmp_path, no_gam
         (["--verify", "docs/results/data", "--agent", "random"], "plays nothing; leave out --agent"),
     ],
 )
-def test_bad_verify_arguments_one_line(capsys, no_games, argv, message):
+@pytest.mark.usefixtures("no_games")
+def test_bad_verify_arguments_one_line(capsys, argv, message):
     assert message in refused(capsys, benchmark.main, argv)
 
 
