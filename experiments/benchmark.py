@@ -2,7 +2,8 @@
 
     python -m experiments.benchmark --env-id skull_king_v0 --agent ppo:skull_king_v0 --out runs/bench
     python -m experiments.benchmark --env-id skull_king_v0 --agent path/to/my_agent.py:make --out runs/mine
-    python -m experiments.benchmark --leaderboard docs/leaderboard.md --deals 128 --search-deals 2
+    python -m experiments.benchmark --leaderboard runs/leaderboard_v2.md --deals 128 --search-deals 2
+    python -m experiments.benchmark --verify docs/results/data
 
 The first plays the candidate ``--agent`` against every fixed line-up of the protocol (v3: copies of
 ``random``, ``heuristic``, the pinned fast ``search`` and the game's reference ``ppo``; v2: ``mcts``
@@ -15,13 +16,20 @@ machine). ``--deals`` plays only the first deals of the list (a reduced run, mar
 ``--opponents`` only some line-ups; ``--workers`` spreads batches of deals over processes (the
 figures do not change). Each finished batch is kept in ``--out``/batches as it comes back; a run that
 was stopped goes on with ``--resume`` (the same command, from the same commit), playing only the
-batches not kept, with the figures of an unbroken run.
+batches not kept, with the figures of an unbroken run. Every results file stores the command line,
+the opponents' fingerprints and the deal plan, and, in a checkout, ``results.md`` ranks a full run among
+the committed full runs of ``docs/results/data`` (`agents.benchmark.rank`).
+
+``--verify FOLDER`` recomputes the fingerprints of the opponents of every results file there (and of
+the package) at the current code and exits with status 1 naming each difference
+(`agents.benchmark.verify`); nothing else is played.
 
 ``--leaderboard PATH`` instead writes the leaderboard page (pirate-bench v2's line-ups): every
 built-in agent of every game, at ``--deals`` per line-up (``--search-deals`` where ``mcts`` plays),
 against ``--opponents`` (default: all) and at the game's default table (``--players`` is ignored;
 ``--all-sizes`` for every size); with ``--out``, every figure of the page goes to
-``leaderboard.json`` there too. Bad arguments end the command with one line and exit status 2
+``leaderboard.json`` there too; it refuses a page of another protocol version (``docs/leaderboard.md`` is
+v3's, rendered by ``experiments.results_pages``). Bad arguments end the command with one line and exit status 2
 before any game.
 """
 
@@ -29,14 +37,17 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import shlex
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pirate_envs
 from agents.benchmark.protocol import (
     DEAL_COUNT,
+    NAME,
     OPPONENTS_V2,
     REFERENCE_SHA256,
     SEARCH_DEAL_COUNT,
@@ -51,6 +62,7 @@ from experiments.cli import (
     check_env_id,
     check_folder,
     check_names,
+    check_output_file,
     check_players,
     flag_of,
     games_epilog,
@@ -91,6 +103,9 @@ class BenchmarkArgs:
     workers: int = field(default=1, metadata={"help": "processes playing batches of deals", "min": 1})
     out: str | None = field(default=None, metadata={"help": "folder for results.json and results.md"})
     leaderboard: str | None = field(default=None, metadata={"help": "write the leaderboard page to this path"})
+    verify: str | None = field(
+        default=None, metadata={"help": "check the fingerprints of every results file in this folder, then stop"}
+    )
     all_sizes: bool = field(default=False, metadata={"help": "leaderboard: every table size, not the default one"})
     progress: bool = field(default=True, metadata={"help": "name each line-up on stderr as it starts"})
     resume: bool = field(
@@ -110,6 +125,9 @@ RUN_ONLY = ("env_id", "agent", "players", "resume")
 def check(args: BenchmarkArgs, given: set[str] | frozenset[str] = frozenset()) -> None:
     """``ValueError`` (one line) for arguments that cannot make a run, or a flag of ``given`` (the
     flags the command line set) that this kind of run would not use; nothing is played before."""
+    if args.verify is not None:
+        check_verify(args.verify, given)
+        return
     unused = [name for name in (RUN_ONLY if args.leaderboard is not None else LEADERBOARD_ONLY) if name in given]
     if unused:
         flags = " and ".join(flag_of(name) for name in unused)
@@ -132,7 +150,8 @@ def check(args: BenchmarkArgs, given: set[str] | frozenset[str] = frozenset()) -
             choices = ", ".join(opponents_of(version))
             raise ValueError(f"--opponents {name!r} is not a line-up of {title(version)}; line-ups: {choices}")
     if args.leaderboard is not None:
-        check_folder(Path(args.leaderboard).parent, "--leaderboard")
+        check_output_file(args.leaderboard, "--leaderboard", ".md")
+        check_page_version(args.leaderboard, title(2))
         if args.out is not None:
             check_folder(args.out, "--out")
         return
@@ -171,14 +190,69 @@ def check(args: BenchmarkArgs, given: set[str] | frozenset[str] = frozenset()) -
     check_folder(args.out, "--out")
 
 
+def check_page_version(path: str | Path, protocol: str) -> None:
+    """``ValueError`` (one line) when ``path`` is a page that names a protocol version and not ``protocol``."""
+    if not Path(path).is_file():
+        return
+    named = set(re.findall(rf"{NAME} v[0-9]+(?:\.[0-9]+)?", Path(path).read_text(errors="replace")))
+    if named and protocol not in named:
+        raise ValueError(
+            f"--leaderboard {path}: that page is of {', '.join(sorted(named))}, this command writes {protocol}'s; "
+            "give another path"
+        )
+
+
+def check_verify(folder: str, given: set[str] | frozenset[str]) -> None:
+    """``ValueError`` (one line) for a ``--verify`` folder without results files, or with flags it does not use."""
+    others = sorted(given - {"verify", "progress"})
+    if others:
+        raise ValueError(f"--verify checks a folder and plays nothing; leave out {' and '.join(map(flag_of, others))}")
+    if not folder or not Path(folder).is_dir() or not any(Path(folder).rglob("*.json")):
+        raise ValueError(f"--verify {folder!r}: no results files (*.json) there")
+
+
+def verify(folder: str, progress: Callable[[str], None] | None) -> None:
+    """`agents.benchmark.verify.verify_folder` of ``folder``, printed; exit status 1 on any difference."""
+    from agents.benchmark.verify import verify_folder
+
+    found = verify_folder(folder, progress=progress)
+    for source, protocol in sorted(found.other_versions.items()):
+        print(f"not verified: {source} was made under {protocol}")
+    for line in found.differences:
+        print(f"DIFFERS: {line}")
+    print(f"{len(found.checked)} files checked, {len(found.differences)} differences")
+    if not found.ok:
+        raise SystemExit(1)
+
+
 def _say(line: str) -> None:
     print(line, file=sys.stderr)
+
+
+def public_command(words: list[str]) -> str:
+    """The command line of ``words`` with every path cut to its last part (``/home/me/bot.py:make``:
+    ``bot.py:make``; ``ppo:runs/a.npz``: ``ppo:a.npz``), as a results file records it: never a local folder."""
+    cut = [re.sub(r"[^\s:]*/", "", word) for word in words]
+    return "python -m experiments.benchmark " + " ".join(shlex.quote(word) for word in cut)
+
+
+def committed_results() -> Path | None:
+    """The checkout's committed results files (``docs/results/data``), to rank a run among; ``None`` outside one."""
+    from agents.benchmark.provenance import ROOT
+
+    folder = ROOT / "docs" / "results" / "data"
+    return folder if folder.is_dir() else None
 
 
 def main(argv: list[str] | None = None) -> dict:
     given = given_flags(BenchmarkArgs, argv)
     args = parse_args(BenchmarkArgs, argv, epilog=games_epilog(), check=lambda parsed: check(parsed, given))
     progress = _say if args.progress else None
+    words = sys.argv[1:] if argv is None else argv
+    command = "python -m experiments.benchmark " + " ".join(shlex.quote(w) for w in words)
+    if args.verify is not None:
+        verify(args.verify, progress)
+        return {}
     if args.leaderboard is not None:
         from agents.benchmark.leaderboard import build_leaderboard, leaderboard_markdown
         from pirate_envs.core.files import write_atomic
@@ -191,8 +265,6 @@ def main(argv: list[str] | None = None) -> dict:
             workers=args.workers,
             progress=progress,
         )
-        words = sys.argv[1:] if argv is None else argv
-        command = "python -m experiments.benchmark " + " ".join(shlex.quote(w) for w in words)
         write_atomic(args.leaderboard, leaderboard_markdown(board, command))
         if args.out is not None:  # every figure of the page, to render it again without playing
             write_atomic(Path(args.out) / "leaderboard.json", json.dumps(board, indent=2) + "\n")
@@ -212,6 +284,8 @@ def main(argv: list[str] | None = None) -> dict:
         int(args.protocol[1:]),
         batches=Path(args.out) / "batches",  # type: ignore[arg-type]
         resume=args.resume,
+        command=public_command(words),
+        rank_against=committed_results(),
     )
     try:
         document = run_protocol(run)

@@ -4,14 +4,16 @@
 and writes one table per game and table size present in the files: a row per candidate with its
 corrected win rate, 95% interval and deals against each of the protocol's opponents, its strength
 (the mean over those line-ups of the win rate over chance) and whether its run was full or
-reduced, best first. ``python -m experiments.results_pages`` writes it to ``docs/leaderboard.md``.
+reduced, best first: the full runs, then the reduced runs in a table of their own; one section per
+protocol label (version and revision), the current one first, so a column never mixes versions.
+``python -m experiments.results_pages`` writes it to ``docs/leaderboard.md``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from agents.benchmark.protocol import OPPONENTS
+from agents.benchmark.protocol import OPPONENTS, TITLE
 
 #: Columns of the page: the opponents of the protocol, in its order.
 COLUMNS = OPPONENTS
@@ -34,17 +36,34 @@ def strength(lineups: list[dict[str, Any]]) -> float:
     return sum(r["estimates"]["win"]["corrected"][0] / r["chance"] for r in lineups) / len(lineups)
 
 
-def _rows(documents: list[dict[str, Any]], players: int) -> list[tuple[float, str]]:
+def _rows(documents: list[dict[str, Any]], players: int) -> list[tuple[bool, float, str]]:
+    """``(reduced, strength, row)`` per document with line-ups at ``players``: the full runs first, then the
+    reduced ones, each best first (a reduced run never sorts beside a full one)."""
     rows = []
     for document in documents:
         found = {line_up_opponent(r): r for r in document["lineups"] if r["players"] == players}
         if not found:
             continue
         cells = [cell(found[o]) if o in found else "—" for o in COLUMNS]
-        run = "full" if document["full_protocol"] else "reduced"
+        reduced = not document["full_protocol"]
         score = strength(list(found.values()))
-        rows.append((score, f"| `{document['candidate']}` | {score:.2f} | " + " | ".join(cells) + f" | {run} |"))
-    return sorted(rows, key=lambda row: -row[0])
+        run = "reduced" if reduced else "full"
+        row = f"| `{document['candidate']}` | {score:.2f} | " + " | ".join(cells) + f" | {run} |"
+        rows.append((reduced, score, row))
+    return sorted(rows, key=lambda row: (row[0], -row[1]))
+
+
+def _table(documents: list[dict[str, Any]], players: int) -> list[str]:
+    """The markdown table of one table size: the full runs, then (after a line) the reduced ones."""
+    header = ["| candidate | strength | " + " | ".join(f"vs {o}" for o in COLUMNS) + " | run |"]
+    header += ["|---|---|" + "---|" * len(COLUMNS) + "---|"]
+    rows = _rows(documents, players)
+    full = [row for reduced, _, row in rows if not reduced]
+    reduced = [row for is_reduced, _, row in rows if is_reduced]
+    lines = header + full if full else []
+    if reduced:
+        lines += ["", "Reduced runs (fewer deals or line-ups: not ranked with the full runs):", "", *header, *reduced]
+    return lines
 
 
 def board_markdown(games: dict[str, list[dict[str, Any]]]) -> str:
@@ -64,12 +83,13 @@ def board_markdown(games: dict[str, list[dict[str, Any]]]) -> str:
     ]
     for env_id, documents in sorted(games.items()):
         lines += ["", f"## {env_id}", "", f"Results page: [{env_id}](results/{env_id}.md)."]
-        sizes = sorted({r["players"] for d in documents for r in d["lineups"]})
-        for players in sizes:
-            lines += ["", f"### {players} players", ""]
-            lines += ["| candidate | strength | " + " | ".join(f"vs {o}" for o in COLUMNS) + " | run |"]
-            lines += ["|---|---|" + "---|" * len(COLUMNS) + "---|"]
-            lines += [row for _, row in _rows(documents, players)]
+        for protocol in sorted({d["protocol"] for d in documents}, key=lambda label: label != TITLE):
+            made = [d for d in documents if d["protocol"] == protocol]  # a column never mixes versions
+            if protocol != TITLE:
+                lines += ["", f"Made under {protocol}: its opponents played otherwise than {TITLE}'s.", ""]
+            sizes = sorted({r["players"] for d in made for r in d["lineups"]})
+            for players in sizes:
+                lines += ["", f"### {players} players ({protocol})", "", *_table(made, players)]
     return "\n".join(lines) + "\n"
 
 

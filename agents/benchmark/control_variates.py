@@ -93,11 +93,26 @@ def _variance(values: np.ndarray) -> float | None:
     return float(np.var(values, ddof=1)) if len(values) > 1 else None
 
 
+#: A variance at or below this is none (float rounding of identical values leaves ~1e-33, not 0: a ratio
+#: over it read 1e31).
+NO_VARIANCE = 1e-18
+
+
 def _ratio(numerator: float | None, denominator: float | None) -> float | None:
-    """``numerator / denominator``; ``None`` when either is undefined (one deal) or the denominator is zero."""
-    if numerator is None or denominator is None or denominator <= 0:
+    """``numerator / denominator``; ``None`` when either is undefined (one deal) or the denominator is no
+    variance (`NO_VARIANCE`)."""
+    if numerator is None or denominator is None or denominator <= NO_VARIANCE:
         return None
     return numerator / denominator
+
+
+def _why_undefined(deals: int, corrected_variance: float | None) -> str | None:
+    """Why the figure's ratios are ``None`` (``None`` when they are defined)."""
+    if deals < 2:
+        return "one deal: no variance over deals"
+    if corrected_variance is None or corrected_variance <= NO_VARIANCE:
+        return "no variance over deals left (every deal gives the same value)"
+    return None
 
 
 def estimates(
@@ -114,7 +129,8 @@ def estimates(
     ``variance_ratio`` (raw over corrected variance per deal), ``per_game_variance`` (one game
     of a fresh deal), and ``vs_single_games``: how many times fewer games the corrected duplicate
     estimate needs than single games on fresh deals for the same interval. A ratio is ``None``
-    where it is undefined: one deal, or no variance left (deterministic identical agents).
+    where it is undefined, ``ratio_undefined`` saying why: one deal, or no variance left
+    (deterministic identical agents); else ``ratio_undefined`` is ``None``.
     """
     games = len(shares)
     deals = games // players
@@ -136,6 +152,7 @@ def estimates(
             "variance_ratio": _ratio(raw_var, corrected_var),
             "per_game_variance": per_game,
             "vs_single_games": _ratio(per_game, None if corrected_var is None else players * corrected_var),
+            "ratio_undefined": _why_undefined(deals, corrected_var),
         }
     return result
 

@@ -1,13 +1,13 @@
 """One results page per game, rendered from committed results files (``results.json`` of the protocol).
 
-``render(documents, summaries)`` turns the results documents of one game (any candidates, one protocol
-version) into a markdown page: a table of every candidate against every line-up with its corrected
-win rate, 95% interval and deals, the command that reproduces each row, each file's provenance
-(package version, commit, CPU-hours, the candidate's hash), and the learning methods over training
-seeds from the learning summaries (`agents.benchmark.learning`). ``python -m experiments.results_pages``
-writes ``docs/results/<env_id>.md`` for every game with files under the data folder, and
-``headline`` / ``readme_table`` the README's games table from the same files (between the
-`README_BEGIN` and `README_END` lines).
+``render(documents, summaries)`` turns the results documents of one game (any candidates; those of the
+newest protocol label in the tables, the others listed apart) into a markdown page: a table of every
+candidate against every line-up with its corrected win rate, 95% interval and deals, the command that
+reproduces each row, each file's provenance (package version, commit, CPU-hours, the candidate's hash),
+and the learning methods over training seeds from the learning summaries (`agents.benchmark.learning`).
+``python -m experiments.results_pages`` writes ``docs/results/<env_id>.md`` for every game with files
+under the data folder, and ``headline`` / ``readme_table`` the README's games table from the same files
+(between the `README_BEGIN` and `README_END` lines).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 import pirate_envs
 from agents.benchmark.board import line_up_opponent
 from agents.benchmark.learning import learning_section, recipe_summaries
-from agents.benchmark.protocol import REFERENCE_SHA256, VERSION
+from agents.benchmark.protocol import REFERENCE_SHA256, TITLE, VERSION, version_of
 from agents.benchmark.run import interval_text
 from agents.registry import agent_names
 from agents.spec import searches
@@ -42,7 +42,7 @@ def load_documents(folder: str | Path) -> dict[str, list[dict[str, Any]]]:
 def command(document: dict[str, Any]) -> str:
     """The command that plays the run of ``document`` again (``--out`` left to the reader)."""
     words = ["--env-id", document["env_id"], "--agent", document["candidate"]]
-    words += ["--protocol", document["protocol"].rsplit(" ", 1)[1]]
+    words += ["--protocol", f"v{version_of(document['protocol'])}"]
     reduced = document.get("reduced")
     if reduced:
         deals = {line["deals"] for line in document["lineups"]}
@@ -75,10 +75,12 @@ def render(
         if not documents:
             raise ValueError("a page without results documents needs its env id")
         env_id = documents[0]["env_id"]
-    versions = {d["protocol"] for d in documents}
-    if len(versions) > 1 or {d["env_id"] for d in documents} - {env_id}:
-        raise ValueError(f"one game and one protocol version per page, got {sorted(versions)}")
-    sources = (f"the results files of {versions.pop()}" if versions else "no results file") + (
+    if {d["env_id"] for d in documents} - {env_id}:
+        raise ValueError(f"one game per page, got {sorted({d['env_id'] for d in documents})}")
+    newest = max((d["protocol"] for d in documents), default=None)  # "pirate-bench v3.1" after "... v3.0"
+    older = [d for d in documents if d["protocol"] != newest]
+    documents = [d for d in documents if d["protocol"] == newest]
+    sources = (f"the results files of {newest}" if newest else "no results file") + (
         " and the learning summaries" if summaries else ""
     )
     lines = [
@@ -89,7 +91,22 @@ def render(
     ]
     no_documents = ["No benchmark results file of this game is committed yet.", ""]
     lines += _benchmark_lines(documents) if documents else no_documents
+    lines += _older_lines(older, newest)
     return "\n".join([*lines, *learning_section(env_id, summaries), *known_limits(env_id, documents, summaries)])
+
+
+def _older_lines(older: Sequence[dict[str, Any]], newest: str | None) -> list[str]:
+    """The runs made under an earlier protocol label, named apart (their opponents played otherwise)."""
+    if not older:
+        return []
+    lines = [
+        "## Runs of earlier protocol revisions",
+        "",
+        f"Made while the protocol's opponents played otherwise than {newest}'s (their fingerprints differ), so "
+        "not in the table above nor ranked beside its runs:",
+        "",
+    ]
+    return lines + [f"- `{d['candidate']}`: {d['protocol']}" for d in older] + [""]
 
 
 def known_limits(env_id: str, documents: Sequence[dict[str, Any]], summaries: Sequence[dict[str, Any]]) -> list[str]:
@@ -219,6 +236,7 @@ def headline(documents: list[dict[str, Any]], env_id: str) -> str:
     """The shipped network's figures in one cell: its full run's win rate against ``n - 1`` heuristics and
     ``n - 1`` searches at the game's default table, with a link to the game's results page; ``—`` without one."""
     shipped = [d for d in documents if d["candidate"] == f"ppo:{env_id}" and d["full_protocol"]]
+    shipped.sort(key=lambda d: d["protocol"] != TITLE)  # the current revision's run first
     if not shipped:
         return "—"
     players = pirate_envs.game_spec(env_id).default_players

@@ -38,18 +38,35 @@ import numpy as np
 import pirate_envs
 from agents.policy.agent import PRETRAINED_DIR
 
-#: The protocol's name and (current) version, written into every result; `VERSIONS` may be played.
+#: The protocol's name and (current) version; `VERSIONS` may be played.
 NAME = "pirate-bench"
 VERSION = 3
 VERSIONS = (2, 3)
+#: v3's revision: it goes up whenever an opponent's play moves (its fingerprint,
+#: `agents.benchmark.fingerprint`) while the line-ups stay v3's. v3.0: the v3 runs made before the
+#: fingerprints, whose opponents played otherwise (the search's hidden-card redraw, the deal plan).
+REVISION = 1
 
 
 def title(version: int = VERSION) -> str:
-    """``"pirate-bench v3"``."""
+    """``"pirate-bench v3"``: the version whose line-ups are played."""
     return f"{NAME} v{version}"
 
 
-TITLE = title()
+def label(version: int = VERSION, revision: int | None = None) -> str:
+    """``"pirate-bench v3.1"``: the version and revision (default: the current one) a results file is made
+    under (v2 has no revisions)."""
+    if version != 3:
+        return title(version)
+    return f"{title(version)}.{REVISION if revision is None else revision}"
+
+
+def version_of(protocol: str) -> int:
+    """The version whose line-ups a results file's ``protocol`` label played: ``3`` of ``"pirate-bench v3.1"``."""
+    return int(protocol.rsplit(" v", 1)[1].split(".")[0])
+
+
+TITLE = label()
 
 #: The master seed of the deal list and the number of deals the protocol plays per line-up.
 MASTER_SEED = 20261123
@@ -218,6 +235,7 @@ __all__ = [
     "OPPONENTS",
     "OPPONENTS_V2",
     "REFERENCE_SHA256",
+    "REVISION",
     "SEARCH_CHUNK_DEALS",
     "SEARCH_DEAL_COUNT",
     "SEARCH_OPPONENTS",
@@ -227,6 +245,7 @@ __all__ = [
     "Lineup",
     "deal_states",
     "full_deals",
+    "label",
     "lineups",
     "opponent_agent",
     "opponents_of",
@@ -234,4 +253,5 @@ __all__ = [
     "search_left_out",
     "table_sizes",
     "title",
+    "version_of",
 ]

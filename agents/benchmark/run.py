@@ -37,6 +37,7 @@ from agents.batched import BatchedAgent, has_batched_form, make_batched_agent
 from agents.batched.one_game import EnginesInStep, OneGameAgents
 from agents.benchmark import control_variates
 from agents.benchmark.batches import ARRAYS, COUNTERS, BatchStore
+from agents.benchmark.bounds import bounded_win
 from agents.benchmark.candidate import AgentFactory, Candidate, resolve
 from agents.benchmark.protocol import (
     DEALS_SHA256,
@@ -44,6 +45,7 @@ from agents.benchmark.protocol import (
     VERSION,
     Lineup,
     deal_states,
+    label,
     lineups,
     opponent_agent,
     table_sizes,
@@ -61,7 +63,7 @@ from agents.benchmark.provenance import (
     public_name,
 )
 from agents.evaluation.games import GameRecord, seating
-from agents.evaluation.stats import clipped, wilson_interval
+from agents.evaluation.stats import wilson_interval
 from agents.evaluation.summary import summarise
 from agents.policy.blas import one_blas_thread
 from agents.processes import in_processes
@@ -357,8 +359,11 @@ def summarise_lineup(played: LineupGames) -> dict[str, Any]:
     share = played.shares[rows, seat]
     win, low, high = wilson_interval(float(share.sum()), len(share))
     estimates = control_variates.estimates(played.shares, played.scores, played.luck, seat, n)
-    for kind in ("raw", "corrected"):  # a win rate lies in [0, 1]: so do the bounds of its normal interval
-        estimates["win"][kind] = clipped(estimates["win"][kind])
+    for kind in ("raw", "corrected"):  # a win rate lies in [0, 1] (agents.benchmark.bounds)
+        bounded = bounded_win(estimates["win"][kind], len(share) // n)
+        estimates["win"][kind] = bounded["interval"]
+        estimates["win"][f"{kind}_clipped_from"] = bounded["clipped_from"]
+        estimates["win"][f"{kind}_wilson"] = bounded["wilson"]
     opponent = public_name(opponent_agent(lineup.opponent, lineup.env_id))
     named = [
         (
@@ -407,6 +412,10 @@ class ProtocolRun:
     #: read back the batches kept in ``batches`` by an earlier, stopped run of the same run (else
     #: the folder's batches are deleted first)
     resume: bool = False
+    #: the command line that asked for the run (recorded in its provenance; ``None``: the Python API)
+    command: str | None = None
+    #: a folder of committed results files to rank the run among (`agents.benchmark.rank`); ``None``: no rank
+    rank_against: str | Path | None = None
 
 
 def reduction(run: ProtocolRun, played: list[Lineup]) -> dict[str, Any] | None:
@@ -447,7 +456,9 @@ def run_protocol(run: ProtocolRun) -> dict[str, Any]:
     results = [summarise_lineup(games) for games in played]
     opponents = sorted({opponent_agent(lineup.opponent, run.env_id) for lineup in plan})
     reused_cpu = sum(games.reused_cpu_seconds for games in played)
+    pinned = opponent_fingerprints(run, plan)
     origin = provenance(cpu_seconds() - start + reused_cpu, commit, code)
+    origin["command"] = run.command
     reused = sum(games.reused_batches for games in played)
     if reused:  # the CPU seconds above count the earlier run's batches too
         origin["resumed"] = {
@@ -456,8 +467,8 @@ def run_protocol(run: ProtocolRun) -> dict[str, Any]:
             "cpu_seconds_reused": round(reused_cpu, 1),
             "machines": reused_machines(played),
         }
-    return {
-        "protocol": title(run.version),
+    document = {
+        "protocol": label(run.version),
         "env_id": run.env_id,
         "candidate": public_name(candidate.name),
         "full_protocol": reduction(run, plan) is None,
@@ -465,9 +476,39 @@ def run_protocol(run: ProtocolRun) -> dict[str, Any]:
         "control_variate": control_variates.describe(run.env_id),
         "agents": {"candidate": record, "opponents": [agent_record(name) for name in opponents]},
         "deals": {"master_seed": MASTER_SEED, "sha256": DEALS_SHA256},
+        **pinned,
         "provenance": origin,
         "lineups": results,
     }
+    if run.rank_against is not None:
+        from agents.benchmark.pages import load_documents
+        from agents.benchmark.rank import rank
+
+        committed = [d for documents in load_documents(run.rank_against).values() for d in documents]
+        document["rank"] = rank(document, committed)
+    return document
+
+
+def opponent_fingerprints(run: ProtocolRun, plan: list[Lineup]) -> dict[str, Any]:
+    """v3's ``deal_plan``, the ``fingerprints`` of the opponents at the table sizes played (computed now) and
+    their ``fingerprint_differences`` from the package's (`agents.benchmark.fingerprint`); ``{}`` for v2."""
+    from agents.benchmark.fingerprint import compare, deal_plan, fingerprint, package_data
+
+    if run.version != VERSION:
+        return {}
+    package = package_data(run.env_id)
+    fingerprints: dict[str, dict[str, Any]] = {}
+    differences = []
+    for lineup in plan:
+        now = fingerprint(opponent_agent(lineup.opponent, run.env_id), run.env_id, lineup.players)
+        fingerprints.setdefault(lineup.opponent, {})[str(lineup.players)] = now
+        recorded = package["fingerprints"].get(lineup.opponent, {}).get(str(lineup.players))
+        difference = "not in the package" if recorded is None else compare(recorded, now, run.env_id)
+        differences += [] if difference is None else [difference]
+    plan_now = deal_plan(run.env_id)
+    if plan_now != package["deal_plan"]:
+        differences.append(f"the deal plan of {run.env_id} differs from the package's")
+    return {"deal_plan": plan_now, "fingerprints": fingerprints, "fingerprint_differences": differences}
 
 
 def reused_machines(played: list[LineupGames]) -> list[dict[str, Any]]:
@@ -525,8 +566,9 @@ def provenance_text(document: dict[str, Any]) -> str:
     commit = "no checkout" if git is None else git["commit"][:12] + (" (modified)" if git["dirty"] else "")
     agent = document["agents"]["candidate"]
     file = "" if agent["sha256"] is None else f", file {agent['file']} sha256 {agent['sha256'][:16]}"
+    command = "" if not origin.get("command") else f"`{origin['command']}`; "
     return (
-        f"pirate-envs {origin['package_version']}, commit {commit}, {origin['date']}, "
+        command + f"pirate-envs {origin['package_version']}, commit {commit}, {origin['date']}, "
         f"{origin['cpu_seconds'] / 3600:.2f} CPU-hours{file}; deals sha256 {document['deals']['sha256'][:16]}."
         + _resumed_text(origin)
     )
@@ -554,6 +596,38 @@ def _ratio_text(ratio: float | None) -> str:
     return "—" if ratio is None else f"{ratio:.2f}"
 
 
+def win_text(win: dict[str, Any], kind: str) -> str:
+    """A win-rate estimate over deals (``raw`` or ``corrected``): `interval_text`, ``*`` after a mean clipped
+    into [0, 1] and ``†`` after a Wilson interval (`agents.benchmark.bounds`)."""
+    mean, *bounds = interval_text(win[kind]).split(" ", 1)
+    marks = ("*" if win.get(f"{kind}_clipped_from") is not None else "") + ("†" if win.get(f"{kind}_wilson") else "")
+    return f"{mean}{marks} {bounds[0]}"
+
+
+def fingerprint_text(document: dict[str, Any]) -> str:
+    """One line: whether the run's opponents played as the package's fingerprints say (v3 runs)."""
+    if "fingerprints" not in document:
+        return ""
+    differences = document.get("fingerprint_differences") or []
+    if not differences:
+        count = sum(len(tables) for tables in document["fingerprints"].values())
+        return f"Opponents pinned: {count} fingerprints, all as the package's; deal plan as the package's."
+    return f"Opponents NOT as the protocol's: {'; '.join(differences)}."
+
+
+def _notes(document: dict[str, Any]) -> list[str]:
+    """The notes of the marks `win_text` put in the table (clipped means, Wilson intervals)."""
+    wins = [r["estimates"]["win"] for r in document["lineups"]]
+    before = [w.get(f"{kind}_clipped_from") for w in wins for kind in ("raw", "corrected")]
+    clipped = [f"{value:.4f}" for value in before if value is not None]
+    notes = []
+    if clipped:
+        notes.append(f"*: the mean was outside [0, 1] ({', '.join(clipped)}) and is clipped to it.")
+    if any(w.get(f"{k}_wilson") for w in wins for k in ("raw", "corrected")):
+        notes.append("†: every deal gave the same 0 or 1: Wilson's interval over the deals, not a normal one.")
+    return notes
+
+
 def markdown(document: dict[str, Any]) -> str:
     """The results document as a markdown page."""
     lines = [
@@ -562,6 +636,7 @@ def markdown(document: dict[str, Any]) -> str:
         "Full protocol." if document["full_protocol"] else REDUCED,
         f"Control variate: {document['control_variate']}.",
         provenance_text(document),
+        *[line for line in (fingerprint_text(document),) if line],
         "",
         "| line-up | deals | win rate [Wilson 95%] | win rate over deals: raw | corrected | variance ratio "
         "| mean score [95%] | rating μ ± σ | µs/move |",
@@ -574,8 +649,8 @@ def markdown(document: dict[str, Any]) -> str:
             r["lineup"],
             str(r["deals"]),
             interval_text(r["win_rate"]),
-            interval_text(est["raw"]),
-            interval_text(est["corrected"]),
+            win_text(est, "raw"),
+            win_text(est, "corrected"),
             _ratio_text(est["variance_ratio"]),
             interval_text(r["mean_score"], 1),
             f"{rating[0]:.1f} ± {rating[1]:.1f}",
@@ -588,7 +663,12 @@ def markdown(document: dict[str, Any]) -> str:
         "(the mean of the candidate's seats over a deal's rotations); the variance ratio is raw over corrected "
         "(—: undefined, from one deal or with no variance left). "
         "µs/move: the candidate's CPU time per decision (machine-dependent, not part of the protocol's figures).",
+        *_notes(document),
     ]
+    if "rank" in document:
+        from agents.benchmark.rank import rank_lines
+
+        lines += ["", *rank_lines(document["rank"], document["candidate"])]
     return "\n".join(lines) + "\n"
 
 

@@ -119,7 +119,7 @@ def test_same_agent_same_numbers_twice_and_with_workers(monkeypatch):
     parallel = without_compute(run_protocol(plan))
     assert first == second == parallel
     assert [x["games"] for x in first["lineups"]] == [14, 14]
-    assert first["protocol"] == "pirate-bench v3" and first["full_protocol"] is False
+    assert first["protocol"] == "pirate-bench v3.1" and first["full_protocol"] is False
 
 
 @pytest.mark.parametrize(("env_id", "players"), [(KAPERN, 2), (KAPERN, 3), (SKULL_KING, 3)])

@@ -145,7 +145,7 @@ def test_a_python_agent_file_runs_through_the_command(tmp_path):
     text = (out / "results.json").read_text()
     assert str(tmp_path) not in text and str(tmp_path) not in (out / "results.md").read_text()
     saved = json.loads(text)
-    assert saved["protocol"] == "pirate-bench v3" and saved["candidate"] == "my_bot.py:make"
+    assert saved["protocol"] == "pirate-bench v3.1" and saved["candidate"] == "my_bot.py:make"
     assert saved["agents"]["candidate"] == {
         "name": "my_bot.py:make",
         "file": "my_bot.py",

@@ -84,10 +84,26 @@ def test_the_command_of_a_page_reproduces_the_run(documents):
     assert again["lineups"][0]["estimates"] == documents[0]["lineups"][0]["estimates"]
 
 
-def test_one_protocol_version_per_page(documents):
-    mixed = [documents[0], {**documents[1], "protocol": "pirate-bench v2"}]
-    with pytest.raises(ValueError, match="one protocol version per page"):
-        render(mixed)
+def test_one_protocol_label_per_table_the_others_listed_apart(documents):
+    mixed = [documents[0], {**documents[1], "protocol": "pirate-bench v3.0"}]
+    page = render(mixed)
+    assert f"from the results files of {documents[0]['protocol']}" in page
+    tables, older = page.split("## Runs of earlier protocol revisions")
+    assert f"`{documents[1]['candidate']}`" not in tables.split("## Runs")[0]
+    assert f"- `{documents[1]['candidate']}`: pirate-bench v3.0" in older
+
+
+def test_the_leaderboard_never_sorts_a_reduced_run_beside_full_ones_nor_mixes_revisions(documents):
+    strong_reduced = {**documents[0], "candidate": "strong_reduced"}  # reduced, its strength above the full run's
+    full = {**documents[1], "candidate": "weak_full", "full_protocol": True, "reduced": None}
+    older = {**documents[0], "candidate": "older", "full_protocol": True, "reduced": None}
+    older["protocol"] = "pirate-bench v3.0"
+    page = board_markdown({KAPERN: [strong_reduced, full, older]})
+    current, earlier = page.split("Made under pirate-bench v3.0")
+    full_table, reduced_table = current.split("Reduced runs (fewer deals or line-ups: not ranked with the full runs):")
+    assert "`weak_full`" in full_table and "`strong_reduced`" not in full_table
+    assert "`strong_reduced`" in reduced_table
+    assert "`older`" in earlier and "`older`" not in current
 
 
 def test_no_results_files_is_refused(tmp_path, capsys):

@@ -1,0 +1,234 @@
+"""Label each committed results file with the protocol revision it was made under, from its opponents' play.
+
+    python benchmarks/migrate_protocol_labels.py                  # docs/results/data, in place
+    python benchmarks/migrate_protocol_labels.py --dry-run        # say what it would do
+
+For every results file still labelled ``pirate-bench v3`` (no revision), the fingerprints of its game's
+opponents at the table sizes it played are computed *at the commit it was made at*
+(``provenance.git.commit``): in one temporary ``git worktree`` (checked out at each commit in turn, removed
+at the end) this checkout's ``agents/benchmark/fingerprint.py`` runs against that commit's code (it reads
+only interfaces every v3 commit has). Commits whose ``agents`` and ``pirate_envs`` trees are the same play
+the same and are computed once. A file whose opponents played every position as the package's fingerprints
+(`agents.benchmark.fingerprint.FOLDER`, the current code's) and whose line-ups follow the package's deal
+plan gets the current label (`agents.benchmark.protocol.TITLE`), the fingerprints and the plan; any other
+gets ``pirate-bench v3.0`` and a ``migration`` record of the first difference. A file from a modified
+checkout cannot be placed: v3.0. Files already labelled are left alone, so a stopped run goes on where it
+stopped. No game is replayed (a full run is CPU-hours); files are written whole,
+then renamed. Numba compiles the kernels of each commit's games once in the worktree: minutes of CPU.
+
+Then the provenance of every file is completed where its commit can tell: a missing ``code_sha256`` is
+computed from the commit's tree (`tree_code_sha256`, the same hash `agents.benchmark.provenance.code_sha256`
+takes of a clean checkout: it reproduces the recorded hash of the files that have one), and what no commit
+can tell (the command line, the CPU model) is ``null`` with the reason in ``provenance.missing``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from agents.benchmark import fingerprint as fingerprint_module
+from agents.benchmark.board import line_up_opponent
+from agents.benchmark.fingerprint import compare, package_data
+from agents.benchmark.protocol import TITLE, label
+from agents.benchmark.provenance import PLAYING_PACKAGES, PLAYING_SUFFIXES
+from agents.policy.checkpoint import write_atomic
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The label of the files this migrates, and of those whose opponents played otherwise.
+UNREVISED = "pirate-bench v3"
+EARLIER = label(3, 0)
+#: Run inside the worktree: the fingerprints of ``[[opponent, registry name, players], ...]`` of one game.
+PROBE = """
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("fingerprint_probe", sys.argv[1])
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+wanted = json.loads(sys.argv[3])
+found = {f"{o} {n}": module.fingerprint(name, sys.argv[2], n) for o, name, n in wanted}
+print(json.dumps(found))
+"""
+
+
+def git(*words: str, cwd: Path = ROOT) -> str:
+    return subprocess.run(["git", *words], cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def played(document: dict[str, Any]) -> set[tuple[str, int]]:
+    """``(opponent, players)`` of every line-up of a results document."""
+    return {(line_up_opponent(r), r["players"]) for r in document["lineups"]}
+
+
+def plan_difference(document: dict[str, Any], plan: dict[str, int]) -> str | None:
+    """Where a document's line-ups leave the package's deal plan (a full run: every line-up and its deals)."""
+    keys = {r["lineup"]: r["deals"] for r in document["lineups"]}
+    if not set(keys) <= set(plan):
+        return f"line-ups not in the deal plan: {sorted(set(keys) - set(plan))}"
+    if document["full_protocol"]:  # every line-up of the table sizes it plays, at the plan's deals
+        sizes = {f"{r['players']}p vs " for r in document["lineups"]}
+        moved = sorted(key for key in plan if key.startswith(tuple(sizes)) and keys.get(key) != plan[key])
+        if moved:
+            return f"deals differ from the deal plan at {', '.join(moved)}"
+    return None
+
+
+def fingerprints_at(worktree: Path, commit: str, env_id: str, wanted: set[tuple[str, int]]) -> dict[str, Any]:
+    """The fingerprints of ``wanted`` of ``env_id`` at ``commit`` (checked out in ``worktree``)."""
+    git("checkout", "--quiet", "--detach", commit, cwd=worktree)
+    probe = Path(worktree) / ".fingerprint_probe.py"
+    shutil.copyfile(fingerprint_module.__file__, probe)
+    from agents.benchmark.protocol import opponent_agent
+
+    names = [[o, opponent_agent(o, env_id), n] for o, n in sorted(wanted)]
+    env = {**os.environ, "PYTHONPATH": str(worktree)}
+    try:
+        out = subprocess.run(
+            [sys.executable, "-c", PROBE, str(probe), env_id, json.dumps(names)],
+            cwd=worktree,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    finally:
+        probe.unlink()
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def decide(document: dict[str, Any], found: dict[str, Any] | None, package: dict[str, Any]) -> dict[str, Any]:
+    """``document`` labelled by what its opponents played (``found``: at its commit; ``None``: not knowable)."""
+    env_id, differences = document["env_id"], []
+    if found is None:
+        differences.append("made from a modified checkout: its commit does not fix the code")
+    else:
+        for opponent, players in sorted(played(document)):
+            recorded = package["fingerprints"].get(opponent, {}).get(str(players))
+            now = found[f"{opponent} {players}"]
+            difference = "not in the package" if recorded is None else compare(recorded, now, env_id)
+            differences += [] if difference is None else [difference.replace(" now ", " at its commit ")]
+    plan = plan_difference(document, package["deal_plan"])
+    differences += [] if plan is None else [plan]
+    result = {**document}
+    if differences:
+        result["protocol"] = EARLIER
+        result["migration"] = {"fingerprints_of": TITLE, "differences": differences}
+        return result
+    tables: dict[str, dict[str, Any]] = defaultdict(dict)
+    for opponent, players in sorted(played(document)):
+        tables[opponent][str(players)] = package["fingerprints"][opponent][str(players)]
+    result["protocol"] = TITLE
+    result["deal_plan"] = package["deal_plan"]
+    result["fingerprints"] = dict(tables)
+    result["fingerprint_differences"] = []
+    result["migration"] = {"fingerprints_of": TITLE, "computed_at": document["provenance"]["git"]["commit"]}
+    return result
+
+
+def tree_code_sha256(commit: str) -> str:
+    """`agents.benchmark.provenance.code_sha256` of a clean checkout of ``commit``, read from its tree."""
+    data = subprocess.run(
+        ["git", "archive", "--format=tar", commit, *PLAYING_PACKAGES], cwd=ROOT, capture_output=True, check=True
+    ).stdout
+    files = {}
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        for member in tar.getmembers():
+            if member.isfile() and member.name.endswith(PLAYING_SUFFIXES) and "__pycache__" not in member.name:
+                files[member.name] = tar.extractfile(member).read()  # type: ignore[union-attr]
+    digest = hashlib.sha256()
+    for package in PLAYING_PACKAGES:
+        for name in sorted(name for name in files if name.startswith(f"{package}/")):
+            digest.update(f"{name}\0{len(files[name])}\0".encode())
+            digest.update(files[name])
+    return digest.hexdigest()
+
+
+def completed_provenance(document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` with the provenance its commit can tell filled in, and what it cannot named (see above)."""
+    origin = {**document["provenance"]}
+    git_record, missing = origin.get("git"), dict(origin.get("missing") or {})
+    if not origin.get("code_sha256") and git_record and not git_record["dirty"]:
+        origin["code_sha256"] = tree_code_sha256(git_record["commit"])
+        missing.pop("code_sha256", None)
+        origin["code_sha256_from"] = "its commit's tree (benchmarks/migrate_protocol_labels.py)"
+    for key, why in (("command", "made before results files recorded it"), ("processor", "not recorded by its run")):
+        if origin.get(key) is None:
+            origin[key] = None
+            missing[key] = why
+    if missing:
+        origin["missing"] = missing
+    return {**document, "provenance": origin}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=str(ROOT / "docs" / "results" / "data"))
+    parser.add_argument("--dry-run", action="store_true")
+    parser.add_argument("--worktree", default="", help="the temporary worktree's path (default: a new temp folder)")
+    parser.add_argument("--keep-worktree", action="store_true", help="leave it for a later run (kernels compiled)")
+    parser.add_argument("--provenance-only", action="store_true", help="only complete the provenance; label nothing")
+    args = parser.parse_args(argv)
+    paths = [p for p in sorted(Path(args.data).rglob("*.json")) if json.loads(p.read_text())["protocol"] == UNREVISED]
+    if not args.provenance_only:
+        label_files(paths, args)
+    complete_files(args)
+
+
+def label_files(paths: list[Path], args: argparse.Namespace) -> None:
+    """Label ``paths`` by their opponents' fingerprints at their commits (see the module docstring)."""
+    groups: dict[tuple[str, str, str], list[Path]] = defaultdict(list)  # (agents tree, pirate_envs tree, game)
+    commits: dict[tuple[str, str, str], str] = {}
+    for path in paths:
+        document = json.loads(path.read_text())
+        git_record = document["provenance"].get("git")
+        if git_record is None or git_record["dirty"]:
+            groups[("", "", document["env_id"])].append(path)
+            continue
+        commit = git_record["commit"]
+        key = (git("rev-parse", f"{commit}:agents"), git("rev-parse", f"{commit}:pirate_envs"), document["env_id"])
+        groups[key].append(path)
+        commits.setdefault(key, commit)
+    worktree = Path(args.worktree) if args.worktree else Path(tempfile.mkdtemp(prefix="pirate-bench-migrate-")) / "tree"
+    if not (worktree / ".git").exists():  # a worktree kept by --keep-worktree is used again (numba's cache in it)
+        git("worktree", "add", "--quiet", "--detach", str(worktree), "HEAD")
+    try:
+        for key, members in sorted(groups.items(), key=lambda item: -len(item[1])):
+            env_id, package = key[2], package_data(key[2])
+            wanted = set().union(*(played(json.loads(p.read_text())) for p in members))
+            found = None if key not in commits else fingerprints_at(worktree, commits[key], env_id, wanted)
+            for path in members:
+                result = decide(json.loads(path.read_text()), found, package)
+                why = "; ".join(result.get("migration", {}).get("differences", [])) or "opponents as the package's"
+                print(f"{path}: {result['protocol']} ({why})", flush=True)
+                if not args.dry_run:
+                    write_atomic(path, json.dumps(result, indent=2) + "\n")
+    finally:
+        if not args.keep_worktree:
+            git("worktree", "remove", "--force", str(worktree))
+            if not args.worktree:  # the temporary folder made above, now empty
+                worktree.parent.rmdir()
+
+
+def complete_files(args: argparse.Namespace) -> None:
+    """`completed_provenance` of every results file of ``args.data``."""
+    for path in sorted(Path(args.data).rglob("*.json")):
+        document = json.loads(path.read_text())
+        completed = completed_provenance(document)
+        if completed != document:
+            print(f"{path}: provenance completed ({', '.join(completed['provenance'].get('missing', {}))} missing)")
+            if not args.dry_run:
+                write_atomic(path, json.dumps(completed, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
