@@ -17,7 +17,8 @@ network's prior; see ``agents.search.halving``);
 trained network's priors: PUCT, or Gumbel top-k with sequential halving at the root; see
 ``agents.search.guided``); ``rules:<env_id>`` (the game's shipped rule card, a short decision list
 distilled from its strongest honest agent; ``rules:<card.json>`` plays another card file; see
-``agents.rules``).
+``agents.rules``); ``openspiel:ismcts`` / ``openspiel:ismcts:<simulations>`` (an outside baseline:
+OpenSpiel's ``ISMCTSBot`` on the game's OpenSpiel form, the extra ``openspiel``; see ``agents.openspiel_bots``).
 
 ``omniscient`` / ``omniscient:<simulations>`` / ``omniscient:<simulations>:ppo:<agent>`` is a
 reference bound, NOT an honest player: the search seeing every hidden card (only the future is
@@ -111,6 +112,10 @@ def make_agent(name: str, env_id: str, seed: int | None = None, env: Any = None)
         return make_search_agent(name, env_id, seed=seed, env=env)
     if name.startswith(RULES):
         return make_rules_agent(name, env_id)
+    if name.startswith("openspiel:"):  # an outside baseline: OpenSpiel's own bot (the openspiel extra)
+        from agents.openspiel_bots import make_openspiel_agent
+
+        return make_openspiel_agent(name, env_id, seed=seed, env=env)
     if dmc_source(name) is not None:
         return make_dmc_agent(dmc_source(name) or "", env_id, seed=seed, env=env)
     if name.startswith("ppo:"):

@@ -1,0 +1,95 @@
+"""OpenSpiel's ISMCTSBot as the agent ``openspiel:ismcts``: seeded, honest, and one line without the wheel."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import pirate_envs
+from agents.registry import make_agent
+from pirate_envs.openspiel import MISSING_EXTRA
+
+#: Short games of every game (small tables, few hands or a low target).
+SMALL = {
+    "skull_king_v0": {"num_players": 2, "num_hands": 2},
+    "piraten_kapern_v0": {"num_players": 2, "target_score": 300},
+    "piratenpoker_v0": {"num_players": 3, "loot_fronts": (5, 10)},
+    "lucky_pirate_v0": {"num_players": 2},
+}
+
+
+def play(env_id: str, seed: int, moves: int = 30, name: str = "openspiel:ismcts:8") -> list[int]:
+    """The first ``moves`` actions of a game of seat 0 ``name`` (seeded ``seed``) against ``random``."""
+    env = pirate_envs.make(env_id, raw=True, **SMALL[env_id])
+    env.reset(seed=11)
+    first = env.possible_agents[0]
+    agents = {a: make_agent(name if a == first else "random", env_id, seed=seed, env=env) for a in env.possible_agents}
+    played: list[int] = []
+    for agent in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated or len(played) >= moves:
+            break
+        action = agents[agent].act(observation, env.unwrapped.game.view(env.unwrapped.game.current_player))
+        assert observation["action_mask"][action]
+        played.append(int(action))
+        env.step(action)
+    return played
+
+
+@pytest.mark.parametrize("env_id", sorted(SMALL))
+def test_same_seed_same_moves(env_id):
+    pytest.importorskip("pyspiel")
+    moves = play(env_id, seed=5)
+    assert len(moves) > 5
+    assert play(env_id, seed=5) == moves
+
+
+def test_other_seeds_search_otherwise():
+    pytest.importorskip("pyspiel")
+    games = {tuple(play("skull_king_v0", seed=s, moves=20)) for s in range(4)}
+    assert len(games) > 1, "four seeds played the same moves: the seed does not reach the search"
+
+
+def test_the_search_is_blind_to_hidden_cards():
+    """Two tables that look the same to the seat (the other hand redrawn) give the same move."""
+    pytest.importorskip("pyspiel")
+    env = pirate_envs.make("skull_king_v0", raw=True, **SMALL["skull_king_v0"])
+    env.reset(seed=3)
+    game = env.unwrapped.game
+    seat = game.current_player
+    observation = {"action_mask": game.legal_mask()}
+    chosen = []
+    for redraw in range(3):
+        if redraw:
+            game.resample_hidden(seat, np.random.default_rng(redraw))
+        agent = make_agent("openspiel:ismcts:16", "skull_king_v0", seed=9, env=env)
+        chosen.append(agent.act(observation, game.view(seat)))
+    assert len(set(chosen)) == 1
+
+
+@pytest.mark.parametrize("name", ["openspiel:ismcts:0", "openspiel:ismcts:x", "openspiel:ismcts:", "openspiel:cfr"])
+def test_bad_names_are_refused_naming_them(name):
+    env = pirate_envs.make("skull_king_v0", raw=True)
+    with pytest.raises(ValueError, match=r"simulations|OpenSpiel agent") as error:
+        make_agent(name, "skull_king_v0", seed=0, env=env)
+    assert "\n" not in str(error.value)
+
+
+def test_without_the_wheel_it_refuses_in_one_line_naming_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # `import pyspiel` raises ImportError
+    env = pirate_envs.make("skull_king_v0", raw=True)
+    with pytest.raises(ImportError) as error:
+        make_agent("openspiel:ismcts", "skull_king_v0", seed=0, env=env)
+    assert str(error.value) == MISSING_EXTRA and "openspiel" in MISSING_EXTRA
+
+
+def test_an_engine_of_another_config_is_refused():
+    pytest.importorskip("pyspiel")
+    from pirate_envs.openspiel import load_game, state_from_engine
+
+    env = pirate_envs.make("skull_king_v0", raw=True, num_players=3)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="not of the game"):
+        state_from_engine(load_game("skull_king_v0", players=2), env.unwrapped.game)
