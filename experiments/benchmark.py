@@ -13,9 +13,10 @@ published deals, every deal once per seat rotation, and writes ``results.json`` 
 ``path/to/file.py:factory`` (`agents.benchmark.candidate`: loading it runs that code, on this
 machine). ``--deals`` plays only the first deals of the list (a reduced run, marked so);
 ``--opponents`` only some line-ups; ``--workers`` spreads batches of deals over processes (the
-figures do not change). Each finished batch is kept in ``--out``/batches as it comes back; a run that
-was stopped goes on with ``--resume`` (the same command, from the same commit), playing only the
-batches not kept, with the figures of an unbroken run.
+figures do not change); ``--ray auto`` (or a cluster's address, or ``local``) plays them as tasks on a
+Ray cluster instead, with the same figures (`agents.benchmark.ray_batches`). Each finished batch is kept
+in ``--out``/batches as it comes back; a run that was stopped goes on with ``--resume`` (the same
+command, from the same commit), playing only the batches not kept, with the figures of an unbroken run.
 
 ``--leaderboard PATH`` instead writes the leaderboard page (pirate-bench v2's line-ups): every
 built-in agent of every game, at ``--deals`` per line-up (``--search-deals`` where ``mcts`` plays),
@@ -88,6 +89,13 @@ class BenchmarkArgs:
         default_factory=list, metadata={"help": "line-ups to play (default: all of the version's)"}
     )
     workers: int = field(default=1, metadata={"help": "processes playing batches of deals", "min": 1})
+    ray: str | None = field(
+        default=None,
+        metadata={
+            "help": "play the batches as tasks on a Ray cluster: 'auto' (the one this machine joined), 'local' "
+            "(an instance of --workers CPUs for this run, on 127.0.0.1) or its address host:port"
+        },
+    )
     out: str | None = field(default=None, metadata={"help": "folder for results.json and results.md"})
     leaderboard: str | None = field(default=None, metadata={"help": "write the leaderboard page to this path"})
     all_sizes: bool = field(default=False, metadata={"help": "leaderboard: every table size, not the default one"})
@@ -103,7 +111,7 @@ class BenchmarkArgs:
 
 #: The flags only a leaderboard uses, and those only a run of one agent uses (given to the other: refused).
 LEADERBOARD_ONLY = ("search_deals", "all_sizes")
-RUN_ONLY = ("env_id", "agent", "players", "resume")
+RUN_ONLY = ("env_id", "agent", "players", "resume", "ray")
 
 
 def check(args: BenchmarkArgs, given: set[str] | frozenset[str] = frozenset()) -> None:
@@ -119,6 +127,15 @@ def check(args: BenchmarkArgs, given: set[str] | frozenset[str] = frozenset()) -
         raise ValueError('the benchmark plays on the batched engine, which needs numba: pip install -e ".[fast]"')
     if importlib.util.find_spec("openskill") is None:  # the ratings
         raise ValueError('the benchmark needs openskill (the train extra): pip install -e ".[train]"')
+    if args.ray is not None:
+        from agents.benchmark.ray_batches import LOCAL, check_ray
+
+        try:
+            check_ray()
+        except ImportError as error:
+            raise ValueError(str(error)) from None
+        if args.ray != LOCAL and args.workers != 1:
+            raise ValueError(f"--workers {args.workers} with --ray {args.ray!r}: the cluster's CPUs play; leave it out")
     check_cpus(args.workers, "--workers")
     check_names(args.opponents, "--opponents")  # a line-up named twice would be played twice
     if args.protocol not in [f"v{v}" for v in VERSIONS]:
@@ -196,6 +213,7 @@ def main(argv: list[str] | None = None) -> dict:
             write_atomic(Path(args.out) / "leaderboard.json", json.dumps(board, indent=2) + "\n")
         print(f"wrote {args.leaderboard} ({board['wall_seconds'] / 60:.1f} minutes)")
         return board
+    from agents.benchmark.ray_batches import CodeMismatch
     from agents.benchmark.run import ProtocolRun, markdown, run_protocol, write_results
     from agents.processes import WorkerDied
 
@@ -210,10 +228,11 @@ def main(argv: list[str] | None = None) -> dict:
         int(args.protocol[1:]),
         batches=Path(args.out) / "batches",  # type: ignore[arg-type]
         resume=args.resume,
+        ray=args.ray,
     )
     try:
         document = run_protocol(run)
-    except WorkerDied as error:  # one line: what was kept and how to go on
+    except (WorkerDied, ConnectionError, CodeMismatch) as error:  # one line: what was kept, how to go on
         raise SystemExit(f"benchmark: {error}") from None
     print(markdown(document))
     paths = write_results(document, args.out)  # type: ignore[arg-type]
