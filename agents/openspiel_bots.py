@@ -18,8 +18,8 @@ Nothing of the project's own search is used but the first redraw below.
   so the same seed and the same positions give the same moves. (OpenSpiel's default redraw asks
   ``pyspiel.UniformProbabilitySampler`` for its first number, which is seeded from the system's
   entropy: without the seeded redraw here a game would not replay.)
-* **Settings**: OpenSpiel's defaults (``uct_c=2.0``, the most visited move, every world drawn
-  afresh); a move with one legal action is played without search.
+* **Settings**: ``uct_c=2.0`` as in OpenSpiel's examples, and OpenSpiel's defaults (the most visited
+  move, every world drawn afresh); a move with one legal action is played without search.
 
 Needs the ``open-spiel`` wheel (the extra ``openspiel``): without it, building the agent raises
 one ``ImportError`` line naming the extra, before any game.
@@ -40,12 +40,12 @@ from pirate_envs.openspiel import game_parameters, load_game, pyspiel_module, st
 PREFIX = "openspiel:"
 #: The one OpenSpiel bot offered: ``openspiel:ismcts[:<simulations>]``.
 ISMCTS = "openspiel:ismcts"
-#: Simulations a move of ``openspiel:ismcts``: OpenSpiel's example budget order, sized so that a protocol
-#: game costs about what the project's ``mcts`` costs (docs/guides/openspiel.md, "As an agent").
+#: Simulations a move of ``openspiel:ismcts``: a round budget, each simulation one random rollout to the
+#: game's end (what a move costs per game: the reduced runs' results pages, docs/guides/openspiel.md).
 DEFAULT_SIMULATIONS = 100
 #: The most simulations a move taken (each one a random rollout to the end of the game).
 MAX_SIMULATIONS = 100_000
-#: OpenSpiel's UCT exploration constant for ``ISMCTSBot`` (its examples' value).
+#: The UCT exploration constant of ``ISMCTSBot`` (OpenSpiel's examples' value).
 UCT_C = 2.0
 
 

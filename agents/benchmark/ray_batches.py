@@ -35,7 +35,7 @@ from agents.processes import WorkerDied
 #: What a batch job is: ``(number, (line-up, candidate index, deal states, batch index))``.
 Job = tuple[int, tuple[Lineup, int, Any, int]]
 #: The one line without ``ray``.
-MISSING_RAY = "--ray needs ray (the rllib extra): pip install -c constraints.txt -e \".[rllib]\""
+MISSING_RAY = '--ray needs ray (the rllib extra): pip install -c constraints.txt -e ".[rllib]"'
 #: The address that starts a Ray instance for the run alone, on the loopback address.
 LOCAL = "local"
 

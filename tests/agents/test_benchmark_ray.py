@@ -15,17 +15,9 @@ from agents.benchmark import protocol
 from agents.benchmark.batches import BatchStore
 from agents.benchmark.run import ProtocolRun, run_protocol
 from experiments import benchmark
+from tests.agents.test_benchmark import without_compute
 
 KAPERN = "piraten_kapern_v0"
-
-
-def without_compute(document: dict) -> dict:
-    """The document minus the machine-dependent timings and the provenance (date, CPU time)."""
-    copy = json.loads(json.dumps(document))
-    copy.pop("provenance", None)
-    for lineup in copy["lineups"]:
-        lineup.pop("compute")
-    return copy
 
 
 def batch_arrays(folder) -> dict:
