@@ -9,7 +9,7 @@ import pytest
 
 import pirate_envs
 from agents.registry import make_agent
-from pirate_envs.openspiel import MISSING_EXTRA
+from pirate_envs.openspiel import MISSING_EXTRA, state_from_engine
 
 #: Short games of every game (small tables, few hands or a low target).
 SMALL = {
@@ -52,21 +52,33 @@ def test_other_seeds_search_otherwise():
     assert len(games) > 1, "four seeds played the same moves: the seed does not reach the search"
 
 
-def test_the_search_is_blind_to_hidden_cards():
-    """Two tables that look the same to the seat (the other hand redrawn) give the same move."""
+def test_the_search_is_blind_to_hidden_cards(monkeypatch):
+    """Two tables that look the same to the seat (the other hand redrawn) give the bot the same state to
+    search from, and the same move."""
     pytest.importorskip("pyspiel")
+    import agents.openspiel_bots as bots
+
+    searched: list[str] = []
+
+    def recorded(game, engine):
+        searched.append(engine.render())  # every hand and the deck: what the bot's state holds
+        return state_from_engine(game, engine)
+
+    monkeypatch.setattr(bots, "state_from_engine", recorded)
     env = pirate_envs.make("skull_king_v0", raw=True, **SMALL["skull_king_v0"])
     env.reset(seed=3)
     game = env.unwrapped.game
     seat = game.current_player
     observation = {"action_mask": game.legal_mask()}
-    chosen = []
+    chosen, truths = [], set()
     for redraw in range(3):
         if redraw:
             game.resample_hidden(seat, np.random.default_rng(redraw))
+        truths.add(game.render())
         agent = make_agent("openspiel:ismcts:16", "skull_king_v0", seed=9, env=env)
         chosen.append(agent.act(observation, game.view(seat)))
-    assert len(set(chosen)) == 1
+    assert len(truths) == 3, "the redraws did not change the hidden cards"
+    assert len(set(searched)) == 1 and len(set(chosen)) == 1
 
 
 @pytest.mark.parametrize("name", ["openspiel:ismcts:0", "openspiel:ismcts:x", "openspiel:ismcts:", "openspiel:cfr"])
