@@ -34,16 +34,18 @@ def test_ray_tasks_give_the_figures_and_batches_of_workers(tmp_path, monkeypatch
     monkeypatch.setattr(protocol, "CHUNK_DEALS", 3)  # several batches: 3 + 3 + 1 deals per line-up
     plan = ProtocolRun(KAPERN, "random", (2,), 7, 2, ("random", "heuristic"), batches=tmp_path / "workers")
     with_workers = run_protocol(plan)
-    plan.ray, plan.workers, plan.batches = "local", 1, tmp_path / "ray"  # a Ray head of 1 CPU on 127.0.0.1
-    with_ray = run_protocol(plan)
+    out = tmp_path / "ray"  # the command, its batches as tasks of a Ray head of 1 CPU on 127.0.0.1
+    argv = ["--env-id", KAPERN, "--agent", "random", "--players", "2", "--deals", "7"]
+    with_ray = benchmark.main([*argv, "--opponents", "random", "heuristic", "--ray", "local", "--out", str(out)])
     assert without_compute(with_ray) == without_compute(with_workers)
-    kept = batch_arrays(tmp_path / "ray")
+    assert without_compute(json.loads((out / "results.json").read_text())) == without_compute(with_workers)
+    kept = batch_arrays(out / "batches")
     assert kept == batch_arrays(tmp_path / "workers") and len(kept) == 6
     ray_record = with_ray["provenance"]["ray"]
     assert ray_record["batches"] == 6 and sum(m["batches"] for m in ray_record["machines"]) == 6
     assert with_ray["provenance"]["cpu_seconds"] >= sum(m["cpu_seconds"] for m in ray_record["machines"]) > 0
     assert "ray" not in with_workers["provenance"]
-    store = BatchStore(tmp_path / "ray", {})
+    store = BatchStore(out / "batches", {})
     assert all(json.loads(str(np.load(p)["machine"]))["cpus"] for p in store.folder.glob("*.npz"))
     import ray
 
@@ -57,6 +59,7 @@ def test_workers_with_a_cluster_address_are_refused_in_one_line():
         run_protocol(ProtocolRun(KAPERN, "random", (2,), 1, 2, ("random",), ray="auto"))
 
 
-def test_ray_is_refused_for_a_leaderboard(tmp_path):
+def test_ray_is_refused_for_a_leaderboard(tmp_path, capsys):
     with pytest.raises(SystemExit):
         benchmark.main(["--leaderboard", str(tmp_path / "board.md"), "--ray", "auto"])
+    assert "--ray: a --leaderboard run plays every game and agent; leave it out" in capsys.readouterr().err
