@@ -19,7 +19,10 @@ Nothing of the project's own search is used but the first redraw below.
   ``pyspiel.UniformProbabilitySampler`` for its first number, which is seeded from the system's
   entropy: without the seeded redraw here a game would not replay.)
 * **Settings**: ``uct_c=2.0`` as in OpenSpiel's examples, and OpenSpiel's defaults (the most visited
-  move, every world drawn afresh); a move with one legal action is played without search.
+  move, every world drawn afresh); a move with one legal action is played without search. In Piraten
+  Kapern, whose seat screen does not say whether the Sorceress is spent (two positions with one
+  screen can differ in their legal re-rolls), OpenSpiel's ``allow_inconsistent_action_sets``
+  (`INCONSISTENT_ACTION_SETS`).
 
 Needs the ``open-spiel`` wheel (the extra ``openspiel``): without it, building the agent raises
 one ``ImportError`` line naming the extra, before any game.
@@ -47,6 +50,9 @@ DEFAULT_SIMULATIONS = 100
 MAX_SIMULATIONS = 100_000
 #: The UCT exploration constant of ``ISMCTSBot`` (OpenSpiel's examples' value).
 UCT_C = 2.0
+#: Games whose seat screen, the bot's tree key, does not fix the legal moves, so that the bot runs with
+#: OpenSpiel's ``allow_inconsistent_action_sets``: Kapern's screen does not say whether the Sorceress is spent.
+INCONSISTENT_ACTION_SETS = frozenset({"piraten_kapern_v0"})
 
 
 def is_openspiel_name(name: str) -> bool:
@@ -86,6 +92,7 @@ class ISMCTSAgent:
         self.simulations = check_range("simulations", simulations, 1, MAX_SIMULATIONS)
         self.name = f"{ISMCTS}:{self.simulations}"
         self.game = _game(env_id, tuple(sorted(game_parameters(env_id, self.env.game.config).items())))
+        self.inconsistent = env_id in INCONSISTENT_ACTION_SETS
         self._ismcts, self._mcts = ismcts, mcts
         self.reset(seed)
 
@@ -95,7 +102,12 @@ class ISMCTSAgent:
         self.rng = np.random.default_rng(int(streams[0]))  # the redraws
         evaluator = self._mcts.RandomRolloutEvaluator(1, np.random.RandomState(int(streams[1])))
         self.bot = self._ismcts.ISMCTSBot(
-            self.game, evaluator, UCT_C, self.simulations, random_state=np.random.RandomState(int(streams[2]))
+            self.game,
+            evaluator,
+            UCT_C,
+            self.simulations,
+            random_state=np.random.RandomState(int(streams[2])),
+            allow_inconsistent_action_sets=self.inconsistent,
         )
         self.bot.set_resampler(self._redraw)
 

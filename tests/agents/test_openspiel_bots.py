@@ -105,3 +105,27 @@ def test_an_engine_of_another_config_is_refused():
     env.reset(seed=0)
     with pytest.raises(ValueError, match="not of the game"):
         state_from_engine(load_game("skull_king_v0", players=2), env.unwrapped.game)
+
+
+def test_kapern_screens_that_hide_legal_moves_get_openspiels_inconsistent_action_sets():
+    """Kapern's screen (the bot's tree key) does not say whether the Sorceress is spent: one screen, two sets
+    of legal moves (OpenSpiel's bot then fails on a KeyError unless told to allow it); Skull King's keeps it off."""
+    pytest.importorskip("pyspiel")
+    from pirate_envs.openspiel import load_game
+
+    game, rng, seen, found = load_game("piraten_kapern_v0", players=2), np.random.default_rng(0), {}, False
+    for _ in range(400):
+        state = game.new_initial_state()
+        while not state.is_terminal() and not found:
+            key, legal = (state.current_player(), state.information_state_string()), tuple(state.legal_actions())
+            found = seen.setdefault(key, legal) != legal
+            state.apply_action(int(rng.choice(legal)))
+        if found:
+            break
+    assert found and "sorceress" in key[1]
+    allowed = {
+        env_id: make_agent("openspiel:ismcts", env_id, seed=0, env=pirate_envs.make(env_id, raw=True)).bot
+        for env_id in ("piraten_kapern_v0", "skull_king_v0")
+    }
+    assert allowed["piraten_kapern_v0"]._allow_inconsistent_action_sets
+    assert not allowed["skull_king_v0"]._allow_inconsistent_action_sets
