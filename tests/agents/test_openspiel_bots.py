@@ -107,9 +107,20 @@ def test_an_engine_of_another_config_is_refused():
         state_from_engine(load_game("skull_king_v0", players=2), env.unwrapped.game)
 
 
-def test_kapern_screens_that_hide_legal_moves_get_openspiels_inconsistent_action_sets():
-    """Kapern's screen (the bot's tree key) does not say whether the Sorceress is spent: one screen, two sets
-    of legal moves (OpenSpiel's bot then fails on a KeyError unless told to allow it); Skull King's keeps it off."""
+def test_kapern_gets_openspiels_inconsistent_action_sets_and_skull_king_does_not():
+    pytest.importorskip("pyspiel")
+    allowed = {
+        env_id: make_agent("openspiel:ismcts", env_id, seed=0, env=pirate_envs.make(env_id, raw=True)).bot
+        for env_id in ("piraten_kapern_v0", "skull_king_v0")
+    }
+    assert allowed["piraten_kapern_v0"]._allow_inconsistent_action_sets
+    assert not allowed["skull_king_v0"]._allow_inconsistent_action_sets
+
+
+@pytest.mark.slow
+def test_kapern_screens_hide_legal_moves():
+    """Why: Kapern's screen (the bot's tree key) does not say whether the Sorceress is spent, so one screen has
+    two sets of legal moves (OpenSpiel's bot then fails on a KeyError unless told to allow it)."""
     pytest.importorskip("pyspiel")
     from pirate_envs.openspiel import load_game
 
@@ -123,9 +134,3 @@ def test_kapern_screens_that_hide_legal_moves_get_openspiels_inconsistent_action
         if found:
             break
     assert found and "sorceress" in key[1]
-    allowed = {
-        env_id: make_agent("openspiel:ismcts", env_id, seed=0, env=pirate_envs.make(env_id, raw=True)).bot
-        for env_id in ("piraten_kapern_v0", "skull_king_v0")
-    }
-    assert allowed["piraten_kapern_v0"]._allow_inconsistent_action_sets
-    assert not allowed["skull_king_v0"]._allow_inconsistent_action_sets
