@@ -116,6 +116,8 @@ def known_limits(env_id: str, documents: Sequence[dict[str, Any]], summaries: Se
     for document in documents:
         for line in document["lineups"]:
             _, low, high = line["estimates"]["win"]["corrected"]
+            if low is None or high is None:  # one deal: no interval over deals
+                continue
             opponent = line_up_opponent(line)
             widths[opponent] = max(widths.get(opponent, 0.0), (min(high, 1.0) - max(low, 0.0)) / 2)
     wide = {opponent: width for opponent, width in widths.items() if width > WIDE_INTERVAL}

@@ -88,3 +88,15 @@ def test_the_batches_of_full_mcts_runs_on_the_page_are_the_protocols():
         plan = lineups(env_id, tuple(pirate_envs.player_counts(env_id)), None, None, 3)
         batches += sum(-(-lineup.deals // lineup.chunk_deals("mcts")) for lineup in plan)
     assert f"batches of 8 deals, **{batches:,}** for the four games" in PAGE.read_text()
+
+
+def test_a_one_deal_result_without_an_interval_renders_its_known_limits():
+    one_deal = {
+        "candidate": "openspiel:ismcts:5",
+        "full_protocol": False,
+        "lineups": [
+            {"lineup": "2p vs random", "opponent": "random", "estimates": {"win": {"corrected": [0.0, None, None]}}}
+        ],
+    }
+    limits = "\n".join(known_limits("piraten_kapern_v0", [one_deal], []))
+    assert "Built-in agents without a full run" in limits and "up to ±" not in limits
