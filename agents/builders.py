@@ -84,6 +84,13 @@ def build_dmc(spec: AgentSpec, env_id: str, seed: int | None, env: Any) -> Agent
     return make_dmc_agent(spec.source or "", env_id, seed=seed, env=env)
 
 
+def build_openspiel(spec: AgentSpec, env_id: str, seed: int | None, env: Any) -> Agent:
+    """OpenSpiel's ISMCTSBot (`agents.openspiel_bots`; the ``openspiel`` extra)."""
+    from agents.openspiel_bots import make_openspiel_agent
+
+    return make_openspiel_agent(str(spec), env_id, seed=seed, env=env)
+
+
 def build_python(spec: AgentSpec, env_id: str, seed: int | None, env: Any) -> Agent:
     """The user's Python agent: its module is loaded (its code runs) and its factory called for ``env``."""
     from agents.benchmark.candidate import load_python_agent

@@ -2,7 +2,8 @@
 
 A name is parsed once by `agents.spec.parse_agent_name`, and its kind (`agents.spec.KINDS`: random,
 the game's own agents, ``mcts``, ``halving``, the guided searches, ``rules:``, ``ppo:``, ``dmc:``,
-a Python agent ``file.py:factory``) says what builds it (`agents.builders`). ``omniscient`` is a
+a Python agent ``file.py:factory``,
+the outside baseline ``openspiel:ismcts``) says what builds it (`agents.builders`). ``omniscient`` is a
 reference bound, NOT an honest player: ``agent_names`` does not list it; ``make_agent`` builds it
 for evaluation. A Python agent's code runs when it is built: only the commands a user runs on
 their own machine take one (the web table offers `agent_names` and data-only agent files).

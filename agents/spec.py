@@ -257,6 +257,28 @@ def _format_python(spec: AgentSpec) -> str:
     return f"{spec.source}:{spec.option}"
 
 
+#: The outside baseline's name: OpenSpiel's information-set MCTS bot (`agents.openspiel_bots`).
+OPENSPIEL_ISMCTS = "openspiel:ismcts"
+
+
+def _parse_openspiel(name: str) -> AgentSpec:
+    rest = name.removeprefix(OPENSPIEL_ISMCTS)
+    usage = f"use {OPENSPIEL_ISMCTS!r} or '{OPENSPIEL_ISMCTS}:<simulations>' (an integer 1..{MAX_SIMULATIONS})"
+    if not name.startswith(OPENSPIEL_ISMCTS) or (rest and not rest.startswith(":")):
+        raise ValueError(f"bad OpenSpiel agent {shown(name)}: {usage}")
+    try:
+        simulations = _budget(rest[1:]) if rest else None
+    except TooManySimulations as error:
+        raise ValueError(f"bad OpenSpiel agent {shown(name)}: {error}") from None
+    if rest and simulations is None:
+        raise ValueError(f"bad OpenSpiel agent {shown(name)}: {usage}")
+    return AgentSpec("openspiel", simulations, option="ismcts")
+
+
+def _format_openspiel(spec: AgentSpec) -> str:
+    return f"{OPENSPIEL_ISMCTS}{_written_budget(spec)}"
+
+
 def _parse_game(name: str) -> AgentSpec:
     return AgentSpec("game", option=name)
 
@@ -308,6 +330,11 @@ KINDS: dict[str, AgentKind] = {
     "dmc": AgentKind(
         "dmc:<path>", "a Deep Monte-Carlo agent file (experiments.train_dmc): its legal move of highest Q",
         *_DMC, _format_prefixed("dmc:"), _BUILD + "build_dmc", trained=True,
+    ),
+    "openspiel": AgentKind(
+        "openspiel:ismcts[:<n>]", "an outside baseline: OpenSpiel's ISMCTSBot (the openspiel extra)",
+        lambda name: _head(name) == "openspiel", _parse_openspiel, _format_openspiel, _BUILD + "build_openspiel",
+        searches=True,
     ),
     "python": AgentKind(
         "path/to/file.py:factory | package.module:factory", "your own Python agent (loading it runs its code)",

@@ -14,11 +14,13 @@ published deals, every deal once per seat rotation, and writes ``results.json`` 
 ``path/to/file.py:factory`` (`agents.benchmark.candidate`: loading it runs that code, on this
 machine). ``--deals`` plays only the first deals of the list (a reduced run, marked so);
 ``--opponents`` only some line-ups; ``--workers`` spreads batches of deals over processes (the
-figures do not change). Each finished batch is kept in ``--out``/batches as it comes back; a run that
-was stopped goes on with ``--resume`` (the same command, from the same commit), playing only the
-batches not kept, with the figures of an unbroken run. Every results file stores the command line,
-the opponents' fingerprints and the deal plan, and, in a checkout, ``results.md`` ranks a full run among
-the committed full runs of ``docs/results/data`` (`agents.benchmark.rank`).
+figures do not change); ``--ray auto`` (or a cluster's address, or ``local``) plays them as tasks on a
+Ray cluster instead, with the same figures (`agents.benchmark.ray_batches`). Each finished batch is kept
+in ``--out``/batches as it comes back; a run that was stopped goes on with ``--resume`` (the same
+command, from the same commit), playing only the batches not kept, with the figures of an unbroken run.
+Every results file stores the command line, the opponents' fingerprints and the deal plan, and, in a
+checkout, ``results.md`` ranks a full run among the committed full runs of ``docs/results/data``
+(`agents.benchmark.rank`).
 
 ``--verify FOLDER`` recomputes the fingerprints of the opponents of every results file there (and of
 the package) at the current code and exits with status 1 naming each difference
@@ -101,6 +103,13 @@ class BenchmarkArgs:
         default_factory=list, metadata={"help": "line-ups to play (default: all of the version's)"}
     )
     workers: int = field(default=1, metadata={"help": "processes playing batches of deals", "min": 1})
+    ray: str | None = field(
+        default=None,
+        metadata={
+            "help": "play the batches as tasks on a Ray cluster: 'auto' (the one this machine joined), 'local' "
+            "(an instance of --workers CPUs for this run, on 127.0.0.1) or its address host:port"
+        },
+    )
     out: str | None = field(default=None, metadata={"help": "folder for results.json and results.md"})
     leaderboard: str | None = field(default=None, metadata={"help": "write the leaderboard page to this path"})
     verify: str | None = field(
@@ -119,7 +128,7 @@ class BenchmarkArgs:
 
 #: The flags only a leaderboard uses, and those only a run of one agent uses (given to the other: refused).
 LEADERBOARD_ONLY = ("search_deals", "all_sizes")
-RUN_ONLY = ("env_id", "agent", "players", "resume")
+RUN_ONLY = ("env_id", "agent", "players", "resume", "ray")
 
 
 def check(args: BenchmarkArgs, given: set[str] | frozenset[str] = frozenset()) -> None:
@@ -138,6 +147,15 @@ def check(args: BenchmarkArgs, given: set[str] | frozenset[str] = frozenset()) -
         raise ValueError('the benchmark plays on the batched engine, which needs numba: pip install -e ".[fast]"')
     if importlib.util.find_spec("openskill") is None:  # the ratings
         raise ValueError('the benchmark needs openskill (the train extra): pip install -e ".[train]"')
+    if args.ray is not None:
+        from agents.benchmark.ray_batches import LOCAL, check_ray
+
+        try:
+            check_ray()
+        except ImportError as error:
+            raise ValueError(str(error)) from None
+        if args.ray != LOCAL and args.workers != 1:
+            raise ValueError(f"--workers {args.workers} with --ray {args.ray!r}: the cluster's CPUs play; leave it out")
     check_cpus(args.workers, "--workers")
     check_names(args.opponents, "--opponents")  # a line-up named twice would be played twice
     if args.protocol not in [f"v{v}" for v in VERSIONS]:
@@ -270,6 +288,7 @@ def main(argv: list[str] | None = None) -> dict:
             write_atomic(Path(args.out) / "leaderboard.json", json.dumps(board, indent=2) + "\n")
         print(f"wrote {args.leaderboard} ({board['wall_seconds'] / 60:.1f} minutes)")
         return board
+    from agents.benchmark.ray_batches import CodeMismatch
     from agents.benchmark.run import ProtocolRun, markdown, run_protocol, write_results
     from agents.processes import WorkerDied
 
@@ -286,10 +305,11 @@ def main(argv: list[str] | None = None) -> dict:
         resume=args.resume,
         command=public_command(words),
         rank_against=committed_results(),
+        ray=args.ray,
     )
     try:
         document = run_protocol(run)
-    except WorkerDied as error:  # one line: what was kept and how to go on
+    except (WorkerDied, ConnectionError, CodeMismatch) as error:  # one line: what was kept, how to go on
         raise SystemExit(f"benchmark: {error}") from None
     print(markdown(document))
     paths = write_results(document, args.out)  # type: ignore[arg-type]

@@ -1,14 +1,16 @@
 """The results pages: ``docs/results/<env_id>.md`` rendered from committed results files.
 
-    python -m experiments.results_pages --leaderboard docs/leaderboard.md --readme README.md
+    python -m experiments.results_pages --leaderboard docs/leaderboard.md --readme README.md \
+        --benchmark-page docs/benchmark.md
 
 Reads every ``*.json`` results file under ``--data`` (default ``docs/results/data``; written by
 ``python -m experiments.benchmark``, any depth) and every learning summary in ``--learning`` (default
 ``docs/results/learning``; ``summary.json`` files of ``benchmarks/learners_equal_budget.py``, renamed),
 and writes one page per game of either into ``--out``
 (default ``docs/results``; `agents.benchmark.pages`), the leaderboard page to ``--leaderboard``
-(`agents.benchmark.board`) and the games table of the README given by ``--readme`` (between its
-two marker lines); nothing is played. Bad arguments end the command with one line and exit status 2.
+(`agents.benchmark.board`), the games table of the README given by ``--readme`` (between its
+two marker lines) and the compute statement of ``--benchmark-page`` (`agents.benchmark.compute`); nothing
+is played. Bad arguments end the command with one line and exit status 2.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agents.benchmark.board import board_markdown
+from agents.benchmark.compute import BEGIN as COMPUTE_BEGIN
+from agents.benchmark.compute import compute_statement, with_compute_statement
 from agents.benchmark.learning import games_of, load_summaries
 from agents.benchmark.pages import README_BEGIN, load_documents, readme_table, render, with_readme_table
 from experiments.cli import check_folder, check_output_file, parse_args
@@ -34,6 +38,9 @@ class ResultsPagesArgs:
     out: str = field(default="docs/results", metadata={"help": "folder for <env_id>.md"})
     leaderboard: str = field(default="", metadata={"help": "write the leaderboard page here (docs/leaderboard.md)"})
     readme: str = field(default="", metadata={"help": "rewrite the games table of this README (README.md)"})
+    benchmark_page: str = field(
+        default="", metadata={"help": "rewrite the compute statement of this page (docs/benchmark.md)"}
+    )
     learning: str = field(
         default=DEFAULT_LEARNING, metadata={"help": "folder of learning summaries (*.json; the default may be absent)"}
     )
@@ -51,6 +58,9 @@ def check(args: ResultsPagesArgs) -> None:
         check_output_file(args.leaderboard, "--leaderboard")
     if args.readme and (not Path(args.readme).is_file() or README_BEGIN not in Path(args.readme).read_text()):
         raise ValueError(f"--readme {args.readme}: no games table marker ({README_BEGIN}) there")
+    page = Path(args.benchmark_page) if args.benchmark_page else None
+    if page is not None and (not page.is_file() or COMPUTE_BEGIN not in page.read_text()):
+        raise ValueError(f"--benchmark-page {args.benchmark_page}: no compute statement marker ({COMPUTE_BEGIN}) there")
 
 
 def check_learning(folder: str) -> None:
@@ -75,6 +85,9 @@ def main(argv: list[str] | None = None) -> list[Path]:
     if args.readme:
         readme = Path(args.readme).read_text()
         written.append(write_atomic(args.readme, with_readme_table(readme, readme_table(games))))
+    if args.benchmark_page:
+        page = Path(args.benchmark_page).read_text()
+        written.append(write_atomic(args.benchmark_page, with_compute_statement(page, compute_statement(games))))
     for path in written:
         print(f"wrote {path}")
     return written

@@ -862,6 +862,32 @@ def load_game(env_id: str, **params: Any) -> Any:
     return pyspiel_module().load_game(SHORT_NAMES[env_id], params)
 
 
+def game_parameters(env_id: str, config: Any) -> dict[str, Any]:
+    """The OpenSpiel parameters of an engine ``config`` of ``env_id``: ``players`` and every user option."""
+    params: dict[str, Any] = {"players": int(config.num_players)}
+    for option in registry.game_spec(env_id).options:
+        value = getattr(config, option.name)
+        params[option.name] = _int_list_text(value) if option.kind == "int_list" else int(value)
+    return params
+
+
+def state_from_engine(game: Any, engine: Engine) -> Any:
+    """A state of ``game`` (sampled chance) that plays on from ``engine``, which it then owns.
+
+    For an agent searching from the position of a game it plays: the caller redraws what its seat
+    cannot see first. The state's moves do not replay it (``serialize`` refuses). Raises a one-line
+    ``ValueError`` for an engine of another game or config, or a game under explicit chance.
+    """
+    kit = game.kit
+    if kit.explicit is not None:
+        raise ValueError("state_from_engine needs chance='sampled'; explicit chance starts from its chance nodes")
+    if type(engine) is not kit.engine_cls or engine.config != kit.settings.config:
+        raise ValueError(f"an engine of {type(engine).__name__} is not of the game {game} (another game or config)")
+    state = game.new_initial_state()
+    state.table._engine, state.table.redrawn = engine, True
+    return state
+
+
 #: Small variants whose exact solution (CFR, ``exploitability.nash_conv``) is practical: variant
 #: name -> (env id, OpenSpiel parameters, ``chance="explicit"`` among them). Each game adds its own.
 SMALL_VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -942,6 +968,7 @@ __all__ = [
     "Settings",
     "explicit_chance_games",
     "game_facts",
+    "game_parameters",
     "hand_outcomes",
     "load_game",
     "load_variant",
@@ -949,4 +976,5 @@ __all__ = [
     "pyspiel_module",
     "register",
     "settings",
+    "state_from_engine",
 ]

@@ -117,8 +117,9 @@ class Lineup:
     deals: int
 
     def chunk_deals(self, candidate: str) -> int:
-        """Deals per batch of this line-up with ``candidate`` (`SEARCH_CHUNK_DEALS` where ``mcts`` plays)."""
-        searching = any(name.startswith("mcts") for name in (candidate, self.opponent))
+        """Deals per batch of this line-up with ``candidate`` (`SEARCH_CHUNK_DEALS` where ``mcts`` or OpenSpiel's
+        search plays: their moves cost a tenth of a CPU-second or more, so small batches spread them out)."""
+        searching = any(name.startswith(("mcts", "openspiel:")) for name in (candidate, self.opponent))
         if searching:
             return SEARCH_CHUNK_DEALS
         return V3_SEARCH_CHUNK_DEALS if self.opponent == "search" else CHUNK_DEALS

@@ -8,7 +8,8 @@ dice. The agents move in groups, one ``act_batch`` per agent over every game whe
 (as `agents.selfplay.batched_vec_env` moves opponents); an agent with no batched form (``mcts``)
 plays through `agents.batched.one_game` (reference engines kept in step, the agent asked row by
 row). Batches are independent (each seeds its agents from the line-up
-and its index), so ``workers`` processes share them out and the figures stay the same, and a run
+and its index), so ``workers`` processes (or a Ray cluster's tasks, `agents.benchmark.ray_batches`) share them
+out and the figures stay the same, and a run
 given a folder for its batches (`agents.benchmark.batches`) keeps each one as it finishes and, resumed,
 plays only those not kept.
 
@@ -92,6 +93,9 @@ class LineupGames:
     #: Per batch read back from a kept batch file instead of played: the machine that played it (its
     #: `machine_record`; ``None``: not recorded, a file of older code) and its CPU seconds.
     reused_on: tuple[tuple[dict[str, Any] | None, float], ...] = ()
+    #: Per batch played as a Ray task (`agents.benchmark.ray_batches`): the machine that played it and its
+    #: CPU seconds (which this process's clock does not count).
+    remote_on: tuple[tuple[dict[str, Any] | None, float], ...] = ()
 
     @property
     def reused_batches(self) -> int:
@@ -259,6 +263,7 @@ def play_lineups(
     workers: int = 1,
     progress: Callable[[str], None] | None = None,
     store: BatchStore | None = None,
+    ray: str | None = None,
 ) -> list[LineupGames]:
     """Every ``(line-up, candidate)`` of ``plan``, games in deal order, in ``workers`` processes.
 
@@ -266,7 +271,8 @@ def play_lineups(
     line-ups (an agent with no batched form) handed out first, so that a line-up of one batch
     plays beside the others instead of after them. The figures do not depend on ``workers``.
     ``progress`` hears one line per finished line-up. With a ``store``, a batch kept there is read
-    back instead of played, and every batch played is kept there as it finishes.
+    back instead of played, and every batch played is kept there as it finishes. With ``ray`` (an address,
+    `agents.benchmark.ray_batches`) the batches are Ray tasks instead (``workers``: a local instance's CPUs).
     """
     candidates = [resolve(candidate) for _, candidate in plan]
     jobs: list[tuple[int, tuple[Lineup, int, np.ndarray, int]]] = []
@@ -287,7 +293,8 @@ def play_lineups(
             parts[job] = part
             index, (lineup, _, deals, batch) = jobs[job]
             if played and store is not None:
-                store.save(lineup, batch, firsts[job], len(deals), _batch_fields(part), here)
+                machine = part.remote_on[0][0] if part.remote_on else here
+                store.save(lineup, batch, firsts[job], len(deals), _batch_fields(part), machine)
             remaining[index] -= 1
             if progress and not remaining[index]:
                 progress(f"{lineup.env_id} {candidates[index].name}: {lineup.key}, {lineup.deals} deals played")
@@ -304,7 +311,12 @@ def play_lineups(
     numbered = [(j, jobs[j][1]) for j in order if j not in parts]
     _CANDIDATES[:] = candidates
     with one_blas_thread():
-        if workers > 1 and len(numbered) > 1:
+        if ray is not None and numbered:
+            from agents.benchmark.ray_batches import in_ray
+
+            with closing(in_ray(numbered, candidates, ray, code_sha256(), workers, _kept_text(store))) as played:
+                finished(played)
+        elif workers > 1 and len(numbered) > 1:
             with closing(_in_processes(numbered, min(workers, len(numbered)), store)) as played:
                 finished(played)  # an error here shuts the workers down at once (closing)
         else:
@@ -320,12 +332,14 @@ def _in_processes(
 ) -> Iterator[tuple[int, LineupGames]]:
     """`_play_job` of every job in ``workers`` forked processes, as each finishes (`agents.processes`: a
     worker that dies stops the run with `WorkerDied`; a run stopped early starts no further batch)."""
-    kept = (
-        f"the batches finished are kept in {store.folder}: the same command with --resume goes on"
-        if store is not None
-        else "nothing was kept (no --out)"
-    )
-    return in_processes(_play_job, numbered, workers, ordered=False, playing="a batch", kept=kept)
+    return in_processes(_play_job, numbered, workers, ordered=False, playing="a batch", kept=_kept_text(store))
+
+
+def _kept_text(store: BatchStore | None) -> str:
+    """What a run stopped by a dead worker keeps, and how it goes on."""
+    if store is None:
+        return "nothing was kept (no --out)"
+    return f"the batches finished are kept in {store.folder}: the same command with --resume goes on"
 
 
 def play_lineup(lineup: Lineup, candidate: str, workers: int = 1) -> LineupGames:
@@ -348,6 +362,7 @@ def _concatenate(lineup: Lineup, parts: list[LineupGames]) -> LineupGames:
         sum(p.cpu_seconds for p in parts),
         sum(p.batches for p in parts),
         tuple(entry for p in parts for entry in p.reused_on),
+        tuple(entry for p in parts for entry in p.remote_on),
     )
 
 
@@ -416,6 +431,9 @@ class ProtocolRun:
     command: str | None = None
     #: a folder of committed results files to rank the run among (`agents.benchmark.rank`); ``None``: no rank
     rank_against: str | Path | None = None
+    #: play the batches as tasks on the Ray cluster at this address (`agents.benchmark.ray_batches`;
+    #: ``"local"``: an instance of ``workers`` CPUs for this run); ``None``: here, in ``workers`` processes
+    ray: str | None = None
 
 
 def reduction(run: ProtocolRun, played: list[Lineup]) -> dict[str, Any] | None:
@@ -441,6 +459,8 @@ def check_run(run: ProtocolRun) -> None:
             raise ValueError(f"players={players!r} is not valid; {run.env_id} plays {counts[0]}-{counts[-1]} players")
     if not is_integer(run.workers) or run.workers < 1:
         raise ValueError(f"workers={run.workers!r} is not valid; expected an integer of at least 1")
+    if run.ray not in (None, "local") and run.workers != 1:
+        raise ValueError(f"workers={run.workers!r} with ray={run.ray!r}: the cluster's CPUs play (workers: 'local')")
 
 
 def run_protocol(run: ProtocolRun) -> dict[str, Any]:
@@ -452,13 +472,16 @@ def run_protocol(run: ProtocolRun) -> dict[str, Any]:
     plan = lineups(run.env_id, sizes, run.deals, run.opponents or None, run.version)
     record = candidate_record(candidate)  # hashes the candidate's file: once
     store = None if run.batches is None else batch_store(run, record, code)
-    played = play_lineups([(lineup, candidate) for lineup in plan], run.workers, run.progress, store)
+    played = play_lineups([(lineup, candidate) for lineup in plan], run.workers, run.progress, store, run.ray)
     results = [summarise_lineup(games) for games in played]
     opponents = sorted({opponent_agent(lineup.opponent, run.env_id) for lineup in plan})
     reused_cpu = sum(games.reused_cpu_seconds for games in played)
     pinned = opponent_fingerprints(run, plan)
-    origin = provenance(cpu_seconds() - start + reused_cpu, commit, code)
+    remote = [entry for games in played for entry in games.remote_on]
+    origin = provenance(cpu_seconds() - start + reused_cpu + sum(cpu for _, cpu in remote), commit, code)
     origin["command"] = run.command
+    if remote:  # batches played as Ray tasks: their machines and CPU seconds
+        origin["ray"] = {"batches": len(remote), "machines": machine_tally(remote)}
     reused = sum(games.reused_batches for games in played)
     if reused:  # the CPU seconds above count the earlier run's batches too
         origin["resumed"] = {
@@ -514,13 +537,17 @@ def opponent_fingerprints(run: ProtocolRun, plan: list[Lineup]) -> dict[str, Any
 def reused_machines(played: list[LineupGames]) -> list[dict[str, Any]]:
     """Where the batches read back were played: per machine (``None``: not recorded in their files) its
     batches and their CPU seconds, most batches first."""
+    return machine_tally([entry for games in played for entry in games.reused_on])
+
+
+def machine_tally(entries: list[tuple[dict[str, Any] | None, float]]) -> list[dict[str, Any]]:
+    """Per machine of ``(machine, CPU seconds)`` batch entries: its batches and CPU seconds, most batches first."""
     tally: dict[str, dict[str, Any]] = {}  # by the machine's JSON: a record is not hashable
-    for games in played:
-        for machine, cpu in games.reused_on:
-            key = json.dumps(machine, sort_keys=True)
-            entry = tally.setdefault(key, {"machine": machine, "batches": 0, "cpu": 0.0})
-            entry["batches"] += 1
-            entry["cpu"] += cpu
+    for machine, cpu in entries:
+        key = json.dumps(machine, sort_keys=True)
+        entry = tally.setdefault(key, {"machine": machine, "batches": 0, "cpu": 0.0})
+        entry["batches"] += 1
+        entry["cpu"] += cpu
     return [
         {"machine": entry["machine"], "batches": entry["batches"], "cpu_seconds": round(entry["cpu"], 1)}
         for entry in sorted(tally.values(), key=lambda entry: -entry["batches"])

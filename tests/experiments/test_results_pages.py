@@ -54,7 +54,7 @@ def test_a_page_from_tiny_results_files(tmp_path, documents):
     assert f"{heuristic:.3f}" in rows["| 2p vs heuristic"] and "(2)" in rows["| 2p vs heuristic"]
     assert documents[0]["provenance"]["git"]["commit"][:12] in text
     limits = text.split('!!! note "Known limits"')[1]
-    missing = "`random`, `heuristic`, `oracle`, `race`, `best_response:oracle`, `best_response:heuristic`, `mcts`,"
+    missing = "`random`, `heuristic`, `oracle`, `race`, `best_response:oracle`, `best_response:heuristic`, `ppo:"
     assert f"without a full run committed here: {missing}" in limits  # reduced
     assert f"`ppo:{KAPERN}` comes from one training seed" in limits
     assert (
