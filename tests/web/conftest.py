@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+import pirate_envs
+
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
@@ -74,3 +76,10 @@ def play_out(client, state, pick=lambda moves: moves[0]["action"]):
         assert response.status_code == 200, response.json()
         state = response.json()
     raise AssertionError("game not over")
+
+
+@pytest.fixture(params=pirate_envs.ENV_IDS)
+def env_id(request) -> str:
+    """Every shipped env id: the web table serves `pirate_envs.ENV_IDS` (an example game registered for the
+    generic tests, such as Pig, is not offered there)."""
+    return request.param
