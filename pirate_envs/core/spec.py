@@ -52,7 +52,7 @@ class GameSpec:
     #: Options of a quick game, ``(name, value)`` pairs (a few hands, a low target, a turn cap): what
     #: tests and examples play where a whole game is not the point (`quick_options`).
     quick_game: tuple[tuple[str, Any], ...]
-    #: The single-agent Gymnasium id (``"pirate_envs/SkullKing-v0"``; ``None``: none, the agents floor
+    #: The single-agent Gymnasium id (``"pirate_envs/SkullKing-v0"``; ``None``: none, the agents package
     #: declares no heuristic opponents for the game).
     gym_id: str | None = None
     #: ``"module:Class"`` of the batched engine's kernels (``None``: not covered).
@@ -143,15 +143,15 @@ GYMNASIUM_ID = "gymnasium_id"
 #: run the part's checks; ``tests/test_declarations.py`` checks each declaration against the game, both ways).
 OPTIONAL_PARTS: dict[str, str] = {
     BATCHED_KERNELS: "numba kernels named by batched_backend: the vector env and check_lockstep",
-    GYMNASIUM_ID: "a single-agent Gymnasium id against the agents floor's heuristic opponents (gym_id)",
+    GYMNASIUM_ID: "a single-agent Gymnasium id against the agents package's heuristic opponents (gym_id)",
     "openspiel_facts": "the game's openspiel.py FACTS: pirate_envs.openspiel.load_game",
     "events": "public events: the engine appends to `events` while recording (core.events)",
     "table_layouts": "the env option table_layout ('seated' or 'max'), TableLayoutOption",
     "reset_options": "RESET_OPTIONS of the engine: chosen deals or seats for tests",
     "invariants": "the engine's check_invariants, run at every decision by check_env's conservation",
     "web_page": "a page_state(view) that draws the table beside the text at the web table",
-    "rule_card": "the agents floor's rule card (rules:<env_id>)",
-    "analysis_collector": "the agents floor's strategy analysis collector",
+    "rule_card": "the agents package's rule card (rules:<env_id>)",
+    "analysis_collector": "the agents package's strategy analysis collector",
 }
 
 #: The optional parts the four shipped games each ship (their specs declare it; Pig declares its own).

@@ -52,5 +52,5 @@ SPEC_V1 = dataclasses.replace(
     entry_module="pirate_envs.lucky_pirate_v1",
     config="pirate_envs.lucky_pirate.v1:ConfigV1",
     same_game_as=("lucky_pirate_v0",),
-    optional_parts=SPEC.optional_parts - {"rule_card"},  # the agents floor ships no card for it yet
+    optional_parts=SPEC.optional_parts,  # version 0's rule card plays it too (same_game_as)
 )

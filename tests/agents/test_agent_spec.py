@@ -30,6 +30,8 @@ NAMES = {
     "rules:cards/mine.json": AgentSpec("rules", source="cards/mine.json"),
     "ppo:x#sample": AgentSpec("ppo", source="x#sample"),
     "dmc:runs/d.npz": AgentSpec("dmc", source="runs/d.npz"),
+    "openspiel:ismcts": AgentSpec("openspiel", option="ismcts"),
+    "openspiel:ismcts:50": AgentSpec("openspiel", 50, option="ismcts"),
     "path/to/bot.py:make": AgentSpec("python", source="path/to/bot.py", option="make"),
     "my_pkg.agents:make": AgentSpec("python", source="my_pkg.agents", option="make"),
 }
@@ -74,6 +76,9 @@ def test_networks_are_the_trained_files_a_name_plays():
         ("omniscient:x", "'x' simulations; use"),
         ("ppo:", "give what follows 'ppo:'"),
         ("rules:", "give what follows 'rules:'"),
+        ("openspiel:ismcts:0", "bad OpenSpiel agent 'openspiel:ismcts:0': use 'openspiel:ismcts'"),
+        ("openspiel:mcts", "bad OpenSpiel agent 'openspiel:mcts'"),
+        (f"openspiel:ismcts:{MAX_SIMULATIONS + 1}", "is more than MAX_SIMULATIONS"),
     ],
 )
 def test_bad_names_fail_in_one_line_naming_the_name(bad, words):
