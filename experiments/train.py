@@ -3,67 +3,10 @@
     python -m experiments.train --env-id piraten_kapern_v0 --total-timesteps 200000
     python -m experiments.train --env-id skull_king_v0 --num-players 2 3 4 5 6   # one agent, every table size
 
-The learner plays a random seat of self-play games (`agents.selfplay`);
-opponents are drawn from ``--opponents`` (``self`` = frozen snapshots of the learner, added every
-``--snapshot-every`` steps, plus any agent name of ``agents.registry``). Every
-``--eval-every`` steps the current policy plays seat-rotated tournaments against each of
-``--eval-opponents`` (``agents.evaluation``). Several ``--num-players``: each episode draws its
-table size (uniformly, or by ``--player-weights``), the env observes with
-``table_layout="max"`` (one vector size for every table size), every table size is evaluated,
-and the agent's header lists them all in ``player_counts``.
-
-``--engine`` picks where the games run: ``batched`` plays all ``--num-envs`` games on the batched
-engine in this process (``agents.selfplay.batched_vec_env``: numba kernels, the opponents of all
-games acting in one batched call per agent; numba comes with the ``train`` extra); ``single``
-plays one game per env over ``--num-workers`` processes (the path without numba); ``auto``
-(default) takes the batched engine when numba imports and the batched engine covers the game and
-its options, else the one-game path, and prints which and why. On the batched engine the
-opponents without a batched form (``mcts``) play game by game on a
-reference engine kept in step with each game (``agents.batched.one_game``). On the
-batched engine several table sizes share the games by their weights instead of a draw per
-episode. Both learn the same games; checkpoints, evaluation and ``--resume`` do not depend on it.
-The PPO update is our own (`agents.ppo.algorithm`), run by sb3-contrib's ``MaskablePPO`` in place of its own.
-
-One folder per run (``--out-dir/--run-name``):
-
-    config.json           the arguments
-    checkpoints/          step_<n>.npz and latest.npz: the data-only agent (``ppo:<path>`` plays it;
-                          loading runs no code); step_<n>.zip and latest.zip: the SB3 model with its
-                          optimizer state, for ``--resume``
-    progress.csv, events.out.tfevents.*   SB3 metrics as CSV and TensorBoard (rollout win share too)
-    eval/                 step_<n>.md / .json tables, history.json (rows name their num_players)
-    learning_curve.png    win rate against each evaluation opponent over steps, chance dashed
-                          (several table sizes: learning_curve_<n>p.png per size)
-
-Every file is written atomically (a temporary file, then ``os.replace``; ``progress.csv`` gets
-whole rows appended): a run killed at any moment leaves whole files. Ctrl-C (SIGINT) stops
-learning at the next step, saves a checkpoint, writes the tables and the plot it has, prints
-the command that resumes, and exits with status 130.
-
-Checkpoints and evaluations fall between rollouts, after the update: a checkpoint's policy has
-learned from every rollout it counts, and ``progress.csv`` already has the row of its step. A
-run stopped mid-rollout (Ctrl-C, ``--max-wall-s``, ``--max-cpu-s``) drops that rollout and is saved
-at its last whole one.
-
-``--resume <run folder>`` continues up to ``--total-timesteps`` (default: the saved one; less
-than the run reached is an error) with the saved config, which is checked exactly as a command
-line is (unknown keys refused); besides ``--total-timesteps``, only ``--max-wall-s``, ``--max-cpu-s``
-and ``--progress`` may be given. The model is rebuilt from ``config.json`` and only its parameters
-and optimizer state are loaded (nothing is unpickled), from ``latest.zip`` or, when that is
-damaged, the newest valid ``step_<n>.zip`` (with a warning). A run killed at any moment resumes
-to the log an uninterrupted run writes: ``progress.csv`` keeps its whole rows up to the
-checkpoint's step (later ones, and a row cut short, are dropped and logged again), TensorBoard
-hides the later events, ``eval/history.json`` drops the later evaluations, and the temporary
-files of its own writes cut short (``.<file>.<random>.tmp`` of the files a run writes) are
-removed; no other file in the folder is touched. The snapshot pool restarts from the resumed policy. An
-existing run folder is never reused without ``--resume`` or ``--overwrite`` (which deletes its
-checkpoints, tables and TensorBoard events). Bad values (the checks of `experiments.cli`
-and the run's own) end the command before any work, with one line and exit status 2.
-
-This module is the command line: it parses and checks the flags (or a resumed run's
-``config.json``), builds the run's one `agents.training.plan.RunPlan`, and hands it to
-`agents.training.run.train` with the evaluation of `experiments.evaluate` (the tournaments,
-tables and learning curves live on this side).
+The command line: it parses and checks the flags (or a resumed run's ``config.json``), builds the
+run's one `agents.training.plan.RunPlan`, and hands it to `agents.training.run.train` with the
+evaluation of `experiments.evaluate`. Engines, the run folder, Ctrl-C and ``--resume`` are described
+in ``docs/guides/training.md`` ("The command in detail").
 """
 
 from __future__ import annotations

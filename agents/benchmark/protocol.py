@@ -37,6 +37,7 @@ import numpy as np
 
 import pirate_envs
 from agents.policy.agent import PRETRAINED_DIR
+from agents.spec import HALVING, parse_agent_name
 
 #: The protocol's name and (current) version; `VERSIONS` may be played.
 NAME = "pirate-bench"
@@ -107,6 +108,22 @@ SEARCH_CHUNK_DEALS = 8
 V3_SEARCH_CHUNK_DEALS = 32
 
 
+def plays_tree_search(name: str) -> bool:
+    """Whether the agent ``name`` is the tree search ``mcts`` (plain, batched or guided by a network)."""
+    spec = parse_agent_name(name)
+    return spec.kind in ("mcts", "batched") or (spec.kind == "guided" and spec.option == "mcts")
+
+
+def plays_openspiel(name: str) -> bool:
+    """Whether the agent ``name`` is an outside baseline of OpenSpiel (``openspiel:ismcts``)."""
+    return parse_agent_name(name).kind == "openspiel"
+
+
+def searches_by_halving(env_id: str) -> bool:
+    """Whether the ``search`` opponent of ``env_id`` is sequential halving (`SEARCH_OPPONENTS`)."""
+    return parse_agent_name(SEARCH_OPPONENTS[env_id]).kind == HALVING
+
+
 @dataclass(frozen=True)
 class Lineup:
     """One line-up of the protocol: the candidate against ``players - 1`` copies of ``opponent``."""
@@ -119,8 +136,7 @@ class Lineup:
     def chunk_deals(self, candidate: str) -> int:
         """Deals per batch of this line-up with ``candidate`` (`SEARCH_CHUNK_DEALS` where ``mcts`` or OpenSpiel's
         search plays: their moves cost a tenth of a CPU-second or more, so small batches spread them out)."""
-        searching = any(name.startswith(("mcts", "openspiel:")) for name in (candidate, self.opponent))
-        if searching:
+        if any(plays_tree_search(name) or plays_openspiel(name) for name in (candidate, self.opponent)):
             return SEARCH_CHUNK_DEALS
         return V3_SEARCH_CHUNK_DEALS if self.opponent == "search" else CHUNK_DEALS
 
@@ -178,8 +194,7 @@ def full_deals(env_id: str, players: int, opponent: str, version: int = VERSION)
     if version == 3:
         from agents.benchmark.design import deals_for
 
-        halving = SEARCH_OPPONENTS[env_id].startswith("halving")
-        return deals_for(env_id, players, opponent, halving=halving, most=DEAL_COUNT)
+        return deals_for(env_id, players, opponent, halving=searches_by_halving(env_id), most=DEAL_COUNT)
     return SEARCH_DEAL_COUNT if opponent == "mcts" else DEAL_COUNT
 
 
@@ -188,8 +203,7 @@ def search_left_out(env_id: str) -> tuple[int, ...]:
     budget (`agents.benchmark.design.search_left_out`)."""
     from agents.benchmark.design import search_left_out as left_out
 
-    halving = SEARCH_OPPONENTS[env_id].startswith("halving")
-    return left_out(env_id, OPPONENTS, halving=halving, most=DEAL_COUNT)
+    return left_out(env_id, OPPONENTS, halving=searches_by_halving(env_id), most=DEAL_COUNT)
 
 
 def lineups(
@@ -250,8 +264,10 @@ __all__ = [
     "lineups",
     "opponent_agent",
     "opponents_of",
+    "plays_tree_search",
     "reference_network",
     "search_left_out",
+    "searches_by_halving",
     "table_sizes",
     "title",
     "version_of",

@@ -1,58 +1,10 @@
 """The data-only agent format: one ``.npz`` file whose loading never runs code.
 
-A trained agent is a numpy ``.npz`` archive, read member by member without unpickling:
-
-``header``
-    the JSON header, UTF-8 bytes as a ``uint8`` array (fields below);
-``w0, b0, w1, b1, ...``
-    ``float32`` weights ``(in, out)`` and biases ``(out,)`` of each layer, the last the action head;
-``vw0, vb0, vw1, vb1, ...``
-    (version 2, only with a value head) the same for each layer of the value network, the last
-    of one output: the critic the network was trained with, for search at the leaves.
-
-Header fields (all required, no others; `load_agent` checks every field and every array shape):
-
-=====================  ==================================================================
-``format``, ``version``  ``"pirate_envs.agent"``, ``2`` (``1``: the same without the two
-                         value fields at the end; such files still load, with no value head)
-``env_id``               the env the agent was trained on
-``env_kwargs``           the env options it was trained with (``num_players`` included)
-``observation_size``     the length of the observation vector it reads
-``observation_layout``   ``[[piece name, shape], ...]``: the env's layout it was trained on
-``num_actions``          the size of the action table
-``layer_sizes``          ``[observation_size, hidden..., num_actions]``
-``activation``           of the hidden layers: ``Tanh``, ``ReLU`` or ``Identity``
-``action_head``          ``{"kind": "flat"}``, or ``{"kind": "features", "num_features": k}``
-                         for the action-feature head (``agents.ppo.action_head``), stored as the
-                         one linear layer it equals
-``player_counts``        the table sizes it was trained for
-``reward_mode``          ``win`` or ``score`` (or ``null`` when unknown)
-``training``             ``{"command": str or null, "timesteps": int or null, "figures": {...}}``
-``value_layer_sizes``    ``[observation_size, hidden..., 1]`` of the value network, or ``null``
-                         (no value head); it reads the same inputs, with the same activation
-``value_target``         what the value estimates (``null`` exactly when there is no value head):
-                         ``{"kind": "win_share", "scale": 1.0, "gamma": g}``, the expected
-                         discounted rest of the zero-sum win reward of the seat whose
-                         observation it reads (winners share +1, losers share -1;
-                         `pirate_envs.core.rewards`), or ``{"kind":
-                         "score", "scale": s, "gamma": g}``, its expected discounted future score
-                         changes times ``s`` (the env's ``SCORE_SCALE``); ``g`` is the discount
-                         it was trained with (``null``: unknown)
-=====================  ==================================================================
-
-An env whose layout gained pieces still runs an agent as long as every piece of its
-``observation_layout`` exists with the same shape: `input_index` picks its inputs by name.
-An agent trained with the env option ``table_layout="max"`` (its layout ends in ``seat_present``)
-also plays an env of the default ``"seated"`` layout at any of its ``player_counts``: its
-per-player rows are filled from the seated rows, absent seats with zeros, ``seat_present`` with
-one per player; and a seated agent plays a ``"max"`` env at its table size (the players' rows).
-
-Loading checks the file before decompressing anything: the zip archive's directory (member
-names, declared sizes, compression) and each ``.npy`` member's header (dtype and shape against
-the JSON header's ``layer_sizes`` and ``value_layer_sizes``), under the caps below (the two
-networks together); then every weight must be finite. Any fault of a file, also of a legacy
-SB3 ``.zip`` (``agents.policy.agent.read_sb3_zip``), is a `CheckpointError`: a ``ValueError``
-of one line naming the file and the fault.
+`save_agent` writes and `load_agent` reads a trained agent: a JSON header and the float32 layers
+of its policy (and value) network, every field and shape checked before anything is decompressed;
+any fault is a `CheckpointError` (a one-line ``ValueError`` naming the file). The members, the
+header's fields, how an agent plays another table layout and the loading checks are in
+``docs/guides/agent_file.md``.
 """
 
 from __future__ import annotations
