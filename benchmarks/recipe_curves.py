@@ -20,29 +20,16 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import os
-import subprocess
 import sys
-import time
 from pathlib import Path
+
+from learners_equal_budget import timed
 
 from agents.training.recipes import Recipe, recipe_for
 from pirate_envs.core.files import write_atomic
 
 #: Fractions of the budget whose checkpoints are played (the nearest checkpoint at or after each).
 CURVE_POINTS = (1 / 12, 1 / 6, 1 / 3, 1 / 2, 3 / 4, 1.0)
-
-
-def timed(command: list[str], log: Path) -> dict:
-    """Run ``command`` (output to ``log``); its exit code, wall and CPU seconds (user + system, from wait4)."""
-    start = time.perf_counter()
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with open(log, "w") as out:
-        env = {**os.environ, "OMP_NUM_THREADS": "1"}
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
-        _, status, usage = os.wait4(process.pid, 0)
-    return {"exit": os.waitstatus_to_exitcode(status), "wall_s": round(time.perf_counter() - start, 1),
-            "cpu_s": round(usage.ru_utime + usage.ru_stime, 1)}  # fmt: skip
 
 
 def play(recipe: Recipe, agent: str, opponent: str, seed: int, folder: Path) -> dict:
@@ -72,6 +59,7 @@ def curve_steps(steps: list[int], budget: int) -> list[int]:
 def one_seed(recipe: Recipe, seed: int, out: Path) -> list[dict]:
     """Train one seed (unless its run is there) and play its curve's checkpoints; the rows."""
     run = out / f"seed{seed}"
+    (out / "eval").mkdir(parents=True, exist_ok=True)
     rows: list[dict] = []
     if not (run / "summary.json").is_file():
         command = [sys.executable, "-m", "experiments.train", "--env-id", recipe.env_id, *recipe.flags(),

@@ -31,7 +31,7 @@ from agents.selfplay.vec_env import ENGINES
 from agents.training import plan as planning
 from agents.training.evaluation import EVALUATOR
 from agents.training.plan import ACTIVATION_FLAGS, RunPlan, make_plan
-from agents.training.recipes import Recipe, recipe_for
+from agents.training.recipes import recipe_for
 from agents.training.run import newest_checkpoint
 from agents.training.run import train as run_training
 from experiments.cli import (
@@ -560,8 +560,8 @@ def recipe_note(args: TrainArgs, given: set[str]) -> str | None:
     taken = [] if recipe is None else [name for name in recipe.train if name not in given]
     if not taken:
         return None
-    flags = Recipe(args.env_id, recipe.about, {name: recipe.train[name] for name in taken}).flags()
-    return f"train: the {args.env_id} recipe sets {shlex.join(flags)} (--recipe none: the plain defaults)"
+    flags = shlex.join(recipe.flags(taken))
+    return f"train: the {args.env_id} recipe sets {flags} (--recipe none: the plain defaults)"
 
 
 def main(argv: list[str] | None = None) -> Path:

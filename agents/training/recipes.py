@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -30,10 +31,13 @@ class Recipe:
     train: dict[str, Any]
     evaluation: dict[str, Any] = field(default_factory=dict)
 
-    def flags(self) -> list[str]:
-        """The recipe's ``train`` settings as ``experiments.train`` flags (after ``--env-id``)."""
+    def flags(self, names: Iterable[str] | None = None) -> list[str]:
+        """The recipe's ``train`` settings (only ``names``, when given) as ``experiments.train`` flags."""
         words: list[str] = []
+        chosen = set(self.train if names is None else names)
         for name, value in self.train.items():
+            if name not in chosen:
+                continue
             flag = "--" + name.replace("_", "-")
             if isinstance(value, bool):
                 words.append(flag if value else "--no-" + name.replace("_", "-"))
