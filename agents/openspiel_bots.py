@@ -6,26 +6,11 @@ An outside baseline, implemented by others: ``open_spiel.python.algorithms.ismct
 game as `pirate_envs.openspiel` offers it to OpenSpiel (the same rules engine, ``returns="win"``).
 Nothing of the project's own search is used but the first redraw below.
 
-* **Names**: ``openspiel:ismcts`` (`DEFAULT_SIMULATIONS` simulations a move) and
-  ``openspiel:ismcts:<simulations>`` (1 to `MAX_SIMULATIONS`).
-* **Honest**, as ``mcts``: the agent holds the raw env it plays (``env=``) and at each move copies
-  its engine with everything the seat cannot see redrawn from the agent's own generator
-  (`agents.search.ismcts.determinize`, blind to the order of the true cards); the bot's state is
-  that copy (`pirate_envs.openspiel.state_from_engine`), and each simulation redraws a world from
-  it with ``resample_from_infostate``. The bot keys its tree on the seat's screen
-  (``information_state_string``), OpenSpiel's choice; no perfect recall under sampled chance.
-* **Seeded**: the bot's, the evaluator's and the redraws' generators come from the agent's seed,
-  so the same seed and the same positions give the same moves. (OpenSpiel's default redraw asks
-  ``pyspiel.UniformProbabilitySampler`` for its first number, which is seeded from the system's
-  entropy: without the seeded redraw here a game would not replay.)
-* **Settings**: ``uct_c=2.0`` as in OpenSpiel's examples, and OpenSpiel's defaults (the most visited
-  move, every world drawn afresh); a move with one legal action is played without search. In Piraten
-  Kapern, whose seat screen does not say whether the Sorceress is spent (two positions with one
-  screen can differ in their legal re-rolls), OpenSpiel's ``allow_inconsistent_action_sets``
-  (`INCONSISTENT_ACTION_SETS`).
-
-Needs the ``open-spiel`` wheel (the extra ``openspiel``): without it, building the agent raises
-one ``ImportError`` line naming the extra, before any game.
+Honest as ``mcts`` (the worlds redrawn from the seat by `agents.search.ismcts.determinize`), seeded,
+``uct_c=2.0`` and OpenSpiel's defaults; Kapern with ``allow_inconsistent_action_sets``
+(`INCONSISTENT_ACTION_SETS`). Needs the ``open-spiel`` wheel (the extra ``openspiel``): without it,
+building the agent raises one ``ImportError`` line naming the extra, before any game. The names,
+the redraws, the seeds and the settings: ``docs/guides/openspiel.md`` ("How the bot plays").
 """
 
 from __future__ import annotations
