@@ -38,7 +38,7 @@ from sb3_contrib.common.wrappers import ActionMasker
 
 from agents.policy.agent import policy_from_sb3
 from agents.ppo.algorithm import LeanMaskablePPO, PPOLoop, PPOSettings, sb3_forward
-from agents.selfplay.opponents import parse_weights
+from agents.selfplay.opponents import SELF, parse_weights, split_weight
 from agents.selfplay.vec_env import make_vec_env
 from experiments.train import TrainArgs, policy_spec
 
@@ -196,19 +196,25 @@ def bench_tutorial(timesteps: int, threads: int) -> Timing:
     return timed_learn(model, timesteps, model.n_steps)
 
 
+def rllib_opponent(spec: str, snapshot: str) -> str:
+    """A ``name[:weight]`` of train's opponent pool in RLlib's words: train's ``self`` is RLlib's ``snapshot``."""
+    name, weight = split_weight(spec)
+    return f"{snapshot}:{weight:g}" if name == SELF else spec
+
+
 def bench_rllib(
     timesteps: int, env_id: str, num_players: int, env_runners: int, envs_per_runner: int, cpus: int
 ) -> float:
     import ray
     from ray.tune.registry import register_env
 
-    from agents.rllib.env import LEARNER, LeagueEnv
+    from agents.rllib.env import LEARNER, SNAPSHOT, LeagueEnv
     from agents.rllib.training import ENV_NAME, build_config
     from experiments import rllib_selfplay
     from experiments.cli import parse_plan
 
     defaults = TrainArgs()
-    pool = [spec.replace("self", "snapshot", 1) if spec.startswith("self") else spec for spec in defaults.opponents]
+    pool = [rllib_opponent(spec, SNAPSHOT) for spec in defaults.opponents]
     argv = [
         "--env-id", env_id, "--num-players", str(num_players), "--seed", "0", "--num-snapshots", "1",
         "--train-batch-size", str(defaults.n_steps * defaults.num_envs), "--minibatch-size", str(defaults.batch_size),
