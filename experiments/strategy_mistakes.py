@@ -1,13 +1,15 @@
 """Where play goes wrong: the regret of the heuristic's and the rule card's decisions, per situation, for the pages.
 
-    python -m experiments.strategy_mistakes --env-ids skull_king_v0
+    python -m experiments.strategy_mistakes --env-ids skull_king_v0      # into runs/strategy/stats
+    python -m experiments.strategy_mistakes --out docs/strategy           # the committed statistics
 
 For every game (``--env-ids``) it plays the game's plan (`agents.analysis.mistakes.run.PLANS`: games
 per agent and the search budget) of ``heuristic`` and the rule card ``rules:<env_id>``, each at one
 seat (rotating) against ``heuristic``, values every decision with two or more legal moves (Kapern:
 the exact one-turn oracle; the others: the ``halving`` search at the budget, re-measured on fresh
 worlds; `agents.analysis.mistakes.regret`), and writes ``<out>/stats/<game>_mistakes.json``
-atomically; ``python -m experiments.strategy_pages --from-stats`` then writes the pages' section
+atomically (``--out`` defaults to ``runs/strategy``, untracked: the committed statistics are made with
+``--out docs/strategy``); ``python -m experiments.strategy_pages --from-stats`` then writes the pages' section
 "Where play goes wrong". ``--games`` and ``--budget`` replace the plan's (0: the plan's; Kapern has
 no budget: its regret is exact). Bad arguments end the command with one line and exit status 2.
 """
@@ -31,7 +33,7 @@ from pirate_envs.core.files import write_atomic
 class StrategyMistakesArgs:
     """Measure where the heuristic and the rule card lose points, per situation, and write the statistics."""
 
-    out: str = field(default="docs/strategy", metadata={"help": "folder whose stats/ gets <game>_mistakes.json"})
+    out: str = field(default="runs/strategy", metadata={"help": "folder whose stats/ gets <game>_mistakes.json"})
     games: int = field(default=0, metadata={"help": "games per agent (0: the plan's; else at least 2)", "min": 0})
     budget: int = field(default=0, metadata={"help": "search rollouts per move (0: the plan's; not Kapern)", "min": 0})
     seed: int = field(default=0, metadata={"help": "seed of the first game", "min": 0})

@@ -18,7 +18,7 @@ from typing import Any
 
 import pirate_envs
 from agents.analysis import analyze
-from agents.analysis.advice.page import advice_section
+from agents.analysis.advice.page import MEASURE_COMMAND, advice_section
 from agents.analysis.mistakes.page import mistakes_section
 from agents.analysis.report import cell_text, plot_stat, stat_table
 from agents.analysis.tallies import ALL
@@ -226,7 +226,9 @@ def page_text(
         + ("," if mistakes is not None else " and"),
         f"`stats/{game}_advice.json`"
         + (f" and `stats/{game}_mistakes.json`" if mistakes is not None else "")
-        + ": every number and every sentence below comes from those runs (the",
+        + f" (written by `{MEASURE_COMMAND} --out docs/strategy`"
+        + (" and `python -m experiments.strategy_mistakes --out docs/strategy`" if mistakes is not None else "")
+        + "): every number and every sentence below comes from those runs (the",
         "sentences are templates filled from the figures);",
         "to change the page, change the generator (`experiments/strategy_pages.py`) and run it again.",
         "",

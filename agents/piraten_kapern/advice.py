@@ -4,7 +4,11 @@ dice to and from the Treasure Chest (the rules below treat every move but stoppi
 
 The one-turn oracle maximises a turn's points; the race to the target (`agents.piraten_kapern.race`)
 plays differently near the end: far behind it gambles, in the final round only beating the leader
-counts. The last two rules say so in words, and are measured like the others.
+counts. Two rules say so in words, and are measured like the others.
+
+The rules contradict where they overlap ("0-1 skulls, roll again" beside "2,000+ at stake, stop"), so
+`ADVICE` is their precedence: a player checks them in this order and the first that applies decides,
+the narrower before the broader (the last turn, a Sea Battle, the race, then the skull counts).
 """
 
 from __future__ import annotations
@@ -64,9 +68,36 @@ def _behind_after_stopping(obs, layout, target: float) -> np.ndarray:
 
 ADVICE: tuple[Rule, ...] = (
     Rule(
-        "roll_on_low_skulls",
-        "With no skull or one skull showing, roll again.",
-        lambda obs, legal, layout: _normal_roll(obs, layout) & (_skulls(obs, layout) <= 1),
+        "final_turn_never_stop_behind",
+        "On your last turn (the other player has reached 6,000), never stop while your total would not beat theirs.",
+        lambda obs, legal, layout: (
+            (piece(obs, layout, "final_round")[:, 0] > 0.5) & _behind_after_stopping(obs, layout, TARGET)
+        ),
+        _roll_on,
+    ),
+    Rule(
+        "sea_battle_roll_on",
+        "In a Sea Battle, roll again until you show the sabres it asks for: stopping short loses its points anyway.",
+        lambda obs, legal, layout: _normal_roll(obs, layout) & _sea_battle_short(obs, layout),
+        _roll_on,
+    ),
+    Rule(
+        "gamble_when_trailing_late",
+        "Near the end (the other player at 5,000 or more) and still behind with this turn's points, "
+        "roll again even on two skulls.",
+        lambda obs, legal, layout: (
+            _normal_roll(obs, layout) & (_skulls(obs, layout) == 2) & _behind_after_stopping(obs, layout, 5 / 6)
+        ),
+        _roll_on,
+    ),
+    Rule(
+        "roll_on_two_skulls_little_at_stake",
+        "With two skulls showing and under 300 points at stake, roll again: there is little to lose.",
+        lambda obs, legal, layout: (
+            _normal_roll(obs, layout)
+            & (_skulls(obs, layout) == 2)
+            & (piece(obs, layout, "turn_points")[:, 0] * POINTS_SCALE < 300)
+        ),
         _roll_on,
     ),
     Rule(
@@ -86,36 +117,9 @@ ADVICE: tuple[Rule, ...] = (
         _stop,
     ),
     Rule(
-        "gamble_when_trailing_late",
-        "Near the end (the other player at 5,000 or more) and still behind with this turn's points, "
-        "roll again even on two skulls.",
-        lambda obs, legal, layout: (
-            _normal_roll(obs, layout) & (_skulls(obs, layout) == 2) & _behind_after_stopping(obs, layout, 5 / 6)
-        ),
-        _roll_on,
-    ),
-    Rule(
-        "final_turn_never_stop_behind",
-        "On your last turn (the other player has reached 6,000), never stop while your total would not beat theirs.",
-        lambda obs, legal, layout: (
-            (piece(obs, layout, "final_round")[:, 0] > 0.5) & _behind_after_stopping(obs, layout, TARGET)
-        ),
-        _roll_on,
-    ),
-    Rule(
-        "sea_battle_roll_on",
-        "In a Sea Battle, roll again until you show the sabres it asks for: stopping short loses its points anyway.",
-        lambda obs, legal, layout: _normal_roll(obs, layout) & _sea_battle_short(obs, layout),
-        _roll_on,
-    ),
-    Rule(
-        "roll_on_two_skulls_little_at_stake",
-        "With two skulls showing and under 300 points at stake, roll again: there is little to lose.",
-        lambda obs, legal, layout: (
-            _normal_roll(obs, layout)
-            & (_skulls(obs, layout) == 2)
-            & (piece(obs, layout, "turn_points")[:, 0] * POINTS_SCALE < 300)
-        ),
+        "roll_on_low_skulls",
+        "With no skull or one skull showing, roll again.",
+        lambda obs, legal, layout: _normal_roll(obs, layout) & (_skulls(obs, layout) <= 1),
         _roll_on,
     ),
 )
@@ -128,8 +132,8 @@ PLAN = AdvicePlan(
     "The network, like the oracle it is distilled from, plays each turn for its points. Winning is a race, "
     "and near the end the race's advice differs (`agents.piraten_kapern.race` solves it for two players): on "
     "the last turn only beating the leader counts, so a player behind must roll on where a points-maximiser "
-    "stops. The last two rules of the list put that in words; the findings below say which of them the "
-    "games bear out.",
+    "stops. Two rules put that in words (`final_turn_never_stop_behind`, `gamble_when_trailing_late`); the "
+    "findings below say which of them the games bear out.",
 )
 
 #: A decision works when its turn ends with points banked (the turn is not lost to skulls).

@@ -1,7 +1,10 @@
 """Skull King's advice: rules of play read from the observation, each measured by intervention
 (`agents.analysis.advice`). Kinds: suit cards ``suit * 13 + rank`` (suit 3: the black trumps),
 52 Escape, 53 Pirate, 54 Mermaid, 55 Skull King, 56 Scary Mary; card actions ``11 + token``
-(token 56: Mary as a Pirate, 57: Mary as an Escape); bid actions ``0 .. 10``."""
+(token 56: Mary as a Pirate, 57: Mary as an Escape); bid actions ``0 .. 10``.
+
+`ADVICE` is in the order a player checks the rules, the first that applies deciding: leading with the bid
+made and Scary Mary but no Escape in hand, "play an Escape" (Mary as one) comes before "hold Scary Mary back"."""
 
 from __future__ import annotations
 
@@ -72,16 +75,16 @@ ADVICE: tuple[Rule, ...] = (
         lambda obs, legal, layout: _moves(len(obs), slice(BID_OFFSET, BID_OFFSET + 4)),
     ),
     Rule(
-        "do_not_lead_specials",
-        "When you lead, hold your Pirates, Mermaids, Skull King and Scary Mary back: lead a suit card or an Escape.",
-        lambda obs, legal, layout: _leading(obs, layout),
-        lambda obs, legal, layout: _moves(len(obs), slice(CARD_OFFSET, CARD_OFFSET + PIRATE)),
-    ),
-    Rule(
         "escape_once_made",
         "Once your bid is made, play an Escape when you can.",
         lambda obs, legal, layout: _playing(obs, layout) & _bid_made(obs, layout),
         lambda obs, legal, layout: _moves(len(obs), ESCAPE_PLAYS),
+    ),
+    Rule(
+        "do_not_lead_specials",
+        "When you lead, hold your Pirates, Mermaids, Skull King and Scary Mary back: lead a suit card or an Escape.",
+        lambda obs, legal, layout: _leading(obs, layout),
+        lambda obs, legal, layout: _moves(len(obs), slice(CARD_OFFSET, CARD_OFFSET + PIRATE)),
     ),
 )
 

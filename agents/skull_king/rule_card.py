@@ -3,7 +3,8 @@
 Bidding reads the hand (trumps, high cards, special cards, the hand number); playing reads the
 trick (leading or following, whether a legal card takes the trick as it stands, last to play)
 and the bid (tricks still needed). Moves: a bid from a count of the hand, or a card by its
-strength among the legal ones (`agents.skull_king.heuristic.token_strength`).
+strength among the legal ones (`agents.skull_king.heuristic.token_strength`). `terms` defines in words
+the terms a card uses that a player cannot read off the table (the rough trick count), from the code.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from typing import Any
 import numpy as np
 
 from agents.rules.vocabulary import Choice, Feature, Vocabulary, agent_choice
-from agents.skull_king.heuristic import SkullKingHeuristic, choose_bid, token_strength
+from agents.skull_king.heuristic import SkullKingHeuristic, choose_bid, token_strength, win_chances
 from pirate_envs.skull_king.actions import BID_OFFSET, CARD_OFFSET, NUM_ACTIONS
 from pirate_envs.skull_king.cards import (
     ESCAPE,
     MARY_ESCAPE,
     MERMAID,
+    NUM_RANKS,
     NUM_SUIT_CARDS,
     PIRATE,
     SCARY_MARY,
@@ -198,4 +200,32 @@ CHOICES = (
 
 VOCABULARY = Vocabulary("skull_king_v0", FEATURES, CHOICES, fallback="heuristic", players=4, balance="bidding")
 
-__all__ = ["VOCABULARY", "strong_cards"]
+
+def _value(chance: float) -> str:
+    return f"{chance:.2f}"
+
+
+def terms(num_players: int) -> list[str]:
+    """Markdown lines that define the rough trick count (`choose_bid`) at ``num_players`` in words a player can
+    apply at the table: the value each card adds, from `win_chances` itself (hundredths)."""
+    chances = win_chances(num_players)
+    ranks = range(1, NUM_RANKS + 1)
+    trump = {rank_of(k): chances[k] for k in range(NUM_SUIT_CARDS) if suit_of(k) == TRUMP_SUIT}
+    coloured = {rank_of(k): chances[k] for k in range(NUM_SUIT_CARDS) if suit_of(k) != TRUMP_SUIT}
+    return [
+        f"**Your rough trick count** (the simple heuristic's bid; at {num_players} players): add up a value for "
+        f"each card in your hand: the Skull King {_value(chances[SKULL_KING])}, Scary Mary "
+        f"{_value(chances[SCARY_MARY])}, each Pirate {_value(chances[PIRATE])}, each Mermaid "
+        f"{_value(chances[MERMAID])}, each Escape {_value(chances[ESCAPE])}, and a numbered card by its colour "
+        "and rank from the table below (each value is the card's rough chance to win a trick); round the sum "
+        "to the nearest whole number (exactly one half goes to the even number) and keep it between 0 and the "
+        "hand number (the cards dealt to each).",
+        "",
+        "| rank | " + " | ".join(str(rank) for rank in ranks) + " |",
+        "|---|" + "---|" * NUM_RANKS,
+        "| black (trump) | " + " | ".join(_value(trump[rank]) for rank in ranks) + " |",
+        "| coloured | " + " | ".join(_value(coloured[rank]) for rank in ranks) + " |",
+    ]
+
+
+__all__ = ["VOCABULARY", "strong_cards", "terms"]

@@ -1,8 +1,8 @@
-"""Play a rule's two arms on the same duplicate deals of the batched engine; per-game outcomes.
+"""Play a rule's arms on the same duplicate deals of the batched engine; per-game outcomes.
 
 Game ``g`` of a seed list is dealt as ``pirate_envs.vector.make(env_id, 1, seed=seeds[g])`` deals
-(`agents.analysis.batched.deal_games`). The focal agent (the base agent with or without the rule)
-sits at seat ``g mod n``; every other seat is played by ``opponent``. Both arms get the very same
+(`agents.analysis.batched.deal_games`). The focal agent (the base agent with or without the rule,
+or as it plays) sits at seat ``g mod n``; every other seat is played by ``opponent``. All arms get the very same
 deals and seats, so an arm-to-arm difference of game ``g`` is a paired (duplicate) comparison.
 A seat's win share is ``1/w`` for ``w`` winners (by the final step's rewards), 0 when truncated.
 Where the game declares an `Outcome`, each counted decision is also followed to the end of its unit
@@ -93,7 +93,7 @@ def play_arm(
     env_id: str,
     base: Callable[[Any, int], BatchedAgent],
     opponent: str,
-    rule: Rule,
+    rule: Rule | None,
     arm: str,
     seeds: Sequence[int],
     env_kwargs: dict[str, Any] | None = None,
@@ -101,7 +101,8 @@ def play_arm(
     outcome: Outcome | None = None,
 ) -> ArmGames:
     """Play ``seeds`` (one game each), ``base(table, slots)`` WITH or WITHOUT ``rule`` (``arm``) at the focal
-    seat; with ``outcome``, each counted decision is followed to its unit's end (``tried``, ``works``)."""
+    seat; with ``outcome``, each counted decision is followed to its unit's end (``tried``, ``works``).
+    ``rule=None``: the base agent as it plays (``arm`` is ignored; no counts, no outcome)."""
     import pirate_envs
     import pirate_envs.vector
 
@@ -111,7 +112,9 @@ def play_arm(
     venv.reset()
     n = venv.num_players
     table = pirate_envs.make(env_id, raw=True, num_players=n, **(env_kwargs or {}))
-    focal = RuleAgent(base(table, rows * n), rule, arm, venv.observation_layout, rows * n)
+    agent = base(table, rows * n)
+    focal = agent if rule is None else RuleAgent(agent, rule, arm, venv.observation_layout, rows * n)
+    outcome = None if rule is None else outcome
     other = make_batched_agent(opponent, env_id, table, rows * n, seed=1)
     out = ArmGames(*(np.zeros(len(seeds)) for _ in range(2)), *(np.zeros(len(seeds), np.int64) for _ in range(4)))
     for first in range(0, len(seeds), rows):
@@ -127,7 +130,8 @@ def play_arm(
         if tally is not None:
             out.tried[sl], out.works[sl] = tally.tried, tally.works
         focal_slots = np.arange(len(chunk)) * n + (first + np.arange(len(chunk))) % n
-        out.hits[sl], out.follows[sl] = focal.hits[focal_slots], focal.follows[focal_slots]
+        if rule is not None:
+            out.hits[sl], out.follows[sl] = focal.hits[focal_slots], focal.follows[focal_slots]
     return out
 
 

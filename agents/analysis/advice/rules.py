@@ -2,12 +2,13 @@
 
 Conditions and prescriptions act on rows at once: ``observations`` ``(M, D)`` (each row a seat's
 observation vector, which encodes its View) and ``masks`` ``(M, A)`` (its legal moves), read by
-piece name through the table's `ObservationLayout` (`piece`).
+piece name through the table's `ObservationLayout` (`piece`). A game's rules are read in order, the
+first that applies deciding where two contradict (`deciding`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +39,20 @@ class Rule:
         return choice, moves
 
 
+def deciding(rules: Sequence[Rule], observations: np.ndarray, masks: np.ndarray, layout: Any) -> np.ndarray:
+    """``(R, M)`` bools: the rows where each of ``rules``, checked in order (the first that applies decides),
+    decides: it has a real choice and no earlier rule with a real choice there prescribes none of its moves
+    (a contradiction: the earlier rule wins it)."""
+    applied = [rule.applies(observations, masks, layout) for rule in rules]
+    out = np.zeros((len(rules), len(observations)), dtype=bool)
+    for i, (choice, moves) in enumerate(applied):
+        beaten = np.zeros(len(observations), dtype=bool)
+        for earlier, earlier_moves in applied[:i]:
+            beaten |= earlier & ~(moves & earlier_moves).any(axis=1)
+        out[i] = choice & ~beaten
+    return out
+
+
 def piece(observations: np.ndarray, layout: Any, name: str) -> np.ndarray:
     """The columns of piece ``name`` of every row, shaped ``(M, *piece shape)``."""
     p = layout.piece(name)
@@ -52,4 +67,4 @@ def actions(num_actions: int, chosen: Any) -> np.ndarray:
     return out
 
 
-__all__ = ["Condition", "Prescription", "Rule", "actions", "piece"]
+__all__ = ["Condition", "Prescription", "Rule", "actions", "deciding", "piece"]

@@ -16,6 +16,7 @@ import numpy as np
 
 from agents.analysis.rule_cards.positions import Positions, collect_positions
 from agents.evaluation import run_tournament
+from agents.games import game_module
 from agents.rules.card import RuleCard, card_text
 from agents.rules.distil import card_actions, distil
 from agents.rules.vocabulary import Vocabulary
@@ -206,5 +207,12 @@ def markdown(figures: dict[str, dict[str, Any]]) -> str:
             "```text",
             f["card_text"],
             "```",
+            *_terms(env_id, f["vs_heuristic"]["players"]),
         ]
     return "\n".join(lines) + "\n"
+
+
+def _terms(env_id: str, players: int) -> list[str]:
+    """The card's terms in words, where the game defines some (``agents.<game>.rule_card.terms``)."""
+    define = getattr(game_module(env_id, "rule_card"), "terms", None)
+    return ["", "Terms the card uses:", "", *define(players)] if define is not None else []

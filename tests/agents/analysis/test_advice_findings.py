@@ -12,8 +12,12 @@ def _effect(mean, p):
     return {"mean": mean, "low": mean - 0.01, "high": mean + 0.01, "p": p, "n": 1000}
 
 
-def _measured(win_mean, win_p):
+def _measured(win_mean, win_p, gain=0.05):
     return {
+        "win_own": 0.25,
+        "win_own_when_up": 0.25,
+        "win_gain": _effect(gain, 0.001),
+        "score_gain": _effect(2.0, 0.01),
         "follows": {"rate": 0.9, "low": 0.85, "high": 0.95, "trials": 500, "games": 300},
         "games_with_choice": 300,
         "win_with": 0.3 if win_mean >= 0 else 0.2,
@@ -63,18 +67,34 @@ def test_only_findings_that_pass_holm_and_replicate_are_printed():
     for dropped in ("fails_replication", "flips_sign", "fails_holm_a", "fails_holm_b"):
         assert dropped not in text
     assert "2 of 6 rules tested are published" in text
-    assert "Doing it loses" in text and "* Not advised: **Words of harmful.**" in text  # a harmful rule loses
-    assert "it beats never doing it" not in text  # not said of a rule that loses
-    assert "comes up in 50% of games; in those, the agent wins 35% of them following it and 15%" in text
+    assert "doing it loses" in text and "* Not advised: **Words of harmful.**" in text  # a harmful rule loses
+    assert (
+        "comes up in 50% of games; in those, the agent wins 35% of them following it, 25% as it plays and 15%" in text
+    )
     assert "replication: +9.0" in text  # the replication's figure beside the finding
-    assert "Always doing it wins less" not in text  # 30% with the rule against a fair 25%
 
 
-def test_a_rule_whose_with_arm_loses_to_the_agent_as_it_is_is_flagged():
+def test_a_rule_that_beats_its_forced_opposite_but_loses_to_the_agents_own_play_says_so_first():
     stats = _stats([("costly", (0.1, 1e-6), (0.09, 1e-5))])
-    stats["rules"][0]["discovery"]["win_with"] = 0.18  # below 0.9 x the fair 1/4
+    stats["rules"][0]["discovery"]["win_gain"] = _effect(-0.07, 1e-4)
     text = "\n".join(advice_section(stats))
-    assert "Always doing it wins less than the agent's own play (18% against the 25% it wins as it is" in text
+    headline = "following it always loses 7.0 points of win share against the agent's judgment: -7.0 [-8.0, -6.0]"
+    assert headline in text and text.index(headline) < text.index("Against its forced opposite: doing it wins +10.0")
+
+
+def test_the_exploitability_is_the_largest_gain_over_own_play_of_a_published_rule():
+    from agents.analysis.advice.findings import exploitability, exploitability_line
+
+    stats = _stats(
+        [("small", (0.1, 1e-6), (0.09, 1e-5)), ("big", (0.1, 1e-6), (0.09, 1e-5)), ("lost", (0.1, 0.5), (0.1, 0.5))]
+    )
+    for rule, gain in zip(stats["rules"], (0.02, 0.2, 0.5)):  # the unpublished rule's gain does not count
+        rule["discovery"]["win_gain"] = rule["replication"]["win_gain"] = _effect(gain, 1e-6)
+    stats["exploitability"] = exploitability(stats)
+    assert stats["exploitability"]["rule"] == "big" and stats["exploitability"]["replication"]["mean"] == 0.2
+    assert "big, lifts ppo:skull_king_v0 by +20.0 [+19.0, +21.0] points" in exploitability_line(stats)
+    assert exploitability_line(stats).endswith("above the 3-point bar")
+    assert "`big`: +20.0 [+19.0, +21.0] points of win share on the replication set" in "\n".join(advice_section(stats))
 
 
 def test_the_seed_sets_are_disjoint_and_fixed():
@@ -93,6 +113,9 @@ def test_both_arms_play_the_same_duplicate_deals():
     assert measured["win_effect"]["mean"] == 0 and measured["score_effect"]["mean"] == 0
     assert measured["follows"]["trials"] == 0 and measured["came_up"] == 0
     assert measured["win_with"] == pytest.approx(measured["win_without"])
+    # ... and the agent as it plays too: nothing gained over its own play
+    assert measured["win_gain"]["mean"] == 0 and measured["score_gain"]["mean"] == 0
+    assert measured["win_own"] == pytest.approx(measured["win_with"])
 
 
 def test_a_rule_changes_the_games_where_it_applies():
