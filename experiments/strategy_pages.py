@@ -3,29 +3,19 @@
     python -m experiments.strategy_pages --out docs/strategy
     python -m experiments.strategy_pages --out docs/strategy --from-stats   # the pages only, from stats/
 
-Each page opens with the game's advice, measured by intervention (``stats/<game>_advice.json``,
-written by ``python -m experiments.strategy_advice``; only findings that replicate are printed:
-`agents.analysis.advice`); then where play goes wrong, the heuristic's and the rule card's costliest
-situations (``stats/<game>_mistakes.json``, written by ``python -m experiments.strategy_mistakes``:
-`agents.analysis.mistakes`), each section where its statistics exist; then the agent comparisons below.
+Each page opens with the game's advice (``stats/<game>_advice.json`` from ``experiments.strategy_advice``:
+`agents.analysis.advice`), then where play goes wrong (``stats/<game>_mistakes.json`` from
+``experiments.strategy_mistakes``: `agents.analysis.mistakes`), each where its statistics exist; then the
+agent comparisons: `PLANS`' seat-rotated games of the shipped agents (``random``, ``heuristic``,
+``ppo:<env_id>``, ``mcts``, Kapern's ``oracle``) played with `agents.analysis.analyze`, written into
+``--out`` as ``<game>.md`` (budget, findings in plain words, every statistic's table and plot),
+``img/<game>_<statistic>.png`` and ``stats/<game>.json`` (as ``stats.json`` of ``experiments.analyze``).
 
-For every game it plays `PLANS`' seat-rotated games of the shipped agents (``random``,
-``heuristic``, the shipped network ``ppo:<env_id>``, the tree search ``mcts``, Kapern's
-``oracle``) with `agents.analysis.analyze`, then writes into ``--out``:
-
-* ``<game>.md``: the budget (games, players, seeds, lineup), a few findings in plain words,
-  then every statistic's table (value [95% interval] n=observations) and its plot;
-* ``img/<game>_<statistic>.png``: the plots;
-* ``stats/<game>.json``: the run's description and every figure (as ``stats.json`` of
-  ``experiments.analyze``).
-
-Nothing on a page is typed by hand: each finding is a template filled from the statistics
-(`Finding`): two agents' figures with their intervals and the word for how they compare
-("above" or "below" where the 95% intervals do not overlap, else "not clearly different
-from"). ``--games`` plays that many games of every game instead of the plan's (a quick look);
-``--no-search`` leaves ``mcts`` out; ``--env-ids`` picks games; ``--from-stats`` plays nothing and
-writes the pages from the committed statistics in ``--out``'s ``stats/``. Every file is written
-atomically. Bad arguments end the command with one line and exit status 2.
+Nothing on a page is typed by hand: each finding is a template filled from the statistics (`Finding`:
+"above" or "below" where the 95% intervals do not overlap, else "not clearly different from").
+``--games`` plays that many games instead of the plan's, ``--no-search`` leaves ``mcts`` out,
+``--env-ids`` picks games, ``--from-stats`` plays nothing and writes the pages from ``--out``'s
+``stats/``. Files are written atomically; bad arguments end the command with one line (exit status 2).
 """
 
 from __future__ import annotations
