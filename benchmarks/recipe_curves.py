@@ -117,16 +117,23 @@ def main() -> None:
     (out / f"summary_{'_'.join(map(str, args.seeds))}.json").write_text(json.dumps(summary, indent=1))
 
 
-def dmc_rows(env_id: str, folders: list[Path]) -> list[dict]:
-    """The DMC runs of ``env_id`` in ``folders`` (each a ``learners_equal_budget.py`` output) as curve rows."""
+def dmc_rows(recipe: Recipe, folders: list[Path]) -> list[dict]:
+    """The DMC runs of the recipe's game in ``folders`` (each a ``learners_equal_budget.py`` output) as curve
+    rows: against the heuristics (played there), and against copies of the shipped network on the same deals
+    (played here)."""
     rows = []
     for folder in folders:
         for run in json.loads((folder / "summary.json").read_text())["runs"]:
-            if run["method"] == "dmc" and run["env_id"] == env_id and "win_rate" in run:
-                interval = {key: run[key] for key in ("win_rate", "win_low", "win_high", "mean_score", "games")}
-                rows.append({"method": "dmc", "env_id": env_id, "seed": run["seed"], "steps": None,
-                             "learn_cpu_s": run["cpu_s"], "against": "heuristic", "deals": "evaluation",
-                             **interval})  # fmt: skip
+            if run["method"] != "dmc" or run["env_id"] != recipe.env_id or "win_rate" not in run:
+                continue
+            interval = {key: run[key] for key in ("win_rate", "win_low", "win_high", "mean_score", "games")}
+            base = {"method": "dmc", "env_id": recipe.env_id, "seed": run["seed"], "steps": None,
+                    "learn_cpu_s": run["cpu_s"], "deals": "evaluation"}  # fmt: skip
+            rows.append({**base, "against": "heuristic", **interval})
+            agent = "dmc:" + str(folder / f"dmc_{recipe.env_id}_{run['seed']}.npz")
+            shipped = f"ppo:{recipe.env_id}"
+            played = play(recipe, agent, shipped, recipe.evaluation["seed"], folder / f"eval_shipped_{run['seed']}")
+            rows.append({**base, "against": shipped, **played})
     return rows
 
 
@@ -135,7 +142,7 @@ def report(recipe: Recipe, out: Path, results: Path, dmc: list[Path] = ()) -> No
     draw its curve."""
     rows = [row for path in sorted(out.glob("summary_*.json")) for row in json.loads(path.read_text())["rows"]]
     runs = [{"method": "shipped" if row["seed"] is None else "ppo", **row} for row in rows]
-    runs += dmc_rows(recipe.env_id, list(dmc))
+    runs += dmc_rows(recipe, list(dmc))
     summary = {"curve": recipe.command(), "eval_games": recipe.evaluation["games"],
                "eval_seed": recipe.evaluation["seed"], "validation_seed": recipe.evaluation["validation_seed"],
                "num_players": recipe.evaluation["num_players"], "runs": runs}  # fmt: skip
@@ -166,7 +173,7 @@ def draw_curve(summary: dict, env_id: str, path: Path) -> None:
                      [run["win_high"] - run["win_rate"] for _, run in points]]  # fmt: skip
             label = f"seed {seed}, against {'heuristics' if against == 'heuristic' else 'the shipped network'}"
             axes.errorbar(x, y, yerr=error, marker=marker, capsize=3, label=label)
-    dmc = [run for run in summary["runs"] if run["method"] == "dmc"]
+    dmc = [run for run in summary["runs"] if run["method"] == "dmc" and run["against"] == "heuristic"]
     if dmc:
         axes.errorbar([run["learn_cpu_s"] / 60 for run in dmc], [run["win_rate"] for run in dmc],
                       yerr=[[run["win_rate"] - run["win_low"] for run in dmc],

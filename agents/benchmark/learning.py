@@ -147,13 +147,13 @@ def _curve_table(runs: list[dict[str, Any]]) -> list[str]:
         if run["method"] == "shipped":
             lines.append(f"| the shipped network | — | — | {run['against']} | {run['deals']} | {_seed_cell(run)} |")
             continue
+        against = "n - 1 heuristics" if run["against"] == "heuristic" else f"n - 1 × `{run['against']}`"
         if run["method"] == "dmc":
             lines.append(
-                f"| {run['seed']} (DMC) | — | {run['learn_cpu_s'] / 60:.1f} | n - 1 heuristics | {run['deals']} "
+                f"| {run['seed']} (DMC) | — | {run['learn_cpu_s'] / 60:.1f} | {against} | {run['deals']} "
                 f"| {_seed_cell(run)} |"
             )
             continue
-        against = "n - 1 heuristics" if run["against"] == "heuristic" else f"n - 1 × `{run['against']}`"
         lines.append(
             f"| {run['seed']} | {run['steps']:,} | {run['learn_cpu_s'] / 60:.1f} | {against} | {run['deals']} "
             f"| {_seed_cell(run)} |"
