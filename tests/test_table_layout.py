@@ -11,13 +11,13 @@ import copy
 import hashlib
 import pickle
 import random
-import sys
 
 import numpy as np
 import pytest
 
 import pirate_envs
 from agents.base import action_blocks, sample_legal
+from tests.doc_pages import game_page
 
 #: The player counts each game allows (from its rule text).
 PLAYER_COUNTS = {
@@ -172,8 +172,8 @@ def test_bad_table_layout_is_one_clear_error(bad: object) -> None:
 
 @pytest.mark.parametrize("env_id", list(PLAYER_COUNTS))
 def test_each_game_documents_the_option(env_id: str) -> None:
-    text = sys.modules[pirate_envs.env_module(env_id).raw_env.__module__].__doc__
+    text = game_page(env_id)
     max_players = PLAYER_COUNTS[env_id][-1]
     size = pirate_envs.make(env_id, raw=True, num_players=max_players, table_layout="max").observation_layout.size
     assert "table_layout" in text and "seat_present" in text
-    assert f"= {size} floats" in text  # the "max" vector's size, as the docstring states it
+    assert f"= {size} floats" in text  # the "max" vector's size, as the game's page states it
