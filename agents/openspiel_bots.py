@@ -4,28 +4,13 @@ An outside baseline, implemented by others: ``open_spiel.python.algorithms.ismct
 (IS-MCTS after Cowling, Powley and Whitehouse, as OpenSpiel writes it) with OpenSpiel's
 ``RandomRolloutEvaluator`` (one random rollout to the end of the game a leaf), searching the
 game as `pirate_envs.openspiel` offers it to OpenSpiel (the same rules engine, ``returns="win"``).
-Nothing of the project's own search is used but the first redraw below.
+Nothing of the project's own search is used but the redraw that starts each move.
 
-* **Names**: ``openspiel:ismcts`` (`DEFAULT_SIMULATIONS` simulations a move) and
-  ``openspiel:ismcts:<simulations>`` (1 to `MAX_SIMULATIONS`).
-* **Honest**, as ``mcts``: the agent holds the raw env it plays (``env=``) and at each move copies
-  its engine with everything the seat cannot see redrawn from the agent's own generator
-  (`agents.search.ismcts.determinize`, blind to the order of the true cards); the bot's state is
-  that copy (`pirate_envs.openspiel.state_from_engine`), and each simulation redraws a world from
-  it with ``resample_from_infostate``. The bot keys its tree on the seat's screen
-  (``information_state_string``), OpenSpiel's choice; no perfect recall under sampled chance.
-* **Seeded**: the bot's, the evaluator's and the redraws' generators come from the agent's seed,
-  so the same seed and the same positions give the same moves. (OpenSpiel's default redraw asks
-  ``pyspiel.UniformProbabilitySampler`` for its first number, which is seeded from the system's
-  entropy: without the seeded redraw here a game would not replay.)
-* **Settings**: ``uct_c=2.0`` as in OpenSpiel's examples, and OpenSpiel's defaults (the most visited
-  move, every world drawn afresh); a move with one legal action is played without search. In Piraten
-  Kapern, whose seat screen does not say whether the Sorceress is spent (two positions with one
-  screen can differ in their legal re-rolls), OpenSpiel's ``allow_inconsistent_action_sets``
-  (`INCONSISTENT_ACTION_SETS`).
-
-Needs the ``open-spiel`` wheel (the extra ``openspiel``): without it, building the agent raises
-one ``ImportError`` line naming the extra, before any game.
+Honest as ``mcts`` (the worlds redrawn from the seat by `agents.search.ismcts.determinize`), seeded,
+``uct_c=2.0`` and OpenSpiel's defaults; Kapern with ``allow_inconsistent_action_sets``
+(`INCONSISTENT_ACTION_SETS`). Needs the ``open-spiel`` wheel (the extra ``openspiel``): without it,
+building the agent raises one ``ImportError`` line naming the extra, before any game. The names,
+the redraws, the seeds and the settings: ``docs/guides/openspiel.md`` ("How the bot plays").
 """
 
 from __future__ import annotations
@@ -36,42 +21,20 @@ from typing import Any
 import numpy as np
 
 from agents.search.ismcts import determinize
+from agents.spec import MAX_SIMULATIONS, OPENSPIEL_ISMCTS, parse_agent_name
 from pirate_envs.core.errors import check_range, shown
 from pirate_envs.openspiel import game_parameters, load_game, pyspiel_module, state_from_engine
 
-#: The prefix of every OpenSpiel agent name.
-PREFIX = "openspiel:"
-#: The one OpenSpiel bot offered: ``openspiel:ismcts[:<simulations>]``.
-ISMCTS = "openspiel:ismcts"
+#: The one OpenSpiel bot offered: ``openspiel:ismcts[:<simulations>]`` (its syntax: `agents.spec`).
+ISMCTS = OPENSPIEL_ISMCTS
 #: Simulations a move of ``openspiel:ismcts``: a round budget, each simulation one random rollout to the
 #: game's end (what a move costs per game: the reduced runs' results pages, docs/guides/openspiel.md).
 DEFAULT_SIMULATIONS = 100
-#: The most simulations a move taken (each one a random rollout to the end of the game).
-MAX_SIMULATIONS = 100_000
 #: The UCT exploration constant of ``ISMCTSBot`` (OpenSpiel's examples' value).
 UCT_C = 2.0
 #: Games whose seat screen, the bot's tree key, does not fix the legal moves, so that the bot runs with
 #: OpenSpiel's ``allow_inconsistent_action_sets``: Kapern's screen does not say whether the Sorceress is spent.
 INCONSISTENT_ACTION_SETS = frozenset({"piraten_kapern_v0"})
-
-
-def is_openspiel_name(name: str) -> bool:
-    """Whether ``name`` names an OpenSpiel agent (``openspiel:...``)."""
-    return name.startswith(PREFIX)
-
-
-def parse_ismcts_name(name: str) -> int:
-    """The simulations a move of ``openspiel:ismcts`` or ``openspiel:ismcts:<simulations>``; one-line ``ValueError``."""
-    rest = name.removeprefix(ISMCTS)
-    if rest == "":
-        return DEFAULT_SIMULATIONS
-    digits = rest.removeprefix(":")
-    if not rest.startswith(":") or not (digits.isascii() and digits.isdigit()) or len(digits) > 6:
-        raise ValueError(
-            f"bad OpenSpiel agent {shown(name)}: use {ISMCTS!r} or '{ISMCTS}:<simulations>' "
-            f"(an integer 1..{MAX_SIMULATIONS})"
-        )
-    return check_range("simulations", int(digits), 1, MAX_SIMULATIONS)
 
 
 @functools.cache
@@ -127,13 +90,14 @@ class ISMCTSAgent:
 def make_openspiel_agent(name: str, env_id: str, seed: int | None = None, env: Any = None) -> ISMCTSAgent:
     """The OpenSpiel agent ``name`` for ``env_id``, playing the raw env ``env``; one-line errors for a bad
     name, a missing ``env`` or a missing ``open-spiel`` wheel."""
-    if not name.startswith(ISMCTS):
+    spec = parse_agent_name(name)
+    if spec.kind != "openspiel":
         raise ValueError(f"no OpenSpiel agent {shown(name)}; available: {ISMCTS!r}, '{ISMCTS}:<simulations>'")
-    simulations = parse_ismcts_name(name)
+    simulations = DEFAULT_SIMULATIONS if spec.simulations is None else spec.simulations
     pyspiel_module()  # ImportError naming the extra, before anything else
     if env is None:
         raise ValueError(f"agent {name!r} searches the game it plays: pass the env it plays in (env=...)")
     return ISMCTSAgent(env, env_id, simulations, seed=seed)
 
 
-__all__ = ["DEFAULT_SIMULATIONS", "ISMCTS", "ISMCTSAgent", "is_openspiel_name", "make_openspiel_agent"]
+__all__ = ["DEFAULT_SIMULATIONS", "ISMCTS", "MAX_SIMULATIONS", "ISMCTSAgent", "make_openspiel_agent"]

@@ -4,54 +4,20 @@
 
 Prints learner steps per second of ``MaskablePPO.learn`` (rollouts and gradient updates
 together, after one warm-up rollout), and the share of that time spent in the PPO update, for
+ours on the batched engine (``skull_king_v0``, 4 players, ``--batched-num-envs`` games in this
+process, the defaults of ``experiments.train``), the same pipelined (in a thread, or the update
+in a child process), the same with sb3-contrib's own ``MaskablePPO.train``, ours with one game per
+env, PettingZoo's ``sb3_connect_four_action_mask.py`` tutorial (needs ``pygame``) and, with
+``--rllib``, RLlib's PPO on the same game. All run in this process, one after the other, so the
+machine load is comparable.
 
-* ours, batched: ``skull_king_v0`` with 4 players (``--env-id``, ``--num-players``) on the batched
-  engine (``agents.selfplay.vec_env`` with ``engine="batched"``: ``--batched-num-envs`` games in this
-  process, the opponents of all games acting in one batched call per agent), the default
-  network, PPO settings and opponent pool of ``experiments.train`` with one snapshot of the
-  learner, and the trainer's PPO update (``agents.ppo.algorithm``: our own update, the same as
-  sb3-contrib's with less overhead); the rollout keeps the default's size (``n_steps *
-  num_envs`` = 4096 learner steps).
-  256 games by default: more games per call spread the Python cost of each engine, agent and
-  policy call over more learner steps (128 to 1024 games: about 3,000 to 4,200 learner steps/s
-  on the loaded machine, the PPO update taking two thirds of the time), while each game still
-  gives 16-step segments (a quarter of a Skull King game's 65 decisions) to GAE;
-* the same, pipelined (``LeanMaskablePPO.pipeline``, ``train --pipeline``: the update of each
-  rollout in a worker thread while the next rollout is collected, `agents.ppo.pipeline`; its "PPO
-  update" share is the time the main thread waits for the update before starting the next);
-* the same, the update in a child process (``train --pipeline --pipeline-in process``,
-  `agents.ppo.process_pipeline`: no turns at Python's lock; its cores used count the child's CPU);
-* the same with sb3-contrib's own ``MaskablePPO.train`` (what the lean update saves);
-* ours, one game per env: the same through ``engine="single"`` (``--num-envs`` envs over
-  ``--workers`` processes);
-* the tutorial: PettingZoo's ``sb3_connect_four_action_mask.py`` pattern, one
-  ``connect_four_v3`` env behind its ``SB3ActionMaskWrapper`` and ``ActionMasker``, default
-  ``MaskablePPO`` (there every move of either player is a learner step).
+``--compare-loop N``, ``--compare-fused N`` and ``--compare-pipeline N`` measure only the batched
+path, paired, ``N`` times: the trainer against our own loop (``agents.ppo.algorithm.PPOLoop``),
+the fused first layers off and on, serial against pipelined; each prints the medians, the median
+of the paired ratios and the cores the process used.
 
-* RLlib (``--rllib``, needs the ``rllib`` extra): the same game through
-  ``experiments.rllib_selfplay`` (RLlib's new API stack, PPO with action masking, the same
-  network, batch, minibatch, epochs and step size as ours, the same opponent pool with ``self``
-  as one frozen snapshot module), ``--rllib-env-runners`` remote env runners of
-  ``--rllib-envs-per-runner`` envs each on a local Ray of ``--rllib-cpus`` CPUs. Its learner
-  steps are the decisions of the learning module, sampled and trained, per second of
-  ``Algorithm.train()`` after one warm-up iteration.
-
-All run in this process, one after the other, so the machine load is comparable. Needs
-``pygame`` for connect_four.
-
-``--compare-loop N`` measures only the batched path, paired: ``N`` times, the trainer's
-``LeanMaskablePPO.learn`` and then our own loop (``agents.ppo.algorithm.PPOLoop``: collect, GAE, the same
-update, on the same network, env and settings), and prints each one's median learner steps/s
-and the median of the paired ratios (the machine is shared: ratios of neighbouring runs are
-what carries over). ``--compare-fused N`` does the same for ``LeanMaskablePPO`` with its
-``fuse_forward`` off (the policy's own modules in the update and the rollout) and on (the
-actor's and critic's first layers as one gather-sum over the observation's nonzero entries;
-``agents.ppo.algorithm.ActorCriticForward``). ``--compare-pipeline N`` pairs ``LeanMaskablePPO.learn``
-serial, pipelined in two threads and pipelined with the update in a child process
-(``train --pipeline --pipeline-in process``; give the run two idle cores, ``--threads 1``). Each compared
-row also gives the cores the process used (its CPU seconds, all threads, per second): a pipelined
-run that gets about 1.0 had no second core to overlap on (a busy machine; Linux's per-session
-scheduling groups share the cores between sessions, not threads).
+What each row runs, and how to read the paired figures: ``docs/guides/training.md``
+("Throughput beside the tutorial").
 """
 
 from __future__ import annotations
@@ -72,7 +38,7 @@ from sb3_contrib.common.wrappers import ActionMasker
 
 from agents.policy.agent import policy_from_sb3
 from agents.ppo.algorithm import LeanMaskablePPO, PPOLoop, PPOSettings, sb3_forward
-from agents.selfplay.opponents import parse_weights
+from agents.selfplay.opponents import SELF, parse_weights, split_weight
 from agents.selfplay.vec_env import make_vec_env
 from experiments.train import TrainArgs, policy_spec
 
@@ -230,19 +196,25 @@ def bench_tutorial(timesteps: int, threads: int) -> Timing:
     return timed_learn(model, timesteps, model.n_steps)
 
 
+def rllib_opponent(spec: str, snapshot: str) -> str:
+    """A ``name[:weight]`` of train's opponent pool in RLlib's words: train's ``self`` is RLlib's ``snapshot``."""
+    name, weight = split_weight(spec)
+    return f"{snapshot}:{weight:g}" if name == SELF else spec
+
+
 def bench_rllib(
     timesteps: int, env_id: str, num_players: int, env_runners: int, envs_per_runner: int, cpus: int
 ) -> float:
     import ray
     from ray.tune.registry import register_env
 
-    from agents.rllib.env import LEARNER, LeagueEnv
+    from agents.rllib.env import LEARNER, SNAPSHOT, LeagueEnv
     from agents.rllib.training import ENV_NAME, build_config
     from experiments import rllib_selfplay
     from experiments.cli import parse_plan
 
     defaults = TrainArgs()
-    pool = [spec.replace("self", "snapshot", 1) if spec.startswith("self") else spec for spec in defaults.opponents]
+    pool = [rllib_opponent(spec, SNAPSHOT) for spec in defaults.opponents]
     argv = [
         "--env-id", env_id, "--num-players", str(num_players), "--seed", "0", "--num-snapshots", "1",
         "--train-batch-size", str(defaults.n_steps * defaults.num_envs), "--minibatch-size", str(defaults.batch_size),

@@ -2,27 +2,12 @@
 
 Random legal play with observations and masks, on one core:
 
-* ``batched``: ``pirate_envs.vector.make(env_id, num_envs)``, each step drawing one uniform legal
-  action per game (``random_legal_actions``) and reading the observation and mask arrays;
-* ``aec``: ``pirate_envs.make(env_id)`` (the wrapped env), ``last()`` every step and a uniform
-  legal action from its mask;
-* ``pettingzoo tictactoe_v3`` the same way, when it imports (it needs pygame; skipped otherwise);
-* ``openspiel oh_hell``: OpenSpiel's C++ ``oh_hell`` with 4 players (a trick-taking game with
-  bids, like Skull King), when ``open_spiel`` imports (``pip install open_spiel``; it is in no
-  extra): each decision writes the player's information-state tensor into a numpy array
-  (``open_spiel.python.observation.make_observation``) and applies a uniform choice of
-  ``legal_actions()``; chance nodes (the deal, the number of tricks) are sampled and not counted.
-
-The targets are measured in turn, ``--repeats`` rounds of ``--seconds`` each, so that a drift of
-the machine's speed hits all alike; the table gives the medians over the rounds of agent steps
-per wall-clock second and per CPU-second of this process (the steady figure on a shared
-machine), and the batched engine's speed-up over the AEC env (median of the per-round ratios).
-An agent step is one action applied to one game (the step that restarts an ended game applies
-none and is not counted).
-
-Before the rounds, two fresh processes time the start of the batched engine (import, ``make``,
-``reset`` and one ``step``): the first with an empty numba cache (the JIT's compile), the
-second with that cache filled (a cached start).
+Random legal play with observations and masks, on one core: the batched engine, the AEC env,
+PettingZoo's ``tictactoe_v3`` and OpenSpiel's C++ ``oh_hell`` (each when it imports), measured in
+turn (``--repeats`` rounds of ``--seconds``); medians of agent steps per wall-clock and per CPU
+second, and the batched engine's speed-up over the AEC env. Two fresh processes first time the
+batched engine's start, with an empty and a filled numba cache. What each target runs and how the
+figures are taken: ``docs/guides/tour.md`` ("The batched engine's benchmark").
 
     python benchmarks/bench_vector.py [--env-id skull_king_v0] [--num-players 4] [--num-envs 1024]
                                       [--seconds 2] [--repeats 5] [--no-compile-times]

@@ -21,8 +21,7 @@ exception silent. Each command runs in its own process (a crash or a hang stays 
 command line). A few values the probe makes are meaningful for some flags (``--players 0``: one seat
 per agent); those are listed in `ALLOWED` with the reason and counted as ``allowed``.
 
-The probe is a measurement (it prints counts by class and command), not a test: the cases it found
-are pinned by ``tests/experiments/test_bad_inputs_probe.py``.
+A measurement (counts by class and command), not a test: ``tests/experiments/test_bad_inputs_probe.py`` pins its cases.
 """
 
 from __future__ import annotations

@@ -13,6 +13,9 @@ the committed learning summary (``docs/results/learning/recipe_curve_<env_id>.js
 results page) and draws its curve (``docs/results/<env_id>_recipe_curve.png``).
 
     python benchmarks/recipe_curves.py --env-id skull_king_v0 --out runs/recipes/skull_king_v0 --report docs/results
+
+``--dmc <folders>`` with ``--report`` adds Deep Monte-Carlo runs given the recipe's CPU (outputs of
+``benchmarks/learners_equal_budget.py --methods dmc --budget-s <the recipe's CPU seconds>``) beside the curve.
 """
 
 from __future__ import annotations
@@ -94,12 +97,14 @@ def main() -> None:
     parser.add_argument("--out", required=True)
     parser.add_argument("--shipped", action="store_true", help="also play the shipped network on the same deals")
     parser.add_argument("--report", help="merge the summaries in --out into this results folder (trains nothing)")
+    dmc_help = "with --report: folders of `learners_equal_budget.py --methods dmc` runs to show beside the curve"
+    parser.add_argument("--dmc", nargs="*", default=[], help=dmc_help)
     args = parser.parse_args()
     recipe = recipe_for(args.env_id)
     if recipe is None:
         raise SystemExit(f"{args.env_id} has no training recipe")
     if args.report:
-        report(recipe, Path(args.out), Path(args.report))
+        report(recipe, Path(args.out), Path(args.report), [Path(folder) for folder in args.dmc])
         return
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -112,10 +117,25 @@ def main() -> None:
     (out / f"summary_{'_'.join(map(str, args.seeds))}.json").write_text(json.dumps(summary, indent=1))
 
 
-def report(recipe: Recipe, out: Path, results: Path) -> None:
-    """Merge ``out``'s ``summary_*.json`` into the committed learning summary and draw its curve."""
+def dmc_rows(env_id: str, folders: list[Path]) -> list[dict]:
+    """The DMC runs of ``env_id`` in ``folders`` (each a ``learners_equal_budget.py`` output) as curve rows."""
+    rows = []
+    for folder in folders:
+        for run in json.loads((folder / "summary.json").read_text())["runs"]:
+            if run["method"] == "dmc" and run["env_id"] == env_id and "win_rate" in run:
+                interval = {key: run[key] for key in ("win_rate", "win_low", "win_high", "mean_score", "games")}
+                rows.append({"method": "dmc", "env_id": env_id, "seed": run["seed"], "steps": None,
+                             "learn_cpu_s": run["cpu_s"], "against": "heuristic", "deals": "evaluation",
+                             **interval})  # fmt: skip
+    return rows
+
+
+def report(recipe: Recipe, out: Path, results: Path, dmc: list[Path] = ()) -> None:
+    """Merge ``out``'s ``summary_*.json`` (and the DMC runs in ``dmc``) into the committed learning summary and
+    draw its curve."""
     rows = [row for path in sorted(out.glob("summary_*.json")) for row in json.loads(path.read_text())["rows"]]
     runs = [{"method": "shipped" if row["seed"] is None else "ppo", **row} for row in rows]
+    runs += dmc_rows(recipe.env_id, list(dmc))
     summary = {"curve": recipe.command(), "eval_games": recipe.evaluation["games"],
                "eval_seed": recipe.evaluation["seed"], "validation_seed": recipe.evaluation["validation_seed"],
                "num_players": recipe.evaluation["num_players"], "runs": runs}  # fmt: skip
@@ -146,6 +166,12 @@ def draw_curve(summary: dict, env_id: str, path: Path) -> None:
                      [run["win_high"] - run["win_rate"] for _, run in points]]  # fmt: skip
             label = f"seed {seed}, against {'heuristics' if against == 'heuristic' else 'the shipped network'}"
             axes.errorbar(x, y, yerr=error, marker=marker, capsize=3, label=label)
+    dmc = [run for run in summary["runs"] if run["method"] == "dmc"]
+    if dmc:
+        axes.errorbar([run["learn_cpu_s"] / 60 for run in dmc], [run["win_rate"] for run in dmc],
+                      yerr=[[run["win_rate"] - run["win_low"] for run in dmc],
+                            [run["win_high"] - run["win_rate"] for run in dmc]],
+                      fmt="x", color="black", capsize=3, label="DMC at the same CPU, against heuristics")  # fmt: skip
     axes.axhline(1 / summary["num_players"], linestyle="--", color="grey", label="chance")
     axes.set_xlabel("CPU-minutes of learning (one process)")
     axes.set_ylabel(f"win rate, {summary['num_players']} players")

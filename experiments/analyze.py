@@ -19,11 +19,10 @@ engine's deal of seed ``seed + g``, not the AEC env's); otherwise on the AEC env
 ``--engine batched`` refuses an agent without a batched form, ``--engine aec`` never uses it.
 The engine that played is printed and recorded in ``stats.json`` (``engine``).
 
-Bad arguments (an unknown game or agent, a player count the game does not allow, fewer seats
-than names, an agent that does not fit the table, too many games, a seed out of range, an
-``--out`` that cannot be written, matplotlib missing, ``--engine batched`` with an agent that has no
-batched form) end the command before any game with
-one line and exit status 2.
+Bad arguments (an unknown game or agent, a player count the game does not allow, fewer seats than
+names, an agent that does not fit the table, too many games, a seed out of range, an ``--out`` that
+cannot be written, matplotlib missing, ``--engine batched`` with an agent that has no batched form)
+end the command before any game with one line and exit status 2.
 """
 
 from __future__ import annotations

@@ -5,34 +5,14 @@
     python -m experiments.benchmark --leaderboard runs/leaderboard_v2.md --deals 128 --search-deals 2
     python -m experiments.benchmark --verify docs/results/data
 
-The first plays the candidate ``--agent`` against every fixed line-up of the protocol (v3: copies of
-``random``, ``heuristic``, the pinned fast ``search`` and the game's reference ``ppo``; v2: ``mcts``
-in place of ``search``) at every table size it plays (``--players`` to choose some), on the
-published deals, every deal once per seat rotation, and writes ``results.json`` and
-``results.md`` to ``--out`` (see ``agents.benchmark``; ``docs/benchmark.md`` is the protocol).
-``--agent`` is a registry name or a Python agent of your own, ``package.module:factory`` or
-``path/to/file.py:factory`` (`agents.benchmark.candidate`: loading it runs that code, on this
-machine). ``--deals`` plays only the first deals of the list (a reduced run, marked so);
-``--opponents`` only some line-ups; ``--workers`` spreads batches of deals over processes (the
-figures do not change); ``--ray auto`` (or a cluster's address, or ``local``) plays them as tasks on a
-Ray cluster instead, with the same figures (`agents.benchmark.ray_batches`). Each finished batch is kept
-in ``--out``/batches as it comes back; a run that was stopped goes on with ``--resume`` (the same
-command, from the same commit), playing only the batches not kept, with the figures of an unbroken run.
-Every results file stores the command line, the opponents' fingerprints and the deal plan, and, in a
-checkout, ``results.md`` ranks a full run among the committed full runs of ``docs/results/data``
-(`agents.benchmark.rank`).
-
-``--verify FOLDER`` recomputes the fingerprints of the opponents of every results file there (and of
-the package) at the current code and exits with status 1 naming each difference
-(`agents.benchmark.verify`); nothing else is played.
-
-``--leaderboard PATH`` instead writes the leaderboard page (pirate-bench v2's line-ups): every
-built-in agent of every game, at ``--deals`` per line-up (``--search-deals`` where ``mcts`` plays),
-against ``--opponents`` (default: all) and at the game's default table (``--players`` is ignored;
-``--all-sizes`` for every size); with ``--out``, every figure of the page goes to
-``leaderboard.json`` there too; it refuses a page of another protocol version (``docs/leaderboard.md`` is
-v3's, rendered by ``experiments.results_pages``). Bad arguments end the command with one line and exit status 2
-before any game.
+A run plays ``--agent`` against every fixed line-up of the protocol at every table size it plays, on
+the published deals in every seat rotation, and writes ``results.json`` and ``results.md`` to ``--out``.
+``--agent`` is a registry name or a Python agent of your own (loading it runs its code); ``--deals``,
+``--opponents``, ``--workers`` and ``--ray`` choose what runs and where (the figures do not change);
+``--resume`` goes on with a stopped run. ``--verify FOLDER`` recomputes the opponents' fingerprints of
+the results files there; ``--leaderboard PATH`` writes pirate-bench v2's leaderboard page. Bad
+arguments end the command with one line and exit status 2 before any game. Every flag:
+``docs/benchmark.md`` ("The command in detail").
 """
 
 from __future__ import annotations

@@ -2,69 +2,17 @@
 
     python -m experiments.evaluate --env-id piraten_kapern_v0 --agents oracle heuristic random --games 30
 
-``--agents`` lists one agent per seat (names from ``agents.registry``, ``ppo:<checkpoint>``
-included; a name may repeat, and ``NAMEx<k>`` stands for ``k`` copies of ``NAME``:
-``heuristicx5``). ``--players p`` decides how the names fill the tables:
+``--agents`` lists one agent per seat (any name of the grammar `agents.spec`; ``NAMEx<k>`` is ``k``
+copies of ``NAME``); ``--players`` decides how the names fill one table or a league. Game ``g``
+seats agent ``k`` of a lineup at seat ``(k + g) mod n``; a win shared by ``w`` players counts
+``1/w``, a truncated game none. The intervals are over games, never seats (`agents.evaluation.summary`):
+Wilson's for one seat a game, Student t for copies, a normal interval over deals with ``--duplicate``;
+OpenSkill ratings and a head-to-head matrix beside them. ``--out`` gets ``results.md``,
+``results.json`` and ``results.png``; ``--save-games`` one JSON record per game, never overwritten;
+``--from-records`` replays saved records into one evaluation (`agents.evaluation.records`).
+Bad arguments end the command before any game with one line and exit status 2.
 
-* ``0`` (the default) or the number of names: one table, one seat per name.
-* more than the names: one table, the last name filling the seats beyond the others, so
-  ``--agents ppo:skull_king_v0 heuristic --players 6`` seats the agent against five heuristics
-  (the same lineup as ``--agents ppo:skull_king_v0 heuristicx5``).
-* fewer than the names: a league: every combination of ``p`` distinct names plays ``--games``
-  games and the figures pool over all of them.
-
-Two names thus make a two-seat table with no ``--players`` (or ``--players 2``), and one agent
-against copies of the other with ``--players`` above 2; a league needs more names than seats.
-Game ``g`` seats agent ``k`` of a table's lineup at seat ``(k + g) mod n`` so every agent plays
-every seat. A win shared by ``w`` players counts ``1/w``; a truncated game counts as no win.
-
-The intervals treat games, never seats, as independent (`agents.evaluation.summary`): an agent's figure
-in a game is the mean over its seats there (its copies' win shares / copies: the copies of one
-agent at a table share a game, so their results are correlated). An agent with one seat a game
-gets Wilson's interval over its games; copies get a Student t interval over their per-game
-shares (and per-game mean scores). The results table gives each agent's seats and, in
-brackets, the games its intervals are over, and names the interval (``CI over``). OpenSkill
-ratings (``agents.evaluation.ratings``) are fitted on every game. Beside the pooled figures, the
-head-to-head matrix gives each agent's win rate in the games it played with each other agent.
-Writes ``results.md``, ``results.json`` (with the ``lineup``, copies written out) and
-``results.png`` to ``--out`` when given.
-
-``--duplicate`` plays every deal once per rotation of the agents over the seats, with the same
-seed (the same cards and dice): game ``g`` uses seed ``seed + g // n`` and rotation ``g mod n``,
-so the luck of the deal cancels. Its intervals are taken over deals (the mean of an agent's
-seats in each deal, a normal interval over the deals) rather than over single games (Wilson).
-``--workers`` plays games in parallel processes (the figures are the same as with one; at most
-the CPUs the process may use); ``--progress`` shows games done, rate and time left on stderr.
-``--env-kwargs key=value ...`` passes more arguments to the game (``promo_cards=True``; the
-player count comes from ``--players`` or ``--agents``). A second run with the same ``--out``
-replaces its results files.
-
-``--save-games DIR`` writes one JSON record per game (``env_id``, ``env_kwargs``, ``seed``,
-``actions`` in order, ``agents`` by seat, final ``scores``, ``win_shares``, ``truncated``),
-named ``game_000000.json`` ... and numbered on after the records already in ``DIR``: a second
-run into the same folder adds its games after the first run's, and no record is ever
-overwritten (each is written whole to a temporary file, then linked to a name not yet taken).
-Each record is written as its game ends, so a run stopped part-way (a time limit, Ctrl-C)
-keeps every game it finished.
-``--from-records DIR ...`` plays nothing: it replays the records saved in those folders (each
-checked as ``replay`` does) and summarises them as one evaluation, so an evaluation split into
-runs with other seeds (or on other machines), or a run stopped part-way, gives one set of
-figures; with ``--duplicate`` only the deals that have a game in every rotation count (the
-others' seeds are printed). It takes ``--duplicate`` and ``--out``; the flags that choose new
-games (``--agents``, ``--games``, ``--seed``, ...) are refused beside it.
-``agents.evaluation.records.replay`` plays a record back and checks it: a record with a missing or mistyped field,
-an action that is not legal at its step, a game that ends before its last action or not at
-all, or final scores that differ from the replayed ones is refused with a ``ValueError``
-naming the fault.
-
-Bad arguments (an unknown agent or game, a player count the game does not allow, an agent
-that does not fit the table, more copies ``NAMEx<k>`` than the game's largest table, bad
-``--env-kwargs``, ``--workers`` above the CPU count, more than `MAX_GAMES` games, a seed
-past `MAX_SEED`, an ``--out`` or ``--save-games`` folder that cannot be made or written
-to) end the command before any game with one line and exit status 2. So does a missing extra
-(``agents.extras``): the command needs the ``train`` extra's openskill (the ratings),
-matplotlib with ``--out`` (``results.png``), and ``experiments.train`` with ``--env-kwargs``
-(its parser reads them); the line names the extra and its install command.
+The seats and leagues, the intervals, the records and every option: ``docs/guides/evaluating.md``.
 """
 
 from __future__ import annotations

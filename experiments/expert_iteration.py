@@ -12,18 +12,16 @@ records every decision (observation, mask, the search's improved policy, the sea
 end), updates the network (cross-entropy to the policy targets plus the value head's squared error
 to the result) and writes ``checkpoints/iteration_<k>.npz`` and ``latest.npz``: data-only agent
 files with a value head, played by ``ppo:<file>``, ``gumbel:<n>:ppo:<file>`` or
-``mcts:<n>:ppo:<file>``. The library, and what the run folder holds, is `agents.training.expert_iteration`.
+``mcts:<n>:ppo:<file>``. The library is `agents.training.expert_iteration`.
 
 ``--players 4`` plays one table size; ``--players 2,3,4`` plays them in turn (the observation uses
 ``table_layout="max"`` always). ``--init AGENT`` starts from an agent file's weights (a shipped name
 such as ``skull_king_v0`` or a path; a file without a value head gets a fresh one).
 
-``--resume`` continues the run in ``--out`` from its newest checkpoint up to ``--iterations``
-(default: the saved value) with the saved ``config.json``, checked as a command line is; besides
-``--iterations``, only ``--progress`` may be given. A run resumed gives the files the uninterrupted
-run gives with the same seed. An existing run folder is never reused without ``--resume``. Ctrl-C
-stops the run; the iterations finished are saved and the command that resumes is printed (exit 130).
+``--resume`` continues the run in ``--out`` up to ``--iterations`` (only ``--iterations`` and ``--progress``
+beside it), giving the files of an uninterrupted run; Ctrl-C saves and prints the command that resumes.
 Bad values end the command before any work with one line and exit status 2. Needs the ``train`` extra.
+The iteration, the run folder and the measured runs: ``docs/guides/expert_iteration.md``.
 """
 
 from __future__ import annotations

@@ -2,29 +2,12 @@
 
     python -m experiments.imitate --env-id piraten_kapern_v0 --teacher oracle --num-players 2 3 4 5 --out kapern.npz
 
-Round 1 plays ``--games`` games with the teacher in every seat, at the ``--num-players``
-table sizes in turn (game ``g`` at size ``g mod len(sizes)``), and records every decision:
-the observation, the legal-action mask and the teacher's action. Every later round (DAgger)
-plays ``--games`` more games in which each move is the student's with probability
-``--student-share`` (the teacher's otherwise), still labelled with the teacher's choice, so
-the data cover the positions the student's own mistakes lead to; the student then trains
-on all the data gathered so far. Training: a torch MLP (``--net-arch``, ``--activation``) with
-a masked cross-entropy (illegal actions get no probability), Adam, ``--epochs`` passes over
-the data per round; with ``--action-features`` (where the game defines them) the last layer
-also scores each action from its feature row, as ``agents.ppo.action_head`` does, and folds into
-one plain linear layer on export.
-
-The env always observes with ``table_layout="max"`` (one vector size for every table size;
-``--env-kwargs table_layout=...`` overrides). The result is one data-only agent file
-(``agents.policy.checkpoint``: weights and a JSON header with the env id, the options, the player
-counts, the observation layout and the network), written atomically; ``ppo:<out>`` plays it.
-Positions are split 95/5 (``HOLDOUT``): the agreement with the teacher on the held-out 5%
-is printed after every round and stored among the header's figures.
-
-The library is `agents.training.imitation` (`agents.training.imitation.imitate` runs an
-`agents.training.imitation.ImitationPlan`). Seeded (games, student moves, the split, torch);
-``--torch-threads`` 1 by default. Bad values end the command before any work with one line
-and exit status 2. Needs the ``train`` extra.
+Round 1 records the teacher in every seat; every later round (DAgger) lets the student move with
+probability ``--student-share``, still labelled with the teacher's choice; a torch MLP learns by
+masked cross-entropy. The result is one data-only agent file (``ppo:<out>`` plays it); the agreement
+on a held-out 5% is printed every round. The library is `agents.training.imitation`. Bad values end
+the command before any work with one line and exit status 2. Needs the ``train`` extra. The rounds,
+the training, the observation and the file: ``docs/guides/training.md`` ("Imitation").
 """
 
 from __future__ import annotations

@@ -17,13 +17,11 @@ value (``7``: your 7, or which 7?), a die count, a seat; then the game's short f
 (``red-13``), dice to re-roll (``reroll 2 parrot 1 sabre``, short ``r 2p 1s``), a Piratenpoker
 card for your bid (``b g5``), a Lucky Pirate set (``2x5``). An input that could mean several
 moves lists them and asks again; a move the rules forbid says why (``you must follow black: you
-hold black-5``). ``hint`` (a command, not a move) shows what an agent advises
-(`agents.analysis.hint_text`: its move in words and, for its best three, its figure in words: the
-shipped network's share by default; ``hint mcts`` the search's share and average lead, ``hint oracle``
-Kapern's expected points, ``hint heuristic`` its choice only), computed from your seat's view only.
-``q``, the end of the input (Ctrl-D) and Ctrl-C end the game with the standings so far (Ctrl-C with
-exit status 130). ``--reveal`` shows the env's full ansi render instead (every seat's cards) and
-names every move as it is made.
+hold black-5``). ``hint`` (a command, not a move; ``hint mcts``, ``hint oracle``, ``hint heuristic``)
+shows what an agent advises from your seat's view only (`agents.analysis.hint_text`; the figures each
+gives: ``docs/guides/playing.md``).
+``q``, Ctrl-D and Ctrl-C end the game with the standings so far (Ctrl-C: exit status 130).
+``--reveal`` shows every seat's cards (the env's ansi render) and names every move as it is made.
 """
 
 from __future__ import annotations

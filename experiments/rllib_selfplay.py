@@ -8,23 +8,11 @@ masks illegal actions: `agents.rllib.module`) takes one random seat per game; ev
 learner again (``self``), a frozen snapshot (``snapshot``) or an agent of ``agents.registry``
 moving inside the env (``heuristic``, ``random``, ``ppo:<file>``), drawn by ``--opponents``.
 
-League schedule: ``--num-snapshots`` slots start as copies of the untrained learner; every
-``--snapshot-every`` iterations the learner's weights are copied into the next slot in turn
-(the oldest is replaced), so the frozen opponents trail the learner by up to
-``num_snapshots * snapshot_every`` iterations. Snapshots are never trained. The library is
-`agents.rllib` (`agents.rllib.training.run` trains a `agents.rllib.training.RLlibPlan`).
-
-Every value is checked before Ray starts (the shared checks of `experiments.cli`); a bad
-one ends the command with one line naming it and exit status 2.
-
-Each iteration prints one progress line and appends it to ``<out>/progress.csv``. At the end
-the learner's actor is exported to ``<out>/agent.npz`` in the project's data-only format, so
-``ppo:<out>/agent.npz`` plays it in ``experiments.evaluate`` and ``experiments.play``.
-
-Cluster: start Ray on the head node (``ray start --head``) and on each worker node
-(``ray start --address=<head>:6379``), then run this command on the head with
-``--address auto`` and as many ``--num-env-runners`` as there are CPUs to spare
-(``--num-cpus`` is then ignored: the cluster's resources count).
+A league: ``--num-snapshots`` frozen copies of the learner, refreshed every ``--snapshot-every``
+iterations, never trained. Every value is checked before Ray starts (one line, exit status 2); each
+iteration appends a line to ``<out>/progress.csv``; the learner ends as ``<out>/agent.npz``
+(``ppo:<out>/agent.npz`` plays it). The league, the outputs and running on a cluster:
+``docs/guides/rllib.md`` ("The command in detail").
 """
 
 from __future__ import annotations

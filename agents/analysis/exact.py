@@ -4,31 +4,12 @@ A game loaded with explicit chance (`pirate_envs.openspiel`, ``chance="explicit"
 whole by OpenSpiel's exact algorithms; this module makes any suite agent an OpenSpiel policy over
 it and measures it:
 
-* `AgentPolicy`: the agent of a name of `agents.registry.make_agent` as an OpenSpiel
-  ``policy.Policy``. At a state it builds what the agent would be shown at that seat (the env's
-  observation vector of the seat's View, the action mask, and the View itself; a search agent
-  searches the state's engine) and returns the agent's action probabilities, cached per
-  information state (the seat, its information-state string, its observation and mask):
-
-  - a trained network (``ppo:<agent>``): exact. ``#sample`` (the agent samples its masked
-    softmax): the masked softmax itself; plain ``ppo:`` (masked argmax): that action, one-hot;
-  - ``random``: exact, the suite's block-uniform draw (uniform over the action blocks with a
-    legal action, then within the block; `agents.base.RandomAgent`);
-  - a game agent (``heuristic``, ``oracle``): deterministic, one-hot of its move;
-  - any other agent (the searches ``mcts:<n>``...): an *estimate*, the frequencies of ``samples``
-    moves of the agent reset with as many seeds (each a function of the policy's seed and the
-    information state, so the estimate does not depend on the order of queries). NashConv is
-    then that of the estimated policy, not of the agent itself.
-
-  Each move is asked of a freshly reset agent: an agent that remembers the game (positions seen)
-  starts from an empty memory at every information state. A state with one legal action gets it
-  with probability 1 without asking the agent.
-* `nash_conv`: ``exploitability.nash_conv`` with its wall and CPU time (`Measured`).
-* `cfr_curve`: NashConv of ``cfr.CFRSolver``'s average policy after each of several iteration counts.
-
-Needs the ``openspiel`` extra (the ``open-spiel`` wheel); the variants are those of
-``pirate_envs.openspiel`` (``SMALL_VARIANTS``, loaded by ``load_variant``).
-``python -m experiments.exact`` writes the page ``docs/exact.md`` from these.
+`AgentPolicy` makes any suite agent an OpenSpiel policy (exact for a network, ``random`` and the game
+agents; an estimate from ``samples`` seeded moves for a search), `nash_conv` measures it with its
+times (`Measured`), `cfr_curve` gives CFR's NashConv over iterations. Needs the ``openspiel``
+extra; the variants are ``pirate_envs.openspiel``'s ``SMALL_VARIANTS``; ``python -m experiments.exact``
+writes ``docs/exact.md`` from these. How each kind of agent becomes a policy:
+``docs/guides/openspiel.md`` ("Exact exploitability of the suite's agents").
 """
 
 from __future__ import annotations

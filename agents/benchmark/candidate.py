@@ -30,7 +30,7 @@ from typing import Any
 
 import pirate_envs
 from agents.base import Agent
-from agents.spec import runs_user_code
+from agents.spec import parse_agent_name, runs_user_code
 from pirate_envs.core.errors import shown
 
 #: ``factory(env_id, seed, env)``: an agent for one game of ``env``.
@@ -106,7 +106,10 @@ def _module_file(target: str) -> str:
 def load_python_agent(name: str) -> Candidate:
     """The Python agent ``name`` (runs its module's code); ``ValueError`` (one line, naming the file) if it
     cannot load: whatever the module raises while loading, ``sys.exit`` included."""
-    target, _, attribute = name.rpartition(":")
+    spec = parse_agent_name(name)
+    if spec.kind != "python":
+        raise ValueError(f"{shown(name)} is not a Python agent: use path/to/file.py:factory or package.module:factory")
+    target, attribute = spec.source or "", spec.option or ""
     if target.endswith(".py"):
         path = Path(target)
         if not path.is_file():

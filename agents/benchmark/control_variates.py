@@ -6,29 +6,12 @@ every term has expectation zero whatever the agents do (a martingale difference;
 is counted is decided before its chance event). Subtracting ``beta x luck`` from an outcome thus
 keeps its expectation for any ``beta`` fixed independently of that game:
 
-* **Piraten Kapern** (`agents.piraten_kapern.luck`): the exact one-turn oracle (`agents.piraten_kapern.oracle`). At the
-  start of a turn, the fortune card and the first roll: the oracle's value of that position
-  (0 on the Island of Skulls) minus the expected turn value over the cards left in the deck; at
-  each re-roll (plain cards: not the Treasure Chest, Sorceress or Storm, whose option states the
-  term would have to follow): the oracle's value of the dice that came up minus its worth of the
-  dice kept (``kept_value``, the exact expectation over the roll).
-* **Skull King** (`agents.skull_king.luck`): the decisions of the line-up's ``random`` opponents, whose
-  law is known (uniform over the legal actions): the win shares of a fixed model
-  (`agents.skull_king.values`, fitted once on random play) after the bid (`bid_luck`)
-  or card (`card_luck`) chosen, minus their mean over every choice it had; the bids' and the
-  cards' luck are two covariates. Every hand is dealt when the game starts and the duplicate
-  rotation gives each seat's cards to the candidate once, so the deal's luck is already
-  cancelled; against deterministic line-ups (``heuristic``, ``ppo``) no term is left (the
-  corrected estimate equals the raw one).
-* the other games: none yet (the corrected estimate equals the raw one).
-
-Each game's agents package declares its luck (`agents.games.GameAgents.luck`); this module names no game.
-
-`estimates` turns the per-game luck into the corrected estimates. Per deal, the candidate's
-outcome ``Y`` (mean over the deal's rotations) and covariates ``X`` (per kind of luck, its own and
-the mean of its opponents', mean over rotations); ``beta`` is fitted by least squares on the *other* half of
-the deals (cross-fitting by deal parity), so it is independent of the deal it corrects and
-``Y - beta X`` keeps the expectation of ``Y`` exactly.
+Piraten Kapern's luck is valued by the one-turn oracle (the card and first roll, each plain re-roll),
+Skull King's by a fixed win-share model over the ``random`` opponents' bids and cards; the other games
+have none yet. Each game's agents package declares its luck (`agents.games.GameAgents.luck`); this
+module names no game. `estimates` fits ``beta`` per kind of luck on the *other* half of the deals
+(cross-fitting by deal parity), so ``Y - beta X`` keeps the expectation of ``Y`` exactly. The terms
+of each game and the estimator: ``docs/benchmark.md`` ("The luck terms in detail").
 """
 
 from __future__ import annotations

@@ -3,36 +3,14 @@
 A line-up's estimate is the candidate's win share averaged over a deal's rotations, then over the
 deals; its normal 95% interval has half-width ``Z95 * sqrt(variance / deals)``. For the target
 half-width `HALF_WIDTH` (±0.03; `SEARCH_HALF_WIDTH`, ±0.05, against the halving search, whose
-games cost a thousand times more) a line-up plays
+games cost a thousand times more) a line-up plays ``ceil(SAFETY * (Z95 / half_width) ** 2 * variance)``
+deals, within [`MIN_DEALS`, the protocol's ``DEAL_COUNT``].
 
-    deals = ceil(SAFETY * (Z95 / half_width) ** 2 * variance), within [MIN_DEALS, the protocol's DEAL_COUNT],
-
-where ``variance`` is the larger of
-
-* the per-deal variance measured with the duplicate design (`MEASURED_VARIANCE`: the game's
-  reference network as candidate, the first `PILOT_DEALS` published deals,
-  ``benchmarks/bench_protocol_variance.py``), and
-* `independent_variance`: the largest per-deal variance of a candidate whose ``n`` rotations are
-  independent games, ``p (1 - p) / n`` at ``p = 1/2``, ``1 / (4 n)``: another candidate than the
-  pilot's can sit nearer 1/2 (the measurement can even be 0: the reference network against copies
-  of itself plays every rotation alike, an exact ``1 / n``).
-
-`SAFETY` (1.5) covers the pilot's own noise (the variance of 32 deals is known to about ±25%).
-
-**The CPU budget.** A game's full run for a network candidate must fit `CPU_BUDGET_S` (one
-CPU-hour). A halving-search game costs a CPU-second or more at the large tables, so the search
-line-ups of a game share `SEARCH_SECONDS` equally over its table sizes (`search_cap`): a search
-line-up's planned cost, deals x players x `MEASURED_SECONDS` (CPU-s a game, measured with the
-game's reference network as candidate), stays within its share; it plays
-
-    min(the deals above, max(MIN_SEARCH_DEALS, floor(share / (players x CPU-s a game))))
-
-and its planned half-width (`planned_half_width`, stated with the results) widens accordingly.
-Where a game's plan would still exceed the budget (the floor of deals at a costly search), its
-search line-ups are left out from the largest table down until it fits (`search_left_out`; no
-game at the measured costs). `planned_seconds` is a game's planned cost; the tests hold it under
-the budget.
-The counts are part of the protocol (`deals_for`): changing them is a new version.
+The variance is the larger of the measured pilot's (`MEASURED_VARIANCE`) and `independent_variance`,
+times `SAFETY`; the search line-ups share `SEARCH_SECONDS` of the game's `CPU_BUDGET_S` (`search_cap`),
+widening their `planned_half_width`. The counts are part of the protocol (`deals_for`): changing
+them is a new version. The formulas and the budget in full: ``docs/benchmark.md`` ("The deals per
+line-up in detail").
 """
 
 from __future__ import annotations

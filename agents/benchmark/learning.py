@@ -147,6 +147,12 @@ def _curve_table(runs: list[dict[str, Any]]) -> list[str]:
         if run["method"] == "shipped":
             lines.append(f"| the shipped network | — | — | {run['against']} | {run['deals']} | {_seed_cell(run)} |")
             continue
+        if run["method"] == "dmc":
+            lines.append(
+                f"| {run['seed']} (DMC) | — | {run['learn_cpu_s'] / 60:.1f} | n - 1 heuristics | {run['deals']} "
+                f"| {_seed_cell(run)} |"
+            )
+            continue
         against = "n - 1 heuristics" if run["against"] == "heuristic" else f"n - 1 × `{run['against']}`"
         lines.append(
             f"| {run['seed']} | {run['steps']:,} | {run['learn_cpu_s'] / 60:.1f} | {against} | {run['deals']} "
@@ -155,14 +161,14 @@ def _curve_table(runs: list[dict[str, Any]]) -> list[str]:
     return [*lines, ""]
 
 
-def _final_medians(runs: list[dict[str, Any]]) -> str:
-    """The median over seeds of each last checkpoint's evaluation-deal win rates, in words."""
+def _final_medians(runs: list[dict[str, Any]], method: str = "ppo") -> str:
+    """The median over seeds of each last checkpoint's (``method``'s) evaluation-deal win rates, in words."""
     parts = []
     for against, words in (("heuristic", "the heuristics"), (None, "copies of the shipped network")):
         finals: dict[int, dict[str, Any]] = {}
         for run in runs:
             matches = run["against"] == "heuristic" if against else run["against"] != "heuristic"
-            counted = run["method"] == "ppo" and run["deals"] == "evaluation" and matches and "win_rate" in run
+            counted = run["method"] == method and run["deals"] == "evaluation" and matches and "win_rate" in run
             if counted and (run["seed"] not in finals or run["steps"] > finals[run["seed"]]["steps"]):
                 finals[run["seed"]] = run
         if finals:
@@ -173,6 +179,18 @@ def _final_medians(runs: list[dict[str, Any]]) -> str:
                 f"median {minutes:.1f} CPU-minutes)"
             )
     return "; ".join(parts)
+
+
+def _dmc_words(runs: list[dict[str, Any]]) -> str:
+    """The sentence on Deep Monte-Carlo given the recipe's CPU budget (``""`` without DMC rows)."""
+    if not any(run["method"] == "dmc" for run in runs):
+        return ""
+    return (
+        " Beside it, Deep Monte-Carlo (`experiments.train_dmc` with its own settings: 256x256, heuristics in the "
+        "other seats; `benchmarks/learners_equal_budget.py --methods dmc`) from scratch for about the CPU the "
+        "recipe's last checkpoint took (its whole process counted, start-up included), on the same deals "
+        f"(rows marked DMC): against {_final_medians(runs, 'dmc').removeprefix('against ')}."
+    )
 
 
 def curve_section(env_id: str, summaries: Sequence[dict[str, Any]]) -> list[str]:
@@ -193,7 +211,7 @@ def curve_section(env_id: str, summaries: Sequence[dict[str, Any]]) -> list[str]
             f"and its last checkpoint also against n - 1 copies of the shipped network and on the validation "
             f"deals (seed {summary['validation_seed']}), which alone would choose among seeds. CPU-minutes: the "
             "run's own count of its learning (one process). Last checkpoints, median over seeds: "
-            f"{_final_medians(runs)}. Made by `benchmarks/recipe_curves.py`.",
+            f"{_final_medians(runs)}. Made by `benchmarks/recipe_curves.py`.{_dmc_words(runs)}",
             "",
             f"![{env_id}: the recipe from scratch, win rate against CPU-minutes]({env_id}_recipe_curve.png)",
             "",

@@ -20,9 +20,8 @@ list (`DEALS_SHA256`) is checked on every load (`deal_states`): a numpy that gen
 states would stop the benchmark instead of silently playing other deals. One stream deals one
 game's cards and dice at any table size, so the same list serves every game and size.
 
-Version policy: `VERSION` changes whenever a game's rules or observations, the deal list, the
-line-ups or the estimators change; env ids keep their ``_v0`` suffix until their behaviour
-changes, then a ``_v1`` id is added beside them (see ``docs/benchmark.md``, changelog included).
+Version policy (``docs/benchmark.md``, changelog included): `VERSION` changes with a game's rules or
+observations, the deals, the line-ups or the estimators; a changed env gets a ``_v1`` id beside ``_v0``.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -16,25 +17,37 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from agents.spec import SAMPLE_SUFFIX, parse_agent_name
 from pirate_envs.core.files import write_atomic
 
 #: The longest label drawn under a bar.
 MAX_LABEL = 22
 
 
+def _short_name(name: str) -> str:
+    """``name`` with its file path cut to the file's stem (a Python agent's to its file name), kind and
+    budget kept: ``halving:64:ppo:runs/x/latest.npz#sample`` -> ``halving:64:ppo:latest#sample``."""
+    try:
+        spec = parse_agent_name(name)
+    except (TypeError, ValueError):
+        return name
+    source = spec.source
+    if source is None or not any(mark in source for mark in "/\\."):
+        return name
+    if spec.kind == "python":
+        return str(replace(spec, source=PurePath(source).name))
+    path = source.removesuffix(SAMPLE_SUFFIX)
+    return str(replace(spec, source=PurePath(path).stem + source[len(path) :]))
+
+
 def short_labels(names: Sequence[str]) -> list[str]:
     """Short, distinct labels: ``ppo:runs/x/checkpoints/latest.npz#sample`` -> ``ppo:latest#sample``.
 
-    A label longer than `MAX_LABEL` is cut with an ellipsis; labels that come out equal
-    get their position appended.
+    Names are read by the agent-name grammar (`agents.spec`); a label longer than `MAX_LABEL` is cut
+    with an ellipsis; labels that come out equal get their position appended.
     """
-    labels = []
-    for name in names:
-        kind, sep, source = name.partition(":")
-        if sep and ("/" in source or "\\" in source or "." in source):
-            path, hash_sep, suffix = source.partition("#")
-            name = f"{kind}:{PurePath(path).stem}" + (f"#{suffix}" if hash_sep else "")
-        labels.append(name if len(name) <= MAX_LABEL else name[: MAX_LABEL - 1] + "…")
+    labels = [_short_name(name) for name in names]
+    labels = [label if len(label) <= MAX_LABEL else label[: MAX_LABEL - 1] + "…" for label in labels]
     counts = {label: labels.count(label) for label in labels}
     return [f"{label} ({i + 1})" if counts[label] > 1 else label for i, label in enumerate(labels)]
 

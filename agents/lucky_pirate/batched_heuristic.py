@@ -1,55 +1,11 @@
 """Lucky Pirate's heuristic in batched form: `agents.lucky_pirate.heuristic.LuckyPirateHeuristic`
 choosing for many rows of observations and action masks in one compiled call.
 
-What it reads
--------------
-* The action mask, for the deterministic choice. The one-game heuristic's choice depends on the
-  mask alone: it is the first legal action of one fixed preference order (`PREFERENCE`,
-  built here from the one-game module's own tables: up cards to lay, numbers low to high with
-  the most copies first, specials cheapest first one at a time, down cards from the first slot,
-  picking up).
-* The whole observation row, as the memory of positions seen: the one-game heuristic plays a
-  random legal action on a position it has seen before (with more than one legal action). The
-  row is the vector the AEC env gives, in either ``table_layout`` (the bytes of the row are the
-  position, as the one-game `position_key` is there), so no piece is read by name, but for the
-  options ``observe_known`` and ``observe_pile``, whose pieces are left out of the position as there.
-
-Memory per slot
----------------
-``games`` names the slot of every row; each slot remembers the rows it has seen, until
-``reset_games`` clears it or it holds `agents.lucky_pirate.heuristic.MAX_REMEMBERED`
-positions (then it starts afresh, as the one-game memory does). Rows of one call are taken in
-order, so a batch behaves as the same rows given one call at a time.
-
-The one-game heuristic keys its memory by the seat and the vector. The observation does not
-hold the seat (its rows are seat-relative), so this agent cannot tell seats apart: to choose
-exactly as one heuristic per seat does, give every (game, seat) its own slot (``num_games``
-= games x players, slot ``game * num_players + seat``). With one slot per game shared by
-several seats, a row that another seat of that game saw with the same vector counts as
-repeated here and not there. That needs two seats with the same hand, the same public table
-seen from each and the same pile. Measured with one-game heuristics in every seat, 200 AEC
-games (seeds 0..199) at each table size 2 to 6, every decision also given to one slot per
-game: none of the 81,644 decisions was flagged differently, in either table layout (14,970 of
-them were repeated positions of their seat).
-
-Positions are remembered as 64-bit hashes of the row (with the slot and its epoch), not the
-bytes: two different rows of one slot that hash alike would count as repeated. A slot holds at
-most 20,000 positions, about 2e8 pairs: for a hash that behaves as a random function, the chance of
-any such pair is about 2e8 / 2**64 = 1e-11 (the tests hash tens of thousands of distinct positions
-of played games, and every row with one word changed, without a collision).
-
-Differences
------------
-Where the one-game heuristic draws a random legal action (a repeated position), this agent
-draws one too, uniformly over the legal actions as it does, but from its own generator
-(``numpy.random.default_rng(seed)``), so the two draw different actions.
-
-How it is checked
------------------
-``tests/agents/lucky_pirate/test_batched_heuristic.py`` plays AEC games with the one-game
-heuristic in every seat, for 2 to 6 players, both table layouts and the set-up phase; at every
-decision the batched choice (one row at a time, and all positions as one batch) must equal the
-one-game choice, or, on a repeated position, be flagged repeated there too and be legal.
+It reads the action mask for its fixed preference order (`PREFERENCE`) and the whole observation row
+as the memory of positions seen (a random legal action on a repeated position, from its own
+generator), one memory per slot of ``games``: give every (game, seat) its own slot to choose
+exactly as one heuristic per seat does. What it reads, the memory, its hashes, the differences
+and how it is checked: ``docs/guides/batched_agents.md``.
 """
 
 from __future__ import annotations

@@ -7,27 +7,12 @@ against that opponent, under the race's two documented approximations (the fortu
 turn drawn from the base deck's composition, scores below `agents.piraten_kapern.race.FLOOR` counted as
 it).
 
-**The opponent's turns.** A plan that ignores the scores ends its turn with a distribution of
-outcomes that depends only on the card (`turn_outcomes`): its own points ``d`` (units of 100,
-a bust, the chest's dice and a lost Sea Battle included) or, on the Island of Skulls, the skulls
-``k`` it ends with (the responder loses ``island_penalty(k)``). It is found exactly by carrying
-the first roll's probabilities through the plan's stops and re-rolls (the oracle's dice tables)
-until no mass is left; the plan is asked once per dice state, as `agents.piraten_kapern.oracle.policy_turn_value`
-asks it, and on the Island once per number of skull dice showing (the rest shown as coins).
-
-**The game.** Two tables of `agents.piraten_kapern.race`'s shape: ``mover[a, b]``, the responder's win
-probability on his turn with ``a`` against the opponent's ``b`` (his turn solved for the win, as
-the race solves a turn), and ``opponent[m, o]``, the opponent's win probability on its turn with
-``m`` against the responder's ``o`` (the expectation of its outcomes). Each is the other's
-utility, as the race's table is its own, and they are found by Gauss-Seidel sweeps in descending
-``a + b``, each pair ``mover[a, b]``, ``opponent[b, a]`` solved for its fixed point (a turn of 0
-points links them), until no value moves by more than `agents.piraten_kapern.race.SWEEP_TOLERANCE`.
-
-``KapernRaceAgent(result.race_table())`` plays the best response (the race agent reads the
-opponent's table where the race reads its own). The package ships both solved files
-(``best_response_<opponent>.npz``, `SHIPPED`), played by the registry's agents
-``best_response:oracle`` and ``best_response:heuristic`` (`OracleBestResponse`,
-`HeuristicBestResponse`; two players only). Needs numba (the ``fast`` extra).
+The opponent's turns are a distribution of outcomes per card (`turn_outcomes`); two tables of the
+race's shape, solved together by Gauss-Seidel sweeps, give the best response, which
+``KapernRaceAgent(result.race_table())`` plays. Shipped for the oracle and the heuristic
+(`SHIPPED`; ``best_response:oracle``, ``best_response:heuristic``, two players only); needs numba
+(the ``fast`` extra). The opponent's turns and the game's two tables:
+``docs/games/piraten_kapern_agents.md``.
 """
 
 from __future__ import annotations

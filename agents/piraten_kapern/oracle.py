@@ -1,34 +1,9 @@
 """Exact one-turn oracle for Piraten Kapern: the policy that maximises a turn's expected points.
 
-The objective is what the player adds to his own score in one turn (an Island of Skulls turn
-counts 0 for him; the opponents' losses are ignored). The dice are interchangeable, so a
-state is the multiset of the eight dice (counts per face: 1287 states), plus whether the
-card's one-off option is still open (the Sorceress's skull re-roll, the After the Storm
-re-roll).
-
-Re-rolling the dice ``r`` of a state ``s`` keeps the multiset ``K = s - r`` (0..7 dice, 1716
-multisets), and the next state is ``K + o`` with ``o`` a multinomial roll of ``|r|`` dice. So
-the worth of a re-roll depends on ``K`` alone: ``W = T @ V`` with ``T`` the sparse kept ->
-state transition matrix, built once. ``V(s) = max(stop(s), max over legal K of W(K))``; a
-state with three skulls (card skulls included) is over and worth the card's bust value
-(0, minus the Sea Battle bonus, the Peace penalty). A re-roll can return to the state it
-left, so ``V`` is found by value iteration, monotone from ``V = stop`` and geometric: every
-re-roll of two or more dice brings a skull with probability at least 11/36.
-
-Cards:
-
-* Treasure Chest: scoring is monotone in added dice, so keeping every kept non-skull die on
-  the chest before each re-roll is weakly dominant; a re-roll from ``K`` that busts is then
-  worth ``objects_points(K without skulls)``. The agent moves dice on or off the chest one at
-  a time until it holds exactly those dice, then re-rolls.
-* Sorceress: the game after the skull re-roll is solved first (``V_used``); a re-roll that
-  takes a skull leads there.
-* After the Storm: one re-roll at most, so ``V = max(stop, max_K W(K))`` with ``W`` over the
-  stop values.
-* Island of Skulls (four skulls on the first roll, not in a Sea Battle): worth 0 to the
-  player whatever he does; the agent stops at once (tie-break: it ignores the opponents).
-
-Ties between stopping and re-rolling go to stopping.
+A state is the multiset of the eight dice plus whether the card's one-off option is open; a
+re-roll's worth depends only on the dice kept, so value iteration over 1,287 states solves a turn,
+each card its own way; ties go to stopping. The state, the value iteration and each card:
+``docs/games/piraten_kapern_agents.md``.
 """
 
 from __future__ import annotations

@@ -5,36 +5,13 @@ wants to win plays differently near the end: far behind he must gamble, far ahea
 bank, and in the final round only beating the trigger's score counts. This module solves the
 whole two-player race.
 
-**The race.** At the start of a turn the state is ``(a, b)``: the mover's score and the other
-player's, in units of 100 points (every score of the game is a multiple of 100). With ``b``
-below the target (6,000) it is a normal turn; with ``b`` at or above it the other player has
-triggered the final round and this is the mover's last turn (then ``a`` is below the target).
-``V[a, b]`` is the mover's probability of winning (a shared win counts one half) when both play
-optimally. A turn ends with the mover's own points ``d`` (his stop, his bust, the chest's dice,
-a lost Sea Battle) or, on the Island of Skulls, with the other player losing ``p``; then
-``x = a + d``, ``y = b - p`` and the mover's worth of that outcome is
-
-* ``y >= target`` (only in the final round): the game is over, ``1`` if ``x > y``, ``1/2`` if
-  equal, ``0`` if below;
-* otherwise ``1 - V[y, x]``: the other player moves next (with ``x >= target``, his last turn;
-  an Island that takes the trigger below the target cancels the final round, as the engine does).
-
-Each turn is solved exactly for this utility (`solve_race_turn`: the oracle's dice tables, its
-value iteration with the utility of each outcome in place of its points, the chest's dice kept
-on it before every re-roll, the Sorceress's two tables, and the Island as a small exact
-programme over the skulls rolled). ``V`` is found by Gauss-Seidel sweeps over the states in
-descending ``a + b`` until no value moves by more than `SWEEP_TOLERANCE`.
-
-**What is approximated, and documented.** The fortune card of each turn is drawn from the base
-deck's composition (35 cards) independently of the cards already used: the deck's memory is
-ignored. Scores below `FLOOR` (-2,000 points) count as `FLOOR`. It is the base game at two players
-to 6,000 with eight dice; the agent refuses anything else (promo cards, another target or dice
-count, more players).
-
-The table is data shipped with the package (`TABLE_PATH`, loaded without pickle) and made by
-``python -m experiments.kapern_race`` (which also checks a table: its Bellman residual, and the
-first seat's win share in the agent's games against itself beside the table's prediction).
-Needs numba (the ``fast`` extra).
+The state of a turn is ``(a, b)``, both scores in units of 100; ``V[a, b]`` is the mover's chance to
+win under optimal play, each turn solved exactly for that utility (`solve_race_turn`) and ``V`` by
+Gauss-Seidel sweeps until no value moves by more than `SWEEP_TOLERANCE`. Approximated: the fortune
+card drawn from the base deck's composition, scores below `FLOOR` counted as it; base game at two
+players only. The table ships as data (`TABLE_PATH`, no pickle), made and checked by
+``python -m experiments.kapern_race``; needs numba (the ``fast`` extra). The race, each turn's
+outcomes and what is approximated: ``docs/games/piraten_kapern_agents.md``.
 """
 
 from __future__ import annotations

@@ -5,34 +5,9 @@ It chooses, row by row in one numba kernel, exactly what
 sharks kept, negative cards sent to the leader (that module's docstring gives the rules of
 thumb). The one-game heuristic reads the player's `pirate_envs.piratenpoker.view.View`;
 this one reads the same facts from the observation vector, by piece name, so it serves
-``table_layout="seated"`` and ``"max"`` alike:
+``table_layout="seated"`` and ``"max"`` alike.
 
-* ``hand`` and ``bid`` (own card counts; hand plus bid is the hand at the round's start),
-  ``own_status`` (own Pass available);
-* ``phase``, ``round``, ``face_up`` (the front of each colour's face-up loot card), ``pending``
-  (the loot kind being given);
-* ``displayed`` row 0 (the own displayed loot: the worth of a loot card to it is the change of
-  its final score, the batched engine's ``_final_score``), ``scores`` rows 1.. (the leading
-  opponent);
-* ``last_round``, ``last_winner`` and ``last_passed`` (the round was just replayed because
-  everybody passed);
-* the number of players: the rows of the seated layout, or the ``seat_present`` flags of the
-  ``"max"`` layout (so one agent may see rows of several table sizes there);
-* the action mask: the legal loot colours and gifts, and whether the winner may give the loot to
-  himself (the ``to self`` action), as the one-game heuristic reads them.
-
-The tuning constants are the one-game heuristic's own and the card scale the observation's,
-handed to the kernel as arguments (the compiled kernel, cached on disk, keeps no stale copy);
-the card tables are the batched engine's, built from the reference. Ties go to the first
-candidate in action order, as Python's ``min`` and ``max`` give them; a choice that is not legal
-falls back to the first legal action, as the one-game heuristic's does (``fallbacks`` counts
-them). The heuristic draws no random numbers and remembers nothing of a game, so ``seed`` and
-``reset_games`` have nothing to act on.
-
-Checked in ``tests/agents/piratenpoker/test_batched_heuristic.py``: AEC games for every player
-count and both table layouts, the one-game heuristic asked at every decision; at each one the
-batched choice (one row, and all the positions as one batch) equals the one-game choice. There
-is no known difference.
+What it reads, ties and fallbacks, and how it is checked: ``docs/guides/batched_agents.md``.
 """
 
 from __future__ import annotations

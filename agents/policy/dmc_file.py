@@ -17,9 +17,8 @@ from typing import Any
 
 from agents.policy.agent import SAMPLE_SUFFIX, PolicyAgent, load_checkpoint, make_policy_agent
 from agents.policy.checkpoint import layout_pieces, make_header, save_agent
+from agents.spec import AgentSpec
 
-#: The prefix of a DMC agent's name: ``dmc:<path or shipped name>``.
-PREFIX = "dmc:"
 #: The figure of the header's ``training.figures`` that names the method, and its value.
 ALGORITHM = ("algorithm", "dmc")
 
@@ -57,15 +56,20 @@ def is_dmc_header(header: dict[str, Any]) -> bool:
     return header["training"]["figures"].get(key) == value
 
 
+def _name(source: str) -> str:
+    """The agent name ``dmc:<source>`` (written by the grammar, `agents.spec`)."""
+    return str(AgentSpec("dmc", source=source))
+
+
 def load_dmc(source: str) -> tuple[Any, dict[str, Any]]:
     """The network and header of the DMC agent file ``source``; ``ValueError`` (one line) for a file
     that is not one, or a ``#sample`` suffix (a Q network has no distribution to sample)."""
     if source.endswith(SAMPLE_SUFFIX):
-        raise ValueError(f"{PREFIX}{source}: a DMC agent plays greedily; {SAMPLE_SUFFIX} is for ppo: agents")
+        raise ValueError(f"{_name(source)}: a DMC agent plays greedily; {SAMPLE_SUFFIX} is for ppo: agents")
     policy, header = load_checkpoint(source)
     if not is_dmc_header(header):
         key, value = ALGORITHM
-        raise ValueError(f"{PREFIX}{source}: not a DMC agent file (its training figures lack {key}: {value}); use ppo:")
+        raise ValueError(f"{_name(source)}: not a DMC agent file (its training figures lack {key}: {value}); use ppo:")
     return policy, header
 
 
@@ -73,5 +77,5 @@ def make_dmc_agent(source: str, env_id: str, seed: int | None = None, env: Any =
     """The greedy agent of the DMC file ``source`` (see `agents.policy.agent.make_policy_agent`)."""
     load_dmc(source)
     agent = make_policy_agent(source, env_id, seed=seed, env=env)
-    agent.name = f"{PREFIX}{source}"
+    agent.name = _name(source)
     return agent

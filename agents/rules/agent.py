@@ -18,9 +18,7 @@ import numpy as np
 
 from agents.rules.card import Rule, RuleCard, load_card
 from agents.rules.vocabulary import legal_actions, shipped_card_path
-from agents.spec import parse_agent_name
-
-PREFIX = "rules:"
+from agents.spec import AgentSpec, parse_agent_name
 
 
 def decide(card: RuleCard, view: Any, legal: np.ndarray) -> tuple[int, Rule | None]:
@@ -54,7 +52,7 @@ class RuleCardAgent:
 
     def __init__(self, card: RuleCard, name: str = ""):
         self.card = card
-        self.name = name or f"{PREFIX}{card.env_id}"
+        self.name = name or str(AgentSpec("rules", source=card.env_id))
         self.last_rule: Rule | None = None
 
     def reset(self, seed: int | None = None) -> None:
@@ -93,4 +91,4 @@ def shipped_cards(env_id: str) -> list[str]:
         vocabulary_of(env_id)
     except LookupError:
         return []
-    return [f"{PREFIX}{env_id}"] if Path(shipped_card_path(env_id)).is_file() else []
+    return [str(AgentSpec("rules", source=env_id))] if Path(shipped_card_path(env_id)).is_file() else []

@@ -1,36 +1,12 @@
 """The information-set search with its rollouts played many at once on the batched engine.
 
-``make_agent("mcts:200:batched", env_id, env=env)``: the search of `agents.search.ismcts` (SO-ISMCTS,
-the same tree, selection, widening, returns and rollout stop rules) whose iterations run in
-*waves* of ``wave`` (default `DEFAULT_WAVE`):
-
-1. each iteration of a wave draws its own determinization (`agents.search.ismcts.determinize`) and
-   descends the tree in it (`SearchAgent.descend`), adding one child; until the wave is backed
-   up, each path it took counts one visit at the worst return seen so far (a *virtual loss*), so
-   the wave's later descents spread over other moves instead of repeating the first;
-2. the leaf worlds that need a rollout are loaded into the rows of a
-   `pirate_envs.vector.VectorEnv` (``load``, one fresh stream seed per row drawn from the agent's
-   generator, so future deals and dice are sampled anew), and played out together by the
-   game's batched heuristic (`agents.batched.make_batched_agent`), each row until its horizon:
-   the horizon's remaining score changes (a step whose score-mode rewards are not all zero is
-   one change, as `agents.search.ismcts.ScoreChanges` counts them) or, with ``horizon=TURN``, until
-   the turn in progress ended (`agents.search.ismcts.TurnEnds`): the player on turn changed or a new
-   turn's card was drawn (the observation's `TURN_MARKS`: one step may play through the next
-   player's turn when it busts on its first roll), or the game's end. A row that stopped waits while the others play on;
-3. the rows' scores (the leaf's scores plus the rewards paid since, scaled back) give every
-   seat's return (`SearchAgent.leaf_values`), backed up in place of the virtual loss.
-
-* **Honest** as ``mcts``: the engine copies are determinized before the search reads them, the
-  rows' seeds come from the agent's generator, the batched heuristic reads each mover's
-  observation only; two games that look the same to the seat give the same move under the same seed.
-* **Where it runs.** Games whose batched engine loads engines (all four: Skull King, Piraten
-  Kapern, Lucky Pirate, Piratenpoker). Elsewhere (without numba, a backend without a loader, or
-  ``horizon=TURN`` in a game whose observation shows no new turn) the agent plays today's search,
-  one rollout at a time in Python, and says so in ``fallback`` (its name stays).
-* **Cost** (``python benchmarks/bench_search.py --agent mcts:200:batched``): the rollouts cost
-  little; what remains per iteration is Python: the determinization (a clone and a redraw), the
-  descent, and the load of the leaf into its row. See the search section of the evaluating guide
-  for the figures against ``mcts``.
+``make_agent("mcts:200:batched", env_id, env=env)``: the search of `agents.search.ismcts` whose
+iterations run in waves of ``wave`` (default `DEFAULT_WAVE`): each iteration descends in its own
+determinization under a virtual loss, the wave's leaf worlds are loaded into the rows of a
+`pirate_envs.vector.VectorEnv` and played out together by the game's batched heuristic to their
+horizon, and the rows' scores are backed up. Honest as ``mcts``; without numba it searches as
+``mcts`` does (``fallback`` says so). The waves, where it runs and its cost:
+``docs/guides/evaluating.md`` ("Search with batched rollouts").
 """
 
 from __future__ import annotations

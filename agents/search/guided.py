@@ -4,49 +4,11 @@ The information-set search of `agents.search.ismcts` (one tree over the searchin
 set, one determinized world per iteration, max-n backups of every seat's return) with the
 network's policy as the prior of every decision:
 
-* **PUCT** (``mcts:<simulations>:ppo:<agent>``; AlphaZero's selection). In each world the
-  deciding seat's prior is the network's masked softmax over the actions legal there, computed
-  from *that seat's View in that world* (encoded as the env encodes observations): the
-  searcher's own prior reads only its View; another seat's reads its redrawn hand. A quarter
-  of a uniform prior is mixed in (``prior_mix``, AlphaZero's root-noise fraction, at every
-  decision): the shipped PPO policies are near-deterministic, and their prior alone left every
-  other move unsearched (at 50 iterations the search replayed the network's move). A node's
-  child ``a`` scores ``q(a) + c * P(a) * sqrt(N + 1) / (1 + n(a))`` with ``c = 1.25`` (MuZero's
-  ``c1``, not tuned here) on values normalised to ``[0, 1]`` by the smallest and largest return
-  seen (as in ``mcts``); an action not yet tried scores the visit-weighted mean of its tried
-  siblings (first-play urgency; 0.5 before any). Every legal action is a candidate, so the
-  prior, not progressive widening, decides which moves are searched.
-* **Gumbel** (``gumbel:<simulations>:ppo:<agent>``; Danihelka et al. 2022, "Policy improvement
-  by planning with Gumbel"). At the root: the ``m = 16`` actions with the largest
-  ``g(a) + log P(a)`` (``g`` Gumbel noise from the agent's generator) are searched by
-  sequential halving (each phase shares the budget out evenly, then keeps the better half by
-  ``g + log P + sigma(q)``, ``sigma(q) = (50 + max n) * q``); the move is the best survivor by
-  the same score, not the most visited. Below the root, PUCT. (``gumbel_considered`` and
-  ``gumbel_scale``, the ``m`` and a factor ``c_scale`` of sigma, 16 and 1 by default, are options of
-  `GuidedSearchAgent` for expert iteration; MCTX's default ``c_scale`` is 0.1.)
-* **Policy targets** (``policy_target``, for expert iteration, `agents.training.expert_iteration`): after a
-  search, Gumbel's improved policy ``softmax(log P + sigma(completed q))`` over the legal root
-  actions (an unvisited action's ``q`` completed by its visited siblings' visit-weighted mean;
-  ``log P`` the network's own, without the uniform share the search mixes in, so that training on
-  the targets does not flatten the network), or PUCT's root visit shares. Reading it changes no move.
-* **Leaves.** With a value head in the agent file (`MlpPolicy.has_value`, an agent trained for
-  the win) a new leaf is valued by the head, for every seat from its own View in that world,
-  and the tree runs to the game's end (the head values the whole game; the end is the win
-  rewards). Without one (the shipped files today) a rollout by the game's heuristic, to the
-  game's horizon as ``mcts`` does (``rollout="network"``: the network's own argmax). The
-  heuristic is the default because it is what makes ``mcts`` strong (the search at 200
-  beats the network alone by 0.2 in Skull King), so the comparison with ``mcts`` isolates what
-  the priors add, and because a heuristic move costs no observation encoding.
-* **Honest** as ``mcts`` is: the worlds are `determinize`'s, the priors read the deciding seat's
-  View in the world, and the noise comes from the agent's seeded generator, so two games that
-  look the same to the seat give the same move under the same seed.
-
-**The omniscient reference** (``omniscient[:<simulations>]``, ``omniscient:<simulations>:ppo:<agent>``)
-is *not an honest player*: the same search in worlds that keep every hidden card of the true
-game (other hands, the deck's order as it lies) and redraw nothing. Only the future is sampled
-(a fresh chance source: the dice to be rolled, the deals of later hands), since no one can know
-it. Its win rate against the heuristics bounds what an honest player of that search can reach
-and tells how much of a game is luck; never seat it against people.
+PUCT (``mcts:<simulations>:ppo:<agent>``) or Gumbel at the root (``gumbel:<simulations>:ppo:<agent>``),
+priors read from the deciding seat's View in each world, leaves valued by the value head or a
+heuristic rollout, and Gumbel's improved policy as ``policy_target`` for expert iteration.
+``omniscient[...]`` is the same search seeing every hidden card: a bound, *not an honest player*.
+Every rule, constant and option: ``docs/guides/search.md`` ("`mcts:<n>:ppo:<agent>`").
 """
 
 from __future__ import annotations

@@ -9,46 +9,10 @@ and die), so chance (dice, draws, the next hand's cards) is sampled anew in ever
 that world the iteration descends the tree among the actions legal there (UCB1 with
 availability counts), adds one child, plays a rollout and backs up every seat's return.
 
-* **Honest.** The agent holds the raw env only to copy its engine; the copy's hidden part is
-  redrawn at once from the searcher's seat with the agent's own generator, before the search
-  reads it (`determinize`; the draws are blind to the order of the true cards), so two
-  games that look the same to the seat (same View, different hidden cards or dice to come)
-  give the same move under the same seed. It relies on the engine's ``clone`` and
-  ``resample_hidden`` (redrawing all the seat cannot see), and gives the copy a fresh chance
-  source (future deals and dice; ``chance.fresh``).
-* **Returns.** A rollout stops at the end of the game or once the scores have changed
-  ``horizon`` times (a hand, a turn or a round scored; ``None``: only at the end), or with
-  ``horizon=TURN`` at the end of the turn in progress. The default (the game's search options) is
-  one change; three in Piratenpoker, whose hand lasts the three rounds of a game (stopped
-  at the first change, the search spent its hand on the first round); the turn in Kapern (a
-  bust changes no score, and stopping at the next change would charge it with the opponent's
-  turn). Each seat's return is its lead over the best other seat,
-  ``score[s] - max(score[t], t != s)``, plus ``win_bonus`` for the winners of a rollout that
-  reached the end (Kapern: its last turn is played to win, not for points); with
-  ``relative_returns`` (Kapern) less the lead at the searched position, so a large lead does
-  not widen the value range and blur the turn's differences. Values are normalised to
-  ``[0, 1]`` by the smallest and largest return seen in the tree, so one exploration constant
-  serves every game's score scale. Every seat picks its own best move in the tree (max-n).
-* **Selection.** UCB1 with ``exploration`` ``c = 0.7`` on the normalised values. Children are
-  added by progressive widening (at most ``1 + widening * sqrt(visits)`` per node): the rollout
-  policy's choice first, then legal actions best first by the game's ``widening_values``
-  (Kapern: the expected points at stake after the move, `agents.piraten_kapern.lookahead`) or at
-  random, so games with thousands of actions (Kapern's re-rolls) search a few good ones deeply.
-* **Closed loop** (``closed_loop``, Kapern). The node after an action is split by what the
-  searcher sees next (its view, hashable: the dice rolled), so the moves after a re-roll are
-  chosen for those dice; open loop, one node mixes every outcome.
-* **Per game**: the options of ``mcts`` that differ from the defaults, named by the game's spec
-  (``search_options`` of ``pirate_envs/<game>/spec.py``: ``agents.piraten_kapern.lookahead.SEARCH_OPTIONS``,
-  ``agents.piratenpoker.heuristic.SEARCH_OPTIONS``).
-* **Rollouts** by the game's heuristic (default) or random legal play (uniform by action block):
-  ``mcts:<simulations>:random``.
-* **Budget.** ``simulations`` iterations per move (default `DEFAULT_SIMULATIONS`, per game the
-  spec's ``search_simulations``: Piratenpoker 50, so that a game costs the search seat about as much
-  CPU time as the others' at 200, its games having about 100 searched moves; at most
-  `MAX_SIMULATIONS`, 100,000: more is refused with one line); a move
-  with one legal action is played without search. The final move is the most visited root
-  child (`SearchAgent.search` returns the tree). Seeded: the same seed and the same
-  sequence of positions give the same moves.
+Honest (the worlds redrawn from the seat with the agent's own generator, `determinize`), seeded,
+per game by the spec's ``search_options``; rollouts by the heuristic or at random
+(``mcts:<simulations>:random``); at most `MAX_SIMULATIONS` iterations a move. Every option, the
+returns, the selection and the per-game settings: ``docs/guides/search.md`` ("`mcts`: information-set search").
 """
 
 from __future__ import annotations

@@ -4,47 +4,13 @@
 (one learner per game, opponents moving between his decisions) on `pirate_envs.vector`,
 by the same rules, written once in `agents.selfplay.core` (the arguments and their checks, the
 draw of seats and opponents, the reward accounting, ``truncation_reward``, the info of an ended
-game, the snapshots). Only how the engine steps is its own:
+game, the snapshots). Only how the engine steps is its own.
 
-* after the learner's actions the opponents on turn move, grouped by agent: one ``act_batch``
-  per agent, then one engine step for the games of those rows only (``VectorEnv.step(actions,
-  active=...)``), until every game is at its learner's turn or ended; no Python loop over games
-  per step for agents with a batched form (`agents.batched`: ``random``, ``heuristic``, Kapern's
-  ``oracle``, ``ppo:<checkpoint>``); the ``self`` snapshots (those in the pool and retired ones a
-  game still seats) play as one `agents.batched.policy_stack.StackedPolicyAgent`: one forward for
-  every snapshot seat, each row through its own network;
-* every other agent of the registry (the ``mcts`` search, a ``ppo:`` file
-  the batched policy cannot run) plays through `agents.batched.one_game`: the games where it
-  sits keep a reference engine in step, and it is asked row by row, as `SelfPlayEnv` asks it;
-* an ended game's info (`agents.selfplay.core.ended_info`) takes ``final_score`` from the
-  backend's arrays (`pirate_envs.vector.VectorEnv.scores`, where the game's spec says:
-  ``batched_scores``) and ``win_share`` from the learner's terminal win reward, else from the scores where the spec says
-  the winners are the top scores (``winners_by_score``), else from the game replayed in the
-  reference engine; the slot starts its next game at once (a game that ends before the
-  learner's first decision is drawn anew, as ``SelfPlayEnv`` does);
-* ``action_masks()`` (and ``env_method("action_masks")``) gives the learner's legal actions.
-
-Several table sizes (``player_counts``): one ``VectorEnv`` per size, all with
-``table_layout="max"`` (one observation size), the ``num_envs`` slots split by the weights
-(every size gets at least one slot); the table size of a slot is fixed, so the mix of sizes
-is that of the split rather than a draw per episode.
-
-Building one limits numpy's BLAS in this process to one thread (the opponents' matrix products
-are small; two OpenBLAS threads beside the learner made them a hundred times slower).
-
-Differences from ``SelfPlayEnv``, which the batched engine imposes:
-
-* ``terminal_observation`` is the learner's final observation when his own move ended the game
-  or the game was truncated (then rebuilt by replaying the game in the reference engine);
-  when an opponent's move ended it by the rules, it is the observation of his last decision
-  (SB3's PPO reads ``terminal_observation`` only for truncated games, and rebuilding it for
-  every game would replay every game in Python);
-* an illegal learner action raises `pirate_envs.vector.BatchIllegalActionError`
-  (naming the env index) instead of ending that game with reward ``-1``: the kernels have no
-  such end, and MaskablePPO, which reads ``action_masks``, never plays one;
-* the batched ``random`` and ``heuristic`` agents draw from one stream for all the games they
-  play, so the same seed deals other random choices than in ``SelfPlayEnv`` (the one-game agents
-  are reset per game with the seed of the game's draw, in both envs).
+Opponents move grouped by agent (one ``act_batch`` per agent, then one engine step for their rows);
+agents without a batched form play through `agents.batched.one_game`; several table sizes get one
+``VectorEnv`` each on ``table_layout="max"``. It differs from ``SelfPlayEnv`` where the batched engine
+imposes it (the terminal observation, an illegal action raises, the random streams). How it steps,
+mixed tables and every difference: ``docs/guides/single_agent.md`` ("The batched twin").
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """Single-agent Gymnasium envs: one learner in a seat, the opponents moving inside ``step``.
 
-``import agents`` registers one Gymnasium id per game (``pirate_envs.GYMNASIUM_IDS``, `agents.selfplay.ids`; the
-entry point is this module's `SelfPlayEnv`, imported only when an id is built):
-
-| Gymnasium id | env id |
-|---|---|
-| `pirate_envs/PiratenKapern-v0` | `piraten_kapern_v0` |
-| `pirate_envs/SkullKing-v0` | `skull_king_v0` |
-| `pirate_envs/Piratenpoker-v0` | `piratenpoker_v0` |
-| `pirate_envs/LuckyPirate-v0` | `lucky_pirate_v0` |
+Each Gymnasium id (``pirate_envs.GYMNASIUM_IDS``, `agents.selfplay.ids`) builds `SelfPlayEnv`,
+imported only when an id is built: the one-game twin of the batched env training uses
+(`agents.selfplay.batched_vec_env.BatchedSelfPlayVecEnv`; both follow the rules of
+`agents.selfplay.core`), and training's fallback without numba.
 
 ```python
 import gymnasium
@@ -19,37 +14,11 @@ obs, info = env.reset(seed=0)
 mask = env.unwrapped.action_masks()  # or env.get_wrapper_attr("action_masks")()
 ```
 
-Each id builds `SelfPlayEnv`, the one-game twin of the batched env training uses
-(`agents.selfplay.batched_vec_env.BatchedSelfPlayVecEnv`; both follow the rules of
-`agents.selfplay.core`), and training's fallback without numba.
-Each episode the learner sits in ``learner_seat`` (drawn at random by default) and the other
-seats get opponents drawn from a weighted pool of agent names (``agents.registry``: ``random``,
-``heuristic``, ``oracle`` for Piraten Kapern, ``ppo:<checkpoint>``; ``self`` for frozen copies
-of the learner added with `SelfPlayEnv.add_snapshot` during training). They move inside
-`SelfPlayEnv.step` until the learner is on turn again or the game ends.
-
-The reward of a step is the sum of the raw env's rewards for the learner over every raw step
-from his move up to his next decision or the end; rewards that arrive before his first decision
-are paid with his first step. So in ``reward_mode="score"`` an episode's return is his final
-score times ``SCORE_SCALE``, and in ``"win"`` it is the zero-sum terminal reward, even when the
-game ends on an opponent's move.
-
-Observations are the flat ``float32`` vector of the game (the index table:
-``env.unwrapped.raw.observation_layout.table()``); the legal actions come from
-`SelfPlayEnv.action_masks` (``bool``), as sb3-contrib's ``MaskablePPO`` expects. An
-illegal action ends the game for the learner with reward ``-1`` (PettingZoo's convention, as the
-wrapped AEC env does) and ``info["illegal_action"] = True``; an action that is not an integer of
-the action space (a float, a string, a bool, an index outside it) raises the AEC env's
-``TypeError``/``ValueError`` instead, and ``step`` before ``reset`` or after the end a
-``RuntimeError``. Every other keyword argument (``num_players``, the game's options) and
-``reset(options=...)`` go to the game unchanged (an unknown reset option is refused by name).
-
-``player_counts`` (for example ``[2, 3, 4]`` or ``{2: 1.0, 4: 2.0}``) mixes table sizes: each
-episode draws its table size by weight, and the observation uses the game's option
-``table_layout="max"`` (the per-player rows of its largest table, one vector size for every
-count), so that one network learns every table size. ``info["num_players"]`` names the drawn size.
-
-The module needs no torch: a trained opponent acts with its numpy copy (``agents.policy.mlp.MlpPolicy``).
+The learner sits in ``learner_seat`` (random by default), the other seats get opponents drawn
+from a weighted pool of agent names (``self`` for snapshots of the learner); a step's reward sums
+the learner's raw rewards up to his next decision. ``player_counts`` mixes table sizes on
+``table_layout="max"``. The module needs no torch. The ids, the rewards, the errors and mixed
+tables: ``docs/guides/single_agent.md``.
 """
 
 from __future__ import annotations

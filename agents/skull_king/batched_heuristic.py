@@ -5,25 +5,9 @@ It chooses, row by row in one numba kernel, exactly what
 to make the bid exactly (that module's docstring gives the rules of thumb). The one-game heuristic
 reads the player's `pirate_envs.skull_king.view.View`; this one reads the same
 facts from the observation vector, by piece name, so it serves ``table_layout="seated"`` and
-``"max"`` alike:
+``"max"`` alike.
 
-* ``phase`` (bid or play), ``hand`` (own card counts), ``hand_number``;
-* ``bids`` and ``tricks_won``, row 0 (the observer's own bid and tricks);
-* ``leader`` and ``trick``: the cards of the current trick in play order, from the leader's row
-  on (rows are seat-relative); ``led_suit``;
-* the number of players: the rows of the seated layout, or the ``seat_present`` flags of the
-  ``"max"`` layout (so one agent may see rows of several table sizes there).
-
-The win chances and the card strength order are the one-game heuristic's own (tables built from
-its ``win_chances`` and ``token_strength``); the trick winner is the batched engine's
-``trick_winner_kernel``. Ties go to the first legal action in action order, as Python's ``min``
-and ``max`` give them. The heuristic draws no random numbers and remembers nothing of a game, so
-``seed`` and ``reset_games`` have nothing to act on.
-
-Checked in ``tests/agents/skull_king/test_batched_heuristic.py``: AEC games played by the one-game
-heuristic at every seat, for every player count and both table layouts; at every decision the
-batched choice (one row, and all the positions as one batch) equals the one-game choice. There is
-no known difference.
+What it reads, ties and how it is checked: ``docs/guides/batched_agents.md``.
 """
 
 from __future__ import annotations

@@ -2,53 +2,15 @@
 AlphaZero, Danihelka et al. 2022).
 
 `ExpertIterationPlan` holds one run (``experiments.expert_iteration`` builds it from its command
-line); `run` carries it out, iteration by iteration:
+line); `run` carries it out, iteration by iteration.
 
-1. **Self-play** (`self_play`): ``games_per_iteration`` games, at the plan's table sizes in turn
-   (game ``g`` at size ``g mod len(sizes)``), in which every seat moves by the plan's ``search`` with
-   the current network: ``gumbel``, the Gumbel search of `agents.search.guided`
-   (``gumbel:<simulations>``: Gumbel top-k with sequential halving at the root, PUCT below), its
-   leaves valued by the network's value head (``leaf="value"``) or by a rollout of the game's
-   heuristic (``leaf="rollout"``, as ``mcts``); or ``halving``, the guided flat search of
-   `agents.search.halving` (``halving:<simulations>:ppo``: the same root, no tree, every world and
-   heuristic rollout on the batched engine; not Kapern), at 200 simulations 16 times the positions a
-   second of ``gumbel`` with rollout leaves.
-   Every decision is recorded (`Decisions`): the observation, the legal-action mask and the
-   search's policy target (``policy_target``: Gumbel's improved policy
-   ``softmax(log P + sigma(completed q))``; a move with one legal action, played without search,
-   gets that action); at the game's end each of its decisions gets its seat's win share
-   (`pirate_envs.core.rewards.win_rewards`: winners share +1, losers share -1, so at 4 players a lone
-   winner gets +1 and each loser -1/3; a game cut by the turn guard, 0).
-2. **Update** (`fit`): ``epochs`` passes over the decisions of the last ``replay_iterations``
-   iterations, minimising the cross-entropy of the masked policy to the targets plus
-   ``value_weight`` times the squared error of the value head to the win share; a fresh Adam
-   every iteration (no optimizer state to carry over).
-3. **Checkpoint**: ``checkpoints/iteration_<k>.npz`` and ``latest.npz``, data-only agent files of
-   format version 2 with the value head (``value_target`` the win share, undiscounted): ``ppo:<file>``
-   plays the network alone, ``gumbel:<n>:ppo:<file>`` and ``mcts:<n>:ppo:<file>`` search with it.
-
-The network is the project's MLP (`agents.policy.mlp.MlpPolicy`): a policy chain and a value chain of the
-same hidden sizes and activation. ``init`` (any agent file of the game and its observation layout,
-e.g. the shipped ``skull_king_v0``) gives its sizes and weights; a file without a value head gets a
-fresh one whose output layer is zero (a value of 0 everywhere until trained). Without ``init`` both
-chains start fresh (``net_arch``, Tanh). The games observe with ``table_layout="max"``.
-
-**Run folder**: ``config.json`` (the command's arguments), ``data/iteration_<k>.npz`` (the decisions
-of each iteration, kept for the replay window and for resuming), ``checkpoints/``, ``metrics.csv``
-(one row per iteration: games, positions, searched positions per second, the losses). Every file is
-written atomically (`pirate_envs.core.files.write_atomic`); an iteration writes its data, its
-``metrics.csv`` row, then its checkpoint, the commit point: a resume starts after the newest
-checkpoint, drops later rows and copies that checkpoint to ``latest.npz`` again.
-
-**Exact resume.** Everything random in iteration ``k`` (games, searches, the shuffle of the update,
-torch) is seeded from ``(seed, k)`` alone, the data files hold exactly what the update read, and the
-checkpoints hold the float32 weights torch trains; so a run resumed from its newest checkpoint
-writes the same files an uninterrupted run writes (the timings aside).
-
-**Speed.** The searches of one decision run one after another; a network call reads one
-observation (a leaf's value call reads every seat's at once); ``halving`` plays each round's
-rollouts at once on the batched engine (at 200 simulations about 16 times the positions a second
-of ``gumbel`` with rollout leaves). `metrics.csv` reports the searched positions per second.
+Self-play by the plan's ``search`` (``gumbel`` or the guided ``halving``) with the current network,
+every decision recorded with the search's ``policy_target`` and the seat's win share (`Decisions`,
+`self_play`); an update of the policy and value heads over the replay window (`fit`); a data-only
+checkpoint with the value head, the iteration's commit point. Everything random in iteration ``k``
+is seeded from ``(seed, k)``, so a resumed run writes the files of an uninterrupted one. The
+iteration, the network, the run folder, exact resume and speed: ``docs/guides/expert_iteration.md``
+("Inside the library").
 """
 
 from __future__ import annotations

@@ -196,11 +196,20 @@ def save_checkpoint(model: Any, plan: RunPlan, timesteps: int, history: list[dic
 LEARN_CPU_FILE = "learn_cpu_s.json"
 
 
-def record_learn_cpu(plan: RunPlan, timesteps: int, cpu_s: float) -> None:
-    """Add a checkpoint's CPU seconds of learning (this process, since learning began) to `LEARN_CPU_FILE`.
+def learn_cpu_before(plan: RunPlan, timesteps: int) -> float:
+    """The CPU seconds of learning recorded at ``timesteps``, where a resumed run goes on (0 for a fresh run,
+    or a checkpoint with no record)."""
+    path = plan.run_dir / "checkpoints" / LEARN_CPU_FILE
+    if not plan.resuming or not path.is_file():
+        return 0.0
+    return float(json.loads(path.read_text()).get(str(timesteps), 0.0))
 
-    Evaluations during learning count; a resumed run counts again from its resumption. The learning
-    curves of the recipes read these figures.
+
+def record_learn_cpu(plan: RunPlan, timesteps: int, cpu_s: float) -> None:
+    """Add a checkpoint's CPU seconds of learning (since learning began) to `LEARN_CPU_FILE`.
+
+    Evaluations during learning count; a resumed run adds its own to the figure of the checkpoint it resumed
+    from (`learn_cpu_before`). The learning curves of the recipes read these figures.
     """
     path = plan.run_dir / "checkpoints" / LEARN_CPU_FILE
     seconds = json.loads(path.read_text()) if path.is_file() else {}
@@ -342,7 +351,7 @@ def build_callback(plan: RunPlan, evaluator: Evaluator, interrupt: Interrupt) ->
             #: learner steps at the start of the rollout under way (where a stopped run resumes)
             self.rollout_start = now
             self.stopped = False
-            self.cpu_start = time.process_time()
+            self.cpu_start = time.process_time() - learn_cpu_before(plan, now)
             # The first snapshot comes after ``snapshot_every`` steps: an untrained policy as an
             # opponent makes endless games (in Piraten Kapern it never stops rolling); unless
             # snapshots are the only opponents, or the run resumes a trained policy.
@@ -467,12 +476,13 @@ def train(plan: RunPlan, evaluator: Evaluator) -> Path:
     with Interrupt() as interrupt:
         callback = build_callback(plan, evaluator, interrupt)
         start, start_cpu, start_steps = time.perf_counter(), time.process_time(), model.num_timesteps
+        cpu_before = learn_cpu_before(plan, start_steps)
         model.learn(remaining, callback=callback, progress_bar=args.progress, reset_num_timesteps=not plan.resuming)
         elapsed, elapsed_cpu = time.perf_counter() - start, time.process_time() - start_cpu
         if callback.stopped:  # the steps of the rollout cut short were never learned from: not counted
             model.num_timesteps = callback.rollout_start
         save_checkpoint(model, plan, model.num_timesteps, callback.history)
-        record_learn_cpu(plan, model.num_timesteps, elapsed_cpu)
+        record_learn_cpu(plan, model.num_timesteps, cpu_before + elapsed_cpu)
         done = any(row["timesteps"] == model.num_timesteps for row in callback.history)
         if not interrupt.requested and not done:
             callback.evaluate()

@@ -1,43 +1,12 @@
 """The web table's HTTP API (Starlette) and its static page.
 
-| method and path | body | answer |
-|---|---|---|
-| ``GET /`` | | the page |
-| ``GET /favicon.ico`` | | the page's icon (``static/favicon.svg``) |
-| ``GET /api/games`` | | per game: name, player counts, agents and notes, options, ranges, special cards' faces |
-| ``POST /api/sessions`` | ``{env_id, opponents: [names], seat, seed?, options?}`` | a one-person game's state, ``id`` |
-| ``GET /api/sessions/{id}`` | | its state |
-| ``POST /api/sessions/{id}/move`` | ``{action or command, version?}`` | the state after the agents |
-| ``GET /api/sessions/{id}/record`` | | the finished game's record (409 while it runs) |
-| ``GET /api/sessions/{id}/hint?agent=NAME&staged=A,B`` | | an agent's advice for your turn (409 off it) |
-| ``DELETE /api/sessions/{id}`` | | frees it |
-| ``POST /api/replays`` | a finished game's record | a replay's state and ``id`` |
-| ``POST /api/replays/{id}/goto`` | ``{step: int}`` | the state after that step |
-
-A game's state is what its seat may see: the seat's screen, the public event log, the scores
-and the legal moves; ``chosen_seed`` is the seed the person chose, else ``null`` (the server's
-seed stays secret). The seed and the moves are in the record only, given once the game is over.
-A hint (`agents.analysis.hint_text`: the move in words and, for the best three, a network's share, the
-search's share and average lead, Kapern's oracle's expected points, each said in words) is computed
-from the seat's observation and View only, after the seat's ``staged`` moves (Piratenpoker's bid cards
-picked on the page, not sent yet), applied to a copy of the game. It is computed on a copy taken under
-the game's lock, then outside it, in at most `HINT_THREADS` threads of its own (one more: 503 "busy"):
-a slow hint never holds a game or a table, nor the threads of their moves. The answer carries the
-``version`` it was computed for; the page shows it only while that version is on screen.
-
-A bad request gets a 4xx answer ``{"error": message}``; the game goes on. Bodies are JSON only
-(``Content-Type: application/json``, at most `MAX_BODY` bytes, refused as they stream
-in), read with ``json.loads``: nothing from a request is evaluated or unpickled. An error in
-the game code is logged and answered 500 with a generic message. A session serves one request
-at a time (a second one meanwhile: 409); game work runs in at most `GAME_THREADS`
-worker threads, off the event loop, so a slow agent never stalls the other tables.
-
-Shared tables (several people and agents at one game, seats by secret token, live by server
-push, kept in SQLite) have their own routes: `experiments.web.table_api`. Every answer carries
-`SECURITY_HEADERS`. The server is meant for this machine (the default ``127.0.0.1``). Against
-other web pages in the same browser, `RequestGuard` refuses a ``Host`` that is not this
-server's (DNS rebinding: 400), and on ``POST``/``DELETE`` a cross-site ``Origin`` or
-``Sec-Fetch-Site`` (403) and a body that is not JSON (415).
+A one-person game's routes (``/api/games``, ``/api/sessions``, ``/api/replays``) and the page; the
+shared tables' routes are `experiments.web.table_api`. A state is what its seat may see; a hint is
+computed on a copy of the game, outside its lock, in at most `HINT_THREADS` threads; game work runs
+in at most `GAME_THREADS` threads off the event loop. Bodies are JSON only (at most `MAX_BODY`
+bytes), never evaluated or unpickled; every answer carries `SECURITY_HEADERS`; `RequestGuard`
+refuses other hosts and cross-site writes. Meant for this machine (``127.0.0.1``). The routes,
+the states, the hints and the guards: ``docs/guides/playing.md`` ("The web table's HTTP API").
 """
 
 from __future__ import annotations

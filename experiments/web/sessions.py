@@ -20,9 +20,8 @@ option is the game's default). Bounds: the options a game or a replay may set ar
 safe ranges of the game's spec, ``GameSpec.option_ranges``: the games' own ranges where they
 have an upper end, else their documented defaults as the upper end, the turn and game guards,
 and for the length of a game: Kapern to 10,000 points, the rules play to 6,000, Lucky Pirate to
-5 wins, the rules' tournament), so every
-game ends within a few thousand actions; a replayed record holds at most
-`MAX_RECORD_ACTIONS` actions, and its final scores must be the ones it says.
+5 wins, the rules' tournament), so every game ends within a few thousand actions; a replayed
+record holds at most `MAX_RECORD_ACTIONS` actions, and its final scores must be the ones it says.
 """
 
 from __future__ import annotations

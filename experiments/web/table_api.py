@@ -1,36 +1,10 @@
 """The shared tables' HTTP API (see `experiments.web.tables`).
 
-A seat is named by its token in the ``X-Seat-Token`` header, never in a URL (the page keeps it in
-the address's fragment, which the browser never sends): no token is a spectator. ``seats`` of a
-new table: per seat ``"you"`` (the host, once), ``"person"`` (an invite) or an agent's name.
-
-| method and path | body | answer |
-|---|---|---|
-| ``GET /api/lobby`` | | the open tables and the newest finished ones (public facts) |
-| ``POST /api/tables`` | ``{env_id, seats, fill_agent?, name?, seed?, options?}`` | ``{id, seat, token, state}`` |
-| ``POST /api/tables/{id}/close`` | ``{}`` | the host's: the table is closed and deleted |
-| ``GET /api/tables/{id}`` | | the seat's state (a spectator's without a token) |
-| ``GET /api/tables/{id}/stream`` | | the seat's state now and after every change (server-sent events) |
-| ``POST /api/tables/{id}/join`` | ``{name?}`` | takes the seat (again after a reload) |
-| ``POST /api/tables/{id}/start`` | ``{}`` | the host starts: agents take the seats nobody took |
-| ``GET /api/tables/{id}/invites`` | | the host's: per invited seat its token |
-| ``POST /api/tables/{id}/move`` | ``{action or command, version}`` | the seat's state after the move |
-| ``GET /api/tables/{id}/hint?agent=NAME&staged=A,B`` | | an agent's advice for the seat's turn, ``version`` |
-| ``GET /api/tables/{id}/record`` | | the finished game's record (409 while it runs) |
-
-Opening a table is limited per client and in all (429 with ``Retry-After``), and may need the host
-password (``X-Host-Password``; see `experiments.web.host_controls`). A request that finds the
-table busy with an agent's move waits for it on the event loop, never in a worker thread, for
-at most `LOCK_WAIT_S` seconds (409 after). A closed table's open streams get its last state
-(``table_status: "closed"``) and end; every stream ends when the server stops.
-
-A hint is computed on a copy of the game taken under the table's lock (a few milliseconds), with the
-seat's ``staged`` moves applied to the copy (Piratenpoker's bid cards picked on the page, not sent
-yet: the hint is about the position the person sees), then outside the lock in the hints' own
-threads (``hint_loop``: bounded; 503 when busy). So a slow hint (a search on a cold cache) holds
-neither the table nor the threads of anyone's moves. The position may change meanwhile: the
-answer carries the ``version`` (and ``staged``) it was computed for, and the page shows it only
-while that version is on screen.
+A seat is named by its token in the ``X-Seat-Token`` header, never in a URL; no token is a spectator.
+Opening a table is limited per client and in all (429), and may need the host password; a busy
+table is waited for on the event loop for at most `LOCK_WAIT_S` seconds (409 after); a hint is
+computed on a copy, outside the table's lock. The routes, the streams and the hints:
+``docs/guides/playing.md`` ("The shared tables' HTTP API").
 """
 
 from __future__ import annotations

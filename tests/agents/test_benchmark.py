@@ -264,6 +264,14 @@ def test_python_agent_names():
         assert not is_python_agent(name), name
 
 
+def test_loading_a_name_of_another_kind_is_refused_before_any_import():
+    from agents.benchmark.candidate import load_python_agent
+
+    for name in ("ppo:skull_king_v0", "rules:x.json", "heuristic"):
+        with pytest.raises(ValueError, match=r"is not a Python agent: use path/to/file\.py:factory"):
+            load_python_agent(name)
+
+
 def test_a_python_agent_with_workers_plays_the_same_games(monkeypatch):
     """Worker processes are forked with the candidates: an agent object is never pickled."""
     monkeypatch.setattr(protocol, "CHUNK_DEALS", 2)

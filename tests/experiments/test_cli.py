@@ -66,6 +66,14 @@ def test_league_tables_give_the_head_to_head_matrix(tmp_path, capsys):
     assert "| win rate of ↓ with →" in (tmp_path / "results.md").read_text()
 
 
+def test_short_labels_read_names_by_the_grammar():
+    """A search's budget and network word stay; a Python agent keeps its file name and factory."""
+    from agents.evaluation import plots
+
+    names = ["halving:64:ppo:runs/x/latest.npz", "mcts:200", "examples/my_agent.py:make", "rules:cards/mine.json"]
+    assert plots.short_labels(names) == ["halving:64:ppo:latest", "mcts:200", "my_agent.py:make", "rules:mine"]
+
+
 def test_plots_use_short_labels_and_draw_chance(tmp_path, monkeypatch):
     from agents.evaluation import plots
 

@@ -75,6 +75,12 @@ def test_a_run_records_each_checkpoints_learning_cpu(tmp_path):
     seconds = json.loads((tmp_path / "r" / "checkpoints" / "learn_cpu_s.json").read_text())
     assert sorted(map(int, seconds)) == [64, 128]
     assert 0 < seconds["64"] <= seconds["128"]
+    # a resumed run goes on from the figure of its checkpoint (set large here), as if it had run straight on
+    (tmp_path / "r" / "checkpoints" / "learn_cpu_s.json").write_text(json.dumps({**seconds, "128": 1000.0}))
+    train.main(["--resume", str(tmp_path / "r"), "--total-timesteps", "192", "--no-progress"])
+    resumed = json.loads((tmp_path / "r" / "checkpoints" / "learn_cpu_s.json").read_text())
+    assert sorted(map(int, resumed)) == [64, 128, 192]
+    assert 1000.0 < resumed["192"] < 1000.0 + 600
 
 
 def test_the_training_guide_states_each_recipe_as_its_data():

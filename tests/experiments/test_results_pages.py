@@ -357,3 +357,29 @@ def test_a_recipe_curve_from_scratch_is_on_the_page_with_the_median_of_its_last_
     assert "| 2 | 1,000,000 | 1.7 | n - 1 heuristics | evaluation | 0.300 [0.250, 0.350] |" in section
     assert "| the shipped network | — | — | heuristic | evaluation | 0.670 [0.600, 0.700] |" in section
     assert f"]({KAPERN}_recipe_curve.png)" in section
+    assert "Deep Monte-Carlo" not in section  # no DMC rows, no DMC sentence
+
+
+def test_dmc_at_the_recipe_budget_sits_beside_the_curve(tmp_path, documents):
+    """DMC runs at the recipe's CPU (`recipe_curves.py --report --dmc`): their rows marked DMC and their median in
+    words; they do not count in the recipe's own medians."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "a.json").write_text(json.dumps(documents[0]))
+    (tmp_path / "learning").mkdir()
+    interval = {"deals": "evaluation", "against": "heuristic", "win_low": 0.1, "win_high": 0.9, "games": 400}
+    runs = [{"method": "ppo", "env_id": KAPERN, "seed": 1, "steps": 10, "learn_cpu_s": 600, "win_rate": 0.6,
+             **interval},
+            {"method": "dmc", "env_id": KAPERN, "seed": 1, "steps": None, "learn_cpu_s": 630, "win_rate": 0.2,
+             **interval},
+            {"method": "dmc", "env_id": KAPERN, "seed": 2, "steps": None, "learn_cpu_s": 618, "win_rate": 0.4,
+             **interval}]  # fmt: skip
+    curve = {"curve": "python -m experiments.train --env-id x", "eval_games": 400, "eval_seed": 9,
+             "validation_seed": 10, "num_players": 2, "runs": runs}  # fmt: skip
+    (tmp_path / "learning" / "c.json").write_text(json.dumps(curve))
+    results_pages.main(
+        ["--data", str(tmp_path / "data"), "--out", str(tmp_path), "--learning", str(tmp_path / "learning")]
+    )
+    section = (tmp_path / f"{KAPERN}.md").read_text().split("## The training recipe from scratch over seeds")[1]
+    assert "median over seeds: against the heuristics 0.600 (seeds 0.600; median 10.0 CPU-minutes)" in section
+    assert "(rows marked DMC): against the heuristics 0.300 (seeds 0.200, 0.400; median 10.4 CPU-minutes)" in section
+    assert "| 2 (DMC) | — | 10.3 | n - 1 heuristics | evaluation | 0.400 [0.100, 0.900] |" in section
