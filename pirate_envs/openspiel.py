@@ -9,71 +9,10 @@
 `SHORT_NAMES`. ``pyspiel`` is imported only then: without the wheel both raise one
 ``ImportError`` line naming the extra.
 
-What an OpenSpiel state is here:
-
-* The rules engine of the game (``pirate_envs/<game>/engine.py``), the very one the PettingZoo
-  envs step: ``current_player``, ``legal_actions``, ``apply_action`` (an illegal action raises
-  ``ValueError``, one line), ``action_to_string`` (the action table's labels), ``str(state)``
-  (the engine's full render).
-* Chance (parameter ``chance``): ``"sampled"`` (default), OpenSpiel's *sampled stochastic* mode.
-  The engine deals and rolls inside ``apply_action`` from its own chance source
-  (`pirate_envs.core.chance`); there are no chance nodes. Each new game takes the next seed of
-  the game's stream (parameter ``rng_seed``; ``-1``: fresh entropy), drawn when the state is
-  first used, and a game of seed ``s`` deals exactly what ``env.reset(seed=s)`` deals.
-  ``"explicit"`` (OpenSpiel's explicit stochastic mode, for the games of `EXPLICIT_CHANCE`):
-  every draw of the engine is a chance node (or several, for a deal), with exact odds, so that
-  OpenSpiel's CFR and ``exploitability.nash_conv`` run (see "Explicit chance" below).
-* Tensors and strings: ``information_state_tensor`` and ``observation_tensor`` are both the env's
-  observation vector (the game's View ``Encoder``, ``table_layout="seated"``; the named pieces of
-  ``env.unwrapped.observation_layout`` are the observer's ``dict``); the strings are the seat's
-  screen (``pirate_envs.<game>.text.seat_text``). The View keeps what the rules let a player
-  know, summarised (cards played, public voids, the bids), not the order of every earlier move:
-  under sampled chance the information state is not perfect recall. Under explicit chance
-  ``information_state_string`` is the seat's own history (what changed in its view, step by
-  step, and its own moves), which is; the tensors stay the View.
-* Returns (parameter ``returns``): ``"win"`` (default; the env's ``reward_mode="win"``: zero-sum,
-  the winners share +1 and the losers -1, everybody 0 on an all-way tie or a truncated game) or
-  ``"score"`` (each seat's game score at the end, `Engine.scores`: general-sum, bounded by
-  ``score_bound``; a score outside it raises ``ValueError`` instead of breaking OpenSpiel's
-  utility range).
-* Length: the parameter ``max_game_length`` caps the moves of a game; a game that reaches it is
-  terminal and counts as truncated (returns 0 in ``"win"`` mode). Skull King's default is its
-  exact length (never reached); the other games' defaults sit far beyond their guards' typical
-  games (Kapern turns re-roll without a fixed limit).
-* Copies: ``clone()`` copies the engine with `Engine.clone` (the copy draws what the original
-  would; OpenSpiel's ``MCTSBot`` then searches knowing the future). Under the parameter
-  ``clone_chance="fresh"`` (sampled chance) each clone draws later deals and rolls from a fresh
-  source. ``resample_from_infostate(player, sampler)`` redraws what ``player`` cannot see (the
-  engine's ``resample_hidden``, and fresh chance): OpenSpiel's ``ISMCTSBot`` runs on it, the
-  honest search of the card games. ``state.serialize()`` is JSON (the seed and the moves);
-  ``game.deserialize_state(text)`` replays it, checking every move. pyspiel's own
-  ``serialize_game_and_state`` and pickling of states need the game's random state, which
-  pyspiel's Python games do not provide for sampled chance; use these two instead (they never
-  unpickle).
-
-Parameters: ``players`` (the game's player counts), the user options of the game's spec
-(`pirate_envs.game_spec(env_id).options`, within their safe ranges; an integer list as a
-comma-separated string, e.g. ``loot_fronts="5,6,8"``), ``returns``, ``score_bound``,
-``rng_seed``, ``max_game_length``, ``chance`` and ``clone_chance``. ``docs/guides/openspiel.md``
-is the guide.
-
-Explicit chance, and how a game plugs in. Engines draw only through ``self.chance``
-(`pirate_envs.core.chance`). Under ``chance="explicit"`` the engine draws from an
-`ExplicitChance`, which replays the outcomes chosen so far and, on a draw it has no outcome for,
-raises a private exception carrying the draw (`Draw`: its kind and arguments). The state is then
-a chance node of that draw (`Table`): ``integers(low, high)`` uniform over ``high - low``
-outcomes; ``roll_dice(n)`` one outcome per count vector (`count_vectors`, `roll_probability`);
-``permutation``/``shuffle`` dealt position by position, identical items merged into one outcome
-whose probability is its copies left over the items left (a hand whose order the engine ignores
-is dealt as a set, its cards in outcome-id order: `hand_outcomes`). Once the draw's outcome is complete,
-the interrupted step (a move, or the reset) runs again on a copy of the engine from before it,
-with the outcomes scripted; a further draw makes the next chance node. Outcome ids are small
-integers below the game's ``max_chance_outcomes``. A game offers explicit chance by one entry in
-`EXPLICIT_CHANCE`: a function of its config that returns its `ExplicitRules` (the bounds, how
-many leading positions of a permutation are dealt by chance nodes, and the outcomes' labels; see
-its docstring for why dealing only the leading positions stays exact) or raises a one-line
-``ValueError`` for a config it does not offer. `SMALL_VARIANTS` names the small variants whose
-exact solution is practical, `load_variant` loads one. Sampled chance is untouched by all this.
+What a state is here (the engine, sampled or explicit chance, tensors and strings, returns,
+length, copies), the parameters, and how explicit chance works and a game plugs in
+(`EXPLICIT_CHANCE`, `ExplicitRules`, `SMALL_VARIANTS`, `load_variant`): the guide
+``docs/guides/openspiel.md``, section "The module `pirate_envs.openspiel`".
 """
 
 from __future__ import annotations

@@ -15,8 +15,7 @@ difference, showing it as a diff. Check or rewrite them from the repository root
 ```
 python -m pirate_envs.playthroughs            # check: exit status 1 and a diff on a difference
 python -m pirate_envs.playthroughs --write    # rewrite every file after an intended change
-python -m pirate_envs.playthroughs --write --env-id <g>_v0 --options '{"num_hands": 2}'
-                                              # write the files of a new game, every table size
+python -m pirate_envs.playthroughs --write --env-id <g>_v0 --options '{"num_hands": 2}'  # a new game, every table size
 ```
 
 A changed playthrough means the env's behaviour changed. By the version policy of

@@ -3,7 +3,7 @@
 The project's own tests run every registered game through these two calls, and a new game is
 checked the same way once its id is registered (see ``docs/ADDING_A_GAME.md``):
 
-```python
+```py
 from pirate_envs.testing import check_env, check_lockstep
 
 check_env("skull_king_v0", games=100)  # every check, every table size
@@ -14,43 +14,8 @@ check_lockstep("skull_king_v0", num_envs=16, games=40, num_players=4)  # needs t
 Both raise `AssertionError` naming the check that failed, the env id, the seed and where it
 failed (the game, its reset seed and the decision; for the batched engine the row and the batch
 step). The budgets are games and steps, never time. This module imports only ``pirate_envs``,
-numpy, gymnasium and pettingzoo (no pytest): it ships with the package.
-
-Random play draws an action block first (uniformly among the blocks with a legal action), then
-an action in it: Piraten Kapern's single ``stop`` is not drowned by its 2,073 re-rolls.
-
-The checks of `check_env` (names for its ``checks`` argument, in `ENV_CHECKS`):
-
-* ``api``: PettingZoo's ``api_test``, unmodified, at every table size (the envs accept its probe
-  reset option ``{"options": 1}`` as no option and refuse every other unknown one);
-* ``seed``: PettingZoo's ``seed_test`` at every table size (the same seed plays the same game);
-* ``random_play``: random games end within their turn guard without error; the agent on turn
-  always has a legal action and every other agent an all-zero mask; a game truncates only where
-  its engine says ``CAN_CYCLE`` (at its guard, or earlier with a ``truncation_reason``, in at
-  most `MAX_CYCLING_SHARE` of the games, paying nothing); win-mode rewards sum to zero and pay
-  the winners;
-* ``observations``: every agent's observation lies in its space (``float32`` of the layout's
-  size, finite; an ``int8`` mask that cannot be written to);
-* ``score_rewards``: in score mode the rewards of a game add up to its scaled final scores;
-* ``conservation``: where the spec declares ``invariants``, the engine's ``check_invariants()``
-  (raising ``AssertionError`` when cards or dice are lost or made up) holds at every decision and
-  at the end (skipped, with the reason, where it declares none);
-* ``illegal_action``: an illegal action raises in the raw env and ends the wrapped game with -1;
-* ``information_set``: resampling what a seat cannot see (``engine.resample_hidden(seat, rng)``)
-  changes none of its observation, mask and View, and, as the spec's ``information`` says, varies
-  what it cannot see (imperfect) or never changes the engine's state (perfect);
-* ``copies``: ``pickle`` and ``copy.deepcopy`` of the wrapped and of the raw env, taken at the
-  start, in the middle, before the last decision and after the end of a game, play on by
-  themselves exactly as the original does;
-* ``render``: the ansi rendering and every seat's text fit `WIDTH` (100) columns at every decision;
-* ``pettingzoo_render``: PettingZoo's ``render_test`` at every table size, every render mode
-  (``rgb_array``: an ``(H, W, 3)`` ``uint8`` image; skipped where pillow is not installed);
-* ``state``: the global state as PettingZoo's ``state_test`` checks it (its state-space and state
-  tests on the wrapped env, which plays unmasked random actions), and at every table size in a
-  random game: ``state()`` is a ``float32`` vector of ``state_space`` at every step (after the
-  reset and the end too), laid out as ``state_layout`` says (every seat's observation, then
-  ``on_turn``), and the same seed plays the same states;
-* ``action_labels``: every action has its own label.
+numpy, gymnasium and pettingzoo (no pytest): it ships with the package. How random play draws
+and what each check of `check_env` (`ENV_CHECKS`) asserts: ``docs/api/pirate_envs.md``.
 """
 
 from __future__ import annotations

@@ -1,172 +1,19 @@
 """The batched engine: many games of one env id stepped together by compiled kernels.
 
-Games covered
--------------
-``skull_king_v0`` (2..6 players), ``piraten_kapern_v0`` (2..5 players), ``lucky_pirate_v0``
-(2..6 players, tournaments, both First Mate rulings) and ``piratenpoker_v0`` (3..5 players, every
-ruling option), each with every option of its env but one, both reward modes and both observation
-layouts (``table_layout="seated"`` and ``"max"``). The exception: Piratenpoker's short decks
-(``poker_copies`` other than the full 84 cards) are refused by `make` in one line; play them one
-game per env (the AEC env, `pirate_envs.openspiel`, or training's default engine).
-
-Install the ``fast`` extra (numba): ``pip install -e ".[fast]"``. ``import pirate_envs`` and
-``import pirate_envs.vector`` import no numba and compile nothing; `make` imports the
-game's kernels, which numba compiles on first use and caches on disk (``cache=True``), so
-later processes start from the cache. The cache is keyed by the sources of the game's package and
-of ``pirate_envs.core`` (`pirate_envs.core.kernel_cache`): a change there compiles the kernels
-anew. A first use that compiles says so on standard error
-(``pirate_envs: compiling the batched piratenpoker engine's step kernel (first run only ...``,
-then how long it took) once it has lasted two seconds; a cached start is silent.
-
-API
----
-
-```python
-import numpy as np
-import pirate_envs.vector
-
+```py
 venv = pirate_envs.vector.make("skull_king_v0", num_envs=1024, seed=0, num_players=4)
 venv.reset()
-rng = np.random.default_rng(0)
-for _ in range(1000):
-    actions = pirate_envs.vector.random_legal_actions(venv.action_mask, rng, venv.terminated | venv.truncated)
-    venv.step(actions)
-    # venv.observation, venv.action_mask, venv.current_player, venv.rewards,
-    # venv.terminated, venv.truncated describe every game after this step
+venv.step(actions)  # venv.observation, action_mask, current_player, rewards, terminated, truncated
 ```
 
-* ``make(env_id, num_envs, seed=None, **env_kwargs)``: ``env_kwargs`` are the env's own
-  (``num_players``, ``reward_mode``, the game's options), validated by building the env;
-  ``num_envs`` is at most `MAX_NUM_ENVS`.
-* After ``reset(seed=None)`` and every ``step(actions)`` (both return ``None``) the arrays are:
+Every game, every option but one: Piratenpoker's short decks (``poker_copies`` other than the
+full 84 cards) are refused by `make` in one line. ``import pirate_envs.vector`` imports no numba;
+`make` imports the game's kernels (the ``fast`` extra), compiled on first use and cached on disk.
 
-  - ``observation`` ``(N, D)`` ``float32``: the vector the AEC env gives the player on turn
-    (``env.observe(env.agent_selection)["observation"]``). On the step that ends a game, the
-    final observation of the seat that made the last move, as the AEC env shows it;
-  - ``action_mask`` ``(N, A)`` ``int8``: that player's legal actions (all zeros once ended);
-  - ``current_player`` ``(N,)`` ``int64``: the seat of that player (the AEC ``agent_selection``);
-  - ``rewards`` ``(N, P)`` ``float32``: every seat's reward of this step, as the AEC env pays
-    it in its reward mode (``"win"``: zero-sum, on the step that ends the game; ``"score"``:
-    each score change, times the env's ``SCORE_SCALE``);
-  - ``terminated``, ``truncated`` ``(N,)`` ``bool``: the game ended on this step.
-
-  The arrays are rewritten in place: copy what you keep.
-* ``step(actions)`` takes ``(N,)`` integers, one per game. A game that ended on the previous
-  step starts anew on this one (its action is ignored; its final rewards came with the step
-  that ended it; the new game's rewards on this step are those the AEC env pays at ``reset``:
-  0, but in Kapern's score mode the turns that end on their first roll inside the reset are
-  paid). A game may also end on the step that starts it (Kapern with ``max_turns=1``, say).
-  An illegal action raises
-  `BatchIllegalActionError` naming the game, the action and the legal ones; no game
-  moves then.
-* ``step(actions, active)``: games that wait. ``active`` is an ``(N,)`` ``bool`` array (``None``,
-  the default: every game moves). A game with ``active[i]`` false does not move at all: its state
-  (its random stream included), ``observation``, ``action_mask``, ``current_player``,
-  ``terminated`` and ``truncated`` rows stay as they were, its ``rewards`` row is zero, and its
-  action is not checked. A game that ended and waits stays ended; it starts anew on the first
-  step on which it is active. Each game's course depends only on its own actions: stepping a
-  subset gives the active games exactly what stepping them alone would give.
-* ``reset(seed)``: a non-negative integer reseeds, ``None`` continues each game's stream (the
-  first ``reset`` uses the seed given to ``make``). Game ``i`` draws from its own stream: the same
-  seed and ``num_envs`` give the same games.
-* ``engine(i)``: game ``i`` as the reference engine the AEC env uses (to inspect, render, check):
-  ``reference_engine(i)``, a fresh reference engine that deals game ``i``'s cards and dice, is
-  reset with ``reset_options(i)`` and game ``i``'s moves so far (``moves(i)``) are replayed
-  (``start_engine(i)`` is that engine before the replay; for a loaded game see "Loading games").
-  The same two start the game in an AEC env: ``env.unwrapped.game = venv.reference_engine(i)``,
-  then ``env.reset(options=venv.reset_options(i))``. Kapern keeps the first 8192 moves of a
-  game; past them ``engine(i)`` raises a ``RuntimeError``.
-
-Loading games and copying rows
-------------------------------
-A search's rollouts start from positions that no reset deals: the batched engine takes them from
-reference engines (a true game, or a determinized world made by ``engine.clone()`` and
-``resample_hidden``).
-
-```python
-venv.load(rows, engines, seeds=None)   # engines[k]'s game into row rows[k]
-venv.copy_rows(src, dst)               # rows src[k] (or one row src) copied whole into rows dst[k]
-```
-
-* ``load``: each engine (this env's engine class and ``Config``, its game not over; anything else
-  is refused in one line, before any row is written) is copied into its row: every field the
-  kernels keep (hands, trick, bids, scores, phase, dealer, voids and played cards; Kapern's dice,
-  chest, deck and final round; Lucky Pirate's hands, up and down cards, pile, direction, wins,
-  set-up and turn counts; Piratenpoker's hands, bids being built, Pass cards, draw pile in its
-  order, discard, loot stacks and face-up loot, displayed loot, last bids, pending gift and games
-  played). Stepping the row then plays exactly the game the engine plays given
-  the same actions, with the same observations, masks, rewards and ends, but its chance comes
-  from the row's splitmix64 stream whose state is ``seeds[k]`` (one integer in ``0..2**64-1``
-  per row; ``None``: each row's stream goes on from where it is). The engine's own chance source
-  is not used: ``engines[k].clone(SplitMix64Stream(seeds[k]))`` is the loaded row's reference
-  twin, dealing and rolling what the row does (Skull King deals the engine's later hands at the
-  load, as that twin would). The loaded rows' rewards are zero and their ends cleared; no other
-  row changes, nor the engines.
-* After a load: ``moves(i)`` lists the moves since the load; ``start_engine(i)`` is the loaded
-  engine drawing from the row's stream as it was at the load (a fresh clone per call), and
-  ``engine(i)`` that engine with ``moves(i)`` replayed; ``is_loaded(i)`` is true;
-  ``reference_engine(i)`` and ``reset_options(i)`` raise a one-line ``RuntimeError`` (the game did
-  not start from a reset). When the loaded game has ended, the row's next step starts an ordinary
-  new game from its stream, and all of these are as for any game again; so is every row after
-  ``reset``.
-* ``copy_rows``: every per-game array of the source rows (state, stream, moves, outputs, the
-  loaded start) is read, then written into the destination rows (distinct). A copy plays on
-  exactly as its source would, deals and dice included: to fan a position out into rollouts with
-  other futures, load it into many rows with different seeds.
-* ``redraw_hidden(rows, seat, seeds)``: a search's determinization in the batch (Skull King,
-  Lucky Pirate and Piratenpoker; Kapern raises ``NotImplementedError``). In each row, everything
-  ``seat`` cannot see is drawn anew from what it saw (Skull King: the other seats' cards, keeping
-  their counts and public voids, bids made but not shown, every later hand; Lucky Pirate: the cards
-  of the other hands not taken in public, every down card, the up cards still hidden in the set-up;
-  Piratenpoker: the other seats' cards within the draw piles each may have come from, their bids
-  not yet revealed, the draw pile and the hidden part of each loot stack, from the pile history
-  of the engine the row was loaded from or replays);
-  the row's stream is then ``seeds[k]``, drawn on. Load the searched position into one row, copy
-  it, redraw the copies: about 2 us per row (Piratenpoker: plus, once per call and position, its
-  pile history's attributions weighed in Python, a forward pass cached across calls), against a
-  clone, a redraw and a load in Python per world. A redrawn row has no reference engine
-  (``engine(i)`` and the like raise) until it starts a new game.
-* ``kernel_state``: the backend's state record, as the game's step kernel takes it, for code
-  that compiles its own loop around that kernel (the searches' fused rollouts,
-  `agents.search.play_out_kernel`). Such a step skips ``step``'s checks: the loop passes only
-  legal actions of live games, ``-1`` for the others.
-* Cost (``python benchmarks/bench_load.py``: loads of 256 rows, plain Python per row): the
-  median is about 0.1 ms per row for Skull King, Kapern and Piratenpoker and 0.3 ms for Lucky
-  Pirate, most of it the clone kept as the start; ``copy_rows`` about 1 us per row.
-
-Randomness
-----------
-Each game draws from its own splitmix64 stream, seeded from ``numpy.random.SeedSequence(seed)``;
-these are not the AEC env's streams, so the same seed deals other cards there. Skull King deals
-every hand of a game when the game starts (``reset_options(i)`` lists them, for the reference
-engine's ``deals`` option). Kapern draws its deck shuffles and dice as the game goes, in the
-order its reference engine asks for them; ``reference_engine(i)`` is that engine drawing from a
-Python copy of game ``i``'s stream (``pirate_envs.piraten_kapern.batched``). Lucky Pirate
-likewise draws its dealers and deals as the episode goes, a tournament's later games included
-(``pirate_envs.lucky_pirate.batched``), and Piratenpoker its deck, loot stacks and reshuffles of the
-played cards (``pirate_envs.piratenpoker.batched``).
-
-How it is checked
------------------
-The per-game engines stay the reference and decide every rule; each game's kernels mirror its
-engine step by step (Kapern's scoring comes as tables computed by its reference helpers).
-``tests/vector`` plays the kernels in lockstep with the AEC env, for every player count and
-both reward modes, on the same cards and dice (``reference_engine`` and ``reset_options``): the
-observations, masks, players on turn, rewards and ends must be identical at every step, and
-``engine(i)`` must show the AEC env's state. The long version is marked ``slow``.
-
-Speed
------
-``python benchmarks/bench_vector.py --env-id ID --num-players N``: random legal play with
-observations and masks, 1024 games per batch, beside the AEC env, PettingZoo's ``tictactoe_v3``
-and (when ``open_spiel`` is installed) OpenSpiel's C++ ``oh_hell`` with 4 players in the same
-run. The measured figures (27 to 47 times the AEC env per CPU-second, and Skull King 15
-times OpenSpiel's ``oh_hell``) are in ``docs/notebook/RESULTS.md`` under "Training throughput". The
-kernels are compiled without numba's reference counting (``core.batched.kernel``): its atomic
-counts on the arrays handed between the inlined helpers had taken about 40% of a Kapern step.
-Kapern's 2,084 actions (every set of dice a re-roll may take is one action) make its mask the
-largest, written every step and read by the sampler. The first start compiles the kernels
-(seconds to half a minute); later processes load them from numba's cache.
+The guide, ``docs/guides/batched.md``, holds the games covered, the install and the kernel
+cache, the API (``make``, ``reset``, ``step`` and waiting games, ``engine``), loading games and
+copying rows, ``redraw_hidden``, randomness, how the kernels are checked, their speed, and each
+game's backend (its randomness and state arrays).
 """
 
 from __future__ import annotations

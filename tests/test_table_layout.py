@@ -11,21 +11,17 @@ import copy
 import hashlib
 import pickle
 import random
-import sys
 
 import numpy as np
 import pytest
 
 import pirate_envs
 from agents.base import action_blocks, sample_legal
+from tests.doc_pages import game_page
+from tests.games import GAME_SPECS
 
-#: The player counts each game allows (from its rule text).
-PLAYER_COUNTS = {
-    "skull_king_v0": (2, 3, 4, 5, 6),
-    "piratenpoker_v0": (3, 4, 5),
-    "lucky_pirate_v0": (2, 3, 4, 5, 6),
-    "piraten_kapern_v0": (2, 3, 4, 5),
-}
+#: The player counts of every game that declares the option (its declaration's ``player_counts``).
+PLAYER_COUNTS = {spec.env_id: spec.player_counts for spec in GAME_SPECS if spec.has("table_layouts")}
 CASES = [(env_id, n) for env_id, counts in PLAYER_COUNTS.items() for n in counts]
 #: sha256 (first 16 hex digits) of every seat's default observation at every step of three
 #: seeded random games (see ``default_hash``), computed by running the code before the option existed.
@@ -93,7 +89,7 @@ def per_player_pieces(env_id: str) -> set[str]:
     return {piece.name for piece in smallest.pieces if piece.shape != largest.piece(piece.name).shape}
 
 
-@pytest.mark.parametrize(("env_id", "num_players"), CASES)
+@pytest.mark.parametrize(("env_id", "num_players"), sorted(DEFAULT_HASHES))
 def test_default_vector_is_unchanged(env_id: str, num_players: int) -> None:
     """No option, or ``table_layout="seated"``: the vector the code gave before the option existed."""
     assert default_hash(env_id, num_players) == DEFAULT_HASHES[env_id, num_players]
@@ -172,8 +168,8 @@ def test_bad_table_layout_is_one_clear_error(bad: object) -> None:
 
 @pytest.mark.parametrize("env_id", list(PLAYER_COUNTS))
 def test_each_game_documents_the_option(env_id: str) -> None:
-    text = sys.modules[pirate_envs.env_module(env_id).raw_env.__module__].__doc__
+    text = game_page(env_id)
     max_players = PLAYER_COUNTS[env_id][-1]
     size = pirate_envs.make(env_id, raw=True, num_players=max_players, table_layout="max").observation_layout.size
     assert "table_layout" in text and "seat_present" in text
-    assert f"= {size} floats" in text  # the "max" vector's size, as the docstring states it
+    assert f"= {size} floats" in text  # the "max" vector's size, as the game's page states it

@@ -1,4 +1,4 @@
-"""Pig, version 0: ``env()`` (wrapped) and ``raw_env``. The game's page is the docstring of `examples.pig.env`."""
+"""Pig, version 0: ``env()`` (wrapped) and ``raw_env``. The game's page: ``docs/games/pig.md``."""
 
 from examples.pig.env import raw_env
 from pirate_envs.core.aec import wrap

@@ -27,7 +27,6 @@ record holds at most `MAX_RECORD_ACTIONS` actions, and its final scores must be 
 from __future__ import annotations
 
 import copy
-import importlib
 import json
 import math
 import os
@@ -547,18 +546,20 @@ def public_table(page: dict[str, Any]) -> dict[str, Any]:
     return {**page, "table": table}
 
 
-#: The rules panel's text, per game: the rules section of each env's module docstring (the game's docs page).
+#: The rules panel's text, per game: the rules section of each game's docs page.
 RULES_FILE = Path(__file__).parent / "static" / "rules.json"
+#: The games' docs pages (``docs/games/<game>.md``), read when the rules panel's text is written.
+GAME_PAGES = Path(__file__).resolve().parents[2] / "docs" / "games"
 
 
 def rules_summary(env_id: str) -> list[str]:
-    """The rules section of ``env_id``'s module docstring as paragraphs (a bullet starts with ``* ``)."""
-    module = importlib.import_module(f"pirate_envs.{re.sub(r'_v[0-9]+$', '', env_id)}.env")  # versions share it
-    lines = (module.__doc__ or "").splitlines()
-    start = next(i for i, line in enumerate(lines) if line.strip().lower().startswith("rules"))
-    end = next(i for i in range(start + 2, len(lines)) if re.fullmatch(r"[-=]{3,}", lines[i].strip() or "x")) - 1
+    """The rules section of ``env_id``'s docs page as paragraphs (a bullet starts with ``* ``)."""
+    page = GAME_PAGES / f"{re.sub(r'_v[0-9]+$', '', env_id)}.md"  # versions share it
+    lines = page.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.lower().startswith("## rules"))
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
     paragraphs: list[str] = []
-    for line in lines[start + 2 : end]:
+    for line in lines[start + 1 : end]:
         text = line.strip().replace("``", "")
         if not text:
             paragraphs.append("")

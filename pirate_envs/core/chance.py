@@ -10,32 +10,9 @@ operations the games need:
 * ``seed_dice()``: start the dice stream (a source that rolls from a stream of its own seeds it
   here, so the draws keep their order; the others do nothing).
 
-The sources:
-
-* `GeneratorChance` wraps a ``numpy`` generator and makes the very calls the engines always
-  made (the same seed deals the same game); its dice come from a ``random.Random`` seeded by one
-  draw of the generator at ``seed_dice`` (one ``random()`` and one ``bisect`` per roll,
-  `DiceRoller`).
-* `SplitMix64Stream` is the batched engine's per-row stream in Python: the numbers the kernels
-  draw, in their order. The plain engine given a row's stream plays that row's game (the
-  batched engine's reference twin).
-* `ScriptedChance` plays a script: a queue of outcomes (tests deal chosen hands and roll chosen
-  dice); it refuses, in one line, an outcome that does not fit the draw or a script run out.
-* `WithDice` draws from another source but rolls scripted dice (a Kapern test's ``dice_source``).
-* `RecordingChance` wraps another source and keeps every outcome (``outcomes``), so a game's
-  chance can be read back and replayed through `ScriptedChance`.
-
-``pirate_envs.vector.VectorEnv.chance_outcomes`` reads back the outcomes of a batched row's
-game (its reference engine's pinned stream around a `RecordingChance`, its moves replayed): the
-kernels keep no log of their own, the row's stream state is the record. A log written by the
-kernels would cost every step of every row (a write per card and die, a buffer per row sized for
-the longest game) for an answer read rarely, and only for the games whose moves the backend
-keeps anyway.
-
-`as_chance` turns a generator into a `GeneratorChance` (a `Chance` passes through). Every
-source has ``clone`` (an independent copy that draws what the original would) and ``fresh(rng)``
-(a new source of its kind seeded from ``rng``: a search's determinization keeps nothing of the
-true game's future draws). Pure Python and ``numpy``; no ``numba``.
+The sources (`GeneratorChance`, `SplitMix64Stream`, `ScriptedChance`, `WithDice`,
+`RecordingChance`), how a batched row's outcomes are read back, `as_chance`, ``clone`` and
+``fresh``: ``docs/api/core.md``, section "Chance sources". Pure Python and ``numpy``; no ``numba``.
 """
 
 from __future__ import annotations

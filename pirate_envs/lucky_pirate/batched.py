@@ -12,25 +12,7 @@ observation, mask, reward and end with the AEC env. Any difference is a bug of t
 Every option of the env's ``Config`` is covered, in both reward modes and both observation
 layouts (``table_layout``).
 
-Randomness: game ``i`` draws from its own splitmix64 stream, in the order the reference engine
-asks: the first dealer (``first_dealer=None``) as ``rng.integers(n)``, each deal as
-``rng.permutation(deck)`` (Fisher-Yates from the top of the list down), the dealer after a game
-set aside with ``set_aside_dealer="random"``. The reference twin of game ``i`` is the plain
-`LuckyPirateEngine` whose chance source is that stream in Python (``pinned_chance``, a
-`SplitMix64Stream` at the stream's state at the start of game ``i``, ``start_state[i]``): it
-deals exactly game ``i``'s cards, the later games of a tournament included. The stream's state
-is the record of the game's chance: a `RecordingChance` around it reads the outcomes back.
-``engine(i)`` replays game ``i``'s moves on it; the first ``history_size`` moves of an episode
-are kept (the turn limit of a one-game episode, at most ``MAX_HISTORY``; a longer episode cannot
-be rebuilt, and ``engine(i)`` says so).
-
-State of game ``i``: ``game[i, F_*]`` (seat on turn, dealer, direction, the pile's top as a row
-of the pile tables, cards on the pile, turns of this game, games set aside, set-up phase, over,
-moves made, the seat shown after the end); ``seats[i, s, S_*]`` (hand size, up cards, down
-cards left, wins, up cards still to lay); ``hands``, ``ups`` (copies per kind); ``downs[i, s,
-slot]`` (the kind, -1 once played); ``pile[i, :len]`` (bottom to top), ``pile_counts``,
-``removed`` (copies per kind); ``known[i, s]`` (copies per kind of seat ``s``'s hand that every player
-saw go in, as the reference engine's ``known``).
+Its randomness and state arrays: ``docs/guides/batched.md``, section "Lucky Pirate".
 """
 
 from __future__ import annotations

@@ -9,21 +9,7 @@ here as tables computed by the reference helpers themselves (``score_counts``,
 the turn limit) is mirrored step by step, and the lockstep tests compare every observation,
 mask, reward and end with the AEC env. Any difference is a bug of this module.
 
-Randomness: game ``i`` draws its deck shuffles and its dice from its own splitmix64 stream, in
-the order the reference engine asks for them (Fisher-Yates from the top of the list down, one
-draw in ``0..5`` per die). The reference twin of game ``i`` is the plain `KapernEngine` whose
-chance source is that stream in Python (``pinned_chance``, a `SplitMix64Stream` at the stream's
-state at the start of game ``i``, ``start_state[i]``): it deals exactly game ``i``'s cards and
-dice. The stream's state is the record of the game's chance: a `RecordingChance` around the
-pinned stream reads the outcomes back (see `pirate_envs.core.chance`). ``engine(i)`` replays
-game ``i``'s moves on it; the first ``KapernBatch.HISTORY_SIZE`` moves of a game are kept (a
-longer game cannot be rebuilt, and ``engine(i)`` says so).
-
-State of game ``i``: ``game[i, F_*]`` (seat on turn, phase, the turn's card, rolls, Sorceress
-used, chest moves, Island and its skulls, points at stake, final-round trigger, turns played,
-cards left in the deck, moves made, the seat shown after the end); ``free[i]`` and
-``chest[i]`` (dice per face); ``scores[i]``; ``final_left[i]``; ``deck[i, :deck_len]`` (the top
-is the end) and ``deck_counts[i]``.
+Its randomness and state arrays: ``docs/guides/batched.md``, section "Piraten Kapern".
 """
 
 from __future__ import annotations

@@ -9,25 +9,7 @@ three rounds, the gifts, the refills and reshuffles, the end when a stack is emp
 with the AEC env. Any difference is a bug of this module. The card tables (values, colours,
 loot points, sharks, negative kinds) come from the reference modules.
 
-Randomness: game ``i`` draws from its own splitmix64 stream, in the order the reference engine
-asks for it: the shuffle of the poker deck, then of each loot stack (green, red, yellow), then
-every reshuffle of the played cards into a new draw pile (each a Fisher-Yates shuffle from the
-end of the list down, as ``SplitMix64Stream.shuffle``). The reference twin of game ``i`` is the
-plain `PiratenpokerEngine` whose chance source is a Python copy of that stream
-(``pinned_chance``, a `SplitMix64Stream` at the state at the start of game ``i``,
-``start_state[i]``; every reset starts a copy): it deals exactly game ``i``'s cards.
-``engine(i)`` replays the game's moves on it; the first ``PiratenpokerBatch.HISTORY_SIZE`` moves
-of a game are kept (a longer game cannot be rebuilt, and ``engine(i)`` says so). A game loaded
-from an engine (``VectorEnv.load``) keeps the engine's draw pile and loot stacks in their order
-and draws only its reshuffles of the played cards from the row's stream.
-
-State of game ``i``: ``game[i, F_*]`` (round, phase, seat on turn, chooser, pending loot, may
-give to himself, gifts made, games played, last winner and round, cards in the draw pile,
-moves made, the seat shown after the end); ``seats[i, s, S_*]`` (cards in hand, cards in the
-unrevealed bid, committed, passed, Pass available, passed in the last reveal, score);
-``hands``, ``bids``, ``last_bids`` and ``displayed`` (counts per kind, per seat); ``discard``;
-``draw[i, :len]`` (the top is the end); ``face_up``; ``stacks[i, c, :stack_len[i, c]]`` (front
-indices, top first).
+Its randomness and state arrays: ``docs/guides/batched.md``, section "Piratenpoker".
 """
 
 from __future__ import annotations

@@ -6,23 +6,7 @@ imports numba, so only ``pirate_envs.vector.make`` imports it. The reference eng
 mirror it step for step, and the lockstep tests play both on the same deals and compare every
 observation, mask, reward and end. Any difference is a bug of this module.
 
-State of game ``i`` (row ``i`` of each array):
-
-* ``game[i, F_*]``: the per-game scalars (hand number, phase, dealer, leader, seat on turn, led
-  suit, cards in the trick, tricks done, moves made, the seat shown after the game ended);
-* ``seats[i, s, S_*]``: per seat its bid (-1 before it is made), tricks won, bonus, total score;
-* ``hands[i, s, kind]``, ``played[i, kind]``: card counts per kind as in the reference;
-* ``trick[i, j]``: the ``j``-th trick token played; ``voids[i, s, suit]``: the public voids;
-* ``deals[i, k - 1, s * k + j]``: the ``j``-th card dealt to seat ``s`` in hand ``k``. Every hand
-  of a game is dealt when the game starts, so the whole game is known from its deals and
-  ``history[i, :moves]`` (its actions in order): ``VectorEnv.engine(i)`` rebuilds the reference
-  engine from them (``reset`` with the ``deals`` option, then the actions). A game loaded from an
-  engine (``VectorEnv.load``) has its later hands dealt at the load and its earlier ones zero: it
-  is rebuilt from the loaded engine instead.
-* ``rng[i]``: game ``i``'s own splitmix64 stream (seeded from ``numpy.random.SeedSequence``).
-
-The card and scoring constants below are written out (numba's cache does not see changes in
-other modules) and checked against the reference modules at import.
+Its randomness and state arrays: ``docs/guides/batched.md``, section "Skull King".
 """
 
 from __future__ import annotations

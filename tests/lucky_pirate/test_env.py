@@ -11,6 +11,7 @@ from pirate_envs.lucky_pirate.actions import ACTIONS, PICK_UP, play_action
 from pirate_envs.lucky_pirate.cards import KIND_INDEX
 from pirate_envs.lucky_pirate_v0 import env as make_env
 from pirate_envs.lucky_pirate_v0 import raw_env
+from tests.doc_pages import game_page
 
 SHORT_GAME = [{"hand": ["2"], "up": ["4"], "down": ["kraken"]}, {"hand": ["3"], "up": ["1"], "down": ["6"]}]
 
@@ -21,15 +22,14 @@ def short_game(**kwargs) -> raw_env:
     return env
 
 
-def test_layout_sizes_and_docstring_table():
-    import pirate_envs.lucky_pirate.env as doc
-
+def test_layout_sizes_and_the_pages_tables():
     for n in range(2, 7):
         layout = raw_env(num_players=n).observation_layout
         assert layout.size == 17 + 20 * n + 17 + 4 + 4 + 51 + 11 + 3 + 10 + n
         assert raw_env(num_players=n, observe_known=True).observation_layout.size == layout.size + 17 * n
-    assert raw_env().observation_layout.table() in doc.__doc__
-    assert ACTIONS.table() in doc.__doc__ and len(ACTIONS) == 124
+    page = game_page("lucky_pirate_v0")
+    assert raw_env().observation_layout.table() in page
+    assert ACTIONS.table() in page and len(ACTIONS) == 124
 
 
 def test_observation_values_after_one_play():

@@ -7,6 +7,7 @@ import pytest
 
 import pirate_envs
 from pirate_envs.piraten_kapern.rules import CARDS
+from tests.doc_pages import game_page
 
 
 def test_every_piece_holds_what_its_name_says():
@@ -55,12 +56,11 @@ def test_resampling_hidden_information_changes_the_future():
     assert len(decks) > 1
 
 
-def test_docstring_tables_match_the_code():
-    from pirate_envs.piraten_kapern import env as env_module
+def test_the_pages_tables_match_the_code():
     from pirate_envs.piraten_kapern.actions import ACTIONS
     from pirate_envs.piraten_kapern.observation import build_layout
 
-    doc = env_module.__doc__
+    doc = game_page("piraten_kapern_v0")
     assert build_layout(2).table() in doc
     for block in ACTIONS.blocks:
         span = f"{block.start}" if len(block.labels) == 1 else f"{block.start}-{block.stop - 1}"

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pirate_envs.piratenpoker import env as env_module
 from pirate_envs.piratenpoker.actions import ACTIONS
 from pirate_envs.piratenpoker.cards import POKER_INDEX
 from pirate_envs.piratenpoker_v0 import env as make_env
 from pirate_envs.piratenpoker_v0 import raw_env
+from tests.doc_pages import game_page
 
 HANDS = [
     ["green-8", "green-7", "red-6", "yellow-5", "green-1", "red-2"],
@@ -102,9 +102,10 @@ def test_wrapped_env_plays_a_random_episode():
     assert steps > 50 and env.unwrapped.game.terminated
 
 
-def test_docstring_tables_match_the_code():
-    assert raw_env(num_players=4).observation_layout.table() in env_module.__doc__
-    assert ACTIONS.table() in env_module.__doc__
+def test_the_pages_tables_match_the_code():
+    page = game_page("piratenpoker_v0")
+    assert raw_env(num_players=4).observation_layout.table() in page
+    assert ACTIONS.table() in page
 
 
 def test_views_compare_by_value():

@@ -16,6 +16,7 @@ from pirate_envs.skull_king import env as env_module
 from pirate_envs.skull_king.engine import Config
 from pirate_envs.skull_king.env import raw_env
 from pirate_envs.skull_king.observation import Encoder, build_layout, encode
+from tests.doc_pages import game_page
 
 
 def play_random(env: raw_env, rng: np.random.Generator, steps: int | None = None) -> None:
@@ -33,12 +34,12 @@ def test_docs_point_to_the_projects_own_rulings_page() -> None:
     package = Path(env_module.__file__).parent
     for path in [*package.glob("*.py"), Path(agents.skull_king.heuristic.__file__)]:
         assert "RULINGS" not in path.read_text(encoding="utf-8"), path
-    assert "docs/rulings.md" in env_module.__doc__
+    assert "docs/rulings.md" in env_module.__doc__ and "docs/rulings.md" in game_page("skull_king_v0")
 
 
 # ----------------------------------------------------------------------------- rewards
-def test_docstring_states_the_win_rewards() -> None:
-    doc = env_module.__doc__
+def test_the_page_states_the_win_rewards() -> None:
+    doc = game_page("skull_king_v0")
     assert "each loser ``-1/(n - w)``" in doc
     assert "each of the ``w`` winners ``1/w``" in doc
     assert "losers -1)" not in doc
