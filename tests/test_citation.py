@@ -26,6 +26,17 @@ def test_one_version_everywhere():
         assert re.search(rf"^{key}:", citation, re.M), key
 
 
+def test_the_release_date_is_the_changelogs_for_this_version():
+    """``date-released`` is the date of the version's CHANGELOG heading (``## 0.3.1 (2026-11-27): ...``)."""
+    version = project()["version"]
+    citation = (ROOT / "CITATION.cff").read_text()
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    released = re.search(r"^date-released: ([0-9]{4}-[0-9]{2}-[0-9]{2})$", citation, re.M)
+    heading = re.search(rf"^## {re.escape(version)} \(([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})\)", changelog, re.M)
+    assert released and heading, "CITATION.cff's date-released and the version's CHANGELOG heading"
+    assert released.group(1) == heading.group(1)
+
+
 def test_the_changelog_ties_the_protocol_to_the_package_version():
     from agents.benchmark.protocol import VERSION, title
 

@@ -89,7 +89,7 @@ def _ratio(numerator: float | None, denominator: float | None) -> float | None:
     return numerator / denominator
 
 
-def _why_undefined(deals: int, corrected_variance: float | None) -> str | None:
+def why_undefined(deals: int, corrected_variance: float | None) -> str | None:
     """Why the figure's ratios are ``None`` (``None`` when they are defined)."""
     if deals < 2:
         return "one deal: no variance over deals"
@@ -135,9 +135,9 @@ def estimates(
             "variance_ratio": _ratio(raw_var, corrected_var),
             "per_game_variance": per_game,
             "vs_single_games": _ratio(per_game, None if corrected_var is None else players * corrected_var),
-            "ratio_undefined": _why_undefined(deals, corrected_var),
+            "ratio_undefined": why_undefined(deals, corrected_var),
         }
     return result
 
 
-__all__ = ["cross_fitted", "describe", "estimates", "interval", "seat_luck"]
+__all__ = ["NO_VARIANCE", "cross_fitted", "describe", "estimates", "interval", "seat_luck", "why_undefined"]
