@@ -99,12 +99,13 @@ def main() -> None:
     parser.add_argument("--report", help="merge the summaries in --out into this results folder (trains nothing)")
     dmc_help = "with --report: folders of `learners_equal_budget.py --methods dmc` runs to show beside the curve"
     parser.add_argument("--dmc", nargs="*", default=[], help=dmc_help)
+    parser.add_argument("--note", default="", help="with --report: how the runs differ from one run of the recipe")
     args = parser.parse_args()
     recipe = recipe_for(args.env_id)
     if recipe is None:
         raise SystemExit(f"{args.env_id} has no training recipe")
     if args.report:
-        report(recipe, Path(args.out), Path(args.report), [Path(folder) for folder in args.dmc])
+        report(recipe, Path(args.out), Path(args.report), [Path(folder) for folder in args.dmc], args.note)
         return
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -137,7 +138,7 @@ def dmc_rows(recipe: Recipe, folders: list[Path]) -> list[dict]:
     return rows
 
 
-def report(recipe: Recipe, out: Path, results: Path, dmc: list[Path] = ()) -> None:
+def report(recipe: Recipe, out: Path, results: Path, dmc: list[Path] = (), note: str = "") -> None:
     """Merge ``out``'s ``summary_*.json`` (and the DMC runs in ``dmc``) into the committed learning summary and
     draw its curve."""
     rows = [row for path in sorted(out.glob("summary_*.json")) for row in json.loads(path.read_text())["rows"]]
@@ -146,6 +147,8 @@ def report(recipe: Recipe, out: Path, results: Path, dmc: list[Path] = ()) -> No
     summary = {"curve": recipe.command(), "eval_games": recipe.evaluation["games"],
                "eval_seed": recipe.evaluation["seed"], "validation_seed": recipe.evaluation["validation_seed"],
                "num_players": recipe.evaluation["num_players"], "runs": runs}  # fmt: skip
+    if note:
+        summary["note"] = note
     target = results / "learning" / f"recipe_curve_{recipe.env_id}.json"
     write_atomic(target, (json.dumps(summary, indent=1) + "\n").encode())
     draw_curve(summary, recipe.env_id, results / f"{recipe.env_id}_recipe_curve.png")

@@ -211,7 +211,9 @@ def curve_section(env_id: str, summaries: Sequence[dict[str, Any]]) -> list[str]
             f"and its last checkpoint also against n - 1 copies of the shipped network and on the validation "
             f"deals (seed {summary['validation_seed']}), which alone would choose among seeds. CPU-minutes: the "
             "run's own count of its learning (one process). Last checkpoints, median over seeds: "
-            f"{_final_medians(runs)}. Made by `benchmarks/recipe_curves.py`.{_dmc_words(runs)}",
+            f"{_final_medians(runs)}. Made by `benchmarks/recipe_curves.py`."
+            + (f" {summary['note']}" if summary.get("note") else "")
+            + _dmc_words(runs),
             "",
             f"![{env_id}: the recipe from scratch, win rate against CPU-minutes]({env_id}_recipe_curve.png)",
             "",

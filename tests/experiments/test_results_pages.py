@@ -374,12 +374,13 @@ def test_dmc_at_the_recipe_budget_sits_beside_the_curve(tmp_path, documents):
             {"method": "dmc", "env_id": KAPERN, "seed": 2, "steps": None, "learn_cpu_s": 618, "win_rate": 0.4,
              **interval}]  # fmt: skip
     curve = {"curve": "python -m experiments.train --env-id x", "eval_games": 400, "eval_seed": 9,
-             "validation_seed": 10, "num_players": 2, "runs": runs}  # fmt: skip
+             "validation_seed": 10, "num_players": 2, "runs": runs, "note": "Each run was resumed once."}  # fmt: skip
     (tmp_path / "learning" / "c.json").write_text(json.dumps(curve))
     results_pages.main(
         ["--data", str(tmp_path / "data"), "--out", str(tmp_path), "--learning", str(tmp_path / "learning")]
     )
     section = (tmp_path / f"{KAPERN}.md").read_text().split("## The training recipe from scratch over seeds")[1]
+    assert "Made by `benchmarks/recipe_curves.py`. Each run was resumed once. Beside it, Deep Monte-Carlo" in section
     assert "median over seeds: against the heuristics 0.600 (seeds 0.600; median 10.0 CPU-minutes)" in section
     assert "(rows marked DMC): against the heuristics 0.300 (seeds 0.200, 0.400; median 10.4 CPU-minutes)" in section
     assert "| 2 (DMC) | — | 10.3 | n - 1 heuristics | evaluation | 0.400 [0.100, 0.900] |" in section
