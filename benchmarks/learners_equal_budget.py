@@ -74,21 +74,27 @@ def timed(command: list[str], log: Path) -> dict:
     }
 
 
-def evaluate(prefix: str, agent: Path, env_id: str, games: int, seed: int, out: Path, name: str = "") -> dict:
-    """The agent against ``n - 1`` heuristics: its win rate and interval (from evaluate's results.json);
-    evaluate's output goes to ``out/eval_<name>`` (default: named after the agent file)."""
-    folder = out / f"eval_{name or (agent.stem if prefix == 'dmc' else agent.parent.parent.name)}"
-    opponents = ["heuristic"] * (PLAYERS[env_id] - 1)
+def play_against(agent: str, opponent: str, env_id: str, players: int, games: int, seed: int, folder: Path) -> dict:
+    """``agent`` against ``players - 1`` copies of ``opponent`` in duplicate games from ``seed``: its win rate and
+    interval (from evaluate's results.json, written with its log in ``folder``)."""
     command = [
-        sys.executable, "-m", "experiments.evaluate", "--env-id", env_id, "--agents", f"{prefix}:{agent}",
-        *opponents, "--games", str(games), "--duplicate", "--seed", str(seed), "--out", str(folder), "--no-progress",
+        sys.executable, "-m", "experiments.evaluate", "--env-id", env_id, "--agents", agent,
+        *[opponent] * (players - 1), "--games", str(games), "--duplicate", "--seed", str(seed), "--out", str(folder),
+        "--no-progress",
     ]  # fmt: skip
     ran = timed(command, folder.with_suffix(".log"))
     if ran["exit"] != 0:
         return {"eval_exit": ran["exit"]}
     results = json.loads((folder / "results.json").read_text())["results"]
-    mine = next(r for r in results if r["agent"].startswith(prefix))
+    mine = next(r for r in results if r["agent"] == agent)
     return {key: mine[key] for key in ("win_rate", "win_low", "win_high", "mean_score", "games")}
+
+
+def evaluate(prefix: str, agent: Path, env_id: str, games: int, seed: int, out: Path, name: str = "") -> dict:
+    """The agent against ``n - 1`` heuristics (`play_against`); evaluate's output goes to ``out/eval_<name>``
+    (default: named after the agent file)."""
+    folder = out / f"eval_{name or (agent.stem if prefix == 'dmc' else agent.parent.parent.name)}"
+    return play_against(f"{prefix}:{agent}", "heuristic", env_id, PLAYERS[env_id], games, seed, folder)
 
 
 def one_run(method: str, env_id: str, seed: int, args: argparse.Namespace) -> dict:

@@ -26,7 +26,7 @@ import json
 import sys
 from pathlib import Path
 
-from learners_equal_budget import timed
+from learners_equal_budget import play_against, timed
 
 from agents.training.recipes import Recipe, recipe_for
 from pirate_envs.core.files import write_atomic
@@ -37,16 +37,8 @@ CURVE_POINTS = (1 / 12, 1 / 6, 1 / 3, 1 / 2, 3 / 4, 1.0)
 
 def play(recipe: Recipe, agent: str, opponent: str, seed: int, folder: Path) -> dict:
     """``agent`` against ``n - 1`` copies of ``opponent`` on the recipe's duplicate deals from ``seed``."""
-    players = recipe.evaluation["num_players"]
-    command = [sys.executable, "-m", "experiments.evaluate", "--env-id", recipe.env_id, "--agents", agent,
-               *[opponent] * (players - 1), "--games", str(recipe.evaluation["games"]), "--duplicate",
-               "--seed", str(seed), "--out", str(folder), "--no-progress"]  # fmt: skip
-    ran = timed(command, folder.with_suffix(".log"))
-    if ran["exit"] != 0:
-        return {"eval_exit": ran["exit"]}
-    results = json.loads((folder / "results.json").read_text())["results"]
-    mine = next(row for row in results if row["agent"] == agent)
-    return {key: mine[key] for key in ("win_rate", "win_low", "win_high", "mean_score", "games")}
+    evaluation = recipe.evaluation
+    return play_against(agent, opponent, recipe.env_id, evaluation["num_players"], evaluation["games"], seed, folder)
 
 
 def curve_steps(steps: list[int], budget: int) -> list[int]:
