@@ -476,13 +476,12 @@ def train(plan: RunPlan, evaluator: Evaluator) -> Path:
     with Interrupt() as interrupt:
         callback = build_callback(plan, evaluator, interrupt)
         start, start_cpu, start_steps = time.perf_counter(), time.process_time(), model.num_timesteps
-        cpu_before = learn_cpu_before(plan, start_steps)
         model.learn(remaining, callback=callback, progress_bar=args.progress, reset_num_timesteps=not plan.resuming)
         elapsed, elapsed_cpu = time.perf_counter() - start, time.process_time() - start_cpu
         if callback.stopped:  # the steps of the rollout cut short were never learned from: not counted
             model.num_timesteps = callback.rollout_start
         save_checkpoint(model, plan, model.num_timesteps, callback.history)
-        record_learn_cpu(plan, model.num_timesteps, cpu_before + elapsed_cpu)
+        record_learn_cpu(plan, model.num_timesteps, time.process_time() - callback.cpu_start)
         done = any(row["timesteps"] == model.num_timesteps for row in callback.history)
         if not interrupt.requested and not done:
             callback.evaluate()
