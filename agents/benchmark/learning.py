@@ -148,15 +148,9 @@ def _curve_table(runs: list[dict[str, Any]]) -> list[str]:
             lines.append(f"| the shipped network | — | — | {run['against']} | {run['deals']} | {_seed_cell(run)} |")
             continue
         against = "n - 1 heuristics" if run["against"] == "heuristic" else f"n - 1 × `{run['against']}`"
-        if run["method"] == "dmc":
-            lines.append(
-                f"| {run['seed']} (DMC) | — | {run['learn_cpu_s'] / 60:.1f} | {against} | {run['deals']} "
-                f"| {_seed_cell(run)} |"
-            )
-            continue
+        seed, steps = (f"{run['seed']} (DMC)", "—") if run["method"] == "dmc" else (run["seed"], f"{run['steps']:,}")
         lines.append(
-            f"| {run['seed']} | {run['steps']:,} | {run['learn_cpu_s'] / 60:.1f} | {against} | {run['deals']} "
-            f"| {_seed_cell(run)} |"
+            f"| {seed} | {steps} | {run['learn_cpu_s'] / 60:.1f} | {against} | {run['deals']} | {_seed_cell(run)} |"
         )
     return [*lines, ""]
 
