@@ -1,17 +1,19 @@
 """What a GPU changes for learning: the DMC learner's update, and PPO's training steps, on CPU and CUDA.
 
     python benchmarks/bench_learner_device.py --out learner_device.json
+    python benchmarks/bench_learner_device.py --games --ppo-steps 262144 --ppo-nets 64x64 512x512 --jobs 4
 
 1. DMC: `agents.dmc.learner.Learner.update` on a synthetic round of decisions of each game's
    shipped observation and action features (the default Q network, 256x256; minibatches of 1,024),
    timed on the CPU with 1 and with all torch threads and on CUDA when there is one: decisions
    learned per second (medians of ``--repeats``).
 2. PPO: ``python -m experiments.train`` for ``--ppo-steps`` learner steps on the batched engine of
-   each of ``--ppo-games``, with ``--device cpu`` and ``--device cuda``, each with ``--loss fused``
-   and ``--loss torch``: steps per second of the whole run (actors, learner and all), each measured
-   once (the command's own wall time, after one warm-up run that compiles the kernels), or the
-   last line of its error. On CUDA the update is sb3-contrib's own whatever ``--loss`` says (the
-   lean update's kernels run on the CPU only), so the two CUDA rows are two runs of the same path.
+   each of ``--ppo-games`` at each of ``--ppo-nets``: the same update on both devices (``--update
+   sb3``, sb3-contrib's own, with ``--device cpu`` and ``--device cuda``) and the CPU's lean update
+   beside. Each run's learning phase only, from its ``summary.json``: learner steps per second of
+   the loop's wall time and per CPU-second (start-up, compilation and the final evaluation left
+   out). The CPU runs (one torch thread each) go ``--jobs`` at a time while the CUDA runs go one
+   after another beside them.
 
 Nothing needs a GPU: without CUDA the CUDA rows are left out.
 """
@@ -26,7 +28,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -66,21 +70,43 @@ def dmc_rate(env_id: str, device: str, threads: int, decisions: int, repeats: in
     return decisions / float(np.median(times))
 
 
-def ppo_rate(env_id: str, device: str, steps: int, loss: str = "fused") -> float | str:
-    """Learner steps per second of one PPO run of ``steps`` steps on ``device`` with ``loss`` (wall
-    clock), or the last line of its error."""
+def ppo_learning(env_id: str, device: str, update: str, net: str, steps: int) -> dict[str, Any]:
+    """The learning phase of one PPO run: steps per wall second and per CPU-second of its loop (its
+    ``summary.json``), or the last line of its error."""
     with tempfile.TemporaryDirectory() as folder:
         command = [
-            sys.executable, "-m", "experiments.train", "--env-id", env_id, "--engine", "batched",
-            "--num-envs", "256", "--total-timesteps", str(steps), "--eval-every", "0",
-            "--opponents", "heuristic:1.0", "--device", device, "--loss", loss, "--torch-threads", "1", "--no-pipeline",
-            "--out-dir", folder, "--run-name", "ppo", "--no-progress",
+            sys.executable, "-m", "experiments.train", "--env-id", env_id, "--recipe", "none", "--num-players", "4",
+            "--reward-mode", "score", "--opponents", "heuristic:1.0", "--engine", "batched", "--num-envs", "256",
+            "--net-arch", *net.split("x"), "--total-timesteps", str(steps), "--eval-every", "0", "--eval-games", "1",
+            "--checkpoint-every", str(10 * steps), "--device", device, "--update", update, "--torch-threads", "1",
+            "--no-pipeline", "--out-dir", folder, "--run-name", "ppo", "--no-progress",
         ]  # fmt: skip
-        start = time.perf_counter()
         ran = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if ran.returncode:
-            return "failed: " + (ran.stderr.strip().splitlines() or ["?"])[-1]
-        return round(steps / (time.perf_counter() - start))
+            return {"failed": (ran.stderr.strip().splitlines() or ["?"])[-1]}
+        summary = json.loads((Path(folder) / "ppo" / "summary.json").read_text())
+    wall, cpu = summary["learn_wall_s"], summary["learn_cpu_s"]
+    return {
+        "steps": summary["timesteps"],
+        "learn_wall_s": wall,
+        "learn_cpu_s": cpu,
+        "steps_per_wall_s": round(summary["timesteps"] / max(wall, 1e-9)),
+        "steps_per_cpu_s": round(summary["timesteps"] / max(cpu, 1e-9)),
+    }
+
+
+def ppo_table(env_id: str, nets: list[str], steps: int, cuda: bool, jobs: int) -> dict[str, dict[str, Any]]:
+    """`ppo_learning` of every net: lean and sb3 on the CPU (``jobs`` at a time), sb3 on CUDA (one at a time)."""
+    ppo_learning(env_id, "cpu", "lean", nets[0], 4096)  # compiles the kernels once
+    cpu_runs = [(net, update) for net in nets for update in ("lean", "sb3")]
+    rows: dict[str, dict[str, Any]] = {net: {} for net in nets}
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {run: pool.submit(ppo_learning, env_id, "cpu", run[1], run[0], steps) for run in cpu_runs}
+        for net in nets if cuda else []:
+            rows[net]["cuda_sb3"] = ppo_learning(env_id, "cuda", "sb3", net, steps)
+        for (net, update), future in futures.items():
+            rows[net][f"cpu_{update}"] = future.result()
+    return rows
 
 
 def main() -> None:
@@ -89,8 +115,10 @@ def main() -> None:
     parser.add_argument("--decisions", type=int, default=65_536, help="decisions per DMC round")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--ppo-steps", type=int, default=0, help="PPO learner steps per run (0: no PPO runs)")
-    parser.add_argument("--games", nargs="+", default=list(GAMES), help="games of the DMC timings")
+    parser.add_argument("--games", nargs="*", default=list(GAMES), help="games of the DMC timings (none: PPO only)")
     parser.add_argument("--ppo-games", nargs="+", default=["skull_king_v0"], help="games of the PPO runs")
+    parser.add_argument("--ppo-nets", nargs="+", default=["64x64", "128x128"], help="hidden layers of the PPO runs")
+    parser.add_argument("--jobs", type=int, default=1, help="CPU runs at a time (one torch thread each)")
     args = parser.parse_args()
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     figures: dict = {
@@ -99,7 +127,8 @@ def main() -> None:
         "torch": torch.__version__,
         "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
         "dmc_decisions_per_s": {},
-        "ppo_steps_per_s": {},
+        "ppo_steps": args.ppo_steps,
+        "ppo_learning": {},
     }
     for env_id in args.games:
         rows = {"cpu_1_thread": dmc_rate(env_id, "cpu", 1, args.decisions, args.repeats)}
@@ -112,11 +141,9 @@ def main() -> None:
         print(env_id, "DMC learner decisions/s", figures["dmc_decisions_per_s"][env_id], flush=True)
     if args.ppo_steps:
         for env_id in args.ppo_games:
-            ppo_rate(env_id, "cpu", 4096)  # compiles the kernels once
-            runs = [(device, loss) for device in devices for loss in ("fused", "torch")]
-            rows = {f"{device}_{loss}": ppo_rate(env_id, device, args.ppo_steps, loss) for device, loss in runs}
-            figures["ppo_steps_per_s"][env_id] = rows
-            print(env_id, "PPO steps/s", rows, flush=True)
+            rows = ppo_table(env_id, args.ppo_nets, args.ppo_steps, "cuda" in devices, args.jobs)
+            figures["ppo_learning"][env_id] = rows
+            print(env_id, "PPO learning phase", json.dumps(rows), flush=True)
     if args.out:
         Path(args.out).write_text(json.dumps(figures, indent=1))
 

@@ -220,6 +220,14 @@ class TrainArgs:
             "choices": list(LOSSES),
         },
     )
+    update: str = field(
+        default="lean",
+        metadata={
+            "help": "the PPO update: lean (the project's, on the CPU; other devices fall back to sb3) or sb3 "
+            "(sb3-contrib's own on every device: the same update on CPU and GPU, for comparing them)",
+            "choices": ["lean", "sb3"],
+        },
+    )
     device: str = field(default="cpu", metadata={"help": "torch device of the learner (cpu, cuda, auto)"})
     out_dir: str = field(default="runs", metadata={"help": "parent folder of the run folder"})
     run_name: str | None = field(default=None, metadata={"help": "run folder name (default: env id, seed, time)"})

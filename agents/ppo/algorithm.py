@@ -74,6 +74,7 @@ class LeanMaskablePPO(MaskablePPO):
     """
 
     fuse_forward: bool = True
+    update: str = "lean"  # or "sb3": sb3-contrib's own update on any device (the GPU comparison's baseline)
     loss: str = "fused"  # the minibatch loss by name (agents.ppo.loss.LOSSES)
     pipeline: bool = False
     pipeline_in: str = "thread"  # or "process"
@@ -83,10 +84,12 @@ class LeanMaskablePPO(MaskablePPO):
 
     def lean_update_applies(self) -> bool:
         """Whether the policy is the feed-forward kind `ppo_update` covers, on the CPU: its kernels (the
-        sparse first layer, the numba loss) run there; on another device sb3-contrib's own update runs."""
+        sparse first layer, the numba loss) run there; on another device, or with ``update = "sb3"``,
+        sb3-contrib's own update runs."""
         policy = self.policy
         return (
-            torch.device(self.device).type == "cpu"
+            self.update == "lean"
+            and torch.device(self.device).type == "cpu"
             and isinstance(self.action_space, spaces.Discrete)
             and isinstance(self.observation_space, spaces.Box)
             and len(self.observation_space.shape) == 1

@@ -317,6 +317,7 @@ def build_model(plan: RunPlan, vec_env: Any) -> Any:
         seed=args.seed,
         device=args.device,
     )
+    model.update = args.update  # the project's lean update or sb3-contrib's own (agents.ppo.algorithm)
     model.loss = args.loss  # the minibatch loss by name (agents.ppo.loss)
     model.pipeline = args.pipeline  # rollout k + 1 beside update k (agents.ppo.pipeline)
     model.pipeline_in = args.pipeline_in  # in a thread or a child process (agents.ppo.process_pipeline)

@@ -347,6 +347,23 @@ def test_a_learner_on_another_device_takes_sb3_contribs_update():
     assert lean.fused_forward() is None and not lean.pipelined()
 
 
+def test_the_sb3_update_on_the_cpu_is_sb3_contribs_own():
+    """``update = "sb3"`` (``--update sb3``) runs sb3-contrib's own update on the CPU too, the update a GPU
+    learner takes: the baseline of a CPU-against-GPU timing of one and the same update."""
+    reference, lean = twin_models("skull_king_v0", batch_size=128, n_epochs=1)
+    lean.update = "sb3"
+    assert not lean.lean_update_applies() and lean.fused_forward() is None and not lean.pipelined()
+    called = []
+    original = MaskablePPO.train
+    MaskablePPO.train = lambda self: (called.append(self), original(self))[1]  # type: ignore[method-assign]
+    try:
+        update_both(reference, lean)
+    finally:
+        MaskablePPO.train = original  # type: ignore[method-assign]
+    assert lean in called
+    assert max_parameter_difference(reference.policy, lean.policy) == 0.0
+
+
 def test_the_shipped_trainer_runs_the_readable_iteration():
     """One iteration by hand with the readable parts (`iteration.collect_rollout`, `gae`, `flatten_rollout`,
     `ppo_update` with the plain torch loss and the policy's own modules) gives the parameters of the shipped
