@@ -11,25 +11,23 @@ import numpy as np
 import pytest
 
 import pirate_envs
-from tests.games import GAME_IDS, require
+from tests.game_data import short_game_entry
+from tests.games import GAME_IDS, GAME_SPECS, require
 
 STEPS = 1500  # per configuration
 
 
 def configurations() -> list[tuple[str, dict]]:
+    """Every game at every table size, at its smallest with the ``"max"`` table layout where it has one, then
+    each game's observation options (its ``observation_variants`` in ``tests/<game>/short_games.json``)."""
     out: list[tuple[str, dict]] = []
-    sizes = {"skull_king_v0": (2, 6), "piratenpoker_v0": (3, 5), "lucky_pirate_v0": (2, 6), "piraten_kapern_v0": (2, 5)}
-    for env_id, (low, high) in sizes.items():
-        for n in range(low, high + 1):
-            out.append((env_id, {"num_players": n}))
-        out.append((env_id, {"num_players": low, "table_layout": "max", "reward_mode": "score"}))
-    out += [
-        ("skull_king_v0", {"num_players": 3, "num_hands": 3, "ranks": 4, "specials": (1, 1, 1, 1, 0)}),
-        ("piratenpoker_v0", {"num_players": 3, "poker_copies": (0, 0, 1, 2, 2, 1, 0, 0), "loot_fronts": (5, 10)}),
-        ("lucky_pirate_v0", {"num_players": 3, "observe_known": True, "observe_pile": True, "wins_to_win": 2}),
-        ("piraten_kapern_v0", {"num_players": 2, "fortune_deck": (0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0), "max_turns": 30}),
-        ("piraten_kapern_v0", {"num_players": 3, "num_dice": 3, "target_score": 500, "promo_copies": 10}),
-    ]
+    for spec in GAME_SPECS:
+        low = spec.min_players
+        out += [(spec.env_id, {"num_players": n}) for n in spec.player_counts]
+        if spec.has("table_layouts"):
+            out.append((spec.env_id, {"num_players": low, "table_layout": "max", "reward_mode": "score"}))
+    for spec in GAME_SPECS:
+        out += [(spec.env_id, kwargs) for kwargs in short_game_entry(spec.env_id, "observation_variants") or []]
     return out
 
 

@@ -18,32 +18,12 @@ import pytest
 import pirate_envs
 from agents.base import action_blocks, sample_legal
 from tests.doc_pages import game_page
+from tests.game_data import golden
 from tests.games import GAME_SPECS
 
 #: The player counts of every game that declares the option (its declaration's ``player_counts``).
 PLAYER_COUNTS = {spec.env_id: spec.player_counts for spec in GAME_SPECS if spec.has("table_layouts")}
 CASES = [(env_id, n) for env_id, counts in PLAYER_COUNTS.items() for n in counts]
-#: sha256 (first 16 hex digits) of every seat's default observation at every step of three
-#: seeded random games (see ``default_hash``), computed by running the code before the option existed.
-DEFAULT_HASHES = {
-    ("skull_king_v0", 2): "b64e05e3a1581c11",
-    ("skull_king_v0", 3): "aba32e1b567e68dc",
-    ("skull_king_v0", 4): "6c9c9ab4e0b5cad5",
-    ("skull_king_v0", 5): "91bc9b92423d8b64",
-    ("skull_king_v0", 6): "cda6453403bd7863",
-    ("piratenpoker_v0", 3): "73bdb2d56ca35274",
-    ("piratenpoker_v0", 4): "280476e8b9dd4443",
-    ("piratenpoker_v0", 5): "d7100257a302c7eb",
-    ("lucky_pirate_v0", 2): "a239a0b3ac73c81b",
-    ("lucky_pirate_v0", 3): "9e066814c1bd53a8",
-    ("lucky_pirate_v0", 4): "d50a5f808d4abeed",
-    ("lucky_pirate_v0", 5): "6e2f30e8353837a0",
-    ("lucky_pirate_v0", 6): "8d3b5b003487079d",
-    ("piraten_kapern_v0", 2): "485ae29269480e92",
-    ("piraten_kapern_v0", 3): "700fe29ac1316984",
-    ("piraten_kapern_v0", 4): "9d17605369bdaaa8",
-    ("piraten_kapern_v0", 5): "dcba81fffa43a260",
-}
 
 
 def play_lockstep(envs: list, games: int, seed: int = 0):
@@ -65,7 +45,8 @@ def play_lockstep(envs: list, games: int, seed: int = 0):
 
 
 def default_hash(env_id: str, num_players: int) -> str:
-    """The hash of ``DEFAULT_HASHES``: every seat's default observation before each step of three games."""
+    """sha256 (first 16 hex digits) of every seat's default observation before each step of three seeded random
+    games."""
     digest = hashlib.sha256()
     env = pirate_envs.make(env_id, raw=True, num_players=num_players)
     rng = random.Random(1)
@@ -89,10 +70,12 @@ def per_player_pieces(env_id: str) -> set[str]:
     return {piece.name for piece in smallest.pieces if piece.shape != largest.piece(piece.name).shape}
 
 
-@pytest.mark.parametrize(("env_id", "num_players"), sorted(DEFAULT_HASHES))
+@pytest.mark.parametrize(("env_id", "num_players"), CASES)
 def test_default_vector_is_unchanged(env_id: str, num_players: int) -> None:
-    """No option, or ``table_layout="seated"``: the vector the code gave before the option existed."""
-    assert default_hash(env_id, num_players) == DEFAULT_HASHES[env_id, num_players]
+    """No option, or ``table_layout="seated"``: the vector recorded in ``tests/<game>/golden.json`` (for the games
+    that had an observation before the option existed, the vector the code gave then)."""
+    recorded = golden(env_id, f"default_observation_hash_{num_players}p", lambda: default_hash(env_id, num_players))
+    assert default_hash(env_id, num_players) == recorded
     default = pirate_envs.make(env_id, raw=True, num_players=num_players)
     seated = pirate_envs.make(env_id, raw=True, num_players=num_players, table_layout="seated")
     assert default.table_layout == "seated"

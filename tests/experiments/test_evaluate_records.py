@@ -20,7 +20,7 @@ ARGV = ["--env-id", "piraten_kapern_v0", "--agents", "heuristic", "random", "--g
 
 def saved_record(tmp_path: Path, env_id: str = "piraten_kapern_v0", seed: int = 1) -> dict:
     """A record as ``--save-games`` writes it: one game of the heuristic and random agents."""
-    agents = ["heuristic", "random", "random"] if env_id == "piratenpoker_v0" else ["heuristic", "random"]
+    agents = ["heuristic"] + ["random"] * (pirate_envs.game_spec(env_id).min_players - 1)  # the fewest seats
     folder = tmp_path / f"record-{env_id}-{seed}"
     argv = f"--env-id {env_id} --games 1 --seed {seed} --no-progress --save-games".split()
     evaluate.main([*argv, str(folder), "--agents", *agents])

@@ -14,14 +14,7 @@ from agents.policy.agent import make_policy_agent
 from agents.policy.checkpoint import layout_pieces, make_header, save_agent
 from agents.registry import agent_player_counts, make_agent
 from tests.experiments.test_checkpoint import random_policy
-
-#: The player counts each game allows (from its rule text).
-PLAYER_COUNTS = {
-    "skull_king_v0": (2, 3, 4, 5, 6),
-    "piratenpoker_v0": (3, 4, 5),
-    "lucky_pirate_v0": (2, 3, 4, 5, 6),
-    "piraten_kapern_v0": (2, 3, 4, 5),
-}
+from tests.games import require
 
 
 def max_layout_agent(tmp_path, env_id: str, counts: list[int], name: str = "agent.npz"):
@@ -39,10 +32,11 @@ def max_layout_agent(tmp_path, env_id: str, counts: list[int], name: str = "agen
     return policy, save_agent(tmp_path / name, policy, header)
 
 
-@pytest.mark.parametrize("env_id", list(PLAYER_COUNTS))
 def test_a_max_layout_agent_reads_a_seated_table_as_its_own_layout(tmp_path, env_id):
-    """At a seated table the agent sees exactly the vector the "max" env would give it."""
-    counts = list(PLAYER_COUNTS[env_id])
+    """At a seated table the agent sees exactly the vector the "max" env would give it, at every count the game
+    allows."""
+    require(env_id, "table_layouts")
+    counts = list(pirate_envs.game_spec(env_id).player_counts)
     policy, path = max_layout_agent(tmp_path, env_id, counts)
     for n in counts:
         seated = pirate_envs.make(env_id, raw=True, num_players=n)
@@ -90,7 +84,7 @@ def test_a_seated_agent_reads_a_max_layout_env_of_its_table_size(env_id):
 def test_an_agent_says_which_counts_it_plays_and_refuses_the_others(tmp_path):
     _, path = max_layout_agent(tmp_path, "skull_king_v0", [2, 3])
     assert agent_player_counts(f"ppo:{path}", "skull_king_v0") == (2, 3)
-    assert agent_player_counts("heuristic", "skull_king_v0") == PLAYER_COUNTS["skull_king_v0"]
+    assert agent_player_counts("heuristic", "skull_king_v0") == (2, 3, 4, 5, 6)  # every count the rules allow
     with pytest.raises(ValueError, match=r"plays 2 or 3 players, not 4$"):
         make_agent(f"ppo:{path}", "skull_king_v0", env=pirate_envs.make("skull_king_v0", raw=True, num_players=4))
     # built from its own header: the "max" layout and a table it plays

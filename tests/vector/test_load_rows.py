@@ -26,45 +26,33 @@ from pirate_envs import vector
 from pirate_envs.core.chance import GeneratorChance, SplitMix64Stream
 from pirate_envs.core.engine import Engine
 from pirate_envs.testing import _compare_engine, _compare_row, _start_row, _Where, block_first_actions
+from tests.game_data import short_game_entry
+from tests.games import GAME_IDS, require
 
 SKULL_KING = "skull_king_v0"
 KAPERN = "piraten_kapern_v0"
-LUCKY_PIRATE = "lucky_pirate_v0"
 PIRATENPOKER = "piratenpoker_v0"
-#: Per case: the env id, short options (games end within a few hundred moves) and the table sizes played.
-#: Lucky Pirate's tournament deals its later games (and draws their dealers) after the load; Piratenpoker's
-#: second case takes every other reading of its rules.
-GAMES: dict[str, tuple[str, dict[str, Any], tuple[int, ...]]] = {
-    "skull_king": (SKULL_KING, {"num_hands": 4}, (2, 4, 6)),
-    "kapern": (KAPERN, {"target_score": 1500, "max_turns": 40, "promo_cards": True}, (2, 3, 5)),
-    "lucky_pirate": (LUCKY_PIRATE, {"max_turns": 300}, (2, 4, 6)),
-    "lucky_pirate_tournament": (
-        LUCKY_PIRATE,
-        {
-            "max_turns": 60,
-            "wins_to_win": 2,
-            "choose_up_cards": True,
-            "set_aside_dealer": "random",
-            "max_set_aside_games": 3,
-        },
-        (3,),
-    ),
-    "piratenpoker": (PIRATENPOKER, {"loot_fronts": (5, 6, 8, 10, 5)}, (3, 4, 5)),
-    "piratenpoker_readings": (
-        PIRATENPOKER,
-        {
-            "loot_fronts": (6, 8, 10, 5),
-            "overboard_gift": "negative_to_other",
-            "below_deck_gifts": 2,
-            "all_tied_loot": "removed",
-            "pass_sits_out": True,
-            "pass_can_win": False,
-            "hand_size": 5,
-        },
-        (4,),
-    ),
-}
-#: Most batch steps a loaded game may take to end (the longest game above is far shorter).
+
+
+def load_cases(env_id: str) -> list[dict[str, Any]]:
+    """The game's cases ``{case, options, players}``: its ``load_rows`` entry in ``tests/<game>/short_games.json``
+    (short options: games end within a few hundred moves; the table sizes played), else its quick game at its
+    fewest, a middle and its most players."""
+    spec = pirate_envs.game_spec(env_id)
+    counts = spec.player_counts
+    players = sorted({counts[0], counts[len(counts) // 2], counts[-1]})
+    return short_game_entry(env_id, "load_rows") or [
+        {"case": spec.package, "options": spec.quick_options, "players": players}
+    ]
+
+
+def load_case(env_id: str, case: str) -> dict[str, Any]:
+    """The case named ``case`` of `load_cases`."""
+    (found,) = [entry for entry in load_cases(env_id) if entry["case"] == case]
+    return found
+
+
+#: Most batch steps a loaded game may take to end (the longest game of the cases is far shorter).
 MAX_STEPS = 5000
 
 
@@ -165,15 +153,26 @@ def _games_dealt(engine: Any) -> int:
 
 
 def _cases() -> Iterator[Any]:
-    for case, (_, _, sizes) in GAMES.items():
-        for k, num_players in enumerate(sizes):
-            layout = "max" if k == 1 else "seated"
-            yield pytest.param(case, num_players, layout, id=f"{case}-{num_players}p-{layout}")
+    """Every case of every game at each of its table sizes, the second with the ``"max"`` table layout where the
+    game has it; one case (skipped by name) for a game without batched kernels."""
+    for env_id in GAME_IDS:
+        spec = pirate_envs.game_spec(env_id)
+        if not spec.has("batched_kernels"):
+            yield pytest.param(env_id, "", spec.min_players, "seated", id=env_id)
+            continue
+        for case in load_cases(env_id):
+            for k, num_players in enumerate(case["players"]):
+                layout = "max" if k == 1 and spec.has("table_layouts") else "seated"
+                name = case["case"]
+                yield pytest.param(env_id, name, num_players, layout, id=f"{env_id}-{name}-{num_players}p-{layout}")
 
 
-@pytest.mark.parametrize(("case", "num_players", "table_layout"), list(_cases()))
-def test_loaded_rows_play_in_lockstep_with_the_engine(case: str, num_players: int, table_layout: str) -> None:
-    env_id, options, _ = GAMES[case]
+@pytest.mark.parametrize(("env_id", "case", "num_players", "table_layout"), list(_cases()))
+def test_loaded_rows_play_in_lockstep_with_the_engine(
+    env_id: str, case: str, num_players: int, table_layout: str
+) -> None:
+    require(env_id, "batched_kernels")
+    options = load_case(env_id, case)["options"]
     kwargs = {"num_players": num_players, "table_layout": table_layout, **options}
     for game_seed, reward_mode in ((num_players, "win"), (100 + num_players, "score")):
         positions = reference_positions(env_id, game_seed, 6, **kwargs)
@@ -216,70 +215,10 @@ def test_loaded_rows_play_in_lockstep_with_the_engine(case: str, num_players: in
         _compare_row(venv, fresh, ended, where)
 
 
-def test_a_skull_king_engine_with_chosen_deals_deals_them_in_the_loaded_row() -> None:
-    """The engine's pending ``deals`` (a reset option) come before the stream's deals, in the row as in the engine."""
-    kwargs = {"num_players": 3, "num_hands": 3}
-    engine = pirate_envs.make(SKULL_KING, raw=True, **kwargs).game
-    hand_2 = [["skull_king", "escape"], ["escape", "pirate"], ["yellow-1", "yellow-2"]]
-    engine.reset(np.random.default_rng(0), {"deals": [[["escape"], ["pirate"], ["mermaid"]], hand_2]})
-    venv = vector.make(SKULL_KING, 2, seed=0, reward_mode="score", **kwargs)
-    venv.reset()
-    venv.load(1, engine, seeds=12345)
-    env = aec_on(SKULL_KING, engine.clone(SplitMix64Stream(12345)), reward_mode="score", **kwargs)
-    play_in_lockstep(venv, {1: env}, np.random.default_rng(1), _Where("load", SKULL_KING, 0), kwargs)
-    assert len(env.game.results) == 3
-
-
-def _piratenpoker_moment(engine: Any) -> tuple[Any, ...]:
-    """What kind of moment a Piratenpoker position is: the phase and round, whether a gift was made or a
-    card may go to its winner, whether the next deal may reshuffle the discard, whether one was reshuffled."""
-    low = len(engine.draw) < engine.num_players * engine.config.hand_size
-    reshuffled = len(engine.piles.compositions) > 1
-    return int(engine.phase), engine.round, engine.gifts > 0, engine.may_give_to_self, low, reshuffled
-
-
-@pytest.mark.parametrize("case", ["piratenpoker", "piratenpoker_readings"])
-def test_piratenpoker_rows_load_at_every_kind_of_moment(case: str) -> None:
-    """Positions of every phase and round (a bid half built, a loot card to pick, a gift to make or keep, a
-    recipient to name), before and after the discard is reshuffled, true and determinized, play in lockstep."""
-    env_id, options, sizes = GAMES[case]
-    kwargs = {"num_players": sizes[-1], **options, "loot_fronts": (5, 5, 6, 6, 8, 8, 10)}  # long enough to reshuffle
-    positions: list[Engine] = []
-    seen: set[tuple[Any, ...]] = set()
-    for game_seed in range(6):
-        engine = pirate_envs.make(env_id, raw=True, **kwargs).game
-        engine.reset(GeneratorChance(np.random.default_rng(game_seed)))
-        rng = np.random.default_rng(game_seed)
-        while not engine.done:
-            moment = _piratenpoker_moment(engine)
-            if moment not in seen:
-                seen.add(moment)
-                positions.append(engine.clone())
-                world = engine.clone()
-                world.resample_hidden(world.current_player, rng)
-                positions.append(world)
-            legal = engine.legal_actions()
-            engine.apply(legal[int(rng.integers(len(legal)))])
-    assert {moment[0] for moment in seen} == {0, 1, 2, 3}  # every phase (the bid, the loot, the gift, the recipient)
-    assert any(moment[4] for moment in seen) and any(moment[5] for moment in seen)
-    env_kwargs = {**kwargs, "reward_mode": "score"}
-    venv = vector.make(env_id, 2 * len(positions), seed=1, **env_kwargs)
-    venv.reset()
-    rows = list(range(len(positions)))
-    seeds = list(range(10, 10 + len(rows)))
-    venv.load(rows, positions, seeds=seeds)
-    envs = {
-        i: aec_on(env_id, position.clone(SplitMix64Stream(seed)), **env_kwargs)
-        for i, position, seed in zip(rows, positions, seeds)
-    }
-    draws = {i: len(env.game.draw) for i, env in envs.items()}
-    play_in_lockstep(venv, envs, np.random.default_rng(2), _Where("load", env_id, 1), env_kwargs, copy_at=2)
-    assert any(len(env.game.draw) > draws[i] for i, env in envs.items())  # some row reshuffled from its stream
-
-
-@pytest.mark.parametrize("case", ["skull_king", "kapern", "lucky_pirate", "piratenpoker"])
-def test_without_seeds_a_loaded_row_goes_on_with_its_own_stream(case: str) -> None:
-    env_id, options, _ = GAMES[case]
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_without_seeds_a_loaded_row_goes_on_with_its_own_stream(env_id: str) -> None:
+    require(env_id, "batched_kernels")
+    options = load_cases(env_id)[0]["options"]
     kwargs = {"num_players": 3, **options}
     position = reference_positions(env_id, 3, 2, **kwargs)[0]
     venv = vector.make(env_id, 3, seed=4, **kwargs)
@@ -290,10 +229,11 @@ def test_without_seeds_a_loaded_row_goes_on_with_its_own_stream(case: str) -> No
     play_in_lockstep(venv, {2: env}, np.random.default_rng(5), _Where("load", env_id, 4), kwargs)
 
 
-@pytest.mark.parametrize("case", ["skull_king", "kapern", "lucky_pirate", "piratenpoker"])
-def test_copy_rows_lists_every_per_game_array(case: str) -> None:
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_copy_rows_lists_every_per_game_array(env_id: str) -> None:
     """Every array of the backend with one row per game is copied (a batch size no table has tells them apart)."""
-    env_id, options, _ = GAMES[case]
+    require(env_id, "batched_kernels")
+    options = load_cases(env_id)[0]["options"]
     venv = vector.make(env_id, 13, seed=0, num_players=3, **options)
     backend = venv._backend
     per_game = {name for name, value in vars(backend).items() if isinstance(value, np.ndarray) and len(value) == 13}

@@ -14,15 +14,16 @@ import pytest
 
 pytest.importorskip("numba")
 
+import pirate_envs
 from pirate_envs import vector
+from tests.game_data import short_game
+from tests.games import GAME_IDS, require
 
-#: Short games of every covered env id, so that games end (and wait while ended) within the test.
-SHORT_GAMES = [
-    ("skull_king_v0", {"num_players": 3, "num_hands": 2}),
-    ("piraten_kapern_v0", {"num_players": 2, "target_score": 1500, "max_turns": 12, "reward_mode": "score"}),
-    ("lucky_pirate_v0", {"num_players": 3, "max_turns": 60, "reward_mode": "score"}),
-    ("piratenpoker_v0", {"num_players": 3, "max_games": 1}),
-]
+
+def short_games(env_id: str) -> dict[str, Any]:
+    """Options of games that end (and wait while ended) within the test: the game's ``waiting_games`` entry
+    (``tests/<game>/short_games.json``), else its quick game at its fewest players."""
+    return {"num_players": pirate_envs.game_spec(env_id).min_players, **short_game(env_id, "waiting_games")}
 
 
 def _outputs(venv: vector.VectorEnv, i: int) -> tuple[Any, ...]:
@@ -43,8 +44,10 @@ def _assert_same(shown: tuple[Any, ...], expected: tuple[Any, ...], what: str) -
         assert np.array_equal(a, b), f"{what}: {name} differs\n{a}\n{b}"
 
 
-@pytest.mark.parametrize(("env_id", "kwargs"), SHORT_GAMES, ids=[env_id for env_id, _ in SHORT_GAMES])
-def test_active_games_move_as_alone_and_waiting_games_stand_still(env_id: str, kwargs: dict) -> None:
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_active_games_move_as_alone_and_waiting_games_stand_still(env_id: str) -> None:
+    require(env_id, "batched_kernels")
+    kwargs = short_games(env_id)
     num_envs, own_steps = 6, 80
     subset = vector.make(env_id, num_envs, seed=21, **kwargs)
     subset.reset()
@@ -71,7 +74,8 @@ def test_active_games_move_as_alone_and_waiting_games_stand_still(env_id: str, k
             expected = (obs, mask, player, np.zeros_like(before[i][3]), terminated, truncated)
             _assert_same(_outputs(subset, i), expected, f"waiting game {i}")
             assert len(subset.moves(i)) == moves_before[i]
-    assert waited > 0 and ended > 0 and waited_ended > 0  # waits, ends, and waits while ended all happened
+    # waits, ends, and waits while ended all happened (else: shorter games in tests/<game>/short_games.json)
+    assert waited > 0 and ended > 0 and waited_ended > 0, (kwargs, waited, ended, waited_ended)
 
     alone = vector.make(env_id, num_envs, seed=21, **kwargs)
     alone.reset()

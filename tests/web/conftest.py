@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 import pirate_envs
+from tests.game_data import short_game
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
@@ -50,19 +51,17 @@ def client(app: Any) -> Any:
 
 #: The header of a JSON body (the table refuses a POST or DELETE without it).
 JSON = {"Content-Type": "application/json"}
-#: Options of short games, per game.
-SHORT = {
-    "skull_king_v0": {"num_hands": 2},
-    "piraten_kapern_v0": {"target_score": 1000},
-    "piratenpoker_v0": {"loot_fronts": [5, 8]},
-    "lucky_pirate_v0": {},
-    "lucky_pirate_v1": {},
-}
+
+
+def short_options(env_id: str) -> dict[str, Any]:
+    """The options of a short game of ``env_id`` at the table (its ``tests/<game>/short_games.json``, ``web``)."""
+    return short_game(env_id, "web")
 
 
 def new_game(client, env_id="skull_king_v0", opponents=("heuristic", "random"), **extra):
     """POST a short game with seed 3, the person at seat 0; the response."""
-    body = {"env_id": env_id, "opponents": list(opponents), "seat": 0, "seed": 3, "options": SHORT[env_id], **extra}
+    options = short_options(env_id)
+    body = {"env_id": env_id, "opponents": list(opponents), "seat": 0, "seed": 3, "options": options, **extra}
     return client.post("/api/sessions", json=body)
 
 

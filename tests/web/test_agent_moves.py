@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.web.conftest import SHORT, require_module
+from tests.web.conftest import require_module, short_options
 
 require_module("starlette", "web")
 
@@ -27,9 +27,15 @@ def _seen_after(session: GameSession, steps: int) -> dict:
 
 @pytest.mark.parametrize("env_id", pirate_envs.ENV_IDS)
 def test_each_agent_move_carries_the_table_the_persons_seat_saw_right_after_it(env_id):
-    opponents = ["random", "heuristic"] + (["random"] if env_id == "piratenpoker_v0" else [])
+    extra = ["random"] * (pirate_envs.game_spec(env_id).min_players - 2)  # a seat more than the fewest
     session = GameSession(
-        {"env_id": env_id, "opponents": opponents, "seat": 1, "seed": 5, "options": SHORT[env_id]},
+        {
+            "env_id": env_id,
+            "opponents": ["random", "heuristic", *extra],
+            "seat": 1,
+            "seed": 5,
+            "options": short_options(env_id),
+        },
         sessions.AgentCatalog(),
     )
     checked = 0
@@ -57,7 +63,7 @@ def test_an_answer_carries_at_most_the_last_agent_moves(monkeypatch):
             "opponents": ["random"] * 4,
             "seat": 4,
             "seed": 1,
-            "options": SHORT["skull_king_v0"],
+            "options": short_options("skull_king_v0"),
         },
         sessions.AgentCatalog(),
     )

@@ -10,6 +10,8 @@ in CI) as ``test_browser`` does without chromium.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from selenium.common.exceptions import NoSuchElementException
 from selenium.webdriver.common.by import By
@@ -17,6 +19,7 @@ from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 import pirate_envs
+from tests.web.conftest import short_options
 from tests.web.test_browser import (  # noqa: F401  (browser, server: fixtures)
     browser,
     click_drawn,
@@ -27,17 +30,16 @@ from tests.web.test_browser import (  # noqa: F401  (browser, server: fixtures)
     write_png,
 )
 
-#: Options typed into the lobby for short games.
-OPTIONS = {
-    "skull_king_v0": {"num_hands": "2"},
-    "piraten_kapern_v0": {"target_score": "1000"},
-    "piratenpoker_v0": {"loot_fronts": "5,8"},
-    "lucky_pirate_v0": {},
-    "lucky_pirate_v1": {},
-}
 #: Most clicks a game may take (the longest, Lucky Pirate at two players, takes about 100).
 MAX_CLICKS = 1500
 WIDTHS = (1400, 390)
+
+
+def lobby_text(options: dict[str, Any]) -> dict[str, str]:
+    """``options`` as typed into the lobby's fields (a list as ``5,8``)."""
+    return {
+        name: ",".join(map(str, value)) if isinstance(value, list) else str(value) for name, value in options.items()
+    }
 
 
 def cases() -> list:
@@ -65,7 +67,7 @@ def start(driver, url: str, env_id: str, players: int, width: int) -> None:
     assert len(driver.find_elements(By.CSS_SELECTOR, "select.opponent")) == players - 1
     assert driver.find_element(By.ID, "lobby-rules-text").text  # the rules of the game chosen
     no_sideways_scroll(driver)
-    start_game(driver, url, env_id, players, OPTIONS[env_id])
+    start_game(driver, url, env_id, players, lobby_text(short_options(env_id)))
 
 
 # slow for their time (the drawn-table and browser whole games together take about 90 s at -n 2). They once

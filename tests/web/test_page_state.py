@@ -17,17 +17,10 @@ import numpy as np
 import pytest
 
 import pirate_envs
+from tests.game_data import short_game
 
 #: Positions checked per game and table size (a few hands or turns of each game).
 STEPS = 160
-#: Short games, so the end of a game is among the positions checked.
-OPTIONS = {
-    "skull_king_v0": {"num_hands": 3},
-    "piraten_kapern_v0": {"target_score": 1000},
-    "piratenpoker_v0": {"loot_fronts": [5, 8]},
-    "lucky_pirate_v0": {},
-    "lucky_pirate_v1": {},
-}
 
 
 def actions_in(node: Any) -> set[int]:
@@ -55,7 +48,7 @@ CASES = [(env_id, n) for env_id in pirate_envs.ENV_IDS for n in sizes(env_id)]
 
 @pytest.mark.parametrize(("env_id", "num_players"), CASES)
 def test_the_page_state_comes_from_the_view_and_reaches_every_legal_move(env_id, num_players):
-    env = pirate_envs.make(env_id, raw=True, num_players=num_players, **OPTIONS[env_id])
+    env = pirate_envs.make(env_id, raw=True, num_players=num_players, **short_game(env_id, "page_state"))
     text = importlib.import_module(f"{type(env.game).__module__.rsplit('.', 1)[0]}.text")
     env.reset(seed=11)
     game = env.game

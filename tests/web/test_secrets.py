@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from tests.web.conftest import SHORT, require_module, table_client
+from tests.web.conftest import require_module, short_options, table_client
 
 require_module("starlette", "web")
 require_module("httpx", "web")
@@ -24,9 +24,8 @@ RECORD_KEYS = ("seed", "actions", "agents", "rng")
 def test_a_running_game_gives_away_neither_its_seed_nor_its_record(env_id):
     app = create_app()
     with table_client(app) as client:
-        body = {"env_id": env_id, "opponents": ["random", "random"], "seat": 0, "options": SHORT[env_id]}
-        if env_id == "piratenpoker_v0":
-            body["opponents"].append("random")
+        opponents = ["random"] * pirate_envs.game_spec(env_id).min_players  # a seat more than the fewest
+        body = {"env_id": env_id, "opponents": opponents, "seat": 0, "options": short_options(env_id)}
         first = client.post("/api/sessions", json=body)
         assert first.status_code == 200, first.json()
         sid = first.json()["id"]

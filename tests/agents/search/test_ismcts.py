@@ -28,6 +28,7 @@ from agents.search.ismcts import (
 from pirate_envs.core.chance import GeneratorChance, WithDice
 from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET, CHEST_TAKE_OFFSET, STOP, reroll_action, reroll_counts
 from pirate_envs.piraten_kapern.engine import Phase, TurnState
+from tests.game_data import golden
 
 #: Each game at its default table.
 PLAYERS = {spec.env_id: spec.default_players for spec in pirate_envs.GAME_SPECS}
@@ -363,17 +364,8 @@ def test_determinize_gives_the_world_a_fresh_chance_source(env_id):
     assert draws(game.chance) == draws(before)  # the true game's source has not moved
 
 
-#: Moves of ``mcts:24`` at fixed seeds (`search_decisions`), as chosen by the search before engines had a chance
-#: source and ``clone`` (it copied engines by reflection and found their generators in their attributes). Lucky
-#: Pirate's second game is left out: that copy detached the per-seat arrays (views of the engine's ``table``) from
-#: the table, so its worlds went wrong once a hand changed; ``clone`` keeps them views.
-OLD_DECISIONS = {
-    "skull_king_v0": [0, 0, 1, 35, 38, 0, 45, 49, 0, 0, 0, 16, 38, 0, 22, 11],
-    "piratenpoker_v0": [4, 10, 6, 9, 25, 25, 3, 3, 12, 25, 24, 39, 4, 25, 28, 4],
-    "lucky_pirate_v0": [30, 72, 96, 18, 78, 96, 66, 24],
-    "lucky_pirate_v1": [30, 72, 96, 18, 78, 96, 66, 24],  # the same game: the search plays it alike
-    "piraten_kapern_v0": [526, 15, 694, 2075, 2078, 2077, 2074, 78, 87, 491, 15, 0, 52, 176, 0, 1320],
-}
+#: The seeds of a game's recorded search moves where none are recorded yet.
+RECORD_SEEDS = (3, 11)
 
 
 def search_decisions(env_id: str, seeds: tuple[int, ...]) -> list[int]:
@@ -400,5 +392,12 @@ def search_decisions(env_id: str, seeds: tuple[int, ...]) -> list[int]:
 
 
 def test_search_chooses_the_moves_it_chose_before_clone(env_id):
-    seeds = (3,) if env_id.startswith("lucky_pirate") else (3, 11)
-    assert search_decisions(env_id, seeds) == OLD_DECISIONS[env_id]
+    """``mcts:24``'s moves at fixed seeds (`search_decisions`) are those recorded in ``tests/<game>/golden.json``:
+    for the four shipped games, as chosen by the search before engines had a chance source and ``clone`` (it
+    copied engines by reflection and found their generators in their attributes)."""
+    recorded = golden(
+        env_id,
+        "search_decisions",
+        lambda: {"seeds": list(RECORD_SEEDS), "moves": search_decisions(env_id, RECORD_SEEDS)},
+    )
+    assert search_decisions(env_id, tuple(recorded["seeds"])) == recorded["moves"]

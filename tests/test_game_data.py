@@ -1,0 +1,108 @@
+"""Per-game test data (`tests.game_data`): each game's files name only what exists and build the games they
+describe; a missing golden value skips by name with the command that records it, which records it once."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import pirate_envs
+from tests import game_data
+from tests.game_data import GOLDEN_FILE, GOLDEN_VALUES, RECORD_VARIABLE, SHORT_GAMES_FILE, USES, golden, short_game
+from tests.games import GAME_SPECS
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = {spec.package for spec in GAME_SPECS}
+#: The uses whose entry is a list (of make options, of cases).
+LISTS = ("observation_variants", "load_rows")
+#: The keys of a ``load_rows`` case (``about`` optional).
+CASE_KEYS = {"case", "options", "players", "about"}
+
+
+def data_files(name: str) -> list[Path]:
+    return sorted((ROOT / "tests").rglob(name))
+
+
+@pytest.mark.parametrize("name", [SHORT_GAMES_FILE, GOLDEN_FILE])
+def test_data_files_lie_in_a_games_own_folder(name):
+    folders = [path.parent.relative_to(ROOT / "tests").as_posix() for path in data_files(name)]
+    assert folders and set(folders) <= PACKAGES, folders
+
+
+@pytest.mark.parametrize("spec", GAME_SPECS, ids=lambda spec: spec.env_id)
+def test_every_short_game_builds_the_game(spec):
+    """Each entry names known uses and options the game takes (``make`` refuses an unknown or bad one)."""
+    path = ROOT / "tests" / spec.package / SHORT_GAMES_FILE
+    entries = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    assert set(entries) <= set(USES), f"{path}: unknown uses {sorted(set(entries) - set(USES))}"
+    for use in set(USES) - set(LISTS):
+        pirate_envs.make(spec.env_id, raw=True, **short_game(spec.env_id, use))
+    for kwargs in entries.get("observation_variants", []):
+        pirate_envs.make(spec.env_id, raw=True, **kwargs)
+    for case in entries.get("load_rows", []):
+        assert {"case", "options", "players"} <= set(case) <= CASE_KEYS, case
+        assert case["players"] and set(case["players"]) <= set(spec.player_counts), case
+        for num_players in case["players"]:
+            pirate_envs.make(spec.env_id, raw=True, num_players=num_players, **case["options"])
+
+
+@pytest.mark.parametrize("path", data_files(GOLDEN_FILE), ids=lambda path: path.parent.name)
+def test_golden_values_name_versions_of_their_game_and_known_values(path):
+    recorded = json.loads(path.read_text(encoding="utf-8"))
+    for env_id, values in recorded.items():
+        assert pirate_envs.game_spec(env_id).package == path.parent.name, env_id
+        unknown = [name for name in values if not any(re.fullmatch(p, name) for p in GOLDEN_VALUES)]
+        assert unknown == [], f"{path}: {env_id} records unknown values {unknown}"
+
+
+@pytest.fixture
+def data_root(tmp_path, monkeypatch):
+    """`tests.game_data` reading and writing the games' folders under ``tmp_path``."""
+    monkeypatch.setattr(game_data, "TESTS", tmp_path / "tests")
+    monkeypatch.delenv(RECORD_VARIABLE, raising=False)
+    return tmp_path / "tests"
+
+
+def test_a_missing_golden_value_skips_naming_the_game_and_the_command(data_root):
+    with pytest.raises(pytest.skip.Exception) as skipped:
+        golden("pig_v0", "search_decisions", lambda: pytest.fail("computed without being asked to record"))
+    message = str(skipped.value)
+    assert message.startswith("pig_v0 has no recorded search_decisions in tests/pig/golden.json; record it with: ")
+    assert f"{RECORD_VARIABLE}=1 python -m pytest -p no:xdist 'tests/test_game_data.py::" in message
+    assert not (data_root / "pig" / GOLDEN_FILE).exists()
+
+
+def test_recording_writes_a_missing_value_once_and_never_replaces_it(data_root, monkeypatch):
+    monkeypatch.setenv(RECORD_VARIABLE, "1")
+    assert golden("pig_v0", "default_observation_hash_2p", lambda: "ab12") == "ab12"
+    assert golden("pig_v0", "search_decisions", lambda: {"seeds": [3], "moves": [1, 0]}) == {
+        "seeds": [3],
+        "moves": [1, 0],
+    }
+    assert golden("pig_v0", "default_observation_hash_2p", lambda: "other") == "ab12"
+    path = data_root / "pig" / GOLDEN_FILE
+    recorded = {"default_observation_hash_2p": "ab12", "search_decisions": {"seeds": [3], "moves": [1, 0]}}
+    assert json.loads(path.read_text())["pig_v0"] == recorded
+    assert '"moves": [1, 0]' in path.read_text()  # a list of numbers on one line
+    monkeypatch.delenv(RECORD_VARIABLE)
+    assert golden("pig_v0", "default_observation_hash_2p", lambda: pytest.fail("recomputed")) == "ab12"
+
+
+def test_bad_names_are_refused_by_name(data_root):
+    with pytest.raises(ValueError, match=r"unknown golden value 'hashes'; names: \["):
+        golden("pig_v0", "hashes", lambda: 0)
+    with pytest.raises(ValueError, match=r"unknown env id 'chess_v0'; registered: \["):
+        golden("chess_v0", "search_decisions", lambda: 0)
+    with pytest.raises(ValueError, match=r"unknown use 'lobby' of short_games.json; uses: \['web'"):
+        short_game("pig_v0", "lobby")
+
+
+def test_a_short_game_is_the_games_entry_else_its_quick_game(data_root):
+    assert short_game("pig_v0", "web") == {"target_score": 30} == pirate_envs.game_spec("pig_v0").quick_options
+    (data_root / "pig").mkdir(parents=True)
+    (data_root / "pig" / SHORT_GAMES_FILE).write_text('{"web": {"target_score": 20}}')
+    assert short_game("pig_v0", "web") == {"target_score": 20}
+    assert short_game("pig_v0", "page_state") == {"target_score": 30}
