@@ -152,3 +152,12 @@ def test_the_analysis_guide_describes_the_advice_measure_as_the_pages_print_it()
         assert phrase in page, phrase
         assert phrase in guide, phrase
     assert f"by more than {BAR * 100:.0f} points" in guide
+
+
+def test_the_page_says_a_truncated_game_gives_no_seat_a_win_share():
+    """Own-play shares below 1/n (copies of one agent playing to the engine's guard) are explained on the page."""
+    root = Path(__file__).resolve().parents[3]
+    stats = json.loads((root / "docs" / "strategy" / "stats" / "piratenpoker_advice.json").read_text())
+    text = " ".join(advice_section(stats))
+    assert "0 for every seat of a game the engine truncates" in text
+    assert "the agent's own-play share at n seats is below 1/n" in text
