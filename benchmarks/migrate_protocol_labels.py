@@ -13,8 +13,11 @@ the same and are computed once. A file whose opponents played every position as 
 plan gets the current label (`agents.benchmark.protocol.TITLE`), the fingerprints and the plan; any other
 gets ``pirate-bench v3.0`` and a ``migration`` record of the first difference. A file from a modified
 checkout cannot be placed: v3.0. Files already labelled are left alone, so a stopped run goes on where it
-stopped. No game is replayed (a full run is CPU-hours); files are written whole,
-then renamed. Numba compiles the kernels of each commit's games once in the worktree: minutes of CPU.
+stopped. A v3.0 file of a clean commit then gets the fingerprints of its opponents as they played at that
+commit (`pinned`: stored as a v3.1 file stores them, with the deals it played as its deal plan), and the
+package the v3.0 set of its game (`earlier_set`, at `agents.benchmark.fingerprint.package_path`), which
+``benchmark --verify`` checks those files against. No game is replayed (a full run is CPU-hours); files are
+written whole, then renamed. Numba compiles the kernels of each commit's games once in the worktree: minutes of CPU.
 
 Then the provenance of every file is completed where its commit can tell: a missing ``code_sha256`` is
 computed from the commit's tree (`tree_code_sha256`, the same hash `agents.benchmark.provenance.code_sha256`
@@ -34,13 +37,17 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 from collections import defaultdict
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from agents.benchmark import fingerprint as fingerprint_module
 from agents.benchmark.board import line_up_opponent
-from agents.benchmark.fingerprint import compare, package_data
+from agents.benchmark.fingerprint import compare, package_data, package_path
 from agents.benchmark.protocol import TITLE, label
 from agents.benchmark.provenance import PLAYING_PACKAGES, PLAYING_SUFFIXES
 from agents.policy.checkpoint import write_atomic
@@ -174,18 +181,26 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=str(ROOT / "docs" / "results" / "data"))
     parser.add_argument("--dry-run", action="store_true")
-    parser.add_argument("--worktree", default="", help="the temporary worktree's path (default: a new temp folder)")
+    parser.add_argument("--worktree", default="", help="the worktree's path, -1, -2 ... after it for more at once")
     parser.add_argument("--keep-worktree", action="store_true", help="leave it for a later run (kernels compiled)")
     parser.add_argument("--provenance-only", action="store_true", help="only complete the provenance; label nothing")
     args = parser.parse_args(argv)
-    paths = [p for p in sorted(Path(args.data).rglob("*.json")) if json.loads(p.read_text())["protocol"] == UNREVISED]
+    documents = {p: json.loads(p.read_text()) for p in sorted(Path(args.data).rglob("*.json"))}
     if not args.provenance_only:
-        label_files(paths, args)
+        unlabelled = [p for p, d in documents.items() if d["protocol"] == UNREVISED]
+        if unlabelled:
+            label_files(unlabelled, args)
+        documents = {p: json.loads(p.read_text()) for p in documents}
+        unpinned = [p for p, d in documents.items() if d["protocol"] == EARLIER and not d.get("fingerprints")]
+        if unpinned:
+            pin_earlier_files(unpinned, args)
+        write_earlier_sets(Path(args.data), args.dry_run)
     complete_files(args)
 
 
-def label_files(paths: list[Path], args: argparse.Namespace) -> None:
-    """Label ``paths`` by their opponents' fingerprints at their commits (see the module docstring)."""
+def by_code(paths: list[Path]) -> tuple[dict[tuple[str, str, str], list[Path]], dict[tuple[str, str, str], str]]:
+    """``paths`` grouped by the ``agents`` and ``pirate_envs`` trees of their commits and their game (files of a
+    modified checkout under empty trees), and one commit of each group that has one."""
     groups: dict[tuple[str, str, str], list[Path]] = defaultdict(list)  # (agents tree, pirate_envs tree, game)
     commits: dict[tuple[str, str, str], str] = {}
     for path in paths:
@@ -198,10 +213,39 @@ def label_files(paths: list[Path], args: argparse.Namespace) -> None:
         key = (git("rev-parse", f"{commit}:agents"), git("rev-parse", f"{commit}:pirate_envs"), document["env_id"])
         groups[key].append(path)
         commits.setdefault(key, commit)
-    worktree = Path(args.worktree) if args.worktree else Path(tempfile.mkdtemp(prefix="pirate-bench-migrate-")) / "tree"
+    return groups, commits
+
+
+#: ``git worktree add`` and ``remove`` one at a time (they write the repository's worktree list).
+_WORKTREE_LIST = threading.Lock()
+
+
+@contextmanager
+def commit_worktree(args: argparse.Namespace, index: int = 0) -> Iterator[Path]:
+    """A ``git worktree`` to check commits out in (``--worktree``: that one, with ``-<index>`` after it for
+    ``index`` > 0, kept with numba's cache in it, else a temporary one), removed at the end unless
+    ``--keep-worktree``."""
+    if args.worktree:
+        worktree = Path(f"{args.worktree}-{index}" if index else args.worktree)
+    else:
+        worktree = Path(tempfile.mkdtemp(prefix="pirate-bench-migrate-")) / "tree"
     if not (worktree / ".git").exists():  # a worktree kept by --keep-worktree is used again (numba's cache in it)
-        git("worktree", "add", "--quiet", "--detach", str(worktree), "HEAD")
+        with _WORKTREE_LIST:
+            git("worktree", "add", "--quiet", "--detach", str(worktree), "HEAD")
     try:
+        yield worktree
+    finally:
+        if not args.keep_worktree:
+            with _WORKTREE_LIST:
+                git("worktree", "remove", "--force", str(worktree))
+            if not args.worktree:  # the temporary folder made above, now empty
+                worktree.parent.rmdir()
+
+
+def label_files(paths: list[Path], args: argparse.Namespace) -> None:
+    """Label ``paths`` by their opponents' fingerprints at their commits (see the module docstring)."""
+    groups, commits = by_code(paths)
+    with commit_worktree(args) as worktree:
         for key, members in sorted(groups.items(), key=lambda item: -len(item[1])):
             env_id, package = key[2], package_data(key[2])
             wanted = set().union(*(played(json.loads(p.read_text())) for p in members))
@@ -212,11 +256,88 @@ def label_files(paths: list[Path], args: argparse.Namespace) -> None:
                 print(f"{path}: {result['protocol']} ({why})", flush=True)
                 if not args.dry_run:
                     write_atomic(path, json.dumps(result, indent=2) + "\n")
-    finally:
-        if not args.keep_worktree:
-            git("worktree", "remove", "--force", str(worktree))
-            if not args.worktree:  # the temporary folder made above, now empty
-                worktree.parent.rmdir()
+
+
+def pinned(document: dict[str, Any], found: dict[str, Any]) -> dict[str, Any]:
+    """An earlier revision's ``document`` with the fingerprints of its opponents as they played at its commit
+    (``found``), stored as a current file stores them, and the deals it played as its deal plan."""
+    tables: dict[str, dict[str, Any]] = defaultdict(dict)
+    for opponent, players in sorted(played(document)):
+        tables[opponent][str(players)] = found[f"{opponent} {players}"]
+    migration = {**document["migration"], "computed_at": document["provenance"]["git"]["commit"]}
+    return {
+        **document,
+        "deal_plan": {r["lineup"]: r["deals"] for r in document["lineups"]},
+        "fingerprints": dict(tables),
+        "fingerprint_differences": migration["differences"],  # from the current revision's
+        "migration": migration,
+    }
+
+
+def pin_earlier_files(paths: list[Path], args: argparse.Namespace) -> None:
+    """Give every file of ``paths`` (an earlier revision's, without fingerprints) the fingerprints of its
+    opponents as they played at its commit (`pinned`); a file of a modified checkout is left as it is.
+    The commits are computed at once, each in its own worktree (numba compiles each commit's kernels)."""
+    groups, commits = by_code(paths)
+    for key in sorted(set(groups) - set(commits)):
+        print(f"left without fingerprints (a modified checkout): {', '.join(map(str, groups[key]))}")
+    keys = sorted(commits, key=lambda key: -len(groups[key]))
+
+    def at_commit(index: int) -> dict[str, Any]:
+        key = keys[index]
+        wanted = set().union(*(played(json.loads(p.read_text())) for p in groups[key]))
+        with commit_worktree(args, index) as worktree:
+            return fingerprints_at(worktree, commits[key], key[2], wanted)
+
+    with ThreadPoolExecutor(max(1, len(keys))) as pool:
+        for key, found in zip(keys, pool.map(at_commit, range(len(keys)))):
+            for path in groups[key]:
+                print(f"{path}: {EARLIER}, its opponents' fingerprints at {commits[key][:12]}", flush=True)
+                if not args.dry_run:
+                    write_atomic(path, json.dumps(pinned(json.loads(path.read_text()), found), indent=2) + "\n")
+
+
+def earlier_set(env_id: str, documents: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The package's fingerprint set of ``env_id`` under `EARLIER`, from the pinned ``documents`` (by source):
+    every opponent and table size they played, and their deal plan; ``ValueError`` naming two files whose
+    opponents played otherwise (the revision would not be one set)."""
+    fingerprints: dict[str, dict[str, Any]] = defaultdict(dict)
+    plan: dict[str, int] = {}
+    seen: dict[tuple[str, str], str] = {}
+    for source, document in sorted(documents.items()):
+        for opponent, tables in document["fingerprints"].items():
+            for players, entry in tables.items():
+                before = fingerprints[opponent].setdefault(players, entry)
+                difference = compare(before, entry, env_id)
+                if difference is not None:
+                    raise ValueError(f"{source} and {seen[opponent, players]} differ under {EARLIER}: {difference}")
+                seen.setdefault((opponent, players), source)
+        for lineup, deals in document["deal_plan"].items():
+            if plan.setdefault(lineup, deals) != deals:
+                raise ValueError(f"{source}: {lineup} played {deals} deals, another {EARLIER} file {plan[lineup]}")
+    return {
+        "protocol": EARLIER,
+        "env_id": env_id,
+        "positions": package_data(env_id)["positions"],
+        "deal_plan": plan,
+        "fingerprints": dict(fingerprints),
+        "computed_at": sorted({d["migration"]["computed_at"] for d in documents.values()}),
+    }
+
+
+def write_earlier_sets(data: Path, dry_run: bool) -> None:
+    """The package's `EARLIER` set (`earlier_set`) of every game with pinned files of that revision in ``data``."""
+    games: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for path in sorted(data.rglob("*.json")):
+        document = json.loads(path.read_text())
+        if document["protocol"] == EARLIER and document.get("fingerprints"):
+            games[document["env_id"]][str(path.relative_to(data))] = document
+    for env_id, documents in sorted(games.items()):
+        target = package_path(env_id, EARLIER)
+        print(f"{target}: {EARLIER} set of {env_id} from {len(documents)} files")
+        if not dry_run:
+            target.parent.mkdir(exist_ok=True)
+            write_atomic(target, json.dumps(earlier_set(env_id, documents), indent=1) + "\n")
 
 
 def complete_files(args: argparse.Namespace) -> None:

@@ -216,6 +216,8 @@ def verify(folder: str, progress: Callable[[str], None] | None) -> None:
     found = verify_folder(folder, progress=progress)
     for source, protocol in sorted(found.other_versions.items()):
         print(f"not verified: {source} was made under {protocol}")
+    for source, why in sorted(found.earlier.items()):
+        print(f"verified against its revision's fingerprints: {source} was {why}")
     for line in found.differences:
         print(f"DIFFERS: {line}")
     print(f"{len(found.checked)} files checked, {len(found.differences)} differences")

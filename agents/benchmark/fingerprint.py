@@ -13,7 +13,10 @@ of the engine shows there, not as the agent's), the moves, and, for information,
 agent's file (a network's) and of the source file of the class that plays. `compare` names the
 first position where two fingerprints differ. The protocol's agents' fingerprints and deal plan are
 package data (`FOLDER`, written by ``benchmarks/fingerprints.py``); `agents.benchmark.verify`
-recomputes them. About a second of CPU per agent and table size, the searches a few.
+recomputes them. An earlier revision's set, as its opponents played at the commits its runs were made
+at, lies in a subfolder named by the revision (``v3.0/``, written by
+``benchmarks/migrate_protocol_labels.py``): it pins what those runs played, which the current code
+no longer plays (`package_path`). About a second of CPU per agent and table size, the searches a few.
 """
 
 from __future__ import annotations
@@ -159,12 +162,18 @@ def package_document(env_id: str) -> dict[str, Any]:
     }
 
 
-def package_data(env_id: str) -> dict[str, Any]:
-    """The committed fingerprints and deal plan of ``env_id`` (`package_document` as written);
-    ``ValueError`` naming the game when there are none."""
-    path = FOLDER / f"{env_id}.json"
+def package_path(env_id: str, protocol: str = TITLE) -> Path:
+    """Where the package keeps the fingerprints of ``env_id`` under ``protocol`` (a results file's label):
+    `FOLDER` for the current revision, its subfolder ``v3.0`` for ``"pirate-bench v3.0"``."""
+    return FOLDER / f"{env_id}.json" if protocol == TITLE else FOLDER / protocol.rsplit(" ", 1)[-1] / f"{env_id}.json"
+
+
+def package_data(env_id: str, protocol: str = TITLE) -> dict[str, Any]:
+    """The committed fingerprints and deal plan of ``env_id`` under ``protocol`` (`package_document` as
+    written; `package_path`); ``ValueError`` naming the game and the protocol when there are none."""
+    path = package_path(env_id, protocol)
     if not path.is_file():
-        raise ValueError(f"no fingerprints of {env_id} in the package ({path.name} missing)")
+        raise ValueError(f"no fingerprints of {env_id} under {protocol} in the package ({path.relative_to(FOLDER)})")
     return json.loads(path.read_text())
 
 
@@ -194,6 +203,7 @@ __all__ = [
     "game_fingerprints",
     "package_data",
     "package_document",
+    "package_path",
     "position_streams",
     "protocol_agents",
 ]

@@ -4,9 +4,11 @@ Every results file made under the current protocol revision (`agents.benchmark.p
 the fingerprints of the opponents it played and the deal plan (`agents.benchmark.fingerprint`).
 `verify_folder` recomputes each fingerprint once at the current code and compares: a file whose
 opponents now play otherwise, a missing fingerprint, or a deal plan that moved is a difference, named
-by the file, agent, game, table size and first differing position. Files of an earlier revision
-(``v3.0``) or version (``v2``) claim nothing about the current code: they are counted, not failed.
-The package's own fingerprints (`agents.benchmark.fingerprint.FOLDER`) are checked the same way.
+by the file, agent, game, table size and first differing position. A file of an earlier revision
+(``v3.0``) whose set the package keeps (`agents.benchmark.fingerprint.package_path`) is checked against
+that set instead (any difference fails), and said to be made under it: its opponents no longer play so
+at the current code, which `check_earlier` names. Files of a label without a set (``v2``) are counted,
+not failed. The package's own fingerprints (`agents.benchmark.fingerprint.FOLDER`) are checked too.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.benchmark.fingerprint import FOLDER, compare, deal_plan, fingerprint
+from agents.benchmark.fingerprint import FOLDER, compare, deal_plan, fingerprint, package_data, package_path
 from agents.benchmark.protocol import TITLE
 
 
@@ -28,6 +30,7 @@ class Verification:
     differences: list[str] = field(default_factory=list)
     checked: list[str] = field(default_factory=list)
     other_versions: dict[str, str] = field(default_factory=dict)  # file: the protocol it was made under
+    earlier: dict[str, str] = field(default_factory=dict)  # file of an earlier revision, checked: what moved since
 
     @property
     def ok(self) -> bool:
@@ -63,24 +66,54 @@ def _registry_name(opponent: str, env_id: str) -> str:
     return opponent_agent(opponent, env_id)
 
 
+def _compared(document: dict[str, Any], source: str, expected: Callable[[str, int], dict[str, Any]]) -> list[str]:
+    """The differences between the fingerprints ``document`` stores and ``expected(opponent, players)``."""
+    found = []
+    for opponent, tables in sorted(document["fingerprints"].items()):
+        for players, recorded in sorted(tables.items()):
+            difference = compare(recorded, expected(opponent, int(players)), document["env_id"])
+            if difference is not None:
+                found.append(f"{source}: {difference}")
+    return found
+
+
+def _plan_moved(source: str, env_id: str, plan: dict[str, int], expected: dict[str, int]) -> list[str]:
+    """One line where the line-ups of ``plan`` play other deals than ``expected``'s (none: ``[]``)."""
+    moved = sorted(key for key in {*plan, *expected} if plan.get(key) != expected.get(key))
+    return [f"{source}: the deal plan of {env_id} moved at {', '.join(moved)}"] if moved else []
+
+
 def check_document(document: dict[str, Any], source: str, now: _Recomputed) -> list[str]:
     """The differences between what ``document`` (from ``source``) stores and the current code."""
     env_id = document["env_id"]
-    stored = document.get("fingerprints")
-    if not stored:
+    if not document.get("fingerprints"):
         return [f"{source}: no fingerprints of its opponents (made under {document['protocol']})"]
-    found = []
-    for opponent, tables in sorted(stored.items()):
-        for players, recorded in sorted(tables.items()):
-            current = now.fingerprint(_registry_name(opponent, env_id), env_id, int(players))
-            difference = compare(recorded, current, env_id)
-            if difference is not None:
-                found.append(f"{source}: {difference}")
+    found = _compared(document, source, lambda o, n: now.fingerprint(_registry_name(o, env_id), env_id, n))
     plan = document.get("deal_plan")
-    if plan is not None and plan != now.plan(env_id):
-        moved = sorted(key for key in {*plan, *now.plan(env_id)} if plan.get(key) != now.plan(env_id).get(key))
-        found.append(f"{source}: the deal plan of {env_id} moved at {', '.join(moved)}")
-    return found
+    return found + ([] if plan is None else _plan_moved(source, env_id, plan, now.plan(env_id)))
+
+
+def check_earlier(document: dict[str, Any], source: str, now: _Recomputed) -> tuple[list[str], str]:
+    """An earlier revision's ``document`` against the package's set of that revision: the differences, and
+    what of its opponents plays otherwise at the current code (why it cannot be reproduced now)."""
+    env_id, protocol = document["env_id"], document["protocol"]
+    if not document.get("fingerprints"):
+        return [f"{source}: no fingerprints of its opponents (made under {protocol})"], ""
+    recorded = package_data(env_id, protocol)
+    tables, plan = recorded["fingerprints"], recorded["deal_plan"]
+    missing = sorted(
+        f"{o} at {n} players" for o, t in document["fingerprints"].items() for n in t if n not in tables.get(o, {})
+    )
+    if missing:
+        return [f"{source}: fingerprints not in the package's {protocol} set: {', '.join(missing)}"], ""
+    found = _compared(document, f"{source}: against the package's {protocol} set", lambda o, n: tables[o][str(n)])
+    played = document.get("deal_plan") or {}
+    found += _plan_moved(source, env_id, played, {key: plan[key] for key in played if key in plan})
+    moved = [
+        line.split(": ", 1)[1]
+        for line in _compared(document, source, lambda o, n: now.fingerprint(_registry_name(o, env_id), env_id, n))
+    ]
+    return found, "; ".join(moved)
 
 
 def verify_folder(
@@ -95,12 +128,20 @@ def verify_folder(
     for path in [*(sorted(FOLDER.glob("*.json")) if package else []), *paths]:
         document = json.loads(path.read_text())
         source = path.name if path.parent == FOLDER else str(path)
-        if document.get("protocol") != TITLE:
-            result.other_versions[source] = str(document.get("protocol"))
+        protocol = str(document.get("protocol"))
+        if protocol == TITLE:
+            result.differences += check_document(document, source, now)
+        elif "env_id" in document and package_path(document["env_id"], protocol).is_file():
+            differences, moved = check_earlier(document, source, now)
+            result.differences += differences
+            result.earlier[source] = f"made under {protocol}" + (
+                f", cannot be reproduced at the current code: {moved}" if moved else "; its opponents play so now too"
+            )
+        else:
+            result.other_versions[source] = protocol
             continue
-        result.differences += check_document(document, source, now)
         result.checked.append(source)
     return result
 
 
-__all__ = ["Verification", "check_document", "verify_folder"]
+__all__ = ["Verification", "check_document", "check_earlier", "verify_folder"]

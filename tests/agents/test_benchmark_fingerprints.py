@@ -96,11 +96,35 @@ def test_a_run_against_a_changed_opponent_says_so_and_is_not_ranked(tmp_path, mo
 
 
 def test_verify_passes_on_the_committed_results_and_the_package():
-    """What CI runs: every results file of the current revision and the package, at the current code."""
+    """What CI runs: every results file and the package, v3.0 files against the package's v3.0 set."""
     found = verify_folder(ROOT / "docs" / "results" / "data")
     assert found.ok, found.differences
     assert len(found.checked) >= 4  # the package's four games at least
-    assert set(found.other_versions.values()) <= {label(3, 0)}
+    assert not found.other_versions  # every committed file is checked against its revision's set
+    for why in found.earlier.values():
+        assert why.startswith(f"made under {label(3, 0)}, cannot be reproduced at the current code: ")
+
+
+def test_verify_checks_a_v3_0_file_against_its_revisions_set_and_fails_on_a_change(tmp_path):
+    committed = ROOT / "docs" / "results" / "data" / "piratenpoker_v0" / "heuristic.json"
+    document = json.loads(committed.read_text())
+    assert document["protocol"] == label(3, 0)
+    (tmp_path / "heuristic.json").write_text(json.dumps(document))
+    found = verify_folder(tmp_path, package=False)
+    assert found.ok, found.differences
+    (why,) = found.earlier.values()
+    assert "cannot be reproduced at the current code: halving:50 in piratenpoker_v0 at 3 players: position" in why
+    entry = document["fingerprints"]["random"]["4"]
+    moves = entry["moves"].split()
+    moves[2] = str(int(moves[2]) + 1)
+    document["fingerprints"]["random"]["4"] = {**entry, "moves": " ".join(moves), "moves_sha256": "edited"}
+    (tmp_path / "heuristic.json").write_text(json.dumps(document))
+    (difference,) = verify_folder(tmp_path, package=False).differences
+    assert difference.endswith(
+        "random in piratenpoker_v0 at 4 players: position 2 of "
+        f"{len(moves)} differs "
+        f"(recorded move {moves[2]}, now {int(moves[2]) - 1})"
+    )
 
 
 def test_a_variance_ratio_over_no_variance_is_none_with_a_reason():

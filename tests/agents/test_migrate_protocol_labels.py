@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -12,7 +13,14 @@ pytest.importorskip("numba")
 
 from agents.benchmark.fingerprint import package_data
 from agents.benchmark.protocol import TITLE, label
-from benchmarks.migrate_protocol_labels import completed_provenance, decide, plan_difference, tree_code_sha256
+from benchmarks.migrate_protocol_labels import (
+    completed_provenance,
+    decide,
+    earlier_set,
+    pinned,
+    plan_difference,
+    tree_code_sha256,
+)
 
 KAPERN = "piraten_kapern_v0"
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,3 +68,25 @@ def test_the_code_hash_of_a_commit_is_the_one_its_runs_recorded():
     missing = completed_provenance({"provenance": {**origin, "code_sha256": None, "command": None}})["provenance"]
     assert missing["code_sha256"] == origin["code_sha256"] and missing["command"] is None
     assert set(missing["missing"]) == {"command"} | ({"processor"} if not origin.get("processor") else set())
+
+
+def test_a_v3_0_file_is_pinned_as_it_played_and_its_revisions_set_built_from_such_files():
+    package = package_data(KAPERN)
+    plan = {key: n for key, n in package["deal_plan"].items() if key.startswith("2p")}
+    found = {f"{o} 2": package["fingerprints"][o]["2"] for o in ("random", "heuristic", "search", "ppo")}
+    moves = found["search 2"]["moves"].split()
+    moves[1] = str(int(moves[1]) + 1)
+    found["search 2"] = {**found["search 2"], "moves": " ".join(moves), "moves_sha256": "then"}
+    document = {**_document(plan), "provenance": {"git": {"commit": "abc", "dirty": False}}}
+    earlier = decide(document, found, package)
+    assert earlier["protocol"] == label(3, 0) and "fingerprints" not in earlier
+    made = pinned(earlier, found)
+    assert made["fingerprints"]["search"]["2"] == found["search 2"] and made["deal_plan"] == plan
+    assert made["fingerprint_differences"] == earlier["migration"]["differences"]
+    assert made["migration"]["computed_at"] == "abc"
+    built = earlier_set(KAPERN, {"a.json": made, "b.json": made})
+    assert built["protocol"] == label(3, 0) and built["fingerprints"]["search"]["2"] == found["search 2"]
+    assert built["computed_at"] == ["abc"] and built["deal_plan"] == plan
+    other = pinned(earlier, {**found, "search 2": package["fingerprints"]["search"]["2"]})
+    with pytest.raises(ValueError, match=re.escape("b.json and a.json differ under pirate-bench v3.0: oracle")):
+        earlier_set(KAPERN, {"a.json": made, "b.json": other})

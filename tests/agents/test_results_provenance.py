@@ -14,6 +14,7 @@ import pytest
 pytest.importorskip("numba")
 
 from agents.benchmark.board import line_up_opponent
+from agents.benchmark.fingerprint import compare, package_data
 from agents.benchmark.pages import command
 from agents.benchmark.protocol import TITLE, lineups, table_sizes
 from benchmarks.complete_provenance import completed, completed_command, completed_ratios
@@ -55,12 +56,11 @@ def provenance_problems(document: dict[str, Any]) -> list[str]:
         problems.append("no CPU model, and no reason why")
     if not isinstance(origin.get("cpu_seconds"), (int, float)) or not origin["cpu_seconds"] > 0:
         problems.append("no CPU time")
-    if document["protocol"] == TITLE:
-        pinned = {(o, int(n)) for o, tables in (document.get("fingerprints") or {}).items() for n in tables}
-        played = {(line_up_opponent(r), r["players"]) for r in document["lineups"]}
-        if played - pinned:
-            problems.append(f"no fingerprints of {sorted(played - pinned)}")
-    elif not (document.get("migration") or {}).get("differences"):
+    pinned = {(o, int(n)) for o, tables in (document.get("fingerprints") or {}).items() for n in tables}
+    played = {(line_up_opponent(r), r["players"]) for r in document["lineups"]}
+    if played - pinned:
+        problems.append(f"no fingerprints of {sorted(played - pinned)}")
+    if document["protocol"] != TITLE and not (document.get("migration") or {}).get("differences"):
         problems.append(f"made under {document['protocol']} without the differences that put it there")
     for lineup in document["lineups"]:
         for figure, estimate in lineup["estimates"].items():
@@ -76,6 +76,25 @@ def test_every_committed_results_file_has_a_complete_provenance():
     assert len(PATHS) >= 26
     found = {str(p.relative_to(DATA)): provenance_problems(json.loads(p.read_text())) for p in PATHS}
     assert not {name: problems for name, problems in found.items() if problems}
+
+
+def test_every_committed_file_stores_its_revisions_fingerprints_as_the_package_keeps_them():
+    """v3.1 files play as the package's fingerprints, v3.0 files as the package's v3.0 set (as they played then);
+    the hashes of the classes' source files are for information only (`agents.benchmark.fingerprint.compare`)."""
+    found = {}
+    for path in PATHS:
+        document, name = json.loads(path.read_text()), str(path.relative_to(DATA))
+        try:
+            tables = package_data(document["env_id"], document["protocol"])["fingerprints"]
+        except ValueError as error:
+            found[name] = str(error)
+            continue
+        stored = document.get("fingerprints") or {}
+        for opponent, players in sorted({(line_up_opponent(r), str(r["players"])) for r in document["lineups"]}):
+            mine, kept = stored.get(opponent, {}).get(players), tables.get(opponent, {}).get(players)
+            if mine is None or kept is None or compare(kept, mine, document["env_id"]) is not None:
+                found[f"{name} {opponent} {players}"] = f"not as the package's {document['protocol']} set"
+    assert not found
 
 
 @pytest.mark.parametrize("path", PATHS, ids=lambda p: str(p.relative_to(DATA)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +16,8 @@ from agents.piraten_kapern.batched_heuristic import KapernHeuristicBatch
 from experiments import benchmark
 from tests.experiments.test_benchmark_command import no_games  # noqa: F401 (a fixture)
 from tests.helpers import refused
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(
@@ -68,3 +71,14 @@ def test_verify_exits_non_zero_on_a_changed_opponent(tmp_path, capsys, monkeypat
     out = capsys.readouterr().out
     assert "DIFFERS: " in out and "heuristic in piraten_kapern_v0 at 2 players: position" in out
     assert "1 files checked, 1 differences" in out
+
+
+def test_verify_says_a_v3_0_file_was_checked_against_its_set_and_cannot_be_reproduced(tmp_path, capsys, monkeypatch):
+    committed = ROOT / "docs" / "results" / "data" / "piratenpoker_v0" / "random.json"
+    (tmp_path / "random.json").write_text(committed.read_text())
+    monkeypatch.setattr("agents.benchmark.verify.FOLDER", tmp_path / "no package here")  # the results file only
+    benchmark.main(["--verify", str(tmp_path), "--no-progress"])  # no SystemExit: it holds against v3.0's set
+    out = capsys.readouterr().out
+    assert f"verified against its revision's fingerprints: {tmp_path / 'random.json'} was made under " in out
+    assert "pirate-bench v3.0, cannot be reproduced at the current code: halving:50 in piratenpoker_v0" in out
+    assert "1 files checked, 0 differences" in out and "not verified" not in out

@@ -138,8 +138,10 @@ def advice_section(stats: Mapping[str, Any]) -> list[str]:
         f"is published only if that win effect passes Holm's correction (family-wise {stats['alpha']}) over all "
         "the rules tested on the discovery set AND again over the survivors on the replication set, with the "
         "same sign. How often the agent does it is a rate pooled over decisions with a game-clustered interval. "
-        "A game's win share is 1 for a win, 1/w for a tie among w winners, 0 otherwise; a point of win share is "
-        "one percentage point.",
+        "A game's win share is 1 for a win, 1/w for a tie among w winners, 0 otherwise, and 0 for every seat of a "
+        "game the engine truncates (its guard against endless play, such as Piratenpoker's limit on deals played "
+        "without a loot stack running out): where copies of one agent often reach it, the agent's own-play share "
+        "at n seats is below 1/n. A point of win share is one percentage point.",
         "**Precedence**: rules can speak in the same position with opposite moves; check them in the order "
         "listed, and the first that applies decides (as on the rule card).",
         "",

@@ -1,9 +1,19 @@
 """Replication gating, the seed sets and the advice section of a page."""
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from agents.analysis.advice.findings import REPLICATION_FIRST_SEED, AdvicePlan, measure_rule, published, seeds_of
+from agents.analysis.advice.findings import (
+    BAR,
+    REPLICATION_FIRST_SEED,
+    AdvicePlan,
+    measure_rule,
+    published,
+    seeds_of,
+)
 from agents.analysis.advice.page import advice_section
 from agents.analysis.advice.rules import Rule
 
@@ -125,3 +135,29 @@ def test_a_rule_changes_the_games_where_it_applies():
     measured = measure_rule("skull_king_v0", AdvicePlan("heuristic", "heuristic", 16), zero, seeds_of("discovery", 16))
     assert measured["follows"]["trials"] > 0 and 0 < measured["came_up"] <= 1
     assert measured["score_with"] != measured["score_without"]
+
+
+def test_the_analysis_guide_describes_the_advice_measure_as_the_pages_print_it():
+    """The guide's paragraph on the advice uses the pages' own words for the headline and the forced opposite."""
+    root = Path(__file__).resolve().parents[3]
+    stats = json.loads((root / "docs" / "strategy" / "stats" / "piratenpoker_advice.json").read_text())
+    page = " ".join(advice_section(stats))
+    guide = " ".join((root / "docs" / "guides" / "analyze.md").read_text().split())
+    for phrase in (
+        "AS IT PLAYS",
+        "**The headline of each rule is its gain over the agent's own play** (WITH minus AS-IT-PLAYS)",
+        "it may be below 0",
+        "(WITH minus WITHOUT, the secondary line)",
+    ):
+        assert phrase in page, phrase
+        assert phrase in guide, phrase
+    assert f"by more than {BAR * 100:.0f} points" in guide
+
+
+def test_the_page_says_a_truncated_game_gives_no_seat_a_win_share():
+    """Own-play shares below 1/n (copies of one agent playing to the engine's guard) are explained on the page."""
+    root = Path(__file__).resolve().parents[3]
+    stats = json.loads((root / "docs" / "strategy" / "stats" / "piratenpoker_advice.json").read_text())
+    text = " ".join(advice_section(stats))
+    assert "0 for every seat of a game the engine truncates" in text
+    assert "the agent's own-play share at n seats is below 1/n" in text
