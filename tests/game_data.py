@@ -53,6 +53,8 @@ USES: dict[str, str] = {
     "situation_starts": "tests/agents/analysis/test_mistakes.py: [starts of the situation labels] by version",
     "search_by_halving": "tests/agents/test_benchmark_agent_kinds.py: whether the protocol searches by halving",
     "hint_figures": "tests/web/test_hint_api.py: [{agent (null: the default), figure (null: none)}] by version",
+    "typed_moves": "tests/test_typed_moves.py: make options of the random game typed into, by version (else none)",
+    "drawn_table_reroll": "tests/web/test_drawn_table.py: the start of a re-roll's log line, by version",
 }
 
 #: The uses whose entry is ``{env_id: value}``, a value for some versions of the game (the rest play none).
@@ -69,6 +71,8 @@ BY_VERSION = (
     "situation_starts",
     "search_by_halving",
     "hint_figures",
+    "typed_moves",
+    "drawn_table_reroll",
 )
 
 #: The names of the values of ``golden.json`` (regular expressions), and what each is.

@@ -85,9 +85,10 @@ def test_every_lineup_seats_agents_that_build_for_its_table(use):
             make_agent(name, env_id, seed=0, env=env)
 
 
-def test_every_version_with_final_scores_options_builds_them():
-    assert by_version("final_scores")
-    for env_id, options in by_version("final_scores").items():
+@pytest.mark.parametrize("use", ["final_scores", "typed_moves"])
+def test_every_version_with_options_builds_them(use):
+    assert by_version(use)
+    for env_id, options in by_version(use).items():
         pirate_envs.make(env_id, raw=True, **options)
 
 
@@ -121,10 +122,11 @@ def test_every_out_of_range_value_lies_outside_the_declared_range():
             assert values and all(not low <= value <= high for value in values), (env_id, option, values)
 
 
-def test_situation_starts_and_halving_flags_are_texts_and_booleans():
-    assert by_version("situation_starts") and by_version("search_by_halving")
+def test_situation_starts_log_lines_and_halving_flags_are_texts_and_booleans():
+    assert by_version("situation_starts") and by_version("search_by_halving") and by_version("drawn_table_reroll")
     for env_id, starts in by_version("situation_starts").items():
         assert starts and all(isinstance(start, str) and start for start in starts), (env_id, starts)
+    assert all(isinstance(line, str) and line for line in by_version("drawn_table_reroll").values())
     assert all(isinstance(flag, bool) for flag in by_version("search_by_halving").values())
 
 

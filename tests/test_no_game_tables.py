@@ -39,10 +39,7 @@ NOT_YET_MOVED: dict[str, str] = {
     "tests/bare_install_checks.py": "NEEDS_EXTRA: the agents of each game that need an extra",
     "tests/experiments/test_scripts.py": "Lucky Pirate's old First Mate ruling (a branch)",
     "tests/test_openspiel_search.py": "moves and Skull King's hands of the fresh-chance check",
-    "tests/test_typed_moves.py": "Lucky Pirate v0's chosen up cards (a branch)",
-    "tests/vector/test_lockstep.py": "Kapern's random player who stops now and then (a branch)",
     "tests/web/test_browser.py": "GAMES: players and lobby options per game; per-game clicks and expectations",
-    "tests/web/test_drawn_table.py": "Kapern's re-roll expected in the log (a branch)",
 }
 
 
