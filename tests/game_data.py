@@ -55,6 +55,8 @@ USES: dict[str, str] = {
     "hint_figures": "tests/web/test_hint_api.py: [{agent (null: the default), figure (null: none)}] by version",
     "typed_moves": "tests/test_typed_moves.py: make options of the random game typed into, by version (else none)",
     "drawn_table_reroll": "tests/web/test_drawn_table.py: the start of a re-roll's log line, by version",
+    "selfplay_small": "tests/agents/test_selfplay_env.py: make options of the smallest game besides its fewest players",
+    "opponent_ends_games": "tests/agents/test_selfplay_env.py: true where random play must see an opponent end a game",
 }
 
 #: The uses whose entry is ``{env_id: value}``, a value for some versions of the game (the rest play none).
@@ -73,6 +75,8 @@ BY_VERSION = (
     "hint_figures",
     "typed_moves",
     "drawn_table_reroll",
+    "selfplay_small",
+    "opponent_ends_games",
 )
 
 #: The names of the values of ``golden.json`` (regular expressions), and what each is.

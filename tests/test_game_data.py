@@ -85,7 +85,7 @@ def test_every_lineup_seats_agents_that_build_for_its_table(use):
             make_agent(name, env_id, seed=0, env=env)
 
 
-@pytest.mark.parametrize("use", ["final_scores", "typed_moves"])
+@pytest.mark.parametrize("use", ["final_scores", "typed_moves", "selfplay_small"])
 def test_every_version_with_options_builds_them(use):
     assert by_version(use)
     for env_id, options in by_version(use).items():
@@ -128,6 +128,7 @@ def test_situation_starts_log_lines_and_halving_flags_are_texts_and_booleans():
         assert starts and all(isinstance(start, str) and start for start in starts), (env_id, starts)
     assert all(isinstance(line, str) and line for line in by_version("drawn_table_reroll").values())
     assert all(isinstance(flag, bool) for flag in by_version("search_by_halving").values())
+    assert set(by_version("opponent_ends_games").values()) == {True}  # a flag: true, or no entry
 
 
 def test_every_hint_agent_builds_for_its_game():

@@ -35,9 +35,7 @@ NOT_YET_MOVED: dict[str, str] = {
     "tests/agents/search/test_fused_rollouts.py": "Lucky Pirate's small first memory table (a branch)",
     "tests/agents/search/test_halving.py": "Skull King's guided search, Kapern's search without halving (branches)",
     "tests/agents/test_benchmark.py": "games and table sizes of the chance-centred estimate; Kapern's searcher",
-    "tests/agents/test_selfplay_env.py": "Skull King's hands in small_kwargs; Kapern's final round (branches)",
     "tests/bare_install_checks.py": "NEEDS_EXTRA: the agents of each game that need an extra",
-    "tests/experiments/test_scripts.py": "Lucky Pirate's old First Mate ruling (a branch)",
     "tests/test_openspiel_search.py": "moves and Skull King's hands of the fresh-chance check",
     "tests/web/test_browser.py": "GAMES: players and lobby options per game; per-game clicks and expectations",
 }
