@@ -57,6 +57,8 @@ USES: dict[str, str] = {
     "drawn_table_reroll": "tests/web/test_drawn_table.py: the start of a re-roll's log line, by version",
     "selfplay_small": "tests/agents/test_selfplay_env.py: make options of the smallest game besides its fewest players",
     "opponent_ends_games": "tests/agents/test_selfplay_env.py: true where random play must see an opponent end a game",
+    "guided_halving": "tests/agents/search/test_halving.py: a guided search agent whose prior reads the View only",
+    "without_halving": "tests/agents/search/test_halving.py: true where the game offers no halving search",
 }
 
 #: The uses whose entry is ``{env_id: value}``, a value for some versions of the game (the rest play none).
@@ -77,6 +79,8 @@ BY_VERSION = (
     "drawn_table_reroll",
     "selfplay_small",
     "opponent_ends_games",
+    "guided_halving",
+    "without_halving",
 )
 
 #: The names of the values of ``golden.json`` (regular expressions), and what each is.

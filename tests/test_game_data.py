@@ -128,17 +128,20 @@ def test_situation_starts_log_lines_and_halving_flags_are_texts_and_booleans():
         assert starts and all(isinstance(start, str) and start for start in starts), (env_id, starts)
     assert all(isinstance(line, str) and line for line in by_version("drawn_table_reroll").values())
     assert all(isinstance(flag, bool) for flag in by_version("search_by_halving").values())
-    assert set(by_version("opponent_ends_games").values()) == {True}  # a flag: true, or no entry
+    for flags in ("opponent_ends_games", "without_halving"):
+        assert set(by_version(flags).values()) == {True}, flags  # a flag: true, or no entry
 
 
-def test_every_hint_agent_builds_for_its_game():
-    assert by_version("hint_figures")
+def test_every_hint_agent_and_guided_search_builds_for_its_game():
+    assert by_version("hint_figures") and by_version("guided_halving")
     for env_id, rows in by_version("hint_figures").items():
         env = pirate_envs.make(env_id, raw=True)
         for row in rows:
             assert set(row) == {"agent", "figure"}, (env_id, row)
             if row["agent"] is not None:
                 make_agent(row["agent"], env_id, seed=0, env=env)
+    for env_id, name in by_version("guided_halving").items():
+        make_agent(name, env_id, seed=0, env=pirate_envs.make(env_id, raw=True))
 
 
 def test_every_selfplay_twin_case_builds_its_game():
