@@ -51,7 +51,8 @@ USES: dict[str, str] = {
     "kernel_integers": "tests/test_bad_inputs.py: [options] the AEC env takes at any size, the kernels not, by version",
     "web_out_of_range": "tests/web/test_limits.py: {ranged option: [values out of its range]} by version",
     "situation_starts": "tests/agents/analysis/test_mistakes.py: [starts of the situation labels] by version",
-    "search_by_halving": "tests/agents/test_benchmark_agent_kinds.py: whether the protocol searches by halving",
+    "search_by_halving": "tests/agents/test_benchmark_agent_kinds.py, test_benchmark.py: whether the protocol searches"
+    " by halving",
     "hint_figures": "tests/web/test_hint_api.py: [{agent (null: the default), figure (null: none)}] by version",
     "typed_moves": "tests/test_typed_moves.py: make options of the random game typed into, by version (else none)",
     "drawn_table_reroll": "tests/web/test_drawn_table.py: the start of a re-roll's log line, by version",
@@ -59,6 +60,8 @@ USES: dict[str, str] = {
     "opponent_ends_games": "tests/agents/test_selfplay_env.py: true where random play must see an opponent end a game",
     "guided_halving": "tests/agents/search/test_halving.py: a guided search agent whose prior reads the View only",
     "without_halving": "tests/agents/search/test_halving.py: true where the game offers no halving search",
+    "fresh_chance": "tests/test_openspiel_search.py: {moves, params of load_game} of the fresh-chance check",
+    "chance_centred_tables": "tests/agents/test_benchmark.py: [table sizes] of the chance-centred estimate",
 }
 
 #: The uses whose entry is ``{env_id: value}``, a value for some versions of the game (the rest play none).
@@ -81,6 +84,8 @@ BY_VERSION = (
     "opponent_ends_games",
     "guided_halving",
     "without_halving",
+    "fresh_chance",
+    "chance_centred_tables",
 )
 
 #: The names of the values of ``golden.json`` (regular expressions), and what each is.

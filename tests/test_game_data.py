@@ -144,6 +144,15 @@ def test_every_hint_agent_and_guided_search_builds_for_its_game():
         make_agent(name, env_id, seed=0, env=pirate_envs.make(env_id, raw=True))
 
 
+def test_every_table_size_named_is_one_the_game_allows():
+    tables = [(env_id, [n]) for env_id, case in by_version("fresh_chance").items() for n in [case["params"]["players"]]]
+    assert tables and by_version("chance_centred_tables")
+    for env_id, sizes in [*tables, *by_version("chance_centred_tables").items()]:
+        assert sizes and set(sizes) <= set(pirate_envs.game_spec(env_id).player_counts), (env_id, sizes)
+    for env_id, case in by_version("fresh_chance").items():
+        assert set(case) == {"moves", "params"} and case["moves"] > 0, (env_id, case)
+
+
 def test_every_selfplay_twin_case_builds_its_game():
     cases = [(env_id, case) for env_id, cases in by_version("selfplay_twins").items() for case in cases]
     assert cases and len({case["case"] for _, case in cases}) == len(cases), "case names are the test ids: unique"

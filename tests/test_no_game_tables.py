@@ -33,9 +33,7 @@ KEYED_BY_GAME_ON_PURPOSE: dict[str, str] = {
 #: data (`tests.game_data`). The list may only shrink (an entry whose module holds none fails too).
 NOT_YET_MOVED: dict[str, str] = {
     "tests/agents/search/test_fused_rollouts.py": "Lucky Pirate's small first memory table (a branch)",
-    "tests/agents/test_benchmark.py": "games and table sizes of the chance-centred estimate; Kapern's searcher",
     "tests/bare_install_checks.py": "NEEDS_EXTRA: the agents of each game that need an extra",
-    "tests/test_openspiel_search.py": "moves and Skull King's hands of the fresh-chance check",
     "tests/web/test_browser.py": "GAMES: players and lobby options per game; per-game clicks and expectations",
 }
 
