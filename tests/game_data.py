@@ -62,6 +62,8 @@ USES: dict[str, str] = {
     "without_halving": "tests/agents/search/test_halving.py: true where the game offers no halving search",
     "fresh_chance": "tests/test_openspiel_search.py: {moves, params of load_game} of the fresh-chance check",
     "chance_centred_tables": "tests/agents/test_benchmark.py: [table sizes] of the chance-centred estimate",
+    "fused_small_memory": "tests/agents/search/test_fused_rollouts.py: {setting, capacity} of a heuristic's memory"
+    " set small, so that it grows in the middle of fused rollouts",
 }
 
 #: The uses whose entry is ``{env_id: value}``, a value for some versions of the game (the rest play none).
@@ -86,6 +88,7 @@ BY_VERSION = (
     "without_halving",
     "fresh_chance",
     "chance_centred_tables",
+    "fused_small_memory",
 )
 
 #: The names of the values of ``golden.json`` (regular expressions), and what each is.

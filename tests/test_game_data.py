@@ -3,6 +3,7 @@ describe; a missing golden value skips by name with the command that records it,
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from pathlib import Path
@@ -151,6 +152,14 @@ def test_every_table_size_named_is_one_the_game_allows():
         assert sizes and set(sizes) <= set(pirate_envs.game_spec(env_id).player_counts), (env_id, sizes)
     for env_id, case in by_version("fresh_chance").items():
         assert set(case) == {"moves", "params"} and case["moves"] > 0, (env_id, case)
+
+
+def test_every_small_memory_setting_names_a_module_constant():
+    assert by_version("fused_small_memory")
+    for env_id, memory in by_version("fused_small_memory").items():
+        assert set(memory) == {"setting", "capacity"} and memory["capacity"] > 0, (env_id, memory)
+        module, name = memory["setting"].rsplit(".", 1)
+        assert isinstance(getattr(importlib.import_module(module), name), int), (env_id, memory)
 
 
 def test_every_selfplay_twin_case_builds_its_game():

@@ -32,7 +32,6 @@ KEYED_BY_GAME_ON_PURPOSE: dict[str, str] = {
 #: Test modules that still hold per-game tables, with what each holds: to move to the games' declarations or
 #: data (`tests.game_data`). The list may only shrink (an entry whose module holds none fails too).
 NOT_YET_MOVED: dict[str, str] = {
-    "tests/agents/search/test_fused_rollouts.py": "Lucky Pirate's small first memory table (a branch)",
     "tests/bare_install_checks.py": "NEEDS_EXTRA: the agents of each game that need an extra",
     "tests/web/test_browser.py": "GAMES: players and lobby options per game; per-game clicks and expectations",
 }
