@@ -55,7 +55,8 @@ USES: dict[str, str] = {
     " by halving",
     "hint_figures": "tests/web/test_hint_api.py: [{agent (null: the default), figure (null: none)}] by version",
     "typed_moves": "tests/test_typed_moves.py: make options of the random game typed into, by version (else none)",
-    "drawn_table_reroll": "tests/web/test_drawn_table.py: the start of a re-roll's log line, by version",
+    "reroll_log_line": "tests/web/test_drawn_table.py, test_browser.py: the start of a re-roll's log line, by version",
+    "browser_game": "tests/web/test_browser.py: {players, options typed into the page} of a short game by version",
     "selfplay_small": "tests/agents/test_selfplay_env.py: make options of the smallest game besides its fewest players",
     "opponent_ends_games": "tests/agents/test_selfplay_env.py: true where random play must see an opponent end a game",
     "guided_halving": "tests/agents/search/test_halving.py: a guided search agent whose prior reads the View only",
@@ -81,7 +82,7 @@ BY_VERSION = (
     "search_by_halving",
     "hint_figures",
     "typed_moves",
-    "drawn_table_reroll",
+    "reroll_log_line",
     "selfplay_small",
     "opponent_ends_games",
     "guided_halving",
@@ -89,6 +90,7 @@ BY_VERSION = (
     "fresh_chance",
     "chance_centred_tables",
     "fused_small_memory",
+    "browser_game",
 )
 
 #: The names of the values of ``golden.json`` (regular expressions), and what each is.

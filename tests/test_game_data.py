@@ -93,13 +93,15 @@ def test_every_version_with_options_builds_them(use):
         pirate_envs.make(env_id, raw=True, **options)
 
 
-def test_every_phone_table_seats_a_table_with_options_a_page_sets():
-    assert by_version("phone_tables")
-    for env_id, tables in by_version("phone_tables").items():
-        for table in tables:
-            assert set(table) == {"agents", "options"}, table
-            assert table["agents"] + 1 in pirate_envs.game_spec(env_id).player_counts, (env_id, table)
-            assert set(table["options"]) <= set(page_options(env_id)), (env_id, table)
+def test_every_browser_table_seats_a_table_with_options_a_page_sets():
+    """A phone table names the agents besides you, a browser game its players."""
+    phones = [(env_id, table, "agents", 1) for env_id, tables in by_version("phone_tables").items() for table in tables]
+    games = [(env_id, game, "players", 0) for env_id, game in by_version("browser_game").items()]
+    assert phones and games
+    for env_id, table, seats, you in [*phones, *games]:
+        assert set(table) == {seats, "options"}, (env_id, table)
+        assert table[seats] + you in pirate_envs.game_spec(env_id).player_counts, (env_id, table)
+        assert set(table["options"]) <= set(page_options(env_id)), (env_id, table)
 
 
 def test_every_value_network_names_sb3_policy_arguments():
@@ -124,10 +126,10 @@ def test_every_out_of_range_value_lies_outside_the_declared_range():
 
 
 def test_situation_starts_log_lines_and_halving_flags_are_texts_and_booleans():
-    assert by_version("situation_starts") and by_version("search_by_halving") and by_version("drawn_table_reroll")
+    assert by_version("situation_starts") and by_version("search_by_halving") and by_version("reroll_log_line")
     for env_id, starts in by_version("situation_starts").items():
         assert starts and all(isinstance(start, str) and start for start in starts), (env_id, starts)
-    assert all(isinstance(line, str) and line for line in by_version("drawn_table_reroll").values())
+    assert all(isinstance(line, str) and line for line in by_version("reroll_log_line").values())
     assert all(isinstance(flag, bool) for flag in by_version("search_by_halving").values())
     for flags in ("opponent_ends_games", "without_halving"):
         assert set(by_version(flags).values()) == {True}, flags  # a flag: true, or no entry

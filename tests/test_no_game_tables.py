@@ -33,7 +33,6 @@ KEYED_BY_GAME_ON_PURPOSE: dict[str, str] = {
 #: data (`tests.game_data`). The list may only shrink (an entry whose module holds none fails too).
 NOT_YET_MOVED: dict[str, str] = {
     "tests/bare_install_checks.py": "NEEDS_EXTRA: the agents of each game that need an extra",
-    "tests/web/test_browser.py": "GAMES: players and lobby options per game; per-game clicks and expectations",
 }
 
 
