@@ -4,7 +4,7 @@ keyed by game.
 * ``short_games.json``: the options a generic test plays for this game where it keeps other values than the
   declared quick game (`GameSpec.quick_game`), by use (`USES`); one file for every version of the game.
   `short_game` reads them, falling back to the quick game: a new game needs no entry. A use of `BY_VERSION`
-  (a lineup, cases of a version) holds ``{env_id: value}`` for the versions it plays: `by_version` reads them.
+  (lineups, cases, expected values tried on some versions only) holds ``{env_id: value}``: `by_version`.
 * ``golden.json``: recorded regression values (observation hashes, a search's moves), by env id and name.
   `golden` reads one; a game with none recorded is skipped by name, with the command that records it
   (``PIRATE_ENVS_RECORD_GOLDEN=1`` records a missing value, never replaces one).
@@ -136,6 +136,8 @@ def by_version(use: str) -> dict[str, Any]:
 
 def short_game(env_id: str, use: str) -> dict[str, Any]:
     """The game's options for ``use`` in its ``short_games.json``, else its declared quick game's options."""
+    if use in BY_VERSION:
+        raise ValueError(f"use {use!r} is kept by version, with no quick game to fall back to: read it by_version")
     entry = short_game_entry(env_id, use)
     return pirate_envs.game_spec(env_id).quick_options if entry is None else entry
 

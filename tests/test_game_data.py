@@ -226,6 +226,8 @@ def test_bad_names_are_refused_by_name(data_root):
         short_game("pig_v0", "lobby")
     with pytest.raises(ValueError, match=r"use 'web' is not kept by version; uses by version: \['analysis_lineup'"):
         by_version("web")
+    with pytest.raises(ValueError, match=r"use 'analyze_lineup' is kept by version, with no quick game to fall back"):
+        short_game("pig_v0", "analyze_lineup")
 
 
 def test_a_short_game_is_the_games_entry_else_its_quick_game(data_root):
