@@ -22,6 +22,7 @@ import agents  # noqa: F401  (registers the Gymnasium ids)
 import pirate_envs
 from pirate_envs import GYMNASIUM_IDS
 from pirate_envs.core.errors import INT64_MAX, IllegalActionError, check_range
+from tests.game_data import by_version
 from tests.games import require
 from tests.helpers import play_random_game
 
@@ -335,16 +336,10 @@ def vector():
     return pirate_envs.vector
 
 
+# the options by version: each game's ``kernel_integers`` in tests/<game>/short_games.json
 @pytest.mark.parametrize(
     ("env_id", "field"),
-    [
-        ("piraten_kapern_v0", "target_score"),
-        ("piraten_kapern_v0", "max_turns"),
-        ("piratenpoker_v0", "max_games"),
-        ("lucky_pirate_v0", "wins_to_win"),
-        ("lucky_pirate_v0", "max_turns"),
-        ("lucky_pirate_v0", "max_set_aside_games"),
-    ],
+    [(env_id, field) for env_id, fields in by_version("kernel_integers").items() for field in fields],
 )
 def test_vector_make_refuses_integers_its_kernels_cannot_hold(vector, env_id, field):
     """The env takes any integer; the kernels' 64-bit ones cannot: the error is check_range's."""

@@ -32,29 +32,7 @@ KEYED_BY_GAME_ON_PURPOSE: dict[str, str] = {
 #: Test modules that still hold per-game tables, with what each holds: to move to the games' declarations or
 #: data (`tests.game_data`). The list may only shrink (an entry whose module holds none fails too).
 NOT_YET_MOVED: dict[str, str] = {
-    "tests/agents/analysis/test_mistakes.py": "each game's situation labels (expected starts)",
-    "tests/agents/policy/test_agent_files_value.py": "network shapes tried per game",
-    "tests/agents/search/test_fused_rollouts.py": "Lucky Pirate's small first memory table (a branch)",
-    "tests/agents/search/test_halving.py": "Skull King's guided search, Kapern's search without halving (branches)",
-    "tests/agents/test_analysis_batched.py": "LINEUPS: a deterministic lineup per game",
-    "tests/agents/test_batched_vec_env.py": "short games per game of the final-scores check",
-    "tests/agents/test_benchmark.py": "games and table sizes of the chance-centred estimate; Kapern's searcher",
-    "tests/agents/test_benchmark_agent_kinds.py": "which games the protocol searches by halving (expected)",
-    "tests/agents/test_selfplay_core.py": "CASES: opponents, reward modes and options per game; Kapern's stops",
-    "tests/agents/test_selfplay_env.py": "Skull King's hands in small_kwargs; Kapern's final round (branches)",
     "tests/bare_install_checks.py": "NEEDS_EXTRA: the agents of each game that need an extra",
-    "tests/experiments/test_analyze.py": "TABLES: a small lineup per game",
-    "tests/experiments/test_evaluate_duplicate.py": "LINEUPS: a lineup per game",
-    "tests/experiments/test_scripts.py": "Lucky Pirate's old First Mate ruling (a branch)",
-    "tests/test_bad_inputs.py": "each game's ranged options refused out of range",
-    "tests/test_openspiel_search.py": "moves and Skull King's hands of the fresh-chance check",
-    "tests/test_typed_moves.py": "Lucky Pirate v0's chosen up cards (a branch)",
-    "tests/vector/test_lockstep.py": "Kapern's random player who stops now and then (a branch)",
-    "tests/web/test_browser.py": "GAMES: players and lobby options per game; per-game clicks and expectations",
-    "tests/web/test_drawn_table.py": "Kapern's re-roll expected in the log (a branch)",
-    "tests/web/test_hint_api.py": "the hint figure of each game's agents",
-    "tests/web/test_limits.py": "each game's ranged option and an out-of-range value; Piratenpoker's seats",
-    "tests/web/test_table_browser.py": "PHONE_TABLES: games, agents and options on a phone",
 }
 
 

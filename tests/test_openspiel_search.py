@@ -15,6 +15,7 @@ mcts = pytest.importorskip("open_spiel.python.algorithms.mcts")
 import pirate_envs  # noqa: E402
 from pirate_envs.core.chance import Chance  # noqa: E402
 from pirate_envs.openspiel import load_game  # noqa: E402
+from tests.game_data import by_version  # noqa: E402
 from tests.games import GAME_IDS, require  # noqa: E402
 
 #: The cap on a game's moves (a game that reaches it ends truncated, as the OpenSpiel guide says).
@@ -74,11 +75,14 @@ def outcomes(state, moves: int) -> str:
     return str(state)
 
 
-@pytest.mark.parametrize(("env_id", "moves"), [("piraten_kapern_v0", 6), ("skull_king_v0", 12)])
-def test_clones_draw_fresh_chance_under_the_option(env_id, moves):
+# the moves and game parameters by version: each game's ``fresh_chance`` in tests/<game>/short_games.json
+@pytest.mark.parametrize(
+    ("env_id", "moves", "params"),
+    [(env_id, case["moves"], case["params"]) for env_id, case in by_version("fresh_chance").items()],
+)
+def test_clones_draw_fresh_chance_under_the_option(env_id, moves, params):
     """Default: two clones given the same moves draw the same dice and deals; under ``clone_chance="fresh"``
     they diverge (an MCTSBot searching from clones cannot know the future)."""
-    params = {"players": 2, "num_hands": 3} if env_id == "skull_king_v0" else {"players": 2}
     shared = load_game(env_id, **params).new_initial_state()
     shared.apply_action(shared.legal_actions()[0])
     assert outcomes(shared.clone(), moves) == outcomes(shared.clone(), moves)

@@ -16,6 +16,7 @@ import pytest
 
 import pirate_envs
 from pirate_envs.core.text import Ambiguous, Refusal, text_module
+from tests.game_data import short_game_entry
 from tests.games import GAME_IDS
 
 FIRST_LEGAL_BUDGET = 2_000  # steps of the first-legal rule before a position counts as unreachable
@@ -320,7 +321,7 @@ def test_every_answer_is_a_legal_move_an_ambiguity_among_legal_moves_or_a_refusa
 
     from pirate_envs.core.actions import action_blocks, sample_legal
 
-    options = {"choose_up_cards": True} if env_id == "lucky_pirate_v0" else {}
+    options = short_game_entry(env_id, "typed_moves") or {}  # the game's, in tests/<game>/short_games.json
     env = pirate_envs.make(env_id, raw=True, num_players=3, **options)
     env.reset(seed=7)
     rng = np.random.default_rng(7)

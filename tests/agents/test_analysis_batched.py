@@ -13,15 +13,12 @@ from agents.analysis import analyze, collector_for
 from agents.analysis.batched import choose_engine, run_games_batched
 from agents.analysis.driver import run_games
 from experiments import analyze as analyze_command
+from tests.game_data import by_version
 from tests.helpers import refused
 
-#: Deterministic lineups (a shipped network plays argmax; the heuristics choose as their one-game forms).
-LINEUPS = {
-    "skull_king_v0": ["ppo:skull_king_v0", "heuristic", "heuristic"],
-    "piratenpoker_v0": ["heuristic", "heuristic", "heuristic"],
-    "lucky_pirate_v0": ["heuristic", "heuristic", "heuristic"],
-    "piraten_kapern_v0": ["heuristic", "heuristic"],
-}
+#: Deterministic lineups by version (a shipped network plays argmax; the heuristics choose as their one-game
+#: forms): each game's ``analysis_lineup`` in ``tests/<game>/short_games.json``.
+LINEUPS = by_version("analysis_lineup")
 
 
 def batched_deal(env_id: str, seed: int, num_players: int):

@@ -17,6 +17,7 @@ import pirate_envs.vector
 from agents.policy.mlp import MlpPolicy
 from agents.selfplay.batched_vec_env import BatchedSelfPlayVecEnv, batched_support
 from pirate_envs.core.rewards import win_rewards
+from tests.game_data import by_version
 
 #: Skull King, 4 players, 3 hands: the learner bids once per hand and plays one card per trick.
 SMALL = {"num_players": 4, "num_hands": 3}
@@ -94,15 +95,8 @@ def test_win_mode_returns_the_zero_sum_reward_of_the_final_scores():
     assert seen_win and seen_loss
 
 
-@pytest.mark.parametrize(
-    ("env_id", "kwargs"),
-    [
-        ("skull_king_v0", SMALL),
-        ("piraten_kapern_v0", {"num_players": 3}),
-        ("lucky_pirate_v0", {"num_players": 3}),
-        ("piratenpoker_v0", {"num_players": 3}),
-    ],
-)
+# the options by version: each game's ``final_scores`` in tests/<game>/short_games.json
+@pytest.mark.parametrize(("env_id", "kwargs"), list(by_version("final_scores").items()))
 def test_final_scores_are_the_reference_engines(env_id, kwargs):
     venv = pirate_envs.vector.make(env_id, 6, seed=4, **kwargs)
     venv.reset()

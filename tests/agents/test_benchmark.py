@@ -18,6 +18,7 @@ from agents.benchmark.protocol import Lineup, deal_states
 from agents.benchmark.provenance import code_sha256
 from agents.benchmark.run import ProtocolRun, duplicate_layout, play_chunk, play_lineup, play_lineups, run_protocol
 from agents.registry import agent_names
+from tests.game_data import by_version, short_game_entry
 
 KAPERN = "piraten_kapern_v0"
 SKULL_KING = "skull_king_v0"
@@ -122,7 +123,10 @@ def test_same_agent_same_numbers_twice_and_with_workers(monkeypatch):
     assert first["protocol"] == "pirate-bench v3.1" and first["full_protocol"] is False
 
 
-@pytest.mark.parametrize(("env_id", "players"), [(KAPERN, 2), (KAPERN, 3), (SKULL_KING, 3)])
+# the table sizes by version: each game's ``chance_centred_tables`` in tests/<game>/short_games.json
+@pytest.mark.parametrize(
+    ("env_id", "players"), [(env_id, n) for env_id, sizes in by_version("chance_centred_tables").items() for n in sizes]
+)
 def test_corrected_estimate_of_identical_agents_centres_on_chance(env_id, players):
     document = run_protocol(ProtocolRun(env_id, "random", (players,), 48, 1, ("random",)))
     win = document["lineups"][0]["estimates"]["win"]
@@ -337,7 +341,7 @@ def test_v3_lineups_and_their_deals():
     for env_id in protocol.REFERENCE_SHA256:
         for lineup in protocol.lineups(env_id, protocol.table_sizes(env_id, "random")):
             assert lineup.opponent in protocol.OPPONENTS
-            halving = lineup.opponent == "search" and env_id != KAPERN
+            halving = lineup.opponent == "search" and short_game_entry(env_id, "search_by_halving")
             affordable = design.affordable_deals(env_id, lineup.players, lineup.opponent) if halving else None
             assert (design.MIN_SEARCH_DEALS if halving else design.MIN_DEALS) <= lineup.deals <= protocol.DEAL_COUNT
             assert lineup.deals == protocol.full_deals(env_id, lineup.players, lineup.opponent)

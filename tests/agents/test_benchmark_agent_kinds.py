@@ -11,6 +11,7 @@ pytest.importorskip("numba")
 
 from agents.benchmark import fingerprint, protocol
 from agents.benchmark.protocol import CHUNK_DEALS, SEARCH_CHUNK_DEALS, V3_SEARCH_CHUNK_DEALS, Lineup
+from tests.game_data import by_version
 
 KAPERN = "piraten_kapern_v0"
 RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results" / "data"
@@ -36,12 +37,8 @@ def test_deal_batches_follow_the_kind_of_agent(candidate, opponent, deals):
 
 
 def test_the_search_opponent_is_halving_where_the_protocol_says():
-    assert {env_id: protocol.searches_by_halving(env_id) for env_id in protocol.SEARCH_OPPONENTS} == {
-        "piraten_kapern_v0": False,
-        "skull_king_v0": True,
-        "piratenpoker_v0": True,
-        "lucky_pirate_v0": True,
-    }
+    expected = by_version("search_by_halving")  # each game's, in tests/<game>/short_games.json
+    assert {env_id: protocol.searches_by_halving(env_id) for env_id in protocol.SEARCH_OPPONENTS} == expected
 
 
 def committed_full_runs() -> list[Path]:

@@ -19,6 +19,7 @@ import pytest
 from agents.policy.mlp import MlpPolicy
 from agents.selfplay.core import RewardLedger, Seating, SelfPlayRules, ended_info, win_share
 from agents.selfplay.env import SelfPlayEnv
+from tests.game_data import by_version
 
 
 def rules(truncation_reward: float | None = None, **kwargs) -> SelfPlayRules:
@@ -184,18 +185,10 @@ def replay_in_selfplay_env(
 
 
 #: Opponents whose moves a game's seating decides (the batched random agent and heuristics draw from
-#: one stream for all the games they play, so their twins would draw otherwise).
-CASES = {
-    "search and snapshots, score": ("skull_king_v0", {"mcts:4": 1.0, "self": 1.0}, "score", None,
-                                    {"num_players": 3, "num_hands": 2}),
-    "snapshots, win": ("skull_king_v0", "self", "win", None, {"num_players": 4, "num_hands": 2}),
-    "oracle, score": ("piraten_kapern_v0", "oracle", "score", None, {"num_players": 3, "target_score": 1500}),
-    "oracle, truncated as a loss": ("piraten_kapern_v0", {"oracle": 1.0, "self": 1.0}, "win", -1.0,
-                                    {"num_players": 2, "max_turns": 4}),
-    "oracle, truncated": ("piraten_kapern_v0", "oracle", "win", None, {"num_players": 2, "max_turns": 4}),
-    "search, Lucky Pirate": ("lucky_pirate_v0", {"mcts:2": 1.0, "self": 1.0}, "win", None, {"num_players": 3}),
-    "search, Piratenpoker": ("piratenpoker_v0", {"mcts:2": 1.0, "self": 1.0}, "score", None, {"num_players": 3}),
-}  # fmt: skip
+#: one stream for all the games they play, so their twins would draw otherwise): ``{case: (env_id, case)}``
+#: of each game's ``selfplay_twins`` in ``tests/<game>/short_games.json`` (a case's ``stops``: the learner's
+#: random player takes that action at that rate where legal, so that a Kapern turn scores).
+CASES = {case["case"]: (env_id, case) for env_id, cases in by_version("selfplay_twins").items() for case in cases}
 
 
 def test_both_envs_give_up_on_tables_where_the_learner_never_decides():
@@ -209,8 +202,9 @@ def test_both_envs_give_up_on_tables_where_the_learner_never_decides():
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_both_envs_play_the_same_episodes(case):
-    env_id, opponents, reward_mode, truncation_reward, kwargs = CASES[case]
-    common = {"reward_mode": reward_mode, "truncation_reward": truncation_reward, "snapshot_deterministic": True}
+    env_id, entry = CASES[case]
+    opponents, kwargs, stops = entry["opponents"], entry["options"], entry.get("stops")
+    common = {key: entry[key] for key in ("reward_mode", "truncation_reward")} | {"snapshot_deterministic": True}
     vec = BatchedSelfPlayVecEnv(env_id, 4, opponents, seed=1, **common, **kwargs)
     twin = SelfPlayEnv(env_id, opponents, **common, **kwargs)
     for k in range(2):
@@ -226,9 +220,9 @@ def test_both_envs_play_the_same_episodes(case):
     for _ in range(400):
         masks = vec.action_masks()
         step_actions = pirate_envs.vector.random_legal_actions(masks.view(np.int8), rng)
-        if env_id == "piraten_kapern_v0":  # stop a Kapern turn now and then, so that turns score
-            stop = masks[:, 0] & (rng.random(4) < 0.3)
-            step_actions[stop] = 0
+        if stops:  # stop a turn now and then, so that turns score
+            stop = masks[:, stops["action"]] & (rng.random(4) < stops["rate"])
+            step_actions[stop] = stops["action"]
         _, step_rewards, dones, infos = vec.step(step_actions)
         for i in range(4):
             rewards[i].append(float(step_rewards[i]))

@@ -8,17 +8,16 @@ import pytest
 from agents.base import action_blocks, sample_legal
 from agents.selfplay.env import SelfPlayEnv
 from pirate_envs.core.rewards import win_rewards
+from tests.game_data import short_game_entry
 from tests.helpers import supported_player_counts
 
 RANDOM_ONLY = {"random": 1.0}
 
 
 def small_kwargs(env_id: str) -> dict:
-    """The smallest game of an env: fewest players, fewest hands where there is such an option."""
-    kwargs = {"num_players": supported_player_counts(env_id)[0]}
-    if env_id == "skull_king_v0":
-        kwargs["num_hands"] = 3
-    return kwargs
+    """The smallest game of an env: fewest players, and the game's ``selfplay_small`` options (fewer hands) in
+    ``tests/<game>/short_games.json``."""
+    return {"num_players": supported_player_counts(env_id)[0], **(short_game_entry(env_id, "selfplay_small") or {})}
 
 
 def finish_episode(env: SelfPlayEnv, rng: np.random.Generator) -> tuple[list[float], dict, bool]:
@@ -57,7 +56,7 @@ def test_win_mode_return_is_zero_sum_share_even_when_an_opponent_ends_the_game(e
         assert sum(rewards) == pytest.approx(expected)
         assert all(r == 0 for r in rewards[:-1])  # terminal only
         ended_by_opponent += by_opponent
-    if env_id == "piraten_kapern_v0":  # the final round makes this common; the test must see it
+    if short_game_entry(env_id, "opponent_ends_games"):  # common in the game (Kapern's final round): must be seen
         assert ended_by_opponent > 0
 
 

@@ -12,16 +12,11 @@ import pytest
 import pirate_envs
 from agents.games import game_agents_of
 from experiments import analyze
+from tests.game_data import by_version
 from tests.helpers import refused
 
-#: A small table of each game (the smallest its rules allow: quick).
-TABLES = {
-    "skull_king_v0": ["heuristic", "random"],
-    "piratenpoker_v0": ["heuristic", "random", "random"],
-    "lucky_pirate_v0": ["heuristic", "random"],
-    "lucky_pirate_v1": ["heuristic", "random"],
-    "piraten_kapern_v0": ["oracle", "heuristic"],
-}
+#: A small table of each game (the smallest its rules allow: quick): its ``analyze_lineup`` (tests/<game>/).
+TABLES = by_version("analyze_lineup")
 
 
 def figures(stats: dict):

@@ -13,14 +13,11 @@ from agents.evaluation.stats import mean_interval
 from agents.evaluation.summary import summarise
 from agents.evaluation.tournament import run_tournament
 from experiments import evaluate
+from tests.game_data import by_version
 
 PLAY_JOB = play_job
-LINEUPS = {
-    "skull_king_v0": ["heuristic", "random", "random", "random"],
-    "piratenpoker_v0": ["heuristic", "random", "random"],
-    "lucky_pirate_v0": ["heuristic", "random"],
-    "piraten_kapern_v0": ["heuristic", "random"],
-}
+#: A lineup by version whose saved games are replayed: each game's ``saved_games_lineup`` (tests/<game>/).
+LINEUPS = by_version("saved_games_lineup")
 
 
 def test_duplicate_plays_each_deal_once_per_rotation():

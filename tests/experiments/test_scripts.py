@@ -114,26 +114,6 @@ def test_evaluate_prints_and_writes_tables_ratings_and_plot(tmp_path):
     assert (out / "results.md").is_file() and (out / "results.png").stat().st_size > 1000
 
 
-def test_evaluate_counts_truncated_games_by_reason(tmp_path, capsys, monkeypatch):
-    import pirate_envs
-    from experiments.evaluate import main
-
-    # two-player Lucky Pirate: under the old First Mate ruling (an option) some deals strand every seat
-    make = pirate_envs.make
-
-    def make_with_old_ruling(env_id, **kwargs):
-        if env_id == "lucky_pirate_v0":
-            kwargs.setdefault("first_mate_only_on_captain", True)
-        return make(env_id, **kwargs)
-
-    monkeypatch.setattr(pirate_envs, "make", make_with_old_ruling)
-    main(["--env-id", "lucky_pirate_v0", "--agents", "heuristic", "random", "--games", "40", "--out", str(tmp_path)])
-    payload = json.loads((tmp_path / "results.json").read_text())
-    assert payload["truncation_reasons"].get("stranded First Mates", 0) > 0
-    assert sum(payload["truncation_reasons"].values()) == payload["truncated"]
-    assert f"{payload['truncated']} truncated (" in capsys.readouterr().out
-
-
 def test_play_asks_again_on_bad_input_and_quits():
     bad_then_quit = "hello\n0\n99999\n²\n" + "1" * 5000 + "\nq\n"  # a superscript digit, a 5,000-digit number
     result = run_module("experiments.play", "--env-id", "piraten_kapern_v0", "--seed", "1", stdin=bad_then_quit)

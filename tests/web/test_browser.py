@@ -44,15 +44,12 @@ from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from experiments.web.host_controls import OpeningGate  # noqa: E402
 from experiments.web.server import create_app  # noqa: E402
+from tests.game_data import by_version, short_game_entry  # noqa: E402
 from tests.web.tables_helpers import unlimited  # noqa: E402
 
-#: Short games: (players, options typed into the page).
-GAMES = {
-    "skull_king_v0": (3, {"num_hands": "2"}),
-    "piraten_kapern_v0": (2, {"target_score": "1000"}),
-    "piratenpoker_v0": (3, {"loot_fronts": "5,8"}),
-    "lucky_pirate_v0": (2, {}),
-}
+#: Short games by version: {players, options typed into the page}, each game's ``browser_game`` in
+#: ``tests/<game>/short_games.json``.
+GAMES = by_version("browser_game")
 MAX_CLICKS = 1500
 
 
@@ -127,10 +124,10 @@ def first(driver, selector: str):
     return found[0] if found else None
 
 
-def click_drawn(driver, env_id: str, reroll: bool) -> bool:
-    """Make one move by clicking the drawn table (no typing); whether it was a Kapern re-roll.
+def click_drawn(driver, reroll: bool) -> bool:
+    """Make one move by clicking the drawn table (no typing); whether it was a re-roll of dice.
 
-    ``reroll``: in Kapern, pick two free dice that are not skulls and re-roll them, if the
+    ``reroll``: where the page shows free dice (Kapern), pick two that are not skulls and re-roll them, if the
     dice allow. Otherwise the first legal card in the hand, else any legal drawn element (a
     loot card, the pile, a down card), else a move button (a bid, stop, keep), else a seat's
     button (a loot card's recipient). A card with several moves opens a menu: its first move.
@@ -138,7 +135,7 @@ def click_drawn(driver, env_id: str, reroll: bool) -> bool:
     """
     before = render_count(driver)
     dice = driver.find_elements(By.CSS_SELECTOR, "#dice-free button.die:not(.face-skull)")
-    rerolled = env_id == "piraten_kapern_v0" and reroll and len(dice) >= 2 and first(driver, "#reroll") is not None
+    rerolled = reroll and len(dice) >= 2 and first(driver, "#reroll") is not None
     if rerolled:
         dice[0].click()
         driver.find_elements(By.CSS_SELECTOR, "#dice-free button.die:not(.face-skull)")[1].click()
@@ -153,7 +150,7 @@ def click_drawn(driver, env_id: str, reroll: bool) -> bool:
         )
         assert target is not None, driver.find_element(By.ID, "screen").get_attribute("textContent")
         target.click()
-        if env_id == "piratenpoker_v0" and first(driver, "#commit") and render_count(driver) == before:
+        if first(driver, "#commit") and render_count(driver) == before:  # a bid being built (Piratenpoker)
             assert driver.find_element(By.ID, "undo").is_enabled()  # a picked card may be taken back
             driver.find_element(By.ID, "commit").click()
         menu = first(driver, "#choice-menu button.choice")
@@ -198,7 +195,7 @@ def write_png(png: bytes, name: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("env_id", list(GAMES))
 def test_a_whole_game_in_the_browser(server, browser, env_id):
-    players, options = GAMES[env_id]
+    players, options = GAMES[env_id]["players"], GAMES[env_id]["options"]
     browser.set_window_size(1400, 1000)
     start_game(browser, server, env_id, players, options)
     assert "you are player_0" in browser.find_element(By.ID, "screen").get_attribute("textContent")
@@ -214,15 +211,16 @@ def test_a_whole_game_in_the_browser(server, browser, env_id):
     for _ in range(MAX_CLICKS):
         if browser.find_element(By.ID, "standings").is_displayed():
             break
-        rerolled |= click_drawn(browser, env_id, reroll=not rerolled)
+        rerolled |= click_drawn(browser, reroll=not rerolled)
         assert not browser.find_element(By.ID, "error").is_displayed(), browser.find_element(By.ID, "error").text
     standings = browser.find_element(By.ID, "standings")
     assert standings.is_displayed() and "Game over" in standings.text
     assert len(browser.find_elements(By.CSS_SELECTOR, "#final-standings li")) == players
     log = [item.text for item in browser.find_elements(By.CSS_SELECTOR, "#log li")]
     assert any(line.startswith("game over") for line in log)
-    if env_id == "piraten_kapern_v0":
-        assert rerolled and any(line.startswith("player_0 re-rolls") for line in log)
+    reroll = short_game_entry(env_id, "reroll_log_line")  # where the game re-rolls: tests/<game>/
+    if reroll:
+        assert rerolled and any(line.startswith(reroll) for line in log)
     no_sideways_scroll(browser)
     write_png(browser.get_screenshot_as_png(), env_id.removesuffix("_v0"))
 

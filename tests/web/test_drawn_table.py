@@ -19,6 +19,7 @@ from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 import pirate_envs
+from tests.game_data import short_game_entry
 from tests.web.conftest import short_options
 from tests.web.test_browser import (  # noqa: F401  (browser, server: fixtures)
     browser,
@@ -87,7 +88,7 @@ def test_a_whole_game_by_clicking_the_drawn_table(server, browser, env_id, playe
         if clicks == 3:
             no_sideways_scroll(browser)
             shots["play"] = browser.get_screenshot_as_png()
-        rerolled |= click_drawn(browser, env_id, reroll=not rerolled)
+        rerolled |= click_drawn(browser, reroll=not rerolled)
         error = browser.find_element(By.ID, "error")
         assert not error.is_displayed(), error.text
     else:
@@ -98,8 +99,9 @@ def test_a_whole_game_by_clicking_the_drawn_table(server, browser, env_id, playe
     assert len(browser.find_elements(By.CSS_SELECTOR, "#final-standings li")) == players
     log = [item.text for item in browser.find_elements(By.CSS_SELECTOR, "#log li")]
     assert any(line.startswith("game over") for line in log)
-    if env_id == "piraten_kapern_v0":
-        assert rerolled and any(line.startswith("player_0 re-rolls") for line in log)
+    reroll = short_game_entry(env_id, "reroll_log_line")  # where the game re-rolls: tests/<game>/
+    if reroll:
+        assert rerolled and any(line.startswith(reroll) for line in log)
     shots["end"] = browser.get_screenshot_as_png()
     for stage, png in shots.items():
         write_png(png, f"{env_id.removesuffix('_v0')}-{players}p-{width}px-{stage}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.game_data import by_version
 from tests.web.conftest import new_game, play_out, require_module
 
 require_module("starlette", "web")
@@ -19,15 +20,10 @@ def hint(client, sid, agent=None):
     return client.get(f"/api/sessions/{sid}/hint", params={} if agent is None else {"agent": agent})
 
 
+# the agents and figures by version: each game's ``hint_figures`` in tests/<game>/short_games.json
 @pytest.mark.parametrize(
     "env_id, agent, figure",
-    [
-        ("piraten_kapern_v0", "oracle", "expected_points"),
-        ("piraten_kapern_v0", None, "probability"),
-        ("skull_king_v0", "ppo:skull_king_v0", "probability"),
-        ("skull_king_v0", "mcts", "visits"),
-        ("lucky_pirate_v0", "heuristic", None),
-    ],
+    [(env_id, row["agent"], row["figure"]) for env_id, rows in by_version("hint_figures").items() for row in rows],
 )
 def test_hint_answers_with_the_agents_figures_for_the_persons_seat(client, env_id, agent, figure):
     state = new_game(client, env_id, ("heuristic",)).json()

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.game_data import by_version
 from tests.web.conftest import JSON, require_module, table_client
 from tests.web.tables_helpers import in_thread
 
@@ -95,18 +96,18 @@ def test_a_game_busy_with_a_request_answers_409_to_the_next(monkeypatch):
         assert client.get(f"/api/sessions/{state['id']}").status_code == 200
 
 
+# the values by version: each game's ``web_out_of_range`` in tests/<game>/short_games.json
 @pytest.mark.parametrize(
     ("env_id", "option", "value"),
     [
-        ("piraten_kapern_v0", "target_score", 10**8),
-        ("piraten_kapern_v0", "target_score", 10_001),
-        ("skull_king_v0", "num_hands", 11),
-        ("piratenpoker_v0", "max_games", 10**6),
-        ("lucky_pirate_v0", "wins_to_win", 1000),
+        (env_id, option, value)
+        for env_id, options in by_version("web_out_of_range").items()
+        for option, values in options.items()
+        for value in values
     ],
 )
 def test_options_out_of_their_ranges_are_refused(client, env_id, option, value):
-    opponents = ["random"] * (2 if env_id == "piratenpoker_v0" else 1)
+    opponents = ["random"] * (pirate_envs.game_spec(env_id).min_players - 1)  # the smallest table
     body = {"env_id": env_id, "opponents": opponents, "options": {option: value}}
     response = client.post("/api/sessions", json=body)
     low, high = pirate_envs.game_spec(env_id).option_ranges[option]

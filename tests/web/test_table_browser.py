@@ -14,6 +14,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+from tests.game_data import by_version
 from tests.web.tables_helpers import TableServer
 from tests.web.test_browser import (  # noqa: F401  (browser: a fixture)
     CHROMEDRIVER,
@@ -238,13 +239,14 @@ def test_a_spectator_sees_no_hidden_card(table_server, browser, second_browser):
     )
 
 
-#: Phone windows (width, height) and the tables tried on them: (game, agents besides you, options).
+#: Phone windows (width, height) and the tables tried on them: (game, agents besides you, options), each game's
+#: ``phone_tables`` in ``tests/<game>/short_games.json``.
 PHONES = ((390, 844), (360, 740))
-PHONE_TABLES = (
-    ("skull_king_v0", 1, {"num_hands": "3"}),
-    ("skull_king_v0", 5, {"num_hands": "3"}),
-    ("piratenpoker_v0", 4, {"loot_fronts": "5,8"}),
-)
+PHONE_TABLES = [
+    (env_id, table["agents"], table["options"])
+    for env_id, tables in by_version("phone_tables").items()
+    for table in tables
+]
 
 
 @pytest.mark.parametrize(("env_id", "agents", "options"), PHONE_TABLES)

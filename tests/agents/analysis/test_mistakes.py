@@ -12,8 +12,11 @@ from agents.analysis.mistakes.run import measure
 from agents.analysis.mistakes.situations import interchangeable, mistakes_module, note, situation
 from agents.analysis.mistakes.stats import summarise
 from tests.agents.search.test_halving import skull_king_holding_the_king
+from tests.game_data import by_version
 
-GAMES = ("skull_king_v0", "piraten_kapern_v0", "piratenpoker_v0", "lucky_pirate_v0")
+#: The starts of each game's situation labels: its ``situation_starts`` in tests/<game>/short_games.json.
+STARTS = by_version("situation_starts")
+GAMES = tuple(STARTS)
 
 
 def test_the_oracle_loses_nothing_against_itself():
@@ -59,15 +62,7 @@ def test_every_counted_decision_gets_a_situation_of_the_games_kinds(env_id):
     mistakes, _, _ = play_measured(env_id, "random", 2, budget=4)
     stats = summarise(mistakes, 2)
     assert mistakes and sum(row["decisions"] for row in stats["situations"]) == len(mistakes) == stats["decisions"]
-    starts = {
-        "skull_king_v0": ("bidding with ", "leading, ", "following "),
-        "piraten_kapern_v0": (
-            *(f"{kind}, " for kind in ("Treasure Chest", "Sorceress", "Storm", "Peace", "another card")),
-            "Sea Battle (",
-        ),
-        "piratenpoker_v0": ("overboard round: ", "below-deck round: ", "loot round: "),
-        "lucky_pirate_v0": ("a number or", "only numbers", "no number", "only a blind", "choosing cards"),
-    }[env_id]
+    starts = tuple(STARTS[env_id])
     assert all(m.situation.startswith(starts) for m in mistakes), {m.situation for m in mistakes}
 
 

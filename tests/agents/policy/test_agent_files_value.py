@@ -47,6 +47,7 @@ from tests.agents.policy.test_agent_files import (
 from tests.agents.policy.test_agent_files import (
     test_damage_anywhere_in_the_file_is_refused_or_harmless as damage_check,
 )
+from tests.game_data import by_version
 
 GAME = "skull_king_v0"
 TARGET = {"kind": "win_share", "scale": 1.0, "gamma": 0.99}
@@ -417,14 +418,8 @@ def tiny_model(env_id: str, policy: object = "MlpPolicy", **policy_kwargs: objec
     return model, vec
 
 
-@pytest.mark.parametrize(
-    ("env_id", "kwargs"),
-    [
-        ("skull_king_v0", {"net_arch": [32, 16]}),
-        ("piraten_kapern_v0", {"net_arch": {"pi": [16], "vf": [24, 8]}, "activation_fn": "ReLU"}),
-        ("lucky_pirate_v0", {"net_arch": {"pi": [], "vf": [8]}}),
-    ],
-)
+# the network shapes by version: each game's ``value_networks`` in tests/<game>/short_games.json
+@pytest.mark.parametrize(("env_id", "kwargs"), list(by_version("value_networks").items()))
 def test_the_exported_value_equals_sb3_predict_values(env_id, kwargs):
     import torch
 

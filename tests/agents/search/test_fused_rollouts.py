@@ -11,6 +11,7 @@ from agents.batched import make_batched_agent
 from agents.registry import make_agent
 from agents.search.batched import play_out
 from pirate_envs.vector import BatchIllegalActionError
+from tests.game_data import short_game_entry
 
 #: The games whose batched heuristic offers fused rollouts.
 FUSED = ["skull_king_v0", "piratenpoker_v0", "lucky_pirate_v0"]
@@ -67,8 +68,9 @@ def _roll(env, venv, policy, rows, horizon, first=None):
 @pytest.mark.parametrize("env_id", FUSED)
 @pytest.mark.parametrize("horizon", [1, 3, None])
 def test_fused_rollouts_play_the_games_of_the_python_loop(env_id, horizon, monkeypatch):
-    if env_id == "lucky_pirate_v0":  # a small first table: the memory grows in the middle of the rollouts
-        monkeypatch.setattr("agents.lucky_pirate.batched_heuristic._MIN_CAPACITY", 64)
+    memory = short_game_entry(env_id, "fused_small_memory")  # the game's, in tests/<game>/short_games.json
+    if memory:  # a small first table: the memory grows in the middle of the rollouts
+        monkeypatch.setattr(memory["setting"], memory["capacity"])
     env, venv = _twin_rows(env_id)
     fused_rows, plain_rows = np.arange(ROWS), ROWS + np.arange(ROWS)
     first = None  # to the end: the policy chooses from the start
@@ -89,7 +91,7 @@ def test_fused_rollouts_play_the_games_of_the_python_loop(env_id, horizon, monke
         np.testing.assert_array_equal(getattr(venv, name)[fused_rows], getattr(venv, name)[plain_rows])
     for row in fused_rows.tolist():
         assert venv.moves(row) == venv.moves(row + ROWS)
-    if env_id == "lucky_pirate_v0":
+    if memory:
         assert refills, "the rollouts should outgrow the memory's first table"
         assert fused._used == plain._used and len(fused._owners) == len(plain._owners)
 

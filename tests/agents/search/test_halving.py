@@ -13,6 +13,7 @@ from agents.policy.agent import shipped_checkpoints
 from agents.registry import agent_names, agent_player_counts, make_agent
 from agents.search.halving import HalvingSearchAgent, parse_halving_name
 from tests.agents.search.test_ismcts import PLAYERS, other_true_state, position_with_choice, resampler_is_canonical
+from tests.game_data import short_game_entry
 from tests.helpers import one_table_agent_file
 
 #: The games it searches (Kapern's search plays to the turn's end, for the win: refused).
@@ -60,8 +61,9 @@ def test_honest_same_view_other_hidden_state_same_move(env_id: str, skip: int) -
         HalvingSearchAgent(game_env, env_id, simulations=40, seed=8).search_root_moves() for game_env in (env, twin)
     ]
     assert statistics[0] == statistics[1]
-    if env_id == "skull_king_v0":  # guided: the prior reads the View only
-        guided = [make_agent("halving:40:ppo:skull_king_v0", env_id, seed=8, env=e) for e in (env, twin)]
+    guided_name = short_game_entry(env_id, "guided_halving")  # the game's, in tests/<game>/short_games.json
+    if guided_name:  # guided: the prior reads the View only
+        guided = [make_agent(guided_name, env_id, seed=8, env=e) for e in (env, twin)]
         assert guided[0].search_root_moves() == guided[1].search_root_moves()
 
 
@@ -148,11 +150,10 @@ def test_it_bids_the_trick_a_skull_king_takes() -> None:
 
 
 def test_offered_where_it_searches_and_plays_the_tables_of_its_network(tmp_path) -> None:
-    assert [env_id for env_id in pirate_envs.ENV_IDS if "halving" in agent_names(env_id)] == [
-        env_id for env_id in pirate_envs.ENV_IDS if env_id != "piraten_kapern_v0"
-    ]
+    offered = [env_id for env_id in pirate_envs.ENV_IDS if not short_game_entry(env_id, "without_halving")]
+    assert [env_id for env_id in pirate_envs.ENV_IDS if "halving" in agent_names(env_id)] == offered
     for env_id in pirate_envs.ENV_IDS:  # guided by the shipped network where it searches and one ships
-        guided = env_id != "piraten_kapern_v0" and env_id in shipped_checkpoints()
+        guided = env_id in offered and env_id in shipped_checkpoints()
         assert (f"halving:ppo:{env_id}" in agent_names(env_id)) == guided
     one_table_agent_file(tmp_path / "three.npz", "skull_king_v0", 3)
     assert agent_player_counts(f"halving:ppo:{tmp_path / 'three.npz'}", "skull_king_v0") == (3,)

@@ -1,8 +1,8 @@
-"""The batched kernels of Skull King and Piraten Kapern against the AEC env, step by step.
+"""The batched Piraten Kapern kernels against the AEC env, step by step.
 
 `pirate_envs.testing.check_lockstep` mirrors every game of a batch by a raw AEC env whose engine
 is ``venv.reference_engine(i)``, reset with ``venv.reset_options(i)``: the same cards and dice.
-Random legal play drives both (Kapern's player stops now and then, so that turns score and games
+Random legal play drives both (the player stops now and then, so that turns score and games
 end), and after every step the observation, the mask, the seat shown, the rewards of every seat
 and the ends must be identical; ``engine(i)`` must reproduce the AEC env's engine.
 """
@@ -21,18 +21,16 @@ from pirate_envs.piraten_kapern.actions import CHEST_PUT_OFFSET
 from pirate_envs.piraten_kapern.engine import MAX_CHEST_MOVES_PER_ROLL
 from pirate_envs.testing import LockstepReport, Policy, check_lockstep
 
-SKULL_KING = "skull_king_v0"
 KAPERN = "piraten_kapern_v0"
-#: Kapern's random player stops with this probability when he may (uniform play almost never stops).
-KAPERN_STOP_PROBABILITY = 0.3
+#: The random player stops with this probability when he may (uniform play almost never stops).
+STOP_PROBABILITY = 0.3
 
 
 def _random_actions(venv: vector.VectorEnv, rng: np.random.Generator) -> np.ndarray:
-    """Uniform random legal actions; Kapern's player stops with `KAPERN_STOP_PROBABILITY` when he may."""
+    """Uniform random legal actions; the player stops with `STOP_PROBABILITY` when he may."""
     actions = vector.random_legal_actions(venv.action_mask, rng, venv.terminated | venv.truncated)
-    if venv.env_id == KAPERN:
-        stop = (venv.action_mask[:, 0] == 1) & (rng.random(venv.num_envs) < KAPERN_STOP_PROBABILITY)
-        actions[stop] = 0
+    stop = (venv.action_mask[:, 0] == 1) & (rng.random(venv.num_envs) < STOP_PROBABILITY)
+    actions[stop] = 0
     return actions
 
 
@@ -58,48 +56,6 @@ def kapern_lockstep(num_envs: int, games: int, seed: int, policy: Policy = _rand
     report = check_lockstep(KAPERN, num_envs, seed=seed, games=games, policy=policy, on_step=count_chest_limit,
                             **env_kwargs)  # fmt: skip
     return report, chest_limit[0]
-
-
-# Skull King: the harness's own random play (a block first, then an action in it)
-@pytest.mark.parametrize("reward_mode", ["win", "score"])
-@pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
-def test_skull_king_lockstep(num_players: int, reward_mode: str) -> None:
-    report = check_lockstep(SKULL_KING, 16, games=40, seed=100 + num_players, num_players=num_players,
-                            reward_mode=reward_mode)  # fmt: skip
-    assert report.games >= 40 and report.engine_checks > 0
-
-
-@pytest.mark.parametrize("num_players", [2, 6])
-def test_skull_king_lockstep_short_games_and_other_dealer(num_players: int) -> None:
-    """Options change the deal sizes, the dealer order and ``hands_left``: the same in both."""
-    report = check_lockstep(SKULL_KING, 16, games=60, seed=7, num_players=num_players, num_hands=3,
-                            first_dealer=num_players - 1, reward_mode="score")  # fmt: skip
-    assert report.games >= 60
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("reward_mode", ["win", "score"])
-@pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
-def test_skull_king_lockstep_long(num_players: int, reward_mode: str) -> None:
-    report = check_lockstep(SKULL_KING, 64, games=1000, seed=1000 + num_players, num_players=num_players,
-                            reward_mode=reward_mode)  # fmt: skip
-    assert report.games >= 1000
-
-
-@pytest.mark.parametrize("num_players", [2, 5])
-def test_skull_king_lockstep_max_table_layout(num_players: int) -> None:
-    """``table_layout="max"``: the rows of a six-player table (absent seats zero) and ``seat_present``."""
-    report = check_lockstep(SKULL_KING, 8, games=16, seed=60 + num_players, num_players=num_players, num_hands=4,
-                            table_layout="max", reward_mode="score")  # fmt: skip
-    assert report.games >= 16 and report.engine_checks > 0
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
-def test_skull_king_lockstep_max_table_layout_long(num_players: int) -> None:
-    report = check_lockstep(SKULL_KING, 64, games=300, seed=1100 + num_players, num_players=num_players,
-                            table_layout="max")  # fmt: skip
-    assert report.games >= 300
 
 
 #: Kapern games short enough for CI: a low target (games end by the final round) and a turn limit.
