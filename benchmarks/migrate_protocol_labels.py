@@ -16,8 +16,7 @@ checkout cannot be placed: v3.0. Files already labelled are left alone, so a sto
 stopped. A v3.0 file of a clean commit then gets the fingerprints of its opponents as they played at that
 commit (`pinned`: stored as a v3.1 file stores them, with the deals it played as its deal plan), and the
 package the v3.0 set of its game (`earlier_set`, at `agents.benchmark.fingerprint.package_path`), which
-``benchmark --verify`` checks those files against. No game is replayed (a full run is CPU-hours); files are
-written whole, then renamed. Numba compiles the kernels of each commit's games once in the worktree: minutes of CPU.
+``benchmark --verify`` checks those files against. No game is replayed; files are written whole, then renamed.
 
 Then the provenance of every file is completed where its commit can tell: a missing ``code_sha256`` is
 computed from the commit's tree (`tree_code_sha256`, the same hash `agents.benchmark.provenance.code_sha256`
