@@ -66,15 +66,20 @@ def _registry_name(opponent: str, env_id: str) -> str:
     return opponent_agent(opponent, env_id)
 
 
-def _compared(document: dict[str, Any], source: str, expected: Callable[[str, int], dict[str, Any]]) -> list[str]:
+def _compared(document: dict[str, Any], expected: Callable[[str, int], dict[str, Any]]) -> list[str]:
     """The differences between the fingerprints ``document`` stores and ``expected(opponent, players)``."""
     found = []
     for opponent, tables in sorted(document["fingerprints"].items()):
         for players, recorded in sorted(tables.items()):
             difference = compare(recorded, expected(opponent, int(players)), document["env_id"])
             if difference is not None:
-                found.append(f"{source}: {difference}")
+                found.append(difference)
     return found
+
+
+def _at_current_code(now: _Recomputed, env_id: str) -> Callable[[str, int], dict[str, Any]]:
+    """The fingerprint an opponent of ``env_id`` plays at the current code (for `_compared`)."""
+    return lambda opponent, players: now.fingerprint(_registry_name(opponent, env_id), env_id, players)
 
 
 def _plan_moved(source: str, env_id: str, plan: dict[str, int], expected: dict[str, int]) -> list[str]:
@@ -88,7 +93,7 @@ def check_document(document: dict[str, Any], source: str, now: _Recomputed) -> l
     env_id = document["env_id"]
     if not document.get("fingerprints"):
         return [f"{source}: no fingerprints of its opponents (made under {document['protocol']})"]
-    found = _compared(document, source, lambda o, n: now.fingerprint(_registry_name(o, env_id), env_id, n))
+    found = [f"{source}: {difference}" for difference in _compared(document, _at_current_code(now, env_id))]
     plan = document.get("deal_plan")
     return found + ([] if plan is None else _plan_moved(source, env_id, plan, now.plan(env_id)))
 
@@ -106,14 +111,13 @@ def check_earlier(document: dict[str, Any], source: str, now: _Recomputed) -> tu
     )
     if missing:
         return [f"{source}: fingerprints not in the package's {protocol} set: {', '.join(missing)}"], ""
-    found = _compared(document, f"{source}: against the package's {protocol} set", lambda o, n: tables[o][str(n)])
+    found = [
+        f"{source}: against the package's {protocol} set: {difference}"
+        for difference in _compared(document, lambda opponent, players: tables[opponent][str(players)])
+    ]
     played = document.get("deal_plan") or {}
     found += _plan_moved(source, env_id, played, {key: plan[key] for key in played if key in plan})
-    moved = [
-        line.split(": ", 1)[1]
-        for line in _compared(document, source, lambda o, n: now.fingerprint(_registry_name(o, env_id), env_id, n))
-    ]
-    return found, "; ".join(moved)
+    return found, "; ".join(_compared(document, _at_current_code(now, env_id)))
 
 
 def verify_folder(
