@@ -29,6 +29,7 @@ from pathlib import Path
 from learners_equal_budget import play_against, timed
 
 from agents.training.recipes import Recipe, recipe_for
+from agents.training.warm_start import WARM_START_FILE
 from pirate_envs.core.files import write_atomic
 
 #: Fractions of the budget whose checkpoints are played (the nearest checkpoint at or after each).
@@ -42,12 +43,15 @@ def play(recipe: Recipe, agent: str, opponent: str, seed: int, folder: Path) -> 
 
 
 def curve_steps(steps: list[int], budget: int) -> list[int]:
-    """The checkpoints played: the first at or after each of `CURVE_POINTS` of ``budget``."""
+    """The checkpoints played: the first at or after each of `CURVE_POINTS` of ``budget``, and the last (a run
+    its ``--max-cpu-s`` stopped ends short of the budget)."""
     chosen = []
     for fraction in CURVE_POINTS:
         later = [s for s in steps if s >= fraction * budget]
         if later and later[0] not in chosen:
             chosen.append(later[0])
+    if steps and steps[-1] not in chosen:
+        chosen.append(steps[-1])
     return chosen
 
 
@@ -63,11 +67,14 @@ def one_seed(recipe: Recipe, seed: int, out: Path) -> list[dict]:
         ran = timed(command, out / f"seed{seed}.log")
         (out / f"seed{seed}_process.json").write_text(json.dumps(ran))
     cpu = json.loads((run / "checkpoints" / "learn_cpu_s.json").read_text())
-    steps = sorted(int(s) for s in cpu)
+    steps = sorted(int(s) for s in cpu if int(s) > 0)
     chosen = curve_steps(steps, recipe.train["total_timesteps"])
+    if (run / "checkpoints" / WARM_START_FILE).is_file():
+        chosen.insert(0, 0)  # the warm start's network, at its CPU seconds (agents.training.warm_start)
     evaluation = recipe.evaluation
     for step in chosen:
-        agent = f"ppo:{run / 'checkpoints' / f'step_{step}.npz'}"
+        name = WARM_START_FILE if step == 0 else f"step_{step}.npz"
+        agent = f"ppo:{run / 'checkpoints' / name}"
         base = {"env_id": recipe.env_id, "seed": seed, "steps": step, "learn_cpu_s": cpu[str(step)]}
         rows.append({**base, "against": "heuristic", "deals": "evaluation",
                      **play(recipe, agent, "heuristic", evaluation["seed"], out / "eval" / f"s{seed}_{step}_h")})

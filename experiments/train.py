@@ -162,6 +162,22 @@ class TrainArgs:
             "(else a fresh critic)"
         },
     )
+    warm_start: str | None = field(
+        default=None,
+        metadata={
+            "help": "first learn this agent's moves by imitation (e.g. oracle, heuristic), on this run's tables "
+            "with its network and seed, then go on with PPO from that network (agents.training.warm_start); "
+            "its CPU counts as learning"
+        },
+    )
+    warm_start_games: int = field(default=2000, metadata={"help": "games per warm-start round", "min": 1})
+    warm_start_rounds: int = field(
+        default=1,
+        metadata={"help": "warm-start rounds: the first with the teacher alone, each later one DAgger", "min": 1},
+    )
+    warm_start_epochs: int = field(
+        default=6, metadata={"help": "passes over the warm start's data per round", "min": 1}
+    )
     opponents: list[str] = field(
         default_factory=lambda: ["self:0.5", "heuristic:0.3", "random:0.2"],
         metadata={"help": "opponent pool, name:weight (self = snapshots of the learner)"},
@@ -332,6 +348,8 @@ def check_settings(plan: RunPlan) -> None:
             raise ValueError("--pipeline-in process needs the 'fork' start method, which this platform lacks")
     if args.init is not None:
         check_init(plan)
+    if args.warm_start is not None:
+        check_warm_start(plan)
     if args.engine == "batched":
         from agents.selfplay.batched_vec_env import batched_support
 
@@ -405,8 +423,6 @@ def check_init(plan: RunPlan) -> None:
     from agents.policy.agent import load_initial_policy
 
     args = plan.args
-    if plan.policy != "MlpPolicy":
-        raise ValueError(f"--init {args.init!r}: this run scores actions from features; add --no-action-features")
     try:
         policy, _ = load_initial_policy(args.init, args.env_id, plan.observation_pieces, plan.num_actions)
     except ValueError as error:
@@ -420,6 +436,16 @@ def check_init(plan: RunPlan) -> None:
             f"--init {args.init!r}: its hidden layers are {hidden} ({policy.activation}); this run's are "
             f"--net-arch {' '.join(map(str, args.net_arch))} ({activation}): pass {fix}"
         )
+
+
+def check_warm_start(plan: RunPlan) -> None:
+    """``ValueError`` (one line) for a ``--warm-start`` the run cannot take: with ``--init`` (two starting
+    networks) or a teacher that cannot play every table of the run."""
+    args = plan.args
+    if args.init is not None:
+        raise ValueError(f"--warm-start {args.warm_start!r} with --init {args.init!r}: give one starting network")
+    for players, env in plan.tables.items():
+        check_agents([args.warm_start], args.env_id, players, "--warm-start", env=env)
 
 
 def run_folder(args: TrainArgs) -> Path:

@@ -59,11 +59,22 @@ def _linear_to_numpy(weight: Any, bias: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def copy_into_torch(modules: Any, weights: list[np.ndarray], biases: list[np.ndarray]) -> None:
     """Copy numpy ``(in, out)`` weights and biases into the linear layers of a torch chain (any iterable
-    of modules; the others are skipped); the layer counts must agree."""
+    of modules; the others are skipped); the layer counts must agree.
+
+    A feature action head (`agents.ppo.action_head.FeatureActionHead`, the last layer) takes the whole
+    layer in its per-action term, its feature term set to zero: the same logits, both terms free to learn.
+    """
     import torch
 
-    linears = [m for m in modules if isinstance(m, torch.nn.Linear)]
+    linears = []
     with torch.no_grad():
+        for module in modules:
+            if isinstance(module, torch.nn.Linear):
+                linears.append(module)
+            elif hasattr(module, "effective_linear"):
+                module.to_features.weight.zero_()
+                module.to_features.bias.zero_()
+                linears.append(module.per_action)
         for layer, w, b in zip(linears, weights, biases, strict=True):
             layer.weight.copy_(torch.from_numpy(np.ascontiguousarray(np.asarray(w, dtype=np.float32).T)))
             layer.bias.copy_(torch.from_numpy(np.asarray(b, dtype=np.float32)))
@@ -652,8 +663,6 @@ def check_compatible(header: dict[str, Any], env_id: str, env: Any, source: str)
             f"(trained with env options {header['env_kwargs']})"
         )
     return input_index(header, env.observation_layout, f"checkpoint {source!r}", players)
-
-
 
 
 def make_policy_agent(source: str, env_id: str, seed: int | None = None, env: Any = None) -> PolicyAgent:

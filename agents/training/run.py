@@ -70,7 +70,7 @@ def seed_everything(seed: int, torch_threads: int) -> None:
 #: The files a training run writes (regular expressions of names), by folder of the run folder.
 RUN_FILES = {
     ".": r"config\.json|summary\.json|progress\.csv|learning_curve(_\d+p)?\.png",
-    "checkpoints": r"(step_\d+|latest)\.(zip|npz)",
+    "checkpoints": r"(step_\d+|latest|warm_start)\.(zip|npz)|learn_cpu_s\.json",
     "eval": r"step_\d+\.(md|json)|history\.json",
 }
 
@@ -197,10 +197,10 @@ LEARN_CPU_FILE = "learn_cpu_s.json"
 
 
 def learn_cpu_before(plan: RunPlan, timesteps: int) -> float:
-    """The CPU seconds of learning recorded at ``timesteps``, where a resumed run goes on (0 for a fresh run,
-    or a checkpoint with no record)."""
+    """The CPU seconds of learning recorded at ``timesteps``, where a run goes on: a resumed run's checkpoint,
+    or a fresh run's warm start (at 0 steps; `agents.training.warm_start`); 0 with no record."""
     path = plan.run_dir / "checkpoints" / LEARN_CPU_FILE
-    if not plan.resuming or not path.is_file():
+    if not path.is_file():
         return 0.0
     return float(json.loads(path.read_text()).get(str(timesteps), 0.0))
 
@@ -296,9 +296,10 @@ def newest_checkpoint(run_dir: Path) -> tuple[Path, int, dict[str, Any], int]:
     raise ValueError(f"--resume {run_dir}: no usable checkpoint in {folder}{detail}")
 
 
-def build_model(plan: RunPlan, vec_env: Any) -> Any:
-    """A new MaskablePPO of the plan (with the update of `agents.ppo.algorithm`); when resuming, with the
-    parameters and optimizer state of the newest usable checkpoint (nothing unpickled) and its step count."""
+def build_model(plan: RunPlan, vec_env: Any, init: str | None = None) -> Any:
+    """A new MaskablePPO of the plan (with the update of `agents.ppo.algorithm`), starting from the agent file
+    ``init`` (a path or shipped name; default ``--init``) when given; when resuming, with the parameters and
+    optimizer state of the newest usable checkpoint (nothing unpickled) and its step count."""
     from agents.ppo.algorithm import LeanMaskablePPO
 
     args = plan.args
@@ -321,8 +322,9 @@ def build_model(plan: RunPlan, vec_env: Any) -> Any:
     model.loss = args.loss  # the minibatch loss by name (agents.ppo.loss)
     model.pipeline = args.pipeline  # rollout k + 1 beside update k (agents.ppo.pipeline)
     model.pipeline_in = args.pipeline_in  # in a thread or a child process (agents.ppo.process_pipeline)
-    if not plan.resuming and args.init is not None:
-        start_from(model.policy, plan)
+    init = init if init is not None else args.init
+    if not plan.resuming and init is not None:
+        start_from(model.policy, plan, init)
     if plan.resuming:
         path, steps, params, updates = newest_checkpoint(plan.run_dir)
         model.set_parameters(params, exact_match=True, device=args.device)
@@ -434,16 +436,16 @@ def evaluation_notice(plan: RunPlan, timesteps: int) -> str:
     )
 
 
-def start_from(policy: Any, plan: RunPlan) -> None:
-    """Copy the network of the agent file ``plan.args.init`` into the SB3 ``policy``: the actor, and the critic
-    when the file has a value head (else the critic stays fresh)."""
+def start_from(policy: Any, plan: RunPlan, init: str) -> None:
+    """Copy the network of the agent file ``init`` into the SB3 ``policy``: the actor, and the critic when the
+    file has a value head (else the critic stays fresh)."""
     from agents.policy.agent import copy_into_torch, load_initial_policy
 
-    source, _ = load_initial_policy(plan.args.init, plan.args.env_id, plan.observation_pieces, plan.num_actions)
+    source, _ = load_initial_policy(init, plan.args.env_id, plan.observation_pieces, plan.num_actions)
     copy_into_torch([*policy.mlp_extractor.policy_net, policy.action_net], source.weights, source.biases)
     if source.has_value:
         copy_into_torch([*policy.mlp_extractor.value_net, policy.value_net], source.value_weights, source.value_biases)
-    print(f"starting from the network of {plan.args.init} ({'actor and critic' if source.has_value else 'actor'})")
+    print(f"starting from the network of {init} ({'actor and critic' if source.has_value else 'actor'})")
 
 
 def train(plan: RunPlan, evaluator: Evaluator) -> Path:
@@ -455,6 +457,13 @@ def train(plan: RunPlan, evaluator: Evaluator) -> Path:
     prepare_folder(plan)
     write_json(run_dir / "config.json", asdict(args))
     seed_everything(args.seed, args.torch_threads)
+    init, warm_cpu_s = None, 0.0
+    if args.warm_start is not None and not plan.resuming:
+        from agents.training.warm_start import warm_start
+
+        path, warm_cpu_s = warm_start(plan)
+        init = str(path)
+        record_learn_cpu(plan, 0, warm_cpu_s)
     vec_env = make_vec_env(
         args.env_id,
         num_envs=args.num_envs,
@@ -467,7 +476,7 @@ def train(plan: RunPlan, evaluator: Evaluator) -> Path:
         truncation_reward=args.truncation_reward,
         engine=args.engine,
     )
-    model = build_model(plan, vec_env)
+    model = build_model(plan, vec_env, init)
     model.set_logger(make_logger(run_dir, model.num_timesteps if plan.resuming else None))
     remaining = args.total_timesteps - model.num_timesteps
     if remaining <= 0:
@@ -494,6 +503,8 @@ def train(plan: RunPlan, evaluator: Evaluator) -> Path:
         "steps_per_s": round((model.num_timesteps - start_steps) / max(elapsed, 1e-9)),
         "interrupted": interrupt.requested,
     }
+    if args.warm_start is not None and not plan.resuming:
+        summary["warm_start_cpu_s"] = round(warm_cpu_s, 1)  # the imitation before learning (not in learn_cpu_s)
     write_json(run_dir / "summary.json", summary)
     print(f"run folder: {run_dir}\n{json.dumps(summary)}")
     if interrupt.requested:

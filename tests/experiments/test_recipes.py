@@ -68,7 +68,7 @@ def test_the_note_names_only_what_the_recipe_set():
 
 
 def test_a_run_records_each_checkpoints_learning_cpu(tmp_path):
-    train.main(["--env-id", "skull_king_v0", "--num-players", "2", "--env-kwargs", "num_hands=1", "--num-envs", "2",
+    train.main(["--env-id", "skull_king_v0", "--recipe", "none", "--num-players", "2", "--env-kwargs", "num_hands=1", "--num-envs", "2",
                 "--n-steps", "32", "--batch-size", "32", "--n-epochs", "1", "--opponents", "random",
                 "--eval-opponents", "random", "--eval-games", "2", "--no-progress", "--out-dir", str(tmp_path),
                 "--run-name", "r", "--total-timesteps", "128", "--checkpoint-every", "64"])  # fmt: skip
