@@ -346,10 +346,10 @@ def check_settings(plan: RunPlan) -> None:
             raise ValueError("--pipeline-in process: only with --pipeline (the update beside the next rollout)")
         if not fork_available():
             raise ValueError("--pipeline-in process needs the 'fork' start method, which this platform lacks")
-    if args.init is not None:
-        check_init(plan)
     if args.warm_start is not None:
         check_warm_start(plan)
+    if args.init is not None:
+        check_init(plan)
     if args.engine == "batched":
         from agents.selfplay.batched_vec_env import batched_support
 
@@ -585,13 +585,23 @@ def with_recipe(args: TrainArgs, given: set[str]) -> TrainArgs:
     unknown = sorted(set(recipe.train) - {f.name for f in dataclasses.fields(TrainArgs)})
     if unknown:
         raise ValueError(f"the {args.env_id} recipe sets unknown fields {unknown}")
-    return dataclasses.replace(args, **{k: v for k, v in recipe.train.items() if k not in given})
+    return dataclasses.replace(args, **{k: recipe.train[k] for k in recipe_fields_taken(recipe, given)})
+
+
+#: Flags that replace recipe fields they do not name: a network given by ``--init`` takes no warm start.
+REPLACES_RECIPE_FIELDS = {"init": ("warm_start", "warm_start_games", "warm_start_rounds", "warm_start_epochs")}
+
+
+def recipe_fields_taken(recipe: Any, given: set[str]) -> list[str]:
+    """The fields of ``recipe`` a run takes: those no given flag sets or replaces (`REPLACES_RECIPE_FIELDS`)."""
+    replaced = {name for flag in given for name in REPLACES_RECIPE_FIELDS.get(flag, ())}
+    return [name for name in recipe.train if name not in given and name not in replaced]
 
 
 def recipe_note(args: TrainArgs, given: set[str]) -> str | None:
     """The line naming the recipe settings a new run takes (``None`` when it takes none)."""
     recipe = None if args.recipe == "none" or args.resume else recipe_for(args.env_id)
-    taken = [] if recipe is None else [name for name in recipe.train if name not in given]
+    taken = [] if recipe is None else recipe_fields_taken(recipe, given)
     if not taken:
         return None
     flags = shlex.join(recipe.flags(taken))

@@ -68,8 +68,9 @@ def test_the_note_names_only_what_the_recipe_set():
 
 
 def test_a_run_records_each_checkpoints_learning_cpu(tmp_path):
-    train.main(["--env-id", "skull_king_v0", "--recipe", "none", "--num-players", "2", "--env-kwargs", "num_hands=1", "--num-envs", "2",
-                "--n-steps", "32", "--batch-size", "32", "--n-epochs", "1", "--opponents", "random",
+    train.main(["--env-id", "skull_king_v0", "--recipe", "none", "--eval-every", "0", "--num-players", "2",
+                "--env-kwargs", "num_hands=1", "--num-envs", "2", "--n-steps", "32", "--batch-size", "32",
+                "--n-epochs", "1", "--opponents", "random",
                 "--eval-opponents", "random", "--eval-games", "2", "--no-progress", "--out-dir", str(tmp_path),
                 "--run-name", "r", "--total-timesteps", "128", "--checkpoint-every", "64"])  # fmt: skip
     seconds = json.loads((tmp_path / "r" / "checkpoints" / "learn_cpu_s.json").read_text())
@@ -93,3 +94,14 @@ def test_the_training_guide_states_each_recipe_as_its_data():
         assert f"pool `{' '.join(recipe['opponents'])}`" in row, env_id
         assert f"{recipe['total_timesteps'] / 1e6:g}M" in row, env_id
         assert "x".join(map(str, recipe["net_arch"])) in row, env_id
+
+
+def test_init_given_replaces_the_recipes_warm_start():
+    """A network given by ``--init`` takes no warm start from the recipe (two starting networks are refused)."""
+    recipe = recipe_for("skull_king_v0").train
+    assert recipe.get("warm_start") is not None
+    args, given = parsed(["--env-id", "skull_king_v0", "--init", "some.npz"])
+    assert args.warm_start is None and args.init == "some.npz"
+    assert args.n_epochs == recipe["n_epochs"]  # the other fields still come from the recipe
+    assert "--warm-start" not in train.recipe_note(args, given)
+    assert parsed(["--env-id", "skull_king_v0"])[0].warm_start == recipe["warm_start"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -44,6 +46,41 @@ def test_activation_relu_trains_relu_layers_and_init_keeps_them(tmp_path, capsys
     second = run(tmp_path, "again", "--seed", "4", "--learning-rate", "1e-12", "--activation", "relu", "--init", source)
     obs = np.random.default_rng(0).normal(size=(16, first.obs_size)).astype(np.float32)
     np.testing.assert_allclose(second.logits(obs), first.logits(obs), rtol=1e-5, atol=1e-6)
+
+
+KAPERN = ["--env-id", "piraten_kapern_v0", "--num-players", "2", "--env-kwargs", "target_score=1000"]
+
+
+def test_init_starts_a_feature_head_network_with_the_files_logits(tmp_path):
+    """A network that scores actions from features (Kapern) starts from a file too: the file's one output layer
+    goes to the per-action term, the feature term starts at zero; the same logits (it was refused before)."""
+    common = [*KAPERN, *TINY, *QUIET, *SMALL, "--out-dir", str(tmp_path)]
+    train.main([*common, "--run-name", "first", "--seed", "3"])
+    first = load_agent(tmp_path / "first" / "checkpoints" / "latest.npz")[0]
+    source = str(tmp_path / "first" / "checkpoints" / "latest.npz")
+    train.main([*common, "--run-name", "second", "--seed", "4", "--learning-rate", "1e-12", "--init", source])
+    second = load_agent(tmp_path / "second" / "checkpoints" / "latest.npz")[0]
+    obs = np.random.default_rng(0).normal(size=(16, first.obs_size)).astype(np.float32)
+    np.testing.assert_allclose(second.logits(obs), first.logits(obs), rtol=1e-4, atol=1e-5)
+
+
+def test_a_warm_start_imitates_the_teacher_then_ppo_starts_from_that_network(tmp_path, capsys):
+    """``--warm-start``: the student is written beside the checkpoints, PPO starts from it (a step size of
+    1e-12 keeps it), and its CPU seconds are the first record of the learning CPU, which later ones include."""
+    warm = ["--warm-start", "heuristic", "--warm-start-games", "20", "--warm-start-epochs", "1"]
+    train.main([*GAME, *TINY, *QUIET, *SMALL, *warm, "--learning-rate", "1e-12", "--out-dir", str(tmp_path),
+                "--run-name", "warm"])  # fmt: skip
+    folder = tmp_path / "warm" / "checkpoints"
+    student, header = load_agent(folder / "warm_start.npz")
+    trained = load_agent(folder / "latest.npz")[0]
+    assert header["training"]["figures"]["teacher"] == "heuristic"
+    obs = np.random.default_rng(0).normal(size=(16, student.obs_size)).astype(np.float32)
+    np.testing.assert_allclose(trained.logits(obs), student.logits(obs), rtol=1e-5, atol=1e-6)
+    seconds = json.loads((folder / "learn_cpu_s.json").read_text())
+    assert sorted(map(int, seconds)) == [0, 64] and 0 < seconds["0"] <= seconds["64"]
+    summary = json.loads((tmp_path / "warm" / "summary.json").read_text())
+    assert summary["warm_start_cpu_s"] == pytest.approx(seconds["0"], abs=0.1)
+    assert "warm start by imitation of heuristic: round 1/1" in capsys.readouterr().out
 
 
 def without_piece(policy, header, name):
@@ -95,10 +132,8 @@ def test_init_from_a_file_without_a_newer_piece_gives_the_new_inputs_zero_weight
             "--init 'skull_king_v0': its hidden layers are [128, 128] (Tanh); this run's are --net-arch 8 (Tanh): "
             "pass --net-arch 128 128 --activation tanh",
         ),
-        (
-            ["--env-id", "piraten_kapern_v0", "--env-kwargs", "target_score=6000", "--init", "piraten_kapern_v0"],
-            "this run scores actions from features; add --no-action-features",
-        ),
+        (["--warm-start", "no_such_agent"], "--warm-start"),
+        (["--warm-start", "heuristic", "--init", "skull_king_v0"], "give one starting network"),
     ],
 )
 def test_init_refuses_files_the_run_cannot_start_from_before_any_work(tmp_path, capsys, argv, message):
