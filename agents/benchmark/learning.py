@@ -187,6 +187,17 @@ def _dmc_words(runs: list[dict[str, Any]]) -> str:
     )
 
 
+def _warm_start_words(runs: list[dict[str, Any]]) -> str:
+    """The sentence on a recipe's warm start (``""`` when no run's curve starts with one: a point at 0 steps)."""
+    if not any(run["method"] == "ppo" and run["steps"] == 0 for run in runs):
+        return ""
+    return (
+        " The recipe starts with a warm start (`--warm-start`): the network, from random weights, first imitates "
+        "the named agent, then PPO goes on; the warm start's network is each seed's point at 0 learner steps, and "
+        "its CPU counts in every point's CPU-minutes."
+    )
+
+
 def curve_section(env_id: str, summaries: Sequence[dict[str, Any]]) -> list[str]:
     """The markdown lines of ``env_id``'s from-scratch recipe curves (``[]`` without one)."""
     lines: list[str] = []
@@ -206,6 +217,7 @@ def curve_section(env_id: str, summaries: Sequence[dict[str, Any]]) -> list[str]
             f"deals (seed {summary['validation_seed']}), which alone would choose among seeds. CPU-minutes: the "
             "run's own count of its learning (one process). Last checkpoints, median over seeds: "
             f"{_final_medians(runs)}. Made by `benchmarks/recipe_curves.py`."
+            + _warm_start_words(runs)
             + (f" {summary['note']}" if summary.get("note") else "")
             + _dmc_words(runs),
             "",

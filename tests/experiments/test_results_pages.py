@@ -358,6 +358,17 @@ def test_a_recipe_curve_from_scratch_is_on_the_page_with_the_median_of_its_last_
     assert "| the shipped network | — | — | heuristic | evaluation | 0.670 [0.600, 0.700] |" in section
     assert f"]({KAPERN}_recipe_curve.png)" in section
     assert "Deep Monte-Carlo" not in section  # no DMC rows, no DMC sentence
+    assert "warm start" not in section  # no point at 0 learner steps
+    # a recipe with a warm start: each seed's first point is its network at 0 learner steps, its CPU counted
+    warm = {**runs[0], "steps": 0, "learn_cpu_s": 30, "win_rate": 0.45}
+    (tmp_path / "learning" / "c.json").write_text(json.dumps({**curve, "runs": [warm, *runs]}))
+    results_pages.main(
+        ["--data", str(tmp_path / "data"), "--out", str(tmp_path), "--learning", str(tmp_path / "learning")]
+    )
+    section = (tmp_path / f"{KAPERN}.md").read_text().split("## The training recipe from scratch over seeds")[1]
+    assert "The recipe starts with a warm start (`--warm-start`)" in section
+    assert "| 1 | 0 | 0.5 | n - 1 heuristics | evaluation | 0.450 [0.250, 0.350] |" in section
+    assert "against the heuristics 0.600 (seeds 0.600, 0.700, 0.500" in section  # the medians: last checkpoints
 
 
 def test_dmc_at_the_recipe_budget_sits_beside_the_curve(tmp_path, documents):
