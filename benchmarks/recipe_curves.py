@@ -180,7 +180,7 @@ def draw_curve(summary: dict, env_id: str, path: Path) -> None:
         axes.errorbar([run["learn_cpu_s"] / 60 for run in dmc], [run["win_rate"] for run in dmc],
                       yerr=[[run["win_rate"] - run["win_low"] for run in dmc],
                             [run["win_high"] - run["win_rate"] for run in dmc]],
-                      fmt="x", color="black", capsize=3, label="DMC at the same CPU, against heuristics")  # fmt: skip
+                      fmt="x", color="black", capsize=3, label="DMC at its CPU, against heuristics")  # fmt: skip
     axes.axhline(1 / summary["num_players"], linestyle="--", color="grey", label="chance")
     axes.set_xlabel("CPU-minutes of learning (one process)")
     axes.set_ylabel(f"win rate, {summary['num_players']} players")
