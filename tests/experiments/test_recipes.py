@@ -105,3 +105,14 @@ def test_init_given_replaces_the_recipes_warm_start():
     assert args.n_epochs == recipe["n_epochs"]  # the other fields still come from the recipe
     assert "--warm-start" not in train.recipe_note(args, given)
     assert parsed(["--env-id", "skull_king_v0"])[0].warm_start == recipe["warm_start"]
+
+
+@pytest.mark.parametrize("flags", [["--pipeline", "--pipeline-in", "process"], ["--engine", "single"]])
+def test_work_in_other_processes_replaces_the_recipes_cpu_cap(flags):
+    """``--max-cpu-s`` counts this process only: a run that may put work in other processes takes no CPU cap from
+    the recipe (it would be refused), and keeps the recipe's learner steps as its budget."""
+    recipe = recipe_for("skull_king_v0").train
+    assert recipe.get("max_cpu_s", 0) > 0
+    args, given = parsed(["--env-id", "skull_king_v0", *flags])
+    assert args.max_cpu_s == 0 and args.total_timesteps == recipe["total_timesteps"]
+    train.check_args(args, given)  # no refusal

@@ -102,8 +102,8 @@ def test_a_pipelined_runs_snapshots_are_the_policy_playing_the_rollout(tmp_path,
     models, snapshots = [], []
     build_model, export = running.build_model, running.policy_from_sb3
 
-    def recording_build_model(plan, vec_env):
-        models.append(build_model(plan, vec_env))
+    def recording_build_model(plan, vec_env, init=None):
+        models.append(build_model(plan, vec_env, init))
         return models[-1]
 
     def recording_export(policy, **kwargs):
