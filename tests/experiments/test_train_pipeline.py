@@ -18,7 +18,8 @@ from tests.experiments.test_training_safety import GAME, TINY
 
 # self-play snapshots (taken mid-rollout), checkpoints and the end all meet an update in flight
 POOL = ["--opponents", "self:0.5", "random:0.5", "--snapshot-every", "64", "--checkpoint-every", "64"]
-QUIET = ["--eval-opponents", "random", "--eval-games", "2", "--eval-every", "0", "--no-progress"]
+# the plain defaults (no recipe, so no warm start or CPU cap): these tests check the pipeline's mechanics
+QUIET = ["--recipe", "none", "--eval-opponents", "random", "--eval-games", "2", "--eval-every", "0", "--no-progress"]
 
 
 def pipelined_run(out_dir: Path, steps: int = 192, pool: list[str] = POOL, extra: list[str] = ()) -> Path:
