@@ -156,6 +156,9 @@ def main(argv: list[str] | None = None) -> None:
         log_level="warning",
         access_log=False,
         timeout_graceful_shutdown=STREAM_CLOSE_S,
+        # no logging.config.dictConfig: it would shut down every logging handler of the process (other
+        # libraries' too); uvicorn's loggers keep their levels and Python's last-resort handler prints warnings
+        log_config=None,
     )
     # one_blas_thread: the agents' small products (see agents.policy.blas); uvicorn's threads share the limit.
     # KeyboardInterrupt: uvicorn raises the Ctrl-C it caught once it has stopped: a stop, not an error
