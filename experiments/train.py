@@ -317,6 +317,8 @@ def checked_plan(args: TrainArgs, run_dir: Path) -> RunPlan:
     flags = {name: "--opponents" for name in opponents if name != SELF}
     for name in args.eval_opponents:
         flags.setdefault(name, "--eval-opponents")
+    if args.warm_start is not None:
+        flags.setdefault(args.warm_start, "--warm-start")
     for players, env in tables.items():  # each agent built once per table size
         for name, flag in flags.items():
             check_agents([name], game.env_id, players, flag, env=env)
@@ -439,13 +441,11 @@ def check_init(plan: RunPlan) -> None:
 
 
 def check_warm_start(plan: RunPlan) -> None:
-    """``ValueError`` (one line) for a ``--warm-start`` the run cannot take: with ``--init`` (two starting
-    networks) or a teacher that cannot play every table of the run."""
+    """``ValueError`` (one line) for a ``--warm-start`` with ``--init`` (two starting networks); its teacher is
+    checked at every table with the run's other agents (`checked_plan`)."""
     args = plan.args
     if args.init is not None:
         raise ValueError(f"--warm-start {args.warm_start!r} with --init {args.init!r}: give one starting network")
-    for players, env in plan.tables.items():
-        check_agents([args.warm_start], args.env_id, players, "--warm-start", env=env)
 
 
 def run_folder(args: TrainArgs) -> Path:

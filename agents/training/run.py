@@ -457,7 +457,7 @@ def train(plan: RunPlan, evaluator: Evaluator) -> Path:
     prepare_folder(plan)
     write_json(run_dir / "config.json", asdict(args))
     seed_everything(args.seed, args.torch_threads)
-    init, warm_cpu_s = None, 0.0
+    init, warm_cpu_s = None, None
     if args.warm_start is not None and not plan.resuming:
         from agents.training.warm_start import warm_start
 
@@ -503,7 +503,7 @@ def train(plan: RunPlan, evaluator: Evaluator) -> Path:
         "steps_per_s": round((model.num_timesteps - start_steps) / max(elapsed, 1e-9)),
         "interrupted": interrupt.requested,
     }
-    if args.warm_start is not None and not plan.resuming:
+    if warm_cpu_s is not None:
         summary["warm_start_cpu_s"] = round(warm_cpu_s, 1)  # the imitation before learning (not in learn_cpu_s)
     write_json(run_dir / "summary.json", summary)
     print(f"run folder: {run_dir}\n{json.dumps(summary)}")
