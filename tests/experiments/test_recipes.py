@@ -63,7 +63,8 @@ def test_recipe_none_keeps_the_plain_defaults():
 def test_the_note_names_only_what_the_recipe_set():
     args, given = parsed(["--env-id", "piratenpoker_v0", "--reward-mode", "win", "--total-timesteps", "64"])
     note = train.recipe_note(args, given)
-    assert "--opponents heuristic:0.6 self:0.2 random:0.2" in note
+    opponents = recipe_for("piratenpoker_v0").train["opponents"]
+    assert f"--opponents {' '.join(opponents)}" in note
     assert "--reward-mode" not in note and "--total-timesteps" not in note
 
 
