@@ -12,19 +12,29 @@ line; ``python -m experiments.strategy_pages --from-stats`` then writes the page
 docs/strategy``. ``--seed`` is the discovery set's first seed (the replication set's is a billion more;
 0, the default, reproduces the committed figures); ``--games`` plays that many games per arm and seed
 set instead of the plan's; ``--rules`` measures only the named rules (a reproduction: the page's figures
-came from all of them, and the Holm family is the rules measured). Bad arguments end the command with
-one line and exit status 2.
+came from all of them, and the Holm family is the rules measured). ``--agent`` measures another agent
+in the plan's place, at the focal seat and every other (a candidate network, ``ppo:<file.npz>``: how much
+each rule lifts it over its own play among copies of itself, before it is shipped). Bad arguments end the
+command with one line and exit status 2.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.analysis.advice.findings import REPLICATION_FIRST_SEED, advice_of, exploitability_line, measure, plan_of
-from experiments.cli import MAX_SEED, check_folder, check_names, parse_args
+from agents.analysis.advice.findings import (
+    REPLICATION_FIRST_SEED,
+    AdvicePlan,
+    advice_of,
+    exploitability_line,
+    measure,
+    plan_of,
+)
+from experiments.cli import MAX_SEED, check_agents, check_folder, check_names, default_players, parse_args
 from pirate_envs.core.files import write_atomic
 
 ENV_IDS = ("skull_king_v0", "piraten_kapern_v0", "piratenpoker_v0", "lucky_pirate_v0")
@@ -39,6 +49,10 @@ class StrategyAdviceArgs:
     seed: int = field(default=0, metadata={"help": "first seed of the discovery set (0: the committed one)", "min": 0})
     env_ids: list[str] = field(default_factory=lambda: list(ENV_IDS), metadata={"help": "the games to measure"})
     rules: list[str] = field(default_factory=list, metadata={"help": "only these rules (default: all)"})
+    agent: str = field(
+        default="",
+        metadata={"help": "the agent measured, at every seat, instead of the game's plan (e.g. ppo:<file.npz>)"},
+    )
 
 
 def check_args(args: StrategyAdviceArgs) -> None:
@@ -57,6 +71,15 @@ def check_args(args: StrategyAdviceArgs) -> None:
     if last > MAX_SEED:
         raise ValueError(f"--seed {args.seed}: the replication set would end at seed {last:,}, past {MAX_SEED:,}")
     check_folder(args.out, "--out")
+    if args.agent:
+        for env_id in args.env_ids:
+            check_agents([args.agent], env_id, default_players(env_id), "--agent")
+
+
+def plan_for(env_id: str, agent: str = "") -> AdvicePlan:
+    """The game's plan, or with ``agent`` (not empty) that agent at the focal seat and every other."""
+    plan = plan_of(env_id)
+    return dataclasses.replace(plan, base=agent, opponent=agent, note="") if agent else plan
 
 
 def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
@@ -67,7 +90,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
         rules = [r for r in advice_of(env_id) if not args.rules or r.name in args.rules]
         if not rules:
             continue
-        stats = measure(env_id, plan_of(env_id), args.games, rules, args.seed)
+        stats = measure(env_id, plan_for(env_id, args.agent), args.games, rules, args.seed)
         path = Path(args.out) / "stats" / f"{env_id.removesuffix('_v0')}_advice.json"
         write_atomic(path, json.dumps(stats, indent=1, allow_nan=False))
         print(

@@ -101,3 +101,21 @@ def test_the_measuring_commands_write_into_an_untracked_folder_by_default():
     for args in (strategy_advice.StrategyAdviceArgs(), StrategyMistakesArgs()):
         assert args.out == "runs/strategy"  # the committed statistics need --out docs/strategy
     assert "runs/" in Path(".gitignore").read_text().splitlines()
+
+
+def test_an_agent_given_is_measured_in_the_plans_place_at_every_seat(tmp_path, capsys):
+    """``--agent``: a candidate (here the heuristic) is the base and the opponents, not the shipped network."""
+    strategy_advice.main(["--env-ids", "piratenpoker_v0", "--rules", "pass_overboard", "--games", "4",
+                          "--agent", "heuristic", "--out", str(tmp_path)])  # fmt: skip
+    stats = json.loads((tmp_path / "stats" / "piratenpoker_advice.json").read_text())
+    assert (stats["base"], stats["opponent"]) == ("heuristic", "heuristic")
+    assert [r["name"] for r in stats["rules"]] == ["pass_overboard"]
+    assert "piratenpoker_v0:" in capsys.readouterr().out
+
+
+def test_an_agent_that_does_not_build_ends_with_one_line(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        strategy_advice.main(["--env-ids", "piratenpoker_v0", "--agent", "ppo:missing.npz", "--out", str(tmp_path)])
+    assert exit_info.value.code == 2
+    error = capsys.readouterr().err.strip()
+    assert "--agent 'ppo:missing.npz'" in error and len(error.splitlines()) == 1
