@@ -80,7 +80,7 @@ class PhaseClock:
 
 
 def build_model(args: argparse.Namespace) -> tuple[LeanMaskablePPO, BatchedSelfPlayVecEnv]:
-    """The trainer's model (its defaults, ``--net-arch``) on ``--num-envs`` games of the batched engine."""
+    """The trainer's model (its defaults, ``--net-arch``, ``--n-epochs``) on ``--num-envs`` batched games."""
     defaults = TrainArgs()
     defaults.env_id, defaults.num_players, defaults.net_arch = args.env_id, [args.num_players], args.net_arch
     torch.set_num_threads(defaults.torch_threads)
@@ -92,7 +92,7 @@ def build_model(args: argparse.Namespace) -> tuple[LeanMaskablePPO, BatchedSelfP
     policy, policy_kwargs = policy_spec(defaults)
     model = LeanMaskablePPO(
         policy, vec, n_steps=defaults.n_steps * defaults.num_envs // args.num_envs, batch_size=defaults.batch_size,
-        n_epochs=defaults.n_epochs, learning_rate=defaults.learning_rate, gamma=defaults.gamma,
+        n_epochs=args.n_epochs, learning_rate=defaults.learning_rate, gamma=defaults.gamma,
         gae_lambda=defaults.gae_lambda, clip_range=defaults.clip_range, ent_coef=defaults.ent_coef,
         policy_kwargs=policy_kwargs, device="cpu", seed=args.seed,
     )  # fmt: skip
@@ -148,6 +148,7 @@ def main() -> None:
     parser.add_argument("--net-arch", type=int, nargs="+", default=TrainArgs().net_arch, help="hidden layer sizes")
     parser.add_argument("--num-envs", type=int, default=TrainArgs().num_envs, help="games on the batched engine")
     parser.add_argument("--snapshots", type=int, default=TrainArgs().max_snapshots, help="snapshots in the pool")
+    parser.add_argument("--n-epochs", type=int, default=TrainArgs().n_epochs, help="the update's epochs a rollout")
     parser.add_argument("--rollouts", type=int, default=8, help="timed rollouts after the warm-up")
     parser.add_argument("--runs", type=int, default=3, help="runs (medians are printed)")
     parser.add_argument("--seed", type=int, default=0)
