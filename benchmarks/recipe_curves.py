@@ -16,6 +16,8 @@ results page) and draws its curve (``docs/results/<env_id>_recipe_curve.png``).
 
 ``--dmc <folders>`` with ``--report`` adds Deep Monte-Carlo runs given the recipe's CPU (outputs of
 ``benchmarks/learners_equal_budget.py --methods dmc --budget-s <the recipe's CPU seconds>``) beside the curve.
+Without it the committed summary's DMC rows are kept (the page then says where their CPU differs from the
+recipe's), and so are its rows of the shipped network when ``--out`` has none (``--shipped`` plays them).
 """
 
 from __future__ import annotations
@@ -142,13 +144,16 @@ def report(recipe: Recipe, out: Path, results: Path, dmc: list[Path] = (), note:
     draw its curve."""
     rows = [row for path in sorted(out.glob("summary_*.json")) for row in json.loads(path.read_text())["rows"]]
     runs = [{"method": "shipped" if row["seed"] is None else "ppo", **row} for row in rows]
-    runs += dmc_rows(recipe, list(dmc))
+    target = results / "learning" / f"recipe_curve_{recipe.env_id}.json"
+    committed = json.loads(target.read_text())["runs"] if target.is_file() else []
+    if not any(run["method"] == "shipped" for run in runs):  # the shipped network, unchanged, on the same deals
+        runs += [run for run in committed if run["method"] == "shipped"]
+    runs += dmc_rows(recipe, list(dmc)) if dmc else [run for run in committed if run["method"] == "dmc"]
     summary = {"curve": recipe.command(), "eval_games": recipe.evaluation["games"],
                "eval_seed": recipe.evaluation["seed"], "validation_seed": recipe.evaluation["validation_seed"],
                "num_players": recipe.evaluation["num_players"], "runs": runs}  # fmt: skip
     if note:
         summary["note"] = note
-    target = results / "learning" / f"recipe_curve_{recipe.env_id}.json"
     write_atomic(target, (json.dumps(summary, indent=1) + "\n").encode())
     draw_curve(summary, recipe.env_id, results / f"{recipe.env_id}_recipe_curve.png")
     print(f"wrote {target}")

@@ -179,12 +179,29 @@ def _dmc_words(runs: list[dict[str, Any]]) -> str:
     """The sentence on Deep Monte-Carlo given the recipe's CPU budget (``""`` without DMC rows)."""
     if not any(run["method"] == "dmc" for run in runs):
         return ""
+    recipe_cpu = _median_final_cpu(runs, "ppo")
+    budget = _median_final_cpu(runs, "dmc") / recipe_cpu if recipe_cpu else 1.0
+    unequal = (
+        f" DMC's CPU is {budget:.2f} times the recipe's last checkpoints': the two are not compared at equal CPU."
+        if not 0.8 <= budget <= 1.25
+        else ""
+    )
     return (
         " Beside it, Deep Monte-Carlo (`experiments.train_dmc` with its own settings: 256x256, heuristics in the "
-        "other seats; `benchmarks/learners_equal_budget.py --methods dmc`) from scratch for about the CPU the "
-        "recipe's last checkpoint took (its whole process counted, start-up included), on the same deals "
-        f"(rows marked DMC): against {_final_medians(runs, 'dmc').removeprefix('against ')}."
+        "other seats; `benchmarks/learners_equal_budget.py --methods dmc`) from scratch, its whole process counted "
+        f"(start-up included), on the same deals (rows marked DMC): against "
+        f"{_final_medians(runs, 'dmc').removeprefix('against ')}.{unequal}"
     )
+
+
+def _median_final_cpu(runs: list[dict[str, Any]], method: str) -> float:
+    """The median over seeds of the CPU seconds of each seed's last ``method`` row against the heuristics (0.0
+    without such rows)."""
+    finals: dict[int, float] = {}
+    for run in runs:
+        if run["method"] == method and run["against"] == "heuristic" and run["deals"] == "evaluation":
+            finals[run["seed"]] = max(finals.get(run["seed"], 0.0), run["learn_cpu_s"])
+    return statistics.median(finals.values()) if finals else 0.0
 
 
 def _warm_start_words(runs: list[dict[str, Any]]) -> str:

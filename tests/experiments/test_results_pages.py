@@ -395,3 +395,12 @@ def test_dmc_at_the_recipe_budget_sits_beside_the_curve(tmp_path, documents):
     assert "median over seeds: against the heuristics 0.600 (seeds 0.600; median 10.0 CPU-minutes)" in section
     assert "(rows marked DMC): against the heuristics 0.300 (seeds 0.200, 0.400; median 10.4 CPU-minutes)" in section
     assert "| 2 (DMC) | — | 10.3 | n - 1 heuristics | evaluation | 0.400 [0.100, 0.900] |" in section
+    assert "not compared at equal CPU" not in section  # 624 CPU-s against 600
+    for run in runs[1:]:
+        run["learn_cpu_s"] = 1_800  # three times the recipe's CPU
+    (tmp_path / "learning" / "c.json").write_text(json.dumps(curve))
+    results_pages.main(
+        ["--data", str(tmp_path / "data"), "--out", str(tmp_path), "--learning", str(tmp_path / "learning")]
+    )
+    section = (tmp_path / f"{KAPERN}.md").read_text().split("## The training recipe from scratch over seeds")[1]
+    assert "DMC's CPU is 3.00 times the recipe's last checkpoints': the two are not compared at equal CPU." in section
