@@ -32,7 +32,7 @@ def test_a_report_without_dmc_folders_keeps_the_committed_dmc_and_shipped_rows(t
     (results / "learning" / f"recipe_curve_{ENV_ID}.json").write_text(json.dumps({"runs": committed}))
     out = tmp_path / "out"
     out.mkdir()
-    new = {"env_id": ENV_ID, "seed": 1, "steps": 9, "learn_cpu_s": 2400.0, **RATE, "win_rate": 0.9, "win_low": 0.85, "win_high": 0.95}
+    new = {"env_id": ENV_ID, "seed": 1, "steps": 9, "learn_cpu_s": 2400.0, **RATE}
     (out / "summary_1.json").write_text(json.dumps({"rows": [new]}))
     recipe_curves.report(recipe_for(ENV_ID), out, results)
     runs = json.loads((results / "learning" / f"recipe_curve_{ENV_ID}.json").read_text())["runs"]
