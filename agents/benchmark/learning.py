@@ -155,16 +155,23 @@ def _curve_table(runs: list[dict[str, Any]]) -> list[str]:
     return [*lines, ""]
 
 
+def _last_rows(runs: list[dict[str, Any]], method: str, heuristics: bool) -> dict[int, dict[str, Any]]:
+    """Each seed's last played checkpoint of ``method`` on the evaluation deals, against the heuristics
+    (``heuristics``) or against the other opponent."""
+    finals: dict[int, dict[str, Any]] = {}
+    for run in runs:
+        matches = (run["against"] == "heuristic") == heuristics
+        counted = run["method"] == method and run["deals"] == "evaluation" and matches and "win_rate" in run
+        if counted and (run["seed"] not in finals or run["steps"] > finals[run["seed"]]["steps"]):
+            finals[run["seed"]] = run
+    return finals
+
+
 def _final_medians(runs: list[dict[str, Any]], method: str = "ppo") -> str:
     """The median over seeds of each last checkpoint's (``method``'s) evaluation-deal win rates, in words."""
     parts = []
-    for against, words in (("heuristic", "the heuristics"), (None, "copies of the shipped network")):
-        finals: dict[int, dict[str, Any]] = {}
-        for run in runs:
-            matches = run["against"] == "heuristic" if against else run["against"] != "heuristic"
-            counted = run["method"] == method and run["deals"] == "evaluation" and matches and "win_rate" in run
-            if counted and (run["seed"] not in finals or run["steps"] > finals[run["seed"]]["steps"]):
-                finals[run["seed"]] = run
+    for heuristics, words in ((True, "the heuristics"), (False, "copies of the shipped network")):
+        finals = _last_rows(runs, method, heuristics)
         if finals:
             rates = [run["win_rate"] for run in finals.values()]
             minutes = statistics.median(run["learn_cpu_s"] / 60 for run in finals.values())
@@ -197,11 +204,8 @@ def _dmc_words(runs: list[dict[str, Any]]) -> str:
 def _median_final_cpu(runs: list[dict[str, Any]], method: str) -> float:
     """The median over seeds of the CPU seconds of each seed's last ``method`` row against the heuristics (0.0
     without such rows)."""
-    finals: dict[int, float] = {}
-    for run in runs:
-        if run["method"] == method and run["against"] == "heuristic" and run["deals"] == "evaluation":
-            finals[run["seed"]] = max(finals.get(run["seed"], 0.0), run["learn_cpu_s"])
-    return statistics.median(finals.values()) if finals else 0.0
+    finals = _last_rows(runs, method, heuristics=True)
+    return statistics.median(run["learn_cpu_s"] for run in finals.values()) if finals else 0.0
 
 
 def _warm_start_words(runs: list[dict[str, Any]]) -> str:
