@@ -80,7 +80,7 @@ class PhaseClock:
 
 
 def build_model(args: argparse.Namespace) -> tuple[LeanMaskablePPO, BatchedSelfPlayVecEnv]:
-    """The trainer's model (its defaults, ``--net-arch``, ``--n-epochs``) on ``--num-envs`` batched games."""
+    """The trainer's model (its defaults; ``--net-arch``, ``--n-epochs``, ``--n-steps``) on ``--num-envs`` games."""
     defaults = TrainArgs()
     defaults.env_id, defaults.num_players, defaults.net_arch = args.env_id, [args.num_players], args.net_arch
     torch.set_num_threads(defaults.torch_threads)
@@ -90,8 +90,9 @@ def build_model(args: argparse.Namespace) -> tuple[LeanMaskablePPO, BatchedSelfP
         env_kwargs=env_kwargs, engine="batched",
     )  # fmt: skip
     policy, policy_kwargs = policy_spec(defaults)
+    n_steps = args.n_steps or defaults.n_steps * defaults.num_envs // args.num_envs
     model = LeanMaskablePPO(
-        policy, vec, n_steps=defaults.n_steps * defaults.num_envs // args.num_envs, batch_size=defaults.batch_size,
+        policy, vec, n_steps=n_steps, batch_size=defaults.batch_size,
         n_epochs=args.n_epochs, learning_rate=defaults.learning_rate, gamma=defaults.gamma,
         gae_lambda=defaults.gae_lambda, clip_range=defaults.clip_range, ent_coef=defaults.ent_coef,
         policy_kwargs=policy_kwargs, device="cpu", seed=args.seed,
@@ -148,6 +149,9 @@ def main() -> None:
     parser.add_argument("--net-arch", type=int, nargs="+", default=TrainArgs().net_arch, help="hidden layer sizes")
     parser.add_argument("--num-envs", type=int, default=TrainArgs().num_envs, help="games on the batched engine")
     parser.add_argument("--snapshots", type=int, default=TrainArgs().max_snapshots, help="snapshots in the pool")
+    parser.add_argument(
+        "--n-steps", type=int, default=None, help="steps per game a rollout (default: the trainer's rollout size kept)"
+    )
     parser.add_argument("--n-epochs", type=int, default=TrainArgs().n_epochs, help="the update's epochs a rollout")
     parser.add_argument("--rollouts", type=int, default=8, help="timed rollouts after the warm-up")
     parser.add_argument("--runs", type=int, default=3, help="runs (medians are printed)")

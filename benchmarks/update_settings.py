@@ -1,8 +1,12 @@
-"""The PPO update's epochs and minibatch chosen by strength per CPU-second: a game's recipe from scratch
-with each setting at one CPU budget, over seeds, played on the recipe's validation deals.
+"""The PPO update's epochs and minibatch (and the games a rollout) chosen by strength per CPU-second: a game's
+recipe from scratch with each setting at one CPU budget, over seeds, played on the recipe's validation deals.
 
     python benchmarks/update_settings.py --env-id skull_king_v0 --settings 4x1024 2x1024 4x4096 \\
         --seeds 1 2 --budget-s 480 --out runs/update_settings
+    python benchmarks/update_settings.py --settings 2x1024x128 2x1024x256 --seeds 1 2
+
+A setting is ``EPOCHSxMINIBATCH``, or ``EPOCHSxMINIBATCHxGAMES`` to set ``--num-envs`` too (the steps per
+game a rollout stay the recipe's: more games, a larger rollout).
 
 Each run is ``python -m experiments.train --env-id <game> --n-epochs E --batch-size B --max-cpu-s <budget>``
 (every other setting the recipe's); its last checkpoint then plays the recipe's evaluation table against
@@ -26,14 +30,16 @@ from pirate_envs.core.files import write_atomic
 
 def one_run(env_id: str, setting: str, seed: int, budget: float, out: Path) -> dict:
     """Train one setting and seed at the budget, then play the validation deals."""
-    epochs, batch = (int(part) for part in setting.split("x"))
+    epochs, batch, *games = (int(part) for part in setting.split("x"))
     name = f"{setting}_s{seed}"
     command = [
         sys.executable, "-m", "experiments.train", "--env-id", env_id, "--n-epochs", str(epochs),
         "--batch-size", str(batch), "--seed", str(seed), "--max-cpu-s", str(budget), "--total-timesteps", str(10**10),
-        "--out-dir", str(out), "--run-name", name, "--no-progress",
+        "--out-dir", str(out), "--run-name", name, "--no-progress", *(["--num-envs", str(games[0])] if games else []),
     ]  # fmt: skip
     row: dict = {"setting": setting, "n_epochs": epochs, "batch_size": batch, "seed": seed}
+    if games:
+        row["num_envs"] = games[0]
     row.update(timed(command, out / f"{name}.log"))
     summary_file = out / name / "summary.json"
     if row["exit"] != 0 or not summary_file.is_file():
@@ -53,7 +59,9 @@ def one_run(env_id: str, setting: str, seed: int, budget: float, out: Path) -> d
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--env-id", default="skull_king_v0")
-    parser.add_argument("--settings", nargs="+", default=["4x1024", "2x1024", "4x4096"], help="EPOCHSxMINIBATCH")
+    parser.add_argument(
+        "--settings", nargs="+", default=["4x1024", "2x1024", "4x4096"], help="EPOCHSxMINIBATCH[xGAMES]"
+    )
     parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2])
     parser.add_argument("--budget-s", type=float, default=480.0, help="learning CPU-seconds per run")
     parser.add_argument("--out", default="runs/update_settings")

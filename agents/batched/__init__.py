@@ -36,6 +36,15 @@ from agents.policy.mlp import MlpPolicy
 from agents.spec import parse_agent_name
 from pirate_envs.core.spec import resolve
 
+try:
+    from agents.batched.random_kernel import masked_argmax_kernel as _masked_argmax
+except ImportError:  # no numba: the numpy form
+    _masked_argmax = None
+
+#: What an agent raises for a row with no legal action.
+NO_LEGAL_ACTION = "a row of action_masks has no legal action: is it this agent's turn?"
+_NO_DRAW = np.zeros((0, 0))  # `choose_actions`'s argmax: no Gumbel noise
+
 
 @runtime_checkable
 class BatchedAgent(Protocol):
@@ -56,13 +65,27 @@ def choose_actions(
 ) -> np.ndarray:
     """``(M,)`` int64: the masked argmax of each row of ``logits``, or (``deterministic=False``) a sample of
     its masked softmax by the Gumbel-max draw from ``rng``."""
-    legal = np.asarray(action_masks).astype(bool, copy=False)
-    if not legal.any(axis=1).all():
-        raise ValueError("a row of action_masks has no legal action: is it this agent's turn?")
-    logits = logits.astype(np.float64, copy=False)
-    if not deterministic:
-        logits = logits - np.log(-np.log(rng.random(logits.shape)))  # Gumbel-max sample
-    return np.argmax(np.where(legal, logits, -np.inf), axis=1).astype(np.int64)
+    uniforms = _NO_DRAW if deterministic else rng.random(logits.shape)
+    mask = np.asarray(action_masks)
+    mask = mask.view(np.int8) if mask.dtype == bool else mask.astype(np.int8, copy=False)
+    choose = masked_argmax_choice if _masked_argmax is None else _masked_argmax  # the same actions
+    actions = choose(np.ascontiguousarray(logits), np.ascontiguousarray(mask), uniforms)
+    if (actions < 0).any():
+        raise ValueError(NO_LEGAL_ACTION)
+    return actions
+
+
+def masked_argmax_choice(logits: np.ndarray, mask: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """The numpy form of `agents.batched.random_kernel.masked_argmax_kernel`: per row, the legal column of the
+    largest ``logits - log(-log(uniforms))`` in float64 (``uniforms`` of shape ``(0, 0)``: the masked argmax);
+    -1 for a row with no legal action."""
+    values = logits.astype(np.float64)
+    if uniforms.size:
+        values = values - np.log(-np.log(uniforms))  # Gumbel-max sample
+    legal = mask != 0
+    actions = np.argmax(np.where(legal, values, -np.inf), axis=1).astype(np.int64)
+    actions[~legal.any(axis=1)] = -1
+    return actions
 
 
 class BatchedRandomAgent:
@@ -94,7 +117,7 @@ class BatchedRandomAgent:
         block_draw, action_draw = self.rng.random(len(mask)), self.rng.random(len(mask))
         actions = self._choose(mask, self.starts, block_draw, action_draw)
         if (actions < 0).any():
-            raise ValueError("a row of action_masks has no legal action: is it this agent's turn?")
+            raise ValueError(NO_LEGAL_ACTION)
         return actions
 
 
@@ -194,4 +217,5 @@ __all__ = [
     "choose_actions",
     "has_batched_form",
     "make_batched_agent",
+    "masked_argmax_choice",
 ]

@@ -1,4 +1,5 @@
-"""The batched random agent's draw as one numba pass over the mask (`block_uniform_kernel`)."""
+"""The batched agents' draws as numba passes over the mask: the random agent's (`block_uniform_kernel`) and a
+network's masked argmax or Gumbel-max sample (`masked_argmax_kernel`)."""
 
 from __future__ import annotations
 
@@ -41,4 +42,25 @@ def block_uniform_kernel(
                     actions[row] = column
                     break
                 within -= 1
+    return actions
+
+
+@njit(cache=True, nogil=True)
+def masked_argmax_kernel(logits: np.ndarray, mask: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """`agents.batched.choose_actions` in one pass: per row, the first legal column of the largest
+    ``logits + gumbel`` (``gumbel = -log(-log(uniforms))``; ``uniforms`` of shape ``(0, 0)``: none, the
+    masked argmax), in float64 as the numpy form; -1 for a row of the ``int8`` ``mask`` with no legal action."""
+    rows, width = logits.shape
+    noisy = uniforms.shape[0] > 0
+    actions = np.full(rows, -1, dtype=np.int64)
+    for row in range(rows):
+        best = -np.inf
+        for column in range(width):
+            if mask[row, column] != 0:
+                value = np.float64(logits[row, column])
+                if noisy:
+                    value -= np.log(-np.log(uniforms[row, column]))
+                if actions[row] < 0 or value > best:
+                    best = value
+                    actions[row] = column
     return actions

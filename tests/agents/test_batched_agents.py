@@ -131,3 +131,22 @@ def test_random_agent_refuses_a_row_without_a_legal_action():
     mask[1] = False
     with pytest.raises(ValueError, match="no legal action"):
         BatchedRandomAgent(((0, 4),), seed=0).act_batch(np.arange(3), np.zeros((3, 1)), mask)
+
+
+def test_policy_agent_kernel_chooses_what_the_numpy_form_chooses():
+    """The numba pass of `choose_actions` gives the numpy form's actions: argmax and Gumbel draws, float32 and
+    float64 logits, ties (the first legal column), and -1 for a row with no legal action."""
+    from agents.batched import masked_argmax_choice
+    from agents.batched.random_kernel import masked_argmax_kernel
+
+    rng = np.random.default_rng(8)
+    mask = (rng.random((3_000, 31)) < 0.3).astype(np.int8)
+    mask[:2_990][np.arange(2_990), rng.integers(0, 31, 2_990)] = 1
+    mask[2_990:] = 0  # the last rows: no legal action
+    logits = rng.standard_normal((3_000, 31))
+    logits[:500] = np.round(logits[:500])  # ties
+    for dtype in (np.float32, np.float64):
+        for uniforms in (np.zeros((0, 0)), rng.random(logits.shape)):
+            expected = masked_argmax_choice(logits.astype(dtype), mask, uniforms)
+            assert (expected[2_990:] == -1).all() and (expected[:2_990] >= 0).all()
+            np.testing.assert_array_equal(masked_argmax_kernel(logits.astype(dtype), mask, uniforms), expected)

@@ -62,6 +62,8 @@ def test_fast_tanh_is_tanh_and_takes_its_gradient(scale):
     torch.testing.assert_close(fast_tanh(inputs), torch.tanh(inputs), rtol=0, atol=3e-7)
     torch.testing.assert_close(ours.grad, theirs.grad, rtol=0, atol=1e-6)
     assert fast_tanh(inputs).abs().max() <= 1.0
+    with torch.no_grad():  # a rollout's forward: the same numbers without autograd
+        torch.testing.assert_close(fast_tanh(inputs), fast_tanh(ours.detach()), rtol=0, atol=0)
 
 
 def test_fast_layers_swap_only_tanh():
