@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import itertools
 from collections import deque
 from collections.abc import Iterable
 from typing import Any
@@ -143,16 +144,17 @@ class _Table:
             rows = np.flatnonzero(waiting)
             if rows.size == 0:
                 return
-            chosen = self.plays_for[self.opponent[rows, venv.current_player[rows]]]
-            order = np.argsort(chosen, kind="stable")
-            rows, chosen = rows[order], chosen[order]
-            bounds = np.flatnonzero(np.diff(chosen)) + 1
-            observation, mask = venv.observation, venv.action_mask
             seats = venv.current_player[rows]
-            for group, first in zip(np.split(rows, bounds), [0, *bounds.tolist()]):
+            chosen = self.plays_for[self.opponent[rows, seats]]
+            order = np.argsort(chosen, kind="stable")
+            rows, chosen, seats = rows[order], chosen[order], seats[order]
+            games = rows * self.num_players + seats  # (slot, seat) pairs
+            bounds = [0, *(np.flatnonzero(chosen[1:] != chosen[:-1]) + 1).tolist(), rows.size]
+            observation, mask = venv.observation, venv.action_mask
+            for first, end in itertools.pairwise(bounds):  # one call per agent, on its rows
+                group = rows[first:end]
                 agent = self.players[chosen[first]]
-                games = group * self.num_players + seats[first : first + group.size]  # (slot, seat) pairs
-                actions[group] = agent.act_batch(games, observation[group], mask[group])
+                actions[group] = agent.act_batch(games[first:end], observation[group], mask[group])
             self.step(actions, active=waiting)
             rewards += self.learner_rewards()
 
