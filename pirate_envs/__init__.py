@@ -23,7 +23,7 @@ from pirate_envs.registry import (
     registered_specs,
 )
 
-__version__ = "0.3.5"
+__version__ = "0.3.6"
 
 register_gymnasium_ids()
 
