@@ -26,6 +26,8 @@ per game it sits in).
 
 from __future__ import annotations
 
+import functools
+from types import ModuleType
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -36,14 +38,33 @@ from agents.policy.mlp import MlpPolicy
 from agents.spec import parse_agent_name
 from pirate_envs.core.spec import resolve
 
-try:
-    from agents.batched.random_kernel import masked_argmax_kernel as _masked_argmax
-except ImportError:  # no numba: the numpy form
-    _masked_argmax = None
-
 #: What an agent raises for a row with no legal action.
 NO_LEGAL_ACTION = "a row of action_masks has no legal action: is it this agent's turn?"
 _NO_DRAW = np.zeros((0, 0))  # `choose_actions`'s argmax: no Gumbel noise
+
+
+@functools.cache
+def _draw_kernels() -> ModuleType | None:
+    """`agents.batched.random_kernel`, the draws as numba passes: imported at the first draw, not with this
+    package (numba's import is start-up work); ``None`` without numba (the numpy forms draw the same)."""
+    try:
+        from agents.batched import random_kernel
+    except ImportError:
+        return None
+    return random_kernel
+
+
+def _int8_mask(action_masks: np.ndarray) -> np.ndarray:
+    """``action_masks`` as ``int8`` (a ``bool`` mask viewed, not copied), as the numba draws read it."""
+    mask = np.asarray(action_masks)
+    return mask.view(np.int8) if mask.dtype == bool else mask.astype(np.int8, copy=False)
+
+
+def _legal(actions: np.ndarray) -> np.ndarray:
+    """``actions`` of a draw; ``ValueError`` where a row had no legal action (-1)."""
+    if (actions < 0).any():
+        raise ValueError(NO_LEGAL_ACTION)
+    return actions
 
 
 @runtime_checkable
@@ -66,13 +87,9 @@ def choose_actions(
     """``(M,)`` int64: the masked argmax of each row of ``logits``, or (``deterministic=False``) a sample of
     its masked softmax by the Gumbel-max draw from ``rng``."""
     uniforms = _NO_DRAW if deterministic else rng.random(logits.shape)
-    mask = np.asarray(action_masks)
-    mask = mask.view(np.int8) if mask.dtype == bool else mask.astype(np.int8, copy=False)
-    choose = masked_argmax_choice if _masked_argmax is None else _masked_argmax  # the same actions
-    actions = choose(np.ascontiguousarray(logits), np.ascontiguousarray(mask), uniforms)
-    if (actions < 0).any():
-        raise ValueError(NO_LEGAL_ACTION)
-    return actions
+    kernels = _draw_kernels()
+    choose = masked_argmax_choice if kernels is None else kernels.masked_argmax_kernel  # the same actions
+    return _legal(choose(np.ascontiguousarray(logits), np.ascontiguousarray(_int8_mask(action_masks)), uniforms))
 
 
 def masked_argmax_choice(logits: np.ndarray, mask: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
@@ -101,24 +118,16 @@ class BatchedRandomAgent:
     def __init__(self, blocks: tuple[tuple[int, int], ...], seed: int | None = None):
         self.rng = np.random.default_rng(seed)
         self.starts = np.array([start for start, _ in blocks] or [0], dtype=np.int64)
-        try:
-            from agents.batched.random_kernel import block_uniform_kernel
-
-            self._choose = block_uniform_kernel
-        except ImportError:
-            self._choose = block_uniform_choice
+        kernels = _draw_kernels()
+        self._choose = block_uniform_choice if kernels is None else kernels.block_uniform_kernel
 
     def reset_games(self, games: np.ndarray) -> None:
         """Nothing is remembered of a game."""
 
     def act_batch(self, games: np.ndarray, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        mask = np.asarray(action_masks)
-        mask = mask.view(np.int8) if mask.dtype == bool else mask.astype(np.int8)
+        mask = _int8_mask(action_masks)
         block_draw, action_draw = self.rng.random(len(mask)), self.rng.random(len(mask))
-        actions = self._choose(mask, self.starts, block_draw, action_draw)
-        if (actions < 0).any():
-            raise ValueError(NO_LEGAL_ACTION)
-        return actions
+        return _legal(self._choose(mask, self.starts, block_draw, action_draw))
 
 
 def block_uniform_choice(

@@ -143,7 +143,7 @@ class _Tanh(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx: Any, inputs: torch.Tensor) -> torch.Tensor:
-        outputs = torch.sigmoid(inputs * 2).mul_(2).sub_(1)
+        outputs = _tanh_by_sigmoid(inputs)
         ctx.save_for_backward(outputs)
         return outputs
 
@@ -156,8 +156,10 @@ class _Tanh(torch.autograd.Function):
 def fast_tanh(inputs: torch.Tensor) -> torch.Tensor:
     """``tanh(inputs)`` as ``2 * sigmoid(2 * inputs) - 1``: within about 2e-7 of ``torch.tanh``, faster (without
     autograd, as in a rollout's forward, not even through an autograd ``Function``)."""
-    if torch.is_grad_enabled():
-        return _Tanh.apply(inputs)
+    return _Tanh.apply(inputs) if torch.is_grad_enabled() else _tanh_by_sigmoid(inputs)
+
+
+def _tanh_by_sigmoid(inputs: torch.Tensor) -> torch.Tensor:
     return torch.sigmoid(inputs * 2).mul_(2).sub_(1)
 
 
