@@ -55,6 +55,7 @@ from experiments.cli import (
     parse_plan,
     table_envs,
 )
+from pirate_envs.core.rewards import REWARD_MODES
 
 #: ``--env-kwargs`` keys that a flag of this command sets: ``{key: flag}``.
 RESERVED_ENV_KWARGS = {
@@ -87,7 +88,11 @@ class TrainArgs:
     )
     env_kwargs: list[str] = field(default_factory=list, metadata={"help": "more env arguments, key=value"})
     reward_mode: str = field(
-        default="win", metadata={"help": "win (terminal +-1) or score (score changes)", "choices": ["win", "score"]}
+        default="win",
+        metadata={
+            "help": "win (terminal +-1), score (score changes) or margin (score changes less the others' mean)",
+            "choices": list(REWARD_MODES),
+        },
     )
     truncation_reward: float | None = field(
         default=None,

@@ -39,6 +39,7 @@ from pirate_envs.core.actions import RandomSource, action_blocks, sample_legal
 from pirate_envs.core.chance import Chance
 from pirate_envs.core.errors import IllegalActionError
 from pirate_envs.core.render import WIDTH, check_pillow
+from pirate_envs.core.rewards import SCORE_CHANGE_MODES, score_margins
 
 ENV_CHECKS: tuple[str, ...] = (
     "api",
@@ -55,6 +56,8 @@ ENV_CHECKS: tuple[str, ...] = (
     "state",
     "action_labels",
 )
+#: Relative and absolute tolerance of `check_lockstep`'s margin-mode rewards (float32 in the batch).
+MARGIN_RTOL = 1e-6
 #: Cycles of PettingZoo's ``api_test`` and ``seed_test``.
 API_CYCLES = 300
 #: Largest share of random games that may truncate where an engine says ``CAN_CYCLE``.
@@ -390,13 +393,22 @@ class _EnvCheck:
             self.play(env, rng, fits)
 
     def check_score_rewards(self) -> None:
-        for game, env in self.random_games(self.costly_games, reward_mode="score"):
-            totals = self.play(env, np.random.default_rng(self.seed + game))
-            expected = env.game.scores() * env.SCORE_SCALE
-            for seat, agent in enumerate(env.possible_agents):
-                assert abs(totals[agent] - expected[seat]) <= 1e-6 * max(1.0, abs(expected[seat])), (
-                    f"{agent}'s score-mode rewards sum to {totals[agent]}, its scaled score is {expected[seat]}"
-                )
+        """Score-mode rewards sum to each scaled score; margin-mode rewards to each scaled lead over the
+        others' mean score (`core.rewards.score_margins` of the scores), and to zero over the seats."""
+        for mode in SCORE_CHANGE_MODES:
+            for game, env in self.random_games(self.costly_games, reward_mode=mode):
+                totals = self.play(env, np.random.default_rng(self.seed + game))
+                expected = env.game.scores() * env.SCORE_SCALE
+                if mode == "margin":
+                    expected = score_margins(expected)
+                    assert abs(sum(totals.values())) <= 1e-6 * max(1.0, *np.abs(expected)), (
+                        f"margin-mode rewards do not sum to zero: {totals}"
+                    )
+                what = "lead over the others' mean score" if mode == "margin" else "score"
+                for seat, agent in enumerate(env.possible_agents):
+                    assert abs(totals[agent] - expected[seat]) <= 1e-6 * max(1.0, abs(expected[seat])), (
+                        f"{agent}'s {mode}-mode rewards sum to {totals[agent]}, its scaled {what} is {expected[seat]}"
+                    )
 
     def check_conservation(self) -> str | None:
         lacks = registry.game_spec(self.env_id).lacks("invariants")
@@ -876,7 +888,11 @@ def _compare_row(venv: Any, env: Any, i: int, where: _Where) -> None:
             "legal actions", np.flatnonzero(venv.action_mask[i]).tolist(), np.flatnonzero(obs["action_mask"]).tolist()
         )
     with _checking("rewards", where):
-        assert np.array_equal(venv.rewards[i], rewards), _mismatch("rewards", venv.rewards[i], rewards)
+        if venv.reward_mode == "margin":  # float32 arithmetic in the batch, float64 in the env: a few ulps
+            same = np.allclose(venv.rewards[i], rewards, rtol=MARGIN_RTOL, atol=MARGIN_RTOL)
+        else:
+            same = np.array_equal(venv.rewards[i], rewards)
+        assert same, _mismatch("rewards", venv.rewards[i], rewards)
     for name, expected in ends.items():
         with _checking(name, where):
             actual = bool(getattr(venv, name)[i])
@@ -920,8 +936,9 @@ def check_lockstep(
     Row ``i``'s reference env runs ``venv.reference_engine(i)`` reset with ``venv.reset_options(i)``
     (the same cards and dice) and plays the row's actions. After every batch step each row's
     observation, action mask, current player, rewards, terminated and truncated must equal its
-    reference env's (checks named as in `LOCKSTEP_CHECKS`); ``venv.engine(i)`` must rebuild the
-    reference engine (check ``engine``: row 0 at every end of a game, a random row now and then).
+    reference env's (checks named as in `LOCKSTEP_CHECKS`; margin-mode rewards within `MARGIN_RTOL`, as
+    the batch takes them in float32); ``venv.engine(i)`` must rebuild the reference engine (check
+    ``engine``: row 0 at every end of a game, a random row now and then).
 
     Budget: at least ``steps`` batch steps and until at least ``games`` games have ended (``None``
     for either: no such bound; both ``None``: 200 batch steps). ``policy(venv, rng)`` chooses the

@@ -237,7 +237,8 @@ class VectorEnv:
 
         For code that compiles its own loop around the game's step kernel (the searches' fused
         rollouts): a step made that way skips `step`'s checks and restarts, so such a loop must
-        pass only legal actions of live games (``-1`` for the others).
+        pass only legal actions of live games (``-1`` for the others). In ``reward_mode="margin"``
+        the kernels write score changes: `step` turns them into margins, such a loop does not.
         """
         return self._backend.state
 

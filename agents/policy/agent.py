@@ -29,6 +29,7 @@ import numpy as np
 
 from agents.policy import checkpoint  # its caps are read at the call (a test may lower them)
 from agents.policy.checkpoint import (
+    VALUE_KINDS,
     CheckpointError,
     check_finite,
     check_members,
@@ -274,7 +275,7 @@ def read_sb3_zip(path: str | Path) -> tuple[MlpPolicy, dict[str, Any]]:
     facts = {
         "env_id": meta["env_id"],
         "env_kwargs": meta["env_kwargs"],
-        "reward_mode": meta.get("reward_mode") if meta.get("reward_mode") in ("win", "score") else None,
+        "reward_mode": meta.get("reward_mode") if meta.get("reward_mode") in VALUE_KINDS else None,
         "timesteps": data.get("num_timesteps") if isinstance(data.get("num_timesteps"), int) else None,
         "gamma": None if gamma is None else float(gamma),
         "action_head": action_head,

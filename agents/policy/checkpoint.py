@@ -40,7 +40,7 @@ _HEADER_FIELDS_V1 = (
 _HEADER_FIELDS = {1: _HEADER_FIELDS_V1, 2: (*_HEADER_FIELDS_V1, "value_layer_sizes", "value_target")}
 _TRAINING_FIELDS = ("command", "timesteps", "figures")
 #: The kinds of ``value_target``, by the reward mode the value was trained on.
-VALUE_KINDS = {"win": "win_share", "score": "score"}
+VALUE_KINDS = {"win": "win_share", "score": "score", "margin": "score_margin"}
 _VALUE_TARGET_FIELDS = ("kind", "scale", "gamma")
 
 # Caps on what an agent file may hold, checked before anything is decompressed or allocated. The
@@ -195,7 +195,7 @@ def make_value_target(reward_mode: str | None, score_scale: float, gamma: float 
     env's ``SCORE_SCALE`` and the discount ``gamma``."""
     if reward_mode not in VALUE_KINDS:
         return None
-    scale = float(score_scale) if reward_mode == "score" else 1.0
+    scale = 1.0 if reward_mode == "win" else float(score_scale)
     return {"kind": VALUE_KINDS[reward_mode], "scale": scale, "gamma": None if gamma is None else float(gamma)}
 
 
@@ -266,8 +266,8 @@ def validate_header(header: Any) -> None:
     counts = _require(header, "player_counts", list, "a list of player counts")
     if not counts or not _positive_ints(counts):
         raise CheckpointError(f"player_counts must be a non-empty list of positive integers, got {counts!r}")
-    if header.get("reward_mode") not in (None, "win", "score"):
-        raise CheckpointError(f"reward_mode must be win, score or null, got {header.get('reward_mode')!r}")
+    if header.get("reward_mode") not in (None, *VALUE_KINDS):
+        raise CheckpointError(f"reward_mode must be win, score, margin or null, got {header.get('reward_mode')!r}")
     training = _require(header, "training", dict, "an object with command, timesteps and figures")
     timesteps = training.get("timesteps")
     if (

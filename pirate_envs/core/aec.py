@@ -35,7 +35,7 @@ from pirate_envs.core.errors import (
 from pirate_envs.core.events import Event, events_since, record_events
 from pirate_envs.core.observation import SEAT_PRESENT, ObservationLayout, layout_bounds
 from pirate_envs.core.render import check_pillow, seat_name, text_image, working_render_modes
-from pirate_envs.core.rewards import REWARD_MODES, win_rewards
+from pirate_envs.core.rewards import REWARD_MODES, SCORE_CHANGE_MODES, score_margins, win_rewards
 
 ILLEGAL_MOVE_REWARD = -1.0
 
@@ -101,7 +101,7 @@ class PirateAECEnv(AECEnv):
     CONFIG: ClassVar[type]
     #: The game's engine class, built as ``ENGINE(config)``.
     ENGINE: ClassVar[type[Engine]]
-    #: Multiplier of score changes in ``reward_mode="score"``.
+    #: Multiplier of score changes in ``reward_mode="score"`` and ``"margin"``.
     SCORE_SCALE: ClassVar[float] = 1.0
     #: Keyword options the env itself takes (the others build the game's ``Config``).
     ENV_KEYWORDS: ClassVar[tuple[str, ...]] = ("render_mode", "reward_mode")
@@ -343,9 +343,10 @@ class PirateAECEnv(AECEnv):
         """Set rewards, terminations and the next agent from the engine's state."""
         game = self.game
         agents = self.possible_agents
-        if self.reward_mode == "score":
+        if self.reward_mode in SCORE_CHANGE_MODES:
             scores = game.scores()
-            delta = ((scores - self._scores) * self.SCORE_SCALE).tolist()
+            changes = (scores - self._scores) * self.SCORE_SCALE
+            delta = (score_margins(changes) if self.reward_mode == "margin" else changes).tolist()
             self._scores = scores
             for a, r in zip(agents, delta):
                 self.rewards[a] = r

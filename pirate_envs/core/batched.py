@@ -27,6 +27,7 @@ from pirate_envs.core.engine import Engine
 from pirate_envs.core.errors import check_choice, shown
 from pirate_envs.core.kernel_cache import cross_module_kernel
 from pirate_envs.core.observation import SEAT_PRESENT, TABLE_LAYOUTS, ObservationLayout, max_table_layout
+from pirate_envs.core.rewards import SCORE_CHANGE_MODES, score_margins
 
 
 def check_constants(game: str, expected: Mapping[str, tuple[Any, Any]]) -> None:
@@ -347,8 +348,10 @@ class BatchBackend:
         self.config = config
         self.num_envs = num = num_envs
         self.num_players = n = config.num_players
-        #: Score-mode scale of the rewards (``0.0`` in win mode: terminal win rewards).
-        self.score_scale = float(score_scale) if reward_mode == "score" else 0.0
+        #: Scale of the score changes the kernels write as rewards (``0.0`` in win mode: terminal win rewards).
+        self.score_scale = float(score_scale) if reward_mode in SCORE_CHANGE_MODES else 0.0
+        #: Margin mode: `reset` and `step` turn the kernels' score changes into `score_margins`.
+        self.margins = reward_mode == "margin"
         #: The seated layout of this table (the reference encoder's; the scales come from it).
         self.seated_layout = self.build_layout(config)
         layout, self.offsets = kernel_layout(
@@ -393,6 +396,8 @@ class BatchBackend:
         self.redrawn.clear()
         with compile_notice(f"the batched {self._game_name()} engine's reset kernel", self.reset_kernel):
             self.reset_kernel(self.state)
+        if self.margins:
+            self.rewards[:] = score_margins(self.rewards)
 
     def step(self, actions: np.ndarray, restarts: bool = True) -> None:
         """Apply ``actions`` (``int64``, checked legal for every live game; negative: the game waits).
@@ -405,10 +410,12 @@ class BatchBackend:
                 self.redrawn.discard(row)
         if self._step_compiled:
             self.step_kernel(actions, self.state)
-            return
-        with compile_notice(f"the batched {self._game_name()} engine's step kernel", self.step_kernel):
-            self.step_kernel(actions, self.state)
-        self._step_compiled = True
+        else:
+            with compile_notice(f"the batched {self._game_name()} engine's step kernel", self.step_kernel):
+                self.step_kernel(actions, self.state)
+            self._step_compiled = True
+        if self.margins:
+            self.rewards[:] = score_margins(self.rewards)
 
     def _game_name(self) -> str:
         """The game's package name (``skull_king``), for messages."""

@@ -6,6 +6,10 @@
   (turn-limit guard) pays 0 to everybody.
 * ``"score"``: every change of a player's game score as it happens, times the game's
   ``score_scale`` (chosen so a typical change lies in [-1, 1]). Not zero-sum.
+* ``"margin"``: every change of a player's score less the mean change of the other players'
+  scores, times ``score_scale`` (`score_margins`): a signal every time a score moves, as
+  ``"score"``, and zero-sum, as ``"win"``, so a point taken from a rival counts as one gained.
+  Summed over a game it is the player's final lead over the others' mean score.
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-REWARD_MODES = ("win", "score")
+REWARD_MODES = ("win", "score", "margin")
+#: The modes whose rewards are score changes, scaled (``"margin"`` then takes the others' mean away).
+SCORE_CHANGE_MODES = ("score", "margin")
 
 
 def win_rewards(winners: Sequence[int], num_players: int) -> np.ndarray:
@@ -26,6 +32,14 @@ def win_rewards(winners: Sequence[int], num_players: int) -> np.ndarray:
     rewards[:] = -1.0 / (num_players - w)
     rewards[list(winners)] = 1.0 / w
     return rewards
+
+
+def score_margins(changes: np.ndarray) -> np.ndarray:
+    """The ``"margin"`` rewards of the score ``changes`` on the last axis (one entry per seat): each
+    seat's change less the mean of the others' changes, ``(n * change - total) / (n - 1)``; they sum
+    to zero. Rows of every ``(..., n)`` array at once; a new array of ``changes``' dtype."""
+    n = changes.shape[-1]
+    return (n * changes - changes.sum(axis=-1, keepdims=True)) / (n - 1)
 
 
 def win_shares(winners: Sequence[int], num_players: int) -> list[float]:

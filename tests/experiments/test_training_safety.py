@@ -123,6 +123,15 @@ def test_train_writes_the_data_only_agent_and_export_matches_it(tmp_path):
     assert leftovers == []  # no temporary files left behind
 
 
+def test_a_margin_run_writes_its_reward_mode_and_what_its_value_estimates(tmp_path):
+    run = tiny_run(tmp_path, "margin", 64, "--reward-mode", "margin")
+    policy, header = load_agent(run / "checkpoints" / "latest.npz")
+    assert header["reward_mode"] == "margin"
+    assert header["value_target"] == {"kind": "score_margin", "scale": 0.01, "gamma": 0.995}
+    again, _ = load_agent(run / "checkpoints" / "latest.npz")  # the file reads back as written
+    assert policy.has_value and again.has_value
+
+
 def progress_steps(run: Path) -> list[int]:
     """The learner steps column of a run's ``progress.csv``."""
     return [int(row[STEPS_COLUMN]) for row in csv.DictReader((run / "progress.csv").open())]

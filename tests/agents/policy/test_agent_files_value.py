@@ -173,6 +173,7 @@ def test_make_header_needs_a_value_target_exactly_with_a_value_head():
         make_header(GAME, {"num_players": 2}, layout, env.num_actions, policy.without_value(), value_target=TARGET)
     assert make_value_target("win", 0.01, 0.995) == {"kind": "win_share", "scale": 1.0, "gamma": 0.995}
     assert make_value_target("score", 0.01, None) == {"kind": "score", "scale": 0.01, "gamma": None}
+    assert make_value_target("margin", 0.01, 0.99) == {"kind": "score_margin", "scale": 0.01, "gamma": 0.99}
     assert make_value_target(None, 0.01, 0.995) is None
 
 
