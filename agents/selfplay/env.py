@@ -59,7 +59,8 @@ class SelfPlayEnv(gymnasium.Env):
         env_id: a PettingZoo env id of `pirate_envs.ENV_IDS`.
         opponents: the opponent pool: an agent name, a list of names (equal weights) or
             ``{name: weight}``; drawn per seat and per episode.
-        reward_mode: ``"win"`` (terminal, zero-sum) or ``"score"`` (score changes, scaled).
+        reward_mode: ``"win"`` (terminal, zero-sum), ``"score"`` (score changes, scaled) or ``"margin"``
+            (score changes less the others' mean change, scaled: zero-sum).
         learner_seat: the learner's seat, or ``None`` for a random seat each episode.
         max_snapshots: snapshots of the learner kept in the pool (the most recent).
         snapshot_deterministic: snapshots play their masked argmax instead of sampling.
