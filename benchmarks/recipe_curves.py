@@ -5,12 +5,14 @@
 Runs the recipe (`agents.training.recipes`, the settings ``experiments.train --env-id <id>`` uses by default)
 once per seed, then plays some of each run's checkpoints on the recipe's duplicate deals, fixed before any
 run (``evaluation`` in the recipe): against ``n - 1`` heuristics, and the last checkpoint also against
-``n - 1`` copies of the shipped network (``ppo:<env_id>``) and against the heuristics on the validation deals
-(the deals that choose among seeds; the evaluation deals never do). Each checkpoint's CPU seconds are the
-run's own count of its learning (``checkpoints/learn_cpu_s.json``: this process, evaluations during learning
-included). Each invocation writes ``summary_<seeds>.json`` in ``--out``; ``--report`` merges those of a game into
-the committed learning summary (``docs/results/learning/recipe_curve_<env_id>.json``, shown on the game's
-results page) and draws its curve (``docs/results/<env_id>_recipe_curve.png``).
+``n - 1`` copies of the shipped network (``ppo:<env_id>``), and against both on the validation deals (the
+deals that choose among seeds and recipes; the evaluation deals never do). Run again on the same ``--out``,
+it trains no seed whose run is there and plays no evaluation already played (its folder holds the results).
+Each checkpoint's CPU seconds are the run's own count of its learning (``checkpoints/learn_cpu_s.json``: this
+process, evaluations during learning included). Each invocation writes ``summary_<seeds>.json`` in ``--out``;
+``--report`` merges those of a game into the committed learning summary
+(``docs/results/learning/recipe_curve_<env_id>.json``, shown on the game's results page) and draws its curve
+(``docs/results/<env_id>_recipe_curve.png``).
 
     python benchmarks/recipe_curves.py --env-id skull_king_v0 --out runs/recipes/skull_king_v0 --report docs/results
 
@@ -39,9 +41,30 @@ CURVE_POINTS = (1 / 12, 1 / 6, 1 / 3, 1 / 2, 3 / 4, 1.0)
 
 
 def play(recipe: Recipe, agent: str, opponent: str, seed: int, folder: Path) -> dict:
-    """``agent`` against ``n - 1`` copies of ``opponent`` on the recipe's duplicate deals from ``seed``."""
+    """``agent`` against ``n - 1`` copies of ``opponent`` on the recipe's duplicate deals from ``seed`` (read
+    from ``folder`` where that evaluation was played already, with the same line-up, games and deals)."""
     evaluation = recipe.evaluation
+    lineup = [agent, *[opponent] * (evaluation["num_players"] - 1)]
+    played = played_before(folder, lineup, evaluation["games"], seed)
+    if played is not None:
+        return played
     return play_against(agent, opponent, recipe.env_id, evaluation["num_players"], evaluation["games"], seed, folder)
+
+
+def played_before(folder: Path, lineup: list[str], games: int, seed: int) -> dict | None:
+    """The agent's figures of an evaluation already in ``folder`` with this line-up, games and seed (else
+    ``None``): a run re-reported, or given one more row, does not play its other games again."""
+    path = folder / "results.json"
+    if not path.is_file():
+        return None
+    document = json.loads(path.read_text())
+    asked = document.get("args", {})
+    if document.get("lineup") != lineup or asked.get("games") != games or asked.get("seed") != seed:
+        return None
+    if not asked.get("duplicate"):
+        return None
+    mine = next(r for r in document["results"] if r["agent"] == lineup[0])
+    return {key: mine[key] for key in ("win_rate", "win_low", "win_high", "mean_score", "games")}
 
 
 def curve_steps(steps: list[int], budget: int) -> list[int]:
@@ -86,7 +109,10 @@ def one_seed(recipe: Recipe, seed: int, out: Path) -> list[dict]:
                                 out / "eval" / f"s{seed}_{step}_shipped")})
             rows.append({**base, "against": "heuristic", "deals": "validation",
                          **play(recipe, agent, "heuristic", evaluation["validation_seed"],
-                                out / "eval" / f"s{seed}_{step}_hv")})  # fmt: skip
+                                out / "eval" / f"s{seed}_{step}_hv")})
+            rows.append({**base, "against": f"ppo:{recipe.env_id}", "deals": "validation",
+                         **play(recipe, agent, f"ppo:{recipe.env_id}", evaluation["validation_seed"],
+                                out / "eval" / f"s{seed}_{step}_shipped_v")})  # fmt: skip
         print(json.dumps(rows[-1]), flush=True)
     return rows
 

@@ -38,3 +38,51 @@ def test_a_report_without_dmc_folders_keeps_the_committed_dmc_and_shipped_rows(t
     runs = json.loads((results / "learning" / f"recipe_curve_{ENV_ID}.json").read_text())["runs"]
     assert [(run["method"], run["steps"]) for run in runs] == [("ppo", 9), ("shipped", None), ("dmc", None)]
     assert (results / f"{ENV_ID}_recipe_curve.png").is_file()
+
+
+def evaluate_results(folder: Path, lineup: list[str], games: int, seed: int, rate: float) -> None:
+    """What ``experiments.evaluate --duplicate`` writes in ``folder`` (the fields the curves read)."""
+    folder.mkdir(parents=True)
+    figures = {"win_rate": rate, "win_low": rate - 0.05, "win_high": rate + 0.05, "mean_score": 1.0, "games": 100}
+    document = {"args": {"games": games, "seed": seed, "duplicate": True}, "lineup": lineup,
+                "results": [{"agent": lineup[0], **figures}]}  # fmt: skip
+    (folder / "results.json").write_text(json.dumps(document))
+
+
+def test_an_evaluation_already_played_is_read_and_any_other_is_played(tmp_path, monkeypatch):
+    recipe = recipe_for(ENV_ID)
+    games, seed = recipe.evaluation["games"], recipe.evaluation["validation_seed"]
+    lineup = ["ppo:a.npz", *["heuristic"] * (recipe.evaluation["num_players"] - 1)]
+    evaluate_results(tmp_path / "same", lineup, games, seed, 0.7)
+    evaluate_results(tmp_path / "other_seed", lineup, games, seed + 1, 0.7)
+    played = []
+    monkeypatch.setattr(recipe_curves, "play_against", lambda *args: played.append(args[-1]) or {"win_rate": 0.1})
+    assert recipe_curves.play(recipe, "ppo:a.npz", "heuristic", seed, tmp_path / "same")["win_rate"] == 0.7
+    assert played == []
+    assert recipe_curves.play(recipe, "ppo:a.npz", "heuristic", seed, tmp_path / "other_seed")["win_rate"] == 0.1
+    assert recipe_curves.play(recipe, "ppo:b.npz", "heuristic", seed, tmp_path / "same")["win_rate"] == 0.1
+    assert played == [tmp_path / "other_seed", tmp_path / "same"]
+
+
+def test_the_last_checkpoint_also_plays_the_shipped_network_on_the_validation_deals(tmp_path, monkeypatch):
+    recipe = recipe_for(ENV_ID)
+    run = tmp_path / "seed1"
+    (run / "checkpoints").mkdir(parents=True)
+    (run / "summary.json").write_text("{}")  # the run is there: nothing is trained
+    (run / "checkpoints" / "learn_cpu_s.json").write_text(json.dumps({"1000": 10.0, "2000": 20.0}))
+    calls = []
+
+    def play(_recipe, agent, opponent, seed, _folder):
+        calls.append((agent, opponent, seed))
+        return {}
+
+    monkeypatch.setattr(recipe_curves, "play", play)
+    rows = recipe_curves.one_seed(recipe, 1, tmp_path)
+    evaluation, validation = recipe.evaluation["seed"], recipe.evaluation["validation_seed"]
+    last = f"ppo:{run / 'checkpoints' / 'step_2000.npz'}"
+    assert (last, f"ppo:{ENV_ID}", validation) in calls and (last, "heuristic", validation) in calls
+    assert (last, f"ppo:{ENV_ID}", evaluation) in calls
+    assert {(row["against"], row["deals"]) for row in rows if row["steps"] == 2000} == {
+        ("heuristic", "evaluation"), (f"ppo:{ENV_ID}", "evaluation"), ("heuristic", "validation"),
+        (f"ppo:{ENV_ID}", "validation"),
+    }  # fmt: skip
