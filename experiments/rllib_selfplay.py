@@ -44,6 +44,7 @@ from experiments.cli import (
     network_parameters,
     parse_plan,
 )
+from pirate_envs.core.rewards import REWARD_MODES
 
 
 @dataclass
@@ -63,7 +64,9 @@ class Args:
     )
     num_snapshots: int = field(default=3, metadata={"help": "frozen snapshot slots in the league", "min": 1})
     snapshot_every: int = field(default=5, metadata={"help": "iterations between snapshots", "min": 1})
-    reward_mode: str = field(default="win", metadata={"help": "win or score", "choices": ["win", "score"]})
+    reward_mode: str = field(
+        default="win", metadata={"help": "win, score or margin (the env's reward mode)", "choices": list(REWARD_MODES)}
+    )
     hidden: list[int] = field(default_factory=lambda: [64, 64], metadata={"help": "hidden layer sizes", "min": 1})
     train_batch_size: int = field(default=4000, metadata={"help": "env steps per iteration", "min": 1})
     minibatch_size: int = field(default=256, metadata={"help": "SGD minibatch size", "min": 1})

@@ -54,6 +54,7 @@ from experiments.cli import (
     parse_plan,
 )
 from pirate_envs.core.files import write_atomic
+from pirate_envs.core.rewards import REWARD_MODES
 
 
 @dataclass
@@ -65,7 +66,10 @@ class TrainDmcArgs:
     env_kwargs: list[str] = field(default_factory=list, metadata={"help": "more env arguments, key=value"})
     reward_mode: str = field(
         default="win",
-        metadata={"help": "what the returns sum: the win reward or score changes", "choices": ["win", "score"]},
+        metadata={
+            "help": "what the returns sum: the win reward, score changes or score changes less the others' mean",
+            "choices": list(REWARD_MODES),
+        },
     )
     opponent: str = field(
         default=SELF, metadata={"help": "self (every seat learns) or an agent with a batched form (names below)"}

@@ -155,3 +155,21 @@ def test_bad_dmc_files_are_refused_in_one_line(tmp_path, capsys):
         assert "dmc:" in err
     assert "no batched form" in refused(capsys, train_dmc.main, ["--opponent", "mcts", *TINY])
     assert "--out" in refused(capsys, train_dmc.main, ["--out", str(tmp_path / "agent.pt")])
+
+
+def test_self_play_on_margins_is_zero_sum_where_the_scores_are_not():
+    """Every seat learns: on score changes the mean return is the mean scaled score; on margins it is zero."""
+    env = pirate_envs.make("skull_king_v0", raw=True, num_players=3)
+    means = {}
+    for mode in ("score", "margin"):
+        options = {"num_players": 3, "num_hands": 2, "reward_mode": mode}
+        actors = Actors("skull_king_v0", 4, options, "self", gamma=1.0, seed=2)
+        batch = actors.play(QNetwork(env.observation_layout.size, action_features(env), (8,)).to_policy(), 0.1)
+        assert np.count_nonzero(batch.returns) > 0
+        means[mode] = batch.mean_reward
+    assert abs(means["score"]) > 1e-3 and means["margin"] == pytest.approx(0.0, abs=1e-6)
+
+
+def test_dmc_trains_on_margins(tmp_path):
+    path = train_tiny(tmp_path, "skull_king_v0", "--reward-mode", "margin", "--num-players", "3")
+    assert path.is_file()
