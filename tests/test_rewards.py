@@ -7,6 +7,7 @@ import pytest
 
 import pirate_envs
 from pirate_envs.core.rewards import score_margins, win_rewards, win_shares
+from tests.games import GAME_IDS, require
 
 
 @pytest.mark.parametrize(
@@ -54,27 +55,20 @@ def played_rewards(env_id: str, reward_mode: str, moves: int, seed: int, **kwarg
     return np.array(rows)
 
 
-@pytest.mark.parametrize(
-    ("env_id", "kwargs"),
-    [("skull_king_v0", {"num_players": 4, "num_hands": 3}), ("piratenpoker_v0", {"num_players": 3}),
-     ("piraten_kapern_v0", {"num_players": 3}), ("lucky_pirate_v1", {"num_players": 5})],
-)  # fmt: skip
-def test_margin_mode_pays_each_score_change_less_the_others_mean_as_it_happens(env_id, kwargs):
-    score = played_rewards(env_id, "score", 400, 11, **kwargs)
-    margin = played_rewards(env_id, "margin", 400, 11, **kwargs)
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_margin_mode_pays_each_score_change_less_the_others_mean_as_it_happens(env_id):
+    score = played_rewards(env_id, "score", 600, 11)
+    margin = played_rewards(env_id, "margin", 600, 11)
     assert np.count_nonzero(score) > 0  # scores moved in the moves played
     np.testing.assert_allclose(margin, score_margins(score), atol=1e-12)
     np.testing.assert_allclose(margin.sum(axis=1), 0.0, atol=1e-9)
 
 
-@pytest.mark.parametrize(
-    ("env_id", "num_players"),
-    [("skull_king_v0", 3), ("skull_king_v0", 5), ("piratenpoker_v0", 4), ("piraten_kapern_v0", 2),
-     ("lucky_pirate_v0", 4), ("lucky_pirate_v1", 3)],
-)  # fmt: skip
-def test_the_batched_margin_rewards_are_the_envs(env_id, num_players):
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_the_batched_margin_rewards_are_the_envs(env_id):
+    require(env_id, "batched_kernels")
     pytest.importorskip("numba")
     from pirate_envs.testing import check_lockstep
 
-    report = check_lockstep(env_id, 8, games=16, seed=40 + num_players, num_players=num_players, reward_mode="margin")
+    report = check_lockstep(env_id, 8, games=16, seed=41, reward_mode="margin")
     assert report.games >= 16
