@@ -85,8 +85,12 @@ def play_against(agent: str, opponent: str, env_id: str, players: int, games: in
     ran = timed(command, folder.with_suffix(".log"))
     if ran["exit"] != 0:
         return {"eval_exit": ran["exit"]}
-    results = json.loads((folder / "results.json").read_text())["results"]
-    mine = next(r for r in results if r["agent"] == agent)
+    return agent_figures(json.loads((folder / "results.json").read_text()), agent)
+
+
+def agent_figures(results: dict, agent: str) -> dict:
+    """``agent``'s win rate, interval, mean score and games in an evaluate ``results.json`` document."""
+    mine = next(r for r in results["results"] if r["agent"] == agent)
     return {key: mine[key] for key in ("win_rate", "win_low", "win_high", "mean_score", "games")}
 
 

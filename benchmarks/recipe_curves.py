@@ -30,7 +30,7 @@ import json
 import sys
 from pathlib import Path
 
-from learners_equal_budget import play_against, timed
+from learners_equal_budget import agent_figures, play_against, timed
 
 from agents.training.recipes import Recipe, recipe_for
 from agents.training.warm_start import WARM_START_FILE
@@ -59,12 +59,8 @@ def played_before(folder: Path, lineup: list[str], games: int, seed: int) -> dic
         return None
     document = json.loads(path.read_text())
     asked = document.get("args", {})
-    if document.get("lineup") != lineup or asked.get("games") != games or asked.get("seed") != seed:
-        return None
-    if not asked.get("duplicate"):
-        return None
-    mine = next(r for r in document["results"] if r["agent"] == lineup[0])
-    return {key: mine[key] for key in ("win_rate", "win_low", "win_high", "mean_score", "games")}
+    same = (document.get("lineup"), asked.get("games"), asked.get("seed"), asked.get("duplicate"))
+    return agent_figures(document, lineup[0]) if same == (lineup, games, seed, True) else None
 
 
 def curve_steps(steps: list[int], budget: int) -> list[int]:

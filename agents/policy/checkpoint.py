@@ -267,7 +267,8 @@ def validate_header(header: Any) -> None:
     if not counts or not _positive_ints(counts):
         raise CheckpointError(f"player_counts must be a non-empty list of positive integers, got {counts!r}")
     if header.get("reward_mode") not in (None, *VALUE_KINDS):
-        raise CheckpointError(f"reward_mode must be win, score, margin or null, got {header.get('reward_mode')!r}")
+        modes = ", ".join(VALUE_KINDS)
+        raise CheckpointError(f"reward_mode must be one of {modes} or null, got {header.get('reward_mode')!r}")
     training = _require(header, "training", dict, "an object with command, timesteps and figures")
     timesteps = training.get("timesteps")
     if (
