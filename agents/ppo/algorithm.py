@@ -40,6 +40,7 @@ from torch.nn import Linear
 from agents.ppo.fast_loss import MASKED_LOGIT
 from agents.ppo.iteration import (
     ROLLOUT_FIELDS,
+    SPARSE_MAX_DENSITY,
     Forward,
     PPOSettings,
     Rollout,
@@ -52,7 +53,7 @@ from agents.ppo.iteration import (
 )
 from agents.ppo.pipeline import UpdatePipeline
 from agents.ppo.process_pipeline import ProcessUpdatePipeline
-from agents.ppo.sparse_layers import SparseRows, fast_layers, stacked_linear
+from agents.ppo.sparse_layers import SparseRows, fast_layers, sparse_input_linear, stacked_linear
 
 
 class LeanMaskablePPO(MaskablePPO):
@@ -350,7 +351,9 @@ class ActorCriticForward:
     back to the policy's own parameters, so its optimizer is unchanged), followed by their shared
     activation on the stacked output when both nets use the same parameterless one; the rest of
     each net, ``action_net`` and ``value_net`` run as the policy's modules, each ``Tanh`` as
-    `agents.ppo.sparse_layers.fast_tanh`. Reads a dense batch or `SparseRows` (`stacked_linear`). `of`
+    `agents.ppo.sparse_layers.fast_tanh`. Reads a dense batch or `SparseRows` (`stacked_linear`). Without
+    autograd (a rollout's steps), a dense CPU batch of mostly-zero rows goes through the first layers by
+    `sparse_input_linear`, their weights stacked once per change of the parameters (`acting_table`). `of`
     gives ``None`` for policies of another shape.
     """
 
@@ -372,6 +375,8 @@ class ActorCriticForward:
         skip = 2 if shared_activation else 1
         self.actor_rest, self.critic_rest = fast_layers(actor[skip:]), fast_layers(critic[skip:])
         self.action_net, self.value_net = policy.action_net, policy.value_net
+        self._acting_key: tuple[int, ...] | None = None
+        self._acting: tuple[torch.Tensor, torch.Tensor] | None = None
 
     @classmethod
     def of(cls, policy: torch.nn.Module) -> ActorCriticForward | None:
@@ -385,9 +390,34 @@ class ActorCriticForward:
             return None
         return cls(policy)
 
+    def acting_table(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The first layers' weights as one ``(in, out)`` table and their biases side by side, made again
+        only when a parameter changed (an optimizer's step or a copy into it moves its version)."""
+        parameters = [tensor for layer in self.first for tensor in (layer.weight, layer.bias)]
+        key = tuple(number for tensor in parameters for number in (tensor.data_ptr(), tensor._version))
+        if key != self._acting_key or self._acting is None:
+            actor, critic = self.first
+            with torch.no_grad():
+                table = torch.cat([actor.weight.t(), critic.weight.t()], 1).contiguous()
+                self._acting = table, torch.cat([actor.bias, critic.bias])
+            self._acting_key = key
+        return self._acting
+
+    def _reads_sparse_without_grad(self, observations: torch.Tensor | SparseRows) -> bool:
+        """Whether a rollout's dense batch goes through `sparse_input_linear`: no autograd, a 2-d float32
+        batch on the CPU, at most `SPARSE_MAX_DENSITY` of its entries nonzero."""
+        if isinstance(observations, SparseRows) or torch.is_grad_enabled() or observations.ndim != 2:
+            return False
+        if observations.dtype != torch.float32 or observations.device.type != "cpu" or not observations.numel():
+            return False
+        return int(torch.count_nonzero(observations)) <= SPARSE_MAX_DENSITY * observations.numel()
+
     def __call__(self, observations: torch.Tensor | SparseRows) -> tuple[torch.Tensor, torch.Tensor]:
         actor, critic = self.first
-        hidden = stacked_linear(observations, (actor.weight, critic.weight), (actor.bias, critic.bias))
+        if self._reads_sparse_without_grad(observations):
+            hidden = sparse_input_linear(observations, *self.acting_table())  # type: ignore[arg-type]
+        else:
+            hidden = stacked_linear(observations, (actor.weight, critic.weight), (actor.bias, critic.bias))
         if self.activation is not None:
             hidden = self.activation(hidden)
         latent_pi, latent_vf = hidden[:, : self.split], hidden[:, self.split :]

@@ -24,6 +24,7 @@ from agents.ppo.algorithm import (
     sb3_forward,
 )
 from agents.ppo.iteration import PPOSettings, clip_grad_norm, gae, ppo_update, sample_masked
+from agents.ppo.sparse_layers import sparse_input_linear
 from agents.selfplay.opponents import parse_weights
 from agents.selfplay.vec_env import make_vec_env
 from experiments.train import TrainArgs, policy_spec
@@ -247,6 +248,41 @@ def test_fused_forward_gives_the_reference_outputs_and_gradients(sparse):
         scale = float(theirs.abs().max())
         assert scale > 0, name  # every parameter takes part (a dropped term would show)
         torch.testing.assert_close(ours, theirs, rtol=1e-4, atol=1e-5 * scale, msg=name)
+
+
+def test_the_acting_forward_reads_the_nonzero_entries_and_follows_every_parameter_change(monkeypatch):
+    """Without autograd (a rollout's steps) the fused forward's first layers run `sparse_input_linear` on a
+    mostly-zero batch, with the reference outputs; after an optimizer's step, and after a copy into the
+    parameters, it reads the new weights (its stacked table is made again); a dense batch takes the matmul."""
+    from agents.ppo import algorithm
+
+    reference, _ = twin_models("skull_king_v0", batch_size=128, n_epochs=1)
+    policy = reference.policy
+    fused = ActorCriticForward.of(policy)
+    calls = []
+    monkeypatch.setattr(algorithm, "sparse_input_linear", lambda *a: calls.append(1) or sparse_input_linear(*a))
+    sparse = sparse_observations(257, policy.observation_space.shape[0], seed=5)
+    dense = torch.randn(9, policy.observation_space.shape[0], generator=torch.Generator().manual_seed(6))
+
+    def check(observations: torch.Tensor) -> None:
+        with torch.no_grad():
+            ours, theirs = fused(observations), sb3_forward(policy)(observations)
+        for mine, expected in zip(ours, theirs):
+            torch.testing.assert_close(mine, expected, rtol=1e-5, atol=1e-5)
+
+    check(sparse)
+    assert len(calls) == 1
+    loss = sum(p.square().sum() for p in policy.parameters())
+    policy.optimizer.zero_grad()
+    loss.backward()
+    policy.optimizer.step()  # in place, as every update
+    check(sparse)
+    with torch.no_grad():
+        policy.mlp_extractor.value_net[0].bias.copy_(torch.randn_like(policy.mlp_extractor.value_net[0].bias))
+    check(sparse)
+    assert len(calls) == 3
+    check(dense)
+    assert len(calls) == 3
 
 
 def test_fused_update_follows_the_reference_update():
