@@ -593,11 +593,13 @@ def with_recipe(args: TrainArgs, given: set[str]) -> TrainArgs:
     return dataclasses.replace(args, **{k: recipe.train[k] for k in recipe_fields_taken(recipe, given)})
 
 
-#: Flags that replace recipe fields they do not name: a network given by ``--init`` takes no warm start; a run
-#: that may put work in other processes (``--pipeline-in``, ``--engine``, ``--num-workers``) takes no CPU cap,
-#: which counts this process only (`check_cpu_budget`); its budget is then the recipe's learner steps.
+#: Flags that replace recipe fields they do not name: a network given by ``--init`` takes no warm start; table
+#: sizes given (``--num-players``) take none of the weights of the recipe's sizes; a run that may put work in
+#: other processes (``--pipeline-in``, ``--engine``, ``--num-workers``) takes no CPU cap, which counts this
+#: process only (`check_cpu_budget`); its budget is then the recipe's learner steps.
 REPLACES_RECIPE_FIELDS = {
     "init": ("warm_start", "warm_start_games", "warm_start_rounds", "warm_start_epochs"),
+    "num_players": ("player_weights",),
     "pipeline_in": ("max_cpu_s",),
     "engine": ("max_cpu_s",),
     "num_workers": ("max_cpu_s",),

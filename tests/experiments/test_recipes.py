@@ -108,6 +108,18 @@ def test_init_given_replaces_the_recipes_warm_start():
     assert parsed(["--env-id", "skull_king_v0"])[0].warm_start == recipe["warm_start"]
 
 
+@pytest.mark.parametrize("env_id", [env_id for env_id in RECIPE_IDS if recipe_for(env_id).train.get("player_weights")])
+def test_table_sizes_given_take_none_of_the_recipes_table_weights(env_id, tmp_path):
+    """A recipe of mixed tables weighs its own sizes; ``--num-players`` given (the README's main job: one size)
+    plays those sizes unweighted instead of being refused for weights that do not fit them."""
+    args, given = parsed(["--env-id", env_id, "--num-players", "4", "--out-dir", str(tmp_path), "--run-name", "r"])
+    assert args.num_players == [4] and args.player_weights == []
+    assert "--player-weights" not in (train.recipe_note(args, given) or "")
+    train.check_args(args, given)
+    train.plan_of(args)  # no refusal
+    assert parsed(["--env-id", env_id])[0].player_weights == recipe_for(env_id).train["player_weights"]
+
+
 @pytest.mark.parametrize("flags", [["--pipeline", "--pipeline-in", "process"], ["--engine", "single"]])
 def test_work_in_other_processes_replaces_the_recipes_cpu_cap(flags):
     """``--max-cpu-s`` counts this process only: a run that may put work in other processes takes no CPU cap from
