@@ -32,6 +32,7 @@ from pathlib import Path
 
 from learners_equal_budget import agent_figures, play_against, timed
 
+from agents.benchmark.candidate import file_sha256
 from agents.training.recipes import Recipe, recipe_for
 from agents.training.warm_start import WARM_START_FILE
 from pirate_envs.core.files import write_atomic
@@ -123,12 +124,15 @@ def main() -> None:
     dmc_help = "with --report: folders of `learners_equal_budget.py --methods dmc` runs to show beside the curve"
     parser.add_argument("--dmc", nargs="*", default=[], help=dmc_help)
     parser.add_argument("--note", default="", help="with --report: how the runs differ from one run of the recipe")
+    shipped_help = "with --report: the seed whose last checkpoint was shipped (its file's hash is recorded)"
+    parser.add_argument("--shipped-seed", type=int, default=None, help=shipped_help)
     args = parser.parse_args()
     recipe = recipe_for(args.env_id)
     if recipe is None:
         raise SystemExit(f"{args.env_id} has no training recipe")
     if args.report:
-        report(recipe, Path(args.out), Path(args.report), [Path(folder) for folder in args.dmc], args.note)
+        dmc = [Path(folder) for folder in args.dmc]
+        report(recipe, Path(args.out), Path(args.report), dmc, args.note, args.shipped_seed)
         return
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -161,13 +165,18 @@ def dmc_rows(recipe: Recipe, folders: list[Path]) -> list[dict]:
     return rows
 
 
-def report(recipe: Recipe, out: Path, results: Path, dmc: list[Path] = (), note: str = "") -> None:
+def report(
+    recipe: Recipe, out: Path, results: Path, dmc: list[Path] = (), note: str = "", shipped_seed: int | None = None
+) -> None:
     """Merge ``out``'s ``summary_*.json`` (and the DMC runs in ``dmc``) into the committed learning summary and
-    draw its curve."""
+    draw its curve. ``shipped_seed``: the seed whose last checkpoint (``out/seed<N>/checkpoints/latest.npz``) was
+    shipped, recorded with its file's hash so that the results page can tell whether it still is (without it, a
+    committed record stays)."""
     rows = [row for path in sorted(out.glob("summary_*.json")) for row in json.loads(path.read_text())["rows"]]
     runs = [{"method": "shipped" if row["seed"] is None else "ppo", **row} for row in rows]
     target = results / "learning" / f"recipe_curve_{recipe.env_id}.json"
-    committed = json.loads(target.read_text())["runs"] if target.is_file() else []
+    committed_summary = json.loads(target.read_text()) if target.is_file() else {}
+    committed = committed_summary.get("runs", [])
     if not any(run["method"] == "shipped" for run in runs):  # the shipped network, unchanged, on the same deals
         runs += [run for run in committed if run["method"] == "shipped"]
     runs += dmc_rows(recipe, list(dmc)) if dmc else [run for run in committed if run["method"] == "dmc"]
@@ -176,6 +185,13 @@ def report(recipe: Recipe, out: Path, results: Path, dmc: list[Path] = (), note:
                "num_players": recipe.evaluation["num_players"], "runs": runs}  # fmt: skip
     if note:
         summary["note"] = note
+    if shipped_seed is not None:
+        checkpoint = out / f"seed{shipped_seed}" / "checkpoints" / "latest.npz"
+        if not checkpoint.is_file():
+            raise SystemExit(f"--shipped-seed {shipped_seed}: no last checkpoint at {checkpoint}")
+        summary["shipped_seed"] = {"seed": shipped_seed, "sha256": file_sha256(checkpoint)}
+    elif "shipped_seed" in committed_summary:
+        summary["shipped_seed"] = committed_summary["shipped_seed"]
     write_atomic(target, (json.dumps(summary, indent=1) + "\n").encode())
     draw_curve(summary, recipe.env_id, results / f"{recipe.env_id}_recipe_curve.png")
     print(f"wrote {target}")

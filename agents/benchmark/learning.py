@@ -71,6 +71,20 @@ def games_of(summaries: Sequence[dict[str, Any]]) -> list[str]:
     return list(dict.fromkeys(run["env_id"] for summary in summaries for run in summary["runs"]))
 
 
+def shipped_seed(env_id: str, summaries: Sequence[dict[str, Any]], shipped_sha256: str | None) -> int | None:
+    """The seed of ``env_id``'s recipe curve whose last checkpoint is the shipped network: a curve summary's
+    ``shipped_seed`` record (`benchmarks/recipe_curves.py --shipped-seed`) whose file hash is ``shipped_sha256``,
+    the shipped file's now (``None`` when none is, or the file changed since)."""
+    if shipped_sha256 is None:
+        return None
+    for summary in summaries:
+        record = summary.get("shipped_seed")
+        of_game = "curve" in summary and any(run["env_id"] == env_id for run in summary["runs"])
+        if of_game and record and record["sha256"] == shipped_sha256:
+            return int(record["seed"])
+    return None
+
+
 def recipe_summaries(env_id: str, summaries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """The recipe summaries (the shipped recipe over seeds) with a run of ``env_id``."""
     return [s for s in summaries if "recipe" in s and any(run["env_id"] == env_id for run in s["runs"])]
@@ -219,9 +233,17 @@ def _warm_start_words(runs: list[dict[str, Any]]) -> str:
     )
 
 
-def curve_section(env_id: str, summaries: Sequence[dict[str, Any]]) -> list[str]:
-    """The markdown lines of ``env_id``'s from-scratch recipe curves (``[]`` without one)."""
+def curve_section(env_id: str, summaries: Sequence[dict[str, Any]], shipped_sha256: str | None = None) -> list[str]:
+    """The markdown lines of ``env_id``'s from-scratch recipe curves (``[]`` without one); ``shipped_sha256``: the
+    shipped file's hash, which names the seed it is (`shipped_seed`)."""
     lines: list[str] = []
+    shipped = shipped_seed(env_id, summaries, shipped_sha256)
+    shipped_words = (
+        ""
+        if shipped is None
+        else f" The shipped network `ppo:{env_id}` is seed {shipped}'s last checkpoint (agent file sha256 "
+        f"`{shipped_sha256[:16]}`), chosen among the seeds on the validation deals."  # type: ignore[index]
+    )
     for summary in summaries:
         runs = [run for run in summary["runs"] if run["env_id"] == env_id]
         if "curve" not in summary or not runs:
@@ -238,6 +260,7 @@ def curve_section(env_id: str, summaries: Sequence[dict[str, Any]]) -> list[str]
             f"deals (seed {summary['validation_seed']}), which alone would choose among seeds. CPU-minutes: the "
             "run's own count of its learning (one process). Last checkpoints, median over seeds: "
             f"{_final_medians(runs)}. Made by `benchmarks/recipe_curves.py`."
+            + shipped_words
             + _warm_start_words(runs)
             + (f" {summary['note']}" if summary.get("note") else "")
             + _dmc_words(runs),
@@ -249,10 +272,13 @@ def curve_section(env_id: str, summaries: Sequence[dict[str, Any]]) -> list[str]
     return lines
 
 
-def learning_section(env_id: str, summaries: Sequence[dict[str, Any]]) -> list[str]:
-    """The markdown lines of ``env_id``'s learning sections (``[]`` when no summary has a run of it)."""
+def learning_section(
+    env_id: str, summaries: Sequence[dict[str, Any]], shipped_sha256: str | None = None
+) -> list[str]:
+    """The markdown lines of ``env_id``'s learning sections (``[]`` when no summary has a run of it);
+    ``shipped_sha256``: the shipped file's hash (`curve_section`)."""
     players = pirate_envs.game_spec(env_id).default_players
-    lines: list[str] = curve_section(env_id, summaries)
+    lines: list[str] = curve_section(env_id, summaries, shipped_sha256)
     equal = [s for s in summaries if "budget_s" in s and any(run["env_id"] == env_id for run in s["runs"])]
     if equal:
         lines += [
@@ -298,4 +324,5 @@ __all__ = [
     "learning_section",
     "load_summaries",
     "recipe_summaries",
+    "shipped_seed",
 ]

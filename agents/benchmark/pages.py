@@ -20,9 +20,11 @@ from typing import Any
 
 import pirate_envs
 from agents.benchmark.board import line_up_opponent
-from agents.benchmark.learning import learning_section, recipe_summaries
+from agents.benchmark.candidate import file_sha256
+from agents.benchmark.learning import learning_section, recipe_summaries, shipped_seed
 from agents.benchmark.protocol import REFERENCE_SHA256, TITLE, VERSION, version_of
 from agents.benchmark.run import interval_text
+from agents.policy.agent import PRETRAINED_DIR
 from agents.registry import agent_names
 from agents.spec import searches
 
@@ -92,7 +94,15 @@ def render(
     no_documents = ["No benchmark results file of this game is committed yet.", ""]
     lines += _benchmark_lines(documents) if documents else no_documents
     lines += _older_lines(older, newest)
-    return "\n".join([*lines, *learning_section(env_id, summaries), *known_limits(env_id, documents, summaries)])
+    shipped = shipped_file_sha256(env_id)
+    learning = learning_section(env_id, summaries, shipped)
+    return "\n".join([*lines, *learning, *known_limits(env_id, documents, summaries, shipped)])
+
+
+def shipped_file_sha256(env_id: str) -> str | None:
+    """The SHA-256 of the shipped agent file ``ppo:<env_id>`` (``None`` where the game ships none)."""
+    path = PRETRAINED_DIR / f"{env_id}.npz"
+    return file_sha256(path) if path.is_file() else None
 
 
 def _older_lines(older: Sequence[dict[str, Any]], newest: str | None) -> list[str]:
@@ -115,10 +125,16 @@ def _older_lines(older: Sequence[dict[str, Any]], newest: str | None) -> list[st
 NOT_CANDIDATES = ("mcts",)
 
 
-def known_limits(env_id: str, documents: Sequence[dict[str, Any]], summaries: Sequence[dict[str, Any]]) -> list[str]:
+def known_limits(
+    env_id: str,
+    documents: Sequence[dict[str, Any]],
+    summaries: Sequence[dict[str, Any]],
+    shipped_sha256: str | None = None,
+) -> list[str]:
     """The page's box of known limits, read from the files: the built-in agents without a full run, the
     widest interval of the line-ups that play fewer deals, the searches that beat random players less often
-    than the heuristic, and whether the shipped recipe was run over seeds."""
+    than the heuristic, and whether the shipped recipe was run over seeds (the shipped file, of hash
+    ``shipped_sha256``, one seed of a recipe curve, or a recipe summary run again)."""
     full = {d["candidate"] for d in documents if d["full_protocol"]}
     names = agent_names(env_id)
     missing = [f"`{name}`" for name in names if name not in full and name not in NOT_CANDIDATES]
@@ -145,7 +161,8 @@ def known_limits(env_id: str, documents: Sequence[dict[str, Any]], summaries: Se
             f"Line-ups that play fewer deals (the search line-ups share a CPU cap) have wider intervals: {worst}."
         )
     items += _searches_below_the_heuristic(documents)
-    if not recipe_summaries(env_id, summaries) and f"ppo:{env_id}" in names:
+    from_curve = shipped_seed(env_id, summaries, shipped_sha256) is not None
+    if not recipe_summaries(env_id, summaries) and not from_curve and f"ppo:{env_id}" in names:
         items.append(
             f"The shipped network `ppo:{env_id}` comes from one training seed of its recipe; no run of that recipe "
             "over other seeds is committed (any seeds compared above are short runs from scratch)."

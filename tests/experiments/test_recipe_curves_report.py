@@ -3,6 +3,7 @@ shipped-network rows stay unless new ones are given."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -38,6 +39,25 @@ def test_a_report_without_dmc_folders_keeps_the_committed_dmc_and_shipped_rows(t
     runs = json.loads((results / "learning" / f"recipe_curve_{ENV_ID}.json").read_text())["runs"]
     assert [(run["method"], run["steps"]) for run in runs] == [("ppo", 9), ("shipped", None), ("dmc", None)]
     assert (results / f"{ENV_ID}_recipe_curve.png").is_file()
+
+
+def test_the_shipped_seed_is_recorded_with_its_files_hash_and_kept_by_a_later_report(tmp_path):
+    pytest.importorskip("matplotlib")
+    results, out = tmp_path / "results", tmp_path / "out"
+    (results / "learning").mkdir(parents=True)
+    checkpoint = out / "seed2" / "checkpoints" / "latest.npz"
+    checkpoint.parent.mkdir(parents=True)
+    checkpoint.write_bytes(b"the network")
+    row = {"env_id": ENV_ID, "seed": 2, "steps": 9, "learn_cpu_s": 60.0, **RATE}
+    (out / "summary_2.json").write_text(json.dumps({"rows": [row]}))
+    recipe_curves.report(recipe_for(ENV_ID), out, results, shipped_seed=2)
+    target = results / "learning" / f"recipe_curve_{ENV_ID}.json"
+    record = {"seed": 2, "sha256": hashlib.sha256(b"the network").hexdigest()}
+    assert json.loads(target.read_text())["shipped_seed"] == record
+    recipe_curves.report(recipe_for(ENV_ID), out, results)  # re-reported without the flag: the record stays
+    assert json.loads(target.read_text())["shipped_seed"] == record
+    with pytest.raises(SystemExit, match="--shipped-seed 3: no last checkpoint"):
+        recipe_curves.report(recipe_for(ENV_ID), out, results, shipped_seed=3)
 
 
 def evaluate_results(folder: Path, lineup: list[str], games: int, seed: int, rate: float) -> None:

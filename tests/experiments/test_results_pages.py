@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("numba")
 pytest.importorskip("openskill")
 
+from agents.benchmark import pages
 from agents.benchmark.board import board_markdown
 from agents.benchmark.learning import games_of, load_summaries
 from agents.benchmark.pages import (
@@ -369,6 +370,31 @@ def test_a_recipe_curve_from_scratch_is_on_the_page_with_the_median_of_its_last_
     assert "The recipe starts with a warm start (`--warm-start`)" in section
     assert "| 1 | 0 | 0.5 | n - 1 heuristics | evaluation | 0.450 [0.250, 0.350] |" in section
     assert "against the heuristics 0.600 (seeds 0.600, 0.700, 0.500" in section  # the medians: last checkpoints
+
+
+def test_a_shipped_network_that_is_a_seed_of_the_curve_is_named_there_while_its_file_is_unchanged(
+    tmp_path, documents, monkeypatch
+):
+    """The curve's ``shipped_seed`` record names the seed the shipped network is, and the page's known limits no
+    longer say it comes from one unreplicated seed; once the shipped file changes (another hash), neither holds."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "a.json").write_text(json.dumps(documents[0]))
+    (tmp_path / "learning").mkdir()
+    interval = {"deals": "evaluation", "against": "heuristic", "win_rate": 0.6, "win_low": 0.5, "win_high": 0.7}
+    runs = [{"method": "ppo", "env_id": KAPERN, "seed": seed, "steps": 10, "learn_cpu_s": 600, **interval}
+            for seed in (1, 2)]  # fmt: skip
+    curve = {"curve": "python -m experiments.train --env-id x", "eval_games": 400, "eval_seed": 9,
+             "validation_seed": 10, "num_players": 2, "runs": runs,
+             "shipped_seed": {"seed": 2, "sha256": "ab" * 32}}  # fmt: skip
+    (tmp_path / "learning" / "c.json").write_text(json.dumps(curve))
+    argv = ["--data", str(tmp_path / "data"), "--out", str(tmp_path), "--learning", str(tmp_path / "learning")]
+    for shipped, named in (("ab" * 32, True), ("cd" * 32, False)):
+        monkeypatch.setattr(pages, "shipped_file_sha256", lambda env_id, shipped=shipped: shipped)
+        results_pages.main(argv)
+        text = (tmp_path / f"{KAPERN}.md").read_text()
+        said = f"The shipped network `ppo:{KAPERN}` is seed 2's last checkpoint (agent file sha256 `abababab"
+        assert (said in text) is named
+        assert ("comes from one training seed" in text) is not named
 
 
 def test_dmc_at_the_recipe_budget_sits_beside_the_curve(tmp_path, documents):
