@@ -11,9 +11,13 @@ protocol label (version and revision), the current one first, so a column never 
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
 from typing import Any
 
+from agents.benchmark.candidate import file_sha256
 from agents.benchmark.protocol import OPPONENTS, TITLE
+from agents.policy.agent import PRETRAINED_DIR
 
 #: Columns of the page: the opponents of the protocol, in its order.
 COLUMNS = OPPONENTS
@@ -36,6 +40,24 @@ def strength(lineups: list[dict[str, Any]]) -> float:
     return sum(r["estimates"]["win"]["corrected"][0] / r["chance"] for r in lineups) / len(lineups)
 
 
+@functools.cache
+def _shipped_hash(path: Path) -> str | None:
+    return file_sha256(path) if path.is_file() else None
+
+
+def candidate_label(document: dict[str, Any], shipped: Path = PRETRAINED_DIR) -> str:
+    """The candidate's name, marked where it ran a shipped agent file (``kind`` ``registry``) that has been
+    replaced since (the file in ``shipped`` has another SHA-256 than the one the run recorded)."""
+    label = f"`{document['candidate']}`"
+    record = document.get("agents", {}).get("candidate", {})
+    if record.get("kind") != "registry" or not record.get("file") or not record.get("sha256"):
+        return label
+    now = _shipped_hash(Path(shipped) / record["file"])
+    if now is not None and now != record["sha256"]:
+        return f"{label} (with the network shipped earlier, sha256 `{record['sha256'][:16]}`)"
+    return label
+
+
 def _rows(documents: list[dict[str, Any]], players: int) -> list[tuple[bool, float, str]]:
     """``(reduced, strength, row)`` per document with line-ups at ``players``: the full runs first, then the
     reduced ones, each best first (a reduced run never sorts beside a full one)."""
@@ -48,7 +70,7 @@ def _rows(documents: list[dict[str, Any]], players: int) -> list[tuple[bool, flo
         reduced = not document["full_protocol"]
         score = strength(list(found.values()))
         run = "reduced" if reduced else "full"
-        row = f"| `{document['candidate']}` | {score:.2f} | " + " | ".join(cells) + f" | {run} |"
+        row = f"| {candidate_label(document)} | {score:.2f} | " + " | ".join(cells) + f" | {run} |"
         rows.append((reduced, score, row))
     return sorted(rows, key=lambda row: (row[0], -row[1]))
 

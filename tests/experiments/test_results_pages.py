@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -11,7 +12,7 @@ pytest.importorskip("numba")
 pytest.importorskip("openskill")
 
 from agents.benchmark import pages
-from agents.benchmark.board import board_markdown
+from agents.benchmark.board import board_markdown, candidate_label
 from agents.benchmark.learning import games_of, load_summaries
 from agents.benchmark.pages import (
     GAMES,
@@ -105,6 +106,24 @@ def test_the_leaderboard_never_sorts_a_reduced_run_beside_full_ones_nor_mixes_re
     assert "`weak_full`" in full_table and "`strong_reduced`" not in full_table
     assert "`strong_reduced`" in reduced_table
     assert "`older`" in earlier and "`older`" not in current
+
+
+def test_a_run_of_a_shipped_file_replaced_since_is_marked_as_the_earlier_network(tmp_path, documents):
+    """A results file records the hash of the shipped agent file its candidate ran; once that file is replaced
+    (a new network shipped under the same name), the leaderboard marks the row as the earlier network's."""
+    shipped = tmp_path / "pretrained"
+    shipped.mkdir()
+    (shipped / f"{KAPERN}.npz").write_bytes(b"the network now")
+    document = json.loads(json.dumps(documents[0]))  # the fixture's documents are shared by the module's tests
+    name = f"ppo:{KAPERN}"
+    document["candidate"] = name
+    record = {"name": name, "file": f"{KAPERN}.npz", "kind": "registry"}
+    for content, marked in ((b"the network now", False), (b"an earlier network", True)):
+        document["agents"]["candidate"] = {**record, "sha256": hashlib.sha256(content).hexdigest()}
+        label = candidate_label(document, shipped)
+        assert label.startswith(f"`{name}`") and ("shipped earlier" in label) is marked
+    document["agents"]["candidate"] = {"name": "heuristic", "file": None, "sha256": None}
+    assert candidate_label(document, shipped) == f"`{name}`"  # no file: nothing to compare
 
 
 def test_no_results_files_is_refused(tmp_path, capsys):
