@@ -22,7 +22,8 @@ def page_tables(env_id: str, players: int, protocol: str = TITLE) -> tuple[list[
     game = PAGE.split(f"\n## {env_id}\n", 1)[1].split("\n## ", 1)[0]
     section = game.split(f"\n### {players} players ({protocol})\n", 1)[1].split("\n### ", 1)[0]
     full, _, reduced = section.partition("Reduced runs")
-    return [re.findall(r"^\| `([^`]+)` \|", part, re.M) for part in (full, reduced)]  # type: ignore[return-value]
+    # a row: "| `name` |", or "| `name` (a note) |"
+    return [re.findall(r"^\| `([^`]+)`[^|]* \|", part, re.M) for part in (full, reduced)]  # type: ignore[return-value]
 
 
 FULL_RUNS = [
