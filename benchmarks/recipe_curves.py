@@ -33,6 +33,7 @@ from pathlib import Path
 from learners_equal_budget import agent_figures, play_against, timed
 
 from agents.benchmark.candidate import file_sha256
+from agents.policy.agent import resolve_checkpoint
 from agents.training.recipes import Recipe, recipe_for
 from agents.training.warm_start import WARM_START_FILE
 from pirate_envs.core.files import write_atomic
@@ -49,18 +50,46 @@ def play(recipe: Recipe, agent: str, opponent: str, seed: int, folder: Path) -> 
     played = played_before(folder, lineup, evaluation["games"], seed)
     if played is not None:
         return played
-    return play_against(agent, opponent, recipe.env_id, evaluation["num_players"], evaluation["games"], seed, folder)
+    figures = play_against(agent, opponent, recipe.env_id, evaluation["num_players"], evaluation["games"], seed, folder)
+    if "win_rate" in figures:
+        write_atomic(folder / AGENT_FILES, (json.dumps(agent_files(lineup), indent=1) + "\n").encode())
+    return figures
+
+
+#: Beside an evaluation's ``results.json``: the SHA-256 of each network file its line-up played.
+AGENT_FILES = "agent_files.json"
+
+
+def agent_files(lineup: list[str]) -> dict[str, str]:
+    """The SHA-256 of the file of each network in ``lineup`` (``ppo:``/``dmc:`` names: a path, or a shipped name
+    whose file a later ship replaces)."""
+    hashes = {}
+    for name in dict.fromkeys(lineup):
+        prefix, _, rest = name.partition(":")
+        if prefix in ("ppo", "dmc") and rest:
+            rest = rest.split("#")[0]
+            try:
+                path = resolve_checkpoint(rest) if prefix == "ppo" else Path(rest)
+            except ValueError:  # no such file: nothing to record
+                continue
+            if path.is_file():
+                hashes[name] = file_sha256(path)
+    return hashes
 
 
 def played_before(folder: Path, lineup: list[str], games: int, seed: int) -> dict | None:
-    """The agent's figures of an evaluation already in ``folder`` with this line-up, games and seed (else
-    ``None``): a run re-reported, or given one more row, does not play its other games again."""
+    """The agent's figures of an evaluation already in ``folder`` with this line-up, games and seed, and the same
+    network files where their hashes were recorded (`AGENT_FILES`; else ``None``): a run re-reported, or given one
+    more row, does not play its other games again, and one whose shipped network was replaced since does."""
     path = folder / "results.json"
     if not path.is_file():
         return None
     document = json.loads(path.read_text())
     asked = document.get("args", {})
     same = (document.get("lineup"), asked.get("games"), asked.get("seed"), asked.get("duplicate"))
+    recorded = folder / AGENT_FILES
+    if recorded.is_file() and json.loads(recorded.read_text()) != agent_files(lineup):
+        return None
     return agent_figures(document, lineup[0]) if same == (lineup, games, seed, True) else None
 
 

@@ -84,6 +84,35 @@ def test_an_evaluation_already_played_is_read_and_any_other_is_played(tmp_path, 
     assert played == [tmp_path / "other_seed", tmp_path / "same"]
 
 
+def test_an_evaluation_against_a_network_file_replaced_since_is_played_again(tmp_path, monkeypatch):
+    """The hashes of the line-up's network files are kept beside an evaluation: after a new network is shipped
+    under the same name (here: the opponent's file rewritten), the evaluation is played again, not read."""
+    recipe = recipe_for(ENV_ID)
+    opponent = tmp_path / "opponent.npz"
+    opponent.write_bytes(b"the network shipped then")
+    played = []
+
+    def play_against(agent, opponent_name, env_id, players, games, seed, folder):
+        played.append(folder)
+        rate = 0.3 + 0.1 * len(played)
+        folder.mkdir(parents=True, exist_ok=True)
+        document = {"args": {"games": games, "seed": seed, "duplicate": True},
+                    "lineup": [agent, *[opponent_name] * (players - 1)],
+                    "results": [{"agent": agent, "win_rate": rate, "win_low": 0, "win_high": 1, "mean_score": 0,
+                                 "games": games}]}  # fmt: skip
+        (folder / "results.json").write_text(json.dumps(document))
+        return {"win_rate": rate}
+
+    monkeypatch.setattr(recipe_curves, "play_against", play_against)
+    seed, folder = recipe.evaluation["seed"], tmp_path / "h2h"
+    assert recipe_curves.play(recipe, "heuristic", f"ppo:{opponent}", seed, folder)["win_rate"] == 0.4
+    assert recipe_curves.play(recipe, "heuristic", f"ppo:{opponent}", seed, folder)["win_rate"] == 0.4  # read
+    assert len(played) == 1
+    opponent.write_bytes(b"the network shipped now")
+    assert recipe_curves.play(recipe, "heuristic", f"ppo:{opponent}", seed, folder)["win_rate"] == 0.5
+    assert len(played) == 2
+
+
 def test_the_last_checkpoint_also_plays_the_shipped_network_on_the_validation_deals(tmp_path, monkeypatch):
     recipe = recipe_for(ENV_ID)
     run = tmp_path / "seed1"
