@@ -34,6 +34,7 @@ from learners_equal_budget import agent_figures, play_against, timed
 
 from agents.benchmark.candidate import file_sha256
 from agents.policy.agent import resolve_checkpoint
+from agents.spec import SAMPLE_SUFFIX, parse_agent_name
 from agents.training.recipes import Recipe, recipe_for
 from agents.training.warm_start import WARM_START_FILE
 from pirate_envs.core.files import write_atomic
@@ -61,19 +62,18 @@ AGENT_FILES = "agent_files.json"
 
 
 def agent_files(lineup: list[str]) -> dict[str, str]:
-    """The SHA-256 of the file of each network in ``lineup`` (``ppo:``/``dmc:`` names: a path, or a shipped name
-    whose file a later ship replaces)."""
+    """The SHA-256 of the file of each trained network in ``lineup`` (a path, or a shipped name whose file a later
+    ship replaces)."""
     hashes = {}
     for name in dict.fromkeys(lineup):
-        prefix, _, rest = name.partition(":")
-        if prefix in ("ppo", "dmc") and rest:
-            rest = rest.split("#")[0]
-            try:
-                path = resolve_checkpoint(rest) if prefix == "ppo" else Path(rest)
-            except ValueError:  # no such file: nothing to record
-                continue
-            if path.is_file():
-                hashes[name] = file_sha256(path)
+        network = parse_agent_name(name).network
+        if network is None:
+            continue
+        try:
+            path = resolve_checkpoint(network.removesuffix(SAMPLE_SUFFIX))
+        except ValueError:  # no such file: nothing to record
+            continue
+        hashes[name] = file_sha256(path)
     return hashes
 
 
