@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pirate_envs
-from agents.benchmark.board import line_up_opponent
+from agents.benchmark.board import candidate_label, line_up_opponent
 from agents.benchmark.candidate import file_sha256
 from agents.benchmark.learning import learning_section, recipe_summaries, shipped_seed
 from agents.benchmark.protocol import REFERENCE_SHA256, TITLE, VERSION, version_of
@@ -116,7 +116,7 @@ def _older_lines(older: Sequence[dict[str, Any]], newest: str | None) -> list[st
         "not in the table above nor ranked beside its runs:",
         "",
     ]
-    return lines + [f"- `{d['candidate']}`: {d['protocol']}" for d in older] + [""]
+    return lines + [f"- {candidate_label(d)}: {d['protocol']}" for d in older] + [""]
 
 
 #: Built-in agents left out of the candidates a game's page expects a full run of: ``mcts``, whose full runs
