@@ -87,10 +87,12 @@ def played_before(folder: Path, lineup: list[str], games: int, seed: int) -> dic
     document = json.loads(path.read_text())
     asked = document.get("args", {})
     same = (document.get("lineup"), asked.get("games"), asked.get("seed"), asked.get("duplicate"))
+    if same != (lineup, games, seed, True):
+        return None
     recorded = folder / AGENT_FILES
     if recorded.is_file() and json.loads(recorded.read_text()) != agent_files(lineup):
         return None
-    return agent_figures(document, lineup[0]) if same == (lineup, games, seed, True) else None
+    return agent_figures(document, lineup[0])
 
 
 def curve_steps(steps: list[int], budget: int) -> list[int]:

@@ -3,7 +3,7 @@
 A self-play table holds up to ``max_snapshots`` frozen copies of the learner; each opponent row is
 played by one of them. Asking each network for its few rows costs numpy's per-call overhead per
 network per engine step (a few rows each: the overhead is all of it). `PolicyStack.logits` runs every
-row through its own network in one call, one numba pass a layer. The first layer (`_indexed_linear`)
+row through its own network in one call, one numba pass a layer. The first layer (`indexed_linear`)
 adds, per row, the weight rows of its network for the row's nonzero inputs only: the observations are
 mostly zeros (Skull King's: about 35 nonzero entries of 610), so it reads a few weight rows instead of
 all of them. The later layers read dense activations (`_grouped_linear`): each output is a dot product
@@ -26,7 +26,7 @@ from agents.policy.mlp import ACTIVATIONS, MlpPolicy
 
 
 @njit(cache=True, nogil=True)
-def _indexed_linear(inputs: np.ndarray, nets: np.ndarray, weights: np.ndarray, biases: np.ndarray) -> np.ndarray:
+def indexed_linear(inputs: np.ndarray, nets: np.ndarray, weights: np.ndarray, biases: np.ndarray) -> np.ndarray:
     """``out[m] = inputs[m] @ weights[nets[m]] + biases[nets[m]]``, skipping the zero entries of ``inputs``."""
     rows, width = inputs.shape[0], weights.shape[2]
     out = np.empty((rows, width), dtype=np.float32)
@@ -120,7 +120,7 @@ class PolicyStack:
         if nets.size and (nets.min() < 0 or nets.max() >= self.size):
             raise ValueError(f"network indices must lie in [0, {self.size}), got {nets.min()}..{nets.max()}")
         x = np.ascontiguousarray(self.first._inputs(observations), dtype=np.float32)
-        x = _indexed_linear(x, nets, self.weights[0], self.biases[0])
+        x = indexed_linear(x, nets, self.weights[0], self.biases[0])
         order = np.argsort(nets, kind="stable")
         for weights_t, biases in zip(self.weights_t, self.biases[1:]):
             x = _grouped_linear(self._act(x), nets, order, weights_t, biases)
@@ -147,4 +147,4 @@ class StackedPolicyAgent:
         return choose_actions(logits, action_masks, self.deterministic, self.rng)
 
 
-__all__ = ["PolicyStack", "StackedPolicyAgent", "stack_key"]
+__all__ = ["PolicyStack", "StackedPolicyAgent", "indexed_linear", "stack_key"]

@@ -11,7 +11,6 @@ protocol label (version and revision), the current one first, so a column never 
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +39,9 @@ def strength(lineups: list[dict[str, Any]]) -> float:
     return sum(r["estimates"]["win"]["corrected"][0] / r["chance"] for r in lineups) / len(lineups)
 
 
-@functools.cache
-def _shipped_hash(path: Path) -> str | None:
+def shipped_sha256(file_name: str, shipped: Path = PRETRAINED_DIR) -> str | None:
+    """The SHA-256 of the shipped agent file ``file_name`` in ``shipped`` (``None`` where there is none)."""
+    path = Path(shipped) / file_name
     return file_sha256(path) if path.is_file() else None
 
 
@@ -52,7 +52,7 @@ def candidate_label(document: dict[str, Any], shipped: Path = PRETRAINED_DIR) ->
     record = document.get("agents", {}).get("candidate", {})
     if record.get("kind") != "registry" or not record.get("file") or not record.get("sha256"):
         return label
-    now = _shipped_hash(Path(shipped) / record["file"])
+    now = shipped_sha256(record["file"], shipped)
     if now is not None and now != record["sha256"]:
         return f"{label} (with the network shipped earlier, sha256 `{record['sha256'][:16]}`)"
     return label

@@ -19,12 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pirate_envs
-from agents.benchmark.board import candidate_label, line_up_opponent
-from agents.benchmark.candidate import file_sha256
+from agents.benchmark.board import candidate_label, line_up_opponent, shipped_sha256
 from agents.benchmark.learning import learning_section, recipe_summaries, shipped_seed
 from agents.benchmark.protocol import REFERENCE_SHA256, TITLE, VERSION, version_of
 from agents.benchmark.run import interval_text
-from agents.policy.agent import PRETRAINED_DIR
 from agents.registry import agent_names
 from agents.spec import searches
 
@@ -101,8 +99,7 @@ def render(
 
 def shipped_file_sha256(env_id: str) -> str | None:
     """The SHA-256 of the shipped agent file ``ppo:<env_id>`` (``None`` where the game ships none)."""
-    path = PRETRAINED_DIR / f"{env_id}.npz"
-    return file_sha256(path) if path.is_file() else None
+    return shipped_sha256(f"{env_id}.npz")
 
 
 def _older_lines(older: Sequence[dict[str, Any]], newest: str | None) -> list[str]:

@@ -28,6 +28,8 @@ import torch
 from numba import njit
 from torch.nn import functional as F
 
+from agents.batched.policy_stack import indexed_linear
+
 
 @njit(cache=True, nogil=True)
 def _transposed_product_kernel(indices: np.ndarray, values: np.ndarray, grad: np.ndarray, out: np.ndarray) -> None:
@@ -42,20 +44,6 @@ def _transposed_product_kernel(indices: np.ndarray, values: np.ndarray, grad: np
                 column = indices[row, slot]
                 for j in range(width):
                     out[column, j] += value * grad[row, j]
-
-
-@njit(cache=True, nogil=True)
-def _sparse_input_linear_kernel(dense: np.ndarray, table: np.ndarray, bias: np.ndarray, out: np.ndarray) -> None:
-    """``out = dense @ table + bias``, reading only the nonzero entries of each row of ``dense``."""
-    rows, width = dense.shape[0], table.shape[1]
-    for row in range(rows):
-        for j in range(width):
-            out[row, j] = bias[j]
-        for column in range(dense.shape[1]):
-            value = dense[row, column]
-            if value != 0.0:
-                for j in range(width):
-                    out[row, j] += value * table[column, j]
 
 
 @njit(cache=True, nogil=True)
@@ -157,10 +145,11 @@ def stacked_linear(
 
 def sparse_input_linear(dense: torch.Tensor, table: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
     """``dense @ table + bias`` of a 2-d float32 batch on the CPU, ``table`` ``(in, out)`` float32 and contiguous,
-    without autograd: one pass over the nonzero entries of each row (`_sparse_input_linear_kernel`)."""
-    out = torch.empty(dense.shape[0], table.shape[1], dtype=torch.float32)
-    _sparse_input_linear_kernel(dense.contiguous().numpy(), table.numpy(), bias.numpy(), out.numpy())
-    return out
+    without autograd: one pass over the nonzero entries of each row (the snapshot stack's first layer,
+    `agents.batched.policy_stack.indexed_linear`, with one network)."""
+    rows = dense.contiguous().numpy()
+    one_network = np.zeros(len(rows), dtype=np.int64)
+    return torch.from_numpy(indexed_linear(rows, one_network, table.numpy()[None], bias.numpy()[None]))
 
 
 class _Tanh(torch.autograd.Function):
