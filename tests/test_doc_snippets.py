@@ -43,6 +43,8 @@ TINY_SCRIPT_FLAGS = {
     "benchmarks/bench_vector.py": "--seconds 0.05 --repeats 1 --no-compile-times",
     "benchmarks/bench_training.py": "--timesteps 4096 --tutorial-timesteps 1024 --batched-timesteps 4096",
 }
+# a training command that names no budget runs its game's recipe (tens of CPU-minutes): these cut it
+TINY_RECIPE_FLAGS = "--total-timesteps 4096 --warm-start-games 8"
 # (pattern of a shell step, why it is left out)
 SKIPPED_STEPS = [
     (r"^(python3? -m venv|\. \.venv/bin/activate|source )", "creates or enters a virtual environment"),
@@ -111,6 +113,8 @@ def make_tiny(step: str) -> str:
     for script, flags in TINY_SCRIPT_FLAGS.items():
         if re.search(rf"(?<!\S){re.escape(script)}(?!\S)", step):
             step = f"{step} {flags}"
+    if re.search(r"-m experiments\.train(?!\S)", step) and "--total-timesteps" not in step and "--resume" not in step:
+        step = f"{step} {TINY_RECIPE_FLAGS}"
     return step
 
 
@@ -171,6 +175,8 @@ def test_budget_rewrites():
         "python -m experiments.train --total-timesteps 4096 --eval-games 2 --games 4 --eval-every 0"
     )
     assert make_tiny("python benchmarks/bench_envs.py") == "python benchmarks/bench_envs.py --seconds 0.05 --repeats 1"
+    recipe = "python -m experiments.train --env-id skull_king_v0"
+    assert make_tiny(recipe) == f"{recipe} --total-timesteps 4096 --warm-start-games 8"
     assert shell_steps("a --x 1 \\\n    --y 2 && b  # note\n# only a comment\nc#d") == ["a --x 1 --y 2", "b", "c#d"]
     assert block_installs('pip install pygame   # note\npip install -c constraints.txt -e ".[train]"') == ["pygame"]
     assert skip_reason("pip install -e .") and skip_reason(". .venv/bin/activate") and not skip_reason("python x.py")
