@@ -23,7 +23,7 @@ from pirate_envs.registry import (
     registered_specs,
 )
 
-__version__ = "0.3.8"
+__version__ = "0.3.9"
 
 register_gymnasium_ids()
 
