@@ -31,7 +31,8 @@ def run_module(module: str, *args: str, stdin: str = "", timeout: int = SUBPROCE
 def test_train_writes_a_run_folder_and_resumes(tmp_path, capsys):
     pytest.importorskip("sb3_contrib")
     tiny = ["--num-envs", "2", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--eval-games", "2"]
-    common = ["--env-id", "piraten_kapern_v0", "--out-dir", str(tmp_path), "--run-name", "run", "--no-progress"]
+    common = ["--env-id", "piraten_kapern_v0", "--num-players", "2", "--out-dir", str(tmp_path), "--run-name", "run"]
+    common += ["--no-progress"]
     result = run_module("experiments.train", *common, *tiny, "--total-timesteps", "128", "--eval-every", "128")
     assert result.returncode == 0, result.stderr
     run = tmp_path / "run"
@@ -60,7 +61,7 @@ def test_train_stops_at_its_wall_clock_budget_and_still_saves(tmp_path):
 
     tiny = ["--num-envs", "2", "--num-workers", "0", "--n-steps", "64", "--batch-size", "64", "--eval-games", "2"]
     tiny += ["--opponents", "random:1", "--eval-every", "0"]
-    tiny += ["--env-id", "skull_king_v0", "--env-kwargs", "num_hands=2"]  # games that always end soon
+    tiny += ["--env-id", "skull_king_v0", "--num-players", "4", "--env-kwargs", "num_hands=2"]  # games that end soon
     budget = ["--total-timesteps", "1000000", "--max-wall-s", "0.2"]  # far more steps than 0.2 s can take
     run = main(["--out-dir", str(tmp_path), "--run-name", "run", "--no-progress", *tiny, *budget])
     summary = json.loads((run / "summary.json").read_text())
@@ -79,7 +80,8 @@ def test_train_stops_at_its_cpu_budget_and_refuses_work_it_cannot_count(tmp_path
     from experiments.train import main
 
     tiny = ["--num-envs", "2", "--n-steps", "64", "--batch-size", "64", "--eval-games", "2", "--eval-every", "0"]
-    tiny += ["--opponents", "random:1", "--env-id", "skull_king_v0", "--env-kwargs", "num_hands=2"]
+    tiny += ["--opponents", "random:1", "--env-id", "skull_king_v0", "--num-players", "4"]
+    tiny += ["--env-kwargs", "num_hands=2"]
     budget = ["--total-timesteps", "1000000", "--max-cpu-s", "0.5"]  # far more steps than 0.5 CPU-s can take
     run = main(["--out-dir", str(tmp_path), "--run-name", "run", "--no-progress", "--num-workers", "0", *tiny, *budget])
     summary = json.loads((run / "summary.json").read_text())
@@ -168,7 +170,8 @@ def test_seeded_training_runs_repeat(tmp_path):
     def final_logits(name: str, seed: int) -> np.ndarray:
         tiny = ["--num-envs", "2", "--num-workers", "0", "--n-steps", "32", "--batch-size", "32", "--n-epochs", "1"]
         args = ["--out-dir", str(tmp_path), "--run-name", name, "--total-timesteps", "64", "--eval-every", "0"]
-        game = ["--env-id", "skull_king_v0", "--env-kwargs", "num_hands=1", "--opponents", "random", "self"]
+        game = ["--env-id", "skull_king_v0", "--num-players", "4", "--env-kwargs", "num_hands=1"]
+        game += ["--opponents", "random", "self"]
         evaluation = ["--eval-games", "1", "--eval-opponents", "random"]
         main([*tiny, *args, *game, *evaluation, "--seed", str(seed), "--no-progress"])
         policy, _ = load_checkpoint(str(tmp_path / name / "checkpoints" / "latest.zip"))
