@@ -131,6 +131,13 @@ class TrainArgs:
     batch_size: int = field(default=1024, metadata={"help": "minibatch size", "min": 2})
     n_epochs: int = field(default=4, metadata={"help": "epochs per rollout", "min": 1})
     learning_rate: float = field(default=3e-4, metadata={"help": "Adam step size", "above": 0})
+    anneal_lr: bool = field(
+        default=False,
+        metadata={
+            "help": "lower the step size linearly from --learning-rate to 0 over --total-timesteps (a run that "
+            "--max-cpu-s or --max-wall-s stops earlier ends above 0); --no-anneal-lr: constant"
+        },
+    )
     gamma: float = field(default=0.995, metadata={"help": "discount", "min": 0, "max": 1})
     gae_lambda: float = field(default=0.95, metadata={"help": "GAE lambda", "min": 0, "max": 1})
     clip_range: float = field(default=0.2, metadata={"help": "PPO clip range", "above": 0})

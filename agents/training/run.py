@@ -296,6 +296,16 @@ def newest_checkpoint(run_dir: Path) -> tuple[Path, int, dict[str, Any], int]:
     raise ValueError(f"--resume {run_dir}: no usable checkpoint in {folder}{detail}")
 
 
+def learning_rate_schedule(learning_rate: float, anneal: bool) -> float | Any:
+    """The step size, or with ``anneal`` a linear schedule from it to 0 over the run's learner steps
+    (sb3 calls it with the fraction of ``--total-timesteps`` still to go)."""
+    if not anneal:
+        return learning_rate
+    from stable_baselines3.common.utils import LinearSchedule
+
+    return LinearSchedule(learning_rate, 0.0, 1.0)
+
+
 def build_model(plan: RunPlan, vec_env: Any, init: str | None = None) -> Any:
     """A new MaskablePPO of the plan (with the update of `agents.ppo.algorithm`), starting from the agent file
     ``init`` (a path or shipped name; default ``--init``) when given; when resuming, with the parameters and
@@ -309,7 +319,7 @@ def build_model(plan: RunPlan, vec_env: Any, init: str | None = None) -> Any:
         n_steps=args.n_steps,
         batch_size=args.batch_size,
         n_epochs=args.n_epochs,
-        learning_rate=args.learning_rate,
+        learning_rate=learning_rate_schedule(args.learning_rate, args.anneal_lr),
         gamma=args.gamma,
         gae_lambda=args.gae_lambda,
         clip_range=args.clip_range,
