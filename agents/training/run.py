@@ -296,7 +296,7 @@ def newest_checkpoint(run_dir: Path) -> tuple[Path, int, dict[str, Any], int]:
     raise ValueError(f"--resume {run_dir}: no usable checkpoint in {folder}{detail}")
 
 
-def learning_rate_schedule(learning_rate: float, anneal: bool) -> float | Any:
+def learning_rate_schedule(learning_rate: float, anneal: bool) -> float | Callable[[float], float]:
     """The step size, or with ``anneal`` a linear schedule from it to 0 over the run's learner steps
     (sb3 calls it with the fraction of ``--total-timesteps`` still to go)."""
     if not anneal:
