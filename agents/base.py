@@ -48,4 +48,3 @@ class RandomAgent:
 
     def act(self, observation: dict[str, np.ndarray], view: Any = None) -> int:
         return sample_legal(observation["action_mask"], self.rng, self.blocks)
-

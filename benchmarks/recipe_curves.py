@@ -129,15 +129,39 @@ def one_seed(recipe: Recipe, seed: int, out: Path) -> list[dict]:
         name = WARM_START_FILE if step == 0 else f"step_{step}.npz"
         agent = f"ppo:{run / 'checkpoints' / name}"
         base = {"env_id": recipe.env_id, "seed": seed, "steps": step, "learn_cpu_s": cpu[str(step)]}
-        rows.append({**base, "against": "heuristic", "deals": "evaluation",
-                     **play(recipe, agent, "heuristic", evaluation["seed"], out / "eval" / f"s{seed}_{step}_h")})
+        rows.append(
+            {
+                **base,
+                "against": "heuristic",
+                "deals": "evaluation",
+                **play(recipe, agent, "heuristic", evaluation["seed"], out / "eval" / f"s{seed}_{step}_h"),
+            }
+        )
         if step == chosen[-1]:
-            rows.append({**base, "against": f"ppo:{recipe.env_id}", "deals": "evaluation",
-                         **play(recipe, agent, f"ppo:{recipe.env_id}", evaluation["seed"],
-                                out / "eval" / f"s{seed}_{step}_shipped")})
-            rows.append({**base, "against": "heuristic", "deals": "validation",
-                         **play(recipe, agent, "heuristic", evaluation["validation_seed"],
-                                out / "eval" / f"s{seed}_{step}_hv")})
+            rows.append(
+                {
+                    **base,
+                    "against": f"ppo:{recipe.env_id}",
+                    "deals": "evaluation",
+                    **play(
+                        recipe,
+                        agent,
+                        f"ppo:{recipe.env_id}",
+                        evaluation["seed"],
+                        out / "eval" / f"s{seed}_{step}_shipped",
+                    ),
+                }
+            )
+            rows.append(
+                {
+                    **base,
+                    "against": "heuristic",
+                    "deals": "validation",
+                    **play(
+                        recipe, agent, "heuristic", evaluation["validation_seed"], out / "eval" / f"s{seed}_{step}_hv"
+                    ),
+                }
+            )
             rows.append({**base, "against": f"ppo:{recipe.env_id}", "deals": "validation",
                          **play(recipe, agent, f"ppo:{recipe.env_id}", evaluation["validation_seed"],
                                 out / "eval" / f"s{seed}_{step}_shipped_v")})  # fmt: skip

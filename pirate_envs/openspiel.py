@@ -58,6 +58,7 @@ CHANCE_MODES = ("sampled", "explicit")
 #: Values of the parameter ``clone_chance``: a clone draws what the original would, or fresh chance.
 CLONE_CHANCE = ("shared", "fresh")
 
+
 def pyspiel_module() -> Any:
     """``pyspiel``, or ``ImportError`` naming the extra (one line)."""
     try:

@@ -197,9 +197,7 @@ def difference(path: Path, old: str, new: str, max_lines: int = 80) -> str:
 
 def expected_files(directory: Path) -> list[Path]:
     """Every file there should be: one per env id and table size."""
-    return [
-        directory / file_name(env_id, n) for env_id in registry.ENV_IDS for n in registry.player_counts(env_id)
-    ]
+    return [directory / file_name(env_id, n) for env_id in registry.ENV_IDS for n in registry.player_counts(env_id)]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

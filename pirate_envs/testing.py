@@ -72,7 +72,6 @@ INFO_SET_MAX_ALTERNATIVE_STEPS = 200
 MIN_REDRAWN_SHARE = 0.5
 
 
-
 # ----------------------------------------------------------------------------- where a check fails
 @dataclass
 class _Where:

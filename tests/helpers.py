@@ -16,7 +16,6 @@ __all__ = ["assert_replays_with_agent", "one_table_agent_file", "pettingzoo_api_
            "supported_player_counts"]  # fmt: skip
 
 
-
 def skip_without_shipped_agent(env_id: str) -> None:
     """Skip the test when no agent is shipped for ``env_id`` (``ppo:<env_id>`` would not load)."""
     from agents.policy.agent import shipped_checkpoints

@@ -13,6 +13,7 @@ MAX_LINES = 25
 #: The folders whose modules are checked.
 FOLDERS = ("pirate_envs", "agents", "experiments", "benchmarks", "examples")
 
+
 def docstring_lines(path: Path) -> int:
     """How many lines the module docstring of ``path`` spans (0 without one)."""
     doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")), clean=False)

@@ -364,7 +364,7 @@ def test_the_env_exposes_events_and_seat_screens(env_id):
     assert first and all(isinstance(e, Event) for e in first)
     agent = env.agent_selection
     env.step(int(np.flatnonzero(env.observe(agent)["action_mask"])[0]))
-    assert raw.events_since(len(first)) == raw.events_since()[len(first):]
+    assert raw.events_since(len(first)) == raw.events_since()[len(first) :]
     assert raw.seat_text(agent) == env_seat_text(env, agent)
     with pytest.raises(UnknownAgentError):
         raw.seat_text("player_9")
@@ -377,5 +377,9 @@ def test_event_dicts_are_json_even_with_numpy_values():
 
     event = Event("score", np.int64(1), {"delta": np.int64(-400), "total": np.int64(200), "cause": "Island of Skulls"})
     assert json.loads(json.dumps(event.to_dict())) == {
-        "kind": "score", "seat": 1, "delta": -400, "total": 200, "cause": "Island of Skulls"
+        "kind": "score",
+        "seat": 1,
+        "delta": -400,
+        "total": 200,
+        "cause": "Island of Skulls",
     }

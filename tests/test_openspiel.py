@@ -22,7 +22,6 @@ from tests.games import GAME_IDS, GAME_SPECS, require
 ROOT = Path(__file__).resolve().parents[1]
 
 
-
 @pytest.fixture
 def pyspiel():
     return pytest.importorskip("pyspiel", reason="the open-spiel wheel is not installed (extra 'openspiel')")

@@ -178,15 +178,23 @@ def test_lucky_pirate_worlds_after_a_pick_up(num_players):
 
     def after_pick_up(e: Any) -> bool:
         unseen = e.hands - e.known
-        movable = [(a, b) for a in range(1, num_players) for b in range(1, num_players)
-                   if a < b and (unseen[a] != unseen[b]).any() and unseen[a].any() and unseen[b].any()]
+        movable = [
+            (a, b)
+            for a in range(1, num_players)
+            for b in range(1, num_players)
+            if a < b and (unseen[a] != unseen[b]).any() and unseen[a].any() and unseen[b].any()
+        ]
         return bool(e.known[1:].any()) and e.current_player == 0 and bool(movable)
 
     random_moves(engine, np.random.default_rng(2), after_pick_up)
     twin = engine.clone()
     unseen = twin.hands - twin.known
-    a, b = next((a, b) for a in range(1, num_players) for b in range(a + 1, num_players)
-                if unseen[a].any() and unseen[b].any() and (unseen[a] != unseen[b]).any())
+    a, b = next(
+        (a, b)
+        for a in range(1, num_players)
+        for b in range(a + 1, num_players)
+        if unseen[a].any() and unseen[b].any() and (unseen[a] != unseen[b]).any()
+    )
     x = next(k for k in np.flatnonzero(unseen[a]) if unseen[b][k] < unseen[a][k])
     y = next(k for k in np.flatnonzero(unseen[b]) if k != x)
     twin.hands[a, x] -= 1

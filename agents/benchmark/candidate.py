@@ -36,6 +36,7 @@ from pirate_envs.core.errors import shown
 #: ``factory(env_id, seed, env)``: an agent for one game of ``env``.
 AgentFactory = Callable[[str, "int | None", Any], Agent]
 
+
 @dataclass(frozen=True)
 class Candidate:
     """A candidate: its name in the results and how to build it (``factory`` ``None``: a registry name)."""

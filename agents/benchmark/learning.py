@@ -272,9 +272,7 @@ def curve_section(env_id: str, summaries: Sequence[dict[str, Any]], shipped_sha2
     return lines
 
 
-def learning_section(
-    env_id: str, summaries: Sequence[dict[str, Any]], shipped_sha256: str | None = None
-) -> list[str]:
+def learning_section(env_id: str, summaries: Sequence[dict[str, Any]], shipped_sha256: str | None = None) -> list[str]:
     """The markdown lines of ``env_id``'s learning sections (``[]`` when no summary has a run of it);
     ``shipped_sha256``: the shipped file's hash (`curve_section`)."""
     players = pirate_envs.game_spec(env_id).default_players

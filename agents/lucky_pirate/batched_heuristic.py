@@ -213,9 +213,7 @@ class LuckyPirateHeuristicBatch:
         #: The columns that make a position: all but the pieces of the options ``observe_known`` and
         #: ``observe_pile`` (``None``: all).
         optional = [np.arange(layout.size)[layout[name]] for name in OPTION_PIECES if name in layout]
-        self._position_columns = (
-            np.setdiff1d(np.arange(layout.size), np.concatenate(optional)) if optional else None
-        )
+        self._position_columns = np.setdiff1d(np.arange(layout.size), np.concatenate(optional)) if optional else None
         self.rng = np.random.default_rng(seed)
         self._slot_epoch = np.zeros(self.num_games, dtype=np.int64)
         self._slot_count = np.zeros(self.num_games, dtype=np.int64)

@@ -52,6 +52,7 @@ from pirate_envs.core.render import check_pillow, text_image, working_render_mod
 if TYPE_CHECKING:
     from agents.policy.mlp import MlpPolicy
 
+
 class SelfPlayEnv(gymnasium.Env):
     """The learner's side of one pirate game (see the module docstring).
 

@@ -261,8 +261,9 @@ COMPILE_NOTICE_DELAY = 2.0
 
 
 @contextmanager
-def compile_notice(what: str, kernel: Any, delay: float = COMPILE_NOTICE_DELAY,
-                   stream: TextIO | None = None) -> Iterator[None]:
+def compile_notice(
+    what: str, kernel: Any, delay: float = COMPILE_NOTICE_DELAY, stream: TextIO | None = None
+) -> Iterator[None]:
     """Around a kernel's call: when it is its first in this process (numba has compiled no
     signature yet) and the call lasts over ``delay`` seconds, say on ``stream`` (standard error)
     that ``what`` is compiling, then how long it took. A cached kernel loads well within the

@@ -99,13 +99,15 @@ _TEXTS: dict[str, Callable[[Event, str, SeatName], str]] = {
     "turn": lambda e, who, name: f"{who}'s turn" + (f" ({e.data['what']})" if e.data.get("what") else ""),
     "bid": lambda e, who, name: f"{who} has bid",
     "bids_revealed": lambda e, who, name: f"bids revealed: {_per_seat(e.data['bids'], name)}",
-    "play": lambda e, who, name: f"{who} plays {' '.join(e.data['cards'])}"
-    + (f" ({e.data['how']})" if e.data.get("how") else ""),
+    "play": lambda e, who, name: (
+        f"{who} plays {' '.join(e.data['cards'])}" + (f" ({e.data['how']})" if e.data.get("how") else "")
+    ),
     "draw": lambda e, who, name: f"{who} draws {e.data['card']}",
     "roll": lambda e, who, name: f"{who} rolls {_count_list(e.data['dice'])}",
     "move": lambda e, who, name: f"{who} {e.data['what']}",
-    "trick_won": lambda e, who, name: f"{who} wins the trick"
-    + (f" (bonus {e.data['bonus']})" if e.data.get("bonus") else ""),
+    "trick_won": lambda e, who, name: (
+        f"{who} wins the trick" + (f" (bonus {e.data['bonus']})" if e.data.get("bonus") else "")
+    ),
     "round_won": lambda e, who, name: f"{who} wins {e.data['what']}",
     "no_winner": lambda e, who, name: f"nobody wins {e.data['what']}",
     "score": _score_text,
@@ -127,8 +129,6 @@ def event_text(event: Event, name: SeatName = default_name) -> str:
 def events_text(events: Sequence[Event], name: SeatName = default_name) -> str:
     """Events as text, one line each."""
     return "\n".join(event_text(e, name) for e in events)
-
-
 
 
 def events_since(env: Any, start: int = 0) -> list[Event]:

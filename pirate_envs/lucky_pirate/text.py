@@ -258,8 +258,15 @@ CARD_RULES: dict[str, str] = {
 }
 #: The symbol a drawn special card shows.
 CARD_SYMBOLS: dict[str, str] = {
-    "captain": "\u2693", "kraken": "\u2646", "first_mate": "\u2694", "porthole": "\u25ce",
-    "walk_the_plank": "\u2620", "mermaid": "\u2652", "parrot": "\u2726", "reverse": "\u21c4", "skip": "\u2298",
+    "captain": "\u2693",
+    "kraken": "\u2646",
+    "first_mate": "\u2694",
+    "porthole": "\u25ce",
+    "walk_the_plank": "\u2620",
+    "mermaid": "\u2652",
+    "parrot": "\u2726",
+    "reverse": "\u21c4",
+    "skip": "\u2298",
 }
 
 
@@ -267,9 +274,15 @@ def card_face(kind: int) -> dict[str, Any]:
     """A drawn card of kind index ``kind``: ``{id, suit, value, kind, name, rule, symbol}``."""
     name = KINDS[kind]
     number = name.isdigit()
-    return {"id": kind, "suit": "number" if number else "special", "value": FACE_VALUE[kind],
-            "kind": "number" if number else name, "name": name.replace("_", " "), "rule": CARD_RULES[name],
-            "symbol": "" if number else CARD_SYMBOLS[name]}
+    return {
+        "id": kind,
+        "suit": "number" if number else "special",
+        "value": FACE_VALUE[kind],
+        "kind": "number" if number else name,
+        "name": name.replace("_", " "),
+        "rule": CARD_RULES[name],
+        "symbol": "" if number else CARD_SYMBOLS[name],
+    }
 
 
 def page_state(view: View, legal: Sequence[int] = ()) -> dict[str, Any]:
@@ -300,21 +313,27 @@ def page_state(view: View, legal: Sequence[int] = ()) -> dict[str, Any]:
         r = (s - me) % n
         mine = s == me
         down = (
-            [{"slot": i, "choices": [_choice(DOWN_OFFSET + i)] if DOWN_OFFSET + i in legal_set else []}
-             for i, filled in enumerate(view.down_slots) if filled]
-            if mine else [{"slot": None, "choices": []} for _ in range(int(view.down_counts[r]))]
+            [
+                {"slot": i, "choices": [_choice(DOWN_OFFSET + i)] if DOWN_OFFSET + i in legal_set else []}
+                for i, filled in enumerate(view.down_slots)
+                if filled
+            ]
+            if mine
+            else [{"slot": None, "choices": []} for _ in range(int(view.down_counts[r]))]
         )
-        seats.append({
-            "seat": s,
-            "hand_size": int(view.hand_sizes[r]),
-            "up": cards(view.up[r], plays if mine else lambda k: []),
-            "down": down,
-            "wins": int(view.wins[r]),
-            "score": int(view.wins[r]),
-            "known": cards(view.known[r], lambda k: []) if not mine else [],
-            "on_turn": not over and s == current,
-            "dealer": r == view.dealer,
-        })
+        seats.append(
+            {
+                "seat": s,
+                "hand_size": int(view.hand_sizes[r]),
+                "up": cards(view.up[r], plays if mine else lambda k: []),
+                "down": down,
+                "wins": int(view.wins[r]),
+                "score": int(view.wins[r]),
+                "known": cards(view.known[r], lambda k: []) if not mine else [],
+                "on_turn": not over and s == current,
+                "dealer": r == view.dealer,
+            }
+        )
     mode = {Mode.CAPTAIN: "captain", Mode.FREE: "free"}.get(view.pile_mode, "normal")
     return {
         "table": {

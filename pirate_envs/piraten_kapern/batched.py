@@ -83,8 +83,10 @@ _EXPECTED = {
     "engine.MAX_CHEST_MOVES_PER_ROLL": (MAX_CHEST_MOVES, _engine.MAX_CHEST_MOVES_PER_ROLL),
     "actions offsets": (
         (STOP, REROLL_OFFSET, CHEST_PUT_OFFSET, CHEST_TAKE_OFFSET, NUM_ACTIONS),
-        tuple(getattr(_actions, name) for name in ("STOP", "REROLL_OFFSET", "CHEST_PUT_OFFSET", "CHEST_TAKE_OFFSET",
-                                                    "NUM_ACTIONS")),
+        tuple(
+            getattr(_actions, name)
+            for name in ("STOP", "REROLL_OFFSET", "CHEST_PUT_OFFSET", "CHEST_TAKE_OFFSET", "NUM_ACTIONS")
+        ),
     ),
 }
 check_constants("Kapern", _EXPECTED)
@@ -622,9 +624,7 @@ class KapernBatch(BatchBackend):
         self.max_turns = config.max_turns
         self.num_dice, self.max_rolls = config.num_dice, config.max_rolls
         self.tables = (*_rule_tables(config.num_dice), np.asarray(_actions.REROLL_VECTORS, dtype=np.int64))
-        self.deck_cards = np.array(
-            [_rules.CARD_INDEX[card] for card in KapernEngine(config).deck_cards], dtype=np.int8
-        )
+        self.deck_cards = np.array([_rules.CARD_INDEX[card] for card in KapernEngine(config).deck_cards], dtype=np.int8)
         self.game = np.zeros((num, NUM_FIELDS), dtype=np.int64)
         self.free = np.zeros((num, NUM_FACES), dtype=np.int64)
         self.chest = np.zeros((num, NUM_FACES), dtype=np.int64)

@@ -38,7 +38,6 @@ def explicit_rules(config: Any) -> ExplicitRules:
     )
 
 
-
 def constant_score_bound(config: Any) -> int:
     """The default ``score_bound`` of every config: `SCORE_BOUND`."""
     return SCORE_BOUND

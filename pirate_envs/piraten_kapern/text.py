@@ -294,13 +294,15 @@ def page_state(view: View, legal: Sequence[int] = ()) -> dict[str, Any]:
             move = offset + NON_SKULL_FACES.index(face) if face in NON_SKULL_FACES else None
             choices = [_choice(move)] if move is not None and move in legal_set else []
             dice += [{"face": FACES[face], "where": where, "choices": choices} for _ in range(counts[face])]
-    rerolls = [
-        {"action": a, "counts": list(reroll_counts(a))} for a in legal if REROLL_OFFSET <= a < CHEST_PUT_OFFSET
-    ]
+    rerolls = [{"action": a, "counts": list(reroll_counts(a))} for a in legal if REROLL_OFFSET <= a < CHEST_PUT_OFFSET]
     over = view.phase == "game_over"
     seats = [
-        {"seat": s, "score": int(view.scores[s]), "on_turn": not over and s == view.current_player,
-         "final": _final_mark(view, s)}
+        {
+            "seat": s,
+            "score": int(view.scores[s]),
+            "on_turn": not over and s == view.current_player,
+            "final": _final_mark(view, s),
+        }
         for s in range(view.num_players)
     ]
     card = None if over else {"id": view.card, "name": view.card.replace("_", " "), "rule": CARD_RULES[view.card]}

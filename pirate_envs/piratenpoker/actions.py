@@ -33,4 +33,3 @@ LOOT = ACTIONS.offset("loot")
 GIVE = ACTIONS.offset("give")
 KEEP = ACTIONS.offset("keep")
 RECIPIENT = ACTIONS.offset("recipient")
-

@@ -79,8 +79,10 @@ _EXPECTED = {
     ),
     "actions offsets": (
         (ADD, COMMIT, PASS, LOOT, GIVE, KEEP, RECIPIENT, NUM_ACTIONS),
-        tuple(getattr(_actions, name) for name in ("ADD", "COMMIT", "PASS", "LOOT", "GIVE", "KEEP", "RECIPIENT",
-                                                    "NUM_ACTIONS")),
+        tuple(
+            getattr(_actions, name)
+            for name in ("ADD", "COMMIT", "PASS", "LOOT", "GIVE", "KEEP", "RECIPIENT", "NUM_ACTIONS")
+        ),
     ),
     "engine.Phase": (
         (PHASE_BID, PHASE_PICK_LOOT, PHASE_GIFT, PHASE_RECIPIENT, PHASE_OVER, NUM_PHASES),
@@ -674,7 +676,10 @@ def _observe(i, seat, options, offsets, scales, game, seats, hands, bids, last_b
     if game[i, F_LAST_ROUND] >= 0:
         vec[offsets[O_LAST_ROUND] + game[i, F_LAST_ROUND]] = 1.0
     o_face_up, o_tops, o_sizes, o_contents = (
-        offsets[O_FACE_UP], offsets[O_STACK_TOPS], offsets[O_STACK_SIZES], offsets[O_STACK_CONTENTS]
+        offsets[O_FACE_UP],
+        offsets[O_STACK_TOPS],
+        offsets[O_STACK_SIZES],
+        offsets[O_STACK_CONTENTS],
     )
     sizes_scale, contents_scale = scales[O_STACK_SIZES], scales[O_STACK_CONTENTS]
     for c in range(NUM_COLOURS):
@@ -692,7 +697,10 @@ def _observe(i, seat, options, offsets, scales, game, seats, hands, bids, last_b
     vec[offsets[O_DRAW_SIZE]] = game[i, F_DRAW_LEN] * scales[O_DRAW_SIZE]
     vec[offsets[O_GAMES]] = game[i, F_GAMES] * scales[O_GAMES]
     o_scores, o_pass, o_hand_sizes, o_last_passed = (
-        offsets[O_SCORES], offsets[O_PASS_AVAILABLE], offsets[O_HAND_SIZES], offsets[O_LAST_PASSED]
+        offsets[O_SCORES],
+        offsets[O_PASS_AVAILABLE],
+        offsets[O_HAND_SIZES],
+        offsets[O_LAST_PASSED],
     )
     o_displayed, o_last_bids, o_present = offsets[O_DISPLAYED], offsets[O_LAST_BIDS], offsets[O_SEAT_PRESENT]
     scores_scale, hand_sizes_scale = scales[O_SCORES], scales[O_HAND_SIZES]
@@ -828,7 +836,14 @@ def step_kernel(actions, st):
         st.before, st.work, st.game, st.seats, st.hands, st.bids, st.last_bids, st.discard, st.displayed, st.draw,
         st.face_up, st.stacks, st.stack_len)  # fmt: skip
     history, obs, mask, shown, rewards, terminated, truncated = (
-        st.history, st.observation, st.action_mask, st.current_player, st.rewards, st.terminated, st.truncated)
+        st.history,
+        st.observation,
+        st.action_mask,
+        st.current_player,
+        st.rewards,
+        st.terminated,
+        st.truncated,
+    )
     n = options[C_PLAYERS]
     capacity = history.shape[1]
     for i in range(game.shape[0]):

@@ -610,8 +610,10 @@ class PiratenpokerEngine(BaseEngine):
     def _record_reveal(self, winner: int | None) -> None:
         """The revealed bids (cards, ``pass``, or nothing) and the round's winner."""
         assert self.events is not None
-        bids = ["pass" if self.passed[s] else sorted(names, key=POKER_INDEX.__getitem__) or "nothing"
-                for s, names in enumerate(self.bid_names)]
+        bids = [
+            "pass" if self.passed[s] else sorted(names, key=POKER_INDEX.__getitem__) or "nothing"
+            for s, names in enumerate(self.bid_names)
+        ]
         self.events.append(Event("bids_revealed", None, {"bids": bids}))
         round_name = ROUND_NAMES[self.round]
         if winner is None:

@@ -23,7 +23,6 @@ def explicit_rules(config: Any) -> ExplicitRules:
     return ExplicitRules(max_chance_outcomes=NUM_POKER_KINDS, max_chance_nodes=nodes)
 
 
-
 def constant_score_bound(config: Any) -> int:
     """The default ``score_bound`` of every config: `SCORE_BOUND`."""
     return SCORE_BOUND

@@ -249,8 +249,10 @@ def move_hint(view: View, legal: list[int]) -> str:
 #: The tooltip of a drawn poker card, of the Pass and of a loot card.
 POKER_RULE = "Poker card: played face down into a bid; the highest total wins (round 3: one colour counts double)."
 PASS_RULE = "Pass: play it instead of a bid (worth 0); you sit out the rest of this game's rounds."
-LOOT_RULE = ("Loot card: its front scores the value, its back the negative value (a +5's back is a shark, worth 4); "
-             "three sharks or three equal fronts score 5 more.")
+LOOT_RULE = (
+    "Loot card: its front scores the value, its back the negative value (a +5's back is a shark, worth 4); "
+    "three sharks or three equal fronts score 5 more."
+)
 
 
 def loot_face(colour: int, front_index: int, side: str) -> dict[str, Any]:
@@ -258,9 +260,17 @@ def loot_face(colour: int, front_index: int, side: str) -> dict[str, Any]:
     front = FRONT_VALUES[front_index]
     back = BACK_OF_FRONT[front]
     shown = f"+{front}" if side == "front" else (str(back) if back != "shark" else "shark")
-    return {"id": f"{COLOURS[colour]}:{shown}", "suit": COLOURS[colour], "value": shown, "kind": "loot",
-            "side": side, "name": f"{COLOURS[colour]} loot {shown}", "rule": LOOT_RULE, "front": f"+{front}",
-            "back": str(back)}
+    return {
+        "id": f"{COLOURS[colour]}:{shown}",
+        "suit": COLOURS[colour],
+        "value": shown,
+        "kind": "loot",
+        "side": side,
+        "name": f"{COLOURS[colour]} loot {shown}",
+        "rule": LOOT_RULE,
+        "front": f"+{front}",
+        "back": str(back),
+    }
 
 
 def _displayed_face(kind: int) -> dict[str, Any]:
@@ -273,8 +283,14 @@ def _displayed_face(kind: int) -> dict[str, Any]:
 def _poker_face(kind: int) -> dict[str, Any]:
     """A drawn poker card of poker kind ``kind``."""
     colour = COLOURS[kind // (MAX_VALUE - MIN_VALUE + 1)]
-    return {"id": kind, "suit": colour, "value": KIND_VALUE[kind], "kind": "poker", "name": POKER_NAMES[kind],
-            "rule": POKER_RULE}
+    return {
+        "id": kind,
+        "suit": colour,
+        "value": KIND_VALUE[kind],
+        "kind": "poker",
+        "name": POKER_NAMES[kind],
+        "rule": POKER_RULE,
+    }
 
 
 def _cards(counts: Any, face: Any, choices: Any = lambda kind: []) -> list[dict[str, Any]]:
@@ -303,29 +319,36 @@ def page_state(view: View, legal: Sequence[int] = ()) -> dict[str, Any]:
     on_turn = seat if view.on_turn else (table.chooser if table.phase not in (_BID, _OVER) else None)
     seats = []
     for s in range(n):
-        gives = (lambda k: chosen(GIVE + NEGATIVE_KINDS.index(k)) if k in NEGATIVE_KINDS else []) if s == seat else (
-            lambda k: [])
-        seats.append({
-            "seat": s,
-            "score": float(table.scores[s]),
-            "hand_size": int(table.hand_sizes[s]),
-            "pass_available": bool(table.pass_available[s]),
-            "on_turn": not over and s == on_turn,
-            "dealer": False,  # the rules name no dealer: the bids are simultaneous, nobody leads
-            "loot": _cards(table.displayed[s], _displayed_face, gives),
-            "last_bid": _cards(table.last_bids[s], _poker_face) if table.last_round >= 0 else [],
-            "last_passed": bool(table.last_passed[s]) if table.last_round >= 0 else False,
-            "choices": chosen(RECIPIENT + view.relative(s)) if table.phase == _RECIPIENT else [],
-        })
+        gives = (
+            (lambda k: chosen(GIVE + NEGATIVE_KINDS.index(k)) if k in NEGATIVE_KINDS else [])
+            if s == seat
+            else (lambda k: [])
+        )
+        seats.append(
+            {
+                "seat": s,
+                "score": float(table.scores[s]),
+                "hand_size": int(table.hand_sizes[s]),
+                "pass_available": bool(table.pass_available[s]),
+                "on_turn": not over and s == on_turn,
+                "dealer": False,  # the rules name no dealer: the bids are simultaneous, nobody leads
+                "loot": _cards(table.displayed[s], _displayed_face, gives),
+                "last_bid": _cards(table.last_bids[s], _poker_face) if table.last_round >= 0 else [],
+                "last_passed": bool(table.last_passed[s]) if table.last_round >= 0 else False,
+                "choices": chosen(RECIPIENT + view.relative(s)) if table.phase == _RECIPIENT else [],
+            }
+        )
     offer = []
     for c in range(len(COLOURS)):
-        offer.append({
-            "colour": COLOURS[c],
-            "face_up": loot_face(c, table.face_up[c], "front") if table.face_up[c] >= 0 else None,
-            "stack_top": loot_face(c, table.stack_tops[c], "back") if table.stack_tops[c] >= 0 else None,
-            "stack_size": int(table.stack_sizes[c]),
-            "choices": chosen(LOOT + c),
-        })
+        offer.append(
+            {
+                "colour": COLOURS[c],
+                "face_up": loot_face(c, table.face_up[c], "front") if table.face_up[c] >= 0 else None,
+                "stack_top": loot_face(c, table.stack_tops[c], "back") if table.stack_tops[c] >= 0 else None,
+                "stack_size": int(table.stack_sizes[c]),
+                "choices": chosen(LOOT + c),
+            }
+        )
     return {
         "table": {
             "game": "piratenpoker",

@@ -430,9 +430,7 @@ def _write_mask(i, st):
                     break
         for token in range(NUM_TOKENS):
             kind = token if token < SCARY_MARY else SCARY_MARY
-            if hands[i, seat, kind] > 0 and (
-                not holds_led or token >= NUM_SUIT_CARDS or token // NUM_RANKS == led
-            ):
+            if hands[i, seat, kind] > 0 and (not holds_led or token >= NUM_SUIT_CARDS or token // NUM_RANKS == led):
                 row[CARD_OFFSET + token] = 1
 
 

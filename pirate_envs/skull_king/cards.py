@@ -72,6 +72,8 @@ def deck_copies(suits: Iterable[int], ranks: int, specials: Iterable[int]) -> tu
         copies[suit * NUM_RANKS : suit * NUM_RANKS + ranks] = [1] * ranks
     copies[ESCAPE:] = list(specials)
     return tuple(copies)
+
+
 #: Card kind of each trick token.
 KIND_OF_TOKEN: np.ndarray = np.array(list(range(SCARY_MARY)) + [SCARY_MARY, SCARY_MARY], dtype=np.int64)
 #: Tokens that count as a Pirate for the Skull King bonus (Scary Mary in either mode).

@@ -197,7 +197,6 @@ def hand_score(bid: int, tricks: int, hand_number: int, bonus: int) -> int:
     return -PENALTY_PER_TRICK_MISSED * abs(tricks - bid)
 
 
-
 # ----------------------------------------------------------------------------- redeal
 #: Uniform shuffles tried before the constructive fallback.
 REJECTION_TRIES = 200
@@ -249,9 +248,7 @@ def _constructive_deal(
     room = {**sizes, _DECK: len(pool) - sum(sizes.values())}
     if room[_DECK] < 0:
         return None
-    allowed = [
-        [d for d in room if d == _DECK or suits[i] < 0 or not voids[d][suits[i]]] for i in range(len(pool))
-    ]
+    allowed = [[d for d in room if d == _DECK or suits[i] < 0 or not voids[d][suits[i]]] for i in range(len(pool))]
     held: dict[int, list[int]] = {d: [] for d in room}
 
     def place(card: int, seen: set[int]) -> bool:

@@ -166,7 +166,11 @@ CARD_RULES: dict[str, str] = {
 }
 #: The symbol a drawn special card shows.
 CARD_SYMBOLS: dict[str, str] = {
-    "escape": "\u2691", "pirate": "\u2620", "mermaid": "\u2652", "skull_king": "\u265b", "scary_mary": "\u2640",
+    "escape": "\u2691",
+    "pirate": "\u2620",
+    "mermaid": "\u2652",
+    "skull_king": "\u265b",
+    "scary_mary": "\u2640",
 }
 
 
@@ -180,11 +184,25 @@ def card_face(token: int, in_hand: bool = False) -> dict[str, Any]:
     if kind < NUM_SUIT_CARDS:
         suit = SUITS[kind // NUM_RANKS]
         rule = CARD_RULES["black" if suit == "black" else "suit"]
-        return {"id": kind, "suit": suit, "value": kind % NUM_RANKS + 1, "kind": "suit", "name": name, "rule": rule,
-                "symbol": ""}
+        return {
+            "id": kind,
+            "suit": suit,
+            "value": kind % NUM_RANKS + 1,
+            "kind": "suit",
+            "name": name,
+            "rule": rule,
+            "symbol": "",
+        }
     base = KIND_NAMES[kind]
-    return {"id": kind, "suit": None, "value": None, "kind": base, "name": name.replace("_", " "),
-            "rule": CARD_RULES[base], "symbol": CARD_SYMBOLS[base]}
+    return {
+        "id": kind,
+        "suit": None,
+        "value": None,
+        "kind": base,
+        "name": name.replace("_", " "),
+        "rule": CARD_RULES[base],
+        "symbol": CARD_SYMBOLS[base],
+    }
 
 
 def page_state(view: View, legal: Sequence[int] = ()) -> dict[str, Any]:

@@ -44,9 +44,30 @@ def test_unknown_agent_is_refused_before_training(capsys, tmp_path):
 
 
 def test_tiny_probe_end_to_end(tmp_path):
-    argv = ["--env-id", "piraten_kapern_v0", "--agent", "heuristic", "--total-timesteps", "256", "--eval-every", "128",
-            "--eval-games", "4", "--out-dir", str(tmp_path),
-            "--", "--num-envs", "4", "--num-workers", "0", "--n-steps", "32", "--batch-size", "64", "--no-progress"]
+    argv = [
+        "--env-id",
+        "piraten_kapern_v0",
+        "--agent",
+        "heuristic",
+        "--total-timesteps",
+        "256",
+        "--eval-every",
+        "128",
+        "--eval-games",
+        "4",
+        "--out-dir",
+        str(tmp_path),
+        "--",
+        "--num-envs",
+        "4",
+        "--num-workers",
+        "0",
+        "--n-steps",
+        "32",
+        "--batch-size",
+        "64",
+        "--no-progress",
+    ]
     report = best_response.main(argv)
     run_dir = tmp_path / "probe_piraten_kapern_v0_heuristic_s1"
     saved = json.loads((run_dir / "best_response.json").read_text())

@@ -47,6 +47,7 @@ def test_same_deal_same_cards_in_every_rotation():
 
 def test_duplicate_intervals_are_over_deals():
     """Two deals of a two-seat rotation: the interval is the normal one over the two deal means."""
+
     def game(seed, shares, scores):
         return GameRecord(scores, shares, False, None, seed)
 
@@ -75,8 +76,20 @@ def test_parallel_workers_give_the_same_records():
 def test_saved_games_replay_exactly(tmp_path, env_id, capsys):
     agents = LINEUPS[env_id]
     out = tmp_path / "games"
-    evaluate.main(["--env-id", env_id, "--agents", *agents, "--games", str(len(agents)), "--duplicate",
-                   "--save-games", str(out), "--no-progress"])
+    evaluate.main(
+        [
+            "--env-id",
+            env_id,
+            "--agents",
+            *agents,
+            "--games",
+            str(len(agents)),
+            "--duplicate",
+            "--save-games",
+            str(out),
+            "--no-progress",
+        ]
+    )
     files = sorted(out.iterdir())
     assert [f.name for f in files] == [f"game_{i:06d}.json" for i in range(len(agents))]  # no temporary files left
     for path in files:

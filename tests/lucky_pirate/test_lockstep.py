@@ -170,8 +170,11 @@ def test_pile_tables_are_the_reference_rules() -> None:
     assert clears[0, CAPTAIN, 2] == 1  # three Captains in one set clear
     tops = [EMPTY_TOP, PileTop(9, Mode.CAPTAIN, CAPTAIN, 1), PileTop(0, Mode.FREE)]
     for top in tops:
-        row = next(r for r in range(len(top_info)) if tuple(top_info[r]) == (top.value, top.mode, top.run_kind,
-                                                                             top.run_length) and (r == 0) == top.empty)
+        row = next(
+            r
+            for r in range(len(top_info))
+            if tuple(top_info[r]) == (top.value, top.mode, top.run_kind, top.run_length) and (r == 0) == top.empty
+        )
         for kind in range(len(playable[0])):
             assert playable[row, kind] == can_play(kind, top, rules)
             new, cleared = place(top, kind, 2, rules)

@@ -92,7 +92,6 @@ def test_stepping_a_copy_leaves_the_original_future_unchanged(make_copy):
     assert steps > 10
 
 
-
 def test_the_engines_own_clone_copies_what_the_generic_clone_copies():
     """``KapernEngine.clone`` (hand-written, for speed) against ``Engine.clone`` (generic) at many points of games:
     equal attributes, and every attribute the generic clone copies is copied (not shared), the turn's dice too."""

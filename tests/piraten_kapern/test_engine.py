@@ -263,7 +263,6 @@ def test_turn_limit_guard_truncates():
     assert e.truncated and not e.terminated
 
 
-
 def test_turns_ending_on_their_first_roll_follow_each_other_in_a_loop():
     """Eight skulls on every first roll end every turn at once (an Island turn with no dice left
     to re-roll, or three skulls under a Sea Battle); a thousand such turns in a row run in one
@@ -290,6 +289,7 @@ def test_turns_ending_on_their_first_roll_follow_each_other_in_a_loop():
     engine.reset(np.random.default_rng(3))
     assert engine.guard.turns == 1000 and engine.truncated and engine.phase is Phase.GAME_OVER
     assert engine.scores().tolist() == expected_losses
+
 
 def test_final_round_is_cancelled_when_the_trigger_falls_below_target():
     rolls = [dict(coin=8), dict(skull=5, coin=3), dict(skull=3, coin=5), dict(coin=8)]

@@ -14,7 +14,7 @@ pytest.importorskip("numba")
 
 ROOT = Path(__file__).resolve().parents[2]
 
-KERNEL = '''
+KERNEL = """
 from pirate_envs.core.kernel_cache import cross_module_kernel
 from deppkg.helper import step
 
@@ -22,9 +22,9 @@ from deppkg.helper import step
 @cross_module_kernel("deppkg")
 def run(x):
     return step(x)
-'''
+"""
 
-ENGINE_KERNEL = '''
+ENGINE_KERNEL = """
 from pirate_envs.core.batched import kernel
 from deppkg.rules import LIMIT
 
@@ -32,7 +32,7 @@ from deppkg.rules import LIMIT
 @kernel
 def run(x):
     return min(x, LIMIT)
-'''
+"""
 
 PROBE = "import deppkg.kernel as k; print(k.run(1), sum(k.run.stats.cache_hits.values()))"
 

@@ -140,7 +140,6 @@ def test_the_name_resolves_through_the_registry(tmp_path):
         make_agent("rules:piratenpoker_v0", "skull_king_v0")
 
 
-
 def test_a_later_version_of_the_same_game_plays_the_earlier_versions_card():
     """``lucky_pirate_v1`` is version 0's game and view (``same_game_as``): ``rules:lucky_pirate_v1`` is v0's card."""
     assert "rules:lucky_pirate_v1" in agent_names("lucky_pirate_v1")

@@ -72,4 +72,3 @@ def test_positions_weigh_by_the_stakes_of_the_choice():
     assert go is not None and STOP in legal
     stop_points, go_points = expected_points_of_moves(view, [STOP, go])
     assert positions.stakes[0] == abs(stop_points - go_points) + STAKES_FLOOR
-
