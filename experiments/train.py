@@ -30,6 +30,7 @@ from agents.selfplay.opponents import SELF, parse_weights
 from agents.selfplay.vec_env import ENGINES
 from agents.training import plan as planning
 from agents.training.evaluation import EVALUATOR
+from agents.training.finish import FINISHES, finish_of
 from agents.training.plan import ACTIVATION_FLAGS, RunPlan, make_plan
 from agents.training.recipes import recipe_for
 from agents.training.run import newest_checkpoint
@@ -222,6 +223,38 @@ class TrainArgs:
             "min": 0,
         },
     )
+    finish: str = field(
+        default="last",
+        metadata={
+            "help": "the agent the run hands over: last (checkpoints/latest.npz), average (the mean of the "
+            "checkpoints from --finish-from of the run on) or choose (the one of them that wins most against "
+            "--choose-against on the validation deals); average and choose write checkpoints/final.npz and "
+            "finish.json",
+            "choices": list(FINISHES),
+        },
+    )
+    finish_from: float = field(
+        default=0.5,
+        metadata={"help": "--finish's candidates: the checkpoints at or after this share of the run's steps"},
+    )
+    choose_against: str = field(
+        default="heuristic", metadata={"help": "--finish choose: the opponent, at every other seat"}
+    )
+    choose_players: int = field(
+        default=0, metadata={"help": "--finish choose: the table size (0: the run's, when it plays one)", "min": 0}
+    )
+    choose_games: int = field(
+        default=400,
+        metadata={"help": "--finish choose: duplicate games per candidate (a multiple of the table size)", "min": 1},
+    )
+    choose_seed: int = field(
+        default=169_001,
+        metadata={
+            "help": "--finish choose: the seed of the validation deals (keep them apart from the deals you report on)",
+            "min": 0,
+            "max": MAX_SEED,
+        },
+    )
     seed: int = field(default=1, metadata={"help": "seed of everything", "min": 0, "max": MAX_SEED})
     torch_threads: int = field(default=1, metadata={"help": "torch intra-op threads", "min": 1})
     pipeline: bool = field(
@@ -372,6 +405,26 @@ def check_settings(plan: RunPlan) -> None:
             raise ValueError(f"--engine batched: {reason}; use --engine single or auto")
     if args.max_cpu_s > 0:
         check_cpu_budget(plan)
+    if args.finish != "last":
+        check_finish(plan)
+
+
+def check_finish(plan: RunPlan) -> None:
+    """``ValueError`` (one line) for ``--finish`` settings the run cannot carry out."""
+    args = plan.args
+    if not 0 < args.finish_from <= 1:
+        raise ValueError(f"--finish-from {args.finish_from}: a share of the run's steps, above 0 and at most 1")
+    if args.finish != "choose":
+        return
+    players = finish_of(plan).players
+    if players not in plan.table_sizes:
+        sizes = " ".join(map(str, plan.table_sizes))
+        raise ValueError(f"--choose-players {players}: one of the run's table sizes ({sizes})")
+    if args.choose_games % players:
+        raise ValueError(
+            f"--choose-games {args.choose_games}: duplicate deals are played once per rotation, a multiple of {players}"
+        )
+    check_agents([args.choose_against], args.env_id, players, "--choose-against", env=plan.tables[players])
 
 
 def check_cpu_budget(plan: RunPlan) -> None:
@@ -601,12 +654,13 @@ def with_recipe(args: TrainArgs, given: set[str]) -> TrainArgs:
 
 
 #: Flags that replace recipe fields they do not name: a network given by ``--init`` takes no warm start; table
-#: sizes given (``--num-players``) take none of the weights of the recipe's sizes; a run that may put work in
-#: other processes (``--pipeline-in``, ``--engine``, ``--num-workers``) takes no CPU cap, which counts this
-#: process only (`check_cpu_budget`); its budget is then the recipe's learner steps.
+#: sizes given (``--num-players``) take none of the weights of the recipe's sizes, nor its table of
+#: ``--finish choose``; a run that may put work in other processes (``--pipeline-in``, ``--engine``,
+#: ``--num-workers``) takes no CPU cap, which counts this process only (`check_cpu_budget`); its budget is then
+#: the recipe's learner steps.
 REPLACES_RECIPE_FIELDS = {
     "init": ("warm_start", "warm_start_games", "warm_start_rounds", "warm_start_epochs"),
-    "num_players": ("player_weights",),
+    "num_players": ("player_weights", "choose_players"),
     "pipeline_in": ("max_cpu_s",),
     "engine": ("max_cpu_s",),
     "num_workers": ("max_cpu_s",),

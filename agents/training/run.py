@@ -38,6 +38,7 @@ from agents.policy.checkpoint import (
 from agents.policy.mlp import MlpPolicy
 from agents.selfplay.opponents import SELF
 from agents.selfplay.vec_env import make_vec_env
+from agents.training.finish import FINISH_REPORT, finish_of, finish_run
 from agents.training.plan import RunPlan
 from agents.training.progress import make_logger
 from pirate_envs.core.files import temporary_target, write_atomic
@@ -69,8 +70,8 @@ def seed_everything(seed: int, torch_threads: int) -> None:
 
 #: The files a training run writes (regular expressions of names), by folder of the run folder.
 RUN_FILES = {
-    ".": r"config\.json|summary\.json|progress\.csv|learning_curve(_\d+p)?\.png",
-    "checkpoints": r"(step_\d+|latest|warm_start)\.(zip|npz)|learn_cpu_s\.json",
+    ".": r"config\.json|summary\.json|finish\.json|progress\.csv|learning_curve(_\d+p)?\.png",
+    "checkpoints": r"(step_\d+|latest|warm_start)\.(zip|npz)|final\.npz|learn_cpu_s\.json",
     "eval": r"step_\d+\.(md|json)|history\.json",
 }
 
@@ -102,6 +103,7 @@ def prepare_folder(plan: RunPlan) -> None:
                 shutil.rmtree(run_dir / stale, ignore_errors=True)
             for events in run_dir.glob("events.out.tfevents.*"):
                 events.unlink()
+            (run_dir / FINISH_REPORT).unlink(missing_ok=True)
         run_dir.mkdir(parents=True, exist_ok=True)
     for path in remove_temporaries(run_dir):
         print(f"removed {path}, a temporary file of a run that was killed")
@@ -515,6 +517,8 @@ def train(plan: RunPlan, evaluator: Evaluator) -> Path:
     }
     if warm_cpu_s is not None:
         summary["warm_start_cpu_s"] = round(warm_cpu_s, 1)  # the imitation before learning (not in learn_cpu_s)
+    if not interrupt.requested:
+        finished = hand_over(plan, model.num_timesteps, summary)
     write_json(run_dir / "summary.json", summary)
     print(f"run folder: {run_dir}\n{json.dumps(summary)}")
     if interrupt.requested:
@@ -525,4 +529,18 @@ def train(plan: RunPlan, evaluator: Evaluator) -> Path:
         )
         raise KeyboardInterrupt
     print((run_dir / "eval" / f"step_{model.num_timesteps}.md").read_text())
+    if finished is not None:
+        print(f"the run's agent: {finished} ({json.loads((run_dir / FINISH_REPORT).read_text())['note']})")
     return run_dir
+
+
+def hand_over(plan: RunPlan, timesteps: int, summary: dict[str, Any]) -> Path | None:
+    """Carry out the run's ``--finish`` (`agents.training.finish`); its CPU seconds go into ``summary``
+    (``finish_cpu_s``, not in ``learn_cpu_s``). ``None`` for ``last``."""
+    finish = finish_of(plan)
+    if finish.method == "last":
+        return None
+    start = time.process_time()
+    agent = finish_run(plan, finish, timesteps)
+    summary["finish_cpu_s"] = round(time.process_time() - start, 1)
+    return agent
