@@ -35,6 +35,7 @@ from learners_equal_budget import agent_figures, play_against, timed
 from agents.benchmark.candidate import file_sha256
 from agents.policy.agent import resolve_checkpoint
 from agents.spec import SAMPLE_SUFFIX, parse_agent_name
+from agents.training.finish import FINAL_FILE, FINISH_REPORT
 from agents.training.recipes import Recipe, recipe_for
 from agents.training.warm_start import WARM_START_FILE
 from pirate_envs.core.files import write_atomic
@@ -124,48 +125,45 @@ def one_seed(recipe: Recipe, seed: int, out: Path) -> list[dict]:
     chosen = curve_steps(steps, recipe.train["total_timesteps"])
     if (run / "checkpoints" / WARM_START_FILE).is_file():
         chosen.insert(0, 0)  # the warm start's network, at its CPU seconds (agents.training.warm_start)
-    evaluation = recipe.evaluation
     for step in chosen:
         name = WARM_START_FILE if step == 0 else f"step_{step}.npz"
         agent = f"ppo:{run / 'checkpoints' / name}"
         base = {"env_id": recipe.env_id, "seed": seed, "steps": step, "learn_cpu_s": cpu[str(step)]}
-        rows.append(
-            {
-                **base,
-                "against": "heuristic",
-                "deals": "evaluation",
-                **play(recipe, agent, "heuristic", evaluation["seed"], out / "eval" / f"s{seed}_{step}_h"),
-            }
-        )
-        if step == chosen[-1]:
-            rows.append(
-                {
-                    **base,
-                    "against": f"ppo:{recipe.env_id}",
-                    "deals": "evaluation",
-                    **play(
-                        recipe,
-                        agent,
-                        f"ppo:{recipe.env_id}",
-                        evaluation["seed"],
-                        out / "eval" / f"s{seed}_{step}_shipped",
-                    ),
-                }
-            )
-            rows.append(
-                {
-                    **base,
-                    "against": "heuristic",
-                    "deals": "validation",
-                    **play(
-                        recipe, agent, "heuristic", evaluation["validation_seed"], out / "eval" / f"s{seed}_{step}_hv"
-                    ),
-                }
-            )
-            rows.append({**base, "against": f"ppo:{recipe.env_id}", "deals": "validation",
-                         **play(recipe, agent, f"ppo:{recipe.env_id}", evaluation["validation_seed"],
-                                out / "eval" / f"s{seed}_{step}_shipped_v")})  # fmt: skip
+        played = LAST_ROWS if step == chosen[-1] else LAST_ROWS[:1]
+        rows += play_rows(recipe, agent, base, played, out / "eval" / f"s{seed}_{step}")
         print(json.dumps(rows[-1]), flush=True)
+    final = run / "checkpoints" / FINAL_FILE
+    if final.is_file():  # the agent the run handed over (--finish): beside its last checkpoint
+        report = json.loads((run / FINISH_REPORT).read_text())
+        spent = json.loads((run / "summary.json").read_text()).get("finish_cpu_s", 0.0)
+        base = {"method": "finish", "finish": report["finish"]["method"], "env_id": recipe.env_id, "seed": seed,
+                "steps": steps[-1], "learn_cpu_s": cpu[str(steps[-1])] + spent}  # fmt: skip
+        if "chosen" in report:
+            base["chosen"] = report["chosen"]
+        rows += play_rows(recipe, f"ppo:{final}", base, LAST_ROWS, out / "eval" / f"s{seed}_final")
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+#: What a curve's last checkpoint plays (every other checkpoint: the first only): ``(opponent, deals, folder
+#: suffix)``, the opponent ``heuristic`` or ``shipped`` (``ppo:<env_id>``), the deals the recipe's ``evaluation``
+#: seed or ``validation`` seed.
+LAST_ROWS = (
+    ("heuristic", "evaluation", "_h"),
+    ("shipped", "evaluation", "_shipped"),
+    ("heuristic", "validation", "_hv"),
+    ("shipped", "validation", "_shipped_v"),
+)
+
+
+def play_rows(recipe: Recipe, agent: str, base: dict, played: tuple, prefix: Path) -> list[dict]:
+    """``agent``'s rows of ``played`` (`LAST_ROWS`) on top of ``base``, evaluate's output in ``<prefix><suffix>``."""
+    rows = []
+    for opponent, deals, suffix in played:
+        against = "heuristic" if opponent == "heuristic" else f"ppo:{recipe.env_id}"
+        seed = recipe.evaluation["seed" if deals == "evaluation" else "validation_seed"]
+        figures = play(recipe, agent, against, seed, prefix.with_name(prefix.name + suffix))
+        rows.append({**base, "against": against, "deals": deals, **figures})
     return rows
 
 

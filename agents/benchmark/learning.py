@@ -37,6 +37,8 @@ METHODS = {
     "imitation": "the shipped recipe, run again",
     "shipped": "the shipped agent file",
 }
+#: A recipe run's handed-over agent (``--finish``; rows of method ``finish``), in the curve table's words.
+FINISH_WORDS = {"average": "the mean of its late checkpoints", "choose": "its late checkpoint chosen on validation"}
 #: The command a PPO recipe starts with: its stages are a run's checkpoints (``order``: learner steps),
 #: not separate runs stopped after each stage (``benchmarks/recipe_seeds.py`` runs both kinds).
 PPO_RECIPE = "python -m experiments.train"
@@ -163,6 +165,11 @@ def _curve_table(runs: list[dict[str, Any]]) -> list[str]:
             continue
         against = "n - 1 heuristics" if run["against"] == "heuristic" else f"n - 1 × `{run['against']}`"
         seed, steps = (f"{run['seed']} (DMC)", "—") if run["method"] == "dmc" else (run["seed"], f"{run['steps']:,}")
+        if run["method"] == "finish":
+            how = FINISH_WORDS.get(run["finish"], run["finish"])
+            if run.get("chosen") is not None:
+                how = f"its checkpoint at {run['chosen']:,} steps, chosen on validation"
+            seed = f"{run['seed']} ({how})"
         lines.append(
             f"| {seed} | {steps} | {run['learn_cpu_s'] / 60:.1f} | {against} | {run['deals']} | {_seed_cell(run)} |"
         )
@@ -233,6 +240,18 @@ def _warm_start_words(runs: list[dict[str, Any]]) -> str:
     )
 
 
+def _finish_words(runs: list[dict[str, Any]]) -> str:
+    """The sentence on the agent each run hands over (``""`` without rows of method ``finish``)."""
+    kinds = sorted({run["finish"] for run in runs if run["method"] == "finish"})
+    if not kinds:
+        return ""
+    how = " or ".join(f"`--finish {kind}`, {FINISH_WORDS.get(kind, kind)}" for kind in kinds)
+    return (
+        f" Each run hands over an agent other than its last checkpoint ({how}; `checkpoints/final.npz`, its CPU "
+        f"added to the last checkpoint's); median over seeds: {_final_medians(runs, 'finish')}."
+    )
+
+
 def curve_section(env_id: str, summaries: Sequence[dict[str, Any]], shipped_sha256: str | None = None) -> list[str]:
     """The markdown lines of ``env_id``'s from-scratch recipe curves (``[]`` without one); ``shipped_sha256``: the
     shipped file's hash, which names the seed it is (`shipped_seed`)."""
@@ -262,6 +281,7 @@ def curve_section(env_id: str, summaries: Sequence[dict[str, Any]], shipped_sha2
             f"{_final_medians(runs)}. Made by `benchmarks/recipe_curves.py`."
             + shipped_words
             + _warm_start_words(runs)
+            + _finish_words(runs)
             + (f" {summary['note']}" if summary.get("note") else "")
             + _dmc_words(runs),
             "",

@@ -135,3 +135,29 @@ def test_the_last_checkpoint_also_plays_the_shipped_network_on_the_validation_de
         ("heuristic", "evaluation"), (f"ppo:{ENV_ID}", "evaluation"), ("heuristic", "validation"),
         (f"ppo:{ENV_ID}", "validation"),
     }  # fmt: skip
+
+
+def test_the_agent_a_run_hands_over_plays_what_its_last_checkpoint_plays(tmp_path, monkeypatch):
+    """A run with ``--finish`` (``checkpoints/final.npz``): four more rows of method ``finish``, at the last
+    checkpoint's steps and its CPU plus the finish's."""
+    recipe = recipe_for(ENV_ID)
+    run = tmp_path / "seed1"
+    (run / "checkpoints").mkdir(parents=True)
+    (run / "summary.json").write_text(json.dumps({"finish_cpu_s": 5.0}))
+    (run / "finish.json").write_text(json.dumps({"finish": {"method": "choose"}, "chosen": 1000}))
+    (run / "checkpoints" / "learn_cpu_s.json").write_text(json.dumps({"1000": 10.0, "2000": 20.0}))
+    (run / "checkpoints" / "final.npz").write_bytes(b"")
+    calls = []
+    monkeypatch.setattr(recipe_curves, "play", lambda _r, agent, opponent, seed, _f: calls.append(agent) or {})
+    rows = recipe_curves.one_seed(recipe, 1, tmp_path)
+    finals = [row for row in rows if row.get("method") == "finish"]
+    assert calls.count(f"ppo:{run / 'checkpoints' / 'final.npz'}") == 4 == len(finals)
+    assert {(row["against"], row["deals"]) for row in finals} == {
+        ("heuristic", "evaluation"), (f"ppo:{ENV_ID}", "evaluation"), ("heuristic", "validation"),
+        (f"ppo:{ENV_ID}", "validation"),
+    }  # fmt: skip
+    assert {(row["steps"], row["learn_cpu_s"], row["finish"], row["chosen"]) for row in finals} == {
+        (2000, 25.0, "choose", 1000)
+    }
+    (run / "checkpoints" / "final.npz").unlink()
+    assert not any(row.get("method") == "finish" for row in recipe_curves.one_seed(recipe, 1, tmp_path))

@@ -389,6 +389,23 @@ def test_a_recipe_curve_from_scratch_is_on_the_page_with_the_median_of_its_last_
     assert "The recipe starts with a warm start (`--warm-start`)" in section
     assert "| 1 | 0 | 0.5 | n - 1 heuristics | evaluation | 0.450 [0.250, 0.350] |" in section
     assert "against the heuristics 0.600 (seeds 0.600, 0.700, 0.500" in section  # the medians: last checkpoints
+    assert "hands over" not in section  # no --finish rows, no sentence on them
+    # runs that hand over another agent (--finish): its rows in the table and its medians beside the last ones
+    finish = {"method": "finish", "finish": "choose", "env_id": KAPERN, "steps": 2_000_000, "learn_cpu_s": 210.0}
+    interval = {"win_low": 0.6, "win_high": 0.8, "games": 400, "deals": "evaluation"}
+    handed = [{**finish, "seed": s, "against": "heuristic", "win_rate": r, **interval} for s, r in ((1, 0.7), (2, 0.8))]
+    handed[0]["chosen"] = 1_500_000
+    (tmp_path / "learning" / "c.json").write_text(json.dumps({**curve, "runs": [*runs, *handed]}))
+    results_pages.main(
+        ["--data", str(tmp_path / "data"), "--out", str(tmp_path), "--learning", str(tmp_path / "learning")]
+    )
+    section = (tmp_path / f"{KAPERN}.md").read_text().split("## The training recipe from scratch over seeds")[1]
+    assert "`--finish choose`, its late checkpoint chosen on validation" in section
+    assert "median over seeds: against the heuristics 0.750 (seeds 0.700, 0.800; median 3.5 CPU-minutes)" in section
+    row = "| 2 (its late checkpoint chosen on validation) | 2,000,000 | 3.5 | n - 1 heuristics | evaluation | 0.800 "
+    assert row in section
+    assert "| 1 (its checkpoint at 1,500,000 steps, chosen on validation) | 2,000,000 | 3.5 |" in section
+    assert "against the heuristics 0.600 (seeds 0.600, 0.700, 0.500" in section  # the last checkpoints' unchanged
 
 
 def test_a_shipped_network_that_is_a_seed_of_the_curve_is_named_there_while_its_file_is_unchanged(
