@@ -23,7 +23,7 @@ from pirate_envs.registry import (
     registered_specs,
 )
 
-__version__ = "0.3.11"
+__version__ = "0.3.12"
 
 register_gymnasium_ids()
 
