@@ -241,7 +241,11 @@ class TrainArgs:
         default="heuristic", metadata={"help": "--finish choose: the opponent, at every other seat"}
     )
     choose_players: int = field(
-        default=0, metadata={"help": "--finish choose: the table size (0: the run's, when it plays one)", "min": 0}
+        default=0,
+        metadata={
+            "help": "--finish choose: the table size (0: the run's size weighted most, the first on a tie)",
+            "min": 0,
+        },
     )
     choose_games: int = field(
         default=400,
@@ -405,8 +409,7 @@ def check_settings(plan: RunPlan) -> None:
             raise ValueError(f"--engine batched: {reason}; use --engine single or auto")
     if args.max_cpu_s > 0:
         check_cpu_budget(plan)
-    if args.finish != "last":
-        check_finish(plan)
+    check_finish(plan)
 
 
 def check_finish(plan: RunPlan) -> None:

@@ -110,6 +110,7 @@ def test_the_mean_of_agents_of_different_networks_is_refused(tmp_path):
     [
         (["--finish", "average", "--finish-from", "0"], "--finish-from 0.0"),
         (["--finish", "average", "--finish-from", "1.5"], "--finish-from 1.5"),
+        (["--finish-from", "2"], "--finish-from 2.0"),  # refused with the default finish too: it would fail at the end
         (["--finish", "choose", "--choose-players", "3"], "--choose-players 3: one of the run's table sizes"),
         (["--finish", "choose", "--choose-games", "7"], "--choose-games 7"),
         (["--finish", "choose", "--choose-against", "no_such_agent"], "--choose-against"),
