@@ -128,9 +128,9 @@ def validation_play(plan: RunPlan, finish: Finish) -> Play:
     return play
 
 
-def finish_run(plan: RunPlan, finish: Finish, last_step: int, play: Play | None = None) -> Path | None:
+def finish_run(plan: RunPlan, finish: Finish, last_step: int, play: Play | None = None) -> tuple[Path, str] | None:
     """Hand over the run's agent by ``finish``: ``None`` for ``last`` (the agent is ``latest.npz``), else
-    write ``checkpoints/final.npz`` and ``finish.json`` (atomically) and return the agent file.
+    write ``checkpoints/final.npz`` and ``finish.json`` (atomically) and return the agent file and how it was made.
 
     ``play`` rates a candidate for ``choose`` (default: `validation_play`).
     """
@@ -156,8 +156,8 @@ def finish_run(plan: RunPlan, finish: Finish, last_step: int, play: Play | None 
             f"[{low:.3f}, {high:.3f}] against {finish.opponent} x{finish.players - 1} on {finish.games} duplicate "
             f"games from seed {finish.seed}"
         )
-    figures = header["training"]["figures"] if finish.method == "choose" else {}  # the mean was never evaluated
-    header["training"] = {**header["training"], "figures": {**figures, "finish": note}}
+    kept = header["training"]["figures"] if finish.method == "choose" else {}  # the mean was never evaluated
+    header["training"] = {**header["training"], "figures": {**kept, "finish": note}}
     agent = save_agent(folder / FINAL_FILE, policy, header)
     write_atomic(plan.run_dir / FINISH_REPORT, json.dumps({**report, "agent": str(agent), "note": note}, indent=2))
-    return agent
+    return agent, note

@@ -517,8 +517,7 @@ def train(plan: RunPlan, evaluator: Evaluator) -> Path:
     }
     if warm_cpu_s is not None:
         summary["warm_start_cpu_s"] = round(warm_cpu_s, 1)  # the imitation before learning (not in learn_cpu_s)
-    if not interrupt.requested:
-        finished = hand_over(plan, model.num_timesteps, summary)
+    handed_over = None if interrupt.requested else hand_over(plan, model.num_timesteps, summary)
     write_json(run_dir / "summary.json", summary)
     print(f"run folder: {run_dir}\n{json.dumps(summary)}")
     if interrupt.requested:
@@ -529,18 +528,18 @@ def train(plan: RunPlan, evaluator: Evaluator) -> Path:
         )
         raise KeyboardInterrupt
     print((run_dir / "eval" / f"step_{model.num_timesteps}.md").read_text())
-    if finished is not None:
-        print(f"the run's agent: {finished} ({json.loads((run_dir / FINISH_REPORT).read_text())['note']})")
+    if handed_over is not None:
+        print(handed_over)
     return run_dir
 
 
-def hand_over(plan: RunPlan, timesteps: int, summary: dict[str, Any]) -> Path | None:
+def hand_over(plan: RunPlan, timesteps: int, summary: dict[str, Any]) -> str | None:
     """Carry out the run's ``--finish`` (`agents.training.finish`); its CPU seconds go into ``summary``
-    (``finish_cpu_s``, not in ``learn_cpu_s``). ``None`` for ``last``."""
+    (``finish_cpu_s``, not in ``learn_cpu_s``). The line naming the agent handed over; ``None`` for ``last``."""
     finish = finish_of(plan)
     if finish.method == "last":
         return None
     start = time.process_time()
-    agent = finish_run(plan, finish, timesteps)
+    handed = finish_run(plan, finish, timesteps)
     summary["finish_cpu_s"] = round(time.process_time() - start, 1)
-    return agent
+    return None if handed is None else f"the run's agent: {handed[0]} ({handed[1]})"
