@@ -53,8 +53,12 @@ SKIPPED_STEPS = [
     (r"^mkdocs serve\b|experiments\.web\b", "starts a server that runs until stopped"),
     (r"^ray start\b|--address auto", "needs a Ray cluster"),
 ]
-SLOW = re.compile(r"experiments\.(train|rllib_selfplay)|benchmarks/|examples/|MaskablePPO|pirate_envs\.vector")
-STEP_TIMEOUT_S = 900  # the slowest tiny step takes well under 90 s
+# training, benchmark runs, and evaluations against several searching seats take minutes even when tiny
+SLOW = re.compile(
+    r"experiments\.(train|rllib_selfplay|benchmark|expert_iteration)|benchmarks/|examples/|MaskablePPO"
+    r"|pirate_envs\.vector|\bmctsx\d"
+)
+STEP_TIMEOUT_S = 900  # the slowest tiny steps (a search benchmark, marked slow) take about 5 minutes
 
 
 @dataclass(frozen=True)
@@ -180,3 +184,14 @@ def test_budget_rewrites():
     assert shell_steps("a --x 1 \\\n    --y 2 && b  # note\n# only a comment\nc#d") == ["a --x 1 --y 2", "b", "c#d"]
     assert block_installs('pip install pygame   # note\npip install -c constraints.txt -e ".[train]"') == ["pygame"]
     assert skip_reason("pip install -e .") and skip_reason(". .venv/bin/activate") and not skip_reason("python x.py")
+
+
+def test_training_benchmarks_and_searching_line_ups_are_slow():
+    for step in (
+        "python -m experiments.benchmark --env-id skull_king_v0 --agent openspiel:ismcts --players 2",
+        "python -m experiments.evaluate --env-id skull_king_v0 --agents ppo:skull_king_v0 mctsx3 --games 200",
+        "python -m experiments.expert_iteration --env-id skull_king_v0 --players 4",
+        "python -m experiments.train_dmc --env-id lucky_pirate_v0",
+    ):
+        assert SLOW.search(step), step
+    assert not SLOW.search("python -m experiments.evaluate --agents mcts:50:ppo:skull_king_v0 heuristicx3")

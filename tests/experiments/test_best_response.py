@@ -66,6 +66,8 @@ def test_tiny_probe_end_to_end(tmp_path):
         "32",
         "--batch-size",
         "64",
+        "--warm-start-games",  # the game's recipe imitates the oracle in 2,000 games first: 8 here
+        "8",
         "--no-progress",
     ]
     report = best_response.main(argv)

@@ -31,6 +31,7 @@ def run_module(module: str, *args: str, stdin: str = "", timeout: int = SUBPROCE
 def test_train_writes_a_run_folder_and_resumes(tmp_path, capsys):
     pytest.importorskip("sb3_contrib")
     tiny = ["--num-envs", "2", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--eval-games", "2"]
+    tiny += ["--warm-start-games", "8"]  # the game's recipe imitates the oracle in 2,000 games first
     common = ["--env-id", "piraten_kapern_v0", "--num-players", "2", "--out-dir", str(tmp_path), "--run-name", "run"]
     common += ["--no-progress"]
     result = run_module("experiments.train", *common, *tiny, "--total-timesteps", "128", "--eval-every", "128")

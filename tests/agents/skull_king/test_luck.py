@@ -130,6 +130,7 @@ def test_corrected_estimate_of_random_line_up_centres_on_chance(players):
         assert low <= 1 / players <= high, (kind, win)
 
 
+@pytest.mark.slow  # 512 deals: over a minute
 def test_skull_king_control_variate_narrows_the_random_line_up():
     """Measured on the protocol's first 512 deals (the figures are deterministic): the bids'
     luck cuts the variance of random against three random opponents by more than a sixth."""
