@@ -6,7 +6,8 @@ temporary folder). Budgets are made tiny before running: the known budget flags
 (``--total-timesteps``, ``--games``, ...) and ``learn(N)`` are rewritten, and the benchmark
 scripts get their own small-budget flags appended. Shell steps that install software, start a
 server or a cluster, or are the test command itself are left out (each with its reason); every
-other step must exit with status 0. Snippets that train or benchmark are marked ``slow``.
+other step must exit with status 0. Snippets that train, benchmark or seat several searching
+agents (``mctsx3``) are marked ``slow``.
 """
 
 from __future__ import annotations
