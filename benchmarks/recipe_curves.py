@@ -2,12 +2,13 @@
 
     python benchmarks/recipe_curves.py --env-id skull_king_v0 --seeds 1 2 3 --out runs/recipes/skull_king_v0
 
-Runs the recipe (`agents.training.recipes`, the settings ``experiments.train --env-id <id>`` uses by default)
-once per seed, then plays some of each run's checkpoints on the recipe's duplicate deals, fixed before any
-run (``evaluation`` in the recipe): against ``n - 1`` heuristics, and the last checkpoint also against
-``n - 1`` copies of the shipped network (``ppo:<env_id>``), and against both on the validation deals (the
-deals that choose among seeds and recipes; the evaluation deals never do). Run again on the same ``--out``,
-it trains no seed whose run is there and plays no evaluation already played (its folder holds the results).
+Runs the recipe (`agents.training.recipes`, the settings ``experiments.train --env-id <id>`` uses by default,
+both phases of a recipe of two) once per seed, then plays some of each run's checkpoints on the recipe's
+duplicate deals, fixed before any run (``evaluation`` in the recipe): against ``n - 1`` heuristics, and the last
+checkpoint also against ``n - 1`` copies of the shipped network (``ppo:<env_id>``), and against both on the
+validation deals (the deals that choose among seeds and recipes; the evaluation deals never do). Run again on
+the same ``--out``, it trains no seed whose run is there and plays no evaluation already played (its folder
+holds the results).
 Each checkpoint's CPU seconds are the run's own count of its learning (``checkpoints/learn_cpu_s.json``: this
 process, evaluations during learning included). Each invocation writes ``summary_<seeds>.json`` in ``--out``;
 ``--report`` merges those of a game into the committed learning summary
@@ -36,7 +37,8 @@ from agents.benchmark.candidate import file_sha256
 from agents.policy.agent import resolve_checkpoint
 from agents.spec import SAMPLE_SUFFIX, parse_agent_name
 from agents.training.finish import FINAL_FILE, FINISH_REPORT
-from agents.training.recipes import Recipe, recipe_for
+from agents.training.recipes import PHASE_2_FOLDER, Recipe, recipe_for
+from agents.training.run import LEARN_CPU_FILE
 from agents.training.warm_start import WARM_START_FILE
 from pirate_envs.core.files import write_atomic
 
@@ -110,39 +112,52 @@ def curve_steps(steps: list[int], budget: int) -> list[int]:
 
 
 def one_seed(recipe: Recipe, seed: int, out: Path) -> list[dict]:
-    """Train one seed (unless its run is there) and play its curve's checkpoints; the rows."""
+    """Train one seed (unless its run is there) and play its curve's checkpoints; the rows. A recipe of two
+    phases draws one curve: the second phase's checkpoints follow the first's, their steps and CPU seconds
+    counted on from the first phase's last checkpoint."""
     run = out / f"seed{seed}"
     (out / "eval").mkdir(parents=True, exist_ok=True)
     rows: list[dict] = []
-    if not (run / "summary.json").is_file():
-        command = [sys.executable, "-m", "experiments.train", "--env-id", recipe.env_id, *recipe.flags(),
-                   "--seed", str(seed), "--out-dir", str(out), "--run-name", f"seed{seed}", "--overwrite",
-                   "--no-progress"]  # fmt: skip
+    if not (run / "summary.json").is_file():  # the command takes the recipe (both phases) by default
+        command = [sys.executable, "-m", "experiments.train", "--env-id", recipe.env_id, "--seed", str(seed),
+                   "--out-dir", str(out), "--run-name", f"seed{seed}", "--overwrite", "--no-progress"]  # fmt: skip
         ran = timed(command, out / f"seed{seed}.log")
         (out / f"seed{seed}_process.json").write_text(json.dumps(ran))
-    cpu = json.loads((run / "checkpoints" / "learn_cpu_s.json").read_text())
-    steps = sorted(int(s) for s in cpu if int(s) > 0)
-    chosen = curve_steps(steps, recipe.train["total_timesteps"])
-    if (run / "checkpoints" / WARM_START_FILE).is_file():
-        chosen.insert(0, 0)  # the warm start's network, at its CPU seconds (agents.training.warm_start)
-    for step in chosen:
-        name = WARM_START_FILE if step == 0 else f"step_{step}.npz"
-        agent = f"ppo:{run / 'checkpoints' / name}"
-        base = {"env_id": recipe.env_id, "seed": seed, "steps": step, "learn_cpu_s": cpu[str(step)]}
-        played = LAST_ROWS if step == chosen[-1] else LAST_ROWS[:1]
-        rows += play_rows(recipe, agent, base, played, out / "eval" / f"s{seed}_{step}")
-        print(json.dumps(rows[-1]), flush=True)
-    final = run / "checkpoints" / FINAL_FILE
+    phases = [(run, recipe.train)] + ([(run / PHASE_2_FOLDER, {**recipe.train, **recipe.then})] if recipe.then else [])
+    step_offset, cpu_offset = 0, 0.0
+    for number, (folder, settings) in enumerate(phases, start=1):
+        cpu = json.loads((folder / "checkpoints" / LEARN_CPU_FILE).read_text())
+        steps = sorted(int(s) for s in cpu if int(s) > 0)
+        chosen = curve_steps(steps, settings["total_timesteps"])
+        if (folder / "checkpoints" / WARM_START_FILE).is_file():
+            chosen.insert(0, 0)  # the warm start's network, at its CPU seconds (agents.training.warm_start)
+        last_phase = number == len(phases)
+        phase = {"phase": number} if len(phases) > 1 else {}
+        for step in chosen:
+            name = WARM_START_FILE if step == 0 else f"step_{step}.npz"
+            agent = f"ppo:{folder / 'checkpoints' / name}"
+            base = {"env_id": recipe.env_id, "seed": seed, "steps": step_offset + step,
+                    "learn_cpu_s": round(cpu_offset + cpu[str(step)], 2), **phase}  # fmt: skip
+            played = LAST_ROWS if step == chosen[-1] and last_phase else LAST_ROWS[:1]
+            rows += play_rows(recipe, agent, base, played, out / "eval" / f"s{seed}_{name_of(number, step)}")
+            print(json.dumps(rows[-1]), flush=True)
+        step_offset, cpu_offset = step_offset + steps[-1], cpu_offset + cpu[str(steps[-1])]
+    final = folder / "checkpoints" / FINAL_FILE
     if final.is_file():  # the agent the run handed over (--finish): beside its last checkpoint
-        report = json.loads((run / FINISH_REPORT).read_text())
-        spent = json.loads((run / "summary.json").read_text()).get("finish_cpu_s", 0.0)
+        report = json.loads((folder / FINISH_REPORT).read_text())
+        spent = json.loads((folder / "summary.json").read_text()).get("finish_cpu_s", 0.0)
         base = {"method": "finish", "finish": report["finish"]["method"], "env_id": recipe.env_id, "seed": seed,
-                "steps": steps[-1], "learn_cpu_s": cpu[str(steps[-1])] + spent}  # fmt: skip
+                "steps": step_offset, "learn_cpu_s": round(cpu_offset + spent, 2), **phase}  # fmt: skip
         if "chosen" in report:
             base["chosen"] = report["chosen"]
         rows += play_rows(recipe, f"ppo:{final}", base, LAST_ROWS, out / "eval" / f"s{seed}_final")
         print(json.dumps(rows[-1]), flush=True)
     return rows
+
+
+def name_of(phase: int, step: int) -> str:
+    """The evaluation folder's name of a checkpoint: its steps, after ``p2_`` in a second phase."""
+    return str(step) if phase == 1 else f"p{phase}_{step}"
 
 
 #: What a curve's last checkpoint plays (every other checkpoint: the first only): ``(opponent, deals, folder
@@ -194,7 +209,7 @@ def main() -> None:
         shipped = {"env_id": recipe.env_id, "seed": None, "steps": None, "learn_cpu_s": None, "deals": "evaluation"}
         played = play(recipe, f"ppo:{recipe.env_id}", "heuristic", recipe.evaluation["seed"], out / "eval" / "shipped")
         rows.append({**shipped, "agent": f"ppo:{recipe.env_id}", "against": "heuristic", **played})
-    summary = {"env_id": recipe.env_id, "recipe": recipe.command(), "evaluation": recipe.evaluation, "rows": rows}
+    summary = {"env_id": recipe.env_id, "recipe": recipe.describe(), "evaluation": recipe.evaluation, "rows": rows}
     (out / f"summary_{'_'.join(map(str, args.seeds))}.json").write_text(json.dumps(summary, indent=1))
 
 
@@ -233,7 +248,7 @@ def report(
     if not any(run["method"] == "shipped" for run in runs):  # the shipped network, unchanged, on the same deals
         runs += [run for run in committed if run["method"] == "shipped"]
     runs += dmc_rows(recipe, list(dmc)) if dmc else [run for run in committed if run["method"] == "dmc"]
-    summary = {"curve": recipe.command(), "eval_games": recipe.evaluation["games"],
+    summary = {"curve": recipe.describe(), "eval_games": recipe.evaluation["games"],
                "eval_seed": recipe.evaluation["seed"], "validation_seed": recipe.evaluation["validation_seed"],
                "num_players": recipe.evaluation["num_players"], "runs": runs}  # fmt: skip
     if note:

@@ -32,8 +32,8 @@ from agents.training import plan as planning
 from agents.training.evaluation import EVALUATOR
 from agents.training.finish import FINISHES, finish_of
 from agents.training.plan import ACTIVATION_FLAGS, RunPlan, make_plan
-from agents.training.recipes import recipe_for
-from agents.training.run import newest_checkpoint
+from agents.training.recipes import PHASE_2_FOLDER, Recipe, recipe_for
+from agents.training.run import LATEST_FILE, newest_checkpoint
 from agents.training.run import train as run_training
 from experiments.cli import (
     INTERRUPTED,
@@ -303,7 +303,8 @@ class TrainArgs:
         default="auto",
         metadata={
             "help": "auto: the game's training recipe (agents/<game>/recipes.json) sets every setting no flag "
-            "gives; none: the plain defaults listed here",
+            "gives, and a recipe of two phases runs its second from the first's last checkpoint (in the run "
+            "folder's phase_2/); none: the plain defaults listed here",
             "choices": ["auto", "none"],
         },
     )
@@ -645,15 +646,54 @@ def unused_workers_note(plan: RunPlan, given: set[str]) -> str | None:
 def with_recipe(args: TrainArgs, given: set[str]) -> TrainArgs:
     """``args`` with the game's recipe (`agents.training.recipes`) in every field the command line left
     unset; ``args`` unchanged for ``--recipe none``, a resumed run, or a game without a recipe."""
-    if args.recipe == "none" or args.resume or args.env_id not in pirate_envs.ENV_IDS:
-        return args
-    recipe = recipe_for(args.env_id)
+    recipe = recipe_of_run(args)
     if recipe is None:
         return args
-    unknown = sorted(set(recipe.train) - {f.name for f in dataclasses.fields(TrainArgs)})
+    unknown = sorted((set(recipe.train) | set(recipe.then)) - {f.name for f in dataclasses.fields(TrainArgs)})
     if unknown:
         raise ValueError(f"the {args.env_id} recipe sets unknown fields {unknown}")
-    return dataclasses.replace(args, **{k: recipe.train[k] for k in recipe_fields_taken(recipe, given)})
+    return dataclasses.replace(args, **{k: recipe.train[k] for k in recipe_fields_taken(recipe.train, given)})
+
+
+def recipe_of_run(args: TrainArgs) -> Recipe | None:
+    """The recipe a new run of ``args`` takes: ``None`` for ``--recipe none``, a resumed run, or a game without one."""
+    if args.recipe == "none" or args.resume or args.env_id not in pirate_envs.ENV_IDS:
+        return None
+    return recipe_for(args.env_id)
+
+
+def second_phase(args: TrainArgs, given: set[str], first: Path) -> TrainArgs | None:
+    """The arguments of the recipe's second phase after a new run of ``args`` (the recipe applied) in the folder
+    ``first``, or ``None`` when it has none: ``args`` with the phase's settings that no given flag sets or
+    replaces, starting from the first run's last checkpoint, in the folder `PHASE_2_FOLDER` inside ``first``.
+    Flags given hold in both phases (``--max-cpu-s 60``: a minute each)."""
+    recipe = recipe_of_run(args)
+    if recipe is None or not recipe.then:
+        return None
+    taken = {k: recipe.then[k] for k in recipe_fields_taken(recipe.then, given)}
+    return dataclasses.replace(
+        args,
+        **taken,
+        init=str(first / "checkpoints" / LATEST_FILE),
+        warm_start=None,
+        out_dir=str(first),
+        run_name=PHASE_2_FOLDER,
+    )
+
+
+def plan_phases(args: TrainArgs, given: set[str]) -> tuple[RunPlan, TrainArgs | None]:
+    """The plan of a command line (`plan_run`, the recipe applied) and the arguments of the recipe's second
+    phase (``None`` without one), checked as far as they can be before the first phase has run (its start,
+    the first phase's last checkpoint, is checked when the second phase starts); ``ValueError`` (one line)."""
+    args = with_recipe(args, given)
+    plan = plan_run(args, given)
+    then = second_phase(args, given, plan.run_dir)
+    if then is not None:
+        try:
+            plan_run(dataclasses.replace(then, init=None), given)
+        except ValueError as error:
+            raise ValueError(f"the recipe's second phase: {error}") from None
+    return plan, then
 
 
 #: Flags that replace recipe fields they do not name: a network given by ``--init`` takes no warm start; table
@@ -670,27 +710,42 @@ REPLACES_RECIPE_FIELDS = {
 }
 
 
-def recipe_fields_taken(recipe: Any, given: set[str]) -> list[str]:
-    """The fields of ``recipe`` a run takes: those no given flag sets or replaces (`REPLACES_RECIPE_FIELDS`)."""
+def recipe_fields_taken(settings: dict[str, Any], given: set[str]) -> list[str]:
+    """The fields of a recipe's ``settings`` a run takes: those no given flag sets or replaces
+    (`REPLACES_RECIPE_FIELDS`)."""
     replaced = {name for flag in given for name in REPLACES_RECIPE_FIELDS.get(flag, ())}
-    return [name for name in recipe.train if name not in given and name not in replaced]
+    return [name for name in settings if name not in given and name not in replaced]
 
 
 def recipe_note(args: TrainArgs, given: set[str]) -> str | None:
-    """The line naming the recipe settings a new run takes (``None`` when it takes none)."""
-    recipe = None if args.recipe == "none" or args.resume else recipe_for(args.env_id)
-    taken = [] if recipe is None else recipe_fields_taken(recipe, given)
-    if not taken:
+    """The lines naming the recipe settings a new run takes, and those of its second phase (``None`` when it
+    takes none)."""
+    recipe = recipe_of_run(args)
+    if recipe is None:
         return None
-    flags = shlex.join(recipe.flags(taken))
-    return f"train: the {args.env_id} recipe sets {flags} (--recipe none: the plain defaults)"
+    lines = []
+    taken = recipe_fields_taken(recipe.train, given)
+    if taken:
+        flags = shlex.join(recipe.flags(taken))
+        lines.append(f"train: the {args.env_id} recipe sets {flags} (--recipe none: the plain defaults)")
+    then = recipe_fields_taken(recipe.then, given)
+    if recipe.then:
+        flags = shlex.join(recipe.then_flags(then))
+        lines.append(
+            f"train: then its second phase, from the run's last checkpoint (in the run folder's {PHASE_2_FOLDER}/), "
+            f"sets {flags or 'nothing over the first'}"
+        )
+    return "\n".join(lines) or None
+
+
+def phase_2_command(args: TrainArgs) -> str:
+    """The command that runs a second phase of ``args`` on its own (after ``--resume`` of an interrupted first)."""
+    return command_line(args) + " --recipe none"
 
 
 def main(argv: list[str] | None = None) -> Path:
     given = given_flags(TrainArgs, argv)
-    args, plan = parse_plan(
-        TrainArgs, lambda args: plan_run(with_recipe(args, given), given), argv, epilog=games_epilog()
-    )
+    args, (plan, then) = parse_plan(TrainArgs, lambda args: plan_phases(args, given), argv, epilog=games_epilog())
     note = recipe_note(args, given)
     if note is not None:
         print(note, file=sys.stderr, flush=True)
@@ -698,7 +753,19 @@ def main(argv: list[str] | None = None) -> Path:
     if note is not None:
         print(note, file=sys.stderr, flush=True)
     try:
-        return run_training(plan, EVALUATOR)
+        run_dir = run_training(plan, EVALUATOR)
+        if then is None:
+            return run_dir
+        print(f"train: the recipe's second phase, from {then.init}", file=sys.stderr, flush=True)
+        second = plan_run(then, given)
+    except KeyboardInterrupt:
+        if then is not None:
+            print(f"then the recipe's second phase: {phase_2_command(then)}", file=sys.stderr, flush=True)
+        raise SystemExit(INTERRUPTED) from None
+    except ValueError as error:  # the second phase's start, checked now that the first phase wrote it
+        raise SystemExit(f"train: error: the recipe's second phase: {error}") from None
+    try:
+        return run_training(second, EVALUATOR)
     except KeyboardInterrupt:
         raise SystemExit(INTERRUPTED) from None
 

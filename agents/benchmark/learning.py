@@ -165,6 +165,8 @@ def _curve_table(runs: list[dict[str, Any]]) -> list[str]:
             continue
         against = "n - 1 heuristics" if run["against"] == "heuristic" else f"n - 1 × `{run['against']}`"
         seed, steps = (f"{run['seed']} (DMC)", "—") if run["method"] == "dmc" else (run["seed"], f"{run['steps']:,}")
+        if run.get("phase", 1) > 1:  # a recipe of two phases: steps and CPU count on from the first phase's
+            steps += f" (phase {run['phase']})"
         if run["method"] == "finish":
             how = FINISH_WORDS.get(run["finish"], run["finish"])
             if run.get("chosen") is not None:
@@ -211,6 +213,7 @@ def _dmc_words(runs: list[dict[str, Any]]) -> str:
     budget = _median_final_cpu(runs, "dmc") / recipe_cpu if recipe_cpu else 1.0
     unequal = (
         f" DMC's CPU is {budget:.2f} times the recipe's last checkpoints': the two are not compared at equal CPU."
+        + _curve_at_words(runs, _median_final_cpu(runs, "dmc"))
         if not 0.8 <= budget <= 1.25
         else ""
     )
@@ -219,6 +222,28 @@ def _dmc_words(runs: list[dict[str, Any]]) -> str:
         "other seats; `benchmarks/learners_equal_budget.py --methods dmc`) from scratch, its whole process counted "
         f"(start-up included), on the same deals (rows marked DMC): against "
         f"{_final_medians(runs, 'dmc').removeprefix('against ')}.{unequal}"
+    )
+
+
+def _curve_at_words(runs: list[dict[str, Any]], cpu_s: float) -> str:
+    """The sentence on the recipe's curve at ``cpu_s`` (DMC's median CPU): each seed's last checkpoint played
+    against the heuristics at or before it, their median (``""`` when a seed has none there)."""
+    seeds = {run["seed"] for run in runs if run["method"] == "ppo"}
+    rates = []
+    for seed in sorted(seeds):
+        before = [
+            run
+            for run in runs
+            if run["method"] == "ppo" and run["seed"] == seed and run["deals"] == "evaluation"
+            and run["against"] == "heuristic" and "win_rate" in run and run["learn_cpu_s"] <= cpu_s
+        ]  # fmt: skip
+        if not before:
+            return ""
+        rates.append(max(before, key=lambda run: run["steps"])["win_rate"])
+    return (
+        f" At DMC's CPU ({cpu_s / 60:.1f} CPU-minutes) the recipe's curve stood at {statistics.median(rates):.3f} "
+        f"against the heuristics (each seed's last checkpoint played at or before it: "
+        f"{', '.join(f'{r:.3f}' for r in rates)})."
     )
 
 

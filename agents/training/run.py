@@ -41,6 +41,7 @@ from agents.selfplay.vec_env import make_vec_env
 from agents.training.finish import FINISH_REPORT, finish_of, finish_run
 from agents.training.plan import RunPlan
 from agents.training.progress import make_logger
+from agents.training.recipes import PHASE_2_FOLDER
 from pirate_envs.core.files import temporary_target, write_atomic
 
 
@@ -95,11 +96,11 @@ def remove_temporaries(run_dir: Path, own_files: dict[str, str] = RUN_FILES) -> 
 
 def prepare_folder(plan: RunPlan) -> None:
     """The run folder, made or cleared (a new run over an old one, with ``--overwrite``: its checkpoints,
-    tables and TensorBoard events deleted), without the temporary files a killed run left."""
+    tables, TensorBoard events and a recipe's second phase deleted), without the temporary files a killed run left."""
     run_dir = plan.run_dir
     if not plan.resuming:
         if (run_dir / "config.json").exists():  # with --overwrite (checked by the command line)
-            for stale in ("checkpoints", "eval"):
+            for stale in ("checkpoints", "eval", PHASE_2_FOLDER):  # a recipe's second phase starts from these
                 shutil.rmtree(run_dir / stale, ignore_errors=True)
             for events in run_dir.glob("events.out.tfevents.*"):
                 events.unlink()
@@ -196,6 +197,8 @@ def save_checkpoint(model: Any, plan: RunPlan, timesteps: int, history: list[dic
 
 #: Each checkpoint's CPU seconds of learning (``{"<steps>": seconds}``), beside the checkpoints.
 LEARN_CPU_FILE = "learn_cpu_s.json"
+#: A run's newest agent file, in ``checkpoints/`` (a copy of its newest ``step_<n>.npz``).
+LATEST_FILE = "latest.npz"
 
 
 def learn_cpu_before(plan: RunPlan, timesteps: int) -> float:
@@ -227,7 +230,7 @@ def save_agent_files(model: Any, plan: RunPlan, timesteps: int, history: list[di
     exported = policy_from_sb3(model.policy, with_value=True)
     header = agent_header(plan, model.policy, timesteps, history, exported)
     agent_file = save_agent(folder / f"step_{timesteps}.npz", exported, header)
-    write_atomic(folder / "latest.npz", agent_file.read_bytes())
+    write_atomic(folder / LATEST_FILE, agent_file.read_bytes())
     return agent_file
 
 
@@ -536,10 +539,9 @@ def train(plan: RunPlan, evaluator: Evaluator) -> Path:
 def hand_over(plan: RunPlan, timesteps: int, summary: dict[str, Any]) -> str | None:
     """Carry out the run's ``--finish`` (`agents.training.finish`); its CPU seconds go into ``summary``
     (``finish_cpu_s``, not in ``learn_cpu_s``). The line naming the agent handed over; ``None`` for ``last``."""
-    finish = finish_of(plan)
-    if finish.method == "last":
-        return None
     start = time.process_time()
-    handed = finish_run(plan, finish, timesteps)
+    handed = finish_run(plan, finish_of(plan), timesteps)
+    if handed is None:  # --finish last: the agent is checkpoints/latest.npz
+        return None
     summary["finish_cpu_s"] = round(time.process_time() - start, 1)
-    return None if handed is None else f"the run's agent: {handed[0]} ({handed[1]})"
+    return f"the run's agent: {handed[0]} ({handed[1]})"

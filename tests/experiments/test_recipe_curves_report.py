@@ -3,6 +3,7 @@ shipped-network rows stay unless new ones are given."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import sys
@@ -161,3 +162,31 @@ def test_the_agent_a_run_hands_over_plays_what_its_last_checkpoint_plays(tmp_pat
     }
     (run / "checkpoints" / "final.npz").unlink()
     assert not any(row.get("method") == "finish" for row in recipe_curves.one_seed(recipe, 1, tmp_path))
+
+
+def test_a_recipe_of_two_phases_draws_one_curve_on_from_the_first_phase(tmp_path, monkeypatch):
+    """The second phase's checkpoints (``seed<N>/phase_2``) follow the first phase's: their steps and CPU seconds
+    count on from the first phase's last checkpoint; only the second phase's last checkpoint and its handed-over
+    agent play every row."""
+    recipe = dataclasses.replace(recipe_for("skull_king_v0"), then={"opponents": ["self"], "max_cpu_s": 60})
+    run, second = tmp_path / "seed1", tmp_path / "seed1" / "phase_2"
+    (second / "checkpoints").mkdir(parents=True)
+    (run / "checkpoints").mkdir()
+    (run / "summary.json").write_text("{}")
+    (run / "checkpoints" / "learn_cpu_s.json").write_text(json.dumps({"0": 5.0, "1000": 10.0, "2000": 20.0}))
+    (run / "checkpoints" / "warm_start.npz").write_bytes(b"")
+    (second / "checkpoints" / "learn_cpu_s.json").write_text(json.dumps({"500": 4.0, "900": 8.0}))
+    (second / "summary.json").write_text(json.dumps({"finish_cpu_s": 1.0}))
+    (second / "finish.json").write_text(json.dumps({"finish": {"method": "average"}}))
+    (second / "checkpoints" / "final.npz").write_bytes(b"")
+    calls = []
+    monkeypatch.setattr(recipe_curves, "play", lambda _r, agent, opponent, seed, _f: calls.append(agent) or {})
+    rows = recipe_curves.one_seed(recipe, 1, tmp_path)
+    points = [(row.get("method"), row.get("phase"), row["steps"], row["learn_cpu_s"]) for row in rows]
+    # each phase's budget (100M steps) is far off: its warm start and last checkpoint are the curve's points
+    assert list(dict.fromkeys(points)) == [
+        (None, 1, 0, 5.0), (None, 1, 2000, 20.0), (None, 2, 2900, 28.0), ("finish", 2, 2900, 29.0),
+    ]  # fmt: skip
+    assert calls.count(f"ppo:{second / 'checkpoints' / 'step_900.npz'}") == 4
+    assert calls.count(f"ppo:{run / 'checkpoints' / 'step_2000.npz'}") == 1
+    assert calls.count(f"ppo:{second / 'checkpoints' / 'final.npz'}") == 4

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 import pirate_envs
-from agents.training.recipes import recipe_for
+from agents.training.recipes import Recipe, recipe_for
 from experiments import train
 from experiments.cli import given_flags, parse_args
 
@@ -129,3 +130,95 @@ def test_work_in_other_processes_replaces_the_recipes_cpu_cap(flags):
     args, given = parsed(["--env-id", "skull_king_v0", *flags])
     assert args.max_cpu_s == 0 and args.total_timesteps == recipe["total_timesteps"]
     train.check_args(args, given)  # no refusal
+
+
+#: A second phase (`Recipe.then`) for Skull King's recipe, whether or not it has one.
+THEN = {"opponents": ["heuristic:0.3", "self:0.7"], "max_cpu_s": 1500, "finish": "average", "finish_from": 0.667}
+#: A tiny Skull King run of its recipe (both phases): every budget flag small, held in both phases.
+TINY = ["--env-id", "skull_king_v0", "--total-timesteps", "256", "--warm-start-games", "8", "--num-envs", "16",
+        "--batch-size", "256", "--eval-games", "4", "--no-progress"]  # fmt: skip
+
+
+@pytest.fixture
+def two_phases(monkeypatch) -> Recipe:
+    """Skull King's recipe with the second phase `THEN`, as the command reads it."""
+    recipe = dataclasses.replace(recipe_for("skull_king_v0"), then=THEN)
+    monkeypatch.setattr(train, "recipe_for", lambda env_id: recipe if env_id == "skull_king_v0" else recipe_for(env_id))
+    return recipe
+
+
+def test_a_second_phase_makes_a_checked_plan_of_its_own_settings(two_phases, tmp_path):
+    """The second phase starts from the first run's last checkpoint, inside its folder, without a warm start,
+    and with each of its settings over the first phase's."""
+    args = train.with_recipe(train.TrainArgs(env_id="skull_king_v0", out_dir=str(tmp_path), run_name="r"), set())
+    then = train.second_phase(args, set(), tmp_path / "r")
+    assert then.init == str(tmp_path / "r" / "checkpoints" / "latest.npz") and then.warm_start is None
+    assert Path(then.out_dir) / then.run_name == tmp_path / "r" / "phase_2"
+    plan = train.plan_of(dataclasses.replace(then, init=None))
+    for name, value in THEN.items():
+        assert getattr(plan.args, name) == value, name
+    assert plan.args.seed == args.seed and plan.args.net_arch == args.net_arch  # the rest: the first phase's
+
+
+@pytest.mark.parametrize("env_id", [env_id for env_id in RECIPE_IDS if recipe_for(env_id).then])
+def test_each_second_phase_in_the_recipes_makes_a_checked_plan(env_id, tmp_path):
+    args = train.with_recipe(train.TrainArgs(env_id=env_id, out_dir=str(tmp_path), run_name="r"), set())
+    plan = train.plan_of(dataclasses.replace(train.second_phase(args, set(), tmp_path / "r"), init=None))
+    assert all(getattr(plan.args, name) == value for name, value in recipe_for(env_id).then.items())
+
+
+def test_flags_given_hold_in_both_phases(two_phases, tmp_path):
+    args, given = parsed(["--env-id", "skull_king_v0", "--max-cpu-s", "60", "--opponents", "heuristic"])
+    then = train.second_phase(args, given, tmp_path)
+    assert (then.max_cpu_s, then.opponents) == (60, ["heuristic"])
+    assert then.finish == THEN["finish"]  # not given: the phase's own
+    note = train.recipe_note(args, given)
+    assert "then its second phase" in note and "--max-cpu-s" not in note
+
+
+@pytest.mark.parametrize("argv", [["--recipe", "none"], ["--resume", "somewhere"]])
+def test_no_recipe_and_a_resumed_run_have_no_second_phase(two_phases, argv, tmp_path):
+    args = parse_args(train.TrainArgs, ["--env-id", "skull_king_v0", *argv])
+    assert train.second_phase(args, given_flags(train.TrainArgs, argv), tmp_path) is None
+
+
+@pytest.mark.parametrize("field", ["init", "warm_start", "run_name", "out_dir"])
+def test_a_second_phase_cannot_set_its_start_or_folder(field):
+    with pytest.raises(ValueError, match="second phase sets"):
+        Recipe(env_id="skull_king_v0", about="", train={}, then={field: "x"})
+
+
+def test_the_command_runs_both_phases_of_a_recipe(two_phases, tmp_path, capsys):
+    """``experiments.train --env-id <id>`` trains the first phase, then the second from its last checkpoint,
+    which hands over the recipe's agent (here the mean of its late checkpoints)."""
+    folder = train.main([*TINY, "--out-dir", str(tmp_path), "--run-name", "r"])
+    first = tmp_path / "r"
+    assert folder == first / "phase_2"
+    config = json.loads((folder / "config.json").read_text())
+    assert config["init"] == str(first / "checkpoints" / "latest.npz") and config["warm_start"] is None
+    assert {name: config[name] for name in THEN} == THEN
+    assert json.loads((first / "config.json").read_text())["opponents"] == two_phases.train["opponents"]
+    assert (folder / "checkpoints" / "final.npz").is_file() and (first / "checkpoints" / "warm_start.npz").is_file()
+    assert "then its second phase" in capsys.readouterr().err
+    # a new run over it (--overwrite) keeps nothing of the old second phase, which started from the old checkpoint
+    train.main([*TINY, "--out-dir", str(tmp_path), "--run-name", "r", "--overwrite", "--recipe", "none"])
+    assert not folder.exists()
+
+
+def test_a_second_phase_that_cannot_run_is_refused_before_the_first_starts(two_phases, tmp_path):
+    (tmp_path / "r" / "phase_2").mkdir(parents=True)
+    (tmp_path / "r" / "phase_2" / "config.json").write_text("{}")
+    with pytest.raises(SystemExit) as stop:
+        train.main([*TINY, "--out-dir", str(tmp_path), "--run-name", "r"])
+    assert stop.value.code == 2
+    assert not (tmp_path / "r" / "config.json").exists()  # the first phase never started
+
+
+@pytest.mark.parametrize("env_id", RECIPE_IDS)
+def test_each_committed_curve_is_of_the_recipe_in_force(env_id):
+    """The results page says the command runs the recipe its curve drew: a recipe changed since must be run again
+    over its seeds (`benchmarks/recipe_curves.py`)."""
+    path = Path(__file__).parents[2] / "docs" / "results" / "learning" / f"recipe_curve_{env_id}.json"
+    if not path.is_file():
+        pytest.skip(f"{env_id} has no committed curve")
+    assert json.loads(path.read_text())["curve"] == recipe_for(env_id).describe()

@@ -457,6 +457,7 @@ def test_dmc_at_the_recipe_budget_sits_beside_the_curve(tmp_path, documents):
     assert "median over seeds: against the heuristics 0.600 (seeds 0.600; median 10.0 CPU-minutes)" in section
     assert "(rows marked DMC): against the heuristics 0.300 (seeds 0.200, 0.400; median 10.4 CPU-minutes)" in section
     assert "| 2 (DMC) | — | 10.3 | n - 1 heuristics | evaluation | 0.400 [0.100, 0.900] |" in section
+    assert "(phase 2)" not in section  # a recipe of one phase
     assert "not compared at equal CPU" not in section  # 624 CPU-s against 600
     for run in runs[1:]:
         run["learn_cpu_s"] = 1_800  # three times the recipe's CPU
@@ -466,3 +467,16 @@ def test_dmc_at_the_recipe_budget_sits_beside_the_curve(tmp_path, documents):
     )
     section = (tmp_path / f"{KAPERN}.md").read_text().split("## The training recipe from scratch over seeds")[1]
     assert "DMC's CPU is 3.00 times the recipe's last checkpoints': the two are not compared at equal CPU." in section
+    # a recipe longer than DMC: its curve where DMC stopped (each seed's last checkpoint at or before DMC's CPU)
+    runs += [{**runs[0], "steps": 30, "learn_cpu_s": 3_000, "win_rate": 0.7, "phase": 2}]
+    for run in runs[1:3]:
+        run["learn_cpu_s"] = 900
+    (tmp_path / "learning" / "c.json").write_text(json.dumps(curve))
+    results_pages.main(
+        ["--data", str(tmp_path / "data"), "--out", str(tmp_path), "--learning", str(tmp_path / "learning")]
+    )
+    section = (tmp_path / f"{KAPERN}.md").read_text().split("## The training recipe from scratch over seeds")[1]
+    assert "DMC's CPU is 0.30 times the recipe's last checkpoints'" in section
+    assert "| 1 | 30 (phase 2) | 50.0 | n - 1 heuristics | evaluation | 0.700 [0.100, 0.900] |" in section
+    said = "At DMC's CPU (15.0 CPU-minutes) the recipe's curve stood at 0.600 against the heuristics (each seed's"
+    assert said in section
