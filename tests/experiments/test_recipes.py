@@ -143,7 +143,7 @@ TINY = ["--env-id", "skull_king_v0", "--total-timesteps", "256", "--warm-start-g
 def two_phases(monkeypatch) -> Recipe:
     """Skull King's recipe with the second phase `THEN`, as the command reads it."""
     recipe = dataclasses.replace(recipe_for("skull_king_v0"), then=THEN)
-    monkeypatch.setattr(train, "recipe_for", lambda env_id: recipe if env_id == "skull_king_v0" else recipe_for(env_id))
+    monkeypatch.setattr(train, "recipe_for", lambda env_id: recipe if env_id == recipe.env_id else recipe_for(env_id))
     return recipe
 
 
