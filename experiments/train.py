@@ -754,15 +754,16 @@ def main(argv: list[str] | None = None) -> Path:
         print(note, file=sys.stderr, flush=True)
     try:
         run_dir = run_training(plan, EVALUATOR)
-        if then is None:
-            return run_dir
-        print(f"train: the recipe's second phase, from {then.init}", file=sys.stderr, flush=True)
-        second = plan_run(then, given)
     except KeyboardInterrupt:
         if then is not None:
             print(f"then the recipe's second phase: {phase_2_command(then)}", file=sys.stderr, flush=True)
         raise SystemExit(INTERRUPTED) from None
-    except ValueError as error:  # the second phase's start, checked now that the first phase wrote it
+    if then is None:
+        return run_dir
+    print(f"train: the recipe's second phase, from {then.init}", file=sys.stderr, flush=True)
+    try:
+        second = plan_run(then, given)
+    except ValueError as error:  # its start, checked now that the first phase wrote it
         raise SystemExit(f"train: error: the recipe's second phase: {error}") from None
     try:
         return run_training(second, EVALUATOR)

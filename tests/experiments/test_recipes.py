@@ -222,3 +222,18 @@ def test_each_committed_curve_is_of_the_recipe_in_force(env_id):
     if not path.is_file():
         pytest.skip(f"{env_id} has no committed curve")
     assert json.loads(path.read_text())["curve"] == recipe_for(env_id).describe()
+
+
+def test_only_the_second_phases_own_start_is_reported_as_the_second_phase(two_phases, tmp_path, monkeypatch):
+    """After the first phase, the second is checked again with its start: a first phase that wrote no last
+    checkpoint ends the command naming the second phase; an error inside the first phase's training stays its own."""
+    monkeypatch.setattr(train, "run_training", lambda plan, evaluator: plan.run_dir)  # trains nothing, writes nothing
+    with pytest.raises(SystemExit, match=r"the recipe's second phase: .*latest\.npz"):
+        train.main([*TINY, "--out-dir", str(tmp_path), "--run-name", "r"])
+
+    def broken(plan, evaluator):
+        raise ValueError("inside the first phase")
+
+    monkeypatch.setattr(train, "run_training", broken)
+    with pytest.raises(ValueError, match="inside the first phase"):
+        train.main([*TINY, "--out-dir", str(tmp_path), "--run-name", "s"])
