@@ -348,6 +348,16 @@ def test_the_known_limits_name_a_search_below_the_heuristic_against_random_playe
     assert "a search wins less often" not in render([search, heuristic])
 
 
+def rendered_curve_section(tmp_path: Path, summary: dict) -> str:
+    """``summary`` written as the learning summary in ``tmp_path/learning``, the pages rendered from it and
+    ``tmp_path/data``: Kapern's section of the recipe's curve."""
+    (tmp_path / "learning" / "c.json").write_text(json.dumps(summary))
+    results_pages.main(
+        ["--data", str(tmp_path / "data"), "--out", str(tmp_path), "--learning", str(tmp_path / "learning")]
+    )
+    return (tmp_path / f"{KAPERN}.md").read_text().split("## The training recipe from scratch over seeds")[1]
+
+
 def test_a_recipe_curve_from_scratch_is_on_the_page_with_the_median_of_its_last_checkpoints(tmp_path, documents):
     """A curve summary (`benchmarks/recipe_curves.py --report`): each checkpoint's row at its CPU-minutes, the
     shipped network on the same deals, and the median over seeds of the last checkpoints."""
@@ -381,11 +391,7 @@ def test_a_recipe_curve_from_scratch_is_on_the_page_with_the_median_of_its_last_
     assert "warm start" not in section  # no point at 0 learner steps
     # a recipe with a warm start: each seed's first point is its network at 0 learner steps, its CPU counted
     warm = {**runs[0], "steps": 0, "learn_cpu_s": 30, "win_rate": 0.45}
-    (tmp_path / "learning" / "c.json").write_text(json.dumps({**curve, "runs": [warm, *runs]}))
-    results_pages.main(
-        ["--data", str(tmp_path / "data"), "--out", str(tmp_path), "--learning", str(tmp_path / "learning")]
-    )
-    section = (tmp_path / f"{KAPERN}.md").read_text().split("## The training recipe from scratch over seeds")[1]
+    section = rendered_curve_section(tmp_path, {**curve, "runs": [warm, *runs]})
     assert "The recipe starts with a warm start (`--warm-start`)" in section
     assert "| 1 | 0 | 0.5 | n - 1 heuristics | evaluation | 0.450 [0.250, 0.350] |" in section
     assert "against the heuristics 0.600 (seeds 0.600, 0.700, 0.500" in section  # the medians: last checkpoints
@@ -395,11 +401,7 @@ def test_a_recipe_curve_from_scratch_is_on_the_page_with_the_median_of_its_last_
     interval = {"win_low": 0.6, "win_high": 0.8, "games": 400, "deals": "evaluation"}
     handed = [{**finish, "seed": s, "against": "heuristic", "win_rate": r, **interval} for s, r in ((1, 0.7), (2, 0.8))]
     handed[0]["chosen"] = 1_500_000
-    (tmp_path / "learning" / "c.json").write_text(json.dumps({**curve, "runs": [*runs, *handed]}))
-    results_pages.main(
-        ["--data", str(tmp_path / "data"), "--out", str(tmp_path), "--learning", str(tmp_path / "learning")]
-    )
-    section = (tmp_path / f"{KAPERN}.md").read_text().split("## The training recipe from scratch over seeds")[1]
+    section = rendered_curve_section(tmp_path, {**curve, "runs": [*runs, *handed]})
     assert "`--finish choose`, its late checkpoint chosen on validation" in section
     assert "median over seeds: against the heuristics 0.750 (seeds 0.700, 0.800; median 3.5 CPU-minutes)" in section
     row = "| 2 (its late checkpoint chosen on validation) | 2,000,000 | 3.5 | n - 1 heuristics | evaluation | 0.800 "
@@ -448,11 +450,7 @@ def test_dmc_at_the_recipe_budget_sits_beside_the_curve(tmp_path, documents):
              **interval}]  # fmt: skip
     curve = {"curve": "python -m experiments.train --env-id x", "eval_games": 400, "eval_seed": 9,
              "validation_seed": 10, "num_players": 2, "runs": runs, "note": "Each run was resumed once."}  # fmt: skip
-    (tmp_path / "learning" / "c.json").write_text(json.dumps(curve))
-    results_pages.main(
-        ["--data", str(tmp_path / "data"), "--out", str(tmp_path), "--learning", str(tmp_path / "learning")]
-    )
-    section = (tmp_path / f"{KAPERN}.md").read_text().split("## The training recipe from scratch over seeds")[1]
+    section = rendered_curve_section(tmp_path, curve)
     assert "Made by `benchmarks/recipe_curves.py`. Each run was resumed once. Beside it, Deep Monte-Carlo" in section
     assert "median over seeds: against the heuristics 0.600 (seeds 0.600; median 10.0 CPU-minutes)" in section
     assert "(rows marked DMC): against the heuristics 0.300 (seeds 0.200, 0.400; median 10.4 CPU-minutes)" in section
@@ -461,21 +459,13 @@ def test_dmc_at_the_recipe_budget_sits_beside_the_curve(tmp_path, documents):
     assert "not compared at equal CPU" not in section  # 624 CPU-s against 600
     for run in runs[1:]:
         run["learn_cpu_s"] = 1_800  # three times the recipe's CPU
-    (tmp_path / "learning" / "c.json").write_text(json.dumps(curve))
-    results_pages.main(
-        ["--data", str(tmp_path / "data"), "--out", str(tmp_path), "--learning", str(tmp_path / "learning")]
-    )
-    section = (tmp_path / f"{KAPERN}.md").read_text().split("## The training recipe from scratch over seeds")[1]
+    section = rendered_curve_section(tmp_path, curve)
     assert "DMC's CPU is 3.00 times the recipe's last checkpoints': the two are not compared at equal CPU." in section
     # a recipe longer than DMC: its curve where DMC stopped (each seed's last checkpoint at or before DMC's CPU)
     runs += [{**runs[0], "steps": 30, "learn_cpu_s": 3_000, "win_rate": 0.7, "phase": 2}]
     for run in runs[1:3]:
         run["learn_cpu_s"] = 900
-    (tmp_path / "learning" / "c.json").write_text(json.dumps(curve))
-    results_pages.main(
-        ["--data", str(tmp_path / "data"), "--out", str(tmp_path), "--learning", str(tmp_path / "learning")]
-    )
-    section = (tmp_path / f"{KAPERN}.md").read_text().split("## The training recipe from scratch over seeds")[1]
+    section = rendered_curve_section(tmp_path, curve)
     assert "DMC's CPU is 0.30 times the recipe's last checkpoints'" in section
     assert "| 1 | 30 (phase 2) | 50.0 | n - 1 heuristics | evaluation | 0.700 [0.100, 0.900] |" in section
     said = "At DMC's CPU (15.0 CPU-minutes) the recipe's curve stood at 0.600 against the heuristics (each seed's"
