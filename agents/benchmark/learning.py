@@ -22,6 +22,7 @@ run used.
 from __future__ import annotations
 
 import json
+import math
 import statistics
 from collections.abc import Sequence
 from pathlib import Path
@@ -178,13 +179,16 @@ def _curve_table(runs: list[dict[str, Any]]) -> list[str]:
     return [*lines, ""]
 
 
-def _last_rows(runs: list[dict[str, Any]], method: str, heuristics: bool) -> dict[int, dict[str, Any]]:
-    """Each seed's last played checkpoint of ``method`` on the evaluation deals, against the heuristics
-    (``heuristics``) or against the other opponent."""
+def _last_rows(
+    runs: list[dict[str, Any]], method: str, heuristics: bool, up_to_cpu_s: float = math.inf
+) -> dict[int, dict[str, Any]]:
+    """Each seed's last played checkpoint of ``method`` on the evaluation deals (at ``up_to_cpu_s`` CPU seconds or
+    fewer), against the heuristics (``heuristics``) or against the other opponent."""
     finals: dict[int, dict[str, Any]] = {}
     for run in runs:
         matches = (run["against"] == "heuristic") == heuristics
         counted = run["method"] == method and run["deals"] == "evaluation" and matches and "win_rate" in run
+        counted = counted and run["learn_cpu_s"] <= up_to_cpu_s
         if counted and (run["seed"] not in finals or run["steps"] > finals[run["seed"]]["steps"]):
             finals[run["seed"]] = run
     return finals
@@ -209,11 +213,11 @@ def _dmc_words(runs: list[dict[str, Any]]) -> str:
     """The sentence on Deep Monte-Carlo given the recipe's CPU budget (``""`` without DMC rows)."""
     if not any(run["method"] == "dmc" for run in runs):
         return ""
-    recipe_cpu = _median_final_cpu(runs, "ppo")
-    budget = _median_final_cpu(runs, "dmc") / recipe_cpu if recipe_cpu else 1.0
+    recipe_cpu, dmc_cpu = _median_final_cpu(runs, "ppo"), _median_final_cpu(runs, "dmc")
+    budget = dmc_cpu / recipe_cpu if recipe_cpu else 1.0
     unequal = (
         f" DMC's CPU is {budget:.2f} times the recipe's last checkpoints': the two are not compared at equal CPU."
-        + _curve_at_words(runs, _median_final_cpu(runs, "dmc"))
+        + _curve_at_words(runs, dmc_cpu)
         if not 0.8 <= budget <= 1.25
         else ""
     )
@@ -228,18 +232,10 @@ def _dmc_words(runs: list[dict[str, Any]]) -> str:
 def _curve_at_words(runs: list[dict[str, Any]], cpu_s: float) -> str:
     """The sentence on the recipe's curve at ``cpu_s`` (DMC's median CPU): each seed's last checkpoint played
     against the heuristics at or before it, their median (``""`` when a seed has none there)."""
-    seeds = {run["seed"] for run in runs if run["method"] == "ppo"}
-    rates = []
-    for seed in sorted(seeds):
-        before = [
-            run
-            for run in runs
-            if run["method"] == "ppo" and run["seed"] == seed and run["deals"] == "evaluation"
-            and run["against"] == "heuristic" and "win_rate" in run and run["learn_cpu_s"] <= cpu_s
-        ]  # fmt: skip
-        if not before:
-            return ""
-        rates.append(max(before, key=lambda run: run["steps"])["win_rate"])
+    before = _last_rows(runs, "ppo", heuristics=True, up_to_cpu_s=cpu_s)
+    if len(before) < len({run["seed"] for run in runs if run["method"] == "ppo"}):
+        return ""
+    rates = [before[seed]["win_rate"] for seed in sorted(before)]
     return (
         f" At DMC's CPU ({cpu_s / 60:.1f} CPU-minutes) the recipe's curve stood at {statistics.median(rates):.3f} "
         f"against the heuristics (each seed's last checkpoint played at or before it: "
