@@ -38,7 +38,7 @@ from agents.policy.agent import resolve_checkpoint
 from agents.spec import SAMPLE_SUFFIX, parse_agent_name
 from agents.training.finish import FINAL_FILE, FINISH_REPORT
 from agents.training.recipes import PHASE_2_FOLDER, Recipe, recipe_for
-from agents.training.run import LEARN_CPU_FILE
+from agents.training.run import LATEST_FILE, LEARN_CPU_FILE
 from agents.training.warm_start import WARM_START_FILE
 from pirate_envs.core.files import write_atomic
 
@@ -142,10 +142,12 @@ def one_seed(recipe: Recipe, seed: int, out: Path) -> list[dict]:
             rows += play_rows(recipe, agent, base, played, out / "eval" / f"s{seed}_{name_of(number, step)}")
             print(json.dumps(rows[-1]), flush=True)
         step_offset, cpu_offset = step_offset + steps[-1], cpu_offset + cpu[str(steps[-1])]
-    final = folder / "checkpoints" / FINAL_FILE
+    last, _ = phases[-1]  # the phase that hands over the recipe's agent
+    final = last / "checkpoints" / FINAL_FILE
     if final.is_file():  # the agent the run handed over (--finish): beside its last checkpoint
-        report = json.loads((folder / FINISH_REPORT).read_text())
-        spent = json.loads((folder / "summary.json").read_text()).get("finish_cpu_s", 0.0)
+        report = json.loads((last / FINISH_REPORT).read_text())
+        spent = json.loads((last / "summary.json").read_text()).get("finish_cpu_s", 0.0)
+        phase = {"phase": len(phases)} if len(phases) > 1 else {}
         base = {"method": "finish", "finish": report["finish"]["method"], "env_id": recipe.env_id, "seed": seed,
                 "steps": step_offset, "learn_cpu_s": round(cpu_offset + spent, 2), **phase}  # fmt: skip
         if "chosen" in report:
@@ -254,7 +256,7 @@ def report(
     if note:
         summary["note"] = note
     if shipped_seed is not None:
-        checkpoint = out / f"seed{shipped_seed}" / "checkpoints" / "latest.npz"
+        checkpoint = out / f"seed{shipped_seed}" / "checkpoints" / LATEST_FILE
         if not checkpoint.is_file():
             raise SystemExit(f"--shipped-seed {shipped_seed}: no last checkpoint at {checkpoint}")
         summary["shipped_seed"] = {"seed": shipped_seed, "sha256": file_sha256(checkpoint)}
