@@ -34,6 +34,7 @@ from pathlib import Path
 from learners_equal_budget import agent_figures, play_against, timed
 
 from agents.benchmark.candidate import file_sha256
+from agents.benchmark.learning import SHIPPED_AGENT_WORDS
 from agents.policy.agent import resolve_checkpoint
 from agents.spec import SAMPLE_SUFFIX, parse_agent_name
 from agents.training.finish import FINAL_FILE, FINISH_REPORT
@@ -142,7 +143,7 @@ def one_seed(recipe: Recipe, seed: int, out: Path) -> list[dict]:
             rows += play_rows(recipe, agent, base, played, out / "eval" / f"s{seed}_{name_of(number, step)}")
             print(json.dumps(rows[-1]), flush=True)
         step_offset, cpu_offset = step_offset + steps[-1], cpu_offset + cpu[str(steps[-1])]
-    last, _ = phases[-1]  # the phase that hands over the recipe's agent
+    last = handing_over_phase(recipe, run)
     final = last / "checkpoints" / FINAL_FILE
     if final.is_file():  # the agent the run handed over (--finish): beside its last checkpoint
         report = json.loads((last / FINISH_REPORT).read_text())
@@ -155,6 +156,25 @@ def one_seed(recipe: Recipe, seed: int, out: Path) -> list[dict]:
         rows += play_rows(recipe, f"ppo:{final}", base, LAST_ROWS, out / "eval" / f"s{seed}_final")
         print(json.dumps(rows[-1]), flush=True)
     return rows
+
+
+def handing_over_phase(recipe: Recipe, run: Path) -> Path:
+    """The folder of seed run ``run``'s phase that hands over the recipe's agent: its last."""
+    return run / PHASE_2_FOLDER if recipe.then else run
+
+
+#: The agents of a seed that ``--shipped-seed`` can name (``--shipped-agent``): the agent its run handed over
+#: (``final.npz`` beside the last checkpoint, or the last checkpoint where the run handed that over), or the last
+#: checkpoint of the phase that hands over.
+SHIPPED_AGENTS = tuple(SHIPPED_AGENT_WORDS)
+
+
+def seed_agent_file(recipe: Recipe, run: Path, agent: str) -> Path:
+    """The file of seed run ``run``'s ``agent`` (one of `SHIPPED_AGENTS`)."""
+    checkpoints = handing_over_phase(recipe, run) / "checkpoints"
+    if agent == "handed-over" and (checkpoints / FINAL_FILE).is_file():
+        return checkpoints / FINAL_FILE
+    return checkpoints / LATEST_FILE
 
 
 def name_of(phase: int, step: int) -> str:
@@ -194,15 +214,17 @@ def main() -> None:
     dmc_help = "with --report: folders of `learners_equal_budget.py --methods dmc` runs to show beside the curve"
     parser.add_argument("--dmc", nargs="*", default=[], help=dmc_help)
     parser.add_argument("--note", default="", help="with --report: how the runs differ from one run of the recipe")
-    shipped_help = "with --report: the seed whose last checkpoint was shipped (its file's hash is recorded)"
+    shipped_help = "with --report: the seed whose agent was shipped (its file's hash is recorded)"
     parser.add_argument("--shipped-seed", type=int, default=None, help=shipped_help)
+    agent_help = "with --shipped-seed: which of the seed's agents was shipped"
+    parser.add_argument("--shipped-agent", choices=SHIPPED_AGENTS, default=SHIPPED_AGENTS[0], help=agent_help)
     args = parser.parse_args()
     recipe = recipe_for(args.env_id)
     if recipe is None:
         raise SystemExit(f"{args.env_id} has no training recipe")
     if args.report:
         dmc = [Path(folder) for folder in args.dmc]
-        report(recipe, Path(args.out), Path(args.report), dmc, args.note, args.shipped_seed)
+        report(recipe, Path(args.out), Path(args.report), dmc, args.note, args.shipped_seed, args.shipped_agent)
         return
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -236,10 +258,16 @@ def dmc_rows(recipe: Recipe, folders: list[Path]) -> list[dict]:
 
 
 def report(
-    recipe: Recipe, out: Path, results: Path, dmc: list[Path] = (), note: str = "", shipped_seed: int | None = None
+    recipe: Recipe,
+    out: Path,
+    results: Path,
+    dmc: list[Path] = (),
+    note: str = "",
+    shipped_seed: int | None = None,
+    shipped_agent: str = SHIPPED_AGENTS[0],
 ) -> None:
     """Merge ``out``'s ``summary_*.json`` (and the DMC runs in ``dmc``) into the committed learning summary and
-    draw its curve. ``shipped_seed``: the seed whose last checkpoint (``out/seed<N>/checkpoints/latest.npz``) was
+    draw its curve. ``shipped_seed``: the seed whose ``shipped_agent`` (`seed_agent_file`, in ``out/seed<N>``) was
     shipped, recorded with its file's hash so that the results page can tell whether it still is (without it, a
     committed record stays)."""
     rows = [row for path in sorted(out.glob("summary_*.json")) for row in json.loads(path.read_text())["rows"]]
@@ -256,10 +284,10 @@ def report(
     if note:
         summary["note"] = note
     if shipped_seed is not None:
-        checkpoint = out / f"seed{shipped_seed}" / "checkpoints" / LATEST_FILE
-        if not checkpoint.is_file():
-            raise SystemExit(f"--shipped-seed {shipped_seed}: no last checkpoint at {checkpoint}")
-        summary["shipped_seed"] = {"seed": shipped_seed, "sha256": file_sha256(checkpoint)}
+        shipped = seed_agent_file(recipe, out / f"seed{shipped_seed}", shipped_agent)
+        if not shipped.is_file():
+            raise SystemExit(f"--shipped-seed {shipped_seed}: no {shipped_agent} agent at {shipped}")
+        summary["shipped_seed"] = {"seed": shipped_seed, "agent": shipped_agent, "sha256": file_sha256(shipped)}
     elif "shipped_seed" in committed_summary:
         summary["shipped_seed"] = committed_summary["shipped_seed"]
     write_atomic(target, (json.dumps(summary, indent=1) + "\n").encode())

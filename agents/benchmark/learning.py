@@ -74,18 +74,26 @@ def games_of(summaries: Sequence[dict[str, Any]]) -> list[str]:
     return list(dict.fromkeys(run["env_id"] for summary in summaries for run in summary["runs"]))
 
 
-def shipped_seed(env_id: str, summaries: Sequence[dict[str, Any]], shipped_sha256: str | None) -> int | None:
-    """The seed of ``env_id``'s recipe curve whose last checkpoint is the shipped network: a curve summary's
-    ``shipped_seed`` record (`benchmarks/recipe_curves.py --shipped-seed`) whose file hash is ``shipped_sha256``,
-    the shipped file's now (``None`` when none is, or the file changed since)."""
+def shipped_seed(env_id: str, summaries: Sequence[dict[str, Any]], shipped_sha256: str | None) -> dict[str, Any] | None:
+    """The record of the seed of ``env_id``'s recipe curve whose agent is the shipped network: a curve summary's
+    ``shipped_seed`` record (`benchmarks/recipe_curves.py --shipped-seed`: ``seed``, ``agent``, ``sha256``) whose
+    file hash is ``shipped_sha256``, the shipped file's now (``None`` when none is, or the file changed since)."""
     if shipped_sha256 is None:
         return None
     for summary in summaries:
         record = summary.get("shipped_seed")
         of_game = "curve" in summary and any(run["env_id"] == env_id for run in summary["runs"])
         if of_game and record and record["sha256"] == shipped_sha256:
-            return int(record["seed"])
+            return record
     return None
+
+
+#: How the results page names a seed's shipped agent (a record without ``agent`` predates the choice: the last
+#: checkpoint).
+SHIPPED_AGENT_WORDS = {
+    "handed-over": "the agent seed {seed}'s run handed over",
+    "last-checkpoint": "seed {seed}'s last checkpoint",
+}
 
 
 def recipe_summaries(env_id: str, summaries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -281,8 +289,9 @@ def curve_section(env_id: str, summaries: Sequence[dict[str, Any]], shipped_sha2
     shipped_words = (
         ""
         if shipped is None
-        else f" The shipped network `ppo:{env_id}` is seed {shipped}'s last checkpoint (agent file sha256 "
-        f"`{shipped_sha256[:16]}`), chosen among the seeds on the validation deals."  # type: ignore[index]
+        else f" The shipped network `ppo:{env_id}` is "
+        f"{SHIPPED_AGENT_WORDS[shipped.get('agent', 'last-checkpoint')].format(seed=shipped['seed'])} (agent file "
+        f"sha256 `{shipped_sha256[:16]}`), chosen among the seeds on the validation deals."  # type: ignore[index]
     )
     for summary in summaries:
         runs = [run for run in summary["runs"] if run["env_id"] == env_id]

@@ -53,12 +53,34 @@ def test_the_shipped_seed_is_recorded_with_its_files_hash_and_kept_by_a_later_re
     (out / "summary_2.json").write_text(json.dumps({"rows": [row]}))
     recipe_curves.report(recipe_for(ENV_ID), out, results, shipped_seed=2)
     target = results / "learning" / f"recipe_curve_{ENV_ID}.json"
-    record = {"seed": 2, "sha256": hashlib.sha256(b"the network").hexdigest()}
-    assert json.loads(target.read_text())["shipped_seed"] == record
+    record = {"seed": 2, "agent": "handed-over", "sha256": hashlib.sha256(b"the network").hexdigest()}
+    assert json.loads(target.read_text())["shipped_seed"] == record  # no final.npz: the last checkpoint it handed over
     recipe_curves.report(recipe_for(ENV_ID), out, results)  # re-reported without the flag: the record stays
     assert json.loads(target.read_text())["shipped_seed"] == record
-    with pytest.raises(SystemExit, match="--shipped-seed 3: no last checkpoint"):
+    with pytest.raises(SystemExit, match="--shipped-seed 3: no handed-over agent"):
         recipe_curves.report(recipe_for(ENV_ID), out, results, shipped_seed=3)
+
+
+@pytest.mark.parametrize(
+    ("agent", "shipped_file"),
+    [("handed-over", "phase_2/checkpoints/final.npz"), ("last-checkpoint", "phase_2/checkpoints/latest.npz")],
+)
+def test_the_shipped_seeds_agent_of_a_recipe_of_two_phases_is_read_from_its_second_phase(tmp_path, agent, shipped_file):
+    """A recipe of two phases hands over its agent from the second phase's folder: ``--shipped-seed`` hashes that
+    file (the handed-over mean, or the last checkpoint), never the first phase's last checkpoint."""
+    pytest.importorskip("matplotlib")
+    recipe = dataclasses.replace(recipe_for(ENV_ID), then={"max_cpu_s": 60})
+    results, run = tmp_path / "results", tmp_path / "out" / "seed1"
+    (results / "learning").mkdir(parents=True)
+    files = ("checkpoints/latest.npz", "phase_2/checkpoints/latest.npz", "phase_2/checkpoints/final.npz")
+    for name in files:
+        (run / name).parent.mkdir(parents=True, exist_ok=True)
+        (run / name).write_bytes(name.encode())
+    row = {"env_id": ENV_ID, "seed": 1, "steps": 9, "learn_cpu_s": 60.0, **RATE}
+    (run.parent / "summary_1.json").write_text(json.dumps({"rows": [row]}))
+    recipe_curves.report(recipe, run.parent, results, shipped_seed=1, shipped_agent=agent)
+    record = json.loads((results / "learning" / f"recipe_curve_{ENV_ID}.json").read_text())["shipped_seed"]
+    assert record == {"seed": 1, "agent": agent, "sha256": hashlib.sha256(shipped_file.encode()).hexdigest()}
 
 
 def evaluate_results(folder: Path, lineup: list[str], games: int, seed: int, rate: float) -> None:

@@ -433,6 +433,12 @@ def test_a_shipped_network_that_is_a_seed_of_the_curve_is_named_there_while_its_
         said = f"The shipped network `ppo:{KAPERN}` is seed 2's last checkpoint (agent file sha256 `abababab"
         assert (said in text) is named
         assert ("comes from one training seed" in text) is not named
+    curve["shipped_seed"]["agent"] = "handed-over"  # the agent the run handed over (a recipe's `--finish`)
+    (tmp_path / "learning" / "c.json").write_text(json.dumps(curve))
+    monkeypatch.setattr(pages, "shipped_file_sha256", lambda env_id: "ab" * 32)
+    results_pages.main(argv)
+    text = (tmp_path / f"{KAPERN}.md").read_text()
+    assert f"The shipped network `ppo:{KAPERN}` is the agent seed 2's run handed over (agent file sha256" in text
 
 
 def test_dmc_at_the_recipe_budget_sits_beside_the_curve(tmp_path, documents):
