@@ -32,7 +32,7 @@ from agents.training import plan as planning
 from agents.training.evaluation import EVALUATOR
 from agents.training.finish import FINISHES, finish_of
 from agents.training.plan import ACTIVATION_FLAGS, RunPlan, make_plan
-from agents.training.recipes import PHASE_2_FOLDER, Recipe, recipe_for
+from agents.training.recipes import PHASE_2_CONFIG, PHASE_2_FOLDER, Recipe, recipe_for
 from agents.training.run import LATEST_FILE, newest_checkpoint
 from agents.training.run import train as run_training
 from experiments.cli import (
@@ -567,10 +567,10 @@ def check_table_sizes(args: TrainArgs, sizes: list[int]) -> None:
         raise ValueError(f"--player-weights {' '.join(map(str, weights))}: weights must be >= 0 and sum to more than 0")
 
 
-def saved_args(run_dir: Path) -> TrainArgs:
-    """The arguments in a run's ``config.json``, checked field by field as a command line is
-    (unknown keys and values of the wrong type refused)."""
-    path = run_dir / "config.json"
+def saved_args(run_dir: Path, name: str = "config.json") -> TrainArgs:
+    """The arguments in a run's ``config.json`` (or another file of arguments, ``name``), checked field by field
+    as a command line is (unknown keys and values of the wrong type refused)."""
+    path = run_dir / name
     try:
         saved = json.loads(path.read_text())
     except (OSError, ValueError) as error:
@@ -681,13 +681,44 @@ def second_phase(args: TrainArgs, given: set[str], first: Path) -> TrainArgs | N
     )
 
 
-def plan_phases(args: TrainArgs, given: set[str]) -> tuple[RunPlan, TrainArgs | None]:
+def pending_phase(args: TrainArgs, given: set[str]) -> TrainArgs | None:
+    """The recipe's second phase that a resumed first phase goes on into: the arguments the first run saved
+    (`PHASE_2_CONFIG`), with the flags this command line gives (they hold in both phases, as in a new run);
+    ``None`` when the folder has none. ``ValueError`` once the second phase has started (resume its folder)."""
+    first = Path(args.resume)  # type: ignore[arg-type]
+    if not (first / PHASE_2_CONFIG).is_file():
+        return None
+    if (first / PHASE_2_FOLDER / "config.json").is_file():
+        second = shlex.quote(str(first / PHASE_2_FOLDER))
+        raise ValueError(f"--resume {first}: its second phase has started; resume that run: --resume {second}")
+    then = saved_args(first, PHASE_2_CONFIG)
+    per_invocation = {name: getattr(args, name) for name in set(given) & set(RESUME_FIELDS) - {"resume"}}
+    return dataclasses.replace(then, **{"progress": args.progress, **per_invocation})
+
+
+def finished(run_dir: Path) -> bool:
+    """Whether the run in ``run_dir`` ended of itself (its ``summary.json`` written, not by an interrupt)."""
+    path = run_dir / "summary.json"
+    return path.is_file() and json.loads(path.read_text()).get("interrupted") is False
+
+
+def plan_phases(args: TrainArgs, given: set[str]) -> tuple[RunPlan | None, TrainArgs | None]:
     """The plan of a command line (`plan_run`, the recipe applied) and the arguments of the recipe's second
-    phase (``None`` without one), checked as far as they can be before the first phase has run (its start,
-    the first phase's last checkpoint, is checked when the second phase starts); ``ValueError`` (one line)."""
+    phase (``None`` without one: a new run's from the recipe, a resumed first phase's from its folder, see
+    `pending_phase`), checked as far as they can be before the first phase has run (its start, the first
+    phase's last checkpoint, is checked when the second phase starts); ``ValueError`` (one line). The plan is
+    ``None`` for a resumed first phase that had finished: the command goes straight on to the second."""
     args = with_recipe(args, given)
-    plan = plan_run(args, given)
-    then = second_phase(args, given, plan.run_dir)
+    then = pending_phase(args, given) if args.resume else None
+    plan: RunPlan | None = None
+    if then is not None and finished(Path(args.resume)):  # type: ignore[arg-type]
+        check_resume_flags(args, given)
+    else:
+        plan = plan_run(args, given)
+    if plan is not None and not args.resume:
+        then = second_phase(args, given, plan.run_dir)
+        if then is not None:
+            plan = dataclasses.replace(plan, next_phase=dataclasses.asdict(then))
     if then is not None:
         try:
             plan_run(dataclasses.replace(then, init=None), given)
@@ -738,28 +769,25 @@ def recipe_note(args: TrainArgs, given: set[str]) -> str | None:
     return "\n".join(lines) or None
 
 
-def phase_2_command(args: TrainArgs) -> str:
-    """The command that runs a second phase of ``args`` on its own (after ``--resume`` of an interrupted first)."""
-    return command_line(args) + " --recipe none"
-
-
 def main(argv: list[str] | None = None) -> Path:
     given = given_flags(TrainArgs, argv)
     args, (plan, then) = parse_plan(TrainArgs, lambda args: plan_phases(args, given), argv, epilog=games_epilog())
     note = recipe_note(args, given)
     if note is not None:
         print(note, file=sys.stderr, flush=True)
-    note = unused_workers_note(plan, given)
+    note = unused_workers_note(plan, given) if plan is not None else None
     if note is not None:
         print(note, file=sys.stderr, flush=True)
-    try:
-        run_dir = run_training(plan, EVALUATOR)
-    except KeyboardInterrupt:
-        if then is not None:
-            print(f"then the recipe's second phase: {phase_2_command(then)}", file=sys.stderr, flush=True)
-        raise SystemExit(INTERRUPTED) from None
-    if then is None:
-        return run_dir
+    if plan is not None:  # None: a resumed first phase that had finished
+        try:
+            run_dir = run_training(plan, EVALUATOR)
+        except KeyboardInterrupt:
+            if then is not None:
+                print("(the resume goes on into the recipe's second phase)", file=sys.stderr, flush=True)
+            raise SystemExit(INTERRUPTED) from None
+        if then is None:
+            return run_dir
+    assert then is not None  # a plan is None only before a second phase
     print(f"train: the recipe's second phase, from {then.init}", file=sys.stderr, flush=True)
     try:
         second = plan_run(then, given)

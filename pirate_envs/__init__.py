@@ -23,7 +23,7 @@ from pirate_envs.registry import (
     registered_specs,
 )
 
-__version__ = "0.3.13"
+__version__ = "0.3.14"
 
 register_gymnasium_ids()
 

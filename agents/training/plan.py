@@ -88,6 +88,9 @@ class RunPlan:
     observation_pieces: Any
     num_actions: int
     num_action_features: int | None
+    #: The arguments of the run that follows this one in its folder (a recipe's second phase), as
+    #: ``config.json`` stores them; ``None`` when none does.
+    next_phase: Mapping[str, Any] | None = None
 
     @property
     def several_tables(self) -> bool:

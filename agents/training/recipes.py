@@ -28,6 +28,9 @@ RECIPES_FILE = "recipes.json"
 RECIPE_KEYS = ("about", "train", "then", "evaluation")
 #: The second phase's run folder, inside the first phase's.
 PHASE_2_FOLDER = "phase_2"
+#: The second phase's arguments (as a run's ``config.json`` stores them), written in the first phase's folder when
+#: it starts, so that a ``--resume`` of the first goes on into the second.
+PHASE_2_CONFIG = "phase_2.json"
 #: Fields the second phase cannot set: the command sets them (its start, the first run's last checkpoint, and
 #: its folder) or they belong to a run's start.
 FIXED_IN_PHASE_2 = (
@@ -108,6 +111,7 @@ def recipe_for(env_id: str) -> Recipe | None:
 
 __all__ = [
     "FIXED_IN_PHASE_2",
+    "PHASE_2_CONFIG",
     "PHASE_2_FOLDER",
     "RECIPES_FILE",
     "RECIPE_KEYS",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
 import shlex
 import shutil
@@ -41,7 +42,7 @@ from agents.selfplay.vec_env import make_vec_env
 from agents.training.finish import FINISH_REPORT, finish_of, finish_run
 from agents.training.plan import RunPlan
 from agents.training.progress import make_logger
-from agents.training.recipes import PHASE_2_FOLDER
+from agents.training.recipes import PHASE_2_CONFIG, PHASE_2_FOLDER
 from pirate_envs.core.files import temporary_target, write_atomic
 
 
@@ -96,7 +97,8 @@ def remove_temporaries(run_dir: Path, own_files: dict[str, str] = RUN_FILES) -> 
 
 def prepare_folder(plan: RunPlan) -> None:
     """The run folder, made or cleared (a new run over an old one, with ``--overwrite``: its checkpoints,
-    tables, TensorBoard events and a recipe's second phase deleted), without the temporary files a killed run left."""
+    tables, TensorBoard events and a recipe's second phase, run or pending, deleted), without the temporary
+    files a killed run left."""
     run_dir = plan.run_dir
     if not plan.resuming:
         if (run_dir / "config.json").exists():  # with --overwrite (checked by the command line)
@@ -105,6 +107,7 @@ def prepare_folder(plan: RunPlan) -> None:
             for events in run_dir.glob("events.out.tfevents.*"):
                 events.unlink()
             (run_dir / FINISH_REPORT).unlink(missing_ok=True)
+            (run_dir / PHASE_2_CONFIG).unlink(missing_ok=True)
         run_dir.mkdir(parents=True, exist_ok=True)
     for path in remove_temporaries(run_dir):
         print(f"removed {path}, a temporary file of a run that was killed")
@@ -471,6 +474,8 @@ def train(plan: RunPlan, evaluator: Evaluator) -> Path:
     args, run_dir = plan.args, plan.run_dir
     prepare_folder(plan)
     write_json(run_dir / "config.json", asdict(args))
+    if plan.next_phase is not None and not plan.resuming:
+        write_json(run_dir / PHASE_2_CONFIG, dict(plan.next_phase))
     seed_everything(args.seed, args.torch_threads)
     init, warm_cpu_s = None, None
     if args.warm_start is not None and not plan.resuming:
@@ -503,6 +508,7 @@ def train(plan: RunPlan, evaluator: Evaluator) -> Path:
         start, start_cpu, start_steps = time.perf_counter(), time.process_time(), model.num_timesteps
         model.learn(remaining, callback=callback, progress_bar=args.progress, reset_num_timesteps=not plan.resuming)
         elapsed, elapsed_cpu = time.perf_counter() - start, time.process_time() - start_cpu
+        cpu_left = callback.cpu_deadline - time.process_time()  # of --max-cpu-s (infinite without a cap)
         if callback.stopped:  # the steps of the rollout cut short were never learned from: not counted
             model.num_timesteps = callback.rollout_start
         save_checkpoint(model, plan, model.num_timesteps, callback.history)
@@ -527,13 +533,22 @@ def train(plan: RunPlan, evaluator: Evaluator) -> Path:
         evaluator.write_history(plan, callback.history)
         print(
             f"interrupted at {model.num_timesteps} learner steps; saved {run_dir / 'checkpoints'} and the tables "
-            f"so far. Resume with: python -m experiments.train --resume {shlex.quote(str(run_dir))}"
+            f"so far. Resume with: {resume_command(run_dir, cpu_left)}"
         )
         raise KeyboardInterrupt
     print((run_dir / "eval" / f"step_{model.num_timesteps}.md").read_text())
     if handed_over is not None:
         print(handed_over)
     return run_dir
+
+
+def resume_command(run_dir: Path, cpu_left: float) -> str:
+    """The command that resumes the run in ``run_dir``, with what is left of its ``--max-cpu-s`` (a cap counts one
+    invocation's CPU, so a resume without it would have none)."""
+    words = ["python", "-m", "experiments.train", "--resume", str(run_dir)]
+    if math.isfinite(cpu_left):
+        words += ["--max-cpu-s", str(max(math.ceil(cpu_left), 1))]
+    return shlex.join(words)
 
 
 def hand_over(plan: RunPlan, timesteps: int, summary: dict[str, Any]) -> str | None:

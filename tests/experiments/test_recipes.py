@@ -202,7 +202,57 @@ def test_the_command_runs_both_phases_of_a_recipe(two_phases, tmp_path, capsys):
     assert "then its second phase" in capsys.readouterr().err
     # a new run over it (--overwrite) keeps nothing of the old second phase, which started from the old checkpoint
     train.main([*TINY, "--out-dir", str(tmp_path), "--run-name", "r", "--overwrite", "--recipe", "none"])
-    assert not folder.exists()
+    assert not folder.exists() and not (first / "phase_2.json").exists()
+
+
+def stopped_after_the_first_phase(monkeypatch, steps: int, interrupted: bool) -> None:
+    """The command's first phase runs (to ``steps`` learner steps), then the command stops as at a Ctrl-C: inside
+    the run (``interrupted``: its summary says so) or between the phases (the first run had finished)."""
+    real = train.run_training
+
+    def stopped(plan, evaluator):
+        plan = dataclasses.replace(plan, args=dataclasses.replace(plan.args, total_timesteps=steps))
+        run_dir = real(plan, evaluator)
+        summary = json.loads((run_dir / "summary.json").read_text())
+        (run_dir / "summary.json").write_text(json.dumps({**summary, "interrupted": interrupted}))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train, "run_training", stopped)
+
+
+def test_a_resumed_first_phase_goes_on_into_the_second(two_phases, tmp_path, monkeypatch):
+    """A run of a recipe stopped in its first phase: ``--resume`` of its folder finishes the first phase, then runs
+    the second as the command would have (its settings saved when the first started); once the second has
+    started, a resume of the first is refused and names the second's folder."""
+    stopped_after_the_first_phase(monkeypatch, 512, interrupted=True)  # one rollout of 16 games x 32 steps
+    with pytest.raises(SystemExit) as stop:
+        train.main([*TINY, "--out-dir", str(tmp_path), "--run-name", "r"])
+    assert stop.value.code == train.INTERRUPTED
+    first = tmp_path / "r"
+    assert (first / "phase_2.json").is_file() and not (first / "phase_2").exists()
+    monkeypatch.undo()
+    monkeypatch.setattr(train, "recipe_for", lambda env_id: two_phases)  # the resume never reads the recipe
+    folder = train.main(["--resume", str(first), "--total-timesteps", "1024", "--no-progress"])
+    assert folder == first / "phase_2"
+    assert "1024" in json.loads((first / "checkpoints" / "learn_cpu_s.json").read_text())  # the first phase went on
+    config = json.loads((folder / "config.json").read_text())
+    assert config["init"] == str(first / "checkpoints" / "latest.npz") and config["total_timesteps"] == 1024
+    assert {name: config[name] for name in THEN} == THEN and (folder / "checkpoints" / "final.npz").is_file()
+    with pytest.raises(SystemExit) as refused:
+        train.main(["--resume", str(first), "--no-progress"])
+    assert refused.value.code == 2
+
+
+def test_a_resumed_first_phase_that_had_finished_goes_straight_on_to_the_second(two_phases, tmp_path, monkeypatch):
+    stopped_after_the_first_phase(monkeypatch, 512, interrupted=False)
+    with pytest.raises(SystemExit):
+        train.main([*TINY, "--out-dir", str(tmp_path), "--run-name", "r"])
+    first = tmp_path / "r"
+    trained = json.loads((first / "checkpoints" / "learn_cpu_s.json").read_text())
+    monkeypatch.undo()
+    assert train.main(["--resume", str(first), "--no-progress"]) == first / "phase_2"
+    assert json.loads((first / "checkpoints" / "learn_cpu_s.json").read_text()) == trained  # not trained again
+    assert (first / "phase_2" / "checkpoints" / "final.npz").is_file()
 
 
 def test_a_second_phase_that_cannot_run_is_refused_before_the_first_starts(two_phases, tmp_path):

@@ -23,6 +23,7 @@ pytest.importorskip("sb3_contrib")
 from agents.policy.checkpoint import load_agent
 from agents.registry import make_agent
 from agents.training.progress import STEPS_COLUMN, progress_rows
+from agents.training.run import resume_command
 from experiments import evaluate, export, play, train
 from tests.experiments.subprocess_limits import SUBPROCESS_S
 from tests.helpers import refused
@@ -352,6 +353,14 @@ def test_ctrl_c_saves_writes_the_tables_and_says_how_to_resume(tmp_path):
     train.main(["--resume", str(run), "--total-timesteps", str(summary["timesteps"] + 32), "--no-progress"])
     resumed = json.loads((run / "summary.json").read_text())
     assert resumed["timesteps"] == summary["timesteps"] + 64 and not resumed["interrupted"]  # one rollout more
+
+
+def test_the_resume_command_carries_what_is_left_of_the_cpu_cap():
+    """A ``--max-cpu-s`` counts one invocation's CPU: the command printed at a Ctrl-C gives what is left of it, so
+    that the resumed run keeps the budget (without a cap, none is added)."""
+    left = resume_command(Path("runs/a b"), 12.2)
+    assert left == "python -m experiments.train --resume 'runs/a b' --max-cpu-s 13"
+    assert resume_command(Path("runs/a"), float("inf")) == "python -m experiments.train --resume runs/a"
 
 
 def test_a_cuda_device_must_exist(tmp_path, capsys, monkeypatch):
