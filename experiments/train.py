@@ -681,9 +681,10 @@ def second_phase(args: TrainArgs, given: set[str], first: Path) -> TrainArgs | N
     )
 
 
-def pending_phase(args: TrainArgs, given: set[str]) -> TrainArgs | None:
+def pending_phase(args: TrainArgs) -> TrainArgs | None:
     """The recipe's second phase that a resumed first phase goes on into: the arguments the first run saved
-    (`PHASE_2_CONFIG`), with the flags this command line gives (they hold in both phases, as in a new run);
+    (`PHASE_2_CONFIG`: the flags of the command that started it held there), with this command line's
+    ``--progress``; its budget flags are the first phase's (what is left of its CPU cap, say), not the second's.
     ``None`` when the folder has none. ``ValueError`` once the second phase has started (resume its folder)."""
     first = Path(args.resume)  # type: ignore[arg-type]
     if not (first / PHASE_2_CONFIG).is_file():
@@ -691,9 +692,7 @@ def pending_phase(args: TrainArgs, given: set[str]) -> TrainArgs | None:
     if (first / PHASE_2_FOLDER / "config.json").is_file():
         second = shlex.quote(str(first / PHASE_2_FOLDER))
         raise ValueError(f"--resume {first}: its second phase has started; resume that run: --resume {second}")
-    then = saved_args(first, PHASE_2_CONFIG)
-    per_invocation = {name: getattr(args, name) for name in set(given) & set(RESUME_FIELDS) - {"resume"}}
-    return dataclasses.replace(then, **{"progress": args.progress, **per_invocation})
+    return dataclasses.replace(saved_args(first, PHASE_2_CONFIG), progress=args.progress)
 
 
 def finished(run_dir: Path) -> bool:
@@ -709,7 +708,7 @@ def plan_phases(args: TrainArgs, given: set[str]) -> tuple[RunPlan | None, Train
     phase's last checkpoint, is checked when the second phase starts); ``ValueError`` (one line). The plan is
     ``None`` for a resumed first phase that had finished: the command goes straight on to the second."""
     args = with_recipe(args, given)
-    then = pending_phase(args, given) if args.resume else None
+    then = pending_phase(args) if args.resume else None
     plan: RunPlan | None = None
     if then is not None and finished(Path(args.resume)):  # type: ignore[arg-type]
         check_resume_flags(args, given)

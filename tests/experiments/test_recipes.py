@@ -222,8 +222,9 @@ def stopped_after_the_first_phase(monkeypatch, steps: int, interrupted: bool) ->
 
 def test_a_resumed_first_phase_goes_on_into_the_second(two_phases, tmp_path, monkeypatch):
     """A run of a recipe stopped in its first phase: ``--resume`` of its folder finishes the first phase, then runs
-    the second as the command would have (its settings saved when the first started); once the second has
-    started, a resume of the first is refused and names the second's folder."""
+    the second as the command would have (its settings saved when the first started: the resume's budget flags
+    are the first phase's); once the second has started, a resume of the first is refused and names the second's
+    folder."""
     stopped_after_the_first_phase(monkeypatch, 512, interrupted=True)  # one rollout of 16 games x 32 steps
     with pytest.raises(SystemExit) as stop:
         train.main([*TINY, "--out-dir", str(tmp_path), "--run-name", "r"])
@@ -236,7 +237,7 @@ def test_a_resumed_first_phase_goes_on_into_the_second(two_phases, tmp_path, mon
     assert folder == first / "phase_2"
     assert "1024" in json.loads((first / "checkpoints" / "learn_cpu_s.json").read_text())  # the first phase went on
     config = json.loads((folder / "config.json").read_text())
-    assert config["init"] == str(first / "checkpoints" / "latest.npz") and config["total_timesteps"] == 1024
+    assert config["init"] == str(first / "checkpoints" / "latest.npz") and config["total_timesteps"] == 256
     assert {name: config[name] for name in THEN} == THEN and (folder / "checkpoints" / "final.npz").is_file()
     with pytest.raises(SystemExit) as refused:
         train.main(["--resume", str(first), "--no-progress"])
