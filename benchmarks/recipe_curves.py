@@ -124,7 +124,7 @@ def one_seed(recipe: Recipe, seed: int, out: Path) -> list[dict]:
                    "--out-dir", str(out), "--run-name", f"seed{seed}", "--overwrite", "--no-progress"]  # fmt: skip
         ran = timed(command, out / f"seed{seed}.log")
         (out / f"seed{seed}_process.json").write_text(json.dumps(ran))
-    phases = [(run, recipe.train)] + ([(run / PHASE_2_FOLDER, {**recipe.train, **recipe.then})] if recipe.then else [])
+    phases = phase_runs(recipe, run)
     step_offset, cpu_offset = 0, 0.0
     for number, (folder, settings) in enumerate(phases, start=1):
         cpu = json.loads((folder / "checkpoints" / LEARN_CPU_FILE).read_text())
@@ -158,9 +158,16 @@ def one_seed(recipe: Recipe, seed: int, out: Path) -> list[dict]:
     return rows
 
 
+def phase_runs(recipe: Recipe, run: Path) -> list[tuple[Path, dict]]:
+    """Each phase of seed run ``run``: its folder and its settings (a second phase's over the first's)."""
+    first = [(run, recipe.train)]
+    return first + [(run / PHASE_2_FOLDER, {**recipe.train, **recipe.then})] if recipe.then else first
+
+
 def handing_over_phase(recipe: Recipe, run: Path) -> Path:
     """The folder of seed run ``run``'s phase that hands over the recipe's agent: its last."""
-    return run / PHASE_2_FOLDER if recipe.then else run
+    folder, _ = phase_runs(recipe, run)[-1]
+    return folder
 
 
 #: The agents of a seed that ``--shipped-seed`` can name (``--shipped-agent``): the agent its run handed over

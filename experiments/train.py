@@ -33,7 +33,7 @@ from agents.training.evaluation import EVALUATOR
 from agents.training.finish import FINISHES, finish_of
 from agents.training.plan import ACTIVATION_FLAGS, RunPlan, make_plan
 from agents.training.recipes import PHASE_2_CONFIG, PHASE_2_FOLDER, Recipe, recipe_for
-from agents.training.run import LATEST_FILE, newest_checkpoint
+from agents.training.run import LATEST_FILE, ended_of_itself, newest_checkpoint
 from agents.training.run import train as run_training
 from experiments.cli import (
     INTERRUPTED,
@@ -695,12 +695,6 @@ def pending_phase(args: TrainArgs) -> TrainArgs | None:
     return dataclasses.replace(saved_args(first, PHASE_2_CONFIG), progress=args.progress)
 
 
-def finished(run_dir: Path) -> bool:
-    """Whether the run in ``run_dir`` ended of itself (its ``summary.json`` written, not by an interrupt)."""
-    path = run_dir / "summary.json"
-    return path.is_file() and json.loads(path.read_text()).get("interrupted") is False
-
-
 def plan_phases(args: TrainArgs, given: set[str]) -> tuple[RunPlan | None, TrainArgs | None]:
     """The plan of a command line (`plan_run`, the recipe applied) and the arguments of the recipe's second
     phase (``None`` without one: a new run's from the recipe, a resumed first phase's from its folder, see
@@ -708,13 +702,16 @@ def plan_phases(args: TrainArgs, given: set[str]) -> tuple[RunPlan | None, Train
     phase's last checkpoint, is checked when the second phase starts); ``ValueError`` (one line). The plan is
     ``None`` for a resumed first phase that had finished: the command goes straight on to the second."""
     args = with_recipe(args, given)
-    then = pending_phase(args) if args.resume else None
-    plan: RunPlan | None = None
-    if then is not None and finished(Path(args.resume)):  # type: ignore[arg-type]
-        check_resume_flags(args, given)
-    else:
+    plan: RunPlan | None
+    if args.resume:
+        then = pending_phase(args)
+        if then is not None and ended_of_itself(Path(args.resume)):
+            check_resume_flags(args, given)
+            plan = None
+        else:
+            plan = plan_run(args, given)
+    else:  # a new run (or an empty --resume, which plan_run refuses)
         plan = plan_run(args, given)
-    if plan is not None and not args.resume:
         then = second_phase(args, given, plan.run_dir)
         if then is not None:
             plan = dataclasses.replace(plan, next_phase=dataclasses.asdict(then))

@@ -280,6 +280,12 @@ def read_checkpoint(path: Path) -> tuple[int, dict[str, Any], int]:
     return steps, params, updates if isinstance(updates, int) else 0
 
 
+def ended_of_itself(run_dir: Path) -> bool:
+    """Whether the run in ``run_dir`` ended of itself: its ``summary.json`` written, not at an interrupt."""
+    path = run_dir / "summary.json"
+    return path.is_file() and json.loads(path.read_text()).get("interrupted") is False
+
+
 def newest_checkpoint(run_dir: Path) -> tuple[Path, int, dict[str, Any], int]:
     """The newest usable checkpoint of a run: ``latest.zip``, else the newest valid ``step_<n>.zip``.
 
