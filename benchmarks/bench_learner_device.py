@@ -39,6 +39,7 @@ import pirate_envs
 from agents.dmc.features import QNetwork, action_features
 from agents.dmc.learner import Learner
 from agents.dmc.rollout import Batch
+from agents.training.run import SUMMARY_FILE
 
 GAMES = ("skull_king_v0", "piratenpoker_v0", "lucky_pirate_v0", "piraten_kapern_v0")
 
@@ -84,7 +85,7 @@ def ppo_learning(env_id: str, device: str, update: str, net: str, steps: int) ->
         ran = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if ran.returncode:
             return {"failed": (ran.stderr.strip().splitlines() or ["?"])[-1]}
-        summary = json.loads((Path(folder) / "ppo" / "summary.json").read_text())
+        summary = json.loads((Path(folder) / "ppo" / SUMMARY_FILE).read_text())
     wall, cpu = summary["learn_wall_s"], summary["learn_cpu_s"]
     return {
         "steps": summary["timesteps"],

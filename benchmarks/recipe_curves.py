@@ -39,7 +39,7 @@ from agents.policy.agent import resolve_checkpoint
 from agents.spec import SAMPLE_SUFFIX, parse_agent_name
 from agents.training.finish import FINAL_FILE, FINISH_REPORT
 from agents.training.recipes import PHASE_2_FOLDER, Recipe, recipe_for
-from agents.training.run import LATEST_FILE, LEARN_CPU_FILE
+from agents.training.run import LATEST_FILE, LEARN_CPU_FILE, SUMMARY_FILE
 from agents.training.warm_start import WARM_START_FILE
 from pirate_envs.core.files import write_atomic
 
@@ -119,7 +119,7 @@ def one_seed(recipe: Recipe, seed: int, out: Path) -> list[dict]:
     run = out / f"seed{seed}"
     (out / "eval").mkdir(parents=True, exist_ok=True)
     rows: list[dict] = []
-    if not (run / "summary.json").is_file():  # the command takes the recipe (both phases) by default
+    if not (run / SUMMARY_FILE).is_file():  # the command takes the recipe (both phases) by default
         command = [sys.executable, "-m", "experiments.train", "--env-id", recipe.env_id, "--seed", str(seed),
                    "--out-dir", str(out), "--run-name", f"seed{seed}", "--overwrite", "--no-progress"]  # fmt: skip
         ran = timed(command, out / f"seed{seed}.log")
@@ -147,7 +147,7 @@ def one_seed(recipe: Recipe, seed: int, out: Path) -> list[dict]:
     final = last / "checkpoints" / FINAL_FILE
     if final.is_file():  # the agent the run handed over (--finish): beside its last checkpoint
         report = json.loads((last / FINISH_REPORT).read_text())
-        spent = json.loads((last / "summary.json").read_text()).get("finish_cpu_s", 0.0)
+        spent = json.loads((last / SUMMARY_FILE).read_text()).get("finish_cpu_s", 0.0)
         phase = {"phase": len(phases)} if len(phases) > 1 else {}
         base = {"method": "finish", "finish": report["finish"]["method"], "env_id": recipe.env_id, "seed": seed,
                 "steps": step_offset, "learn_cpu_s": round(cpu_offset + spent, 2), **phase}  # fmt: skip

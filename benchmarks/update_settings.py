@@ -25,6 +25,7 @@ from pathlib import Path
 from learners_equal_budget import play_against, timed
 
 from agents.training.recipes import recipe_for
+from agents.training.run import SUMMARY_FILE
 from pirate_envs.core.files import write_atomic
 
 
@@ -41,7 +42,7 @@ def one_run(env_id: str, setting: str, seed: int, budget: float, out: Path) -> d
     if games:
         row["num_envs"] = games[0]
     row.update(timed(command, out / f"{name}.log"))
-    summary_file = out / name / "summary.json"
+    summary_file = out / name / SUMMARY_FILE
     if row["exit"] != 0 or not summary_file.is_file():
         return row
     summary = json.loads(summary_file.read_text())

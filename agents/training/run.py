@@ -202,6 +202,8 @@ def save_checkpoint(model: Any, plan: RunPlan, timesteps: int, history: list[dic
 LEARN_CPU_FILE = "learn_cpu_s.json"
 #: A run's newest agent file, in ``checkpoints/`` (a copy of its newest ``step_<n>.npz``).
 LATEST_FILE = "latest.npz"
+#: A run's summary (steps, CPU of learning, whether it was interrupted), in its folder when the run ends.
+SUMMARY_FILE = "summary.json"
 
 
 def learn_cpu_before(plan: RunPlan, timesteps: int) -> float:
@@ -282,7 +284,7 @@ def read_checkpoint(path: Path) -> tuple[int, dict[str, Any], int]:
 
 def ended_of_itself(run_dir: Path) -> bool:
     """Whether the run in ``run_dir`` ended of itself: its ``summary.json`` written, not at an interrupt."""
-    path = run_dir / "summary.json"
+    path = run_dir / SUMMARY_FILE
     return path.is_file() and json.loads(path.read_text()).get("interrupted") is False
 
 
@@ -533,7 +535,7 @@ def train(plan: RunPlan, evaluator: Evaluator) -> Path:
     if warm_cpu_s is not None:
         summary["warm_start_cpu_s"] = round(warm_cpu_s, 1)  # the imitation before learning (not in learn_cpu_s)
     handed_over = None if interrupt.requested else hand_over(plan, model.num_timesteps, summary)
-    write_json(run_dir / "summary.json", summary)
+    write_json(run_dir / SUMMARY_FILE, summary)
     print(f"run folder: {run_dir}\n{json.dumps(summary)}")
     if interrupt.requested:
         evaluator.write_history(plan, callback.history)
