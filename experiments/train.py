@@ -717,10 +717,26 @@ def plan_phases(args: TrainArgs, given: set[str]) -> tuple[RunPlan | None, Train
             plan = dataclasses.replace(plan, next_phase=dataclasses.asdict(then))
     if then is not None:
         try:
-            plan_run(dataclasses.replace(then, init=None), given)
+            second = plan_run(dataclasses.replace(then, init=None), given)
         except ValueError as error:
             raise ValueError(f"the recipe's second phase: {error}") from None
+        if plan is not None:
+            check_phase_options(plan, second)
     return plan, then
+
+
+def check_phase_options(first: RunPlan, second: RunPlan) -> None:
+    """``ValueError`` (one line) unless the recipe's second phase observes its tables with the first phase's env
+    options (its network starts from the first's last checkpoint): found before the first phase runs, not when
+    the second starts (a second phase of several table sizes observes in ``table_layout=max``)."""
+    ours, theirs = dict(first.env_options), dict(second.env_options)
+    if ours == theirs:
+        return
+    wanted = " ".join(f"{key}={value}" for key, value in theirs.items())
+    raise ValueError(
+        f"the recipe's second phase observes its tables with env options {theirs}, the first phase with {ours} "
+        f"(its network could not start from the first's): pass --env-kwargs {wanted}"
+    )
 
 
 #: Flags that replace recipe fields they do not name: a network given by ``--init`` takes no warm start; table

@@ -23,7 +23,7 @@ from pirate_envs.registry import (
     registered_specs,
 )
 
-__version__ = "0.3.14"
+__version__ = "0.3.15"
 
 register_gymnasium_ids()
 

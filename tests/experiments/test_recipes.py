@@ -265,6 +265,21 @@ def test_a_second_phase_that_cannot_run_is_refused_before_the_first_starts(two_p
     assert not (tmp_path / "r" / "config.json").exists()  # the first phase never started
 
 
+def test_a_first_phase_observing_otherwise_than_the_second_is_refused_before_it_starts(tmp_path):
+    """Skull King's recipe learns at 4 players first, in the layout of the mixed tables its second phase plays:
+    env options given that drop that layout are refused before the first phase's 29 minutes, with the fix."""
+    folder = ["--out-dir", str(tmp_path), "--run-name", "r"]
+    with pytest.raises(SystemExit) as stop:
+        train.main([*TINY, *folder, "--env-kwargs", "num_hands=3"])
+    assert stop.value.code == 2 and not (tmp_path / "r" / "config.json").exists()
+    args, given = parsed(["--env-id", "skull_king_v0", *folder, "--env-kwargs", "num_hands=3"])
+    with pytest.raises(ValueError, match="pass --env-kwargs num_hands=3 table_layout=max"):
+        train.plan_phases(args, given)
+    argv = ["--env-id", "skull_king_v0", *folder, "--env-kwargs", "num_hands=3", "table_layout=max"]
+    plan, then = train.plan_phases(*parsed(argv))
+    assert dict(plan.env_options) == {"num_hands": 3, "table_layout": "max"} and then.num_players == [2, 3, 4, 5, 6]
+
+
 @pytest.mark.parametrize("env_id", RECIPE_IDS)
 def test_each_committed_curve_is_of_the_recipe_in_force(env_id):
     """The results page says the command runs the recipe its curve drew: a recipe changed since must be run again
