@@ -732,7 +732,9 @@ def check_phase_options(first: RunPlan, second: RunPlan) -> None:
     ours, theirs = dict(first.env_options), dict(second.env_options)
     if ours == theirs:
         return
-    wanted = " ".join(f"{key}={value}" for key, value in theirs.items())
+    differ = {key: value for key, value in theirs.items() if ours.get(key) != value}
+    kept = [word for word in first.args.env_kwargs if word.partition("=")[0] not in differ]  # as the user wrote them
+    wanted = " ".join([*kept, *(f"{key}={value}" for key, value in differ.items())])
     raise ValueError(
         f"the recipe's second phase observes its tables with env options {theirs}, the first phase with {ours} "
         f"(its network could not start from the first's): pass --env-kwargs {wanted}"
