@@ -16,6 +16,7 @@ import json
 import shlex
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -473,6 +474,12 @@ def check_sizes(plan: RunPlan) -> None:
     check_memory(rollout, f"--num-envs {args.num_envs} x --n-steps {args.n_steps}: a rollout")
 
 
+def options_wanted(ours: Mapping[str, Any], theirs: Mapping[str, Any]) -> dict[str, Any]:
+    """The env options of ``theirs`` (a network's, or the phase that starts from this run's) that ``ours`` lacks or
+    sets otherwise, the player count aside: what ``--env-kwargs`` must add for the network to read them."""
+    return {key: value for key, value in theirs.items() if key != "num_players" and ours.get(key) != value}
+
+
 def _options_fix(plan: RunPlan) -> str:
     """``"; it was trained with --env-kwargs k=v ..."`` when ``--init``'s file names env options this run
     lacks or sets otherwise (the shipped agents: ``table_layout=max``); ``""`` otherwise."""
@@ -483,7 +490,7 @@ def _options_fix(plan: RunPlan) -> str:
     except ValueError:
         return ""
     ours = plan.env_config()
-    differ = {k: v for k, v in theirs.items() if k != "num_players" and ours.get(k) != v}
+    differ = options_wanted(ours, theirs)
     if not differ:
         return ""
     return "; it was trained with --env-kwargs " + " ".join(f"{k}={v}" for k, v in differ.items()) + ": pass that"
@@ -732,7 +739,7 @@ def check_phase_options(first: RunPlan, second: RunPlan) -> None:
     ours, theirs = dict(first.env_options), dict(second.env_options)
     if ours == theirs:
         return
-    differ = {key: value for key, value in theirs.items() if ours.get(key) != value}
+    differ = options_wanted(ours, theirs)
     kept = [word for word in first.args.env_kwargs if word.partition("=")[0] not in differ]  # as the user wrote them
     wanted = " ".join([*kept, *(f"{key}={value}" for key, value in differ.items())])
     raise ValueError(
